@@ -1,0 +1,66 @@
+// Command dbsock measures how a database client performs over a Unix domain
+// socket versus TCP on 127.0.0.1, against real servers, and writes a latency
+// table as Markdown or JSON.
+//
+//	dbsock run mysql --n 10000
+//	dbsock run all --format json --out results.json
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/dbsock/dbsock/internal/echoserver"
+)
+
+func main() {
+	echoserver.MaybeRunChild()
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	go func() {
+		// After the first signal, a second one ends dbsock at once (its
+		// server children die with it: they are started with Pdeathsig).
+		<-ctx.Done()
+		stop()
+	}()
+	code := Main(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// Exit statuses.
+const (
+	ExitOK     = 0
+	ExitFailed = 1 // a run failed or was interrupted
+	ExitUsage  = 2 // bad command line
+)
+
+// Main runs dbsock with args and returns its exit status. Errors are printed
+// to stderr as one line prefixed "dbsock: ".
+func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	cmd := newRootCmd(stdout, stderr)
+	cmd.SetArgs(args)
+	err := cmd.ExecuteContext(ctx)
+	if err == nil {
+		return ExitOK
+	}
+	fmt.Fprintf(stderr, "dbsock: %v\n", err)
+	var ue *usageError
+	if errors.As(err, &ue) {
+		return ExitUsage
+	}
+	return ExitFailed
+}
+
+// usageError is a mistake on the command line: exit status 2.
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string { return e.msg }
+
+func usagef(format string, args ...any) error {
+	return &usageError{msg: fmt.Sprintf(format, args...)}
+}

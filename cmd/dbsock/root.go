@@ -1,0 +1,81 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"runtime"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/dbsock/dbsock/internal/sysinfo"
+)
+
+func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "dbsock",
+		Short: "Compare database client latency over a Unix domain socket and over TCP on 127.0.0.1",
+		Long: `dbsock issues primary-key lookups against real MySQL/MariaDB, Redis and
+MongoDB-wire servers, once over 127.0.0.1 TCP and once over the server's
+Unix domain socket, and reports the latency of both side by side.`,
+		SilenceErrors: true,
+		SilenceUsage:  true,
+		Args:          noArgs,
+	}
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	root.SetFlagErrorFunc(flagError)
+	root.CompletionOptions.DisableDefaultCmd = true
+	root.AddCommand(newRunCmd(stdout, stderr), newVersionCmd(stdout))
+	for _, c := range root.Commands() {
+		c.SetFlagErrorFunc(flagError)
+	}
+	return root
+}
+
+// flagError turns cobra's flag errors into usage errors naming the command.
+func flagError(cmd *cobra.Command, err error) error {
+	return usagef("%v (see '%s --help')", err, cmd.CommandPath())
+}
+
+func noArgs(cmd *cobra.Command, args []string) error {
+	if len(args) > 0 {
+		return usagef("unknown command %q for %s (see '%s --help')", args[0], cmd.CommandPath(), cmd.CommandPath())
+	}
+	return nil
+}
+
+func newVersionCmd(stdout io.Writer) *cobra.Command {
+	return &cobra.Command{
+		Use:   "version",
+		Short: "Print dbsock's version, commit and Go version",
+		Args:  noArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			t := sysinfo.Tool()
+			line := "dbsock " + t.Version
+			if t.Commit != "" {
+				line += " (" + t.Commit + ")"
+			}
+			_, err := fmt.Fprintf(stdout, "%s %s %s/%s\n", line, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+			return err
+		},
+	}
+}
+
+// oneOf validates a string flag against its accepted values.
+func oneOf(flag, value string, accepted ...string) error {
+	for _, a := range accepted {
+		if value == a {
+			return nil
+		}
+	}
+	return usagef("--%s %q is not accepted; use one of: %s", flag, value, strings.Join(accepted, ", "))
+}
+
+// intRange validates an integer flag.
+func intRange(name string, value, min, max int) error {
+	if value < min || value > max {
+		return usagef("--%s %d is out of range; accepted: %d to %d", name, value, min, max)
+	}
+	return nil
+}

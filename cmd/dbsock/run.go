@@ -1,0 +1,282 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/dbsock/dbsock/compose"
+	"github.com/dbsock/dbsock/drivers"
+	"github.com/dbsock/dbsock/internal/report"
+	"github.com/dbsock/dbsock/internal/runner"
+	"github.com/dbsock/dbsock/scenarios"
+)
+
+// runOptions are the flags of "dbsock run".
+type runOptions struct {
+	n, warmup, rounds int
+	provider          string
+	format            string
+	out               string
+	quiet             bool
+
+	mysqlAddr, mysqlSocket, mysqlUser, mysqlPassword, mysqlDB string
+	redisAddr, redisSocket, redisPassword                     string
+	mongoAddr, mongoSocket, mongoUser                         string
+}
+
+// Providers accepted by --provider.
+var providers = []string{"auto", "local", "external"}
+
+func newRunCmd(stdout, stderr io.Writer) *cobra.Command {
+	o := &runOptions{}
+	cmd := &cobra.Command{
+		Use:   "run TARGET... [flags]",
+		Short: "Measure primary-key lookups over 127.0.0.1 TCP and over a Unix socket",
+		Long: `Run measures each TARGET over 127.0.0.1 TCP and over its Unix domain socket:
+one connection per transport and round, verified on the server side, warmed
+up, then N lookups each timed on its own. Rounds alternate which transport
+goes first.
+
+Targets:
+  mysql   SELECT by primary key, statement prepared once (MySQL or MariaDB)
+  redis   GET of one key
+  mongo   findOne by _id (MongoDB, or FerretDB speaking its wire protocol)
+  echo    4-byte ping-pong with dbsock's own echo server: the transport floor
+  all     mysql redis mongo
+
+Providers:
+  local     start private throwaway servers from binaries on PATH
+            (mysqld or mariadbd, redis-server, mongod or ferretdb)
+  external  measure servers you already run: give both --TARGET-addr and
+            --TARGET-socket
+  auto      external for targets whose endpoints are given, else local
+
+Passwords: DBSOCK_MYSQL_PASSWORD, DBSOCK_REDIS_PASSWORD, DBSOCK_MONGO_PASSWORD
+(the --*-password flags work too, but show in your shell history and process list).`,
+		Example: `  dbsock run mysql --n 10000
+  dbsock run all --format json --out results.json
+  DBSOCK_MYSQL_PASSWORD=secret dbsock run mysql --provider external \
+    --mysql-addr 127.0.0.1:3306 --mysql-socket /run/mysqld/mysqld.sock --mysql-user app --mysql-db app`,
+		Args: cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runRun(cmd.Context(), o, args, stdout, stderr)
+		},
+	}
+	f := cmd.Flags()
+	f.SortFlags = false
+	f.IntVar(&o.n, "n", 10000, "timed lookups per transport per round")
+	f.IntVar(&o.warmup, "warmup", 1000, "untimed lookups before timing, on the same connection")
+	f.IntVar(&o.rounds, "rounds", 3, "rounds; the transport that goes first alternates")
+	f.StringVar(&o.provider, "provider", "auto", "where servers come from: "+strings.Join(providers, ", "))
+	f.StringVar(&o.format, "format", "markdown", "output format: "+strings.Join(report.Formats, ", "))
+	f.StringVarP(&o.out, "out", "o", "", "write the report to this file instead of stdout (replaced whole)")
+	f.BoolVarP(&o.quiet, "quiet", "q", false, "print no progress lines on stderr")
+	f.StringVar(&o.mysqlAddr, "mysql-addr", "", "external MySQL TCP address HOST:PORT")
+	f.StringVar(&o.mysqlSocket, "mysql-socket", "", "external MySQL Unix socket path")
+	f.StringVar(&o.mysqlUser, "mysql-user", "root", "external MySQL user")
+	f.StringVar(&o.mysqlPassword, "mysql-password", "", "external MySQL password (prefer $DBSOCK_MYSQL_PASSWORD)")
+	f.StringVar(&o.mysqlDB, "mysql-db", "dbsock", "external MySQL database; dbsock creates table `user` in it")
+	f.StringVar(&o.redisAddr, "redis-addr", "", "external Redis TCP address HOST:PORT")
+	f.StringVar(&o.redisSocket, "redis-socket", "", "external Redis Unix socket path")
+	f.StringVar(&o.redisPassword, "redis-password", "", "external Redis password (prefer $DBSOCK_REDIS_PASSWORD)")
+	f.StringVar(&o.mongoAddr, "mongo-addr", "", "external MongoDB TCP address HOST:PORT")
+	f.StringVar(&o.mongoSocket, "mongo-socket", "", "external MongoDB Unix socket path (must end in .sock)")
+	f.StringVar(&o.mongoUser, "mongo-user", "", "external MongoDB user (password from $DBSOCK_MONGO_PASSWORD)")
+	return cmd
+}
+
+// parseTargets expands "all", rejects unknown names and drops repeats.
+func parseTargets(args []string) ([]string, error) {
+	if len(args) == 0 {
+		return nil, usagef("no target given; use one or more of: %s, all (e.g. dbsock run mysql)", strings.Join(runner.Targets, ", "))
+	}
+	var out []string
+	seen := map[string]bool{}
+	add := func(t string) {
+		if !seen[t] {
+			seen[t] = true
+			out = append(out, t)
+		}
+	}
+	for _, a := range args {
+		if a == "all" {
+			for _, t := range runner.All {
+				add(t)
+			}
+			continue
+		}
+		if _, ok := runner.Driver(a); !ok {
+			return nil, usagef("unknown target %q; use one or more of: %s, all", a, strings.Join(runner.Targets, ", "))
+		}
+		add(a)
+	}
+	return out, nil
+}
+
+// externalEndpoints builds the external provider's endpoints from flags and
+// the environment, validating every address given.
+func (o *runOptions) externalEndpoints() (map[string]compose.Pair, error) {
+	env := func(flag, name string) string {
+		if flag != "" {
+			return flag
+		}
+		return os.Getenv(name)
+	}
+	pairs := map[string]compose.Pair{
+		"mysql": pair(o.mysqlAddr, o.mysqlSocket, drivers.Endpoint{User: o.mysqlUser, Password: env(o.mysqlPassword, "DBSOCK_MYSQL_PASSWORD"), Database: o.mysqlDB}),
+		"redis": pair(o.redisAddr, o.redisSocket, drivers.Endpoint{Password: env(o.redisPassword, "DBSOCK_REDIS_PASSWORD")}),
+		"mongo": pair(o.mongoAddr, o.mongoSocket, drivers.Endpoint{User: o.mongoUser, Password: os.Getenv("DBSOCK_MONGO_PASSWORD")}),
+	}
+	for target, p := range pairs {
+		if p.TCP.Address != "" {
+			if err := p.TCP.Validate(); err != nil {
+				return nil, usagef("--%s-addr: %v", target, err)
+			}
+		}
+		if p.Unix.Address != "" {
+			if err := p.Unix.Validate(); err != nil {
+				return nil, usagef("--%s-socket: %v", target, err)
+			}
+		}
+		if p.Given() && (p.TCP.Address == "" || p.Unix.Address == "") {
+			return nil, usagef("%s: give both --%s-addr and --%s-socket: dbsock compares the two transports of one server", target, target, target)
+		}
+	}
+	return pairs, nil
+}
+
+func pair(addr, socket string, creds drivers.Endpoint) compose.Pair {
+	tcp, unix := creds, creds
+	tcp.Transport, tcp.Address = drivers.TCP, addr
+	unix.Transport, unix.Address = drivers.Unix, socket
+	return compose.Pair{TCP: tcp, Unix: unix}
+}
+
+// validate checks every flag before anything is started.
+func (o *runOptions) validate() error {
+	if err := intRange("n", o.n, 1, 1_000_000_000); err != nil {
+		return err
+	}
+	if err := intRange("warmup", o.warmup, 0, 1_000_000_000); err != nil {
+		return err
+	}
+	if err := intRange("rounds", o.rounds, 1, 1000); err != nil {
+		return err
+	}
+	if err := oneOf("provider", o.provider, providers...); err != nil {
+		return err
+	}
+	if err := oneOf("format", o.format, report.Formats...); err != nil {
+		return err
+	}
+	if o.out != "" {
+		dir := filepath.Dir(o.out)
+		if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+			return usagef("--out %q: directory %q does not exist; create it first", o.out, dir)
+		}
+	}
+	return nil
+}
+
+func runRun(ctx context.Context, o *runOptions, args []string, stdout, stderr io.Writer) error {
+	targets, err := parseTargets(args)
+	if err != nil {
+		return err
+	}
+	if err := o.validate(); err != nil {
+		return err
+	}
+	pairs, err := o.externalEndpoints()
+	if err != nil {
+		return err
+	}
+	external := &compose.External{Endpoints: pairs}
+	if o.provider == "external" {
+		for _, t := range targets {
+			if t == "echo" {
+				return usagef("target echo is dbsock's own server: it has no external endpoints; use --provider local or auto")
+			}
+			if !pairs[t].Given() {
+				return usagef("--provider external needs --%s-addr and --%s-socket for target %s", t, t, t)
+			}
+		}
+	}
+	var provider compose.Provider
+	switch o.provider {
+	case "local":
+		provider = compose.NewLocal()
+	case "external":
+		provider = external
+	default:
+		provider = &compose.Auto{Providers: []compose.Provider{external, compose.NewLocal()}}
+	}
+	defer provider.Close()
+
+	var log io.Writer = stderr
+	if o.quiet {
+		log = io.Discard
+	}
+	rep, runErr := runner.Run(ctx, runner.Plan{
+		Targets:      targets,
+		Provider:     provider,
+		ProviderName: o.provider,
+		Options:      scenarios.Options{N: o.n, Warmup: o.warmup, Rounds: o.rounds},
+		Log:          log,
+	})
+	var buf bytes.Buffer
+	if err := report.Write(&buf, o.format, rep); err != nil {
+		return err
+	}
+	if o.out == "" {
+		if _, err := stdout.Write(buf.Bytes()); err != nil {
+			return err
+		}
+	} else if err := writeFileAtomic(o.out, buf.Bytes()); err != nil {
+		return err
+	}
+	if runErr != nil {
+		return fmt.Errorf("run failed: %w", runErr)
+	}
+	return nil
+}
+
+// writeFileAtomic writes data to a temp file next to path and renames it
+// into place, so that path is never left truncated.
+func writeFileAtomic(path string, data []byte) error {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return fmt.Errorf("write report %s: %w", path, err)
+	}
+	tmp := f.Name()
+	_, werr := f.Write(data)
+	cerr := f.Close()
+	if werr != nil || cerr != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("write report %s: %w", path, firstErr(werr, cerr))
+	}
+	if err := os.Chmod(tmp, 0o644); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("write report %s: %w", path, err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("write report %s: %w", path, err)
+	}
+	return nil
+}
+
+func firstErr(errs ...error) error {
+	for _, e := range errs {
+		if e != nil {
+			return e
+		}
+	}
+	return nil
+}

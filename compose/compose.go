@@ -1,0 +1,101 @@
+// Package compose is where the servers dbsock measures come from. A Provider
+// supplies a running Server for a target, with one endpoint on 127.0.0.1 TCP
+// and one on a Unix socket; dbsock measures it and then stops it.
+//
+// Providers: Local starts private throwaway servers from binaries on PATH;
+// External points at servers the user already runs. Auto tries providers in
+// order and takes the first that can supply the target.
+package compose
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/dbsock/dbsock/drivers"
+)
+
+// Targets are the servers a provider may be asked for.
+var Targets = []string{"mysql", "redis", "mongo", "echo"}
+
+// ErrCannotSupply is wrapped by a provider that has no way to supply a target
+// (e.g. no server binary installed, no endpoint given). Auto then tries the
+// next provider.
+var ErrCannotSupply = errors.New("cannot supply")
+
+// Server is a running server with both endpoints.
+type Server struct {
+	Target   string
+	Provider string
+	TCP      drivers.Endpoint
+	Unix     drivers.Endpoint
+	// Origin says where the server came from, e.g. "local process
+	// /usr/sbin/mariadbd (pid 123)" or "external".
+	Origin string
+	stop   func(context.Context) error
+}
+
+// Endpoint returns the server's endpoint on transport t.
+func (s *Server) Endpoint(t drivers.Transport) drivers.Endpoint {
+	if t == drivers.Unix {
+		return s.Unix
+	}
+	return s.TCP
+}
+
+// Stop stops the server if the provider started it and removes what it
+// created. It is safe to call more than once.
+func (s *Server) Stop(ctx context.Context) error {
+	if s.stop == nil {
+		return nil
+	}
+	stop := s.stop
+	s.stop = nil
+	return stop(ctx)
+}
+
+// Provider supplies servers.
+type Provider interface {
+	// Name is the provider's name as given to --provider.
+	Name() string
+	// Supply returns a running server for target, or an error wrapping
+	// ErrCannotSupply when this provider has no way to.
+	Supply(ctx context.Context, target string) (*Server, error)
+	// Close removes whatever the provider created that its servers' Stop
+	// has not.
+	Close() error
+}
+
+// Auto tries its providers in order.
+type Auto struct {
+	Providers []Provider
+}
+
+// Name implements Provider.
+func (*Auto) Name() string { return "auto" }
+
+// Supply implements Provider: the first provider that can supply target wins.
+func (a *Auto) Supply(ctx context.Context, target string) (*Server, error) {
+	var reasons []string
+	for _, p := range a.Providers {
+		s, err := p.Supply(ctx, target)
+		if err == nil {
+			return s, nil
+		}
+		if !errors.Is(err, ErrCannotSupply) {
+			return nil, err
+		}
+		reasons = append(reasons, err.Error())
+	}
+	return nil, fmt.Errorf("%w %s: %s", ErrCannotSupply, target, strings.Join(reasons, "; "))
+}
+
+// Close implements Provider.
+func (a *Auto) Close() error {
+	var errs []error
+	for _, p := range a.Providers {
+		errs = append(errs, p.Close())
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,274 @@
+package compose
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/dbsock/dbsock/drivers"
+	"github.com/dbsock/dbsock/internal/echoserver"
+)
+
+// ReadyTimeout bounds how long a local server may take to become ready.
+const ReadyTimeout = 60 * time.Second
+
+// Local starts private throwaway servers from binaries installed on this
+// machine: each in its own directory under one 0700 temp dir, on a free
+// 127.0.0.1 port and a short socket path, stopped and deleted afterwards.
+type Local struct {
+	// LookPath finds server binaries; nil means exec.LookPath plus the sbin
+	// directories a non-root PATH often lacks.
+	LookPath func(string) (string, error)
+	// EchoBinary is the executable started as the echo server child; empty
+	// means this very executable (see echoserver.MaybeRunChild).
+	EchoBinary string
+
+	mu   sync.Mutex
+	root string
+}
+
+// NewLocal returns a local provider.
+func NewLocal() *Local { return &Local{} }
+
+// Name implements Provider.
+func (*Local) Name() string { return "local" }
+
+// Close implements Provider: it removes the temp dir of all its servers.
+func (l *Local) Close() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.root == "" {
+		return nil
+	}
+	err := os.RemoveAll(l.root)
+	l.root = ""
+	return err
+}
+
+// Root returns the provider's temp dir ("" before the first server).
+func (l *Local) Root() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.root
+}
+
+// serverDir makes a fresh directory for one server under the provider's
+// 0700 temp dir, which lives in /tmp so that socket paths stay short.
+func (l *Local) serverDir(target string) (string, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.root == "" {
+		base := os.TempDir()
+		if len(base) > 40 {
+			base = "/tmp"
+		}
+		root, err := os.MkdirTemp(base, "dbsock-")
+		if err != nil {
+			return "", fmt.Errorf("create a temp dir for local servers in %s: %w", base, err)
+		}
+		l.root = root
+	}
+	return os.MkdirTemp(l.root, target+"-")
+}
+
+func (l *Local) lookPath(names ...string) (string, string) {
+	look := l.LookPath
+	if look == nil {
+		look = lookPathSbin
+	}
+	for _, n := range names {
+		if p, err := look(n); err == nil {
+			return n, p
+		}
+	}
+	return "", ""
+}
+
+func lookPathSbin(name string) (string, error) {
+	if p, err := exec.LookPath(name); err == nil {
+		return p, nil
+	}
+	for _, dir := range []string{"/usr/sbin", "/usr/local/sbin", "/usr/local/mysql/bin"} {
+		p := filepath.Join(dir, name)
+		if fi, err := os.Stat(p); err == nil && !fi.IsDir() && fi.Mode()&0o111 != 0 {
+			return p, nil
+		}
+	}
+	return "", exec.ErrNotFound
+}
+
+// Supply implements Provider.
+func (l *Local) Supply(ctx context.Context, target string) (*Server, error) {
+	switch target {
+	case "mysql":
+		return l.mysql(ctx)
+	case "redis":
+		return l.redis(ctx)
+	case "mongo":
+		return l.mongo(ctx)
+	case "echo":
+		return l.echo(ctx)
+	}
+	return nil, fmt.Errorf("%w %s: local provider knows no such target", ErrCannotSupply, target)
+}
+
+// localServer holds what every local server has in common.
+type localServer struct {
+	dir  string
+	port int
+	sock string
+	proc *process
+}
+
+func (l *Local) prepare(target, sockName string) (*localServer, error) {
+	dir, err := l.serverDir(target)
+	if err != nil {
+		return nil, err
+	}
+	port, err := freePort()
+	if err != nil {
+		os.RemoveAll(dir)
+		return nil, err
+	}
+	sock := filepath.Join(dir, sockName)
+	if len(sock) > drivers.MaxSocketPath {
+		os.RemoveAll(dir)
+		return nil, fmt.Errorf("socket path %s is longer than %d bytes; set TMPDIR to a shorter directory", sock, drivers.MaxSocketPath)
+	}
+	return &localServer{dir: dir, port: port, sock: sock}, nil
+}
+
+func (ls *localServer) tcpAddr() string { return "127.0.0.1:" + strconv.Itoa(ls.port) }
+
+// start runs the server and waits until both endpoints accept.
+func (ls *localServer) start(ctx context.Context, name, bin string, args, env []string, stdin string) error {
+	p, err := startProcess(ls.dir, name, bin, args, env, stdin)
+	if err != nil {
+		return err
+	}
+	ls.proc = p
+	return p.waitReady(ctx, ReadyTimeout, dialBoth(ls.tcpAddr(), ls.sock))
+}
+
+// server wraps up a started server; stop ends the process and removes its dir.
+func (ls *localServer) server(target, origin string, tcp, unix drivers.Endpoint) *Server {
+	return &Server{Target: target, Provider: "local", TCP: tcp, Unix: unix, Origin: origin, stop: ls.stop}
+}
+
+func (ls *localServer) stop(context.Context) error {
+	var err error
+	if ls.proc != nil {
+		err = ls.proc.stop(10 * time.Second)
+	}
+	return errors.Join(err, os.RemoveAll(ls.dir))
+}
+
+// fail stops what was started and returns err.
+func (ls *localServer) fail(err error) error {
+	return errors.Join(err, ls.stop(context.Background()))
+}
+
+func randomPassword() (string, error) {
+	b := make([]byte, 18)
+	if _, err := rand.Read(b); err != nil {
+		return "", fmt.Errorf("make a random password: %w", err)
+	}
+	return hex.EncodeToString(b), nil
+}
+
+func (l *Local) echo(ctx context.Context) (*Server, error) {
+	bin := l.EchoBinary
+	if bin == "" {
+		exe, err := os.Executable()
+		if err != nil {
+			return nil, fmt.Errorf("find dbsock's own executable to start the echo server: %w", err)
+		}
+		bin = exe
+	}
+	ls, err := l.prepare("echo", "echo.sock")
+	if err != nil {
+		return nil, err
+	}
+	env := []string{echoserver.ChildEnv + "=" + ls.tcpAddr() + " " + ls.sock}
+	if err := ls.start(ctx, "echo server", bin, nil, env, ""); err != nil {
+		return nil, ls.fail(err)
+	}
+	origin := fmt.Sprintf("local child process %s (pid %d)", filepath.Base(bin), ls.proc.cmd.Process.Pid)
+	return ls.server("echo", origin,
+		drivers.Endpoint{Transport: drivers.TCP, Address: ls.tcpAddr()},
+		drivers.Endpoint{Transport: drivers.Unix, Address: ls.sock}), nil
+}
+
+func (l *Local) redis(ctx context.Context) (*Server, error) {
+	_, bin := l.lookPath("redis-server")
+	if bin == "" {
+		return nil, fmt.Errorf("%w redis: local provider: redis-server is not installed (apt-get install redis-server, or run scripts/install-deps.sh)", ErrCannotSupply)
+	}
+	ls, err := l.prepare("redis", "redis.sock")
+	if err != nil {
+		return nil, err
+	}
+	password, err := randomPassword()
+	if err != nil {
+		return nil, ls.fail(err)
+	}
+	// The configuration, password included, goes through stdin ("-") so that
+	// it never shows in the process listing.
+	conf := strings.Join([]string{
+		"port " + strconv.Itoa(ls.port),
+		"bind 127.0.0.1",
+		"unixsocket " + ls.sock,
+		"unixsocketperm 700",
+		`save ""`,
+		"appendonly no",
+		"dir " + ls.dir,
+		"daemonize no",
+		"requirepass " + password,
+		"",
+	}, "\n")
+	if err := ls.start(ctx, "redis-server", bin, []string{"-"}, nil, conf); err != nil {
+		return nil, ls.fail(err)
+	}
+	origin := fmt.Sprintf("local process %s (pid %d)", bin, ls.proc.cmd.Process.Pid)
+	return ls.server("redis", origin,
+		drivers.Endpoint{Transport: drivers.TCP, Address: ls.tcpAddr(), Password: password},
+		drivers.Endpoint{Transport: drivers.Unix, Address: ls.sock, Password: password}), nil
+}
+
+func (l *Local) mongo(ctx context.Context) (*Server, error) {
+	name, bin := l.lookPath("mongod", "ferretdb")
+	if bin == "" {
+		return nil, fmt.Errorf("%w mongo: local provider: neither mongod nor ferretdb is installed (scripts/install-deps.sh builds FerretDB)", ErrCannotSupply)
+	}
+	ls, err := l.prepare("mongo", "")
+	if err != nil {
+		return nil, err
+	}
+	var args []string
+	if name == "mongod" {
+		ls.sock = filepath.Join(ls.dir, "mongodb-"+strconv.Itoa(ls.port)+".sock")
+		args = []string{"--dbpath", ls.dir, "--port", strconv.Itoa(ls.port), "--bind_ip", "127.0.0.1",
+			"--unixSocketPrefix", ls.dir, "--filePermissions", "0700", "--quiet"}
+	} else {
+		ls.sock = filepath.Join(ls.dir, "ferretdb.sock")
+		args = []string{"--handler=sqlite", "--sqlite-url=file:" + ls.dir + "/", "--state-dir=" + ls.dir,
+			"--listen-addr=" + ls.tcpAddr(), "--listen-unix=" + ls.sock, "--telemetry=disable",
+			"--log-level=warn", "--debug-addr=-"}
+	}
+	if err := ls.start(ctx, name, bin, args, nil, ""); err != nil {
+		return nil, ls.fail(err)
+	}
+	origin := fmt.Sprintf("local process %s (pid %d)", bin, ls.proc.cmd.Process.Pid)
+	return ls.server("mongo", origin,
+		drivers.Endpoint{Transport: drivers.TCP, Address: ls.tcpAddr()},
+		drivers.Endpoint{Transport: drivers.Unix, Address: ls.sock}), nil
+}

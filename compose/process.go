@@ -1,0 +1,158 @@
+package compose
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// process is a server child process whose output goes to a log file.
+type process struct {
+	name    string
+	cmd     *exec.Cmd
+	logPath string
+	done    chan struct{}
+	waitErr error
+}
+
+// startProcess starts bin with args in its own process group, output to
+// dir/name.log, stdin from stdin (so that secrets never appear in the
+// process listing). The child is killed if dbsock dies.
+func startProcess(dir, name, bin string, args []string, env []string, stdin string) (*process, error) {
+	logPath := filepath.Join(dir, name+".log")
+	logFile, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("start %s: create log file: %w", name, err)
+	}
+	defer logFile.Close()
+	cmd := exec.Command(bin, args...)
+	cmd.Dir = dir
+	cmd.Stdout = logFile
+	cmd.Stderr = logFile
+	cmd.Env = append(os.Environ(), env...)
+	if stdin != "" {
+		cmd.Stdin = strings.NewReader(stdin)
+	}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("start %s (%s): %w", name, bin, err)
+	}
+	p := &process{name: name, cmd: cmd, logPath: logPath, done: make(chan struct{})}
+	go func() {
+		p.waitErr = cmd.Wait()
+		close(p.done)
+	}()
+	return p, nil
+}
+
+// exited reports whether the process has ended.
+func (p *process) exited() bool {
+	select {
+	case <-p.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// logTail returns the last lines of the process's log, for error messages.
+func (p *process) logTail() string {
+	b, err := os.ReadFile(p.logPath)
+	if err != nil {
+		return ""
+	}
+	return tail(string(b), 8)
+}
+
+// stop sends SIGTERM to the process group and waits; after grace it sends
+// SIGKILL.
+func (p *process) stop(grace time.Duration) error {
+	if p.exited() {
+		return nil
+	}
+	pgid := p.cmd.Process.Pid
+	_ = syscall.Kill(-pgid, syscall.SIGTERM)
+	select {
+	case <-p.done:
+		return nil
+	case <-time.After(grace):
+	}
+	_ = syscall.Kill(-pgid, syscall.SIGKILL)
+	select {
+	case <-p.done:
+		return nil
+	case <-time.After(5 * time.Second):
+		return fmt.Errorf("stop %s (pid %d): still running after SIGKILL", p.name, pgid)
+	}
+}
+
+// waitReady probes until probe succeeds, the process exits, or the deadline
+// passes. Probing backs off from 2 ms to 100 ms; nothing waits a fixed time.
+func (p *process) waitReady(ctx context.Context, timeout time.Duration, probe func(context.Context) error) error {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	delay := 2 * time.Millisecond
+	var last error
+	for {
+		if p.exited() {
+			return fmt.Errorf("%s exited before it was ready (%v); its log %s ends with:\n%s", p.name, p.waitErr, p.logPath, p.logTail())
+		}
+		if last = probe(ctx); last == nil {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+				return fmt.Errorf("%s was not ready after %s (last probe: %v); its log ends with:\n%s", p.name, timeout, last, p.logTail())
+			}
+			return ctx.Err()
+		case <-time.After(delay):
+		}
+		if delay < 100*time.Millisecond {
+			delay *= 2
+		}
+	}
+}
+
+// dialBoth is a readiness probe: both the TCP port and the socket accept.
+func dialBoth(tcpAddr, unixPath string) func(context.Context) error {
+	return func(ctx context.Context) error {
+		var d net.Dialer
+		for _, a := range [][2]string{{"tcp", tcpAddr}, {"unix", unixPath}} {
+			c, err := d.DialContext(ctx, a[0], a[1])
+			if err != nil {
+				return err
+			}
+			c.Close()
+		}
+		return nil
+	}
+}
+
+// freePort asks the kernel for a free port on 127.0.0.1.
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, fmt.Errorf("find a free port on 127.0.0.1: %w", err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+// versionOutput runs "bin --version" and returns its first line.
+func versionOutput(bin string) string {
+	out, err := exec.Command(bin, "--version").CombinedOutput()
+	if err != nil {
+		return ""
+	}
+	line, _, _ := bytes.Cut(out, []byte("\n"))
+	return string(line)
+}

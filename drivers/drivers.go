@@ -1,0 +1,160 @@
+// Package drivers defines how dbsock talks to a server: an Endpoint names the
+// transport (127.0.0.1 TCP or a Unix socket) as a first-class field, and each
+// database has a Driver that maps it to its own client's configuration.
+//
+// A Conn performs one operation per call and never times itself: timing is
+// the job of package scenarios, the only place in dbsock that measures.
+package drivers
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/netip"
+	"strings"
+)
+
+// Transport is the kind of socket a client uses to reach a server.
+type Transport string
+
+// The two transports dbsock compares.
+const (
+	TCP  Transport = "tcp"
+	Unix Transport = "unix"
+)
+
+// Transports lists both transports in their canonical order.
+var Transports = [...]Transport{TCP, Unix}
+
+// Endpoint is one way to reach a server: a transport, an address on it
+// (host:port for TCP, a socket path for Unix), and credentials.
+type Endpoint struct {
+	Transport Transport `json:"network"`
+	Address   string    `json:"address"`
+	User      string    `json:"user,omitempty"`
+	Password  string    `json:"-"`
+	Database  string    `json:"database,omitempty"`
+}
+
+// String renders the endpoint for humans; it never includes the password.
+func (e Endpoint) String() string {
+	s := string(e.Transport) + " " + e.Address
+	if e.User != "" {
+		s += " as " + e.User
+		if e.Password != "" {
+			s += " (password ****)"
+		}
+	}
+	return s
+}
+
+// Validate checks that the endpoint is well formed: a TCP address is
+// host:port with a numeric port, a Unix path is absolute and fits in
+// sun_path.
+func (e Endpoint) Validate() error {
+	switch e.Transport {
+	case TCP:
+		host, port, err := net.SplitHostPort(e.Address)
+		if err != nil || host == "" || port == "" {
+			return fmt.Errorf("tcp address %q is not HOST:PORT (e.g. 127.0.0.1:3306)", e.Address)
+		}
+		for _, c := range port {
+			if c < '0' || c > '9' {
+				return fmt.Errorf("tcp address %q has a non-numeric port", e.Address)
+			}
+		}
+	case Unix:
+		if !strings.HasPrefix(e.Address, "/") {
+			return fmt.Errorf("unix socket path %q is not absolute", e.Address)
+		}
+		if len(e.Address) > MaxSocketPath {
+			return fmt.Errorf("unix socket path %q is %d bytes; the OS limit is %d", e.Address, len(e.Address), MaxSocketPath)
+		}
+	default:
+		return fmt.Errorf("unknown transport %q (want tcp or unix)", e.Transport)
+	}
+	return nil
+}
+
+// MaxSocketPath is the longest Unix socket path Linux accepts
+// (sizeof(sun_path) minus the terminating NUL).
+const MaxSocketPath = 107
+
+// ServerInfo names the server product really measured (MariaDB is not MySQL,
+// FerretDB is not MongoDB) and its version.
+type ServerInfo struct {
+	Product string `json:"product"`
+	Version string `json:"version"`
+	// Detail is what else the server said about itself, e.g. the MongoDB
+	// version FerretDB claims compatibility with.
+	Detail string `json:"detail,omitempty"`
+}
+
+// String renders "Product Version".
+func (s ServerInfo) String() string {
+	if s.Version == "" {
+		return s.Product
+	}
+	return s.Product + " " + s.Version
+}
+
+// Verification is what the server said about the connection it sees.
+type Verification struct {
+	// Transport is the transport the server reports for this connection.
+	Transport Transport
+	// Evidence is the server's own words, e.g. MySQL's processlist host
+	// "localhost" or "127.0.0.1:51234".
+	Evidence string
+}
+
+// Conn is one open client connection (a pool of one) to a seeded server.
+type Conn interface {
+	// Do performs one operation of the scenario (e.g. one primary-key lookup).
+	// It must not log, print or time anything.
+	Do(ctx context.Context) error
+	// Verify asks the server which transport this very connection is on.
+	Verify(ctx context.Context) (Verification, error)
+	// Close releases the connection.
+	Close() error
+}
+
+// Driver opens connections to one kind of server.
+type Driver interface {
+	// Name is the target name, e.g. "mysql".
+	Name() string
+	// Describe says in one sentence what one operation is, for the report.
+	Describe() string
+	// Seed creates the data the operation reads, through ep.
+	Seed(ctx context.Context, ep Endpoint) error
+	// Info asks the server for its product and version.
+	Info(ctx context.Context, ep Endpoint) (ServerInfo, error)
+	// Open opens one connection on ep, ready for Do.
+	Open(ctx context.Context, ep Endpoint) (Conn, error)
+}
+
+// ErrMismatch is wrapped by CheckTransport when the server sees a different
+// transport than the one the client asked for.
+var ErrMismatch = errors.New("transport mismatch")
+
+// CheckTransport runs c.Verify and fails unless the server reports want.
+func CheckTransport(ctx context.Context, c Conn, want Transport) (Verification, error) {
+	v, err := c.Verify(ctx)
+	if err != nil {
+		return v, fmt.Errorf("verify transport %s: %w", want, err)
+	}
+	if v.Transport != want {
+		return v, fmt.Errorf("%w: connected over %s but the server reports %s (%s)", ErrMismatch, want, v.Transport, v.Evidence)
+	}
+	return v, nil
+}
+
+// TransportOfPeer classifies a peer address as the server printed it:
+// an IP:port is TCP, anything else (a path, "invalid AddrPort", "anonymous
+// unix socket") is a Unix socket.
+func TransportOfPeer(peer string) Transport {
+	if ap, err := netip.ParseAddrPort(peer); err == nil && ap.IsValid() {
+		return TCP
+	}
+	return Unix
+}

@@ -1,0 +1,185 @@
+// Package mongo is dbsock's driver for MongoDB and MongoDB-wire servers such
+// as FerretDB, built on go.mongodb.org/mongo-driver/v2.
+//
+// The Go driver treats a host as a Unix socket only when it ends in "sock";
+// Open refuses other socket paths rather than silently dialling TCP.
+package mongo
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	gomongo "go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+
+	"github.com/dbsock/dbsock/drivers"
+)
+
+// Database, Collection, LookupID and Nickname describe the looked-up document.
+const (
+	Database   = "dbsock"
+	Collection = "user"
+	LookupID   = 1
+	Nickname   = "dbsock"
+)
+
+// Driver is the MongoDB driver. The zero value is ready to use.
+type Driver struct{}
+
+// New returns the MongoDB driver.
+func New() *Driver { return &Driver{} }
+
+// Name implements drivers.Driver.
+func (*Driver) Name() string { return "mongo" }
+
+// Describe implements drivers.Driver.
+func (*Driver) Describe() string {
+	return fmt.Sprintf("`db.%s.findOne({_id: %d})` (one round trip per op)", Collection, LookupID)
+}
+
+// ClientOptions maps an endpoint to driver options for a pool of one, with a
+// direct connection and slow polling so that monitoring stays out of the way.
+func ClientOptions(ep drivers.Endpoint) (*options.ClientOptions, error) {
+	if ep.Transport == drivers.Unix && !strings.HasSuffix(ep.Address, "sock") {
+		return nil, fmt.Errorf("mongo socket path %q must end in \"sock\": the Go driver dials anything else over TCP", ep.Address)
+	}
+	opts := options.Client().
+		SetHosts([]string{ep.Address}).
+		SetDirect(true).
+		SetMaxPoolSize(1).
+		SetMinPoolSize(0).
+		SetConnectTimeout(10 * time.Second).
+		SetServerSelectionTimeout(10 * time.Second).
+		SetTimeout(10 * time.Second).
+		SetServerMonitoringMode(options.ServerMonitoringModePoll).
+		SetHeartbeatInterval(30 * time.Second).
+		SetAppName("dbsock")
+	if ep.User != "" {
+		opts.SetAuth(options.Credential{Username: ep.User, Password: ep.Password})
+	}
+	return opts, nil
+}
+
+func connect(ctx context.Context, ep drivers.Endpoint) (*gomongo.Client, error) {
+	opts, err := ClientOptions(ep)
+	if err != nil {
+		return nil, err
+	}
+	client, err := gomongo.Connect(opts)
+	if err != nil {
+		return nil, fmt.Errorf("configure mongo client for %s: %w", ep, err)
+	}
+	if err := client.Ping(ctx, nil); err != nil {
+		_ = client.Disconnect(context.Background())
+		return nil, fmt.Errorf("connect to mongo over %s: %w", ep, err)
+	}
+	return client, nil
+}
+
+func dbName(ep drivers.Endpoint) string {
+	if ep.Database != "" {
+		return ep.Database
+	}
+	return Database
+}
+
+// Seed implements drivers.Driver.
+func (*Driver) Seed(ctx context.Context, ep drivers.Endpoint) error {
+	client, err := connect(ctx, ep)
+	if err != nil {
+		return err
+	}
+	defer client.Disconnect(context.Background())
+	coll := client.Database(dbName(ep)).Collection(Collection)
+	_, err = coll.ReplaceOne(ctx, bson.D{{Key: "_id", Value: LookupID}},
+		bson.D{{Key: "_id", Value: LookupID}, {Key: "nickname", Value: Nickname}},
+		options.Replace().SetUpsert(true))
+	if err != nil {
+		return fmt.Errorf("seed mongo over %s: upsert into %s.%s: %w", ep, dbName(ep), Collection, err)
+	}
+	return nil
+}
+
+// Info implements drivers.Driver: buildInfo, which FerretDB extends with its
+// own version.
+func (*Driver) Info(ctx context.Context, ep drivers.Endpoint) (drivers.ServerInfo, error) {
+	client, err := connect(ctx, ep)
+	if err != nil {
+		return drivers.ServerInfo{}, err
+	}
+	defer client.Disconnect(context.Background())
+	raw, err := client.Database("admin").RunCommand(ctx, bson.D{{Key: "buildInfo", Value: 1}}).Raw()
+	if err != nil {
+		return drivers.ServerInfo{}, fmt.Errorf("ask mongo over %s for buildInfo: %w", ep, err)
+	}
+	return ParseBuildInfo(raw), nil
+}
+
+// ParseBuildInfo names the product behind a buildInfo reply.
+func ParseBuildInfo(raw bson.Raw) drivers.ServerInfo {
+	version, _ := raw.Lookup("version").StringValueOK()
+	if fv, ok := raw.Lookup("ferretdbVersion").StringValueOK(); ok {
+		return drivers.ServerInfo{Product: "FerretDB", Version: fv,
+			Detail: "MongoDB wire protocol, reports MongoDB " + version}
+	}
+	return drivers.ServerInfo{Product: "MongoDB", Version: version}
+}
+
+// Open implements drivers.Driver.
+func (*Driver) Open(ctx context.Context, ep drivers.Endpoint) (drivers.Conn, error) {
+	client, err := connect(ctx, ep)
+	if err != nil {
+		return nil, err
+	}
+	db := client.Database(dbName(ep))
+	return &Conn{
+		client: client,
+		db:     db,
+		coll:   db.Collection(Collection),
+		filter: bson.D{{Key: "_id", Value: LookupID}},
+	}, nil
+}
+
+// Conn is one MongoDB client with a pool of one connection.
+type Conn struct {
+	client *gomongo.Client
+	db     *gomongo.Database
+	coll   *gomongo.Collection
+	filter bson.D
+}
+
+// Do implements drivers.Conn: one find by _id.
+func (c *Conn) Do(ctx context.Context) error {
+	raw, err := c.coll.FindOne(ctx, c.filter).Raw()
+	if err != nil {
+		return err
+	}
+	if nick, ok := raw.Lookup("nickname").StringValueOK(); !ok || nick != Nickname {
+		return fmt.Errorf("mongo findOne _id %d returned %s", LookupID, raw)
+	}
+	return nil
+}
+
+// Verify implements drivers.Conn using whatsmyuri: a TCP client is an
+// IP:port; a Unix socket client is not (mongod says "anonymous unix socket",
+// FerretDB an invalid address).
+func (c *Conn) Verify(ctx context.Context) (drivers.Verification, error) {
+	raw, err := c.db.RunCommand(ctx, bson.D{{Key: "whatsmyuri", Value: 1}}).Raw()
+	if err != nil {
+		return drivers.Verification{}, fmt.Errorf("whatsmyuri: %w", err)
+	}
+	you, ok := raw.Lookup("you").StringValueOK()
+	if !ok {
+		return drivers.Verification{}, errors.New("whatsmyuri reply has no \"you\" field")
+	}
+	return drivers.Verification{Transport: drivers.TransportOfPeer(you), Evidence: "whatsmyuri you=" + you}, nil
+}
+
+// Close implements drivers.Conn.
+func (c *Conn) Close() error {
+	return c.client.Disconnect(context.Background())
+}

@@ -1,0 +1,176 @@
+// Package redis is dbsock's driver for Redis, built on
+// github.com/redis/go-redis/v9.
+package redis
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	goredis "github.com/redis/go-redis/v9"
+	"github.com/redis/go-redis/v9/maintnotifications"
+
+	"github.com/dbsock/dbsock/drivers"
+)
+
+// Key is the key every op reads; Value is what it holds.
+const (
+	Key   = "dbsock:user:1"
+	Value = "dbsock"
+)
+
+// Driver is the Redis driver. The zero value is ready to use.
+type Driver struct{}
+
+// New returns the Redis driver.
+func New() *Driver { return &Driver{} }
+
+// Name implements drivers.Driver.
+func (*Driver) Name() string { return "redis" }
+
+// Describe implements drivers.Driver.
+func (*Driver) Describe() string { return "`GET " + Key + "` (one round trip per op)" }
+
+// Options maps an endpoint to go-redis options for a pool of one.
+func Options(ep drivers.Endpoint) *goredis.Options {
+	return &goredis.Options{
+		Network:         string(ep.Transport),
+		Addr:            ep.Address,
+		Username:        ep.User,
+		Password:        ep.Password,
+		PoolSize:        1,
+		MaxIdleConns:    1,
+		DialTimeout:     10 * time.Second,
+		ReadTimeout:     10 * time.Second,
+		WriteTimeout:    10 * time.Second,
+		DisableIdentity: true,
+		// Redis before 8 answers the maintenance-notifications probe with an
+		// error; it adds nothing to a lookup benchmark.
+		MaintNotificationsConfig: &maintnotifications.Config{Mode: maintnotifications.ModeDisabled},
+	}
+}
+
+func dial(ctx context.Context, ep drivers.Endpoint) (*goredis.Client, *goredis.Conn, error) {
+	client := goredis.NewClient(Options(ep))
+	conn := client.Conn()
+	if err := conn.Ping(ctx).Err(); err != nil {
+		conn.Close()
+		client.Close()
+		return nil, nil, fmt.Errorf("connect to redis over %s: %w", ep, err)
+	}
+	return client, conn, nil
+}
+
+// Seed implements drivers.Driver.
+func (*Driver) Seed(ctx context.Context, ep drivers.Endpoint) error {
+	client, conn, err := dial(ctx, ep)
+	if err != nil {
+		return err
+	}
+	defer client.Close()
+	defer conn.Close()
+	if err := conn.Set(ctx, Key, Value, 0).Err(); err != nil {
+		return fmt.Errorf("seed redis over %s: SET %s: %w", ep, Key, err)
+	}
+	return nil
+}
+
+// Info implements drivers.Driver.
+func (*Driver) Info(ctx context.Context, ep drivers.Endpoint) (drivers.ServerInfo, error) {
+	client, conn, err := dial(ctx, ep)
+	if err != nil {
+		return drivers.ServerInfo{}, err
+	}
+	defer client.Close()
+	defer conn.Close()
+	text, err := conn.Info(ctx, "server").Result()
+	if err != nil {
+		return drivers.ServerInfo{}, fmt.Errorf("ask redis over %s for INFO server: %w", ep, err)
+	}
+	return ParseInfo(text), nil
+}
+
+// ParseInfo names the product from the INFO server section (Redis or a
+// compatible server such as Valkey or KeyDB).
+func ParseInfo(text string) drivers.ServerInfo {
+	fields := map[string]string{}
+	sc := bufio.NewScanner(strings.NewReader(text))
+	for sc.Scan() {
+		if k, v, ok := strings.Cut(strings.TrimSpace(sc.Text()), ":"); ok {
+			fields[k] = v
+		}
+	}
+	info := drivers.ServerInfo{Product: "Redis", Version: fields["redis_version"]}
+	switch {
+	case fields["valkey_version"] != "":
+		info.Product, info.Version = "Valkey", fields["valkey_version"]
+	case fields["server_name"] != "" && !strings.EqualFold(fields["server_name"], "redis"):
+		info.Product = fields["server_name"]
+	}
+	if mode := fields["redis_mode"]; mode != "" {
+		info.Detail = "mode " + mode
+	}
+	return info
+}
+
+// Open implements drivers.Driver.
+func (*Driver) Open(ctx context.Context, ep drivers.Endpoint) (drivers.Conn, error) {
+	client, conn, err := dial(ctx, ep)
+	if err != nil {
+		return nil, err
+	}
+	return &Conn{client: client, conn: conn}, nil
+}
+
+// Conn is one dedicated Redis connection.
+type Conn struct {
+	client *goredis.Client
+	conn   *goredis.Conn
+}
+
+// Do implements drivers.Conn: one GET.
+func (c *Conn) Do(ctx context.Context) error {
+	v, err := c.conn.Get(ctx, Key).Result()
+	if err == nil && v != Value {
+		return fmt.Errorf("redis GET %s returned %q, want %q", Key, v, Value)
+	}
+	return err
+}
+
+// Verify implements drivers.Conn using CLIENT INFO: Redis flags a Unix
+// socket client with "U" and prints its address as the socket path.
+func (c *Conn) Verify(ctx context.Context) (drivers.Verification, error) {
+	line, err := c.conn.Do(ctx, "CLIENT", "INFO").Text()
+	if err != nil {
+		return drivers.Verification{}, fmt.Errorf("CLIENT INFO: %w", err)
+	}
+	return ParseClientInfo(line)
+}
+
+// ParseClientInfo reads the transport from a CLIENT INFO line.
+func ParseClientInfo(line string) (drivers.Verification, error) {
+	fields := map[string]string{}
+	for _, f := range strings.Fields(line) {
+		if k, v, ok := strings.Cut(f, "="); ok {
+			fields[k] = v
+		}
+	}
+	addr, ok := fields["addr"]
+	if !ok {
+		return drivers.Verification{}, fmt.Errorf("CLIENT INFO has no addr field: %q", line)
+	}
+	evidence := "client addr=" + addr + " laddr=" + fields["laddr"] + " flags=" + fields["flags"]
+	t := drivers.TCP
+	if strings.Contains(fields["flags"], "U") || strings.HasPrefix(addr, "/") {
+		t = drivers.Unix
+	}
+	return drivers.Verification{Transport: t, Evidence: evidence}, nil
+}
+
+// Close implements drivers.Conn.
+func (c *Conn) Close() error {
+	return errors.Join(c.conn.Close(), c.client.Close())
+}

@@ -1,0 +1,203 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/dbsock/dbsock/drivers"
+	"github.com/dbsock/dbsock/internal/results"
+)
+
+// Markdown writes r as a Markdown document that reads well pasted into a
+// blog post: title, method, one section per target, environment.
+func Markdown(w io.Writer, r *results.Report) error {
+	b := &strings.Builder{}
+	fmt.Fprintf(b, "# Unix domain socket vs TCP on 127.0.0.1\n\n")
+	writeMethod(b, r)
+	for _, t := range r.Targets {
+		writeTarget(b, r, t)
+	}
+	writeEnvironment(b, r)
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func writeMethod(b *strings.Builder, r *results.Report) {
+	c := r.Config
+	var names []string
+	for _, t := range r.Targets {
+		name := t.Name
+		if t.Server.Product != "" {
+			name = fmt.Sprintf("%s (%s)", t.Name, t.Server)
+		}
+		names = append(names, name)
+	}
+	fmt.Fprintf(b, "dbsock measured %s from one Go client on one connection per transport: "+
+		"%d untimed warm-up operations, then %d timed operations, each timed on its own, "+
+		"over 127.0.0.1 TCP and over the server's Unix domain socket, in %d round(s) "+
+		"that alternate which transport goes first. Before timing, each connection's transport "+
+		"was verified on the server side. Servers were supplied by the %s provider.\n\n",
+		strings.Join(names, ", "), c.Warmup, c.N, c.Rounds, c.Provider)
+}
+
+func writeTarget(b *strings.Builder, r *results.Report, t results.Target) {
+	title := t.Name
+	if t.Server.Product != "" {
+		title += " — " + t.Server.String()
+	}
+	fmt.Fprintf(b, "## %s\n\n", title)
+	if t.Server.Detail != "" && t.Server.Product != "" {
+		fmt.Fprintf(b, "- Server: %s (%s)\n", t.Server, t.Server.Detail)
+	}
+	if t.Origin != "" {
+		fmt.Fprintf(b, "- Supplied by: %s provider, %s\n", t.Provider, t.Origin)
+	}
+	if t.Operation != "" {
+		fmt.Fprintf(b, "- Operation: %s\n", t.Operation)
+	}
+	for _, ep := range t.Endpoints {
+		fmt.Fprintf(b, "- Endpoint: %s\n", ep)
+	}
+	var sum *results.Summary
+	for i := range r.Summary {
+		if r.Summary[i].Target == t.Name {
+			sum = &r.Summary[i]
+		}
+	}
+	for _, run := range r.Runs {
+		if run.Target == t.Name && run.TransportVerified && run.Round == 1 {
+			fmt.Fprintf(b, "- Verified %s: %s\n", run.Transport, run.Evidence)
+		}
+	}
+	b.WriteString("\n")
+	if t.Error != "" {
+		fmt.Fprintf(b, "> **Incomplete:** %s\n\n", oneLine(t.Error))
+	}
+	if sum == nil {
+		return
+	}
+	unit := pickUnit(sum.TCP.Latency.P50, sum.Unix.Latency.P50)
+	fmt.Fprintf(b, "| transport | n | errors | min | p50 | p90 | p99 | p99.9 | max | mean | stddev | ops/s |\n")
+	fmt.Fprintf(b, "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n")
+	for _, row := range []struct {
+		name string
+		side results.Side
+	}{{"TCP", sum.TCP}, {"Unix", sum.Unix}} {
+		l := row.side.Latency
+		fmt.Fprintf(b, "| %s | %d | %d | %s | %s | %s | %s | %s | %s | %s | %s | %.0f |\n",
+			row.name, row.side.N, row.side.Errors,
+			unit.fmt(float64(l.Min)), unit.fmt(float64(l.P50)), unit.fmt(float64(l.P90)),
+			unit.fmt(float64(l.P99)), unit.fmt(float64(l.P999)), unit.fmt(float64(l.Max)),
+			unit.fmt(l.Mean), unit.fmt(l.StdDev), row.side.OpsPerSec)
+	}
+	fmt.Fprintf(b, "\nLatencies in %s, all rounds pooled.", unit.name)
+	if sum.UnixSpeedupP50 > 0 {
+		fmt.Fprintf(b, " **Unix speedup (TCP/Unix): %.2f× at p50, %.2f× at mean.**", sum.UnixSpeedupP50, sum.UnixSpeedupMean)
+	}
+	b.WriteString("\n\n")
+	writeRounds(b, r, t.Name, unit)
+}
+
+// writeRounds lists p50 per round so a reader can see whether rounds agree.
+func writeRounds(b *strings.Builder, r *results.Report, target string, unit unit) {
+	type pair struct{ tcp, unix string }
+	var rounds []int
+	byRound := map[int]*pair{}
+	for _, run := range r.Runs {
+		if run.Target != target {
+			continue
+		}
+		p, ok := byRound[run.Round]
+		if !ok {
+			p = &pair{"–", "–"}
+			byRound[run.Round] = p
+			rounds = append(rounds, run.Round)
+		}
+		v := unit.fmt(float64(run.Latency.P50))
+		if run.Incomplete {
+			v += " (incomplete)"
+		}
+		if run.Transport == drivers.TCP {
+			p.tcp = v
+		} else {
+			p.unix = v
+		}
+	}
+	if len(rounds) < 2 {
+		return
+	}
+	b.WriteString("p50 by round (" + unit.name + "): ")
+	var parts []string
+	for _, rd := range rounds {
+		parts = append(parts, fmt.Sprintf("round %d TCP %s / Unix %s", rd, byRound[rd].tcp, byRound[rd].unix))
+	}
+	b.WriteString(strings.Join(parts, "; ") + ".\n\n")
+}
+
+func writeEnvironment(b *strings.Builder, r *results.Report) {
+	e := r.Environment
+	b.WriteString("## Environment\n\n")
+	tw := tabwriter.NewWriter(b, 0, 0, 1, ' ', 0)
+	rows := [][2]string{
+		{"Date", r.StartedAt.UTC().Format(time.RFC3339)},
+		{"dbsock", strings.TrimSpace(r.Tool.Version + " " + shortCommit(r.Tool.Commit))},
+		{"OS / kernel", e.OS + "/" + e.Arch + ", Linux " + e.Kernel},
+		{"CPU", fmt.Sprintf("%s, %d logical CPUs", e.CPUModel, e.NumCPU)},
+		{"Go", e.GoVersion},
+		{"Run", fmt.Sprintf("n=%d, warmup=%d, rounds=%d, scenario=%s, provider=%s", r.Config.N, r.Config.Warmup, r.Config.Rounds, r.Config.Scenario, r.Config.Provider)},
+	}
+	for _, k := range sortedKeys(e.Drivers) {
+		rows = append(rows, [2]string{"Client", k + " " + e.Drivers[k]})
+	}
+	fmt.Fprintln(tw, "| | |")
+	fmt.Fprintln(tw, "|---|---|")
+	for _, row := range rows {
+		fmt.Fprintf(tw, "| %s\t| %s\t|\n", row[0], row[1])
+	}
+	tw.Flush()
+}
+
+func shortCommit(c string) string {
+	if len(c) > 12 {
+		return "(" + c[:12] + ")"
+	}
+	if c != "" {
+		return "(" + c + ")"
+	}
+	return ""
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// unit is a display unit for latencies.
+type unit struct {
+	name string
+	ns   float64
+	prec int
+}
+
+func (u unit) fmt(ns float64) string { return fmt.Sprintf("%.*f", u.prec, ns/u.ns) }
+
+// pickUnit chooses one unit for a table from its p50s, so that columns compare.
+func pickUnit(p50s ...int64) unit {
+	var lo int64
+	for _, v := range p50s {
+		if v > 0 && (lo == 0 || v < lo) {
+			lo = v
+		}
+	}
+	switch {
+	case lo >= int64(10*time.Millisecond):
+		return unit{"ms", 1e6, 1}
+	case lo >= int64(time.Millisecond):
+		return unit{"ms", 1e6, 2}
+	case lo >= int64(100*time.Microsecond):
+		return unit{"µs", 1e3, 0}
+	case lo >= int64(time.Microsecond):
+		return unit{"µs", 1e3, 1}
+	}
+	return unit{"ns", 1, 0}
+}

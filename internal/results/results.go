@@ -1,0 +1,160 @@
+// Package results is the data dbsock produces: one Run per target,
+// scenario, transport and round, each with its latency histogram, and the
+// Summary that pools rounds per transport. It is also the JSON contract
+// (SchemaVersion) that CI users read; renderers live in package report.
+package results
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/dbsock/dbsock/drivers"
+)
+
+// SchemaVersion is the version of the JSON layout. Fields may be added
+// without changing it; renaming or removing one changes it.
+const SchemaVersion = 1
+
+// Report is everything one dbsock run measured and the conditions it ran in.
+type Report struct {
+	SchemaVersion int         `json:"schema_version"`
+	Tool          Tool        `json:"tool"`
+	StartedAt     time.Time   `json:"started_at"`
+	FinishedAt    time.Time   `json:"finished_at"`
+	Environment   Environment `json:"environment"`
+	Config        Config      `json:"config"`
+	Targets       []Target    `json:"targets"`
+	Runs          []Run       `json:"runs"`
+	Summary       []Summary   `json:"summary"`
+}
+
+// Tool names the measuring program.
+type Tool struct {
+	Name    string `json:"name"`
+	Version string `json:"version"`
+	Commit  string `json:"commit,omitempty"`
+}
+
+// Environment describes the machine the client ran on.
+type Environment struct {
+	OS        string `json:"os"`
+	Arch      string `json:"arch"`
+	Kernel    string `json:"kernel"`
+	CPUModel  string `json:"cpu_model"`
+	NumCPU    int    `json:"num_cpu"`
+	GoVersion string `json:"go_version"`
+	// Drivers maps each client library's module path to its version.
+	Drivers map[string]string `json:"drivers,omitempty"`
+}
+
+// Config is what the user asked for.
+type Config struct {
+	N        int    `json:"n"`
+	Warmup   int    `json:"warmup"`
+	Rounds   int    `json:"rounds"`
+	Provider string `json:"provider"`
+	Scenario string `json:"scenario"`
+}
+
+// Target records one target's server and what one op on it is.
+type Target struct {
+	Name      string             `json:"target"`
+	Provider  string             `json:"provider,omitempty"`
+	Origin    string             `json:"origin,omitempty"`
+	Server    drivers.ServerInfo `json:"server"`
+	Operation string             `json:"operation,omitempty"`
+	Endpoints []drivers.Endpoint `json:"endpoints,omitempty"`
+	// Error is why the target could not be measured completely.
+	Error string `json:"error,omitempty"`
+}
+
+// Latency is a latency distribution in nanoseconds.
+type Latency struct {
+	Min    int64   `json:"min"`
+	P50    int64   `json:"p50"`
+	P90    int64   `json:"p90"`
+	P99    int64   `json:"p99"`
+	P999   int64   `json:"p999"`
+	Max    int64   `json:"max"`
+	Mean   float64 `json:"mean"`
+	StdDev float64 `json:"stddev"`
+}
+
+// Run is one timed loop: one target, scenario, transport and round on one
+// connection.
+type Run struct {
+	Target            string             `json:"target"`
+	Scenario          string             `json:"scenario"`
+	Transport         drivers.Transport  `json:"transport"`
+	Round             int                `json:"round"`
+	N                 int64              `json:"n"`
+	Errors            int64              `json:"errors"`
+	Endpoint          drivers.Endpoint   `json:"endpoint"`
+	TransportVerified bool               `json:"transport_verified"`
+	Evidence          string             `json:"transport_evidence,omitempty"`
+	Server            drivers.ServerInfo `json:"server"`
+	Latency           Latency            `json:"latency_ns"`
+	OpsPerSec         float64            `json:"ops_per_sec"`
+	ElapsedNs         int64              `json:"elapsed_ns"`
+	// Incomplete marks a run that stopped before its N ops; Error says why.
+	Incomplete bool   `json:"incomplete,omitempty"`
+	Error      string `json:"error,omitempty"`
+	// Histogram is the run's HdrHistogram in its compressed V2 encoding
+	// (base64), so that a saved report can be re-rendered or pooled.
+	Histogram string `json:"histogram,omitempty"`
+}
+
+// Side is one transport's pooled result in a Summary.
+type Side struct {
+	N         int64   `json:"n"`
+	Errors    int64   `json:"errors"`
+	Latency   Latency `json:"latency_ns"`
+	OpsPerSec float64 `json:"ops_per_sec"`
+}
+
+// Summary pools a target's rounds per transport and compares them.
+type Summary struct {
+	Target   string `json:"target"`
+	Scenario string `json:"scenario"`
+	TCP      Side   `json:"tcp"`
+	Unix     Side   `json:"unix"`
+	// UnixSpeedupP50 is TCP p50 / Unix p50: above 1 means Unix is faster.
+	UnixSpeedupP50 float64 `json:"unix_speedup_p50"`
+	// UnixSpeedupMean is TCP mean / Unix mean.
+	UnixSpeedupMean float64 `json:"unix_speedup_mean"`
+}
+
+// WriteJSON writes r as indented JSON.
+func (r *Report) WriteJSON(w io.Writer) error {
+	b, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encode report as JSON: %w", err)
+	}
+	_, err = w.Write(append(b, '\n'))
+	return err
+}
+
+// ReadJSON reads a report written by WriteJSON.
+func ReadJSON(rd io.Reader) (*Report, error) {
+	dec := json.NewDecoder(rd)
+	var r Report
+	if err := dec.Decode(&r); err != nil {
+		return nil, fmt.Errorf("decode report JSON: %w", err)
+	}
+	if r.SchemaVersion != SchemaVersion {
+		return nil, fmt.Errorf("report has schema_version %d; this dbsock reads %d", r.SchemaVersion, SchemaVersion)
+	}
+	if dec.More() {
+		return nil, fmt.Errorf("decode report JSON: trailing data after the report")
+	}
+	return &r, nil
+}
+
+// Equal reports whether two reports encode to the same JSON.
+func Equal(a, b *Report) bool {
+	var ba, bb bytes.Buffer
+	return a.WriteJSON(&ba) == nil && b.WriteJSON(&bb) == nil && bytes.Equal(ba.Bytes(), bb.Bytes())
+}

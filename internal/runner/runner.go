@@ -1,0 +1,136 @@
+// Package runner ties dbsock's pipeline together for one invocation:
+// a provider supplies each target's server, its driver seeds it, the
+// scenario measures both transports, and the runs land in one report.
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/dbsock/dbsock/compose"
+	"github.com/dbsock/dbsock/drivers"
+	"github.com/dbsock/dbsock/drivers/echo"
+	"github.com/dbsock/dbsock/drivers/mongo"
+	"github.com/dbsock/dbsock/drivers/mysql"
+	"github.com/dbsock/dbsock/drivers/redis"
+	"github.com/dbsock/dbsock/internal/results"
+	"github.com/dbsock/dbsock/internal/sysinfo"
+	"github.com/dbsock/dbsock/scenarios"
+)
+
+// Targets lists every target in report order; All is what "all" means.
+var (
+	Targets = []string{"mysql", "redis", "mongo", "echo"}
+	All     = []string{"mysql", "redis", "mongo"}
+)
+
+// Driver returns the driver for target.
+func Driver(target string) (drivers.Driver, bool) {
+	switch target {
+	case "mysql":
+		return mysql.New(), true
+	case "redis":
+		return redis.New(), true
+	case "mongo":
+		return mongo.New(), true
+	case "echo":
+		return echo.New(), true
+	}
+	return nil, false
+}
+
+// Plan is one invocation: which targets, from which provider, how much.
+type Plan struct {
+	Targets      []string
+	Provider     compose.Provider
+	ProviderName string // as the user gave it, e.g. "auto"
+	Options      scenarios.Options
+	// Log receives one line per step (server ready, run done); nil discards.
+	Log io.Writer
+}
+
+// StopTimeout bounds how long stopping one server may take.
+const StopTimeout = 20 * time.Second
+
+// Run carries out p. It always returns a report holding every run measured,
+// with Summary filled; the error joins each target that failed.
+func Run(ctx context.Context, p Plan) (*results.Report, error) {
+	log := p.Log
+	if log == nil {
+		log = io.Discard
+	}
+	rep := &results.Report{
+		SchemaVersion: results.SchemaVersion,
+		Tool:          sysinfo.Tool(),
+		StartedAt:     time.Now().UTC(),
+		Environment:   sysinfo.Collect(),
+		Config: results.Config{N: p.Options.N, Warmup: p.Options.Warmup, Rounds: p.Options.Rounds,
+			Provider: p.ProviderName, Scenario: scenarios.PK},
+		Targets: []results.Target{},
+		Runs:    []results.Run{},
+	}
+	var errs []error
+	for _, target := range p.Targets {
+		if ctx.Err() != nil {
+			errs = append(errs, fmt.Errorf("%s: not run: %w", target, ctx.Err()))
+			continue
+		}
+		rep.Targets = append(rep.Targets, results.Target{Name: target})
+		ti := &rep.Targets[len(rep.Targets)-1]
+		if err := runTarget(ctx, p, target, rep, ti, log); err != nil {
+			ti.Error = err.Error()
+			errs = append(errs, fmt.Errorf("%s: %w", target, err))
+		}
+	}
+	rep.FinishedAt = time.Now().UTC()
+	if err := rep.Summarize(); err != nil {
+		errs = append(errs, err)
+	}
+	return rep, errors.Join(errs...)
+}
+
+func runTarget(ctx context.Context, p Plan, target string, rep *results.Report, ti *results.Target, log io.Writer) (err error) {
+	d, ok := Driver(target)
+	if !ok {
+		return fmt.Errorf("unknown target %q", target)
+	}
+	ti.Operation = d.Describe()
+	began := time.Now()
+	srv, err := p.Provider.Supply(ctx, target)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		sctx, cancel := context.WithTimeout(context.Background(), StopTimeout)
+		defer cancel()
+		if serr := srv.Stop(sctx); serr != nil {
+			err = errors.Join(err, fmt.Errorf("stop %s server: %w", target, serr))
+		}
+	}()
+	ti.Provider, ti.Origin = srv.Provider, srv.Origin
+	ti.Endpoints = []drivers.Endpoint{srv.TCP, srv.Unix}
+	for _, ep := range ti.Endpoints {
+		if err := ep.Validate(); err != nil {
+			return fmt.Errorf("%s endpoint: %w", target, err)
+		}
+	}
+	info, err := d.Info(ctx, srv.TCP)
+	if err != nil {
+		return err
+	}
+	ti.Server = info
+	fmt.Fprintf(log, "dbsock: %s: %s from %s, ready in %s\n", target, info, srv.Origin, time.Since(began).Round(time.Millisecond))
+	if err := d.Seed(ctx, srv.Unix); err != nil {
+		return err
+	}
+	return scenarios.RunPK(ctx, d, srv, info, p.Options, func(run results.Run) {
+		rep.Runs = append(rep.Runs, run)
+		if run.Error == "" {
+			fmt.Fprintf(log, "dbsock: %s round %d %-4s: p50 %s, mean %s, %d ops (%s)\n", target, run.Round, run.Transport,
+				time.Duration(run.Latency.P50), time.Duration(run.Latency.Mean).Round(time.Nanosecond), run.N, run.Evidence)
+		}
+	})
+}

@@ -1,0 +1,94 @@
+// Package sysinfo captures the client machine's environment for reports:
+// OS, kernel, CPU, Go version and the versions of the client libraries
+// compiled into dbsock.
+package sysinfo
+
+import (
+	"bufio"
+	"os"
+	"runtime"
+	"runtime/debug"
+	"strings"
+
+	"github.com/dbsock/dbsock/internal/results"
+)
+
+// DriverModules are the client libraries whose versions reports name.
+var DriverModules = []string{
+	"github.com/go-sql-driver/mysql",
+	"github.com/redis/go-redis/v9",
+	"go.mongodb.org/mongo-driver/v2",
+}
+
+// Collect reads the environment of this machine and process.
+func Collect() results.Environment {
+	env := results.Environment{
+		OS:        runtime.GOOS,
+		Arch:      runtime.GOARCH,
+		Kernel:    readTrim("/proc/sys/kernel/osrelease"),
+		CPUModel:  cpuModel(),
+		NumCPU:    runtime.NumCPU(),
+		GoVersion: runtime.Version(),
+		Drivers:   map[string]string{},
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, dep := range bi.Deps {
+			for _, m := range DriverModules {
+				if dep.Path == m {
+					env.Drivers[m] = dep.Version
+				}
+			}
+		}
+	}
+	return env
+}
+
+func readTrim(path string) string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(b))
+}
+
+func cpuModel() string {
+	f, err := os.Open("/proc/cpuinfo")
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if k, v, ok := strings.Cut(sc.Text(), ":"); ok && strings.TrimSpace(k) == "model name" {
+			return strings.TrimSpace(v)
+		}
+	}
+	return ""
+}
+
+// Version is dbsock's version, set at build time with
+// -ldflags "-X github.com/dbsock/dbsock/internal/sysinfo.Version=...".
+// Without it, the module version from the build info is used.
+var Version = ""
+
+// Commit is the source commit, set like Version.
+var Commit = ""
+
+// Tool returns dbsock's name, version and commit.
+func Tool() results.Tool {
+	t := results.Tool{Name: "dbsock", Version: Version, Commit: Commit}
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		if t.Version == "" && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+			t.Version = bi.Main.Version
+		}
+		for _, s := range bi.Settings {
+			if s.Key == "vcs.revision" && t.Commit == "" {
+				t.Commit = s.Value
+			}
+		}
+	}
+	if t.Version == "" {
+		t.Version = "devel"
+	}
+	return t
+}

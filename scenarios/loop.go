@@ -1,0 +1,89 @@
+// Package scenarios holds dbsock's workloads and the one timing loop that
+// measures them. Loop owns warmup, timing and recording; drivers only do
+// operations and never time themselves.
+package scenarios
+
+import (
+	"context"
+	"time"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/dbsock/dbsock/drivers"
+	"github.com/dbsock/dbsock/internal/results"
+)
+
+// MaxConsecutiveErrors ends a loop early: that many failed ops in a row
+// means the connection or server is gone.
+const MaxConsecutiveErrors = 10
+
+// Sample is what one Loop did.
+type Sample struct {
+	// Ops is how many timed ops were attempted; Errors how many failed.
+	Ops, Errors int64
+	// Elapsed is the wall time of the timed ops.
+	Elapsed time.Duration
+	// Err is why the loop stopped early (cancelled, or too many errors in a
+	// row); nil when all ops ran.
+	Err error
+	// LastErr is the last op error, if any.
+	LastErr error
+}
+
+// Loop does warmup untimed ops on c, then n timed ops, recording the latency
+// of each successful op into h. Failed ops are counted, not recorded. The
+// loop checks ctx every 256 ops; ops themselves get context.Background() so
+// that no driver starts a cancellation watcher per op.
+//
+// Inside the timed loop dbsock does nothing but read the clock twice and
+// record one value: no allocation, logging or I/O of its own.
+func Loop(ctx context.Context, c drivers.Conn, warmup, n int, h *hdrhistogram.Histogram) Sample {
+	op := context.Background()
+	var s Sample
+	consecutive := 0
+	for i := 0; i < warmup; i++ {
+		if i&255 == 0 && ctx.Err() != nil {
+			s.Err = ctx.Err()
+			return s
+		}
+		if err := c.Do(op); err != nil {
+			s.LastErr = err
+			if consecutive++; consecutive >= MaxConsecutiveErrors {
+				s.Err = err
+				return s
+			}
+			continue
+		}
+		consecutive = 0
+	}
+	consecutive = 0
+	start := time.Now()
+	for i := 0; i < n; i++ {
+		if i&255 == 0 && ctx.Err() != nil {
+			s.Err = ctx.Err()
+			break
+		}
+		t0 := time.Now()
+		err := c.Do(op)
+		d := int64(time.Since(t0))
+		s.Ops++
+		if err != nil {
+			s.Errors++
+			s.LastErr = err
+			if consecutive++; consecutive >= MaxConsecutiveErrors {
+				s.Err = err
+				break
+			}
+			continue
+		}
+		consecutive = 0
+		if d > results.HighestNs {
+			d = results.HighestNs
+		} else if d < results.LowestNs {
+			d = results.LowestNs
+		}
+		_ = h.RecordValue(d) // cannot fail: d is within the histogram's range
+	}
+	s.Elapsed = time.Since(start)
+	return s
+}
