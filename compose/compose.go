@@ -33,7 +33,10 @@ type Server struct {
 	// Origin says where the server came from, e.g. "local process
 	// /usr/sbin/mariadbd (pid 123)" or "external".
 	Origin string
-	stop   func(context.Context) error
+	// PID is the server's process ID when dbsock started it as a local
+	// process, else 0.
+	PID  int
+	stop func(context.Context) error
 }
 
 // Endpoint returns the server's endpoint on transport t.

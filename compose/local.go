@@ -16,6 +16,7 @@ import (
 
 	"github.com/dbsock/dbsock/drivers"
 	"github.com/dbsock/dbsock/internal/echoserver"
+	"github.com/dbsock/dbsock/internal/placement"
 )
 
 // ReadyTimeout bounds how long a local server may take to become ready.
@@ -31,6 +32,8 @@ type Local struct {
 	// EchoBinary is the executable started as the echo server child; empty
 	// means this very executable (see echoserver.MaybeRunChild).
 	EchoBinary string
+	// ServerCPUs, when set, pins every server started to these CPUs.
+	ServerCPUs []int
 
 	mu   sync.Mutex
 	root string
@@ -126,6 +129,7 @@ type localServer struct {
 	dir  string
 	port int
 	sock string
+	cpus []int
 	proc *process
 }
 
@@ -144,13 +148,17 @@ func (l *Local) prepare(target, sockName string) (*localServer, error) {
 		os.RemoveAll(dir)
 		return nil, fmt.Errorf("socket path %s is longer than %d bytes; set TMPDIR to a shorter directory", sock, drivers.MaxSocketPath)
 	}
-	return &localServer{dir: dir, port: port, sock: sock}, nil
+	return &localServer{dir: dir, port: port, sock: sock, cpus: l.ServerCPUs}, nil
 }
 
 func (ls *localServer) tcpAddr() string { return "127.0.0.1:" + strconv.Itoa(ls.port) }
 
 // start runs the server and waits until both endpoints accept.
 func (ls *localServer) start(ctx context.Context, name, bin string, args, env []string, stdin string) error {
+	bin, args, err := placement.Command(ls.cpus, bin, args)
+	if err != nil {
+		return err
+	}
 	p, err := startProcess(ls.dir, name, bin, args, env, stdin)
 	if err != nil {
 		return err
@@ -161,7 +169,7 @@ func (ls *localServer) start(ctx context.Context, name, bin string, args, env []
 
 // server wraps up a started server; stop ends the process and removes its dir.
 func (ls *localServer) server(target, origin string, tcp, unix drivers.Endpoint) *Server {
-	return &Server{Target: target, Provider: "local", TCP: tcp, Unix: unix, Origin: origin, stop: ls.stop}
+	return &Server{Target: target, Provider: "local", TCP: tcp, Unix: unix, Origin: origin, PID: ls.proc.cmd.Process.Pid, stop: ls.stop}
 }
 
 func (ls *localServer) stop(context.Context) error {

@@ -24,6 +24,17 @@ const (
 	Unix Transport = "unix"
 )
 
+// Label is the transport's name for people: "TCP" or "Unix".
+func (t Transport) Label() string {
+	switch t {
+	case TCP:
+		return "TCP"
+	case Unix:
+		return "Unix"
+	}
+	return string(t)
+}
+
 // Transports lists both transports in their canonical order.
 var Transports = [...]Transport{TCP, Unix}
 

@@ -13,6 +13,7 @@ import (
 
 	"github.com/dbsock/dbsock/compose"
 	"github.com/dbsock/dbsock/drivers"
+	"github.com/dbsock/dbsock/internal/placement"
 	"github.com/dbsock/dbsock/internal/report"
 	"github.com/dbsock/dbsock/internal/runner"
 	"github.com/dbsock/dbsock/scenarios"
@@ -25,6 +26,9 @@ type runOptions struct {
 	format            string
 	out               string
 	quiet             bool
+	placement         string
+	clientCPU         string
+	serverCPU         string
 
 	mysqlAddr, mysqlSocket, mysqlUser, mysqlPassword, mysqlDB string
 	redisAddr, redisSocket, redisPassword                     string
@@ -74,6 +78,9 @@ Passwords: DBSOCK_MYSQL_PASSWORD, DBSOCK_REDIS_PASSWORD, DBSOCK_MONGO_PASSWORD
 	f.IntVar(&o.n, "n", 10000, "timed lookups per transport per round")
 	f.IntVar(&o.warmup, "warmup", 1000, "untimed lookups before timing, on the same connection")
 	f.IntVar(&o.rounds, "rounds", 3, "rounds; the transport that goes first alternates")
+	f.StringVar(&o.placement, "placement", "none", "CPU placement: none (scheduler decides), same (client and servers on CPU 0), split (client CPU 0, servers CPU 1)")
+	f.StringVar(&o.clientCPU, "client-cpu", "", "pin the client to this CPU list (e.g. 0 or 0-1); overrides --placement")
+	f.StringVar(&o.serverCPU, "server-cpu", "", "pin servers dbsock starts to this CPU list; overrides --placement")
 	f.StringVar(&o.provider, "provider", "auto", "where servers come from: "+strings.Join(providers, ", "))
 	f.StringVar(&o.format, "format", "markdown", "output format: "+strings.Join(report.Formats, ", "))
 	f.StringVarP(&o.out, "out", "o", "", "write the report to this file instead of stdout (replaced whole)")
@@ -197,6 +204,19 @@ func runRun(ctx context.Context, o *runOptions, args []string, stdout, stderr io
 	if err != nil {
 		return err
 	}
+	place, err := placement.Resolve(o.placement, o.clientCPU, o.serverCPU)
+	if err != nil {
+		return usagef("%v", err)
+	}
+	if len(place.Client) > 0 && len(place.Server) == 0 {
+		// Servers would inherit the client's pinning: start them on every
+		// CPU the client could use before it was pinned.
+		if place.Server, err = placement.Affinity(0); err != nil {
+			return err
+		}
+	}
+	local := compose.NewLocal()
+	local.ServerCPUs = place.Server
 	external := &compose.External{Endpoints: pairs}
 	if o.provider == "external" {
 		for _, t := range targets {
@@ -211,11 +231,11 @@ func runRun(ctx context.Context, o *runOptions, args []string, stdout, stderr io
 	var provider compose.Provider
 	switch o.provider {
 	case "local":
-		provider = compose.NewLocal()
+		provider = local
 	case "external":
 		provider = external
 	default:
-		provider = &compose.Auto{Providers: []compose.Provider{external, compose.NewLocal()}}
+		provider = &compose.Auto{Providers: []compose.Provider{external, local}}
 	}
 	defer provider.Close()
 
@@ -227,6 +247,7 @@ func runRun(ctx context.Context, o *runOptions, args []string, stdout, stderr io
 		Targets:      targets,
 		Provider:     provider,
 		ProviderName: o.provider,
+		Placement:    place,
 		Options:      scenarios.Options{N: o.n, Warmup: o.warmup, Rounds: o.rounds},
 		Log:          log,
 	})

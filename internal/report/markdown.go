@@ -39,8 +39,8 @@ func writeMethod(b *strings.Builder, r *results.Report) {
 		"%d untimed warm-up operations, then %d timed operations, each timed on its own, "+
 		"over 127.0.0.1 TCP and over the server's Unix domain socket, in %d round(s) "+
 		"that alternate which transport goes first. Before timing, each connection's transport "+
-		"was verified on the server side. Servers were supplied by the %s provider.\n\n",
-		strings.Join(names, ", "), c.Warmup, c.N, c.Rounds, c.Provider)
+		"was verified on the server side. Servers were supplied by the %s provider. %s\n\n",
+		strings.Join(names, ", "), c.Warmup, c.N, c.Rounds, c.Provider, placementSentence(c.Placement))
 }
 
 func writeTarget(b *strings.Builder, r *results.Report, t results.Target) {
@@ -54,6 +54,9 @@ func writeTarget(b *strings.Builder, r *results.Report, t results.Target) {
 	}
 	if t.Origin != "" {
 		fmt.Fprintf(b, "- Supplied by: %s provider, %s\n", t.Provider, t.Origin)
+	}
+	if t.ServerCPUs != "" {
+		fmt.Fprintf(b, "- Server CPUs: %s\n", t.ServerCPUs)
 	}
 	if t.Operation != "" {
 		fmt.Fprintf(b, "- Operation: %s\n", t.Operation)
@@ -69,7 +72,7 @@ func writeTarget(b *strings.Builder, r *results.Report, t results.Target) {
 	}
 	for _, run := range r.Runs {
 		if run.Target == t.Name && run.TransportVerified && run.Round == 1 {
-			fmt.Fprintf(b, "- Verified %s: %s\n", run.Transport, run.Evidence)
+			fmt.Fprintf(b, "- Verified %s: %s\n", run.Transport.Label(), run.Evidence)
 		}
 	}
 	b.WriteString("\n")
@@ -85,7 +88,7 @@ func writeTarget(b *strings.Builder, r *results.Report, t results.Target) {
 	for _, row := range []struct {
 		name string
 		side results.Side
-	}{{"TCP", sum.TCP}, {"Unix", sum.Unix}} {
+	}{{drivers.TCP.Label(), sum.TCP}, {drivers.Unix.Label(), sum.Unix}} {
 		l := row.side.Latency
 		fmt.Fprintf(b, "| %s | %d | %d | %s | %s | %s | %s | %s | %s | %s | %s | %.0f |\n",
 			row.name, row.side.N, row.side.Errors,
@@ -98,6 +101,9 @@ func writeTarget(b *strings.Builder, r *results.Report, t results.Target) {
 		fmt.Fprintf(b, " **Unix speedup (TCP/Unix): %.2f× at p50, %.2f× at mean.**", sum.UnixSpeedupP50, sum.UnixSpeedupMean)
 	}
 	b.WriteString("\n\n")
+	for _, w := range sum.Warnings {
+		fmt.Fprintf(b, "> **Warning:** %s\n\n", w)
+	}
 	writeRounds(b, r, t.Name, unit)
 }
 
@@ -137,6 +143,13 @@ func writeRounds(b *strings.Builder, r *results.Report, target string, unit unit
 	b.WriteString(strings.Join(parts, "; ") + ".\n\n")
 }
 
+func placementSentence(p results.Placement) string {
+	if p.Mode == "none" || p.Mode == "" {
+		return fmt.Sprintf("Nothing was pinned to a CPU (the client could run on CPUs %s), so the scheduler chose where client and server ran.", p.ClientCPUs)
+	}
+	return fmt.Sprintf("CPU placement %q: the client ran pinned to CPU %s and the servers dbsock started to CPU %s.", p.Mode, p.ClientCPUs, p.ServerCPUs)
+}
+
 func writeEnvironment(b *strings.Builder, r *results.Report) {
 	e := r.Environment
 	b.WriteString("## Environment\n\n")
@@ -147,6 +160,7 @@ func writeEnvironment(b *strings.Builder, r *results.Report) {
 		{"OS / kernel", e.OS + "/" + e.Arch + ", Linux " + e.Kernel},
 		{"CPU", fmt.Sprintf("%s, %d logical CPUs", e.CPUModel, e.NumCPU)},
 		{"Go", e.GoVersion},
+		{"Placement", fmt.Sprintf("%s (client CPUs %s, server CPUs %s)", r.Config.Placement.Mode, r.Config.Placement.ClientCPUs, orDash(r.Config.Placement.ServerCPUs))},
 		{"Run", fmt.Sprintf("n=%d, warmup=%d, rounds=%d, scenario=%s, provider=%s", r.Config.N, r.Config.Warmup, r.Config.Rounds, r.Config.Scenario, r.Config.Provider)},
 	}
 	for _, k := range sortedKeys(e.Drivers) {
@@ -168,6 +182,13 @@ func shortCommit(c string) string {
 		return "(" + c + ")"
 	}
 	return ""
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "not pinned"
+	}
+	return s
 }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

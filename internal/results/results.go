@@ -57,6 +57,19 @@ type Config struct {
 	Rounds   int    `json:"rounds"`
 	Provider string `json:"provider"`
 	Scenario string `json:"scenario"`
+	// Placement is where the client ran, read back from the OS.
+	Placement Placement `json:"placement"`
+}
+
+// Placement records the CPU placement in effect. CPU lists are as the OS
+// reported them after pinning (e.g. "0" or "0,1").
+type Placement struct {
+	// Mode is none (not pinned), same, split or custom.
+	Mode string `json:"mode"`
+	// ClientCPUs are the CPUs the client's threads may run on.
+	ClientCPUs string `json:"client_cpus"`
+	// ServerCPUs are the CPUs requested for servers ("" when not pinned).
+	ServerCPUs string `json:"server_cpus,omitempty"`
 }
 
 // Target records one target's server and what one op on it is.
@@ -67,6 +80,9 @@ type Target struct {
 	Server    drivers.ServerInfo `json:"server"`
 	Operation string             `json:"operation,omitempty"`
 	Endpoints []drivers.Endpoint `json:"endpoints,omitempty"`
+	// ServerCPUs are the CPUs the server process may run on, read back from
+	// the OS; "" when dbsock does not control the server (external).
+	ServerCPUs string `json:"server_cpus,omitempty"`
 	// Error is why the target could not be measured completely.
 	Error string `json:"error,omitempty"`
 }
@@ -125,6 +141,8 @@ type Summary struct {
 	UnixSpeedupP50 float64 `json:"unix_speedup_p50"`
 	// UnixSpeedupMean is TCP mean / Unix mean.
 	UnixSpeedupMean float64 `json:"unix_speedup_mean"`
+	// Warnings say in words why the numbers above may not be solid.
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // WriteJSON writes r as indented JSON.

@@ -2,6 +2,7 @@ package results
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 
@@ -20,6 +21,7 @@ func (r *Report) Summarize() error {
 	}
 	var order []key
 	pools := map[key]*pool{}
+	p50s := map[key]map[drivers.Transport][]int64{}
 	for i := range r.Runs {
 		run := &r.Runs[i]
 		k := key{run.Target, run.Scenario}
@@ -32,6 +34,12 @@ func (r *Report) Summarize() error {
 		if p.side[run.Transport] == nil {
 			p.side[run.Transport] = &Side{}
 			p.hist[run.Transport] = NewHistogram()
+		}
+		if p50s[k] == nil {
+			p50s[k] = map[drivers.Transport][]int64{}
+		}
+		if !run.Incomplete && run.Latency.P50 > 0 {
+			p50s[k][run.Transport] = append(p50s[k][run.Transport], run.Latency.P50)
 		}
 		s := p.side[run.Transport]
 		s.N += run.N
@@ -62,6 +70,11 @@ func (r *Report) Summarize() error {
 		}
 		sum.UnixSpeedupP50 = ratio(float64(sum.TCP.Latency.P50), float64(sum.Unix.Latency.P50))
 		sum.UnixSpeedupMean = ratio(sum.TCP.Latency.Mean, sum.Unix.Latency.Mean)
+		for _, t := range drivers.Transports {
+			if w := roundSpread(t, p50s[k][t], r.Config.Placement.Mode); w != "" {
+				sum.Warnings = append(sum.Warnings, w)
+			}
+		}
 		r.Summary = append(r.Summary, sum)
 	}
 	return nil
@@ -72,4 +85,30 @@ func ratio(tcp, unix float64) float64 {
 		return 0
 	}
 	return tcp / unix
+}
+
+// UnstableSpread is the ratio between the slowest and fastest round's p50
+// above which the rounds are said to disagree.
+const UnstableSpread = 1.25
+
+// roundSpread warns when one transport's p50 moved by more than
+// UnstableSpread between rounds: on small machines that is usually CPU
+// placement (a server woken on another CPU), not the transport.
+func roundSpread(t drivers.Transport, p50s []int64, placementMode string) string {
+	if len(p50s) < 2 {
+		return ""
+	}
+	lo, hi := p50s[0], p50s[0]
+	for _, v := range p50s {
+		lo, hi = min(lo, v), max(hi, v)
+	}
+	if float64(hi) <= UnstableSpread*float64(lo) {
+		return ""
+	}
+	advice := "This is usually CPU placement; pin client and server with --placement same (or split) and run again."
+	if placementMode != "" && placementMode != "none" {
+		advice = "Client and server were pinned, so look for other load on the machine, or run more rounds with a larger --n."
+	}
+	return fmt.Sprintf("%s p50 ranged from %s to %s across rounds (%.2f×): the rounds disagree, so the pooled numbers and the speedup are not solid. %s",
+		t.Label(), time.Duration(lo), time.Duration(hi), float64(hi)/float64(lo), advice)
 }

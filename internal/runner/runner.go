@@ -16,6 +16,7 @@ import (
 	"github.com/dbsock/dbsock/drivers/mongo"
 	"github.com/dbsock/dbsock/drivers/mysql"
 	"github.com/dbsock/dbsock/drivers/redis"
+	"github.com/dbsock/dbsock/internal/placement"
 	"github.com/dbsock/dbsock/internal/results"
 	"github.com/dbsock/dbsock/internal/sysinfo"
 	"github.com/dbsock/dbsock/scenarios"
@@ -48,6 +49,9 @@ type Plan struct {
 	Provider     compose.Provider
 	ProviderName string // as the user gave it, e.g. "auto"
 	Options      scenarios.Options
+	// Placement pins the client (here) and names the servers' CPUs (the
+	// provider pins those when it starts them).
+	Placement placement.Placement
 	// Log receives one line per step (server ready, run done); nil discards.
 	Log io.Writer
 }
@@ -73,6 +77,15 @@ func Run(ctx context.Context, p Plan) (*results.Report, error) {
 		Runs:    []results.Run{},
 	}
 	var errs []error
+	if len(p.Placement.Client) > 0 {
+		if err := placement.PinProcess(p.Placement.Client); err != nil {
+			return rep, err
+		}
+	}
+	rep.Config.Placement = results.Placement{Mode: p.Placement.Mode, ServerCPUs: placement.FormatList(p.Placement.Server)}
+	if cpus, err := placement.Affinity(0); err == nil {
+		rep.Config.Placement.ClientCPUs = placement.FormatList(cpus)
+	}
 	for _, target := range p.Targets {
 		if ctx.Err() != nil {
 			errs = append(errs, fmt.Errorf("%s: not run: %w", target, ctx.Err()))
@@ -112,6 +125,13 @@ func runTarget(ctx context.Context, p Plan, target string, rep *results.Report, 
 	}()
 	ti.Provider, ti.Origin = srv.Provider, srv.Origin
 	ti.Endpoints = []drivers.Endpoint{srv.TCP, srv.Unix}
+	if srv.PID > 0 {
+		cpus, err := placement.Affinity(srv.PID)
+		if err != nil {
+			return err
+		}
+		ti.ServerCPUs = placement.FormatList(cpus)
+	}
 	for _, ep := range ti.Endpoints {
 		if err := ep.Validate(); err != nil {
 			return fmt.Errorf("%s endpoint: %w", target, err)

@@ -1,0 +1,160 @@
+// Package placement controls and reads back which CPUs the client and the
+// servers run on. On small machines CPU placement moves latency more than
+// the transport does (waking a server on another CPU costs tens of
+// microseconds), so dbsock lets the user fix it and always reports it.
+package placement
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+
+	"golang.org/x/sys/unix"
+)
+
+// Modes accepted by --placement.
+var Modes = []string{"none", "same", "split"}
+
+// Placement is a requested CPU placement; nil CPU lists mean "not pinned".
+type Placement struct {
+	Mode   string
+	Client []int
+	Server []int
+}
+
+// Resolve turns --placement and the explicit lists into a Placement.
+// "same" puts client and servers on CPU 0; "split" puts the client on CPU 0
+// and the servers on CPU 1. Explicit lists override the mode's choice.
+func Resolve(mode, clientList, serverList string) (Placement, error) {
+	p := Placement{Mode: mode}
+	switch mode {
+	case "", "none":
+		p.Mode = "none"
+	case "same":
+		p.Client, p.Server = []int{0}, []int{0}
+	case "split":
+		if runtime.NumCPU() < 2 {
+			return p, fmt.Errorf("--placement split needs 2 CPUs; this machine has %d", runtime.NumCPU())
+		}
+		p.Client, p.Server = []int{0}, []int{1}
+	default:
+		return p, fmt.Errorf("--placement %q is not accepted; use one of: %s", mode, strings.Join(Modes, ", "))
+	}
+	var err error
+	if clientList != "" {
+		if p.Client, err = ParseList(clientList); err != nil {
+			return p, fmt.Errorf("--client-cpu: %w", err)
+		}
+		if p.Mode == "none" {
+			p.Mode = "custom"
+		}
+	}
+	if serverList != "" {
+		if p.Server, err = ParseList(serverList); err != nil {
+			return p, fmt.Errorf("--server-cpu: %w", err)
+		}
+		if p.Mode == "none" {
+			p.Mode = "custom"
+		}
+	}
+	return p, nil
+}
+
+// ParseList parses a CPU list such as "0", "0,2" or "0-3" and checks that
+// every CPU exists on this machine.
+func ParseList(s string) ([]int, error) {
+	seen := map[int]bool{}
+	for _, part := range strings.Split(s, ",") {
+		lo, hi, isRange := strings.Cut(strings.TrimSpace(part), "-")
+		a, err := strconv.Atoi(lo)
+		b := a
+		if err == nil && isRange {
+			b, err = strconv.Atoi(hi)
+		}
+		if err != nil || a < 0 || b < a {
+			return nil, fmt.Errorf("CPU list %q is not like 0, 0,2 or 0-3", s)
+		}
+		for c := a; c <= b; c++ {
+			if c >= runtime.NumCPU() {
+				return nil, fmt.Errorf("CPU %d in %q does not exist; this machine has CPUs 0-%d", c, s, runtime.NumCPU()-1)
+			}
+			seen[c] = true
+		}
+	}
+	out := make([]int, 0, len(seen))
+	for c := range seen {
+		out = append(out, c)
+	}
+	sort.Ints(out)
+	return out, nil
+}
+
+// FormatList renders a CPU list as "0,1"; an empty list as "".
+func FormatList(cpus []int) string {
+	parts := make([]string, len(cpus))
+	for i, c := range cpus {
+		parts[i] = strconv.Itoa(c)
+	}
+	return strings.Join(parts, ",")
+}
+
+func cpuSet(cpus []int) *unix.CPUSet {
+	var set unix.CPUSet
+	for _, c := range cpus {
+		set.Set(c)
+	}
+	return &set
+}
+
+// PinProcess pins every thread of this process to cpus; threads created
+// later inherit the pinning.
+func PinProcess(cpus []int) error {
+	tasks, err := os.ReadDir("/proc/self/task")
+	if err != nil {
+		return fmt.Errorf("pin client to CPUs %s: list threads: %w", FormatList(cpus), err)
+	}
+	set := cpuSet(cpus)
+	for _, t := range tasks {
+		tid, err := strconv.Atoi(t.Name())
+		if err != nil {
+			continue
+		}
+		if err := unix.SchedSetaffinity(tid, set); err != nil {
+			return fmt.Errorf("pin client thread %d to CPUs %s: %w", tid, FormatList(cpus), err)
+		}
+	}
+	return nil
+}
+
+// Affinity reads back the CPUs pid (0: the calling thread) may run on.
+func Affinity(pid int) ([]int, error) {
+	var set unix.CPUSet
+	if err := unix.SchedGetaffinity(pid, &set); err != nil {
+		return nil, fmt.Errorf("read CPU affinity of pid %d: %w", pid, err)
+	}
+	var out []int
+	for c := 0; c < 1024; c++ {
+		if set.IsSet(c) {
+			out = append(out, c)
+		}
+	}
+	return out, nil
+}
+
+// Command wraps bin and args so that the program starts pinned to cpus
+// (with taskset, so that every thread it creates inherits the pinning). With
+// no cpus it returns bin and args unchanged.
+func Command(cpus []int, bin string, args []string) (string, []string, error) {
+	if len(cpus) == 0 {
+		return bin, args, nil
+	}
+	taskset, err := exec.LookPath("taskset")
+	if err != nil {
+		return "", nil, fmt.Errorf("pin %s to CPUs %s: taskset not found (apt-get install util-linux)", bin, FormatList(cpus))
+	}
+	return taskset, append([]string{"-c", FormatList(cpus), bin}, args...), nil
+}
