@@ -36,11 +36,12 @@ func writeMethod(b *strings.Builder, r *results.Report) {
 		names = append(names, name)
 	}
 	fmt.Fprintf(b, "dbsock measured %s from one Go client on one connection per transport: "+
-		"%d untimed warm-up operations, then %d timed operations, each timed on its own, "+
-		"over 127.0.0.1 TCP and over the server's Unix domain socket, in %d round(s) "+
+		"%s, then %s, each timed on its own, "+
+		"over 127.0.0.1 TCP and over the server's Unix domain socket, in %s "+
 		"that alternate which transport goes first. Before timing, each connection's transport "+
 		"was verified on the server side. Servers were supplied by the %s provider. %s\n\n",
-		strings.Join(names, ", "), c.Warmup, c.N, c.Rounds, c.Provider, placementSentence(c.Placement))
+		strings.Join(names, ", "), plural(c.Warmup, "untimed warm-up operation"), plural(c.N, "timed operation"),
+		plural(c.Rounds, "round"), c.Provider, placementSentence(c.Placement))
 }
 
 func writeTarget(b *strings.Builder, r *results.Report, t results.Target) {
@@ -182,6 +183,13 @@ func shortCommit(c string) string {
 		return "(" + c + ")"
 	}
 	return ""
+}
+
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 func orDash(s string) string {

@@ -1,0 +1,85 @@
+package drivers
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+)
+
+func TestEndpointValidate(t *testing.T) {
+	long := "/" + strings.Repeat("a", MaxSocketPath)
+	tests := []struct {
+		name    string
+		ep      Endpoint
+		wantErr string
+	}{
+		{"tcp ok", Endpoint{Transport: TCP, Address: "127.0.0.1:3306"}, ""},
+		{"tcp ipv6 ok", Endpoint{Transport: TCP, Address: "[::1]:6379"}, ""},
+		{"tcp no port", Endpoint{Transport: TCP, Address: "127.0.0.1"}, "not HOST:PORT"},
+		{"tcp empty host", Endpoint{Transport: TCP, Address: ":3306"}, "not HOST:PORT"},
+		{"tcp named port", Endpoint{Transport: TCP, Address: "localhost:mysql"}, "non-numeric port"},
+		{"unix ok", Endpoint{Transport: Unix, Address: "/run/mysqld/mysqld.sock"}, ""},
+		{"unix relative", Endpoint{Transport: Unix, Address: "mysqld.sock"}, "not absolute"},
+		{"unix too long", Endpoint{Transport: Unix, Address: long}, "OS limit is 107"},
+		{"unknown transport", Endpoint{Transport: "udp", Address: "x"}, "unknown transport"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := tt.ep.Validate()
+			if tt.wantErr == "" {
+				if err != nil {
+					t.Fatalf("Validate() = %v, want nil", err)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Fatalf("Validate() = %v, want error containing %q", err, tt.wantErr)
+			}
+		})
+	}
+}
+
+func TestEndpointStringHidesPassword(t *testing.T) {
+	ep := Endpoint{Transport: TCP, Address: "127.0.0.1:1", User: "u", Password: "hunter2"}
+	if s := ep.String(); strings.Contains(s, "hunter2") || !strings.Contains(s, "****") {
+		t.Fatalf("String() = %q: want the password masked", s)
+	}
+}
+
+func TestTransportOfPeer(t *testing.T) {
+	for peer, want := range map[string]Transport{
+		"127.0.0.1:5555":        TCP,
+		"[::1]:5555":            TCP,
+		"invalid AddrPort":      Unix,
+		"anonymous unix socket": Unix,
+		"":                      Unix,
+	} {
+		if got := TransportOfPeer(peer); got != want {
+			t.Errorf("TransportOfPeer(%q) = %s, want %s", peer, got, want)
+		}
+	}
+}
+
+type fakeConn struct {
+	v   Verification
+	err error
+}
+
+func (f fakeConn) Do(context.Context) error                     { return nil }
+func (f fakeConn) Verify(context.Context) (Verification, error) { return f.v, f.err }
+func (f fakeConn) Close() error                                 { return nil }
+
+func TestCheckTransport(t *testing.T) {
+	ctx := context.Background()
+	if _, err := CheckTransport(ctx, fakeConn{v: Verification{Transport: Unix}}, Unix); err != nil {
+		t.Fatalf("matching transport: %v", err)
+	}
+	_, err := CheckTransport(ctx, fakeConn{v: Verification{Transport: TCP, Evidence: "host 127.0.0.1:1"}}, Unix)
+	if !errors.Is(err, ErrMismatch) || !strings.Contains(err.Error(), "127.0.0.1:1") {
+		t.Fatalf("mismatch: got %v, want ErrMismatch naming the evidence", err)
+	}
+	if _, err := CheckTransport(ctx, fakeConn{err: errors.New("boom")}, TCP); err == nil || !strings.Contains(err.Error(), "boom") {
+		t.Fatalf("verify error: got %v", err)
+	}
+}

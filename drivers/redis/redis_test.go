@@ -1,0 +1,51 @@
+package redis
+
+import (
+	"testing"
+
+	"github.com/dbsock/dbsock/drivers"
+)
+
+func TestParseClientInfo(t *testing.T) {
+	tests := []struct {
+		name string
+		line string
+		want drivers.Transport
+	}{
+		{"tcp", "id=5 addr=127.0.0.1:50472 laddr=127.0.0.1:40841 fd=9 name= age=0 flags=N db=0", drivers.TCP},
+		{"unix", "id=6 addr=/tmp/d/redis.sock:0 laddr=/tmp/d/redis.sock:0 fd=10 flags=U db=0", drivers.Unix},
+		{"unix flag only", "id=7 addr=:0 laddr=:0 flags=U", drivers.Unix},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			v, err := ParseClientInfo(tt.line)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if v.Transport != tt.want {
+				t.Fatalf("transport = %s, want %s (%s)", v.Transport, tt.want, v.Evidence)
+			}
+		})
+	}
+	if _, err := ParseClientInfo("id=1 flags=N"); err == nil {
+		t.Fatal("a line without addr must be an error")
+	}
+}
+
+func TestParseInfo(t *testing.T) {
+	got := ParseInfo("# Server\r\nredis_version:7.0.15\r\nredis_mode:standalone\r\n")
+	if got.Product != "Redis" || got.Version != "7.0.15" {
+		t.Fatalf("ParseInfo = %+v", got)
+	}
+	got = ParseInfo("# Server\r\nredis_version:7.2.4\r\nserver_name:valkey\r\nvalkey_version:8.0.1\r\n")
+	if got.Product != "Valkey" || got.Version != "8.0.1" {
+		t.Fatalf("ParseInfo(valkey) = %+v", got)
+	}
+}
+
+func TestOptionsPoolOfOne(t *testing.T) {
+	o := Options(drivers.Endpoint{Transport: drivers.Unix, Address: "/tmp/r.sock", Password: "p"})
+	if o.Network != "unix" || o.Addr != "/tmp/r.sock" || o.PoolSize != 1 || o.Password != "p" {
+		t.Fatalf("Options = %+v", o)
+	}
+}

@@ -1,0 +1,96 @@
+package report
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/dbsock/dbsock/drivers"
+	"github.com/dbsock/dbsock/internal/results"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files in testdata")
+
+// fixture is a fixed two-round report, as a real run would produce.
+func fixture(t *testing.T) *results.Report {
+	t.Helper()
+	r := &results.Report{
+		SchemaVersion: results.SchemaVersion,
+		Tool:          results.Tool{Name: "dbsock", Version: "v0.1.0", Commit: "0123456789abcdef"},
+		StartedAt:     time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC),
+		Environment: results.Environment{OS: "linux", Arch: "amd64", Kernel: "6.1.0", CPUModel: "Test CPU", NumCPU: 2,
+			GoVersion: "go1.26.8", Drivers: map[string]string{"github.com/redis/go-redis/v9": "v9.23.0"}},
+		Config: results.Config{N: 4, Warmup: 1, Rounds: 2, Provider: "local", Scenario: "pk",
+			Placement: results.Placement{Mode: "same", ClientCPUs: "0", ServerCPUs: "0"}},
+		Targets: []results.Target{{
+			Name: "redis", Provider: "local", Origin: "local process /usr/bin/redis-server (pid 42)",
+			Server:    drivers.ServerInfo{Product: "Redis", Version: "7.0.15", Detail: "mode standalone"},
+			Operation: "`GET dbsock:user:1` (one round trip per op)", ServerCPUs: "0",
+			Endpoints: []drivers.Endpoint{{Transport: drivers.TCP, Address: "127.0.0.1:6379", Password: "secret"},
+				{Transport: drivers.Unix, Address: "/tmp/dbsock-1/redis.sock", Password: "secret"}},
+		}},
+	}
+	add := func(tr drivers.Transport, round int, values ...int64) {
+		h := results.NewHistogram()
+		for _, v := range values {
+			_ = h.RecordValue(v)
+		}
+		enc, err := results.EncodeHistogram(h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ev := "client addr=127.0.0.1:5000 flags=N"
+		if tr == drivers.Unix {
+			ev = "client addr=/tmp/dbsock-1/redis.sock:0 flags=U"
+		}
+		r.Runs = append(r.Runs, results.Run{Target: "redis", Scenario: "pk", Transport: tr, Round: round,
+			N: int64(len(values)), TransportVerified: true, Evidence: ev, Latency: results.LatencyOf(h),
+			Histogram: enc, ElapsedNs: 50000})
+	}
+	add(drivers.TCP, 1, 10000, 11000, 12000, 30000)
+	add(drivers.Unix, 1, 7000, 7500, 8000, 20000)
+	add(drivers.Unix, 2, 7100, 7400, 8100, 21000)
+	add(drivers.TCP, 2, 10100, 10900, 12100, 31000)
+	if err := r.Summarize(); err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./internal/report -update to create it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs from the golden file; if the change is intended, run go test ./internal/report -update\n--- got ---\n%s", name, got)
+	}
+}
+
+func TestMarkdownGolden(t *testing.T) {
+	var buf bytes.Buffer
+	if err := Markdown(&buf, fixture(t)); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "report.md", buf.Bytes())
+	if strings.Contains(buf.String(), "secret") {
+		t.Fatal("the Markdown report contains the password")
+	}
+}
+
+func TestWriteRejectsUnknownFormat(t *testing.T) {
+	if err := Write(&bytes.Buffer{}, "yaml", fixture(t)); err == nil || !strings.Contains(err.Error(), "markdown") {
+		t.Fatalf("got %v, want an error listing the formats", err)
+	}
+}

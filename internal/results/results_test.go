@@ -1,0 +1,108 @@
+package results
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/dbsock/dbsock/drivers"
+)
+
+// run builds a run whose histogram holds n copies of each value.
+func run(t *testing.T, target string, tr drivers.Transport, round int, values ...int64) Run {
+	t.Helper()
+	h := NewHistogram()
+	for _, v := range values {
+		if err := h.RecordValue(v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	enc, err := EncodeHistogram(h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Run{Target: target, Scenario: "pk", Transport: tr, Round: round, N: int64(len(values)),
+		Latency: LatencyOf(h), Histogram: enc, ElapsedNs: int64(len(values)) * 1000, TransportVerified: true}
+}
+
+func TestSummarizePoolsRoundsAndComputesSpeedup(t *testing.T) {
+	r := &Report{SchemaVersion: SchemaVersion, Runs: []Run{
+		run(t, "redis", drivers.TCP, 1, 20000, 20000, 20000),
+		run(t, "redis", drivers.Unix, 1, 10000, 10000, 10000),
+		run(t, "redis", drivers.Unix, 2, 10000, 10000, 10000),
+		run(t, "redis", drivers.TCP, 2, 20000, 20000, 20000),
+	}}
+	if err := r.Summarize(); err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Summary) != 1 {
+		t.Fatalf("got %d summaries, want 1", len(r.Summary))
+	}
+	s := r.Summary[0]
+	if s.TCP.N != 6 || s.Unix.N != 6 {
+		t.Fatalf("pooled N tcp=%d unix=%d, want 6 each", s.TCP.N, s.Unix.N)
+	}
+	if s.UnixSpeedupP50 < 1.99 || s.UnixSpeedupP50 > 2.01 || s.UnixSpeedupMean < 1.99 || s.UnixSpeedupMean > 2.01 {
+		t.Fatalf("speedup p50=%v mean=%v, want 2", s.UnixSpeedupP50, s.UnixSpeedupMean)
+	}
+	if len(s.Warnings) != 0 {
+		t.Fatalf("steady rounds got warnings: %v", s.Warnings)
+	}
+	if s.TCP.OpsPerSec < 999_999 || s.TCP.OpsPerSec > 1_000_001 {
+		t.Fatalf("ops/s = %v, want 1e6 (6 ops in 6 µs)", s.TCP.OpsPerSec)
+	}
+}
+
+func TestSummarizeWarnsWhenRoundsDisagree(t *testing.T) {
+	r := &Report{Runs: []Run{
+		run(t, "redis", drivers.TCP, 1, 11000),
+		run(t, "redis", drivers.Unix, 1, 9000),
+		run(t, "redis", drivers.Unix, 2, 9000),
+		run(t, "redis", drivers.TCP, 2, 62000),
+	}}
+	if err := r.Summarize(); err != nil {
+		t.Fatal(err)
+	}
+	w := r.Summary[0].Warnings
+	if len(w) != 1 || !strings.Contains(w[0], "TCP p50") || !strings.Contains(w[0], "--placement") {
+		t.Fatalf("warnings = %q, want one about TCP suggesting --placement", w)
+	}
+}
+
+func TestJSONRoundTrip(t *testing.T) {
+	r := &Report{SchemaVersion: SchemaVersion, StartedAt: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC),
+		Runs: []Run{run(t, "echo", drivers.TCP, 1, 5000), run(t, "echo", drivers.Unix, 1, 4000)}}
+	r.Runs[0].Endpoint = drivers.Endpoint{Transport: drivers.TCP, Address: "127.0.0.1:1", User: "u", Password: "secret"}
+	if err := r.Summarize(); err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := r.WriteJSON(&buf); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(buf.String(), "secret") {
+		t.Fatal("the JSON contains the password")
+	}
+	for _, field := range []string{`"schema_version": 1`, `"latency_ns"`, `"transport_verified": true`, `"unix_speedup_p50"`, `"network": "tcp"`} {
+		if !strings.Contains(buf.String(), field) {
+			t.Errorf("JSON lacks %s", field)
+		}
+	}
+	back, err := ReadJSON(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := back.Summarize(); err != nil {
+		t.Fatal(err)
+	}
+	if back.Summary[0].UnixSpeedupP50 != r.Summary[0].UnixSpeedupP50 {
+		t.Fatalf("re-summarized speedup %v, want %v", back.Summary[0].UnixSpeedupP50, r.Summary[0].UnixSpeedupP50)
+	}
+}
+
+func TestReadJSONRejectsOtherSchema(t *testing.T) {
+	if _, err := ReadJSON(strings.NewReader(`{"schema_version": 99}`)); err == nil || !strings.Contains(err.Error(), "schema_version 99") {
+		t.Fatalf("got %v", err)
+	}
+}

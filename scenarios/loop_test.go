@@ -1,0 +1,105 @@
+package scenarios
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/dbsock/dbsock/drivers"
+	"github.com/dbsock/dbsock/internal/results"
+)
+
+// scriptConn is a unit-test double: op i fails when fail(i) says so.
+type scriptConn struct {
+	calls int
+	fail  func(i int) bool
+}
+
+func (c *scriptConn) Do(context.Context) error {
+	i := c.calls
+	c.calls++
+	if c.fail != nil && c.fail(i) {
+		return errors.New("scripted failure")
+	}
+	return nil
+}
+func (c *scriptConn) Verify(context.Context) (drivers.Verification, error) {
+	return drivers.Verification{}, nil
+}
+func (c *scriptConn) Close() error { return nil }
+
+func TestLoopCountsAndRecords(t *testing.T) {
+	c := &scriptConn{}
+	h := results.NewHistogram()
+	s := Loop(context.Background(), c, 7, 100, h)
+	if c.calls != 107 || s.Ops != 100 || s.Errors != 0 || s.Err != nil {
+		t.Fatalf("calls=%d sample=%+v, want 107 calls, 100 ops, no errors", c.calls, s)
+	}
+	if h.TotalCount() != 100 {
+		t.Fatalf("recorded %d values, want 100", h.TotalCount())
+	}
+	if s.Elapsed <= 0 {
+		t.Fatal("elapsed must be positive")
+	}
+}
+
+func TestLoopCountsErrorsWithoutRecordingThem(t *testing.T) {
+	warmup := 5
+	c := &scriptConn{fail: func(i int) bool { return i >= warmup && (i-warmup)%10 == 0 }}
+	h := results.NewHistogram()
+	s := Loop(context.Background(), c, warmup, 100, h)
+	if s.Ops != 100 || s.Errors != 10 || s.Err != nil || s.LastErr == nil {
+		t.Fatalf("sample = %+v, want 100 ops, 10 errors, not stopped", s)
+	}
+	if h.TotalCount() != 90 {
+		t.Fatalf("recorded %d, want 90 (failed ops are not latencies)", h.TotalCount())
+	}
+}
+
+func TestLoopStopsAfterConsecutiveErrors(t *testing.T) {
+	c := &scriptConn{fail: func(i int) bool { return i >= 50 }}
+	s := Loop(context.Background(), c, 0, 1000, results.NewHistogram())
+	if s.Err == nil || s.Ops != 50+MaxConsecutiveErrors || s.Errors != MaxConsecutiveErrors {
+		t.Fatalf("sample = %+v, want a stop after %d consecutive errors", s, MaxConsecutiveErrors)
+	}
+}
+
+func TestLoopStopsWhenCancelled(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	c := &scriptConn{fail: func(i int) bool {
+		if i == 300 {
+			cancel()
+		}
+		return false
+	}}
+	s := Loop(ctx, c, 0, 100000, results.NewHistogram())
+	if !errors.Is(s.Err, context.Canceled) || s.Ops >= 100000 || s.Ops < 300 {
+		t.Fatalf("sample = %+v, want cancelled soon after op 300", s)
+	}
+}
+
+func TestOrderAlternates(t *testing.T) {
+	if o := Order(1); o[0] != drivers.TCP || o[1] != drivers.Unix {
+		t.Fatalf("round 1 = %v, want TCP first", o)
+	}
+	if o := Order(2); o[0] != drivers.Unix || o[1] != drivers.TCP {
+		t.Fatalf("round 2 = %v, want Unix first", o)
+	}
+}
+
+type nopConn struct{}
+
+func (nopConn) Do(context.Context) error { return nil }
+func (nopConn) Verify(context.Context) (drivers.Verification, error) {
+	return drivers.Verification{}, nil
+}
+func (nopConn) Close() error { return nil }
+
+// BenchmarkHarness measures what the timing loop itself costs per op:
+// two clock reads and one histogram record around an op that does nothing.
+func BenchmarkHarness(b *testing.B) {
+	h := results.NewHistogram()
+	b.ReportAllocs()
+	b.ResetTimer()
+	Loop(context.Background(), nopConn{}, 0, b.N, h)
+}
