@@ -56,7 +56,7 @@ func measure(ctx context.Context, d drivers.Driver, ep drivers.Endpoint, opt Opt
 	}
 	conn, err := d.Open(ctx, ep)
 	if err != nil {
-		return fail(err)
+		return fail(drivers.Explain(err, ep))
 	}
 	defer conn.Close()
 	v, err := drivers.CheckTransport(ctx, conn, ep.Transport)

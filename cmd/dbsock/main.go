@@ -15,11 +15,13 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/dbsock/dbsock/drivers/redis"
 	"github.com/dbsock/dbsock/internal/echoserver"
 )
 
 func main() {
 	echoserver.MaybeRunChild()
+	redis.Quiet()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	go func() {
 		// After the first signal, a second one ends dbsock at once (its

@@ -21,6 +21,9 @@ Unix domain socket, and reports the latency of both side by side.`,
 		SilenceErrors: true,
 		SilenceUsage:  true,
 		Args:          noArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return cmd.Help()
+		},
 	}
 	root.SetOut(stdout)
 	root.SetErr(stderr)

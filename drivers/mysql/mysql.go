@@ -18,7 +18,7 @@ import (
 )
 
 // Query is the primary-key lookup every op performs.
-const Query = "SELECT nickname FROM `user` WHERE id = ?"
+const Query = "SELECT nickname FROM user WHERE id = ?"
 
 // LookupID is the primary key the op looks up.
 const LookupID = 1

@@ -16,6 +16,15 @@ import (
 	"github.com/dbsock/dbsock/drivers"
 )
 
+// Quiet stops go-redis from logging on its own (e.g. each failed dial):
+// dbsock reports every error itself, once, with context. It changes a
+// process-wide setting, so commands call it, not libraries.
+func Quiet() { goredis.SetLogger(quietLogger{}) }
+
+type quietLogger struct{}
+
+func (quietLogger) Printf(context.Context, string, ...any) {}
+
 // Key is the key every op reads; Value is what it holds.
 const (
 	Key   = "dbsock:user:1"

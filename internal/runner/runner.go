@@ -139,12 +139,12 @@ func runTarget(ctx context.Context, p Plan, target string, rep *results.Report, 
 	}
 	info, err := d.Info(ctx, srv.TCP)
 	if err != nil {
-		return err
+		return drivers.Explain(err, srv.TCP)
 	}
 	ti.Server = info
 	fmt.Fprintf(log, "dbsock: %s: %s from %s, ready in %s\n", target, info, srv.Origin, time.Since(began).Round(time.Millisecond))
 	if err := d.Seed(ctx, srv.Unix); err != nil {
-		return err
+		return drivers.Explain(err, srv.Unix)
 	}
 	return scenarios.RunPK(ctx, d, srv, info, p.Options, func(run results.Run) {
 		rep.Runs = append(rep.Runs, run)

@@ -1,0 +1,38 @@
+# dbsock: build, install server dependencies, test, benchmark.
+
+GO      ?= go
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo devel)
+COMMIT  ?= $(shell git rev-parse HEAD 2>/dev/null)
+LDFLAGS := -X github.com/dbsock/dbsock/internal/sysinfo.Version=$(VERSION) -X github.com/dbsock/dbsock/internal/sysinfo.Commit=$(COMMIT)
+
+.PHONY: all build deps test unit vet bench clean
+
+all: build
+
+## build: compile bin/dbsock
+build:
+	$(GO) build -ldflags "$(LDFLAGS)" -o bin/dbsock ./cmd/dbsock
+
+## deps: install MariaDB and Redis (apt) and build FerretDB (Go module proxy)
+deps:
+	scripts/install-deps.sh
+
+## test: install what the tests need, vet, then run unit and real-server integration tests
+test: deps vet
+	DBSOCK_REQUIRE_SERVERS=1 $(GO) test -count=1 ./...
+
+## unit: tests that need no server (integration tests skip)
+unit:
+	$(GO) test -count=1 -short ./...
+
+vet:
+	@unformatted=$$(gofmt -l $$(git ls-files '*.go')); \
+	if [ -n "$$unformatted" ]; then echo "gofmt needed: $$unformatted"; exit 1; fi
+	$(GO) vet ./...
+
+## bench: the harness's own cost per op
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem ./scenarios/
+
+clean:
+	rm -rf bin

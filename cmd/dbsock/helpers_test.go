@@ -1,0 +1,22 @@
+package main
+
+import (
+	"context"
+	"testing"
+
+	"github.com/dbsock/dbsock/compose"
+)
+
+// startLocal starts a real server through the local provider for tests
+// that need one running "outside" the command under test.
+func startLocal(t *testing.T, target string) *compose.Server {
+	t.Helper()
+	l := compose.NewLocal()
+	t.Cleanup(func() { _ = l.Close() })
+	srv, err := l.Supply(context.Background(), target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = srv.Stop(context.Background()) })
+	return srv
+}

@@ -1,0 +1,173 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/dbsock/dbsock/drivers"
+	"github.com/dbsock/dbsock/internal/results"
+	"github.com/dbsock/dbsock/internal/testutil"
+)
+
+// TestRunAllTargetsLocal runs every target over both transports against
+// real servers started by the local provider, then checks the JSON contract
+// and that no server process or temp dir is left.
+func TestRunAllTargetsLocal(t *testing.T) {
+	testutil.NeedAny(t, "mariadbd", "mysqld")
+	testutil.NeedAny(t, "redis-server")
+	testutil.NeedAny(t, "mongod", "ferretdb")
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	out := filepath.Join(t.TempDir(), "r.json")
+
+	code, stdout, stderr := dbsock(t, "run", "all", "echo", "--n", "300", "--warmup", "30", "--rounds", "2",
+		"--provider", "local", "--format", "json", "--out", out)
+	if code != 0 {
+		t.Fatalf("exit status %d; stderr:\n%s", code, stderr)
+	}
+	if stdout != "" {
+		t.Fatalf("with --out, stdout should be empty; got %q", stdout)
+	}
+	f, err := os.Open(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rep, err := results.ReadJSON(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	products := map[string][]string{"mysql": {"MariaDB", "MySQL"}, "redis": {"Redis"}, "mongo": {"FerretDB", "MongoDB"}, "echo": {"dbsock echo server"}}
+	if len(rep.Targets) != 4 {
+		t.Fatalf("got %d targets, want 4", len(rep.Targets))
+	}
+	for _, target := range rep.Targets {
+		if target.Error != "" {
+			t.Errorf("%s: %s", target.Name, target.Error)
+		}
+		if !contains(products[target.Name], target.Server.Product) {
+			t.Errorf("%s: server product %q, want one of %v", target.Name, target.Server.Product, products[target.Name])
+		}
+	}
+	seen := map[string]int{}
+	for _, run := range rep.Runs {
+		key := run.Target + "/" + string(run.Transport)
+		seen[key]++
+		if !run.TransportVerified || run.Errors != 0 || run.N != 300 || run.Incomplete {
+			t.Errorf("%s round %d: verified=%v errors=%d n=%d incomplete=%v %s", key, run.Round, run.TransportVerified, run.Errors, run.N, run.Incomplete, run.Error)
+		}
+		l := run.Latency
+		if l.Min <= 0 || l.P50 < l.Min || l.P99 < l.P50 || l.Max < l.P999 || l.Mean <= 0 || run.OpsPerSec <= 0 {
+			t.Errorf("%s round %d: implausible latency %+v ops/s %v", key, run.Round, l, run.OpsPerSec)
+		}
+		if run.Endpoint.Transport != run.Transport {
+			t.Errorf("%s: endpoint network %s", key, run.Endpoint.Transport)
+		}
+		if run.Transport == drivers.TCP && !strings.HasPrefix(run.Endpoint.Address, "127.0.0.1:") {
+			t.Errorf("%s: TCP endpoint %s is not loopback", key, run.Endpoint.Address)
+		}
+	}
+	for _, target := range []string{"mysql", "redis", "mongo", "echo"} {
+		for _, tr := range drivers.Transports {
+			if n := seen[target+"/"+string(tr)]; n != 2 {
+				t.Errorf("%s/%s: %d runs, want one per round (2)", target, tr, n)
+			}
+		}
+	}
+	if len(rep.Summary) != 4 {
+		t.Fatalf("got %d summaries, want 4", len(rep.Summary))
+	}
+	for _, s := range rep.Summary {
+		if s.UnixSpeedupP50 <= 0 || s.UnixSpeedupMean <= 0 || s.TCP.N != 600 || s.Unix.N != 600 {
+			t.Errorf("summary %s: %+v", s.Target, s)
+		}
+	}
+	raw, _ := os.ReadFile(out)
+	for _, target := range rep.Targets {
+		for _, ep := range target.Endpoints {
+			if ep.Password != "" {
+				t.Fatal("endpoint password survived JSON decoding")
+			}
+		}
+	}
+	if strings.Contains(string(raw), "password\"") {
+		t.Errorf("the JSON has a password field")
+	}
+
+	if kids := testutil.Children(t); len(kids) != 0 {
+		t.Errorf("server processes left running: %v", kids)
+	}
+	if dirs := testutil.TempDirs(t, tmp); len(dirs) != 0 {
+		t.Errorf("temp dirs left: %v", dirs)
+	}
+}
+
+// TestRunEchoMarkdown checks the default output: Markdown on stdout with a
+// table row per transport and the speedup line.
+func TestRunEchoMarkdown(t *testing.T) {
+	code, stdout, stderr := dbsock(t, "run", "echo", "--n", "200", "--warmup", "10", "--rounds", "1", "--quiet")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if stderr != "" {
+		t.Errorf("--quiet printed on stderr: %q", stderr)
+	}
+	for _, want := range []string{"# Unix domain socket vs TCP on 127.0.0.1", "## echo", "| TCP | 200 | 0 |", "| Unix | 200 | 0 |", "Unix speedup (TCP/Unix):", "Verified TCP: echo server sees tcp", "Verified Unix: echo server sees unix", "## Environment"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("report lacks %q", want)
+		}
+	}
+}
+
+// TestRunExternalRedis measures a server dbsock did not start: a local
+// provider server stands in for one the user already runs.
+func TestRunExternalRedis(t *testing.T) {
+	testutil.NeedAny(t, "redis-server")
+	srv := startLocal(t, "redis")
+	t.Setenv("DBSOCK_REDIS_PASSWORD", srv.TCP.Password)
+	code, stdout, stderr := dbsock(t, "run", "redis", "--provider", "external", "--n", "100", "--warmup", "10", "--rounds", "1",
+		"--redis-addr", srv.TCP.Address, "--redis-socket", srv.Unix.Address, "--format", "json", "-q")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if strings.Contains(stdout, srv.TCP.Password) {
+		t.Fatal("the report contains the password")
+	}
+	if !strings.Contains(stdout, `"provider": "external"`) || strings.Count(stdout, `"transport_verified": true`) != 2 {
+		t.Fatalf("report:\n%s", stdout)
+	}
+}
+
+// TestRunFailsWithWrongPassword: a run that cannot connect exits 1, says
+// what it tried, and never prints the password.
+func TestRunFailsWithWrongPassword(t *testing.T) {
+	testutil.NeedAny(t, "redis-server")
+	srv := startLocal(t, "redis")
+	t.Setenv("DBSOCK_REDIS_PASSWORD", "wrong-password-1234")
+	code, stdout, stderr := dbsock(t, "run", "redis", "--provider", "external", "--n", "10",
+		"--redis-addr", srv.TCP.Address, "--redis-socket", srv.Unix.Address, "-q")
+	if code != ExitFailed {
+		t.Fatalf("exit %d, want %d; stderr %s", code, ExitFailed, stderr)
+	}
+	if strings.Contains(stderr+stdout, "wrong-password-1234") || strings.Contains(stderr+stdout, srv.TCP.Password) {
+		t.Fatal("a password was printed")
+	}
+	if !strings.Contains(stderr, "connect to redis over tcp "+srv.TCP.Address) {
+		t.Fatalf("stderr does not say what was attempted: %s", stderr)
+	}
+	if !strings.Contains(stdout, "**Incomplete:**") {
+		t.Fatalf("the partial report does not mark the target incomplete:\n%s", stdout)
+	}
+}
+
+func contains(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,114 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/dbsock/dbsock/internal/echoserver"
+)
+
+func TestMain(m *testing.M) {
+	echoserver.MaybeRunChild()
+	os.Exit(m.Run())
+}
+
+// dbsock runs the command line in-process and returns exit status, stdout
+// and stderr.
+func dbsock(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := Main(context.Background(), args, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func TestUsageErrors(t *testing.T) {
+	long := "/tmp/" + strings.Repeat("s", 120) + ".sock"
+	tests := []struct {
+		name string
+		args []string
+		want string // in the one error line
+	}{
+		{"no target", []string{"run"}, "no target given"},
+		{"unknown target", []string{"run", "oracle"}, `unknown target "oracle"`},
+		{"unknown flag", []string{"run", "mysql", "--bogus"}, "unknown flag: --bogus"},
+		{"unknown command", []string{"frobnicate"}, `unknown command "frobnicate"`},
+		{"n zero", []string{"run", "echo", "--n", "0"}, "--n 0 is out of range; accepted: 1 to 1000000000"},
+		{"n negative", []string{"run", "echo", "--n", "-5"}, "--n -5 is out of range"},
+		{"n not a number", []string{"run", "echo", "--n", "lots"}, `invalid argument "lots" for "--n"`},
+		{"n absurd", []string{"run", "echo", "--n", "99999999999"}, "--n 99999999999 is out of range"},
+		{"warmup negative", []string{"run", "echo", "--warmup", "-1"}, "--warmup -1 is out of range"},
+		{"rounds zero", []string{"run", "echo", "--rounds", "0"}, "--rounds 0 is out of range"},
+		{"bad provider", []string{"run", "echo", "--provider", "cloud"}, `--provider "cloud" is not accepted; use one of: auto, local, external`},
+		{"bad format", []string{"run", "echo", "--format", "yaml"}, `--format "yaml" is not accepted`},
+		{"bad placement", []string{"run", "echo", "--placement", "diagonal"}, `--placement "diagonal" is not accepted`},
+		{"bad cpu list", []string{"run", "echo", "--client-cpu", "a-b"}, "--client-cpu: CPU list"},
+		{"missing out dir", []string{"run", "echo", "--out", "/nonexistent/dir/r.json"}, `directory "/nonexistent/dir" does not exist`},
+		{"malformed addr", []string{"run", "redis", "--redis-addr", "localhost", "--redis-socket", "/tmp/r.sock"}, "--redis-addr: tcp address \"localhost\" is not HOST:PORT"},
+		{"relative socket", []string{"run", "redis", "--redis-addr", "127.0.0.1:6379", "--redis-socket", "r.sock"}, "--redis-socket: unix socket path \"r.sock\" is not absolute"},
+		{"socket too long", []string{"run", "redis", "--redis-addr", "127.0.0.1:6379", "--redis-socket", long}, "the OS limit is 107"},
+		{"only addr", []string{"run", "redis", "--redis-addr", "127.0.0.1:6379"}, "give both --redis-addr and --redis-socket"},
+		{"only socket", []string{"run", "mysql", "--mysql-socket", "/run/mysqld/mysqld.sock"}, "give both --mysql-addr and --mysql-socket"},
+		{"external without endpoints", []string{"run", "mysql", "--provider", "external"}, "--provider external needs --mysql-addr and --mysql-socket"},
+		{"external echo", []string{"run", "echo", "--provider", "external"}, "target echo is dbsock's own server"},
+		{"version args", []string{"version", "extra"}, `unknown command "extra"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, out, errs := dbsock(t, tt.args...)
+			if code != ExitUsage {
+				t.Fatalf("exit status %d, want %d; stderr: %s", code, ExitUsage, errs)
+			}
+			if out != "" {
+				t.Fatalf("stdout should be empty, got %q", out)
+			}
+			lines := strings.Split(strings.TrimRight(errs, "\n"), "\n")
+			if len(lines) != 1 || !strings.HasPrefix(lines[0], "dbsock: ") || !strings.Contains(lines[0], tt.want) {
+				t.Fatalf("stderr = %q, want one line starting \"dbsock: \" containing %q", errs, tt.want)
+			}
+		})
+	}
+}
+
+func TestVersion(t *testing.T) {
+	code, out, _ := dbsock(t, "version")
+	if code != 0 || !strings.HasPrefix(out, "dbsock ") || !strings.Contains(out, "go1.") {
+		t.Fatalf("version: %d %q", code, out)
+	}
+}
+
+func TestHelpOnEveryCommand(t *testing.T) {
+	for _, args := range [][]string{{"--help"}, {"run", "--help"}, {"version", "--help"}} {
+		code, out, errs := dbsock(t, args...)
+		if code != 0 || !strings.Contains(out, "Usage:") {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q", args, code, out, errs)
+		}
+	}
+	_, out, _ := dbsock(t, "run", "--help")
+	for _, flag := range []string{"--n ", "--warmup", "--rounds", "--provider", "--format", "--out", "--placement", "--mysql-addr", "--mysql-socket", "--mysql-user", "--mysql-db", "--mysql-password", "--redis-addr", "--redis-socket", "--redis-password", "--mongo-addr", "--mongo-socket"} {
+		if !strings.Contains(out, flag) {
+			t.Errorf("run --help does not mention %s", flag)
+		}
+	}
+}
+
+func TestWriteFileAtomicReplacesWhole(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "r.md")
+	if err := os.WriteFile(path, []byte(strings.Repeat("old\n", 1000)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := writeFileAtomic(path, []byte("new\n")); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(path)
+	if string(b) != "new\n" {
+		t.Fatalf("file holds %q", b)
+	}
+	entries, _ := os.ReadDir(filepath.Dir(path))
+	if len(entries) != 1 {
+		t.Fatalf("temp files left: %v", entries)
+	}
+}

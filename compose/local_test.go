@@ -1,0 +1,123 @@
+package compose
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/dbsock/dbsock/drivers"
+	"github.com/dbsock/dbsock/internal/echoserver"
+	"github.com/dbsock/dbsock/internal/testutil"
+)
+
+func TestMain(m *testing.M) {
+	echoserver.MaybeRunChild()
+	os.Exit(m.Run())
+}
+
+var binaries = map[string][]string{
+	"mysql": {"mariadbd", "mysqld"},
+	"redis": {"redis-server"},
+	"mongo": {"mongod", "ferretdb"},
+}
+
+// TestLocalSupplyAndStop starts each real server, checks both endpoints
+// accept, that the socket directory is private and the TCP listener is on
+// loopback, then stops it and checks nothing is left.
+func TestLocalSupplyAndStop(t *testing.T) {
+	for _, target := range []string{"echo", "redis", "mysql", "mongo"} {
+		t.Run(target, func(t *testing.T) {
+			if bins := binaries[target]; bins != nil {
+				testutil.NeedAny(t, bins...)
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
+			l := NewLocal()
+			t.Cleanup(func() { _ = l.Close() })
+			srv, err := l.Supply(ctx, target)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { _ = srv.Stop(context.Background()) })
+			if srv.PID <= 0 || srv.Provider != "local" {
+				t.Fatalf("server = %+v, want a local process", srv)
+			}
+			if srv.TCP.Transport != drivers.TCP || srv.Unix.Transport != drivers.Unix {
+				t.Fatalf("endpoints %v / %v", srv.TCP, srv.Unix)
+			}
+			if err := srv.TCP.Validate(); err != nil {
+				t.Fatal(err)
+			}
+			if err := srv.Unix.Validate(); err != nil {
+				t.Fatal(err)
+			}
+			if err := dialBoth(srv.TCP.Address, srv.Unix.Address)(ctx); err != nil {
+				t.Fatalf("server not reachable on both transports: %v", err)
+			}
+			if fi, err := os.Stat(l.Root()); err != nil || fi.Mode().Perm() != 0o700 {
+				t.Fatalf("temp dir %s mode %v (%v), want 0700", l.Root(), fi.Mode().Perm(), err)
+			}
+			if host := srv.TCP.Address[:len("127.0.0.1:")]; host != "127.0.0.1:" {
+				t.Fatalf("TCP endpoint %s is not on 127.0.0.1", srv.TCP.Address)
+			}
+			dir := filepath.Dir(srv.Unix.Address)
+			if err := srv.Stop(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			if err := syscall.Kill(srv.PID, 0); !errors.Is(err, syscall.ESRCH) {
+				t.Fatalf("server pid %d still exists after Stop (kill 0: %v)", srv.PID, err)
+			}
+			if _, err := os.Stat(dir); !os.IsNotExist(err) {
+				t.Fatalf("server dir %s still exists after Stop", dir)
+			}
+			root := l.Root()
+			if err := l.Close(); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := os.Stat(root); !os.IsNotExist(err) {
+				t.Fatalf("provider dir %s still exists after Close", root)
+			}
+		})
+	}
+}
+
+func TestLocalCannotSupplyWithoutBinaries(t *testing.T) {
+	l := &Local{LookPath: func(string) (string, error) { return "", os.ErrNotExist }}
+	defer l.Close()
+	for _, target := range []string{"mysql", "redis", "mongo"} {
+		_, err := l.Supply(context.Background(), target)
+		if !errors.Is(err, ErrCannotSupply) {
+			t.Errorf("%s: got %v, want ErrCannotSupply", target, err)
+		}
+	}
+}
+
+func TestExternalNeedsBothEndpoints(t *testing.T) {
+	e := &External{Endpoints: map[string]Pair{
+		"redis": {TCP: drivers.Endpoint{Transport: drivers.TCP, Address: "127.0.0.1:6379"}},
+	}}
+	if _, err := e.Supply(context.Background(), "mysql"); !errors.Is(err, ErrCannotSupply) {
+		t.Fatalf("no endpoints: got %v, want ErrCannotSupply", err)
+	}
+	if _, err := e.Supply(context.Background(), "redis"); err == nil || errors.Is(err, ErrCannotSupply) {
+		t.Fatalf("one endpoint: got %v, want a hard error asking for --redis-socket", err)
+	}
+}
+
+func TestAutoFallsThrough(t *testing.T) {
+	a := &Auto{Providers: []Provider{&External{}, &External{Endpoints: map[string]Pair{
+		"redis": {TCP: drivers.Endpoint{Transport: drivers.TCP, Address: "127.0.0.1:1"},
+			Unix: drivers.Endpoint{Transport: drivers.Unix, Address: "/tmp/r.sock"}},
+	}}}}
+	srv, err := a.Supply(context.Background(), "redis")
+	if err != nil || srv.TCP.Address != "127.0.0.1:1" {
+		t.Fatalf("got %v, %v", srv, err)
+	}
+	if _, err := a.Supply(context.Background(), "mongo"); !errors.Is(err, ErrCannotSupply) {
+		t.Fatalf("got %v, want ErrCannotSupply", err)
+	}
+}

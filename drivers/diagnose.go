@@ -1,0 +1,130 @@
+package drivers
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/user"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+)
+
+// Explain adds to a failed connection's error what most likely went wrong
+// and what to do, for the errors people hit most with loopback TCP and Unix
+// sockets: nothing listening, a missing socket file, and permissions.
+func Explain(err error, ep Endpoint) error {
+	if err == nil {
+		return nil
+	}
+	hint := ""
+	switch {
+	case errors.Is(err, syscall.ECONNREFUSED) && ep.Transport == TCP:
+		hint = fmt.Sprintf("nothing accepts connections on %s: is the server running and listening on that address and port?", ep.Address)
+	case errors.Is(err, syscall.ECONNREFUSED) && ep.Transport == Unix:
+		hint = fmt.Sprintf("the socket file %s exists but no server accepts on it: the server is down or left a stale socket behind", ep.Address)
+	case errors.Is(err, syscall.ENOENT) && ep.Transport == Unix:
+		hint = missingSocket(ep.Address)
+	case errors.Is(err, syscall.EACCES) && ep.Transport == Unix:
+		hint = SocketPermissions(ep.Address)
+	}
+	if hint == "" {
+		return err
+	}
+	return fmt.Errorf("%w; %s", err, hint)
+}
+
+func missingSocket(path string) string {
+	dir := filepath.Dir(path)
+	if _, err := os.Stat(dir); err != nil {
+		return fmt.Sprintf("the directory %s does not exist: check the socket path, and whether the server runs where this process can see its files (a socket inside a Docker Desktop VM is not reachable from the host)", dir)
+	}
+	return fmt.Sprintf("no socket file %s: the server is not running, or its socket setting names another path", path)
+}
+
+// SocketPermissions explains why this process may not connect to the Unix
+// socket at path: which permission is missing where, and how to fix it.
+func SocketPermissions(path string) string {
+	uid, gid := os.Geteuid(), os.Getegid()
+	groups, _ := os.Getgroups()
+	who := fmt.Sprintf("you are uid %d (%s), gid %d, groups %s", uid, userName(uid), gid, formatGroups(groups))
+	// Every parent directory needs search (x) permission.
+	for dir := filepath.Dir(path); ; dir = filepath.Dir(dir) {
+		if fi, err := os.Stat(dir); err == nil && !may(fi, uid, gid, groups, 1) {
+			return fmt.Sprintf("%s; the directory %s (mode %s, %s) denies you search (x) permission, so nothing inside it can be reached: "+
+				"ask for the directory to be opened to your group, or run dbsock as a user who may enter it", who, dir, fi.Mode().Perm(), owner(fi))
+		}
+		if dir == "/" || dir == "." {
+			break
+		}
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		return who
+	}
+	if !may(fi, uid, gid, groups, 2) {
+		fix := "have the server create it with group or world write permission (Redis: unixsocketperm 770 or 777; MongoDB: --filePermissions 0770 or 0777; MySQL and MariaDB always create 0777 sockets)"
+		if st, ok := fi.Sys().(*syscall.Stat_t); ok && fi.Mode().Perm()&0o020 != 0 {
+			fix = fmt.Sprintf("join its group (usermod -aG %s %s, then log in again)", groupName(int(st.Gid)), userName(uid))
+		}
+		return fmt.Sprintf("%s; the socket %s (mode %s, %s) denies you write (w) permission, which connecting needs: %s", who, path, fi.Mode().Perm(), owner(fi), fix)
+	}
+	return who
+}
+
+// may reports whether the caller has permission bit (1 x, 2 w, 4 r) on fi.
+func may(fi os.FileInfo, uid, gid int, groups []int, bit os.FileMode) bool {
+	if uid == 0 {
+		return true
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return true
+	}
+	perm := fi.Mode().Perm()
+	if int(st.Uid) == uid {
+		return perm&(bit<<6) != 0
+	}
+	inGroup := int(st.Gid) == gid
+	for _, g := range groups {
+		inGroup = inGroup || g == int(st.Gid)
+	}
+	if inGroup {
+		return perm&(bit<<3) != 0
+	}
+	return perm&bit != 0
+}
+
+func owner(fi os.FileInfo) string {
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return "owner unknown"
+	}
+	return fmt.Sprintf("owner %s, group %s", userName(int(st.Uid)), groupName(int(st.Gid)))
+}
+
+func userName(uid int) string {
+	if u, err := user.LookupId(strconv.Itoa(uid)); err == nil {
+		return u.Username
+	}
+	return strconv.Itoa(uid)
+}
+
+func groupName(gid int) string {
+	if g, err := user.LookupGroupId(strconv.Itoa(gid)); err == nil {
+		return g.Name
+	}
+	return strconv.Itoa(gid)
+}
+
+func formatGroups(groups []int) string {
+	if len(groups) == 0 {
+		return "none"
+	}
+	names := make([]string, len(groups))
+	for i, g := range groups {
+		names[i] = groupName(g)
+	}
+	return strings.Join(names, ",")
+}
