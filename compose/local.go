@@ -19,6 +19,10 @@ import (
 	"github.com/dbsock/dbsock/internal/placement"
 )
 
+// maxTempBase is the longest temp dir base that leaves room for
+// "/dbsock-NNNNNNNNNN/target-NNNNNNNNNN/mongodb-NNNNN.sock" in sun_path.
+const maxTempBase = 64
+
 // ReadyTimeout bounds how long a local server may take to become ready.
 const ReadyTimeout = 60 * time.Second
 
@@ -70,8 +74,10 @@ func (l *Local) serverDir(target string) (string, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.root == "" {
+		// Socket paths must fit in 107 bytes: a long $TMPDIR (macOS has
+		// one) gives way to /tmp.
 		base := os.TempDir()
-		if len(base) > 40 {
+		if len(base) > maxTempBase {
 			base = "/tmp"
 		}
 		root, err := os.MkdirTemp(base, "dbsock-")

@@ -39,9 +39,13 @@ else
   work=$(mktemp -d)
   trap 'chmod -R u+w "$work" 2>/dev/null; rm -rf "$work"' EXIT
   export GOFLAGS=-mod=mod
-  dir=$(cd "$work" && go mod download -json "github.com/FerretDB/FerretDB@${FERRETDB_VERSION}" |
-    sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')
-  [ -n "$dir" ] || { echo "install-deps: go mod download of FerretDB ${FERRETDB_VERSION} gave no directory" >&2; exit 1; }
+  if ! (cd "$work" && go mod download -json "github.com/FerretDB/FerretDB@${FERRETDB_VERSION}") > "$work/download.json"; then
+    echo "install-deps: could not download FerretDB ${FERRETDB_VERSION} from the Go module proxy:" >&2
+    cat "$work/download.json" >&2
+    exit 1
+  fi
+  dir=$(sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p' "$work/download.json")
+  [ -n "$dir" ] || { echo "install-deps: go mod download of FerretDB ${FERRETDB_VERSION} gave no directory:" >&2; cat "$work/download.json" >&2; exit 1; }
   cp -r "$dir" "$work/src"
   chmod -R u+w "$work/src"
   echo "${FERRETDB_VERSION}" > "$work/src/build/version/version.txt"

@@ -69,6 +69,9 @@ func TestRunAllTargetsLocal(t *testing.T) {
 		if run.Transport == drivers.TCP && !strings.HasPrefix(run.Endpoint.Address, "127.0.0.1:") {
 			t.Errorf("%s: TCP endpoint %s is not loopback", key, run.Endpoint.Address)
 		}
+		if run.Transport == drivers.Unix && !strings.HasPrefix(run.Endpoint.Address, tmp+"/dbsock-") {
+			t.Errorf("%s: socket %s is not in the run's temp dir under %s", key, run.Endpoint.Address, tmp)
+		}
 	}
 	for _, target := range []string{"mysql", "redis", "mongo", "echo"} {
 		for _, tr := range drivers.Transports {

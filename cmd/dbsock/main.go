@@ -13,6 +13,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"github.com/dbsock/dbsock/drivers/redis"
@@ -50,7 +51,9 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if err == nil {
 		return ExitOK
 	}
-	fmt.Fprintf(stderr, "dbsock: %v\n", err)
+	for _, line := range strings.Split(err.Error(), "\n") {
+		fmt.Fprintf(stderr, "dbsock: %s\n", line)
+	}
 	var ue *usageError
 	if errors.As(err, &ue) {
 		return ExitUsage

@@ -88,7 +88,9 @@ func Run(ctx context.Context, p Plan) (*results.Report, error) {
 	}
 	for _, target := range p.Targets {
 		if ctx.Err() != nil {
-			errs = append(errs, fmt.Errorf("%s: not run: %w", target, ctx.Err()))
+			err := fmt.Errorf("not run: interrupted (%w)", ctx.Err())
+			rep.Targets = append(rep.Targets, results.Target{Name: target, Error: err.Error()})
+			errs = append(errs, fmt.Errorf("%s: %w", target, err))
 			continue
 		}
 		rep.Targets = append(rep.Targets, results.Target{Name: target})

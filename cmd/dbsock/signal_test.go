@@ -1,0 +1,110 @@
+package main
+
+import (
+	"bufio"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/dbsock/dbsock/internal/results"
+	"github.com/dbsock/dbsock/internal/testutil"
+)
+
+// buildDbsock compiles the command for tests that must run it as a process.
+func buildDbsock(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "dbsock")
+	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// processesUsing lists live processes whose command line mentions s.
+func processesUsing(t *testing.T, s string) []string {
+	t.Helper()
+	var found []string
+	matches, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+	for _, m := range matches {
+		b, err := os.ReadFile(m)
+		if err == nil && strings.Contains(string(b), s) {
+			found = append(found, m+": "+strings.ReplaceAll(string(b), "\x00", " "))
+		}
+	}
+	return found
+}
+
+// TestSIGINTStopsCleanly interrupts a real run mid-measurement and checks
+// that dbsock exits 1, writes the partial report with the interrupted run
+// marked incomplete, and leaves no server process and no temp dir.
+func TestSIGINTStopsCleanly(t *testing.T) {
+	testutil.NeedAny(t, "redis-server")
+	bin := buildDbsock(t)
+	tmp := t.TempDir()
+	out := filepath.Join(t.TempDir(), "partial.json")
+	cmd := exec.Command(bin, "run", "echo", "redis", "--n", "100000000", "--rounds", "1", "--format", "json", "--out", out)
+	cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// Wait until the echo server is up and measuring.
+	sc := bufio.NewScanner(stderr)
+	var seen []string
+	for sc.Scan() {
+		seen = append(seen, sc.Text())
+		if strings.Contains(sc.Text(), "dbsock: echo: ") {
+			break
+		}
+	}
+	if len(testutil.TempDirs(t, tmp)) == 0 {
+		t.Fatalf("no temp dir while the server runs; stderr so far: %q", seen)
+	}
+	time.Sleep(200 * time.Millisecond) // let the timed loop run a little
+	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	for sc.Scan() {
+		seen = append(seen, sc.Text())
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err = <-done:
+	case <-time.After(15 * time.Second):
+		cmd.Process.Kill()
+		t.Fatal("dbsock did not stop within 15 s of SIGINT")
+	}
+	if code := cmd.ProcessState.ExitCode(); code != ExitFailed {
+		t.Fatalf("exit status %d (%v), want %d; stderr: %q", code, err, ExitFailed, seen)
+	}
+	f, err := os.Open(out)
+	if err != nil {
+		t.Fatalf("no partial report: %v", err)
+	}
+	defer f.Close()
+	rep, err := results.ReadJSON(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Runs) == 0 || !rep.Runs[len(rep.Runs)-1].Incomplete || rep.Runs[len(rep.Runs)-1].N == 0 {
+		t.Fatalf("want the interrupted run kept with its ops and marked incomplete; runs: %+v", rep.Runs)
+	}
+	if len(rep.Targets) != 2 || !strings.Contains(rep.Targets[1].Error, "not run: interrupted") {
+		t.Fatalf("want redis marked not run; targets: %+v", rep.Targets)
+	}
+	if left := testutil.TempDirs(t, tmp); len(left) != 0 {
+		t.Errorf("temp dirs left: %v", left)
+	}
+	if procs := processesUsing(t, tmp); len(procs) != 0 {
+		t.Errorf("processes left: %v", procs)
+	}
+}
