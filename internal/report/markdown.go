@@ -102,10 +102,31 @@ func writeTarget(b *strings.Builder, r *results.Report, t results.Target) {
 		fmt.Fprintf(b, " **Unix speedup (TCP/Unix): %.2f× at p50, %.2f× at mean.**", sum.UnixSpeedupP50, sum.UnixSpeedupMean)
 	}
 	b.WriteString("\n\n")
+	writeVerdict(b, sum)
 	for _, w := range sum.Warnings {
 		fmt.Fprintf(b, "> **Warning:** %s\n\n", w)
 	}
 	writeRounds(b, r, t.Name, unit)
+}
+
+// writeVerdict gives the per-round speedup intervals and the verdict.
+func writeVerdict(b *strings.Builder, sum *results.Summary) {
+	if sum.UnixSpeedupP50 <= 0 {
+		return
+	}
+	if sum.UnixSpeedupP50CI == nil {
+		b.WriteString("Verdict: none. One round gives no confidence interval; run with --rounds 3 or more.\n\n")
+		return
+	}
+	ci := func(c *results.Interval) string {
+		return fmt.Sprintf("%.2f× (%.0f%% CI %.2f–%.2f)", c.Center, 100*c.Confidence, c.Lo, c.Hi)
+	}
+	fmt.Fprintf(b, "Per-round speedup over %d rounds: %s at p50, %s at mean. **Verdict: %s", sum.UnixSpeedupP50CI.Rounds,
+		ci(sum.UnixSpeedupP50CI), ci(sum.UnixSpeedupMeanCI), sum.Verdict)
+	if len(sum.Warnings) > 0 {
+		b.WriteString(", but see the warning below")
+	}
+	b.WriteString(".**\n\n")
 }
 
 // writeRounds lists p50 per round so a reader can see whether rounds agree.

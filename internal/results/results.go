@@ -141,6 +141,13 @@ type Summary struct {
 	UnixSpeedupP50 float64 `json:"unix_speedup_p50"`
 	// UnixSpeedupMean is TCP mean / Unix mean.
 	UnixSpeedupMean float64 `json:"unix_speedup_mean"`
+	// UnixSpeedupP50CI and UnixSpeedupMeanCI are 95% confidence intervals
+	// of the per-round speedups; absent with fewer than two rounds.
+	UnixSpeedupP50CI  *Interval `json:"unix_speedup_p50_ci,omitempty"`
+	UnixSpeedupMeanCI *Interval `json:"unix_speedup_mean_ci,omitempty"`
+	// Verdict reads the p50 interval: "Unix faster", "TCP faster", "no
+	// significant difference", or "not enough rounds for an interval".
+	Verdict string `json:"verdict"`
 	// Warnings say in words why the numbers above may not be solid.
 	Warnings []string `json:"warnings,omitempty"`
 }

@@ -106,3 +106,37 @@ func TestReadJSONRejectsOtherSchema(t *testing.T) {
 		t.Fatalf("got %v", err)
 	}
 }
+
+func TestVerdicts(t *testing.T) {
+	mk := func(pairs ...[2]int64) *Report {
+		r := &Report{}
+		for i, p := range pairs {
+			r.Runs = append(r.Runs, run(t, "x", drivers.TCP, i+1, p[0]), run(t, "x", drivers.Unix, i+1, p[1]))
+		}
+		if err := r.Summarize(); err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	tests := []struct {
+		name  string
+		pairs [][2]int64
+		want  string
+	}{
+		{"unix clearly faster", [][2]int64{{12000, 10000}, {12100, 10000}, {11900, 10000}}, VerdictUnixFaster},
+		{"tcp clearly faster", [][2]int64{{9000, 10000}, {9100, 10000}, {8900, 10000}}, VerdictTCPFaster},
+		{"noise around one", [][2]int64{{12000, 10000}, {8000, 10000}, {10500, 10000}}, VerdictNoDifference},
+		{"one round", [][2]int64{{12000, 10000}}, VerdictNeedsMoreRuns},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := mk(tt.pairs...).Summary[0]
+			if s.Verdict != tt.want {
+				t.Fatalf("verdict %q, want %q (ci %+v)", s.Verdict, tt.want, s.UnixSpeedupP50CI)
+			}
+			if tt.want != VerdictNeedsMoreRuns && (s.UnixSpeedupP50CI.Lo > s.UnixSpeedupP50CI.Center || s.UnixSpeedupP50CI.Hi < s.UnixSpeedupP50CI.Center) {
+				t.Fatalf("interval %+v does not contain its center", s.UnixSpeedupP50CI)
+			}
+		})
+	}
+}

@@ -21,10 +21,12 @@ func (r *Report) Summarize() error {
 	}
 	var order []key
 	pools := map[key]*pool{}
+	runsOf := map[key][]Run{}
 	p50s := map[key]map[drivers.Transport][]int64{}
 	for i := range r.Runs {
 		run := &r.Runs[i]
 		k := key{run.Target, run.Scenario}
+		runsOf[k] = append(runsOf[k], *run)
 		p, ok := pools[k]
 		if !ok {
 			p = &pool{side: map[drivers.Transport]*Side{}, hist: map[drivers.Transport]*hdrhistogram.Histogram{}, nanos: map[drivers.Transport]int64{}}
@@ -70,6 +72,9 @@ func (r *Report) Summarize() error {
 		}
 		sum.UnixSpeedupP50 = ratio(float64(sum.TCP.Latency.P50), float64(sum.Unix.Latency.P50))
 		sum.UnixSpeedupMean = ratio(sum.TCP.Latency.Mean, sum.Unix.Latency.Mean)
+		p50Ratios, meanRatios := speedups(runsOf[k])
+		sum.UnixSpeedupP50CI, sum.UnixSpeedupMeanCI = interval(p50Ratios), interval(meanRatios)
+		sum.Verdict = verdict(sum.UnixSpeedupP50CI)
 		for _, t := range drivers.Transports {
 			if w := roundSpread(t, p50s[k][t], r.Config.Placement.Mode); w != "" {
 				sum.Warnings = append(sum.Warnings, w)
