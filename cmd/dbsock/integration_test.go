@@ -174,3 +174,36 @@ func contains(list []string, s string) bool {
 	}
 	return false
 }
+
+// TestOutputsAndReport writes every format in one run, then checks that
+// "dbsock report" reproduces the Markdown byte for byte from the JSON.
+func TestOutputsAndReport(t *testing.T) {
+	dir := t.TempDir()
+	p := func(name string) string { return filepath.Join(dir, name) }
+	code, stdout, stderr := dbsock(t, "run", "echo", "--n", "200", "--warmup", "10", "-q",
+		"--out", p("r.json"), "--out", p("r.md"), "--out", p("r.csv"), "--out", p("r.txt")+":benchfmt")
+	if code != 0 || stdout != "" {
+		t.Fatalf("exit %d, stdout %q, stderr %s", code, stdout, stderr)
+	}
+	md, err := os.ReadFile(p("r.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string]string{"r.json": `"schema_version": 1`, "r.csv": "target,scenario,transport,round", "r.txt": "BenchmarkPK/target=echo/transport=unix"} {
+		b, err := os.ReadFile(p(name))
+		if err != nil || !strings.Contains(string(b), want) {
+			t.Errorf("%s: %v; want it to contain %q", name, err, want)
+		}
+	}
+	code, again, stderr := dbsock(t, "report", p("r.json"))
+	if code != 0 {
+		t.Fatalf("report: exit %d: %s", code, stderr)
+	}
+	if again != string(md) {
+		t.Fatalf("dbsock report did not reproduce r.md:\n--- run ---\n%s\n--- report ---\n%s", md, again)
+	}
+	code, _, stderr = dbsock(t, "report", p("missing.json"))
+	if code != ExitUsage || !strings.Contains(stderr, "missing.json") {
+		t.Fatalf("missing file: exit %d, %q", code, stderr)
+	}
+}

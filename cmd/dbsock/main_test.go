@@ -55,6 +55,9 @@ func TestUsageErrors(t *testing.T) {
 		{"external without endpoints", []string{"run", "mysql", "--provider", "external"}, "--provider external needs --mysql-addr and --mysql-socket"},
 		{"external echo", []string{"run", "echo", "--provider", "external"}, "target echo is dbsock's own server"},
 		{"version args", []string{"version", "extra"}, `unknown command "extra"`},
+		{"out without format", []string{"run", "echo", "--out", "/tmp/r.txt"}, `cannot tell the format of "/tmp/r.txt"`},
+		{"out twice", []string{"run", "echo", "--out", "/tmp/r.md", "--out", "/tmp/r.md"}, "the same file is named twice"},
+		{"report no file", []string{"report"}, "dbsock report takes RESULTS.json"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

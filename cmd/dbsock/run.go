@@ -1,12 +1,10 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -14,7 +12,6 @@ import (
 	"github.com/dbsock/dbsock/compose"
 	"github.com/dbsock/dbsock/drivers"
 	"github.com/dbsock/dbsock/internal/placement"
-	"github.com/dbsock/dbsock/internal/report"
 	"github.com/dbsock/dbsock/internal/runner"
 	"github.com/dbsock/dbsock/scenarios"
 )
@@ -23,8 +20,7 @@ import (
 type runOptions struct {
 	n, warmup, rounds int
 	provider          string
-	format            string
-	out               string
+	output            outputOptions
 	quiet             bool
 	placement         string
 	clientCPU         string
@@ -82,8 +78,7 @@ Passwords: DBSOCK_MYSQL_PASSWORD, DBSOCK_REDIS_PASSWORD, DBSOCK_MONGO_PASSWORD
 	f.StringVar(&o.clientCPU, "client-cpu", "", "pin the client to this CPU list (e.g. 0 or 0-1); overrides --placement")
 	f.StringVar(&o.serverCPU, "server-cpu", "", "pin servers dbsock starts to this CPU list; overrides --placement")
 	f.StringVar(&o.provider, "provider", "auto", "where servers come from: "+strings.Join(providers, ", "))
-	f.StringVar(&o.format, "format", "markdown", "output format: "+strings.Join(report.Formats, ", "))
-	f.StringVarP(&o.out, "out", "o", "", "write the report to this file instead of stdout (replaced whole)")
+	o.output.bind(f)
 	f.BoolVarP(&o.quiet, "quiet", "q", false, "print no progress lines on stderr")
 	f.StringVar(&o.mysqlAddr, "mysql-addr", "", "external MySQL TCP address HOST:PORT")
 	f.StringVar(&o.mysqlSocket, "mysql-socket", "", "external MySQL Unix socket path")
@@ -180,15 +175,6 @@ func (o *runOptions) validate() error {
 	if err := oneOf("provider", o.provider, providers...); err != nil {
 		return err
 	}
-	if err := oneOf("format", o.format, report.Formats...); err != nil {
-		return err
-	}
-	if o.out != "" {
-		dir := filepath.Dir(o.out)
-		if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
-			return usagef("--out %q: directory %q does not exist; create it first", o.out, dir)
-		}
-	}
 	return nil
 }
 
@@ -198,6 +184,10 @@ func runRun(ctx context.Context, o *runOptions, args []string, stdout, stderr io
 		return err
 	}
 	if err := o.validate(); err != nil {
+		return err
+	}
+	outputs, err := o.output.resolve()
+	if err != nil {
 		return err
 	}
 	pairs, err := o.externalEndpoints()
@@ -251,15 +241,7 @@ func runRun(ctx context.Context, o *runOptions, args []string, stdout, stderr io
 		Options:      scenarios.Options{N: o.n, Warmup: o.warmup, Rounds: o.rounds},
 		Log:          log,
 	})
-	var buf bytes.Buffer
-	if err := report.Write(&buf, o.format, rep); err != nil {
-		return err
-	}
-	if o.out == "" {
-		if _, err := stdout.Write(buf.Bytes()); err != nil {
-			return err
-		}
-	} else if err := writeFileAtomic(o.out, buf.Bytes()); err != nil {
+	if err := writeOutputs(rep, outputs, stdout); err != nil {
 		return err
 	}
 	if runErr != nil {
@@ -268,36 +250,3 @@ func runRun(ctx context.Context, o *runOptions, args []string, stdout, stderr io
 	return nil
 }
 
-// writeFileAtomic writes data to a temp file next to path and renames it
-// into place, so that path is never left truncated.
-func writeFileAtomic(path string, data []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return fmt.Errorf("write report %s: %w", path, err)
-	}
-	tmp := f.Name()
-	_, werr := f.Write(data)
-	cerr := f.Close()
-	if werr != nil || cerr != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("write report %s: %w", path, firstErr(werr, cerr))
-	}
-	if err := os.Chmod(tmp, 0o644); err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("write report %s: %w", path, err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("write report %s: %w", path, err)
-	}
-	return nil
-}
-
-func firstErr(errs ...error) error {
-	for _, e := range errs {
-		if e != nil {
-			return e
-		}
-	}
-	return nil
-}

@@ -13,7 +13,7 @@ import (
 )
 
 // Formats lists the output formats by name.
-var Formats = []string{"markdown", "json"}
+var Formats = []string{"markdown", "json", "csv", "benchfmt"}
 
 // Write renders r in format to w.
 func Write(w io.Writer, format string, r *results.Report) error {
@@ -22,8 +22,38 @@ func Write(w io.Writer, format string, r *results.Report) error {
 		return Markdown(w, r)
 	case "json":
 		return r.WriteJSON(w)
+	case "csv":
+		return CSV(w, r)
+	case "benchfmt":
+		return BenchFmt(w, r)
 	}
 	return fmt.Errorf("unknown format %q (want %s)", format, strings.Join(Formats, ", "))
+}
+
+// Output is one destination: a file path ("" for stdout) and a format.
+type Output struct {
+	Path   string
+	Format string
+}
+
+// ParseOutput reads an --out value: "FILE:FORMAT", or FILE whose extension
+// names the format (.md, .json, .csv, .bench).
+func ParseOutput(spec string) (Output, error) {
+	if i := strings.LastIndexByte(spec, ':'); i > 0 {
+		path, format := spec[:i], spec[i+1:]
+		for _, f := range Formats {
+			if format == f {
+				return Output{Path: path, Format: format}, nil
+			}
+		}
+		if format == "md" {
+			return Output{Path: path, Format: "markdown"}, nil
+		}
+	}
+	if f, ok := FormatOfPath(spec); ok {
+		return Output{Path: spec, Format: f}, nil
+	}
+	return Output{}, fmt.Errorf("cannot tell the format of %q: use an extension .md, .json, .csv or .bench, or say FILE:FORMAT with FORMAT one of %s", spec, strings.Join(Formats, ", "))
 }
 
 // FormatOfPath guesses an output format from a file name's extension.
@@ -33,6 +63,10 @@ func FormatOfPath(path string) (string, bool) {
 		return "markdown", true
 	case strings.HasSuffix(path, ".json"):
 		return "json", true
+	case strings.HasSuffix(path, ".csv"):
+		return "csv", true
+	case strings.HasSuffix(path, ".bench"), strings.HasSuffix(path, ".benchfmt"):
+		return "benchfmt", true
 	}
 	return "", false
 }

@@ -1,0 +1,36 @@
+package report
+
+import (
+	"encoding/csv"
+	"io"
+	"strconv"
+
+	"github.com/dbsock/dbsock/internal/results"
+)
+
+// CSVHeader is the header row of CSV output: one row per target, scenario,
+// transport and round.
+var CSVHeader = []string{"target", "scenario", "transport", "round", "n", "errors",
+	"min_ns", "p50_ns", "p90_ns", "p99_ns", "p999_ns", "max_ns", "mean_ns", "stddev_ns",
+	"ops_per_sec", "transport_verified", "incomplete", "server_product", "server_version"}
+
+// CSV writes one row per run.
+func CSV(w io.Writer, r *results.Report) error {
+	cw := csv.NewWriter(w)
+	if err := cw.Write(CSVHeader); err != nil {
+		return err
+	}
+	i := func(v int64) string { return strconv.FormatInt(v, 10) }
+	f := func(v float64) string { return strconv.FormatFloat(v, 'f', 1, 64) }
+	for _, run := range r.Runs {
+		l := run.Latency
+		if err := cw.Write([]string{run.Target, run.Scenario, string(run.Transport), strconv.Itoa(run.Round),
+			i(run.N), i(run.Errors), i(l.Min), i(l.P50), i(l.P90), i(l.P99), i(l.P999), i(l.Max), f(l.Mean), f(l.StdDev),
+			f(run.OpsPerSec), strconv.FormatBool(run.TransportVerified), strconv.FormatBool(run.Incomplete),
+			run.Server.Product, run.Server.Version}); err != nil {
+			return err
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}

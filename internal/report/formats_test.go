@@ -1,0 +1,98 @@
+package report
+
+import (
+	"bytes"
+	"encoding/csv"
+	"strings"
+	"testing"
+
+	"golang.org/x/perf/benchfmt"
+)
+
+func TestBenchFmtParsesWithBenchfmt(t *testing.T) {
+	var buf bytes.Buffer
+	if err := BenchFmt(&buf, fixture(t)); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "report.bench", buf.Bytes())
+	rd := benchfmt.NewReader(bytes.NewReader(buf.Bytes()), "report.bench")
+	seen := map[string]int{}
+	for rd.Scan() {
+		switch rec := rd.Result().(type) {
+		case *benchfmt.Result:
+			_, parts := rec.Name.Parts()
+			name := string(rec.Name.Base()) + strings.Join(partsToStrings(parts), "")
+			seen[name]++
+			if v, ok := rec.Value("sec/op"); !ok || v <= 0 {
+				t.Errorf("%s: no positive sec/op (ns/op)", name)
+			}
+			if rec.GetConfig("server-redis") != "Redis 7.0.15" {
+				t.Errorf("%s: server-redis config = %q", name, rec.GetConfig("server-redis"))
+			}
+		case *benchfmt.SyntaxError:
+			t.Errorf("syntax error: %v", rec)
+		}
+	}
+	if err := rd.Err(); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]int{"PK/target=redis/transport=tcp": 2, "PK/target=redis/transport=unix": 2}
+	for k, n := range want {
+		if seen[k] != n {
+			t.Errorf("%s: %d results, want %d (seen %v)", k, seen[k], n, seen)
+		}
+	}
+}
+
+func partsToStrings(parts [][]byte) []string {
+	out := make([]string, len(parts))
+	for i, p := range parts {
+		out[i] = string(p)
+	}
+	return out
+}
+
+func TestCSVOneRowPerRun(t *testing.T) {
+	var buf bytes.Buffer
+	r := fixture(t)
+	if err := CSV(&buf, r); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := csv.NewReader(&buf).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 1+len(r.Runs) || strings.Join(rows[0], ",") != strings.Join(CSVHeader, ",") {
+		t.Fatalf("got %d rows, header %v", len(rows), rows[0])
+	}
+	if rows[1][0] != "redis" || rows[1][2] != "tcp" || rows[1][3] != "1" || rows[1][7] != "11007" {
+		t.Fatalf("first row %v", rows[1])
+	}
+}
+
+func TestParseOutput(t *testing.T) {
+	tests := []struct {
+		spec, path, format, err string
+	}{
+		{"r.md", "r.md", "markdown", ""},
+		{"r.json", "r.json", "json", ""},
+		{"out/r.csv", "out/r.csv", "csv", ""},
+		{"r.txt:benchfmt", "r.txt", "benchfmt", ""},
+		{"r.bench", "r.bench", "benchfmt", ""},
+		{"C:/x:json", "C:/x", "json", ""},
+		{"r.txt", "", "", "cannot tell the format"},
+		{"r.txt:yaml", "", "", "cannot tell the format"},
+	}
+	for _, tt := range tests {
+		got, err := ParseOutput(tt.spec)
+		if tt.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.err) {
+				t.Errorf("ParseOutput(%q) error %v, want %q", tt.spec, err, tt.err)
+			}
+			continue
+		}
+		if err != nil || got.Path != tt.path || got.Format != tt.format {
+			t.Errorf("ParseOutput(%q) = %+v, %v; want %s %s", tt.spec, got, err, tt.path, tt.format)
+		}
+	}
+}
