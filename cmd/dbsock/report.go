@@ -59,4 +59,3 @@ func exactArgs(n int, names string) cobra.PositionalArgs {
 		return nil
 	}
 }
-

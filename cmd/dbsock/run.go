@@ -249,4 +249,3 @@ func runRun(ctx context.Context, o *runOptions, args []string, stdout, stderr io
 	}
 	return nil
 }
-
