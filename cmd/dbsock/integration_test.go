@@ -207,3 +207,16 @@ func TestOutputsAndReport(t *testing.T) {
 		t.Fatalf("missing file: exit %d, %q", code, stderr)
 	}
 }
+
+// TestThresholds: a violated threshold exits 1 and names itself; a
+// satisfied one exits 0.
+func TestThresholds(t *testing.T) {
+	code, _, stderr := dbsock(t, "run", "echo", "--n", "100", "--warmup", "10", "--rounds", "1", "-q", "--threshold", "echo.unix.p50<1ns")
+	if code != ExitFailed || !strings.Contains(stderr, "threshold echo.unix.p50<1ns violated: p50 ") {
+		t.Fatalf("violated: exit %d, stderr %q", code, stderr)
+	}
+	code, stdout, stderr := dbsock(t, "run", "echo", "--n", "100", "--warmup", "10", "--rounds", "1", "-q", "--threshold", "echo.unix.p50<10s", "--format", "json")
+	if code != 0 || !strings.Contains(stdout, `"ok": true`) {
+		t.Fatalf("satisfied: exit %d, stderr %q", code, stderr)
+	}
+}

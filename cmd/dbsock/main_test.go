@@ -57,6 +57,7 @@ func TestUsageErrors(t *testing.T) {
 		{"version args", []string{"version", "extra"}, `unknown command "extra"`},
 		{"out without format", []string{"run", "echo", "--out", "/tmp/r.txt"}, `cannot tell the format of "/tmp/r.txt"`},
 		{"out twice", []string{"run", "echo", "--out", "/tmp/r.md", "--out", "/tmp/r.md"}, "the same file is named twice"},
+		{"bad threshold", []string{"run", "echo", "--threshold", "echo.unix.p50"}, "--threshold: threshold \"echo.unix.p50\" has no comparison"},
 		{"report no file", []string{"report"}, "dbsock report takes RESULTS.json"},
 	}
 	for _, tt := range tests {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/dbsock/dbsock/compose"
 	"github.com/dbsock/dbsock/drivers"
+	"github.com/dbsock/dbsock/internal/gate"
 	"github.com/dbsock/dbsock/internal/placement"
 	"github.com/dbsock/dbsock/internal/runner"
 	"github.com/dbsock/dbsock/scenarios"
@@ -21,6 +23,7 @@ type runOptions struct {
 	n, warmup, rounds int
 	provider          string
 	output            outputOptions
+	thresholds        []string
 	quiet             bool
 	placement         string
 	clientCPU         string
@@ -79,6 +82,7 @@ Passwords: DBSOCK_MYSQL_PASSWORD, DBSOCK_REDIS_PASSWORD, DBSOCK_MONGO_PASSWORD
 	f.StringVar(&o.serverCPU, "server-cpu", "", "pin servers dbsock starts to this CPU list; overrides --placement")
 	f.StringVar(&o.provider, "provider", "auto", "where servers come from: "+strings.Join(providers, ", "))
 	o.output.bind(f)
+	f.StringArrayVar(&o.thresholds, "threshold", nil, "fail (exit 1) unless this holds after the run, e.g. 'redis.unix.p99<2ms' or 'mysql.unix_speedup_p50>=1.0'; repeatable")
 	f.BoolVarP(&o.quiet, "quiet", "q", false, "print no progress lines on stderr")
 	f.StringVar(&o.mysqlAddr, "mysql-addr", "", "external MySQL TCP address HOST:PORT")
 	f.StringVar(&o.mysqlSocket, "mysql-socket", "", "external MySQL Unix socket path")
@@ -190,6 +194,14 @@ func runRun(ctx context.Context, o *runOptions, args []string, stdout, stderr io
 	if err != nil {
 		return err
 	}
+	var gates []gate.Threshold
+	for _, expr := range o.thresholds {
+		th, err := gate.Parse(expr)
+		if err != nil {
+			return usagef("--threshold: %v", err)
+		}
+		gates = append(gates, th)
+	}
 	pairs, err := o.externalEndpoints()
 	if err != nil {
 		return err
@@ -241,11 +253,21 @@ func runRun(ctx context.Context, o *runOptions, args []string, stdout, stderr io
 		Options:      scenarios.Options{N: o.n, Warmup: o.warmup, Rounds: o.rounds},
 		Log:          log,
 	})
+	rep.Thresholds = gate.Evaluate(rep, gates)
 	if err := writeOutputs(rep, outputs, stdout); err != nil {
 		return err
 	}
 	if runErr != nil {
 		return fmt.Errorf("run failed: %w", runErr)
+	}
+	var violated []string
+	for _, th := range rep.Thresholds {
+		if !th.OK {
+			violated = append(violated, fmt.Sprintf("threshold %s violated: %s", th.Expr, th.ActualText))
+		}
+	}
+	if len(violated) > 0 {
+		return errors.New(strings.Join(violated, "\n"))
 	}
 	return nil
 }

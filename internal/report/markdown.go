@@ -20,6 +20,7 @@ func Markdown(w io.Writer, r *results.Report) error {
 	for _, t := range r.Targets {
 		writeTarget(b, r, t)
 	}
+	writeThresholds(b, r)
 	writeEnvironment(b, r)
 	_, err := io.WriteString(w, b.String())
 	return err
@@ -163,6 +164,21 @@ func writeRounds(b *strings.Builder, r *results.Report, target string, unit unit
 		parts = append(parts, fmt.Sprintf("round %d TCP %s / Unix %s", rd, byRound[rd].tcp, byRound[rd].unix))
 	}
 	b.WriteString(strings.Join(parts, "; ") + ".\n\n")
+}
+
+func writeThresholds(b *strings.Builder, r *results.Report) {
+	if len(r.Thresholds) == 0 {
+		return
+	}
+	b.WriteString("## Thresholds\n\n| threshold | result | actual |\n|---|---|---|\n")
+	for _, th := range r.Thresholds {
+		res := "passed"
+		if !th.OK {
+			res = "**violated**"
+		}
+		fmt.Fprintf(b, "| `%s` | %s | %s |\n", th.Expr, res, th.ActualText)
+	}
+	b.WriteString("\n")
 }
 
 func placementSentence(p results.Placement) string {

@@ -29,6 +29,17 @@ type Report struct {
 	Targets       []Target    `json:"targets"`
 	Runs          []Run       `json:"runs"`
 	Summary       []Summary   `json:"summary"`
+	// Thresholds are the --threshold checks and how they came out.
+	Thresholds []ThresholdResult `json:"thresholds,omitempty"`
+}
+
+// ThresholdResult is one threshold checked against one summary.
+type ThresholdResult struct {
+	Expr       string  `json:"expr"`
+	Scenario   string  `json:"scenario,omitempty"`
+	OK         bool    `json:"ok"`
+	Actual     float64 `json:"actual"`
+	ActualText string  `json:"actual_text"`
 }
 
 // Tool names the measuring program.

@@ -1,0 +1,170 @@
+// Package gate evaluates CI thresholds such as "redis.unix.p99<2ms" or
+// "mysql.unix_speedup_p50>=1.0" against a report's summary, as k6
+// thresholds do: a run that violates one fails.
+package gate
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/dbsock/dbsock/internal/results"
+)
+
+// Threshold is one parsed expression: Target.Side.Metric Op Value, or
+// Target.Metric Op Value for the speedups.
+type Threshold struct {
+	Expr   string
+	Target string
+	Side   string // "tcp", "unix", or "" for speedups
+	Metric string
+	Op     string
+	Value  float64 // nanoseconds for latency metrics
+}
+
+var (
+	latencyMetrics = []string{"min", "p50", "p90", "p99", "p999", "max", "mean", "stddev"}
+	sideMetrics    = append(append([]string{}, latencyMetrics...), "ops_per_sec", "errors", "error_rate")
+	targetMetrics  = []string{"unix_speedup_p50", "unix_speedup_mean"}
+	ops            = []string{"<=", ">=", "==", "<", ">"}
+)
+
+// Syntax describes the accepted form, for error messages and help.
+const Syntax = "TARGET.tcp|unix.METRIC OP VALUE (METRIC: min p50 p90 p99 p999 max mean stddev ops_per_sec errors error_rate; " +
+	"latencies take units like 2ms or 500us) or TARGET.unix_speedup_p50|unix_speedup_mean OP NUMBER; OP: < <= > >= =="
+
+// Parse reads one threshold expression.
+func Parse(expr string) (Threshold, error) {
+	t := Threshold{Expr: expr}
+	s := strings.ReplaceAll(expr, " ", "")
+	var lhs, rhs string
+	for _, op := range ops {
+		if i := strings.Index(s, op); i > 0 {
+			t.Op, lhs, rhs = op, s[:i], s[i+len(op):]
+			break
+		}
+	}
+	if t.Op == "" {
+		return t, fmt.Errorf("threshold %q has no comparison; want %s", expr, Syntax)
+	}
+	parts := strings.Split(lhs, ".")
+	switch {
+	case len(parts) == 3 && (parts[1] == "tcp" || parts[1] == "unix") && contains(sideMetrics, parts[2]):
+		t.Target, t.Side, t.Metric = parts[0], parts[1], parts[2]
+	case len(parts) == 2 && contains(targetMetrics, parts[1]):
+		t.Target, t.Metric = parts[0], parts[1]
+	default:
+		return t, fmt.Errorf("threshold %q: %q is not a metric; want %s", expr, lhs, Syntax)
+	}
+	if contains(latencyMetrics, t.Metric) {
+		d, err := time.ParseDuration(rhs)
+		if err != nil {
+			return t, fmt.Errorf("threshold %q: %q is not a duration such as 2ms or 500us", expr, rhs)
+		}
+		t.Value = float64(d)
+		return t, nil
+	}
+	v, err := strconv.ParseFloat(rhs, 64)
+	if err != nil {
+		return t, fmt.Errorf("threshold %q: %q is not a number", expr, rhs)
+	}
+	t.Value = v
+	return t, nil
+}
+
+// Evaluate checks every threshold against r's summaries (every scenario of
+// the target) and returns one result per threshold and summary.
+func Evaluate(r *results.Report, ths []Threshold) []results.ThresholdResult {
+	var out []results.ThresholdResult
+	for _, th := range ths {
+		found := false
+		for _, s := range r.Summary {
+			if s.Target != th.Target {
+				continue
+			}
+			found = true
+			actual := th.actual(s)
+			out = append(out, results.ThresholdResult{Expr: th.Expr, Scenario: s.Scenario, Actual: actual, OK: th.holds(actual),
+				ActualText: th.format(actual)})
+		}
+		if !found {
+			out = append(out, results.ThresholdResult{Expr: th.Expr, OK: false, ActualText: "no result for target " + th.Target})
+		}
+	}
+	return out
+}
+
+func (th Threshold) actual(s results.Summary) float64 {
+	switch th.Metric {
+	case "unix_speedup_p50":
+		return s.UnixSpeedupP50
+	case "unix_speedup_mean":
+		return s.UnixSpeedupMean
+	}
+	side := s.TCP
+	if th.Side == "unix" {
+		side = s.Unix
+	}
+	l := side.Latency
+	switch th.Metric {
+	case "min":
+		return float64(l.Min)
+	case "p50":
+		return float64(l.P50)
+	case "p90":
+		return float64(l.P90)
+	case "p99":
+		return float64(l.P99)
+	case "p999":
+		return float64(l.P999)
+	case "max":
+		return float64(l.Max)
+	case "mean":
+		return l.Mean
+	case "stddev":
+		return l.StdDev
+	case "ops_per_sec":
+		return side.OpsPerSec
+	case "errors":
+		return float64(side.Errors)
+	case "error_rate":
+		if side.N == 0 {
+			return 0
+		}
+		return float64(side.Errors) / float64(side.N)
+	}
+	return 0
+}
+
+func (th Threshold) holds(v float64) bool {
+	switch th.Op {
+	case "<":
+		return v < th.Value
+	case "<=":
+		return v <= th.Value
+	case ">":
+		return v > th.Value
+	case ">=":
+		return v >= th.Value
+	case "==":
+		return v == th.Value
+	}
+	return false
+}
+
+func (th Threshold) format(v float64) string {
+	if contains(latencyMetrics, th.Metric) {
+		return th.Metric + " " + time.Duration(v).String()
+	}
+	return th.Metric + " " + strconv.FormatFloat(v, 'g', 4, 64)
+}
+
+func contains(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,71 @@
+package gate
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/dbsock/dbsock/internal/results"
+)
+
+func TestParse(t *testing.T) {
+	tests := []struct {
+		expr    string
+		want    Threshold
+		wantErr string
+	}{
+		{"redis.unix.p99<2ms", Threshold{Target: "redis", Side: "unix", Metric: "p99", Op: "<", Value: float64(2 * time.Millisecond)}, ""},
+		{"mysql.unix_speedup_p50>=1.0", Threshold{Target: "mysql", Metric: "unix_speedup_p50", Op: ">=", Value: 1}, ""},
+		{"echo.tcp.errors == 0", Threshold{Target: "echo", Side: "tcp", Metric: "errors", Op: "==", Value: 0}, ""},
+		{"redis.unix.p99", Threshold{}, "no comparison"},
+		{"redis.udp.p99<1ms", Threshold{}, "is not a metric"},
+		{"redis.unix.p42<1ms", Threshold{}, "is not a metric"},
+		{"redis.unix.p99<soon", Threshold{}, "not a duration"},
+		{"redis.unix_speedup_p50>much", Threshold{}, "not a number"},
+	}
+	for _, tt := range tests {
+		got, err := Parse(tt.expr)
+		if tt.wantErr != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Errorf("Parse(%q) error %v, want %q", tt.expr, err, tt.wantErr)
+			}
+			continue
+		}
+		tt.want.Expr = tt.expr
+		if err != nil || got != tt.want {
+			t.Errorf("Parse(%q) = %+v, %v; want %+v", tt.expr, got, err, tt.want)
+		}
+	}
+}
+
+func TestEvaluate(t *testing.T) {
+	r := &results.Report{Summary: []results.Summary{{
+		Target: "redis", Scenario: "pk", UnixSpeedupP50: 1.4,
+		TCP:  results.Side{N: 100, Latency: results.Latency{P50: 10000, P99: 40000}},
+		Unix: results.Side{N: 100, Errors: 1, Latency: results.Latency{P50: 7000, P99: 30000}},
+	}}}
+	parse := func(e string) Threshold {
+		th, err := Parse(e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return th
+	}
+	got := Evaluate(r, []Threshold{parse("redis.unix.p50<8us"), parse("redis.unix.p50<1ns"), parse("redis.unix_speedup_p50>=1"),
+		parse("redis.unix.error_rate<0.005"), parse("mongo.tcp.p50<1s")})
+	want := []bool{true, false, true, false, false}
+	if len(got) != len(want) {
+		t.Fatalf("got %d results, want %d", len(got), len(want))
+	}
+	for i := range want {
+		if got[i].OK != want[i] {
+			t.Errorf("%s: ok=%v, want %v (%s)", got[i].Expr, got[i].OK, want[i], got[i].ActualText)
+		}
+	}
+	if !strings.Contains(got[4].ActualText, "no result for target mongo") {
+		t.Errorf("missing target: %q", got[4].ActualText)
+	}
+	if got[1].ActualText != "p50 7µs" {
+		t.Errorf("actual text %q", got[1].ActualText)
+	}
+}
