@@ -84,8 +84,10 @@ func (l *Local) mysqlInit(ctx context.Context, bin string, mariadb bool, datadir
 		if installDB == "" {
 			return fmt.Errorf("initialize MariaDB data dir: mariadb-install-db not found next to %s", bin)
 		}
+		// --force: do not insist that this host's name resolves (it need
+		// not, for a server that only listens on 127.0.0.1 and a socket).
 		args := []string{"--no-defaults", "--datadir=" + datadir, "--auth-root-authentication-method=normal",
-			"--skip-test-db", "--skip-name-resolve"}
+			"--skip-test-db", "--skip-name-resolve", "--force"}
 		if os.Geteuid() == 0 {
 			args = append(args, "--user=root")
 		}
