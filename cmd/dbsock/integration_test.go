@@ -220,3 +220,20 @@ func TestThresholds(t *testing.T) {
 		t.Fatalf("satisfied: exit %d, stderr %q", code, stderr)
 	}
 }
+
+// TestCompareSavedRuns compares a saved run with itself: no change, exit 0,
+// even with a strict --fail-on-regression.
+func TestCompareSavedRuns(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "a.json")
+	if code, _, stderr := dbsock(t, "run", "echo", "--n", "200", "--warmup", "10", "-q", "--out", path); code != 0 {
+		t.Fatalf("run: %s", stderr)
+	}
+	code, stdout, stderr := dbsock(t, "compare", path, path, "--fail-on-regression", "0%")
+	if code != 0 || !strings.Contains(stdout, "| echo | pk | Unix | p50 |") || !strings.Contains(stdout, "+0.0%") {
+		t.Fatalf("compare: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	code, _, stderr = dbsock(t, "compare", path, path, "--fail-on-regression", "lots")
+	if code != ExitUsage || !strings.Contains(stderr, "is not a percentage") {
+		t.Fatalf("bad bound: exit %d %q", code, stderr)
+	}
+}

@@ -1,0 +1,60 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/dbsock/dbsock/internal/report"
+)
+
+func newCompareCmd(stdout io.Writer) *cobra.Command {
+	var failOn string
+	cmd := &cobra.Command{
+		Use:   "compare OLD.json NEW.json [flags]",
+		Short: "Show how p50, p99 and mean changed between two saved runs, and whether significantly",
+		Example: `  dbsock compare main.json branch.json
+  dbsock compare main.json branch.json --fail-on-regression 10%`,
+		Args: exactArgs(2, "OLD.json NEW.json"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			bound := -1.0
+			if failOn != "" {
+				v, err := strconv.ParseFloat(strings.TrimSuffix(failOn, "%"), 64)
+				if err != nil || v < 0 {
+					return usagef("--fail-on-regression %q is not a percentage such as 10%%", failOn)
+				}
+				bound = v / 100
+			}
+			old, err := readReport(args[0])
+			if err != nil {
+				return err
+			}
+			new, err := readReport(args[1])
+			if err != nil {
+				return err
+			}
+			changes := report.Compare(old, new)
+			if err := report.CompareMarkdown(stdout, changes); err != nil {
+				return err
+			}
+			if bound < 0 {
+				return nil
+			}
+			var regressions []string
+			for _, c := range report.Regressions(changes, bound) {
+				regressions = append(regressions, fmt.Sprintf("%s %s %s %s is %.1f%% slower (p=%.3f), beyond --fail-on-regression %s",
+					c.Target, c.Scenario, c.Transport.Label(), c.Metric, 100*c.Delta, c.P, failOn))
+			}
+			if len(regressions) > 0 {
+				return errors.New(strings.Join(regressions, "\n"))
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&failOn, "fail-on-regression", "", "exit 1 when a p50 or mean got significantly slower by more than this, e.g. 10%")
+	return cmd
+}

@@ -1,0 +1,68 @@
+package report
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/dbsock/dbsock/drivers"
+	"github.com/dbsock/dbsock/internal/results"
+)
+
+// scaled returns a copy of the fixture with every Unix latency multiplied.
+func scaled(t *testing.T, factor float64) *results.Report {
+	r := fixture(t)
+	for i := range r.Runs {
+		if r.Runs[i].Transport != drivers.Unix {
+			continue
+		}
+		h := results.NewHistogram()
+		l := r.Runs[i].Latency
+		for _, v := range []int64{l.Min, l.P50, l.P90, l.Max} {
+			_ = h.RecordValue(int64(float64(v) * factor))
+		}
+		r.Runs[i].Latency = results.LatencyOf(h)
+		r.Runs[i].Histogram, _ = results.EncodeHistogram(h)
+	}
+	if err := r.Summarize(); err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func TestCompareFindsRegression(t *testing.T) {
+	old, slower := scaled(t, 1), scaled(t, 1.5)
+	changes := Compare(old, slower)
+	if len(changes) != 6 {
+		t.Fatalf("got %d changes, want 2 transports x 3 metrics", len(changes))
+	}
+	var unixP50 *Change
+	for i := range changes {
+		c := &changes[i]
+		if c.Transport == drivers.TCP && c.Delta != 0 {
+			t.Errorf("TCP %s changed by %v; it should not have", c.Metric, c.Delta)
+		}
+		if c.Transport == drivers.Unix && c.Metric == "p50" {
+			unixP50 = c
+		}
+	}
+	if unixP50 == nil || unixP50.Delta < 0.45 || unixP50.Delta > 0.55 || !unixP50.Significant {
+		t.Fatalf("Unix p50 change %+v, want about +50%% and significant", unixP50)
+	}
+	if regs := Regressions(changes, 0.10); len(regs) == 0 {
+		t.Fatal("a 50% slowdown is not reported as a regression beyond 10%")
+	}
+	if regs := Regressions(changes, 0.60); len(regs) != 0 {
+		t.Fatalf("a 50%% slowdown reported beyond 60%%: %+v", regs)
+	}
+	if regs := Regressions(Compare(old, old), 0); len(regs) != 0 {
+		t.Fatalf("a report compared with itself regressed: %+v", regs)
+	}
+	var buf bytes.Buffer
+	if err := CompareMarkdown(&buf, changes); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(buf.String(), "| redis | pk | Unix | p50 |") || !strings.Contains(buf.String(), "**yes**") {
+		t.Fatalf("markdown:\n%s", buf.String())
+	}
+}
