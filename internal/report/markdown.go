@@ -197,6 +197,8 @@ func writeEnvironment(b *strings.Builder, r *results.Report) {
 		{"dbsock", strings.TrimSpace(r.Tool.Version + " " + shortCommit(r.Tool.Commit))},
 		{"OS / kernel", e.OS + "/" + e.Arch + ", Linux " + e.Kernel},
 		{"CPU", fmt.Sprintf("%s, %d logical CPUs", e.CPUModel, e.NumCPU)},
+		{"Virtualization", orUnknown(e.Virtualization)},
+		{"CPU governor", orUnknown(e.Governor)},
 		{"Go", e.GoVersion},
 		{"Placement", fmt.Sprintf("%s (client CPUs %s, server CPUs %s)", r.Config.Placement.Mode, r.Config.Placement.ClientCPUs, orDash(r.Config.Placement.ServerCPUs))},
 		{"Run", fmt.Sprintf("n=%d, warmup=%d, rounds=%d, scenario=%s, provider=%s", r.Config.N, r.Config.Warmup, r.Config.Rounds, r.Config.Scenario, r.Config.Provider)},
@@ -227,6 +229,13 @@ func plural(n int, noun string) string {
 		return "1 " + noun
 	}
 	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+func orUnknown(s string) string {
+	if s == "" {
+		return "unknown"
+	}
+	return s
 }
 
 func orDash(s string) string {

@@ -57,6 +57,11 @@ type Environment struct {
 	CPUModel  string `json:"cpu_model"`
 	NumCPU    int    `json:"num_cpu"`
 	GoVersion string `json:"go_version"`
+	// Virtualization is the hypervisor or container the client runs in
+	// ("none" on bare metal, "" when unknown).
+	Virtualization string `json:"virtualization,omitempty"`
+	// Governor is the CPU frequency governor of CPU 0, where readable.
+	Governor string `json:"cpu_governor,omitempty"`
 	// Drivers maps each client library's module path to its version.
 	Drivers map[string]string `json:"drivers,omitempty"`
 }

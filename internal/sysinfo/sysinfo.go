@@ -30,7 +30,9 @@ func Collect() results.Environment {
 		NumCPU:    runtime.NumCPU(),
 		GoVersion: runtime.Version(),
 		Drivers:   map[string]string{},
+		Governor:  readTrim("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor"),
 	}
+	env.Virtualization = virtualization()
 	if bi, ok := debug.ReadBuildInfo(); ok {
 		for _, dep := range bi.Deps {
 			for _, m := range DriverModules {
@@ -91,4 +93,59 @@ func Tool() results.Tool {
 		t.Version = "devel"
 	}
 	return t
+}
+
+// virtualization names the container or hypervisor this process runs in,
+// from what Linux exposes without privileges.
+func virtualization() string {
+	var parts []string
+	if _, err := os.Stat("/.dockerenv"); err == nil {
+		parts = append(parts, "docker container")
+	} else if b, err := os.ReadFile("/proc/1/cgroup"); err == nil && (strings.Contains(string(b), "docker") || strings.Contains(string(b), "kubepods")) {
+		parts = append(parts, "container")
+	}
+	vendor := readTrim("/sys/class/dmi/id/sys_vendor")
+	product := readTrim("/sys/class/dmi/id/product_name")
+	hv := hasCPUFlag("hypervisor")
+	switch {
+	case strings.Contains(vendor, "QEMU") || strings.Contains(product, "KVM"):
+		parts = append(parts, "KVM/QEMU guest")
+	case strings.Contains(vendor, "Amazon"):
+		parts = append(parts, "AWS guest ("+product+")")
+	case strings.Contains(vendor, "Google"):
+		parts = append(parts, "Google Cloud guest")
+	case strings.Contains(vendor, "Microsoft"):
+		parts = append(parts, "Hyper-V guest")
+	case strings.Contains(vendor, "VMware"):
+		parts = append(parts, "VMware guest")
+	case hv:
+		parts = append(parts, "virtual machine")
+	}
+	if len(parts) == 0 {
+		if vendor == "" {
+			return ""
+		}
+		return "none"
+	}
+	return strings.Join(parts, ", ")
+}
+
+func hasCPUFlag(flag string) bool {
+	f, err := os.Open("/proc/cpuinfo")
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if k, v, ok := strings.Cut(sc.Text(), ":"); ok && strings.TrimSpace(k) == "flags" {
+			for _, fl := range strings.Fields(v) {
+				if fl == flag {
+					return true
+				}
+			}
+			return false
+		}
+	}
+	return false
 }
