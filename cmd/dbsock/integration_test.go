@@ -181,7 +181,7 @@ func TestOutputsAndReport(t *testing.T) {
 	dir := t.TempDir()
 	p := func(name string) string { return filepath.Join(dir, name) }
 	code, stdout, stderr := dbsock(t, "run", "echo", "--n", "200", "--warmup", "10", "-q",
-		"--out", p("r.json"), "--out", p("r.md"), "--out", p("r.csv"), "--out", p("r.txt")+":benchfmt")
+		"--out", p("r.json"), "--out", p("r.md"), "--out", p("r.csv"), "--out", p("r.txt")+":benchfmt", "--plot", p("r.svg"))
 	if code != 0 || stdout != "" {
 		t.Fatalf("exit %d, stdout %q, stderr %s", code, stdout, stderr)
 	}
@@ -189,12 +189,16 @@ func TestOutputsAndReport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for name, want := range map[string]string{"r.json": `"schema_version": 1`, "r.csv": "target,scenario,transport,round", "r.txt": "BenchmarkPK/target=echo/transport=unix"} {
+	if !strings.Contains(string(md), "](r.svg)") {
+		t.Errorf("the Markdown does not link the plot:\n%s", md)
+	}
+	for name, want := range map[string]string{"r.svg": "<svg", "r.json": `"schema_version": 1`, "r.csv": "target,scenario,transport,round", "r.txt": "BenchmarkPK/target=echo/transport=unix"} {
 		b, err := os.ReadFile(p(name))
 		if err != nil || !strings.Contains(string(b), want) {
 			t.Errorf("%s: %v; want it to contain %q", name, err, want)
 		}
 	}
+	t.Chdir(dir) // the Markdown links the plot relative to itself
 	code, again, stderr := dbsock(t, "report", p("r.json"))
 	if code != 0 {
 		t.Fatalf("report: exit %d: %s", code, stderr)

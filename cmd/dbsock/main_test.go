@@ -58,6 +58,7 @@ func TestUsageErrors(t *testing.T) {
 		{"out without format", []string{"run", "echo", "--out", "/tmp/r.txt"}, `cannot tell the format of "/tmp/r.txt"`},
 		{"out twice", []string{"run", "echo", "--out", "/tmp/r.md", "--out", "/tmp/r.md"}, "the same file is named twice"},
 		{"bad threshold", []string{"run", "echo", "--threshold", "echo.unix.p50"}, "--threshold: threshold \"echo.unix.p50\" has no comparison"},
+		{"bad plot ext", []string{"run", "echo", "--plot", "/tmp/r.gif"}, "--plot: plot file \"/tmp/r.gif\" must end in .svg or .png"},
 		{"report no file", []string{"report"}, "dbsock report takes RESULTS.json"},
 	}
 	for _, tt := range tests {

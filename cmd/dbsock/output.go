@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/dbsock/dbsock/internal/chart"
 	"github.com/dbsock/dbsock/internal/report"
 	"github.com/dbsock/dbsock/internal/results"
 )
@@ -19,6 +20,7 @@ type outputOptions struct {
 	flags  *pflag.FlagSet
 	format string
 	outs   []string
+	plot   string
 }
 
 func (o *outputOptions) bind(f *pflag.FlagSet) {
@@ -26,6 +28,7 @@ func (o *outputOptions) bind(f *pflag.FlagSet) {
 	f.StringVar(&o.format, "format", "markdown", "format on stdout (or of an --out FILE without extension): "+strings.Join(report.Formats, ", "))
 	f.StringArrayVarP(&o.outs, "out", "o", nil, "write a report to FILE instead of stdout, replaced whole; repeatable; "+
 		"the format comes from FILE:FORMAT, else --format if given, else the extension (.md .json .csv .bench)")
+	f.StringVar(&o.plot, "plot", "", "also draw latency by percentile and the speedup into this .svg or .png; Markdown reports link it")
 }
 
 // resolve validates the flags and returns the outputs; with no --out, one
@@ -33,6 +36,14 @@ func (o *outputOptions) bind(f *pflag.FlagSet) {
 func (o *outputOptions) resolve() ([]report.Output, error) {
 	if err := oneOf("format", o.format, report.Formats...); err != nil {
 		return nil, err
+	}
+	if o.plot != "" {
+		if err := chart.CheckPath(o.plot); err != nil {
+			return nil, usagef("--plot: %v", err)
+		}
+		if dir := filepath.Dir(o.plot); !isDir(dir) {
+			return nil, usagef("--plot %q: directory %q does not exist; create it first", o.plot, dir)
+		}
 	}
 	if len(o.outs) == 0 {
 		return []report.Output{{Format: o.format}}, nil
@@ -48,8 +59,7 @@ func (o *outputOptions) resolve() ([]report.Output, error) {
 		if err != nil {
 			return nil, usagef("--out: %v", err)
 		}
-		dir := filepath.Dir(out.Path)
-		if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		if dir := filepath.Dir(out.Path); !isDir(dir) {
 			return nil, usagef("--out %q: directory %q does not exist; create it first", spec, dir)
 		}
 		if seen[out.Path] {
@@ -61,11 +71,32 @@ func (o *outputOptions) resolve() ([]report.Output, error) {
 	return outs, nil
 }
 
-// writeOutputs renders rep into every output.
-func writeOutputs(rep *results.Report, outs []report.Output, stdout io.Writer) error {
+func isDir(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.IsDir()
+}
+
+// writeOutputs draws the plot, if asked, then renders rep into every output.
+// A file names the plot relative to its own directory, so that Markdown
+// links work and "dbsock report r.json" reproduces r.md beside it.
+func writeOutputs(rep *results.Report, outs []report.Output, plotPath string, stdout io.Writer) error {
+	if plotPath != "" {
+		if err := chart.WriteFile(plotPath, rep); err != nil {
+			return err
+		}
+		rep.Plot = plotPath
+	}
 	for _, out := range outs {
+		r := rep
+		if rep.Plot != "" && out.Path != "" {
+			if rel, err := filepath.Rel(filepath.Dir(out.Path), rep.Plot); err == nil {
+				copy := *rep
+				copy.Plot = rel
+				r = &copy
+			}
+		}
 		var buf bytes.Buffer
-		if err := report.Write(&buf, out.Format, rep); err != nil {
+		if err := report.Write(&buf, out.Format, r); err != nil {
 			return err
 		}
 		if out.Path == "" {

@@ -29,7 +29,7 @@ itself wrote.`,
 			if err != nil {
 				return err
 			}
-			return writeOutputs(rep, outs, stdout)
+			return writeOutputs(rep, outs, out.plot, stdout)
 		},
 	}
 	out.bind(cmd.Flags())

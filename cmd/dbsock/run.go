@@ -254,7 +254,7 @@ func runRun(ctx context.Context, o *runOptions, args []string, stdout, stderr io
 		Log:          log,
 	})
 	rep.Thresholds = gate.Evaluate(rep, gates)
-	if err := writeOutputs(rep, outputs, stdout); err != nil {
+	if err := writeOutputs(rep, outputs, o.output.plot, stdout); err != nil {
 		return err
 	}
 	if runErr != nil {

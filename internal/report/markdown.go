@@ -17,6 +17,9 @@ func Markdown(w io.Writer, r *results.Report) error {
 	b := &strings.Builder{}
 	fmt.Fprintf(b, "# Unix domain socket vs TCP on 127.0.0.1\n\n")
 	writeMethod(b, r)
+	if r.Plot != "" {
+		fmt.Fprintf(b, "![Latency by percentile over TCP and Unix, and the Unix speedup per target](%s)\n\n", r.Plot)
+	}
 	for _, t := range r.Targets {
 		writeTarget(b, r, t)
 	}

@@ -29,6 +29,8 @@ type Report struct {
 	Targets       []Target    `json:"targets"`
 	Runs          []Run       `json:"runs"`
 	Summary       []Summary   `json:"summary"`
+	// Plot is the image written with the report (--plot), if any.
+	Plot string `json:"plot,omitempty"`
 	// Thresholds are the --threshold checks and how they came out.
 	Thresholds []ThresholdResult `json:"thresholds,omitempty"`
 }

@@ -117,3 +117,20 @@ func roundSpread(t drivers.Transport, p50s []int64, placementMode string) string
 	return fmt.Sprintf("%s p50 ranged from %s to %s across rounds (%.2f×): the rounds disagree, so the pooled numbers and the speedup are not solid. %s",
 		t.Label(), time.Duration(lo), time.Duration(hi), float64(hi)/float64(lo), advice)
 }
+
+// Pooled merges the histograms of all complete and incomplete runs of one
+// target, scenario and transport.
+func Pooled(r *Report, target, scenario string, t drivers.Transport) (*hdrhistogram.Histogram, error) {
+	h := NewHistogram()
+	for _, run := range r.Runs {
+		if run.Target != target || run.Scenario != scenario || run.Transport != t || run.Histogram == "" {
+			continue
+		}
+		rh, err := DecodeHistogram(run.Histogram)
+		if err != nil {
+			return nil, err
+		}
+		h.Merge(rh)
+	}
+	return h, nil
+}

@@ -1,0 +1,252 @@
+// Package chart draws a report as one picture for a blog post: per target,
+// latency by percentile for TCP and Unix (log scales), and a bar chart of
+// the Unix speedup with its confidence interval. It uses gonum.org/v1/plot.
+package chart
+
+import (
+	"fmt"
+	"image/color"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
+	"gonum.org/v1/plot/vg/vgsvg"
+
+	"github.com/dbsock/dbsock/drivers"
+	"github.com/dbsock/dbsock/internal/results"
+)
+
+// Colors of the two transports, the same in every panel.
+var (
+	colorTCP  = color.RGBA{R: 0xd9, G: 0x5f, B: 0x02, A: 0xff}
+	colorUnix = color.RGBA{R: 0x1b, G: 0x6f, B: 0xb5, A: 0xff}
+)
+
+// Formats lists the image formats by extension.
+var Formats = []string{".svg", ".png"}
+
+// CheckPath says whether path has an image extension dbsock can write.
+func CheckPath(path string) error {
+	ext := strings.ToLower(filepath.Ext(path))
+	for _, f := range Formats {
+		if ext == f {
+			return nil
+		}
+	}
+	return fmt.Errorf("plot file %q must end in .svg or .png", path)
+}
+
+// WriteFile draws r into path (.svg or .png), replacing it whole.
+func WriteFile(path string, r *results.Report) error {
+	if err := CheckPath(path); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return fmt.Errorf("write plot %s: %w", path, err)
+	}
+	defer os.Remove(tmp.Name())
+	werr := Write(tmp, strings.ToLower(filepath.Ext(path)), r)
+	cerr := tmp.Close()
+	if werr != nil || cerr != nil {
+		return fmt.Errorf("write plot %s: %w", path, firstErr(werr, cerr))
+	}
+	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
+
+func firstErr(errs ...error) error {
+	for _, e := range errs {
+		if e != nil {
+			return e
+		}
+	}
+	return nil
+}
+
+// Write draws r to w as ext (".svg" or ".png").
+func Write(w io.Writer, ext string, r *results.Report) error {
+	plots, err := panels(r)
+	if err != nil {
+		return err
+	}
+	cols := 2
+	if len(plots) == 1 {
+		cols = 1
+	}
+	rows := (len(plots) + cols - 1) / cols
+	width, height := vg.Length(cols)*5.5*vg.Inch, vg.Length(rows)*3.6*vg.Inch
+	var canvas vg.CanvasWriterTo
+	switch ext {
+	case ".svg":
+		canvas = vgsvg.New(width, height)
+	case ".png":
+		canvas = vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(width, height), vgimg.UseDPI(144))}
+	default:
+		return fmt.Errorf("unknown image format %q", ext)
+	}
+	dc := draw.New(canvas)
+	tiles := draw.Tiles{Rows: rows, Cols: cols, PadX: vg.Inch / 4, PadY: vg.Inch / 4,
+		PadTop: vg.Inch / 8, PadBottom: vg.Inch / 8, PadLeft: vg.Inch / 8, PadRight: vg.Inch / 8}
+	for i, p := range plots {
+		p.Draw(tiles.At(dc, i%cols, i/cols))
+	}
+	_, err = canvas.WriteTo(w)
+	return err
+}
+
+// panels builds one percentile plot per summary and the speedup bar chart.
+func panels(r *results.Report) ([]*plot.Plot, error) {
+	var out []*plot.Plot
+	for _, s := range r.Summary {
+		p, err := percentilePlot(r, s)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, p)
+	}
+	if len(r.Summary) == 0 {
+		return nil, fmt.Errorf("nothing to plot: the report has no complete results")
+	}
+	bars, err := speedupPlot(r)
+	if err != nil {
+		return nil, err
+	}
+	return append(out, bars), nil
+}
+
+// percentileTicks label the x axis of a percentile plot, where x is
+// 1/(1-q): 2 is the median, 100 the 99th percentile.
+var percentileTicks = plot.ConstantTicks{
+	{Value: 1, Label: ""}, {Value: 2, Label: "50%"}, {Value: 10, Label: "90%"},
+	{Value: 100, Label: "99%"}, {Value: 1000, Label: "99.9%"}, {Value: 10000, Label: "99.99%"},
+	{Value: 100000, Label: "99.999%"},
+}
+
+func percentilePlot(r *results.Report, s results.Summary) (*plot.Plot, error) {
+	p := plot.New()
+	p.Title.Text = title(r, s)
+	p.X.Label.Text = "percentile"
+	p.Y.Label.Text = "latency (µs, log scale)"
+	p.X.Scale = plot.LogScale{}
+	p.X.Tick.Marker = percentileTicks
+	p.Y.Scale = plot.LogScale{}
+	p.Y.Tick.Marker = plot.LogTicks{Prec: -1}
+	p.Add(plotter.NewGrid())
+	p.Legend.Top = true
+	p.Legend.Left = true
+	for _, t := range drivers.Transports {
+		h, err := results.Pooled(r, s.Target, s.Scenario, t)
+		if err != nil {
+			return nil, err
+		}
+		if h.TotalCount() == 0 {
+			continue
+		}
+		line, err := plotter.NewLine(curve(h))
+		if err != nil {
+			return nil, err
+		}
+		line.Width = vg.Points(2)
+		line.Color = colorTCP
+		if t == drivers.Unix {
+			line.Color = colorUnix
+		}
+		p.Add(line)
+		p.Legend.Add(t.Label(), line)
+	}
+	return p, nil
+}
+
+func title(r *results.Report, s results.Summary) string {
+	name := s.Target
+	for _, t := range r.Targets {
+		if t.Name == s.Target && t.Server.Product != "" {
+			name = fmt.Sprintf("%s (%s)", s.Target, t.Server)
+		}
+	}
+	return fmt.Sprintf("%s: p50 TCP %.1f µs, Unix %.1f µs", name,
+		float64(s.TCP.Latency.P50)/1e3, float64(s.Unix.Latency.P50)/1e3)
+}
+
+// curve samples h's percentile distribution at 200 points spaced evenly on
+// the log x axis, stopping where the sample runs out of resolution.
+func curve(h *hdrhistogram.Histogram) plotter.XYs {
+	maxX := math.Min(1e5, float64(h.TotalCount()))
+	const n = 200
+	xys := make(plotter.XYs, 0, n+1)
+	for i := 0; i <= n; i++ {
+		x := math.Pow(maxX, float64(i)/n)
+		q := 100 * (1 - 1/x)
+		v := float64(h.ValueAtQuantile(q)) / 1e3
+		if v <= 0 {
+			continue
+		}
+		xys = append(xys, plotter.XY{X: x, Y: v})
+	}
+	return xys
+}
+
+// speedupBars is the bar chart data: one bar per summary with its interval.
+type speedupBars struct {
+	center, lo, hi []float64
+}
+
+func (b speedupBars) Len() int                    { return len(b.center) }
+func (b speedupBars) XY(i int) (float64, float64) { return float64(i), b.center[i] }
+func (b speedupBars) YError(i int) (float64, float64) {
+	return b.center[i] - b.lo[i], b.hi[i] - b.center[i]
+}
+
+func speedupPlot(r *results.Report) (*plot.Plot, error) {
+	p := plot.New()
+	p.Title.Text = "Unix speedup at p50 (TCP/Unix), 95% CI across rounds"
+	p.Y.Label.Text = "speedup (×)"
+	var names []string
+	var bars speedupBars
+	for _, s := range r.Summary {
+		names = append(names, s.Target)
+		c, lo, hi := s.UnixSpeedupP50, s.UnixSpeedupP50, s.UnixSpeedupP50
+		if ci := s.UnixSpeedupP50CI; ci != nil {
+			c, lo, hi = ci.Center, ci.Lo, ci.Hi
+		}
+		bars.center = append(bars.center, c)
+		bars.lo = append(bars.lo, lo)
+		bars.hi = append(bars.hi, hi)
+	}
+	bc, err := plotter.NewBarChart(plotter.Values(bars.center), vg.Points(28))
+	if err != nil {
+		return nil, err
+	}
+	bc.Color = colorUnix
+	bc.LineStyle.Width = 0
+	errs, err := plotter.NewYErrorBars(bars)
+	if err != nil {
+		return nil, err
+	}
+	errs.LineStyle.Width = vg.Points(1.5)
+	one := plotter.NewFunction(func(float64) float64 { return 1 })
+	one.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
+	one.Color = color.Gray{Y: 0x70}
+	p.Add(plotter.NewGrid(), bc, errs, one)
+	p.NominalX(names...)
+	p.Y.Min = 0
+	ymax := 1.2
+	for _, h := range bars.hi {
+		ymax = math.Max(ymax, h*1.1)
+	}
+	p.Y.Max = ymax
+	p.Legend.Add("no difference (1.0×)", one)
+	p.Legend.Top = true
+	return p, nil
+}
