@@ -5,6 +5,7 @@ package scenarios
 
 import (
 	"context"
+	"sync/atomic"
 	"time"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
@@ -37,7 +38,7 @@ type Sample struct {
 //
 // Inside the timed loop dbsock does nothing but read the clock twice and
 // record one value: no allocation, logging or I/O of its own.
-func Loop(ctx context.Context, c drivers.Conn, warmup, n int, h *hdrhistogram.Histogram) Sample {
+func Loop(ctx context.Context, c drivers.Conn, warmup, n int, h *hdrhistogram.Histogram, progress *atomic.Int64) Sample {
 	op := context.Background()
 	var s Sample
 	consecutive := 0
@@ -59,9 +60,14 @@ func Loop(ctx context.Context, c drivers.Conn, warmup, n int, h *hdrhistogram.Hi
 	consecutive = 0
 	start := time.Now()
 	for i := 0; i < n; i++ {
-		if i&255 == 0 && ctx.Err() != nil {
-			s.Err = ctx.Err()
-			break
+		if i&255 == 0 {
+			if ctx.Err() != nil {
+				s.Err = ctx.Err()
+				break
+			}
+			if progress != nil && i > 0 {
+				progress.Add(256)
+			}
 		}
 		t0 := time.Now()
 		err := c.Do(op)
@@ -85,5 +91,8 @@ func Loop(ctx context.Context, c drivers.Conn, warmup, n int, h *hdrhistogram.Hi
 		_ = h.RecordValue(d) // cannot fail: d is within the histogram's range
 	}
 	s.Elapsed = time.Since(start)
+	if progress != nil && s.Ops > 0 {
+		progress.Add((s.Ops-1)%256 + 1) // the ops since the last step
+	}
 	return s
 }

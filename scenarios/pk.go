@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync/atomic"
 
 	"github.com/dbsock/dbsock/compose"
 	"github.com/dbsock/dbsock/drivers"
@@ -18,6 +19,9 @@ type Options struct {
 	N      int // timed ops per transport per round
 	Warmup int // untimed ops before them, on the same connection
 	Rounds int // rounds; odd rounds run TCP first, even rounds Unix first
+	// Progress, when set, counts timed ops done (in steps of 256), for a
+	// progress bar that reads it from another goroutine.
+	Progress *atomic.Int64
 }
 
 // Order returns the transports of round (1-based) in the order they run:
@@ -67,7 +71,7 @@ func measure(ctx context.Context, d drivers.Driver, ep drivers.Endpoint, opt Opt
 	run.TransportVerified = true
 
 	h := results.NewHistogram()
-	s := Loop(ctx, conn, opt.Warmup, opt.N, h)
+	s := Loop(ctx, conn, opt.Warmup, opt.N, h, opt.Progress)
 	run.N, run.Errors, run.ElapsedNs = s.Ops, s.Errors, s.Elapsed.Nanoseconds()
 	run.Latency = results.LatencyOf(h)
 	if s.Elapsed > 0 {

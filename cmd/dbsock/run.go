@@ -241,18 +241,27 @@ func runRun(ctx context.Context, o *runOptions, args []string, stdout, stderr io
 	}
 	defer provider.Close()
 
+	opts := scenarios.Options{N: o.n, Warmup: o.warmup, Rounds: o.rounds}
 	var log io.Writer = stderr
-	if o.quiet {
+	var bar *progress
+	switch {
+	case o.quiet:
 		log = io.Discard
+	case isTerminal(stderr):
+		bar = startProgress(stderr, int64(len(targets))*int64(o.rounds)*2*int64(o.n))
+		log, opts.Progress = bar, &bar.done
 	}
 	rep, runErr := runner.Run(ctx, runner.Plan{
 		Targets:      targets,
 		Provider:     provider,
 		ProviderName: o.provider,
 		Placement:    place,
-		Options:      scenarios.Options{N: o.n, Warmup: o.warmup, Rounds: o.rounds},
+		Options:      opts,
 		Log:          log,
 	})
+	if bar != nil {
+		bar.finish()
+	}
 	rep.Thresholds = gate.Evaluate(rep, gates)
 	if err := writeOutputs(rep, outputs, o.output.plot, stdout); err != nil {
 		return err
