@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Measures what dbsock's own harness costs and prints one table:
+#   - timing + recording per op around an op that does nothing;
+#   - dbsock's echo p50 against a minimal hand-written Go loop on the same
+#     server and transport (client and server pinned to CPU 0);
+#   - peak RSS of "dbsock run echo --n 10000000" (set DBSOCK_BENCH_N to change N).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+out=$(mktemp)
+trap 'rm -f "$out"' EXIT
+go test -run '^$' -bench 'Harness' -benchmem ./scenarios/ | tee -a "$out"
+go test -run '^$' -bench 'EchoVsMinimal' -benchtime 3x ./scenarios/ | tee -a "$out"
+go test -run '^$' -bench 'PeakRSS' -benchtime 1x -timeout 30m ./cmd/dbsock/ | tee -a "$out"
+
+metric() { # metric UNIT: the value printed before UNIT on a Benchmark line
+  awk -v unit="$1" '/^Benchmark/ { for (i = 2; i <= NF; i++) if ($i == unit) print $(i-1) }' "$out" | head -1
+}
+echo
+echo "| figure | measured | goal |"
+echo "|---|--:|---|"
+echo "| timing + recording per op (ns) | $(metric ns/op | head -1) ns, $(metric allocs/op) allocs | under 100 ns, 0 allocs |"
+for t in tcp unix; do
+  echo "| echo p50 $t: dbsock / minimal loop | $(metric $t-ratio) ($(metric $t-dbsock-p50-ns) / $(metric $t-minimal-p50-ns) ns) | within 5% (0.95 to 1.05) |"
+done
+echo "| peak RSS, run echo --n $(metric ops-per-transport) | $(metric peak-RSS-MB) MB | under 64 MB |"
