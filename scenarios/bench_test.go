@@ -57,7 +57,7 @@ func dbsockP50(b *testing.B, ep drivers.Endpoint, n int) time.Duration {
 	}
 	defer conn.Close()
 	h := results.NewHistogram()
-	if s := Loop(context.Background(), conn, 0, n, h, nil); s.Err != nil {
+	if s := Loop(context.Background(), conn, 0, n, h, nil, nil); s.Err != nil {
 		b.Fatal(s.Err)
 	}
 	return time.Duration(h.ValueAtQuantile(50))

@@ -38,11 +38,17 @@ type Sample struct {
 //
 // Inside the timed loop dbsock does nothing but read the clock twice and
 // record one value: no allocation, logging or I/O of its own.
-func Loop(ctx context.Context, c drivers.Conn, warmup, n int, h *hdrhistogram.Histogram, progress *atomic.Int64) Sample {
+//
+// Every 16 ops (warm-up or timed) Loop bumps heartbeat, if set, so that a
+// watchdog can tell a hung server from a slow one without a per-op timer.
+func Loop(ctx context.Context, c drivers.Conn, warmup, n int, h *hdrhistogram.Histogram, progress, heartbeat *atomic.Int64) Sample {
 	op := context.Background()
 	var s Sample
 	consecutive := 0
 	for i := 0; i < warmup; i++ {
+		if i&15 == 0 && heartbeat != nil {
+			heartbeat.Add(1)
+		}
 		if i&255 == 0 && ctx.Err() != nil {
 			s.Err = ctx.Err()
 			return s
@@ -60,6 +66,9 @@ func Loop(ctx context.Context, c drivers.Conn, warmup, n int, h *hdrhistogram.Hi
 	consecutive = 0
 	start := time.Now()
 	for i := 0; i < n; i++ {
+		if i&15 == 0 && heartbeat != nil {
+			heartbeat.Add(1)
+		}
 		if i&255 == 0 {
 			if ctx.Err() != nil {
 				s.Err = ctx.Err()

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync/atomic"
+	"time"
 
 	"github.com/dbsock/dbsock/compose"
 	"github.com/dbsock/dbsock/drivers"
@@ -22,6 +23,10 @@ type Options struct {
 	// Progress, when set, counts timed ops done (in steps of 256), for a
 	// progress bar that reads it from another goroutine.
 	Progress *atomic.Int64
+	// OpTimeout is how long a connection may go without finishing an op
+	// (16 ops, strictly) before dbsock closes it and fails the run; 0 means
+	// DefaultOpTimeout.
+	OpTimeout time.Duration
 }
 
 // Order returns the transports of round (1-based) in the order they run:
@@ -58,12 +63,18 @@ func measure(ctx context.Context, d drivers.Driver, ep drivers.Endpoint, opt Opt
 		run.Incomplete, run.Error = true, err.Error()
 		return run, err
 	}
-	conn, err := d.Open(ctx, ep)
+	timeout := opt.OpTimeout
+	if timeout <= 0 {
+		timeout = DefaultOpTimeout
+	}
+	octx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	conn, err := d.Open(octx, ep)
 	if err != nil {
 		return fail(drivers.Explain(err, ep))
 	}
 	defer conn.Close()
-	v, err := drivers.CheckTransport(ctx, conn, ep.Transport)
+	v, err := drivers.CheckTransport(octx, conn, ep.Transport)
 	run.Evidence = v.Evidence
 	if err != nil {
 		return fail(fmt.Errorf("%s over %s: %w", d.Name(), ep, err))
@@ -71,7 +82,12 @@ func measure(ctx context.Context, d drivers.Driver, ep drivers.Endpoint, opt Opt
 	run.TransportVerified = true
 
 	h := results.NewHistogram()
-	s := Loop(ctx, conn, opt.Warmup, opt.N, h, opt.Progress)
+	var heartbeat atomic.Int64
+	dog := startWatchdog(conn, &heartbeat, timeout)
+	s := Loop(ctx, conn, opt.Warmup, opt.N, h, opt.Progress, &heartbeat)
+	if dog.done() && s.Err != nil {
+		s.Err = fmt.Errorf("the server did not answer for %s (--op-timeout), so dbsock closed the connection: %w", timeout, s.Err)
+	}
 	run.N, run.Errors, run.ElapsedNs = s.Ops, s.Errors, s.Elapsed.Nanoseconds()
 	run.Latency = results.LatencyOf(h)
 	if s.Elapsed > 0 {

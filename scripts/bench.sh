@@ -18,7 +18,7 @@ metric() { # metric UNIT: the value printed before UNIT on a Benchmark line
 echo
 echo "| figure | measured | goal |"
 echo "|---|--:|---|"
-echo "| timing + recording per op (ns) | $(metric ns/op | head -1) ns, $(metric allocs/op) allocs | under 100 ns, 0 allocs |"
+echo "| timing + recording per op | $(metric ns/op | head -1) ns, $(metric allocs/op) allocs | under 100 ns, 0 allocs |"
 for t in tcp unix; do
   echo "| echo p50 $t: dbsock / minimal loop | $(metric $t-ratio) ($(metric $t-dbsock-p50-ns) / $(metric $t-minimal-p50-ns) ns) | within 5% (0.95 to 1.05) |"
 done

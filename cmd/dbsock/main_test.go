@@ -59,6 +59,7 @@ func TestUsageErrors(t *testing.T) {
 		{"out twice", []string{"run", "echo", "--out", "/tmp/r.md", "--out", "/tmp/r.md"}, "the same file is named twice"},
 		{"bad threshold", []string{"run", "echo", "--threshold", "echo.unix.p50"}, "--threshold: threshold \"echo.unix.p50\" has no comparison"},
 		{"bad plot ext", []string{"run", "echo", "--plot", "/tmp/r.gif"}, "--plot: plot file \"/tmp/r.gif\" must end in .svg or .png"},
+		{"op timeout tiny", []string{"run", "echo", "--op-timeout", "1ns"}, "--op-timeout 1ns is out of range; accepted: 10ms to 1h"},
 		{"report no file", []string{"report"}, "dbsock report takes RESULTS.json"},
 	}
 	for _, tt := range tests {

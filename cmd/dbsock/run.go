@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -24,6 +25,8 @@ type runOptions struct {
 	provider          string
 	output            outputOptions
 	thresholds        []string
+	opTimeout         time.Duration
+	failFast          bool
 	quiet             bool
 	placement         string
 	clientCPU         string
@@ -82,6 +85,8 @@ Passwords: DBSOCK_MYSQL_PASSWORD, DBSOCK_REDIS_PASSWORD, DBSOCK_MONGO_PASSWORD
 	f.StringVar(&o.serverCPU, "server-cpu", "", "pin servers dbsock starts to this CPU list; overrides --placement")
 	f.StringVar(&o.provider, "provider", "auto", "where servers come from: "+strings.Join(providers, ", "))
 	o.output.bind(f)
+	f.DurationVar(&o.opTimeout, "op-timeout", scenarios.DefaultOpTimeout, "give up on a connection whose server has not answered for this long")
+	f.BoolVar(&o.failFast, "fail-fast", false, "stop at the first target that fails instead of going on with the others")
 	f.StringArrayVar(&o.thresholds, "threshold", nil, "fail (exit 1) unless this holds after the run, e.g. 'redis.unix.p99<2ms' or 'mysql.unix_speedup_p50>=1.0'; repeatable")
 	f.BoolVarP(&o.quiet, "quiet", "q", false, "print no progress lines on stderr")
 	f.StringVar(&o.mysqlAddr, "mysql-addr", "", "external MySQL TCP address HOST:PORT")
@@ -176,6 +181,9 @@ func (o *runOptions) validate() error {
 	if err := intRange("rounds", o.rounds, 1, 1000); err != nil {
 		return err
 	}
+	if o.opTimeout < 10*time.Millisecond || o.opTimeout > time.Hour {
+		return usagef("--op-timeout %s is out of range; accepted: 10ms to 1h", o.opTimeout)
+	}
 	if err := oneOf("provider", o.provider, providers...); err != nil {
 		return err
 	}
@@ -241,7 +249,7 @@ func runRun(ctx context.Context, o *runOptions, args []string, stdout, stderr io
 	}
 	defer provider.Close()
 
-	opts := scenarios.Options{N: o.n, Warmup: o.warmup, Rounds: o.rounds}
+	opts := scenarios.Options{N: o.n, Warmup: o.warmup, Rounds: o.rounds, OpTimeout: o.opTimeout}
 	var log io.Writer = stderr
 	var bar *progress
 	switch {
@@ -258,6 +266,7 @@ func runRun(ctx context.Context, o *runOptions, args []string, stdout, stderr io
 		Placement:    place,
 		Options:      opts,
 		Log:          log,
+		FailFast:     o.failFast,
 	})
 	if bar != nil {
 		bar.finish()

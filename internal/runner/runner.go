@@ -54,6 +54,9 @@ type Plan struct {
 	Placement placement.Placement
 	// Log receives one line per step (server ready, run done); nil discards.
 	Log io.Writer
+	// FailFast stops at the first target that fails; otherwise the others
+	// still run.
+	FailFast bool
 }
 
 // StopTimeout bounds how long stopping one server may take.
@@ -87,6 +90,10 @@ func Run(ctx context.Context, p Plan) (*results.Report, error) {
 		rep.Config.Placement.ClientCPUs = placement.FormatList(cpus)
 	}
 	for _, target := range p.Targets {
+		if p.FailFast && len(errs) > 0 {
+			rep.Targets = append(rep.Targets, results.Target{Name: target, Error: "not run: an earlier target failed (--fail-fast)"})
+			continue
+		}
 		if ctx.Err() != nil {
 			err := fmt.Errorf("not run: interrupted (%w)", ctx.Err())
 			rep.Targets = append(rep.Targets, results.Target{Name: target, Error: err.Error()})

@@ -1,0 +1,111 @@
+package main
+
+import (
+	"bufio"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/dbsock/dbsock/internal/results"
+	"github.com/dbsock/dbsock/internal/testutil"
+)
+
+var pidRE = regexp.MustCompile(`redis-server \(pid (\d+)\)`)
+
+// TestServerKilledMidRun kills the real Redis server while dbsock measures
+// it: dbsock must stop that target with a clear error, keep the ops it
+// measured (marked incomplete), go on with the next target, exit 1, and
+// leave nothing behind.
+func TestServerKilledMidRun(t *testing.T) {
+	testutil.NeedAny(t, "redis-server")
+	bin := buildDbsock(t)
+	tmp := t.TempDir()
+	out := filepath.Join(t.TempDir(), "r.json")
+	cmd := exec.Command(bin, "run", "redis", "echo", "--n", "50000000", "--rounds", "1", "--format", "json", "--out", out)
+	cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	sc := bufio.NewScanner(stderr)
+	var lines []string
+	pid := 0
+	for pid == 0 && sc.Scan() {
+		lines = append(lines, sc.Text())
+		if m := pidRE.FindStringSubmatch(sc.Text()); m != nil {
+			pid, _ = strconv.Atoi(m[1])
+		}
+	}
+	if pid == 0 {
+		t.Fatalf("no redis-server pid in stderr: %q", lines)
+	}
+	time.Sleep(300 * time.Millisecond) // measuring by now
+	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	rest := make(chan string)
+	go func() {
+		for sc.Scan() {
+			rest <- sc.Text()
+		}
+		close(rest)
+	}()
+	// echo then runs its full 50M ops: stop it once the redis failure is in.
+	timeout := time.After(20 * time.Second)
+	for moved := false; !moved; {
+		select {
+		case line, ok := <-rest:
+			if !ok {
+				t.Fatalf("dbsock ended before moving on to echo; stderr: %q", lines)
+			}
+			lines = append(lines, line)
+			moved = strings.Contains(line, "dbsock: echo: ")
+		case <-timeout:
+			t.Fatalf("dbsock did not move on to echo after redis died; stderr: %q", lines)
+		}
+	}
+	go func() {
+		for range rest {
+		}
+	}()
+	time.Sleep(200 * time.Millisecond)
+	_ = cmd.Process.Signal(syscall.SIGINT)
+	err = cmd.Wait()
+	if code := cmd.ProcessState.ExitCode(); code != ExitFailed {
+		t.Fatalf("exit %d (%v), want %d", code, err, ExitFailed)
+	}
+	f, err := os.Open(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rep, err := results.ReadJSON(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Runs) == 0 || rep.Runs[0].Target != "redis" || !rep.Runs[0].Incomplete || rep.Runs[0].N == 0 {
+		t.Fatalf("want the killed redis run kept with its ops and marked incomplete: %+v", rep.Runs)
+	}
+	if !strings.Contains(rep.Targets[0].Error, "redis over tcp") || !strings.Contains(rep.Targets[0].Error, "stopped after") {
+		t.Errorf("redis error %q does not say what happened", rep.Targets[0].Error)
+	}
+	if len(rep.Targets) < 2 || rep.Targets[1].Name != "echo" {
+		t.Fatalf("dbsock did not go on with echo: %+v", rep.Targets)
+	}
+	if left := testutil.TempDirs(t, tmp); len(left) != 0 {
+		t.Errorf("temp dirs left: %v", left)
+	}
+	if procs := processesUsing(t, tmp); len(procs) != 0 {
+		t.Errorf("processes left: %v", procs)
+	}
+}
