@@ -140,3 +140,22 @@ func TestVerdicts(t *testing.T) {
 		})
 	}
 }
+
+func TestSummarizeWarnsOnBimodalDistribution(t *testing.T) {
+	var fast, slow []int64
+	for i := 0; i < 100; i++ {
+		fast = append(fast, 10000)
+		slow = append(slow, 60000)
+	}
+	r := &Report{Runs: []Run{
+		run(t, "redis", drivers.TCP, 1, append(fast, slow...)...),
+		run(t, "redis", drivers.Unix, 1, fast...),
+	}}
+	if err := r.Summarize(); err != nil {
+		t.Fatal(err)
+	}
+	w := r.Summary[0].Warnings
+	if len(w) != 1 || !strings.Contains(w[0], "TCP latencies have a wide middle") || !strings.Contains(w[0], "bimodal") {
+		t.Fatalf("warnings = %q, want one bimodality warning for TCP", w)
+	}
+}

@@ -79,6 +79,9 @@ func (r *Report) Summarize() error {
 			if w := roundSpread(t, p50s[k][t], r.Config.Placement.Mode); w != "" {
 				sum.Warnings = append(sum.Warnings, w)
 			}
+			if w := wideMiddle(t, p.hist[t], r.Config.Placement.Mode); w != "" {
+				sum.Warnings = append(sum.Warnings, w)
+			}
 		}
 		r.Summary = append(r.Summary, sum)
 	}
@@ -133,4 +136,28 @@ func Pooled(r *Report, target, scenario string, t drivers.Transport) (*hdrhistog
 		h.Merge(rh)
 	}
 	return h, nil
+}
+
+// BimodalSpread is the p75/p25 ratio above which the middle half of a
+// distribution is said to be too wide to have one typical value.
+const BimodalSpread = 2.0
+
+// wideMiddle warns when the middle half of a transport's pooled latencies
+// spans more than BimodalSpread: typically two modes (some ops served on the
+// client's CPU, some waking the server on another), where p50 can land on
+// either one.
+func wideMiddle(t drivers.Transport, h *hdrhistogram.Histogram, placementMode string) string {
+	if h == nil || h.TotalCount() < 100 {
+		return ""
+	}
+	p25, p75 := h.ValueAtQuantile(25), h.ValueAtQuantile(75)
+	if p25 <= 0 || float64(p75) <= BimodalSpread*float64(p25) {
+		return ""
+	}
+	advice := "pin client and server with --placement same (or split) and run again."
+	if placementMode != "" && placementMode != "none" {
+		advice = "look for other load on the machine."
+	}
+	return fmt.Sprintf("%s latencies have a wide middle: p25 %s, p75 %s (%.1f×). The distribution is likely bimodal, so p50 may land on either mode; %s",
+		t.Label(), time.Duration(p25), time.Duration(p75), float64(p75)/float64(p25), advice)
 }
