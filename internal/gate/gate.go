@@ -50,6 +50,8 @@ func Parse(expr string) (Threshold, error) {
 	}
 	parts := strings.Split(lhs, ".")
 	switch {
+	case parts[0] == "":
+		return t, fmt.Errorf("threshold %q names no target; want %s", expr, Syntax)
 	case len(parts) == 3 && (parts[1] == "tcp" || parts[1] == "unix") && contains(sideMetrics, parts[2]):
 		t.Target, t.Side, t.Metric = parts[0], parts[1], parts[2]
 	case len(parts) == 2 && contains(targetMetrics, parts[1]):
