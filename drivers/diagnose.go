@@ -53,7 +53,7 @@ func SocketPermissions(path string) string {
 	for dir := filepath.Dir(path); ; dir = filepath.Dir(dir) {
 		if fi, err := os.Stat(dir); err == nil && !may(fi, uid, gid, groups, 1) {
 			return fmt.Sprintf("%s; the directory %s (mode %s, %s) denies you search (x) permission, so nothing inside it can be reached: "+
-				"ask for the directory to be opened to your group, or run dbsock as a user who may enter it", who, dir, fi.Mode().Perm(), owner(fi))
+				"ask for the directory to be opened to your group, or run dbsock as a user who may enter it", who, dir, fi.Mode(), owner(fi))
 		}
 		if dir == "/" || dir == "." {
 			break
@@ -68,7 +68,7 @@ func SocketPermissions(path string) string {
 		if st, ok := fi.Sys().(*syscall.Stat_t); ok && fi.Mode().Perm()&0o020 != 0 {
 			fix = fmt.Sprintf("join its group (usermod -aG %s %s, then log in again)", groupName(int(st.Gid)), userName(uid))
 		}
-		return fmt.Sprintf("%s; the socket %s (mode %s, %s) denies you write (w) permission, which connecting needs: %s", who, path, fi.Mode().Perm(), owner(fi), fix)
+		return fmt.Sprintf("%s; the socket %s (mode %s, %s) denies you write (w) permission, which connecting needs: %s", who, path, fi.Mode(), owner(fi), fix)
 	}
 	return who
 }

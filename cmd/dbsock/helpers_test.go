@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"net"
 	"testing"
 
 	"github.com/dbsock/dbsock/compose"
@@ -20,3 +21,5 @@ func startLocal(t *testing.T, target string) *compose.Server {
 	t.Cleanup(func() { _ = srv.Stop(context.Background()) })
 	return srv
 }
+
+func netListenUnix(path string) (net.Listener, error) { return net.Listen("unix", path) }

@@ -130,9 +130,12 @@ func TestRunEchoMarkdown(t *testing.T) {
 func TestRunExternalRedis(t *testing.T) {
 	testutil.NeedAny(t, "redis-server")
 	srv := startLocal(t, "redis")
-	t.Setenv("DBSOCK_REDIS_PASSWORD", srv.TCP.Password)
+	pwFile := filepath.Join(t.TempDir(), "redis.pw")
+	if err := os.WriteFile(pwFile, []byte(srv.TCP.Password+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	code, stdout, stderr := dbsock(t, "run", "redis", "--provider", "external", "--n", "100", "--warmup", "10", "--rounds", "1",
-		"--redis-addr", srv.TCP.Address, "--redis-socket", srv.Unix.Address, "--format", "json", "-q")
+		"--redis-addr", srv.TCP.Address, "--redis-socket", srv.Unix.Address, "--redis-password-file", pwFile, "--format", "json", "-q")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}

@@ -60,6 +60,7 @@ func TestUsageErrors(t *testing.T) {
 		{"bad threshold", []string{"run", "echo", "--threshold", "echo.unix.p50"}, "--threshold: threshold \"echo.unix.p50\" has no comparison"},
 		{"bad plot ext", []string{"run", "echo", "--plot", "/tmp/r.gif"}, "--plot: plot file \"/tmp/r.gif\" must end in .svg or .png"},
 		{"op timeout tiny", []string{"run", "echo", "--op-timeout", "1ns"}, "--op-timeout 1ns is out of range; accepted: 10ms to 1h"},
+		{"missing password file", []string{"run", "redis", "--redis-addr", "127.0.0.1:6379", "--redis-socket", "/tmp/r.sock", "--redis-password-file", "/nonexistent/pw"}, "--redis-password-file: open /nonexistent/pw"},
 		{"report no file", []string{"report"}, "dbsock report takes RESULTS.json"},
 	}
 	for _, tt := range tests {

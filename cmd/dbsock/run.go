@@ -35,6 +35,7 @@ type runOptions struct {
 	mysqlAddr, mysqlSocket, mysqlUser, mysqlPassword, mysqlDB string
 	redisAddr, redisSocket, redisPassword                     string
 	mongoAddr, mongoSocket, mongoUser                         string
+	passwordFiles                                             map[string]*string
 }
 
 // Providers accepted by --provider.
@@ -64,8 +65,10 @@ Providers:
             --TARGET-socket
   auto      external for targets whose endpoints are given, else local
 
-Passwords: DBSOCK_MYSQL_PASSWORD, DBSOCK_REDIS_PASSWORD, DBSOCK_MONGO_PASSWORD
-(the --*-password flags work too, but show in your shell history and process list).`,
+Passwords: --TARGET-password-file FILE, or DBSOCK_MYSQL_PASSWORD,
+DBSOCK_REDIS_PASSWORD, DBSOCK_MONGO_PASSWORD (the --*-password flags work too,
+but show in your shell history and process list). Servers dbsock starts get a
+random password per run; no password is ever printed.`,
 		Example: `  dbsock run mysql --n 10000
   dbsock run all --format json --out results.json
   DBSOCK_MYSQL_PASSWORD=secret dbsock run mysql --provider external \
@@ -100,6 +103,10 @@ Passwords: DBSOCK_MYSQL_PASSWORD, DBSOCK_REDIS_PASSWORD, DBSOCK_MONGO_PASSWORD
 	f.StringVar(&o.mongoAddr, "mongo-addr", "", "external MongoDB TCP address HOST:PORT")
 	f.StringVar(&o.mongoSocket, "mongo-socket", "", "external MongoDB Unix socket path (must end in .sock)")
 	f.StringVar(&o.mongoUser, "mongo-user", "", "external MongoDB user (password from $DBSOCK_MONGO_PASSWORD)")
+	o.passwordFiles = map[string]*string{}
+	for _, t := range []string{"mysql", "redis", "mongo"} {
+		o.passwordFiles[t] = f.String(t+"-password-file", "", "read the external "+t+" password from this file (first line)")
+	}
 	return cmd
 }
 
@@ -134,16 +141,24 @@ func parseTargets(args []string) ([]string, error) {
 // externalEndpoints builds the external provider's endpoints from flags and
 // the environment, validating every address given.
 func (o *runOptions) externalEndpoints() (map[string]compose.Pair, error) {
-	env := func(flag, name string) string {
-		if flag != "" {
-			return flag
+	passwords := map[string]string{"mysql": o.mysqlPassword, "redis": o.redisPassword}
+	for _, t := range []string{"mysql", "redis", "mongo"} {
+		if passwords[t] == "" {
+			passwords[t] = os.Getenv("DBSOCK_" + strings.ToUpper(t) + "_PASSWORD")
 		}
-		return os.Getenv(name)
+		if path := *o.passwordFiles[t]; path != "" {
+			b, err := os.ReadFile(path)
+			if err != nil {
+				return nil, usagef("--%s-password-file: %v", t, err)
+			}
+			line, _, _ := strings.Cut(string(b), "\n")
+			passwords[t] = strings.TrimRight(line, "\r")
+		}
 	}
 	pairs := map[string]compose.Pair{
-		"mysql": pair(o.mysqlAddr, o.mysqlSocket, drivers.Endpoint{User: o.mysqlUser, Password: env(o.mysqlPassword, "DBSOCK_MYSQL_PASSWORD"), Database: o.mysqlDB}),
-		"redis": pair(o.redisAddr, o.redisSocket, drivers.Endpoint{Password: env(o.redisPassword, "DBSOCK_REDIS_PASSWORD")}),
-		"mongo": pair(o.mongoAddr, o.mongoSocket, drivers.Endpoint{User: o.mongoUser, Password: os.Getenv("DBSOCK_MONGO_PASSWORD")}),
+		"mysql": pair(o.mysqlAddr, o.mysqlSocket, drivers.Endpoint{User: o.mysqlUser, Password: passwords["mysql"], Database: o.mysqlDB}),
+		"redis": pair(o.redisAddr, o.redisSocket, drivers.Endpoint{Password: passwords["redis"]}),
+		"mongo": pair(o.mongoAddr, o.mongoSocket, drivers.Endpoint{User: o.mongoUser, Password: passwords["mongo"]}),
 	}
 	for target, p := range pairs {
 		if p.TCP.Address != "" {

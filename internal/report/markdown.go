@@ -41,11 +41,10 @@ func writeMethod(b *strings.Builder, r *results.Report) {
 	}
 	fmt.Fprintf(b, "dbsock measured %s from one Go client on one connection per transport: "+
 		"%s, then %s, each timed on its own, "+
-		"over 127.0.0.1 TCP and over the server's Unix domain socket, in %s "+
-		"that alternate which transport goes first. Before timing, each connection's transport "+
+		"over 127.0.0.1 TCP and over the server's Unix domain socket, in %s. Before timing, each connection's transport "+
 		"was verified on the server side. Servers were supplied by the %s provider. %s\n\n",
 		strings.Join(names, ", "), plural(c.Warmup, "untimed warm-up operation"), plural(c.N, "timed operation"),
-		plural(c.Rounds, "round"), c.Provider, placementSentence(c.Placement))
+		roundsPhrase(c.Rounds), c.Provider, placementSentence(c.Placement))
 }
 
 func writeTarget(b *strings.Builder, r *results.Report, t results.Target) {
@@ -225,6 +224,13 @@ func shortCommit(c string) string {
 		return "(" + c + ")"
 	}
 	return ""
+}
+
+func roundsPhrase(n int) string {
+	if n == 1 {
+		return "1 round"
+	}
+	return fmt.Sprintf("%d rounds that alternate which transport goes first", n)
 }
 
 func plural(n int, noun string) string {

@@ -1,0 +1,31 @@
+package main
+
+import (
+	"io"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/dbsock/dbsock/internal/doctor"
+)
+
+func newDoctorCmd(stdout io.Writer) *cobra.Command {
+	var o doctor.Options
+	cmd := &cobra.Command{
+		Use:   "doctor [flags]",
+		Short: "Find database sockets, check you can connect, and see whether Docker can serve dbsock",
+		Long: `Doctor looks for MySQL/MariaDB, Redis, MongoDB and PostgreSQL sockets at the
+usual paths and among listening Unix sockets, and for each says whether you
+may connect (and if not, which permission is missing where), what answers
+there, and how clients read "localhost" for it. It also says whether the
+Docker engine is reachable, rootless or Docker Desktop, and whether host
+networking is possible.`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return doctor.Report(cmd.Context(), stdout, o)
+		},
+	}
+	cmd.Flags().StringArrayVar(&o.Extra, "socket", nil, "also look at this socket path (repeatable)")
+	cmd.Flags().DurationVar(&o.Timeout, "timeout", 2*time.Second, "how long each probe may take")
+	return cmd
+}
