@@ -5,6 +5,8 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -64,6 +66,13 @@ func TestLocalSupplyAndStop(t *testing.T) {
 			if host := srv.TCP.Address[:len("127.0.0.1:")]; host != "127.0.0.1:" {
 				t.Fatalf("TCP endpoint %s is not on 127.0.0.1", srv.TCP.Address)
 			}
+			assertLoopbackOnly(t, srv.TCP.Address)
+			if pw := srv.TCP.Password; pw != "" {
+				cmdline, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(srv.PID), "cmdline"))
+				if err != nil || strings.Contains(string(cmdline), pw) {
+					t.Fatalf("the server's command line shows its password (or cannot be read: %v)", err)
+				}
+			}
 			dir := filepath.Dir(srv.Unix.Address)
 			if err := srv.Stop(context.Background()); err != nil {
 				t.Fatal(err)
@@ -119,5 +128,39 @@ func TestAutoFallsThrough(t *testing.T) {
 	}
 	if _, err := a.Supply(context.Background(), "mongo"); !errors.Is(err, ErrCannotSupply) {
 		t.Fatalf("got %v, want ErrCannotSupply", err)
+	}
+}
+
+// assertLoopbackOnly checks in /proc/net/tcp and tcp6 that every listening
+// socket on addr's port is bound to 127.0.0.1, not to all interfaces.
+func assertLoopbackOnly(t *testing.T, addr string) {
+	t.Helper()
+	port, err := strconv.Atoi(addr[strings.LastIndexByte(addr, ':')+1:])
+	if err != nil {
+		t.Fatal(err)
+	}
+	hexPort := strings.ToUpper(strconv.FormatInt(int64(port), 16))
+	for len(hexPort) < 4 {
+		hexPort = "0" + hexPort
+	}
+	found := false
+	for _, f := range []string{"/proc/net/tcp", "/proc/net/tcp6"} {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		for _, line := range strings.Split(string(b), "\n")[1:] {
+			fields := strings.Fields(line)
+			if len(fields) < 4 || fields[3] != "0A" || !strings.HasSuffix(fields[1], ":"+hexPort) {
+				continue
+			}
+			found = true
+			if fields[1] != "0100007F:"+hexPort {
+				t.Fatalf("port %d listens on %s (%s), not on 127.0.0.1 only", port, fields[1], f)
+			}
+		}
+	}
+	if !found {
+		t.Fatalf("no listening socket on port %d in /proc/net/tcp", port)
 	}
 }
