@@ -84,6 +84,12 @@ func (l *Local) serverDir(target string) (string, error) {
 		if err != nil {
 			return "", fmt.Errorf("create a temp dir for local servers in %s: %w", base, err)
 		}
+		// The owner's pid lets "dbsock clean" tell a live run from the
+		// leftovers of one that was killed.
+		if err := os.WriteFile(filepath.Join(root, OwnerFile), []byte(strconv.Itoa(os.Getpid())+"\n"), 0o600); err != nil {
+			os.RemoveAll(root)
+			return "", fmt.Errorf("create a temp dir for local servers in %s: %w", base, err)
+		}
 		l.root = root
 	}
 	return os.MkdirTemp(l.root, target+"-")

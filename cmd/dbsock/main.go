@@ -23,7 +23,7 @@ import (
 func main() {
 	echoserver.MaybeRunChild()
 	redis.Quiet()
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	go func() {
 		// After the first signal, a second one ends dbsock at once (its
 		// server children die with it: they are started with Pdeathsig).

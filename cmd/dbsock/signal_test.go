@@ -56,6 +56,7 @@ func TestSIGINTStopsCleanly(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	defer cmd.Process.Kill() // on a failure path; a no-op once it has exited
 	// Wait until the echo server is up and measuring.
 	sc := bufio.NewScanner(stderr)
 	var seen []string
@@ -106,5 +107,48 @@ func TestSIGINTStopsCleanly(t *testing.T) {
 	}
 	if procs := processesUsing(t, tmp); len(procs) != 0 {
 		t.Errorf("processes left: %v", procs)
+	}
+}
+
+// TestCleanAfterSIGKILL kills dbsock outright while it measures: its server
+// dies with it (Pdeathsig), and "dbsock clean" removes the temp dir it could
+// not remove itself.
+func TestCleanAfterSIGKILL(t *testing.T) {
+	testutil.NeedAny(t, "redis-server")
+	bin := buildDbsock(t)
+	tmp := t.TempDir()
+	cmd := exec.Command(bin, "run", "redis", "--n", "100000000", "--rounds", "1")
+	cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	sc := bufio.NewScanner(stderr)
+	for sc.Scan() && !strings.Contains(sc.Text(), "dbsock: redis: ") {
+	}
+	_ = cmd.Process.Kill()
+	_ = cmd.Wait()
+	if len(testutil.TempDirs(t, tmp)) != 1 {
+		t.Fatalf("want the killed run's temp dir left behind, found %v", testutil.TempDirs(t, tmp))
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for len(processesUsing(t, tmp)) > 0 && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond) // Pdeathsig is asynchronous
+	}
+	if procs := processesUsing(t, tmp); len(procs) != 0 {
+		t.Fatalf("servers outlived a SIGKILLed dbsock: %v", procs)
+	}
+	clean := exec.Command(bin, "clean")
+	clean.Env = cmd.Env
+	out, err := clean.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "removed "+tmp) {
+		t.Fatalf("dbsock clean: %v\n%s", err, out)
+	}
+	if left := testutil.TempDirs(t, tmp); len(left) != 0 {
+		t.Fatalf("dbsock clean left %v", left)
 	}
 }

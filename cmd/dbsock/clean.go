@@ -1,0 +1,50 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/dbsock/dbsock/compose"
+)
+
+func newCleanCmd(stdout io.Writer) *cobra.Command {
+	var dryRun bool
+	cmd := &cobra.Command{
+		Use:   "clean [flags]",
+		Short: "Remove servers and temp dirs left by dbsock runs that were killed",
+		Long: `A dbsock run removes everything it started, even on Ctrl-C. Only a run killed
+outright (SIGKILL, power loss) can leave a temp dir behind, and, if dbsock's
+own death did not take them along, its server processes. Clean finds the
+dbsock-* temp dirs whose dbsock is gone, kills the processes using them and
+removes them. Runs in progress are left alone.`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			left, err := compose.FindLeftovers(os.TempDir())
+			if err != nil {
+				return err
+			}
+			if len(left) == 0 {
+				fmt.Fprintln(stdout, "nothing to clean")
+				return nil
+			}
+			var errs []error
+			for _, l := range left {
+				verb := "removed"
+				if dryRun {
+					verb = "would remove"
+				} else if err := l.Clean(); err != nil {
+					errs = append(errs, err)
+					continue
+				}
+				fmt.Fprintf(stdout, "%s %s (dbsock pid %d, gone; server pids %v)\n", verb, l.Dir, l.Owner, l.PIDs)
+			}
+			return errors.Join(errs...)
+		},
+	}
+	cmd.Flags().BoolVarP(&dryRun, "dry-run", "n", false, "only list what would be removed")
+	return cmd
+}

@@ -1,0 +1,97 @@
+package compose
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+)
+
+// OwnerFile, in each local provider temp dir, holds the pid of the dbsock
+// that made it.
+const OwnerFile = "owner.pid"
+
+// Leftover is a temp dir of a dbsock run that ended without cleaning up
+// (killed with SIGKILL, or the machine lost power), with the server
+// processes still using it.
+type Leftover struct {
+	Dir   string
+	Owner int
+	PIDs  []int
+}
+
+// FindLeftovers lists dbsock temp dirs under base (and /tmp) whose owner
+// is no longer running. Only dirs with an OwnerFile count.
+func FindLeftovers(base string) ([]Leftover, error) {
+	seen := map[string]bool{}
+	var out []Leftover
+	for _, b := range []string{base, "/tmp"} {
+		dirs, err := filepath.Glob(filepath.Join(b, "dbsock-*"))
+		if err != nil {
+			return nil, err
+		}
+		for _, d := range dirs {
+			if seen[d] {
+				continue
+			}
+			seen[d] = true
+			fi, err := os.Lstat(d)
+			if err != nil || !fi.IsDir() {
+				continue
+			}
+			b, err := os.ReadFile(filepath.Join(d, OwnerFile))
+			if err != nil {
+				continue // not made by dbsock's local provider
+			}
+			owner, err := strconv.Atoi(strings.TrimSpace(string(b)))
+			if err != nil || owner <= 0 || alive(owner) {
+				continue // a run in progress
+			}
+			out = append(out, Leftover{Dir: d, Owner: owner, PIDs: processesUsing(d)})
+		}
+	}
+	return out, nil
+}
+
+// Clean kills the leftover's server processes and removes its dir.
+func (l Leftover) Clean() error {
+	var errs []error
+	for _, pid := range l.PIDs {
+		if err := syscall.Kill(pid, syscall.SIGKILL); err != nil && !errors.Is(err, syscall.ESRCH) {
+			errs = append(errs, fmt.Errorf("kill leftover server pid %d: %w", pid, err))
+		}
+	}
+	if err := os.RemoveAll(l.Dir); err != nil {
+		errs = append(errs, fmt.Errorf("remove leftover dir %s: %w", l.Dir, err))
+	}
+	return errors.Join(errs...)
+}
+
+func alive(pid int) bool {
+	err := syscall.Kill(pid, 0)
+	return err == nil || errors.Is(err, syscall.EPERM)
+}
+
+// processesUsing lists processes whose command line or environment names
+// dir (servers get their paths as arguments, or through stdin for Redis, so
+// the working directory is checked too).
+func processesUsing(dir string) []int {
+	matches, _ := filepath.Glob("/proc/[0-9]*")
+	var out []int
+	for _, m := range matches {
+		pid, err := strconv.Atoi(filepath.Base(m))
+		if err != nil || pid == os.Getpid() {
+			continue
+		}
+		cmdline, _ := os.ReadFile(filepath.Join(m, "cmdline"))
+		cwd, _ := os.Readlink(filepath.Join(m, "cwd"))
+		environ, _ := os.ReadFile(filepath.Join(m, "environ"))
+		if strings.Contains(string(cmdline), dir) || strings.HasPrefix(cwd, dir) || strings.Contains(string(environ), dir) {
+			out = append(out, pid)
+		}
+	}
+	return out
+}
