@@ -130,12 +130,20 @@ type Conn interface {
 	Close() error
 }
 
-// Driver opens connections to one kind of server.
+// Driver opens connections to one kind of server. A driver is configured
+// for one case (mode, value size) when it is made.
 type Driver interface {
 	// Name is the target name, e.g. "mysql".
 	Name() string
 	// Describe says in one sentence what one operation is, for the report.
 	Describe() string
+	// Mode names the driver setting that changes round trips ("" if none).
+	Mode() string
+	// ValueSize is the size in bytes of the value one op reads.
+	ValueSize() int
+	// ConnectPhase says what Open does, which the connect scenario times as
+	// its connect phase.
+	ConnectPhase() string
 	// Seed creates the data the operation reads, through ep.
 	Seed(ctx context.Context, ep Endpoint) error
 	// Info asks the server for its product and version.

@@ -51,13 +51,13 @@ func minimalP50(b *testing.B, ep drivers.Endpoint, n int) time.Duration {
 
 // dbsockP50 is the same loop through dbsock's driver, Loop and histogram.
 func dbsockP50(b *testing.B, ep drivers.Endpoint, n int) time.Duration {
-	conn, err := echo.New().Open(context.Background(), ep)
+	conn, err := echo.New(0).Open(context.Background(), ep)
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer conn.Close()
 	h := results.NewHistogram()
-	if s := Loop(context.Background(), conn, 0, n, h, nil, nil); s.Err != nil {
+	if s := Loop(context.Background(), conn, LoopConfig{N: n}, h); s.Err != nil {
 		b.Fatal(s.Err)
 	}
 	return time.Duration(h.ValueAtQuantile(50))

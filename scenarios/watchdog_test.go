@@ -45,6 +45,9 @@ func (c *hangConn) Close() error {
 type hangDriver struct{ conn *hangConn }
 
 func (d hangDriver) Name() string                                 { return "hang" }
+func (d hangDriver) Mode() string                                 { return "" }
+func (d hangDriver) ValueSize() int                               { return 0 }
+func (d hangDriver) ConnectPhase() string                         { return "" }
 func (d hangDriver) Describe() string                             { return "hangs" }
 func (d hangDriver) Seed(context.Context, drivers.Endpoint) error { return nil }
 func (d hangDriver) Info(context.Context, drivers.Endpoint) (drivers.ServerInfo, error) {
@@ -56,7 +59,7 @@ func TestWatchdogUnblocksAHungServer(t *testing.T) {
 	d := hangDriver{conn: &hangConn{hangAfter: 500, closed: make(chan struct{})}}
 	start := time.Now()
 	run, err := measure(context.Background(), d, drivers.Endpoint{Transport: drivers.TCP, Address: "127.0.0.1:1"},
-		Options{N: 1000, Warmup: 100, OpTimeout: 200 * time.Millisecond})
+		Options{Scenario: PK, N: 1000, Warmup: 100, OpTimeout: 200 * time.Millisecond})
 	if took := time.Since(start); took > 5*time.Second {
 		t.Fatalf("measure took %s with a 200ms op timeout", took)
 	}
@@ -71,7 +74,7 @@ func TestWatchdogUnblocksAHungServer(t *testing.T) {
 func TestWatchdogQuietWhileOpsFlow(t *testing.T) {
 	d := hangDriver{conn: &hangConn{hangAfter: 1 << 30, closed: make(chan struct{})}}
 	_, err := measure(context.Background(), d, drivers.Endpoint{Transport: drivers.TCP, Address: "127.0.0.1:1"},
-		Options{N: 200000, Warmup: 10, OpTimeout: 50 * time.Millisecond})
+		Options{Scenario: PK, N: 200000, Warmup: 10, OpTimeout: 50 * time.Millisecond})
 	if err != nil {
 		t.Fatalf("a healthy run failed: %v", err)
 	}

@@ -47,7 +47,7 @@ func newCompareCmd(stdout io.Writer) *cobra.Command {
 			var regressions []string
 			for _, c := range report.Regressions(changes, bound) {
 				regressions = append(regressions, fmt.Sprintf("%s %s %s %s is %.1f%% slower (p=%.3f), beyond --fail-on-regression %s",
-					c.Target, c.Scenario, c.Transport.Label(), c.Metric, 100*c.Delta, c.P, failOn))
+					c.Target, c.Label(), c.Transport.Label(), c.Metric, 100*c.Delta, c.P, failOn))
 			}
 			if len(regressions) > 0 {
 				return errors.New(strings.Join(regressions, "\n"))

@@ -236,7 +236,7 @@ func TestCompareSavedRuns(t *testing.T) {
 		t.Fatalf("run: %s", stderr)
 	}
 	code, stdout, stderr := dbsock(t, "compare", path, path, "--fail-on-regression", "0%")
-	if code != 0 || !strings.Contains(stdout, "| echo | pk | Unix | p50 |") || !strings.Contains(stdout, "+0.0%") {
+	if code != 0 || !strings.Contains(stdout, "| echo | pk, 4 B values | Unix | p50 |") || !strings.Contains(stdout, "+0.0%") {
 		t.Fatalf("compare: exit %d\n%s\n%s", code, stdout, stderr)
 	}
 	code, _, stderr = dbsock(t, "compare", path, path, "--fail-on-regression", "lots")

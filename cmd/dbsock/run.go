@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/dbsock/dbsock/compose"
 	"github.com/dbsock/dbsock/drivers"
@@ -27,6 +28,8 @@ type runOptions struct {
 	thresholds        []string
 	opTimeout         time.Duration
 	failFast          bool
+	sweep             sweepOptions
+	flags             *pflag.FlagSet
 	quiet             bool
 	placement         string
 	clientCPU         string
@@ -88,6 +91,8 @@ random password per run; no password is ever printed.`,
 	f.StringVar(&o.serverCPU, "server-cpu", "", "pin servers dbsock starts to this CPU list; overrides --placement")
 	f.StringVar(&o.provider, "provider", "auto", "where servers come from: "+strings.Join(providers, ", "))
 	o.output.bind(f)
+	o.sweep.bind(f)
+	o.flags = f
 	f.DurationVar(&o.opTimeout, "op-timeout", scenarios.DefaultOpTimeout, "give up on a connection whose server has not answered for this long")
 	f.BoolVar(&o.failFast, "fail-fast", false, "stop at the first target that fails instead of going on with the others")
 	f.StringArrayVar(&o.thresholds, "threshold", nil, "fail (exit 1) unless this holds after the run, e.g. 'redis.unix.p99<2ms' or 'mysql.unix_speedup_p50>=1.0'; repeatable")
@@ -130,7 +135,7 @@ func parseTargets(args []string) ([]string, error) {
 			}
 			continue
 		}
-		if _, ok := runner.Driver(a); !ok {
+		if _, ok := runner.Driver(a, runner.DriverOptions{}, 0); !ok {
 			return nil, usagef("unknown target %q; use one or more of: %s, all", a, strings.Join(runner.Targets, ", "))
 		}
 		add(a)
@@ -217,6 +222,9 @@ func runRun(ctx context.Context, o *runOptions, args []string, stdout, stderr io
 	if err != nil {
 		return err
 	}
+	if err := o.sweep.validate(o.flags.Changed("n")); err != nil {
+		return err
+	}
 	var gates []gate.Threshold
 	for _, expr := range o.thresholds {
 		th, err := gate.Parse(expr)
@@ -264,25 +272,34 @@ func runRun(ctx context.Context, o *runOptions, args []string, stdout, stderr io
 	}
 	defer provider.Close()
 
-	opts := scenarios.Options{N: o.n, Warmup: o.warmup, Rounds: o.rounds, OpTimeout: o.opTimeout}
+	opts := scenarios.Options{N: o.n, Warmup: o.warmup, Rounds: o.rounds, OpTimeout: o.opTimeout,
+		Duration: o.sweep.duration, Rate: o.sweep.rate}
+	plan := runner.Plan{
+		Targets:      targets,
+		Provider:     provider,
+		ProviderName: o.provider,
+		Scenarios:    o.sweep.scenarios,
+		Concurrency:  o.sweep.concurrency,
+		ValueSizes:   o.sweep.sizes,
+		Drivers:      o.sweep.drivers(),
+		Placement:    place,
+		FailFast:     o.failFast,
+	}
 	var log io.Writer = stderr
 	var bar *progress
 	switch {
 	case o.quiet:
 		log = io.Discard
 	case isTerminal(stderr):
-		bar = startProgress(stderr, int64(len(targets))*int64(o.rounds)*2*int64(o.n))
+		total := int64(-1) // unknown with --duration: a spinner
+		if o.sweep.duration == 0 {
+			total = o.sweep.totalOps(len(targets), o.rounds, o.n)
+		}
+		bar = startProgress(stderr, total)
 		log, opts.Progress = bar, &bar.done
 	}
-	rep, runErr := runner.Run(ctx, runner.Plan{
-		Targets:      targets,
-		Provider:     provider,
-		ProviderName: o.provider,
-		Placement:    place,
-		Options:      opts,
-		Log:          log,
-		FailFast:     o.failFast,
-	})
+	plan.Options, plan.Log = opts, log
+	rep, runErr := runner.Run(ctx, plan)
 	if bar != nil {
 		bar.finish()
 	}

@@ -5,6 +5,7 @@ package echo
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -14,21 +15,35 @@ import (
 	"github.com/dbsock/dbsock/internal/echoserver"
 )
 
-// Size is the message size of one ping-pong.
+// Size is the default message size of one ping-pong.
 const Size = 4
 
-// Driver is the echo driver. The zero value is ready to use.
-type Driver struct{}
+// Driver is the echo driver for one message size.
+type Driver struct{ size int }
 
-// New returns the echo driver.
-func New() *Driver { return &Driver{} }
+// New returns the echo driver sending messages of size bytes (Size when 0).
+func New(size int) *Driver {
+	if size == 0 {
+		size = Size
+	}
+	return &Driver{size: size}
+}
 
 // Name implements drivers.Driver.
 func (*Driver) Name() string { return "echo" }
 
+// Mode implements drivers.Driver.
+func (*Driver) Mode() string { return "" }
+
+// ValueSize implements drivers.Driver.
+func (d *Driver) ValueSize() int { return d.size }
+
+// ConnectPhase implements drivers.Driver.
+func (*Driver) ConnectPhase() string { return "connect and read the server's greeting" }
+
 // Describe implements drivers.Driver.
-func (*Driver) Describe() string {
-	return fmt.Sprintf("a %d-byte write and a %d-byte read on a raw socket to dbsock's echo server in a child process", Size, Size)
+func (d *Driver) Describe() string {
+	return fmt.Sprintf("a %d-byte write and a %d-byte read on a raw socket to dbsock's echo server in a child process", d.size, d.size)
 }
 
 // Seed implements drivers.Driver; the echo server has nothing to seed.
@@ -40,9 +55,9 @@ func (*Driver) Info(context.Context, drivers.Endpoint) (drivers.ServerInfo, erro
 }
 
 // Open implements drivers.Driver.
-func (*Driver) Open(ctx context.Context, ep drivers.Endpoint) (drivers.Conn, error) {
-	d := net.Dialer{Timeout: 10 * time.Second}
-	nc, err := d.DialContext(ctx, string(ep.Transport), ep.Address)
+func (d *Driver) Open(ctx context.Context, ep drivers.Endpoint) (drivers.Conn, error) {
+	dialer := net.Dialer{Timeout: 10 * time.Second}
+	nc, err := dialer.DialContext(ctx, string(ep.Transport), ep.Address)
 	if err != nil {
 		return nil, fmt.Errorf("connect to echo server over %s: %w", ep, err)
 	}
@@ -53,8 +68,8 @@ func (*Driver) Open(ctx context.Context, ep drivers.Endpoint) (drivers.Conn, err
 		nc.Close()
 		return nil, fmt.Errorf("echo server over %s: %w", ep, err)
 	}
-	c := &Conn{nc: nc, network: network, peer: peer}
-	copy(c.out[:], "ping")
+	c := &Conn{nc: nc, network: network, peer: peer, out: make([]byte, d.size), in: make([]byte, d.size)}
+	copy(c.out, "ping")
 	return c, nil
 }
 
@@ -63,20 +78,37 @@ type Conn struct {
 	nc      net.Conn
 	network string
 	peer    string
-	out     [Size]byte
-	in      [Size]byte
+	out     []byte
+	in      []byte
 }
 
-// Do implements drivers.Conn: write Size bytes, read them back.
+// bigMessage is the size above which a message is written from another
+// goroutine while it is read back: socket buffers cannot hold it whole, and
+// the server echoes as it reads.
+const bigMessage = 32 << 10
+
+// Do implements drivers.Conn: write the message, read it back.
 func (c *Conn) Do(context.Context) error {
-	if _, err := c.nc.Write(c.out[:]); err != nil {
-		return err
+	if len(c.out) > bigMessage {
+		werr := make(chan error, 1)
+		go func() {
+			_, err := c.nc.Write(c.out)
+			werr <- err
+		}()
+		_, rerr := io.ReadFull(c.nc, c.in)
+		if err := errors.Join(<-werr, rerr); err != nil {
+			return err
+		}
+	} else {
+		if _, err := c.nc.Write(c.out); err != nil {
+			return err
+		}
+		if _, err := io.ReadFull(c.nc, c.in); err != nil {
+			return err
+		}
 	}
-	if _, err := io.ReadFull(c.nc, c.in[:]); err != nil {
-		return err
-	}
-	if c.in != c.out {
-		return fmt.Errorf("echo server returned %q, want %q", c.in[:], c.out[:])
+	if c.in[0] != c.out[0] || c.in[len(c.in)-1] != c.out[len(c.out)-1] {
+		return fmt.Errorf("echo server returned other bytes than it was sent")
 	}
 	return nil
 }

@@ -27,18 +27,55 @@ const (
 	Nickname   = "dbsock"
 )
 
-// Driver is the MongoDB driver. The zero value is ready to use.
-type Driver struct{}
+// Ops: what one op sends.
+const (
+	OpFind = "find" // findOne by _id
+	OpPing = "ping" // the ping command: the protocol floor, no data
+)
 
-// New returns the MongoDB driver.
-func New() *Driver { return &Driver{} }
+// Ops lists the accepted ops.
+var Ops = []string{OpFind, OpPing}
+
+// Driver is the MongoDB driver for one op and value size.
+type Driver struct {
+	op        string
+	valueSize int // 0: just the nickname
+}
+
+// New returns the MongoDB driver doing op (OpFind when "") on a document
+// whose payload field holds valueSize bytes (none when 0).
+func New(op string, valueSize int) *Driver {
+	if op == "" {
+		op = OpFind
+	}
+	return &Driver{op: op, valueSize: valueSize}
+}
 
 // Name implements drivers.Driver.
 func (*Driver) Name() string { return "mongo" }
 
+// Mode implements drivers.Driver.
+func (d *Driver) Mode() string { return d.op }
+
+// ValueSize implements drivers.Driver.
+func (d *Driver) ValueSize() int {
+	if d.valueSize == 0 {
+		return len(Nickname)
+	}
+	return d.valueSize
+}
+
 // Describe implements drivers.Driver.
-func (*Driver) Describe() string {
+func (d *Driver) Describe() string {
+	if d.op == OpPing {
+		return "`db.runCommand({ping: 1})` (one round trip per op, no data)"
+	}
 	return fmt.Sprintf("`db.%s.findOne({_id: %d})` (one round trip per op)", Collection, LookupID)
+}
+
+// ConnectPhase implements drivers.Driver.
+func (*Driver) ConnectPhase() string {
+	return "creating a client (which also opens its own monitoring connection), connect, hello handshake, and a ping"
 }
 
 // ClientOptions maps an endpoint to driver options for a pool of one, with a
@@ -88,16 +125,18 @@ func dbName(ep drivers.Endpoint) string {
 }
 
 // Seed implements drivers.Driver.
-func (*Driver) Seed(ctx context.Context, ep drivers.Endpoint) error {
+func (d *Driver) Seed(ctx context.Context, ep drivers.Endpoint) error {
 	client, err := connect(ctx, ep)
 	if err != nil {
 		return err
 	}
 	defer client.Disconnect(context.Background())
 	coll := client.Database(dbName(ep)).Collection(Collection)
-	_, err = coll.ReplaceOne(ctx, bson.D{{Key: "_id", Value: LookupID}},
-		bson.D{{Key: "_id", Value: LookupID}, {Key: "nickname", Value: Nickname}},
-		options.Replace().SetUpsert(true))
+	doc := bson.D{{Key: "_id", Value: LookupID}, {Key: "nickname", Value: Nickname}}
+	if d.valueSize > 0 {
+		doc = append(doc, bson.E{Key: "payload", Value: bson.Binary{Data: make([]byte, d.valueSize)}})
+	}
+	_, err = coll.ReplaceOne(ctx, bson.D{{Key: "_id", Value: LookupID}}, doc, options.Replace().SetUpsert(true))
 	if err != nil {
 		return fmt.Errorf("seed mongo over %s: upsert into %s.%s: %w", ep, dbName(ep), Collection, err)
 	}
@@ -106,7 +145,7 @@ func (*Driver) Seed(ctx context.Context, ep drivers.Endpoint) error {
 
 // Info implements drivers.Driver: buildInfo, which FerretDB extends with its
 // own version.
-func (*Driver) Info(ctx context.Context, ep drivers.Endpoint) (drivers.ServerInfo, error) {
+func (d *Driver) Info(ctx context.Context, ep drivers.Endpoint) (drivers.ServerInfo, error) {
 	client, err := connect(ctx, ep)
 	if err != nil {
 		return drivers.ServerInfo{}, err
@@ -130,7 +169,7 @@ func ParseBuildInfo(raw bson.Raw) drivers.ServerInfo {
 }
 
 // Open implements drivers.Driver.
-func (*Driver) Open(ctx context.Context, ep drivers.Endpoint) (drivers.Conn, error) {
+func (d *Driver) Open(ctx context.Context, ep drivers.Endpoint) (drivers.Conn, error) {
 	client, err := connect(ctx, ep)
 	if err != nil {
 		return nil, err
@@ -141,6 +180,9 @@ func (*Driver) Open(ctx context.Context, ep drivers.Endpoint) (drivers.Conn, err
 		db:     db,
 		coll:   db.Collection(Collection),
 		filter: bson.D{{Key: "_id", Value: LookupID}},
+		ping:   bson.D{{Key: "ping", Value: 1}},
+		op:     d.op,
+		size:   d.valueSize,
 	}, nil
 }
 
@@ -150,16 +192,27 @@ type Conn struct {
 	db     *gomongo.Database
 	coll   *gomongo.Collection
 	filter bson.D
+	ping   bson.D
+	op     string
+	size   int
 }
 
-// Do implements drivers.Conn: one find by _id.
+// Do implements drivers.Conn: one find by _id, or one ping.
 func (c *Conn) Do(ctx context.Context) error {
+	if c.op == OpPing {
+		return c.db.RunCommand(ctx, c.ping).Err()
+	}
 	raw, err := c.coll.FindOne(ctx, c.filter).Raw()
 	if err != nil {
 		return err
 	}
 	if nick, ok := raw.Lookup("nickname").StringValueOK(); !ok || nick != Nickname {
-		return fmt.Errorf("mongo findOne _id %d returned %s", LookupID, raw)
+		return fmt.Errorf("mongo findOne _id %d returned no nickname %q", LookupID, Nickname)
+	}
+	if c.size > 0 {
+		if _, data, ok := raw.Lookup("payload").BinaryOK(); !ok || len(data) != c.size {
+			return fmt.Errorf("mongo findOne _id %d returned a payload of %d bytes, want %d", LookupID, len(data), c.size)
+		}
 	}
 	return nil
 }

@@ -5,6 +5,7 @@
 package mysql
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"errors"
@@ -17,24 +18,90 @@ import (
 	"github.com/dbsock/dbsock/drivers"
 )
 
-// Query is the primary-key lookup every op performs.
-const Query = "SELECT nickname FROM user WHERE id = ?"
+// Query is the primary-key lookup of the default case; PayloadQuery reads a
+// value of a chosen size instead.
+const (
+	Query        = "SELECT nickname FROM user WHERE id = ?"
+	PayloadQuery = "SELECT payload FROM user WHERE id = ?"
+)
 
-// LookupID is the primary key the op looks up.
-const LookupID = 1
+// LookupID is the primary key the op looks up; Nickname is its value.
+const (
+	LookupID = 1
+	Nickname = "dbsock"
+)
 
-// Driver is the MySQL/MariaDB driver. The zero value is ready to use.
-type Driver struct{}
+// Modes: how a lookup with an argument reaches the server.
+const (
+	// ModePrepared prepares the statement once per connection and executes
+	// it per op: one round trip.
+	ModePrepared = "prepared"
+	// ModeInterpolate lets the driver put the argument into the SQL text
+	// (interpolateParams=true): one round trip.
+	ModeInterpolate = "interpolate"
+	// ModeDefault is what db.QueryRow(sql, args...) does without
+	// interpolateParams: prepare, execute and close per op, two round trips.
+	ModeDefault = "default"
+)
 
-// New returns the MySQL driver.
-func New() *Driver { return &Driver{} }
+// Modes lists the accepted modes.
+var Modes = []string{ModePrepared, ModeInterpolate, ModeDefault}
+
+// Driver is the MySQL/MariaDB driver for one mode and value size.
+type Driver struct {
+	mode      string
+	valueSize int // 0: the nickname
+}
+
+// New returns the MySQL driver in mode (ModePrepared when "") reading
+// values of valueSize bytes (the 6-byte nickname when 0).
+func New(mode string, valueSize int) *Driver {
+	if mode == "" {
+		mode = ModePrepared
+	}
+	return &Driver{mode: mode, valueSize: valueSize}
+}
 
 // Name implements drivers.Driver.
 func (*Driver) Name() string { return "mysql" }
 
+// Mode implements drivers.Driver.
+func (d *Driver) Mode() string { return d.mode }
+
+// ValueSize implements drivers.Driver.
+func (d *Driver) ValueSize() int {
+	if d.valueSize == 0 {
+		return len(Nickname)
+	}
+	return d.valueSize
+}
+
+func (d *Driver) query() string {
+	if d.valueSize > 0 {
+		return PayloadQuery
+	}
+	return Query
+}
+
 // Describe implements drivers.Driver.
-func (*Driver) Describe() string {
-	return "`" + strings.Replace(Query, "?", fmt.Sprint(LookupID), 1) + "` with a statement prepared once per connection (one round trip per op)"
+func (d *Driver) Describe() string {
+	q := "`" + strings.Replace(d.query(), "?", fmt.Sprint(LookupID), 1) + "`"
+	switch d.mode {
+	case ModeInterpolate:
+		return q + " with the argument interpolated by the driver (one round trip per op)"
+	case ModeDefault:
+		return q + " as db.QueryRow(sql, args...) sends it: prepare, execute, close per op (two round trips)"
+	}
+	return q + " with a statement prepared once per connection (one round trip per op)"
+}
+
+// ConnectPhase implements drivers.Driver.
+func (d *Driver) ConnectPhase() string {
+	s := "connect, MySQL handshake and authentication"
+	if d.mode == ModePrepared {
+		s += ", and preparing the statement"
+	}
+	return s
 }
 
 // Config maps an endpoint to the Go driver's configuration.
@@ -50,8 +117,10 @@ func Config(ep drivers.Endpoint) *gomysql.Config {
 	return cfg
 }
 
-func openDB(ep drivers.Endpoint) (*sql.DB, error) {
-	connector, err := gomysql.NewConnector(Config(ep))
+func (d *Driver) openDB(ep drivers.Endpoint) (*sql.DB, error) {
+	cfg := Config(ep)
+	cfg.InterpolateParams = d.mode == ModeInterpolate
+	connector, err := gomysql.NewConnector(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("configure mysql client for %s: %w", ep, err)
 	}
@@ -62,27 +131,36 @@ func openDB(ep drivers.Endpoint) (*sql.DB, error) {
 	return db, nil
 }
 
-// Seed implements drivers.Driver: it creates the table and the looked-up row.
-func (*Driver) Seed(ctx context.Context, ep drivers.Endpoint) error {
-	db, err := openDB(ep)
+// payload is the value of a given size the payload lookups read.
+func payload(n int) []byte { return bytes.Repeat([]byte("d"), n) }
+
+// Seed implements drivers.Driver: it creates the table and the looked-up
+// row, with a payload of the driver's value size.
+func (d *Driver) Seed(ctx context.Context, ep drivers.Endpoint) error {
+	db, err := d.openDB(ep)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
-	for _, q := range []string{
-		"CREATE TABLE IF NOT EXISTS `user` (id INT PRIMARY KEY, nickname VARCHAR(64))",
-		fmt.Sprintf("REPLACE INTO `user` (id, nickname) VALUES (%d, 'dbsock')", LookupID),
-	} {
-		if _, err := db.ExecContext(ctx, q); err != nil {
-			return fmt.Errorf("seed mysql over %s: %s: %w", ep, q, err)
+	if _, err := db.ExecContext(ctx, "CREATE TABLE IF NOT EXISTS user (id INT PRIMARY KEY, nickname VARCHAR(64), payload LONGBLOB)"); err != nil {
+		return fmt.Errorf("seed mysql over %s: create table user: %w", ep, err)
+	}
+	// A table from an older dbsock may lack the payload column.
+	if _, err := db.ExecContext(ctx, "ALTER TABLE user ADD COLUMN payload LONGBLOB"); err != nil {
+		var me *gomysql.MySQLError
+		if !errors.As(err, &me) || me.Number != 1060 { // 1060: duplicate column
+			return fmt.Errorf("seed mysql over %s: add column payload: %w", ep, err)
 		}
+	}
+	if _, err := db.ExecContext(ctx, "REPLACE INTO user (id, nickname, payload) VALUES (?, ?, ?)", LookupID, Nickname, payload(d.valueSize)); err != nil {
+		return fmt.Errorf("seed mysql over %s: insert the row to look up: %w", ep, err)
 	}
 	return nil
 }
 
 // Info implements drivers.Driver.
-func (*Driver) Info(ctx context.Context, ep drivers.Endpoint) (drivers.ServerInfo, error) {
-	db, err := openDB(ep)
+func (d *Driver) Info(ctx context.Context, ep drivers.Endpoint) (drivers.ServerInfo, error) {
+	db, err := d.openDB(ep)
 	if err != nil {
 		return drivers.ServerInfo{}, err
 	}
@@ -111,10 +189,10 @@ func ParseVersion(version, comment string) drivers.ServerInfo {
 	return info
 }
 
-// Open implements drivers.Driver: one dedicated connection with the lookup
-// prepared on it.
-func (*Driver) Open(ctx context.Context, ep drivers.Endpoint) (drivers.Conn, error) {
-	db, err := openDB(ep)
+// Open implements drivers.Driver: one dedicated connection, with the lookup
+// prepared on it in ModePrepared.
+func (d *Driver) Open(ctx context.Context, ep drivers.Endpoint) (drivers.Conn, error) {
+	db, err := d.openDB(ep)
 	if err != nil {
 		return nil, err
 	}
@@ -123,31 +201,43 @@ func (*Driver) Open(ctx context.Context, ep drivers.Endpoint) (drivers.Conn, err
 		db.Close()
 		return nil, fmt.Errorf("connect to mysql over %s: %w", ep, err)
 	}
-	stmt, err := conn.PrepareContext(ctx, Query)
-	if err != nil {
-		conn.Close()
-		db.Close()
-		return nil, fmt.Errorf("prepare %q over %s: %w", Query, ep, err)
+	c := &Conn{db: db, conn: conn, query: d.query(), arg: int64(LookupID), size: d.valueSize}
+	if d.mode == ModePrepared {
+		if c.stmt, err = conn.PrepareContext(ctx, c.query); err != nil {
+			conn.Close()
+			db.Close()
+			return nil, fmt.Errorf("prepare %q over %s: %w", c.query, ep, err)
+		}
 	}
-	return &Conn{db: db, conn: conn, stmt: stmt, arg: int64(LookupID)}, nil
+	return c, nil
 }
 
-// Conn is one MySQL connection with the lookup statement prepared.
+// Conn is one MySQL connection.
 type Conn struct {
-	db   *sql.DB
-	conn *sql.Conn
-	stmt *sql.Stmt
-	arg  any
+	db    *sql.DB
+	conn  *sql.Conn
+	stmt  *sql.Stmt // nil unless ModePrepared
+	query string
+	arg   any
+	size  int
+	value []byte
 }
 
-// Do implements drivers.Conn: one execution of the prepared lookup.
+// Do implements drivers.Conn: one lookup.
 func (c *Conn) Do(ctx context.Context) error {
-	var nickname string
-	err := c.stmt.QueryRowContext(ctx, c.arg).Scan(&nickname)
-	if err == nil && nickname == "" {
-		return errors.New("mysql lookup returned an empty nickname")
+	var row *sql.Row
+	if c.stmt != nil {
+		row = c.stmt.QueryRowContext(ctx, c.arg)
+	} else {
+		row = c.conn.QueryRowContext(ctx, c.query, c.arg)
 	}
-	return err
+	if err := row.Scan(&c.value); err != nil {
+		return err
+	}
+	if want := c.size; (want == 0 && string(c.value) != Nickname) || (want > 0 && len(c.value) != want) {
+		return fmt.Errorf("mysql lookup returned %d bytes, want %d", len(c.value), max(want, len(Nickname)))
+	}
+	return nil
 }
 
 // Verify implements drivers.Conn using the server's processlist: MySQL and
@@ -173,5 +263,9 @@ func TransportOfHost(host string) drivers.Transport {
 
 // Close implements drivers.Conn.
 func (c *Conn) Close() error {
-	return errors.Join(c.stmt.Close(), c.conn.Close(), c.db.Close())
+	var err error
+	if c.stmt != nil {
+		err = c.stmt.Close()
+	}
+	return errors.Join(err, c.conn.Close(), c.db.Close())
 }

@@ -31,19 +31,78 @@ const (
 	Value = "dbsock"
 )
 
-// Driver is the Redis driver. The zero value is ready to use.
-type Driver struct{}
+// Driver is the Redis driver for one protocol and value size.
+type Driver struct {
+	protocol  int  // 2 or 3
+	identity  bool // send CLIENT SETINFO on connect
+	valueSize int  // 0: the 6-byte Value
+}
 
-// New returns the Redis driver.
-func New() *Driver { return &Driver{} }
+// New returns the Redis driver speaking RESP protocol (3 when 0), sending
+// the client identity commands on connect when identity is set, and reading
+// values of valueSize bytes (Value when 0).
+func New(protocol int, identity bool, valueSize int) *Driver {
+	if protocol == 0 {
+		protocol = 3
+	}
+	return &Driver{protocol: protocol, identity: identity, valueSize: valueSize}
+}
 
 // Name implements drivers.Driver.
 func (*Driver) Name() string { return "redis" }
 
+// Mode implements drivers.Driver: "resp2" or "resp3", "+identity" when the
+// client identity commands are sent.
+func (d *Driver) Mode() string {
+	m := fmt.Sprintf("resp%d", d.protocol)
+	if d.identity {
+		m += "+identity"
+	}
+	return m
+}
+
+// ValueSize implements drivers.Driver.
+func (d *Driver) ValueSize() int {
+	if d.valueSize == 0 {
+		return len(Value)
+	}
+	return d.valueSize
+}
+
+func (d *Driver) value() string {
+	if d.valueSize == 0 {
+		return Value
+	}
+	return strings.Repeat("d", d.valueSize)
+}
+
 // Describe implements drivers.Driver.
 func (*Driver) Describe() string { return "`GET " + Key + "` (one round trip per op)" }
 
+// ConnectPhase implements drivers.Driver.
+func (d *Driver) ConnectPhase() string {
+	s := "connect"
+	if d.protocol == 3 {
+		s += ", HELLO 3 (with AUTH when there is a password)"
+	} else {
+		s += ", AUTH when there is a password"
+	}
+	if d.identity {
+		s += ", two CLIENT SETINFO"
+	}
+	return s + ", and a PING"
+}
+
 // Options maps an endpoint to go-redis options for a pool of one.
+func (d *Driver) Options(ep drivers.Endpoint) *goredis.Options {
+	o := Options(ep)
+	o.Protocol = d.protocol
+	o.DisableIdentity = !d.identity
+	return o
+}
+
+// Options maps an endpoint to go-redis options for a pool of one, RESP3,
+// without the identity commands.
 func Options(ep drivers.Endpoint) *goredis.Options {
 	return &goredis.Options{
 		Network:         string(ep.Transport),
@@ -62,8 +121,8 @@ func Options(ep drivers.Endpoint) *goredis.Options {
 	}
 }
 
-func dial(ctx context.Context, ep drivers.Endpoint) (*goredis.Client, *goredis.Conn, error) {
-	client := goredis.NewClient(Options(ep))
+func dial(ctx context.Context, o *goredis.Options, ep drivers.Endpoint) (*goredis.Client, *goredis.Conn, error) {
+	client := goredis.NewClient(o)
 	conn := client.Conn()
 	if err := conn.Ping(ctx).Err(); err != nil {
 		conn.Close()
@@ -74,22 +133,22 @@ func dial(ctx context.Context, ep drivers.Endpoint) (*goredis.Client, *goredis.C
 }
 
 // Seed implements drivers.Driver.
-func (*Driver) Seed(ctx context.Context, ep drivers.Endpoint) error {
-	client, conn, err := dial(ctx, ep)
+func (d *Driver) Seed(ctx context.Context, ep drivers.Endpoint) error {
+	client, conn, err := dial(ctx, d.Options(ep), ep)
 	if err != nil {
 		return err
 	}
 	defer client.Close()
 	defer conn.Close()
-	if err := conn.Set(ctx, Key, Value, 0).Err(); err != nil {
+	if err := conn.Set(ctx, Key, d.value(), 0).Err(); err != nil {
 		return fmt.Errorf("seed redis over %s: SET %s: %w", ep, Key, err)
 	}
 	return nil
 }
 
 // Info implements drivers.Driver.
-func (*Driver) Info(ctx context.Context, ep drivers.Endpoint) (drivers.ServerInfo, error) {
-	client, conn, err := dial(ctx, ep)
+func (d *Driver) Info(ctx context.Context, ep drivers.Endpoint) (drivers.ServerInfo, error) {
+	client, conn, err := dial(ctx, d.Options(ep), ep)
 	if err != nil {
 		return drivers.ServerInfo{}, err
 	}
@@ -126,25 +185,26 @@ func ParseInfo(text string) drivers.ServerInfo {
 }
 
 // Open implements drivers.Driver.
-func (*Driver) Open(ctx context.Context, ep drivers.Endpoint) (drivers.Conn, error) {
-	client, conn, err := dial(ctx, ep)
+func (d *Driver) Open(ctx context.Context, ep drivers.Endpoint) (drivers.Conn, error) {
+	client, conn, err := dial(ctx, d.Options(ep), ep)
 	if err != nil {
 		return nil, err
 	}
-	return &Conn{client: client, conn: conn}, nil
+	return &Conn{client: client, conn: conn, size: d.ValueSize()}, nil
 }
 
 // Conn is one dedicated Redis connection.
 type Conn struct {
 	client *goredis.Client
 	conn   *goredis.Conn
+	size   int
 }
 
 // Do implements drivers.Conn: one GET.
 func (c *Conn) Do(ctx context.Context) error {
 	v, err := c.conn.Get(ctx, Key).Result()
-	if err == nil && v != Value {
-		return fmt.Errorf("redis GET %s returned %q, want %q", Key, v, Value)
+	if err == nil && len(v) != c.size {
+		return fmt.Errorf("redis GET %s returned %d bytes, want %d", Key, len(v), c.size)
 	}
 	return err
 }

@@ -146,7 +146,7 @@ func percentilePlot(r *results.Report, s results.Summary) (*plot.Plot, error) {
 	p.Legend.Top = true
 	p.Legend.Left = true
 	for _, t := range drivers.Transports {
-		h, err := results.Pooled(r, s.Target, s.Scenario, t)
+		h, err := results.Pooled(r, s.Case, t)
 		if err != nil {
 			return nil, err
 		}

@@ -26,7 +26,7 @@ func report(t *testing.T) *results.Report {
 				_ = h.RecordValue(base + i*int64(round)*7)
 			}
 			enc, _ := results.EncodeHistogram(h)
-			r.Runs = append(r.Runs, results.Run{Target: "redis", Scenario: "pk", Transport: tr, Round: round,
+			r.Runs = append(r.Runs, results.Run{Case: results.Case{Target: "redis", Scenario: "pk", Concurrency: 1, ValueSize: 6}, Transport: tr, Round: round,
 				N: 1000, Latency: results.LatencyOf(h), Histogram: enc, ElapsedNs: 1e7})
 		}
 	}

@@ -167,7 +167,7 @@ func Probe(ctx context.Context, s *Socket, timeout time.Duration) {
 		s.Answer = redisInfo(c)
 	case MongoDB:
 		c.Close()
-		info, err := mongo.New().Info(ctx, drivers.Endpoint{Transport: drivers.Unix, Address: s.Path})
+		info, err := mongo.New("", 0).Info(ctx, drivers.Endpoint{Transport: drivers.Unix, Address: s.Path})
 		if err != nil {
 			s.Answer = "no answer to buildInfo: " + err.Error()
 		} else {

@@ -40,7 +40,7 @@ func TestParse(t *testing.T) {
 
 func TestEvaluate(t *testing.T) {
 	r := &results.Report{Summary: []results.Summary{{
-		Target: "redis", Scenario: "pk", UnixSpeedupP50: 1.4,
+		Case: results.Case{Target: "redis", Scenario: "pk"}, UnixSpeedupP50: 1.4,
 		TCP:  results.Side{N: 100, Latency: results.Latency{P50: 10000, P99: 40000}},
 		Unix: results.Side{N: 100, Errors: 1, Latency: results.Latency{P50: 7000, P99: 30000}},
 	}}}

@@ -17,11 +17,11 @@ const Alpha = 0.05
 // Change is how one metric of one target and transport moved between two
 // reports.
 type Change struct {
-	Target, Scenario string
-	Transport        drivers.Transport
-	Metric           string  // p50, p99 or mean
-	Old, New         float64 // nanoseconds, pooled over rounds
-	Delta            float64 // (new-old)/old
+	results.Case
+	Transport drivers.Transport
+	Metric    string  // p50, p99 or mean
+	Old, New  float64 // nanoseconds, pooled over rounds
+	Delta     float64 // (new-old)/old
 	// P is the Welch t-test p-value of the per-round values; 1 when there
 	// are too few rounds to tell.
 	P           float64
@@ -34,18 +34,18 @@ func Compare(old, new *results.Report) []Change {
 	var out []Change
 	for _, ns := range new.Summary {
 		for _, os := range old.Summary {
-			if os.Target != ns.Target || os.Scenario != ns.Scenario {
+			if os.Case != ns.Case {
 				continue
 			}
 			for _, t := range drivers.Transports {
 				oside, nside := side(os, t), side(ns, t)
 				for _, m := range []string{"p50", "p99", "mean"} {
-					c := Change{Target: ns.Target, Scenario: ns.Scenario, Transport: t, Metric: m,
+					c := Change{Case: ns.Case, Transport: t, Metric: m,
 						Old: metric(oside.Latency, m), New: metric(nside.Latency, m), P: 1}
 					if c.Old > 0 {
 						c.Delta = (c.New - c.Old) / c.Old
 					}
-					a, b := perRound(old, os.Target, os.Scenario, t, m), perRound(new, ns.Target, ns.Scenario, t, m)
+					a, b := perRound(old, os.Case, t, m), perRound(new, ns.Case, t, m)
 					if len(a) >= 2 && len(b) >= 2 {
 						cmp := benchmath.AssumeNormal.Compare(benchmath.NewSample(a, &benchmath.DefaultThresholds),
 							benchmath.NewSample(b, &benchmath.DefaultThresholds))
@@ -77,10 +77,10 @@ func metric(l results.Latency, m string) float64 {
 	return l.Mean
 }
 
-func perRound(r *results.Report, target, scenario string, t drivers.Transport, m string) []float64 {
+func perRound(r *results.Report, c results.Case, t drivers.Transport, m string) []float64 {
 	var v []float64
 	for _, run := range r.Runs {
-		if run.Target == target && run.Scenario == scenario && run.Transport == t && !run.Incomplete {
+		if run.Case == c && run.Transport == t && !run.Incomplete {
 			v = append(v, metric(run.Latency, m))
 		}
 	}
@@ -102,7 +102,7 @@ func Regressions(changes []Change, bound float64) []Change {
 // CompareMarkdown writes the changes as a Markdown table.
 func CompareMarkdown(w io.Writer, changes []Change) error {
 	b := &strings.Builder{}
-	b.WriteString("| target | scenario | transport | metric | old | new | change | p | significant |\n")
+	b.WriteString("| target | case | transport | metric | old | new | change | p | significant |\n")
 	b.WriteString("|---|---|---|---|--:|--:|--:|--:|---|\n")
 	for _, c := range changes {
 		u := pickUnit(int64(c.Old), int64(c.New))
@@ -110,11 +110,11 @@ func CompareMarkdown(w io.Writer, changes []Change) error {
 		if c.Significant {
 			sig = "**yes**"
 		}
-		fmt.Fprintf(b, "| %s | %s | %s | %s | %s %s | %s %s | %+.1f%% | %.3f | %s |\n", c.Target, c.Scenario, c.Transport.Label(), c.Metric,
+		fmt.Fprintf(b, "| %s | %s | %s | %s | %s %s | %s %s | %+.1f%% | %.3f | %s |\n", c.Target, c.Label(), c.Transport.Label(), c.Metric,
 			u.fmt(c.Old), u.name, u.fmt(c.New), u.name, 100*c.Delta, c.P, sig)
 	}
 	if len(changes) == 0 {
-		b.WriteString("\nThe two reports share no target and scenario.\n")
+		b.WriteString("\nThe two reports share no target and case (scenario, concurrency, value size, mode, rate).\n")
 	} else {
 		fmt.Fprintf(b, "\nChange is new against old, pooled over rounds; p is a Welch t-test of the per-round values (significant below %.2f; it needs at least 2 rounds on each side).\n", Alpha)
 	}

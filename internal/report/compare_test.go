@@ -62,7 +62,7 @@ func TestCompareFindsRegression(t *testing.T) {
 	if err := CompareMarkdown(&buf, changes); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(buf.String(), "| redis | pk | Unix | p50 |") || !strings.Contains(buf.String(), "**yes**") {
+	if !strings.Contains(buf.String(), "| redis | pk, 6 B values | Unix | p50 |") || !strings.Contains(buf.String(), "**yes**") {
 		t.Fatalf("markdown:\n%s", buf.String())
 	}
 }

@@ -65,27 +65,65 @@ func writeTarget(b *strings.Builder, r *results.Report, t results.Target) {
 	if t.Operation != "" {
 		fmt.Fprintf(b, "- Operation: %s\n", t.Operation)
 	}
+	cases := r.Cases(t.Name)
+	for _, c := range cases {
+		if c.Scenario == "connect" && t.ConnectPhase != "" {
+			fmt.Fprintf(b, "- Connect scenario: each op opens a connection (%s), does one lookup, and closes it\n", t.ConnectPhase)
+			break
+		}
+	}
 	for _, ep := range t.Endpoints {
 		fmt.Fprintf(b, "- Endpoint: %s\n", ep)
 	}
-	var sum *results.Summary
-	for i := range r.Summary {
-		if r.Summary[i].Target == t.Name {
-			sum = &r.Summary[i]
-		}
-	}
-	for _, run := range r.Runs {
-		if run.Target == t.Name && run.TransportVerified && run.Round == 1 {
-			fmt.Fprintf(b, "- Verified %s: %s\n", run.Transport.Label(), run.Evidence)
+	for _, tr := range drivers.Transports {
+		for _, run := range r.Runs {
+			if run.Target == t.Name && run.TransportVerified && run.Transport == tr {
+				fmt.Fprintf(b, "- Verified %s: %s\n", run.Transport.Label(), run.Evidence)
+				break
+			}
 		}
 	}
 	b.WriteString("\n")
 	if t.Error != "" {
 		fmt.Fprintf(b, "> **Incomplete:** %s\n\n", oneLine(t.Error))
 	}
-	if sum == nil {
-		return
+	if len(cases) > 1 {
+		writeSweep(b, cases)
 	}
+	for i := range cases {
+		sum := &cases[i]
+		if len(cases) > 1 || !isPlain(sum.Case) {
+			fmt.Fprintf(b, "### %s: %s\n\n", t.Name, sum.Label())
+		}
+		writeCase(b, r, sum)
+	}
+}
+
+// isPlain reports whether c is the default case (one worker, closed loop,
+// pk), which needs no heading of its own.
+func isPlain(c results.Case) bool {
+	return c.Scenario == "pk" && c.Concurrency <= 1 && c.Rate == 0
+}
+
+// writeSweep gives one row per case: how the speedup moves across a sweep.
+func writeSweep(b *strings.Builder, cases []results.Summary) {
+	b.WriteString("| case | TCP p50 | Unix p50 | p50 speedup | 95% CI | TCP ops/s | Unix ops/s | errors | verdict |\n")
+	b.WriteString("|---|--:|--:|--:|--:|--:|--:|--:|---|\n")
+	for _, s := range cases {
+		u := pickUnit(s.TCP.Latency.P50, s.Unix.Latency.P50)
+		ci := "–"
+		if c := s.UnixSpeedupP50CI; c != nil {
+			ci = fmt.Sprintf("%.2f–%.2f", c.Lo, c.Hi)
+		}
+		fmt.Fprintf(b, "| %s | %s %s | %s %s | %.2f× | %s | %.0f | %.0f | %d | %s |\n", s.Label(),
+			u.fmt(float64(s.TCP.Latency.P50)), u.name, u.fmt(float64(s.Unix.Latency.P50)), u.name,
+			s.UnixSpeedupP50, ci, s.TCP.OpsPerSec, s.Unix.OpsPerSec, s.TCP.Errors+s.Unix.Errors, s.Verdict)
+	}
+	b.WriteString("\n")
+}
+
+// writeCase gives one case's table, phases, speedup, verdict and warnings.
+func writeCase(b *strings.Builder, r *results.Report, sum *results.Summary) {
 	unit := pickUnit(sum.TCP.Latency.P50, sum.Unix.Latency.P50)
 	fmt.Fprintf(b, "| transport | n | errors | min | p50 | p90 | p99 | p99.9 | max | mean | stddev | ops/s |\n")
 	fmt.Fprintf(b, "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n")
@@ -100,16 +138,63 @@ func writeTarget(b *strings.Builder, r *results.Report, t results.Target) {
 			unit.fmt(float64(l.P99)), unit.fmt(float64(l.P999)), unit.fmt(float64(l.Max)),
 			unit.fmt(l.Mean), unit.fmt(l.StdDev), row.side.OpsPerSec)
 	}
-	fmt.Fprintf(b, "\nLatencies in %s, all rounds pooled.", unit.name)
+	what := "all rounds pooled"
+	if sum.Concurrency > 1 {
+		what = fmt.Sprintf("all rounds and all %d workers pooled; ops/s is all workers together", sum.Concurrency)
+	}
+	if sum.Rate > 0 {
+		what += "; latency counts from when each op was due (corrected for coordinated omission)"
+	}
+	fmt.Fprintf(b, "\nLatencies in %s, %s.", unit.name, what)
 	if sum.UnixSpeedupP50 > 0 {
 		fmt.Fprintf(b, " **Unix speedup (TCP/Unix): %.2f× at p50, %.2f× at mean.**", sum.UnixSpeedupP50, sum.UnixSpeedupMean)
 	}
 	b.WriteString("\n\n")
+	writePhases(b, sum, unit)
 	writeVerdict(b, sum)
 	for _, w := range sum.Warnings {
 		fmt.Fprintf(b, "> **Warning:** %s\n\n", w)
 	}
-	writeRounds(b, r, t.Name, unit)
+	writeRounds(b, r, sum.Case, unit)
+}
+
+// phaseTitles name the phases in reports.
+var phaseTitles = map[string]string{
+	"connect":     "connect phase",
+	"query":       "query phase",
+	"uncorrected": "from actual start (not corrected)",
+}
+
+// writePhases compares the timed parts of an op, where the case has them.
+func writePhases(b *strings.Builder, sum *results.Summary, unit unit) {
+	if len(sum.TCP.Phases) == 0 && len(sum.Unix.Phases) == 0 {
+		return
+	}
+	b.WriteString("| part of the op | TCP p50 | Unix p50 | TCP mean | Unix mean | p50 speedup |\n|---|--:|--:|--:|--:|--:|\n")
+	row := func(name string, tcp, unix results.Latency) {
+		fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %.2f× |\n", name, unit.fmt(float64(tcp.P50)), unit.fmt(float64(unix.P50)),
+			unit.fmt(tcp.Mean), unit.fmt(unix.Mean), speedup(float64(tcp.P50), float64(unix.P50)))
+	}
+	for _, name := range []string{"connect", "query", "uncorrected"} {
+		tcp, okT := sum.TCP.Phases[name]
+		unix, okU := sum.Unix.Phases[name]
+		if okT || okU {
+			row(phaseTitles[name], tcp, unix)
+		}
+	}
+	total := "whole op"
+	if sum.Rate > 0 {
+		total = "from when due (corrected)"
+	}
+	row(total, sum.TCP.Latency, sum.Unix.Latency)
+	fmt.Fprintf(b, "\n(%s)\n\n", unit.name)
+}
+
+func speedup(tcp, unix float64) float64 {
+	if tcp <= 0 || unix <= 0 {
+		return 0
+	}
+	return tcp / unix
 }
 
 // writeVerdict gives the per-round speedup intervals and the verdict.
@@ -133,12 +218,12 @@ func writeVerdict(b *strings.Builder, sum *results.Summary) {
 }
 
 // writeRounds lists p50 per round so a reader can see whether rounds agree.
-func writeRounds(b *strings.Builder, r *results.Report, target string, unit unit) {
+func writeRounds(b *strings.Builder, r *results.Report, c results.Case, unit unit) {
 	type pair struct{ tcp, unix string }
 	var rounds []int
 	byRound := map[int]*pair{}
 	for _, run := range r.Runs {
-		if run.Target != target {
+		if run.Case != c {
 			continue
 		}
 		p, ok := byRound[run.Round]

@@ -47,7 +47,7 @@ func fixture(t *testing.T) *results.Report {
 		if tr == drivers.Unix {
 			ev = "client addr=/tmp/dbsock-1/redis.sock:0 flags=U"
 		}
-		r.Runs = append(r.Runs, results.Run{Target: "redis", Scenario: "pk", Transport: tr, Round: round,
+		r.Runs = append(r.Runs, results.Run{Case: results.Case{Target: "redis", Scenario: "pk", Concurrency: 1, ValueSize: 6}, Transport: tr, Round: round,
 			N: int64(len(values)), TransportVerified: true, Evidence: ev, Latency: results.LatencyOf(h),
 			Histogram: enc, ElapsedNs: 50000})
 	}

@@ -74,7 +74,14 @@ type Config struct {
 	Warmup   int    `json:"warmup"`
 	Rounds   int    `json:"rounds"`
 	Provider string `json:"provider"`
+	// Scenario lists the scenarios, comma-separated.
 	Scenario string `json:"scenario"`
+	// DurationNs, when set, replaced N: each run lasted this long.
+	DurationNs int64 `json:"duration_ns,omitempty"`
+	// Concurrency, ValueSizes and Rate list the sweep, as asked.
+	Concurrency []int   `json:"concurrency,omitempty"`
+	ValueSizes  []int   `json:"value_sizes,omitempty"`
+	Rate        float64 `json:"rate,omitempty"`
 	// Placement is where the client ran, read back from the OS.
 	Placement Placement `json:"placement"`
 }
@@ -97,7 +104,9 @@ type Target struct {
 	Origin    string             `json:"origin,omitempty"`
 	Server    drivers.ServerInfo `json:"server"`
 	Operation string             `json:"operation,omitempty"`
-	Endpoints []drivers.Endpoint `json:"endpoints,omitempty"`
+	// ConnectPhase says what the connect scenario's connect phase covers.
+	ConnectPhase string             `json:"connect_phase,omitempty"`
+	Endpoints    []drivers.Endpoint `json:"endpoints,omitempty"`
 	// ServerCPUs are the CPUs the server process may run on, read back from
 	// the OS; "" when dbsock does not control the server (external).
 	ServerCPUs string `json:"server_cpus,omitempty"`
@@ -117,11 +126,53 @@ type Latency struct {
 	StdDev float64 `json:"stddev"`
 }
 
-// Run is one timed loop: one target, scenario, transport and round on one
-// connection.
+// Case is one point of a sweep: what was measured, with which settings.
+// Every run and summary carries its case.
+type Case struct {
+	Target   string `json:"target"`
+	Scenario string `json:"scenario"`
+	// Concurrency is the number of workers, each with its own connection.
+	Concurrency int `json:"concurrency"`
+	// ValueSize is the size in bytes of the value each lookup returns.
+	ValueSize int `json:"value_size"`
+	// Mode is the driver setting that changes round trips, e.g. MySQL
+	// "prepared", Redis "resp3", Mongo "find".
+	Mode string `json:"mode,omitempty"`
+	// Rate is the open-loop target rate in ops/s per transport; 0 means
+	// closed loop (each op starts when the previous one ends).
+	Rate float64 `json:"rate"`
+}
+
+// Label names the case for people, e.g. "pk, 16 workers, 1 KiB".
+func (c Case) Label() string {
+	s := c.Scenario
+	if c.Mode != "" {
+		s += " (" + c.Mode + ")"
+	}
+	if c.Concurrency > 1 {
+		s += fmt.Sprintf(", %d workers", c.Concurrency)
+	}
+	s += ", " + FormatSize(c.ValueSize) + " values"
+	if c.Rate > 0 {
+		s += fmt.Sprintf(", open loop at %g ops/s", c.Rate)
+	}
+	return s
+}
+
+// FormatSize renders a byte count as 16 B, 1 KiB, 64 KiB, 1 MiB.
+func FormatSize(n int) string {
+	switch {
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%d MiB", n>>20)
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return fmt.Sprintf("%d KiB", n>>10)
+	}
+	return fmt.Sprintf("%d B", n)
+}
+
+// Run is one timed loop: one case, transport and round.
 type Run struct {
-	Target            string             `json:"target"`
-	Scenario          string             `json:"scenario"`
+	Case
 	Transport         drivers.Transport  `json:"transport"`
 	Round             int                `json:"round"`
 	N                 int64              `json:"n"`
@@ -139,22 +190,35 @@ type Run struct {
 	// Histogram is the run's HdrHistogram in its compressed V2 encoding
 	// (base64), so that a saved report can be re-rendered or pooled.
 	Histogram string `json:"histogram,omitempty"`
+	// Phases are the parts of an op timed on their own where the scenario
+	// has them (connect: "connect" and "query"), and, in open-loop mode,
+	// "uncorrected": latency from the actual start instead of the intended
+	// one. Latency is always the whole op (from the intended start).
+	Phases map[string]Phase `json:"phases,omitempty"`
+}
+
+// Phase is one timed part of an op.
+type Phase struct {
+	Latency   Latency `json:"latency_ns"`
+	Histogram string  `json:"histogram,omitempty"`
 }
 
 // Side is one transport's pooled result in a Summary.
 type Side struct {
 	N         int64   `json:"n"`
 	Errors    int64   `json:"errors"`
+	ErrorRate float64 `json:"error_rate"`
 	Latency   Latency `json:"latency_ns"`
 	OpsPerSec float64 `json:"ops_per_sec"`
+	// Phases pools the runs' phases.
+	Phases map[string]Latency `json:"phases,omitempty"`
 }
 
-// Summary pools a target's rounds per transport and compares them.
+// Summary pools a case's rounds per transport and compares them.
 type Summary struct {
-	Target   string `json:"target"`
-	Scenario string `json:"scenario"`
-	TCP      Side   `json:"tcp"`
-	Unix     Side   `json:"unix"`
+	Case
+	TCP  Side `json:"tcp"`
+	Unix Side `json:"unix"`
 	// UnixSpeedupP50 is TCP p50 / Unix p50: above 1 means Unix is faster.
 	UnixSpeedupP50 float64 `json:"unix_speedup_p50"`
 	// UnixSpeedupMean is TCP mean / Unix mean.

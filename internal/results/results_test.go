@@ -22,7 +22,7 @@ func run(t *testing.T, target string, tr drivers.Transport, round int, values ..
 	if err != nil {
 		t.Fatal(err)
 	}
-	return Run{Target: target, Scenario: "pk", Transport: tr, Round: round, N: int64(len(values)),
+	return Run{Case: Case{Target: target, Scenario: "pk", Concurrency: 1, ValueSize: 6}, Transport: tr, Round: round, N: int64(len(values)),
 		Latency: LatencyOf(h), Histogram: enc, ElapsedNs: int64(len(values)) * 1000, TransportVerified: true}
 }
 

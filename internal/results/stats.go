@@ -20,7 +20,8 @@ const (
 	VerdictNeedsMoreRuns = "not enough rounds for an interval"
 )
 
-// Interval is a confidence interval around the mean of per-round values.
+// Interval is a confidence interval around the geometric mean of per-round
+// ratios.
 type Interval struct {
 	Center     float64 `json:"center"`
 	Lo         float64 `json:"lo"`
@@ -66,18 +67,28 @@ func speedups(runs []Run) (p50, mean []float64) {
 	return p50, mean
 }
 
-// interval is the Student-t confidence interval of the mean of values, as
-// golang.org/x/perf/benchmath computes it; nil with fewer than two values.
-func interval(values []float64) *Interval {
-	if len(values) < 2 {
+// interval is the confidence interval of a ratio's typical value across
+// rounds: a Student-t interval (as golang.org/x/perf/benchmath computes it)
+// on the logarithms of the ratios, turned back into ratios. Ratios multiply,
+// so their logs are what is close to normal; the center is the geometric
+// mean and the bounds are always positive. nil with fewer than two values.
+func interval(ratios []float64) *Interval {
+	if len(ratios) < 2 {
 		return nil
 	}
-	s := benchmath.AssumeNormal.Summary(benchmath.NewSample(values, &benchmath.DefaultThresholds), Confidence)
+	logs := make([]float64, 0, len(ratios))
+	for _, r := range ratios {
+		if r <= 0 {
+			return nil
+		}
+		logs = append(logs, math.Log(r))
+	}
+	s := benchmath.AssumeNormal.Summary(benchmath.NewSample(logs, &benchmath.DefaultThresholds), Confidence)
 	if math.IsNaN(s.Lo) || math.IsNaN(s.Hi) {
 		// All values equal: the interval is the point itself.
 		s.Lo, s.Hi = s.Center, s.Center
 	}
-	return &Interval{Center: s.Center, Lo: s.Lo, Hi: s.Hi, Confidence: Confidence, Rounds: len(values)}
+	return &Interval{Center: math.Exp(s.Center), Lo: math.Exp(s.Lo), Hi: math.Exp(s.Hi), Confidence: Confidence, Rounds: len(ratios)}
 }
 
 // verdict reads an interval of speedups.

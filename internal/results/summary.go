@@ -9,83 +9,148 @@ import (
 	"github.com/dbsock/dbsock/drivers"
 )
 
-// Summarize pools the runs of each target and scenario per transport
-// (merging their histograms) and sets r.Summary, in the order the targets
-// first appear in r.Runs.
-func (r *Report) Summarize() error {
-	type key struct{ target, scenario string }
-	type pool struct {
-		side  map[drivers.Transport]*Side
-		hist  map[drivers.Transport]*hdrhistogram.Histogram
-		nanos map[drivers.Transport]int64
+// sidePool accumulates one transport's runs of one case.
+type sidePool struct {
+	side   Side
+	hist   *hdrhistogram.Histogram
+	phases map[string]*hdrhistogram.Histogram
+	nanos  int64
+	p50s   []int64
+}
+
+func (sp *sidePool) add(run *Run) error {
+	sp.side.N += run.N
+	sp.side.Errors += run.Errors
+	sp.nanos += run.ElapsedNs
+	if !run.Incomplete && run.Latency.P50 > 0 {
+		sp.p50s = append(sp.p50s, run.Latency.P50)
 	}
-	var order []key
-	pools := map[key]*pool{}
-	runsOf := map[key][]Run{}
-	p50s := map[key]map[drivers.Transport][]int64{}
+	if run.Histogram != "" {
+		h, err := DecodeHistogram(run.Histogram)
+		if err != nil {
+			return err
+		}
+		sp.hist.Merge(h)
+	}
+	for name, ph := range run.Phases {
+		if ph.Histogram == "" {
+			continue
+		}
+		h, err := DecodeHistogram(ph.Histogram)
+		if err != nil {
+			return err
+		}
+		if sp.phases[name] == nil {
+			sp.phases[name] = NewHistogram()
+		}
+		sp.phases[name].Merge(h)
+	}
+	return nil
+}
+
+func (sp *sidePool) finish() Side {
+	s := sp.side
+	s.Latency = LatencyOf(sp.hist)
+	if sp.nanos > 0 {
+		s.OpsPerSec = float64(s.N-s.Errors) / (float64(sp.nanos) / 1e9)
+	}
+	if s.N > 0 {
+		s.ErrorRate = float64(s.Errors) / float64(s.N)
+	}
+	if len(sp.phases) > 0 {
+		s.Phases = map[string]Latency{}
+		for name, h := range sp.phases {
+			s.Phases[name] = LatencyOf(h)
+		}
+	}
+	return s
+}
+
+// Summarize pools the runs of each case per transport (merging their
+// histograms) and sets r.Summary, in the order the cases first appear in
+// r.Runs.
+func (r *Report) Summarize() error {
+	type pool struct {
+		sides map[drivers.Transport]*sidePool
+		runs  []Run
+	}
+	var order []Case
+	pools := map[Case]*pool{}
 	for i := range r.Runs {
 		run := &r.Runs[i]
-		k := key{run.Target, run.Scenario}
-		runsOf[k] = append(runsOf[k], *run)
-		p, ok := pools[k]
+		p, ok := pools[run.Case]
 		if !ok {
-			p = &pool{side: map[drivers.Transport]*Side{}, hist: map[drivers.Transport]*hdrhistogram.Histogram{}, nanos: map[drivers.Transport]int64{}}
-			pools[k] = p
-			order = append(order, k)
+			p = &pool{sides: map[drivers.Transport]*sidePool{}}
+			pools[run.Case] = p
+			order = append(order, run.Case)
 		}
-		if p.side[run.Transport] == nil {
-			p.side[run.Transport] = &Side{}
-			p.hist[run.Transport] = NewHistogram()
+		p.runs = append(p.runs, *run)
+		sp := p.sides[run.Transport]
+		if sp == nil {
+			sp = &sidePool{hist: NewHistogram(), phases: map[string]*hdrhistogram.Histogram{}}
+			p.sides[run.Transport] = sp
 		}
-		if p50s[k] == nil {
-			p50s[k] = map[drivers.Transport][]int64{}
-		}
-		if !run.Incomplete && run.Latency.P50 > 0 {
-			p50s[k][run.Transport] = append(p50s[k][run.Transport], run.Latency.P50)
-		}
-		s := p.side[run.Transport]
-		s.N += run.N
-		s.Errors += run.Errors
-		p.nanos[run.Transport] += run.ElapsedNs
-		if run.Histogram != "" {
-			h, err := DecodeHistogram(run.Histogram)
-			if err != nil {
-				return fmt.Errorf("%s %s round %d: %w", run.Target, run.Transport, run.Round, err)
-			}
-			p.hist[run.Transport].Merge(h)
+		if err := sp.add(run); err != nil {
+			return fmt.Errorf("%s %s round %d: %w", run.Target, run.Transport, run.Round, err)
 		}
 	}
 	r.Summary = r.Summary[:0]
-	for _, k := range order {
-		p := pools[k]
-		sum := Summary{Target: k.target, Scenario: k.scenario}
-		for t, s := range p.side {
-			s.Latency = LatencyOf(p.hist[t])
-			if ns := p.nanos[t]; ns > 0 {
-				s.OpsPerSec = float64(s.N-s.Errors) / (float64(ns) / 1e9)
-			}
-			if t == drivers.TCP {
-				sum.TCP = *s
-			} else {
-				sum.Unix = *s
-			}
+	for _, c := range order {
+		p := pools[c]
+		sum := Summary{Case: c}
+		if sp := p.sides[drivers.TCP]; sp != nil {
+			sum.TCP = sp.finish()
+		}
+		if sp := p.sides[drivers.Unix]; sp != nil {
+			sum.Unix = sp.finish()
 		}
 		sum.UnixSpeedupP50 = ratio(float64(sum.TCP.Latency.P50), float64(sum.Unix.Latency.P50))
 		sum.UnixSpeedupMean = ratio(sum.TCP.Latency.Mean, sum.Unix.Latency.Mean)
-		p50Ratios, meanRatios := speedups(runsOf[k])
+		p50Ratios, meanRatios := speedups(p.runs)
 		sum.UnixSpeedupP50CI, sum.UnixSpeedupMeanCI = interval(p50Ratios), interval(meanRatios)
 		sum.Verdict = verdict(sum.UnixSpeedupP50CI)
 		for _, t := range drivers.Transports {
-			if w := roundSpread(t, p50s[k][t], r.Config.Placement.Mode); w != "" {
+			sp := p.sides[t]
+			if sp == nil {
+				continue
+			}
+			if w := roundSpread(t, sp.p50s, r.Config.Placement.Mode); w != "" {
 				sum.Warnings = append(sum.Warnings, w)
 			}
-			if w := wideMiddle(t, p.hist[t], r.Config.Placement.Mode); w != "" {
+			if w := wideMiddle(t, sp.hist, r.Config.Placement.Mode); w != "" {
 				sum.Warnings = append(sum.Warnings, w)
 			}
 		}
 		r.Summary = append(r.Summary, sum)
 	}
 	return nil
+}
+
+// Cases returns the distinct cases of target in r.Summary, in order.
+func (r *Report) Cases(target string) []Summary {
+	var out []Summary
+	for _, s := range r.Summary {
+		if s.Target == target {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// Pooled merges the histograms of all runs of one case and transport.
+func Pooled(r *Report, c Case, t drivers.Transport) (*hdrhistogram.Histogram, error) {
+	h := NewHistogram()
+	for _, run := range r.Runs {
+		if run.Case != c || run.Transport != t || run.Histogram == "" {
+			continue
+		}
+		rh, err := DecodeHistogram(run.Histogram)
+		if err != nil {
+			return nil, err
+		}
+		h.Merge(rh)
+	}
+	return h, nil
 }
 
 func ratio(tcp, unix float64) float64 {
@@ -119,23 +184,6 @@ func roundSpread(t drivers.Transport, p50s []int64, placementMode string) string
 	}
 	return fmt.Sprintf("%s p50 ranged from %s to %s across rounds (%.2f×): the rounds disagree, so the pooled numbers and the speedup are not solid. %s",
 		t.Label(), time.Duration(lo), time.Duration(hi), float64(hi)/float64(lo), advice)
-}
-
-// Pooled merges the histograms of all complete and incomplete runs of one
-// target, scenario and transport.
-func Pooled(r *Report, target, scenario string, t drivers.Transport) (*hdrhistogram.Histogram, error) {
-	h := NewHistogram()
-	for _, run := range r.Runs {
-		if run.Target != target || run.Scenario != scenario || run.Transport != t || run.Histogram == "" {
-			continue
-		}
-		rh, err := DecodeHistogram(run.Histogram)
-		if err != nil {
-			return nil, err
-		}
-		h.Merge(rh)
-	}
-	return h, nil
 }
 
 // BimodalSpread is the p75/p25 ratio above which the middle half of a

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/dbsock/dbsock/compose"
@@ -28,27 +29,45 @@ var (
 	All     = []string{"mysql", "redis", "mongo"}
 )
 
-// Driver returns the driver for target.
-func Driver(target string) (drivers.Driver, bool) {
+// DriverOptions are the driver settings that change round trips.
+type DriverOptions struct {
+	MySQLMode     string // mysql.ModePrepared (default), ModeInterpolate, ModeDefault
+	RedisProtocol int    // 2 or 3 (default)
+	RedisIdentity bool   // send CLIENT SETINFO on connect
+	MongoOp       string // mongo.OpFind (default) or OpPing
+}
+
+// Driver returns the driver for target with o, reading values of valueSize
+// bytes (the driver's own small value when 0).
+func Driver(target string, o DriverOptions, valueSize int) (drivers.Driver, bool) {
 	switch target {
 	case "mysql":
-		return mysql.New(), true
+		return mysql.New(o.MySQLMode, valueSize), true
 	case "redis":
-		return redis.New(), true
+		return redis.New(o.RedisProtocol, o.RedisIdentity, valueSize), true
 	case "mongo":
-		return mongo.New(), true
+		return mongo.New(o.MongoOp, valueSize), true
 	case "echo":
-		return echo.New(), true
+		return echo.New(valueSize), true
 	}
 	return nil, false
 }
 
-// Plan is one invocation: which targets, from which provider, how much.
+// Plan is one invocation: which targets, from which provider, which cases,
+// how much.
 type Plan struct {
 	Targets      []string
 	Provider     compose.Provider
 	ProviderName string // as the user gave it, e.g. "auto"
-	Options      scenarios.Options
+	// Scenarios, Concurrency and ValueSizes span the sweep: every target
+	// runs every combination. Empty means PK, 1 worker, the natural value.
+	Scenarios   []string
+	Concurrency []int
+	ValueSizes  []int
+	Drivers     DriverOptions
+	// Options holds the loop sizes; its Scenario and Concurrency are set
+	// per case.
+	Options scenarios.Options
 	// Placement pins the client (here) and names the servers' CPUs (the
 	// provider pins those when it starts them).
 	Placement placement.Placement
@@ -75,7 +94,8 @@ func Run(ctx context.Context, p Plan) (*results.Report, error) {
 		StartedAt:     time.Now().UTC(),
 		Environment:   sysinfo.Collect(),
 		Config: results.Config{N: p.Options.N, Warmup: p.Options.Warmup, Rounds: p.Options.Rounds,
-			Provider: p.ProviderName, Scenario: scenarios.PK},
+			Provider: p.ProviderName, Scenario: strings.Join(p.scenarios(), ","), DurationNs: p.Options.Duration.Nanoseconds(),
+			Concurrency: p.Concurrency, ValueSizes: p.ValueSizes, Rate: p.Options.Rate},
 		Targets: []results.Target{},
 		Runs:    []results.Run{},
 	}
@@ -114,12 +134,39 @@ func Run(ctx context.Context, p Plan) (*results.Report, error) {
 	return rep, errors.Join(errs...)
 }
 
+func (p Plan) scenarios() []string {
+	if len(p.Scenarios) == 0 {
+		return []string{scenarios.PK}
+	}
+	return p.Scenarios
+}
+
+func (p Plan) concurrency() []int {
+	if len(p.Concurrency) == 0 {
+		return []int{1}
+	}
+	return p.Concurrency
+}
+
+func (p Plan) valueSizes() []int {
+	if len(p.ValueSizes) == 0 {
+		return []int{0}
+	}
+	return p.ValueSizes
+}
+
+// Cases is how many cases each target runs.
+func (p Plan) Cases() int {
+	return len(p.scenarios()) * len(p.concurrency()) * len(p.valueSizes())
+}
+
 func runTarget(ctx context.Context, p Plan, target string, rep *results.Report, ti *results.Target, log io.Writer) (err error) {
-	d, ok := Driver(target)
+	d, ok := Driver(target, p.Drivers, 0)
 	if !ok {
 		return fmt.Errorf("unknown target %q", target)
 	}
 	ti.Operation = d.Describe()
+	ti.ConnectPhase = d.ConnectPhase()
 	began := time.Now()
 	srv, err := p.Provider.Supply(ctx, target)
 	if err != nil {
@@ -152,14 +199,27 @@ func runTarget(ctx context.Context, p Plan, target string, rep *results.Report, 
 	}
 	ti.Server = info
 	fmt.Fprintf(log, "dbsock: %s: %s from %s, ready in %s\n", target, info, srv.Origin, time.Since(began).Round(time.Millisecond))
-	if err := d.Seed(ctx, srv.Unix); err != nil {
-		return drivers.Explain(err, srv.Unix)
-	}
-	return scenarios.RunPK(ctx, d, srv, info, p.Options, func(run results.Run) {
-		rep.Runs = append(rep.Runs, run)
-		if run.Error == "" {
-			fmt.Fprintf(log, "dbsock: %s round %d %-4s: p50 %s, mean %s, %d ops (%s)\n", target, run.Round, run.Transport,
-				time.Duration(run.Latency.P50), time.Duration(run.Latency.Mean).Round(time.Nanosecond), run.N, run.Evidence)
+	for _, size := range p.valueSizes() {
+		d, _ := Driver(target, p.Drivers, size)
+		if err := d.Seed(ctx, srv.Unix); err != nil {
+			return drivers.Explain(err, srv.Unix)
 		}
-	})
+		for _, scenario := range p.scenarios() {
+			for _, c := range p.concurrency() {
+				opt := p.Options
+				opt.Scenario, opt.Concurrency = scenario, c
+				err := scenarios.Run(ctx, d, srv, info, opt, func(run results.Run) {
+					rep.Runs = append(rep.Runs, run)
+					if run.Error == "" {
+						fmt.Fprintf(log, "dbsock: %s %s round %d %-4s: p50 %s, mean %s, %d ops (%s)\n", target, run.Label(), run.Round, run.Transport,
+							time.Duration(run.Latency.P50), time.Duration(run.Latency.Mean).Round(time.Nanosecond), run.N, run.Evidence)
+					}
+				})
+				if err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
 }

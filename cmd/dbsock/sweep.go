@@ -1,0 +1,120 @@
+package main
+
+import (
+	"strings"
+	"time"
+
+	"github.com/dustin/go-humanize"
+	"github.com/spf13/pflag"
+
+	"github.com/dbsock/dbsock/drivers/mongo"
+	"github.com/dbsock/dbsock/drivers/mysql"
+	"github.com/dbsock/dbsock/internal/runner"
+	"github.com/dbsock/dbsock/scenarios"
+)
+
+// Limits of the sweep flags.
+const (
+	maxConcurrency = 4096
+	maxValueSize   = 16 << 20 // MongoDB's document limit; MySQL's default packet size
+	maxRate        = 10_000_000
+)
+
+// sweepOptions are the flags that choose which cases run.
+type sweepOptions struct {
+	scenarios     []string
+	concurrency   []int
+	sizeSpecs     []string
+	sizes         []int
+	duration      time.Duration
+	rate          float64
+	mysqlMode     string
+	redisProtocol int
+	redisIdentity bool
+	mongoOp       string
+}
+
+func (s *sweepOptions) bind(f *pflag.FlagSet) {
+	f.StringSliceVar(&s.scenarios, "scenario", []string{scenarios.PK}, "pk (one kept connection per worker) and/or connect (a new connection per op); a list or repeated")
+	f.IntSliceVar(&s.concurrency, "concurrency", []int{1}, "workers per transport, each with its own connection; a list such as 1,8,64 sweeps")
+	f.StringSliceVar(&s.sizeSpecs, "value-size", nil, "size of the looked-up value, e.g. 16,1KiB,64KiB,1MiB (default: the target's own small value)")
+	f.DurationVar(&s.duration, "duration", 0, "run each transport and round for this long instead of --n ops")
+	f.Float64Var(&s.rate, "rate", 0, "open loop: this many ops/s per transport, latency from the intended start (scenario pk)")
+	f.StringVar(&s.mysqlMode, "mysql-mode", mysql.ModePrepared, "how the lookup reaches MySQL: "+strings.Join(mysql.Modes, ", "))
+	f.IntVar(&s.redisProtocol, "redis-protocol", 3, "RESP protocol version: 2 or 3")
+	f.BoolVar(&s.redisIdentity, "redis-identity", false, "send go-redis's CLIENT SETINFO identity commands on connect")
+	f.StringVar(&s.mongoOp, "mongo-op", mongo.OpFind, "what one MongoDB op is: "+strings.Join(mongo.Ops, ", "))
+}
+
+// validate checks the sweep flags and parses the sizes. nChanged says
+// whether --n was given, which --duration replaces.
+func (s *sweepOptions) validate(nChanged bool) error {
+	seen := map[string]bool{}
+	var scen []string
+	for _, sc := range s.scenarios {
+		if err := oneOf("scenario", sc, scenarios.Names...); err != nil {
+			return err
+		}
+		if !seen[sc] {
+			seen[sc] = true
+			scen = append(scen, sc)
+		}
+	}
+	s.scenarios = scen
+	for _, c := range s.concurrency {
+		if err := intRange("concurrency", c, 1, maxConcurrency); err != nil {
+			return err
+		}
+	}
+	s.sizes = nil
+	for _, spec := range s.sizeSpecs {
+		n, err := humanize.ParseBytes(spec)
+		if err != nil {
+			return usagef("--value-size %q is not a size such as 16, 1KiB or 1MiB", spec)
+		}
+		if n < 1 || n > maxValueSize {
+			return usagef("--value-size %q is out of range; accepted: 1 B to 16 MiB", spec)
+		}
+		s.sizes = append(s.sizes, int(n))
+	}
+	if s.duration != 0 {
+		if nChanged {
+			return usagef("give --n or --duration, not both")
+		}
+		if s.duration < time.Millisecond || s.duration > 24*time.Hour {
+			return usagef("--duration %s is out of range; accepted: 1ms to 24h", s.duration)
+		}
+	}
+	if s.rate != 0 {
+		if s.rate < 0 || s.rate > maxRate {
+			return usagef("--rate %g is out of range; accepted: more than 0 up to %d ops/s", s.rate, maxRate)
+		}
+		for _, sc := range s.scenarios {
+			if sc != scenarios.PK {
+				return usagef("--rate runs the pk scenario open loop; it does not apply to --scenario %s", sc)
+			}
+		}
+	}
+	if err := oneOf("mysql-mode", s.mysqlMode, mysql.Modes...); err != nil {
+		return err
+	}
+	if s.redisProtocol != 2 && s.redisProtocol != 3 {
+		return usagef("--redis-protocol %d is not accepted; use 2 or 3", s.redisProtocol)
+	}
+	return oneOf("mongo-op", s.mongoOp, mongo.Ops...)
+}
+
+func (s *sweepOptions) drivers() runner.DriverOptions {
+	return runner.DriverOptions{MySQLMode: s.mysqlMode, RedisProtocol: s.redisProtocol, RedisIdentity: s.redisIdentity, MongoOp: s.mongoOp}
+}
+
+// totalOps is how many timed ops a run of n ops per worker will do, for the
+// progress bar.
+func (s *sweepOptions) totalOps(targets, rounds, n int) int64 {
+	workers := 0
+	for _, c := range s.concurrency {
+		workers += c
+	}
+	sizes := max(len(s.sizes), 1)
+	return int64(targets) * int64(len(s.scenarios)) * int64(sizes) * int64(workers) * int64(rounds) * 2 * int64(n)
+}
