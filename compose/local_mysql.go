@@ -51,7 +51,7 @@ func (l *Local) mysql(ctx context.Context) (*Server, error) {
 	args := []string{"--no-defaults", "--datadir=" + datadir, "--socket=" + ls.sock,
 		"--port=" + strconv.Itoa(ls.port), "--bind-address=127.0.0.1", "--skip-name-resolve",
 		"--skip-log-bin", "--pid-file=" + filepath.Join(ls.dir, "mysqld.pid"), "--tmpdir=" + ls.dir,
-		"--max-connections=2048", "--innodb-buffer-pool-size=64M", "--max-allowed-packet=64M"}
+		"--max-connections=5000", "--innodb-buffer-pool-size=64M", "--max-allowed-packet=64M"}
 	if !mariadb {
 		args = append(args, "--mysqlx=OFF")
 	}

@@ -195,7 +195,7 @@ func TestOutputsAndReport(t *testing.T) {
 	if !strings.Contains(string(md), "](r.svg)") {
 		t.Errorf("the Markdown does not link the plot:\n%s", md)
 	}
-	for name, want := range map[string]string{"r.svg": "<svg", "r.json": `"schema_version": 1`, "r.csv": "target,scenario,transport,round", "r.txt": "BenchmarkPK/target=echo/transport=unix"} {
+	for name, want := range map[string]string{"r.svg": "<svg", "r.json": `"schema_version": 1`, "r.csv": "target,scenario,concurrency,value_size,mode,rate,transport,round", "r.txt": "BenchmarkPK/target=echo/conc=1/size=4/transport=unix"} {
 		b, err := os.ReadFile(p(name))
 		if err != nil || !strings.Contains(string(b), want) {
 			t.Errorf("%s: %v; want it to contain %q", name, err, want)

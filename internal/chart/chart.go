@@ -175,7 +175,11 @@ func title(r *results.Report, s results.Summary) string {
 			name = fmt.Sprintf("%s (%s)", s.Target, t.Server)
 		}
 	}
-	return fmt.Sprintf("%s: p50 TCP %.1f µs, Unix %.1f µs", name,
+	label := name
+	if !(s.Scenario == "pk" && s.Concurrency <= 1 && s.Rate == 0 && len(r.Summary) <= len(r.Targets)) {
+		label += ", " + s.Label()
+	}
+	return fmt.Sprintf("%s: p50 TCP %.1f µs, Unix %.1f µs", label,
 		float64(s.TCP.Latency.P50)/1e3, float64(s.Unix.Latency.P50)/1e3)
 }
 
@@ -215,7 +219,11 @@ func speedupPlot(r *results.Report) (*plot.Plot, error) {
 	var names []string
 	var bars speedupBars
 	for _, s := range r.Summary {
-		names = append(names, s.Target)
+		name := s.Target
+		if len(r.Summary) > len(r.Targets) {
+			name = fmt.Sprintf("%s\n%s c%d %s", s.Target, s.Scenario, max(s.Concurrency, 1), results.FormatSize(s.ValueSize))
+		}
+		names = append(names, name)
 		c, lo, hi := s.UnixSpeedupP50, s.UnixSpeedupP50, s.UnixSpeedupP50
 		if ci := s.UnixSpeedupP50CI; ci != nil {
 			c, lo, hi = ci.Center, ci.Lo, ci.Hi

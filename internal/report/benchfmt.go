@@ -35,11 +35,23 @@ func BenchFmt(w io.Writer, r *results.Report) error {
 			continue
 		}
 		l := run.Latency
-		fmt.Fprintf(b, "Benchmark%s/target=%s/transport=%s %d %.1f ns/op %d p50-ns %d p99-ns %d p999-ns %.0f ops/s\n",
-			benchName(run.Scenario), run.Target, run.Transport, run.N-run.Errors, l.Mean, l.P50, l.P99, l.P999, run.OpsPerSec)
+		fmt.Fprintf(b, "Benchmark%s/target=%s%s/transport=%s %d %.1f ns/op %d p50-ns %d p99-ns %d p999-ns %.0f ops/s\n",
+			benchName(run.Scenario), run.Target, caseKeys(run.Case), run.Transport, run.N-run.Errors, l.Mean, l.P50, l.P99, l.P999, run.OpsPerSec)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// caseKeys renders the case's sweep dimensions as sub-benchmark keys.
+func caseKeys(c results.Case) string {
+	s := fmt.Sprintf("/conc=%d/size=%d", max(c.Concurrency, 1), c.ValueSize)
+	if c.Mode != "" {
+		s += "/mode=" + c.Mode
+	}
+	if c.Rate > 0 {
+		s += fmt.Sprintf("/rate=%g", c.Rate)
+	}
+	return s
 }
 
 // benchName turns a scenario name such as "pk" into "PK", "connect" into

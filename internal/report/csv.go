@@ -10,7 +10,7 @@ import (
 
 // CSVHeader is the header row of CSV output: one row per target, scenario,
 // transport and round.
-var CSVHeader = []string{"target", "scenario", "transport", "round", "n", "errors",
+var CSVHeader = []string{"target", "scenario", "concurrency", "value_size", "mode", "rate", "transport", "round", "n", "errors",
 	"min_ns", "p50_ns", "p90_ns", "p99_ns", "p999_ns", "max_ns", "mean_ns", "stddev_ns",
 	"ops_per_sec", "transport_verified", "incomplete", "server_product", "server_version"}
 
@@ -24,7 +24,8 @@ func CSV(w io.Writer, r *results.Report) error {
 	f := func(v float64) string { return strconv.FormatFloat(v, 'f', 1, 64) }
 	for _, run := range r.Runs {
 		l := run.Latency
-		if err := cw.Write([]string{run.Target, run.Scenario, string(run.Transport), strconv.Itoa(run.Round),
+		if err := cw.Write([]string{run.Target, run.Scenario, strconv.Itoa(run.Concurrency), strconv.Itoa(run.ValueSize),
+			run.Mode, strconv.FormatFloat(run.Rate, 'g', -1, 64), string(run.Transport), strconv.Itoa(run.Round),
 			i(run.N), i(run.Errors), i(l.Min), i(l.P50), i(l.P90), i(l.P99), i(l.P999), i(l.Max), f(l.Mean), f(l.StdDev),
 			f(run.OpsPerSec), strconv.FormatBool(run.TransportVerified), strconv.FormatBool(run.Incomplete),
 			run.Server.Product, run.Server.Version}); err != nil {

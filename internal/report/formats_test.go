@@ -36,7 +36,7 @@ func TestBenchFmtParsesWithBenchfmt(t *testing.T) {
 	if err := rd.Err(); err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]int{"PK/target=redis/transport=tcp": 2, "PK/target=redis/transport=unix": 2}
+	want := map[string]int{"PK/target=redis/conc=1/size=6/transport=tcp": 2, "PK/target=redis/conc=1/size=6/transport=unix": 2}
 	for k, n := range want {
 		if seen[k] != n {
 			t.Errorf("%s: %d results, want %d (seen %v)", k, seen[k], n, seen)
@@ -65,7 +65,7 @@ func TestCSVOneRowPerRun(t *testing.T) {
 	if len(rows) != 1+len(r.Runs) || strings.Join(rows[0], ",") != strings.Join(CSVHeader, ",") {
 		t.Fatalf("got %d rows, header %v", len(rows), rows[0])
 	}
-	if rows[1][0] != "redis" || rows[1][2] != "tcp" || rows[1][3] != "1" || rows[1][7] != "11007" {
+	if rows[1][0] != "redis" || rows[1][2] != "1" || rows[1][3] != "6" || rows[1][6] != "tcp" || rows[1][7] != "1" || rows[1][11] != "11007" {
 		t.Fatalf("first row %v", rows[1])
 	}
 }

@@ -39,11 +39,19 @@ func writeMethod(b *strings.Builder, r *results.Report) {
 		}
 		names = append(names, name)
 	}
-	fmt.Fprintf(b, "dbsock measured %s from one Go client on one connection per transport: "+
+	how := "one connection per transport (per worker, with --concurrency)"
+	if strings.Contains(c.Scenario, "connect") {
+		how += ", or a new connection per operation in the connect scenario"
+	}
+	timed := plural(c.N, "timed operation")
+	if c.DurationNs > 0 {
+		timed = "timed operations for " + time.Duration(c.DurationNs).String()
+	}
+	fmt.Fprintf(b, "dbsock measured %s from one Go client on %s: "+
 		"%s, then %s, each timed on its own, "+
 		"over 127.0.0.1 TCP and over the server's Unix domain socket, in %s. Before timing, each connection's transport "+
 		"was verified on the server side. Servers were supplied by the %s provider. %s\n\n",
-		strings.Join(names, ", "), plural(c.Warmup, "untimed warm-up operation"), plural(c.N, "timed operation"),
+		strings.Join(names, ", "), how, plural(c.Warmup, "untimed warm-up operation"), timed,
 		roundsPhrase(c.Rounds), c.Provider, placementSentence(c.Placement))
 }
 
