@@ -61,6 +61,18 @@ func TestUsageErrors(t *testing.T) {
 		{"bad plot ext", []string{"run", "echo", "--plot", "/tmp/r.gif"}, "--plot: plot file \"/tmp/r.gif\" must end in .svg or .png"},
 		{"op timeout tiny", []string{"run", "echo", "--op-timeout", "1ns"}, "--op-timeout 1ns is out of range; accepted: 10ms to 1h"},
 		{"missing password file", []string{"run", "redis", "--redis-addr", "127.0.0.1:6379", "--redis-socket", "/tmp/r.sock", "--redis-password-file", "/nonexistent/pw"}, "--redis-password-file: open /nonexistent/pw"},
+		{"bad scenario", []string{"run", "echo", "--scenario", "pk,storm"}, `--scenario "storm" is not accepted; use one of: pk, connect`},
+		{"concurrency zero", []string{"run", "echo", "--concurrency", "1,0"}, "--concurrency 0 is out of range; accepted: 1 to 4096"},
+		{"value size words", []string{"run", "echo", "--value-size", "lots"}, `--value-size "lots" is not a size`},
+		{"value size huge", []string{"run", "echo", "--value-size", "1GiB"}, `--value-size "1GiB" is out of range; accepted: 1 B to 16 MiB`},
+		{"value size zero", []string{"run", "echo", "--value-size", "0"}, `--value-size "0" is out of range`},
+		{"duration and n", []string{"run", "echo", "--duration", "1s", "--n", "5"}, "give --n or --duration, not both"},
+		{"duration tiny", []string{"run", "echo", "--duration", "1us"}, "--duration 1µs is out of range"},
+		{"rate negative", []string{"run", "echo", "--rate", "-5"}, "--rate -5 is out of range"},
+		{"rate with connect", []string{"run", "echo", "--rate", "100", "--scenario", "connect"}, "--rate runs the pk scenario open loop"},
+		{"mysql mode", []string{"run", "echo", "--mysql-mode", "fast"}, `--mysql-mode "fast" is not accepted; use one of: prepared, interpolate, default`},
+		{"redis protocol", []string{"run", "echo", "--redis-protocol", "4"}, "--redis-protocol 4 is not accepted; use 2 or 3"},
+		{"mongo op", []string{"run", "echo", "--mongo-op", "drop"}, `--mongo-op "drop" is not accepted; use one of: find, ping`},
 		{"report no file", []string{"report"}, "dbsock report takes RESULTS.json"},
 	}
 	for _, tt := range tests {
