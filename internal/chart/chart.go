@@ -122,7 +122,88 @@ func panels(r *results.Report) ([]*plot.Plot, error) {
 	if err != nil {
 		return nil, err
 	}
-	return append(out, bars), nil
+	out = append(out, bars)
+	for _, dim := range []dimension{bySize, byConcurrency} {
+		p, err := sweepPlot(r, dim)
+		if err != nil {
+			return nil, err
+		}
+		if p != nil {
+			out = append(out, p)
+		}
+	}
+	return out, nil
+}
+
+// dimension is one axis a sweep can vary.
+type dimension struct {
+	name  string
+	label string
+	value func(results.Case) float64
+	tick  func(results.Case) string
+	// rest is the case with this dimension blanked: cases that differ only
+	// in it share a line.
+	rest func(results.Case) results.Case
+}
+
+var (
+	bySize = dimension{name: "value size", label: "value size (bytes, log scale)",
+		value: func(c results.Case) float64 { return float64(c.ValueSize) },
+		tick:  func(c results.Case) string { return results.FormatSize(c.ValueSize) },
+		rest:  func(c results.Case) results.Case { c.ValueSize = 0; return c }}
+	byConcurrency = dimension{name: "concurrency", label: "workers (log scale)",
+		value: func(c results.Case) float64 { return float64(max(c.Concurrency, 1)) },
+		tick:  func(c results.Case) string { return fmt.Sprint(max(c.Concurrency, 1)) },
+		rest:  func(c results.Case) results.Case { c.Concurrency = 0; return c }}
+)
+
+// sweepPlot draws the p50 speedup against one swept dimension, one line per
+// target and the rest of its case; nil when the dimension was not swept.
+func sweepPlot(r *results.Report, dim dimension) (*plot.Plot, error) {
+	values := map[float64]bool{}
+	var ticks plot.ConstantTicks
+	lines := map[results.Case]plotter.XYs{}
+	var order []results.Case
+	for _, s := range r.Summary {
+		if v := dim.value(s.Case); !values[v] {
+			values[v] = true
+			ticks = append(ticks, plot.Tick{Value: v, Label: dim.tick(s.Case)})
+		}
+		k := dim.rest(s.Case)
+		if _, ok := lines[k]; !ok {
+			order = append(order, k)
+		}
+		lines[k] = append(lines[k], plotter.XY{X: dim.value(s.Case), Y: s.UnixSpeedupP50})
+	}
+	if len(values) < 2 {
+		return nil, nil
+	}
+	p := plot.New()
+	p.Title.Text = "Unix speedup at p50 by " + dim.name
+	p.X.Label.Text = dim.label
+	p.Y.Label.Text = "speedup (×)"
+	p.X.Scale = plot.LogScale{}
+	p.X.Tick.Marker = ticks
+	p.Add(plotter.NewGrid())
+	palette := []color.Color{colorUnix, colorTCP, color.RGBA{R: 0x2c, G: 0xa0, B: 0x2c, A: 0xff}, color.RGBA{R: 0x94, G: 0x67, B: 0xbd, A: 0xff}, color.Gray{Y: 0x40}}
+	for i, k := range order {
+		xys := lines[k]
+		line, points, err := plotter.NewLinePoints(xys)
+		if err != nil {
+			return nil, err
+		}
+		line.Color, points.Color = palette[i%len(palette)], palette[i%len(palette)]
+		line.Width = vg.Points(2)
+		p.Add(line, points)
+		p.Legend.Add(strings.ReplaceAll(shortLabel(k), " 0 B", ""), line)
+	}
+	one := plotter.NewFunction(func(float64) float64 { return 1 })
+	one.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
+	one.Color = color.Gray{Y: 0x70}
+	p.Add(one)
+	p.Y.Min = 0
+	p.Legend.Top, p.Legend.Left = false, true
+	return p, nil
 }
 
 // percentileTicks label the x axis of a percentile plot, where x is
@@ -176,11 +257,24 @@ func title(r *results.Report, s results.Summary) string {
 		}
 	}
 	label := name
-	if !(s.Scenario == "pk" && s.Concurrency <= 1 && s.Rate == 0 && len(r.Summary) <= len(r.Targets)) {
-		label += ", " + s.Label()
+	if len(r.Summary) > len(r.Targets) || s.Scenario != "pk" || s.Concurrency > 1 || s.Rate > 0 {
+		label = shortLabel(s.Case)
 	}
 	return fmt.Sprintf("%s: p50 TCP %.1f µs, Unix %.1f µs", label,
 		float64(s.TCP.Latency.P50)/1e3, float64(s.Unix.Latency.P50)/1e3)
+}
+
+// shortLabel names a case in a few characters: "redis pk c8 16 B".
+func shortLabel(c results.Case) string {
+	s := fmt.Sprintf("%s %s", c.Target, c.Scenario)
+	if c.Concurrency > 1 {
+		s += fmt.Sprintf(" c%d", c.Concurrency)
+	}
+	s += " " + results.FormatSize(c.ValueSize)
+	if c.Rate > 0 {
+		s += fmt.Sprintf(" @%g/s", c.Rate)
+	}
+	return s
 }
 
 // curve samples h's percentile distribution at 200 points spaced evenly on
@@ -221,7 +315,7 @@ func speedupPlot(r *results.Report) (*plot.Plot, error) {
 	for _, s := range r.Summary {
 		name := s.Target
 		if len(r.Summary) > len(r.Targets) {
-			name = fmt.Sprintf("%s\n%s c%d %s", s.Target, s.Scenario, max(s.Concurrency, 1), results.FormatSize(s.ValueSize))
+			name = shortLabel(s.Case)
 		}
 		names = append(names, name)
 		c, lo, hi := s.UnixSpeedupP50, s.UnixSpeedupP50, s.UnixSpeedupP50
@@ -248,12 +342,23 @@ func speedupPlot(r *results.Report) (*plot.Plot, error) {
 	one.Color = color.Gray{Y: 0x70}
 	p.Add(plotter.NewGrid(), bc, errs, one)
 	p.NominalX(names...)
-	p.Y.Min = 0
-	ymax := 1.2
-	for _, h := range bars.hi {
-		ymax = math.Max(ymax, h*1.1)
+	if len(names) > 4 {
+		p.X.Tick.Label.Rotation = math.Pi / 4
+		p.X.Tick.Label.XAlign = draw.XRight
+		p.X.Tick.Label.YAlign = draw.YCenter
 	}
-	p.Y.Max = ymax
+	// An interval from two rounds can be enormous: keep the bars readable
+	// and let such a bar's whisker run off the top (the report has the
+	// numbers).
+	ymax := 1.2
+	for _, c := range bars.center {
+		ymax = math.Max(ymax, c*1.3)
+	}
+	for i := range bars.hi {
+		ymax = math.Max(ymax, math.Min(bars.hi[i]*1.05, 3*bars.center[i]))
+		bars.hi[i] = math.Min(bars.hi[i], ymax)
+	}
+	p.Y.Min, p.Y.Max = 0, ymax
 	p.Legend.Add("no difference (1.0×)", one)
 	p.Legend.Top = true
 	return p, nil
