@@ -24,12 +24,6 @@ func main() {
 	echoserver.MaybeRunChild()
 	redis.Quiet()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
-	go func() {
-		// After the first signal, a second one ends dbsock at once (its
-		// server children die with it: they are started with Pdeathsig).
-		<-ctx.Done()
-		stop()
-	}()
 	code := Main(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)

@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -271,6 +273,9 @@ func runRun(ctx context.Context, o *runOptions, args []string, stdout, stderr io
 		provider = &compose.Auto{Providers: []compose.Provider{external, local}}
 	}
 	defer provider.Close()
+	done := make(chan struct{})
+	defer close(done)
+	go secondSignal(ctx, done, provider, stderr)
 
 	opts := scenarios.Options{N: o.n, Warmup: o.warmup, Rounds: o.rounds, OpTimeout: o.opTimeout,
 		Duration: o.sweep.duration, Rate: o.sweep.rate}
@@ -320,4 +325,25 @@ func runRun(ctx context.Context, o *runOptions, args []string, stdout, stderr io
 		return errors.New(strings.Join(violated, "\n"))
 	}
 	return nil
+}
+
+// secondSignal waits, once a run is interrupted, for another Ctrl-C or
+// SIGTERM: then dbsock removes what it can at once and exits (its server
+// processes die with it: they are started with Pdeathsig).
+func secondSignal(ctx context.Context, done <-chan struct{}, provider compose.Provider, stderr io.Writer) {
+	select {
+	case <-done:
+		return
+	case <-ctx.Done():
+	}
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	defer signal.Stop(sig)
+	select {
+	case <-done:
+	case <-sig:
+		fmt.Fprintln(stderr, "dbsock: interrupted again: removing what dbsock started and stopping now")
+		_ = provider.Close()
+		os.Exit(ExitFailed)
+	}
 }

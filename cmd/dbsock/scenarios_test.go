@@ -166,3 +166,20 @@ func TestDriverModesRecorded(t *testing.T) {
 		t.Errorf("interpolate: %+v", r.Runs[0].Case)
 	}
 }
+
+// TestConcurrency256EveryTarget runs 256 workers per transport against
+// every real server: the run completes and reports, it does not crash.
+func TestConcurrency256EveryTarget(t *testing.T) {
+	needAllServers(t)
+	r := runJSON(t, "run", "all", "echo", "--concurrency", "256", "--n", "20", "--warmup", "2", "--rounds", "1", "--provider", "local")
+	for _, s := range r.Summary {
+		for _, side := range []results.Side{s.TCP, s.Unix} {
+			if side.N != 256*20 {
+				t.Errorf("%s: %d ops, want %d", s.Target, side.N, 256*20)
+			}
+			if side.Errors != 0 {
+				t.Logf("%s: %d errors (%.2f%%) at 256 workers", s.Target, side.Errors, 100*side.ErrorRate)
+			}
+		}
+	}
+}
