@@ -5,7 +5,7 @@ VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo deve
 COMMIT  ?= $(shell git rev-parse HEAD 2>/dev/null)
 LDFLAGS := -X github.com/dbsock/dbsock/internal/sysinfo.Version=$(VERSION) -X github.com/dbsock/dbsock/internal/sysinfo.Commit=$(COMMIT)
 
-.PHONY: all build deps test unit vet bench clean
+.PHONY: all build deps images test unit vet bench clean
 
 all: build
 
@@ -16,6 +16,10 @@ build:
 ## deps: install MariaDB and Redis (apt) and build FerretDB (Go module proxy)
 deps:
 	scripts/install-deps.sh
+
+## images: local images of MariaDB, Redis and FerretDB from Debian's packages (no registry needed)
+images: deps
+	scripts/build-images.sh
 
 ## test: install what the tests need, vet, then run unit and real-server integration tests
 test: deps vet
