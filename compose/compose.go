@@ -35,8 +35,15 @@ type Server struct {
 	Origin string
 	// PID is the server's process ID when dbsock started it as a local
 	// process, else 0.
-	PID  int
-	stop func(context.Context) error
+	PID int
+	// Container servers: the image as asked for, its ID, the network mode
+	// ("host", or "published port"), and the host directory bind-mounted as
+	// the server's socket directory.
+	Image, ImageID, NetworkMode, SocketDir string
+	// Warnings say what makes this server's numbers not comparable with a
+	// native server's (e.g. TCP through Docker's port proxy).
+	Warnings []string
+	stop     func(context.Context) error
 }
 
 // Endpoint returns the server's endpoint on transport t.

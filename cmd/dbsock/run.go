@@ -33,6 +33,7 @@ type runOptions struct {
 	sweep             sweepOptions
 	flags             *pflag.FlagSet
 	quiet             bool
+	images            []string
 	placement         string
 	clientCPU         string
 	serverCPU         string
@@ -44,7 +45,7 @@ type runOptions struct {
 }
 
 // Providers accepted by --provider.
-var providers = []string{"auto", "local", "external"}
+var providers = []string{"auto", "docker", "local", "external"}
 
 func newRunCmd(stdout, stderr io.Writer) *cobra.Command {
 	o := &runOptions{}
@@ -91,6 +92,7 @@ random password per run; no password is ever printed.`,
 	f.StringVar(&o.placement, "placement", "none", "CPU placement: none (scheduler decides), same (client and servers on CPU 0), split (client CPU 0, servers CPU 1)")
 	f.StringVar(&o.clientCPU, "client-cpu", "", "pin the client to this CPU list (e.g. 0 or 0-1); overrides --placement")
 	f.StringVar(&o.serverCPU, "server-cpu", "", "pin servers dbsock starts to this CPU list; overrides --placement")
+	f.StringArrayVar(&o.images, "image", nil, "docker provider: use this image for a target, TARGET=REF (repeatable), e.g. mysql=dbsock/mariadb:10.11")
 	f.StringVar(&o.provider, "provider", "auto", "where servers come from: "+strings.Join(providers, ", "))
 	o.output.bind(f)
 	o.sweep.bind(f)
@@ -252,6 +254,10 @@ func runRun(ctx context.Context, o *runOptions, args []string, stdout, stderr io
 	}
 	local := compose.NewLocal()
 	local.ServerCPUs = place.Server
+	images, err := parseImages(o.images)
+	if err != nil {
+		return err
+	}
 	external := &compose.External{Endpoints: pairs}
 	if o.provider == "external" {
 		for _, t := range targets {
@@ -267,10 +273,12 @@ func runRun(ctx context.Context, o *runOptions, args []string, stdout, stderr io
 	switch o.provider {
 	case "local":
 		provider = local
+	case "docker":
+		provider = newDocker(images, place.Server)
 	case "external":
 		provider = external
 	default:
-		provider = &compose.Auto{Providers: []compose.Provider{external, local}}
+		provider = &compose.Auto{Providers: []compose.Provider{external, newDocker(images, place.Server), local}}
 	}
 	defer provider.Close()
 	done := make(chan struct{})
@@ -346,4 +354,23 @@ func secondSignal(ctx context.Context, done <-chan struct{}, provider compose.Pr
 		_ = provider.Close()
 		os.Exit(ExitFailed)
 	}
+}
+
+// parseImages reads the --image TARGET=REF flags.
+func parseImages(specs []string) (map[string]string, error) {
+	images := map[string]string{}
+	for _, s := range specs {
+		target, ref, ok := strings.Cut(s, "=")
+		if _, known := compose.DefaultImages[target]; !ok || !known || ref == "" {
+			return nil, usagef("--image %q is not TARGET=REF with TARGET one of mysql, redis, mongo (e.g. mysql=dbsock/mariadb:10.11)", s)
+		}
+		images[target] = ref
+	}
+	return images, nil
+}
+
+func newDocker(images map[string]string, cpus []int) *compose.Docker {
+	d := compose.NewDocker()
+	d.Images, d.ServerCPUs = images, cpus
+	return d
 }

@@ -67,6 +67,12 @@ func writeTarget(b *strings.Builder, r *results.Report, t results.Target) {
 	if t.Origin != "" {
 		fmt.Fprintf(b, "- Supplied by: %s provider, %s\n", t.Provider, t.Origin)
 	}
+	if t.Image != "" {
+		fmt.Fprintf(b, "- Image: %s (%s)\n", t.Image, shortID(t.ImageID))
+	}
+	if t.NetworkMode != "" {
+		fmt.Fprintf(b, "- Network: %s; socket directory on the host: %s\n", t.NetworkMode, t.SocketDir)
+	}
 	if t.ServerCPUs != "" {
 		fmt.Fprintf(b, "- Server CPUs: %s\n", t.ServerCPUs)
 	}
@@ -92,6 +98,9 @@ func writeTarget(b *strings.Builder, r *results.Report, t results.Target) {
 		}
 	}
 	b.WriteString("\n")
+	for _, w := range t.Warnings {
+		fmt.Fprintf(b, "> **Warning:** %s\n\n", w)
+	}
 	if t.Error != "" {
 		fmt.Fprintf(b, "> **Incomplete:** %s\n\n", oneLine(t.Error))
 	}
@@ -307,6 +316,14 @@ func writeEnvironment(b *strings.Builder, r *results.Report) {
 		fmt.Fprintf(tw, "| %s\t| %s\t|\n", row[0], row[1])
 	}
 	tw.Flush()
+}
+
+func shortID(id string) string {
+	id = strings.TrimPrefix(id, "sha256:")
+	if len(id) > 12 {
+		return id[:12]
+	}
+	return id
 }
 
 func shortCommit(c string) string {

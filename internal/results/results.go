@@ -110,6 +110,14 @@ type Target struct {
 	// ServerCPUs are the CPUs the server process may run on, read back from
 	// the OS; "" when dbsock does not control the server (external).
 	ServerCPUs string `json:"server_cpus,omitempty"`
+	// Container servers: image reference and ID, network mode (host or
+	// published port) and the host directory holding the socket.
+	Image       string `json:"image,omitempty"`
+	ImageID     string `json:"image_id,omitempty"`
+	NetworkMode string `json:"network_mode,omitempty"`
+	SocketDir   string `json:"socket_dir,omitempty"`
+	// Warnings about the server, e.g. TCP through Docker's port proxy.
+	Warnings []string `json:"warnings,omitempty"`
 	// Error is why the target could not be measured completely.
 	Error string `json:"error,omitempty"`
 }

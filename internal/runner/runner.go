@@ -180,6 +180,7 @@ func runTarget(ctx context.Context, p Plan, target string, rep *results.Report, 
 		}
 	}()
 	ti.Provider, ti.Origin = srv.Provider, srv.Origin
+	ti.Image, ti.ImageID, ti.NetworkMode, ti.SocketDir, ti.Warnings = srv.Image, srv.ImageID, srv.NetworkMode, srv.SocketDir, srv.Warnings
 	ti.Endpoints = []drivers.Endpoint{srv.TCP, srv.Unix}
 	if srv.PID > 0 {
 		cpus, err := placement.Affinity(srv.PID)

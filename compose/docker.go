@@ -1,0 +1,292 @@
+package compose
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/moby/moby/api/types/container"
+	tc "github.com/testcontainers/testcontainers-go"
+	tclog "github.com/testcontainers/testcontainers-go/log"
+
+	"github.com/dbsock/dbsock/drivers"
+	"github.com/dbsock/dbsock/internal/doctor"
+	"github.com/dbsock/dbsock/internal/placement"
+)
+
+// DefaultImages are the official images the docker provider starts; pinned
+// by tag (mysql 8.4 is the LTS line).
+var DefaultImages = map[string]string{
+	"mysql": "mysql:8.4",
+	"redis": "redis:7.4",
+	"mongo": "mongo:7.0",
+}
+
+// OfflineImages are the images "make images" builds from Debian's packages
+// for machines without a registry.
+var OfflineImages = map[string]string{
+	"mysql": "dbsock/mariadb:10.11",
+	"redis": "dbsock/redis:7.0",
+	"mongo": "dbsock/ferretdb:1.24",
+}
+
+// Label marks every container dbsock creates; RunLabel holds the run's ID.
+const (
+	Label    = "dbsock"
+	RunLabel = "dbsock.run"
+)
+
+// Docker starts servers as containers with testcontainers-go: host
+// networking with the server on a free 127.0.0.1 port (so that TCP takes
+// the same loopback path as a native server), and the server's socket
+// directory bind-mounted from a private temp dir on the host.
+//
+// Ryuk, testcontainers' reaper, needs an image of its own that a machine
+// without a registry cannot pull; NewDocker turns it off
+// (TESTCONTAINERS_RYUK_DISABLED) and dbsock removes its containers itself:
+// on Stop, on Close, and with "dbsock clean" for runs that were killed.
+type Docker struct {
+	// Images overrides DefaultImages per target.
+	Images map[string]string
+	// ServerCPUs, when set, becomes each container's cpuset.
+	ServerCPUs []int
+
+	runID  string
+	local  Local // only for its private temp dir
+	mu     sync.Mutex
+	probe  *doctor.Docker
+	stops  map[string]func(context.Context) error
+	closed bool
+}
+
+// NewDocker returns a docker provider.
+func NewDocker() *Docker {
+	if os.Getenv("TESTCONTAINERS_RYUK_DISABLED") == "" {
+		os.Setenv("TESTCONTAINERS_RYUK_DISABLED", "true")
+	}
+	tclog.SetDefault(tclog.NewNoopLogger())
+	return &Docker{runID: strconv.FormatInt(time.Now().UnixNano(), 36), stops: map[string]func(context.Context) error{}}
+}
+
+// Name implements Provider.
+func (*Docker) Name() string { return "docker" }
+
+// engine asks the Docker engine once what it is.
+func (d *Docker) engine(ctx context.Context) doctor.Docker {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.probe == nil {
+		p := doctor.ProbeDocker(ctx, 3*time.Second)
+		d.probe = &p
+	}
+	return *d.probe
+}
+
+// Image returns the image the provider uses for target.
+func (d *Docker) Image(target string) string {
+	if ref := d.Images[target]; ref != "" {
+		return ref
+	}
+	return DefaultImages[target]
+}
+
+// Supply implements Provider.
+func (d *Docker) Supply(ctx context.Context, target string) (*Server, error) {
+	if target == "echo" {
+		return nil, fmt.Errorf("%w echo: docker provider: the echo server is dbsock's own and runs as a local child process", ErrCannotSupply)
+	}
+	if _, ok := DefaultImages[target]; !ok {
+		return nil, fmt.Errorf("%w %s: docker provider knows no image for it", ErrCannotSupply, target)
+	}
+	eng := d.engine(ctx)
+	if !eng.Reachable {
+		return nil, fmt.Errorf("%w %s: docker provider: no Docker engine answers (%s)", ErrCannotSupply, target, eng.Problem)
+	}
+	if eng.Desktop {
+		return nil, fmt.Errorf("docker provider: %s is Docker Desktop, which runs containers in a VM: a Unix socket in a bind mount cannot be reached from this host across the VM boundary (docker/for-mac#483), and TCP would cross Docker's port proxy. Use --provider local with servers installed here, or run dbsock inside a container on the same Docker network", eng.OS)
+	}
+	image := d.Image(target)
+	dir, err := d.local.serverDir(target)
+	if err != nil {
+		return nil, err
+	}
+	// Containers run servers as other users (uid 999 in the official
+	// images): the socket directory inside the 0700 run dir is open to them.
+	if err := os.Chmod(dir, 0o777); err != nil {
+		os.RemoveAll(dir)
+		return nil, err
+	}
+	port, err := freePort()
+	if err != nil {
+		os.RemoveAll(dir)
+		return nil, err
+	}
+	hostNet := eng.HostNetwork
+	// With host networking the server listens on this host's 127.0.0.1;
+	// behind a published port it must listen on the container's interface,
+	// and Docker publishes it on 127.0.0.1 only.
+	bind := "127.0.0.1"
+	if !hostNet {
+		bind = "0.0.0.0"
+	}
+	spec, err := containerSpec(target, port, dir, bind)
+	if err != nil {
+		os.RemoveAll(dir)
+		return nil, err
+	}
+	srv := &Server{Target: target, Provider: d.Name(), Image: image, SocketDir: dir, NetworkMode: "host"}
+	if !hostNet {
+		srv.NetworkMode = "published port"
+		srv.Warnings = append(srv.Warnings, fmt.Sprintf("Host networking is not available here (%s): TCP goes through a port Docker publishes on 127.0.0.1, which crosses Docker's userland proxy; the TCP numbers are not loopback-to-server numbers.", engineKind(eng)))
+	}
+	opts := []tc.ContainerCustomizer{
+		tc.WithCmd(spec.cmd...),
+		tc.WithEnv(spec.env),
+		tc.WithLabels(map[string]string{Label: "1", RunLabel: d.runID, Label + ".target": target}),
+		tc.WithHostConfigModifier(func(hc *container.HostConfig) {
+			hc.Binds = append(hc.Binds, dir+":/sock")
+			if hostNet {
+				hc.NetworkMode = "host"
+			} else {
+				hc.PortBindings = portBinding(port)
+			}
+			if len(d.ServerCPUs) > 0 {
+				hc.CpusetCpus = placement.FormatList(d.ServerCPUs)
+			}
+		}),
+	}
+	if !hostNet {
+		opts = append(opts, tc.WithExposedPorts(strconv.Itoa(port)+"/tcp"))
+	}
+	c, err := tc.Run(ctx, image, opts...)
+	cleanup := func(ctx context.Context) error {
+		var errs []error
+		if c != nil {
+			errs = append(errs, tc.TerminateContainer(c, tc.StopContext(ctx), tc.StopTimeout(5*time.Second)))
+		}
+		return errors.Join(append(errs, os.RemoveAll(dir))...)
+	}
+	if err != nil {
+		cerr := cleanup(context.Background())
+		if strings.Contains(err.Error(), "pull") || strings.Contains(err.Error(), "No such image") || strings.Contains(err.Error(), "not found") {
+			return nil, errors.Join(fmt.Errorf("%w %s: docker provider: image %s is not on this machine and could not be pulled (%v); without a registry, run make images and use --image %s=%s",
+				ErrCannotSupply, target, image, firstLine(err), target, OfflineImages[target]), cerr)
+		}
+		return nil, errors.Join(fmt.Errorf("start %s container from %s: %w", target, image, err), cerr)
+	}
+	srv.stop = cleanup
+	d.track(srv, cleanup)
+	if insp, err := c.Inspect(ctx); err == nil {
+		srv.ImageID = insp.Image
+		if insp.State != nil {
+			srv.PID = 0 // the container's process is not dbsock's child; its CPUs are the cpuset
+		}
+	}
+	srv.Origin = fmt.Sprintf("docker container %s from image %s", shortContainerID(c.GetContainerID()), image)
+	srv.TCP = drivers.Endpoint{Transport: drivers.TCP, Address: "127.0.0.1:" + strconv.Itoa(port), User: spec.user, Password: spec.password, Database: spec.database}
+	srv.Unix = drivers.Endpoint{Transport: drivers.Unix, Address: filepath.Join(dir, spec.socket), User: spec.user, Password: spec.password, Database: spec.database}
+	if err := waitContainer(ctx, c, srv, spec.ready); err != nil {
+		return nil, errors.Join(err, srv.Stop(context.Background()))
+	}
+	if spec.config != "" {
+		os.Remove(filepath.Join(dir, spec.config)) // it held the password; the server has read it
+	}
+	return srv, nil
+}
+
+func (d *Docker) track(srv *Server, stop func(context.Context) error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	key := srv.SocketDir
+	d.stops[key] = stop
+	srv.stop = func(ctx context.Context) error {
+		d.mu.Lock()
+		delete(d.stops, key)
+		d.mu.Unlock()
+		return stop(ctx)
+	}
+}
+
+// Close implements Provider: it removes every container still running.
+func (d *Docker) Close() error {
+	d.mu.Lock()
+	stops := d.stops
+	d.stops = map[string]func(context.Context) error{}
+	d.mu.Unlock()
+	var errs []error
+	for _, stop := range stops {
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		errs = append(errs, stop(ctx))
+		cancel()
+	}
+	return errors.Join(append(errs, d.local.Close())...)
+}
+
+// waitContainer probes the server from the host until both endpoints accept
+// and the driver can log in; it never sleeps a fixed time.
+func waitContainer(ctx context.Context, c tc.Container, srv *Server, ready func(context.Context, *Server) error) error {
+	ctx, cancel := context.WithTimeout(ctx, 3*time.Minute)
+	defer cancel()
+	delay := 10 * time.Millisecond
+	var last error
+	for {
+		if st, err := c.State(ctx); err == nil && !st.Running {
+			logs := containerLogs(c)
+			return fmt.Errorf("%s container exited before it was ready (exit %d); its log ends with:\n%s", srv.Target, st.ExitCode, logs)
+		}
+		last = dialBoth(srv.TCP.Address, srv.Unix.Address)(ctx)
+		if last == nil && ready != nil {
+			last = ready(ctx, srv)
+		}
+		if last == nil {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("%s container was not ready after 3 minutes (last probe: %v); its log ends with:\n%s", srv.Target, last, containerLogs(c))
+		case <-time.After(delay):
+		}
+		if delay < 250*time.Millisecond {
+			delay *= 2
+		}
+	}
+}
+
+func containerLogs(c tc.Container) string {
+	rc, err := c.Logs(context.Background())
+	if err != nil {
+		return ""
+	}
+	defer rc.Close()
+	b := make([]byte, 64<<10)
+	n, _ := ioReadFull(rc, b)
+	return tail(string(b[:n]), 8)
+}
+
+func shortContainerID(id string) string {
+	if len(id) > 12 {
+		return id[:12]
+	}
+	return id
+}
+
+func firstLine(err error) string {
+	s, _, _ := strings.Cut(err.Error(), "\n")
+	return s
+}
+
+func engineKind(e doctor.Docker) string {
+	switch {
+	case e.Rootless:
+		return "rootless Docker, whose host network is not this host's"
+	case e.Desktop:
+		return "Docker Desktop"
+	}
+	return e.OS
+}
