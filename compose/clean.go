@@ -1,8 +1,12 @@
 package compose
 
 import (
+	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -94,4 +98,63 @@ func processesUsing(dir string) []int {
 		}
 	}
 	return out
+}
+
+// LeftoverContainer is a container a killed dbsock run left behind.
+type LeftoverContainer struct {
+	ID, Image, Target string
+	Owner             int
+}
+
+// FindLeftoverContainers lists containers labelled by dbsock whose dbsock
+// is no longer running. With no Docker engine it returns none.
+func FindLeftoverContainers(ctx context.Context, socket string) ([]LeftoverContainer, error) {
+	filter := url.QueryEscape(`{"label":["` + Label + `=1"]}`)
+	resp, err := dockerAPI(ctx, socket, http.MethodGet, "/containers/json?all=1&filters="+filter)
+	if err != nil {
+		return nil, nil // no engine: nothing of ours can be there
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("list dbsock containers: the Docker engine answered %s", resp.Status)
+	}
+	var list []struct {
+		ID     string `json:"Id"`
+		Image  string
+		Labels map[string]string
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&list); err != nil {
+		return nil, fmt.Errorf("list dbsock containers: %w", err)
+	}
+	var out []LeftoverContainer
+	for _, c := range list {
+		owner, err := strconv.Atoi(c.Labels[PIDLabel])
+		if err != nil || owner <= 0 || alive(owner) {
+			continue // started by hand (docker compose up), or a run in progress
+		}
+		out = append(out, LeftoverContainer{ID: c.ID, Image: c.Image, Target: c.Labels[Label+".target"], Owner: owner})
+	}
+	return out, nil
+}
+
+// Remove force-removes the container and its anonymous volumes.
+func (c LeftoverContainer) Remove(ctx context.Context, socket string) error {
+	resp, err := dockerAPI(ctx, socket, http.MethodDelete, "/containers/"+c.ID+"?force=1&v=1")
+	if err != nil {
+		return fmt.Errorf("remove container %s: %w", shortContainerID(c.ID), err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode >= 300 && resp.StatusCode != http.StatusNotFound {
+		return fmt.Errorf("remove container %s: the Docker engine answered %s", shortContainerID(c.ID), resp.Status)
+	}
+	return nil
+}
+
+// DockerSocket is the engine socket dbsock talks to ($DOCKER_HOST when it
+// is unix://, else /var/run/docker.sock).
+func DockerSocket() string {
+	if h := os.Getenv("DOCKER_HOST"); strings.HasPrefix(h, "unix://") {
+		return strings.TrimPrefix(h, "unix://")
+	}
+	return "/var/run/docker.sock"
 }

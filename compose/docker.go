@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
+	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -37,9 +40,12 @@ var OfflineImages = map[string]string{
 }
 
 // Label marks every container dbsock creates; RunLabel holds the run's ID.
+// PIDLabel holds the pid of the dbsock that started the container, so that
+// "dbsock clean" can tell a live run's containers from a killed one's.
 const (
 	Label    = "dbsock"
 	RunLabel = "dbsock.run"
+	PIDLabel = "dbsock.pid"
 )
 
 // Docker starts servers as containers with testcontainers-go: host
@@ -148,7 +154,7 @@ func (d *Docker) Supply(ctx context.Context, target string) (*Server, error) {
 	opts := []tc.ContainerCustomizer{
 		tc.WithCmd(spec.cmd...),
 		tc.WithEnv(spec.env),
-		tc.WithLabels(map[string]string{Label: "1", RunLabel: d.runID, Label + ".target": target}),
+		tc.WithLabels(map[string]string{Label: "1", RunLabel: d.runID, Label + ".target": target, PIDLabel: strconv.Itoa(os.Getpid())}),
 		tc.WithHostConfigModifier(func(hc *container.HostConfig) {
 			hc.Binds = append(hc.Binds, dir+":/sock")
 			if hostNet {
@@ -164,6 +170,7 @@ func (d *Docker) Supply(ctx context.Context, target string) (*Server, error) {
 	if !hostNet {
 		opts = append(opts, tc.WithExposedPorts(strconv.Itoa(port)+"/tcp"))
 	}
+	present := imagePresent(ctx, eng.Socket, image)
 	c, err := tc.Run(ctx, image, opts...)
 	cleanup := func(ctx context.Context) error {
 		var errs []error
@@ -174,7 +181,7 @@ func (d *Docker) Supply(ctx context.Context, target string) (*Server, error) {
 	}
 	if err != nil {
 		cerr := cleanup(context.Background())
-		if strings.Contains(err.Error(), "pull") || strings.Contains(err.Error(), "No such image") || strings.Contains(err.Error(), "not found") {
+		if !present {
 			return nil, errors.Join(fmt.Errorf("%w %s: docker provider: image %s is not on this machine and could not be pulled (%v); without a registry, run make images and use --image %s=%s",
 				ErrCannotSupply, target, image, firstLine(err), target, OfflineImages[target]), cerr)
 		}
@@ -289,4 +296,28 @@ func engineKind(e doctor.Docker) string {
 		return "Docker Desktop"
 	}
 	return e.OS
+}
+
+// imagePresent asks the engine whether ref is already on this machine.
+func imagePresent(ctx context.Context, socket, ref string) bool {
+	resp, err := dockerAPI(ctx, socket, http.MethodGet, "/images/"+url.PathEscape(ref)+"/json")
+	if err != nil {
+		return false
+	}
+	resp.Body.Close()
+	return resp.StatusCode == http.StatusOK
+}
+
+// dockerAPI sends one request to the engine's HTTP API on its Unix socket.
+func dockerAPI(ctx context.Context, socket, method, path string) (*http.Response, error) {
+	client := &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{
+		DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
+			var d net.Dialer
+			return d.DialContext(ctx, "unix", socket)
+		}}}
+	req, err := http.NewRequestWithContext(ctx, method, "http://docker"+path, nil)
+	if err != nil {
+		return nil, err
+	}
+	return client.Do(req)
 }

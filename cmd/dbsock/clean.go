@@ -15,7 +15,7 @@ func newCleanCmd(stdout io.Writer) *cobra.Command {
 	var dryRun bool
 	cmd := &cobra.Command{
 		Use:   "clean [flags]",
-		Short: "Remove servers and temp dirs left by dbsock runs that were killed",
+		Short: "Remove servers, containers and temp dirs left by dbsock runs that were killed",
 		Long: `A dbsock run removes everything it started, even on Ctrl-C. Only a run killed
 outright (SIGKILL, power loss) can leave a temp dir behind, and, if dbsock's
 own death did not take them along, its server processes. Clean finds the
@@ -27,11 +27,26 @@ removes them. Runs in progress are left alone.`,
 			if err != nil {
 				return err
 			}
-			if len(left) == 0 {
+			socket := compose.DockerSocket()
+			containers, err := compose.FindLeftoverContainers(cmd.Context(), socket)
+			if err != nil {
+				return err
+			}
+			if len(left) == 0 && len(containers) == 0 {
 				fmt.Fprintln(stdout, "nothing to clean")
 				return nil
 			}
 			var errs []error
+			for _, c := range containers {
+				verb := "removed"
+				if dryRun {
+					verb = "would remove"
+				} else if err := c.Remove(cmd.Context(), socket); err != nil {
+					errs = append(errs, err)
+					continue
+				}
+				fmt.Fprintf(stdout, "%s container %.12s (%s, image %s, dbsock pid %d gone)\n", verb, c.ID, c.Target, c.Image, c.Owner)
+			}
 			for _, l := range left {
 				verb := "removed"
 				if dryRun {

@@ -34,6 +34,7 @@ type runOptions struct {
 	flags             *pflag.FlagSet
 	quiet             bool
 	images            []string
+	keep              bool
 	placement         string
 	clientCPU         string
 	serverCPU         string
@@ -45,7 +46,7 @@ type runOptions struct {
 }
 
 // Providers accepted by --provider.
-var providers = []string{"auto", "docker", "local", "external"}
+var providers = []string{"auto", "docker", "compose", "local", "external"}
 
 func newRunCmd(stdout, stderr io.Writer) *cobra.Command {
 	o := &runOptions{}
@@ -65,11 +66,17 @@ Targets:
   all     mysql redis mongo
 
 Providers:
+  docker    start containers (testcontainers-go) with host networking, the
+            server on 127.0.0.1 only and its socket dir bind-mounted; official
+            images mysql:8.4, redis:7.4, mongo:7.0, or --image TARGET=REF
+            (make images builds dbsock/mariadb, dbsock/redis, dbsock/ferretdb)
+  compose   the same from compose/compose.yaml with Docker Compose
   local     start private throwaway servers from binaries on PATH
             (mysqld or mariadbd, redis-server, mongod or ferretdb)
   external  measure servers you already run: give both --TARGET-addr and
             --TARGET-socket
-  auto      external for targets whose endpoints are given, else local
+  auto      external for targets whose endpoints are given, else docker when
+            an engine answers and the image is here or can be pulled, else local
 
 Passwords: --TARGET-password-file FILE, or DBSOCK_MYSQL_PASSWORD,
 DBSOCK_REDIS_PASSWORD, DBSOCK_MONGO_PASSWORD (the --*-password flags work too,
@@ -93,6 +100,7 @@ random password per run; no password is ever printed.`,
 	f.StringVar(&o.clientCPU, "client-cpu", "", "pin the client to this CPU list (e.g. 0 or 0-1); overrides --placement")
 	f.StringVar(&o.serverCPU, "server-cpu", "", "pin servers dbsock starts to this CPU list; overrides --placement")
 	f.StringArrayVar(&o.images, "image", nil, "docker provider: use this image for a target, TARGET=REF (repeatable), e.g. mysql=dbsock/mariadb:10.11")
+	f.BoolVar(&o.keep, "keep", false, "compose provider: leave the servers running afterwards (docker compose -p PROJECT down removes them)")
 	f.StringVar(&o.provider, "provider", "auto", "where servers come from: "+strings.Join(providers, ", "))
 	o.output.bind(f)
 	o.sweep.bind(f)
@@ -275,6 +283,15 @@ func runRun(ctx context.Context, o *runOptions, args []string, stdout, stderr io
 		provider = local
 	case "docker":
 		provider = newDocker(images, place.Server)
+	case "compose":
+		c := compose.NewCompose()
+		c.Images, c.Keep = images, o.keep
+		provider = c
+		if o.keep {
+			defer func() {
+				fmt.Fprintf(stderr, "dbsock: --keep: the servers still run; remove them with: docker compose -p %s down -v\n", c.Project())
+			}()
+		}
 	case "external":
 		provider = external
 	default:

@@ -1,0 +1,257 @@
+package compose
+
+import (
+	"context"
+	_ "embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/dbsock/dbsock/drivers"
+)
+
+// File is compose.yaml: the same file users run by hand.
+//
+//go:embed compose.yaml
+var File []byte
+
+// Compose starts servers from compose.yaml with Docker Compose (v2 plugin,
+// or docker-compose 1.x): one project per run, a private socket dir, free
+// ports and random passwords passed through the environment, and "down"
+// afterwards unless Keep is set.
+type Compose struct {
+	// Images overrides the file's default images per target.
+	Images map[string]string
+	// Keep leaves the project running after the run (for inspection);
+	// "docker compose -p PROJECT down" removes it.
+	Keep bool
+
+	mu      sync.Mutex
+	local   Local // for the private run dir
+	dir     string
+	project string
+	command []string
+	env     []string
+	ports   map[string]int
+	pw      map[string]string
+	up      bool
+}
+
+// NewCompose returns a compose provider.
+func NewCompose() *Compose { return &Compose{} }
+
+// Name implements Provider.
+func (*Compose) Name() string { return "compose" }
+
+// composeCommand finds "docker compose" or "docker-compose".
+func composeCommand() ([]string, error) {
+	if err := exec.Command("docker", "compose", "version").Run(); err == nil {
+		return []string{"docker", "compose"}, nil
+	}
+	if p, err := exec.LookPath("docker-compose"); err == nil {
+		return []string{p}, nil
+	}
+	return nil, errors.New("neither \"docker compose\" nor docker-compose is installed (apt-get install docker-compose)")
+}
+
+// prepare makes the run dir, socket dirs, ports, passwords and environment
+// once per run.
+func (c *Compose) prepare() error {
+	if c.dir != "" {
+		return nil
+	}
+	cmd, err := composeCommand()
+	if err != nil {
+		return fmt.Errorf("%w: compose provider: %v", ErrCannotSupply, err)
+	}
+	dir, err := c.local.serverDir("compose")
+	if err != nil {
+		return err
+	}
+	file := filepath.Join(dir, "compose.yaml")
+	if err := os.WriteFile(file, File, 0o644); err != nil {
+		return err
+	}
+	c.ports, c.pw = map[string]int{}, map[string]string{}
+	for _, t := range []string{"mysql", "redis", "mongo"} {
+		if err := os.Mkdir(filepath.Join(dir, t), 0o777); err != nil {
+			return err
+		}
+		if err := os.Chmod(filepath.Join(dir, t), 0o777); err != nil {
+			return err
+		}
+		if c.ports[t], err = freePort(); err != nil {
+			return err
+		}
+		if c.pw[t], err = randomPassword(); err != nil {
+			return err
+		}
+	}
+	root, err := randomPassword()
+	if err != nil {
+		return err
+	}
+	c.dir, c.command = dir, append(cmd, "-f", file)
+	c.project = "dbsock-" + strconv.FormatInt(time.Now().UnixNano(), 36)
+	c.command = append(c.command, "-p", c.project)
+	c.env = append(os.Environ(),
+		"DBSOCK_SOCKET_DIR="+dir,
+		"DBSOCK_PID="+strconv.Itoa(os.Getpid()),
+		"DBSOCK_MYSQL_PORT="+strconv.Itoa(c.ports["mysql"]),
+		"DBSOCK_REDIS_PORT="+strconv.Itoa(c.ports["redis"]),
+		"DBSOCK_MONGO_PORT="+strconv.Itoa(c.ports["mongo"]),
+		"DBSOCK_MYSQL_ROOT_PASSWORD="+root,
+		"DBSOCK_MYSQL_PASSWORD="+c.pw["mysql"],
+		"DBSOCK_REDIS_PASSWORD="+c.pw["redis"],
+	)
+	for t, ref := range c.Images {
+		c.env = append(c.env, "DBSOCK_"+strings.ToUpper(t)+"_IMAGE="+ref)
+	}
+	return nil
+}
+
+// run runs one compose command; its output goes into the error.
+func (c *Compose) run(ctx context.Context, args ...string) error {
+	cmd := exec.CommandContext(ctx, c.command[0], append(c.command[1:], args...)...)
+	cmd.Env = c.env
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("%s %s: %w\n%s", filepath.Base(c.command[0]), strings.Join(args, " "), err, tail(string(out), 8))
+	}
+	return nil
+}
+
+// image is the image the file will use for target.
+func (c *Compose) image(target string) string {
+	if ref := c.Images[target]; ref != "" {
+		return ref
+	}
+	return DefaultImages[target]
+}
+
+// Supply implements Provider: "up -d" the target's service, then probe it
+// from the host.
+func (c *Compose) Supply(ctx context.Context, target string) (*Server, error) {
+	if _, ok := DefaultImages[target]; !ok {
+		return nil, fmt.Errorf("%w %s: compose provider: compose.yaml has no %s service", ErrCannotSupply, target, target)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if err := c.prepare(); err != nil {
+		return nil, err
+	}
+	image := c.image(target)
+	if !imagePresent(ctx, DockerSocket(), image) {
+		if err := exec.CommandContext(ctx, "docker", "pull", image).Run(); err != nil {
+			return nil, fmt.Errorf("%w %s: compose provider: image %s is not on this machine and could not be pulled; without a registry, run make images and use --image %s=%s",
+				ErrCannotSupply, target, image, target, OfflineImages[target])
+		}
+	}
+	uctx, cancel := context.WithTimeout(ctx, 3*time.Minute)
+	defer cancel()
+	if err := c.run(uctx, "up", "-d", target); err != nil {
+		return nil, fmt.Errorf("start compose service %s: %w", target, err)
+	}
+	c.up = true
+	sockDir := filepath.Join(c.dir, target)
+	sp, _ := containerSpec(target, c.ports[target], sockDir, "127.0.0.1")
+	if sp.config != "" {
+		os.Remove(filepath.Join(sockDir, sp.config)) // the file passes Redis's password another way
+	}
+	srv := &Server{Target: target, Provider: c.Name(), Image: image, NetworkMode: "host", SocketDir: sockDir,
+		Origin: fmt.Sprintf("docker compose service %s of project %s, image %s", target, c.project, image)}
+	user, db := "", ""
+	if target == "mysql" {
+		user, db = MySQLUser, MySQLDatabase
+	}
+	srv.TCP = drivers.Endpoint{Transport: drivers.TCP, Address: "127.0.0.1:" + strconv.Itoa(c.ports[target]), User: user, Password: c.pw[target], Database: db}
+	if target == "mongo" {
+		srv.TCP.Password = ""
+	}
+	srv.Unix = srv.TCP
+	srv.Unix.Transport, srv.Unix.Address = drivers.Unix, filepath.Join(sockDir, sp.socket)
+	srv.ImageID = c.imageID(ctx, target)
+	if err := c.waitReady(ctx, srv, sp.ready); err != nil {
+		return nil, err
+	}
+	srv.stop = func(ctx context.Context) error {
+		if c.Keep {
+			return nil
+		}
+		return c.run(ctx, "rm", "--stop", "--force", "-v", target)
+	}
+	return srv, nil
+}
+
+// imageID reads the image ID of the service's container.
+func (c *Compose) imageID(ctx context.Context, target string) string {
+	cmd := exec.CommandContext(ctx, c.command[0], append(c.command[1:], "ps", "-q", target)...)
+	cmd.Env = c.env
+	out, err := cmd.Output()
+	if err != nil {
+		return ""
+	}
+	id := strings.TrimSpace(string(out))
+	resp, err := dockerAPI(ctx, DockerSocket(), http.MethodGet, "/containers/"+id+"/json")
+	if err != nil {
+		return ""
+	}
+	defer resp.Body.Close()
+	var insp struct{ Image string }
+	if json.NewDecoder(resp.Body).Decode(&insp) != nil {
+		return ""
+	}
+	return insp.Image
+}
+
+func (c *Compose) waitReady(ctx context.Context, srv *Server, ready func(context.Context, *Server) error) error {
+	ctx, cancel := context.WithTimeout(ctx, 3*time.Minute)
+	defer cancel()
+	delay := 10 * time.Millisecond
+	var last error
+	for {
+		last = dialBoth(srv.TCP.Address, srv.Unix.Address)(ctx)
+		if last == nil && ready != nil {
+			last = ready(ctx, srv)
+		}
+		if last == nil {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("compose service %s was not ready after 3 minutes (last probe: %v); see docker compose -p %s logs %s", srv.Target, last, c.project, srv.Target)
+		case <-time.After(delay):
+		}
+		if delay < 250*time.Millisecond {
+			delay *= 2
+		}
+	}
+}
+
+// Close implements Provider: "down -v" the project unless Keep, then remove
+// the run dir.
+func (c *Compose) Close() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var errs []error
+	if c.up && !c.Keep {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		errs = append(errs, c.run(ctx, "down", "-v", "--remove-orphans", "-t", "5"))
+		cancel()
+	}
+	if !c.Keep {
+		errs = append(errs, c.local.Close())
+	}
+	return errors.Join(errs...)
+}
+
+// Project is the compose project name of this run ("" before it starts).
+func (c *Compose) Project() string { return c.project }
