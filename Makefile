@@ -21,8 +21,8 @@ deps:
 images: deps
 	scripts/build-images.sh
 
-## test: install what the tests need, vet, then run unit and real-server integration tests
-test: deps vet
+## test: install what the tests need (servers, images), vet, then run unit and real-server integration tests
+test: deps images vet
 	DBSOCK_REQUIRE_SERVERS=1 $(GO) test -count=1 ./...
 
 ## unit: tests that need no server (integration tests skip)

@@ -81,6 +81,9 @@ func (c *Compose) prepare() error {
 		return err
 	}
 	c.ports, c.pw = map[string]int{}, map[string]string{}
+	if longest := filepath.Join(dir, "mongo", "mongodb-65535.sock"); len(longest) > drivers.MaxSocketPath {
+		return fmt.Errorf("compose provider: socket paths under %s would be longer than %d bytes; set TMPDIR to a shorter directory", dir, drivers.MaxSocketPath)
+	}
 	for _, t := range []string{"mysql", "redis", "mongo"} {
 		if err := os.Mkdir(filepath.Join(dir, t), 0o777); err != nil {
 			return err
@@ -149,11 +152,9 @@ func (c *Compose) Supply(ctx context.Context, target string) (*Server, error) {
 		return nil, err
 	}
 	image := c.image(target)
-	if !imagePresent(ctx, DockerSocket(), image) {
-		if err := exec.CommandContext(ctx, "docker", "pull", image).Run(); err != nil {
-			return nil, fmt.Errorf("%w %s: compose provider: image %s is not on this machine and could not be pulled; without a registry, run make images and use --image %s=%s",
-				ErrCannotSupply, target, image, target, OfflineImages[target])
-		}
+	if err := ensureImage(ctx, DockerSocket(), image); err != nil {
+		return nil, fmt.Errorf("%w %s: compose provider: image %s is not on this machine and could not be pulled (%v); without a registry, run make images and use --image %s=%s",
+			ErrCannotSupply, target, image, err, target, OfflineImages[target])
 	}
 	uctx, cancel := context.WithTimeout(ctx, 3*time.Minute)
 	defer cancel()

@@ -2,6 +2,7 @@ package compose
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
@@ -118,6 +119,10 @@ func (d *Docker) Supply(ctx context.Context, target string) (*Server, error) {
 		return nil, fmt.Errorf("docker provider: %s is Docker Desktop, which runs containers in a VM: a Unix socket in a bind mount cannot be reached from this host across the VM boundary (docker/for-mac#483), and TCP would cross Docker's port proxy. Use --provider local with servers installed here, or run dbsock inside a container on the same Docker network", eng.OS)
 	}
 	image := d.Image(target)
+	if err := ensureImage(ctx, eng.Socket, image); err != nil {
+		return nil, fmt.Errorf("%w %s: docker provider: image %s is not on this machine and could not be pulled (%v); without a registry, run make images and use --image %s=%s",
+			ErrCannotSupply, target, image, err, target, OfflineImages[target])
+	}
 	dir, err := d.local.serverDir(target)
 	if err != nil {
 		return nil, err
@@ -170,7 +175,6 @@ func (d *Docker) Supply(ctx context.Context, target string) (*Server, error) {
 	if !hostNet {
 		opts = append(opts, tc.WithExposedPorts(strconv.Itoa(port)+"/tcp"))
 	}
-	present := imagePresent(ctx, eng.Socket, image)
 	c, err := tc.Run(ctx, image, opts...)
 	cleanup := func(ctx context.Context) error {
 		var errs []error
@@ -181,10 +185,6 @@ func (d *Docker) Supply(ctx context.Context, target string) (*Server, error) {
 	}
 	if err != nil {
 		cerr := cleanup(context.Background())
-		if !present {
-			return nil, errors.Join(fmt.Errorf("%w %s: docker provider: image %s is not on this machine and could not be pulled (%v); without a registry, run make images and use --image %s=%s",
-				ErrCannotSupply, target, image, firstLine(err), target, OfflineImages[target]), cerr)
-		}
 		return nil, errors.Join(fmt.Errorf("start %s container from %s: %w", target, image, err), cerr)
 	}
 	srv.stop = cleanup
@@ -306,6 +306,47 @@ func imagePresent(ctx context.Context, socket, ref string) bool {
 	}
 	resp.Body.Close()
 	return resp.StatusCode == http.StatusOK
+}
+
+// ensureImage makes sure ref is on this machine, pulling it when it is not.
+func ensureImage(ctx context.Context, socket, ref string) error {
+	if imagePresent(ctx, socket, ref) {
+		return nil
+	}
+	name, tag, ok := strings.Cut(ref, ":")
+	if !ok || strings.Contains(tag, "/") {
+		name, tag = ref, "latest"
+	}
+	resp, err := dockerAPI(ctx, socket, http.MethodPost, "/images/create?fromImage="+url.QueryEscape(name)+"&tag="+url.QueryEscape(tag))
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	// The pull streams JSON messages; a failure is one with "error" (or,
+	// when the engine refuses at once, a "message").
+	dec := json.NewDecoder(resp.Body)
+	for {
+		var msg struct {
+			Error   string `json:"error"`
+			Message string `json:"message"`
+		}
+		if err := dec.Decode(&msg); err != nil {
+			break
+		}
+		if msg.Error != "" {
+			return errors.New(msg.Error)
+		}
+		if resp.StatusCode != http.StatusOK && msg.Message != "" {
+			return errors.New(msg.Message)
+		}
+	}
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("the engine answered %s", resp.Status)
+	}
+	if !imagePresent(ctx, socket, ref) {
+		return errors.New("the pull ended without the image")
+	}
+	return nil
 }
 
 // dockerAPI sends one request to the engine's HTTP API on its Unix socket.

@@ -20,8 +20,8 @@ import (
 )
 
 // maxTempBase is the longest temp dir base that leaves room for
-// "/dbsock-NNNNNNNNNN/target-NNNNNNNNNN/mongodb-NNNNN.sock" in sun_path.
-const maxTempBase = 64
+// "/dbsock-NNNNNNNNNN/compose-NNNNNNNNNN/mongo/mongodb-NNNNN.sock" in sun_path.
+const maxTempBase = 40
 
 // ReadyTimeout bounds how long a local server may take to become ready.
 const ReadyTimeout = 60 * time.Second

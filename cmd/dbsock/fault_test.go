@@ -25,7 +25,7 @@ var pidRE = regexp.MustCompile(`redis-server \(pid (\d+)\)`)
 func TestServerKilledMidRun(t *testing.T) {
 	testutil.NeedAny(t, "redis-server")
 	bin := buildDbsock(t)
-	tmp := t.TempDir()
+	tmp := shortTempDir(t)
 	out := filepath.Join(t.TempDir(), "r.json")
 	cmd := exec.Command(bin, "run", "redis", "echo", "--n", "50000000", "--rounds", "1", "--format", "json", "--out", out)
 	cmd.Env = append(os.Environ(), "TMPDIR="+tmp)

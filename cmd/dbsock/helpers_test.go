@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"net"
+	"os"
 	"testing"
 
 	"github.com/dbsock/dbsock/compose"
@@ -23,3 +24,15 @@ func startLocal(t *testing.T, target string) *compose.Server {
 }
 
 func netListenUnix(path string) (net.Listener, error) { return net.Listen("unix", path) }
+
+// shortTempDir is a temp dir with a path short enough to serve as $TMPDIR
+// for dbsock (socket paths must fit in 107 bytes; t.TempDir's do not).
+func shortTempDir(t *testing.T) string {
+	t.Helper()
+	dir, err := os.MkdirTemp("/tmp", "t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	return dir
+}

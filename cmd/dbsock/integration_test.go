@@ -18,7 +18,7 @@ func TestRunAllTargetsLocal(t *testing.T) {
 	testutil.NeedAny(t, "mariadbd", "mysqld")
 	testutil.NeedAny(t, "redis-server")
 	testutil.NeedAny(t, "mongod", "ferretdb")
-	tmp := t.TempDir()
+	tmp := shortTempDir(t)
 	t.Setenv("TMPDIR", tmp)
 	out := filepath.Join(t.TempDir(), "r.json")
 

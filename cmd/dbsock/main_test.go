@@ -42,7 +42,7 @@ func TestUsageErrors(t *testing.T) {
 		{"n absurd", []string{"run", "echo", "--n", "99999999999"}, "--n 99999999999 is out of range"},
 		{"warmup negative", []string{"run", "echo", "--warmup", "-1"}, "--warmup -1 is out of range"},
 		{"rounds zero", []string{"run", "echo", "--rounds", "0"}, "--rounds 0 is out of range"},
-		{"bad provider", []string{"run", "echo", "--provider", "cloud"}, `--provider "cloud" is not accepted; use one of: auto, local, external`},
+		{"bad provider", []string{"run", "echo", "--provider", "cloud"}, `--provider "cloud" is not accepted; use one of: auto, docker, compose, local, external`},
 		{"bad format", []string{"run", "echo", "--format", "yaml"}, `--format "yaml" is not accepted`},
 		{"bad placement", []string{"run", "echo", "--placement", "diagonal"}, `--placement "diagonal" is not accepted`},
 		{"bad cpu list", []string{"run", "echo", "--client-cpu", "a-b"}, "--client-cpu: CPU list"},

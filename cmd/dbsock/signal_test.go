@@ -45,7 +45,7 @@ func processesUsing(t *testing.T, s string) []string {
 func TestSIGINTStopsCleanly(t *testing.T) {
 	testutil.NeedAny(t, "redis-server")
 	bin := buildDbsock(t)
-	tmp := t.TempDir()
+	tmp := shortTempDir(t)
 	out := filepath.Join(t.TempDir(), "partial.json")
 	cmd := exec.Command(bin, "run", "echo", "redis", "--n", "100000000", "--rounds", "1", "--format", "json", "--out", out)
 	cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
@@ -116,7 +116,7 @@ func TestSIGINTStopsCleanly(t *testing.T) {
 func TestCleanAfterSIGKILL(t *testing.T) {
 	testutil.NeedAny(t, "redis-server")
 	bin := buildDbsock(t)
-	tmp := t.TempDir()
+	tmp := shortTempDir(t)
 	cmd := exec.Command(bin, "run", "redis", "--n", "100000000", "--rounds", "1")
 	cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
 	stderr, err := cmd.StderrPipe()

@@ -1,0 +1,145 @@
+package main
+
+import (
+	"bufio"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/dbsock/dbsock/compose"
+	"github.com/dbsock/dbsock/internal/testutil"
+)
+
+// offlineImages are the --image flags for dbsock's own images (make images).
+var offlineImages = []string{"--image", "mysql=" + compose.OfflineImages["mysql"], "--image", "redis=" + compose.OfflineImages["redis"],
+	"--image", "mongo=" + compose.OfflineImages["mongo"]}
+
+// needImages skips (or, under DBSOCK_REQUIRE_SERVERS, fails) unless the
+// Docker engine answers and dbsock's offline images are built.
+func needImages(t *testing.T) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("needs Docker and images; skipped with -short")
+	}
+	for _, ref := range compose.OfflineImages {
+		if err := exec.Command("docker", "image", "inspect", ref).Run(); err != nil {
+			msg := "Docker image " + ref + " is not here (run make images)"
+			if os.Getenv(testutil.RequireEnv) != "" {
+				t.Fatal(msg)
+			}
+			t.Skip(msg)
+		}
+	}
+}
+
+// dbsockContainers lists the containers labelled by dbsock.
+func dbsockContainers(t *testing.T) []string {
+	t.Helper()
+	out, err := exec.Command("docker", "ps", "-aq", "--filter", "label="+compose.Label+"=1").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.Fields(string(out))
+}
+
+// checkContainerRun checks a docker or compose provider run: every target
+// verified on both transports in every round, host network, image and
+// socket dir recorded, and nothing left behind.
+func checkContainerRun(t *testing.T, provider string) {
+	needImages(t)
+	before := len(dbsockContainers(t))
+	tmp := shortTempDir(t)
+	t.Setenv("TMPDIR", tmp)
+	r := runJSON(t, append([]string{"run", "all", "--provider", provider, "--n", "300", "--warmup", "20", "--rounds", "2"}, offlineImages...)...)
+	products := map[string]string{"mysql": "MariaDB", "redis": "Redis", "mongo": "FerretDB"}
+	for _, target := range r.Targets {
+		if target.Error != "" {
+			t.Errorf("%s: %s", target.Name, target.Error)
+		}
+		if target.Server.Product != products[target.Name] || target.NetworkMode != "host" || target.Image != compose.OfflineImages[target.Name] ||
+			!strings.HasPrefix(target.ImageID, "sha256:") || !strings.HasPrefix(target.SocketDir, tmp+"/dbsock-") {
+			t.Errorf("%s: product %q network %q image %q id %q socket dir %q", target.Name, target.Server.Product, target.NetworkMode, target.Image, target.ImageID, target.SocketDir)
+		}
+	}
+	if len(r.Runs) != 3*2*2 {
+		t.Fatalf("%d runs, want 3 targets x 2 transports x 2 rounds", len(r.Runs))
+	}
+	for _, run := range r.Runs {
+		if !run.TransportVerified || run.Errors != 0 || run.N != 300 || run.Latency.P50 <= 0 {
+			t.Errorf("%s %s round %d: verified %v errors %d n %d", run.Target, run.Transport, run.Round, run.TransportVerified, run.Errors, run.N)
+		}
+	}
+	if n := len(dbsockContainers(t)); n != before {
+		t.Errorf("%d dbsock containers after the run, %d before", n, before)
+	}
+	if left := testutil.TempDirs(t, tmp); len(left) != 0 {
+		t.Errorf("temp dirs left: %v", left)
+	}
+}
+
+func TestDockerProviderAllTargets(t *testing.T)  { checkContainerRun(t, "docker") }
+func TestComposeProviderAllTargets(t *testing.T) { checkContainerRun(t, "compose") }
+
+// TestDockerProviderSIGINT interrupts a docker-provider run while it
+// measures: no container, no network and no temp dir may remain.
+func TestDockerProviderSIGINT(t *testing.T) {
+	needImages(t)
+	before := len(dbsockContainers(t))
+	bin := buildDbsock(t)
+	tmp := shortTempDir(t)
+	out := filepath.Join(t.TempDir(), "partial.json")
+	cmd := exec.Command(bin, append([]string{"run", "redis", "--provider", "docker", "--n", "100000000", "--rounds", "1", "--out", out}, offlineImages...)...)
+	cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	sc := bufio.NewScanner(stderr)
+	for sc.Scan() && !strings.Contains(sc.Text(), "dbsock: redis: ") {
+	}
+	if len(dbsockContainers(t)) != before+1 {
+		t.Fatalf("no dbsock container while measuring")
+	}
+	time.Sleep(300 * time.Millisecond)
+	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		for sc.Scan() {
+		}
+	}()
+	done := make(chan struct{})
+	go func() { cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatal("dbsock did not stop within 30 s of SIGINT")
+	}
+	if code := cmd.ProcessState.ExitCode(); code != ExitFailed {
+		t.Fatalf("exit %d, want %d", code, ExitFailed)
+	}
+	rep, err := readReport(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Runs) == 0 || !rep.Runs[0].Incomplete {
+		t.Fatalf("want the interrupted run kept and marked incomplete: %+v", rep.Runs)
+	}
+	if n := len(dbsockContainers(t)); n != before {
+		t.Errorf("%d dbsock containers after SIGINT, %d before", n, before)
+	}
+	if nets, _ := exec.Command("docker", "network", "ls", "-q", "--filter", "label="+compose.Label+"=1").Output(); strings.TrimSpace(string(nets)) != "" {
+		t.Errorf("dbsock networks left: %s", nets)
+	}
+	if left := testutil.TempDirs(t, tmp); len(left) != 0 {
+		t.Errorf("temp dirs left: %v", left)
+	}
+}
