@@ -40,6 +40,9 @@ type Server struct {
 	// ("host", or "published port"), and the host directory bind-mounted as
 	// the server's socket directory.
 	Image, ImageID, NetworkMode, SocketDir string
+	// CPUs is the container's cpuset as the engine reports it ("" when
+	// not pinned); local servers are read back through PID instead.
+	CPUs string
 	// Warnings say what makes this server's numbers not comparable with a
 	// native server's (e.g. TCP through Docker's port proxy).
 	Warnings []string

@@ -132,14 +132,6 @@ func (c *Compose) run(ctx context.Context, args ...string) error {
 	return nil
 }
 
-// image is the image the file will use for target.
-func (c *Compose) image(target string) string {
-	if ref := c.Images[target]; ref != "" {
-		return ref
-	}
-	return DefaultImages[target]
-}
-
 // Supply implements Provider: "up -d" the target's service, then probe it
 // from the host.
 func (c *Compose) Supply(ctx context.Context, target string) (*Server, error) {
@@ -151,11 +143,11 @@ func (c *Compose) Supply(ctx context.Context, target string) (*Server, error) {
 	if err := c.prepare(); err != nil {
 		return nil, err
 	}
-	image := c.image(target)
-	if err := ensureImage(ctx, DockerSocket(), image); err != nil {
-		return nil, fmt.Errorf("%w %s: compose provider: image %s is not on this machine and could not be pulled (%v); without a registry, run make images and use --image %s=%s",
-			ErrCannotSupply, target, image, err, target, OfflineImages[target])
+	image, note, err := chooseImage(ctx, DockerSocket(), target, c.Images[target])
+	if err != nil {
+		return nil, fmt.Errorf("%w %s: compose provider: %v", ErrCannotSupply, target, err)
 	}
+	c.env = append(c.env, "DBSOCK_"+strings.ToUpper(target)+"_IMAGE="+image) // the last one counts
 	uctx, cancel := context.WithTimeout(ctx, 3*time.Minute)
 	defer cancel()
 	if err := c.run(uctx, "up", "-d", target); err != nil {
@@ -169,6 +161,9 @@ func (c *Compose) Supply(ctx context.Context, target string) (*Server, error) {
 	}
 	srv := &Server{Target: target, Provider: c.Name(), Image: image, NetworkMode: "host", SocketDir: sockDir,
 		Origin: fmt.Sprintf("docker compose service %s of project %s, image %s", target, c.project, image)}
+	if note != "" {
+		srv.Warnings = append(srv.Warnings, note)
+	}
 	user, db := "", ""
 	if target == "mysql" {
 		user, db = MySQLUser, MySQLDatabase

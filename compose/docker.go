@@ -118,10 +118,9 @@ func (d *Docker) Supply(ctx context.Context, target string) (*Server, error) {
 	if eng.Desktop {
 		return nil, fmt.Errorf("docker provider: %s is Docker Desktop, which runs containers in a VM: a Unix socket in a bind mount cannot be reached from this host across the VM boundary (docker/for-mac#483), and TCP would cross Docker's port proxy. Use --provider local with servers installed here, or run dbsock inside a container on the same Docker network", eng.OS)
 	}
-	image := d.Image(target)
-	if err := ensureImage(ctx, eng.Socket, image); err != nil {
-		return nil, fmt.Errorf("%w %s: docker provider: image %s is not on this machine and could not be pulled (%v); without a registry, run make images and use --image %s=%s",
-			ErrCannotSupply, target, image, err, target, OfflineImages[target])
+	image, note, err := chooseImage(ctx, eng.Socket, target, d.Images[target])
+	if err != nil {
+		return nil, fmt.Errorf("%w %s: docker provider: %v", ErrCannotSupply, target, err)
 	}
 	dir, err := d.local.serverDir(target)
 	if err != nil {
@@ -152,6 +151,9 @@ func (d *Docker) Supply(ctx context.Context, target string) (*Server, error) {
 		return nil, err
 	}
 	srv := &Server{Target: target, Provider: d.Name(), Image: image, SocketDir: dir, NetworkMode: "host"}
+	if note != "" {
+		srv.Warnings = append(srv.Warnings, note)
+	}
 	if !hostNet {
 		srv.NetworkMode = "published port"
 		srv.Warnings = append(srv.Warnings, fmt.Sprintf("Host networking is not available here (%s): TCP goes through a port Docker publishes on 127.0.0.1, which crosses Docker's userland proxy; the TCP numbers are not loopback-to-server numbers.", engineKind(eng)))
@@ -191,8 +193,8 @@ func (d *Docker) Supply(ctx context.Context, target string) (*Server, error) {
 	d.track(srv, cleanup)
 	if insp, err := c.Inspect(ctx); err == nil {
 		srv.ImageID = insp.Image
-		if insp.State != nil {
-			srv.PID = 0 // the container's process is not dbsock's child; its CPUs are the cpuset
+		if insp.HostConfig != nil {
+			srv.CPUs = insp.HostConfig.CpusetCpus
 		}
 	}
 	srv.Origin = fmt.Sprintf("docker container %s from image %s", shortContainerID(c.GetContainerID()), image)
@@ -306,6 +308,27 @@ func imagePresent(ctx context.Context, socket, ref string) bool {
 	}
 	resp.Body.Close()
 	return resp.StatusCode == http.StatusOK
+}
+
+// chooseImage picks target's image: override when given (it must be here or
+// pullable), else the official image, else, when that cannot be had, the
+// offline image "make images" built, with a note saying so.
+func chooseImage(ctx context.Context, socket, target, override string) (image, note string, err error) {
+	if override != "" {
+		if err := ensureImage(ctx, socket, override); err != nil {
+			return "", "", fmt.Errorf("image %s is not on this machine and could not be pulled (%v)", override, err)
+		}
+		return override, "", nil
+	}
+	official, offline := DefaultImages[target], OfflineImages[target]
+	perr := ensureImage(ctx, socket, official)
+	if perr == nil {
+		return official, "", nil
+	}
+	if imagePresent(ctx, socket, offline) {
+		return offline, fmt.Sprintf("The official image %s is not here and could not be pulled (%v), so dbsock used %s, built from Debian's packages by make images: the server is the product named above, not the official image's.", official, firstLine(perr), offline), nil
+	}
+	return "", "", fmt.Errorf("image %s is not on this machine and could not be pulled (%v); without a registry, run make images (dbsock then uses %s)", official, firstLine(perr), offline)
 }
 
 // ensureImage makes sure ref is on this machine, pulling it when it is not.

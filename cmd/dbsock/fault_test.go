@@ -27,7 +27,7 @@ func TestServerKilledMidRun(t *testing.T) {
 	bin := buildDbsock(t)
 	tmp := shortTempDir(t)
 	out := filepath.Join(t.TempDir(), "r.json")
-	cmd := exec.Command(bin, "run", "redis", "echo", "--n", "50000000", "--rounds", "1", "--format", "json", "--out", out)
+	cmd := exec.Command(bin, "run", "redis", "echo", "--provider", "local", "--n", "50000000", "--rounds", "1", "--format", "json", "--out", out)
 	cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {

@@ -82,7 +82,7 @@ func TestConnectAndPKEveryTarget(t *testing.T) {
 // all.
 func TestConcurrencyDoesNTimesC(t *testing.T) {
 	testutil.NeedAny(t, "redis-server")
-	r := runJSON(t, "run", "redis", "echo", "--concurrency", "1,4", "--n", "200", "--warmup", "5", "--rounds", "1")
+	r := runJSON(t, "run", "redis", "echo", "--provider", "local", "--concurrency", "1,4", "--n", "200", "--warmup", "5", "--rounds", "1")
 	for _, run := range r.Runs {
 		if want := int64(200 * run.Concurrency); run.N != want || run.Errors != 0 {
 			t.Errorf("%s c=%d %s: n %d errors %d, want %d ops", run.Target, run.Concurrency, run.Transport, run.N, run.Errors, want)

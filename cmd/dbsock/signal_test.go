@@ -47,7 +47,7 @@ func TestSIGINTStopsCleanly(t *testing.T) {
 	bin := buildDbsock(t)
 	tmp := shortTempDir(t)
 	out := filepath.Join(t.TempDir(), "partial.json")
-	cmd := exec.Command(bin, "run", "echo", "redis", "--n", "100000000", "--rounds", "1", "--format", "json", "--out", out)
+	cmd := exec.Command(bin, "run", "echo", "redis", "--provider", "local", "--n", "100000000", "--rounds", "1", "--format", "json", "--out", out)
 	cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
@@ -117,7 +117,7 @@ func TestCleanAfterSIGKILL(t *testing.T) {
 	testutil.NeedAny(t, "redis-server")
 	bin := buildDbsock(t)
 	tmp := shortTempDir(t)
-	cmd := exec.Command(bin, "run", "redis", "--n", "100000000", "--rounds", "1")
+	cmd := exec.Command(bin, "run", "redis", "--provider", "local", "--n", "100000000", "--rounds", "1")
 	cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {

@@ -182,12 +182,15 @@ func runTarget(ctx context.Context, p Plan, target string, rep *results.Report, 
 	ti.Provider, ti.Origin = srv.Provider, srv.Origin
 	ti.Image, ti.ImageID, ti.NetworkMode, ti.SocketDir, ti.Warnings = srv.Image, srv.ImageID, srv.NetworkMode, srv.SocketDir, srv.Warnings
 	ti.Endpoints = []drivers.Endpoint{srv.TCP, srv.Unix}
-	if srv.PID > 0 {
+	switch {
+	case srv.PID > 0:
 		cpus, err := placement.Affinity(srv.PID)
 		if err != nil {
 			return err
 		}
 		ti.ServerCPUs = placement.FormatList(cpus)
+	case srv.CPUs != "":
+		ti.ServerCPUs = srv.CPUs + " (container cpuset)"
 	}
 	for _, ep := range ti.Endpoints {
 		if err := ep.Validate(); err != nil {
