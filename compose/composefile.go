@@ -209,27 +209,12 @@ func (c *Compose) imageID(ctx context.Context, target string) string {
 }
 
 func (c *Compose) waitReady(ctx context.Context, srv *Server, ready func(context.Context, *Server) error) error {
-	ctx, cancel := context.WithTimeout(ctx, 3*time.Minute)
-	defer cancel()
-	delay := 10 * time.Millisecond
-	var last error
-	for {
-		last = dialBoth(srv.TCP.Address, srv.Unix.Address)(ctx)
-		if last == nil && ready != nil {
-			last = ready(ctx, srv)
-		}
-		if last == nil {
-			return nil
-		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("compose service %s was not ready after 3 minutes (last probe: %v); see docker compose -p %s logs %s", srv.Target, last, c.project, srv.Target)
-		case <-time.After(delay):
-		}
-		if delay < 250*time.Millisecond {
-			delay *= 2
-		}
+	err := poll(ctx, 3*time.Minute, readyProbe(srv, ready), func() error { return nil })
+	var late *notReady
+	if errors.As(err, &late) {
+		return fmt.Errorf("compose service %s was not ready after 3 minutes (last probe: %v); see docker compose -p %s logs %s", srv.Target, late.last, c.project, srv.Target)
 	}
+	return err
 }
 
 // Close implements Provider: "down -v" the project unless Keep, then remove

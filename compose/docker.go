@@ -238,33 +238,20 @@ func (d *Docker) Close() error {
 }
 
 // waitContainer probes the server from the host until both endpoints accept
-// and the driver can log in; it never sleeps a fixed time.
+// and the driver can log in.
 func waitContainer(ctx context.Context, c tc.Container, srv *Server, ready func(context.Context, *Server) error) error {
-	ctx, cancel := context.WithTimeout(ctx, 3*time.Minute)
-	defer cancel()
-	delay := 10 * time.Millisecond
-	var last error
-	for {
+	gone := func() error {
 		if st, err := c.State(ctx); err == nil && !st.Running {
-			logs := containerLogs(c)
-			return fmt.Errorf("%s container exited before it was ready (exit %d); its log ends with:\n%s", srv.Target, st.ExitCode, logs)
+			return fmt.Errorf("%s container exited before it was ready (exit %d); its log ends with:\n%s", srv.Target, st.ExitCode, containerLogs(c))
 		}
-		last = dialBoth(srv.TCP.Address, srv.Unix.Address)(ctx)
-		if last == nil && ready != nil {
-			last = ready(ctx, srv)
-		}
-		if last == nil {
-			return nil
-		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("%s container was not ready after 3 minutes (last probe: %v); its log ends with:\n%s", srv.Target, last, containerLogs(c))
-		case <-time.After(delay):
-		}
-		if delay < 250*time.Millisecond {
-			delay *= 2
-		}
+		return nil
 	}
+	err := poll(ctx, 3*time.Minute, readyProbe(srv, ready), gone)
+	var late *notReady
+	if errors.As(err, &late) {
+		return fmt.Errorf("%s container was not ready after 3 minutes (last probe: %v); its log ends with:\n%s", srv.Target, late.last, containerLogs(c))
+	}
+	return err
 }
 
 func containerLogs(c tc.Container) string {

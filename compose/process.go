@@ -95,30 +95,67 @@ func (p *process) stop(grace time.Duration) error {
 }
 
 // waitReady probes until probe succeeds, the process exits, or the deadline
-// passes. Probing backs off from 2 ms to 100 ms; nothing waits a fixed time.
+// passes.
 func (p *process) waitReady(ctx context.Context, timeout time.Duration, probe func(context.Context) error) error {
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	delay := 2 * time.Millisecond
-	var last error
-	for {
+	gone := func() error {
 		if p.exited() {
 			return fmt.Errorf("%s exited before it was ready (%v); its log %s ends with:\n%s", p.name, p.waitErr, p.logPath, p.logTail())
 		}
-		if last = probe(ctx); last == nil {
+		return nil
+	}
+	err := poll(ctx, timeout, probe, gone)
+	var late *notReady
+	if errors.As(err, &late) {
+		return fmt.Errorf("%s was not ready after %s (last probe: %v); its log ends with:\n%s", p.name, timeout, late.last, p.logTail())
+	}
+	return err
+}
+
+// notReady is poll's error when the time ran out; last is the last probe's.
+type notReady struct{ last error }
+
+func (e *notReady) Error() string { return fmt.Sprintf("not ready (last probe: %v)", e.last) }
+
+// poll runs probe until it succeeds, gone reports that the server died, ctx
+// ends, or timeout passes (then it returns a *notReady). It backs off from
+// 2 ms to 250 ms between probes; nothing waits a fixed time.
+func poll(ctx context.Context, timeout time.Duration, probe func(context.Context) error, gone func() error) error {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	delay := 2 * time.Millisecond
+	for {
+		if err := gone(); err != nil {
+			return err
+		}
+		last := probe(ctx)
+		if last == nil {
 			return nil
 		}
 		select {
 		case <-ctx.Done():
 			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-				return fmt.Errorf("%s was not ready after %s (last probe: %v); its log ends with:\n%s", p.name, timeout, last, p.logTail())
+				return &notReady{last: last}
 			}
 			return ctx.Err()
 		case <-time.After(delay):
 		}
-		if delay < 100*time.Millisecond {
+		if delay < 250*time.Millisecond {
 			delay *= 2
 		}
+	}
+}
+
+// readyProbe is the probe of a container server: both endpoints accept, and
+// ready (a login, where needed) succeeds.
+func readyProbe(srv *Server, ready func(context.Context, *Server) error) func(context.Context) error {
+	return func(ctx context.Context) error {
+		if err := dialBoth(srv.TCP.Address, srv.Unix.Address)(ctx); err != nil {
+			return err
+		}
+		if ready != nil {
+			return ready(ctx, srv)
+		}
+		return nil
 	}
 }
 

@@ -81,9 +81,21 @@ func (cfg *LoopConfig) tick(ctx context.Context, i int, s *Sample, now time.Time
 	return !cfg.Until.IsZero() && now.After(cfg.Until)
 }
 
-// warmup is the config for warm-up ops: heartbeat only, no progress.
-func (cfg *LoopConfig) warmup() *LoopConfig {
-	return &LoopConfig{Heartbeat: cfg.Heartbeat}
+// warmUp does cfg.Warmup untimed ops (heartbeat, no progress). It reports
+// false, with the sample saying why, when the loop must not go on.
+func warmUp(ctx context.Context, cfg *LoopConfig, op func() error) (Sample, bool) {
+	var s Sample
+	warm := LoopConfig{Heartbeat: cfg.Heartbeat}
+	consecutive := 0
+	for i := 0; i < cfg.Warmup; i++ {
+		if warm.tick(ctx, i, &s, time.Time{}) && s.Err != nil {
+			return s, false
+		}
+		if s.tally(op(), &consecutive) {
+			return s, false
+		}
+	}
+	return Sample{}, true
 }
 
 // finish records the elapsed time and the last progress step.
@@ -121,18 +133,11 @@ func record(h *hdrhistogram.Histogram, d int64) {
 // record one value: no allocation, logging or I/O of its own.
 func Loop(ctx context.Context, c drivers.Conn, cfg LoopConfig, h *hdrhistogram.Histogram) Sample {
 	op := context.Background()
-	var s Sample
-	consecutive := 0
-	warm := cfg.warmup()
-	for i := 0; i < cfg.Warmup; i++ {
-		if warm.tick(ctx, i, &s, time.Time{}) && s.Err != nil {
-			return s
-		}
-		if s.tally(c.Do(op), &consecutive) {
-			return s
-		}
+	s, ok := warmUp(ctx, &cfg, func() error { return c.Do(op) })
+	if !ok {
+		return s
 	}
-	s.Errors, s.LastErr, consecutive = 0, nil, 0
+	consecutive := 0
 	n := cfg.n()
 	start := time.Now()
 	now := start
@@ -163,7 +168,6 @@ type Opener func(ctx context.Context) (drivers.Conn, error)
 // ctx is passed to every op: the connection set-up it measures dwarfs the
 // cost of a cancellable context, and a hung server must not hang dbsock.
 func LoopConnect(ctx context.Context, open Opener, cfg LoopConfig, total, connect, query *hdrhistogram.Histogram) Sample {
-	var s Sample
 	consecutive := 0
 	one := func() (time.Duration, time.Duration, time.Duration, error) {
 		t0 := time.Now()
@@ -181,17 +185,10 @@ func LoopConnect(ctx context.Context, open Opener, cfg LoopConfig, total, connec
 		}
 		return t3.Sub(t0), t1.Sub(t0), t2.Sub(t1), err
 	}
-	warm := cfg.warmup()
-	for i := 0; i < cfg.Warmup; i++ {
-		if warm.tick(ctx, i, &s, time.Time{}) && s.Err != nil {
-			return s
-		}
-		_, _, _, err := one()
-		if s.tally(err, &consecutive) {
-			return s
-		}
+	s, ok := warmUp(ctx, &cfg, func() error { _, _, _, err := one(); return err })
+	if !ok {
+		return s
 	}
-	s.Errors, s.LastErr, consecutive = 0, nil, 0
 	n := cfg.n()
 	start := time.Now()
 	now := start
@@ -222,18 +219,11 @@ func LoopConnect(ctx context.Context, open Opener, cfg LoopConfig, total, connec
 // actual gets it from when it really started.
 func LoopRate(ctx context.Context, c drivers.Conn, cfg LoopConfig, interval, offset time.Duration, corrected, actual *hdrhistogram.Histogram) Sample {
 	op := context.Background()
-	var s Sample
-	consecutive := 0
-	warm := cfg.warmup()
-	for i := 0; i < cfg.Warmup; i++ {
-		if warm.tick(ctx, i, &s, time.Time{}) && s.Err != nil {
-			return s
-		}
-		if s.tally(c.Do(op), &consecutive) {
-			return s
-		}
+	s, ok := warmUp(ctx, &cfg, func() error { return c.Do(op) })
+	if !ok {
+		return s
 	}
-	s.Errors, s.LastErr, consecutive = 0, nil, 0
+	consecutive := 0
 	n := cfg.n()
 	sleepSlack() // calibrate before the clock starts
 	start := time.Now()

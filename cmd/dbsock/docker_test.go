@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -92,19 +91,8 @@ func TestDockerProviderSIGINT(t *testing.T) {
 	bin := buildDbsock(t)
 	tmp := shortTempDir(t)
 	out := filepath.Join(t.TempDir(), "partial.json")
-	cmd := exec.Command(bin, append([]string{"run", "redis", "--provider", "docker", "--n", "100000000", "--rounds", "1", "--out", out}, offlineImages...)...)
-	cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer cmd.Process.Kill()
-	sc := bufio.NewScanner(stderr)
-	for sc.Scan() && !strings.Contains(sc.Text(), "dbsock: redis: ") {
-	}
+	cmd, sc := startDbsock(t, bin, tmp, append([]string{"run", "redis", "--provider", "docker", "--n", "100000000", "--rounds", "1", "--out", out}, offlineImages...)...)
+	waitForLine(sc, "dbsock: redis: ")
 	if len(dbsockContainers(t)) != before+1 {
 		t.Fatalf("no dbsock container while measuring")
 	}

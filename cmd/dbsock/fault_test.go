@@ -1,9 +1,7 @@
 package main
 
 import (
-	"bufio"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -27,17 +25,7 @@ func TestServerKilledMidRun(t *testing.T) {
 	bin := buildDbsock(t)
 	tmp := shortTempDir(t)
 	out := filepath.Join(t.TempDir(), "r.json")
-	cmd := exec.Command(bin, "run", "redis", "echo", "--provider", "local", "--n", "50000000", "--rounds", "1", "--format", "json", "--out", out)
-	cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer cmd.Process.Kill()
-	sc := bufio.NewScanner(stderr)
+	cmd, sc := startDbsock(t, bin, tmp, "run", "redis", "echo", "--provider", "local", "--n", "50000000", "--rounds", "1", "--format", "json", "--out", out)
 	var lines []string
 	pid := 0
 	for pid == 0 && sc.Scan() {
@@ -80,7 +68,7 @@ func TestServerKilledMidRun(t *testing.T) {
 	}()
 	time.Sleep(200 * time.Millisecond)
 	_ = cmd.Process.Signal(syscall.SIGINT)
-	err = cmd.Wait()
+	err := cmd.Wait()
 	if code := cmd.ProcessState.ExitCode(); code != ExitFailed {
 		t.Fatalf("exit %d (%v), want %d", code, err, ExitFailed)
 	}

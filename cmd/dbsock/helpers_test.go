@@ -1,9 +1,12 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"net"
 	"os"
+	"os/exec"
+	"strings"
 	"testing"
 
 	"github.com/dbsock/dbsock/compose"
@@ -35,4 +38,33 @@ func shortTempDir(t *testing.T) string {
 	}
 	t.Cleanup(func() { os.RemoveAll(dir) })
 	return dir
+}
+
+// startDbsock starts bin with args and TMPDIR=tmp and returns it with a
+// scanner over its stderr; it is killed when the test ends.
+func startDbsock(t *testing.T, bin, tmp string, args ...string) (*exec.Cmd, *bufio.Scanner) {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill() }) // a no-op once it has exited
+	return cmd, bufio.NewScanner(stderr)
+}
+
+// waitForLine reads stderr lines until one contains s, and returns them.
+func waitForLine(sc *bufio.Scanner, s string) []string {
+	var lines []string
+	for sc.Scan() {
+		lines = append(lines, sc.Text())
+		if strings.Contains(sc.Text(), s) {
+			break
+		}
+	}
+	return lines
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -47,25 +46,8 @@ func TestSIGINTStopsCleanly(t *testing.T) {
 	bin := buildDbsock(t)
 	tmp := shortTempDir(t)
 	out := filepath.Join(t.TempDir(), "partial.json")
-	cmd := exec.Command(bin, "run", "echo", "redis", "--provider", "local", "--n", "100000000", "--rounds", "1", "--format", "json", "--out", out)
-	cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer cmd.Process.Kill() // on a failure path; a no-op once it has exited
-	// Wait until the echo server is up and measuring.
-	sc := bufio.NewScanner(stderr)
-	var seen []string
-	for sc.Scan() {
-		seen = append(seen, sc.Text())
-		if strings.Contains(sc.Text(), "dbsock: echo: ") {
-			break
-		}
-	}
+	cmd, sc := startDbsock(t, bin, tmp, "run", "echo", "redis", "--provider", "local", "--n", "100000000", "--rounds", "1", "--format", "json", "--out", out)
+	seen := waitForLine(sc, "dbsock: echo: ") // the echo server is up and measuring
 	if len(testutil.TempDirs(t, tmp)) == 0 {
 		t.Fatalf("no temp dir while the server runs; stderr so far: %q", seen)
 	}
@@ -76,6 +58,7 @@ func TestSIGINTStopsCleanly(t *testing.T) {
 	for sc.Scan() {
 		seen = append(seen, sc.Text())
 	}
+	var err error
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
 	select {
@@ -117,19 +100,8 @@ func TestCleanAfterSIGKILL(t *testing.T) {
 	testutil.NeedAny(t, "redis-server")
 	bin := buildDbsock(t)
 	tmp := shortTempDir(t)
-	cmd := exec.Command(bin, "run", "redis", "--provider", "local", "--n", "100000000", "--rounds", "1")
-	cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer cmd.Process.Kill()
-	sc := bufio.NewScanner(stderr)
-	for sc.Scan() && !strings.Contains(sc.Text(), "dbsock: redis: ") {
-	}
+	cmd, sc := startDbsock(t, bin, tmp, "run", "redis", "--provider", "local", "--n", "100000000", "--rounds", "1")
+	waitForLine(sc, "dbsock: redis: ")
 	_ = cmd.Process.Kill()
 	_ = cmd.Wait()
 	if len(testutil.TempDirs(t, tmp)) != 1 {
