@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/dbsock/dbsock/drivers"
-	"github.com/dbsock/dbsock/internal/echoserver"
+	"github.com/dbsock/dbsock/internal/child"
 	"github.com/dbsock/dbsock/internal/placement"
 )
 
@@ -34,7 +34,7 @@ type Local struct {
 	// directories a non-root PATH often lacks.
 	LookPath func(string) (string, error)
 	// EchoBinary is the executable started as the echo server child; empty
-	// means this very executable (see echoserver.MaybeRunChild).
+	// means this very executable (see package child).
 	EchoBinary string
 	// ServerCPUs, when set, pins every server started to these CPUs.
 	ServerCPUs []int
@@ -131,7 +131,11 @@ func (l *Local) Supply(ctx context.Context, target string) (*Server, error) {
 	case "mongo":
 		return l.mongo(ctx)
 	case "echo":
-		return l.echo(ctx)
+		return l.childServer(ctx, target, child.Echo)
+	case "grpc":
+		return l.childServer(ctx, target, child.GRPC)
+	case "http":
+		return l.childServer(ctx, target, child.HTTP)
 	}
 	return nil, fmt.Errorf("%w %s: local provider knows no such target", ErrCannotSupply, target)
 }
@@ -205,25 +209,27 @@ func randomPassword() (string, error) {
 	return hex.EncodeToString(b), nil
 }
 
-func (l *Local) echo(ctx context.Context) (*Server, error) {
+// childServer starts one of dbsock's own servers (package child) in a child
+// process: the echo server, the gRPC health service or the HTTP server.
+func (l *Local) childServer(ctx context.Context, target, kind string) (*Server, error) {
 	bin := l.EchoBinary
 	if bin == "" {
 		exe, err := os.Executable()
 		if err != nil {
-			return nil, fmt.Errorf("find dbsock's own executable to start the echo server: %w", err)
+			return nil, fmt.Errorf("find dbsock's own executable to start the %s server: %w", kind, err)
 		}
 		bin = exe
 	}
-	ls, err := l.prepare("echo", "echo.sock")
+	ls, err := l.prepare(target, kind+".sock")
 	if err != nil {
 		return nil, err
 	}
-	env := []string{echoserver.ChildEnv + "=" + ls.tcpAddr() + " " + ls.sock}
-	if err := ls.start(ctx, "echo server", bin, nil, env, ""); err != nil {
+	env := []string{child.Env + "=" + child.Spec(kind, ls.tcpAddr(), ls.sock)}
+	if err := ls.start(ctx, kind+" server", bin, nil, env, ""); err != nil {
 		return nil, ls.fail(err)
 	}
 	origin := fmt.Sprintf("local child process %s (pid %d)", filepath.Base(bin), ls.proc.cmd.Process.Pid)
-	return ls.server("echo", origin,
+	return ls.server(target, origin,
 		drivers.Endpoint{Transport: drivers.TCP, Address: ls.tcpAddr()},
 		drivers.Endpoint{Transport: drivers.Unix, Address: ls.sock}), nil
 }

@@ -12,12 +12,12 @@ import (
 	"time"
 
 	"github.com/dbsock/dbsock/drivers"
-	"github.com/dbsock/dbsock/internal/echoserver"
+	"github.com/dbsock/dbsock/internal/child"
 	"github.com/dbsock/dbsock/internal/testutil"
 )
 
 func TestMain(m *testing.M) {
-	echoserver.MaybeRunChild()
+	child.MaybeRun()
 	os.Exit(m.Run())
 }
 

@@ -12,13 +12,14 @@ import (
 	"github.com/dbsock/dbsock/compose"
 	"github.com/dbsock/dbsock/drivers"
 	"github.com/dbsock/dbsock/drivers/echo"
+	"github.com/dbsock/dbsock/internal/child"
 	"github.com/dbsock/dbsock/internal/echoserver"
 	"github.com/dbsock/dbsock/internal/placement"
 	"github.com/dbsock/dbsock/internal/results"
 )
 
 func TestMain(m *testing.M) {
-	echoserver.MaybeRunChild()
+	child.MaybeRun()
 	os.Exit(m.Run())
 }
 

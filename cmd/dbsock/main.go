@@ -17,11 +17,11 @@ import (
 	"syscall"
 
 	"github.com/dbsock/dbsock/drivers/redis"
-	"github.com/dbsock/dbsock/internal/echoserver"
+	"github.com/dbsock/dbsock/internal/child"
 )
 
 func main() {
-	echoserver.MaybeRunChild()
+	child.MaybeRun()
 	redis.Quiet()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	code := Main(ctx, os.Args[1:], os.Stdout, os.Stderr)

@@ -8,11 +8,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dbsock/dbsock/internal/echoserver"
+	"github.com/dbsock/dbsock/internal/child"
 )
 
 func TestMain(m *testing.M) {
-	echoserver.MaybeRunChild()
+	child.MaybeRun()
 	os.Exit(m.Run())
 }
 

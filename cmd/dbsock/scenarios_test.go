@@ -183,3 +183,30 @@ func TestConcurrency256EveryTarget(t *testing.T) {
 		}
 	}
 }
+
+// TestGRPCAndHTTPTargets runs the gRPC health check and HTTP GET targets in
+// both scenarios over both transports, each verified by the server.
+func TestGRPCAndHTTPTargets(t *testing.T) {
+	r := runJSON(t, "run", "grpc", "http", "--scenario", "pk,connect", "--n", "200", "--warmup", "20", "--rounds", "1")
+	if len(r.Runs) != 2*2*2 {
+		t.Fatalf("%d runs, want 2 targets x 2 scenarios x 2 transports", len(r.Runs))
+	}
+	for _, run := range r.Runs {
+		if !run.TransportVerified || run.Errors != 0 || run.N != 200 || !strings.Contains(run.Evidence, "accepted the ") ||
+			!strings.HasSuffix(run.Evidence, string(run.Transport)) {
+			t.Errorf("%s %s %s: verified %v (%s) errors %d n %d", run.Target, run.Scenario, run.Transport, run.TransportVerified, run.Evidence, run.Errors, run.N)
+		}
+	}
+	for _, target := range []string{"grpc", "http"} {
+		pk, conn := summaryOf(t, r, target, "pk"), summaryOf(t, r, target, "connect")
+		if conn.TCP.Latency.P50 <= pk.TCP.Latency.P50 || conn.Unix.Latency.P50 <= pk.Unix.Latency.P50 {
+			t.Errorf("%s: a new connection per call is not slower than a kept one", target)
+		}
+	}
+	code, out, _ := dbsock(t, "targets")
+	for _, want := range []string{"mysql", "redis", "mongo", "echo", "grpc", "http", "all"} {
+		if code != 0 || !strings.Contains(out, "\n"+want+" ") {
+			t.Errorf("dbsock targets does not list %s:\n%s", want, out)
+		}
+	}
+}

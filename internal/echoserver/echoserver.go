@@ -10,14 +10,7 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"os"
-	"os/signal"
-	"syscall"
 )
-
-// ChildEnv is the environment variable that turns a dbsock (or test) binary
-// into an echo server child: its value is "TCPADDR UNIXPATH".
-const ChildEnv = "DBSOCK_ECHO_SERVER"
 
 // Greeting builds the greeting a server sends on accept: one length byte,
 // then "<network> <peer>".
@@ -102,34 +95,4 @@ func Listen(tcpAddr, unixPath string) (tcp, unix net.Listener, err error) {
 		return nil, nil, fmt.Errorf("echo server: listen unix %s: %w", unixPath, err)
 	}
 	return tcp, unix, nil
-}
-
-// MaybeRunChild runs the echo server and exits when the process was started
-// as an echo server child (ChildEnv set); otherwise it returns at once. Call
-// it first thing in main and in TestMain of tests that start echo servers.
-func MaybeRunChild() {
-	spec, ok := os.LookupEnv(ChildEnv)
-	if !ok {
-		return
-	}
-	tcpAddr, unixPath, _ := splitOnce(spec)
-	tcp, unix, err := Listen(tcpAddr, unixPath)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	sig := make(chan os.Signal, 1)
-	signal.Notify(sig, syscall.SIGTERM, syscall.SIGINT)
-	go func() {
-		<-sig
-		tcp.Close()
-		unix.Close()
-		os.Exit(0)
-	}()
-	go Serve(tcp)
-	if err := Serve(unix); err != nil {
-		fmt.Fprintln(os.Stderr, "echo server:", err)
-		os.Exit(1)
-	}
-	select {}
 }

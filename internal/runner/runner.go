@@ -14,6 +14,8 @@ import (
 	"github.com/dbsock/dbsock/compose"
 	"github.com/dbsock/dbsock/drivers"
 	"github.com/dbsock/dbsock/drivers/echo"
+	grpcdrv "github.com/dbsock/dbsock/drivers/grpc"
+	httpdrv "github.com/dbsock/dbsock/drivers/http"
 	"github.com/dbsock/dbsock/drivers/mongo"
 	"github.com/dbsock/dbsock/drivers/mysql"
 	"github.com/dbsock/dbsock/drivers/redis"
@@ -25,7 +27,7 @@ import (
 
 // Targets lists every target in report order; All is what "all" means.
 var (
-	Targets = []string{"mysql", "redis", "mongo", "echo"}
+	Targets = []string{"mysql", "redis", "mongo", "echo", "grpc", "http"}
 	All     = []string{"mysql", "redis", "mongo"}
 )
 
@@ -49,6 +51,10 @@ func Driver(target string, o DriverOptions, valueSize int) (drivers.Driver, bool
 		return mongo.New(o.MongoOp, valueSize), true
 	case "echo":
 		return echo.New(valueSize), true
+	case "grpc":
+		return grpcdrv.New(), true
+	case "http":
+		return httpdrv.New(), true
 	}
 	return nil, false
 }
