@@ -30,18 +30,28 @@ func (*External) Name() string { return "external" }
 // Supply implements Provider.
 func (e *External) Supply(_ context.Context, target string) (*Server, error) {
 	p, ok := e.Endpoints[target]
+	addr, sock := "--"+target+"-addr", SocketFlag(target)
 	if !ok || !p.Given() {
-		return nil, fmt.Errorf("%w %s: external provider: no --%s-addr or --%s-socket given", ErrCannotSupply, target, target, target)
+		return nil, fmt.Errorf("%w %s: external provider: no %s or %s given", ErrCannotSupply, target, addr, sock)
 	}
 	if p.TCP.Address == "" || p.Unix.Address == "" {
-		missing := "--" + target + "-addr"
+		missing := addr
 		if p.Unix.Address == "" {
-			missing = "--" + target + "-socket"
+			missing = sock
 		}
-		return nil, fmt.Errorf("external %s server: both transports are compared, so both --%s-addr and --%s-socket are needed; add %s", target, target, target, missing)
+		return nil, fmt.Errorf("external %s server: both transports are compared, so both %s and %s are needed; add %s", target, addr, sock, missing)
 	}
 	return &Server{Target: target, Provider: e.Name(), TCP: p.TCP, Unix: p.Unix, Origin: "external (already running)"}, nil
 }
 
 // Close implements Provider.
 func (*External) Close() error { return nil }
+
+// SocketFlag is the flag that gives target's socket: --TARGET-socket, or
+// --postgres-socket-dir (PostgreSQL is given a directory, as libpq is).
+func SocketFlag(target string) string {
+	if target == "postgres" {
+		return "--postgres-socket-dir"
+	}
+	return "--" + target + "-socket"
+}

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/dbsock/dbsock/drivers"
@@ -136,17 +137,20 @@ func (l *Local) Supply(ctx context.Context, target string) (*Server, error) {
 		return l.childServer(ctx, target, child.GRPC)
 	case "http":
 		return l.childServer(ctx, target, child.HTTP)
+	case "postgres":
+		return l.postgres(ctx)
 	}
 	return nil, fmt.Errorf("%w %s: local provider knows no such target", ErrCannotSupply, target)
 }
 
 // localServer holds what every local server has in common.
 type localServer struct {
-	dir  string
-	port int
-	sock string
-	cpus []int
-	proc *process
+	dir   string
+	port  int
+	sock  string
+	cpus  []int
+	runAs *syscall.Credential // nil: as dbsock's own user
+	proc  *process
 }
 
 func (l *Local) prepare(target, sockName string) (*localServer, error) {
@@ -175,7 +179,7 @@ func (ls *localServer) start(ctx context.Context, name, bin string, args, env []
 	if err != nil {
 		return err
 	}
-	p, err := startProcess(ls.dir, name, bin, args, env, stdin)
+	p, err := startProcess(ls.dir, name, bin, args, env, stdin, ls.runAs)
 	if err != nil {
 		return err
 	}

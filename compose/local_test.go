@@ -22,16 +22,17 @@ func TestMain(m *testing.M) {
 }
 
 var binaries = map[string][]string{
-	"mysql": {"mariadbd", "mysqld"},
-	"redis": {"redis-server"},
-	"mongo": {"mongod", "ferretdb"},
+	"mysql":    {"mariadbd", "mysqld"},
+	"redis":    {"redis-server"},
+	"mongo":    {"mongod", "ferretdb"},
+	"postgres": {"initdb"},
 }
 
 // TestLocalSupplyAndStop starts each real server, checks both endpoints
 // accept, that the socket directory is private and the TCP listener is on
 // loopback, then stops it and checks nothing is left.
 func TestLocalSupplyAndStop(t *testing.T) {
-	for _, target := range []string{"echo", "redis", "mysql", "mongo"} {
+	for _, target := range []string{"echo", "grpc", "http", "redis", "mysql", "mongo", "postgres"} {
 		t.Run(target, func(t *testing.T) {
 			if bins := binaries[target]; bins != nil {
 				testutil.NeedAny(t, bins...)
@@ -60,8 +61,17 @@ func TestLocalSupplyAndStop(t *testing.T) {
 			if err := dialBoth(srv.TCP.Address, srv.Unix.Address)(ctx); err != nil {
 				t.Fatalf("server not reachable on both transports: %v", err)
 			}
-			if fi, err := os.Stat(l.Root()); err != nil || fi.Mode().Perm() != 0o700 {
-				t.Fatalf("temp dir %s mode %v (%v), want 0700", l.Root(), fi.Mode().Perm(), err)
+			// PostgreSQL runs as its own user under root: the run dir then
+			// lets it pass (0711) and its server dir is its own, 0700.
+			want := os.FileMode(0o700)
+			if target == "postgres" && os.Geteuid() == 0 {
+				want = 0o711
+			}
+			if fi, err := os.Stat(l.Root()); err != nil || fi.Mode().Perm() != want {
+				t.Fatalf("temp dir %s mode %v (%v), want %v", l.Root(), fi.Mode().Perm(), err, want)
+			}
+			if fi, err := os.Stat(filepath.Dir(srv.Unix.Address)); err != nil || fi.Mode().Perm()&0o077 != 0 {
+				t.Fatalf("socket dir %s mode %v (%v): open to others", filepath.Dir(srv.Unix.Address), fi.Mode().Perm(), err)
 			}
 			if host := srv.TCP.Address[:len("127.0.0.1:")]; host != "127.0.0.1:" {
 				t.Fatalf("TCP endpoint %s is not on 127.0.0.1", srv.TCP.Address)

@@ -26,7 +26,10 @@ type process struct {
 // startProcess starts bin with args in its own process group, output to
 // dir/name.log, stdin from stdin (so that secrets never appear in the
 // process listing). The child is killed if dbsock dies.
-func startProcess(dir, name, bin string, args []string, env []string, stdin string) (*process, error) {
+//
+// runAs, when set, starts the process as another user (PostgreSQL refuses
+// to run as root).
+func startProcess(dir, name, bin string, args []string, env []string, stdin string, runAs *syscall.Credential) (*process, error) {
 	logPath := filepath.Join(dir, name+".log")
 	logFile, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
 	if err != nil {
@@ -41,7 +44,7 @@ func startProcess(dir, name, bin string, args []string, env []string, stdin stri
 	if stdin != "" {
 		cmd.Stdin = strings.NewReader(stdin)
 	}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL, Credential: runAs}
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("start %s (%s): %w", name, bin, err)
 	}

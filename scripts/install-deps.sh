@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the database servers dbsock's local provider and integration tests use:
-# MariaDB and Redis from Debian's packages, and FerretDB (a MongoDB-wire server)
-# built from the Go module proxy. Safe to run again: what is already there is kept.
+# MariaDB, Redis and PostgreSQL from Debian's packages, and FerretDB (a
+# MongoDB-wire server) built from the Go module proxy. Safe to run again: what
+# is already there is kept.
 set -euo pipefail
 
 FERRETDB_VERSION="${FERRETDB_VERSION:-v1.24.0}"
@@ -10,6 +11,7 @@ BIN_DIR="${DBSOCK_BIN_DIR:-/usr/local/bin}"
 need_apt=()
 command -v mariadbd >/dev/null 2>&1 || command -v mysqld >/dev/null 2>&1 || need_apt+=(mariadb-server)
 command -v redis-server >/dev/null 2>&1 || need_apt+=(redis-server)
+ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || need_apt+=(postgresql)
 command -v taskset >/dev/null 2>&1 || need_apt+=(util-linux)
 
 if [ ${#need_apt[@]} -gt 0 ]; then

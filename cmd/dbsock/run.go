@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/dbsock/dbsock/compose"
 	"github.com/dbsock/dbsock/drivers"
+	pgdrv "github.com/dbsock/dbsock/drivers/postgres"
 	"github.com/dbsock/dbsock/internal/gate"
 	"github.com/dbsock/dbsock/internal/placement"
 	"github.com/dbsock/dbsock/internal/runner"
@@ -42,6 +44,7 @@ type runOptions struct {
 	mysqlAddr, mysqlSocket, mysqlUser, mysqlPassword, mysqlDB string
 	redisAddr, redisSocket, redisPassword                     string
 	mongoAddr, mongoSocket, mongoUser                         string
+	pgAddr, pgSocketDir, pgUser, pgDB                         string
 	passwordFiles                                             map[string]*string
 }
 
@@ -120,8 +123,12 @@ random password per run; no password is ever printed.`,
 	f.StringVar(&o.mongoAddr, "mongo-addr", "", "external MongoDB TCP address HOST:PORT")
 	f.StringVar(&o.mongoSocket, "mongo-socket", "", "external MongoDB Unix socket path (must end in .sock)")
 	f.StringVar(&o.mongoUser, "mongo-user", "", "external MongoDB user (password from $DBSOCK_MONGO_PASSWORD)")
+	f.StringVar(&o.pgAddr, "postgres-addr", "", "external PostgreSQL TCP address HOST:PORT")
+	f.StringVar(&o.pgSocketDir, "postgres-socket-dir", "", "external PostgreSQL socket directory (the socket is DIR/.s.PGSQL.PORT, PORT from --postgres-addr)")
+	f.StringVar(&o.pgUser, "postgres-user", "postgres", "external PostgreSQL user (password from $DBSOCK_POSTGRES_PASSWORD)")
+	f.StringVar(&o.pgDB, "postgres-db", "postgres", "external PostgreSQL database; dbsock creates table \"user\" in it")
 	o.passwordFiles = map[string]*string{}
-	for _, t := range []string{"mysql", "redis", "mongo"} {
+	for _, t := range []string{"mysql", "redis", "mongo", "postgres"} {
 		o.passwordFiles[t] = f.String(t+"-password-file", "", "read the external "+t+" password from this file (first line)")
 	}
 	return cmd
@@ -159,7 +166,7 @@ func parseTargets(args []string) ([]string, error) {
 // the environment, validating every address given.
 func (o *runOptions) externalEndpoints() (map[string]compose.Pair, error) {
 	passwords := map[string]string{"mysql": o.mysqlPassword, "redis": o.redisPassword}
-	for _, t := range []string{"mysql", "redis", "mongo"} {
+	for _, t := range []string{"mysql", "redis", "mongo", "postgres"} {
 		if passwords[t] == "" {
 			passwords[t] = os.Getenv("DBSOCK_" + strings.ToUpper(t) + "_PASSWORD")
 		}
@@ -173,9 +180,10 @@ func (o *runOptions) externalEndpoints() (map[string]compose.Pair, error) {
 		}
 	}
 	pairs := map[string]compose.Pair{
-		"mysql": pair(o.mysqlAddr, o.mysqlSocket, drivers.Endpoint{User: o.mysqlUser, Password: passwords["mysql"], Database: o.mysqlDB}),
-		"redis": pair(o.redisAddr, o.redisSocket, drivers.Endpoint{Password: passwords["redis"]}),
-		"mongo": pair(o.mongoAddr, o.mongoSocket, drivers.Endpoint{User: o.mongoUser, Password: passwords["mongo"]}),
+		"mysql":    pair(o.mysqlAddr, o.mysqlSocket, drivers.Endpoint{User: o.mysqlUser, Password: passwords["mysql"], Database: o.mysqlDB}),
+		"redis":    pair(o.redisAddr, o.redisSocket, drivers.Endpoint{Password: passwords["redis"]}),
+		"mongo":    pair(o.mongoAddr, o.mongoSocket, drivers.Endpoint{User: o.mongoUser, Password: passwords["mongo"]}),
+		"postgres": pair(o.pgAddr, pgSocket(o.pgSocketDir, o.pgAddr), drivers.Endpoint{User: o.pgUser, Password: passwords["postgres"], Database: o.pgDB}),
 	}
 	for target, p := range pairs {
 		if p.TCP.Address != "" {
@@ -185,11 +193,11 @@ func (o *runOptions) externalEndpoints() (map[string]compose.Pair, error) {
 		}
 		if p.Unix.Address != "" {
 			if err := p.Unix.Validate(); err != nil {
-				return nil, usagef("--%s-socket: %v", target, err)
+				return nil, usagef("%s: %v", compose.SocketFlag(target), err)
 			}
 		}
 		if p.Given() && (p.TCP.Address == "" || p.Unix.Address == "") {
-			return nil, usagef("%s: give both --%s-addr and --%s-socket: dbsock compares the two transports of one server", target, target, target)
+			return nil, usagef("%s: give both --%s-addr and %s: dbsock compares the two transports of one server", target, target, compose.SocketFlag(target))
 		}
 	}
 	return pairs, nil
@@ -269,11 +277,11 @@ func runRun(ctx context.Context, o *runOptions, args []string, stdout, stderr io
 	external := &compose.External{Endpoints: pairs}
 	if o.provider == "external" {
 		for _, t := range targets {
-			if t == "echo" {
-				return usagef("target echo is dbsock's own server: it has no external endpoints; use --provider local or auto")
+			if _, ok := pairs[t]; !ok {
+				return usagef("target %s is dbsock's own server: it has no external endpoints; use --provider local or auto", t)
 			}
 			if !pairs[t].Given() {
-				return usagef("--provider external needs --%s-addr and --%s-socket for target %s", t, t, t)
+				return usagef("--provider external needs --%s-addr and %s for target %s", t, compose.SocketFlag(t), t)
 			}
 		}
 	}
@@ -390,4 +398,19 @@ func newDocker(images map[string]string, cpus []int) *compose.Docker {
 	d := compose.NewDocker()
 	d.Images, d.ServerCPUs = images, cpus
 	return d
+}
+
+// pgSocket turns --postgres-socket-dir into the socket file PostgreSQL
+// makes for the port of --postgres-addr (5432 when none is given).
+func pgSocket(dir, addr string) string {
+	if dir == "" {
+		return ""
+	}
+	port := 5432
+	if i := strings.LastIndexByte(addr, ':'); i >= 0 {
+		if p, err := strconv.Atoi(addr[i+1:]); err == nil {
+			port = p
+		}
+	}
+	return pgdrv.SocketFile(dir, port)
 }

@@ -210,3 +210,32 @@ func TestGRPCAndHTTPTargets(t *testing.T) {
 		}
 	}
 }
+
+// TestPostgresLocalAndExternal measures a real PostgreSQL in both scenarios
+// through the local provider, then the same server through the external
+// provider's flags.
+func TestPostgresLocalAndExternal(t *testing.T) {
+	testutil.NeedAny(t, "initdb")
+	r := runJSON(t, "run", "postgres", "--provider", "local", "--scenario", "pk,connect", "--n", "150", "--warmup", "10", "--rounds", "1")
+	if r.Targets[0].Server.Product != "PostgreSQL" || r.Targets[0].Error != "" {
+		t.Fatalf("target %+v", r.Targets[0])
+	}
+	for _, run := range r.Runs {
+		if !run.TransportVerified || run.Errors != 0 || run.N != 150 {
+			t.Errorf("%s %s: verified %v (%s) errors %d", run.Scenario, run.Transport, run.TransportVerified, run.Evidence, run.Errors)
+		}
+	}
+	pk, conn := summaryOf(t, r, "postgres", "pk"), summaryOf(t, r, "postgres", "connect")
+	if conn.Unix.Latency.P50 <= pk.Unix.Latency.P50 {
+		t.Errorf("a new connection per op is not slower than a kept one")
+	}
+	srv := startLocal(t, "postgres")
+	t.Setenv("DBSOCK_POSTGRES_PASSWORD", srv.TCP.Password)
+	r = runJSON(t, "run", "postgres", "--provider", "external", "--n", "100", "--warmup", "10", "--rounds", "1",
+		"--postgres-addr", srv.TCP.Address, "--postgres-socket-dir", filepath.Dir(srv.Unix.Address), "--postgres-user", srv.TCP.User)
+	for _, run := range r.Runs {
+		if !run.TransportVerified || run.Errors != 0 {
+			t.Errorf("external %s: verified %v errors %d", run.Transport, run.TransportVerified, run.Errors)
+		}
+	}
+}

@@ -12,12 +12,13 @@ import (
 
 // servedBy says what serves each target.
 var servedBy = map[string]string{
-	"mysql": "MySQL (mysqld) or MariaDB (mariadbd), local, container or yours",
-	"redis": "redis-server, local, container or yours",
-	"mongo": "mongod, or FerretDB (MongoDB wire protocol), local, container or yours",
-	"echo":  "dbsock's echo server in a child process: the transport floor",
-	"grpc":  "dbsock's gRPC health server (grpc-go) in a child process",
-	"http":  "dbsock's HTTP/1.1 server (net/http) in a child process",
+	"mysql":    "MySQL (mysqld) or MariaDB (mariadbd), local, container or yours",
+	"redis":    "redis-server, local, container or yours",
+	"mongo":    "mongod, or FerretDB (MongoDB wire protocol), local, container or yours",
+	"postgres": "PostgreSQL, local or yours",
+	"echo":     "dbsock's echo server in a child process: the transport floor",
+	"grpc":     "dbsock's gRPC health server (grpc-go) in a child process",
+	"http":     "dbsock's HTTP/1.1 server (net/http) in a child process",
 }
 
 func newTargetsCmd(stdout io.Writer) *cobra.Command {

@@ -18,6 +18,7 @@ import (
 	httpdrv "github.com/dbsock/dbsock/drivers/http"
 	"github.com/dbsock/dbsock/drivers/mongo"
 	"github.com/dbsock/dbsock/drivers/mysql"
+	"github.com/dbsock/dbsock/drivers/postgres"
 	"github.com/dbsock/dbsock/drivers/redis"
 	"github.com/dbsock/dbsock/internal/placement"
 	"github.com/dbsock/dbsock/internal/results"
@@ -27,7 +28,7 @@ import (
 
 // Targets lists every target in report order; All is what "all" means.
 var (
-	Targets = []string{"mysql", "redis", "mongo", "echo", "grpc", "http"}
+	Targets = []string{"mysql", "redis", "mongo", "postgres", "echo", "grpc", "http"}
 	All     = []string{"mysql", "redis", "mongo"}
 )
 
@@ -51,6 +52,8 @@ func Driver(target string, o DriverOptions, valueSize int) (drivers.Driver, bool
 		return mongo.New(o.MongoOp, valueSize), true
 	case "echo":
 		return echo.New(valueSize), true
+	case "postgres":
+		return postgres.New(valueSize), true
 	case "grpc":
 		return grpcdrv.New(), true
 	case "http":

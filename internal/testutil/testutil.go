@@ -26,6 +26,9 @@ func NeedAny(t testing.TB, names ...string) {
 		if _, err := exec.LookPath(n); err == nil {
 			return
 		}
+		if m, _ := filepath.Glob("/usr/lib/postgresql/*/bin/" + n); len(m) > 0 {
+			return
+		}
 		for _, dir := range []string{"/usr/sbin", "/usr/local/sbin"} {
 			if _, err := os.Stat(filepath.Join(dir, n)); err == nil {
 				return

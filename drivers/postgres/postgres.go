@@ -1,0 +1,214 @@
+// Package postgres is dbsock's driver for PostgreSQL, built on
+// github.com/jackc/pgx/v5. A Unix endpoint's address is the socket file
+// (DIR/.s.PGSQL.PORT); pgx is given its directory and port, as libpq is.
+package postgres
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/dbsock/dbsock/drivers"
+)
+
+// Query is the lookup of the default case; PayloadQuery reads a value of a
+// chosen size. "user" is a reserved word in PostgreSQL, hence the quotes.
+const (
+	Query        = `SELECT nickname FROM "user" WHERE id = $1`
+	PayloadQuery = `SELECT payload FROM "user" WHERE id = $1`
+	LookupID     = 1
+	Nickname     = "dbsock"
+)
+
+// SocketFile is the name PostgreSQL gives its socket for port.
+func SocketFile(dir string, port int) string {
+	return filepath.Join(dir, ".s.PGSQL."+strconv.Itoa(port))
+}
+
+// Driver is the PostgreSQL driver for one value size.
+type Driver struct{ valueSize int }
+
+// New returns the PostgreSQL driver reading values of valueSize bytes (the
+// nickname when 0).
+func New(valueSize int) *Driver { return &Driver{valueSize: valueSize} }
+
+// Name implements drivers.Driver.
+func (*Driver) Name() string { return "postgres" }
+
+// Mode implements drivers.Driver.
+func (*Driver) Mode() string { return "prepared" }
+
+// ValueSize implements drivers.Driver.
+func (d *Driver) ValueSize() int {
+	if d.valueSize == 0 {
+		return len(Nickname)
+	}
+	return d.valueSize
+}
+
+func (d *Driver) query() string {
+	if d.valueSize > 0 {
+		return PayloadQuery
+	}
+	return Query
+}
+
+// Describe implements drivers.Driver.
+func (d *Driver) Describe() string {
+	return "`" + strings.Replace(d.query(), "$1", "1", 1) + "` with a statement prepared once per connection (pgx's statement cache: one round trip per op)"
+}
+
+// ConnectPhase implements drivers.Driver.
+func (*Driver) ConnectPhase() string {
+	return "connect, startup and SCRAM authentication (no TLS)"
+}
+
+// Config maps an endpoint to pgx's configuration, with TLS off on both
+// transports so that the comparison is of the transports alone.
+func Config(ep drivers.Endpoint) (*pgx.ConnConfig, error) {
+	cfg, err := pgx.ParseConfig("sslmode=disable")
+	if err != nil {
+		return nil, err
+	}
+	switch ep.Transport {
+	case drivers.TCP:
+		host, port, err := splitHostPort(ep.Address)
+		if err != nil {
+			return nil, err
+		}
+		cfg.Host, cfg.Port = host, port
+	case drivers.Unix:
+		base := filepath.Base(ep.Address)
+		p, ok := strings.CutPrefix(base, ".s.PGSQL.")
+		port, err := strconv.ParseUint(p, 10, 16)
+		if !ok || err != nil {
+			return nil, fmt.Errorf("postgres socket %q is not DIR/.s.PGSQL.PORT", ep.Address)
+		}
+		cfg.Host, cfg.Port = filepath.Dir(ep.Address), uint16(port)
+	}
+	cfg.User, cfg.Password, cfg.Database = ep.User, ep.Password, ep.Database
+	cfg.ConnectTimeout = 10 * time.Second
+	cfg.Fallbacks = nil
+	cfg.TLSConfig = nil
+	return cfg, nil
+}
+
+func splitHostPort(addr string) (string, uint16, error) {
+	i := strings.LastIndexByte(addr, ':')
+	if i < 0 {
+		return "", 0, fmt.Errorf("postgres address %q is not HOST:PORT", addr)
+	}
+	p, err := strconv.ParseUint(addr[i+1:], 10, 16)
+	if err != nil {
+		return "", 0, fmt.Errorf("postgres address %q has a bad port", addr)
+	}
+	return strings.Trim(addr[:i], "[]"), uint16(p), nil
+}
+
+func connect(ctx context.Context, ep drivers.Endpoint) (*pgx.Conn, error) {
+	cfg, err := Config(ep)
+	if err != nil {
+		return nil, err
+	}
+	c, err := pgx.ConnectConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("connect to postgres over %s: %w", ep, err)
+	}
+	return c, nil
+}
+
+// Seed implements drivers.Driver.
+func (d *Driver) Seed(ctx context.Context, ep drivers.Endpoint) error {
+	c, err := connect(ctx, ep)
+	if err != nil {
+		return err
+	}
+	defer c.Close(context.Background())
+	for _, q := range []string{
+		`CREATE TABLE IF NOT EXISTS "user" (id INT PRIMARY KEY, nickname TEXT, payload BYTEA)`,
+		`ALTER TABLE "user" ADD COLUMN IF NOT EXISTS payload BYTEA`,
+	} {
+		if _, err := c.Exec(ctx, q); err != nil {
+			return fmt.Errorf("seed postgres over %s: %s: %w", ep, q, err)
+		}
+	}
+	_, err = c.Exec(ctx, `INSERT INTO "user" (id, nickname, payload) VALUES ($1, $2, $3)
+		ON CONFLICT (id) DO UPDATE SET nickname = EXCLUDED.nickname, payload = EXCLUDED.payload`,
+		LookupID, Nickname, bytes.Repeat([]byte("d"), d.valueSize))
+	if err != nil {
+		return fmt.Errorf("seed postgres over %s: insert the row to look up: %w", ep, err)
+	}
+	return nil
+}
+
+// Info implements drivers.Driver.
+func (*Driver) Info(ctx context.Context, ep drivers.Endpoint) (drivers.ServerInfo, error) {
+	c, err := connect(ctx, ep)
+	if err != nil {
+		return drivers.ServerInfo{}, err
+	}
+	defer c.Close(context.Background())
+	var version, full string
+	if err := c.QueryRow(ctx, "SELECT current_setting('server_version'), version()").Scan(&version, &full); err != nil {
+		return drivers.ServerInfo{}, fmt.Errorf("ask postgres over %s for its version: %w", ep, err)
+	}
+	product := "PostgreSQL"
+	if v, _, ok := strings.Cut(version, " "); ok {
+		version = v
+	}
+	return drivers.ServerInfo{Product: product, Version: version, Detail: full}, nil
+}
+
+// Open implements drivers.Driver: one connection with the lookup prepared.
+func (d *Driver) Open(ctx context.Context, ep drivers.Endpoint) (drivers.Conn, error) {
+	c, err := connect(ctx, ep)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := c.Prepare(ctx, "lookup", d.query()); err != nil {
+		c.Close(context.Background())
+		return nil, fmt.Errorf("prepare %q over %s: %w", d.query(), ep, err)
+	}
+	return &Conn{c: c, size: d.valueSize, arg: int32(LookupID)}, nil
+}
+
+// Conn is one PostgreSQL connection.
+type Conn struct {
+	c     *pgx.Conn
+	size  int
+	arg   int32
+	value []byte
+}
+
+// Do implements drivers.Conn: one execution of the prepared lookup.
+func (c *Conn) Do(ctx context.Context) error {
+	if err := c.c.QueryRow(ctx, "lookup", c.arg).Scan(&c.value); err != nil {
+		return err
+	}
+	if (c.size == 0 && string(c.value) != Nickname) || (c.size > 0 && len(c.value) != c.size) {
+		return fmt.Errorf("postgres lookup returned %d bytes", len(c.value))
+	}
+	return nil
+}
+
+// Verify implements drivers.Conn: inet_client_addr() is NULL for a Unix
+// socket client and the client's IP over TCP.
+func (c *Conn) Verify(ctx context.Context) (drivers.Verification, error) {
+	var addr *string
+	if err := c.c.QueryRow(ctx, "SELECT inet_client_addr()::text").Scan(&addr); err != nil {
+		return drivers.Verification{}, fmt.Errorf("inet_client_addr: %w", err)
+	}
+	if addr == nil {
+		return drivers.Verification{Transport: drivers.Unix, Evidence: "inet_client_addr() is NULL"}, nil
+	}
+	return drivers.Verification{Transport: drivers.TCP, Evidence: "inet_client_addr() = " + *addr}, nil
+}
+
+// Close implements drivers.Conn.
+func (c *Conn) Close() error { return c.c.Close(context.Background()) }
