@@ -81,10 +81,10 @@ func (c *Compose) prepare() error {
 		return err
 	}
 	c.ports, c.pw = map[string]int{}, map[string]string{}
-	if longest := filepath.Join(dir, "mongo", "mongodb-65535.sock"); len(longest) > drivers.MaxSocketPath {
+	if longest := filepath.Join(dir, "postgres", ".s.PGSQL.65535"); len(longest) > drivers.MaxSocketPath {
 		return fmt.Errorf("compose provider: socket paths under %s would be longer than %d bytes; set TMPDIR to a shorter directory", dir, drivers.MaxSocketPath)
 	}
-	for _, t := range []string{"mysql", "redis", "mongo"} {
+	for _, t := range []string{"mysql", "redis", "mongo", "postgres"} {
 		if err := os.Mkdir(filepath.Join(dir, t), 0o777); err != nil {
 			return err
 		}
@@ -111,6 +111,8 @@ func (c *Compose) prepare() error {
 		"DBSOCK_MYSQL_PORT="+strconv.Itoa(c.ports["mysql"]),
 		"DBSOCK_REDIS_PORT="+strconv.Itoa(c.ports["redis"]),
 		"DBSOCK_MONGO_PORT="+strconv.Itoa(c.ports["mongo"]),
+		"DBSOCK_POSTGRES_PORT="+strconv.Itoa(c.ports["postgres"]),
+		"DBSOCK_POSTGRES_PASSWORD="+c.pw["postgres"],
 		"DBSOCK_MYSQL_ROOT_PASSWORD="+root,
 		"DBSOCK_MYSQL_PASSWORD="+c.pw["mysql"],
 		"DBSOCK_REDIS_PASSWORD="+c.pw["redis"],
@@ -165,8 +167,11 @@ func (c *Compose) Supply(ctx context.Context, target string) (*Server, error) {
 		srv.Warnings = append(srv.Warnings, note)
 	}
 	user, db := "", ""
-	if target == "mysql" {
+	switch target {
+	case "mysql":
 		user, db = MySQLUser, MySQLDatabase
+	case "postgres":
+		user, db = PostgresUser, PostgresDatabase
 	}
 	srv.TCP = drivers.Endpoint{Transport: drivers.TCP, Address: "127.0.0.1:" + strconv.Itoa(c.ports[target]), User: user, Password: c.pw[target], Database: db}
 	if target == "mongo" {

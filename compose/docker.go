@@ -27,17 +27,19 @@ import (
 // DefaultImages are the official images the docker provider starts; pinned
 // by tag (mysql 8.4 is the LTS line).
 var DefaultImages = map[string]string{
-	"mysql": "mysql:8.4",
-	"redis": "redis:7.4",
-	"mongo": "mongo:7.0",
+	"mysql":    "mysql:8.4",
+	"redis":    "redis:7.4",
+	"mongo":    "mongo:7.0",
+	"postgres": "postgres:16",
 }
 
 // OfflineImages are the images "make images" builds from Debian's packages
 // for machines without a registry.
 var OfflineImages = map[string]string{
-	"mysql": "dbsock/mariadb:10.11",
-	"redis": "dbsock/redis:7.0",
-	"mongo": "dbsock/ferretdb:1.24",
+	"mysql":    "dbsock/mariadb:10.11",
+	"redis":    "dbsock/redis:7.0",
+	"mongo":    "dbsock/ferretdb:1.24",
+	"postgres": "dbsock/postgres:15",
 }
 
 // Label marks every container dbsock creates; RunLabel holds the run's ID.

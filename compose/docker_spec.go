@@ -13,6 +13,7 @@ import (
 
 	"github.com/dbsock/dbsock/drivers"
 	mysqldrv "github.com/dbsock/dbsock/drivers/mysql"
+	pgdrv "github.com/dbsock/dbsock/drivers/postgres"
 )
 
 // spec is how one target's container is started and reached.
@@ -59,6 +60,18 @@ func containerSpec(target string, port int, dir, bind string) (spec, error) {
 			return spec{}, err
 		}
 		return spec{cmd: []string{"redis-server", "/sock/redis.conf"}, socket: "redis.sock", config: "redis.conf", password: pw}, nil
+	case "postgres":
+		pw, err := randomPassword()
+		if err != nil {
+			return spec{}, err
+		}
+		return spec{
+			cmd: []string{"postgres", "-c", "listen_addresses=" + bind, "-c", "port=" + p, "-c", "unix_socket_directories=/sock",
+				"-c", "unix_socket_permissions=0777", "-c", "max_connections=300"},
+			env:    map[string]string{"POSTGRES_USER": PostgresUser, "POSTGRES_PASSWORD": pw, "POSTGRES_DB": PostgresDatabase},
+			socket: ".s.PGSQL." + p, user: PostgresUser, password: pw, database: PostgresDatabase,
+			ready: postgresLogin,
+		}, nil
 	case "mongo":
 		return spec{cmd: []string{"mongod", "--port", p, "--bind_ip", bind, "--unixSocketPrefix", "/sock", "--filePermissions", "0777"},
 			socket: "mongodb-" + p + ".sock"}, nil
@@ -70,6 +83,18 @@ func containerSpec(target string, port int, dir, bind string) (spec, error) {
 // transports: the official image runs a temporary server for set-up first.
 func mysqlLogin(ctx context.Context, srv *Server) error {
 	d := mysqldrv.New("", 0)
+	for _, ep := range []drivers.Endpoint{srv.TCP, srv.Unix} {
+		if _, err := d.Info(ctx, ep); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// postgresLogin is ready once the role can log in over both transports:
+// the official image, too, runs a temporary server for set-up first.
+func postgresLogin(ctx context.Context, srv *Server) error {
+	d := pgdrv.New(0)
 	for _, ep := range []drivers.Endpoint{srv.TCP, srv.Unix} {
 		if _, err := d.Info(ctx, ep); err != nil {
 			return err

@@ -10,7 +10,7 @@ import (
 // TestContainerSpecKeepsPasswordsOffCommandLines checks the command lines
 // dbsock gives containers: loopback only, sockets in /sock, and no password.
 func TestContainerSpecKeepsPasswordsOffCommandLines(t *testing.T) {
-	for _, target := range []string{"mysql", "redis", "mongo"} {
+	for _, target := range []string{"mysql", "redis", "mongo", "postgres"} {
 		dir := t.TempDir()
 		sp, err := containerSpec(target, 12345, dir, "127.0.0.1")
 		if err != nil {

@@ -15,7 +15,7 @@ import (
 
 // offlineImages are the --image flags for dbsock's own images (make images).
 var offlineImages = []string{"--image", "mysql=" + compose.OfflineImages["mysql"], "--image", "redis=" + compose.OfflineImages["redis"],
-	"--image", "mongo=" + compose.OfflineImages["mongo"]}
+	"--image", "mongo=" + compose.OfflineImages["mongo"], "--image", "postgres=" + compose.OfflineImages["postgres"]}
 
 // needImages skips (or, under DBSOCK_REQUIRE_SERVERS, fails) unless the
 // Docker engine answers and dbsock's offline images are built.
@@ -53,8 +53,8 @@ func checkContainerRun(t *testing.T, provider string) {
 	before := len(dbsockContainers(t))
 	tmp := shortTempDir(t)
 	t.Setenv("TMPDIR", tmp)
-	r := runJSON(t, append([]string{"run", "all", "--provider", provider, "--n", "300", "--warmup", "20", "--rounds", "2"}, offlineImages...)...)
-	products := map[string]string{"mysql": "MariaDB", "redis": "Redis", "mongo": "FerretDB"}
+	r := runJSON(t, append([]string{"run", "all", "postgres", "--provider", provider, "--n", "300", "--warmup", "20", "--rounds", "2"}, offlineImages...)...)
+	products := map[string]string{"mysql": "MariaDB", "redis": "Redis", "mongo": "FerretDB", "postgres": "PostgreSQL"}
 	for _, target := range r.Targets {
 		if target.Error != "" {
 			t.Errorf("%s: %s", target.Name, target.Error)
@@ -64,8 +64,8 @@ func checkContainerRun(t *testing.T, provider string) {
 			t.Errorf("%s: product %q network %q image %q id %q socket dir %q", target.Name, target.Server.Product, target.NetworkMode, target.Image, target.ImageID, target.SocketDir)
 		}
 	}
-	if len(r.Runs) != 3*2*2 {
-		t.Fatalf("%d runs, want 3 targets x 2 transports x 2 rounds", len(r.Runs))
+	if len(r.Runs) != 4*2*2 {
+		t.Fatalf("%d runs, want 4 targets x 2 transports x 2 rounds", len(r.Runs))
 	}
 	for _, run := range r.Runs {
 		if !run.TransportVerified || run.Errors != 0 || run.N != 300 || run.Latency.P50 <= 0 {

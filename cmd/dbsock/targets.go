@@ -15,7 +15,7 @@ var servedBy = map[string]string{
 	"mysql":    "MySQL (mysqld) or MariaDB (mariadbd), local, container or yours",
 	"redis":    "redis-server, local, container or yours",
 	"mongo":    "mongod, or FerretDB (MongoDB wire protocol), local, container or yours",
-	"postgres": "PostgreSQL, local or yours",
+	"postgres": "PostgreSQL, local, container or yours",
 	"echo":     "dbsock's echo server in a child process: the transport floor",
 	"grpc":     "dbsock's gRPC health server (grpc-go) in a child process",
 	"http":     "dbsock's HTTP/1.1 server (net/http) in a child process",
