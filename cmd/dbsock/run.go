@@ -61,28 +61,33 @@ one connection per transport and round, verified on the server side, warmed
 up, then N lookups each timed on its own. Rounds alternate which transport
 goes first.
 
-Targets:
-  mysql   SELECT by primary key, statement prepared once (MySQL or MariaDB)
-  redis   GET of one key
-  mongo   findOne by _id (MongoDB, or FerretDB speaking its wire protocol)
-  echo    4-byte ping-pong with dbsock's own echo server: the transport floor
-  all     mysql redis mongo
+Targets (dbsock targets lists them with what one op is):
+  mysql     SELECT by primary key, statement prepared once (MySQL or MariaDB)
+  redis     GET of one key
+  mongo     findOne by _id (MongoDB, or FerretDB speaking its wire protocol)
+  postgres  SELECT by primary key, statement prepared once (PostgreSQL)
+  echo      4-byte ping-pong with dbsock's own echo server: the transport floor
+  grpc      gRPC health Check on a kept HTTP/2 connection (dbsock's server)
+  http      HTTP/1.1 GET with keep-alive (dbsock's server)
+  all       mysql redis mongo
 
 Providers:
   docker    start containers (testcontainers-go) with host networking, the
             server on 127.0.0.1 only and its socket dir bind-mounted; official
-            images mysql:8.4, redis:7.4, mongo:7.0, or --image TARGET=REF
-            (make images builds dbsock/mariadb, dbsock/redis, dbsock/ferretdb)
+            images mysql:8.4, redis:7.4, mongo:7.0, postgres:16, or --image
+            TARGET=REF (make images builds dbsock/mariadb, dbsock/redis,
+            dbsock/ferretdb, dbsock/postgres, used when the official ones
+            cannot be pulled)
   compose   the same from compose/compose.yaml with Docker Compose
   local     start private throwaway servers from binaries on PATH
-            (mysqld or mariadbd, redis-server, mongod or ferretdb)
+            (mysqld or mariadbd, redis-server, mongod or ferretdb, postgres)
   external  measure servers you already run: give both --TARGET-addr and
-            --TARGET-socket
+            --TARGET-socket (--postgres-socket-dir for PostgreSQL)
   auto      external for targets whose endpoints are given, else docker when
             an engine answers and the image is here or can be pulled, else local
 
 Passwords: --TARGET-password-file FILE, or DBSOCK_MYSQL_PASSWORD,
-DBSOCK_REDIS_PASSWORD, DBSOCK_MONGO_PASSWORD (the --*-password flags work too,
+DBSOCK_REDIS_PASSWORD, DBSOCK_MONGO_PASSWORD, DBSOCK_POSTGRES_PASSWORD (the --*-password flags work too,
 but show in your shell history and process list). Servers dbsock starts get a
 random password per run; no password is ever printed.`,
 		Example: `  dbsock run mysql --n 10000
