@@ -1,7 +1,6 @@
 package main
 
 import (
-	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -10,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/dbsock/dbsock/internal/results"
 	"github.com/dbsock/dbsock/internal/testutil"
 )
 
@@ -72,12 +70,7 @@ func TestServerKilledMidRun(t *testing.T) {
 	if code := cmd.ProcessState.ExitCode(); code != ExitFailed {
 		t.Fatalf("exit %d (%v), want %d", code, err, ExitFailed)
 	}
-	f, err := os.Open(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	rep, err := results.ReadJSON(f)
+	rep, err := readReport(out)
 	if err != nil {
 		t.Fatal(err)
 	}

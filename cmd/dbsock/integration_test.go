@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/dbsock/dbsock/drivers"
-	"github.com/dbsock/dbsock/internal/results"
 	"github.com/dbsock/dbsock/internal/testutil"
 )
 
@@ -30,12 +29,7 @@ func TestRunAllTargetsLocal(t *testing.T) {
 	if stdout != "" {
 		t.Fatalf("with --out, stdout should be empty; got %q", stdout)
 	}
-	f, err := os.Open(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	rep, err := results.ReadJSON(f)
+	rep, err := readReport(out)
 	if err != nil {
 		t.Fatal(err)
 	}
