@@ -15,7 +15,7 @@ import (
 	"github.com/dbsock/dbsock/internal/child"
 	"github.com/dbsock/dbsock/internal/echoserver"
 	"github.com/dbsock/dbsock/internal/placement"
-	"github.com/dbsock/dbsock/internal/results"
+	"github.com/dbsock/dbsock/results"
 )
 
 func TestMain(m *testing.M) {

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/dbsock/dbsock/drivers"
-	"github.com/dbsock/dbsock/internal/results"
+	"github.com/dbsock/dbsock/results"
 )
 
 // scriptConn is a unit-test double: op i fails when fail(i) says so.

@@ -9,7 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/dbsock/dbsock/internal/report"
+	"github.com/dbsock/dbsock/reports"
 )
 
 func newCompareCmd(stdout io.Writer) *cobra.Command {
@@ -37,15 +37,15 @@ func newCompareCmd(stdout io.Writer) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			changes := report.Compare(old, new)
-			if err := report.CompareMarkdown(stdout, changes); err != nil {
+			changes := reports.Compare(old, new)
+			if err := reports.CompareMarkdown(stdout, changes); err != nil {
 				return err
 			}
 			if bound < 0 {
 				return nil
 			}
 			var regressions []string
-			for _, c := range report.Regressions(changes, bound) {
+			for _, c := range reports.Regressions(changes, bound) {
 				regressions = append(regressions, fmt.Sprintf("%s %s %s %s is %.1f%% slower (p=%.3f), beyond --fail-on-regression %s",
 					c.Target, c.Label(), c.Transport.Label(), c.Metric, 100*c.Delta, c.P, failOn))
 			}

@@ -10,9 +10,8 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/dbsock/dbsock/internal/chart"
-	"github.com/dbsock/dbsock/internal/report"
-	"github.com/dbsock/dbsock/internal/results"
+	"github.com/dbsock/dbsock/reports"
+	"github.com/dbsock/dbsock/results"
 )
 
 // outputOptions are the flags that say where reports go.
@@ -25,7 +24,7 @@ type outputOptions struct {
 
 func (o *outputOptions) bind(f *pflag.FlagSet) {
 	o.flags = f
-	f.StringVar(&o.format, "format", "markdown", "format on stdout (or of an --out FILE without extension): "+strings.Join(report.Formats, ", "))
+	f.StringVar(&o.format, "format", "markdown", "format on stdout (or of an --out FILE without extension): "+strings.Join(reports.Formats, ", "))
 	f.StringArrayVarP(&o.outs, "out", "o", nil, "write a report to FILE instead of stdout, replaced whole; repeatable; "+
 		"the format comes from FILE:FORMAT, else --format if given, else the extension (.md .json .csv .bench)")
 	f.StringVar(&o.plot, "plot", "", "also draw latency by percentile and the speedup into this .svg or .png; Markdown reports link it")
@@ -33,12 +32,12 @@ func (o *outputOptions) bind(f *pflag.FlagSet) {
 
 // resolve validates the flags and returns the outputs; with no --out, one
 // output to stdout in --format.
-func (o *outputOptions) resolve() ([]report.Output, error) {
-	if err := oneOf("format", o.format, report.Formats...); err != nil {
+func (o *outputOptions) resolve() ([]reports.Output, error) {
+	if err := oneOf("format", o.format, reports.Formats...); err != nil {
 		return nil, err
 	}
 	if o.plot != "" {
-		if err := chart.CheckPath(o.plot); err != nil {
+		if err := reports.CheckPlotPath(o.plot); err != nil {
 			return nil, usagef("--plot: %v", err)
 		}
 		if dir := filepath.Dir(o.plot); !isDir(dir) {
@@ -46,15 +45,15 @@ func (o *outputOptions) resolve() ([]report.Output, error) {
 		}
 	}
 	if len(o.outs) == 0 {
-		return []report.Output{{Format: o.format}}, nil
+		return []reports.Output{{Format: o.format}}, nil
 	}
-	var outs []report.Output
+	var outs []reports.Output
 	seen := map[string]bool{}
 	for _, spec := range o.outs {
-		out, err := report.ParseOutput(spec)
+		out, err := reports.ParseOutput(spec)
 		explicit := err == nil && out.Path != spec // FILE:FORMAT
 		if !explicit && o.flags != nil && o.flags.Changed("format") {
-			out, err = report.Output{Path: spec, Format: o.format}, nil
+			out, err = reports.Output{Path: spec, Format: o.format}, nil
 		}
 		if err != nil {
 			return nil, usagef("--out: %v", err)
@@ -79,9 +78,9 @@ func isDir(path string) bool {
 // writeOutputs draws the plot, if asked, then renders rep into every output.
 // A file names the plot relative to its own directory, so that Markdown
 // links work and "dbsock report r.json" reproduces r.md beside it.
-func writeOutputs(rep *results.Report, outs []report.Output, plotPath string, stdout io.Writer) error {
+func writeOutputs(rep *results.Report, outs []reports.Output, plotPath string, stdout io.Writer) error {
 	if plotPath != "" {
-		if err := chart.WriteFile(plotPath, rep); err != nil {
+		if err := reports.PlotFile(plotPath, rep); err != nil {
 			return err
 		}
 		rep.Plot = plotPath
@@ -96,7 +95,7 @@ func writeOutputs(rep *results.Report, outs []report.Output, plotPath string, st
 			}
 		}
 		var buf bytes.Buffer
-		if err := report.Write(&buf, out.Format, r); err != nil {
+		if err := reports.Write(&buf, out.Format, r); err != nil {
 			return err
 		}
 		if out.Path == "" {

@@ -18,9 +18,9 @@ import (
 	"github.com/dbsock/dbsock/compose"
 	"github.com/dbsock/dbsock/drivers"
 	pgdrv "github.com/dbsock/dbsock/drivers/postgres"
-	"github.com/dbsock/dbsock/internal/gate"
 	"github.com/dbsock/dbsock/internal/placement"
 	"github.com/dbsock/dbsock/internal/runner"
+	"github.com/dbsock/dbsock/results"
 	"github.com/dbsock/dbsock/scenarios"
 )
 
@@ -250,9 +250,9 @@ func runRun(ctx context.Context, o *runOptions, args []string, stdout, stderr io
 	if err := o.sweep.validate(o.flags.Changed("n")); err != nil {
 		return err
 	}
-	var gates []gate.Threshold
+	var gates []results.Threshold
 	for _, expr := range o.thresholds {
-		th, err := gate.Parse(expr)
+		th, err := results.Parse(expr)
 		if err != nil {
 			return usagef("--threshold: %v", err)
 		}
@@ -346,7 +346,7 @@ func runRun(ctx context.Context, o *runOptions, args []string, stdout, stderr io
 	if bar != nil {
 		bar.finish()
 	}
-	rep.Thresholds = gate.Evaluate(rep, gates)
+	rep.Thresholds = results.Evaluate(rep, gates)
 	if err := writeOutputs(rep, outputs, o.output.plot, stdout); err != nil {
 		return err
 	}

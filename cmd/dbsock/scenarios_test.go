@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/dbsock/dbsock/drivers"
-	"github.com/dbsock/dbsock/internal/results"
 	"github.com/dbsock/dbsock/internal/testutil"
+	"github.com/dbsock/dbsock/results"
 )
 
 // runJSON runs dbsock with args plus JSON output and returns the report.

@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/dbsock/dbsock/internal/results"
 	"github.com/dbsock/dbsock/internal/testutil"
+	"github.com/dbsock/dbsock/results"
 )
 
 // buildDbsock compiles the command for tests that must run it as a process.

@@ -21,8 +21,8 @@ import (
 	"github.com/dbsock/dbsock/drivers/postgres"
 	"github.com/dbsock/dbsock/drivers/redis"
 	"github.com/dbsock/dbsock/internal/placement"
-	"github.com/dbsock/dbsock/internal/results"
 	"github.com/dbsock/dbsock/internal/sysinfo"
+	"github.com/dbsock/dbsock/results"
 	"github.com/dbsock/dbsock/scenarios"
 )
 

@@ -10,7 +10,7 @@ import (
 	"runtime/debug"
 	"strings"
 
-	"github.com/dbsock/dbsock/internal/results"
+	"github.com/dbsock/dbsock/results"
 )
 
 // DriverModules are the client libraries whose versions reports name.

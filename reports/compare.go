@@ -1,4 +1,4 @@
-package report
+package reports
 
 import (
 	"fmt"
@@ -8,7 +8,7 @@ import (
 	"golang.org/x/perf/benchmath"
 
 	"github.com/dbsock/dbsock/drivers"
-	"github.com/dbsock/dbsock/internal/results"
+	"github.com/dbsock/dbsock/results"
 )
 
 // Alpha is the significance level of comparisons.

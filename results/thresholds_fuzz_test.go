@@ -1,4 +1,4 @@
-package gate
+package results
 
 import "testing"
 

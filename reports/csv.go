@@ -1,11 +1,11 @@
-package report
+package reports
 
 import (
 	"encoding/csv"
 	"io"
 	"strconv"
 
-	"github.com/dbsock/dbsock/internal/results"
+	"github.com/dbsock/dbsock/results"
 )
 
 // CSVHeader is the header row of CSV output: one row per target, scenario,

@@ -1,4 +1,4 @@
-package report
+package reports
 
 import (
 	"bytes"
@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/dbsock/dbsock/drivers"
-	"github.com/dbsock/dbsock/internal/results"
+	"github.com/dbsock/dbsock/results"
 )
 
 // scaled returns a copy of the fixture with every Unix latency multiplied.

@@ -1,7 +1,8 @@
-// Package report renders a results.Report: Markdown for blog posts and
-// READMEs, JSON for CI. Renderers only read the report; nothing here
+// Package reports renders a results.Report: Markdown for blog posts and
+// READMEs, JSON, CSV and Go benchmark format for CI, and plots (SVG, PNG).
+// Every renderer only reads the report. Renderers only read the report; nothing here
 // measures.
-package report
+package reports
 
 import (
 	"fmt"
@@ -9,7 +10,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/dbsock/dbsock/internal/results"
+	"github.com/dbsock/dbsock/results"
 )
 
 // Formats lists the output formats by name.

@@ -1,4 +1,4 @@
-package report
+package reports
 
 import (
 	"bytes"
@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/dbsock/dbsock/drivers"
-	"github.com/dbsock/dbsock/internal/results"
+	"github.com/dbsock/dbsock/results"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files in testdata")

@@ -1,7 +1,8 @@
-// Package chart draws a report as one picture for a blog post: per target,
+// Plots: a report drawn as one picture for a blog post: per target,
 // latency by percentile for TCP and Unix (log scales), and a bar chart of
-// the Unix speedup with its confidence interval. It uses gonum.org/v1/plot.
-package chart
+// the Unix speedup with its confidence interval, with gonum.org/v1/plot.
+
+package reports
 
 import (
 	"fmt"
@@ -21,7 +22,7 @@ import (
 	"gonum.org/v1/plot/vg/vgsvg"
 
 	"github.com/dbsock/dbsock/drivers"
-	"github.com/dbsock/dbsock/internal/results"
+	"github.com/dbsock/dbsock/results"
 )
 
 // Colors of the two transports, the same in every panel.
@@ -30,13 +31,13 @@ var (
 	colorUnix = color.RGBA{R: 0x1b, G: 0x6f, B: 0xb5, A: 0xff}
 )
 
-// Formats lists the image formats by extension.
-var Formats = []string{".svg", ".png"}
+// ImageFormats lists the image formats by extension.
+var ImageFormats = []string{".svg", ".png"}
 
-// CheckPath says whether path has an image extension dbsock can write.
-func CheckPath(path string) error {
+// CheckPlotPath says whether path has an image extension dbsock can write.
+func CheckPlotPath(path string) error {
 	ext := strings.ToLower(filepath.Ext(path))
-	for _, f := range Formats {
+	for _, f := range ImageFormats {
 		if ext == f {
 			return nil
 		}
@@ -44,9 +45,9 @@ func CheckPath(path string) error {
 	return fmt.Errorf("plot file %q must end in .svg or .png", path)
 }
 
-// WriteFile draws r into path (.svg or .png), replacing it whole.
-func WriteFile(path string, r *results.Report) error {
-	if err := CheckPath(path); err != nil {
+// PlotFile draws r into path (.svg or .png), replacing it whole.
+func PlotFile(path string, r *results.Report) error {
+	if err := CheckPlotPath(path); err != nil {
 		return err
 	}
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
@@ -54,7 +55,7 @@ func WriteFile(path string, r *results.Report) error {
 		return fmt.Errorf("write plot %s: %w", path, err)
 	}
 	defer os.Remove(tmp.Name())
-	werr := Write(tmp, strings.ToLower(filepath.Ext(path)), r)
+	werr := Plot(tmp, strings.ToLower(filepath.Ext(path)), r)
 	cerr := tmp.Close()
 	if werr != nil || cerr != nil {
 		return fmt.Errorf("write plot %s: %w", path, firstErr(werr, cerr))
@@ -74,8 +75,8 @@ func firstErr(errs ...error) error {
 	return nil
 }
 
-// Write draws r to w as ext (".svg" or ".png").
-func Write(w io.Writer, ext string, r *results.Report) error {
+// Plot draws r to w as ext (".svg" or ".png").
+func Plot(w io.Writer, ext string, r *results.Report) error {
 	plots, err := panels(r)
 	if err != nil {
 		return err

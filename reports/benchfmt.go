@@ -1,4 +1,4 @@
-package report
+package reports
 
 import (
 	"fmt"
@@ -6,7 +6,7 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/dbsock/dbsock/internal/results"
+	"github.com/dbsock/dbsock/results"
 )
 
 // BenchFmt writes the runs in the Go benchmark text format, one line per

@@ -1,15 +1,14 @@
-// Package gate evaluates CI thresholds such as "redis.unix.p99<2ms" or
-// "mysql.unix_speedup_p50>=1.0" against a report's summary, as k6
+// Thresholds: CI checks such as "redis.unix.p99<2ms" or
+// "mysql.unix_speedup_p50>=1.0" evaluated against a report's summary, as k6
 // thresholds do: a run that violates one fails.
-package gate
+
+package results
 
 import (
 	"fmt"
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/dbsock/dbsock/internal/results"
 )
 
 // Threshold is one parsed expression: Target.Side.Metric Op Value, or
@@ -77,8 +76,8 @@ func Parse(expr string) (Threshold, error) {
 
 // Evaluate checks every threshold against r's summaries (every scenario of
 // the target) and returns one result per threshold and summary.
-func Evaluate(r *results.Report, ths []Threshold) []results.ThresholdResult {
-	var out []results.ThresholdResult
+func Evaluate(r *Report, ths []Threshold) []ThresholdResult {
+	var out []ThresholdResult
 	for _, th := range ths {
 		found := false
 		for _, s := range r.Summary {
@@ -87,17 +86,17 @@ func Evaluate(r *results.Report, ths []Threshold) []results.ThresholdResult {
 			}
 			found = true
 			actual := th.actual(s)
-			out = append(out, results.ThresholdResult{Expr: th.Expr, Scenario: s.Scenario, Actual: actual, OK: th.holds(actual),
+			out = append(out, ThresholdResult{Expr: th.Expr, Scenario: s.Scenario, Actual: actual, OK: th.holds(actual),
 				ActualText: th.format(actual)})
 		}
 		if !found {
-			out = append(out, results.ThresholdResult{Expr: th.Expr, OK: false, ActualText: "no result for target " + th.Target})
+			out = append(out, ThresholdResult{Expr: th.Expr, OK: false, ActualText: "no result for target " + th.Target})
 		}
 	}
 	return out
 }
 
-func (th Threshold) actual(s results.Summary) float64 {
+func (th Threshold) actual(s Summary) float64 {
 	switch th.Metric {
 	case "unix_speedup_p50":
 		return s.UnixSpeedupP50

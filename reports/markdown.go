@@ -1,4 +1,4 @@
-package report
+package reports
 
 import (
 	"fmt"
@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/dbsock/dbsock/drivers"
-	"github.com/dbsock/dbsock/internal/results"
+	"github.com/dbsock/dbsock/results"
 )
 
 // Markdown writes r as a Markdown document that reads well pasted into a

@@ -1,4 +1,4 @@
-package chart
+package reports
 
 import (
 	"bytes"
@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/dbsock/dbsock/drivers"
-	"github.com/dbsock/dbsock/internal/results"
+	"github.com/dbsock/dbsock/results"
 )
 
 func report(t *testing.T) *results.Report {
@@ -39,7 +39,7 @@ func report(t *testing.T) *results.Report {
 func TestWriteSVGAndPNG(t *testing.T) {
 	r := report(t)
 	var svg bytes.Buffer
-	if err := Write(&svg, ".svg", r); err != nil {
+	if err := Plot(&svg, ".svg", r); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"<svg", "redis (Redis 7.0.15)", "TCP", "Unix", "99.9%", "Unix speedup at p50"} {
@@ -48,7 +48,7 @@ func TestWriteSVGAndPNG(t *testing.T) {
 		}
 	}
 	path := filepath.Join(t.TempDir(), "r.png")
-	if err := WriteFile(path, r); err != nil {
+	if err := PlotFile(path, r); err != nil {
 		t.Fatal(err)
 	}
 	f, err := os.Open(path)
@@ -66,10 +66,10 @@ func TestWriteSVGAndPNG(t *testing.T) {
 }
 
 func TestRejectsUnknownExtensionAndEmptyReport(t *testing.T) {
-	if err := CheckPath("r.gif"); err == nil {
+	if err := CheckPlotPath("r.gif"); err == nil {
 		t.Fatal("r.gif accepted")
 	}
-	if err := Write(&bytes.Buffer{}, ".svg", &results.Report{}); err == nil || !strings.Contains(err.Error(), "nothing to plot") {
+	if err := Plot(&bytes.Buffer{}, ".svg", &results.Report{}); err == nil || !strings.Contains(err.Error(), "nothing to plot") {
 		t.Fatalf("empty report: %v", err)
 	}
 }

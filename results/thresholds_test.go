@@ -1,11 +1,9 @@
-package gate
+package results
 
 import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/dbsock/dbsock/internal/results"
 )
 
 func TestParse(t *testing.T) {
@@ -39,10 +37,10 @@ func TestParse(t *testing.T) {
 }
 
 func TestEvaluate(t *testing.T) {
-	r := &results.Report{Summary: []results.Summary{{
-		Case: results.Case{Target: "redis", Scenario: "pk"}, UnixSpeedupP50: 1.4,
-		TCP:  results.Side{N: 100, Latency: results.Latency{P50: 10000, P99: 40000}},
-		Unix: results.Side{N: 100, Errors: 1, Latency: results.Latency{P50: 7000, P99: 30000}},
+	r := &Report{Summary: []Summary{{
+		Case: Case{Target: "redis", Scenario: "pk"}, UnixSpeedupP50: 1.4,
+		TCP:  Side{N: 100, Latency: Latency{P50: 10000, P99: 40000}},
+		Unix: Side{N: 100, Errors: 1, Latency: Latency{P50: 7000, P99: 30000}},
 	}}}
 	parse := func(e string) Threshold {
 		th, err := Parse(e)
