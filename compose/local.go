@@ -15,8 +15,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/dbsock/dbsock/compose/child"
 	"github.com/dbsock/dbsock/drivers"
-	"github.com/dbsock/dbsock/internal/child"
 	"github.com/dbsock/dbsock/internal/placement"
 )
 

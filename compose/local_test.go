@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dbsock/dbsock/compose/child"
 	"github.com/dbsock/dbsock/drivers"
-	"github.com/dbsock/dbsock/internal/child"
 	"github.com/dbsock/dbsock/internal/testutil"
 )
 

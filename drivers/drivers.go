@@ -88,6 +88,10 @@ func (e Endpoint) Validate() error {
 	return nil
 }
 
+// NetworkHeader is the header (HTTP) or metadata key (gRPC) in which
+// dbsock's own servers say which network they accepted a request on.
+const NetworkHeader = "X-Dbsock-Network"
+
 // MaxSocketPath is the longest Unix socket path Linux accepts
 // (sizeof(sun_path) minus the terminating NUL).
 const MaxSocketPath = 107

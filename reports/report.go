@@ -1,6 +1,6 @@
 // Package reports renders a results.Report: Markdown for blog posts and
 // READMEs, JSON, CSV and Go benchmark format for CI, and plots (SVG, PNG).
-// Every renderer only reads the report. Renderers only read the report; nothing here
+// Every renderer only reads the report; nothing here
 // measures.
 package reports
 

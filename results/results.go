@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/dbsock/dbsock/drivers"
+	"github.com/dbsock/dbsock/internal/sysinfo"
 )
 
 // SchemaVersion is the version of the JSON layout. Fields may be added
@@ -44,29 +45,12 @@ type ThresholdResult struct {
 	ActualText string  `json:"actual_text"`
 }
 
-// Tool names the measuring program.
-type Tool struct {
-	Name    string `json:"name"`
-	Version string `json:"version"`
-	Commit  string `json:"commit,omitempty"`
-}
+// Tool names the measuring program (filled by package sysinfo).
+type Tool = sysinfo.Tool
 
-// Environment describes the machine the client ran on.
-type Environment struct {
-	OS        string `json:"os"`
-	Arch      string `json:"arch"`
-	Kernel    string `json:"kernel"`
-	CPUModel  string `json:"cpu_model"`
-	NumCPU    int    `json:"num_cpu"`
-	GoVersion string `json:"go_version"`
-	// Virtualization is the hypervisor or container the client runs in
-	// ("none" on bare metal, "" when unknown).
-	Virtualization string `json:"virtualization,omitempty"`
-	// Governor is the CPU frequency governor of CPU 0, where readable.
-	Governor string `json:"cpu_governor,omitempty"`
-	// Drivers maps each client library's module path to its version.
-	Drivers map[string]string `json:"drivers,omitempty"`
-}
+// Environment describes the machine the client ran on (filled by package
+// sysinfo).
+type Environment = sysinfo.Environment
 
 // Config is what the user asked for.
 type Config struct {

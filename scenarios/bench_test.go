@@ -10,10 +10,9 @@ import (
 	"time"
 
 	"github.com/dbsock/dbsock/compose"
+	"github.com/dbsock/dbsock/compose/child"
 	"github.com/dbsock/dbsock/drivers"
 	"github.com/dbsock/dbsock/drivers/echo"
-	"github.com/dbsock/dbsock/internal/child"
-	"github.com/dbsock/dbsock/internal/echoserver"
 	"github.com/dbsock/dbsock/internal/placement"
 	"github.com/dbsock/dbsock/results"
 )
@@ -31,7 +30,7 @@ func minimalP50(b *testing.B, ep drivers.Endpoint, n int) time.Duration {
 		b.Fatal(err)
 	}
 	defer nc.Close()
-	if _, _, err := echoserver.ReadGreeting(nc); err != nil {
+	if _, _, err := echo.ReadGreeting(nc); err != nil {
 		b.Fatal(err)
 	}
 	out, in := []byte("ping"), make([]byte, 4)

@@ -17,7 +17,7 @@ import (
 	"syscall"
 
 	"github.com/dbsock/dbsock/drivers/redis"
-	"github.com/dbsock/dbsock/internal/child"
+	"github.com/dbsock/dbsock/compose/child"
 )
 
 func main() {

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dbsock/dbsock/internal/child"
+	"github.com/dbsock/dbsock/compose/child"
 )
 
 func TestMain(m *testing.M) {

@@ -54,7 +54,7 @@ func newVersionCmd(stdout io.Writer) *cobra.Command {
 		Short: "Print dbsock's version, commit and Go version",
 		Args:  noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			t := sysinfo.Tool()
+			t := sysinfo.Self()
 			line := "dbsock " + t.Version
 			if t.Commit != "" {
 				line += " (" + t.Commit + ")"

@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/dbsock/dbsock/drivers"
-	"github.com/dbsock/dbsock/internal/echoserver"
 )
 
 // Size is the default message size of one ping-pong.
@@ -62,7 +61,7 @@ func (d *Driver) Open(ctx context.Context, ep drivers.Endpoint) (drivers.Conn, e
 		return nil, fmt.Errorf("connect to echo server over %s: %w", ep, err)
 	}
 	_ = nc.SetReadDeadline(time.Now().Add(10 * time.Second))
-	network, peer, err := echoserver.ReadGreeting(nc)
+	network, peer, err := ReadGreeting(nc)
 	_ = nc.SetReadDeadline(time.Time{})
 	if err != nil {
 		nc.Close()
@@ -125,3 +124,36 @@ func (c *Conn) Verify(context.Context) (drivers.Verification, error) {
 
 // Close implements drivers.Conn.
 func (c *Conn) Close() error { return c.nc.Close() }
+
+// Greeting builds the greeting the echo server sends on accept: one length byte,
+// then "<network> <peer>".
+func Greeting(network, peer string) []byte {
+	s := network + " " + peer
+	if len(s) > 255 {
+		s = s[:255]
+	}
+	return append([]byte{byte(len(s))}, s...)
+}
+
+// ReadGreeting reads a greeting written by Greeting.
+func ReadGreeting(r io.Reader) (network, peer string, err error) {
+	var n [1]byte
+	if _, err := io.ReadFull(r, n[:]); err != nil {
+		return "", "", fmt.Errorf("read echo greeting: %w", err)
+	}
+	buf := make([]byte, n[0])
+	if _, err := io.ReadFull(r, buf); err != nil {
+		return "", "", fmt.Errorf("read echo greeting: %w", err)
+	}
+	network, peer, _ = splitOnce(string(buf))
+	return network, peer, nil
+}
+
+func splitOnce(s string) (string, string, bool) {
+	for i := 0; i < len(s); i++ {
+		if s[i] == ' ' {
+			return s[:i], s[i+1:], true
+		}
+	}
+	return s, "", false
+}

@@ -16,7 +16,6 @@ import (
 	"google.golang.org/grpc/metadata"
 
 	"github.com/dbsock/dbsock/drivers"
-	"github.com/dbsock/dbsock/internal/child"
 )
 
 // Driver is the gRPC health-check driver. The zero value is ready to use.
@@ -99,9 +98,9 @@ func (c *Conn) Verify(ctx context.Context) (drivers.Verification, error) {
 	if _, err := c.client.Check(ctx, c.req, gogrpc.Header(&md)); err != nil {
 		return drivers.Verification{}, fmt.Errorf("gRPC health check: %w", err)
 	}
-	v := md.Get(child.NetworkHeader)
+	v := md.Get(drivers.NetworkHeader)
 	if len(v) != 1 {
-		return drivers.Verification{}, fmt.Errorf("the gRPC server's reply has no %s metadata", child.NetworkHeader)
+		return drivers.Verification{}, fmt.Errorf("the gRPC server's reply has no %s metadata", drivers.NetworkHeader)
 	}
 	return drivers.Verification{Transport: drivers.Transport(v[0]), Evidence: "gRPC server accepted the call on " + v[0]}, nil
 }

@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/dbsock/dbsock/drivers"
-	"github.com/dbsock/dbsock/internal/child"
 )
 
 // Driver is the HTTP driver. The zero value is ready to use.
@@ -116,9 +115,9 @@ func (c *Conn) Verify(context.Context) (drivers.Verification, error) {
 	}
 	_, _ = io.Copy(io.Discard, resp.Body)
 	resp.Body.Close()
-	network := resp.Header.Get(child.NetworkHeader)
+	network := resp.Header.Get(drivers.NetworkHeader)
 	if network == "" {
-		return drivers.Verification{}, fmt.Errorf("the HTTP server's reply has no %s header", child.NetworkHeader)
+		return drivers.Verification{}, fmt.Errorf("the HTTP server's reply has no %s header", drivers.NetworkHeader)
 	}
 	return drivers.Verification{Transport: drivers.Transport(network), Evidence: "HTTP server accepted the request on " + network}, nil
 }

@@ -99,7 +99,7 @@ func Run(ctx context.Context, p Plan) (*results.Report, error) {
 	}
 	rep := &results.Report{
 		SchemaVersion: results.SchemaVersion,
-		Tool:          sysinfo.Tool(),
+		Tool:          sysinfo.Self(),
 		StartedAt:     time.Now().UTC(),
 		Environment:   sysinfo.Collect(),
 		Config: results.Config{N: p.Options.N, Warmup: p.Options.Warmup, Rounds: p.Options.Rounds,

@@ -9,9 +9,31 @@ import (
 	"runtime"
 	"runtime/debug"
 	"strings"
-
-	"github.com/dbsock/dbsock/results"
 )
+
+// Tool names the measuring program.
+type Tool struct {
+	Name    string `json:"name"`
+	Version string `json:"version"`
+	Commit  string `json:"commit,omitempty"`
+}
+
+// Environment describes the machine the client ran on.
+type Environment struct {
+	OS        string `json:"os"`
+	Arch      string `json:"arch"`
+	Kernel    string `json:"kernel"`
+	CPUModel  string `json:"cpu_model"`
+	NumCPU    int    `json:"num_cpu"`
+	GoVersion string `json:"go_version"`
+	// Virtualization is the hypervisor or container the client runs in
+	// ("none" on bare metal, "" when unknown).
+	Virtualization string `json:"virtualization,omitempty"`
+	// Governor is the CPU frequency governor of CPU 0, where readable.
+	Governor string `json:"cpu_governor,omitempty"`
+	// Drivers maps each client library's module path to its version.
+	Drivers map[string]string `json:"drivers,omitempty"`
+}
 
 // DriverModules are the client libraries whose versions reports name.
 var DriverModules = []string{
@@ -21,8 +43,8 @@ var DriverModules = []string{
 }
 
 // Collect reads the environment of this machine and process.
-func Collect() results.Environment {
-	env := results.Environment{
+func Collect() Environment {
+	env := Environment{
 		OS:        runtime.GOOS,
 		Arch:      runtime.GOARCH,
 		Kernel:    readTrim("/proc/sys/kernel/osrelease"),
@@ -76,9 +98,9 @@ var Version = ""
 // Commit is the source commit, set like Version.
 var Commit = ""
 
-// Tool returns dbsock's name, version and commit.
-func Tool() results.Tool {
-	t := results.Tool{Name: "dbsock", Version: Version, Commit: Commit}
+// Self returns dbsock's name, version and commit.
+func Self() Tool {
+	t := Tool{Name: "dbsock", Version: Version, Commit: Commit}
 	if bi, ok := debug.ReadBuildInfo(); ok {
 		if t.Version == "" && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
 			t.Version = bi.Main.Version

@@ -21,7 +21,7 @@ import (
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/peer"
 
-	"github.com/dbsock/dbsock/internal/echoserver"
+	"github.com/dbsock/dbsock/drivers"
 )
 
 // Env selects the server a child runs: "KIND TCPADDR UNIXPATH", KIND one of
@@ -34,10 +34,6 @@ const (
 	GRPC = "grpc"
 	HTTP = "http"
 )
-
-// NetworkHeader is the header (HTTP) or metadata key (gRPC) in which a
-// child server says which network it accepted the request on.
-const NetworkHeader = "X-Dbsock-Network"
 
 // Spec returns the Env value for a child serving kind on tcpAddr and unixPath.
 func Spec(kind, tcpAddr, unixPath string) string { return kind + " " + tcpAddr + " " + unixPath }
@@ -53,7 +49,7 @@ func MaybeRun() {
 	if len(f) != 3 {
 		fail(fmt.Errorf("%s=%q is not KIND TCPADDR UNIXPATH", Env, spec))
 	}
-	tcp, unix, err := echoserver.Listen(f[1], f[2])
+	tcp, unix, err := listen(f[1], f[2])
 	if err != nil {
 		fail(err)
 	}
@@ -61,7 +57,7 @@ func MaybeRun() {
 	var stop func()
 	switch f[0] {
 	case Echo:
-		serve, stop = echoserver.Serve, func() { tcp.Close(); unix.Close() }
+		serve, stop = serveEcho, func() { tcp.Close(); unix.Close() }
 	case GRPC:
 		s := grpcServer()
 		serve, stop = s.Serve, s.Stop
@@ -97,7 +93,7 @@ func fail(err error) {
 func grpcServer() *grpc.Server {
 	s := grpc.NewServer(grpc.UnaryInterceptor(func(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
 		if p, ok := peer.FromContext(ctx); ok && p.LocalAddr != nil {
-			_ = grpc.SetHeader(ctx, metadata.Pairs(strings.ToLower(NetworkHeader), p.LocalAddr.Network()))
+			_ = grpc.SetHeader(ctx, metadata.Pairs(strings.ToLower(drivers.NetworkHeader), p.LocalAddr.Network()))
 		}
 		return handler(ctx, req)
 	}))
@@ -107,12 +103,12 @@ func grpcServer() *grpc.Server {
 	return s
 }
 
-// httpServer answers GET / with "ok" and the network in NetworkHeader.
+// httpServer answers GET / with "ok" and the network in drivers.NetworkHeader.
 func httpServer() *http.Server {
 	return &http.Server{
 		Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			network, _ := r.Context().Value(networkKey{}).(string)
-			w.Header().Set(NetworkHeader, network)
+			w.Header().Set(drivers.NetworkHeader, network)
 			w.Header().Set("Content-Type", "text/plain")
 			_, _ = w.Write([]byte("ok"))
 		}),
