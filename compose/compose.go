@@ -3,8 +3,12 @@
 // and one on a Unix socket; dbsock measures it and then stops it.
 //
 // Providers: Local starts private throwaway servers from binaries on PATH;
-// External points at servers the user already runs. Auto tries providers in
-// order and takes the first that can supply the target.
+// Docker starts containers with testcontainers-go; Compose starts the
+// services of compose.yaml with Docker Compose; External points at servers
+// the user already runs. Auto tries providers in order and takes the first
+// that can supply the target. How each kind of server is started is its
+// Recipe (recipes.go); dbsock's own servers (echo, gRPC, HTTP) live in
+// package child.
 package compose
 
 import (
@@ -15,9 +19,6 @@ import (
 
 	"github.com/dbsock/dbsock/drivers"
 )
-
-// Targets are the servers a provider may be asked for.
-var Targets = []string{"mysql", "redis", "mongo", "echo"}
 
 // ErrCannotSupply is wrapped by a provider that has no way to supply a target
 // (e.g. no server binary installed, no endpoint given). Auto then tries the
@@ -49,13 +50,8 @@ type Server struct {
 	stop     func(context.Context) error
 }
 
-// Endpoint returns the server's endpoint on transport t.
-func (s *Server) Endpoint(t drivers.Transport) drivers.Endpoint {
-	if t == drivers.Unix {
-		return s.Unix
-	}
-	return s.TCP
-}
+// Endpoints returns the server's two endpoints.
+func (s *Server) Endpoints() drivers.Pair { return drivers.Pair{TCP: s.TCP, Unix: s.Unix} }
 
 // Stop stops the server if the provider started it and removes what it
 // created. It is safe to call more than once.
@@ -74,7 +70,7 @@ type Provider interface {
 	Name() string
 	// Supply returns a running server for target, or an error wrapping
 	// ErrCannotSupply when this provider has no way to.
-	Supply(ctx context.Context, target string) (*Server, error)
+	Supply(ctx context.Context, t Target) (*Server, error)
 	// Close removes whatever the provider created that its servers' Stop
 	// has not.
 	Close() error
@@ -89,10 +85,10 @@ type Auto struct {
 func (*Auto) Name() string { return "auto" }
 
 // Supply implements Provider: the first provider that can supply target wins.
-func (a *Auto) Supply(ctx context.Context, target string) (*Server, error) {
+func (a *Auto) Supply(ctx context.Context, t Target) (*Server, error) {
 	var reasons []string
 	for _, p := range a.Providers {
-		s, err := p.Supply(ctx, target)
+		s, err := p.Supply(ctx, t)
 		if err == nil {
 			return s, nil
 		}
@@ -101,7 +97,7 @@ func (a *Auto) Supply(ctx context.Context, target string) (*Server, error) {
 		}
 		reasons = append(reasons, err.Error())
 	}
-	return nil, fmt.Errorf("%w %s: %s", ErrCannotSupply, target, strings.Join(reasons, "; "))
+	return nil, fmt.Errorf("%w %s: %s", ErrCannotSupply, t.Name, strings.Join(reasons, "; "))
 }
 
 // Close implements Provider.
@@ -112,3 +108,7 @@ func (a *Auto) Close() error {
 	}
 	return errors.Join(errs...)
 }
+
+// SetStop sets what srv.Stop does: for providers outside this package
+// (test fakes among them).
+func SetStop(srv *Server, stop func(context.Context) error) { srv.stop = stop }

@@ -28,6 +28,9 @@ var File []byte
 // ports and random passwords passed through the environment, and "down"
 // afterwards unless Keep is set.
 type Compose struct {
+	// Services are the targets compose.yaml has a service for, each named
+	// after its target; every one gets a port and a password per run.
+	Services []Target
 	// Images overrides the file's default images per target.
 	Images map[string]string
 	// Keep leaves the project running after the run (for inspection);
@@ -45,8 +48,8 @@ type Compose struct {
 	up      bool
 }
 
-// NewCompose returns a compose provider.
-func NewCompose() *Compose { return &Compose{} }
+// NewCompose returns a compose provider for the services of compose.yaml.
+func NewCompose(services []Target) *Compose { return &Compose{Services: services} }
 
 // Name implements Provider.
 func (*Compose) Name() string { return "compose" }
@@ -81,44 +84,51 @@ func (c *Compose) prepare() error {
 		return err
 	}
 	c.ports, c.pw = map[string]int{}, map[string]string{}
-	if longest := filepath.Join(dir, "postgres", ".s.PGSQL.65535"); len(longest) > drivers.MaxSocketPath {
+	if longest := filepath.Join(dir, "longest-service-name", "mongodb-65535.sock"); len(longest) > drivers.MaxSocketPath {
 		return fmt.Errorf("compose provider: socket paths under %s would be longer than %d bytes; set TMPDIR to a shorter directory", dir, drivers.MaxSocketPath)
-	}
-	for _, t := range []string{"mysql", "redis", "mongo", "postgres"} {
-		if err := os.Mkdir(filepath.Join(dir, t), 0o777); err != nil {
-			return err
-		}
-		if err := os.Chmod(filepath.Join(dir, t), 0o777); err != nil {
-			return err
-		}
-		if c.ports[t], err = freePort(); err != nil {
-			return err
-		}
-		if c.pw[t], err = randomPassword(); err != nil {
-			return err
-		}
-	}
-	root, err := randomPassword()
-	if err != nil {
-		return err
 	}
 	c.dir, c.command = dir, append(cmd, "-f", file)
 	c.project = "dbsock-" + strconv.FormatInt(time.Now().UnixNano(), 36)
 	c.command = append(c.command, "-p", c.project)
-	c.env = append(os.Environ(),
-		"DBSOCK_SOCKET_DIR="+dir,
-		"DBSOCK_PID="+strconv.Itoa(os.Getpid()),
-		"DBSOCK_MYSQL_PORT="+strconv.Itoa(c.ports["mysql"]),
-		"DBSOCK_REDIS_PORT="+strconv.Itoa(c.ports["redis"]),
-		"DBSOCK_MONGO_PORT="+strconv.Itoa(c.ports["mongo"]),
-		"DBSOCK_POSTGRES_PORT="+strconv.Itoa(c.ports["postgres"]),
-		"DBSOCK_POSTGRES_PASSWORD="+c.pw["postgres"],
-		"DBSOCK_MYSQL_ROOT_PASSWORD="+root,
-		"DBSOCK_MYSQL_PASSWORD="+c.pw["mysql"],
-		"DBSOCK_REDIS_PASSWORD="+c.pw["redis"],
-	)
+	c.env = append(os.Environ(), "DBSOCK_SOCKET_DIR="+dir, "DBSOCK_PID="+strconv.Itoa(os.Getpid()))
+	for _, t := range c.Services {
+		if err := c.prepareService(t); err != nil {
+			return err
+		}
+	}
 	for t, ref := range c.Images {
 		c.env = append(c.env, "DBSOCK_"+strings.ToUpper(t)+"_IMAGE="+ref)
+	}
+	return nil
+}
+
+// prepareService makes t's socket dir, port, password and secrets and puts
+// them in the environment compose.yaml reads (DBSOCK_<NAME>_PORT, ...).
+func (c *Compose) prepareService(t Target) error {
+	sockDir := filepath.Join(c.dir, t.Name)
+	if err := os.Mkdir(sockDir, 0o777); err != nil {
+		return err
+	}
+	if err := os.Chmod(sockDir, 0o777); err != nil {
+		return err
+	}
+	var err error
+	if c.ports[t.Name], err = freePort(); err != nil {
+		return err
+	}
+	if c.pw[t.Name], err = randomPassword(); err != nil {
+		return err
+	}
+	v := "DBSOCK_" + strings.ToUpper(t.Name)
+	c.env = append(c.env, v+"_PORT="+strconv.Itoa(c.ports[t.Name]), v+"_PASSWORD="+c.pw[t.Name])
+	if t.Container != nil {
+		for _, name := range t.Container.ComposeSecrets {
+			secret, err := randomPassword()
+			if err != nil {
+				return err
+			}
+			c.env = append(c.env, name+"="+secret)
+		}
 	}
 	return nil
 }
@@ -136,8 +146,9 @@ func (c *Compose) run(ctx context.Context, args ...string) error {
 
 // Supply implements Provider: "up -d" the target's service, then probe it
 // from the host.
-func (c *Compose) Supply(ctx context.Context, target string) (*Server, error) {
-	if _, ok := DefaultImages[target]; !ok {
+func (c *Compose) Supply(ctx context.Context, t Target) (*Server, error) {
+	target := t.Name
+	if t.Container == nil || !c.hasService(target) {
 		return nil, fmt.Errorf("%w %s: compose provider: compose.yaml has no %s service", ErrCannotSupply, target, target)
 	}
 	c.mu.Lock()
@@ -145,7 +156,7 @@ func (c *Compose) Supply(ctx context.Context, target string) (*Server, error) {
 	if err := c.prepare(); err != nil {
 		return nil, err
 	}
-	image, note, err := chooseImage(ctx, DockerSocket(), target, c.Images[target])
+	image, note, err := chooseImage(ctx, DockerSocket(), t, c.Images[target])
 	if err != nil {
 		return nil, fmt.Errorf("%w %s: compose provider: %v", ErrCannotSupply, target, err)
 	}
@@ -157,30 +168,29 @@ func (c *Compose) Supply(ctx context.Context, target string) (*Server, error) {
 	}
 	c.up = true
 	sockDir := filepath.Join(c.dir, target)
-	sp, _ := containerSpec(target, c.ports[target], sockDir, "127.0.0.1")
-	if sp.config != "" {
-		os.Remove(filepath.Join(sockDir, sp.config)) // the file passes Redis's password another way
+	sp, err := t.Container.Spec(c.ports[target], sockDir, "127.0.0.1")
+	if err != nil {
+		return nil, err
+	}
+	if sp.Config != "" {
+		os.Remove(filepath.Join(sockDir, sp.Config)) // the file passes Redis's password another way
 	}
 	srv := &Server{Target: target, Provider: c.Name(), Image: image, NetworkMode: "host", SocketDir: sockDir,
 		Origin: fmt.Sprintf("docker compose service %s of project %s, image %s", target, c.project, image)}
 	if note != "" {
 		srv.Warnings = append(srv.Warnings, note)
 	}
-	user, db := "", ""
-	switch target {
-	case "mysql":
-		user, db = MySQLUser, MySQLDatabase
-	case "postgres":
-		user, db = PostgresUser, PostgresDatabase
+	// The service takes its password from the environment; the spec says
+	// whether the server has one at all, and its account and database.
+	pw := ""
+	if sp.Password != "" {
+		pw = c.pw[target]
 	}
-	srv.TCP = drivers.Endpoint{Transport: drivers.TCP, Address: "127.0.0.1:" + strconv.Itoa(c.ports[target]), User: user, Password: c.pw[target], Database: db}
-	if target == "mongo" {
-		srv.TCP.Password = ""
-	}
+	srv.TCP = drivers.Endpoint{Transport: drivers.TCP, Address: "127.0.0.1:" + strconv.Itoa(c.ports[target]), User: sp.User, Password: pw, Database: sp.Database}
 	srv.Unix = srv.TCP
-	srv.Unix.Transport, srv.Unix.Address = drivers.Unix, filepath.Join(sockDir, sp.socket)
+	srv.Unix.Transport, srv.Unix.Address = drivers.Unix, filepath.Join(sockDir, sp.Socket)
 	srv.ImageID = c.imageID(ctx, target)
-	if err := c.waitReady(ctx, srv, sp.ready); err != nil {
+	if err := c.waitReady(ctx, srv, sp.Ready); err != nil {
 		return nil, err
 	}
 	srv.stop = func(ctx context.Context) error {
@@ -190,6 +200,15 @@ func (c *Compose) Supply(ctx context.Context, target string) (*Server, error) {
 		return c.run(ctx, "rm", "--stop", "--force", "-v", target)
 	}
 	return srv, nil
+}
+
+func (c *Compose) hasService(name string) bool {
+	for _, t := range c.Services {
+		if t.Name == name {
+			return true
+		}
+	}
+	return false
 }
 
 // imageID reads the image ID of the service's container.

@@ -20,27 +20,8 @@ import (
 	tclog "github.com/testcontainers/testcontainers-go/log"
 
 	"github.com/dbsock/dbsock/drivers"
-	"github.com/dbsock/dbsock/internal/doctor"
 	"github.com/dbsock/dbsock/internal/placement"
 )
-
-// DefaultImages are the official images the docker provider starts; pinned
-// by tag (mysql 8.4 is the LTS line).
-var DefaultImages = map[string]string{
-	"mysql":    "mysql:8.4",
-	"redis":    "redis:7.4",
-	"mongo":    "mongo:7.0",
-	"postgres": "postgres:16",
-}
-
-// OfflineImages are the images "make images" builds from Debian's packages
-// for machines without a registry.
-var OfflineImages = map[string]string{
-	"mysql":    "dbsock/mariadb:10.11",
-	"redis":    "dbsock/redis:7.0",
-	"mongo":    "dbsock/ferretdb:1.24",
-	"postgres": "dbsock/postgres:15",
-}
 
 // Label marks every container dbsock creates; RunLabel holds the run's ID.
 // PIDLabel holds the pid of the dbsock that started the container, so that
@@ -61,7 +42,7 @@ const (
 // (TESTCONTAINERS_RYUK_DISABLED) and dbsock removes its containers itself:
 // on Stop, on Close, and with "dbsock clean" for runs that were killed.
 type Docker struct {
-	// Images overrides DefaultImages per target.
+	// Images overrides the recipes' images per target.
 	Images map[string]string
 	// ServerCPUs, when set, becomes each container's cpuset.
 	ServerCPUs []int
@@ -69,7 +50,7 @@ type Docker struct {
 	runID  string
 	local  Local // only for its private temp dir
 	mu     sync.Mutex
-	probe  *doctor.Docker
+	probe  *Engine
 	stops  map[string]func(context.Context) error
 	closed bool
 }
@@ -87,40 +68,27 @@ func NewDocker() *Docker {
 func (*Docker) Name() string { return "docker" }
 
 // engine asks the Docker engine once what it is.
-func (d *Docker) engine(ctx context.Context) doctor.Docker {
+func (d *Docker) engine(ctx context.Context) Engine {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.probe == nil {
-		p := doctor.ProbeDocker(ctx, 3*time.Second)
+		p := ProbeEngine(ctx, 3*time.Second)
 		d.probe = &p
 	}
 	return *d.probe
 }
 
-// Image returns the image the provider uses for target.
-func (d *Docker) Image(target string) string {
-	if ref := d.Images[target]; ref != "" {
-		return ref
-	}
-	return DefaultImages[target]
-}
-
 // Supply implements Provider.
-func (d *Docker) Supply(ctx context.Context, target string) (*Server, error) {
-	if target == "echo" {
-		return nil, fmt.Errorf("%w echo: docker provider: the echo server is dbsock's own and runs as a local child process", ErrCannotSupply)
+func (d *Docker) Supply(ctx context.Context, t Target) (*Server, error) {
+	target := t.Name
+	if t.Container == nil {
+		return nil, fmt.Errorf("%w %s: docker provider: it has no image: its server is dbsock's own and runs as a local child process", ErrCannotSupply, target)
 	}
-	if _, ok := DefaultImages[target]; !ok {
-		return nil, fmt.Errorf("%w %s: docker provider knows no image for it", ErrCannotSupply, target)
+	eng, err := d.usableEngine(ctx, target)
+	if err != nil {
+		return nil, err
 	}
-	eng := d.engine(ctx)
-	if !eng.Reachable {
-		return nil, fmt.Errorf("%w %s: docker provider: no Docker engine answers (%s)", ErrCannotSupply, target, eng.Problem)
-	}
-	if eng.Desktop {
-		return nil, fmt.Errorf("docker provider: %s is Docker Desktop, which runs containers in a VM: a Unix socket in a bind mount cannot be reached from this host across the VM boundary (docker/for-mac#483), and TCP would cross Docker's port proxy. Use --provider local with servers installed here, or run dbsock inside a container on the same Docker network", eng.OS)
-	}
-	image, note, err := chooseImage(ctx, eng.Socket, target, d.Images[target])
+	image, note, err := chooseImage(ctx, eng.Socket, t, d.Images[target])
 	if err != nil {
 		return nil, fmt.Errorf("%w %s: docker provider: %v", ErrCannotSupply, target, err)
 	}
@@ -147,7 +115,7 @@ func (d *Docker) Supply(ctx context.Context, target string) (*Server, error) {
 	if !hostNet {
 		bind = "0.0.0.0"
 	}
-	spec, err := containerSpec(target, port, dir, bind)
+	spec, err := t.Container.Spec(port, dir, bind)
 	if err != nil {
 		os.RemoveAll(dir)
 		return nil, err
@@ -160,25 +128,7 @@ func (d *Docker) Supply(ctx context.Context, target string) (*Server, error) {
 		srv.NetworkMode = "published port"
 		srv.Warnings = append(srv.Warnings, fmt.Sprintf("Host networking is not available here (%s): TCP goes through a port Docker publishes on 127.0.0.1, which crosses Docker's userland proxy; the TCP numbers are not loopback-to-server numbers.", engineKind(eng)))
 	}
-	opts := []tc.ContainerCustomizer{
-		tc.WithCmd(spec.cmd...),
-		tc.WithEnv(spec.env),
-		tc.WithLabels(map[string]string{Label: "1", RunLabel: d.runID, Label + ".target": target, PIDLabel: strconv.Itoa(os.Getpid())}),
-		tc.WithHostConfigModifier(func(hc *container.HostConfig) {
-			hc.Binds = append(hc.Binds, dir+":/sock")
-			if hostNet {
-				hc.NetworkMode = "host"
-			} else {
-				hc.PortBindings = portBinding(port)
-			}
-			if len(d.ServerCPUs) > 0 {
-				hc.CpusetCpus = placement.FormatList(d.ServerCPUs)
-			}
-		}),
-	}
-	if !hostNet {
-		opts = append(opts, tc.WithExposedPorts(strconv.Itoa(port)+"/tcp"))
-	}
+	opts := d.containerOptions(target, dir, port, hostNet, spec)
 	c, err := tc.Run(ctx, image, opts...)
 	cleanup := func(ctx context.Context) error {
 		var errs []error
@@ -200,15 +150,53 @@ func (d *Docker) Supply(ctx context.Context, target string) (*Server, error) {
 		}
 	}
 	srv.Origin = fmt.Sprintf("docker container %s from image %s", shortContainerID(c.GetContainerID()), image)
-	srv.TCP = drivers.Endpoint{Transport: drivers.TCP, Address: "127.0.0.1:" + strconv.Itoa(port), User: spec.user, Password: spec.password, Database: spec.database}
-	srv.Unix = drivers.Endpoint{Transport: drivers.Unix, Address: filepath.Join(dir, spec.socket), User: spec.user, Password: spec.password, Database: spec.database}
-	if err := waitContainer(ctx, c, srv, spec.ready); err != nil {
+	srv.TCP = drivers.Endpoint{Transport: drivers.TCP, Address: "127.0.0.1:" + strconv.Itoa(port), User: spec.User, Password: spec.Password, Database: spec.Database}
+	srv.Unix = drivers.Endpoint{Transport: drivers.Unix, Address: filepath.Join(dir, spec.Socket), User: spec.User, Password: spec.Password, Database: spec.Database}
+	if err := waitContainer(ctx, c, srv, spec.Ready); err != nil {
 		return nil, errors.Join(err, srv.Stop(context.Background()))
 	}
-	if spec.config != "" {
-		os.Remove(filepath.Join(dir, spec.config)) // it held the password; the server has read it
+	if spec.Config != "" {
+		os.Remove(filepath.Join(dir, spec.Config)) // it held the password; the server has read it
 	}
 	return srv, nil
+}
+
+// containerOptions are the settings of target's container: its command
+// line and environment, dbsock's labels, the bind-mounted socket dir, host
+// networking (or a port published on 127.0.0.1) and the cpuset.
+func (d *Docker) containerOptions(target, dir string, port int, hostNet bool, spec ContainerSpec) []tc.ContainerCustomizer {
+	opts := []tc.ContainerCustomizer{
+		tc.WithCmd(spec.Cmd...),
+		tc.WithEnv(spec.Env),
+		tc.WithLabels(map[string]string{Label: "1", RunLabel: d.runID, Label + ".target": target, PIDLabel: strconv.Itoa(os.Getpid())}),
+		tc.WithHostConfigModifier(func(hc *container.HostConfig) {
+			hc.Binds = append(hc.Binds, dir+":/sock")
+			if hostNet {
+				hc.NetworkMode = "host"
+			} else {
+				hc.PortBindings = portBinding(port)
+			}
+			if len(d.ServerCPUs) > 0 {
+				hc.CpusetCpus = placement.FormatList(d.ServerCPUs)
+			}
+		}),
+	}
+	if !hostNet {
+		opts = append(opts, tc.WithExposedPorts(strconv.Itoa(port)+"/tcp"))
+	}
+	return opts
+}
+
+// usableEngine returns the engine when dbsock can measure through it.
+func (d *Docker) usableEngine(ctx context.Context, target string) (Engine, error) {
+	eng := d.engine(ctx)
+	if !eng.Reachable {
+		return eng, fmt.Errorf("%w %s: docker provider: no Docker engine answers (%s)", ErrCannotSupply, target, eng.Problem)
+	}
+	if eng.Desktop {
+		return eng, fmt.Errorf("docker provider: %s is Docker Desktop, which runs containers in a VM: a Unix socket in a bind mount cannot be reached from this host across the VM boundary (docker/for-mac#483), and TCP would cross Docker's port proxy. Use --provider local with servers installed here, or run dbsock inside a container on the same Docker network", eng.OS)
+	}
+	return eng, nil
 }
 
 func (d *Docker) track(srv *Server, stop func(context.Context) error) {
@@ -279,7 +267,7 @@ func firstLine(err error) string {
 	return s
 }
 
-func engineKind(e doctor.Docker) string {
+func engineKind(e Engine) string {
 	switch {
 	case e.Rootless:
 		return "rootless Docker, whose host network is not this host's"
@@ -302,14 +290,14 @@ func imagePresent(ctx context.Context, socket, ref string) bool {
 // chooseImage picks target's image: override when given (it must be here or
 // pullable), else the official image, else, when that cannot be had, the
 // offline image "make images" built, with a note saying so.
-func chooseImage(ctx context.Context, socket, target, override string) (image, note string, err error) {
+func chooseImage(ctx context.Context, socket string, t Target, override string) (image, note string, err error) {
 	if override != "" {
 		if err := ensureImage(ctx, socket, override); err != nil {
 			return "", "", fmt.Errorf("image %s is not on this machine and could not be pulled (%v)", override, err)
 		}
 		return override, "", nil
 	}
-	official, offline := DefaultImages[target], OfflineImages[target]
+	official, offline := t.Container.Image, t.Container.Offline
 	perr := ensureImage(ctx, socket, official)
 	if perr == nil {
 		return official, "", nil

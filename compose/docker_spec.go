@@ -16,67 +16,64 @@ import (
 	pgdrv "github.com/dbsock/dbsock/drivers/postgres"
 )
 
-// spec is how one target's container is started and reached.
-type spec struct {
-	cmd                      []string
-	env                      map[string]string
-	socket                   string // file name in the socket dir
-	config                   string // file in the socket dir holding a secret, removed once the server is up
-	user, password, database string
-	ready                    func(context.Context, *Server) error
+// mysqlContainer runs the official mysql image (and dbsock/mariadb, which
+// takes the same flags). The password reaches it through the environment
+// the image reads.
+func mysqlContainer(port int, _, bind string) (ContainerSpec, error) {
+	pw, err := randomPassword()
+	if err != nil {
+		return ContainerSpec{}, err
+	}
+	rootPW, err := randomPassword()
+	if err != nil {
+		return ContainerSpec{}, err
+	}
+	return ContainerSpec{
+		Cmd: []string{"mysqld", "--socket=/sock/mysqld.sock", "--port=" + strconv.Itoa(port), "--bind-address=" + bind,
+			"--loose-mysqlx=OFF", "--max-connections=5000", "--max-allowed-packet=64M"},
+		Env: map[string]string{"MYSQL_ROOT_PASSWORD": rootPW, "MYSQL_USER": MySQLUser, "MYSQL_PASSWORD": pw,
+			"MYSQL_DATABASE": MySQLDatabase, "MYSQL_ROOT_HOST": "localhost"},
+		Socket: "mysqld.sock", User: MySQLUser, Password: pw, Database: MySQLDatabase,
+		Ready: mysqlLogin,
+	}, nil
 }
 
-// containerSpec builds the command line for target's official image (and
-// dbsock's offline images, which take the same flags). Passwords never go
-// on a command line: MySQL's through the environment the image reads,
-// Redis's through a config file in the private socket dir.
-func containerSpec(target string, port int, dir, bind string) (spec, error) {
-	p := strconv.Itoa(port)
-	switch target {
-	case "mysql":
-		pw, err := randomPassword()
-		if err != nil {
-			return spec{}, err
-		}
-		rootPW, err := randomPassword()
-		if err != nil {
-			return spec{}, err
-		}
-		return spec{
-			cmd: []string{"mysqld", "--socket=/sock/mysqld.sock", "--port=" + p, "--bind-address=" + bind,
-				"--loose-mysqlx=OFF", "--max-connections=5000", "--max-allowed-packet=64M"},
-			env: map[string]string{"MYSQL_ROOT_PASSWORD": rootPW, "MYSQL_USER": MySQLUser, "MYSQL_PASSWORD": pw,
-				"MYSQL_DATABASE": MySQLDatabase, "MYSQL_ROOT_HOST": "localhost"},
-			socket: "mysqld.sock", user: MySQLUser, password: pw, database: MySQLDatabase,
-			ready: mysqlLogin,
-		}, nil
-	case "redis":
-		pw, err := randomPassword()
-		if err != nil {
-			return spec{}, err
-		}
-		conf := fmt.Sprintf("port %s\nbind %s\nunixsocket /sock/redis.sock\nunixsocketperm 777\nsave \"\"\nappendonly no\nrequirepass %s\n", p, bind, pw)
-		if err := os.WriteFile(filepath.Join(dir, "redis.conf"), []byte(conf), 0o644); err != nil {
-			return spec{}, err
-		}
-		return spec{cmd: []string{"redis-server", "/sock/redis.conf"}, socket: "redis.sock", config: "redis.conf", password: pw}, nil
-	case "postgres":
-		pw, err := randomPassword()
-		if err != nil {
-			return spec{}, err
-		}
-		return spec{
-			cmd: []string{"postgres", "-c", "listen_addresses=" + bind, "-c", "port=" + p, "-c", "unix_socket_directories=/sock",
-				"-c", "unix_socket_permissions=0777", "-c", "max_connections=300"},
-			env:    map[string]string{"POSTGRES_USER": PostgresUser, "POSTGRES_PASSWORD": pw, "POSTGRES_DB": PostgresDatabase},
-			socket: ".s.PGSQL." + p, user: PostgresUser, password: pw, database: PostgresDatabase,
-			ready: postgresLogin,
-		}, nil
-	case "mongo":
-		return spec{cmd: []string{"mongod", "--port", p, "--bind_ip", bind, "--unixSocketPrefix", "/sock", "--filePermissions", "0777"},
-			socket: "mongodb-" + p + ".sock"}, nil
+// redisContainer runs the official redis image (and dbsock/redis); the
+// password goes through a config file in the private socket dir.
+func redisContainer(port int, dir, bind string) (ContainerSpec, error) {
+	pw, err := randomPassword()
+	if err != nil {
+		return ContainerSpec{}, err
 	}
-	return spec{}, fmt.Errorf("no container spec for %s", target)
+	conf := fmt.Sprintf("port %d\nbind %s\nunixsocket /sock/redis.sock\nunixsocketperm 777\nsave \"\"\nappendonly no\nrequirepass %s\n", port, bind, pw)
+	if err := os.WriteFile(filepath.Join(dir, "redis.conf"), []byte(conf), 0o644); err != nil {
+		return ContainerSpec{}, err
+	}
+	return ContainerSpec{Cmd: []string{"redis-server", "/sock/redis.conf"}, Socket: "redis.sock", Config: "redis.conf", Password: pw}, nil
+}
+
+// postgresContainer runs the official postgres image (and dbsock/postgres).
+func postgresContainer(port int, _, bind string) (ContainerSpec, error) {
+	pw, err := randomPassword()
+	if err != nil {
+		return ContainerSpec{}, err
+	}
+	p := strconv.Itoa(port)
+	return ContainerSpec{
+		Cmd: []string{"postgres", "-c", "listen_addresses=" + bind, "-c", "port=" + p, "-c", "unix_socket_directories=/sock",
+			"-c", "unix_socket_permissions=0777", "-c", "max_connections=300"},
+		Env:    map[string]string{"POSTGRES_USER": PostgresUser, "POSTGRES_PASSWORD": pw, "POSTGRES_DB": PostgresDatabase},
+		Socket: ".s.PGSQL." + p, User: PostgresUser, Password: pw, Database: PostgresDatabase,
+		Ready: postgresLogin,
+	}, nil
+}
+
+// mongoContainer runs the official mongo image (and dbsock/ferretdb, which
+// translates mongod's flags).
+func mongoContainer(port int, _, bind string) (ContainerSpec, error) {
+	p := strconv.Itoa(port)
+	return ContainerSpec{Cmd: []string{"mongod", "--port", p, "--bind_ip", bind, "--unixSocketPrefix", "/sock", "--filePermissions", "0777"},
+		Socket: "mongodb-" + p + ".sock"}, nil
 }
 
 // mysqlLogin is ready once the measuring account can log in over both

@@ -16,21 +16,16 @@ type External struct {
 }
 
 // Pair is the two endpoints of one server; either may be empty when not given.
-type Pair struct {
-	TCP  drivers.Endpoint
-	Unix drivers.Endpoint
-}
-
-// Given reports whether any endpoint address was given.
-func (p Pair) Given() bool { return p.TCP.Address != "" || p.Unix.Address != "" }
+type Pair = drivers.Pair
 
 // Name implements Provider.
 func (*External) Name() string { return "external" }
 
 // Supply implements Provider.
-func (e *External) Supply(_ context.Context, target string) (*Server, error) {
+func (e *External) Supply(_ context.Context, t Target) (*Server, error) {
+	target := t.Name
 	p, ok := e.Endpoints[target]
-	addr, sock := "--"+target+"-addr", SocketFlag(target)
+	addr, sock := "--"+target+"-addr", t.Flag()
 	if !ok || !p.Given() {
 		return nil, fmt.Errorf("%w %s: external provider: no %s or %s given", ErrCannotSupply, target, addr, sock)
 	}
@@ -46,12 +41,3 @@ func (e *External) Supply(_ context.Context, target string) (*Server, error) {
 
 // Close implements Provider.
 func (*External) Close() error { return nil }
-
-// SocketFlag is the flag that gives target's socket: --TARGET-socket, or
-// --postgres-socket-dir (PostgreSQL is given a directory, as libpq is).
-func SocketFlag(target string) string {
-	if target == "postgres" {
-		return "--postgres-socket-dir"
-	}
-	return "--" + target + "-socket"
-}

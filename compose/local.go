@@ -123,24 +123,11 @@ func lookPathSbin(name string) (string, error) {
 }
 
 // Supply implements Provider.
-func (l *Local) Supply(ctx context.Context, target string) (*Server, error) {
-	switch target {
-	case "mysql":
-		return l.mysql(ctx)
-	case "redis":
-		return l.redis(ctx)
-	case "mongo":
-		return l.mongo(ctx)
-	case "echo":
-		return l.childServer(ctx, target, child.Echo)
-	case "grpc":
-		return l.childServer(ctx, target, child.GRPC)
-	case "http":
-		return l.childServer(ctx, target, child.HTTP)
-	case "postgres":
-		return l.postgres(ctx)
+func (l *Local) Supply(ctx context.Context, t Target) (*Server, error) {
+	if t.Local == nil {
+		return nil, fmt.Errorf("%w %s: the local provider has no recipe for it", ErrCannotSupply, t.Name)
 	}
-	return nil, fmt.Errorf("%w %s: local provider knows no such target", ErrCannotSupply, target)
+	return t.Local(ctx, l, t.Name)
 }
 
 // localServer holds what every local server has in common.
@@ -238,12 +225,12 @@ func (l *Local) childServer(ctx context.Context, target, kind string) (*Server, 
 		drivers.Endpoint{Transport: drivers.Unix, Address: ls.sock}), nil
 }
 
-func (l *Local) redis(ctx context.Context) (*Server, error) {
+func localRedis(ctx context.Context, l *Local, name string) (*Server, error) {
 	_, bin := l.lookPath("redis-server")
 	if bin == "" {
-		return nil, fmt.Errorf("%w redis: local provider: redis-server is not installed (apt-get install redis-server, or run scripts/install-deps.sh)", ErrCannotSupply)
+		return nil, fmt.Errorf("%w %s: local provider: redis-server is not installed (apt-get install redis-server, or run scripts/install-deps.sh)", ErrCannotSupply, name)
 	}
-	ls, err := l.prepare("redis", "redis.sock")
+	ls, err := l.prepare(name, "redis.sock")
 	if err != nil {
 		return nil, err
 	}
@@ -269,17 +256,17 @@ func (l *Local) redis(ctx context.Context) (*Server, error) {
 		return nil, ls.fail(err)
 	}
 	origin := fmt.Sprintf("local process %s (pid %d)", bin, ls.proc.cmd.Process.Pid)
-	return ls.server("redis", origin,
+	return ls.server(name, origin,
 		drivers.Endpoint{Transport: drivers.TCP, Address: ls.tcpAddr(), Password: password},
 		drivers.Endpoint{Transport: drivers.Unix, Address: ls.sock, Password: password}), nil
 }
 
-func (l *Local) mongo(ctx context.Context) (*Server, error) {
+func localMongo(ctx context.Context, l *Local, name string) (*Server, error) {
 	name, bin := l.lookPath("mongod", "ferretdb")
 	if bin == "" {
-		return nil, fmt.Errorf("%w mongo: local provider: neither mongod nor ferretdb is installed (scripts/install-deps.sh builds FerretDB)", ErrCannotSupply)
+		return nil, fmt.Errorf("%w %s: local provider: neither mongod nor ferretdb is installed (scripts/install-deps.sh builds FerretDB)", ErrCannotSupply, name)
 	}
-	ls, err := l.prepare("mongo", "")
+	ls, err := l.prepare(name, "")
 	if err != nil {
 		return nil, err
 	}
@@ -298,7 +285,7 @@ func (l *Local) mongo(ctx context.Context) (*Server, error) {
 		return nil, ls.fail(err)
 	}
 	origin := fmt.Sprintf("local process %s (pid %d)", bin, ls.proc.cmd.Process.Pid)
-	return ls.server("mongo", origin,
+	return ls.server(name, origin,
 		drivers.Endpoint{Transport: drivers.TCP, Address: ls.tcpAddr()},
 		drivers.Endpoint{Transport: drivers.Unix, Address: ls.sock}), nil
 }

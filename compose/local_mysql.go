@@ -35,12 +35,12 @@ func (l *Local) mysqlServer() (bin string, mariadb bool, ok bool) {
 	return "", false, false
 }
 
-func (l *Local) mysql(ctx context.Context) (*Server, error) {
+func localMySQL(ctx context.Context, l *Local, name string) (*Server, error) {
 	bin, mariadb, ok := l.mysqlServer()
 	if !ok {
-		return nil, fmt.Errorf("%w mysql: local provider: neither mysqld nor mariadbd is installed (apt-get install mariadb-server, or run scripts/install-deps.sh)", ErrCannotSupply)
+		return nil, fmt.Errorf("%w %s: local provider: neither mysqld nor mariadbd is installed (apt-get install mariadb-server, or run scripts/install-deps.sh)", ErrCannotSupply, name)
 	}
-	ls, err := l.prepare("mysql", "mysql.sock")
+	ls, err := l.prepare(name, "mysql.sock")
 	if err != nil {
 		return nil, err
 	}
@@ -70,7 +70,7 @@ func (l *Local) mysql(ctx context.Context) (*Server, error) {
 		return nil, ls.fail(err)
 	}
 	origin := fmt.Sprintf("local process %s (pid %d)", bin, ls.proc.cmd.Process.Pid)
-	return ls.server("mysql", origin,
+	return ls.server(name, origin,
 		drivers.Endpoint{Transport: drivers.TCP, Address: ls.tcpAddr(), User: MySQLUser, Password: password, Database: MySQLDatabase},
 		drivers.Endpoint{Transport: drivers.Unix, Address: ls.sock, User: MySQLUser, Password: password, Database: MySQLDatabase}), nil
 }

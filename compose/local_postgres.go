@@ -44,12 +44,12 @@ func versionOf(binDir string) int {
 	return v
 }
 
-func (l *Local) postgres(ctx context.Context) (*Server, error) {
+func localPostgres(ctx context.Context, l *Local, name string) (*Server, error) {
 	initdb, server := l.postgresBin("initdb"), l.postgresBin("postgres")
 	if initdb == "" || server == "" {
-		return nil, fmt.Errorf("%w postgres: local provider: PostgreSQL's initdb and postgres are not installed (apt-get install postgresql, or run scripts/install-deps.sh)", ErrCannotSupply)
+		return nil, fmt.Errorf("%w %s: local provider: PostgreSQL's initdb and postgres are not installed (apt-get install postgresql, or run scripts/install-deps.sh)", ErrCannotSupply, name)
 	}
-	ls, err := l.prepare("postgres", "")
+	ls, err := l.prepare(name, "")
 	if err != nil {
 		return nil, err
 	}
@@ -118,7 +118,7 @@ func (l *Local) postgres(ctx context.Context) (*Server, error) {
 		return nil, ls.fail(err)
 	}
 	origin := fmt.Sprintf("local process %s (pid %d)", server, ls.proc.cmd.Process.Pid)
-	return ls.server("postgres", origin, tcp, unix), nil
+	return ls.server(name, origin, tcp, unix), nil
 }
 
 // systemUser looks up a user to run a server as.

@@ -41,7 +41,7 @@ func TestLocalSupplyAndStop(t *testing.T) {
 			defer cancel()
 			l := NewLocal()
 			t.Cleanup(func() { _ = l.Close() })
-			srv, err := l.Supply(ctx, target)
+			srv, err := l.Supply(ctx, testTarget(target))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -104,11 +104,19 @@ func TestLocalSupplyAndStop(t *testing.T) {
 	}
 }
 
+// testTarget is what a provider is asked for to serve target.
+func testTarget(target string) Target {
+	if r, ok := recipes[target]; ok {
+		return Target{Name: target, Recipe: r}
+	}
+	return Target{Name: target, Recipe: ChildRecipe(target)}
+}
+
 func TestLocalCannotSupplyWithoutBinaries(t *testing.T) {
 	l := &Local{LookPath: func(string) (string, error) { return "", os.ErrNotExist }}
 	defer l.Close()
 	for _, target := range []string{"mysql", "redis", "mongo"} {
-		_, err := l.Supply(context.Background(), target)
+		_, err := l.Supply(context.Background(), testTarget(target))
 		if !errors.Is(err, ErrCannotSupply) {
 			t.Errorf("%s: got %v, want ErrCannotSupply", target, err)
 		}
@@ -119,10 +127,10 @@ func TestExternalNeedsBothEndpoints(t *testing.T) {
 	e := &External{Endpoints: map[string]Pair{
 		"redis": {TCP: drivers.Endpoint{Transport: drivers.TCP, Address: "127.0.0.1:6379"}},
 	}}
-	if _, err := e.Supply(context.Background(), "mysql"); !errors.Is(err, ErrCannotSupply) {
+	if _, err := e.Supply(context.Background(), testTarget("mysql")); !errors.Is(err, ErrCannotSupply) {
 		t.Fatalf("no endpoints: got %v, want ErrCannotSupply", err)
 	}
-	if _, err := e.Supply(context.Background(), "redis"); err == nil || errors.Is(err, ErrCannotSupply) {
+	if _, err := e.Supply(context.Background(), testTarget("redis")); err == nil || errors.Is(err, ErrCannotSupply) {
 		t.Fatalf("one endpoint: got %v, want a hard error asking for --redis-socket", err)
 	}
 }
@@ -132,11 +140,11 @@ func TestAutoFallsThrough(t *testing.T) {
 		"redis": {TCP: drivers.Endpoint{Transport: drivers.TCP, Address: "127.0.0.1:1"},
 			Unix: drivers.Endpoint{Transport: drivers.Unix, Address: "/tmp/r.sock"}},
 	}}}}
-	srv, err := a.Supply(context.Background(), "redis")
+	srv, err := a.Supply(context.Background(), testTarget("redis"))
 	if err != nil || srv.TCP.Address != "127.0.0.1:1" {
 		t.Fatalf("got %v, %v", srv, err)
 	}
-	if _, err := a.Supply(context.Background(), "mongo"); !errors.Is(err, ErrCannotSupply) {
+	if _, err := a.Supply(context.Background(), testTarget("mongo")); !errors.Is(err, ErrCannotSupply) {
 		t.Fatalf("got %v, want ErrCannotSupply", err)
 	}
 }

@@ -88,6 +88,24 @@ func (e Endpoint) Validate() error {
 	return nil
 }
 
+// Pair is the two endpoints of one server; either may be empty when not
+// given.
+type Pair struct {
+	TCP  Endpoint
+	Unix Endpoint
+}
+
+// Given reports whether any endpoint address was given.
+func (p Pair) Given() bool { return p.TCP.Address != "" || p.Unix.Address != "" }
+
+// On returns the endpoint on transport t.
+func (p Pair) On(t Transport) Endpoint {
+	if t == Unix {
+		return p.Unix
+	}
+	return p.TCP
+}
+
 // NetworkHeader is the header (HTTP) or metadata key (gRPC) in which
 // dbsock's own servers say which network they accepted a request on.
 const NetworkHeader = "X-Dbsock-Network"
@@ -137,7 +155,7 @@ type Conn interface {
 // Driver opens connections to one kind of server. A driver is configured
 // for one case (mode, value size) when it is made.
 type Driver interface {
-	// Name is the target name, e.g. "mysql".
+	// Name is the target name, e.g. mysql.
 	Name() string
 	// Describe says in one sentence what one operation is, for the report.
 	Describe() string

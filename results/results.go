@@ -11,6 +11,8 @@ import (
 	"io"
 	"time"
 
+	"github.com/HdrHistogram/hdrhistogram-go"
+
 	"github.com/dbsock/dbsock/drivers"
 	"github.com/dbsock/dbsock/internal/sysinfo"
 )
@@ -187,6 +189,30 @@ type Run struct {
 	// "uncorrected": latency from the actual start instead of the intended
 	// one. Latency is always the whole op (from the intended start).
 	Phases map[string]Phase `json:"phases,omitempty"`
+
+	// hist is Histogram decoded, when the run was measured in this process
+	// (nil when read from JSON): Summarize pools it without decoding.
+	hist *hdrhistogram.Histogram
+}
+
+// SetHistogram records h as the run's histogram, encoded for JSON and kept
+// as it is for summaries in this process.
+func (r *Run) SetHistogram(h *hdrhistogram.Histogram) error {
+	enc, err := EncodeHistogram(h)
+	if err != nil {
+		return err
+	}
+	r.Histogram, r.hist = enc, h
+	return nil
+}
+
+// Hist returns the run's histogram, decoding it only when the run was read
+// from JSON; nil when the run has none.
+func (r *Run) Hist() (*hdrhistogram.Histogram, error) {
+	if r.hist != nil || r.Histogram == "" {
+		return r.hist, nil
+	}
+	return DecodeHistogram(r.Histogram)
 }
 
 // Phase is one timed part of an op.

@@ -25,11 +25,11 @@ func (sp *sidePool) add(run *Run) error {
 	if !run.Incomplete && run.Latency.P50 > 0 {
 		sp.p50s = append(sp.p50s, run.Latency.P50)
 	}
-	if run.Histogram != "" {
-		h, err := DecodeHistogram(run.Histogram)
-		if err != nil {
-			return err
-		}
+	h, err := run.Hist()
+	if err != nil {
+		return err
+	}
+	if h != nil {
 		sp.hist.Merge(h)
 	}
 	for name, ph := range run.Phases {
@@ -141,14 +141,16 @@ func (r *Report) Cases(target string) []Summary {
 func Pooled(r *Report, c Case, t drivers.Transport) (*hdrhistogram.Histogram, error) {
 	h := NewHistogram()
 	for _, run := range r.Runs {
-		if run.Case != c || run.Transport != t || run.Histogram == "" {
+		if run.Case != c || run.Transport != t {
 			continue
 		}
-		rh, err := DecodeHistogram(run.Histogram)
+		rh, err := run.Hist()
 		if err != nil {
 			return nil, err
 		}
-		h.Merge(rh)
+		if rh != nil {
+			h.Merge(rh)
+		}
 	}
 	return h, nil
 }

@@ -57,7 +57,7 @@ func dbsockP50(b *testing.B, ep drivers.Endpoint, n int) time.Duration {
 	}
 	defer conn.Close()
 	h := results.NewHistogram()
-	if s := Loop(context.Background(), conn, LoopConfig{N: n}, h); s.Err != nil {
+	if s := Loop(context.Background(), conn, LoopConfig{N: n}, h, nil); s.Err != nil {
 		b.Fatal(s.Err)
 	}
 	return time.Duration(h.ValueAtQuantile(50))
@@ -74,19 +74,19 @@ func BenchmarkEchoVsMinimal(b *testing.B) {
 	local := compose.NewLocal()
 	local.ServerCPUs = []int{0}
 	defer local.Close()
-	srv, err := local.Supply(context.Background(), "echo")
+	srv, err := local.Supply(context.Background(), compose.Target{Name: child.Echo, Recipe: compose.ChildRecipe(child.Echo)})
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer srv.Stop(context.Background())
 	const n = 50000
 	for _, t := range drivers.Transports { // warm up both paths
-		dbsockP50(b, srv.Endpoint(t), 5000)
-		minimalP50(b, srv.Endpoint(t), 5000)
+		dbsockP50(b, srv.Endpoints().On(t), 5000)
+		minimalP50(b, srv.Endpoints().On(t), 5000)
 	}
 	b.ResetTimer() // (it also clears metrics: call it before reporting any)
 	for _, t := range drivers.Transports {
-		ep := srv.Endpoint(t)
+		ep := srv.Endpoints().On(t)
 		var mine, theirs []float64
 		for i := 0; i < b.N; i++ {
 			theirs = append(theirs, float64(minimalP50(b, ep, n)))

@@ -1,5 +1,5 @@
-// Package scenarios holds dbsock's workloads and the timing loops that
-// measure them. The loops own warm-up, timing and recording; drivers only
+// Package scenarios holds dbsock's workloads and the one timing loop that
+// measures them. The loop owns warm-up, timing and recording; drivers only
 // do operations and never time themselves.
 package scenarios
 
@@ -44,6 +44,9 @@ type LoopConfig struct {
 	Progress *atomic.Int64
 	// Heartbeat moves every 16 ops, for the hung-server watchdog.
 	Heartbeat *atomic.Int64
+	// Interval, when set, runs the loop open: op i is due at
+	// start+Offset+i*Interval.
+	Interval, Offset time.Duration
 }
 
 // tally counts one op's outcome; it reports whether the loop must stop.
@@ -124,36 +127,63 @@ func record(h *hdrhistogram.Histogram, d int64) {
 	_ = h.RecordValue(d) // cannot fail: d is within the histogram's range
 }
 
-// Loop does cfg.Warmup untimed ops on c, then timed ops, recording the
-// latency of each successful op into h. Failed ops are counted, not
-// recorded. Ops get context.Background() so that no driver starts a
-// cancellation watcher per op; ctx is checked every 256 ops.
+// Op is one operation the loop times. drivers.Conn is one (a lookup on a
+// kept connection); so is the connect scenario's open, lookup and close.
+type Op interface {
+	Do(ctx context.Context) error
+}
+
+// Loop is dbsock's one timing loop. It does cfg.Warmup untimed ops, then
+// times each op on its own and records its latency into h; failed ops are
+// counted, not recorded. Closed loop (cfg.Interval 0), each op starts when
+// the previous one ends. Open loop, op i is due at start+cfg.Offset+
+// i*cfg.Interval whether or not the one before it has finished: h gets each
+// op's latency from when it was due (what a user waiting on the schedule
+// sees, corrected for coordinated omission, as wrk2 and YCSB do) and actual
+// gets it from when it really started.
 //
-// Inside the timed loop dbsock does nothing but read the clock twice and
-// record one value: no allocation, logging or I/O of its own.
-func Loop(ctx context.Context, c drivers.Conn, cfg LoopConfig, h *hdrhistogram.Histogram) Sample {
-	op := context.Background()
-	s, ok := warmUp(ctx, &cfg, func() error { return c.Do(op) })
+// Ops get context.Background() so that no driver starts a cancellation
+// watcher per op; ctx is checked every 256 ops. Inside the timed loop
+// dbsock does nothing but read the clock twice and record one value: no
+// allocation, logging or I/O of its own.
+func Loop(ctx context.Context, op Op, cfg LoopConfig, h, actual *hdrhistogram.Histogram) Sample {
+	bg := context.Background()
+	s, ok := warmUp(ctx, &cfg, func() error { return op.Do(bg) })
 	if !ok {
 		return s
 	}
 	consecutive := 0
 	n := cfg.n()
+	paced := cfg.Interval > 0
+	if paced {
+		sleepSlack() // calibrate before the clock starts
+	}
 	start := time.Now()
 	now := start
 	for i := 0; i < n; i++ {
-		if cfg.tick(ctx, i, &s, now) {
+		if cfg.tick(ctx, i, &s, now) || (paced && !cfg.Until.IsZero() && now.After(cfg.Until)) {
 			break
 		}
-		t0 := time.Now()
-		err := c.Do(op)
+		t0 := now
+		if paced {
+			t0 = start.Add(cfg.Offset + time.Duration(i)*cfg.Interval)
+			waitUntil(t0)
+		}
+		began := time.Now()
+		err := op.Do(bg)
 		now = time.Now()
 		s.Ops++
 		if s.tally(err, &consecutive) {
 			break
 		}
-		if err == nil {
+		if err != nil {
+			continue
+		}
+		if paced {
 			record(h, int64(now.Sub(t0)))
+			record(actual, int64(now.Sub(began)))
+		} else {
+			record(h, int64(now.Sub(began)))
 		}
 	}
 	cfg.finish(&s, start)
@@ -163,91 +193,33 @@ func Loop(ctx context.Context, c drivers.Conn, cfg LoopConfig, h *hdrhistogram.H
 // Opener opens a fresh connection, as the connect scenario does per op.
 type Opener func(ctx context.Context) (drivers.Conn, error)
 
-// LoopConnect times ops that each open a connection, do one lookup and
-// close it. total gets the whole op; connect and query its two phases.
-// ctx is passed to every op: the connection set-up it measures dwarfs the
-// cost of a cancellable context, and a hung server must not hang dbsock.
-func LoopConnect(ctx context.Context, open Opener, cfg LoopConfig, total, connect, query *hdrhistogram.Histogram) Sample {
-	consecutive := 0
-	one := func() (time.Duration, time.Duration, time.Duration, error) {
-		t0 := time.Now()
-		c, err := open(ctx)
-		t1 := time.Now()
-		if err != nil {
-			return 0, 0, 0, err
-		}
-		err = c.Do(ctx)
-		t2 := time.Now()
-		cerr := c.Close()
-		t3 := time.Now()
-		if err == nil {
-			err = cerr
-		}
-		return t3.Sub(t0), t1.Sub(t0), t2.Sub(t1), err
-	}
-	s, ok := warmUp(ctx, &cfg, func() error { _, _, _, err := one(); return err })
-	if !ok {
-		return s
-	}
-	n := cfg.n()
-	start := time.Now()
-	now := start
-	for i := 0; i < n; i++ {
-		if cfg.tick(ctx, i, &s, now) {
-			break
-		}
-		tot, con, qry, err := one()
-		now = time.Now()
-		s.Ops++
-		if s.tally(err, &consecutive) {
-			break
-		}
-		if err == nil {
-			record(total, int64(tot))
-			record(connect, int64(con))
-			record(query, int64(qry))
-		}
-	}
-	cfg.finish(&s, start)
-	return s
+// connectOp is the connect scenario's op: open a connection, do one lookup,
+// close it. It times its two phases into connect and query. It uses its own
+// ctx: the set-up it measures dwarfs the cost of a cancellable context, and
+// a hung server must not hang dbsock.
+type connectOp struct {
+	ctx            context.Context
+	open           Opener
+	connect, query *hdrhistogram.Histogram
 }
 
-// LoopRate is the open-loop form of Loop: op i is due at start+offset+
-// i*interval, whether or not the op before it has finished. corrected gets
-// each op's latency from when it was due (what a user waiting on the
-// schedule sees, corrected for coordinated omission, as wrk2 and YCSB do);
-// actual gets it from when it really started.
-func LoopRate(ctx context.Context, c drivers.Conn, cfg LoopConfig, interval, offset time.Duration, corrected, actual *hdrhistogram.Histogram) Sample {
-	op := context.Background()
-	s, ok := warmUp(ctx, &cfg, func() error { return c.Do(op) })
-	if !ok {
-		return s
+func (c *connectOp) Do(context.Context) error {
+	t0 := time.Now()
+	conn, err := c.open(c.ctx)
+	t1 := time.Now()
+	if err != nil {
+		return err
 	}
-	consecutive := 0
-	n := cfg.n()
-	sleepSlack() // calibrate before the clock starts
-	start := time.Now()
-	now := start
-	for i := 0; i < n; i++ {
-		if cfg.tick(ctx, i, &s, now) || (!cfg.Until.IsZero() && now.After(cfg.Until)) {
-			break
-		}
-		due := start.Add(offset + time.Duration(i)*interval)
-		waitUntil(due)
-		t0 := time.Now()
-		err := c.Do(op)
-		now = time.Now()
-		s.Ops++
-		if s.tally(err, &consecutive) {
-			break
-		}
-		if err == nil {
-			record(corrected, int64(now.Sub(due)))
-			record(actual, int64(now.Sub(t0)))
-		}
+	err = conn.Do(c.ctx)
+	t2 := time.Now()
+	if cerr := conn.Close(); err == nil {
+		err = cerr
 	}
-	cfg.finish(&s, start)
-	return s
+	if err == nil {
+		record(c.connect, int64(t1.Sub(t0)))
+		record(c.query, int64(t2.Sub(t1)))
+	}
+	return err
 }
 
 // sleepSlack is how late a timer sleep may wake up on this machine: on some

@@ -32,7 +32,7 @@ func (c *scriptConn) Close() error { return nil }
 func TestLoopCountsAndRecords(t *testing.T) {
 	c := &scriptConn{}
 	h := results.NewHistogram()
-	s := Loop(context.Background(), c, LoopConfig{Warmup: 7, N: 100}, h)
+	s := Loop(context.Background(), c, LoopConfig{Warmup: 7, N: 100}, h, nil)
 	if c.calls != 107 || s.Ops != 100 || s.Errors != 0 || s.Err != nil {
 		t.Fatalf("calls=%d sample=%+v, want 107 calls, 100 ops, no errors", c.calls, s)
 	}
@@ -48,7 +48,7 @@ func TestLoopCountsErrorsWithoutRecordingThem(t *testing.T) {
 	warmup := 5
 	c := &scriptConn{fail: func(i int) bool { return i >= warmup && (i-warmup)%10 == 0 }}
 	h := results.NewHistogram()
-	s := Loop(context.Background(), c, LoopConfig{Warmup: warmup, N: 100}, h)
+	s := Loop(context.Background(), c, LoopConfig{Warmup: warmup, N: 100}, h, nil)
 	if s.Ops != 100 || s.Errors != 10 || s.Err != nil || s.LastErr == nil {
 		t.Fatalf("sample = %+v, want 100 ops, 10 errors, not stopped", s)
 	}
@@ -59,7 +59,7 @@ func TestLoopCountsErrorsWithoutRecordingThem(t *testing.T) {
 
 func TestLoopStopsAfterConsecutiveErrors(t *testing.T) {
 	c := &scriptConn{fail: func(i int) bool { return i >= 50 }}
-	s := Loop(context.Background(), c, LoopConfig{N: 1000}, results.NewHistogram())
+	s := Loop(context.Background(), c, LoopConfig{N: 1000}, results.NewHistogram(), nil)
 	if s.Err == nil || s.Ops != 50+MaxConsecutiveErrors || s.Errors != MaxConsecutiveErrors {
 		t.Fatalf("sample = %+v, want a stop after %d consecutive errors", s, MaxConsecutiveErrors)
 	}
@@ -73,7 +73,7 @@ func TestLoopStopsWhenCancelled(t *testing.T) {
 		}
 		return false
 	}}
-	s := Loop(ctx, c, LoopConfig{N: 100000}, results.NewHistogram())
+	s := Loop(ctx, c, LoopConfig{N: 100000}, results.NewHistogram(), nil)
 	if !errors.Is(s.Err, context.Canceled) || s.Ops >= 100000 || s.Ops < 300 {
 		t.Fatalf("sample = %+v, want cancelled soon after op 300", s)
 	}
@@ -102,13 +102,13 @@ func BenchmarkHarness(b *testing.B) {
 	h := results.NewHistogram()
 	b.ReportAllocs()
 	b.ResetTimer()
-	Loop(context.Background(), nopConn{}, LoopConfig{N: b.N}, h)
+	Loop(context.Background(), nopConn{}, LoopConfig{N: b.N}, h, nil)
 }
 
 func TestLoopReportsProgress(t *testing.T) {
 	for _, n := range []int{1, 255, 256, 257, 1000} {
 		var p atomic.Int64
-		Loop(context.Background(), &scriptConn{}, LoopConfig{Warmup: 3, N: n, Progress: &p}, results.NewHistogram())
+		Loop(context.Background(), &scriptConn{}, LoopConfig{Warmup: 3, N: n, Progress: &p}, results.NewHistogram(), nil)
 		if p.Load() != int64(n) {
 			t.Errorf("n=%d: progress %d", n, p.Load())
 		}

@@ -10,7 +10,6 @@ import (
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 
-	"github.com/dbsock/dbsock/compose"
 	"github.com/dbsock/dbsock/drivers"
 	"github.com/dbsock/dbsock/results"
 )
@@ -71,16 +70,16 @@ func Order(round int) [2]drivers.Transport {
 	return [2]drivers.Transport{drivers.TCP, drivers.Unix}
 }
 
-// Run measures one case against srv: for every round and transport, fresh
+// Run measures one case against the server at eps: for every round and transport, fresh
 // connections verified server-side, warmed up and timed. emit receives each
 // Run as soon as it is done, including a failed or interrupted one
 // (Incomplete). Run stops at the first failure.
-func Run(ctx context.Context, d drivers.Driver, srv *compose.Server, server drivers.ServerInfo, opt Options, emit func(results.Run)) error {
+func Run(ctx context.Context, d drivers.Driver, eps drivers.Pair, server drivers.ServerInfo, opt Options, emit func(results.Run)) error {
 	c := results.Case{Target: d.Name(), Scenario: opt.Scenario, Concurrency: opt.workers(),
 		ValueSize: d.ValueSize(), Mode: d.Mode(), Rate: opt.Rate}
 	for round := 1; round <= opt.Rounds; round++ {
 		for _, t := range Order(round) {
-			run, err := measure(ctx, d, srv.Endpoint(t), opt)
+			run, err := measure(ctx, d, eps.On(t), opt)
 			run.Case, run.Round, run.Server = c, round, server
 			emit(run)
 			if err != nil {
@@ -109,9 +108,7 @@ func measure(ctx context.Context, d drivers.Driver, ep drivers.Endpoint, opt Opt
 		run.Incomplete, run.Error = true, err.Error()
 		return run, err
 	}
-	timeout := opt.timeout()
-	n := opt.workers()
-	ws := make([]*worker, n)
+	ws := make([]*worker, opt.workers())
 	defer func() {
 		for _, w := range ws {
 			if w != nil && w.conn != nil {
@@ -119,25 +116,55 @@ func measure(ctx context.Context, d drivers.Driver, ep drivers.Endpoint, opt Opt
 			}
 		}
 	}()
-	// Open (PK) or probe (Connect) and verify, one connection at a time, so
-	// that a refusal names the worker and nothing hides in a crowd.
+	evidence, err := openWorkers(ctx, d, ep, opt, ws)
+	run.Evidence = evidence
+	if err != nil {
+		return fail(err)
+	}
+	run.TransportVerified = true
+	elapsed := timeWorkers(ctx, d, ep, opt, ws)
+	errs, fired := mergeWorkers(&run, ws, elapsed)
+	if len(errs) > 0 {
+		what := "stopped"
+		first := errs[0]
+		if errors.Is(first, context.Canceled) && ctx.Err() != nil {
+			what = "interrupted"
+		}
+		if fired {
+			first = fmt.Errorf("the server did not answer for %s (--op-timeout), so dbsock gave up on the connection: %w", opt.timeout(), first)
+		}
+		want := fmt.Sprint(opt.N * len(ws))
+		if opt.Duration > 0 {
+			want = "planned"
+		}
+		return fail(fmt.Errorf("%s over %s %s after %d of %s ops: %w", d.Name(), ep, what, run.N, want, first))
+	}
+	return run, nil
+}
+
+// openWorkers opens (PK) or probes (Connect) and verifies one connection
+// per worker, one at a time, so that a refusal names the worker and
+// nothing hides in a crowd. It returns the first worker's transport
+// evidence.
+func openWorkers(ctx context.Context, d drivers.Driver, ep drivers.Endpoint, opt Options, ws []*worker) (string, error) {
+	evidence := ""
 	for i := range ws {
 		w := &worker{hist: results.NewHistogram(), phases: map[string]*hdrhistogram.Histogram{}}
 		ws[i] = w
-		octx, cancel := context.WithTimeout(ctx, timeout)
+		octx, cancel := context.WithTimeout(ctx, opt.timeout())
 		conn, err := d.Open(octx, ep)
 		if err != nil {
 			cancel()
-			return fail(fmt.Errorf("worker %d of %d: %w", i+1, n, drivers.Explain(err, ep)))
+			return evidence, fmt.Errorf("worker %d of %d: %w", i+1, len(ws), drivers.Explain(err, ep))
 		}
 		v, err := drivers.CheckTransport(octx, conn, ep.Transport)
 		cancel()
 		if i == 0 {
-			run.Evidence = v.Evidence
+			evidence = v.Evidence
 		}
 		if err != nil {
 			conn.Close()
-			return fail(fmt.Errorf("%s over %s: %w", d.Name(), ep, err))
+			return evidence, fmt.Errorf("%s over %s: %w", d.Name(), ep, err)
 		}
 		if opt.Scenario == Connect {
 			conn.Close() // each op opens its own
@@ -145,8 +172,13 @@ func measure(ctx context.Context, d drivers.Driver, ep drivers.Endpoint, opt Opt
 			w.conn = conn
 		}
 	}
-	run.TransportVerified = true
+	return evidence, nil
+}
 
+// timeWorkers warms every worker up, then starts their timed loops at
+// once, each watched by a watchdog; it returns the wall time of the timed
+// part.
+func timeWorkers(ctx context.Context, d drivers.Driver, ep drivers.Endpoint, opt Options, ws []*worker) time.Duration {
 	var (
 		wg          sync.WaitGroup
 		ready       sync.WaitGroup
@@ -162,50 +194,46 @@ func measure(ctx context.Context, d drivers.Driver, ep drivers.Endpoint, opt Opt
 		} else {
 			closer = func() error { cancelWorkers(); return nil }
 		}
-		w.dog = startWatchdog(closer, &w.heartbeat, timeout)
+		w.dog = startWatchdog(closer, &w.heartbeat, opt.timeout())
 		wg.Add(1)
 		ready.Add(1)
 		go func(i int, w *worker) {
 			defer wg.Done()
-			warm := LoopConfig{Warmup: opt.Warmup, Heartbeat: &w.heartbeat}
-			// Warm up, then wait for every worker before timing.
-			switch {
-			case opt.Scenario == Connect:
-				LoopConnect(wctx, opener(d, ep), warm, results.NewHistogram(), results.NewHistogram(), results.NewHistogram())
-			default:
-				Loop(wctx, w.conn, warm, results.NewHistogram())
+			op, warmOp := Op(w.conn), Op(w.conn)
+			if opt.Scenario == Connect {
+				warmOp = &connectOp{ctx: wctx, open: opener(d, ep), connect: results.NewHistogram(), query: results.NewHistogram()}
+				w.phases[PhaseConnect], w.phases[PhaseQuery] = results.NewHistogram(), results.NewHistogram()
+				op = &connectOp{ctx: wctx, open: opener(d, ep), connect: w.phases[PhaseConnect], query: w.phases[PhaseQuery]}
 			}
+			// Warm up, then wait for every worker before timing.
+			Loop(wctx, warmOp, LoopConfig{Warmup: opt.Warmup, Heartbeat: &w.heartbeat}, results.NewHistogram(), nil)
 			ready.Done()
 			<-startTiming
 			lc := LoopConfig{N: opt.N, Progress: opt.Progress, Heartbeat: &w.heartbeat}
 			if opt.Duration > 0 {
 				lc.Until = start.Add(opt.Duration)
 			}
-			switch {
-			case opt.Scenario == Connect:
-				w.phases[PhaseConnect], w.phases[PhaseQuery] = results.NewHistogram(), results.NewHistogram()
-				w.sample = LoopConnect(wctx, opener(d, ep), lc, w.hist, w.phases[PhaseConnect], w.phases[PhaseQuery])
-			case opt.Rate > 0:
-				interval := time.Duration(float64(n) / opt.Rate * float64(time.Second))
-				offset := interval * time.Duration(i) / time.Duration(n)
+			if opt.Rate > 0 {
+				lc.Interval = time.Duration(float64(len(ws)) / opt.Rate * float64(time.Second))
+				lc.Offset = lc.Interval * time.Duration(i) / time.Duration(len(ws))
 				w.phases[PhaseUncorrected] = results.NewHistogram()
-				w.sample = LoopRate(wctx, w.conn, lc, interval, offset, w.hist, w.phases[PhaseUncorrected])
-			default:
-				w.sample = Loop(wctx, w.conn, lc, w.hist)
 			}
+			w.sample = Loop(wctx, op, lc, w.hist, w.phases[PhaseUncorrected])
 		}(i, w)
 	}
 	ready.Wait()
 	start = time.Now()
 	close(startTiming)
 	wg.Wait()
-	elapsed := time.Since(start)
+	return time.Since(start)
+}
 
-	// Merge the workers: one histogram per phase, counts summed.
+// mergeWorkers pools the workers into run: one histogram per phase, counts
+// summed. It returns why workers stopped early, and whether a watchdog
+// fired.
+func mergeWorkers(run *results.Run, ws []*worker, elapsed time.Duration) (errs []error, fired bool) {
 	h := results.NewHistogram()
 	phases := map[string]*hdrhistogram.Histogram{}
-	var errs []error
-	fired := false
 	for _, w := range ws {
 		fired = w.dog.done() || fired
 		h.Merge(w.hist)
@@ -229,36 +257,20 @@ func measure(ctx context.Context, d drivers.Driver, ep drivers.Endpoint, opt Opt
 	if elapsed > 0 {
 		run.OpsPerSec = float64(run.N-run.Errors) / elapsed.Seconds()
 	}
-	var err error
-	if run.Histogram, err = results.EncodeHistogram(h); err != nil {
-		return fail(err)
+	if err := run.SetHistogram(h); err != nil {
+		errs = append(errs, err)
 	}
 	if len(phases) > 0 {
 		run.Phases = map[string]results.Phase{}
 		for name, ph := range phases {
 			enc, err := results.EncodeHistogram(ph)
 			if err != nil {
-				return fail(err)
+				errs = append(errs, err)
 			}
 			run.Phases[name] = results.Phase{Latency: results.LatencyOf(ph), Histogram: enc}
 		}
 	}
-	if len(errs) > 0 {
-		what := "stopped"
-		first := errs[0]
-		if errors.Is(first, context.Canceled) && ctx.Err() != nil {
-			what = "interrupted"
-		}
-		if fired {
-			first = fmt.Errorf("the server did not answer for %s (--op-timeout), so dbsock gave up on the connection: %w", timeout, first)
-		}
-		want := fmt.Sprint(opt.N * n)
-		if opt.Duration > 0 {
-			want = "planned"
-		}
-		return fail(fmt.Errorf("%s over %s %s after %d of %s ops: %w", d.Name(), ep, what, run.N, want, first))
-	}
-	return run, nil
+	return errs, fired
 }
 
 type closerFunc func() error

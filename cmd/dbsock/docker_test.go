@@ -14,8 +14,12 @@ import (
 )
 
 // offlineImages are the --image flags for dbsock's own images (make images).
-var offlineImages = []string{"--image", "mysql=" + compose.OfflineImages["mysql"], "--image", "redis=" + compose.OfflineImages["redis"],
-	"--image", "mongo=" + compose.OfflineImages["mongo"], "--image", "postgres=" + compose.OfflineImages["postgres"]}
+var offlineImages = []string{"--image", "mysql=" + compose.MySQL.Container.Offline, "--image", "redis=" + compose.Redis.Container.Offline,
+	"--image", "mongo=" + compose.Mongo.Container.Offline, "--image", "postgres=" + compose.Postgres.Container.Offline}
+
+// offlineImage is the offline image of each container target.
+var offlineImage = map[string]string{"mysql": compose.MySQL.Container.Offline, "redis": compose.Redis.Container.Offline,
+	"mongo": compose.Mongo.Container.Offline, "postgres": compose.Postgres.Container.Offline}
 
 // needImages skips (or, under DBSOCK_REQUIRE_SERVERS, fails) unless the
 // Docker engine answers and dbsock's offline images are built.
@@ -24,7 +28,7 @@ func needImages(t *testing.T) {
 	if testing.Short() {
 		t.Skip("needs Docker and images; skipped with -short")
 	}
-	for _, ref := range compose.OfflineImages {
+	for _, ref := range offlineImage {
 		if err := exec.Command("docker", "image", "inspect", ref).Run(); err != nil {
 			msg := "Docker image " + ref + " is not here (run make images)"
 			if os.Getenv(testutil.RequireEnv) != "" {
@@ -59,7 +63,7 @@ func checkContainerRun(t *testing.T, provider string) {
 		if target.Error != "" {
 			t.Errorf("%s: %s", target.Name, target.Error)
 		}
-		if target.Server.Product != products[target.Name] || target.NetworkMode != "host" || target.Image != compose.OfflineImages[target.Name] ||
+		if target.Server.Product != products[target.Name] || target.NetworkMode != "host" || target.Image != offlineImage[target.Name] ||
 			!strings.HasPrefix(target.ImageID, "sha256:") || !strings.HasPrefix(target.SocketDir, tmp+"/dbsock-") {
 			t.Errorf("%s: product %q network %q image %q id %q socket dir %q", target.Name, target.Server.Product, target.NetworkMode, target.Image, target.ImageID, target.SocketDir)
 		}

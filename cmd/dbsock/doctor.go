@@ -6,7 +6,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/dbsock/dbsock/internal/doctor"
+	"github.com/dbsock/dbsock/doctor"
+	"github.com/dbsock/dbsock/targets"
 )
 
 func newDoctorCmd(stdout io.Writer) *cobra.Command {
@@ -22,6 +23,7 @@ Docker engine is reachable, rootless or Docker Desktop, and whether host
 networking is possible.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			o.Kinds = targets.DoctorKinds()
 			return doctor.Report(cmd.Context(), stdout, o)
 		},
 	}

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/dbsock/dbsock/compose"
+	"github.com/dbsock/dbsock/targets"
 )
 
 // startLocal starts a real server through the local provider for tests
@@ -18,7 +19,11 @@ func startLocal(t *testing.T, target string) *compose.Server {
 	t.Helper()
 	l := compose.NewLocal()
 	t.Cleanup(func() { _ = l.Close() })
-	srv, err := l.Supply(context.Background(), target)
+	tt, ok := targets.Lookup(target)
+	if !ok {
+		t.Fatalf("no target %s", target)
+	}
+	srv, err := l.Supply(context.Background(), tt.Supply())
 	if err != nil {
 		t.Fatal(err)
 	}

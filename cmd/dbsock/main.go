@@ -16,8 +16,9 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/dbsock/dbsock/drivers/redis"
 	"github.com/dbsock/dbsock/compose/child"
+	"github.com/dbsock/dbsock/drivers/redis"
+	_ "github.com/dbsock/dbsock/targets/all" // every target registers itself
 )
 
 func main() {

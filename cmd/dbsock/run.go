@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -16,12 +15,11 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/dbsock/dbsock/compose"
-	"github.com/dbsock/dbsock/drivers"
-	pgdrv "github.com/dbsock/dbsock/drivers/postgres"
 	"github.com/dbsock/dbsock/internal/placement"
-	"github.com/dbsock/dbsock/internal/runner"
+	"github.com/dbsock/dbsock/pipeline"
 	"github.com/dbsock/dbsock/results"
 	"github.com/dbsock/dbsock/scenarios"
+	"github.com/dbsock/dbsock/targets"
 )
 
 // runOptions are the flags of "dbsock run".
@@ -41,11 +39,9 @@ type runOptions struct {
 	clientCPU         string
 	serverCPU         string
 
-	mysqlAddr, mysqlSocket, mysqlUser, mysqlPassword, mysqlDB string
-	redisAddr, redisSocket, redisPassword                     string
-	mongoAddr, mongoSocket, mongoUser                         string
-	pgAddr, pgSocketDir, pgUser, pgDB                         string
-	passwordFiles                                             map[string]*string
+	// settings are each target's own flags (driver modes, external
+	// endpoints), bound from the registry.
+	settings map[string]targets.Settings
 }
 
 // Providers accepted by --provider.
@@ -62,33 +58,25 @@ up, then N lookups each timed on its own. Rounds alternate which transport
 goes first.
 
 Targets (dbsock targets lists them with what one op is):
-  mysql     SELECT by primary key, statement prepared once (MySQL or MariaDB)
-  redis     GET of one key
-  mongo     findOne by _id (MongoDB, or FerretDB speaking its wire protocol)
-  postgres  SELECT by primary key, statement prepared once (PostgreSQL)
-  echo      4-byte ping-pong with dbsock's own echo server: the transport floor
-  grpc      gRPC health Check on a kept HTTP/2 connection (dbsock's server)
-  http      HTTP/1.1 GET with keep-alive (dbsock's server)
-  all       mysql redis mongo
-
-Providers:
+` + targetHelp() + `
+Providers:Providers:
   docker    start containers (testcontainers-go) with host networking, the
             server on 127.0.0.1 only and its socket dir bind-mounted; official
-            images mysql:8.4, redis:7.4, mongo:7.0, postgres:16, or --image
-            TARGET=REF (make images builds dbsock/mariadb, dbsock/redis,
-            dbsock/ferretdb, dbsock/postgres, used when the official ones
-            cannot be pulled)
+            images ` + imageList(func(c *compose.Container) string { return c.Image }) + `,
+            or --image TARGET=REF (make images builds ` + imageList(func(c *compose.Container) string { return c.Offline }) + `,
+            used when the official ones cannot be pulled)
   compose   the same from compose/compose.yaml with Docker Compose
   local     start private throwaway servers from binaries on PATH
             (mysqld or mariadbd, redis-server, mongod or ferretdb, postgres)
+            and dbsock's own servers as child processes
   external  measure servers you already run: give both --TARGET-addr and
             --TARGET-socket (--postgres-socket-dir for PostgreSQL)
   auto      external for targets whose endpoints are given, else docker when
             an engine answers and the image is here or can be pulled, else local
 
-Passwords: --TARGET-password-file FILE, or DBSOCK_MYSQL_PASSWORD,
-DBSOCK_REDIS_PASSWORD, DBSOCK_MONGO_PASSWORD, DBSOCK_POSTGRES_PASSWORD (the --*-password flags work too,
-but show in your shell history and process list). Servers dbsock starts get a
+Passwords: --TARGET-password-file FILE, or DBSOCK_TARGET_PASSWORD in the
+environment (e.g. DBSOCK_MYSQL_PASSWORD); the --*-password flags work too,
+but show in your shell history and process list. Servers dbsock starts get a
 random password per run; no password is ever printed.`,
 		Example: `  dbsock run mysql --n 10000
   dbsock run all --format json --out results.json
@@ -117,24 +105,9 @@ random password per run; no password is ever printed.`,
 	f.BoolVar(&o.failFast, "fail-fast", false, "stop at the first target that fails instead of going on with the others")
 	f.StringArrayVar(&o.thresholds, "threshold", nil, "fail (exit 1) unless this holds after the run, e.g. 'redis.unix.p99<2ms' or 'mysql.unix_speedup_p50>=1.0'; repeatable")
 	f.BoolVarP(&o.quiet, "quiet", "q", false, "print no progress lines on stderr")
-	f.StringVar(&o.mysqlAddr, "mysql-addr", "", "external MySQL TCP address HOST:PORT")
-	f.StringVar(&o.mysqlSocket, "mysql-socket", "", "external MySQL Unix socket path")
-	f.StringVar(&o.mysqlUser, "mysql-user", "root", "external MySQL user")
-	f.StringVar(&o.mysqlPassword, "mysql-password", "", "external MySQL password (prefer $DBSOCK_MYSQL_PASSWORD)")
-	f.StringVar(&o.mysqlDB, "mysql-db", "dbsock", "external MySQL database; dbsock creates table `user` in it")
-	f.StringVar(&o.redisAddr, "redis-addr", "", "external Redis TCP address HOST:PORT")
-	f.StringVar(&o.redisSocket, "redis-socket", "", "external Redis Unix socket path")
-	f.StringVar(&o.redisPassword, "redis-password", "", "external Redis password (prefer $DBSOCK_REDIS_PASSWORD)")
-	f.StringVar(&o.mongoAddr, "mongo-addr", "", "external MongoDB TCP address HOST:PORT")
-	f.StringVar(&o.mongoSocket, "mongo-socket", "", "external MongoDB Unix socket path (must end in .sock)")
-	f.StringVar(&o.mongoUser, "mongo-user", "", "external MongoDB user (password from $DBSOCK_MONGO_PASSWORD)")
-	f.StringVar(&o.pgAddr, "postgres-addr", "", "external PostgreSQL TCP address HOST:PORT")
-	f.StringVar(&o.pgSocketDir, "postgres-socket-dir", "", "external PostgreSQL socket directory (the socket is DIR/.s.PGSQL.PORT, PORT from --postgres-addr)")
-	f.StringVar(&o.pgUser, "postgres-user", "postgres", "external PostgreSQL user (password from $DBSOCK_POSTGRES_PASSWORD)")
-	f.StringVar(&o.pgDB, "postgres-db", "postgres", "external PostgreSQL database; dbsock creates table \"user\" in it")
-	o.passwordFiles = map[string]*string{}
-	for _, t := range []string{"mysql", "redis", "mongo", "postgres"} {
-		o.passwordFiles[t] = f.String(t+"-password-file", "", "read the external "+t+" password from this file (first line)")
+	o.settings = map[string]targets.Settings{}
+	for _, t := range targets.List() {
+		o.settings[t.Name] = t.Settings(f)
 	}
 	return cmd
 }
@@ -142,7 +115,7 @@ random password per run; no password is ever printed.`,
 // parseTargets expands "all", rejects unknown names and drops repeats.
 func parseTargets(args []string) ([]string, error) {
 	if len(args) == 0 {
-		return nil, usagef("no target given; use one or more of: %s, all (e.g. dbsock run mysql)", strings.Join(runner.Targets, ", "))
+		return nil, usagef("no target given; use one or more of: %s, all (e.g. dbsock run mysql)", strings.Join(targets.Names(), ", "))
 	}
 	var out []string
 	seen := map[string]bool{}
@@ -154,65 +127,33 @@ func parseTargets(args []string) ([]string, error) {
 	}
 	for _, a := range args {
 		if a == "all" {
-			for _, t := range runner.All {
+			for _, t := range targets.All() {
 				add(t)
 			}
 			continue
 		}
-		if _, ok := runner.Driver(a, runner.DriverOptions{}, 0); !ok {
-			return nil, usagef("unknown target %q; use one or more of: %s, all", a, strings.Join(runner.Targets, ", "))
+		if _, ok := targets.Lookup(a); !ok {
+			return nil, usagef("unknown target %q; use one or more of: %s, all", a, strings.Join(targets.Names(), ", "))
 		}
 		add(a)
 	}
 	return out, nil
 }
 
-// externalEndpoints builds the external provider's endpoints from flags and
-// the environment, validating every address given.
+// externalEndpoints reads each target's external endpoints from its flags
+// and the environment, validating every address given.
 func (o *runOptions) externalEndpoints() (map[string]compose.Pair, error) {
-	passwords := map[string]string{"mysql": o.mysqlPassword, "redis": o.redisPassword}
-	for _, t := range []string{"mysql", "redis", "mongo", "postgres"} {
-		if passwords[t] == "" {
-			passwords[t] = os.Getenv("DBSOCK_" + strings.ToUpper(t) + "_PASSWORD")
+	pairs := map[string]compose.Pair{}
+	for _, t := range targets.List() {
+		p, err := o.settings[t.Name].External()
+		if err != nil {
+			return nil, usagef("%v", err)
 		}
-		if path := *o.passwordFiles[t]; path != "" {
-			b, err := os.ReadFile(path)
-			if err != nil {
-				return nil, usagef("--%s-password-file: %v", t, err)
-			}
-			line, _, _ := strings.Cut(string(b), "\n")
-			passwords[t] = strings.TrimRight(line, "\r")
-		}
-	}
-	pairs := map[string]compose.Pair{
-		"mysql":    pair(o.mysqlAddr, o.mysqlSocket, drivers.Endpoint{User: o.mysqlUser, Password: passwords["mysql"], Database: o.mysqlDB}),
-		"redis":    pair(o.redisAddr, o.redisSocket, drivers.Endpoint{Password: passwords["redis"]}),
-		"mongo":    pair(o.mongoAddr, o.mongoSocket, drivers.Endpoint{User: o.mongoUser, Password: passwords["mongo"]}),
-		"postgres": pair(o.pgAddr, pgSocket(o.pgSocketDir, o.pgAddr), drivers.Endpoint{User: o.pgUser, Password: passwords["postgres"], Database: o.pgDB}),
-	}
-	for target, p := range pairs {
-		if p.TCP.Address != "" {
-			if err := p.TCP.Validate(); err != nil {
-				return nil, usagef("--%s-addr: %v", target, err)
-			}
-		}
-		if p.Unix.Address != "" {
-			if err := p.Unix.Validate(); err != nil {
-				return nil, usagef("%s: %v", compose.SocketFlag(target), err)
-			}
-		}
-		if p.Given() && (p.TCP.Address == "" || p.Unix.Address == "") {
-			return nil, usagef("%s: give both --%s-addr and %s: dbsock compares the two transports of one server", target, target, compose.SocketFlag(target))
+		if p.Given() {
+			pairs[t.Name] = p
 		}
 	}
 	return pairs, nil
-}
-
-func pair(addr, socket string, creds drivers.Endpoint) compose.Pair {
-	tcp, unix := creds, creds
-	tcp.Transport, tcp.Address = drivers.TCP, addr
-	unix.Transport, unix.Address = drivers.Unix, socket
-	return compose.Pair{TCP: tcp, Unix: unix}
 }
 
 // validate checks every flag before anything is started.
@@ -232,124 +173,51 @@ func (o *runOptions) validate() error {
 	if err := oneOf("provider", o.provider, providers...); err != nil {
 		return err
 	}
+	for _, t := range targets.List() {
+		if err := o.settings[t.Name].Validate(); err != nil {
+			return usagef("%v", err)
+		}
+	}
 	return nil
 }
 
 func runRun(ctx context.Context, o *runOptions, args []string, stdout, stderr io.Writer) error {
-	targets, err := parseTargets(args)
+	plan, provider, err := o.plan(args)
 	if err != nil {
 		return err
-	}
-	if err := o.validate(); err != nil {
-		return err
-	}
-	outputs, err := o.output.resolve()
-	if err != nil {
-		return err
-	}
-	if err := o.sweep.validate(o.flags.Changed("n")); err != nil {
-		return err
-	}
-	var gates []results.Threshold
-	for _, expr := range o.thresholds {
-		th, err := results.Parse(expr)
-		if err != nil {
-			return usagef("--threshold: %v", err)
-		}
-		gates = append(gates, th)
-	}
-	pairs, err := o.externalEndpoints()
-	if err != nil {
-		return err
-	}
-	place, err := placement.Resolve(o.placement, o.clientCPU, o.serverCPU)
-	if err != nil {
-		return usagef("%v", err)
-	}
-	if len(place.Client) > 0 && len(place.Server) == 0 {
-		// Servers would inherit the client's pinning: start them on every
-		// CPU the client could use before it was pinned.
-		if place.Server, err = placement.Affinity(0); err != nil {
-			return err
-		}
-	}
-	local := compose.NewLocal()
-	local.ServerCPUs = place.Server
-	images, err := parseImages(o.images)
-	if err != nil {
-		return err
-	}
-	external := &compose.External{Endpoints: pairs}
-	if o.provider == "external" {
-		for _, t := range targets {
-			if _, ok := pairs[t]; !ok {
-				return usagef("target %s is dbsock's own server: it has no external endpoints; use --provider local or auto", t)
-			}
-			if !pairs[t].Given() {
-				return usagef("--provider external needs --%s-addr and %s for target %s", t, compose.SocketFlag(t), t)
-			}
-		}
-	}
-	var provider compose.Provider
-	switch o.provider {
-	case "local":
-		provider = local
-	case "docker":
-		provider = newDocker(images, place.Server)
-	case "compose":
-		c := compose.NewCompose()
-		c.Images, c.Keep = images, o.keep
-		provider = c
-		if o.keep {
-			defer func() {
-				fmt.Fprintf(stderr, "dbsock: --keep: the servers still run; remove them with: docker compose -p %s down -v\n", c.Project())
-			}()
-		}
-	case "external":
-		provider = external
-	default:
-		provider = &compose.Auto{Providers: []compose.Provider{external, newDocker(images, place.Server), local}}
 	}
 	defer provider.Close()
+	if c, ok := provider.(*compose.Compose); ok && c.Keep {
+		defer func() {
+			fmt.Fprintf(stderr, "dbsock: --keep: the servers still run; remove them with: docker compose -p %s down -v\n", c.Project())
+		}()
+	}
 	done := make(chan struct{})
 	defer close(done)
 	go secondSignal(ctx, done, provider, stderr)
 
-	opts := scenarios.Options{N: o.n, Warmup: o.warmup, Rounds: o.rounds, OpTimeout: o.opTimeout,
-		Duration: o.sweep.duration, Rate: o.sweep.rate}
-	plan := runner.Plan{
-		Targets:      targets,
-		Provider:     provider,
-		ProviderName: o.provider,
-		Scenarios:    o.sweep.scenarios,
-		Concurrency:  o.sweep.concurrency,
-		ValueSizes:   o.sweep.sizes,
-		Drivers:      o.sweep.drivers(),
-		Placement:    place,
-		FailFast:     o.failFast,
-	}
-	var log io.Writer = stderr
 	var bar *progress
 	switch {
 	case o.quiet:
-		log = io.Discard
+		plan.Log = io.Discard
 	case isTerminal(stderr):
 		total := int64(-1) // unknown with --duration: a spinner
 		if o.sweep.duration == 0 {
-			total = o.sweep.totalOps(len(targets), o.rounds, o.n)
+			total = o.sweep.totalOps(len(plan.Targets), o.rounds, o.n)
 		}
 		bar = startProgress(stderr, total)
-		log, opts.Progress = bar, &bar.done
+		plan.Log, plan.Options.Progress = bar, &bar.done
+	default:
+		plan.Log = stderr
 	}
-	plan.Options, plan.Log = opts, log
-	rep, runErr := runner.Run(ctx, plan)
-	if bar != nil {
-		bar.finish()
+	outputs, _ := o.output.resolve() // checked in plan
+	plan.Render = func(rep *results.Report) error {
+		if bar != nil {
+			bar.finish()
+		}
+		return writeOutputs(rep, outputs, o.output.plot, stdout)
 	}
-	rep.Thresholds = results.Evaluate(rep, gates)
-	if err := writeOutputs(rep, outputs, o.output.plot, stdout); err != nil {
-		return err
-	}
+	rep, runErr := pipeline.Run(ctx, plan)
 	if runErr != nil {
 		return fmt.Errorf("run failed: %w", runErr)
 	}
@@ -363,6 +231,104 @@ func runRun(ctx context.Context, o *runOptions, args []string, stdout, stderr io
 		return errors.New(strings.Join(violated, "\n"))
 	}
 	return nil
+}
+
+// plan checks every flag and builds the pipeline's plan and the provider,
+// before anything is started.
+func (o *runOptions) plan(args []string) (pipeline.Plan, compose.Provider, error) {
+	names, err := parseTargets(args)
+	if err != nil {
+		return pipeline.Plan{}, nil, err
+	}
+	if err := o.validate(); err != nil {
+		return pipeline.Plan{}, nil, err
+	}
+	if _, err := o.output.resolve(); err != nil {
+		return pipeline.Plan{}, nil, err
+	}
+	if err := o.sweep.validate(o.flags.Changed("n")); err != nil {
+		return pipeline.Plan{}, nil, err
+	}
+	var gates []results.Threshold
+	for _, expr := range o.thresholds {
+		th, err := results.Parse(expr)
+		if err != nil {
+			return pipeline.Plan{}, nil, usagef("--threshold: %v", err)
+		}
+		gates = append(gates, th)
+	}
+	place, err := placement.Resolve(o.placement, o.clientCPU, o.serverCPU)
+	if err != nil {
+		return pipeline.Plan{}, nil, usagef("%v", err)
+	}
+	if len(place.Client) > 0 && len(place.Server) == 0 {
+		// Servers would inherit the client's pinning: start them on every
+		// CPU the client could use before it was pinned.
+		if place.Server, err = placement.Affinity(0); err != nil {
+			return pipeline.Plan{}, nil, err
+		}
+	}
+	provider, err := o.newProvider(names, place.Server)
+	if err != nil {
+		return pipeline.Plan{}, nil, err
+	}
+	plan := pipeline.Plan{
+		Provider:     provider,
+		ProviderName: o.provider,
+		Scenarios:    o.sweep.scenarios,
+		Concurrency:  o.sweep.concurrency,
+		ValueSizes:   o.sweep.sizes,
+		Options: scenarios.Options{N: o.n, Warmup: o.warmup, Rounds: o.rounds, OpTimeout: o.opTimeout,
+			Duration: o.sweep.duration, Rate: o.sweep.rate},
+		Placement:  place,
+		Libraries:  targets.Libraries(),
+		Thresholds: gates,
+		FailFast:   o.failFast,
+	}
+	for _, name := range names {
+		t, _ := targets.Lookup(name)
+		plan.Targets = append(plan.Targets, pipeline.Target{Name: name, Server: t.Supply(), Driver: o.settings[name].Driver})
+	}
+	return plan, provider, nil
+}
+
+// newProvider builds the provider --provider names, for targets names.
+func (o *runOptions) newProvider(names []string, serverCPUs []int) (compose.Provider, error) {
+	pairs, err := o.externalEndpoints()
+	if err != nil {
+		return nil, err
+	}
+	images, err := parseImages(o.images)
+	if err != nil {
+		return nil, err
+	}
+	if o.provider == "external" {
+		for _, name := range names {
+			t, _ := targets.Lookup(name)
+			if t.Own {
+				return nil, usagef("target %s is dbsock's own server: it has no external endpoints; use --provider local or auto", name)
+			}
+			if !pairs[name].Given() {
+				return nil, usagef("--provider external needs --%s-addr and %s for target %s", name, t.Supply().Flag(), name)
+			}
+		}
+	}
+	local := compose.NewLocal()
+	local.ServerCPUs = serverCPUs
+	external := &compose.External{Endpoints: pairs}
+	switch o.provider {
+	case "local":
+		return local, nil
+	case "docker":
+		return newDocker(images, serverCPUs), nil
+	case "compose":
+		c := compose.NewCompose(targets.Containers())
+		c.Images, c.Keep = images, o.keep
+		return c, nil
+	case "external":
+		return external, nil
+	}
+	return &compose.Auto{Providers: []compose.Provider{external, newDocker(images, serverCPUs), local}}, nil
 }
 
 // secondSignal waits, once a run is interrupted, for another Ctrl-C or
@@ -390,11 +356,12 @@ func secondSignal(ctx context.Context, done <-chan struct{}, provider compose.Pr
 func parseImages(specs []string) (map[string]string, error) {
 	images := map[string]string{}
 	for _, s := range specs {
-		target, ref, ok := strings.Cut(s, "=")
-		if _, known := compose.DefaultImages[target]; !ok || !known || ref == "" {
-			return nil, usagef("--image %q is not TARGET=REF with TARGET one of mysql, redis, mongo (e.g. mysql=dbsock/mariadb:10.11)", s)
+		name, ref, ok := strings.Cut(s, "=")
+		t, known := targets.Lookup(name)
+		if !ok || !known || t.Server.Container == nil || ref == "" {
+			return nil, usagef("--image %q is not TARGET=REF with TARGET one of %s (e.g. mysql=dbsock/mariadb:10.11)", s, strings.Join(containerNames(), ", "))
 		}
-		images[target] = ref
+		images[name] = ref
 	}
 	return images, nil
 }
@@ -405,17 +372,30 @@ func newDocker(images map[string]string, cpus []int) *compose.Docker {
 	return d
 }
 
-// pgSocket turns --postgres-socket-dir into the socket file PostgreSQL
-// makes for the port of --postgres-addr (5432 when none is given).
-func pgSocket(dir, addr string) string {
-	if dir == "" {
-		return ""
+// containerNames lists the targets that run from an image.
+func containerNames() []string {
+	var out []string
+	for _, t := range targets.Containers() {
+		out = append(out, t.Name)
 	}
-	port := 5432
-	if i := strings.LastIndexByte(addr, ':'); i >= 0 {
-		if p, err := strconv.Atoi(addr[i+1:]); err == nil {
-			port = p
-		}
+	return out
+}
+
+// targetHelp lists the targets for run's help, from the registry.
+func targetHelp() string {
+	b := &strings.Builder{}
+	for _, t := range targets.List() {
+		fmt.Fprintf(b, "  %-9s %s\n", t.Name, t.Short)
 	}
-	return pgdrv.SocketFile(dir, port)
+	fmt.Fprintf(b, "  %-9s %s\n", "all", strings.Join(targets.All(), " "))
+	return b.String()
+}
+
+// imageList lists one image of every target that has one.
+func imageList(image func(*compose.Container) string) string {
+	var out []string
+	for _, t := range targets.Containers() {
+		out = append(out, image(t.Container))
+	}
+	return strings.Join(out, ", ")
 }

@@ -1,15 +1,11 @@
 package main
 
 import (
-	"strings"
 	"time"
 
 	"github.com/dustin/go-humanize"
 	"github.com/spf13/pflag"
 
-	"github.com/dbsock/dbsock/drivers/mongo"
-	"github.com/dbsock/dbsock/drivers/mysql"
-	"github.com/dbsock/dbsock/internal/runner"
 	"github.com/dbsock/dbsock/scenarios"
 )
 
@@ -22,16 +18,12 @@ const (
 
 // sweepOptions are the flags that choose which cases run.
 type sweepOptions struct {
-	scenarios     []string
-	concurrency   []int
-	sizeSpecs     []string
-	sizes         []int
-	duration      time.Duration
-	rate          float64
-	mysqlMode     string
-	redisProtocol int
-	redisIdentity bool
-	mongoOp       string
+	scenarios   []string
+	concurrency []int
+	sizeSpecs   []string
+	sizes       []int
+	duration    time.Duration
+	rate        float64
 }
 
 func (s *sweepOptions) bind(f *pflag.FlagSet) {
@@ -40,10 +32,6 @@ func (s *sweepOptions) bind(f *pflag.FlagSet) {
 	f.StringSliceVar(&s.sizeSpecs, "value-size", nil, "size of the looked-up value, e.g. 16,1KiB,64KiB,1MiB (default: the target's own small value)")
 	f.DurationVar(&s.duration, "duration", 0, "run each transport and round for this long instead of --n ops")
 	f.Float64Var(&s.rate, "rate", 0, "open loop: this many ops/s per transport, latency from the intended start (scenario pk)")
-	f.StringVar(&s.mysqlMode, "mysql-mode", mysql.ModePrepared, "how the lookup reaches MySQL: "+strings.Join(mysql.Modes, ", "))
-	f.IntVar(&s.redisProtocol, "redis-protocol", 3, "RESP protocol version: 2 or 3")
-	f.BoolVar(&s.redisIdentity, "redis-identity", false, "send go-redis's CLIENT SETINFO identity commands on connect")
-	f.StringVar(&s.mongoOp, "mongo-op", mongo.OpFind, "what one MongoDB op is: "+strings.Join(mongo.Ops, ", "))
 }
 
 // validate checks the sweep flags and parses the sizes. nChanged says
@@ -95,17 +83,7 @@ func (s *sweepOptions) validate(nChanged bool) error {
 			}
 		}
 	}
-	if err := oneOf("mysql-mode", s.mysqlMode, mysql.Modes...); err != nil {
-		return err
-	}
-	if s.redisProtocol != 2 && s.redisProtocol != 3 {
-		return usagef("--redis-protocol %d is not accepted; use 2 or 3", s.redisProtocol)
-	}
-	return oneOf("mongo-op", s.mongoOp, mongo.Ops...)
-}
-
-func (s *sweepOptions) drivers() runner.DriverOptions {
-	return runner.DriverOptions{MySQLMode: s.mysqlMode, RedisProtocol: s.redisProtocol, RedisIdentity: s.redisIdentity, MongoOp: s.mongoOp}
+	return nil
 }
 
 // totalOps is how many timed ops a run of n ops per worker will do, for the

@@ -3,23 +3,13 @@ package main
 import (
 	"fmt"
 	"io"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
-	"github.com/dbsock/dbsock/internal/runner"
+	"github.com/dbsock/dbsock/targets"
 )
-
-// servedBy says what serves each target.
-var servedBy = map[string]string{
-	"mysql":    "MySQL (mysqld) or MariaDB (mariadbd), local, container or yours",
-	"redis":    "redis-server, local, container or yours",
-	"mongo":    "mongod, or FerretDB (MongoDB wire protocol), local, container or yours",
-	"postgres": "PostgreSQL, local, container or yours",
-	"echo":     "dbsock's echo server in a child process: the transport floor",
-	"grpc":     "dbsock's gRPC health server (grpc-go) in a child process",
-	"http":     "dbsock's HTTP/1.1 server (net/http) in a child process",
-}
 
 func newTargetsCmd(stdout io.Writer) *cobra.Command {
 	return &cobra.Command{
@@ -29,11 +19,10 @@ func newTargetsCmd(stdout io.Writer) *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
 			fmt.Fprintln(tw, "TARGET\tONE OPERATION\tSERVER")
-			for _, t := range runner.Targets {
-				d, _ := runner.Driver(t, runner.DriverOptions{}, 0)
-				fmt.Fprintf(tw, "%s\t%s\t%s\n", t, d.Describe(), servedBy[t])
+			for _, t := range targets.List() {
+				fmt.Fprintf(tw, "%s\t%s\t%s\n", t.Name, t.Settings(nil).Driver(0).Describe(), t.ServedBy)
 			}
-			fmt.Fprintf(tw, "all\tmysql, redis and mongo\t\n")
+			fmt.Fprintf(tw, "all\t%s\t\n", strings.Join(targets.All(), ", "))
 			return tw.Flush()
 		},
 	}

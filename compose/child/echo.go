@@ -1,6 +1,6 @@
 package child
 
-// The ping-pong server behind dbsock's "echo" target: it echoes every byte
+// The ping-pong server behind dbsock's echo target: it echoes every byte
 // it reads, on 127.0.0.1 TCP and on a Unix socket at once, and greets each
 // client with the transport it sees (drivers/echo.Greeting), so the client
 // can verify it server-side.

@@ -35,15 +35,9 @@ type Environment struct {
 	Drivers map[string]string `json:"drivers,omitempty"`
 }
 
-// DriverModules are the client libraries whose versions reports name.
-var DriverModules = []string{
-	"github.com/go-sql-driver/mysql",
-	"github.com/redis/go-redis/v9",
-	"go.mongodb.org/mongo-driver/v2",
-}
-
-// Collect reads the environment of this machine and process.
-func Collect() Environment {
+// Collect reads the environment of this machine and process, with the
+// versions of the client libraries (module paths) compiled in.
+func Collect(libraries []string) Environment {
 	env := Environment{
 		OS:        runtime.GOOS,
 		Arch:      runtime.GOARCH,
@@ -57,7 +51,7 @@ func Collect() Environment {
 	env.Virtualization = virtualization()
 	if bi, ok := debug.ReadBuildInfo(); ok {
 		for _, dep := range bi.Deps {
-			for _, m := range DriverModules {
+			for _, m := range libraries {
 				if dep.Path == m {
 					env.Drivers[m] = dep.Version
 				}

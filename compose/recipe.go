@@ -1,0 +1,63 @@
+package compose
+
+import "context"
+
+// Target is what a provider is asked to supply: a target's name and the
+// recipe for its server. The registry (package targets) builds it.
+type Target struct {
+	// Name is the target's name, e.g. mysql.
+	Name string
+	// SocketFlag is the flag that gives the socket of a server the user
+	// runs ("--NAME-socket" when empty).
+	SocketFlag string
+	Recipe
+}
+
+// Flag returns t's socket flag.
+func (t Target) Flag() string {
+	if t.SocketFlag != "" {
+		return t.SocketFlag
+	}
+	return "--" + t.Name + "-socket"
+}
+
+// Recipe says how dbsock's providers start one kind of server. A nil field
+// means that provider cannot start it.
+type Recipe struct {
+	// Local starts a private server from binaries on this machine.
+	Local func(ctx context.Context, l *Local, name string) (*Server, error)
+	// Container starts it from an image (providers docker and compose).
+	Container *Container
+}
+
+// Container is how a server runs from an image: which image, and the
+// command line, environment and endpoints that image takes. The compose
+// provider finds the same service, named after the target, in compose.yaml.
+type Container struct {
+	// Image is the official image, pinned by tag; Offline is the image
+	// "make images" builds from Debian's packages for machines without a
+	// registry.
+	Image, Offline string
+	// Spec builds the container's command line for port, with its socket
+	// directory dir on the host, the server bound to bind.
+	Spec func(port int, dir, bind string) (ContainerSpec, error)
+	// ComposeSecrets are extra environment variables compose.yaml needs
+	// for this service, each given a random value per run (e.g. a root
+	// password).
+	ComposeSecrets []string
+}
+
+// ContainerSpec is how one container is started and reached. Passwords
+// never go on a command line: through the environment the image reads, or
+// a config file in the private socket dir.
+type ContainerSpec struct {
+	Cmd    []string
+	Env    map[string]string
+	Socket string // file name in the socket dir
+	// Config is a file in the socket dir holding a secret, removed once the
+	// server is up.
+	Config                   string
+	User, Password, Database string
+	// Ready, when set, is probed until it succeeds (e.g. a real login).
+	Ready func(context.Context, *Server) error
+}

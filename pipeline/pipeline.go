@@ -1,0 +1,252 @@
+// Package pipeline is dbsock's one pipeline, read top to bottom in Run:
+// supply each target's server (package compose), seed it and ask what it is
+// (package drivers), measure every case over both transports (package
+// scenarios, the one timing loop), summarize (package results), check the
+// thresholds, and render (package reports, through Plan.Render). Nothing
+// else orchestrates.
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/dbsock/dbsock/compose"
+	"github.com/dbsock/dbsock/drivers"
+	"github.com/dbsock/dbsock/internal/placement"
+	"github.com/dbsock/dbsock/internal/sysinfo"
+	"github.com/dbsock/dbsock/results"
+	"github.com/dbsock/dbsock/scenarios"
+)
+
+// Target is one thing to measure: what a provider is asked for, and the
+// driver for each value size.
+type Target struct {
+	Name   string
+	Server compose.Target
+	// Driver returns the driver for values of valueSize bytes (0: the
+	// target's own small value).
+	Driver func(valueSize int) drivers.Driver
+}
+
+// Plan is one invocation: which targets, from which provider, which cases,
+// how much, what to check and how to render.
+type Plan struct {
+	Targets      []Target
+	Provider     compose.Provider
+	ProviderName string // as the user gave it, e.g. "auto"
+	// Scenarios, Concurrency and ValueSizes span the sweep: every target
+	// runs every combination. Empty means PK, 1 worker, the natural value.
+	Scenarios   []string
+	Concurrency []int
+	ValueSizes  []int
+	// Options holds the loop sizes; its Scenario and Concurrency are set
+	// per case.
+	Options scenarios.Options
+	// Placement pins the client (here) and names the servers' CPUs (the
+	// provider pins those when it starts them).
+	Placement placement.Placement
+	// Libraries are the client libraries whose versions the report names.
+	Libraries []string
+	// Thresholds are checked against the summary after the run.
+	Thresholds []results.Threshold
+	// Render writes the finished report (nil: nothing is written).
+	Render func(*results.Report) error
+	// Log receives one line per step (server ready, run done); nil discards.
+	Log io.Writer
+	// FailFast stops at the first target that fails; otherwise the others
+	// still run.
+	FailFast bool
+}
+
+// StopTimeout bounds how long stopping one server may take.
+const StopTimeout = 20 * time.Second
+
+// Run carries out p: supply -> seed -> measure -> summarize -> thresholds
+// -> render. It always returns the report, holding every run measured; the
+// error joins each target that failed and a failed render. A violated
+// threshold is not an error here: it is in the report's Thresholds.
+func Run(ctx context.Context, p Plan) (*results.Report, error) {
+	rep := p.newReport()
+	var errs []error
+	if len(p.Placement.Client) > 0 {
+		if err := placement.PinProcess(p.Placement.Client); err != nil {
+			return rep, err
+		}
+	}
+	rep.Config.Placement = p.placementRecord()
+	for _, t := range p.Targets {
+		ti := results.Target{Name: t.Name}
+		switch {
+		case p.FailFast && len(errs) > 0:
+			ti.Error = "not run: an earlier target failed (--fail-fast)"
+		case ctx.Err() != nil:
+			err := fmt.Errorf("not run: interrupted (%w)", ctx.Err())
+			ti.Error = err.Error()
+			errs = append(errs, fmt.Errorf("%s: %w", t.Name, err))
+		default:
+			runs, err := p.measureTarget(ctx, t, &ti)
+			rep.Runs = append(rep.Runs, runs...)
+			if err != nil {
+				ti.Error = err.Error()
+				errs = append(errs, fmt.Errorf("%s: %w", t.Name, err))
+			}
+		}
+		rep.Targets = append(rep.Targets, ti)
+	}
+	rep.FinishedAt = time.Now().UTC()
+	if err := rep.Summarize(); err != nil {
+		errs = append(errs, err)
+	}
+	rep.Thresholds = results.Evaluate(rep, p.Thresholds)
+	if p.Render != nil {
+		if err := p.Render(rep); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return rep, errors.Join(errs...)
+}
+
+func (p Plan) newReport() *results.Report {
+	o := p.Options
+	return &results.Report{
+		SchemaVersion: results.SchemaVersion,
+		Tool:          sysinfo.Self(),
+		StartedAt:     time.Now().UTC(),
+		Environment:   sysinfo.Collect(p.Libraries),
+		Config: results.Config{N: o.N, Warmup: o.Warmup, Rounds: o.Rounds,
+			Provider: p.ProviderName, Scenario: strings.Join(p.scenarios(), ","), DurationNs: o.Duration.Nanoseconds(),
+			Concurrency: p.Concurrency, ValueSizes: p.ValueSizes, Rate: o.Rate},
+		Targets: []results.Target{},
+		Runs:    []results.Run{},
+	}
+}
+
+func (p Plan) placementRecord() results.Placement {
+	rec := results.Placement{Mode: p.Placement.Mode, ServerCPUs: placement.FormatList(p.Placement.Server)}
+	if cpus, err := placement.Affinity(0); err == nil {
+		rec.ClientCPUs = placement.FormatList(cpus)
+	}
+	return rec
+}
+
+// measureTarget supplies t's server, records what it is into ti, and
+// measures every case; the server is stopped before it returns.
+func (p Plan) measureTarget(ctx context.Context, t Target, ti *results.Target) (runs []results.Run, err error) {
+	log := p.log()
+	d := t.Driver(0)
+	ti.Operation, ti.ConnectPhase = d.Describe(), d.ConnectPhase()
+	began := time.Now()
+	srv, err := p.Provider.Supply(ctx, t.Server)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		sctx, cancel := context.WithTimeout(context.Background(), StopTimeout)
+		defer cancel()
+		if serr := srv.Stop(sctx); serr != nil {
+			err = errors.Join(err, fmt.Errorf("stop %s server: %w", t.Name, serr))
+		}
+	}()
+	if err := describeServer(srv, ti); err != nil {
+		return nil, err
+	}
+	info, err := d.Info(ctx, srv.TCP)
+	if err != nil {
+		return nil, drivers.Explain(err, srv.TCP)
+	}
+	ti.Server = info
+	fmt.Fprintf(log, "dbsock: %s: %s from %s, ready in %s\n", t.Name, info, srv.Origin, time.Since(began).Round(time.Millisecond))
+	for _, size := range p.valueSizes() {
+		d := t.Driver(size)
+		if err := d.Seed(ctx, srv.Unix); err != nil {
+			return runs, drivers.Explain(err, srv.Unix)
+		}
+		for _, opt := range p.cases() {
+			err := scenarios.Run(ctx, d, srv.Endpoints(), info, opt, func(run results.Run) {
+				runs = append(runs, run)
+				logRun(log, run)
+			})
+			if err != nil {
+				return runs, err
+			}
+		}
+	}
+	return runs, nil
+}
+
+// describeServer records where the server came from and checks its
+// endpoints.
+func describeServer(srv *compose.Server, ti *results.Target) error {
+	ti.Provider, ti.Origin = srv.Provider, srv.Origin
+	ti.Image, ti.ImageID, ti.NetworkMode, ti.SocketDir, ti.Warnings = srv.Image, srv.ImageID, srv.NetworkMode, srv.SocketDir, srv.Warnings
+	ti.Endpoints = []drivers.Endpoint{srv.TCP, srv.Unix}
+	switch {
+	case srv.PID > 0:
+		cpus, err := placement.Affinity(srv.PID)
+		if err != nil {
+			return err
+		}
+		ti.ServerCPUs = placement.FormatList(cpus)
+	case srv.CPUs != "":
+		ti.ServerCPUs = srv.CPUs + " (container cpuset)"
+	}
+	for _, ep := range ti.Endpoints {
+		if err := ep.Validate(); err != nil {
+			return fmt.Errorf("%s endpoint: %w", ti.Name, err)
+		}
+	}
+	return nil
+}
+
+func logRun(log io.Writer, run results.Run) {
+	if run.Error != "" {
+		return
+	}
+	fmt.Fprintf(log, "dbsock: %s %s round %d %-4s: p50 %s, mean %s, %d ops (%s)\n", run.Target, run.Label(), run.Round, run.Transport,
+		time.Duration(run.Latency.P50), time.Duration(run.Latency.Mean).Round(time.Nanosecond), run.N, run.Evidence)
+}
+
+func (p Plan) log() io.Writer {
+	if p.Log == nil {
+		return io.Discard
+	}
+	return p.Log
+}
+
+func (p Plan) scenarios() []string {
+	if len(p.Scenarios) == 0 {
+		return []string{scenarios.PK}
+	}
+	return p.Scenarios
+}
+
+func (p Plan) valueSizes() []int {
+	if len(p.ValueSizes) == 0 {
+		return []int{0}
+	}
+	return p.ValueSizes
+}
+
+// cases lists the loop options of every scenario and concurrency, in order.
+func (p Plan) cases() []scenarios.Options {
+	conc := p.Concurrency
+	if len(conc) == 0 {
+		conc = []int{1}
+	}
+	var out []scenarios.Options
+	for _, s := range p.scenarios() {
+		for _, c := range conc {
+			opt := p.Options
+			opt.Scenario, opt.Concurrency = s, c
+			out = append(out, opt)
+		}
+	}
+	return out
+}
+
+// Cases is how many cases each target runs.
+func (p Plan) Cases() int { return len(p.cases()) * len(p.valueSizes()) }

@@ -1,0 +1,210 @@
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/dbsock/dbsock/compose"
+	"github.com/dbsock/dbsock/drivers"
+	"github.com/dbsock/dbsock/results"
+	"github.com/dbsock/dbsock/scenarios"
+)
+
+// fakeProvider supplies servers that exist only in memory, and counts how
+// many it supplied and stopped.
+type fakeProvider struct {
+	fail              map[string]error
+	supplied, stopped atomic.Int32
+}
+
+func (*fakeProvider) Name() string { return "fake" }
+func (*fakeProvider) Close() error { return nil }
+func (p *fakeProvider) Supply(_ context.Context, t compose.Target) (*compose.Server, error) {
+	if err := p.fail[t.Name]; err != nil {
+		return nil, err
+	}
+	p.supplied.Add(1)
+	srv := &compose.Server{Target: t.Name, Provider: "fake", Origin: "memory",
+		TCP:  drivers.Endpoint{Transport: drivers.TCP, Address: "127.0.0.1:1"},
+		Unix: drivers.Endpoint{Transport: drivers.Unix, Address: "/fake/" + t.Name + ".sock"}}
+	compose.SetStop(srv, func(context.Context) error { p.stopped.Add(1); return nil })
+	return srv, nil
+}
+
+// fakeDriver's ops take unixCost over Unix and tcpCost over TCP, spinning
+// (no sleep, so the figures are exact enough to compare).
+type fakeDriver struct {
+	name              string
+	tcpCost, unixCost time.Duration
+	seedErr           error
+	opErr             error
+	onOp              func()
+}
+
+func (d *fakeDriver) Name() string                                 { return d.name }
+func (d *fakeDriver) Describe() string                             { return "a fake op" }
+func (d *fakeDriver) Mode() string                                 { return "" }
+func (d *fakeDriver) ValueSize() int                               { return 4 }
+func (d *fakeDriver) ConnectPhase() string                         { return "nothing" }
+func (d *fakeDriver) Seed(context.Context, drivers.Endpoint) error { return d.seedErr }
+func (d *fakeDriver) Info(context.Context, drivers.Endpoint) (drivers.ServerInfo, error) {
+	return drivers.ServerInfo{Product: "Fake", Version: "1"}, nil
+}
+func (d *fakeDriver) Open(_ context.Context, ep drivers.Endpoint) (drivers.Conn, error) {
+	cost := d.tcpCost
+	if ep.Transport == drivers.Unix {
+		cost = d.unixCost
+	}
+	return &fakeConn{d: d, t: ep.Transport, cost: cost}, nil
+}
+
+type fakeConn struct {
+	d    *fakeDriver
+	t    drivers.Transport
+	cost time.Duration
+}
+
+func (c *fakeConn) Do(context.Context) error {
+	if c.d.onOp != nil {
+		c.d.onOp()
+	}
+	for end := time.Now().Add(c.cost); time.Now().Before(end); {
+	}
+	return c.d.opErr
+}
+func (c *fakeConn) Verify(context.Context) (drivers.Verification, error) {
+	return drivers.Verification{Transport: c.t, Evidence: "fake"}, nil
+}
+func (c *fakeConn) Close() error { return nil }
+
+func plan(p *fakeProvider, ds ...*fakeDriver) Plan {
+	pl := Plan{Provider: p, ProviderName: "fake",
+		Options: scenarios.Options{N: 300, Warmup: 10, Rounds: 2}}
+	for _, d := range ds {
+		d := d
+		pl.Targets = append(pl.Targets, Target{Name: d.name, Server: compose.Target{Name: d.name}, Driver: func(int) drivers.Driver { return d }})
+	}
+	return pl
+}
+
+func TestRunMeasuresEveryTargetAndRenders(t *testing.T) {
+	p := &fakeProvider{}
+	pl := plan(p, &fakeDriver{name: "a", tcpCost: 40 * time.Microsecond, unixCost: 20 * time.Microsecond},
+		&fakeDriver{name: "b", tcpCost: 20 * time.Microsecond, unixCost: 20 * time.Microsecond})
+	var rendered *results.Report
+	pl.Render = func(r *results.Report) error { rendered = r; return nil }
+	rep, err := Run(context.Background(), pl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rendered != rep {
+		t.Fatal("Render did not receive the report Run returned")
+	}
+	if len(rep.Targets) != 2 || len(rep.Summary) != 2 || len(rep.Runs) != 8 {
+		t.Fatalf("targets %d, summaries %d, runs %d; want 2, 2, 8", len(rep.Targets), len(rep.Summary), len(rep.Runs))
+	}
+	if got := p.stopped.Load(); got != 2 {
+		t.Errorf("%d servers stopped, want 2", got)
+	}
+	a := rep.Summary[0]
+	if a.Target != "a" || a.TCP.N != 600 || a.Unix.N != 600 {
+		t.Fatalf("summary a = %+v", a)
+	}
+	if a.UnixSpeedupP50 < 1.5 {
+		t.Errorf("a: Unix ops cost half of TCP's, speedup %.2f", a.UnixSpeedupP50)
+	}
+	if rep.Targets[0].Server.Product != "Fake" || rep.Targets[0].Origin != "memory" {
+		t.Errorf("target record = %+v", rep.Targets[0])
+	}
+}
+
+func TestRunGoesOnAfterOneTargetFails(t *testing.T) {
+	p := &fakeProvider{fail: map[string]error{"a": errors.New("no server here")}}
+	pl := plan(p, &fakeDriver{name: "a"}, &fakeDriver{name: "b", seedErr: errors.New("seed refused")}, &fakeDriver{name: "c"})
+	rep, err := Run(context.Background(), pl)
+	if err == nil || !strings.Contains(err.Error(), "a: no server here") || !strings.Contains(err.Error(), "b: seed refused") {
+		t.Fatalf("err = %v, want both failures named", err)
+	}
+	if rep.Targets[0].Error == "" || rep.Targets[1].Error == "" || rep.Targets[2].Error != "" {
+		t.Fatalf("target errors = %q, %q, %q", rep.Targets[0].Error, rep.Targets[1].Error, rep.Targets[2].Error)
+	}
+	if len(rep.Summary) != 1 || rep.Summary[0].Target != "c" {
+		t.Fatalf("summaries = %+v, want c only", rep.Summary)
+	}
+	if got := p.stopped.Load(); got != 2 {
+		t.Errorf("%d servers stopped, want 2 (b after its seed failed, and c)", got)
+	}
+	pl.FailFast = true
+	rep, _ = Run(context.Background(), pl)
+	if !strings.Contains(rep.Targets[2].Error, "--fail-fast") {
+		t.Errorf("with FailFast the third target says %q", rep.Targets[2].Error)
+	}
+}
+
+func TestRunInterruptedKeepsWhatWasMeasured(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var ops atomic.Int64
+	d := &fakeDriver{name: "a", onOp: func() {
+		if ops.Add(1) == 2000 {
+			cancel()
+		}
+	}}
+	p := &fakeProvider{}
+	pl := plan(p, d, &fakeDriver{name: "b"})
+	pl.Options.N, pl.Options.Rounds = 1000, 3
+	rendered := false
+	pl.Render = func(*results.Report) error { rendered = true; return nil }
+	rep, err := Run(ctx, pl)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want context.Canceled", err)
+	}
+	if !rendered {
+		t.Error("an interrupted run must still render its partial report")
+	}
+	if len(rep.Runs) == 0 || !rep.Runs[len(rep.Runs)-1].Incomplete {
+		t.Fatalf("want the measured runs and the interrupted one marked incomplete, got %d runs", len(rep.Runs))
+	}
+	if !strings.Contains(rep.Targets[1].Error, "interrupted") {
+		t.Errorf("second target: %q, want not run: interrupted", rep.Targets[1].Error)
+	}
+	if p.stopped.Load() != p.supplied.Load() {
+		t.Errorf("supplied %d servers, stopped %d", p.supplied.Load(), p.stopped.Load())
+	}
+}
+
+func TestRunChecksThresholds(t *testing.T) {
+	pl := plan(&fakeProvider{}, &fakeDriver{name: "a", tcpCost: 30 * time.Microsecond, unixCost: 10 * time.Microsecond})
+	for _, expr := range []string{"a.unix_speedup_p50>=1.5", "a.unix.p50<1us", "z.unix.p50<1s"} {
+		th, err := results.Parse(expr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pl.Thresholds = append(pl.Thresholds, th)
+	}
+	rep, err := Run(context.Background(), pl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []bool{true, false, false}
+	if len(rep.Thresholds) != len(want) {
+		t.Fatalf("thresholds = %+v", rep.Thresholds)
+	}
+	for i, th := range rep.Thresholds {
+		if th.OK != want[i] {
+			t.Errorf("%s: ok = %v, want %v (%s)", th.Expr, th.OK, want[i], th.ActualText)
+		}
+	}
+}
+
+func TestRunRenderFailureIsAnError(t *testing.T) {
+	pl := plan(&fakeProvider{}, &fakeDriver{name: "a"})
+	pl.Render = func(*results.Report) error { return errors.New("disk full") }
+	if _, err := Run(context.Background(), pl); err == nil || !strings.Contains(err.Error(), "disk full") {
+		t.Fatalf("err = %v", err)
+	}
+}

@@ -1,0 +1,79 @@
+// Package mongo registers the mongo target: a findOne by _id through the
+// MongoDB Go driver v2, against MongoDB or a server speaking its wire
+// protocol (FerretDB).
+package mongo
+
+import (
+	"context"
+	"net"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"github.com/dbsock/dbsock/compose"
+	"github.com/dbsock/dbsock/doctor"
+	"github.com/dbsock/dbsock/drivers"
+	mongodrv "github.com/dbsock/dbsock/drivers/mongo"
+	"github.com/dbsock/dbsock/targets"
+)
+
+const name = "mongo"
+
+var external = targets.External{
+	Product:    "MongoDB",
+	SocketHelp: "external MongoDB Unix socket path (must end in .sock)",
+	UserHelp:   "external MongoDB user (password from $DBSOCK_MONGO_PASSWORD)",
+}
+
+func init() {
+	targets.Register(targets.Target{
+		Name: name, Order: 30, InAll: true,
+		Short:      "findOne by _id (MongoDB, or FerretDB speaking its wire protocol)",
+		ServedBy:   "mongod, or FerretDB (MongoDB wire protocol), local, container or yours",
+		Library:    "go.mongodb.org/mongo-driver/v2",
+		Server:     compose.Mongo,
+		SocketFlag: external.SocketFlag(name),
+		Settings:   bind,
+		Doctor: &doctor.Kind{
+			Name:      "MongoDB",
+			WellKnown: []string{"/tmp/mongodb-27017.sock"},
+			Match:     func(base string) bool { return strings.Contains(base, name) || strings.Contains(base, "ferretdb") },
+			Localhost: "clients use TCP unless the host is this path, percent-encoded: mongodb://" + "%2Ftmp%2Fmongodb-27017.sock; the Go driver needs it to end in \"sock\".",
+			Answer:    buildInfo,
+		},
+	})
+}
+
+type settings struct {
+	op  string
+	ext *targets.ExternalFlags
+}
+
+func bind(f *pflag.FlagSet) targets.Settings {
+	s := &settings{op: mongodrv.OpFind, ext: external.Bind(f, name)}
+	if f != nil {
+		f.StringVar(&s.op, "mongo-op", mongodrv.OpFind, "what one MongoDB op is: "+strings.Join(mongodrv.Ops, ", "))
+	}
+	return s
+}
+
+func (s *settings) Validate() error { return targets.OneOf("mongo-op", s.op, mongodrv.Ops...) }
+
+func (s *settings) Driver(valueSize int) drivers.Driver { return mongodrv.New(s.op, valueSize) }
+
+func (s *settings) External() (compose.Pair, error) { return s.ext.Pair() }
+
+// buildInfo asks the server at path what it is, through the driver (the
+// wire protocol needs a real handshake).
+func buildInfo(ctx context.Context, c net.Conn, path string) string {
+	c.Close()
+	info, err := mongodrv.New("", 0).Info(ctx, drivers.Endpoint{Transport: drivers.Unix, Address: path})
+	if err != nil {
+		return "no answer to buildInfo: " + err.Error()
+	}
+	s := info.String()
+	if info.Detail != "" {
+		s += " (" + info.Detail + ")"
+	}
+	return s
+}

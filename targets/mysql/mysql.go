@@ -1,0 +1,93 @@
+// Package mysql registers the mysql target: a primary-key SELECT through
+// go-sql-driver/mysql against MySQL or MariaDB.
+package mysql
+
+import (
+	"context"
+	"io"
+	"net"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"github.com/dbsock/dbsock/compose"
+	"github.com/dbsock/dbsock/doctor"
+	"github.com/dbsock/dbsock/drivers"
+	mysqldrv "github.com/dbsock/dbsock/drivers/mysql"
+	"github.com/dbsock/dbsock/targets"
+)
+
+const name = "mysql"
+
+var external = targets.External{
+	Product:    "MySQL",
+	SocketHelp: "external MySQL Unix socket path",
+	User:       "root", UserHelp: "external MySQL user",
+	DB: "dbsock", DBHelp: "external MySQL database; dbsock creates table `user` in it",
+	PasswordFlag: true,
+}
+
+func init() {
+	targets.Register(targets.Target{
+		Name: name, Order: 10, InAll: true,
+		Short:      "SELECT by primary key, statement prepared once (MySQL or MariaDB)",
+		ServedBy:   "MySQL (mysqld) or MariaDB (mariadbd), local, container or yours",
+		Library:    "github.com/go-sql-driver/mysql",
+		Server:     compose.MySQL,
+		SocketFlag: external.SocketFlag(name),
+		Settings:   bind,
+		Doctor: &doctor.Kind{
+			Name:      "MySQL/MariaDB",
+			WellKnown: []string{"/run/mysqld/mysqld.sock", "/var/run/mysqld/mysqld.sock", "/var/lib/mysql/mysql.sock", "/tmp/mysql.sock"},
+			Match:     func(base string) bool { return strings.Contains(base, name) || strings.Contains(base, "mariadb") },
+			Localhost: "the MySQL client library (mysql CLI, libmysqlclient, PHP, Python mysqlclient) takes host localhost to mean its default socket; 127.0.0.1 means TCP. The Go driver never does: localhost is TCP, the socket is unix(PATH).",
+			Answer:    greeting,
+		},
+	})
+}
+
+type settings struct {
+	mode string
+	ext  *targets.ExternalFlags
+}
+
+func bind(f *pflag.FlagSet) targets.Settings {
+	s := &settings{mode: mysqldrv.ModePrepared, ext: external.Bind(f, name)}
+	if f != nil {
+		f.StringVar(&s.mode, "mysql-mode", mysqldrv.ModePrepared, "how the lookup reaches MySQL: "+strings.Join(mysqldrv.Modes, ", "))
+	}
+	return s
+}
+
+func (s *settings) Validate() error { return targets.OneOf("mysql-mode", s.mode, mysqldrv.Modes...) }
+
+func (s *settings) Driver(valueSize int) drivers.Driver { return mysqldrv.New(s.mode, valueSize) }
+
+func (s *settings) External() (compose.Pair, error) { return s.ext.Pair() }
+
+// greeting reads the handshake a MySQL-protocol server sends first: it
+// names the server version without any credentials.
+func greeting(_ context.Context, c net.Conn, _ string) string {
+	var hdr [4]byte
+	if _, err := io.ReadFull(c, hdr[:]); err != nil {
+		return "no greeting: " + err.Error()
+	}
+	n := int(hdr[0]) | int(hdr[1])<<8 | int(hdr[2])<<16
+	if n < 2 || n > 1<<16 {
+		return "not a MySQL greeting"
+	}
+	body := make([]byte, n)
+	if _, err := io.ReadFull(c, body); err != nil {
+		return "short greeting: " + err.Error()
+	}
+	if body[0] == 0xff {
+		return "the server refused the connection: " + string(body[3:])
+	}
+	version, _, _ := strings.Cut(string(body[1:]), "\x00")
+	version = strings.TrimPrefix(version, "5.5.5-") // MariaDB's prefix for old clients
+	product := "MySQL"
+	if strings.Contains(strings.ToLower(version), "mariadb") {
+		product = "MariaDB"
+	}
+	return product + " " + version
+}

@@ -1,0 +1,176 @@
+// Package targets is dbsock's registry of what it can measure. Each target
+// lives in its own package (targets/mysql, targets/redis, ...), which
+// registers itself once, in init: its name, what one op is, its flags, its
+// client driver, its server recipe, its doctor probe and the client library
+// the report names. Package targets/all imports every one of them; the CLI,
+// the pipeline, help texts and the environment's driver versions all read
+// this registry.
+package targets
+
+import (
+	"fmt"
+	"sort"
+	"sync"
+
+	"github.com/spf13/pflag"
+
+	"github.com/dbsock/dbsock/compose"
+	"github.com/dbsock/dbsock/doctor"
+	"github.com/dbsock/dbsock/drivers"
+)
+
+// Target is everything dbsock knows about one thing it can measure.
+type Target struct {
+	// Name is how users call it, e.g. mysql.
+	Name string
+	// Order places it in listings and reports (lower first).
+	Order int
+	// Short says in a few words what one op is, for help texts.
+	Short string
+	// ServedBy says what serves it, for "dbsock targets" and help.
+	ServedBy string
+	// InAll makes it part of "dbsock run all".
+	InAll bool
+	// Library is the module path of the client library whose version the
+	// report names ("" when it is the standard library).
+	Library string
+	// Server is how providers start its server; SocketFlag names the flag
+	// that gives the socket of a server the user runs.
+	Server     compose.Recipe
+	SocketFlag string
+	// Own marks dbsock's own servers (echo, grpc, http): they have no
+	// external endpoints.
+	Own bool
+	// Settings binds the target's own flags on f (nil f: defaults only)
+	// and returns what reads them once parsed.
+	Settings func(f *pflag.FlagSet) Settings
+	// Doctor is what "dbsock doctor" knows of its sockets (nil: nothing).
+	Doctor *doctor.Kind
+}
+
+// Settings are one invocation's settings of a target, read from its flags.
+type Settings interface {
+	// Validate checks the flags once parsed.
+	Validate() error
+	// Driver returns the driver for one case, reading values of valueSize
+	// bytes (0: the target's own small value).
+	Driver(valueSize int) drivers.Driver
+	// External returns the endpoints of a server the user runs, as given
+	// by flags and the environment (a zero Pair when none were given).
+	External() (compose.Pair, error)
+}
+
+// Supply is what a provider is asked for to serve t.
+func (t *Target) Supply() compose.Target {
+	return compose.Target{Name: t.Name, SocketFlag: t.SocketFlag, Recipe: t.Server}
+}
+
+var (
+	mu       sync.Mutex
+	registry = map[string]*Target{}
+)
+
+// Register adds t to the registry; a second target of the same name is a
+// programming error and panics at start-up.
+func Register(t Target) {
+	mu.Lock()
+	defer mu.Unlock()
+	if t.Name == "" || t.Settings == nil {
+		panic("targets: Register needs a Name and Settings")
+	}
+	if _, dup := registry[t.Name]; dup {
+		panic(fmt.Sprintf("targets: %s registered twice", t.Name))
+	}
+	registry[t.Name] = &t
+}
+
+// Lookup returns the target called name.
+func Lookup(name string) (*Target, bool) {
+	mu.Lock()
+	defer mu.Unlock()
+	t, ok := registry[name]
+	return t, ok
+}
+
+// List returns every registered target in report order.
+func List() []*Target {
+	mu.Lock()
+	defer mu.Unlock()
+	out := make([]*Target, 0, len(registry))
+	for _, t := range registry {
+		out = append(out, t)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Order != out[j].Order {
+			return out[i].Order < out[j].Order
+		}
+		return out[i].Name < out[j].Name
+	})
+	return out
+}
+
+// Names lists the targets' names in report order.
+func Names() []string {
+	var out []string
+	for _, t := range List() {
+		out = append(out, t.Name)
+	}
+	return out
+}
+
+// All lists what "all" means, in report order.
+func All() []string {
+	var out []string
+	for _, t := range List() {
+		if t.InAll {
+			out = append(out, t.Name)
+		}
+	}
+	return out
+}
+
+// Libraries lists the client libraries' module paths.
+func Libraries() []string {
+	var out []string
+	for _, t := range List() {
+		if t.Library != "" {
+			out = append(out, t.Library)
+		}
+	}
+	return out
+}
+
+// DoctorKinds lists what doctor knows of each database's sockets.
+func DoctorKinds() []doctor.Kind {
+	var out []doctor.Kind
+	for _, t := range List() {
+		if t.Doctor != nil {
+			out = append(out, *t.Doctor)
+		}
+	}
+	return out
+}
+
+// Containers lists the targets with an image, as the compose provider's
+// services.
+func Containers() []compose.Target {
+	var out []compose.Target
+	for _, t := range List() {
+		if t.Server.Container != nil {
+			out = append(out, t.Supply())
+		}
+	}
+	return out
+}
+
+// Own gives the Settings of a target that has no flags of its own and whose
+// server is dbsock's (no external endpoints).
+func Own(driver func(valueSize int) drivers.Driver) func(*pflag.FlagSet) Settings {
+	return func(*pflag.FlagSet) Settings { return own(driver) }
+}
+
+type own func(valueSize int) drivers.Driver
+
+func (own) Validate() error                       { return nil }
+func (o own) Driver(valueSize int) drivers.Driver { return o(valueSize) }
+func (own) External() (compose.Pair, error)       { return compose.Pair{}, nil }
