@@ -159,17 +159,19 @@ func Loop(ctx context.Context, op Op, cfg LoopConfig, h, actual *hdrhistogram.Hi
 		sleepSlack() // calibrate before the clock starts
 	}
 	start := time.Now()
-	now := start
+	now, due := start, start
 	for i := 0; i < n; i++ {
-		if cfg.tick(ctx, i, &s, now) || (paced && !cfg.Until.IsZero() && now.After(cfg.Until)) {
+		if cfg.tick(ctx, i, &s, now) {
 			break
 		}
-		t0 := now
 		if paced {
-			t0 = start.Add(cfg.Offset + time.Duration(i)*cfg.Interval)
-			waitUntil(t0)
+			if !cfg.Until.IsZero() && now.After(cfg.Until) {
+				break
+			}
+			due = start.Add(cfg.Offset + time.Duration(i)*cfg.Interval)
+			waitUntil(due)
 		}
-		began := time.Now()
+		t0 := time.Now()
 		err := op.Do(bg)
 		now = time.Now()
 		s.Ops++
@@ -180,10 +182,10 @@ func Loop(ctx context.Context, op Op, cfg LoopConfig, h, actual *hdrhistogram.Hi
 			continue
 		}
 		if paced {
-			record(h, int64(now.Sub(t0)))
-			record(actual, int64(now.Sub(began)))
+			record(h, int64(now.Sub(due)))
+			record(actual, int64(now.Sub(t0)))
 		} else {
-			record(h, int64(now.Sub(began)))
+			record(h, int64(now.Sub(t0)))
 		}
 	}
 	cfg.finish(&s, start)
