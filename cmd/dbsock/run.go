@@ -59,12 +59,13 @@ goes first.
 
 Targets (dbsock targets lists them with what one op is):
 ` + targetHelp() + `
-Providers:Providers:
+Providers:
   docker    start containers (testcontainers-go) with host networking, the
             server on 127.0.0.1 only and its socket dir bind-mounted; official
             images ` + imageList(func(c *compose.Container) string { return c.Image }) + `,
-            or --image TARGET=REF (make images builds ` + imageList(func(c *compose.Container) string { return c.Offline }) + `,
-            used when the official ones cannot be pulled)
+            or --image TARGET=REF; make images builds
+            ` + imageList(func(c *compose.Container) string { return c.Offline }) + `,
+            used when the official ones cannot be pulled
   compose   the same from compose/compose.yaml with Docker Compose
   local     start private throwaway servers from binaries on PATH
             (mysqld or mariadbd, redis-server, mongod or ferretdb, postgres)
