@@ -143,15 +143,7 @@ func (d *Docker) Supply(ctx context.Context, t Target) (*Server, error) {
 	}
 	srv.stop = cleanup
 	d.track(srv, cleanup)
-	if insp, err := c.Inspect(ctx); err == nil {
-		srv.ImageID = insp.Image
-		if insp.HostConfig != nil {
-			srv.CPUs = insp.HostConfig.CpusetCpus
-		}
-	}
-	srv.Origin = fmt.Sprintf("docker container %s from image %s", shortContainerID(c.GetContainerID()), image)
-	srv.TCP = drivers.Endpoint{Transport: drivers.TCP, Address: "127.0.0.1:" + strconv.Itoa(port), User: spec.User, Password: spec.Password, Database: spec.Database}
-	srv.Unix = drivers.Endpoint{Transport: drivers.Unix, Address: filepath.Join(dir, spec.Socket), User: spec.User, Password: spec.Password, Database: spec.Database}
+	describeContainer(ctx, c, srv, image, port, spec)
 	if err := waitContainer(ctx, c, srv, spec.Ready); err != nil {
 		return nil, errors.Join(err, srv.Stop(context.Background()))
 	}
@@ -185,6 +177,20 @@ func (d *Docker) containerOptions(target, dir string, port int, hostNet bool, sp
 		opts = append(opts, tc.WithExposedPorts(strconv.Itoa(port)+"/tcp"))
 	}
 	return opts
+}
+
+// describeContainer records in srv what the engine says of the started
+// container c (image ID, cpuset) and the two endpoints it serves.
+func describeContainer(ctx context.Context, c tc.Container, srv *Server, image string, port int, spec ContainerSpec) {
+	if insp, err := c.Inspect(ctx); err == nil {
+		srv.ImageID = insp.Image
+		if insp.HostConfig != nil {
+			srv.CPUs = insp.HostConfig.CpusetCpus
+		}
+	}
+	srv.Origin = fmt.Sprintf("docker container %s from image %s", shortContainerID(c.GetContainerID()), image)
+	srv.TCP = drivers.Endpoint{Transport: drivers.TCP, Address: "127.0.0.1:" + strconv.Itoa(port), User: spec.User, Password: spec.Password, Database: spec.Database}
+	srv.Unix = drivers.Endpoint{Transport: drivers.Unix, Address: filepath.Join(srv.SocketDir, spec.Socket), User: spec.User, Password: spec.Password, Database: spec.Database}
 }
 
 // usableEngine returns the engine when dbsock can measure through it.
