@@ -78,6 +78,10 @@ func Run(ctx context.Context, p Plan) (*results.Report, error) {
 		}
 	}
 	rep.Config.Placement = p.placementRecord()
+	if p.Options.Precision > 0 {
+		rep.Config.MaxDurationNs = p.Options.MaxDuration.Nanoseconds()
+	}
+	p.Options.Epoch = rep.StartedAt
 	for _, t := range p.Targets {
 		ti := results.Target{Name: t.Name}
 		switch {
@@ -119,14 +123,15 @@ func (p Plan) newReport() *results.Report {
 		Environment:   sysinfo.Collect(p.Libraries),
 		Config: results.Config{N: o.N, Warmup: o.Warmup, Rounds: o.Rounds,
 			Provider: p.ProviderName, Scenario: strings.Join(p.scenarios(), ","), DurationNs: o.Duration.Nanoseconds(),
-			Concurrency: p.Concurrency, ValueSizes: p.ValueSizes, Rate: o.Rate},
+			Concurrency: p.Concurrency, ValueSizes: p.ValueSizes, Rate: o.Rate,
+			Blocks: o.BlocksPerRound(), Seed: o.Seed, Precision: o.Precision},
 		Targets: []results.Target{},
 		Runs:    []results.Run{},
 	}
 }
 
 func (p Plan) placementRecord() results.Placement {
-	rec := results.Placement{Mode: p.Placement.Mode, ServerCPUs: placement.FormatList(p.Placement.Server)}
+	rec := results.Placement{Mode: p.Placement.Mode, ServerCPUs: placement.FormatList(p.Placement.Server), Reason: p.Placement.Reason}
 	if cpus, err := placement.Affinity(0); err == nil {
 		rec.ClientCPUs = placement.FormatList(cpus)
 	}

@@ -10,12 +10,14 @@ import (
 )
 
 // BenchFmt writes the runs in the Go benchmark text format, one line per
-// run, with the target and transport as sub-benchmark keys, so that
+// block, with the target and transport as sub-benchmark keys, so that
 //
 //	benchstat -col /transport results.txt
 //
 // compares TCP with Unix, and benchstat old.txt new.txt compares two runs.
-// Rounds are repeated lines, which benchstat treats as samples.
+// Blocks are repeated lines, which benchstat treats as samples (30 per
+// case and transport by default). A run without blocks (an older report)
+// is one line.
 func BenchFmt(w io.Writer, r *results.Report) error {
 	b := &strings.Builder{}
 	e := r.Environment
@@ -30,13 +32,20 @@ func BenchFmt(w io.Writer, r *results.Report) error {
 			fmt.Fprintf(b, "server-%s: %s\n", t.Name, t.Server)
 		}
 	}
-	for _, run := range r.Runs {
-		if run.Incomplete || run.N-run.Errors <= 0 {
+	for i := range r.Runs {
+		run := &r.Runs[i]
+		if run.Incomplete {
 			continue
 		}
-		l := run.Latency
-		fmt.Fprintf(b, "Benchmark%s/target=%s%s/transport=%s %d %.1f ns/op %d p50-ns %d p99-ns %d p999-ns %.0f ops/s\n",
-			benchName(run.Scenario), run.Target, caseKeys(run.Case), run.Transport, run.N-run.Errors, l.Mean, l.P50, l.P99, l.P999, run.OpsPerSec)
+		for _, blk := range results.BlocksOf(run) {
+			ok := blk.N - blk.Errors
+			if ok <= 0 || blk.ElapsedNs <= 0 {
+				continue
+			}
+			fmt.Fprintf(b, "Benchmark%s/target=%s%s/transport=%s %d %.1f ns/op %d p50-ns %d p99-ns %.0f ops/s\n",
+				benchName(run.Scenario), run.Target, caseKeys(run.Case), run.Transport, ok, blk.Mean, blk.P50, blk.P99,
+				float64(ok)/(float64(blk.ElapsedNs)/1e9))
+		}
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

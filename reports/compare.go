@@ -22,10 +22,13 @@ type Change struct {
 	Metric    string  // p50, p99 or mean
 	Old, New  float64 // nanoseconds, pooled over rounds
 	Delta     float64 // (new-old)/old
-	// P is the Welch t-test p-value of the per-round values; 1 when there
-	// are too few rounds to tell.
+	// P is the Mann-Whitney U test p-value of the two reports' block
+	// values (each block's p50, p99 or mean); 1 when there are too few
+	// blocks to tell.
 	P           float64
 	Significant bool
+	// OldBlocks and NewBlocks count the blocks compared.
+	OldBlocks, NewBlocks int
 }
 
 // Compare pairs the summaries of old and new by target, scenario and
@@ -45,9 +48,10 @@ func Compare(old, new *results.Report) []Change {
 					if c.Old > 0 {
 						c.Delta = (c.New - c.Old) / c.Old
 					}
-					a, b := perRound(old, os.Case, t, m), perRound(new, ns.Case, t, m)
+					a, b := perBlock(old, os.Case, t, m), perBlock(new, ns.Case, t, m)
+					c.OldBlocks, c.NewBlocks = len(a), len(b)
 					if len(a) >= 2 && len(b) >= 2 {
-						cmp := benchmath.AssumeNormal.Compare(benchmath.NewSample(a, &benchmath.DefaultThresholds),
+						cmp := benchmath.AssumeNothing.Compare(benchmath.NewSample(a, &benchmath.DefaultThresholds),
 							benchmath.NewSample(b, &benchmath.DefaultThresholds))
 						c.P = cmp.P
 						c.Significant = cmp.P < Alpha
@@ -77,11 +81,19 @@ func metric(l results.Latency, m string) float64 {
 	return l.Mean
 }
 
-func perRound(r *results.Report, c results.Case, t drivers.Transport, m string) []float64 {
+// perBlock returns metric m of every block of case c on transport t (a
+// run without blocks counts as one).
+func perBlock(r *results.Report, c results.Case, t drivers.Transport, m string) []float64 {
 	var v []float64
-	for _, run := range r.Runs {
-		if run.Case == c && run.Transport == t && !run.Incomplete {
-			v = append(v, metric(run.Latency, m))
+	for i := range r.Runs {
+		run := &r.Runs[i]
+		if run.Case != c || run.Transport != t || run.Incomplete {
+			continue
+		}
+		for _, b := range results.BlocksOf(run) {
+			if b.N-b.Errors > 0 {
+				v = append(v, metric(results.Latency{P50: b.P50, P99: b.P99, Mean: b.Mean}, m))
+			}
 		}
 	}
 	return v
@@ -116,7 +128,8 @@ func CompareMarkdown(w io.Writer, changes []Change) error {
 	if len(changes) == 0 {
 		b.WriteString("\nThe two reports share no target and case (scenario, concurrency, value size, mode, rate).\n")
 	} else {
-		fmt.Fprintf(b, "\nChange is new against old, pooled over rounds; p is a Welch t-test of the per-round values (significant below %.2f; it needs at least 2 rounds on each side).\n", Alpha)
+		fmt.Fprintf(b, "\nChange is new against old, pooled over rounds; p is a Mann-Whitney U test of the two reports' per-block values "+
+			"(golang.org/x/perf/benchmath, as benchstat uses; significant below %.2f). Older reports without blocks count each round as one block.\n", Alpha)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

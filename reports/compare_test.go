@@ -22,6 +22,10 @@ func scaled(t *testing.T, factor float64) *results.Report {
 			_ = h.RecordValue(int64(float64(v) * factor))
 		}
 		r.Runs[i].Latency = results.LatencyOf(h)
+		for j := range r.Runs[i].Blocks {
+			b := &r.Runs[i].Blocks[j]
+			b.P50, b.Mean, b.P99 = int64(float64(b.P50)*factor), b.Mean*factor, int64(float64(b.P99)*factor)
+		}
 		r.Runs[i].Histogram, _ = results.EncodeHistogram(h)
 	}
 	if err := r.Summarize(); err != nil {

@@ -35,3 +35,30 @@ func CSV(w io.Writer, r *results.Report) error {
 	cw.Flush()
 	return cw.Error()
 }
+
+// BlocksCSVHeader is the header row of the blocks table: one row per block,
+// in the order the blocks ran within each round.
+var BlocksCSVHeader = []string{"target", "scenario", "concurrency", "value_size", "mode", "rate", "transport", "round", "pair", "index",
+	"start_ns", "elapsed_ns", "n", "errors", "p50_ns", "mean_ns", "p99_ns", "noisy"}
+
+// BlocksCSV writes one row per block (format "blocks").
+func BlocksCSV(w io.Writer, r *results.Report) error {
+	cw := csv.NewWriter(w)
+	if err := cw.Write(BlocksCSVHeader); err != nil {
+		return err
+	}
+	i := func(v int64) string { return strconv.FormatInt(v, 10) }
+	for k := range r.Runs {
+		run := &r.Runs[k]
+		for _, b := range results.BlocksOf(run) {
+			if err := cw.Write([]string{run.Target, run.Scenario, strconv.Itoa(run.Concurrency), strconv.Itoa(run.ValueSize),
+				run.Mode, strconv.FormatFloat(run.Rate, 'g', -1, 64), string(run.Transport), strconv.Itoa(run.Round),
+				strconv.Itoa(b.Pair), strconv.Itoa(b.Index), i(b.StartNs), i(b.ElapsedNs), i(b.N), i(b.Errors), i(b.P50),
+				strconv.FormatFloat(b.Mean, 'f', 1, 64), i(b.P99), strconv.FormatBool(b.Noisy)}); err != nil {
+				return err
+			}
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}

@@ -36,11 +36,33 @@ func TestBenchFmtParsesWithBenchfmt(t *testing.T) {
 	if err := rd.Err(); err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]int{"PK/target=redis/conc=1/size=6/transport=tcp": 2, "PK/target=redis/conc=1/size=6/transport=unix": 2}
+	// One line per block: 2 rounds of 4 blocks per transport.
+	want := map[string]int{"PK/target=redis/conc=1/size=6/transport=tcp": 8, "PK/target=redis/conc=1/size=6/transport=unix": 8}
 	for k, n := range want {
 		if seen[k] != n {
 			t.Errorf("%s: %d results, want %d (seen %v)", k, seen[k], n, seen)
 		}
+	}
+}
+
+func TestBlocksCSV(t *testing.T) {
+	var buf bytes.Buffer
+	if err := Write(&buf, "blocks", fixture(t)); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := csv.NewReader(&buf).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 17 || strings.Join(rows[0], ",") != strings.Join(BlocksCSVHeader, ",") {
+		t.Fatalf("got %d rows (header %v), want a header and 16 blocks", len(rows), rows[0])
+	}
+	// Round 1's first TCP block: p50 10 µs, started 1 s after the report.
+	if got := strings.Join(rows[1], ","); got != "redis,pk,1,6,,0,tcp,1,0,0,1000000000,12500,1,0,10000,10000.0,10000,false" {
+		t.Fatalf("first block row %q", got)
+	}
+	if out, err := ParseOutput("b.csv:blocks"); err != nil || out.Format != "blocks" {
+		t.Fatalf("ParseOutput(b.csv:blocks) = %+v, %v", out, err)
 	}
 }
 

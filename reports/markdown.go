@@ -53,6 +53,30 @@ func writeMethod(b *strings.Builder, r *results.Report) {
 		"was verified on the server side. Servers were supplied by the %s provider. %s\n\n",
 		strings.Join(names, ", "), how, plural(c.Warmup, "untimed warm-up operation"), timed,
 		roundsPhrase(c.Rounds), c.Provider, placementSentence(c.Placement))
+	writeStatsMethod(b, r)
+}
+
+// writeStatsMethod says how the timed ops were split into blocks and how
+// the speedup and its interval were computed, with the sources.
+func writeStatsMethod(b *strings.Builder, r *results.Report) {
+	c := r.Config
+	if c.Blocks > 0 {
+		fmt.Fprintf(b, "Within each round, both transports' connections stayed open and the timed operations ran as %s, "+
+			"interleaved in TCP/Unix pairs; which block of a pair went first was drawn at random (seed %d; `--seed %d` repeats the order). ",
+			plural(c.Blocks, "block pair"), c.Seed, c.Seed)
+	}
+	fmt.Fprintf(b, "The speedup is the median of the paired ratios TCP/Unix (of the blocks' p50s, or means), which one bad block cannot move; "+
+		"its 95%% confidence interval is the distribution-free interval of a median from order statistics (Conover, *Practical Nonparametric Statistics*, 1999, §3.2). "+
+		"A verdict names a winner when the whole interval lies on one side of 1, \"no meaningful difference\" when it lies within ±%.0f%%, and \"undecided\" otherwise",
+		100*results.Band)
+	if len(r.Summary) > 1 {
+		fmt.Fprintf(b, "; with %d comparisons in this report, the sign test's p-values are adjusted by Holm's method (Holm, 1979) before a winner is named", len(r.Summary))
+	}
+	b.WriteString(". Blocks whose p50 lies far from their transport's others (modified z-score above 3.5, Iglewicz and Hoaglin, 1993, and over 20% from the median) are flagged as noisy and listed, not dropped; no single operation is ever trimmed.")
+	if c.Precision > 0 {
+		fmt.Fprintf(b, " Rounds were added until the p50 speedup's interval was within ±%.1f%% or %s had passed.", 100*c.Precision, time.Duration(c.MaxDurationNs))
+	}
+	b.WriteString("\n\n")
 }
 
 func writeTarget(b *strings.Builder, r *results.Report, t results.Target) {
@@ -214,24 +238,68 @@ func speedup(tcp, unix float64) float64 {
 	return tcp / unix
 }
 
-// writeVerdict gives the per-round speedup intervals and the verdict.
+// writeVerdict gives the paired speedup intervals, the verdict and the
+// noisy blocks.
 func writeVerdict(b *strings.Builder, sum *results.Summary) {
 	if sum.UnixSpeedupP50 <= 0 {
 		return
 	}
+	ci := func(c *results.Interval) string {
+		return fmt.Sprintf("%.3f× (95%% CI %.3f–%.3f)", c.Center, c.Lo, c.Hi)
+	}
+	if c := sum.UnixSpeedupP50CI; c != nil {
+		fmt.Fprintf(b, "Paired speedup over %d block pairs in %s: %s at p50, %s at mean; sign test p = %s",
+			c.Pairs, plural(c.Rounds, "round"), ci(c), ci(sum.UnixSpeedupMeanCI), pValue(sum.PValue))
+		if sum.PValueHolm != sum.PValue {
+			fmt.Fprintf(b, " (Holm-adjusted %s)", pValue(sum.PValueHolm))
+		}
+		b.WriteString(". ")
+	}
+	fmt.Fprintf(b, "**Verdict: %s", sum.Verdict)
 	if sum.UnixSpeedupP50CI == nil {
-		b.WriteString("Verdict: none. One round gives no confidence interval; run with --rounds 3 or more.\n\n")
+		fmt.Fprintf(b, " (%d are needed; run more --rounds or --blocks)", results.MinPairs)
+	}
+	if len(sum.Warnings) > 0 {
+		b.WriteString("; but see the warning below")
+	}
+	b.WriteString(".**")
+	switch sum.EndedBy {
+	case "precision":
+		b.WriteString(" The case ended when the p50 speedup was precise enough (--precision).")
+	case "max-duration":
+		b.WriteString(" The case ended at --max-duration before the p50 speedup was as precise as --precision asked.")
+	}
+	b.WriteString("\n\n")
+	writeNoisy(b, sum)
+}
+
+func pValue(p float64) string {
+	if p < 0.0001 {
+		return "< 0.0001"
+	}
+	return fmt.Sprintf("%.4f", p)
+}
+
+// writeNoisy lists the flagged blocks, so a reader sees when the machine
+// was noisy.
+func writeNoisy(b *strings.Builder, sum *results.Summary) {
+	if len(sum.NoisyBlocks) == 0 {
+		if sum.Blocks > 0 {
+			fmt.Fprintf(b, "Noisy blocks: none of %d.\n\n", sum.Blocks)
+		}
 		return
 	}
-	ci := func(c *results.Interval) string {
-		return fmt.Sprintf("%.2f× (%.0f%% CI %.2f–%.2f)", c.Center, 100*c.Confidence, c.Lo, c.Hi)
+	unit := pickUnit(sum.TCP.Latency.P50, sum.Unix.Latency.P50)
+	var parts []string
+	for i, nb := range sum.NoisyBlocks {
+		if i == 12 {
+			parts = append(parts, fmt.Sprintf("and %d more (in the JSON)", len(sum.NoisyBlocks)-i))
+			break
+		}
+		parts = append(parts, fmt.Sprintf("%s at %s (round %d, p50 %s %s, z %.1f)", nb.Transport.Label(),
+			time.Duration(nb.StartNs).Round(time.Millisecond), nb.Round, unit.fmt(float64(nb.P50)), unit.name, nb.Z))
 	}
-	fmt.Fprintf(b, "Per-round speedup over %d rounds: %s at p50, %s at mean. **Verdict: %s", sum.UnixSpeedupP50CI.Rounds,
-		ci(sum.UnixSpeedupP50CI), ci(sum.UnixSpeedupMeanCI), sum.Verdict)
-	if len(sum.Warnings) > 0 {
-		b.WriteString(", but see the warning below")
-	}
-	b.WriteString(".**\n\n")
+	fmt.Fprintf(b, "Noisy blocks: %d of %d, kept in every figure: %s.\n\n", len(sum.NoisyBlocks), sum.Blocks, strings.Join(parts, "; "))
 }
 
 // writeRounds lists p50 per round so a reader can see whether rounds agree.
@@ -289,7 +357,11 @@ func placementSentence(p results.Placement) string {
 	if p.Mode == "none" || p.Mode == "" {
 		return fmt.Sprintf("Nothing was pinned to a CPU (the client could run on CPUs %s), so the scheduler chose where client and server ran.", p.ClientCPUs)
 	}
-	return fmt.Sprintf("CPU placement %q: the client ran pinned to CPU %s and the servers dbsock started to CPU %s.", p.Mode, p.ClientCPUs, p.ServerCPUs)
+	s := fmt.Sprintf("CPU placement %q: the client ran pinned to CPU %s and the servers dbsock started to CPU %s.", p.Mode, p.ClientCPUs, p.ServerCPUs)
+	if p.Reason != "" {
+		s += " (" + strings.TrimPrefix(p.Reason, "auto: ") + ".)"
+	}
+	return s
 }
 
 func writeEnvironment(b *strings.Builder, r *results.Report) {
@@ -305,7 +377,8 @@ func writeEnvironment(b *strings.Builder, r *results.Report) {
 		{"CPU governor", orUnknown(e.Governor)},
 		{"Go", e.GoVersion},
 		{"Placement", fmt.Sprintf("%s (client CPUs %s, server CPUs %s)", r.Config.Placement.Mode, r.Config.Placement.ClientCPUs, orDash(r.Config.Placement.ServerCPUs))},
-		{"Run", fmt.Sprintf("n=%d, warmup=%d, rounds=%d, scenario=%s, provider=%s", r.Config.N, r.Config.Warmup, r.Config.Rounds, r.Config.Scenario, r.Config.Provider)},
+		{"Run", fmt.Sprintf("n=%d, warmup=%d, rounds=%d, blocks=%d, seed=%d, scenario=%s, provider=%s", r.Config.N, r.Config.Warmup, r.Config.Rounds,
+			r.Config.Blocks, r.Config.Seed, r.Config.Scenario, r.Config.Provider)},
 	}
 	for _, k := range sortedKeys(e.Drivers) {
 		rows = append(rows, [2]string{"Client", k + " " + e.Drivers[k]})
@@ -340,7 +413,7 @@ func roundsPhrase(n int) string {
 	if n == 1 {
 		return "1 round"
 	}
-	return fmt.Sprintf("%d rounds that alternate which transport goes first", n)
+	return fmt.Sprintf("%d rounds, each with fresh connections and a fresh warm-up", n)
 }
 
 func plural(n int, noun string) string {

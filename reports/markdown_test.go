@@ -24,8 +24,9 @@ func fixture(t *testing.T) *results.Report {
 		StartedAt:     time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC),
 		Environment: results.Environment{OS: "linux", Arch: "amd64", Kernel: "6.1.0", CPUModel: "Test CPU", NumCPU: 2,
 			GoVersion: "go1.26.8", Drivers: map[string]string{"github.com/redis/go-redis/v9": "v9.23.0"}},
-		Config: results.Config{N: 4, Warmup: 1, Rounds: 2, Provider: "local", Scenario: "pk",
-			Placement: results.Placement{Mode: "same", ClientCPUs: "0", ServerCPUs: "0"}},
+		Config: results.Config{N: 4, Warmup: 1, Rounds: 2, Provider: "local", Scenario: "pk", Blocks: 4, Seed: 7,
+			Placement: results.Placement{Mode: "auto", ClientCPUs: "0", ServerCPUs: "0",
+				Reason: "auto: 2 logical CPUs (fewer than 4), so client and servers share CPU 0"}},
 		Targets: []results.Target{{
 			Name: "redis", Provider: "local", Origin: "local process /usr/bin/redis-server (pid 42)",
 			Server:    drivers.ServerInfo{Product: "Redis", Version: "7.0.15", Detail: "mode standalone"},
@@ -36,8 +37,10 @@ func fixture(t *testing.T) *results.Report {
 	}
 	add := func(tr drivers.Transport, round int, values ...int64) {
 		h := results.NewHistogram()
-		for _, v := range values {
+		var blocks []results.Block
+		for i, v := range values {
 			_ = h.RecordValue(v)
+			blocks = append(blocks, results.Block{Pair: i, Index: 2 * i, StartNs: int64(round*1000+i*100) * 1e6, ElapsedNs: 12500, N: 1, P50: v, Mean: float64(v), P99: v})
 		}
 		enc, err := results.EncodeHistogram(h)
 		if err != nil {
@@ -49,7 +52,7 @@ func fixture(t *testing.T) *results.Report {
 		}
 		r.Runs = append(r.Runs, results.Run{Case: results.Case{Target: "redis", Scenario: "pk", Concurrency: 1, ValueSize: 6}, Transport: tr, Round: round,
 			N: int64(len(values)), TransportVerified: true, Evidence: ev, Latency: results.LatencyOf(h),
-			Histogram: enc, ElapsedNs: 50000})
+			Histogram: enc, ElapsedNs: 50000, Blocks: blocks})
 	}
 	add(drivers.TCP, 1, 10000, 11000, 12000, 30000)
 	add(drivers.Unix, 1, 7000, 7500, 8000, 20000)

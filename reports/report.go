@@ -14,7 +14,8 @@ import (
 )
 
 // Formats lists the output formats by name.
-var Formats = []string{"markdown", "json", "csv", "benchfmt"}
+// "blocks" is a CSV table with one row per block.
+var Formats = []string{"markdown", "json", "csv", "blocks", "benchfmt"}
 
 // Write renders r in format to w.
 func Write(w io.Writer, format string, r *results.Report) error {
@@ -25,6 +26,8 @@ func Write(w io.Writer, format string, r *results.Report) error {
 		return r.WriteJSON(w)
 	case "csv":
 		return CSV(w, r)
+	case "blocks":
+		return BlocksCSV(w, r)
 	case "benchfmt":
 		return BenchFmt(w, r)
 	}

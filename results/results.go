@@ -70,6 +70,17 @@ type Config struct {
 	Rate        float64 `json:"rate,omitempty"`
 	// Placement is where the client ran, read back from the OS.
 	Placement Placement `json:"placement"`
+	// Blocks is how many block pairs each round holds: the timed ops of a
+	// round run as that many short TCP blocks and as many Unix blocks,
+	// interleaved in pairs.
+	Blocks int `json:"blocks,omitempty"`
+	// Seed drew which block of each pair runs first; --seed repeats it.
+	Seed uint64 `json:"seed,omitempty"`
+	// Precision, when set, kept adding rounds until the p50 speedup's 95%
+	// interval was within this relative half-width (0.03 for 3%), or until
+	// MaxDurationNs had passed for the case.
+	Precision     float64 `json:"precision,omitempty"`
+	MaxDurationNs int64   `json:"max_duration_ns,omitempty"`
 }
 
 // Placement records the CPU placement in effect. CPU lists are as the OS
@@ -81,6 +92,8 @@ type Placement struct {
 	ClientCPUs string `json:"client_cpus"`
 	// ServerCPUs are the CPUs requested for servers ("" when not pinned).
 	ServerCPUs string `json:"server_cpus,omitempty"`
+	// Reason says why this placement was chosen (--placement auto).
+	Reason string `json:"reason,omitempty"`
 }
 
 // Target records one target's server and what one op on it is.
@@ -189,6 +202,14 @@ type Run struct {
 	// "uncorrected": latency from the actual start instead of the intended
 	// one. Latency is always the whole op (from the intended start).
 	Phases map[string]Phase `json:"phases,omitempty"`
+	// Blocks are the run's stretches of consecutive ops, in the order they
+	// ran; the run's latency pools them. Reports without blocks (older
+	// dbsock) count each run as one block.
+	Blocks []Block `json:"blocks,omitempty"`
+	// EndedBy, on the last round of a case, says what ended the case:
+	// "rounds" (the planned rounds ran), "precision" (--precision was
+	// reached) or "max-duration" (--max-duration passed first).
+	EndedBy string `json:"ended_by,omitempty"`
 
 	// hist is Histogram decoded, when the run was measured in this process
 	// (nil when read from JSON): Summarize pools it without decoding.
@@ -215,6 +236,30 @@ func (r *Run) Hist() (*hdrhistogram.Histogram, error) {
 	return DecodeHistogram(r.Histogram)
 }
 
+// Block is one stretch of consecutive ops on one transport within a round.
+// Blocks of the two transports alternate in pairs, so that each pair saw
+// the machine in about the same state; the speedup is estimated from pairs.
+type Block struct {
+	// Pair is the pair's index within its round, from 0; the TCP and Unix
+	// blocks with the same round and pair form one pair.
+	Pair int `json:"pair"`
+	// Index is the block's position among all blocks of its round (both
+	// transports), from 0.
+	Index int `json:"index"`
+	// StartNs is when the block started, as an offset from the report's
+	// started_at; ElapsedNs its wall time.
+	StartNs   int64   `json:"start_ns"`
+	ElapsedNs int64   `json:"elapsed_ns"`
+	N         int64   `json:"n"`
+	Errors    int64   `json:"errors"`
+	P50       int64   `json:"p50_ns"`
+	Mean      float64 `json:"mean_ns"`
+	P99       int64   `json:"p99_ns"`
+	// Noisy marks a block whose p50 is far from its transport's other
+	// blocks of the case (robust z-score, see NoisyZ).
+	Noisy bool `json:"noisy,omitempty"`
+}
+
 // Phase is one timed part of an op.
 type Phase struct {
 	Latency   Latency `json:"latency_ns"`
@@ -237,17 +282,33 @@ type Summary struct {
 	Case
 	TCP  Side `json:"tcp"`
 	Unix Side `json:"unix"`
-	// UnixSpeedupP50 is TCP p50 / Unix p50: above 1 means Unix is faster.
-	UnixSpeedupP50 float64 `json:"unix_speedup_p50"`
-	// UnixSpeedupMean is TCP mean / Unix mean.
+	// UnixSpeedupP50 is the typical TCP/Unix ratio of p50 over block
+	// pairs (the median of the paired ratios): above 1 means Unix is
+	// faster. UnixSpeedupMean is the same for the mean.
+	UnixSpeedupP50  float64 `json:"unix_speedup_p50"`
 	UnixSpeedupMean float64 `json:"unix_speedup_mean"`
-	// UnixSpeedupP50CI and UnixSpeedupMeanCI are 95% confidence intervals
-	// of the per-round speedups; absent with fewer than two rounds.
+	// UnixSpeedupP50Pooled is the pooled TCP p50 over the pooled Unix p50
+	// (the two columns of the table).
+	UnixSpeedupP50Pooled float64 `json:"unix_speedup_p50_pooled"`
+	// UnixSpeedupP50CI and UnixSpeedupMeanCI are 95% distribution-free
+	// confidence intervals of the median paired ratio; absent with fewer
+	// than MinPairs pairs.
 	UnixSpeedupP50CI  *Interval `json:"unix_speedup_p50_ci,omitempty"`
 	UnixSpeedupMeanCI *Interval `json:"unix_speedup_mean_ci,omitempty"`
-	// Verdict reads the p50 interval: "Unix faster", "TCP faster", "no
-	// significant difference", or "not enough rounds for an interval".
+	// PValue is the two-sided sign test of "the p50 ratio is as often
+	// above 1 as below"; PValueHolm is it adjusted by Holm's method over
+	// every case in the report.
+	PValue     float64 `json:"p_value"`
+	PValueHolm float64 `json:"p_value_holm"`
+	// Verdict reads the p50 interval: it starts with "Unix faster", "TCP
+	// faster", "no meaningful difference", "undecided" or "not enough
+	// block pairs".
 	Verdict string `json:"verdict"`
+	// NoisyBlocks lists the blocks flagged as noisy; Blocks counts all.
+	Blocks      int          `json:"blocks"`
+	NoisyBlocks []NoisyBlock `json:"noisy_blocks,omitempty"`
+	// EndedBy says what ended the case: rounds, precision or max-duration.
+	EndedBy string `json:"ended_by,omitempty"`
 	// Warnings say in words why the numbers above may not be solid.
 	Warnings []string `json:"warnings,omitempty"`
 }

@@ -65,8 +65,8 @@ func TestSummarizeWarnsWhenRoundsDisagree(t *testing.T) {
 		t.Fatal(err)
 	}
 	w := r.Summary[0].Warnings
-	if len(w) != 1 || !strings.Contains(w[0], "TCP p50") || !strings.Contains(w[0], "--placement") {
-		t.Fatalf("warnings = %q, want one about TCP suggesting --placement", w)
+	if len(w) != 1 || !strings.Contains(w[0], "1.22× in round 1, 6.89× in round 2") || !strings.Contains(w[0], "--rounds") {
+		t.Fatalf("warnings = %q, want one naming each round's speedup", w)
 	}
 }
 
@@ -104,40 +104,6 @@ func TestJSONRoundTrip(t *testing.T) {
 func TestReadJSONRejectsOtherSchema(t *testing.T) {
 	if _, err := ReadJSON(strings.NewReader(`{"schema_version": 99}`)); err == nil || !strings.Contains(err.Error(), "schema_version 99") {
 		t.Fatalf("got %v", err)
-	}
-}
-
-func TestVerdicts(t *testing.T) {
-	mk := func(pairs ...[2]int64) *Report {
-		r := &Report{}
-		for i, p := range pairs {
-			r.Runs = append(r.Runs, run(t, "x", drivers.TCP, i+1, p[0]), run(t, "x", drivers.Unix, i+1, p[1]))
-		}
-		if err := r.Summarize(); err != nil {
-			t.Fatal(err)
-		}
-		return r
-	}
-	tests := []struct {
-		name  string
-		pairs [][2]int64
-		want  string
-	}{
-		{"unix clearly faster", [][2]int64{{12000, 10000}, {12100, 10000}, {11900, 10000}}, VerdictUnixFaster},
-		{"tcp clearly faster", [][2]int64{{9000, 10000}, {9100, 10000}, {8900, 10000}}, VerdictTCPFaster},
-		{"noise around one", [][2]int64{{12000, 10000}, {8000, 10000}, {10500, 10000}}, VerdictNoDifference},
-		{"one round", [][2]int64{{12000, 10000}}, VerdictNeedsMoreRuns},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			s := mk(tt.pairs...).Summary[0]
-			if s.Verdict != tt.want {
-				t.Fatalf("verdict %q, want %q (ci %+v)", s.Verdict, tt.want, s.UnixSpeedupP50CI)
-			}
-			if tt.want != VerdictNeedsMoreRuns && (s.UnixSpeedupP50CI.Lo > s.UnixSpeedupP50CI.Center || s.UnixSpeedupP50CI.Hi < s.UnixSpeedupP50CI.Center) {
-				t.Fatalf("interval %+v does not contain its center", s.UnixSpeedupP50CI)
-			}
-		})
 	}
 }
 

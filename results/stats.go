@@ -1,105 +1,294 @@
 package results
 
 import (
+	"fmt"
 	"math"
 	"sort"
 
-	"golang.org/x/perf/benchmath"
-
-	"github.com/dbsock/dbsock/drivers"
+	"gonum.org/v1/gonum/stat/distuv"
 )
+
+// The statistics dbsock reports, and where they come from:
+//
+//   - The speedup is estimated from block pairs: each pair is one TCP block
+//     and one Unix block that ran back to back, and gives one ratio TCP/Unix
+//     (of the blocks' p50s, or of their means). The estimate is the median
+//     of the paired ratios, which one bad block cannot move.
+//   - Its confidence interval is the distribution-free interval of a median
+//     from order statistics: with n ratios sorted, [x(k), x(n-k+1)] where k
+//     is the largest order with P(B <= k-1) <= (1-C)/2 for B ~ Binomial(n,
+//     1/2) (W. J. Conover, Practical Nonparametric Statistics, 3rd ed.,
+//     1999, section 3.2; the binomial from gonum's distuv). It assumes no
+//     distribution, only that the pairs are independent.
+//   - The sign test gives the p-value of "ratios above and below 1 are
+//     equally likely" (Conover, section 3.4); in a report with several
+//     cases the p-values are adjusted with Holm's step-down method (S. Holm,
+//     A simple sequentially rejective multiple test procedure, Scandinavian
+//     Journal of Statistics 6, 1979).
+//   - Noisy blocks are flagged with the modified z-score 0.6745*(x-median)/
+//     MAD on the blocks' p50s, |z| > 3.5 (B. Iglewicz and D. C. Hoaglin, How
+//     to Detect and Handle Outliers, ASQC, 1993).
 
 // Confidence is the confidence level of the intervals dbsock reports.
 const Confidence = 0.95
 
-// Verdicts.
+// Alpha is the significance level of the verdicts (1 - Confidence).
+const Alpha = 1 - Confidence
+
+// Band is the practical band of the verdicts: a speedup whose whole
+// interval lies within 1/(1+Band) and 1+Band is "no meaningful difference".
+const Band = 0.02
+
+// MinPairs is the fewest pairs whose median has a 95% distribution-free
+// interval (with 5, the extremes cover only 93.75%).
+const MinPairs = 6
+
+// Method names the interval method in reports and JSON.
+const Method = "median of paired block ratios; distribution-free 95% CI from order statistics (Conover 1999, 3.2)"
+
+// Verdicts: each verdict starts with one of these.
 const (
 	VerdictUnixFaster    = "Unix faster"
 	VerdictTCPFaster     = "TCP faster"
-	VerdictNoDifference  = "no significant difference"
-	VerdictNeedsMoreRuns = "not enough rounds for an interval"
+	VerdictNoDifference  = "no meaningful difference"
+	VerdictUndecided     = "undecided: run longer"
+	VerdictNeedsMoreRuns = "not enough block pairs for an interval"
 )
 
-// Interval is a confidence interval around the geometric mean of per-round
-// ratios.
+// Interval is a confidence interval of the median paired ratio.
 type Interval struct {
-	Center     float64 `json:"center"`
-	Lo         float64 `json:"lo"`
-	Hi         float64 `json:"hi"`
+	Center float64 `json:"center"`
+	Lo     float64 `json:"lo"`
+	Hi     float64 `json:"hi"`
+	// Confidence is the interval's exact coverage (at least 0.95: order
+	// statistics give discrete levels).
 	Confidence float64 `json:"confidence"`
-	Rounds     int     `json:"rounds"`
+	// Rounds and Pairs count what the interval was computed from.
+	Rounds int    `json:"rounds"`
+	Pairs  int    `json:"pairs"`
+	Method string `json:"method,omitempty"`
 }
 
-// speedups pairs each round's TCP and Unix runs and returns the per-round
-// speedups (TCP/Unix) of p50 and of mean, in round order.
-func speedups(runs []Run) (p50, mean []float64) {
-	type pair struct{ tcp, unix *Run }
-	byRound := map[int]*pair{}
-	for i := range runs {
-		r := &runs[i]
-		if r.Incomplete || r.Latency.P50 <= 0 {
-			continue
-		}
-		p := byRound[r.Round]
-		if p == nil {
-			p = &pair{}
-			byRound[r.Round] = p
-		}
-		if r.Transport == drivers.TCP {
-			p.tcp = r
-		} else {
-			p.unix = r
-		}
+// HalfWidth is the interval's relative half-width: (hi-lo)/2/center.
+func (ci *Interval) HalfWidth() float64 {
+	if ci == nil || ci.Center <= 0 {
+		return math.Inf(1)
 	}
-	rounds := make([]int, 0, len(byRound))
-	for rd := range byRound {
-		rounds = append(rounds, rd)
-	}
-	sort.Ints(rounds)
-	for _, rd := range rounds {
-		p := byRound[rd]
-		if p.tcp == nil || p.unix == nil {
-			continue
-		}
-		p50 = append(p50, ratio(float64(p.tcp.Latency.P50), float64(p.unix.Latency.P50)))
-		mean = append(mean, ratio(p.tcp.Latency.Mean, p.unix.Latency.Mean))
-	}
-	return p50, mean
+	return (ci.Hi - ci.Lo) / 2 / ci.Center
 }
 
-// interval is the confidence interval of a ratio's typical value across
-// rounds: a Student-t interval (as golang.org/x/perf/benchmath computes it)
-// on the logarithms of the ratios, turned back into ratios. Ratios multiply,
-// so their logs are what is close to normal; the center is the geometric
-// mean and the bounds are always positive. nil with fewer than two values.
-func interval(ratios []float64) *Interval {
-	if len(ratios) < 2 {
+// Median returns the median of xs (the mean of the middle two for an even
+// count); NaN for none. xs is not changed.
+func Median(xs []float64) float64 {
+	if len(xs) == 0 {
+		return math.NaN()
+	}
+	s := sortedCopy(xs)
+	n := len(s)
+	if n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[n/2-1] + s[n/2]) / 2
+}
+
+func sortedCopy(xs []float64) []float64 {
+	s := append([]float64(nil), xs...)
+	sort.Float64s(s)
+	return s
+}
+
+// binomCDF is P(B <= k) for B ~ Binomial(n, 1/2).
+func binomCDF(n, k int) float64 {
+	return distuv.Binomial{N: float64(n), P: 0.5}.CDF(float64(k))
+}
+
+// MedianCI returns the median of xs and its distribution-free confidence
+// interval at level conf, with the interval's exact coverage. ok is false
+// when xs is too small for any interval at that level.
+func MedianCI(xs []float64, conf float64) (med, lo, hi, coverage float64, ok bool) {
+	n := len(xs)
+	med = Median(xs)
+	if n == 0 {
+		return med, 0, 0, 0, false
+	}
+	s := sortedCopy(xs)
+	tail := (1 - conf) / 2
+	k := 0 // the largest order k with P(B <= k-1) <= tail
+	for c := 1; c <= n/2; c++ {
+		if binomCDF(n, c-1) > tail {
+			break
+		}
+		k = c
+	}
+	if k == 0 {
+		return med, 0, 0, 0, false
+	}
+	return med, s[k-1], s[n-k], 1 - 2*binomCDF(n, k-1), true
+}
+
+// SignTest returns the two-sided sign test p-value of xs against 0: how
+// likely so lopsided a split of positive and negative values would be if
+// each were equally likely. Zeros are dropped; 1 when nothing is left.
+func SignTest(xs []float64) float64 {
+	pos, neg := 0, 0
+	for _, x := range xs {
+		switch {
+		case x > 0:
+			pos++
+		case x < 0:
+			neg++
+		}
+	}
+	n := pos + neg
+	if n == 0 {
+		return 1
+	}
+	return math.Min(1, 2*binomCDF(n, min(pos, neg)))
+}
+
+// Holm adjusts p-values for multiple comparisons by Holm's step-down
+// method: sorted ascending, the i-th smallest (from 1) becomes the running
+// maximum of (m-i+1)*p, capped at 1. The result is in the input's order.
+func Holm(ps []float64) []float64 {
+	m := len(ps)
+	idx := make([]int, m)
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(a, b int) bool { return ps[idx[a]] < ps[idx[b]] })
+	out := make([]float64, m)
+	running := 0.0
+	for i, j := range idx {
+		running = math.Max(running, math.Min(1, float64(m-i)*ps[j]))
+		out[j] = running
+	}
+	return out
+}
+
+// NoisyZ is the modified z-score beyond which a block is flagged as noisy
+// (Iglewicz and Hoaglin's recommended cut-off).
+const NoisyZ = 3.5
+
+// NoisyMinDeviation is the smallest relative distance from the median that
+// is flagged: blocks within 20% of their transport's median are never
+// called noisy, however tight the others are (on small VMs blocks wobble by
+// 10% without anything being wrong; noise episodes move them by 30 to 50%).
+const NoisyMinDeviation = 0.20
+
+// RobustZ returns the modified z-score 0.6745*(x-median)/MAD of every
+// value. When the MAD is 0 (over half the values equal), the mean absolute
+// deviation stands in (z = (x-median)/(1.253314*meanAD)), as Iglewicz and
+// Hoaglin suggest; all zeros when that is 0 too.
+func RobustZ(xs []float64) []float64 {
+	z := make([]float64, len(xs))
+	if len(xs) < 3 {
+		return z
+	}
+	med := Median(xs)
+	dev := make([]float64, len(xs))
+	sum := 0.0
+	for i, x := range xs {
+		dev[i] = math.Abs(x - med)
+		sum += dev[i]
+	}
+	mad := Median(dev)
+	scale := mad / 0.6745
+	if mad == 0 {
+		scale = 1.253314 * sum / float64(len(xs))
+	}
+	if scale == 0 {
+		return z
+	}
+	for i, x := range xs {
+		z[i] = (x - med) / scale
+	}
+	return z
+}
+
+// Noisy reports which values are far from the others: |RobustZ| >
+// NoisyZ and further than NoisyMinDeviation from the median.
+func Noisy(xs []float64) []bool {
+	z := RobustZ(xs)
+	med := Median(xs)
+	out := make([]bool, len(xs))
+	for i, x := range xs {
+		out[i] = math.Abs(z[i]) > NoisyZ && med > 0 && math.Abs(x/med-1) > NoisyMinDeviation
+	}
+	return out
+}
+
+// PairedSpeedup summarizes paired ratios (TCP/Unix, one per block pair):
+// the median ratio and its distribution-free interval, computed on the
+// logarithms (the median commutes with the log, so this only keeps the
+// arithmetic in the space where ratios add). nil with fewer than MinPairs
+// ratios or any ratio not above 0.
+func PairedSpeedup(ratios []float64, rounds int) *Interval {
+	if len(ratios) < MinPairs {
 		return nil
 	}
-	logs := make([]float64, 0, len(ratios))
-	for _, r := range ratios {
-		if r <= 0 {
+	logs := make([]float64, len(ratios))
+	for i, r := range ratios {
+		if !(r > 0) || math.IsInf(r, 0) {
 			return nil
 		}
-		logs = append(logs, math.Log(r))
+		logs[i] = math.Log(r)
 	}
-	s := benchmath.AssumeNormal.Summary(benchmath.NewSample(logs, &benchmath.DefaultThresholds), Confidence)
-	if math.IsNaN(s.Lo) || math.IsNaN(s.Hi) {
-		// All values equal: the interval is the point itself.
-		s.Lo, s.Hi = s.Center, s.Center
+	med, lo, hi, cov, ok := MedianCI(logs, Confidence)
+	if !ok {
+		return nil
 	}
-	return &Interval{Center: math.Exp(s.Center), Lo: math.Exp(s.Lo), Hi: math.Exp(s.Hi), Confidence: Confidence, Rounds: len(ratios)}
+	return &Interval{Center: math.Exp(med), Lo: math.Exp(lo), Hi: math.Exp(hi), Confidence: cov,
+		Rounds: rounds, Pairs: len(ratios), Method: Method}
 }
 
-// verdict reads an interval of speedups.
-func verdict(ci *Interval) string {
-	switch {
-	case ci == nil:
-		return VerdictNeedsMoreRuns
-	case ci.Lo > 1:
-		return VerdictUnixFaster
-	case ci.Hi < 1:
-		return VerdictTCPFaster
+// medianRatio is the median of ratios (0 when there are none).
+func medianRatio(ratios []float64) float64 {
+	if len(ratios) == 0 {
+		return 0
 	}
-	return VerdictNoDifference
+	return Median(ratios)
+}
+
+// verdict reads an interval of speedups and the Holm-adjusted p-value of
+// its sign test (the same as the raw one when the report has one case).
+func verdict(ci *Interval, pHolm float64, comparisons int) string {
+	if ci == nil {
+		return VerdictNeedsMoreRuns
+	}
+	band := fmt.Sprintf("%.0f%%", 100*Band)
+	switch {
+	case ci.Lo >= 1/(1+Band) && ci.Hi <= 1+Band:
+		return fmt.Sprintf("%s: %s, within the ±%s band", VerdictNoDifference, ciText(ci), band)
+	case (ci.Lo > 1 || ci.Hi < 1) && pHolm >= Alpha:
+		return fmt.Sprintf("%s: %s, but not significant after Holm's adjustment for %d comparisons (p = %.3g)",
+			VerdictUndecided, ciText(ci), comparisons, pHolm)
+	case ci.Lo > 1:
+		return fmt.Sprintf("%s by %.1f%% (95%% CI %.1f%%–%.1f%%)", VerdictUnixFaster, 100*(ci.Center-1), 100*(ci.Lo-1), 100*(ci.Hi-1))
+	case ci.Hi < 1:
+		return fmt.Sprintf("%s by %.1f%% (95%% CI %.1f%%–%.1f%%)", VerdictTCPFaster, 100*(1/ci.Center-1), 100*(1/ci.Hi-1), 100*(1/ci.Lo-1))
+	}
+	return fmt.Sprintf("%s: %s straddles 1 and is wider than the ±%s band; %s", VerdictUndecided, ciText(ci), band, moreOps(ci))
+}
+
+func ciText(ci *Interval) string {
+	return fmt.Sprintf("speedup %.3f× (95%% CI %.3f–%.3f)", ci.Center, ci.Lo, ci.Hi)
+}
+
+// moreOps estimates how many times the ops would likely settle an
+// undecided interval: its half-width shrinks about as 1/sqrt(pairs), and it
+// must either exclude 1 or fit inside the band.
+func moreOps(ci *Interval) string {
+	half := (math.Log(ci.Hi) - math.Log(ci.Lo)) / 2
+	c := math.Abs(math.Log(ci.Center))
+	need := math.Inf(1)
+	if c > 0 {
+		need = math.Pow(half/c, 2)
+	}
+	if b := math.Log(1 + Band); c < b {
+		need = math.Min(need, math.Pow(half/(b-c), 2))
+	}
+	if need > 100 || math.IsInf(need, 0) || math.IsNaN(need) {
+		return "more than 100× the ops would be needed: the difference, if any, is too small to resolve on this machine"
+	}
+	return fmt.Sprintf("about %.0f× the block pairs (more --rounds, or --precision) would likely settle it", math.Ceil(need*1.2))
 }

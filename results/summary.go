@@ -2,6 +2,9 @@ package results
 
 import (
 	"fmt"
+	"math"
+	"sort"
+	"strings"
 	"time"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
@@ -15,16 +18,12 @@ type sidePool struct {
 	hist   *hdrhistogram.Histogram
 	phases map[string]*hdrhistogram.Histogram
 	nanos  int64
-	p50s   []int64
 }
 
 func (sp *sidePool) add(run *Run) error {
 	sp.side.N += run.N
 	sp.side.Errors += run.Errors
 	sp.nanos += run.ElapsedNs
-	if !run.Incomplete && run.Latency.P50 > 0 {
-		sp.p50s = append(sp.p50s, run.Latency.P50)
-	}
 	h, err := run.Hist()
 	if err != nil {
 		return err
@@ -67,12 +66,14 @@ func (sp *sidePool) finish() Side {
 }
 
 // Summarize pools the runs of each case per transport (merging their
-// histograms) and sets r.Summary, in the order the cases first appear in
-// r.Runs.
+// histograms), estimates the speedups from the block pairs, flags noisy
+// blocks, and sets r.Summary, in the order the cases first appear in
+// r.Runs. With more than one case, the verdicts' p-values are adjusted
+// for the number of comparisons (Holm).
 func (r *Report) Summarize() error {
 	type pool struct {
 		sides map[drivers.Transport]*sidePool
-		runs  []Run
+		runs  []*Run
 	}
 	var order []Case
 	pools := map[Case]*pool{}
@@ -84,7 +85,7 @@ func (r *Report) Summarize() error {
 			pools[run.Case] = p
 			order = append(order, run.Case)
 		}
-		p.runs = append(p.runs, *run)
+		p.runs = append(p.runs, run)
 		sp := p.sides[run.Transport]
 		if sp == nil {
 			sp = &sidePool{hist: NewHistogram(), phases: map[string]*hdrhistogram.Histogram{}}
@@ -104,26 +105,195 @@ func (r *Report) Summarize() error {
 		if sp := p.sides[drivers.Unix]; sp != nil {
 			sum.Unix = sp.finish()
 		}
-		sum.UnixSpeedupP50 = ratio(float64(sum.TCP.Latency.P50), float64(sum.Unix.Latency.P50))
-		sum.UnixSpeedupMean = ratio(sum.TCP.Latency.Mean, sum.Unix.Latency.Mean)
-		p50Ratios, meanRatios := speedups(p.runs)
-		sum.UnixSpeedupP50CI, sum.UnixSpeedupMeanCI = interval(p50Ratios), interval(meanRatios)
-		sum.Verdict = verdict(sum.UnixSpeedupP50CI)
+		sum.UnixSpeedupP50Pooled = ratio(float64(sum.TCP.Latency.P50), float64(sum.Unix.Latency.P50))
+		pairs := blockPairs(p.runs)
+		sum.UnixSpeedupP50, sum.UnixSpeedupMean = medianRatio(pairs.p50), medianRatio(pairs.mean)
+		if len(pairs.p50) == 0 { // no complete pair: the pooled figures are all there is
+			sum.UnixSpeedupP50, sum.UnixSpeedupMean = sum.UnixSpeedupP50Pooled, ratio(sum.TCP.Latency.Mean, sum.Unix.Latency.Mean)
+		}
+		sum.UnixSpeedupP50CI, sum.UnixSpeedupMeanCI = PairedSpeedup(pairs.p50, pairs.rounds), PairedSpeedup(pairs.mean, pairs.rounds)
+		if ci := sum.UnixSpeedupP50CI; ci != nil {
+			sum.UnixSpeedupP50, sum.UnixSpeedupMean = ci.Center, sum.UnixSpeedupMeanCI.Center
+		}
+		sum.PValue = SignTest(logs(pairs.p50))
+		sum.Blocks, sum.NoisyBlocks = flagNoisy(p.runs)
+		sum.EndedBy = endedBy(p.runs)
+		if w := roundSpread(p.runs); w != "" {
+			sum.Warnings = append(sum.Warnings, w)
+		}
 		for _, t := range drivers.Transports {
 			sp := p.sides[t]
 			if sp == nil {
 				continue
 			}
-			if w := roundSpread(t, sp.p50s, r.Config.Placement.Mode); w != "" {
-				sum.Warnings = append(sum.Warnings, w)
-			}
 			if w := wideMiddle(t, sp.hist, r.Config.Placement.Mode); w != "" {
 				sum.Warnings = append(sum.Warnings, w)
 			}
 		}
+		if w := noisyWarning(sum.Blocks, sum.NoisyBlocks); w != "" {
+			sum.Warnings = append(sum.Warnings, w)
+		}
 		r.Summary = append(r.Summary, sum)
 	}
+	r.judge()
 	return nil
+}
+
+// judge adjusts the sign tests' p-values over all cases (Holm) and sets
+// each verdict.
+func (r *Report) judge() {
+	ps := make([]float64, len(r.Summary))
+	for i, s := range r.Summary {
+		ps[i] = s.PValue
+	}
+	adj := Holm(ps)
+	for i := range r.Summary {
+		s := &r.Summary[i]
+		s.PValueHolm = adj[i]
+		s.Verdict = verdict(s.UnixSpeedupP50CI, s.PValueHolm, len(r.Summary))
+	}
+}
+
+// pairs are the paired block ratios of one case.
+type pairs struct {
+	p50, mean []float64
+	rounds    int
+}
+
+// BlocksOf returns run's blocks; a run without blocks (from an older
+// dbsock) is one block.
+func BlocksOf(run *Run) []Block {
+	if len(run.Blocks) > 0 || run.Incomplete {
+		return run.Blocks
+	}
+	l := run.Latency
+	return []Block{{N: run.N, Errors: run.Errors, ElapsedNs: run.ElapsedNs, P50: l.P50, Mean: l.Mean, P99: l.P99}}
+}
+
+// blockPairs matches each round's TCP and Unix blocks by pair index and
+// returns their ratios TCP/Unix, in round and pair order. A block with no
+// successful op, or without its partner, is left out.
+func blockPairs(runs []*Run) pairs {
+	type key struct{ round, pair int }
+	tcp, unix := map[key]Block{}, map[key]Block{}
+	var keys []key
+	for _, run := range runs {
+		for _, b := range BlocksOf(run) {
+			if b.N-b.Errors <= 0 || b.P50 <= 0 || b.Mean <= 0 {
+				continue
+			}
+			k := key{run.Round, b.Pair}
+			if run.Transport == drivers.TCP {
+				tcp[k] = b
+			} else {
+				unix[k] = b
+			}
+			keys = append(keys, k)
+		}
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		if keys[i].round != keys[j].round {
+			return keys[i].round < keys[j].round
+		}
+		return keys[i].pair < keys[j].pair
+	})
+	var out pairs
+	seen := map[key]bool{}
+	rounds := map[int]bool{}
+	for _, k := range keys {
+		t, okT := tcp[k]
+		u, okU := unix[k]
+		if seen[k] || !okT || !okU {
+			continue
+		}
+		seen[k] = true
+		rounds[k.round] = true
+		out.p50 = append(out.p50, float64(t.P50)/float64(u.P50))
+		out.mean = append(out.mean, t.Mean/u.Mean)
+	}
+	out.rounds = len(rounds)
+	return out
+}
+
+func logs(ratios []float64) []float64 {
+	out := make([]float64, len(ratios))
+	for i, r := range ratios {
+		out[i] = math.Log(r)
+	}
+	return out
+}
+
+// NoisyBlock is a block flagged as noisy, for the report.
+type NoisyBlock struct {
+	Transport drivers.Transport `json:"transport"`
+	Round     int               `json:"round"`
+	Pair      int               `json:"pair"`
+	StartNs   int64             `json:"start_ns"`
+	P50       int64             `json:"p50_ns"`
+	// Z is the block's modified z-score among its transport's blocks.
+	Z float64 `json:"z"`
+}
+
+// flagNoisy marks the blocks whose p50 is far from their transport's
+// other blocks in the case (Noisy), in runs and in the returned list, and
+// counts all blocks.
+func flagNoisy(runs []*Run) (total int, noisy []NoisyBlock) {
+	for _, t := range drivers.Transports {
+		var refs []*Block
+		var rounds []int
+		var p50s []float64
+		for _, run := range runs {
+			if run.Transport != t {
+				continue
+			}
+			for i := range run.Blocks {
+				b := &run.Blocks[i]
+				b.Noisy = false
+				if b.P50 > 0 {
+					refs, rounds, p50s = append(refs, b), append(rounds, run.Round), append(p50s, float64(b.P50))
+				}
+			}
+		}
+		total += len(refs)
+		z := RobustZ(p50s)
+		for i, flagged := range Noisy(p50s) {
+			if flagged {
+				b := refs[i]
+				b.Noisy = true
+				noisy = append(noisy, NoisyBlock{Transport: t, Round: rounds[i], Pair: b.Pair, StartNs: b.StartNs, P50: b.P50, Z: z[i]})
+			}
+		}
+	}
+	sort.SliceStable(noisy, func(i, j int) bool { return noisy[i].StartNs < noisy[j].StartNs })
+	return total, noisy
+}
+
+// NoisyShare is the share of flagged blocks above which the report warns
+// that the machine was noisy.
+const NoisyShare = 0.10
+
+// noisyWarning says when the machine was noisy, if more than NoisyShare of
+// the blocks were flagged.
+func noisyWarning(total int, noisy []NoisyBlock) string {
+	if total == 0 || float64(len(noisy)) <= NoisyShare*float64(total) {
+		return ""
+	}
+	from, to := noisy[0].StartNs, noisy[len(noisy)-1].StartNs
+	return fmt.Sprintf("The machine was noisy: %d of %d blocks (%.0f%%) were far from their transport's typical p50, between %s and %s after the start. "+
+		"The speedup is estimated from block pairs and its median resists such blocks, but look for other load on the machine.",
+		len(noisy), total, 100*float64(len(noisy))/float64(total),
+		time.Duration(from).Round(time.Millisecond), time.Duration(to).Round(time.Millisecond))
+}
+
+// endedBy is what ended the case, from its last round's runs.
+func endedBy(runs []*Run) string {
+	last, by := 0, ""
+	for _, run := range runs {
+		if run.EndedBy != "" && run.Round >= last {
+			last, by = run.Round, run.EndedBy
+		}
+	}
+	return by
 }
 
 // Cases returns the distinct cases of target in r.Summary, in order.
@@ -162,30 +332,41 @@ func ratio(tcp, unix float64) float64 {
 	return tcp / unix
 }
 
-// UnstableSpread is the ratio between the slowest and fastest round's p50
-// above which the rounds are said to disagree.
-const UnstableSpread = 1.25
+// UnstableSpread is the ratio between the largest and smallest per-round
+// speedup above which the rounds are said to disagree.
+const UnstableSpread = 1.15
 
-// roundSpread warns when one transport's p50 moved by more than
-// UnstableSpread between rounds: on small machines that is usually CPU
-// placement (a server woken on another CPU), not the transport.
-func roundSpread(t drivers.Transport, p50s []int64, placementMode string) string {
-	if len(p50s) < 2 {
+// roundSpread warns when the paired p50 speedup moved by more than
+// UnstableSpread between rounds. Blocks interleave the transports, so noise
+// on the machine hits both sides of a pair alike; a speedup that still
+// differs between rounds comes from the connections themselves (each round
+// opens new ones), e.g. a server thread placed differently.
+func roundSpread(runs []*Run) string {
+	byRound := map[int][]*Run{}
+	var rounds []int
+	for _, run := range runs {
+		if _, ok := byRound[run.Round]; !ok {
+			rounds = append(rounds, run.Round)
+		}
+		byRound[run.Round] = append(byRound[run.Round], run)
+	}
+	sort.Ints(rounds)
+	var parts []string
+	lo, hi := math.Inf(1), 0.0
+	for _, rd := range rounds {
+		p := blockPairs(byRound[rd])
+		if len(p.p50) == 0 {
+			continue
+		}
+		s := Median(p.p50)
+		lo, hi = math.Min(lo, s), math.Max(hi, s)
+		parts = append(parts, fmt.Sprintf("%.2f× in round %d", s, rd))
+	}
+	if len(parts) < 2 || hi <= UnstableSpread*lo {
 		return ""
 	}
-	lo, hi := p50s[0], p50s[0]
-	for _, v := range p50s {
-		lo, hi = min(lo, v), max(hi, v)
-	}
-	if float64(hi) <= UnstableSpread*float64(lo) {
-		return ""
-	}
-	advice := "This is usually CPU placement; pin client and server with --placement same (or split) and run again."
-	if placementMode != "" && placementMode != "none" {
-		advice = "Client and server were pinned, so look for other load on the machine, or run more rounds with a larger --n."
-	}
-	return fmt.Sprintf("%s p50 ranged from %s to %s across rounds (%.2f×): the rounds disagree, so the pooled numbers and the speedup are not solid. %s",
-		t.Label(), time.Duration(lo), time.Duration(hi), float64(hi)/float64(lo), advice)
+	return fmt.Sprintf("The p50 speedup differed between rounds (%s): each round opens new connections, so something about the connections "+
+		"(where the server ran each one, its buffers) changed the answer; run more --rounds to average over it.", strings.Join(parts, ", "))
 }
 
 // BimodalSpread is the p75/p25 ratio above which the middle half of a
@@ -210,4 +391,15 @@ func wideMiddle(t drivers.Transport, h *hdrhistogram.Histogram, placementMode st
 	}
 	return fmt.Sprintf("%s latencies have a wide middle: p25 %s, p75 %s (%.1f×). The distribution is likely bimodal, so p50 may land on either mode; %s",
 		t.Label(), time.Duration(p25), time.Duration(p75), float64(p75)/float64(p25), advice)
+}
+
+// PairedP50 is the p50 speedup interval of one case's runs, as Summarize
+// computes it (nil with too few block pairs).
+func PairedP50(runs []Run) *Interval {
+	ptrs := make([]*Run, len(runs))
+	for i := range runs {
+		ptrs[i] = &runs[i]
+	}
+	p := blockPairs(ptrs)
+	return PairedSpeedup(p.p50, p.rounds)
 }

@@ -6,6 +6,7 @@ package results
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -18,7 +19,10 @@ type Threshold struct {
 	Target string
 	Side   string // "tcp", "unix", or "" for speedups
 	Metric string
-	Op     string
+	// Bound, for a speedup, is "lo" or "hi": the 95% interval's bound
+	// instead of the estimate.
+	Bound string
+	Op    string
 	Value  float64 // nanoseconds for latency metrics
 }
 
@@ -31,7 +35,8 @@ var (
 
 // Syntax describes the accepted form, for error messages and help.
 const Syntax = "TARGET.tcp|unix.METRIC OP VALUE (METRIC: min p50 p90 p99 p999 max mean stddev ops_per_sec errors error_rate; " +
-	"latencies take units like 2ms or 500us) or TARGET.unix_speedup_p50|unix_speedup_mean OP NUMBER; OP: < <= > >= =="
+	"latencies take units like 2ms or 500us) or TARGET.unix_speedup_p50|unix_speedup_mean[.lo|.hi] OP NUMBER " +
+	"(.lo and .hi: the 95% interval's bounds); OP: < <= > >= =="
 
 // Parse reads one threshold expression.
 func Parse(expr string) (Threshold, error) {
@@ -55,6 +60,8 @@ func Parse(expr string) (Threshold, error) {
 		t.Target, t.Side, t.Metric = parts[0], parts[1], parts[2]
 	case len(parts) == 2 && contains(targetMetrics, parts[1]):
 		t.Target, t.Metric = parts[0], parts[1]
+	case len(parts) == 3 && contains(targetMetrics, parts[1]) && (parts[2] == "lo" || parts[2] == "hi"):
+		t.Target, t.Metric, t.Bound = parts[0], parts[1], parts[2]
 	default:
 		return t, fmt.Errorf("threshold %q: %q is not a metric; want %s", expr, lhs, Syntax)
 	}
@@ -99,9 +106,9 @@ func Evaluate(r *Report, ths []Threshold) []ThresholdResult {
 func (th Threshold) actual(s Summary) float64 {
 	switch th.Metric {
 	case "unix_speedup_p50":
-		return s.UnixSpeedupP50
+		return bound(s.UnixSpeedupP50, s.UnixSpeedupP50CI, th.Bound)
 	case "unix_speedup_mean":
-		return s.UnixSpeedupMean
+		return bound(s.UnixSpeedupMean, s.UnixSpeedupMeanCI, th.Bound)
 	}
 	side := s.TCP
 	if th.Side == "unix" {
@@ -138,6 +145,20 @@ func (th Threshold) actual(s Summary) float64 {
 	return 0
 }
 
+// bound picks the estimate, or an interval bound; NaN (never holds) when
+// the bound was asked for and there is no interval.
+func bound(estimate float64, ci *Interval, which string) float64 {
+	switch {
+	case which == "":
+		return estimate
+	case ci == nil:
+		return math.NaN()
+	case which == "lo":
+		return ci.Lo
+	}
+	return ci.Hi
+}
+
 func (th Threshold) holds(v float64) bool {
 	switch th.Op {
 	case "<":
@@ -155,10 +176,17 @@ func (th Threshold) holds(v float64) bool {
 }
 
 func (th Threshold) format(v float64) string {
-	if contains(latencyMetrics, th.Metric) {
-		return th.Metric + " " + time.Duration(v).String()
+	name := th.Metric
+	if th.Bound != "" {
+		name += "." + th.Bound
+		if math.IsNaN(v) {
+			return name + ": no interval (too few block pairs)"
+		}
 	}
-	return th.Metric + " " + strconv.FormatFloat(v, 'g', 4, 64)
+	if contains(latencyMetrics, th.Metric) {
+		return name + " " + time.Duration(v).String()
+	}
+	return name + " " + strconv.FormatFloat(v, 'g', 4, 64)
 }
 
 func contains(list []string, s string) bool {

@@ -15,6 +15,10 @@ func TestParse(t *testing.T) {
 		{"redis.unix.p99<2ms", Threshold{Target: "redis", Side: "unix", Metric: "p99", Op: "<", Value: float64(2 * time.Millisecond)}, ""},
 		{"mysql.unix_speedup_p50>=1.0", Threshold{Target: "mysql", Metric: "unix_speedup_p50", Op: ">=", Value: 1}, ""},
 		{"echo.tcp.errors == 0", Threshold{Target: "echo", Side: "tcp", Metric: "errors", Op: "==", Value: 0}, ""},
+		{"redis.unix_speedup_p50.lo>=1.1", Threshold{Target: "redis", Metric: "unix_speedup_p50", Bound: "lo", Op: ">=", Value: 1.1}, ""},
+		{"redis.unix_speedup_mean.hi<2", Threshold{Target: "redis", Metric: "unix_speedup_mean", Bound: "hi", Op: "<", Value: 2}, ""},
+		{"redis.unix_speedup_p50.mid>=1", Threshold{}, "is not a metric"},
+		{"redis.unix.p50.lo<1ms", Threshold{}, "is not a metric"},
 		{"redis.unix.p99", Threshold{}, "no comparison"},
 		{"redis.udp.p99<1ms", Threshold{}, "is not a metric"},
 		{"redis.unix.p42<1ms", Threshold{}, "is not a metric"},
@@ -39,6 +43,7 @@ func TestParse(t *testing.T) {
 func TestEvaluate(t *testing.T) {
 	r := &Report{Summary: []Summary{{
 		Case: Case{Target: "redis", Scenario: "pk"}, UnixSpeedupP50: 1.4,
+		UnixSpeedupP50CI: &Interval{Center: 1.4, Lo: 1.05, Hi: 1.6},
 		TCP:  Side{N: 100, Latency: Latency{P50: 10000, P99: 40000}},
 		Unix: Side{N: 100, Errors: 1, Latency: Latency{P50: 7000, P99: 30000}},
 	}}}
@@ -50,8 +55,9 @@ func TestEvaluate(t *testing.T) {
 		return th
 	}
 	got := Evaluate(r, []Threshold{parse("redis.unix.p50<8us"), parse("redis.unix.p50<1ns"), parse("redis.unix_speedup_p50>=1"),
-		parse("redis.unix.error_rate<0.005"), parse("mongo.tcp.p50<1s")})
-	want := []bool{true, false, true, false, false}
+		parse("redis.unix.error_rate<0.005"), parse("mongo.tcp.p50<1s"),
+		parse("redis.unix_speedup_p50.lo>=1.1"), parse("redis.unix_speedup_p50.hi<=1.6"), parse("redis.unix_speedup_mean.lo>0")})
+	want := []bool{true, false, true, false, false, false, true, false}
 	if len(got) != len(want) {
 		t.Fatalf("got %d results, want %d", len(got), len(want))
 	}
@@ -62,6 +68,9 @@ func TestEvaluate(t *testing.T) {
 	}
 	if !strings.Contains(got[4].ActualText, "no result for target mongo") {
 		t.Errorf("missing target: %q", got[4].ActualText)
+	}
+	if got[5].ActualText != "unix_speedup_p50.lo 1.05" || !strings.Contains(got[7].ActualText, "no interval") {
+		t.Errorf("interval bounds: %q, %q", got[5].ActualText, got[7].ActualText)
 	}
 	if got[1].ActualText != "p50 7µs" {
 		t.Errorf("actual text %q", got[1].ActualText)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -36,10 +37,24 @@ const (
 type Options struct {
 	Scenario    string        // PK or Connect
 	N           int           // timed ops per worker, transport and round
-	Duration    time.Duration // when set, each run lasts this long instead of N ops
-	Warmup      int           // untimed ops per worker first, on the same connection
-	Rounds      int           // odd rounds run TCP first, even rounds Unix first
+	Duration    time.Duration // when set, each transport's share of a round lasts this long instead of N ops
+	Warmup      int           // untimed ops per worker and transport first, on the same connection
+	Rounds      int           // rounds, each with fresh connections and a fresh warm-up
 	Concurrency int           // workers, each with its own connection (1 when 0)
+	// Blocks is how many block pairs a round holds (DefaultBlocks when 0,
+	// at most N): a round's timed ops run as that many short blocks per
+	// transport, TCP and Unix interleaved in pairs.
+	Blocks int
+	// Seed draws which block of each pair goes first.
+	Seed uint64
+	// Epoch is when the report started: blocks record their start as an
+	// offset from it (the start of Run when zero).
+	Epoch time.Time
+	// Precision, when above 0, adds rounds after Rounds until the p50
+	// speedup's 95% interval has at most this relative half-width, or
+	// until MaxDuration has passed since the case began.
+	Precision   float64
+	MaxDuration time.Duration
 	// Rate, when set, runs open loop: this many ops/s per transport, spread
 	// over the workers (PK only).
 	Rate float64
@@ -52,6 +67,11 @@ type Options struct {
 	OpTimeout time.Duration
 }
 
+// DefaultBlocks is how many block pairs a round holds by default: with the
+// default 3 rounds, 30 pairs per case, enough for a 95% distribution-free
+// interval of the median pair ratio to be a few percent wide.
+const DefaultBlocks = 10
+
 func (o Options) workers() int { return max(o.Concurrency, 1) }
 
 func (o Options) timeout() time.Duration {
@@ -61,8 +81,35 @@ func (o Options) timeout() time.Duration {
 	return o.OpTimeout
 }
 
-// Order returns the transports of round (1-based) in the order they run:
-// alternating so that drift over time does not favour one side.
+// BlocksPerRound is how many block pairs a round holds.
+func (o Options) BlocksPerRound() int { return o.blocks() }
+
+// blocks is how many block pairs a round holds.
+func (o Options) blocks() int {
+	b := o.Blocks
+	if b <= 0 {
+		b = DefaultBlocks
+	}
+	if o.Duration <= 0 {
+		b = min(b, max(o.N, 1))
+	}
+	return b
+}
+
+// blockOps is how many timed ops per worker block j of a round does: N
+// spread as evenly as the blocks allow.
+func (o Options) blockOps(j int) int {
+	b := o.blocks()
+	n := o.N / b
+	if j < o.N%b {
+		n++
+	}
+	return n
+}
+
+// Order returns the transports of round (1-based) in the order their
+// connections are opened and warmed up: alternating, so that neither side
+// is always the first to touch the server.
 func Order(round int) [2]drivers.Transport {
 	if round%2 == 0 {
 		return [2]drivers.Transport{drivers.Unix, drivers.TCP}
@@ -70,92 +117,171 @@ func Order(round int) [2]drivers.Transport {
 	return [2]drivers.Transport{drivers.TCP, drivers.Unix}
 }
 
-// Run measures one case against the server at eps: for every round and transport, fresh
-// connections verified server-side, warmed up and timed. emit receives each
-// Run as soon as it is done, including a failed or interrupted one
-// (Incomplete). Run stops at the first failure.
+// Run measures one case against the server at eps, round by round. Each
+// round opens fresh connections on both transports, verifies them
+// server-side and warms them up, then times its ops as block pairs: one TCP
+// block and one Unix block, in an order drawn from opt.Seed. emit receives
+// each round's two Runs as soon as the round is done, including a failed or
+// interrupted one (Incomplete). Run stops at the first failure.
 func Run(ctx context.Context, d drivers.Driver, eps drivers.Pair, server drivers.ServerInfo, opt Options, emit func(results.Run)) error {
 	c := results.Case{Target: d.Name(), Scenario: opt.Scenario, Concurrency: opt.workers(),
 		ValueSize: d.ValueSize(), Mode: d.Mode(), Rate: opt.Rate}
-	for round := 1; round <= opt.Rounds; round++ {
-		for _, t := range Order(round) {
-			run, err := measure(ctx, d, eps.On(t), opt)
-			run.Case, run.Round, run.Server = c, round, server
-			emit(run)
-			if err != nil {
-				return err
-			}
+	began := time.Now()
+	if opt.Epoch.IsZero() {
+		opt.Epoch = began
+	}
+	rng := rand.New(rand.NewPCG(opt.Seed, opt.Seed^0x9e3779b97f4a7c15))
+	var all []results.Run
+	for round := 1; ; round++ {
+		runs, err := measureRound(ctx, d, eps, opt, round, rng)
+		for i := range runs {
+			runs[i].Case, runs[i].Round, runs[i].Server = c, round, server
+		}
+		all = append(all, runs...)
+		ended := ""
+		if err == nil {
+			ended = opt.endOfCase(round, time.Since(began), all)
+		}
+		for i := range runs {
+			runs[i].EndedBy = ended
+			emit(runs[i])
+		}
+		if err != nil || ended != "" {
+			return err
 		}
 	}
-	return nil
 }
 
-// worker is one connection's share of a run.
+// endOfCase says whether the case ends after round, and why: "rounds"
+// when the planned rounds ran (no --precision), "precision" when the p50
+// speedup is precise enough, "max-duration" when another round would run
+// past MaxDuration; "" to go on.
+func (o Options) endOfCase(round int, elapsed time.Duration, runs []results.Run) string {
+	if round < o.Rounds {
+		return ""
+	}
+	if o.Precision <= 0 {
+		return "rounds"
+	}
+	if ci := results.PairedP50(runs); ci != nil && ci.HalfWidth() <= o.Precision {
+		return "precision"
+	}
+	if elapsed+elapsed/time.Duration(round) > o.MaxDuration {
+		return "max-duration"
+	}
+	return ""
+}
+
+// worker is one connection's share of one transport in a round.
 type worker struct {
 	conn      drivers.Conn // PK only
+	op, warm  Op
 	heartbeat atomic.Int64
-	hist      *hdrhistogram.Histogram
+	hist      *hdrhistogram.Histogram // the current block's latencies
 	phases    map[string]*hdrhistogram.Histogram
 	sample    Sample
 	dog       *watchdog
 }
 
-// measure opens the workers' connections on ep, proves their transport,
-// warms them up, and times them all at once.
-func measure(ctx context.Context, d drivers.Driver, ep drivers.Endpoint, opt Options) (results.Run, error) {
-	run := results.Run{Transport: ep.Transport, Endpoint: ep}
-	fail := func(err error) (results.Run, error) {
-		run.Incomplete, run.Error = true, err.Error()
-		return run, err
+// side is one transport's workers in a round, and what they measured.
+type side struct {
+	ep      drivers.Endpoint
+	ws      []*worker
+	ctx     context.Context // cancelled by a watchdog in the connect scenario
+	cancel  context.CancelFunc
+	run     results.Run
+	hist    *hdrhistogram.Histogram // every block pooled
+	block   *hdrhistogram.Histogram // the current block, all workers
+	elapsed time.Duration
+	lastErr error
+}
+
+func newSide(ctx context.Context, ep drivers.Endpoint, workers int) *side {
+	s := &side{ep: ep, ws: make([]*worker, workers), run: results.Run{Transport: ep.Transport, Endpoint: ep},
+		hist: results.NewHistogram(), block: results.NewHistogram()}
+	s.ctx, s.cancel = context.WithCancel(ctx)
+	return s
+}
+
+func (s *side) close() {
+	s.cancel()
+	for _, w := range s.ws {
+		if w != nil && w.conn != nil {
+			w.conn.Close()
+		}
 	}
-	ws := make([]*worker, opt.workers())
+}
+
+// measureRound is one round: open and verify both transports' connections,
+// warm them up, time the block pairs. It returns both transports' runs
+// (TCP first); on failure, the runs measured so far, the failing one
+// Incomplete with its error.
+func measureRound(ctx context.Context, d drivers.Driver, eps drivers.Pair, opt Options, round int, rng *rand.Rand) ([]results.Run, error) {
+	sides := map[drivers.Transport]*side{}
 	defer func() {
-		for _, w := range ws {
-			if w != nil && w.conn != nil {
-				w.conn.Close()
-			}
+		for _, s := range sides {
+			s.close()
 		}
 	}()
-	evidence, err := openWorkers(ctx, d, ep, opt, ws)
-	run.Evidence = evidence
-	if err != nil {
-		return fail(err)
+	for _, t := range Order(round) {
+		s := newSide(ctx, eps.On(t), opt.workers())
+		sides[t] = s
+		evidence, err := openWorkers(ctx, d, s, opt)
+		s.run.Evidence = evidence
+		if err != nil {
+			return []results.Run{s.fail(err)}, err
+		}
+		s.run.TransportVerified = true
 	}
-	run.TransportVerified = true
-	elapsed := timeWorkers(ctx, d, ep, opt, ws)
-	errs, fired := mergeWorkers(&run, ws, elapsed)
-	if len(errs) > 0 {
-		what := "stopped"
-		first := errs[0]
-		if errors.Is(first, context.Canceled) && ctx.Err() != nil {
-			what = "interrupted"
+	for _, t := range Order(round) {
+		if err := sides[t].warmUp(d, opt); err != nil {
+			return []results.Run{sides[t].fail(err)}, err
 		}
-		if fired {
-			first = fmt.Errorf("the server did not answer for %s (--op-timeout), so dbsock gave up on the connection: %w", opt.timeout(), first)
-		}
-		want := fmt.Sprint(opt.N * len(ws))
-		if opt.Duration > 0 {
-			want = "planned"
-		}
-		return fail(fmt.Errorf("%s over %s %s after %d of %s ops: %w", d.Name(), ep, what, run.N, want, first))
 	}
-	return run, nil
+	index := 0
+	for j := 0; j < opt.blocks(); j++ {
+		first := [2]drivers.Transport{drivers.TCP, drivers.Unix}
+		if rng.IntN(2) == 1 {
+			first = [2]drivers.Transport{drivers.Unix, drivers.TCP}
+		}
+		for _, t := range first {
+			err := sides[t].timeBlock(d, opt, j, index)
+			index++
+			if err != nil {
+				other := sides[drivers.TCP]
+				if t == drivers.TCP {
+					other = sides[drivers.Unix]
+				}
+				runs := []results.Run{sides[t].fail(err), other.fail(fmt.Errorf("round stopped early: %s failed", t.Label()))}
+				return runs, err
+			}
+		}
+	}
+	return []results.Run{sides[drivers.TCP].finish(), sides[drivers.Unix].finish()}, nil
+}
+
+// fail finishes the side's run as Incomplete with err.
+func (s *side) fail(err error) results.Run {
+	run := s.finish()
+	run.Incomplete, run.Error = true, err.Error()
+	return run
 }
 
 // openWorkers opens (PK) or probes (Connect) and verifies one connection
 // per worker, one at a time, so that a refusal names the worker and
 // nothing hides in a crowd. It returns the first worker's transport
 // evidence.
-func openWorkers(ctx context.Context, d drivers.Driver, ep drivers.Endpoint, opt Options, ws []*worker) (string, error) {
+func openWorkers(ctx context.Context, d drivers.Driver, s *side, opt Options) (string, error) {
 	evidence := ""
-	for i := range ws {
+	ep := s.ep
+	for i := range s.ws {
 		w := &worker{hist: results.NewHistogram(), phases: map[string]*hdrhistogram.Histogram{}}
-		ws[i] = w
+		s.ws[i] = w
 		octx, cancel := context.WithTimeout(ctx, opt.timeout())
 		conn, err := d.Open(octx, ep)
 		if err != nil {
 			cancel()
-			return evidence, fmt.Errorf("worker %d of %d: %w", i+1, len(ws), drivers.Explain(err, ep))
+			return evidence, fmt.Errorf("worker %d of %d: %w", i+1, len(s.ws), drivers.Explain(err, ep))
 		}
 		v, err := drivers.CheckTransport(octx, conn, ep.Transport)
 		cancel()
@@ -168,109 +294,167 @@ func openWorkers(ctx context.Context, d drivers.Driver, ep drivers.Endpoint, opt
 		}
 		if opt.Scenario == Connect {
 			conn.Close() // each op opens its own
+			w.warm = &connectOp{ctx: s.ctx, open: opener(d, ep), connect: results.NewHistogram(), query: results.NewHistogram()}
+			w.phases[PhaseConnect], w.phases[PhaseQuery] = results.NewHistogram(), results.NewHistogram()
+			w.op = &connectOp{ctx: s.ctx, open: opener(d, ep), connect: w.phases[PhaseConnect], query: w.phases[PhaseQuery]}
 		} else {
-			w.conn = conn
+			w.conn, w.op, w.warm = conn, conn, conn
+		}
+		if opt.Rate > 0 {
+			w.phases[PhaseUncorrected] = results.NewHistogram()
 		}
 	}
 	return evidence, nil
 }
 
-// timeWorkers warms every worker up, then starts their timed loops at
-// once, each watched by a watchdog; it returns the wall time of the timed
-// part.
-func timeWorkers(ctx context.Context, d drivers.Driver, ep drivers.Endpoint, opt Options, ws []*worker) time.Duration {
+// closer is what a worker's watchdog closes: its connection, or in the
+// connect scenario the side's context.
+func (s *side) closer(w *worker) closerFunc {
+	if w.conn != nil {
+		return func() error { return w.conn.Close() }
+	}
+	return func() error { s.cancel(); return nil }
+}
+
+// warmUp runs every worker's untimed ops at once, each watched by a
+// watchdog.
+func (s *side) warmUp(d drivers.Driver, opt Options) error {
+	if opt.Warmup <= 0 {
+		return nil
+	}
+	var wg sync.WaitGroup
+	for _, w := range s.ws {
+		w.dog = startWatchdog(s.closer(w), &w.heartbeat, opt.timeout())
+		wg.Add(1)
+		go func(w *worker) {
+			defer wg.Done()
+			Loop(s.ctx, w.warm, LoopConfig{Warmup: opt.Warmup, Heartbeat: &w.heartbeat}, nil, nil)
+		}(w)
+	}
+	wg.Wait()
+	fired := false
+	for _, w := range s.ws {
+		fired = w.dog.done() || fired
+	}
+	if fired {
+		return fmt.Errorf("%s over %s: the server did not answer for %s (--op-timeout) during warm-up, so dbsock gave up on the connection", d.Name(), s.ep, opt.timeout())
+	}
+	if err := s.ctx.Err(); err != nil {
+		return fmt.Errorf("%s over %s interrupted during warm-up: %w", d.Name(), s.ep, err)
+	}
+	return nil
+}
+
+// timeBlock times block pair j (the round's index-th block) on this side:
+// every worker's loop starts at once, each watched by a watchdog, and the
+// block's figures are kept on their own and pooled into the run.
+func (s *side) timeBlock(d drivers.Driver, opt Options, j, index int) error {
+	n, dur := opt.blockOps(j), opt.Duration/time.Duration(opt.blocks())
 	var (
 		wg          sync.WaitGroup
-		ready       sync.WaitGroup
 		startTiming = make(chan struct{})
 		start       time.Time
 	)
-	wctx, cancelWorkers := context.WithCancel(ctx)
-	defer cancelWorkers()
-	for i, w := range ws {
-		var closer closerFunc
-		if w.conn != nil {
-			closer = func() error { return w.conn.Close() }
-		} else {
-			closer = func() error { cancelWorkers(); return nil }
-		}
-		w.dog = startWatchdog(closer, &w.heartbeat, opt.timeout())
+	for i, w := range s.ws {
+		w.hist.Reset()
+		w.dog = startWatchdog(s.closer(w), &w.heartbeat, opt.timeout())
 		wg.Add(1)
-		ready.Add(1)
 		go func(i int, w *worker) {
 			defer wg.Done()
-			op, warmOp := Op(w.conn), Op(w.conn)
-			if opt.Scenario == Connect {
-				warmOp = &connectOp{ctx: wctx, open: opener(d, ep), connect: results.NewHistogram(), query: results.NewHistogram()}
-				w.phases[PhaseConnect], w.phases[PhaseQuery] = results.NewHistogram(), results.NewHistogram()
-				op = &connectOp{ctx: wctx, open: opener(d, ep), connect: w.phases[PhaseConnect], query: w.phases[PhaseQuery]}
-			}
-			// Warm up, then wait for every worker before timing.
-			Loop(wctx, warmOp, LoopConfig{Warmup: opt.Warmup, Heartbeat: &w.heartbeat}, results.NewHistogram(), nil)
-			ready.Done()
 			<-startTiming
-			lc := LoopConfig{N: opt.N, Progress: opt.Progress, Heartbeat: &w.heartbeat}
-			if opt.Duration > 0 {
-				lc.Until = start.Add(opt.Duration)
+			lc := LoopConfig{N: n, Progress: opt.Progress, Heartbeat: &w.heartbeat}
+			if dur > 0 {
+				lc.Until = start.Add(dur)
 			}
 			if opt.Rate > 0 {
-				lc.Interval = time.Duration(float64(len(ws)) / opt.Rate * float64(time.Second))
-				lc.Offset = lc.Interval * time.Duration(i) / time.Duration(len(ws))
-				w.phases[PhaseUncorrected] = results.NewHistogram()
+				lc.Interval = time.Duration(float64(len(s.ws)) / opt.Rate * float64(time.Second))
+				lc.Offset = lc.Interval * time.Duration(i) / time.Duration(len(s.ws))
 			}
-			w.sample = Loop(wctx, op, lc, w.hist, w.phases[PhaseUncorrected])
+			w.sample = Loop(s.ctx, w.op, lc, w.hist, w.phases[PhaseUncorrected])
 		}(i, w)
 	}
-	ready.Wait()
 	start = time.Now()
 	close(startTiming)
 	wg.Wait()
-	return time.Since(start)
+	elapsed := time.Since(start)
+
+	b := results.Block{Pair: j, Index: index, StartNs: start.Sub(opt.Epoch).Nanoseconds(), ElapsedNs: elapsed.Nanoseconds()}
+	var errs []error
+	fired := false
+	s.block.Reset()
+	for _, w := range s.ws {
+		fired = w.dog.done() || fired
+		s.block.Merge(w.hist)
+		b.N += w.sample.Ops
+		b.Errors += w.sample.Errors
+		if w.sample.Err != nil {
+			errs = append(errs, w.sample.Err)
+		}
+		if w.sample.LastErr != nil {
+			s.lastErr = w.sample.LastErr
+		}
+	}
+	l := results.LatencyOf(s.block)
+	b.P50, b.Mean, b.P99 = l.P50, l.Mean, l.P99
+	s.hist.Merge(s.block)
+	s.run.Blocks = append(s.run.Blocks, b)
+	s.run.N += b.N
+	s.run.Errors += b.Errors
+	s.elapsed += elapsed
+	if len(errs) == 0 {
+		return nil
+	}
+	what, first := "stopped", errs[0]
+	if errors.Is(first, context.Canceled) && s.ctx.Err() != nil && !fired {
+		what = "interrupted"
+	}
+	if fired {
+		first = fmt.Errorf("the server did not answer for %s (--op-timeout), so dbsock gave up on the connection: %w", opt.timeout(), first)
+	}
+	want := fmt.Sprint(opt.N * len(s.ws))
+	if opt.Duration > 0 {
+		want = "planned"
+	}
+	return fmt.Errorf("%s over %s %s after %d of %s ops: %w", d.Name(), s.ep, what, s.run.N, want, first)
 }
 
-// mergeWorkers pools the workers into run: one histogram per phase, counts
-// summed. It returns why workers stopped early, and whether a watchdog
-// fired.
-func mergeWorkers(run *results.Run, ws []*worker, elapsed time.Duration) (errs []error, fired bool) {
-	h := results.NewHistogram()
+// finish pools the side's blocks and phases into its run.
+func (s *side) finish() results.Run {
+	run := s.run
+	run.ElapsedNs = s.elapsed.Nanoseconds()
+	run.Latency = results.LatencyOf(s.hist)
+	if s.elapsed > 0 {
+		run.OpsPerSec = float64(run.N-run.Errors) / s.elapsed.Seconds()
+	}
+	if s.lastErr != nil {
+		run.Error = fmt.Sprintf("%d ops failed, last: %v", run.Errors, s.lastErr)
+	}
+	if err := run.SetHistogram(s.hist); err != nil {
+		run.Error = err.Error()
+	}
 	phases := map[string]*hdrhistogram.Histogram{}
-	for _, w := range ws {
-		fired = w.dog.done() || fired
-		h.Merge(w.hist)
+	for _, w := range s.ws {
+		if w == nil {
+			continue
+		}
 		for name, ph := range w.phases {
 			if phases[name] == nil {
 				phases[name] = results.NewHistogram()
 			}
 			phases[name].Merge(ph)
 		}
-		run.N += w.sample.Ops
-		run.Errors += w.sample.Errors
-		if w.sample.Err != nil {
-			errs = append(errs, w.sample.Err)
-		}
-		if w.sample.LastErr != nil && run.Error == "" {
-			run.Error = fmt.Sprintf("%d ops failed, last: %v", run.Errors, w.sample.LastErr)
-		}
-	}
-	run.ElapsedNs = elapsed.Nanoseconds()
-	run.Latency = results.LatencyOf(h)
-	if elapsed > 0 {
-		run.OpsPerSec = float64(run.N-run.Errors) / elapsed.Seconds()
-	}
-	if err := run.SetHistogram(h); err != nil {
-		errs = append(errs, err)
 	}
 	if len(phases) > 0 {
 		run.Phases = map[string]results.Phase{}
 		for name, ph := range phases {
 			enc, err := results.EncodeHistogram(ph)
 			if err != nil {
-				errs = append(errs, err)
+				run.Error = err.Error()
 			}
 			run.Phases[name] = results.Phase{Latency: results.LatencyOf(ph), Histogram: enc}
 		}
 	}
-	return errs, fired
+	return run
 }
 
 type closerFunc func() error

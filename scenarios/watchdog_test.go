@@ -3,12 +3,14 @@ package scenarios
 import (
 	"context"
 	"errors"
+	"math/rand/v2"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/dbsock/dbsock/drivers"
+	"github.com/dbsock/dbsock/results"
 )
 
 // hangConn answers ops normally until hangAfter, then blocks until closed,
@@ -19,6 +21,11 @@ type hangConn struct {
 	hangAfter int
 	closed    chan struct{}
 	once      sync.Once
+	transport drivers.Transport
+}
+
+func newHangConn(t drivers.Transport, hangAfter int) *hangConn {
+	return &hangConn{hangAfter: hangAfter, closed: make(chan struct{}), transport: t}
 }
 
 func (c *hangConn) Do(context.Context) error {
@@ -34,7 +41,7 @@ func (c *hangConn) Do(context.Context) error {
 }
 
 func (c *hangConn) Verify(context.Context) (drivers.Verification, error) {
-	return drivers.Verification{Transport: drivers.TCP}, nil
+	return drivers.Verification{Transport: c.transport}, nil
 }
 
 func (c *hangConn) Close() error {
@@ -42,7 +49,8 @@ func (c *hangConn) Close() error {
 	return nil
 }
 
-type hangDriver struct{ conn *hangConn }
+// hangDriver serves one hangConn per transport.
+type hangDriver struct{ tcp, unix *hangConn }
 
 func (d hangDriver) Name() string                                 { return "hang" }
 func (d hangDriver) Mode() string                                 { return "" }
@@ -53,28 +61,48 @@ func (d hangDriver) Seed(context.Context, drivers.Endpoint) error { return nil }
 func (d hangDriver) Info(context.Context, drivers.Endpoint) (drivers.ServerInfo, error) {
 	return drivers.ServerInfo{}, nil
 }
-func (d hangDriver) Open(context.Context, drivers.Endpoint) (drivers.Conn, error) { return d.conn, nil }
+func (d hangDriver) Open(_ context.Context, ep drivers.Endpoint) (drivers.Conn, error) {
+	if ep.Transport == drivers.Unix {
+		return d.unix, nil
+	}
+	return d.tcp, nil
+}
+
+var hangPair = drivers.Pair{TCP: drivers.Endpoint{Transport: drivers.TCP, Address: "127.0.0.1:1"},
+	Unix: drivers.Endpoint{Transport: drivers.Unix, Address: "/tmp/hang.sock"}}
+
+func round(t *testing.T, d drivers.Driver, opt Options) ([]results.Run, error) {
+	t.Helper()
+	return measureRound(context.Background(), d, hangPair, opt, 1, rand.New(rand.NewPCG(1, 2)))
+}
 
 func TestWatchdogUnblocksAHungServer(t *testing.T) {
-	d := hangDriver{conn: &hangConn{hangAfter: 500, closed: make(chan struct{})}}
+	d := hangDriver{tcp: newHangConn(drivers.TCP, 500), unix: newHangConn(drivers.Unix, 1<<30)}
 	start := time.Now()
-	run, err := measure(context.Background(), d, drivers.Endpoint{Transport: drivers.TCP, Address: "127.0.0.1:1"},
-		Options{Scenario: PK, N: 1000, Warmup: 100, OpTimeout: 200 * time.Millisecond})
+	runs, err := round(t, d, Options{Scenario: PK, N: 1000, Warmup: 100, OpTimeout: 200 * time.Millisecond})
 	if took := time.Since(start); took > 5*time.Second {
-		t.Fatalf("measure took %s with a 200ms op timeout", took)
+		t.Fatalf("the round took %s with a 200ms op timeout", took)
 	}
 	if err == nil || !strings.Contains(err.Error(), "did not answer for 200ms (--op-timeout)") {
 		t.Fatalf("err = %v, want the op timeout named", err)
 	}
+	if len(runs) != 2 || runs[0].Transport != drivers.TCP {
+		t.Fatalf("got %d runs, want TCP's and Unix's", len(runs))
+	}
+	run := runs[0]
 	if !run.Incomplete || run.N < 400 || run.N > 420 {
 		t.Fatalf("run = incomplete %v, n %d; want the 400 good ops and a few failures kept", run.Incomplete, run.N)
+	}
+	if !runs[1].Incomplete || !strings.Contains(runs[1].Error, "round stopped early") {
+		t.Fatalf("Unix run = incomplete %v, error %q; want it marked as stopped with the round", runs[1].Incomplete, runs[1].Error)
 	}
 }
 
 func TestWatchdogQuietWhileOpsFlow(t *testing.T) {
-	d := hangDriver{conn: &hangConn{hangAfter: 1 << 30, closed: make(chan struct{})}}
-	_, err := measure(context.Background(), d, drivers.Endpoint{Transport: drivers.TCP, Address: "127.0.0.1:1"},
-		Options{Scenario: PK, N: 200000, Warmup: 10, OpTimeout: 50 * time.Millisecond})
+	d := hangDriver{tcp: newHangConn(drivers.TCP, 1<<30), unix: newHangConn(drivers.Unix, 1<<30)}
+	// Each transport's blocks are idle while the other's run: the watchdog
+	// must not count that as a hung server.
+	_, err := round(t, d, Options{Scenario: PK, N: 200000, Blocks: 4, Warmup: 10, OpTimeout: 50 * time.Millisecond})
 	if err != nil {
 		t.Fatalf("a healthy run failed: %v", err)
 	}

@@ -74,10 +74,10 @@ func TestServerKilledMidRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(rep.Runs) == 0 || rep.Runs[0].Target != "redis" || !rep.Runs[0].Incomplete || rep.Runs[0].N == 0 {
-		t.Fatalf("want the killed redis run kept with its ops and marked incomplete: %+v", rep.Runs)
+	if ops := incompleteOps(rep, "redis"); ops == 0 {
+		t.Fatalf("want the killed redis round kept with its ops and marked incomplete: %+v", rep.Runs)
 	}
-	if !strings.Contains(rep.Targets[0].Error, "redis over tcp") || !strings.Contains(rep.Targets[0].Error, "stopped after") {
+	if !strings.Contains(rep.Targets[0].Error, "redis over ") || !strings.Contains(rep.Targets[0].Error, "stopped after") {
 		t.Errorf("redis error %q does not say what happened", rep.Targets[0].Error)
 	}
 	if len(rep.Targets) < 2 || rep.Targets[1].Name != "echo" {

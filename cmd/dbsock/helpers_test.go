@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/dbsock/dbsock/compose"
+	"github.com/dbsock/dbsock/results"
 	"github.com/dbsock/dbsock/targets"
 )
 
@@ -72,4 +73,16 @@ func waitForLine(sc *bufio.Scanner, s string) []string {
 		}
 	}
 	return lines
+}
+
+// incompleteOps counts the ops of target's runs marked incomplete: an
+// interrupted round keeps both transports' runs, with whatever blocks ran.
+func incompleteOps(rep *results.Report, target string) int64 {
+	var n int64
+	for _, run := range rep.Runs {
+		if run.Target == target && run.Incomplete {
+			n += run.N
+		}
+	}
+	return n
 }

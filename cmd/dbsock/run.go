@@ -5,8 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
+	"math/rand/v2"
 	"os"
 	"os/signal"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -38,6 +41,11 @@ type runOptions struct {
 	placement         string
 	clientCPU         string
 	serverCPU         string
+	blocks            int
+	seed              uint64
+	precisionSpec     string
+	precision         float64
+	maxDuration       time.Duration
 
 	// settings are each target's own flags (driver modes, external
 	// endpoints), bound from the registry.
@@ -52,10 +60,13 @@ func newRunCmd(stdout, stderr io.Writer) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "run TARGET... [flags]",
 		Short: "Measure primary-key lookups over 127.0.0.1 TCP and over a Unix socket",
-		Long: `Run measures each TARGET over 127.0.0.1 TCP and over its Unix domain socket:
-one connection per transport and round, verified on the server side, warmed
-up, then N lookups each timed on its own. Rounds alternate which transport
-goes first.
+		Long: `Run measures each TARGET over 127.0.0.1 TCP and over its Unix domain socket.
+Each round opens one connection per transport (per worker), verifies it on
+the server side and warms it up; then the round's N lookups per transport,
+each timed on its own, run as --blocks short TCP blocks and as many Unix
+blocks, interleaved in pairs whose order is drawn from --seed. The speedup
+is the median TCP/Unix ratio over block pairs, with a distribution-free 95%
+interval, so that a few seconds of noise on the machine cannot flip it.
 
 Targets (dbsock targets lists them with what one op is):
 ` + targetHelp() + `
@@ -92,8 +103,13 @@ random password per run; no password is ever printed.`,
 	f.SortFlags = false
 	f.IntVar(&o.n, "n", 10000, "timed lookups per transport per round")
 	f.IntVar(&o.warmup, "warmup", 1000, "untimed lookups before timing, on the same connection")
-	f.IntVar(&o.rounds, "rounds", 3, "rounds; the transport that goes first alternates")
-	f.StringVar(&o.placement, "placement", "none", "CPU placement: none (scheduler decides), same (client and servers on CPU 0), split (client CPU 0, servers CPU 1)")
+	f.IntVar(&o.rounds, "rounds", 3, "rounds, each with fresh connections and a fresh warm-up")
+	f.IntVar(&o.blocks, "blocks", scenarios.DefaultBlocks, "block pairs per round: a round's lookups run as this many TCP blocks and as many Unix blocks, interleaved")
+	f.Uint64Var(&o.seed, "seed", 0, "seed of the block order (0: a new one, printed in the report; give it to repeat a run's order)")
+	f.StringVar(&o.precisionSpec, "precision", "", "keep adding rounds until the p50 speedup's 95% interval is within this half-width, e.g. 3%")
+	f.DurationVar(&o.maxDuration, "max-duration", 10*time.Minute, "with --precision: stop adding rounds to a case after this long")
+	f.StringVar(&o.placement, "placement", "auto", "CPU placement: auto (two physical cores with 4+ CPUs, else one shared CPU; the report says which), "+
+		"none (scheduler decides), same (client and servers on CPU 0), split (client CPU 0, servers CPU 1)")
 	f.StringVar(&o.clientCPU, "client-cpu", "", "pin the client to this CPU list (e.g. 0 or 0-1); overrides --placement")
 	f.StringVar(&o.serverCPU, "server-cpu", "", "pin servers dbsock starts to this CPU list; overrides --placement")
 	f.StringArrayVar(&o.images, "image", nil, "docker provider: use this image for a target, TARGET=REF (repeatable), e.g. mysql=dbsock/mariadb:10.11")
@@ -167,6 +183,21 @@ func (o *runOptions) validate() error {
 	}
 	if err := intRange("rounds", o.rounds, 1, 1000); err != nil {
 		return err
+	}
+	if err := intRange("blocks", o.blocks, 1, 10000); err != nil {
+		return err
+	}
+	if o.precisionSpec != "" {
+		p, err := parsePercent(o.precisionSpec)
+		if err != nil || p < 0.001 || p > 0.5 {
+			return usagef("--precision %q is not a share from 0.1%% to 50%%, such as 3%% or 0.03", o.precisionSpec)
+		}
+		o.precision = p
+	} else if o.flags != nil && o.flags.Changed("max-duration") {
+		return usagef("--max-duration bounds --precision; give --precision too (e.g. --precision 3%%)")
+	}
+	if o.maxDuration < time.Second || o.maxDuration > 24*time.Hour {
+		return usagef("--max-duration %s is out of range; accepted: 1s to 24h", o.maxDuration)
 	}
 	if o.opTimeout < 10*time.Millisecond || o.opTimeout > time.Hour {
 		return usagef("--op-timeout %s is out of range; accepted: 10ms to 1h", o.opTimeout)
@@ -258,6 +289,9 @@ func (o *runOptions) plan(args []string) (pipeline.Plan, compose.Provider, error
 		}
 		gates = append(gates, th)
 	}
+	if o.seed == 0 {
+		o.seed = rand.Uint64()
+	}
 	place, err := placement.Resolve(o.placement, o.clientCPU, o.serverCPU)
 	if err != nil {
 		return pipeline.Plan{}, nil, usagef("%v", err)
@@ -280,7 +314,8 @@ func (o *runOptions) plan(args []string) (pipeline.Plan, compose.Provider, error
 		Concurrency:  o.sweep.concurrency,
 		ValueSizes:   o.sweep.sizes,
 		Options: scenarios.Options{N: o.n, Warmup: o.warmup, Rounds: o.rounds, OpTimeout: o.opTimeout,
-			Duration: o.sweep.duration, Rate: o.sweep.rate},
+			Duration: o.sweep.duration, Rate: o.sweep.rate, Blocks: o.blocks, Seed: o.seed,
+			Precision: o.precision, MaxDuration: o.maxDuration},
 		Placement:  place,
 		Libraries:  targets.Libraries(),
 		Thresholds: gates,
@@ -399,4 +434,18 @@ func imageList(image func(*compose.Container) string) string {
 		out = append(out, image(t.Container))
 	}
 	return strings.Join(out, ", ")
+}
+
+// parsePercent reads "3%" as 0.03, and a plain number as it is.
+func parsePercent(s string) (float64, error) {
+	t := strings.TrimSpace(s)
+	scale := 1.0
+	if strings.HasSuffix(t, "%") {
+		t, scale = strings.TrimSuffix(t, "%"), 0.01
+	}
+	v, err := strconv.ParseFloat(t, 64)
+	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+		return 0, fmt.Errorf("%q is not a number", s)
+	}
+	return v * scale, nil
 }

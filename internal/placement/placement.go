@@ -17,23 +17,33 @@ import (
 )
 
 // Modes accepted by --placement.
-var Modes = []string{"none", "same", "split"}
+var Modes = []string{"auto", "none", "same", "split"}
 
 // Placement is a requested CPU placement; nil CPU lists mean "not pinned".
 type Placement struct {
 	Mode   string
 	Client []int
 	Server []int
+	// Reason says why (auto), for the report.
+	Reason string
 }
 
 // Resolve turns --placement and the explicit lists into a Placement.
-// "same" puts client and servers on CPU 0; "split" puts the client on CPU 0
-// and the servers on CPU 1. Explicit lists override the mode's choice.
+// "auto" (the default) asks Choose for this machine; "same" puts client and
+// servers on CPU 0; "split" puts the client on CPU 0 and the servers on
+// CPU 1. Explicit lists override the mode's choice.
 func Resolve(mode, clientList, serverList string) (Placement, error) {
 	p := Placement{Mode: mode}
 	switch mode {
-	case "", "none":
-		p.Mode = "none"
+	case "", "auto":
+		cpus, err := ReadTopology()
+		if err != nil {
+			return p, err
+		}
+		if p, err = Choose(cpus); err != nil {
+			return p, err
+		}
+	case "none":
 	case "same":
 		p.Client, p.Server = []int{0}, []int{0}
 	case "split":

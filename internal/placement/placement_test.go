@@ -73,3 +73,64 @@ func TestAffinityOfSelf(t *testing.T) {
 		t.Fatalf("Affinity(0) = %v, %v", cpus, err)
 	}
 }
+
+func TestChoose(t *testing.T) {
+	// cpus builds a machine: n cores per node, smt threads per core,
+	// numbered as Linux does (all first threads, then all second threads).
+	cpus := func(nodes, cores, smt int) []CPU {
+		var out []CPU
+		id := 0
+		for th := 0; th < smt; th++ {
+			for node := 0; node < nodes; node++ {
+				for c := 0; c < cores; c++ {
+					out = append(out, CPU{ID: id, Core: node*cores + c, Node: node})
+					id++
+				}
+			}
+		}
+		return out
+	}
+	tests := []struct {
+		name           string
+		cpus           []CPU
+		client, server int
+		reason         string
+	}{
+		{"one CPU", cpus(1, 1, 1), 0, 0, "share CPU 0"},
+		{"two vCPUs", cpus(1, 2, 1), 0, 0, "fewer than 4"},
+		{"two cores with SMT: 4 logical, never siblings", cpus(1, 2, 2), 0, 1, "two physical cores of NUMA node 0"},
+		{"eight cores: skip CPU 0", cpus(1, 8, 1), 1, 2, "not SMT siblings"},
+		{"two nodes: one node", cpus(2, 4, 2), 1, 2, "NUMA node 0"},
+		{"one core, four threads", cpus(1, 1, 4), 0, 0, "no NUMA node with two physical cores"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p, err := Choose(tt.cpus)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if p.Mode != "auto" || !reflect.DeepEqual(p.Client, []int{tt.client}) || !reflect.DeepEqual(p.Server, []int{tt.server}) {
+				t.Fatalf("got client %v server %v, want %d and %d", p.Client, p.Server, tt.client, tt.server)
+			}
+			if !strings.Contains(p.Reason, tt.reason) {
+				t.Fatalf("reason %q, want it to say %q", p.Reason, tt.reason)
+			}
+			if len(tt.cpus) >= MinAutoSplit && tt.client != tt.server {
+				c, s := tt.cpus[tt.client], tt.cpus[tt.server]
+				if c.Core == s.Core || c.Node != s.Node {
+					t.Fatalf("client %+v and server %+v share a core or sit on different nodes", c, s)
+				}
+			}
+		})
+	}
+}
+
+func TestResolveAutoOnThisMachine(t *testing.T) {
+	p, err := Resolve("auto", "", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Mode != "auto" || len(p.Client) != 1 || len(p.Server) != 1 || p.Reason == "" {
+		t.Fatalf("auto gave %+v, want one client CPU, one server CPU and a reason", p)
+	}
+}

@@ -1,0 +1,107 @@
+package placement
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// CPU is one logical CPU and where it sits.
+type CPU struct {
+	ID      int
+	Core    int // core_id within its package
+	Package int // physical_package_id
+	Node    int // NUMA node
+}
+
+// MinAutoSplit is the fewest logical CPUs on which auto puts client and
+// servers on two physical cores; below it they share one CPU.
+const MinAutoSplit = 4
+
+// ReadTopology reads the CPUs this process may run on, with their cores,
+// packages and NUMA nodes, from sysfs.
+func ReadTopology() ([]CPU, error) {
+	allowed, err := Affinity(0)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]CPU, 0, len(allowed))
+	for _, id := range allowed {
+		dir := fmt.Sprintf("/sys/devices/system/cpu/cpu%d", id)
+		c := CPU{ID: id, Core: readInt(dir+"/topology/core_id", id), Package: readInt(dir+"/topology/physical_package_id", 0)}
+		if nodes, _ := filepath.Glob(dir + "/node[0-9]*"); len(nodes) > 0 {
+			c.Node, _ = strconv.Atoi(strings.TrimPrefix(filepath.Base(nodes[0]), "node"))
+		}
+		out = append(out, c)
+	}
+	return out, nil
+}
+
+// readInt reads a small integer file, or returns def when it cannot.
+func readInt(path string, def int) int {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return def
+	}
+	v, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil {
+		return def
+	}
+	return v
+}
+
+// Choose is --placement auto for the CPUs given: with at least
+// MinAutoSplit of them, the client and the servers each get one logical
+// CPU on two different physical cores of one NUMA node (never two SMT
+// siblings, which share a core's execution units); with fewer, client and
+// servers share one CPU, because on a small machine a server woken on the
+// other CPU adds tens of microseconds per op and makes latencies bimodal.
+// Reason says what was chosen and why.
+func Choose(cpus []CPU) (Placement, error) {
+	p := Placement{Mode: "auto"}
+	if len(cpus) == 0 {
+		return p, fmt.Errorf("--placement auto: this process may run on no CPU")
+	}
+	sorted := append([]CPU(nil), cpus...)
+	sort.Slice(sorted, func(i, j int) bool { return sorted[i].ID < sorted[j].ID })
+	if len(sorted) < MinAutoSplit {
+		c := sorted[0].ID
+		p.Client, p.Server = []int{c}, []int{c}
+		p.Reason = fmt.Sprintf("auto: %d logical CPUs (fewer than %d), so client and servers share CPU %d: on a machine this small, "+
+			"waking a server on another CPU costs more than the transport difference and makes latencies bimodal", len(sorted), MinAutoSplit, c)
+		return p, nil
+	}
+	type coreKey struct{ pkg, core int }
+	byNode := map[int][]CPU{} // one CPU (the lowest) per physical core
+	seen := map[coreKey]bool{}
+	for _, c := range sorted {
+		k := coreKey{c.Package, c.Core}
+		if !seen[k] {
+			seen[k] = true
+			byNode[c.Node] = append(byNode[c.Node], c)
+		}
+	}
+	best := -1
+	for node, cores := range byNode {
+		if len(cores) >= 2 && (best < 0 || len(cores) > len(byNode[best]) || (len(cores) == len(byNode[best]) && node < best)) {
+			best = node
+		}
+	}
+	if best < 0 {
+		c := sorted[0].ID
+		p.Client, p.Server = []int{c}, []int{c}
+		p.Reason = fmt.Sprintf("auto: %d logical CPUs but no NUMA node with two physical cores, so client and servers share CPU %d", len(sorted), c)
+		return p, nil
+	}
+	cores := byNode[best]
+	if len(cores) >= 3 && cores[0].ID == 0 {
+		cores = cores[1:] // CPU 0 does the most housekeeping (timers, interrupts)
+	}
+	p.Client, p.Server = []int{cores[0].ID}, []int{cores[1].ID}
+	p.Reason = fmt.Sprintf("auto: %d logical CPUs, so the client runs on CPU %d and the servers on CPU %d: two physical cores of NUMA node %d, not SMT siblings",
+		len(sorted), cores[0].ID, cores[1].ID, best)
+	return p, nil
+}

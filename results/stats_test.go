@@ -1,0 +1,270 @@
+package results
+
+import (
+	"encoding/json"
+	"math"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/dbsock/dbsock/drivers"
+)
+
+// refStats is testdata/stats.json: values computed by testdata/stats.py with
+// Python's standard library (exact binomial sums), not by this package.
+type refStats struct {
+	Median []struct {
+		Xs     []float64 `json:"xs"`
+		Median float64   `json:"median"`
+		CI     *struct {
+			Lo, Hi, Coverage float64
+		} `json:"ci"`
+		SignP   float64   `json:"sign_p"`
+		RobustZ []float64 `json:"robust_z"`
+	} `json:"median"`
+	Holm []struct {
+		P        []float64 `json:"p"`
+		Adjusted []float64 `json:"adjusted"`
+	} `json:"holm"`
+}
+
+func loadRef(t *testing.T) refStats {
+	t.Helper()
+	b, err := os.ReadFile("testdata/stats.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ref refStats
+	if err := json.Unmarshal(b, &ref); err != nil {
+		t.Fatal(err)
+	}
+	if len(ref.Median) < 10 || len(ref.Holm) < 3 {
+		t.Fatalf("testdata/stats.json holds %d samples and %d Holm cases; regenerate it with stats.py", len(ref.Median), len(ref.Holm))
+	}
+	return ref
+}
+
+func near(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Max(1, math.Abs(b)) }
+
+func TestMedianCIAgainstReference(t *testing.T) {
+	for _, c := range loadRef(t).Median {
+		med, lo, hi, cov, ok := MedianCI(c.Xs, Confidence)
+		if !near(med, c.Median) {
+			t.Errorf("n=%d: median %v, want %v", len(c.Xs), med, c.Median)
+		}
+		if ok != (c.CI != nil) {
+			t.Errorf("n=%d: interval given %v, want %v", len(c.Xs), ok, c.CI != nil)
+			continue
+		}
+		if ok && (!near(lo, c.CI.Lo) || !near(hi, c.CI.Hi) || !near(cov, c.CI.Coverage)) {
+			t.Errorf("n=%d: CI %v–%v (coverage %v), want %v–%v (%v)", len(c.Xs), lo, hi, cov, c.CI.Lo, c.CI.Hi, c.CI.Coverage)
+		}
+		if ok && cov < Confidence {
+			t.Errorf("n=%d: coverage %v below %v", len(c.Xs), cov, Confidence)
+		}
+	}
+}
+
+func TestSignTestAgainstReference(t *testing.T) {
+	for _, c := range loadRef(t).Median {
+		if p := SignTest(c.Xs); !near(p, c.SignP) {
+			t.Errorf("n=%d: sign test p %v, want %v", len(c.Xs), p, c.SignP)
+		}
+	}
+}
+
+func TestRobustZAgainstReference(t *testing.T) {
+	for _, c := range loadRef(t).Median {
+		z := RobustZ(c.Xs)
+		for i := range z {
+			if !near(z[i], c.RobustZ[i]) {
+				t.Errorf("n=%d: z[%d] = %v, want %v", len(c.Xs), i, z[i], c.RobustZ[i])
+			}
+		}
+	}
+}
+
+func TestHolmAgainstReference(t *testing.T) {
+	for _, c := range loadRef(t).Holm {
+		got := Holm(c.P)
+		for i := range got {
+			if !near(got[i], c.Adjusted[i]) {
+				t.Errorf("Holm(%v) = %v, want %v", c.P, got, c.Adjusted)
+				break
+			}
+		}
+	}
+}
+
+// blockRuns builds one round's TCP and Unix runs from block pairs of p50s
+// (each block's mean equals its p50).
+func blockRuns(t *testing.T, target string, round int, pairs ...[2]int64) []Run {
+	t.Helper()
+	var out []Run
+	for _, tr := range drivers.Transports {
+		r := run(t, target, tr, round, 1000)
+		for j, p := range pairs {
+			v := p[0]
+			if tr == drivers.Unix {
+				v = p[1]
+			}
+			r.Blocks = append(r.Blocks, Block{Pair: j, Index: 2 * j, StartNs: int64(j) * 1e6, N: 100, P50: v, Mean: float64(v), P99: 2 * v})
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// ratios makes block pairs whose TCP/Unix ratios are rs (Unix at 10 µs).
+func ratios(rs ...float64) [][2]int64 {
+	var out [][2]int64
+	for _, r := range rs {
+		out = append(out, [2]int64{int64(math.Round(10000 * r)), 10000})
+	}
+	return out
+}
+
+func repeat(r float64, n int) []float64 {
+	out := make([]float64, n)
+	for i := range out {
+		out[i] = r
+	}
+	return out
+}
+
+func summarize(t *testing.T, runs ...[]Run) *Report {
+	t.Helper()
+	r := &Report{}
+	for _, rs := range runs {
+		r.Runs = append(r.Runs, rs...)
+	}
+	if err := r.Summarize(); err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func TestVerdicts(t *testing.T) {
+	wobble := func(center float64, n int) []float64 {
+		out := make([]float64, n)
+		for i := range out {
+			out[i] = center * (1 + 0.01*float64(i%5-2))
+		}
+		return out
+	}
+	tests := []struct {
+		name   string
+		ratios []float64
+		want   string
+	}{
+		{"unix clearly faster", wobble(1.3, 30), VerdictUnixFaster + " by 30.0%"},
+		{"tcp clearly faster", wobble(0.8, 30), VerdictTCPFaster + " by 25.0%"},
+		{"inside the band", wobble(1.004, 30), VerdictNoDifference},
+		{"wide around one", []float64{0.8, 1.25, 0.9, 1.1, 0.85, 1.2, 0.95, 1.05, 1.15, 0.88}, VerdictUndecided},
+		{"too few pairs", []float64{1.3, 1.3, 1.3}, VerdictNeedsMoreRuns},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := summarize(t, blockRuns(t, "x", 1, ratios(tt.ratios...)...)).Summary[0]
+			if !strings.HasPrefix(s.Verdict, tt.want) {
+				t.Fatalf("verdict %q, want it to start with %q (ci %+v)", s.Verdict, tt.want, s.UnixSpeedupP50CI)
+			}
+			if ci := s.UnixSpeedupP50CI; ci != nil && (ci.Lo > ci.Center || ci.Hi < ci.Center || ci.Pairs != len(tt.ratios)) {
+				t.Fatalf("interval %+v does not contain its center or miscounts pairs", ci)
+			}
+		})
+	}
+}
+
+func TestUndecidedSaysHowMuchMore(t *testing.T) {
+	s := summarize(t, blockRuns(t, "x", 1, ratios(0.97, 1.08, 0.99, 1.06, 1.01, 1.07, 0.98, 1.05, 1.03, 1.04)...)).Summary[0]
+	if !strings.HasPrefix(s.Verdict, VerdictUndecided) || !strings.Contains(s.Verdict, "block pairs") {
+		t.Fatalf("verdict %q, want undecided with how many more pairs", s.Verdict)
+	}
+}
+
+func TestOneBadBlockCannotMoveTheSpeedup(t *testing.T) {
+	calm := repeat(1.3, 30)
+	bad := append(repeat(1.3, 29), 9.0)
+	a := summarize(t, blockRuns(t, "x", 1, ratios(calm...)...)).Summary[0]
+	b := summarize(t, blockRuns(t, "x", 1, ratios(bad...)...)).Summary[0]
+	if !near(a.UnixSpeedupP50, b.UnixSpeedupP50) || !near(a.UnixSpeedupP50CI.Lo, b.UnixSpeedupP50CI.Lo) {
+		t.Fatalf("one wild pair moved the speedup: %v (%+v) vs %v (%+v)", a.UnixSpeedupP50, a.UnixSpeedupP50CI, b.UnixSpeedupP50, b.UnixSpeedupP50CI)
+	}
+}
+
+func TestPairsSpanRounds(t *testing.T) {
+	r := summarize(t, blockRuns(t, "x", 1, ratios(repeat(1.2, 10)...)...), blockRuns(t, "x", 2, ratios(repeat(1.2, 10)...)...))
+	ci := r.Summary[0].UnixSpeedupP50CI
+	if ci == nil || ci.Pairs != 20 || ci.Rounds != 2 {
+		t.Fatalf("interval %+v, want 20 pairs over 2 rounds", ci)
+	}
+}
+
+func TestHolmAdjustsASweep(t *testing.T) {
+	// 15 of 20 pairs favour Unix: sign test p = 0.041, significant alone,
+	// not once two such cases share the 5%.
+	lopsided := append(repeat(1.1, 15), repeat(0.95, 5)...)
+	alone := summarize(t, blockRuns(t, "a", 1, ratios(lopsided...)...)).Summary[0]
+	if !strings.HasPrefix(alone.Verdict, VerdictUnixFaster) || !near(alone.PValue, alone.PValueHolm) {
+		t.Fatalf("alone: verdict %q, p %v, Holm %v; want Unix faster, unadjusted", alone.Verdict, alone.PValue, alone.PValueHolm)
+	}
+	sweep := summarize(t, blockRuns(t, "a", 1, ratios(lopsided...)...), blockRuns(t, "b", 1, ratios(lopsided...)...))
+	for _, s := range sweep.Summary {
+		if !strings.HasPrefix(s.Verdict, VerdictUndecided) || !strings.Contains(s.Verdict, "Holm") || !near(s.PValueHolm, 2*s.PValue) {
+			t.Fatalf("%s: verdict %q, p %v, Holm %v; want undecided after Holm", s.Target, s.Verdict, s.PValue, s.PValueHolm)
+		}
+	}
+}
+
+func TestNoisyBlocksFlaggedAndWarned(t *testing.T) {
+	pairs := ratios(repeat(1.3, 30)...)
+	for j := range pairs { // real blocks wobble a little
+		pairs[j][1] += int64(100 * (j%5 - 2))
+	}
+	for _, j := range []int{3, 4, 5, 6} { // a noise episode: four Unix blocks 60% slower
+		pairs[j][1] = 16000
+	}
+	r := summarize(t, blockRuns(t, "x", 1, pairs...))
+	s := r.Summary[0]
+	if s.Blocks != 60 || len(s.NoisyBlocks) != 4 {
+		t.Fatalf("blocks %d, noisy %d (%+v); want 60 and 4", s.Blocks, len(s.NoisyBlocks), s.NoisyBlocks)
+	}
+	for _, nb := range s.NoisyBlocks {
+		if nb.Transport != drivers.Unix || nb.P50 != 16000 {
+			t.Fatalf("flagged %+v, want only the slow Unix blocks", nb)
+		}
+	}
+	flagged := 0
+	for _, run := range r.Runs {
+		for _, b := range run.Blocks {
+			if b.Noisy {
+				flagged++
+			}
+		}
+	}
+	if flagged != 4 {
+		t.Fatalf("%d blocks marked noisy in the runs, want 4", flagged)
+	}
+	if len(s.Warnings) != 0 {
+		t.Fatalf("4 of 60 noisy blocks (under 10%%) must not warn: %q", s.Warnings)
+	}
+	for _, j := range []int{10, 11, 12, 13} { // a second episode: 8 of 60 now
+		pairs[j][1] = 16000
+	}
+	s = summarize(t, blockRuns(t, "x", 1, pairs...)).Summary[0]
+	if len(s.Warnings) != 1 || !strings.Contains(s.Warnings[0], "machine was noisy: 8 of 60 blocks") || !strings.Contains(s.Warnings[0], "3ms and 13ms") {
+		t.Fatalf("warnings %q, want the noisy machine and when", s.Warnings)
+	}
+}
+
+func TestRunsWithoutBlocksCountAsOneBlockEach(t *testing.T) {
+	var runs []Run
+	for rd := 1; rd <= 7; rd++ {
+		runs = append(runs, run(t, "x", drivers.TCP, rd, 12000), run(t, "x", drivers.Unix, rd, 10000))
+	}
+	s := summarize(t, runs).Summary[0]
+	if ci := s.UnixSpeedupP50CI; ci == nil || ci.Pairs != 7 || !strings.HasPrefix(s.Verdict, VerdictUnixFaster) {
+		t.Fatalf("old-style report: interval %+v, verdict %q; want 7 pairs, Unix faster", s.UnixSpeedupP50CI, s.Verdict)
+	}
+}
