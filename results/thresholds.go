@@ -23,7 +23,7 @@ type Threshold struct {
 	// instead of the estimate.
 	Bound string
 	Op    string
-	Value  float64 // nanoseconds for latency metrics
+	Value float64 // nanoseconds for latency metrics
 }
 
 var (

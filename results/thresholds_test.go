@@ -44,8 +44,8 @@ func TestEvaluate(t *testing.T) {
 	r := &Report{Summary: []Summary{{
 		Case: Case{Target: "redis", Scenario: "pk"}, UnixSpeedupP50: 1.4,
 		UnixSpeedupP50CI: &Interval{Center: 1.4, Lo: 1.05, Hi: 1.6},
-		TCP:  Side{N: 100, Latency: Latency{P50: 10000, P99: 40000}},
-		Unix: Side{N: 100, Errors: 1, Latency: Latency{P50: 7000, P99: 30000}},
+		TCP:              Side{N: 100, Latency: Latency{P50: 10000, P99: 40000}},
+		Unix:             Side{N: 100, Errors: 1, Latency: Latency{P50: 7000, P99: 30000}},
 	}}}
 	parse := func(e string) Threshold {
 		th, err := Parse(e)
