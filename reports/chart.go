@@ -124,6 +124,13 @@ func panels(r *results.Report) ([]*plot.Plot, error) {
 		return nil, err
 	}
 	out = append(out, bars)
+	overTime, err := blocksPlot(r)
+	if err != nil {
+		return nil, err
+	}
+	if overTime != nil {
+		out = append(out, overTime)
+	}
 	for _, dim := range []dimension{bySize, byConcurrency} {
 		p, err := sweepPlot(r, dim)
 		if err != nil {
@@ -176,7 +183,11 @@ func sweepPlot(r *results.Report, dim dimension) (*plot.Plot, error) {
 		}
 		lines[k] = append(lines[k], plotter.XY{X: dim.value(s.Case), Y: s.UnixSpeedupP50})
 	}
-	if len(values) < 2 {
+	swept := false // a dimension is swept when one line has two points
+	for _, xys := range lines {
+		swept = swept || len(xys) > 1
+	}
+	if len(values) < 2 || !swept {
 		return nil, nil
 	}
 	p := plot.New()
@@ -309,7 +320,7 @@ func (b speedupBars) YError(i int) (float64, float64) {
 
 func speedupPlot(r *results.Report) (*plot.Plot, error) {
 	p := plot.New()
-	p.Title.Text = "Unix speedup at p50 (TCP/Unix), 95% CI across rounds"
+	p.Title.Text = "Unix speedup at p50 (TCP/Unix), 95% CI over block pairs"
 	p.Y.Label.Text = "speedup (×)"
 	var names []string
 	var bars speedupBars
@@ -362,5 +373,106 @@ func speedupPlot(r *results.Report) (*plot.Plot, error) {
 	p.Y.Min, p.Y.Max = 0, ymax
 	p.Legend.Add("no difference (1.0×)", one)
 	p.Legend.Top = true
+	return p, nil
+}
+
+// blocksPlot draws every block's p50 against when it started, TCP and Unix
+// in their colors and noisy blocks ringed, with each target's name over its
+// stretch of the run: drift and noisy periods show at a glance. nil when the
+// report has no blocks.
+func blocksPlot(r *results.Report) (*plot.Plot, error) {
+	series := map[drivers.Transport]plotter.XYs{}
+	var noisy plotter.XYs
+	type span struct {
+		name   string
+		lo, hi float64
+		top    float64
+	}
+	var spans []*span
+	for i := range r.Runs {
+		run := &r.Runs[i]
+		if len(spans) == 0 || spans[len(spans)-1].name != run.Target {
+			spans = append(spans, &span{name: run.Target, lo: math.Inf(1)})
+		}
+		sp := spans[len(spans)-1]
+		for _, b := range run.Blocks {
+			if b.P50 <= 0 {
+				continue
+			}
+			xy := plotter.XY{X: float64(b.StartNs) / 1e9, Y: float64(b.P50) / 1e3}
+			series[run.Transport] = append(series[run.Transport], xy)
+			if b.Noisy {
+				noisy = append(noisy, xy)
+			}
+			sp.lo, sp.hi, sp.top = math.Min(sp.lo, xy.X), math.Max(sp.hi, xy.X), math.Max(sp.top, xy.Y)
+		}
+	}
+	if len(series) == 0 {
+		return nil, nil
+	}
+	p := plot.New()
+	p.Title.Text = "Block p50 over the run (noisy blocks ringed)"
+	p.X.Label.Text = "seconds since the start"
+	p.Y.Label.Text = "block p50 (µs, log scale)"
+	p.Y.Scale = plot.LogScale{}
+	p.Y.Tick.Marker = plot.LogTicks{Prec: -1}
+	p.Add(plotter.NewGrid())
+	for _, t := range drivers.Transports {
+		if len(series[t]) == 0 {
+			continue
+		}
+		sc, err := plotter.NewScatter(series[t])
+		if err != nil {
+			return nil, err
+		}
+		sc.GlyphStyle.Color = colorTCP
+		if t == drivers.Unix {
+			sc.GlyphStyle.Color = colorUnix
+		}
+		sc.GlyphStyle.Radius = vg.Points(1.6)
+		sc.GlyphStyle.Shape = draw.CircleGlyph{}
+		p.Add(sc)
+		p.Legend.Add(t.Label(), sc)
+	}
+	if len(noisy) > 0 {
+		ring, err := plotter.NewScatter(noisy)
+		if err != nil {
+			return nil, err
+		}
+		ring.GlyphStyle.Color = color.Black
+		ring.GlyphStyle.Radius = vg.Points(4)
+		ring.GlyphStyle.Shape = draw.RingGlyph{}
+		p.Add(ring)
+		p.Legend.Add("noisy block", ring)
+	}
+	var labels plotter.XYLabels
+	top, bottom := 0.0, math.Inf(1)
+	for _, sp := range spans {
+		top = math.Max(top, sp.top)
+	}
+	for _, xys := range series {
+		for _, xy := range xys {
+			bottom = math.Min(bottom, xy.Y)
+		}
+	}
+	for _, sp := range spans {
+		if math.IsInf(sp.lo, 1) {
+			continue
+		}
+		labels.XYs = append(labels.XYs, plotter.XY{X: (sp.lo + sp.hi) / 2, Y: top * 1.25})
+		labels.Labels = append(labels.Labels, sp.name)
+	}
+	if len(labels.XYs) > 0 {
+		lb, err := plotter.NewLabels(labels)
+		if err != nil {
+			return nil, err
+		}
+		for i := range lb.TextStyle {
+			lb.TextStyle[i].XAlign = draw.XCenter
+		}
+		p.Add(lb)
+	}
+	p.Y.Min, p.Y.Max = bottom/2.2, top*1.6
+	p.Legend.Top, p.Legend.Left = false, true
 	return p, nil
 }

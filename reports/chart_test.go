@@ -73,3 +73,58 @@ func TestRejectsUnknownExtensionAndEmptyReport(t *testing.T) {
 		t.Fatalf("empty report: %v", err)
 	}
 }
+
+// titles lists the panel titles of r's plot.
+func titles(t *testing.T, r *results.Report) []string {
+	t.Helper()
+	ps, err := panels(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, p := range ps {
+		out = append(out, p.Title.Text)
+	}
+	return out
+}
+
+func TestPanelsFollowTheData(t *testing.T) {
+	has := func(list []string, prefix string) bool {
+		for _, s := range list {
+			if strings.HasPrefix(s, prefix) {
+				return true
+			}
+		}
+		return false
+	}
+	plain := titles(t, report(t))
+	if has(plain, "Block p50 over the run") || has(plain, "Unix speedup at p50 by") {
+		t.Fatalf("a report without blocks or sweep drew %q", plain)
+	}
+	// Two targets with their own default sizes are not a value-size sweep.
+	two := fixture(t)
+	other := two.Runs[0]
+	other.Target, other.ValueSize = "echo", 4
+	other2 := two.Runs[1]
+	other2.Target, other2.ValueSize = "echo", 4
+	two.Runs = append(two.Runs, other, other2)
+	if err := two.Summarize(); err != nil {
+		t.Fatal(err)
+	}
+	got := titles(t, two)
+	if !has(got, "Block p50 over the run") || has(got, "Unix speedup at p50 by value size") {
+		t.Fatalf("blocks without a sweep: panels %q; want the block panel and no sweep panel", got)
+	}
+	// The same target at two sizes is.
+	sweep := fixture(t)
+	for _, run := range fixture(t).Runs {
+		run.ValueSize = 1024
+		sweep.Runs = append(sweep.Runs, run)
+	}
+	if err := sweep.Summarize(); err != nil {
+		t.Fatal(err)
+	}
+	if got := titles(t, sweep); !has(got, "Unix speedup at p50 by value size") {
+		t.Fatalf("a value-size sweep drew %q", got)
+	}
+}
