@@ -3,6 +3,7 @@ package scenarios
 import (
 	"context"
 	"errors"
+	"math/rand/v2"
 	"sync/atomic"
 	"testing"
 
@@ -104,6 +105,39 @@ func BenchmarkHarness(b *testing.B) {
 	b.ResetTimer()
 	Loop(context.Background(), nopConn{}, LoopConfig{N: b.N}, h, nil)
 }
+
+// BenchmarkHarnessBlocks is the same per op with the block bookkeeping of
+// a default round around it (10 block pairs, both transports): goroutine
+// start, watchdog, histogram reset and merge per block. Compare its ns/op
+// and allocs/op with BenchmarkHarness.
+func BenchmarkHarnessBlocks(b *testing.B) {
+	d := nopDriver{}
+	opt := Options{Scenario: PK, N: max(b.N/2, 1), Blocks: DefaultBlocks}
+	b.ReportAllocs()
+	b.ResetTimer()
+	if _, err := measureRound(context.Background(), d, nopPair, opt, 1, rand.New(rand.NewPCG(1, 2))); err != nil {
+		b.Fatal(err)
+	}
+}
+
+// nopDriver opens nopConns that verify as whatever transport was asked.
+type nopDriver struct{ hangDriver }
+
+func (nopDriver) Open(_ context.Context, ep drivers.Endpoint) (drivers.Conn, error) {
+	return transportConn{t: ep.Transport}, nil
+}
+
+type transportConn struct {
+	nopConn
+	t drivers.Transport
+}
+
+func (c transportConn) Verify(context.Context) (drivers.Verification, error) {
+	return drivers.Verification{Transport: c.t}, nil
+}
+
+var nopPair = drivers.Pair{TCP: drivers.Endpoint{Transport: drivers.TCP, Address: "127.0.0.1:1"},
+	Unix: drivers.Endpoint{Transport: drivers.Unix, Address: "/tmp/nop.sock"}}
 
 func TestLoopReportsProgress(t *testing.T) {
 	for _, n := range []int{1, 255, 256, 257, 1000} {

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Measures what dbsock's own harness costs and prints one table:
-#   - timing + recording per op around an op that does nothing;
+#   - timing + recording per op around an op that does nothing, alone and
+#     inside a round's interleaved blocks;
 #   - dbsock's echo p50 against a minimal hand-written Go loop on the same
 #     server and transport (client and server pinned to CPU 0);
 #   - peak RSS of "dbsock run echo --n 10000000" (set DBSOCK_BENCH_N to change N).
@@ -19,7 +20,9 @@ metric() { # metric UNIT: the median of the values printed before UNIT on Benchm
 echo
 echo "| figure | measured | goal |"
 echo "|---|--:|---|"
-echo "| timing + recording per op (median of 5) | $(awk '/^BenchmarkHarness/ { print $3 }' "$out" | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }') ns, $(metric allocs/op) allocs | under 100 ns, 0 allocs |"
+median_of() { awk -v re="$1" '$0 ~ re { print $3 }' "$out" | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+echo "| timing + recording per op (median of 5) | $(median_of '^BenchmarkHarness-') ns, $(metric allocs/op) allocs | under 100 ns, 0 allocs |"
+echo "| the same inside a round of 10 block pairs (median of 5) | $(median_of '^BenchmarkHarnessBlocks-') ns | within 5% of the line above |"
 for t in tcp unix; do
   echo "| echo p50 $t: dbsock / minimal loop | $(metric $t-ratio) ($(metric $t-dbsock-p50-ns) / $(metric $t-minimal-p50-ns) ns) | within 5% (0.95 to 1.05) |"
 done
