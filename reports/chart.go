@@ -9,7 +9,6 @@ import (
 	"image/color"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -43,36 +42,6 @@ func CheckPlotPath(path string) error {
 		}
 	}
 	return fmt.Errorf("plot file %q must end in .svg or .png", path)
-}
-
-// PlotFile draws r into path (.svg or .png), replacing it whole.
-func PlotFile(path string, r *results.Report) error {
-	if err := CheckPlotPath(path); err != nil {
-		return err
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return fmt.Errorf("write plot %s: %w", path, err)
-	}
-	defer os.Remove(tmp.Name())
-	werr := Plot(tmp, strings.ToLower(filepath.Ext(path)), r)
-	cerr := tmp.Close()
-	if werr != nil || cerr != nil {
-		return fmt.Errorf("write plot %s: %w", path, firstErr(werr, cerr))
-	}
-	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
-}
-
-func firstErr(errs ...error) error {
-	for _, e := range errs {
-		if e != nil {
-			return e
-		}
-	}
-	return nil
 }
 
 // Plot draws r to w as ext (".svg" or ".png").

@@ -56,7 +56,7 @@ func TestUsageErrors(t *testing.T) {
 		{"external echo", []string{"run", "echo", "--provider", "external"}, "target echo is dbsock's own server"},
 		{"version args", []string{"version", "extra"}, `unknown command "extra"`},
 		{"out without format", []string{"run", "echo", "--out", "/tmp/r.txt"}, `cannot tell the format of "/tmp/r.txt"`},
-		{"out twice", []string{"run", "echo", "--out", "/tmp/r.md", "--out", "/tmp/r.md"}, "the same file is named twice"},
+		{"out twice", []string{"run", "echo", "--out", "/tmp/r.md", "--out", "/tmp/r.md"}, `names the same file as --out "/tmp/r.md"`},
 		{"bad threshold", []string{"run", "echo", "--threshold", "echo.unix.p50"}, "--threshold: threshold \"echo.unix.p50\" has no comparison"},
 		{"bad plot ext", []string{"run", "echo", "--plot", "/tmp/r.gif"}, "--plot: plot file \"/tmp/r.gif\" must end in .svg or .png"},
 		{"op timeout tiny", []string{"run", "echo", "--op-timeout", "1ns"}, "--op-timeout 1ns is out of range; accepted: 10ms to 1h"},
@@ -114,12 +114,12 @@ func TestHelpOnEveryCommand(t *testing.T) {
 	}
 }
 
-func TestWriteFileAtomicReplacesWhole(t *testing.T) {
+func TestReplaceFileReplacesWhole(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "r.md")
 	if err := os.WriteFile(path, []byte(strings.Repeat("old\n", 1000)), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := writeFileAtomic(path, []byte("new\n")); err != nil {
+	if err := replaceFile(path, []byte("new\n")); err != nil {
 		t.Fatal(err)
 	}
 	b, _ := os.ReadFile(path)

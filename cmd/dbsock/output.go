@@ -2,9 +2,9 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -25,30 +25,54 @@ type outputOptions struct {
 func (o *outputOptions) bind(f *pflag.FlagSet) {
 	o.flags = f
 	f.StringVar(&o.format, "format", "markdown", "format on stdout (or of an --out FILE without extension): "+strings.Join(reports.Formats, ", "))
-	f.StringArrayVarP(&o.outs, "out", "o", nil, "write a report to FILE instead of stdout, replaced whole; repeatable; "+
+	f.StringArrayVarP(&o.outs, "out", "o", nil, "write a report to FILE instead of stdout (a file is replaced whole, a FIFO or device written through); repeatable; "+
 		"the format comes from FILE:FORMAT, else --format if given, else the extension (.md .json .csv .bench)")
 	f.StringVar(&o.plot, "plot", "", "also draw latency by percentile and the speedup into this .svg or .png; Markdown reports link it")
 }
 
-// resolve validates the flags and returns the outputs; with no --out, one
-// output to stdout in --format.
-func (o *outputOptions) resolve() ([]reports.Output, error) {
+// destination is one checked output: a format and where it goes.
+type destination struct {
+	reports.Output
+	file outFile // unused when Path is "" (stdout)
+}
+
+// resolve validates the flags and every path, before anything runs, and
+// returns the destinations and the plot's (nil without --plot); with no
+// --out, one destination on stdout in --format.
+func (o *outputOptions) resolve() ([]destination, *outFile, error) {
 	if err := oneOf("format", o.format, reports.Formats...); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
+	seen := map[string]string{} // real path -> the flag that named it
+	claim := func(flag string, f outFile) error {
+		key := f.path
+		if f.how == writeStdout || f.how == writeStderr {
+			key = fmt.Sprint("stream ", f.how)
+		}
+		if other, dup := seen[key]; dup {
+			return usagef("%s %q names the same file as %s; give each output its own file", flag, f.name, other)
+		}
+		seen[key] = fmt.Sprintf("%s %q", flag, f.name)
+		return nil
+	}
+	var plot *outFile
 	if o.plot != "" {
 		if err := reports.CheckPlotPath(o.plot); err != nil {
-			return nil, usagef("--plot: %v", err)
+			return nil, nil, usagef("--plot: %v", err)
 		}
-		if dir := filepath.Dir(o.plot); !isDir(dir) {
-			return nil, usagef("--plot %q: directory %q does not exist; create it first", o.plot, dir)
+		f, err := checkOutFile("--plot", o.plot)
+		if err != nil {
+			return nil, nil, err
 		}
+		if err := claim("--plot", f); err != nil {
+			return nil, nil, err
+		}
+		plot = &f
 	}
 	if len(o.outs) == 0 {
-		return []reports.Output{{Format: o.format}}, nil
+		return []destination{{Output: reports.Output{Format: o.format}}}, plot, nil
 	}
-	var outs []reports.Output
-	seen := map[string]bool{}
+	var outs []destination
 	for _, spec := range o.outs {
 		out, err := reports.ParseOutput(spec)
 		explicit := err == nil && out.Path != spec // FILE:FORMAT
@@ -56,34 +80,38 @@ func (o *outputOptions) resolve() ([]reports.Output, error) {
 			out, err = reports.Output{Path: spec, Format: o.format}, nil
 		}
 		if err != nil {
-			return nil, usagef("--out: %v", err)
+			return nil, nil, usagef("--out: %v", err)
 		}
-		if dir := filepath.Dir(out.Path); !isDir(dir) {
-			return nil, usagef("--out %q: directory %q does not exist; create it first", spec, dir)
+		f, err := checkOutFile("--out", out.Path)
+		if err != nil {
+			return nil, nil, err
 		}
-		if seen[out.Path] {
-			return nil, usagef("--out %q: the same file is named twice", out.Path)
+		if err := claim("--out", f); err != nil {
+			return nil, nil, err
 		}
-		seen[out.Path] = true
-		outs = append(outs, out)
+		outs = append(outs, destination{Output: out, file: f})
 	}
-	return outs, nil
+	return outs, plot, nil
 }
 
-func isDir(path string) bool {
-	fi, err := os.Stat(path)
-	return err == nil && fi.IsDir()
-}
-
-// writeOutputs draws the plot, if asked, then renders rep into every output.
-// A file names the plot relative to its own directory, so that Markdown
-// links work and "dbsock report r.json" reproduces r.md beside it.
-func writeOutputs(rep *results.Report, outs []reports.Output, plotPath string, stdout io.Writer) error {
-	if plotPath != "" {
-		if err := reports.PlotFile(plotPath, rep); err != nil {
-			return err
+// writeOutputs draws the plot, if asked, then renders rep into every
+// output. A file names the plot relative to its own directory, so that
+// Markdown links work and "dbsock report r.json" reproduces r.md beside it.
+// One output that fails does not keep the others from being written; the
+// errors are joined.
+func writeOutputs(rep *results.Report, outs []destination, plot *outFile, stdout, stderr io.Writer) error {
+	var errs []error
+	if plot != nil {
+		var buf bytes.Buffer
+		err := reports.Plot(&buf, strings.ToLower(filepath.Ext(plot.name)), rep)
+		if err == nil {
+			err = plot.write(buf.Bytes(), stdout, stderr)
 		}
-		rep.Plot = plotPath
+		if err != nil {
+			errs = append(errs, fmt.Errorf("plot %s: %w", plot.name, err))
+		} else {
+			rep.Plot = plot.name
+		}
 	}
 	for _, out := range outs {
 		r := rep
@@ -96,47 +124,18 @@ func writeOutputs(rep *results.Report, outs []reports.Output, plotPath string, s
 		}
 		var buf bytes.Buffer
 		if err := reports.Write(&buf, out.Format, r); err != nil {
-			return err
+			errs = append(errs, err)
+			continue
 		}
 		if out.Path == "" {
 			if _, err := stdout.Write(buf.Bytes()); err != nil {
-				return err
+				errs = append(errs, fmt.Errorf("write report to stdout: %w", err))
 			}
 			continue
 		}
-		if err := writeFileAtomic(out.Path, buf.Bytes()); err != nil {
-			return err
+		if err := out.file.write(buf.Bytes(), stdout, stderr); err != nil {
+			errs = append(errs, err)
 		}
 	}
-	return nil
-}
-
-// writeFileAtomic writes data to a temp file next to path and renames it
-// into place, so that path is never left truncated.
-func writeFileAtomic(path string, data []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return fmt.Errorf("write report %s: %w", path, err)
-	}
-	tmp := f.Name()
-	_, werr := f.Write(data)
-	cerr := f.Close()
-	if err := firstErr(werr, cerr, os.Chmod(tmp, 0o644)); err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("write report %s: %w", path, err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("write report %s: %w", path, err)
-	}
-	return nil
-}
-
-func firstErr(errs ...error) error {
-	for _, e := range errs {
-		if e != nil {
-			return e
-		}
-	}
-	return nil
+	return errors.Join(errs...)
 }

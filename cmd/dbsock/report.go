@@ -9,7 +9,7 @@ import (
 	"github.com/dbsock/dbsock/results"
 )
 
-func newReportCmd(stdout io.Writer) *cobra.Command {
+func newReportCmd(stdout, stderr io.Writer) *cobra.Command {
 	var out outputOptions
 	cmd := &cobra.Command{
 		Use:   "report RESULTS.json [flags]",
@@ -21,7 +21,7 @@ itself wrote.`,
   dbsock report r.json --out r.md --out r.csv`,
 		Args: exactArgs(1, "RESULTS.json"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			outs, err := out.resolve()
+			outs, plot, err := out.resolve()
 			if err != nil {
 				return err
 			}
@@ -29,7 +29,7 @@ itself wrote.`,
 			if err != nil {
 				return err
 			}
-			return writeOutputs(rep, outs, out.plot, stdout)
+			return writeOutputs(rep, outs, plot, stdout, stderr)
 		},
 	}
 	out.bind(cmd.Flags())

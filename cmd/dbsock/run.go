@@ -242,12 +242,12 @@ func runRun(ctx context.Context, o *runOptions, args []string, stdout, stderr io
 	default:
 		plan.Log = stderr
 	}
-	outputs, _ := o.output.resolve() // checked in plan
+	outputs, plot, _ := o.output.resolve() // checked in plan
 	plan.Render = func(rep *results.Report) error {
 		if bar != nil {
 			bar.finish()
 		}
-		return writeOutputs(rep, outputs, o.output.plot, stdout)
+		return writeOutputs(rep, outputs, plot, stdout, stderr)
 	}
 	rep, runErr := pipeline.Run(ctx, plan)
 	if runErr != nil {
@@ -275,7 +275,7 @@ func (o *runOptions) plan(args []string) (pipeline.Plan, compose.Provider, error
 	if err := o.validate(); err != nil {
 		return pipeline.Plan{}, nil, err
 	}
-	if _, err := o.output.resolve(); err != nil {
+	if _, _, err := o.output.resolve(); err != nil {
 		return pipeline.Plan{}, nil, err
 	}
 	if err := o.sweep.validate(o.flags.Changed("n")); err != nil {

@@ -1,0 +1,193 @@
+package main
+
+import (
+	"bytes"
+	"io/fs"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"golang.org/x/sys/unix"
+)
+
+// Every kind of path a report can be given, made in a temp dir: never the
+// machine's real device files (as root, a failing test would replace them).
+
+func TestOutFileRegularFileReplacedKeepingItsMode(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "r.json")
+	if err := os.WriteFile(path, []byte(strings.Repeat("old\n", 100)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	writeChecked(t, path, "new\n")
+	if b, _ := os.ReadFile(path); string(b) != "new\n" {
+		t.Fatalf("file holds %q", b)
+	}
+	if fi, _ := os.Stat(path); fi.Mode().Perm() != 0o600 {
+		t.Fatalf("mode %v, want 0600 kept", fi.Mode().Perm())
+	}
+}
+
+func TestOutFileSymlinkWrittenThroughToItsTarget(t *testing.T) {
+	dir := t.TempDir()
+	target, link := filepath.Join(dir, "real.md"), filepath.Join(dir, "link.md")
+	if err := os.WriteFile(target, []byte("old"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("real.md", link); err != nil {
+		t.Fatal(err)
+	}
+	writeChecked(t, link, "new")
+	if fi, err := os.Lstat(link); err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+		t.Fatalf("the symlink was replaced: %v %v", fi.Mode(), err)
+	}
+	if b, _ := os.ReadFile(target); string(b) != "new" {
+		t.Fatalf("target holds %q", b)
+	}
+	// A dangling link: the file it names is created.
+	dangling := filepath.Join(dir, "dangling.md")
+	if err := os.Symlink("later.md", dangling); err != nil {
+		t.Fatal(err)
+	}
+	writeChecked(t, dangling, "made")
+	if b, _ := os.ReadFile(filepath.Join(dir, "later.md")); string(b) != "made" {
+		t.Fatalf("dangling link's target holds %q", b)
+	}
+}
+
+func TestOutFileFIFOWrittenThrough(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "pipe")
+	if err := unix.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	got := make(chan string, 1)
+	go func() {
+		b, _ := os.ReadFile(fifo)
+		got <- string(b)
+	}()
+	writeChecked(t, fifo, "through the pipe")
+	if s := <-got; s != "through the pipe" {
+		t.Fatalf("reader got %q", s)
+	}
+	if fi, _ := os.Lstat(fifo); fi.Mode()&fs.ModeNamedPipe == 0 {
+		t.Fatalf("the FIFO was replaced by %v", fi.Mode())
+	}
+}
+
+func TestOutFileDeviceWrittenThroughNeverReplaced(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("making a device node needs root")
+	}
+	full := filepath.Join(t.TempDir(), "full") // a private node like /dev/full
+	if err := unix.Mknod(full, unix.S_IFCHR|0o666, int(unix.Mkdev(1, 7))); err != nil {
+		t.Skip("mknod:", err)
+	}
+	f, err := checkOutFile("--out", full)
+	if err != nil || f.how != writeThrough {
+		t.Fatalf("check: %+v, %v; want written through", f, err)
+	}
+	err = f.write([]byte("x"), nil, nil)
+	if err == nil || !strings.Contains(err.Error(), "no space left") {
+		t.Fatalf("write to a full device: %v, want ENOSPC", err)
+	}
+	if fi, _ := os.Lstat(full); fi.Mode()&fs.ModeCharDevice == 0 {
+		t.Fatalf("the device was replaced by %v", fi.Mode())
+	}
+}
+
+func TestOutFileStdStreams(t *testing.T) {
+	for path, want := range map[string]int{"/dev/stdout": writeStdout, "/proc/self/fd/1": writeStdout, "/dev/stderr": writeStderr} {
+		f, err := checkOutFile("--out", path)
+		if err != nil || f.how != want {
+			t.Fatalf("%s: %+v, %v", path, f, err)
+		}
+		var out, errb bytes.Buffer
+		if err := f.write([]byte("hi"), &out, &errb); err != nil {
+			t.Fatal(err)
+		}
+		if (want == writeStdout && out.String() != "hi") || (want == writeStderr && errb.String() != "hi") {
+			t.Fatalf("%s: stdout %q stderr %q", path, out.String(), errb.String())
+		}
+	}
+}
+
+func TestOutFileRefusals(t *testing.T) {
+	dir := t.TempDir()
+	sock := filepath.Join(dir, "s.sock")
+	l, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	tests := []struct{ path, want string }{
+		{dir, "is a directory"},
+		{sock, "is a Unix socket"},
+		{filepath.Join(dir, "missing", "r.json"), "does not exist; create it first"},
+		{"/proc/dbsock-report.json", "cannot create files in"},
+	}
+	for _, tt := range tests {
+		if _, err := checkOutFile("--out", tt.path); err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s: %v, want %q", tt.path, err, tt.want)
+		}
+	}
+}
+
+// writeChecked checks path as --out does, then writes data to it.
+func writeChecked(t *testing.T, path, data string) {
+	t.Helper()
+	f, err := checkOutFile("--out", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.write([]byte(data), nil, nil); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestOutputsCheckedBeforeTheRunAndOneFailureSparesTheOthers(t *testing.T) {
+	dir := t.TempDir()
+	chdir(t, dir)
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--out", "x.json", "--out", "./x.json"}, "names the same file as --out \"x.json\""},
+		{[]string{"--out", "same.svg:markdown", "--plot", "same.svg"}, "names the same file as --plot"},
+		{[]string{"--out", "nodir/r.json"}, "does not exist"},
+		{[]string{"--plot", dir}, "must end in .svg or .png"},
+	} {
+		code, _, errs := dbsock(t, append([]string{"run", "echo", "--n", "10", "--provider", "local"}, tt.args...)...)
+		if code != ExitUsage || !strings.Contains(errs, tt.want) {
+			t.Errorf("%v: exit %d, stderr %q; want exit 2 saying %q", tt.args, code, errs, tt.want)
+		}
+	}
+	if os.Geteuid() != 0 {
+		return
+	}
+	full := filepath.Join(dir, "full")
+	if err := unix.Mknod(full, syscall.S_IFCHR|0o666, int(unix.Mkdev(1, 7))); err != nil {
+		t.Skip("mknod:", err)
+	}
+	code, _, errs := dbsock(t, "run", "echo", "--n", "200", "--warmup", "10", "--rounds", "1", "--blocks", "2", "--provider", "local", "-q",
+		"--out", "full:json", "--out", "good.json")
+	if code != ExitFailed || !strings.Contains(errs, "write full") {
+		t.Fatalf("exit %d, stderr %q; want 1 and the failed write named", code, errs)
+	}
+	if rep, err := readReport(filepath.Join(dir, "good.json")); err != nil || len(rep.Runs) != 2 {
+		t.Fatalf("the good output was not written: %v", err)
+	}
+}
+
+func chdir(t *testing.T, dir string) {
+	t.Helper()
+	old, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chdir(dir); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.Chdir(old) })
+}
