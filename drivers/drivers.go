@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"net"
 	"net/netip"
+	"strconv"
 	"strings"
 )
 
@@ -70,10 +71,13 @@ func (e Endpoint) Validate() error {
 		if err != nil || host == "" || port == "" {
 			return fmt.Errorf("tcp address %q is not HOST:PORT (e.g. 127.0.0.1:3306)", e.Address)
 		}
-		for _, c := range port {
-			if c < '0' || c > '9' {
-				return fmt.Errorf("tcp address %q has a non-numeric port", e.Address)
-			}
+		if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 || strings.ContainsAny(port, "+-") {
+			return fmt.Errorf("tcp address %q: port %q is not a number from 1 to 65535", e.Address, port)
+		}
+		ip, err := netip.ParseAddr(host)
+		if err != nil || ip.Zone() != "" || !ip.Unmap().IsLoopback() {
+			return fmt.Errorf("tcp address %q is not a loopback address: dbsock compares TCP with a Unix socket on one host, "+
+				"so it takes only 127.0.0.0/8 or [::1] as an IP literal (it never looks up a name or dials another host; for localhost give 127.0.0.1)", e.Address)
 		}
 	case Unix:
 		if !strings.HasPrefix(e.Address, "/") {

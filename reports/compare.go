@@ -99,6 +99,21 @@ func perBlock(r *results.Report, c results.Case, t drivers.Transport, m string) 
 	return v
 }
 
+// Missing returns the cases of old that new does not have.
+func Missing(old, new *results.Report) []results.Case {
+	var out []results.Case
+	for _, os := range old.Summary {
+		found := false
+		for _, ns := range new.Summary {
+			found = found || ns.Case == os.Case
+		}
+		if !found {
+			out = append(out, os.Case)
+		}
+	}
+	return out
+}
+
 // Regressions returns the changes where p50 or mean got significantly
 // slower by more than bound (0.1 for 10%). p99 is too noisy to gate on.
 func Regressions(changes []Change, bound float64) []Change {

@@ -67,14 +67,14 @@ func Parse(expr string) (Threshold, error) {
 	}
 	if contains(latencyMetrics, t.Metric) {
 		d, err := time.ParseDuration(rhs)
-		if err != nil {
+		if err != nil || d < 0 {
 			return t, fmt.Errorf("threshold %q: %q is not a duration such as 2ms or 500us", expr, rhs)
 		}
 		t.Value = float64(d)
 		return t, nil
 	}
 	v, err := strconv.ParseFloat(rhs, 64)
-	if err != nil {
+	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
 		return t, fmt.Errorf("threshold %q: %q is not a number", expr, rhs)
 	}
 	t.Value = v

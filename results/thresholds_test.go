@@ -24,6 +24,10 @@ func TestParse(t *testing.T) {
 		{"redis.unix.p42<1ms", Threshold{}, "is not a metric"},
 		{"redis.unix.p99<soon", Threshold{}, "not a duration"},
 		{"redis.unix_speedup_p50>much", Threshold{}, "not a number"},
+		{"redis.unix_speedup_p50>NaN", Threshold{}, "not a number"},
+		{"redis.unix_speedup_p50.lo>=-Inf", Threshold{}, "not a number"},
+		{"redis.tcp.error_rate<Inf", Threshold{}, "not a number"},
+		{"redis.tcp.p50<-1ms", Threshold{}, "not a duration"},
 	}
 	for _, tt := range tests {
 		got, err := Parse(tt.expr)

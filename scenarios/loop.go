@@ -155,8 +155,12 @@ func Loop(ctx context.Context, op Op, cfg LoopConfig, h, actual *hdrhistogram.Hi
 	consecutive := 0
 	n := cfg.n()
 	paced := cfg.Interval > 0
+	var timer *time.Timer // one for the whole loop: no allocation per op
 	if paced {
 		sleepSlack() // calibrate before the clock starts
+		timer = time.NewTimer(time.Hour)
+		timer.Stop()
+		defer timer.Stop()
 	}
 	start := time.Now()
 	now, due := start, start
@@ -165,11 +169,14 @@ func Loop(ctx context.Context, op Op, cfg LoopConfig, h, actual *hdrhistogram.Hi
 			break
 		}
 		if paced {
-			if !cfg.Until.IsZero() && now.After(cfg.Until) {
+			due = start.Add(cfg.Offset + time.Duration(i)*cfg.Interval)
+			if !cfg.Until.IsZero() && due.After(cfg.Until) {
 				break
 			}
-			due = start.Add(cfg.Offset + time.Duration(i)*cfg.Interval)
-			waitUntil(due)
+			if err := waitUntil(ctx, due, timer); err != nil {
+				s.Err = err
+				break
+			}
 		}
 		t0 := time.Now()
 		err := op.Do(bg)
@@ -239,11 +246,20 @@ var sleepSlack = sync.OnceValue(func() time.Duration {
 
 // waitUntil returns at t: it sleeps while t is further away than the
 // timer's slack and spins the last stretch, yielding between clock reads.
-func waitUntil(t time.Time) {
+// A cancelled ctx cuts the sleep short (its error is returned). timer is
+// the loop's own, stopped between waits.
+func waitUntil(ctx context.Context, t time.Time, timer *time.Timer) error {
 	if wait, slack := time.Until(t), sleepSlack(); wait > slack {
-		time.Sleep(wait - slack)
+		timer.Reset(wait - slack)
+		select {
+		case <-ctx.Done():
+			timer.Stop()
+			return ctx.Err()
+		case <-timer.C:
+		}
 	}
 	for time.Now().Before(t) {
 		runtime.Gosched()
 	}
+	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/dbsock/dbsock/drivers"
 	"github.com/dbsock/dbsock/results"
@@ -146,5 +147,23 @@ func TestLoopReportsProgress(t *testing.T) {
 		if p.Load() != int64(n) {
 			t.Errorf("n=%d: progress %d", n, p.Load())
 		}
+	}
+}
+
+func TestOpenLoopWaitIsCutShort(t *testing.T) {
+	// One op every 10 s: a cancel or the end of the duration must not wait
+	// for the next one.
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(100*time.Millisecond, cancel)
+	start := time.Now()
+	s := Loop(ctx, nopConn{}, LoopConfig{N: 5, Interval: 10 * time.Second}, results.NewHistogram(), results.NewHistogram())
+	if took := time.Since(start); took > 2*time.Second || s.Ops != 1 || !errors.Is(s.Err, context.Canceled) {
+		t.Fatalf("cancelled open loop: took %s, %d ops, err %v; want 1 op and a prompt stop", took, s.Ops, s.Err)
+	}
+	start = time.Now()
+	s = Loop(context.Background(), nopConn{}, LoopConfig{Until: time.Now().Add(200 * time.Millisecond), Interval: 10 * time.Second},
+		results.NewHistogram(), results.NewHistogram())
+	if took := time.Since(start); took > 2*time.Second || s.Ops != 1 || s.Err != nil {
+		t.Fatalf("open loop with a 200ms duration: took %s, %d ops, err %v; want 1 op, ended by the duration", took, s.Ops, s.Err)
 	}
 }

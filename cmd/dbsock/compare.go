@@ -24,7 +24,7 @@ func newCompareCmd(stdout io.Writer) *cobra.Command {
 			bound := -1.0
 			if failOn != "" {
 				v, err := strconv.ParseFloat(strings.TrimSuffix(failOn, "%"), 64)
-				if err != nil || v < 0 {
+				if err != nil || !(v >= 0 && v <= 1e6) { // NaN fails too
 					return usagef("--fail-on-regression %q is not a percentage such as 10%%", failOn)
 				}
 				bound = v / 100
@@ -45,6 +45,13 @@ func newCompareCmd(stdout io.Writer) *cobra.Command {
 				return nil
 			}
 			var regressions []string
+			for _, m := range reports.Missing(old, new) {
+				regressions = append(regressions, fmt.Sprintf("%s %s is in %s but not in %s, so it cannot be checked against --fail-on-regression %s",
+					m.Target, m.Label(), args[0], args[1], failOn))
+			}
+			if len(changes) == 0 {
+				regressions = append(regressions, fmt.Sprintf("%s and %s share no target and case, so nothing could be checked against --fail-on-regression %s", args[0], args[1], failOn))
+			}
 			for _, c := range reports.Regressions(changes, bound) {
 				regressions = append(regressions, fmt.Sprintf("%s %s %s %s is %.1f%% slower (p=%.3f), beyond --fail-on-regression %s",
 					c.Target, c.Label(), c.Transport.Label(), c.Metric, 100*c.Delta, c.P, failOn))

@@ -233,8 +233,26 @@ func TestCompareSavedRuns(t *testing.T) {
 	if code != 0 || !strings.Contains(stdout, "| echo | pk, 4 B values | Unix | p50 |") || !strings.Contains(stdout, "+0.0%") {
 		t.Fatalf("compare: exit %d\n%s\n%s", code, stdout, stderr)
 	}
-	code, _, stderr = dbsock(t, "compare", path, path, "--fail-on-regression", "lots")
-	if code != ExitUsage || !strings.Contains(stderr, "is not a percentage") {
-		t.Fatalf("bad bound: exit %d %q", code, stderr)
+	for _, bad := range []string{"lots", "NaN", "Inf%", "-1%"} {
+		code, _, stderr = dbsock(t, "compare", path, path, "--fail-on-regression", bad)
+		if code != ExitUsage || !strings.Contains(stderr, "is not a percentage") {
+			t.Fatalf("bad bound %q: exit %d %q", bad, code, stderr)
+		}
+	}
+	// A new report without the old one's target cannot pass a gate.
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := filepath.Join(t.TempDir(), "b.json")
+	if err := os.WriteFile(other, []byte(strings.ReplaceAll(string(b), `"echo"`, `"http"`)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr = dbsock(t, "compare", path, other, "--fail-on-regression", "10%")
+	if code != ExitFailed || !strings.Contains(stderr, "echo pk, 4 B values is in") || !strings.Contains(stderr, "share no target") {
+		t.Fatalf("disjoint reports: exit %d, stderr %q; want 1, the missing case and that none is shared", code, stderr)
+	}
+	if code, _, _ = dbsock(t, "compare", path, other); code != 0 {
+		t.Fatalf("without a gate, disjoint reports are only shown: exit %d", code)
 	}
 }

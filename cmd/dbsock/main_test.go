@@ -74,6 +74,21 @@ func TestUsageErrors(t *testing.T) {
 		{"redis protocol", []string{"run", "echo", "--redis-protocol", "4"}, "--redis-protocol 4 is not accepted; use 2 or 3"},
 		{"mongo op", []string{"run", "echo", "--mongo-op", "drop"}, `--mongo-op "drop" is not accepted; use one of: find, ping`},
 		{"report no file", []string{"report"}, "dbsock report takes RESULTS.json"},
+		{"private address", []string{"run", "redis", "--redis-addr", "10.0.0.1:6379", "--redis-socket", "/tmp/r.sock"}, "is not a loopback address"},
+		{"host name", []string{"run", "redis", "--redis-addr", "example.com:6379", "--redis-socket", "/tmp/r.sock"}, "never looks up a name"},
+		{"any address", []string{"run", "mysql", "--mysql-addr", "0.0.0.0:3306", "--mysql-socket", "/tmp/m.sock"}, "is not a loopback address"},
+		{"ipv6 public", []string{"run", "mongo", "--mongo-addr", "[2001:db8::1]:27017", "--mongo-socket", "/tmp/mongodb-27017.sock"}, "is not a loopback address"},
+		{"port zero", []string{"run", "redis", "--redis-addr", "127.0.0.1:0", "--redis-socket", "/tmp/r.sock"}, "is not a number from 1 to 65535"},
+		{"port too big", []string{"run", "postgres", "--postgres-addr", "127.0.0.1:70000", "--postgres-socket-dir", "/tmp"}, "is not a number from 1 to 65535"},
+		{"rate NaN", []string{"run", "echo", "--rate", "NaN"}, "--rate NaN is out of range"},
+		{"rate tiny", []string{"run", "echo", "--rate", "1e-10"}, "between one worker's ops, more than 1h0m0s"},
+		{"rate below duration", []string{"run", "echo", "--rate", "0.2", "--duration", "200ms"}, "longer than each of the 10 blocks of --duration 200ms"},
+		{"rate infinite", []string{"run", "echo", "--rate", "+Inf"}, "--rate +Inf is out of range"},
+		{"precision NaN", []string{"run", "echo", "--precision", "NaN%"}, `--precision "NaN%" is not a share`},
+		{"precision zero", []string{"run", "echo", "--precision", "0"}, `--precision "0" is not a share`},
+		{"max duration alone", []string{"run", "echo", "--max-duration", "1m"}, "--max-duration bounds --precision"},
+		{"blocks zero", []string{"run", "echo", "--blocks", "0"}, "--blocks 0 is out of range"},
+		{"placement bogus", []string{"run", "echo", "--placement", "far"}, `--placement "far" is not accepted; use one of: auto, none, same, split`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -96,7 +96,7 @@ random password per run; no password is ever printed.`,
     --mysql-addr 127.0.0.1:3306 --mysql-socket /run/mysqld/mysqld.sock --mysql-user app --mysql-db app`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runRun(cmd.Context(), o, args, stdout, stderr)
+			return execRun(cmd.Context(), o, args, stdout, stderr)
 		},
 	}
 	f := cmd.Flags()
@@ -213,6 +213,20 @@ func (o *runOptions) validate() error {
 	return nil
 }
 
+// execRun carries out "dbsock run"; tests that only parse and validate
+// (the command-line fuzz target) put planOnly here.
+var execRun = runRun
+
+// planOnly checks every flag and builds the plan, then stops: nothing is
+// started.
+func planOnly(_ context.Context, o *runOptions, args []string, _, _ io.Writer) error {
+	_, provider, err := o.plan(args)
+	if provider != nil {
+		provider.Close()
+	}
+	return err
+}
+
 func runRun(ctx context.Context, o *runOptions, args []string, stdout, stderr io.Writer) error {
 	plan, provider, err := o.plan(args)
 	if err != nil {
@@ -279,6 +293,9 @@ func (o *runOptions) plan(args []string) (pipeline.Plan, compose.Provider, error
 		return pipeline.Plan{}, nil, err
 	}
 	if err := o.sweep.validate(o.flags.Changed("n")); err != nil {
+		return pipeline.Plan{}, nil, err
+	}
+	if err := o.sweep.checkRate(o.blocks); err != nil {
 		return pipeline.Plan{}, nil, err
 	}
 	var gates []results.Threshold

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"slices"
 	"time"
 
 	"github.com/dustin/go-humanize"
@@ -49,11 +50,19 @@ func (s *sweepOptions) validate(nChanged bool) error {
 		}
 	}
 	s.scenarios = scen
+	if len(s.concurrency) == 0 {
+		return usagef("--concurrency is empty; give one or more worker counts, e.g. 1 or 1,8,64")
+	}
+	var conc []int // a value given twice is one case
 	for _, c := range s.concurrency {
 		if err := intRange("concurrency", c, 1, maxConcurrency); err != nil {
 			return err
 		}
+		if !slices.Contains(conc, c) {
+			conc = append(conc, c)
+		}
 	}
+	s.concurrency = conc
 	s.sizes = nil
 	for _, spec := range s.sizeSpecs {
 		n, err := humanize.ParseBytes(spec)
@@ -63,7 +72,9 @@ func (s *sweepOptions) validate(nChanged bool) error {
 		if n < 1 || n > maxValueSize {
 			return usagef("--value-size %q is out of range; accepted: 1 B to 16 MiB", spec)
 		}
-		s.sizes = append(s.sizes, int(n))
+		if !slices.Contains(s.sizes, int(n)) {
+			s.sizes = append(s.sizes, int(n))
+		}
 	}
 	if s.duration != 0 {
 		if nChanged {
@@ -74,13 +85,40 @@ func (s *sweepOptions) validate(nChanged bool) error {
 		}
 	}
 	if s.rate != 0 {
-		if s.rate < 0 || s.rate > maxRate {
+		if !(s.rate > 0 && s.rate <= maxRate) { // NaN fails both
+
 			return usagef("--rate %g is out of range; accepted: more than 0 up to %d ops/s", s.rate, maxRate)
 		}
 		for _, sc := range s.scenarios {
 			if sc != scenarios.PK {
 				return usagef("--rate runs the pk scenario open loop; it does not apply to --scenario %s", sc)
 			}
+		}
+	}
+	return nil
+}
+
+// maxOpInterval is the longest wait between one worker's ops that --rate
+// may ask for.
+const maxOpInterval = time.Hour
+
+// checkRate refuses an open-loop rate so low that a worker would wait
+// longer than maxOpInterval between ops, or that no second op would be due
+// within a block of --duration (blocks block pairs per round).
+func (s *sweepOptions) checkRate(blocks int) error {
+	if s.rate == 0 {
+		return nil
+	}
+	workers := slices.Max(s.concurrency)
+	interval := float64(workers) / s.rate // seconds between one worker's ops
+	if interval > maxOpInterval.Seconds() {
+		return usagef("--rate %g with %d worker(s) leaves %.3gs between one worker's ops, more than %s; raise --rate", s.rate, workers, interval, maxOpInterval)
+	}
+	if s.duration > 0 && blocks > 0 {
+		block := s.duration / time.Duration(blocks)
+		if interval > block.Seconds() {
+			return usagef("--rate %g leaves %.3gs between one worker's ops, longer than each of the %d blocks of --duration %s (%s): "+
+				"raise --rate, lengthen --duration or lower --blocks", s.rate, interval, blocks, s.duration, block)
 		}
 	}
 	return nil
