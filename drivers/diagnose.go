@@ -20,6 +20,8 @@ func Explain(err error, ep Endpoint) error {
 	}
 	hint := ""
 	switch {
+	case ep.Transport == Unix && NotASocket(ep.Address) != "":
+		hint = NotASocket(ep.Address)
 	case errors.Is(err, syscall.ECONNREFUSED) && ep.Transport == TCP:
 		hint = fmt.Sprintf("nothing accepts connections on %s: is the server running and listening on that address and port?", ep.Address)
 	case errors.Is(err, syscall.ECONNREFUSED) && ep.Transport == Unix:
@@ -33,6 +35,28 @@ func Explain(err error, ep Endpoint) error {
 		return err
 	}
 	return fmt.Errorf("%w; %s", err, hint)
+}
+
+// NotASocket says what path is when it exists but is not a Unix socket (a
+// directory, a regular file, a FIFO, a device); "" when it is a socket or
+// does not exist.
+func NotASocket(path string) string {
+	fi, err := os.Stat(path)
+	if err != nil || fi.Mode()&os.ModeSocket != 0 {
+		return ""
+	}
+	what := "a regular file"
+	switch m := fi.Mode(); {
+	case m.IsDir():
+		return fmt.Sprintf("%s is a directory, not a socket: give the socket file inside it (for example %s)", path, filepath.Join(path, "mysqld.sock"))
+	case m&os.ModeNamedPipe != 0:
+		what = "a FIFO (named pipe)"
+	case m&os.ModeCharDevice != 0:
+		what = "a character device"
+	case m&os.ModeDevice != 0:
+		what = "a block device"
+	}
+	return fmt.Sprintf("%s is %s, not a Unix socket: check the server's socket setting and give the socket file it creates", path, what)
 }
 
 func missingSocket(path string) string {

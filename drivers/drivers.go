@@ -14,6 +14,7 @@ import (
 	"net/netip"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Transport is the kind of socket a client uses to reach a server.
@@ -202,4 +203,22 @@ func TransportOfPeer(peer string) Transport {
 		return TCP
 	}
 	return Unix
+}
+
+// Within runs step with a context that ends after limit, and returns by
+// then even if step ignores its context (its goroutine is left to finish
+// on its own): a server that accepts and never answers cannot hang the
+// caller. When limit passes first the error wraps
+// context.DeadlineExceeded.
+func Within(ctx context.Context, limit time.Duration, step func(context.Context) error) error {
+	sctx, cancel := context.WithTimeout(ctx, limit)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- step(sctx) }()
+	select {
+	case err := <-done:
+		return err
+	case <-sctx.Done():
+		return sctx.Err()
+	}
 }

@@ -3,8 +3,13 @@ package drivers
 import (
 	"context"
 	"errors"
+	"net"
+	"os"
+	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
 func TestEndpointValidate(t *testing.T) {
@@ -94,5 +99,56 @@ func TestCheckTransport(t *testing.T) {
 	}
 	if _, err := CheckTransport(ctx, fakeConn{err: errors.New("boom")}, TCP); err == nil || !strings.Contains(err.Error(), "boom") {
 		t.Fatalf("verify error: got %v", err)
+	}
+}
+
+func TestWithinReturnsEvenIfTheStepIgnoresItsContext(t *testing.T) {
+	block := make(chan struct{})
+	defer close(block)
+	start := time.Now()
+	err := Within(context.Background(), 50*time.Millisecond, func(context.Context) error { <-block; return nil })
+	if !errors.Is(err, context.DeadlineExceeded) || time.Since(start) > time.Second {
+		t.Fatalf("err %v after %s; want the deadline after about 50ms", err, time.Since(start))
+	}
+	if err := Within(context.Background(), time.Second, func(context.Context) error { return errors.New("no") }); err == nil || err.Error() != "no" {
+		t.Fatalf("a failing step: %v", err)
+	}
+}
+
+func TestExplainSaysWhatASocketPathReallyIs(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "file.sock")
+	fifo := filepath.Join(dir, "fifo.sock")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	stale := filepath.Join(dir, "stale.sock")
+	l, err := net.Listen("unix", stale)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.(*net.UnixListener).SetUnlinkOnClose(false)
+	l.Close() // the file stays, nobody listens: a real stale socket
+	for _, tt := range []struct{ path, want string }{
+		{dir, "is a directory, not a socket"},
+		{file, "is a regular file, not a Unix socket"},
+		{fifo, "is a FIFO (named pipe), not a Unix socket"},
+		{"/dev/null", "is a character device, not a Unix socket"},
+		{stale, "stale socket"},
+	} {
+		_, dialErr := net.Dial("unix", tt.path)
+		if dialErr == nil {
+			t.Fatalf("%s: dial succeeded", tt.path)
+		}
+		got := Explain(dialErr, Endpoint{Transport: Unix, Address: tt.path}).Error()
+		if !strings.Contains(got, tt.want) {
+			t.Errorf("%s: %q, want %q", tt.path, got, tt.want)
+		}
+		if tt.path != stale && strings.Contains(got, "stale") {
+			t.Errorf("%s called stale: %q", tt.path, got)
+		}
 	}
 }

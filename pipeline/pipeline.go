@@ -143,6 +143,9 @@ func (p Plan) placementRecord() results.Placement {
 func (p Plan) measureTarget(ctx context.Context, t Target, ti *results.Target) (runs []results.Run, err error) {
 	log := p.log()
 	d := t.Driver(0)
+	if sizes := p.valueSizes(); len(sizes) == 1 {
+		d = t.Driver(sizes[0]) // the operation line names the size measured
+	}
 	ti.Operation, ti.ConnectPhase = d.Describe(), d.ConnectPhase()
 	began := time.Now()
 	srv, err := p.Provider.Supply(ctx, t.Server)
@@ -159,16 +162,20 @@ func (p Plan) measureTarget(ctx context.Context, t Target, ti *results.Target) (
 	if err := describeServer(srv, ti); err != nil {
 		return nil, err
 	}
-	info, err := d.Info(ctx, srv.TCP)
+	var info drivers.ServerInfo
+	err = p.answer(ctx, t.Name, srv.TCP, "while dbsock asked what server it is", func(ctx context.Context) (err error) {
+		info, err = d.Info(ctx, srv.TCP)
+		return err
+	})
 	if err != nil {
-		return nil, drivers.Explain(err, srv.TCP)
+		return nil, err
 	}
 	ti.Server = info
 	fmt.Fprintf(log, "dbsock: %s: %s from %s, ready in %s\n", t.Name, info, srv.Origin, time.Since(began).Round(time.Millisecond))
 	for _, size := range p.valueSizes() {
 		d := t.Driver(size)
-		if err := d.Seed(ctx, srv.Unix); err != nil {
-			return runs, drivers.Explain(err, srv.Unix)
+		if err := p.answer(ctx, t.Name, srv.Unix, "while dbsock seeded the lookup's row", func(ctx context.Context) error { return d.Seed(ctx, srv.Unix) }); err != nil {
+			return runs, err
 		}
 		for _, opt := range p.cases() {
 			err := scenarios.Run(ctx, d, srv.Endpoints(), info, opt, func(run results.Run) {
@@ -181,6 +188,23 @@ func (p Plan) measureTarget(ctx context.Context, t Target, ti *results.Target) (
 		}
 	}
 	return runs, nil
+}
+
+// answer runs step against ep under the op timeout, so that a server that
+// accepts and never answers cannot hang dbsock; the error says which server
+// did not answer, over what, during which step.
+func (p Plan) answer(ctx context.Context, target string, ep drivers.Endpoint, during string, step func(context.Context) error) error {
+	limit := p.Options.Timeout()
+	err := drivers.Within(ctx, limit, step)
+	switch {
+	case err == nil:
+		return nil
+	case ctx.Err() != nil:
+		return fmt.Errorf("%s over %s: interrupted %s: %w", target, ep, during, ctx.Err())
+	case errors.Is(err, context.DeadlineExceeded):
+		return fmt.Errorf("%s over %s did not answer within %s (--op-timeout) %s; is a %s server really listening there?", target, ep, limit, during, target)
+	}
+	return drivers.Explain(err, ep)
 }
 
 // describeServer records where the server came from and checks its

@@ -133,7 +133,7 @@ func writeTarget(b *strings.Builder, r *results.Report, t results.Target) {
 	}
 	for i := range cases {
 		sum := &cases[i]
-		if len(cases) > 1 || !isPlain(sum.Case) {
+		if len(cases) > 1 || !isPlain(sum.Case) || len(r.Config.ValueSizes) > 0 {
 			fmt.Fprintf(b, "### %s: %s\n\n", t.Name, sum.Label())
 		}
 		writeCase(b, r, sum)

@@ -97,3 +97,19 @@ func TestWriteRejectsUnknownFormat(t *testing.T) {
 		t.Fatalf("got %v, want an error listing the formats", err)
 	}
 }
+
+func TestMarkdownNamesAValueSizeAskedFor(t *testing.T) {
+	r := fixture(t)
+	var plain bytes.Buffer
+	if err := Markdown(&plain, r); err != nil {
+		t.Fatal(err)
+	}
+	r.Config.ValueSizes = []int{6}
+	var sized bytes.Buffer
+	if err := Markdown(&sized, r); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(plain.String(), "### redis: pk") || !strings.Contains(sized.String(), "### redis: pk, 6 B values") {
+		t.Fatalf("a plain run must not, and a --value-size run must, head its table with the size:\n%s", sized.String())
+	}
+}

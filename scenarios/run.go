@@ -74,6 +74,10 @@ const DefaultBlocks = 10
 
 func (o Options) workers() int { return max(o.Concurrency, 1) }
 
+// Timeout is how long dbsock waits for a server that does not answer:
+// OpTimeout, or DefaultOpTimeout.
+func (o Options) Timeout() time.Duration { return o.timeout() }
+
 func (o Options) timeout() time.Duration {
 	if o.OpTimeout <= 0 {
 		return DefaultOpTimeout
@@ -277,19 +281,30 @@ func openWorkers(ctx context.Context, d drivers.Driver, s *side, opt Options) (s
 	for i := range s.ws {
 		w := &worker{hist: results.NewHistogram(), phases: map[string]*hdrhistogram.Histogram{}}
 		s.ws[i] = w
-		octx, cancel := context.WithTimeout(ctx, opt.timeout())
-		conn, err := d.Open(octx, ep)
+		var conn drivers.Conn
+		err := drivers.Within(ctx, opt.timeout(), func(octx context.Context) (err error) {
+			conn, err = d.Open(octx, ep)
+			return err
+		})
 		if err != nil {
-			cancel()
+			if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
+				return evidence, fmt.Errorf("worker %d of %d: %s over %s did not answer within %s (--op-timeout) while connecting", i+1, len(s.ws), d.Name(), ep, opt.timeout())
+			}
 			return evidence, fmt.Errorf("worker %d of %d: %w", i+1, len(s.ws), drivers.Explain(err, ep))
 		}
-		v, err := drivers.CheckTransport(octx, conn, ep.Transport)
-		cancel()
+		var v drivers.Verification
+		err = drivers.Within(ctx, opt.timeout(), func(octx context.Context) (err error) {
+			v, err = drivers.CheckTransport(octx, conn, ep.Transport)
+			return err
+		})
 		if i == 0 {
 			evidence = v.Evidence
 		}
 		if err != nil {
 			conn.Close()
+			if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
+				return evidence, fmt.Errorf("%s over %s did not answer within %s (--op-timeout) while dbsock verified the transport", d.Name(), ep, opt.timeout())
+			}
 			return evidence, fmt.Errorf("%s over %s: %w", d.Name(), ep, err)
 		}
 		if opt.Scenario == Connect {

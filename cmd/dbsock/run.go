@@ -14,6 +14,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/distribution/reference"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
@@ -298,6 +299,13 @@ func (o *runOptions) plan(args []string) (pipeline.Plan, compose.Provider, error
 	if err := o.sweep.checkRate(o.blocks); err != nil {
 		return pipeline.Plan{}, nil, err
 	}
+	for _, name := range names {
+		for _, size := range o.sweep.sizes {
+			if d := o.settings[name].Driver(size); d.ValueSize() != size {
+				return pipeline.Plan{}, nil, usagef("--value-size does not apply to target %s: its reply is fixed (%d B); leave %s out of a value-size sweep", name, d.ValueSize(), name)
+			}
+		}
+	}
 	var gates []results.Threshold
 	for _, expr := range o.thresholds {
 		th, err := results.Parse(expr)
@@ -366,6 +374,14 @@ func (o *runOptions) newProvider(names []string, serverCPUs []int) (compose.Prov
 			}
 		}
 	}
+	if len(images) > 0 {
+		switch o.provider {
+		case "local", "external":
+			return nil, usagef("--image chooses container images; it does not apply to --provider %s (use --provider docker or compose)", o.provider)
+		case "auto":
+			return newDocker(images, serverCPUs), nil // an image was asked for: containers, or an error saying why not
+		}
+	}
 	local := compose.NewLocal()
 	local.ServerCPUs = serverCPUs
 	external := &compose.External{Endpoints: pairs}
@@ -413,6 +429,9 @@ func parseImages(specs []string) (map[string]string, error) {
 		t, known := targets.Lookup(name)
 		if !ok || !known || t.Server.Container == nil || ref == "" {
 			return nil, usagef("--image %q is not TARGET=REF with TARGET one of %s (e.g. mysql=dbsock/mariadb:10.11)", s, strings.Join(containerNames(), ", "))
+		}
+		if _, err := reference.ParseNormalizedNamed(ref); err != nil {
+			return nil, usagef("--image %q: %q is not an image reference such as mysql:8.4 or dbsock/mariadb:10.11 (%v)", s, ref, err)
 		}
 		images[name] = ref
 	}

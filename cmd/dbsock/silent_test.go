@@ -1,0 +1,100 @@
+package main
+
+import (
+	"net"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// silentPair listens on 127.0.0.1 and on a Unix socket, accepts
+// connections and never says a word: a server that does not answer.
+func silentPair(t *testing.T, sockName string) (addr, sock string) {
+	t.Helper()
+	tl, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	sock = filepath.Join(dir, sockName)
+	ul, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var held []net.Conn
+	for _, l := range []net.Listener{tl, ul} {
+		go func(l net.Listener) {
+			for {
+				c, err := l.Accept()
+				if err != nil {
+					return
+				}
+				held = append(held, c) // keep it open, say nothing
+			}
+		}(l)
+	}
+	t.Cleanup(func() {
+		tl.Close()
+		ul.Close()
+	})
+	return tl.Addr().String(), sock
+}
+
+// TestSilentServerObeysOpTimeout: against a server that accepts and never
+// answers, every database target gives up after --op-timeout (connecting,
+// asking what the server is, seeding) and says what did not answer.
+func TestSilentServerObeysOpTimeout(t *testing.T) {
+	for _, tt := range []struct {
+		target, sockName string
+		flags            func(addr, sock string) []string
+	}{
+		{"mysql", "mysqld.sock", func(a, s string) []string { return []string{"--mysql-addr", a, "--mysql-socket", s} }},
+		{"redis", "redis.sock", func(a, s string) []string { return []string{"--redis-addr", a, "--redis-socket", s} }},
+		{"mongo", "mongodb-1.sock", func(a, s string) []string { return []string{"--mongo-addr", a, "--mongo-socket", s} }},
+		{"postgres", ".s.PGSQL.1", func(a, s string) []string {
+			return []string{"--postgres-addr", a, "--postgres-socket-dir", filepath.Dir(s)}
+		}},
+	} {
+		t.Run(tt.target, func(t *testing.T) {
+			addr, sock := silentPair(t, tt.sockName)
+			if tt.target == "postgres" { // the socket's name carries the port
+				_, port, _ := net.SplitHostPort(addr)
+				_, sock = silentPairAt(t, filepath.Join(t.TempDir(), ".s.PGSQL."+port))
+			}
+			args := append([]string{"run", tt.target, "--provider", "external", "--op-timeout", "300ms", "-q", "--n", "10"}, tt.flags(addr, sock)...)
+			start := time.Now()
+			code, _, errs := dbsock(t, args...)
+			took := time.Since(start)
+			if code != ExitFailed {
+				t.Fatalf("exit %d, want %d; stderr %q", code, ExitFailed, errs)
+			}
+			if took > 3*time.Second {
+				t.Fatalf("took %s with --op-timeout 300ms; stderr %q", took, errs)
+			}
+			if !strings.Contains(errs, "did not answer within 300ms (--op-timeout)") || !strings.Contains(errs, tt.target) {
+				t.Fatalf("stderr %q does not say what did not answer", errs)
+			}
+		})
+	}
+}
+
+// silentPairAt is silentPair's Unix half at a given path.
+func silentPairAt(t *testing.T, sock string) (string, string) {
+	t.Helper()
+	ul, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		for {
+			c, err := ul.Accept()
+			if err != nil {
+				return
+			}
+			defer c.Close()
+		}
+	}()
+	t.Cleanup(func() { ul.Close() })
+	return "", sock
+}
