@@ -83,7 +83,7 @@ func (l *Local) serverDir(target string) (string, error) {
 		}
 		root, err := os.MkdirTemp(base, "dbsock-")
 		if err != nil {
-			return "", fmt.Errorf("create a temp dir for local servers in %s: %w", base, err)
+			return "", fmt.Errorf("create a temp dir for local servers in %s: %w; set TMPDIR to an existing directory this user may write (TMPDIR is %q)", base, err, os.Getenv("TMPDIR"))
 		}
 		// The owner's pid lets "dbsock clean" tell a live run from the
 		// leftovers of one that was killed.
@@ -94,6 +94,14 @@ func (l *Local) serverDir(target string) (string, error) {
 		l.root = root
 	}
 	return os.MkdirTemp(l.root, target+"-")
+}
+
+// searchPath is $PATH for messages, or a word saying it is empty.
+func searchPath() string {
+	if p := os.Getenv("PATH"); p != "" {
+		return "PATH=" + p
+	}
+	return "PATH is empty"
 }
 
 func (l *Local) lookPath(names ...string) (string, string) {
@@ -228,7 +236,7 @@ func (l *Local) childServer(ctx context.Context, target, kind string) (*Server, 
 func localRedis(ctx context.Context, l *Local, name string) (*Server, error) {
 	_, bin := l.lookPath("redis-server")
 	if bin == "" {
-		return nil, fmt.Errorf("%w %s: local provider: redis-server is not installed (apt-get install redis-server, or run scripts/install-deps.sh)", ErrCannotSupply, name)
+		return nil, fmt.Errorf("%w %s: local provider: redis-server was not found on PATH (%s) (apt-get install redis-server, or run scripts/install-deps.sh)", ErrCannotSupply, name, searchPath())
 	}
 	ls, err := l.prepare(name, "redis.sock")
 	if err != nil {
@@ -264,7 +272,7 @@ func localRedis(ctx context.Context, l *Local, name string) (*Server, error) {
 func localMongo(ctx context.Context, l *Local, name string) (*Server, error) {
 	name, bin := l.lookPath("mongod", "ferretdb")
 	if bin == "" {
-		return nil, fmt.Errorf("%w %s: local provider: neither mongod nor ferretdb is installed (scripts/install-deps.sh builds FerretDB)", ErrCannotSupply, name)
+		return nil, fmt.Errorf("%w %s: local provider: neither mongod nor ferretdb was found on PATH (%s) (scripts/install-deps.sh builds FerretDB)", ErrCannotSupply, name, searchPath())
 	}
 	ls, err := l.prepare(name, "")
 	if err != nil {

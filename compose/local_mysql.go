@@ -38,7 +38,7 @@ func (l *Local) mysqlServer() (bin string, mariadb bool, ok bool) {
 func localMySQL(ctx context.Context, l *Local, name string) (*Server, error) {
 	bin, mariadb, ok := l.mysqlServer()
 	if !ok {
-		return nil, fmt.Errorf("%w %s: local provider: neither mysqld nor mariadbd is installed (apt-get install mariadb-server, or run scripts/install-deps.sh)", ErrCannotSupply, name)
+		return nil, fmt.Errorf("%w %s: local provider: neither mysqld nor mariadbd was found on PATH (%s) or in /usr/sbin (apt-get install mariadb-server, or run scripts/install-deps.sh)", ErrCannotSupply, name, searchPath())
 	}
 	ls, err := l.prepare(name, "mysql.sock")
 	if err != nil {

@@ -47,7 +47,7 @@ func versionOf(binDir string) int {
 func localPostgres(ctx context.Context, l *Local, name string) (*Server, error) {
 	initdb, server := l.postgresBin("initdb"), l.postgresBin("postgres")
 	if initdb == "" || server == "" {
-		return nil, fmt.Errorf("%w %s: local provider: PostgreSQL's initdb and postgres are not installed (apt-get install postgresql, or run scripts/install-deps.sh)", ErrCannotSupply, name)
+		return nil, fmt.Errorf("%w %s: local provider: PostgreSQL's initdb and postgres were not found in /usr/lib/postgresql/*/bin or on PATH (%s) (apt-get install postgresql, or run scripts/install-deps.sh)", ErrCannotSupply, name, searchPath())
 	}
 	ls, err := l.prepare(name, "")
 	if err != nil {

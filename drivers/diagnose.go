@@ -1,8 +1,12 @@
 package drivers
 
 import (
+	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
+	"io"
+	"net"
 	"os"
 	"os/user"
 	"path/filepath"
@@ -30,6 +34,8 @@ func Explain(err error, ep Endpoint) error {
 		hint = missingSocket(ep.Address)
 	case errors.Is(err, syscall.EACCES) && ep.Transport == Unix:
 		hint = SocketPermissions(ep.Address)
+	case WentAway(err):
+		hint = "the server closed the connection or went away (it stopped, crashed, or dropped this client): check that it still runs and what its log says"
 	}
 	if hint == "" {
 		return err
@@ -57,6 +63,23 @@ func NotASocket(path string) string {
 		what = "a block device"
 	}
 	return fmt.Sprintf("%s is %s, not a Unix socket: check the server's socket setting and give the socket file it creates", path, what)
+}
+
+// WentAway reports whether err is a connection that the other side closed
+// or reset: what a client sees when its server stops mid-run.
+func WentAway(err error) bool {
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET) ||
+		errors.Is(err, syscall.EPIPE) || errors.Is(err, net.ErrClosed) || errors.Is(err, sql.ErrConnDone) || errors.Is(err, driver.ErrBadConn) {
+		return true
+	}
+	// Some clients flatten the cause into text.
+	msg := err.Error()
+	for _, s := range []string{"connection reset by peer", "broken pipe", "conn closed", "bad state: EOF", "unexpected EOF", "connection is already closed"} {
+		if strings.Contains(msg, s) {
+			return true
+		}
+	}
+	return false
 }
 
 func missingSocket(path string) string {

@@ -2,7 +2,11 @@ package drivers
 
 import (
 	"context"
+	"database/sql"
+	"database/sql/driver"
 	"errors"
+	"fmt"
+	"io"
 	"net"
 	"os"
 	"path/filepath"
@@ -149,6 +153,23 @@ func TestExplainSaysWhatASocketPathReallyIs(t *testing.T) {
 		}
 		if tt.path != stale && strings.Contains(got, "stale") {
 			t.Errorf("%s called stale: %q", tt.path, got)
+		}
+	}
+}
+
+func TestWentAway(t *testing.T) {
+	for _, err := range []error{io.EOF, io.ErrUnexpectedEOF, syscall.ECONNRESET, syscall.EPIPE, net.ErrClosed, sql.ErrConnDone, driver.ErrBadConn,
+		fmt.Errorf("read: %w", syscall.ECONNRESET), errors.New("redis: Conn is in a bad state: EOF"), errors.New("conn closed")} {
+		if !WentAway(err) {
+			t.Errorf("%v: not recognised as a server that went away", err)
+		}
+		if got := Explain(err, Endpoint{Transport: TCP, Address: "127.0.0.1:1"}).Error(); !strings.Contains(got, "went away") {
+			t.Errorf("Explain(%v) = %q", err, got)
+		}
+	}
+	for _, err := range []error{syscall.ECONNREFUSED, errors.New("syntax error"), context.DeadlineExceeded} {
+		if WentAway(err) {
+			t.Errorf("%v taken for a server that went away", err)
 		}
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"strings"
 	"time"
 
@@ -195,7 +196,20 @@ func (p Plan) measureTarget(ctx context.Context, t Target, ti *results.Target) (
 // did not answer, over what, during which step.
 func (p Plan) answer(ctx context.Context, target string, ep drivers.Endpoint, during string, step func(context.Context) error) error {
 	limit := p.Options.Timeout()
-	err := drivers.Within(ctx, limit, step)
+	// A plain dial first: a refused port or a missing socket gets its own
+	// diagnosis, whatever the driver would make of it (some retry until
+	// their deadline and report their whole topology).
+	var dialer net.Dialer
+	dctx, cancel := context.WithTimeout(ctx, limit)
+	c, err := dialer.DialContext(dctx, string(ep.Transport), ep.Address)
+	cancel()
+	if err != nil && ctx.Err() == nil && !errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Errorf("%s over %s: %w", target, ep, drivers.Explain(err, ep))
+	}
+	if c != nil {
+		c.Close()
+	}
+	err = drivers.Within(ctx, limit, step)
 	switch {
 	case err == nil:
 		return nil

@@ -425,6 +425,8 @@ func (s *side) timeBlock(d drivers.Driver, opt Options, j, index int) error {
 	}
 	if fired {
 		first = fmt.Errorf("the server did not answer for %s (--op-timeout), so dbsock gave up on the connection: %w", opt.timeout(), first)
+	} else if what != "interrupted" {
+		first = drivers.Explain(first, s.ep)
 	}
 	want := fmt.Sprint(opt.N * len(s.ws))
 	if opt.Duration > 0 {

@@ -77,7 +77,7 @@ func TestServerKilledMidRun(t *testing.T) {
 	if ops := incompleteOps(rep, "redis"); ops == 0 {
 		t.Fatalf("want the killed redis round kept with its ops and marked incomplete: %+v", rep.Runs)
 	}
-	if !strings.Contains(rep.Targets[0].Error, "redis over ") || !strings.Contains(rep.Targets[0].Error, "stopped after") {
+	if e := rep.Targets[0].Error; !strings.Contains(e, "redis over ") || !strings.Contains(e, "stopped after") || !strings.Contains(e, "went away") {
 		t.Errorf("redis error %q does not say what happened", rep.Targets[0].Error)
 	}
 	if len(rep.Targets) < 2 || rep.Targets[1].Name != "echo" {

@@ -17,6 +17,7 @@ import (
 	"syscall"
 
 	"github.com/dbsock/dbsock/compose/child"
+	"github.com/dbsock/dbsock/drivers/mysql"
 	"github.com/dbsock/dbsock/drivers/redis"
 	_ "github.com/dbsock/dbsock/targets/all" // every target registers itself
 )
@@ -24,6 +25,7 @@ import (
 func main() {
 	child.MaybeRun()
 	redis.Quiet()
+	mysql.Quiet()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	code := Main(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()

@@ -76,6 +76,12 @@ func TestUsageErrors(t *testing.T) {
 		{"report no file", []string{"report"}, "dbsock report takes RESULTS.json"},
 		{"value size grpc", []string{"run", "echo", "grpc", "--value-size", "1KiB"}, "--value-size does not apply to target grpc"},
 		{"value size http", []string{"run", "http", "--value-size", "16"}, "--value-size does not apply to target http"},
+		{"threshold other target", []string{"run", "echo", "--threshold", "redis.unix.p50<1ms"}, "names target redis, which this run does not measure"},
+		{"own target in docker", []string{"run", "echo", "--provider", "docker"}, "target echo is dbsock's own server"},
+		{"own target in compose", []string{"run", "grpc", "--provider", "compose"}, "target grpc is dbsock's own server"},
+		{"duration zero", []string{"run", "echo", "--duration", "0s"}, "--duration 0s is out of range"},
+		{"rate zero", []string{"run", "echo", "--rate", "0"}, "--rate 0 is out of range"},
+		{"endpoint with local", []string{"run", "redis", "--provider", "local", "--redis-addr", "127.0.0.1:6379", "--redis-socket", "/tmp/r.sock"}, "apply to --provider external or auto, not local"},
 		{"image with local", []string{"run", "mysql", "--provider", "local", "--image", "mysql=mysql:8.4"}, "does not apply to --provider local"},
 		{"image malformed", []string{"run", "mysql", "--image", "mysql=Not A Ref"}, "is not an image reference"},
 		{"private address", []string{"run", "redis", "--redis-addr", "10.0.0.1:6379", "--redis-socket", "/tmp/r.sock"}, "is not a loopback address"},
@@ -126,6 +132,12 @@ func TestHelpOnEveryCommand(t *testing.T) {
 		}
 	}
 	_, out, _ := dbsock(t, "run", "--help")
+	for _, line := range strings.Split(out, "\n") {
+		// pflag takes a `quoted` word in a flag's help for its value's name.
+		if f := strings.Fields(line); len(f) > 1 && strings.HasPrefix(f[0], "--") && (f[1] == "user" || strings.Contains(line, "`")) {
+			t.Errorf("help line shows a stray value name: %q", line)
+		}
+	}
 	for _, flag := range []string{"--n ", "--warmup", "--rounds", "--provider", "--format", "--out", "--placement", "--mysql-addr", "--mysql-socket", "--mysql-user", "--mysql-db", "--mysql-password", "--redis-addr", "--redis-socket", "--redis-password", "--mongo-addr", "--mongo-socket"} {
 		if !strings.Contains(out, flag) {
 			t.Errorf("run --help does not mention %s", flag)

@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"os/signal"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -312,6 +313,9 @@ func (o *runOptions) plan(args []string) (pipeline.Plan, compose.Provider, error
 		if err != nil {
 			return pipeline.Plan{}, nil, usagef("--threshold: %v", err)
 		}
+		if !slices.Contains(names, th.Target) {
+			return pipeline.Plan{}, nil, usagef("--threshold %q names target %s, which this run does not measure (it runs %s)", expr, th.Target, strings.Join(names, ", "))
+		}
 		gates = append(gates, th)
 	}
 	if o.seed == 0 {
@@ -362,6 +366,18 @@ func (o *runOptions) newProvider(names []string, serverCPUs []int) (compose.Prov
 	images, err := parseImages(o.images)
 	if err != nil {
 		return nil, err
+	}
+	if len(pairs) > 0 && o.provider != "external" && o.provider != "auto" {
+		for name := range pairs {
+			return nil, usagef("--%s-addr and its socket name a server you run; they apply to --provider external or auto, not %s", name, o.provider)
+		}
+	}
+	if o.provider == "docker" || o.provider == "compose" {
+		for _, name := range names {
+			if t, _ := targets.Lookup(name); t.Own {
+				return nil, usagef("target %s is dbsock's own server and runs as a child process, not a container; use --provider local or auto for it", name)
+			}
+		}
 	}
 	if o.provider == "external" {
 		for _, name := range names {

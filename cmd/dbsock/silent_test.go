@@ -98,3 +98,32 @@ func silentPairAt(t *testing.T, sock string) (string, string) {
 	t.Cleanup(func() { ul.Close() })
 	return "", sock
 }
+
+// TestNothingListeningIsSaidAtOnce: a port nobody listens on and a socket
+// file that does not exist are diagnosed at once for every database
+// target, without waiting for a driver's own retries.
+func TestNothingListeningIsSaidAtOnce(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close() // now nothing listens there
+	_, port, _ := net.SplitHostPort(addr)
+	dir := t.TempDir()
+	for target, flags := range map[string][]string{
+		"mysql":    {"--mysql-addr", addr, "--mysql-socket", filepath.Join(dir, "mysqld.sock")},
+		"redis":    {"--redis-addr", addr, "--redis-socket", filepath.Join(dir, "redis.sock")},
+		"mongo":    {"--mongo-addr", addr, "--mongo-socket", filepath.Join(dir, "mongodb-"+port+".sock")},
+		"postgres": {"--postgres-addr", addr, "--postgres-socket-dir", dir},
+	} {
+		start := time.Now()
+		code, _, errs := dbsock(t, append([]string{"run", target, "--provider", "external", "-q", "--n", "10"}, flags...)...)
+		if code != ExitFailed || time.Since(start) > 3*time.Second || !strings.Contains(errs, "nothing accepts connections on "+addr) {
+			t.Errorf("%s: exit %d after %s, stderr %q; want 1 at once, saying nothing accepts on %s", target, code, time.Since(start), errs, addr)
+		}
+		if strings.Contains(errs, "topology") {
+			t.Errorf("%s: the driver's topology reached the user: %q", target, errs)
+		}
+	}
+}

@@ -25,9 +25,11 @@ type sweepOptions struct {
 	sizes       []int
 	duration    time.Duration
 	rate        float64
+	flags       *pflag.FlagSet
 }
 
 func (s *sweepOptions) bind(f *pflag.FlagSet) {
+	s.flags = f
 	f.StringSliceVar(&s.scenarios, "scenario", []string{scenarios.PK}, "pk (one kept connection per worker) and/or connect (a new connection per op); a list or repeated")
 	f.IntSliceVar(&s.concurrency, "concurrency", []int{1}, "workers per transport, each with its own connection; a list such as 1,8,64 sweeps")
 	f.StringSliceVar(&s.sizeSpecs, "value-size", nil, "size of the looked-up value, e.g. 16,1KiB,64KiB,1MiB (default: the target's own small value)")
@@ -38,6 +40,12 @@ func (s *sweepOptions) bind(f *pflag.FlagSet) {
 // validate checks the sweep flags and parses the sizes. nChanged says
 // whether --n was given, which --duration replaces.
 func (s *sweepOptions) validate(nChanged bool) error {
+	if s.flags != nil && s.flags.Changed("duration") && s.duration == 0 {
+		return usagef("--duration 0s is out of range; accepted: 1ms to 24h (leave it out to run --n ops)")
+	}
+	if s.flags != nil && s.flags.Changed("rate") && s.rate == 0 {
+		return usagef("--rate 0 is out of range; accepted: more than 0 up to %d ops/s (leave it out for a closed loop)", maxRate)
+	}
 	seen := map[string]bool{}
 	var scen []string
 	for _, sc := range s.scenarios {

@@ -18,6 +18,15 @@ import (
 	"github.com/dbsock/dbsock/drivers"
 )
 
+// Quiet stops the MySQL driver from printing its own log lines (such as
+// "[mysql] packets.go:58 unexpected EOF" when a server goes away) on
+// stderr: dbsock reports such failures itself, with what to do.
+func Quiet() { _ = gomysql.SetLogger(quietLogger{}) }
+
+type quietLogger struct{}
+
+func (quietLogger) Print(...any) {}
+
 // Query is the primary-key lookup of the default case; PayloadQuery reads a
 // value of a chosen size instead.
 const (

@@ -23,7 +23,7 @@ var external = targets.External{
 	Product:    "MySQL",
 	SocketHelp: "external MySQL Unix socket path",
 	User:       "root", UserHelp: "external MySQL user",
-	DB: "dbsock", DBHelp: "external MySQL database; dbsock creates table `user` in it",
+	DB: "dbsock", DBHelp: "external MySQL database; dbsock creates its table (user) in it",
 	PasswordFlag: true,
 }
 

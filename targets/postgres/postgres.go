@@ -23,7 +23,7 @@ var external = targets.External{
 	SocketHelp: "external PostgreSQL socket directory (the socket is DIR/.s.PGSQL.PORT, PORT from --postgres-addr)",
 	SocketFile: pgdrv.SocketFile,
 	User:       name, UserHelp: "external PostgreSQL user (password from $DBSOCK_POSTGRES_PASSWORD)",
-	DB: name, DBHelp: "external PostgreSQL database; dbsock creates table \"user\" in it",
+	DB: name, DBHelp: "external PostgreSQL database; dbsock creates its table (user) in it",
 }
 
 func init() {
