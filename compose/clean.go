@@ -1,6 +1,7 @@
 package compose
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -74,9 +75,25 @@ func (l Leftover) Clean() error {
 	return errors.Join(errs...)
 }
 
+// alive reports whether pid is a running process. A zombie (killed, not
+// yet reaped by its parent) is dead: it holds nothing and will run no more.
 func alive(pid int) bool {
 	err := syscall.Kill(pid, 0)
-	return err == nil || errors.Is(err, syscall.EPERM)
+	if err != nil && !errors.Is(err, syscall.EPERM) {
+		return false
+	}
+	return !zombie(pid)
+}
+
+// zombie reads the state letter of /proc/PID/stat (after the command name
+// in parentheses, which may itself hold spaces and parentheses).
+func zombie(pid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	i := bytes.LastIndexByte(b, ')')
+	return i >= 0 && i+2 < len(b) && (b[i+2] == 'Z' || b[i+2] == 'X')
 }
 
 // processesUsing lists processes whose command line or environment names
