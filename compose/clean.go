@@ -175,3 +175,49 @@ func DockerSocket() string {
 	}
 	return "/var/run/docker.sock"
 }
+
+// removeLabelled force-removes every container (kind "containers") or
+// network (kind "networks") carrying all of labels, through the engine's
+// API: a stopped server's grace period is not waited for. It returns how
+// many it removed.
+func removeLabelled(ctx context.Context, socket, kind string, labels ...string) (int, error) {
+	b, err := json.Marshal(map[string][]string{"label": labels})
+	if err != nil {
+		return 0, err
+	}
+	list := "/" + kind + "?filters=" + url.QueryEscape(string(b))
+	if kind == "containers" {
+		list = "/containers/json?all=1&filters=" + url.QueryEscape(string(b))
+	}
+	resp, err := dockerAPI(ctx, socket, http.MethodGet, list)
+	if err != nil {
+		return 0, fmt.Errorf("list %s labelled %v: %w", kind, labels, err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return 0, fmt.Errorf("list %s labelled %v: the Docker engine answered %s", kind, labels, resp.Status)
+	}
+	var found []struct {
+		ID string `json:"Id"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&found); err != nil {
+		return 0, fmt.Errorf("list %s labelled %v: %w", kind, labels, err)
+	}
+	var errs []error
+	for _, f := range found {
+		path := "/networks/" + f.ID
+		if kind == "containers" {
+			path = "/containers/" + f.ID + "?force=1&v=1"
+		}
+		resp, err := dockerAPI(ctx, socket, http.MethodDelete, path)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("remove %s %s: %w", kind, shortContainerID(f.ID), err))
+			continue
+		}
+		resp.Body.Close()
+		if resp.StatusCode >= 300 && resp.StatusCode != http.StatusNotFound {
+			errs = append(errs, fmt.Errorf("remove %s %s: the Docker engine answered %s", kind, shortContainerID(f.ID), resp.Status))
+		}
+	}
+	return len(found), errors.Join(errs...)
+}

@@ -197,7 +197,13 @@ func (c *Compose) Supply(ctx context.Context, t Target) (*Server, error) {
 		if c.Keep {
 			return nil
 		}
-		return c.run(ctx, "rm", "--stop", "--force", "-v", target)
+		// A throwaway server needs no grace period: its container is
+		// force-removed through the engine's API (compose rm --stop would
+		// wait its 10 s stop timeout); compose itself is the fallback.
+		if _, err := removeLabelled(ctx, DockerSocket(), "containers", "com.docker.compose.project="+c.project, "com.docker.compose.service="+target); err == nil {
+			return nil
+		}
+		return errors.Join(c.run(ctx, "stop", "-t", "1", target), c.run(ctx, "rm", "--force", "-v", target))
 	}
 	return srv, nil
 }
@@ -249,7 +255,14 @@ func (c *Compose) Close() error {
 	var errs []error
 	if c.up && !c.Keep {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-		errs = append(errs, c.run(ctx, "down", "-v", "--remove-orphans", "-t", "5"))
+		// What "down -v" does, through the engine's API at once; compose
+		// itself (a second or more per call) is the fallback.
+		project := "com.docker.compose.project=" + c.project
+		_, cerr := removeLabelled(ctx, DockerSocket(), "containers", project)
+		_, nerr := removeLabelled(ctx, DockerSocket(), "networks", project)
+		if cerr != nil || nerr != nil {
+			errs = append(errs, c.run(ctx, "down", "-v", "--remove-orphans", "-t", "1"))
+		}
 		cancel()
 	}
 	if !c.Keep {

@@ -133,7 +133,7 @@ func (d *Docker) Supply(ctx context.Context, t Target) (*Server, error) {
 	cleanup := func(ctx context.Context) error {
 		var errs []error
 		if c != nil {
-			errs = append(errs, tc.TerminateContainer(c, tc.StopContext(ctx), tc.StopTimeout(5*time.Second)))
+			errs = append(errs, tc.TerminateContainer(c, tc.StopContext(ctx), tc.StopTimeout(time.Second)))
 		}
 		return errors.Join(append(errs, os.RemoveAll(dir))...)
 	}

@@ -101,6 +101,9 @@ func (l *Local) mysqlInit(ctx context.Context, bin string, mariadb bool, datadir
 	}
 	cmd.Dir = dir
 	if out, err := cmd.CombinedOutput(); err != nil {
+		if ctx.Err() != nil { // interrupted: the tool's output says nothing more
+			return fmt.Errorf("interrupted while %s initialised the data dir: %w", filepath.Base(cmd.Path), ctx.Err())
+		}
 		return fmt.Errorf("initialize data dir %s with %s: %w\n%s", datadir, cmd.Path, err, tail(string(out), 8))
 	}
 	return nil

@@ -93,6 +93,9 @@ func localPostgres(ctx context.Context, l *Local, name string) (*Server, error) 
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: ls.runAs}
 	out, err := cmd.CombinedOutput()
 	os.Remove(pwfile)
+	if err != nil && ctx.Err() != nil {
+		return nil, ls.fail(fmt.Errorf("interrupted while initdb initialised the data dir: %w", ctx.Err()))
+	}
 	if err != nil {
 		return nil, ls.fail(fmt.Errorf("initialize PostgreSQL data dir %s with %s: %w\n%s", data, initdb, err, tail(string(out), 8)))
 	}
