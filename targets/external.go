@@ -108,6 +108,9 @@ func (x *ExternalFlags) Pair() (compose.Pair, error) {
 		if err := p.Unix.Validate(); err != nil {
 			return p, fmt.Errorf("%s: %v", x.spec.SocketFlag(x.name), err)
 		}
+		if what := drivers.NotASocket(p.Unix.Address); what != "" {
+			return p, fmt.Errorf("%s: %s", x.spec.SocketFlag(x.name), what)
+		}
 	}
 	if p.Given() && (p.TCP.Address == "" || p.Unix.Address == "") {
 		return p, fmt.Errorf("%s: give both --%s-addr and %s: dbsock compares the two transports of one server", x.name, x.name, x.spec.SocketFlag(x.name))

@@ -82,6 +82,8 @@ func TestUsageErrors(t *testing.T) {
 		{"duration zero", []string{"run", "echo", "--duration", "0s"}, "--duration 0s is out of range"},
 		{"rate zero", []string{"run", "echo", "--rate", "0"}, "--rate 0 is out of range"},
 		{"endpoint with local", []string{"run", "redis", "--provider", "local", "--redis-addr", "127.0.0.1:6379", "--redis-socket", "/tmp/r.sock"}, "apply to --provider external or auto, not local"},
+		{"socket is a directory", []string{"run", "redis", "--redis-addr", "127.0.0.1:6379", "--redis-socket", "/tmp"}, "/tmp is a directory, not a socket"},
+		{"socket is a device", []string{"run", "redis", "--redis-addr", "127.0.0.1:6379", "--redis-socket", "/dev/null"}, "/dev/null is a character device, not a Unix socket"},
 		{"image with local", []string{"run", "mysql", "--provider", "local", "--image", "mysql=mysql:8.4"}, "does not apply to --provider local"},
 		{"image malformed", []string{"run", "mysql", "--image", "mysql=Not A Ref"}, "is not an image reference"},
 		{"private address", []string{"run", "redis", "--redis-addr", "10.0.0.1:6379", "--redis-socket", "/tmp/r.sock"}, "is not a loopback address"},
