@@ -222,3 +222,14 @@ func Within(ctx context.Context, limit time.Duration, step func(context.Context)
 		return sctx.Err()
 	}
 }
+
+// Reach dials ep once and hangs up: it tells "nothing listens there" apart
+// from a server that answers slowly, whatever a driver would make of it.
+func Reach(ctx context.Context, ep Endpoint) error {
+	var d net.Dialer
+	c, err := d.DialContext(ctx, string(ep.Transport), ep.Address)
+	if err != nil {
+		return err
+	}
+	return c.Close()
+}

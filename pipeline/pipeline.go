@@ -11,7 +11,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"strings"
 	"time"
 
@@ -61,6 +60,10 @@ type Plan struct {
 	// FailFast stops at the first target that fails; otherwise the others
 	// still run.
 	FailFast bool
+	// Reach, when set, is tried on an endpoint before a driver asks the
+	// server anything there (dbsock uses drivers.Reach, a plain dial), so
+	// that nothing listening is said at once.
+	Reach func(context.Context, drivers.Endpoint) error
 }
 
 // StopTimeout bounds how long stopping one server may take.
@@ -199,17 +202,13 @@ func (p Plan) answer(ctx context.Context, target string, ep drivers.Endpoint, du
 	// A plain dial first: a refused port or a missing socket gets its own
 	// diagnosis, whatever the driver would make of it (some retry until
 	// their deadline and report their whole topology).
-	var dialer net.Dialer
-	dctx, cancel := context.WithTimeout(ctx, limit)
-	c, err := dialer.DialContext(dctx, string(ep.Transport), ep.Address)
-	cancel()
-	if err != nil && ctx.Err() == nil && !errors.Is(err, context.DeadlineExceeded) {
-		return fmt.Errorf("%s over %s: %w", target, ep, drivers.Explain(err, ep))
+	if p.Reach != nil {
+		if err := drivers.Within(ctx, limit, func(ctx context.Context) error { return p.Reach(ctx, ep) }); err != nil &&
+			ctx.Err() == nil && !errors.Is(err, context.DeadlineExceeded) {
+			return fmt.Errorf("%s over %s: %w", target, ep, drivers.Explain(err, ep))
+		}
 	}
-	if c != nil {
-		c.Close()
-	}
-	err = drivers.Within(ctx, limit, step)
+	err := drivers.Within(ctx, limit, step)
 	switch {
 	case err == nil:
 		return nil

@@ -14,8 +14,9 @@ import (
 )
 
 // Formats lists the output formats by name.
-// "blocks" is a CSV table with one row per block.
-var Formats = []string{"markdown", "json", "csv", "blocks", "benchfmt"}
+// "blocks" is a CSV table with one row per block; "hgrm" writes a
+// directory of HdrHistogram percentile files (Hgrm), so it needs --out DIR:hgrm.
+var Formats = []string{"markdown", "json", "csv", "blocks", "benchfmt", "hgrm"}
 
 // Write renders r in format to w.
 func Write(w io.Writer, format string, r *results.Report) error {
@@ -30,6 +31,8 @@ func Write(w io.Writer, format string, r *results.Report) error {
 		return BlocksCSV(w, r)
 	case "benchfmt":
 		return BenchFmt(w, r)
+	case "hgrm":
+		return fmt.Errorf("format hgrm writes one file per target and transport: give a directory, --out DIR:hgrm")
 	}
 	return fmt.Errorf("unknown format %q (want %s)", format, strings.Join(Formats, ", "))
 }

@@ -84,6 +84,8 @@ func TestUsageErrors(t *testing.T) {
 		{"endpoint with local", []string{"run", "redis", "--provider", "local", "--redis-addr", "127.0.0.1:6379", "--redis-socket", "/tmp/r.sock"}, "apply to --provider external or auto, not local"},
 		{"socket is a directory", []string{"run", "redis", "--redis-addr", "127.0.0.1:6379", "--redis-socket", "/tmp"}, "/tmp is a directory, not a socket"},
 		{"socket is a device", []string{"run", "redis", "--redis-addr", "127.0.0.1:6379", "--redis-socket", "/dev/null"}, "/dev/null is a character device, not a Unix socket"},
+		{"hgrm to stdout", []string{"run", "echo", "--format", "hgrm"}, "--format hgrm writes one file per target and transport"},
+		{"hgrm into a file", []string{"run", "echo", "--out", "/dev/null:hgrm"}, `--out "/dev/null" is not a directory`},
 		{"image with local", []string{"run", "mysql", "--provider", "local", "--image", "mysql=mysql:8.4"}, "does not apply to --provider local"},
 		{"image malformed", []string{"run", "mysql", "--image", "mysql=Not A Ref"}, "is not an image reference"},
 		{"private address", []string{"run", "redis", "--redis-addr", "10.0.0.1:6379", "--redis-socket", "/tmp/r.sock"}, "is not a loopback address"},

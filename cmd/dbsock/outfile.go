@@ -167,3 +167,25 @@ func replaceFile(path string, data []byte) error {
 	}
 	return nil
 }
+
+// checkOutDir checks a directory that files will be written into (--out
+// DIR:hgrm): an existing writable directory, or a new one in an existing
+// writable directory.
+func checkOutDir(flag, path string) (outFile, error) {
+	f := outFile{name: path, path: path}
+	real, err := followLinks(path)
+	if err != nil {
+		return f, usagef("%s %q: %v", flag, path, err)
+	}
+	f.path = real
+	fi, err := os.Stat(real)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return f, checkDir(flag, path, filepath.Dir(real))
+	case err != nil:
+		return f, usagef("%s %q: %v", flag, path, err)
+	case !fi.IsDir():
+		return f, usagef("%s %q is not a directory; hgrm writes one file per target and transport into a directory", flag, path)
+	}
+	return f, checkDir(flag, path, real)
+}

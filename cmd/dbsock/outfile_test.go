@@ -163,6 +163,16 @@ func TestOutputsCheckedBeforeTheRunAndOneFailureSparesTheOthers(t *testing.T) {
 			t.Errorf("%v: exit %d, stderr %q; want exit 2 saying %q", tt.args, code, errs, tt.want)
 		}
 	}
+	code, _, errs := dbsock(t, "run", "echo", "--n", "200", "--warmup", "10", "--rounds", "1", "--blocks", "2", "--provider", "local", "-q",
+		"--out", "hist:hgrm", "--out", "r.json")
+	if code != 0 {
+		t.Fatalf("hgrm: exit %d, %s", code, errs)
+	}
+	for _, name := range []string{"echo-tcp.hgrm", "echo-unix.hgrm"} {
+		if b, err := os.ReadFile(filepath.Join(dir, "hist", name)); err != nil || !strings.Contains(string(b), "Total count    =          200]") {
+			t.Fatalf("%s: %v\n%s", name, err, b)
+		}
+	}
 	if os.Geteuid() != 0 {
 		return
 	}
@@ -170,7 +180,7 @@ func TestOutputsCheckedBeforeTheRunAndOneFailureSparesTheOthers(t *testing.T) {
 	if err := unix.Mknod(full, syscall.S_IFCHR|0o666, int(unix.Mkdev(1, 7))); err != nil {
 		t.Skip("mknod:", err)
 	}
-	code, _, errs := dbsock(t, "run", "echo", "--n", "200", "--warmup", "10", "--rounds", "1", "--blocks", "2", "--provider", "local", "-q",
+	code, _, errs = dbsock(t, "run", "echo", "--n", "200", "--warmup", "10", "--rounds", "1", "--blocks", "2", "--provider", "local", "-q",
 		"--out", "full:json", "--out", "good.json")
 	if code != ExitFailed || !strings.Contains(errs, "write full") {
 		t.Fatalf("exit %d, stderr %q; want 1 and the failed write named", code, errs)

@@ -5,7 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
+	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -26,7 +29,7 @@ func (o *outputOptions) bind(f *pflag.FlagSet) {
 	o.flags = f
 	f.StringVar(&o.format, "format", "markdown", "format on stdout (or of an --out FILE without extension): "+strings.Join(reports.Formats, ", "))
 	f.StringArrayVarP(&o.outs, "out", "o", nil, "write a report to FILE instead of stdout (a file is replaced whole, a FIFO or device written through); repeatable; "+
-		"the format comes from FILE:FORMAT, else --format if given, else the extension (.md .json .csv .bench)")
+		"the format comes from FILE:FORMAT, else --format if given, else the extension (.md .json .csv .bench); DIR:hgrm writes HdrHistogram percentile files")
 	f.StringVar(&o.plot, "plot", "", "also draw latency by percentile and the speedup into this .svg or .png; Markdown reports link it")
 }
 
@@ -42,6 +45,9 @@ type destination struct {
 func (o *outputOptions) resolve() ([]destination, *outFile, error) {
 	if err := oneOf("format", o.format, reports.Formats...); err != nil {
 		return nil, nil, err
+	}
+	if o.format == "hgrm" && len(o.outs) == 0 {
+		return nil, nil, usagef("--format hgrm writes one file per target and transport, not one stream: give a directory, --out DIR:hgrm")
 	}
 	seen := map[string]string{} // real path -> the flag that named it
 	claim := func(flag string, f outFile) error {
@@ -82,7 +88,11 @@ func (o *outputOptions) resolve() ([]destination, *outFile, error) {
 		if err != nil {
 			return nil, nil, usagef("--out: %v", err)
 		}
-		f, err := checkOutFile("--out", out.Path)
+		check := checkOutFile
+		if out.Format == "hgrm" {
+			check = checkOutDir
+		}
+		f, err := check("--out", out.Path)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -122,6 +132,10 @@ func writeOutputs(rep *results.Report, outs []destination, plot *outFile, stdout
 				r = &copy
 			}
 		}
+		if out.Format == "hgrm" {
+			errs = append(errs, writeHgrm(r, out.file))
+			continue
+		}
 		var buf bytes.Buffer
 		if err := reports.Write(&buf, out.Format, r); err != nil {
 			errs = append(errs, err)
@@ -135,6 +149,24 @@ func writeOutputs(rep *results.Report, outs []destination, plot *outFile, stdout
 		}
 		if err := out.file.write(buf.Bytes(), stdout, stderr); err != nil {
 			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// writeHgrm writes one .hgrm file per case and transport into dir.
+func writeHgrm(r *results.Report, dir outFile) error {
+	files, err := reports.Hgrm(r)
+	if err != nil {
+		return fmt.Errorf("write %s: %w", dir.name, err)
+	}
+	if err := os.MkdirAll(dir.path, 0o755); err != nil {
+		return fmt.Errorf("write %s: %w", dir.name, err)
+	}
+	var errs []error
+	for _, name := range slices.Sorted(maps.Keys(files)) {
+		if err := replaceFile(filepath.Join(dir.path, name), files[name]); err != nil {
+			errs = append(errs, fmt.Errorf("write %s: %w", filepath.Join(dir.name, name), err))
 		}
 	}
 	return errors.Join(errs...)

@@ -20,6 +20,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/dbsock/dbsock/compose"
+	"github.com/dbsock/dbsock/drivers"
 	"github.com/dbsock/dbsock/internal/placement"
 	"github.com/dbsock/dbsock/pipeline"
 	"github.com/dbsock/dbsock/results"
@@ -349,6 +350,7 @@ func (o *runOptions) plan(args []string) (pipeline.Plan, compose.Provider, error
 		Libraries:  targets.Libraries(),
 		Thresholds: gates,
 		FailFast:   o.failFast,
+		Reach:      drivers.Reach,
 	}
 	for _, name := range names {
 		t, _ := targets.Lookup(name)
