@@ -12,14 +12,14 @@ import (
 )
 
 // Markdown writes r as a Markdown document that reads well pasted into a
-// blog post: title, method, one section per target, environment.
+// blog post: the headline (one table across targets, a sentence of method,
+// the chart), then the details: method, one section per target,
+// thresholds, environment.
 func Markdown(w io.Writer, r *results.Report) error {
 	b := &strings.Builder{}
-	fmt.Fprintf(b, "# Unix domain socket vs TCP on 127.0.0.1\n\n")
+	writeHeadline(b, r)
+	b.WriteString("## Details\n\n")
 	writeMethod(b, r)
-	if r.Plot != "" {
-		fmt.Fprintf(b, "![Latency by percentile over TCP and Unix, and the Unix speedup per target](%s)\n\n", r.Plot)
-	}
 	for _, t := range r.Targets {
 		writeTarget(b, r, t)
 	}
@@ -27,6 +27,96 @@ func Markdown(w io.Writer, r *results.Report) error {
 	writeEnvironment(b, r)
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// MarkdownSummary writes only the headline part of Markdown (--detail
+// summary).
+func MarkdownSummary(w io.Writer, r *results.Report) error {
+	b := &strings.Builder{}
+	writeHeadline(b, r)
+	writeThresholds(b, r)
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// writeHeadline is the table a reader wants first: one row per target (per
+// case in a sweep) with the server, both p50s, the speedup with its
+// interval and the verdict; then one sentence of method, and the chart.
+func writeHeadline(b *strings.Builder, r *results.Report) {
+	b.WriteString("# Unix domain socket vs TCP on 127.0.0.1\n\n")
+	sweep := len(r.Summary) > len(r.Targets)
+	b.WriteString("| target | server | TCP p50 | Unix p50 | p50 speedup (95% CI) | verdict |\n|---|---|--:|--:|--:|---|\n")
+	warned := false
+	for _, s := range r.Summary {
+		name := s.Target
+		if sweep || !isPlain(s.Case) || len(r.Config.ValueSizes) > 0 {
+			name = s.Target + ": " + s.Label()
+		}
+		server := "–"
+		for _, t := range r.Targets {
+			if t.Name == s.Target && t.Server.Product != "" {
+				server = t.Server.String()
+			}
+		}
+		u := pickUnit(s.TCP.Latency.P50, s.Unix.Latency.P50)
+		speed := fmt.Sprintf("%.2f×", s.UnixSpeedupP50)
+		if ci := s.UnixSpeedupP50CI; ci != nil {
+			speed = fmt.Sprintf("%.2f× (%.2f–%.2f)", ci.Center, ci.Lo, ci.Hi)
+		}
+		mark := ""
+		if len(s.Warnings) > 0 {
+			mark, warned = " †", true
+		}
+		fmt.Fprintf(b, "| %s | %s | %s %s | %s %s | %s | %s%s |\n", name, server, u.fmt(float64(s.TCP.Latency.P50)), u.name,
+			u.fmt(float64(s.Unix.Latency.P50)), u.name, speed, shortVerdict(s.Verdict), mark)
+	}
+	for _, t := range r.Targets {
+		if t.Error != "" {
+			fmt.Fprintf(b, "| %s | %s | – | – | – | not measured completely (see its details) |\n", t.Name, orDash(t.Server.String()))
+		}
+	}
+	b.WriteString("\n")
+	if warned {
+		b.WriteString("† This row has a warning: see its details (--detail full).\n\n")
+	}
+	b.WriteString(methodSentence(r) + "\n\n")
+	if r.Plot != "" {
+		fmt.Fprintf(b, "![The Unix speedup per target with its interval, latency by percentile, and block p50 over the run](%s)\n\n", r.Plot)
+	}
+}
+
+// shortVerdict is a verdict's first words, for the headline table.
+func shortVerdict(v string) string {
+	for _, p := range []string{results.VerdictUnixFaster, results.VerdictTCPFaster} {
+		if strings.HasPrefix(v, p) {
+			if i := strings.Index(v, " ("); i > 0 {
+				return v[:i]
+			}
+		}
+	}
+	for _, p := range []string{results.VerdictNoDifference, results.VerdictUndecided, results.VerdictNeedsMoreRuns} {
+		if strings.HasPrefix(v, p) {
+			return p
+		}
+	}
+	return v
+}
+
+// methodSentence says in one sentence what was measured and how.
+func methodSentence(r *results.Report) string {
+	c := r.Config
+	ops := plural(c.N, "timed lookup") + " per transport and round"
+	if c.DurationNs > 0 {
+		ops = "timed lookups for " + time.Duration(c.DurationNs).String() + " per transport and round"
+	}
+	place := "client and servers not pinned"
+	if c.Placement.Mode != "none" && c.Placement.Mode != "" {
+		place = fmt.Sprintf("client on CPU %s and servers on CPU %s (placement %s)", c.Placement.ClientCPUs, orDash(c.Placement.ServerCPUs), c.Placement.Mode)
+	}
+	e := r.Environment
+	return fmt.Sprintf("Method: %s from one Go client over 127.0.0.1 TCP and the server's Unix socket, %s of %s interleaved in TCP/Unix pairs; "+
+		"the speedup is the median paired ratio TCP/Unix with a distribution-free 95%% interval; %s; %s, %d logical CPUs, %s provider, dbsock %s.",
+		ops, plural(c.Rounds, "round"), plural(c.Blocks, "block pair"), place, orUnknown(e.CPUModel), e.NumCPU, c.Provider, r.Tool.Version)
 }
 
 func writeMethod(b *strings.Builder, r *results.Report) {
@@ -84,7 +174,7 @@ func writeTarget(b *strings.Builder, r *results.Report, t results.Target) {
 	if t.Server.Product != "" {
 		title += " — " + t.Server.String()
 	}
-	fmt.Fprintf(b, "## %s\n\n", title)
+	fmt.Fprintf(b, "### %s\n\n", title)
 	if t.Server.Detail != "" && t.Server.Product != "" {
 		fmt.Fprintf(b, "- Server: %s (%s)\n", t.Server, t.Server.Detail)
 	}
@@ -134,7 +224,7 @@ func writeTarget(b *strings.Builder, r *results.Report, t results.Target) {
 	for i := range cases {
 		sum := &cases[i]
 		if len(cases) > 1 || !isPlain(sum.Case) || len(r.Config.ValueSizes) > 0 {
-			fmt.Fprintf(b, "### %s: %s\n\n", t.Name, sum.Label())
+			fmt.Fprintf(b, "#### %s: %s\n\n", t.Name, sum.Label())
 		}
 		writeCase(b, r, sum)
 	}

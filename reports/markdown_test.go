@@ -109,7 +109,28 @@ func TestMarkdownNamesAValueSizeAskedFor(t *testing.T) {
 	if err := Markdown(&sized, r); err != nil {
 		t.Fatal(err)
 	}
-	if strings.Contains(plain.String(), "### redis: pk") || !strings.Contains(sized.String(), "### redis: pk, 6 B values") {
+	if strings.Contains(plain.String(), "#### redis: pk") || !strings.Contains(sized.String(), "#### redis: pk, 6 B values") {
 		t.Fatalf("a plain run must not, and a --value-size run must, head its table with the size:\n%s", sized.String())
+	}
+}
+
+func TestMarkdownSummaryIsTheHeadline(t *testing.T) {
+	var full, summary bytes.Buffer
+	if err := Write(&full, "markdown", fixture(t)); err != nil {
+		t.Fatal(err)
+	}
+	if err := Write(&summary, "summary", fixture(t)); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(full.String(), summary.String()) {
+		t.Fatalf("the summary is not the full report's beginning:\n%s", summary.String())
+	}
+	for _, banned := range []string{"/tmp/", "pid 42", "Verified"} {
+		if strings.Contains(summary.String(), banned) {
+			t.Errorf("the headline shows %q", banned)
+		}
+	}
+	if n := strings.Count(summary.String(), "\n"); n > 15 {
+		t.Errorf("the summary of one target is %d lines", n)
 	}
 }

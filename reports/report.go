@@ -23,6 +23,8 @@ func Write(w io.Writer, format string, r *results.Report) error {
 	switch format {
 	case "markdown", "md":
 		return Markdown(w, r)
+	case "summary":
+		return MarkdownSummary(w, r)
 	case "json":
 		return r.WriteJSON(w)
 	case "csv":

@@ -23,6 +23,7 @@ type outputOptions struct {
 	format string
 	outs   []string
 	plot   string
+	detail string
 }
 
 func (o *outputOptions) bind(f *pflag.FlagSet) {
@@ -30,6 +31,7 @@ func (o *outputOptions) bind(f *pflag.FlagSet) {
 	f.StringVar(&o.format, "format", "markdown", "format on stdout (or of an --out FILE without extension): "+strings.Join(reports.Formats, ", "))
 	f.StringArrayVarP(&o.outs, "out", "o", nil, "write a report to FILE instead of stdout (a file is replaced whole, a FIFO or device written through); repeatable; "+
 		"the format comes from FILE:FORMAT, else --format if given, else the extension (.md .json .csv .bench); DIR:hgrm writes HdrHistogram percentile files")
+	f.StringVar(&o.detail, "detail", "full", "Markdown detail: full (headline table, then every target's details) or summary (the headline only)")
 	f.StringVar(&o.plot, "plot", "", "also draw latency by percentile and the speedup into this .svg or .png; Markdown reports link it")
 }
 
@@ -44,6 +46,9 @@ type destination struct {
 // --out, one destination on stdout in --format.
 func (o *outputOptions) resolve() ([]destination, *outFile, error) {
 	if err := oneOf("format", o.format, reports.Formats...); err != nil {
+		return nil, nil, err
+	}
+	if err := oneOf("detail", o.detail, "full", "summary"); err != nil {
 		return nil, nil, err
 	}
 	if o.format == "hgrm" && len(o.outs) == 0 {
@@ -76,7 +81,7 @@ func (o *outputOptions) resolve() ([]destination, *outFile, error) {
 		plot = &f
 	}
 	if len(o.outs) == 0 {
-		return []destination{{Output: reports.Output{Format: o.format}}}, plot, nil
+		return []destination{{Output: reports.Output{Format: o.markdown(o.format)}}}, plot, nil
 	}
 	var outs []destination
 	for _, spec := range o.outs {
@@ -99,6 +104,7 @@ func (o *outputOptions) resolve() ([]destination, *outFile, error) {
 		if err := claim("--out", f); err != nil {
 			return nil, nil, err
 		}
+		out.Format = o.markdown(out.Format)
 		outs = append(outs, destination{Output: out, file: f})
 	}
 	return outs, plot, nil
@@ -152,6 +158,14 @@ func writeOutputs(rep *results.Report, outs []destination, plot *outFile, stdout
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// markdown applies --detail to a Markdown output's format.
+func (o *outputOptions) markdown(format string) string {
+	if o.detail == "summary" && (format == "markdown" || format == "md") {
+		return "summary"
+	}
+	return format
 }
 
 // writeHgrm writes one .hgrm file per case and transport into dir.
