@@ -75,16 +75,10 @@ func Plot(w io.Writer, ext string, r *results.Report) error {
 	return err
 }
 
-// panels builds one percentile plot per summary and the speedup bar chart.
+// panels builds, in order: the speedup bar chart (the headline), block
+// p50 over the run, one percentile plot per summary, and the speedup
+// against each swept dimension.
 func panels(r *results.Report) ([]*plot.Plot, error) {
-	var out []*plot.Plot
-	for _, s := range r.Summary {
-		p, err := percentilePlot(r, s)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, p)
-	}
 	if len(r.Summary) == 0 {
 		return nil, fmt.Errorf("nothing to plot: the report has no complete results")
 	}
@@ -92,13 +86,20 @@ func panels(r *results.Report) ([]*plot.Plot, error) {
 	if err != nil {
 		return nil, err
 	}
-	out = append(out, bars)
+	out := []*plot.Plot{bars}
 	overTime, err := blocksPlot(r)
 	if err != nil {
 		return nil, err
 	}
 	if overTime != nil {
 		out = append(out, overTime)
+	}
+	for _, s := range r.Summary {
+		p, err := percentilePlot(r, s)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, p)
 	}
 	for _, dim := range []dimension{bySize, byConcurrency} {
 		p, err := sweepPlot(r, dim)
