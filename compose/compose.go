@@ -15,6 +15,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/dbsock/dbsock/internal/cpustat"
 	"strings"
 
 	"github.com/dbsock/dbsock/drivers"
@@ -37,6 +38,11 @@ type Server struct {
 	// PID is the server's process ID when dbsock started it as a local
 	// process, else 0.
 	PID int
+	// CPU reads the server's CPU time and context switches (its process
+	// tree, or its container's); nil when the server's processes cannot be
+	// seen, and CPUWhyNot says why.
+	CPU       cpustat.Meter
+	CPUWhyNot string
 	// Container servers: the image as asked for, its ID, the network mode
 	// ("host", or "published port"), and the host directory bind-mounted as
 	// the server's socket directory.

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/dbsock/dbsock/internal/cpustat"
 	"net/http"
 	"os"
 	"os/exec"
@@ -189,7 +190,13 @@ func (c *Compose) Supply(ctx context.Context, t Target) (*Server, error) {
 	srv.TCP = drivers.Endpoint{Transport: drivers.TCP, Address: "127.0.0.1:" + strconv.Itoa(c.ports[target]), User: sp.User, Password: pw, Database: sp.Database}
 	srv.Unix = srv.TCP
 	srv.Unix.Transport, srv.Unix.Address = drivers.Unix, filepath.Join(sockDir, sp.Socket)
-	srv.ImageID = c.imageID(ctx, target)
+	var pid int
+	srv.ImageID, pid = c.inspect(ctx, target)
+	if pid > 0 {
+		srv.CPU = cpustat.NewTree(pid, "container process tree (every process in the container)")
+	} else {
+		srv.CPUWhyNot = "the engine did not say which process runs the container"
+	}
 	if err := c.waitReady(ctx, srv, sp.Ready); err != nil {
 		return nil, err
 	}
@@ -218,24 +225,29 @@ func (c *Compose) hasService(name string) bool {
 }
 
 // imageID reads the image ID of the service's container.
-func (c *Compose) imageID(ctx context.Context, target string) string {
+// inspect reads the service's container: its image ID and the host pid of
+// its first process ("" and 0 when the engine does not say).
+func (c *Compose) inspect(ctx context.Context, target string) (imageID string, pid int) {
 	cmd := exec.CommandContext(ctx, c.command[0], append(c.command[1:], "ps", "-q", target)...)
 	cmd.Env = c.env
 	out, err := cmd.Output()
 	if err != nil {
-		return ""
+		return "", 0
 	}
 	id := strings.TrimSpace(string(out))
 	resp, err := dockerAPI(ctx, DockerSocket(), http.MethodGet, "/containers/"+id+"/json")
 	if err != nil {
-		return ""
+		return "", 0
 	}
 	defer resp.Body.Close()
-	var insp struct{ Image string }
-	if json.NewDecoder(resp.Body).Decode(&insp) != nil {
-		return ""
+	var insp struct {
+		Image string
+		State struct{ Pid int }
 	}
-	return insp.Image
+	if json.NewDecoder(resp.Body).Decode(&insp) != nil {
+		return "", 0
+	}
+	return insp.Image, insp.State.Pid
 }
 
 func (c *Compose) waitReady(ctx context.Context, srv *Server, ready func(context.Context, *Server) error) error {

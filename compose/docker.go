@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/dbsock/dbsock/internal/cpustat"
 	"net"
 	"net/http"
 	"net/url"
@@ -187,6 +188,12 @@ func describeContainer(ctx context.Context, c tc.Container, srv *Server, image s
 		if insp.HostConfig != nil {
 			srv.CPUs = insp.HostConfig.CpusetCpus
 		}
+		if insp.State != nil && insp.State.Pid > 0 {
+			srv.CPU = cpustat.NewTree(insp.State.Pid, "container process tree (every process in the container)")
+		}
+	}
+	if srv.CPU == nil {
+		srv.CPUWhyNot = "the engine did not say which process runs the container"
 	}
 	srv.Origin = fmt.Sprintf("docker container %s from image %s", shortContainerID(c.GetContainerID()), image)
 	srv.TCP = drivers.Endpoint{Transport: drivers.TCP, Address: "127.0.0.1:" + strconv.Itoa(port), User: spec.User, Password: spec.Password, Database: spec.Database}

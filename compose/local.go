@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/dbsock/dbsock/internal/cpustat"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -184,7 +185,9 @@ func (ls *localServer) start(ctx context.Context, name, bin string, args, env []
 
 // server wraps up a started server; stop ends the process and removes its dir.
 func (ls *localServer) server(target, origin string, tcp, unix drivers.Endpoint) *Server {
-	return &Server{Target: target, Provider: "local", TCP: tcp, Unix: unix, Origin: origin, PID: ls.proc.cmd.Process.Pid, stop: ls.stop}
+	pid := ls.proc.cmd.Process.Pid
+	return &Server{Target: target, Provider: "local", TCP: tcp, Unix: unix, Origin: origin, PID: pid, stop: ls.stop,
+		CPU: cpustat.NewTree(pid, "local process tree")}
 }
 
 func (ls *localServer) stop(context.Context) error {

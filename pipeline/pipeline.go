@@ -16,6 +16,7 @@ import (
 
 	"github.com/dbsock/dbsock/compose"
 	"github.com/dbsock/dbsock/drivers"
+	"github.com/dbsock/dbsock/internal/cpustat"
 	"github.com/dbsock/dbsock/internal/placement"
 	"github.com/dbsock/dbsock/internal/sysinfo"
 	"github.com/dbsock/dbsock/results"
@@ -182,6 +183,7 @@ func (p Plan) measureTarget(ctx context.Context, t Target, ti *results.Target) (
 			return runs, err
 		}
 		for _, opt := range p.cases() {
+			opt.ClientCPU, opt.ServerCPU, opt.ServerCPUWhyNot = cpustat.Self{}, srv.CPU, srv.CPUWhyNot
 			err := scenarios.Run(ctx, d, srv.Endpoints(), info, opt, func(run results.Run) {
 				runs = append(runs, run)
 				logRun(log, run)

@@ -45,7 +45,15 @@ func MarkdownSummary(w io.Writer, r *results.Report) error {
 func writeHeadline(b *strings.Builder, r *results.Report) {
 	b.WriteString("# Unix domain socket vs TCP on 127.0.0.1\n\n")
 	sweep := len(r.Summary) > len(r.Targets)
-	b.WriteString("| target | server | TCP p50 | Unix p50 | p50 speedup (95% CI) | verdict |\n|---|---|--:|--:|--:|---|\n")
+	cpu := false
+	for _, s := range r.Summary {
+		cpu = cpu || (s.CPUSaving != nil && s.CPUSaving.ServerNsPerOp != nil)
+	}
+	if cpu {
+		b.WriteString("| target | server | TCP p50 | Unix p50 | p50 speedup (95% CI) | verdict | server CPU saved per op |\n|---|---|--:|--:|--:|---|--:|\n")
+	} else {
+		b.WriteString("| target | server | TCP p50 | Unix p50 | p50 speedup (95% CI) | verdict |\n|---|---|--:|--:|--:|---|\n")
+	}
 	warned := false
 	for _, s := range r.Summary {
 		name := s.Target
@@ -67,8 +75,15 @@ func writeHeadline(b *strings.Builder, r *results.Report) {
 		if len(s.Warnings) > 0 {
 			mark, warned = " †", true
 		}
-		fmt.Fprintf(b, "| %s | %s | %s %s | %s %s | %s | %s%s |\n", name, server, u.fmt(float64(s.TCP.Latency.P50)), u.name,
-			u.fmt(float64(s.Unix.Latency.P50)), u.name, speed, shortVerdict(s.Verdict), mark)
+		saved := ""
+		if cpu {
+			saved = " – |"
+			if s.CPUSaving != nil && s.CPUSaving.ServerNsPerOp != nil {
+				saved = fmt.Sprintf(" %.1f µs |", *s.CPUSaving.ServerNsPerOp/1e3)
+			}
+		}
+		fmt.Fprintf(b, "| %s | %s | %s %s | %s %s | %s | %s%s |%s\n", name, server, u.fmt(float64(s.TCP.Latency.P50)), u.name,
+			u.fmt(float64(s.Unix.Latency.P50)), u.name, speed, shortVerdict(s.Verdict), mark, saved)
 	}
 	for _, t := range r.Targets {
 		if t.Error != "" {
@@ -282,11 +297,55 @@ func writeCase(b *strings.Builder, r *results.Report, sum *results.Summary) {
 	}
 	b.WriteString("\n\n")
 	writePhases(b, sum, unit)
+	writeCPU(b, sum)
 	writeVerdict(b, sum)
 	for _, w := range sum.Warnings {
 		fmt.Fprintf(b, "> **Warning:** %s\n\n", w)
 	}
 	writeRounds(b, r, sum.Case, unit)
+}
+
+// writeCPU gives what each side spent per op over the timed blocks, and
+// what Unix saved.
+func writeCPU(b *strings.Builder, sum *results.Summary) {
+	tcp, unix := sum.TCP.CPU, sum.Unix.CPU
+	if tcp == nil || unix == nil {
+		return
+	}
+	server := func(c *results.CPU) (string, string, string, string) {
+		if c.ServerNsPerOp == nil {
+			return "–", "–", "–", "–"
+		}
+		perSec, sys := "–", "–"
+		if *c.ServerNsPerOp > 0 {
+			perSec = fmt.Sprintf("%.0f", 1e9 / *c.ServerNsPerOp)
+		}
+		if c.ServerSyscallsPerOp != nil {
+			sys = fmt.Sprintf("%.2f", *c.ServerSyscallsPerOp)
+		}
+		return fmt.Sprintf("%.1f µs", *c.ServerNsPerOp/1e3), fmt.Sprintf("%.2f", *c.ServerCswPerOp), sys, perSec
+	}
+	b.WriteString("| transport | client CPU/op | client csw/op | client read+write calls/op | server CPU/op | server csw/op | server read+write calls/op | ops per server CPU-second |\n" +
+		"|---|--:|--:|--:|--:|--:|--:|--:|\n")
+	for _, row := range []struct {
+		name string
+		c    *results.CPU
+	}{{drivers.TCP.Label(), tcp}, {drivers.Unix.Label(), unix}} {
+		sns, scsw, ssys, perSec := server(row.c)
+		fmt.Fprintf(b, "| %s | %.1f µs | %.2f | %.2f | %s | %s | %s | %s |\n", row.name, row.c.ClientNsPerOp/1e3, row.c.ClientCswPerOp,
+			row.c.ClientSyscallsPerOp, sns, scsw, ssys, perSec)
+	}
+	fmt.Fprintf(b, "\nCPU time (user + system), context switches (voluntary + involuntary) and read/write system calls (as /proc/PID/io counts them: "+
+		"read- and write-family calls, not recv/send) over the timed blocks only, per successful op. Client: %s. Server: %s.",
+		"dbsock's whole process (getrusage, /proc/self/io)", tcp.ServerMeasuredBy)
+	if s := sum.CPUSaving; s != nil {
+		fmt.Fprintf(b, " **Unix saves %.1f µs of client CPU per op", s.ClientNsPerOp/1e3)
+		if s.ServerNsPerOp != nil {
+			fmt.Fprintf(b, " and %.1f µs of server CPU per op", *s.ServerNsPerOp/1e3)
+		}
+		b.WriteString(".**")
+	}
+	b.WriteString("\n\n")
 }
 
 // phaseTitles name the phases in reports.

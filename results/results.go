@@ -206,6 +206,9 @@ type Run struct {
 	// ran; the run's latency pools them. Reports without blocks (older
 	// dbsock) count each run as one block.
 	Blocks []Block `json:"blocks,omitempty"`
+	// CPU is the CPU time and context switches both sides spent over the
+	// run's timed blocks (read at each block's edges); nil when not read.
+	CPU *CPU `json:"cpu,omitempty"`
 	// EndedBy, on the last round of a case, says what ended the case:
 	// "rounds" (the planned rounds ran), "precision" (--precision was
 	// reached) or "max-duration" (--max-duration passed first).
@@ -260,6 +263,91 @@ type Block struct {
 	Noisy bool `json:"noisy,omitempty"`
 }
 
+// CPU is what the client (dbsock's whole process) and the server spent
+// over timed windows, in total and per successful op. Server figures are
+// nil when the server's processes could not be seen (ServerMeasuredBy says
+// why).
+type CPU struct {
+	Ops            int64    `json:"ops"`
+	ClientNs       int64    `json:"client_ns"`
+	ClientCsw      int64    `json:"client_csw"`
+	ClientNsPerOp  float64  `json:"client_ns_per_op"`
+	ClientCswPerOp float64  `json:"client_csw_per_op"`
+	ServerNs       *int64   `json:"server_ns,omitempty"`
+	ServerCsw      *int64   `json:"server_csw,omitempty"`
+	ServerNsPerOp  *float64 `json:"server_ns_per_op,omitempty"`
+	ServerCswPerOp *float64 `json:"server_csw_per_op,omitempty"`
+	// ServerMeasuredBy says how the server's figures were read, or
+	// "not measured: " and why.
+	ServerMeasuredBy string `json:"server_measured_by"`
+	// Read and write system calls (as /proc/PID/io counts them: read- and
+	// write-family calls, not recv/send) per op on each side.
+	ClientSyscalls      int64    `json:"client_syscalls"`
+	ServerSyscalls      *int64   `json:"server_syscalls,omitempty"`
+	ClientSyscallsPerOp float64  `json:"client_syscalls_per_op"`
+	ServerSyscallsPerOp *float64 `json:"server_syscalls_per_op,omitempty"`
+}
+
+// WithSyscalls records the read and write system calls of both sides
+// (server nil when not measured) and derives them per op.
+func (c *CPU) WithSyscalls(client int64, server *int64) *CPU {
+	c.ClientSyscalls, c.ServerSyscalls = client, server
+	if c.Ops > 0 {
+		c.ClientSyscallsPerOp = float64(client) / float64(c.Ops)
+		if server != nil {
+			v := float64(*server) / float64(c.Ops)
+			c.ServerSyscallsPerOp = &v
+		}
+	}
+	return c
+}
+
+// NewCPU derives the per-op figures from totals; server totals are nil
+// when the server was not measured.
+func NewCPU(ops, clientNs, clientCsw int64, serverNs, serverCsw *int64, by string) *CPU {
+	c := &CPU{Ops: ops, ClientNs: clientNs, ClientCsw: clientCsw, ServerNs: serverNs, ServerCsw: serverCsw, ServerMeasuredBy: by}
+	if ops <= 0 {
+		return c
+	}
+	c.ClientNsPerOp, c.ClientCswPerOp = float64(clientNs)/float64(ops), float64(clientCsw)/float64(ops)
+	if serverNs != nil && serverCsw != nil {
+		ns, csw := float64(*serverNs)/float64(ops), float64(*serverCsw)/float64(ops)
+		c.ServerNsPerOp, c.ServerCswPerOp = &ns, &csw
+	}
+	return c
+}
+
+// Pool adds o's totals to c's (nil c starts empty); the server is measured
+// only when both were.
+func (c *CPU) Pool(o *CPU) *CPU {
+	if o == nil {
+		return c
+	}
+	if c == nil {
+		return NewCPU(o.Ops, o.ClientNs, o.ClientCsw, o.ServerNs, o.ServerCsw, o.ServerMeasuredBy).WithSyscalls(o.ClientSyscalls, o.ServerSyscalls)
+	}
+	var sns, scsw, ssys *int64
+	if c.ServerNs != nil && o.ServerNs != nil {
+		a, b := *c.ServerNs+*o.ServerNs, *c.ServerCsw+*o.ServerCsw
+		sns, scsw = &a, &b
+	}
+	if c.ServerSyscalls != nil && o.ServerSyscalls != nil {
+		v := *c.ServerSyscalls + *o.ServerSyscalls
+		ssys = &v
+	}
+	by := c.ServerMeasuredBy
+	if sns == nil && o.ServerNs == nil {
+		by = o.ServerMeasuredBy
+	}
+	return NewCPU(c.Ops+o.Ops, c.ClientNs+o.ClientNs, c.ClientCsw+o.ClientCsw, sns, scsw, by).WithSyscalls(c.ClientSyscalls+o.ClientSyscalls, ssys)
+}
+
+// CPUSaving is how much less CPU per op Unix took than TCP (TCP - Unix).
+type CPUSaving struct {
+	ClientNsPerOp float64  `json:"client_ns_per_op"`
+	ServerNsPerOp *float64 `json:"server_ns_per_op,omitempty"`
+}
+
 // Phase is one timed part of an op.
 type Phase struct {
 	Latency   Latency `json:"latency_ns"`
@@ -275,6 +363,8 @@ type Side struct {
 	OpsPerSec float64 `json:"ops_per_sec"`
 	// Phases pools the runs' phases.
 	Phases map[string]Latency `json:"phases,omitempty"`
+	// CPU pools the runs' CPU figures.
+	CPU *CPU `json:"cpu,omitempty"`
 }
 
 // Summary pools a case's rounds per transport and compares them.
@@ -309,6 +399,8 @@ type Summary struct {
 	NoisyBlocks []NoisyBlock `json:"noisy_blocks,omitempty"`
 	// EndedBy says what ended the case: rounds, precision or max-duration.
 	EndedBy string `json:"ended_by,omitempty"`
+	// CPUSaving is TCP's CPU per op minus Unix's, on each side.
+	CPUSaving *CPUSaving `json:"cpu_saving,omitempty"`
 	// Warnings say in words why the numbers above may not be solid.
 	Warnings []string `json:"warnings,omitempty"`
 }

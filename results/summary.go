@@ -23,6 +23,7 @@ type sidePool struct {
 func (sp *sidePool) add(run *Run) error {
 	sp.side.N += run.N
 	sp.side.Errors += run.Errors
+	sp.side.CPU = sp.side.CPU.Pool(run.CPU)
 	sp.nanos += run.ElapsedNs
 	h, err := run.Hist()
 	if err != nil {
@@ -118,6 +119,7 @@ func (r *Report) Summarize() error {
 		sum.PValue = SignTest(logs(pairs.p50))
 		sum.Blocks, sum.NoisyBlocks = flagNoisy(p.runs)
 		sum.EndedBy = endedBy(p.runs)
+		sum.CPUSaving = cpuSaving(sum.TCP.CPU, sum.Unix.CPU)
 		if w := roundSpread(p.runs); w != "" {
 			sum.Warnings = append(sum.Warnings, w)
 		}
@@ -283,6 +285,19 @@ func noisyWarning(total int, noisy []NoisyBlock) string {
 		"The speedup is estimated from block pairs and its median resists such blocks, but look for other load on the machine.",
 		len(noisy), total, 100*float64(len(noisy))/float64(total),
 		time.Duration(from).Round(time.Millisecond), time.Duration(to).Round(time.Millisecond))
+}
+
+// cpuSaving is TCP's CPU per op minus Unix's; nil unless both were read.
+func cpuSaving(tcp, unix *CPU) *CPUSaving {
+	if tcp == nil || unix == nil || tcp.Ops == 0 || unix.Ops == 0 {
+		return nil
+	}
+	s := &CPUSaving{ClientNsPerOp: tcp.ClientNsPerOp - unix.ClientNsPerOp}
+	if tcp.ServerNsPerOp != nil && unix.ServerNsPerOp != nil {
+		v := *tcp.ServerNsPerOp - *unix.ServerNsPerOp
+		s.ServerNsPerOp = &v
+	}
+	return s
 }
 
 // endedBy is what ended the case, from its last round's runs.

@@ -12,6 +12,7 @@ import (
 	"github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/dbsock/dbsock/drivers"
+	"github.com/dbsock/dbsock/internal/cpustat"
 	"github.com/dbsock/dbsock/results"
 )
 
@@ -61,6 +62,11 @@ type Options struct {
 	// Progress, when set, counts timed ops done (in steps of 256), for a
 	// progress bar that reads it from another goroutine.
 	Progress *atomic.Int64
+	// ClientCPU and ServerCPU, when set, are read at the edges of every
+	// timed block (never inside it), for CPU time and context switches per
+	// op on both sides; ServerCPUWhyNot says why ServerCPU is nil.
+	ClientCPU, ServerCPU cpustat.Meter
+	ServerCPUWhyNot      string
 	// OpTimeout is how long a connection may go without finishing an op
 	// (16 ops, strictly) before dbsock closes it and fails the run; 0 means
 	// DefaultOpTimeout.
@@ -190,6 +196,7 @@ type worker struct {
 // side is one transport's workers in a round, and what they measured.
 type side struct {
 	ep      drivers.Endpoint
+	opt     Options
 	ws      []*worker
 	ctx     context.Context // cancelled by a watchdog in the connect scenario
 	cancel  context.CancelFunc
@@ -198,10 +205,15 @@ type side struct {
 	block   *hdrhistogram.Histogram // the current block, all workers
 	elapsed time.Duration
 	lastErr error
+	// CPU over the timed blocks; serverErr is why the server could not be
+	// read (then the server's figures are left out).
+	client, server cpustat.Sample
+	clientErr      error
+	serverErr      error
 }
 
-func newSide(ctx context.Context, ep drivers.Endpoint, workers int) *side {
-	s := &side{ep: ep, ws: make([]*worker, workers), run: results.Run{Transport: ep.Transport, Endpoint: ep},
+func newSide(ctx context.Context, ep drivers.Endpoint, opt Options) *side {
+	s := &side{ep: ep, opt: opt, ws: make([]*worker, opt.workers()), run: results.Run{Transport: ep.Transport, Endpoint: ep},
 		hist: results.NewHistogram(), block: results.NewHistogram()}
 	s.ctx, s.cancel = context.WithCancel(ctx)
 	return s
@@ -228,7 +240,7 @@ func measureRound(ctx context.Context, d drivers.Driver, eps drivers.Pair, opt O
 		}
 	}()
 	for _, t := range Order(round) {
-		s := newSide(ctx, eps.On(t), opt.workers())
+		s := newSide(ctx, eps.On(t), opt)
 		sides[t] = s
 		evidence, err := openWorkers(ctx, d, s, opt)
 		s.run.Evidence = evidence
@@ -236,6 +248,9 @@ func measureRound(ctx context.Context, d drivers.Driver, eps drivers.Pair, opt O
 			return []results.Run{s.fail(err)}, err
 		}
 		s.run.TransportVerified = true
+	}
+	if r, ok := opt.ServerCPU.(cpustat.Refresher); ok {
+		_ = r.Refresh() // the server may have started a process per connection; Read says if it is gone
 	}
 	for _, t := range Order(round) {
 		if err := sides[t].warmUp(d, opt); err != nil {
@@ -388,10 +403,21 @@ func (s *side) timeBlock(d drivers.Driver, opt Options, j, index int) error {
 			w.sample = Loop(s.ctx, w.op, lc, w.hist, w.phases[PhaseUncorrected])
 		}(i, w)
 	}
+	// The counters are read at the window's edges: the server first and
+	// the client last before it opens, the client first after it closes,
+	// so that reading the server's counters is not charged to the client.
+	s0, serr0 := readMeter(opt.ServerCPU)
+	c0, cerr0 := readMeter(opt.ClientCPU)
 	start = time.Now()
 	close(startTiming)
 	wg.Wait()
 	elapsed := time.Since(start)
+	c1, cerr1 := readMeter(opt.ClientCPU)
+	s1, serr1 := readMeter(opt.ServerCPU)
+	s.client = s.client.Add(c1.Sub(c0))
+	s.server = s.server.Add(s1.Sub(s0))
+	s.clientErr = errors.Join(s.clientErr, cerr0, cerr1)
+	s.serverErr = errors.Join(s.serverErr, serr0, serr1)
 
 	b := results.Block{Pair: j, Index: index, StartNs: start.Sub(opt.Epoch).Nanoseconds(), ElapsedNs: elapsed.Nanoseconds()}
 	var errs []error
@@ -435,6 +461,34 @@ func (s *side) timeBlock(d drivers.Driver, opt Options, j, index int) error {
 	return fmt.Errorf("%s over %s %s after %d of %s ops: %w", d.Name(), s.ep, what, s.run.N, want, first)
 }
 
+// readMeter reads m; nothing when m is nil.
+func readMeter(m cpustat.Meter) (cpustat.Sample, error) {
+	if m == nil {
+		return cpustat.Sample{}, nil
+	}
+	return m.Read()
+}
+
+// cpu turns the side's CPU totals into the run's figures.
+func (s *side) cpu(ops int64) *results.CPU {
+	opt := s.opt
+	if opt.ClientCPU == nil || s.clientErr != nil {
+		return nil
+	}
+	var sns, scsw, ssys *int64
+	by := "not measured: " + opt.ServerCPUWhyNot
+	switch {
+	case opt.ServerCPU == nil:
+	case s.serverErr != nil:
+		by = "not measured: " + s.serverErr.Error()
+	default:
+		ns, csw, sys := s.server.CPUNs, s.server.Voluntary+s.server.Involuntary, s.server.Syscr+s.server.Syscw
+		sns, scsw, ssys, by = &ns, &csw, &sys, opt.ServerCPU.Describe()
+	}
+	return results.NewCPU(ops, s.client.CPUNs, s.client.Voluntary+s.client.Involuntary, sns, scsw, by).
+		WithSyscalls(s.client.Syscr+s.client.Syscw, ssys)
+}
+
 // finish pools the side's blocks and phases into its run.
 func (s *side) finish() results.Run {
 	run := s.run
@@ -445,6 +499,9 @@ func (s *side) finish() results.Run {
 	}
 	if s.lastErr != nil {
 		run.Error = fmt.Sprintf("%d ops failed, last: %v", run.Errors, s.lastErr)
+	}
+	if len(run.Blocks) > 0 {
+		run.CPU = s.cpu(run.N - run.Errors)
 	}
 	if err := run.SetHistogram(s.hist); err != nil {
 		run.Error = err.Error()

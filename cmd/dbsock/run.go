@@ -40,6 +40,7 @@ type runOptions struct {
 	flags             *pflag.FlagSet
 	quiet             bool
 	images            []string
+	serverPIDs        []string
 	keep              bool
 	placement         string
 	clientCPU         string
@@ -116,6 +117,7 @@ random password per run; no password is ever printed.`,
 	f.StringVar(&o.clientCPU, "client-cpu", "", "pin the client to this CPU list (e.g. 0 or 0-1); overrides --placement")
 	f.StringVar(&o.serverCPU, "server-cpu", "", "pin servers dbsock starts to this CPU list; overrides --placement")
 	f.StringArrayVar(&o.images, "image", nil, "docker provider: use this image for a target, TARGET=REF (repeatable), e.g. mysql=dbsock/mariadb:10.11")
+	f.StringArrayVar(&o.serverPIDs, "server-pid", nil, "external provider: the server's pid, TARGET=PID (repeatable), whose process tree's CPU time dbsock reads; without it dbsock looks for the TCP listener in /proc")
 	f.BoolVar(&o.keep, "keep", false, "compose provider: leave the servers running afterwards (docker compose -p PROJECT down removes them)")
 	f.StringVar(&o.provider, "provider", "auto", "where servers come from: "+strings.Join(providers, ", "))
 	o.output.bind(f)
@@ -402,7 +404,14 @@ func (o *runOptions) newProvider(names []string, serverCPUs []int) (compose.Prov
 	}
 	local := compose.NewLocal()
 	local.ServerCPUs = serverCPUs
-	external := &compose.External{Endpoints: pairs}
+	pids, err := parseServerPIDs(o.serverPIDs)
+	if err != nil {
+		return nil, err
+	}
+	if len(pids) > 0 && o.provider != "external" && o.provider != "auto" {
+		return nil, usagef("--server-pid names a server you run; it applies to --provider external or auto, not %s", o.provider)
+	}
+	external := &compose.External{Endpoints: pairs, ServerPIDs: pids}
 	switch o.provider {
 	case "local":
 		return local, nil
@@ -437,6 +446,24 @@ func secondSignal(ctx context.Context, done <-chan struct{}, provider compose.Pr
 		_ = provider.Close()
 		os.Exit(ExitFailed)
 	}
+}
+
+// parseServerPIDs reads the --server-pid TARGET=PID flags.
+func parseServerPIDs(specs []string) (map[string]int, error) {
+	pids := map[string]int{}
+	for _, s := range specs {
+		name, v, ok := strings.Cut(s, "=")
+		t, known := targets.Lookup(name)
+		pid, err := strconv.Atoi(v)
+		if !ok || !known || t.Own || err != nil || pid <= 0 {
+			return nil, usagef("--server-pid %q is not TARGET=PID with a database target and a process id (e.g. redis=1234)", s)
+		}
+		if _, err := os.Stat(fmt.Sprintf("/proc/%d", pid)); err != nil {
+			return nil, usagef("--server-pid %q: no process %d is running", s, pid)
+		}
+		pids[name] = pid
+	}
+	return pids, nil
 }
 
 // parseImages reads the --image TARGET=REF flags.

@@ -1,0 +1,101 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/dbsock/dbsock/internal/testutil"
+	"github.com/dbsock/dbsock/results"
+)
+
+// procCPUTicks reads utime+stime of pid from /proc/PID/stat, in clock ticks
+// (the kernel's own process accounting, not the per-thread schedstat
+// dbsock reads).
+func procCPUTicks(t *testing.T, pid int) int64 {
+	t.Helper()
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+2:]))
+	utime, _ := strconv.ParseInt(f[11], 10, 64) // fields 14 and 15 of stat
+	stime, _ := strconv.ParseInt(f[12], 10, 64)
+	return utime + stime
+}
+
+// TestServerCPUAgreesWithProc starts a Redis server itself, measures it as
+// an external server with --server-pid, and checks dbsock's server CPU per
+// op against the kernel's process accounting read before and after.
+func TestServerCPUAgreesWithProc(t *testing.T) {
+	testutil.NeedAny(t, "redis-server")
+	dir := shortTempDir(t)
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	_, port, _ := net.SplitHostPort(addr)
+	sock := filepath.Join(dir, "r.sock")
+	srv := exec.Command("redis-server", "--port", port, "--bind", "127.0.0.1", "--unixsocket", sock, "--save", "", "--appendonly", "no", "--hz", "1")
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Process.Kill(); srv.Wait() })
+	for deadline := time.Now().Add(5 * time.Second); ; {
+		if c, err := net.Dial("unix", sock); err == nil {
+			c.Close()
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("redis-server did not start")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	pid := srv.Process.Pid
+	out := filepath.Join(t.TempDir(), "r.json")
+	before := procCPUTicks(t, pid)
+	code, _, errs := dbsock(t, "run", "redis", "--provider", "external", "--redis-addr", addr, "--redis-socket", sock,
+		"--server-pid", "redis="+strconv.Itoa(pid), "--n", "20000", "--warmup", "0", "--rounds", "1", "-q", "--out", out)
+	after := procCPUTicks(t, pid)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	rep, err := readReport(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ops, serverNs int64
+	for _, run := range rep.Runs {
+		c := run.CPU
+		if c == nil || c.ServerNs == nil || !strings.Contains(c.ServerMeasuredBy, "--server-pid") {
+			t.Fatalf("run %s has no server CPU: %+v", run.Transport, c)
+		}
+		ops += c.Ops
+		serverNs += *c.ServerNs
+	}
+	if ops < 40000 {
+		t.Fatalf("%d ops, want at least 40000", ops)
+	}
+	// The kernel's figure also holds connecting, verifying and seeding,
+	// outside dbsock's timed windows: a few percent at most.
+	const tickNs = 1e9 / 100 // USER_HZ
+	theirs := float64(after-before) * tickNs / float64(ops)
+	mine := float64(serverNs) / float64(ops)
+	if theirs <= 0 || mine < 0.85*theirs || mine > 1.15*theirs {
+		t.Fatalf("server CPU per op: dbsock %.0f ns, /proc %.0f ns (%d ticks over %d ops); want within 15%%", mine, theirs, after-before, ops)
+	}
+	t.Logf("server CPU per op: dbsock %.0f ns, /proc/PID/stat %.0f ns", mine, theirs)
+	var sum results.Summary = rep.Summary[0]
+	if sum.CPUSaving == nil || sum.TCP.CPU == nil || sum.Unix.CPU == nil {
+		t.Fatalf("summary lacks CPU: %+v", sum)
+	}
+}
