@@ -1,0 +1,74 @@
+package cpustat
+
+import (
+	"net"
+	"os"
+	"os/exec"
+	"testing"
+	"time"
+)
+
+func TestDescendantsFindsTheWholeTree(t *testing.T) {
+	// sh starts two sleeps: the tree is sh and both.
+	cmd := exec.Command("sh", "-c", "sleep 30 & sleep 30 & wait")
+	if err := cmd.Start(); err != nil {
+		t.Skip(err)
+	}
+	defer func() { cmd.Process.Kill(); cmd.Wait() }()
+	var pids []int
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		var err error
+		if pids, err = Descendants(cmd.Process.Pid); err != nil {
+			t.Fatal(err)
+		}
+		if len(pids) == 3 {
+			break
+		}
+	}
+	if len(pids) != 3 || pids[0] != cmd.Process.Pid {
+		t.Fatalf("tree of %d: %v, want it and its two children", cmd.Process.Pid, pids)
+	}
+	tree := NewTree(cmd.Process.Pid, "test tree")
+	if _, err := tree.Read(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Descendants(1 << 30); err == nil {
+		t.Fatal("a missing process has descendants")
+	}
+}
+
+func TestSelfCountsWork(t *testing.T) {
+	a, err := Self{}.Read()
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := 0
+	for start := time.Now(); time.Since(start) < 50*time.Millisecond; {
+		x++
+	}
+	b, _ := Self{}.Read()
+	if d := b.Sub(a); d.CPUNs < int64(20*time.Millisecond) {
+		t.Fatalf("50 ms of spinning counted as %d ns (x=%d)", d.CPUNs, x)
+	}
+	if d := a.Sub(b); d != (Sample{}) {
+		t.Fatalf("a backwards difference must clamp to zero: %+v", d)
+	}
+}
+
+func TestListeningPID(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	pid, err := ListeningPID(l.Addr().(*net.TCPAddr).Port)
+	if err != nil || pid != os.Getpid() {
+		t.Fatalf("listener of this process's port: %d, %v; want %d", pid, err, os.Getpid())
+	}
+	l2, _ := net.Listen("tcp", "127.0.0.1:0")
+	port := l2.Addr().(*net.TCPAddr).Port
+	l2.Close()
+	if _, err := ListeningPID(port); err == nil {
+		t.Fatal("a closed port has a listener")
+	}
+}
