@@ -14,7 +14,10 @@ import (
 	"net/netip"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // Transport is the kind of socket a client uses to reach a server.
@@ -223,6 +226,11 @@ func Within(ctx context.Context, limit time.Duration, step func(context.Context)
 	}
 }
 
+// ThreadBound is an optional capability of a Conn whose ops make blocking
+// system calls (no netpoller): the timing loop then runs it on a locked OS
+// thread, as a C client would.
+type ThreadBound interface{ ThreadBound() }
+
 // Reach dials ep once and hangs up: it tells "nothing listens there" apart
 // from a server that answers slowly, whatever a driver would make of it.
 func Reach(ctx context.Context, ep Endpoint) error {
@@ -232,4 +240,30 @@ func Reach(ctx context.Context, ep Endpoint) error {
 		return err
 	}
 	return c.Close()
+}
+
+// BlockingFD returns a duplicate of c's descriptor in blocking mode: system
+// calls on it block in the kernel instead of going through Go's netpoller.
+func BlockingFD(c net.Conn) (int, error) {
+	sc, ok := c.(syscall.Conn)
+	if !ok {
+		return -1, errors.New("not a socket")
+	}
+	raw, err := sc.SyscallConn()
+	if err != nil {
+		return -1, err
+	}
+	fd := -1
+	var derr error
+	if err := raw.Control(func(s uintptr) { fd, derr = unix.Dup(int(s)) }); err != nil {
+		return -1, err
+	}
+	if derr != nil {
+		return -1, derr
+	}
+	if err := unix.SetNonblock(fd, false); err != nil {
+		unix.Close(fd)
+		return -1, err
+	}
+	return fd, nil
 }

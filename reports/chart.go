@@ -94,6 +94,13 @@ func panels(r *results.Report) ([]*plot.Plot, error) {
 	if overTime != nil {
 		out = append(out, overTime)
 	}
+	if parts := Decompose(r); len(parts) > 0 {
+		p, err := decompositionPlot(parts)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, p)
+	}
 	for _, s := range r.Summary {
 		p, err := percentilePlot(r, s)
 		if err != nil {
@@ -444,5 +451,45 @@ func blocksPlot(r *results.Report) (*plot.Plot, error) {
 	}
 	p.Y.Min, p.Y.Max = bottom/2.2, top*1.6
 	p.Legend.Top, p.Legend.Left = false, true
+	return p, nil
+}
+
+// decompositionPlot stacks each target's p50 per transport: kernel floor,
+// Go client runtime, server work and protocol.
+func decompositionPlot(parts []Decomposition) (*plot.Plot, error) {
+	p := plot.New()
+	p.Title.Text = "Where the p50 goes (µs)"
+	p.Y.Label.Text = "p50 (µs)"
+	var names []string
+	layers := [3]plotter.Values{}
+	for _, d := range parts {
+		names = append(names, fmt.Sprintf("%s %s", d.Target, d.Transport))
+		layers[0] = append(layers[0], d.Kernel/1e3)
+		layers[1] = append(layers[1], math.Max(d.GoRuntime, 0)/1e3)
+		layers[2] = append(layers[2], math.Max(d.Server, 0)/1e3)
+	}
+	colors := []color.Color{color.Gray{Y: 0x70}, colorUnix, colorTCP}
+	labels := []string{"kernel floor", "Go client runtime", "server work and protocol"}
+	var below *plotter.BarChart
+	for i, vals := range layers {
+		bc, err := plotter.NewBarChart(vals, vg.Points(18))
+		if err != nil {
+			return nil, err
+		}
+		bc.Color, bc.LineStyle.Width = colors[i], 0
+		if below != nil {
+			bc.StackOn(below)
+		}
+		below = bc
+		p.Add(bc)
+		p.Legend.Add(labels[i], bc)
+	}
+	p.Add(plotter.NewGrid())
+	p.NominalX(names...)
+	p.X.Tick.Label.Rotation = math.Pi / 4
+	p.X.Tick.Label.XAlign = draw.XRight
+	p.X.Tick.Label.YAlign = draw.YCenter
+	p.Legend.Top, p.Legend.Left = true, true
+	p.Y.Min = 0
 	return p, nil
 }

@@ -23,10 +23,78 @@ func Markdown(w io.Writer, r *results.Report) error {
 	for _, t := range r.Targets {
 		writeTarget(b, r, t)
 	}
+	writeDecomposition(b, r)
 	writeThresholds(b, r)
 	writeEnvironment(b, r)
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// Decomposition is where one target's p50 goes on one transport: the
+// kernel floor (the floor target), the Go client runtime on top (echo -
+// floor), and the server's work and protocol (target - echo). The parts
+// add up to the target's p50 by construction.
+type Decomposition struct {
+	Target    string
+	Transport drivers.Transport
+	Kernel    float64 // ns
+	GoRuntime float64
+	Server    float64
+	Total     float64
+}
+
+// Decompose returns the decomposition of every plain case of a target other
+// than floor and echo, when the report has both floor and echo; nil
+// otherwise.
+func Decompose(r *results.Report) []Decomposition {
+	p50 := func(target string, t drivers.Transport) (float64, bool) {
+		for _, s := range r.Summary {
+			if s.Target == target && isPlain(s.Case) {
+				side := s.TCP
+				if t == drivers.Unix {
+					side = s.Unix
+				}
+				return float64(side.Latency.P50), side.Latency.P50 > 0
+			}
+		}
+		return 0, false
+	}
+	var out []Decomposition
+	for _, t := range drivers.Transports {
+		floor, okF := p50("floor", t)
+		echo, okE := p50("echo", t)
+		if !okF || !okE {
+			return nil
+		}
+		for _, s := range r.Summary {
+			if s.Target == "floor" || s.Target == "echo" || !isPlain(s.Case) {
+				continue
+			}
+			if total, ok := p50(s.Target, t); ok {
+				out = append(out, Decomposition{Target: s.Target, Transport: t, Kernel: floor, GoRuntime: echo - floor, Server: total - echo, Total: total})
+			}
+		}
+	}
+	return out
+}
+
+// writeDecomposition gives, per transport, where each target's p50 goes.
+func writeDecomposition(b *strings.Builder, r *results.Report) {
+	parts := Decompose(r)
+	if len(parts) == 0 {
+		return
+	}
+	b.WriteString("### Where the microseconds go\n\n")
+	b.WriteString("Each target's p50, split by what the floor and echo targets measured in the same run: the kernel floor " +
+		"(a blocking-syscall ping-pong, as a C program would do it), the Go client runtime on top of it (echo, the same ping-pong " +
+		"through Go's netpoller, minus the floor), and the server's own work and protocol (the target minus echo). " +
+		"The parts add up to the measured p50; a negative part means the server answers faster than dbsock's echo server.\n\n")
+	b.WriteString("| target | transport | kernel floor | + Go client runtime | + server work and protocol | = measured p50 |\n|---|---|--:|--:|--:|--:|\n")
+	for _, d := range parts {
+		fmt.Fprintf(b, "| %s | %s | %.1f µs | %+.1f µs | %+.1f µs | %.1f µs |\n", d.Target, d.Transport.Label(),
+			d.Kernel/1e3, d.GoRuntime/1e3, d.Server/1e3, d.Total/1e3)
+	}
+	b.WriteString("\n")
 }
 
 // MarkdownSummary writes only the headline part of Markdown (--detail

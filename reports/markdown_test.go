@@ -3,8 +3,10 @@ package reports
 import (
 	"bytes"
 	"flag"
+	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -132,5 +134,50 @@ func TestMarkdownSummaryIsTheHeadline(t *testing.T) {
 	}
 	if n := strings.Count(summary.String(), "\n"); n > 15 {
 		t.Errorf("the summary of one target is %d lines", n)
+	}
+}
+
+func TestDecompositionAddsUp(t *testing.T) {
+	r := fixture(t)
+	base := r.Runs
+	for _, name := range []string{"floor", "echo"} {
+		for _, run := range base {
+			run.Target = name
+			r.Runs = append(r.Runs, run)
+		}
+		r.Targets = append(r.Targets, results.Target{Name: name})
+	}
+	// Make echo slower than floor and redis slower than echo.
+	for i := range r.Runs {
+		scale := map[string]float64{"floor": 0.5, "echo": 0.8, "redis": 1}[r.Runs[i].Target]
+		h := results.NewHistogram()
+		_ = h.RecordValue(int64(float64(r.Runs[i].Latency.P50) * scale))
+		r.Runs[i].Histogram, _ = results.EncodeHistogram(h)
+		r.Runs[i].Latency = results.LatencyOf(h)
+	}
+	if err := r.Summarize(); err != nil {
+		t.Fatal(err)
+	}
+	parts := Decompose(r)
+	if len(parts) != 2 {
+		t.Fatalf("%d decompositions, want redis over TCP and Unix: %+v", len(parts), parts)
+	}
+	for _, d := range parts {
+		if d.Target != "redis" || d.Kernel <= 0 || d.GoRuntime <= 0 || d.Server <= 0 || math.Abs(d.Kernel+d.GoRuntime+d.Server-d.Total) > 1e-6 {
+			t.Fatalf("parts do not add up: %+v", d)
+		}
+	}
+	var b bytes.Buffer
+	if err := Markdown(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "### Where the microseconds go") || !strings.Contains(b.String(), "| redis | Unix |") {
+		t.Fatalf("no decomposition table:\n%s", b.String())
+	}
+	if got := titles(t, r); !slices.Contains(got, "Where the p50 goes (µs)") {
+		t.Fatalf("panels %q lack the stacked decomposition", got)
+	}
+	if Decompose(fixture(t)) != nil {
+		t.Fatal("a report without floor and echo has a decomposition")
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -391,6 +392,10 @@ func (s *side) timeBlock(d drivers.Driver, opt Options, j, index int) error {
 		wg.Add(1)
 		go func(i int, w *worker) {
 			defer wg.Done()
+			if _, ok := w.op.(drivers.ThreadBound); ok {
+				runtime.LockOSThread() // blocking system calls, as a C client makes them
+				defer runtime.UnlockOSThread()
+			}
 			<-startTiming
 			lc := LoopConfig{N: n, Progress: opt.Progress, Heartbeat: &w.heartbeat}
 			if dur > 0 {

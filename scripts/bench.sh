@@ -4,13 +4,15 @@
 #     inside a round's interleaved blocks;
 #   - dbsock's echo p50 against a minimal hand-written Go loop on the same
 #     server and transport (client and server pinned to CPU 0);
+#   - the floor target's p50 against a minimal blocking-syscall ping-pong
+#     (both sides in the benchmark, on locked threads, pinned to CPU 0);
 #   - peak RSS of "dbsock run echo --n 10000000" (set DBSOCK_BENCH_N to change N).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
 go test -run '^$' -bench 'Harness' -benchmem -count 5 ./scenarios/ | tee -a "$out"
-go test -run '^$' -bench 'EchoVsMinimal' -benchtime 3x ./scenarios/ | tee -a "$out"
+go test -run '^$' -bench 'EchoVsMinimal|FloorVsMinimal' -benchtime 3x ./scenarios/ | tee -a "$out"
 go test -run '^$' -bench 'PeakRSS' -benchtime 1x -timeout 30m ./cmd/dbsock/ | tee -a "$out"
 
 metric() { # metric UNIT: the median of the values printed before UNIT on Benchmark lines
@@ -25,5 +27,8 @@ echo "| timing + recording per op (median of 5) | $(median_of '^BenchmarkHarness
 echo "| the same inside a round of 10 block pairs (median of 5) | $(median_of '^BenchmarkHarnessBlocks-') ns | within 5% of the line above |"
 for t in tcp unix; do
   echo "| echo p50 $t: dbsock / minimal loop | $(metric $t-ratio) ($(metric $t-dbsock-p50-ns) / $(metric $t-minimal-p50-ns) ns) | within 5% (0.95 to 1.05) |"
+done
+for t in tcp unix; do
+  echo "| floor p50 $t: dbsock / minimal blocking ping-pong | $(metric $t-floor-ratio) ($(metric $t-floor-p50-ns) / $(metric $t-minimal-p50-ns) ns) | within 20% (0.8 to 1.2) |"
 done
 echo "| peak RSS, run echo --n $(metric ops-per-transport) | $(metric peak-RSS-MB) MB | under 64 MB |"

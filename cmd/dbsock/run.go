@@ -42,6 +42,7 @@ type runOptions struct {
 	images            []string
 	serverPIDs        []string
 	keep              bool
+	explain           bool
 	placement         string
 	clientCPU         string
 	serverCPU         string
@@ -118,6 +119,7 @@ random password per run; no password is ever printed.`,
 	f.StringVar(&o.serverCPU, "server-cpu", "", "pin servers dbsock starts to this CPU list; overrides --placement")
 	f.StringArrayVar(&o.images, "image", nil, "docker provider: use this image for a target, TARGET=REF (repeatable), e.g. mysql=dbsock/mariadb:10.11")
 	f.StringArrayVar(&o.serverPIDs, "server-pid", nil, "external provider: the server's pid, TARGET=PID (repeatable), whose process tree's CPU time dbsock reads; without it dbsock looks for the TCP listener in /proc")
+	f.BoolVar(&o.explain, "explain", false, "also run the floor and echo targets, and show where each target's microseconds go: kernel floor, Go client runtime, server work")
 	f.BoolVar(&o.keep, "keep", false, "compose provider: leave the servers running afterwards (docker compose -p PROJECT down removes them)")
 	f.StringVar(&o.provider, "provider", "auto", "where servers come from: "+strings.Join(providers, ", "))
 	o.output.bind(f)
@@ -290,6 +292,13 @@ func (o *runOptions) plan(args []string) (pipeline.Plan, compose.Provider, error
 	names, err := parseTargets(args)
 	if err != nil {
 		return pipeline.Plan{}, nil, err
+	}
+	if o.explain {
+		for _, t := range []string{"floor", "echo"} {
+			if !slices.Contains(names, t) {
+				names = append(names, t)
+			}
+		}
 	}
 	if err := o.validate(); err != nil {
 		return pipeline.Plan{}, nil, err

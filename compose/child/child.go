@@ -30,9 +30,10 @@ const Env = "DBSOCK_CHILD_SERVER"
 
 // Kinds of child servers.
 const (
-	Echo = "echo"
-	GRPC = "grpc"
-	HTTP = "http"
+	Echo  = "echo"
+	Floor = "floor"
+	GRPC  = "grpc"
+	HTTP  = "http"
 )
 
 // Spec returns the Env value for a child serving kind on tcpAddr and unixPath.
@@ -58,6 +59,8 @@ func MaybeRun() {
 	switch f[0] {
 	case Echo:
 		serve, stop = serveEcho, func() { tcp.Close(); unix.Close() }
+	case Floor:
+		serve, stop = serveFloor, func() { tcp.Close(); unix.Close() }
 	case GRPC:
 		s := grpcServer()
 		serve, stop = s.Serve, s.Stop

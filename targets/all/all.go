@@ -4,6 +4,7 @@ package all
 
 import (
 	_ "github.com/dbsock/dbsock/targets/echo"
+	_ "github.com/dbsock/dbsock/targets/floor"
 	_ "github.com/dbsock/dbsock/targets/grpc"
 	_ "github.com/dbsock/dbsock/targets/http"
 	_ "github.com/dbsock/dbsock/targets/mongo"

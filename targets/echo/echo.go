@@ -13,8 +13,8 @@ import (
 func init() {
 	targets.Register(targets.Target{
 		Name: child.Echo, Order: 50, Own: true,
-		Short:    "4-byte ping-pong with dbsock's own echo server: the transport floor",
-		ServedBy: "dbsock's echo server in a child process: the transport floor",
+		Short:    "4-byte ping-pong with dbsock's own echo server: the transport through Go's runtime",
+		ServedBy: "dbsock's echo server in a child process (Go netpoller on both sides)",
 		Server:   compose.ChildRecipe(child.Echo),
 		Settings: targets.Own(func(size int) drivers.Driver { return echodrv.New(size) }),
 	})

@@ -1,0 +1,22 @@
+// Package floor registers the floor target: the echo ping-pong with
+// blocking system calls on both sides, in a child process: the kernel's
+// own cost, without Go's netpoller.
+package floor
+
+import (
+	"github.com/dbsock/dbsock/compose"
+	"github.com/dbsock/dbsock/compose/child"
+	"github.com/dbsock/dbsock/drivers"
+	floordrv "github.com/dbsock/dbsock/drivers/floor"
+	"github.com/dbsock/dbsock/targets"
+)
+
+func init() {
+	targets.Register(targets.Target{
+		Name: child.Floor, Order: 55, Own: true,
+		Short:    "4-byte ping-pong with blocking syscalls on both sides: the kernel floor",
+		ServedBy: "dbsock's floor server in a child process (blocking read/write on a locked OS thread)",
+		Server:   compose.ChildRecipe(child.Floor),
+		Settings: targets.Own(func(int) drivers.Driver { return floordrv.New() }),
+	})
+}
