@@ -321,19 +321,61 @@ func isPlain(c results.Case) bool {
 
 // writeSweep gives one row per case: how the speedup moves across a sweep.
 func writeSweep(b *strings.Builder, cases []results.Summary) {
-	b.WriteString("| case | TCP p50 | Unix p50 | p50 speedup | 95% CI | TCP ops/s | Unix ops/s | errors | verdict |\n")
-	b.WriteString("|---|--:|--:|--:|--:|--:|--:|--:|---|\n")
+	b.WriteString("| case | TCP p50 | Unix p50 | p50 speedup | 95% CI | TCP ops/s | Unix ops/s | TCP ops per server CPU-s | Unix ops per server CPU-s | errors | verdict |\n")
+	b.WriteString("|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|\n")
 	for _, s := range cases {
 		u := pickUnit(s.TCP.Latency.P50, s.Unix.Latency.P50)
 		ci := "–"
 		if c := s.UnixSpeedupP50CI; c != nil {
 			ci = fmt.Sprintf("%.2f–%.2f", c.Lo, c.Hi)
 		}
-		fmt.Fprintf(b, "| %s | %s %s | %s %s | %.2f× | %s | %.0f | %.0f | %d | %s |\n", s.Label(),
+		fmt.Fprintf(b, "| %s | %s %s | %s %s | %.2f× | %s | %.0f | %.0f | %s | %s | %d | %s |\n", s.Label(),
 			u.fmt(float64(s.TCP.Latency.P50)), u.name, u.fmt(float64(s.Unix.Latency.P50)), u.name,
-			s.UnixSpeedupP50, ci, s.TCP.OpsPerSec, s.Unix.OpsPerSec, s.TCP.Errors+s.Unix.Errors, s.Verdict)
+			s.UnixSpeedupP50, ci, s.TCP.OpsPerSec, s.Unix.OpsPerSec, perServerSecond(s.TCP.CPU), perServerSecond(s.Unix.CPU),
+			s.TCP.Errors+s.Unix.Errors, shortVerdict(s.Verdict))
 	}
 	b.WriteString("\n")
+	writeEfficiency(b, cases)
+}
+
+// perServerSecond is how many ops one second of server CPU served.
+func perServerSecond(c *results.CPU) string {
+	if c == nil || c.ServerNsPerOp == nil || *c.ServerNsPerOp <= 0 {
+		return "–"
+	}
+	return fmt.Sprintf("%.0f", 1e9 / *c.ServerNsPerOp)
+}
+
+// writeEfficiency says, for a concurrency sweep, the highest throughput
+// each transport reached, and how much more work per server core Unix did
+// there.
+func writeEfficiency(b *strings.Builder, cases []results.Summary) {
+	conc := map[int]bool{}
+	for _, s := range cases {
+		conc[s.Concurrency] = true
+	}
+	if len(conc) < 2 {
+		return
+	}
+	best := func(side func(results.Summary) results.Side) (results.Summary, float64) {
+		var at results.Summary
+		top := 0.0
+		for _, s := range cases {
+			if v := side(s).OpsPerSec; v > top {
+				at, top = s, v
+			}
+		}
+		return at, top
+	}
+	tcpAt, tcpTop := best(func(s results.Summary) results.Side { return s.TCP })
+	unixAt, unixTop := best(func(s results.Summary) results.Side { return s.Unix })
+	fmt.Fprintf(b, "Highest throughput: TCP %.0f ops/s (%s), Unix %.0f ops/s (%s).", tcpTop, tcpAt.Label(), unixTop, unixAt.Label())
+	t, u := tcpAt.TCP.CPU, unixAt.Unix.CPU
+	if t != nil && u != nil && t.ServerNsPerOp != nil && u.ServerNsPerOp != nil && *u.ServerNsPerOp > 0 {
+		fmt.Fprintf(b, " There, Unix did %.0f%% more work per server CPU-second than TCP (%s against %s ops).",
+			100*(*t.ServerNsPerOp / *u.ServerNsPerOp - 1), perServerSecond(u), perServerSecond(t))
+	}
+	b.WriteString("\n\n")
 }
 
 // writeCase gives one case's table, phases, speedup, verdict and warnings.
