@@ -226,6 +226,27 @@ func Within(ctx context.Context, limit time.Duration, step func(context.Context)
 	}
 }
 
+// ExecStats is the server's own cumulative account of the lookup command:
+// how many it ran and the time it says it spent executing them.
+type ExecStats struct {
+	Calls  int64
+	ExecNs float64
+}
+
+// ExecReader reads ExecStats over a connection of its own.
+type ExecReader interface {
+	Read(ctx context.Context) (ExecStats, error)
+	Close() error
+}
+
+// ExecStatter is an optional capability of a Driver whose server reports
+// its own per-command execution time (Redis INFO commandstats, ...):
+// OpenExecStats opens a connection for reading it, and says where the
+// figure comes from.
+type ExecStatter interface {
+	OpenExecStats(ctx context.Context, ep Endpoint) (ExecReader, string, error)
+}
+
 // ThreadBound is an optional capability of a Conn whose ops make blocking
 // system calls (no netpoller): the timing loop then runs it on a locked OS
 // thread, as a C client would.

@@ -3,6 +3,8 @@ package reports
 import (
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -41,23 +43,31 @@ type Decomposition struct {
 	GoRuntime float64
 	Server    float64
 	Total     float64
+	// Exec is the part of Server the server itself reports as executing
+	// the command (ns per call), and ExecSource where it says so; -1 when
+	// the server does not say.
+	Exec       float64
+	ExecSource string
 }
 
 // Decompose returns the decomposition of every plain case of a target other
 // than floor and echo, when the report has both floor and echo; nil
 // otherwise.
 func Decompose(r *results.Report) []Decomposition {
-	p50 := func(target string, t drivers.Transport) (float64, bool) {
+	sideOf := func(target string, t drivers.Transport) (results.Side, bool) {
 		for _, s := range r.Summary {
 			if s.Target == target && isPlain(s.Case) {
-				side := s.TCP
 				if t == drivers.Unix {
-					side = s.Unix
+					return s.Unix, s.Unix.Latency.P50 > 0
 				}
-				return float64(side.Latency.P50), side.Latency.P50 > 0
+				return s.TCP, s.TCP.Latency.P50 > 0
 			}
 		}
-		return 0, false
+		return results.Side{}, false
+	}
+	p50 := func(target string, t drivers.Transport) (float64, bool) {
+		side, ok := sideOf(target, t)
+		return float64(side.Latency.P50), ok
 	}
 	var out []Decomposition
 	for _, t := range drivers.Transports {
@@ -71,7 +81,11 @@ func Decompose(r *results.Report) []Decomposition {
 				continue
 			}
 			if total, ok := p50(s.Target, t); ok {
-				out = append(out, Decomposition{Target: s.Target, Transport: t, Kernel: floor, GoRuntime: echo - floor, Server: total - echo, Total: total})
+				d := Decomposition{Target: s.Target, Transport: t, Kernel: floor, GoRuntime: echo - floor, Server: total - echo, Total: total, Exec: -1}
+				if side, _ := sideOf(s.Target, t); side.ServerExec != nil && side.ServerExec.Calls > 0 {
+					d.Exec, d.ExecSource = side.ServerExec.NsPerCall, side.ServerExec.Source
+				}
+				out = append(out, d)
 			}
 		}
 	}
@@ -89,12 +103,22 @@ func writeDecomposition(b *strings.Builder, r *results.Report) {
 		"(a blocking-syscall ping-pong, as a C program would do it), the Go client runtime on top of it (echo, the same ping-pong " +
 		"through Go's netpoller, minus the floor), and the server's own work and protocol (the target minus echo). " +
 		"The parts add up to the measured p50; a negative part means the server answers faster than dbsock's echo server.\n\n")
-	b.WriteString("| target | transport | kernel floor | + Go client runtime | + server work and protocol | = measured p50 |\n|---|---|--:|--:|--:|--:|\n")
+	b.WriteString("| target | transport | kernel floor | + Go client runtime | + server work and protocol | = measured p50 | of which the server says it executed |\n|---|---|--:|--:|--:|--:|--:|\n")
+	sources := map[string]string{}
 	for _, d := range parts {
-		fmt.Fprintf(b, "| %s | %s | %.1f µs | %+.1f µs | %+.1f µs | %.1f µs |\n", d.Target, d.Transport.Label(),
-			d.Kernel/1e3, d.GoRuntime/1e3, d.Server/1e3, d.Total/1e3)
+		exec := "not reported"
+		if d.Exec >= 0 {
+			exec = fmt.Sprintf("%.1f µs", d.Exec/1e3)
+			sources[d.Target] = d.ExecSource
+		}
+		fmt.Fprintf(b, "| %s | %s | %.1f µs | %+.1f µs | %+.1f µs | %.1f µs | %s |\n", d.Target, d.Transport.Label(),
+			d.Kernel/1e3, d.GoRuntime/1e3, d.Server/1e3, d.Total/1e3, exec)
 	}
-	b.WriteString("\n")
+	b.WriteString("\nThe last column is the server's own account of executing the command (a mean per call over the same timed blocks)")
+	for _, k := range slices.Sorted(maps.Keys(sources)) {
+		fmt.Fprintf(b, "; %s: %s", k, sources[k])
+	}
+	b.WriteString("; the other servers do not report it without extra setup (MariaDB's performance_schema, PostgreSQL's pg_stat_statements).\n\n")
 }
 
 // MarkdownSummary writes only the headline part of Markdown (--detail

@@ -209,6 +209,9 @@ type Run struct {
 	// CPU is the CPU time and context switches both sides spent over the
 	// run's timed blocks (read at each block's edges); nil when not read.
 	CPU *CPU `json:"cpu,omitempty"`
+	// ServerExec is what the server says it spent executing the lookups
+	// over the run's timed blocks; nil where the server does not say.
+	ServerExec *ServerExec `json:"server_exec,omitempty"`
 	// EndedBy, on the last round of a case, says what ended the case:
 	// "rounds" (the planned rounds ran), "precision" (--precision was
 	// reached) or "max-duration" (--max-duration passed first).
@@ -342,6 +345,33 @@ func (c *CPU) Pool(o *CPU) *CPU {
 	return NewCPU(c.Ops+o.Ops, c.ClientNs+o.ClientNs, c.ClientCsw+o.ClientCsw, sns, scsw, by).WithSyscalls(c.ClientSyscalls+o.ClientSyscalls, ssys)
 }
 
+// ServerExec is the server's own account of executing the lookups in the
+// timed windows (e.g. Redis INFO commandstats): calls, total time, time per
+// call, and where the figure comes from.
+type ServerExec struct {
+	Calls     int64   `json:"calls"`
+	ExecNs    float64 `json:"exec_ns"`
+	NsPerCall float64 `json:"ns_per_call"`
+	Source    string  `json:"source"`
+}
+
+// Pool adds o to e (nil e starts empty).
+func (e *ServerExec) Pool(o *ServerExec) *ServerExec {
+	if o == nil {
+		return e
+	}
+	out := &ServerExec{Source: o.Source}
+	if e != nil {
+		out.Calls, out.ExecNs = e.Calls, e.ExecNs
+	}
+	out.Calls += o.Calls
+	out.ExecNs += o.ExecNs
+	if out.Calls > 0 {
+		out.NsPerCall = out.ExecNs / float64(out.Calls)
+	}
+	return out
+}
+
 // CPUSaving is how much less CPU per op Unix took than TCP (TCP - Unix).
 type CPUSaving struct {
 	ClientNsPerOp float64  `json:"client_ns_per_op"`
@@ -365,6 +395,8 @@ type Side struct {
 	Phases map[string]Latency `json:"phases,omitempty"`
 	// CPU pools the runs' CPU figures.
 	CPU *CPU `json:"cpu,omitempty"`
+	// ServerExec pools the server's own execution figures.
+	ServerExec *ServerExec `json:"server_exec,omitempty"`
 }
 
 // Summary pools a case's rounds per transport and compares them.

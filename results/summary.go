@@ -24,6 +24,7 @@ func (sp *sidePool) add(run *Run) error {
 	sp.side.N += run.N
 	sp.side.Errors += run.Errors
 	sp.side.CPU = sp.side.CPU.Pool(run.CPU)
+	sp.side.ServerExec = sp.side.ServerExec.Pool(run.ServerExec)
 	sp.nanos += run.ElapsedNs
 	h, err := run.Hist()
 	if err != nil {

@@ -211,6 +211,32 @@ type side struct {
 	client, server cpustat.Sample
 	clientErr      error
 	serverErr      error
+	// exec is the server's own account of the lookups in the timed blocks,
+	// read over the round's stats connection (nil: the server gives none).
+	exec       *execStats
+	execSource string
+}
+
+// execStats reads a server's own execution figures at block edges.
+type execStats struct {
+	r      drivers.ExecReader
+	total  drivers.ExecStats
+	failed bool
+}
+
+func (e *execStats) read(ctx context.Context) drivers.ExecStats {
+	if e == nil || e.failed {
+		return drivers.ExecStats{}
+	}
+	var s drivers.ExecStats
+	err := drivers.Within(ctx, time.Second, func(ctx context.Context) (err error) {
+		s, err = e.r.Read(ctx)
+		return err
+	})
+	if err != nil {
+		e.failed = true // leave the figure out rather than report part of it
+	}
+	return s
 }
 
 func newSide(ctx context.Context, ep drivers.Endpoint, opt Options) *side {
@@ -249,6 +275,20 @@ func measureRound(ctx context.Context, d drivers.Driver, eps drivers.Pair, opt O
 			return []results.Run{s.fail(err)}, err
 		}
 		s.run.TransportVerified = true
+	}
+	if es, ok := d.(drivers.ExecStatter); ok {
+		var r drivers.ExecReader
+		var source string
+		err := drivers.Within(ctx, opt.timeout(), func(ctx context.Context) (err error) {
+			r, source, err = es.OpenExecStats(ctx, eps.Unix)
+			return err
+		})
+		if err == nil {
+			defer r.Close()
+			for _, s := range sides {
+				s.exec, s.execSource = &execStats{r: r}, source
+			}
+		}
 	}
 	if r, ok := opt.ServerCPU.(cpustat.Refresher); ok {
 		_ = r.Refresh() // the server may have started a process per connection; Read says if it is gone
@@ -411,6 +451,7 @@ func (s *side) timeBlock(d drivers.Driver, opt Options, j, index int) error {
 	// The counters are read at the window's edges: the server first and
 	// the client last before it opens, the client first after it closes,
 	// so that reading the server's counters is not charged to the client.
+	e0 := s.exec.read(s.ctx)
 	s0, serr0 := readMeter(opt.ServerCPU)
 	c0, cerr0 := readMeter(opt.ClientCPU)
 	start = time.Now()
@@ -419,6 +460,10 @@ func (s *side) timeBlock(d drivers.Driver, opt Options, j, index int) error {
 	elapsed := time.Since(start)
 	c1, cerr1 := readMeter(opt.ClientCPU)
 	s1, serr1 := readMeter(opt.ServerCPU)
+	if e1 := s.exec.read(s.ctx); s.exec != nil {
+		s.exec.total.Calls += max(e1.Calls-e0.Calls, 0)
+		s.exec.total.ExecNs += max(e1.ExecNs-e0.ExecNs, 0)
+	}
 	s.client = s.client.Add(c1.Sub(c0))
 	s.server = s.server.Add(s1.Sub(s0))
 	s.clientErr = errors.Join(s.clientErr, cerr0, cerr1)
@@ -507,6 +552,9 @@ func (s *side) finish() results.Run {
 	}
 	if len(run.Blocks) > 0 {
 		run.CPU = s.cpu(run.N - run.Errors)
+		if e := s.exec; e != nil && !e.failed && e.total.Calls > 0 {
+			run.ServerExec = (*results.ServerExec)(nil).Pool(&results.ServerExec{Calls: e.total.Calls, ExecNs: e.total.ExecNs, Source: s.execSource})
+		}
 	}
 	if err := run.SetHistogram(s.hist); err != nil {
 		run.Error = err.Error()

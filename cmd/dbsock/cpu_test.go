@@ -98,4 +98,10 @@ func TestServerCPUAgreesWithProc(t *testing.T) {
 	if sum.CPUSaving == nil || sum.TCP.CPU == nil || sum.Unix.CPU == nil {
 		t.Fatalf("summary lacks CPU: %+v", sum)
 	}
+	// Redis's own count of GETs in the timed blocks is exactly the ops.
+	for _, side := range []results.Side{sum.TCP, sum.Unix} {
+		if e := side.ServerExec; e == nil || e.Calls != side.N-side.Errors || e.NsPerCall <= 0 || e.NsPerCall > mine {
+			t.Fatalf("server's own execution figure %+v for %d ops (server CPU %.0f ns per op)", e, side.N, mine)
+		}
+	}
 }

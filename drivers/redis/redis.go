@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -242,4 +243,52 @@ func ParseClientInfo(line string) (drivers.Verification, error) {
 // Close implements drivers.Conn.
 func (c *Conn) Close() error {
 	return errors.Join(c.conn.Close(), c.client.Close())
+}
+
+// OpenExecStats implements drivers.ExecStatter with INFO commandstats:
+// Redis counts every GET and the microseconds it spent executing them.
+func (d *Driver) OpenExecStats(ctx context.Context, ep drivers.Endpoint) (drivers.ExecReader, string, error) {
+	client, conn, err := dial(ctx, d.Options(ep), ep)
+	if err != nil {
+		return nil, "", err
+	}
+	return &execReader{client: client, conn: conn}, "Redis INFO commandstats (cmdstat_get usec)", nil
+}
+
+type execReader struct {
+	client *goredis.Client
+	conn   *goredis.Conn
+}
+
+func (r *execReader) Read(ctx context.Context) (drivers.ExecStats, error) {
+	text, err := r.conn.Info(ctx, "commandstats").Result()
+	if err != nil {
+		return drivers.ExecStats{}, fmt.Errorf("INFO commandstats: %w", err)
+	}
+	return ParseCommandStats(text, "get"), nil
+}
+
+func (r *execReader) Close() error { return errors.Join(r.conn.Close(), r.client.Close()) }
+
+// ParseCommandStats reads command's calls and usec from INFO commandstats
+// ("cmdstat_get:calls=3,usec=12,usec_per_call=4.00,...").
+func ParseCommandStats(text, command string) drivers.ExecStats {
+	var s drivers.ExecStats
+	for _, line := range strings.Split(text, "\n") {
+		rest, ok := strings.CutPrefix(strings.TrimSpace(line), "cmdstat_"+command+":")
+		if !ok {
+			continue
+		}
+		for _, kv := range strings.Split(rest, ",") {
+			k, v, _ := strings.Cut(kv, "=")
+			switch k {
+			case "calls":
+				s.Calls, _ = strconv.ParseInt(v, 10, 64)
+			case "usec":
+				usec, _ := strconv.ParseFloat(v, 64)
+				s.ExecNs = usec * 1e3
+			}
+		}
+	}
+	return s
 }

@@ -49,3 +49,15 @@ func TestOptionsPoolOfOne(t *testing.T) {
 		t.Fatalf("Options = %+v", o)
 	}
 }
+
+func TestParseCommandStats(t *testing.T) {
+	text := "# Commandstats\r\ncmdstat_info:calls=2,usec=40,usec_per_call=20.00,rejected_calls=0,failed_calls=0\r\n" +
+		"cmdstat_get:calls=30000,usec=3956,usec_per_call=0.13,rejected_calls=0,failed_calls=0\r\n"
+	s := ParseCommandStats(text, "get")
+	if s.Calls != 30000 || s.ExecNs != 3956000 {
+		t.Fatalf("got %+v, want 30000 calls and 3956 µs", s)
+	}
+	if s := ParseCommandStats(text, "set"); s.Calls != 0 || s.ExecNs != 0 {
+		t.Fatalf("a command that never ran: %+v", s)
+	}
+}
