@@ -247,6 +247,15 @@ type ExecStatter interface {
 	OpenExecStats(ctx context.Context, ep Endpoint) (ExecReader, string, error)
 }
 
+// Pipeliner is an optional capability of a Driver that can send a batch of
+// lookups in one round trip: Pipeline returns the driver whose op is depth
+// lookups sent together (Redis pipelining, PostgreSQL's pipeline mode);
+// Depth is the current driver's batch size (1: one lookup per op).
+type Pipeliner interface {
+	Pipeline(depth int) Driver
+	Depth() int
+}
+
 // ThreadBound is an optional capability of a Conn whose ops make blocking
 // system calls (no netpoller): the timing loop then runs it on a locked OS
 // thread, as a C client would.

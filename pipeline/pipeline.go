@@ -44,6 +44,9 @@ type Plan struct {
 	Scenarios   []string
 	Concurrency []int
 	ValueSizes  []int
+	// Pipelines lists batch depths (lookups per op, in one round trip) for
+	// targets whose driver is a drivers.Pipeliner; empty means 1.
+	Pipelines []int
 	// Options holds the loop sizes; its Scenario and Concurrency are set
 	// per case.
 	Options scenarios.Options
@@ -128,7 +131,7 @@ func (p Plan) newReport() *results.Report {
 		Environment:   sysinfo.Collect(p.Libraries),
 		Config: results.Config{N: o.N, Warmup: o.Warmup, Rounds: o.Rounds,
 			Provider: p.ProviderName, Scenario: strings.Join(p.scenarios(), ","), DurationNs: o.Duration.Nanoseconds(),
-			Concurrency: p.Concurrency, ValueSizes: p.ValueSizes, Rate: o.Rate,
+			Concurrency: p.Concurrency, ValueSizes: p.ValueSizes, Rate: o.Rate, Pipelines: p.Pipelines,
 			Blocks: o.BlocksPerRound(), Seed: o.Seed, Precision: o.Precision},
 		Targets: []results.Target{},
 		Runs:    []results.Run{},
@@ -182,14 +185,20 @@ func (p Plan) measureTarget(ctx context.Context, t Target, ti *results.Target) (
 		if err := p.answer(ctx, t.Name, srv.Unix, "while dbsock seeded the lookup's row", func(ctx context.Context) error { return d.Seed(ctx, srv.Unix) }); err != nil {
 			return runs, err
 		}
-		for _, opt := range p.cases() {
-			opt.ClientCPU, opt.ServerCPU, opt.ServerCPUWhyNot = cpustat.Self{}, srv.CPU, srv.CPUWhyNot
-			err := scenarios.Run(ctx, d, srv.Endpoints(), info, opt, func(run results.Run) {
-				runs = append(runs, run)
-				logRun(log, run)
-			})
-			if err != nil {
-				return runs, err
+		for _, depth := range p.depths() {
+			d := d
+			if pl, ok := d.(drivers.Pipeliner); ok && depth > 1 {
+				d = pl.Pipeline(depth)
+			}
+			for _, opt := range p.cases() {
+				opt.ClientCPU, opt.ServerCPU, opt.ServerCPUWhyNot = cpustat.Self{}, srv.CPU, srv.CPUWhyNot
+				err := scenarios.Run(ctx, d, srv.Endpoints(), info, opt, func(run results.Run) {
+					runs = append(runs, run)
+					logRun(log, run)
+				})
+				if err != nil {
+					return runs, err
+				}
 			}
 		}
 	}
@@ -268,6 +277,13 @@ func (p Plan) scenarios() []string {
 	return p.Scenarios
 }
 
+func (p Plan) depths() []int {
+	if len(p.Pipelines) == 0 {
+		return []int{1}
+	}
+	return p.Pipelines
+}
+
 func (p Plan) valueSizes() []int {
 	if len(p.ValueSizes) == 0 {
 		return []int{0}
@@ -293,4 +309,4 @@ func (p Plan) cases() []scenarios.Options {
 }
 
 // Cases is how many cases each target runs.
-func (p Plan) Cases() int { return len(p.cases()) * len(p.valueSizes()) }
+func (p Plan) Cases() int { return len(p.cases()) * len(p.valueSizes()) * len(p.depths()) }

@@ -60,6 +60,9 @@ func caseKeys(c results.Case) string {
 	if c.Rate > 0 {
 		s += fmt.Sprintf("/rate=%g", c.Rate)
 	}
+	if c.Pipeline > 1 {
+		s += fmt.Sprintf("/pipeline=%d", c.Pipeline)
+	}
 	return s
 }
 

@@ -108,7 +108,7 @@ func panels(r *results.Report) ([]*plot.Plot, error) {
 		}
 		out = append(out, p)
 	}
-	for _, dim := range []dimension{bySize, byConcurrency} {
+	for _, dim := range []dimension{bySize, byConcurrency, byPipeline} {
 		p, err := sweepPlot(r, dim)
 		if err != nil {
 			return nil, err
@@ -136,6 +136,10 @@ var (
 		value: func(c results.Case) float64 { return float64(c.ValueSize) },
 		tick:  func(c results.Case) string { return results.FormatSize(c.ValueSize) },
 		rest:  func(c results.Case) results.Case { c.ValueSize = 0; return c }}
+	byPipeline = dimension{name: "pipeline depth", label: "lookups per round trip (log scale)",
+		value: func(c results.Case) float64 { return float64(c.Lookups()) },
+		tick:  func(c results.Case) string { return fmt.Sprint(c.Lookups()) },
+		rest:  func(c results.Case) results.Case { c.Pipeline = 0; return c }}
 	byConcurrency = dimension{name: "concurrency", label: "workers (log scale)",
 		value: func(c results.Case) float64 { return float64(max(c.Concurrency, 1)) },
 		tick:  func(c results.Case) string { return fmt.Sprint(max(c.Concurrency, 1)) },

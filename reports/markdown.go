@@ -431,12 +431,26 @@ func writeCase(b *strings.Builder, r *results.Report, sum *results.Summary) {
 	}
 	b.WriteString("\n\n")
 	writePhases(b, sum, unit)
+	writePerLookup(b, sum)
 	writeCPU(b, sum)
 	writeVerdict(b, sum)
 	for _, w := range sum.Warnings {
 		fmt.Fprintf(b, "> **Warning:** %s\n\n", w)
 	}
 	writeRounds(b, r, sum.Case, unit)
+}
+
+// writePerLookup gives, for a pipelined case, latency and throughput per
+// lookup (an op is a batch of Pipeline lookups in one round trip).
+func writePerLookup(b *strings.Builder, sum *results.Summary) {
+	k := float64(sum.Lookups())
+	if k <= 1 {
+		return
+	}
+	u := pickUnit(int64(float64(sum.TCP.Latency.P50)/k), int64(float64(sum.Unix.Latency.P50)/k))
+	fmt.Fprintf(b, "Each op is a batch of %d lookups in one round trip. **Per lookup: p50 TCP %s %s, Unix %s %s; throughput TCP %.0f, Unix %.0f lookups/s.**\n\n",
+		sum.Pipeline, u.fmt(float64(sum.TCP.Latency.P50)/k), u.name, u.fmt(float64(sum.Unix.Latency.P50)/k), u.name,
+		sum.TCP.OpsPerSec*k, sum.Unix.OpsPerSec*k)
 }
 
 // writeCPU gives what each side spent per op over the timed blocks, and

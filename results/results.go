@@ -70,6 +70,8 @@ type Config struct {
 	Rate        float64 `json:"rate,omitempty"`
 	// Placement is where the client ran, read back from the OS.
 	Placement Placement `json:"placement"`
+	// Pipelines lists the batch depths swept (--pipeline).
+	Pipelines []int `json:"pipelines,omitempty"`
 	// Blocks is how many block pairs each round holds: the timed ops of a
 	// round run as that many short TCP blocks and as many Unix blocks,
 	// interleaved in pairs.
@@ -148,6 +150,9 @@ type Case struct {
 	// Rate is the open-loop target rate in ops/s per transport; 0 means
 	// closed loop (each op starts when the previous one ends).
 	Rate float64 `json:"rate"`
+	// Pipeline is how many lookups one op sends together in one round
+	// trip; 0 means one lookup per op.
+	Pipeline int `json:"pipeline,omitempty"`
 }
 
 // Label names the case for people, e.g. "pk, 16 workers, 1 KiB".
@@ -163,8 +168,14 @@ func (c Case) Label() string {
 	if c.Rate > 0 {
 		s += fmt.Sprintf(", open loop at %g ops/s", c.Rate)
 	}
+	if c.Pipeline > 1 {
+		s += fmt.Sprintf(", pipeline %d", c.Pipeline)
+	}
 	return s
 }
+
+// Lookups is how many lookups one op of the case makes.
+func (c Case) Lookups() int { return max(c.Pipeline, 1) }
 
 // FormatSize renders a byte count as 16 B, 1 KiB, 64 KiB, 1 MiB.
 func FormatSize(n int) string {

@@ -137,6 +137,9 @@ func Order(round int) [2]drivers.Transport {
 func Run(ctx context.Context, d drivers.Driver, eps drivers.Pair, server drivers.ServerInfo, opt Options, emit func(results.Run)) error {
 	c := results.Case{Target: d.Name(), Scenario: opt.Scenario, Concurrency: opt.workers(),
 		ValueSize: d.ValueSize(), Mode: d.Mode(), Rate: opt.Rate}
+	if p, ok := d.(drivers.Pipeliner); ok && p.Depth() > 1 {
+		c.Pipeline = p.Depth()
+	}
 	began := time.Now()
 	if opt.Epoch.IsZero() {
 		opt.Epoch = began

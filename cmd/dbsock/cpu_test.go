@@ -105,3 +105,37 @@ func TestServerCPUAgreesWithProc(t *testing.T) {
 		}
 	}
 }
+
+// TestPipelineDepths: redis and postgres at depths 1 and 16, both
+// transports; a lookup in a batch of 16 costs less than one alone.
+func TestPipelineDepths(t *testing.T) {
+	testutil.NeedAny(t, "redis-server")
+	out := filepath.Join(t.TempDir(), "p.json")
+	code, _, errs := dbsock(t, "run", "redis", "postgres", "--pipeline", "1,16", "--provider", "local", "--n", "2000", "--warmup", "100",
+		"--rounds", "1", "--blocks", "6", "-q", "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	rep, err := readReport(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	perLookup := map[string]map[int]float64{}
+	for _, s := range rep.Summary {
+		for _, side := range []results.Side{s.TCP, s.Unix} {
+			if side.N == 0 || side.Latency.P50 <= 0 {
+				t.Fatalf("%s depth %d: empty side", s.Target, s.Lookups())
+			}
+		}
+		if perLookup[s.Target] == nil {
+			perLookup[s.Target] = map[int]float64{}
+		}
+		perLookup[s.Target][s.Lookups()] = float64(s.Unix.Latency.P50) / float64(s.Lookups())
+	}
+	for _, target := range []string{"redis", "postgres"} {
+		got := perLookup[target]
+		if len(got) != 2 || got[16] <= 0 || got[16] >= got[1] {
+			t.Fatalf("%s per-lookup Unix p50 by depth: %v; want both depths, 16 cheaper than 1", target, got)
+		}
+	}
+}

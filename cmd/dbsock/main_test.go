@@ -90,6 +90,8 @@ func TestUsageErrors(t *testing.T) {
 		{"server pid own target", []string{"run", "echo", "--server-pid", "echo=1"}, "is not TARGET=PID"},
 		{"server pid gone", []string{"run", "redis", "--server-pid", "redis=999999999"}, "no process 999999999 is running"},
 		{"server pid with local", []string{"run", "redis", "--provider", "local", "--server-pid", "redis=1"}, "applies to --provider external or auto"},
+		{"pipeline on mysql", []string{"run", "mysql", "--pipeline", "1,16"}, "--pipeline applies to redis and postgres"},
+		{"pipeline zero", []string{"run", "redis", "--pipeline", "0"}, "--pipeline 0 is out of range"},
 		{"image with local", []string{"run", "mysql", "--provider", "local", "--image", "mysql=mysql:8.4"}, "does not apply to --provider local"},
 		{"image malformed", []string{"run", "mysql", "--image", "mysql=Not A Ref"}, "is not an image reference"},
 		{"private address", []string{"run", "redis", "--redis-addr", "10.0.0.1:6379", "--redis-socket", "/tmp/r.sock"}, "is not a loopback address"},

@@ -313,6 +313,11 @@ func (o *runOptions) plan(args []string) (pipeline.Plan, compose.Provider, error
 		return pipeline.Plan{}, nil, err
 	}
 	for _, name := range names {
+		if slices.ContainsFunc(o.sweep.pipelines, func(d int) bool { return d > 1 }) {
+			if _, ok := o.settings[name].Driver(0).(drivers.Pipeliner); !ok {
+				return pipeline.Plan{}, nil, usagef("--pipeline applies to redis and postgres (a batch of lookups in one round trip); target %s has no pipelining", name)
+			}
+		}
 		for _, size := range o.sweep.sizes {
 			if d := o.settings[name].Driver(size); d.ValueSize() != size {
 				return pipeline.Plan{}, nil, usagef("--value-size does not apply to target %s: its reply is fixed (%d B); leave %s out of a value-size sweep", name, d.ValueSize(), name)
@@ -354,6 +359,7 @@ func (o *runOptions) plan(args []string) (pipeline.Plan, compose.Provider, error
 		Scenarios:    o.sweep.scenarios,
 		Concurrency:  o.sweep.concurrency,
 		ValueSizes:   o.sweep.sizes,
+		Pipelines:    o.sweep.pipelines,
 		Options: scenarios.Options{N: o.n, Warmup: o.warmup, Rounds: o.rounds, OpTimeout: o.opTimeout,
 			Duration: o.sweep.duration, Rate: o.sweep.rate, Blocks: o.blocks, Seed: o.seed,
 			Precision: o.precision, MaxDuration: o.maxDuration},

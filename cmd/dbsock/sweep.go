@@ -25,6 +25,7 @@ type sweepOptions struct {
 	sizes       []int
 	duration    time.Duration
 	rate        float64
+	pipelines   []int
 	flags       *pflag.FlagSet
 }
 
@@ -34,6 +35,7 @@ func (s *sweepOptions) bind(f *pflag.FlagSet) {
 	f.IntSliceVar(&s.concurrency, "concurrency", []int{1}, "workers per transport, each with its own connection; a list such as 1,8,64 sweeps")
 	f.StringSliceVar(&s.sizeSpecs, "value-size", nil, "size of the looked-up value, e.g. 16,1KiB,64KiB,1MiB (default: the target's own small value)")
 	f.DurationVar(&s.duration, "duration", 0, "run each transport and round for this long instead of --n ops")
+	f.IntSliceVar(&s.pipelines, "pipeline", nil, "send this many lookups per op in one round trip (redis: go-redis pipeline; postgres: pgx batch); a list such as 1,16,128 sweeps")
 	f.Float64Var(&s.rate, "rate", 0, "open loop: this many ops/s per transport, latency from the intended start (scenario pk)")
 }
 
@@ -71,6 +73,16 @@ func (s *sweepOptions) validate(nChanged bool) error {
 		}
 	}
 	s.concurrency = conc
+	var depths []int
+	for _, d := range s.pipelines {
+		if err := intRange("pipeline", d, 1, 10000); err != nil {
+			return err
+		}
+		if !slices.Contains(depths, d) {
+			depths = append(depths, d)
+		}
+	}
+	s.pipelines = depths
 	s.sizes = nil
 	for _, spec := range s.sizeSpecs {
 		n, err := humanize.ParseBytes(spec)
@@ -140,5 +152,6 @@ func (s *sweepOptions) totalOps(targets, rounds, n int) int64 {
 		workers += c
 	}
 	sizes := max(len(s.sizes), 1)
-	return int64(targets) * int64(len(s.scenarios)) * int64(sizes) * int64(workers) * int64(rounds) * 2 * int64(n)
+	depths := max(len(s.pipelines), 1)
+	return int64(targets) * int64(len(s.scenarios)) * int64(sizes) * int64(depths) * int64(workers) * int64(rounds) * 2 * int64(n)
 }

@@ -32,7 +32,22 @@ func SocketFile(dir string, port int) string {
 }
 
 // Driver is the PostgreSQL driver for one value size.
-type Driver struct{ valueSize int }
+type Driver struct {
+	valueSize int
+	depth     int // lookups per op, in one batch (0 or 1: one)
+}
+
+// Pipeline implements drivers.Pipeliner: each op sends depth executions of
+// the prepared lookup as one pgx batch (PostgreSQL's pipeline mode: all
+// sent, then all read, one round trip).
+func (d *Driver) Pipeline(depth int) drivers.Driver {
+	c := *d
+	c.depth = depth
+	return &c
+}
+
+// Depth implements drivers.Pipeliner.
+func (d *Driver) Depth() int { return max(d.depth, 1) }
 
 // New returns the PostgreSQL driver reading values of valueSize bytes (the
 // nickname when 0).
@@ -61,6 +76,10 @@ func (d *Driver) query() string {
 
 // Describe implements drivers.Driver.
 func (d *Driver) Describe() string {
+	if d.Depth() > 1 {
+		return fmt.Sprintf("%d executions of `%s`, prepared once per connection, sent as one pgx batch (one round trip per op of %d lookups)",
+			d.Depth(), strings.Replace(d.query(), "$1", "1", 1), d.Depth())
+	}
 	return "`" + strings.Replace(d.query(), "$1", "1", 1) + "` with a statement prepared once per connection (pgx's statement cache: one round trip per op)"
 }
 
@@ -175,7 +194,7 @@ func (d *Driver) Open(ctx context.Context, ep drivers.Endpoint) (drivers.Conn, e
 		c.Close(context.Background())
 		return nil, fmt.Errorf("prepare %q over %s: %w", d.query(), ep, err)
 	}
-	return &Conn{c: c, size: d.valueSize, arg: int32(LookupID)}, nil
+	return &Conn{c: c, size: d.valueSize, arg: int32(LookupID), depth: d.Depth()}, nil
 }
 
 // Conn is one PostgreSQL connection.
@@ -184,13 +203,38 @@ type Conn struct {
 	size  int
 	arg   int32
 	value []byte
+	depth int
 }
 
-// Do implements drivers.Conn: one execution of the prepared lookup.
+// Do implements drivers.Conn: one execution of the prepared lookup, or a
+// batch of depth of them.
 func (c *Conn) Do(ctx context.Context) error {
+	if c.depth > 1 {
+		b := &pgx.Batch{}
+		for i := 0; i < c.depth; i++ {
+			b.Queue("lookup", c.arg)
+		}
+		br := c.c.SendBatch(ctx, b)
+		for i := 0; i < c.depth; i++ {
+			if err := br.QueryRow().Scan(&c.value); err != nil {
+				br.Close()
+				return err
+			}
+			if err := c.check(); err != nil {
+				br.Close()
+				return err
+			}
+		}
+		return br.Close()
+	}
 	if err := c.c.QueryRow(ctx, "lookup", c.arg).Scan(&c.value); err != nil {
 		return err
 	}
+	return c.check()
+}
+
+// check verifies the value a lookup read.
+func (c *Conn) check() error {
 	if (c.size == 0 && string(c.value) != Nickname) || (c.size > 0 && len(c.value) != c.size) {
 		return fmt.Errorf("postgres lookup returned %d bytes", len(c.value))
 	}

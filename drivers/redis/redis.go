@@ -37,7 +37,19 @@ type Driver struct {
 	protocol  int  // 2 or 3
 	identity  bool // send CLIENT SETINFO on connect
 	valueSize int  // 0: the 6-byte Value
+	depth     int  // lookups per op, pipelined (0 or 1: one)
 }
+
+// Pipeline implements drivers.Pipeliner: each op sends depth GETs in one
+// go-redis pipeline (one write, one read of all the replies).
+func (d *Driver) Pipeline(depth int) drivers.Driver {
+	c := *d
+	c.depth = depth
+	return &c
+}
+
+// Depth implements drivers.Pipeliner.
+func (d *Driver) Depth() int { return max(d.depth, 1) }
 
 // New returns the Redis driver speaking RESP protocol (3 when 0), sending
 // the client identity commands on connect when identity is set, and reading
@@ -78,7 +90,12 @@ func (d *Driver) value() string {
 }
 
 // Describe implements drivers.Driver.
-func (*Driver) Describe() string { return "`GET " + Key + "` (one round trip per op)" }
+func (d *Driver) Describe() string {
+	if d.Depth() > 1 {
+		return fmt.Sprintf("%d pipelined `GET %s` (one round trip per op of %d lookups)", d.Depth(), Key, d.Depth())
+	}
+	return "`GET " + Key + "` (one round trip per op)"
+}
 
 // ConnectPhase implements drivers.Driver.
 func (d *Driver) ConnectPhase() string {
@@ -191,7 +208,7 @@ func (d *Driver) Open(ctx context.Context, ep drivers.Endpoint) (drivers.Conn, e
 	if err != nil {
 		return nil, err
 	}
-	return &Conn{client: client, conn: conn, size: d.ValueSize()}, nil
+	return &Conn{client: client, conn: conn, size: d.ValueSize(), depth: d.Depth()}, nil
 }
 
 // Conn is one dedicated Redis connection.
@@ -199,10 +216,28 @@ type Conn struct {
 	client *goredis.Client
 	conn   *goredis.Conn
 	size   int
+	depth  int
 }
 
-// Do implements drivers.Conn: one GET.
+// Do implements drivers.Conn: one GET, or depth GETs pipelined.
 func (c *Conn) Do(ctx context.Context) error {
+	if c.depth > 1 {
+		cmds, err := c.conn.Pipelined(ctx, func(p goredis.Pipeliner) error {
+			for i := 0; i < c.depth; i++ {
+				p.Get(ctx, Key)
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		for _, cmd := range cmds {
+			if v, err := cmd.(*goredis.StringCmd).Result(); err != nil || len(v) != c.size {
+				return fmt.Errorf("redis pipelined GET %s: %d bytes, %v", Key, len(v), err)
+			}
+		}
+		return nil
+	}
 	v, err := c.conn.Get(ctx, Key).Result()
 	if err == nil && len(v) != c.size {
 		return fmt.Errorf("redis GET %s returned %d bytes, want %d", Key, len(v), c.size)
