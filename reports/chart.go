@@ -267,6 +267,9 @@ func shortLabel(c results.Case) string {
 	if c.Rate > 0 {
 		s += fmt.Sprintf(" @%g/s", c.Rate)
 	}
+	if c.Pipeline > 1 {
+		s += fmt.Sprintf(" p%d", c.Pipeline)
+	}
 	return s
 }
 

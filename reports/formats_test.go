@@ -118,3 +118,24 @@ func TestParseOutput(t *testing.T) {
 		}
 	}
 }
+
+func TestHTMLIsOneSelfContainedPage(t *testing.T) {
+	var buf bytes.Buffer
+	if err := Write(&buf, "html", fixture(t)); err != nil {
+		t.Fatal(err)
+	}
+	page := buf.String()
+	for _, want := range []string{"<!doctype html>", "<table>", "<td>redis</td>", "<svg", "<h2>Details</h2>", "Unix faster by 47.5%"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+	for _, banned := range []string{"<script", "<link", "src=\"http", "secret", "<?xml"} {
+		if strings.Contains(page, banned) {
+			t.Errorf("page holds %q", banned)
+		}
+	}
+	if f, ok := FormatOfPath("r.html"); !ok || f != "html" {
+		t.Fatalf("r.html is format %q", f)
+	}
+}

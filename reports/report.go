@@ -16,7 +16,7 @@ import (
 // Formats lists the output formats by name.
 // "blocks" is a CSV table with one row per block; "hgrm" writes a
 // directory of HdrHistogram percentile files (Hgrm), so it needs --out DIR:hgrm.
-var Formats = []string{"markdown", "json", "csv", "blocks", "benchfmt", "hgrm"}
+var Formats = []string{"markdown", "html", "json", "csv", "blocks", "benchfmt", "hgrm"}
 
 // Write renders r in format to w.
 func Write(w io.Writer, format string, r *results.Report) error {
@@ -25,6 +25,8 @@ func Write(w io.Writer, format string, r *results.Report) error {
 		return Markdown(w, r)
 	case "summary":
 		return MarkdownSummary(w, r)
+	case "html":
+		return HTML(w, r)
 	case "json":
 		return r.WriteJSON(w)
 	case "csv":
@@ -70,6 +72,8 @@ func FormatOfPath(path string) (string, bool) {
 	switch {
 	case strings.HasSuffix(path, ".md"), strings.HasSuffix(path, ".markdown"):
 		return "markdown", true
+	case strings.HasSuffix(path, ".html"), strings.HasSuffix(path, ".htm"):
+		return "html", true
 	case strings.HasSuffix(path, ".json"):
 		return "json", true
 	case strings.HasSuffix(path, ".csv"):

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the database servers dbsock's local provider and integration tests use:
 # MariaDB, Redis and PostgreSQL from Debian's packages, and FerretDB (a
-# MongoDB-wire server) built from the Go module proxy. Safe to run again: what
+# MongoDB-wire server) built from the Go module proxy; and Chromium, in which
+# a test renders the HTML report. Safe to run again: what
 # is already there is kept.
 set -euo pipefail
 
@@ -13,6 +14,8 @@ command -v mariadbd >/dev/null 2>&1 || command -v mysqld >/dev/null 2>&1 || need
 command -v redis-server >/dev/null 2>&1 || need_apt+=(redis-server)
 ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || need_apt+=(postgresql)
 command -v taskset >/dev/null 2>&1 || need_apt+=(util-linux)
+# The HTML report's test renders it in a real browser.
+command -v chromium >/dev/null 2>&1 || need_apt+=(chromium)
 
 if [ ${#need_apt[@]} -gt 0 ]; then
   if [ "$(id -u)" -ne 0 ]; then
