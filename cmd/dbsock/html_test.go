@@ -72,3 +72,37 @@ func TestHTMLReportInABrowser(t *testing.T) {
 		}
 	}
 }
+
+// TestCIExample runs examples/ci.sh as a CI job would: first without a
+// baseline (it measures and checks thresholds), then with the first run
+// as the baseline (it also compares), and checks what it leaves.
+func TestCIExample(t *testing.T) {
+	testutil.NeedAny(t, "redis-server")
+	bin := buildDbsock(t)
+	dir := t.TempDir()
+	run := func(out, baseline string) string {
+		cmd := exec.Command("bash", "../../examples/ci.sh")
+		cmd.Env = append(os.Environ(), "DBSOCK="+bin, "OUT="+filepath.Join(dir, out), "N=2000", "BASELINE="+baseline)
+		b, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("examples/ci.sh: %v\n%s", err, b)
+		}
+		return string(b)
+	}
+	first := run("first", filepath.Join(dir, "none.json"))
+	if !strings.Contains(first, "no baseline") {
+		t.Fatalf("first run: %s", first)
+	}
+	for _, f := range []string{"results.json", "report.html", "report.md"} {
+		if _, err := os.Stat(filepath.Join(dir, "first", f)); err != nil {
+			t.Fatalf("first run left no %s", f)
+		}
+	}
+	second := run("second", filepath.Join(dir, "first", "results.json"))
+	if !strings.Contains(second, "no regression beyond 50%") {
+		t.Fatalf("second run: %s", second)
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "second", "compare.md")); err != nil || !strings.Contains(string(b), "| redis |") {
+		t.Fatalf("compare.md: %v\n%s", err, b)
+	}
+}
