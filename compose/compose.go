@@ -15,10 +15,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/dbsock/dbsock/internal/cpustat"
 	"strings"
 
 	"github.com/dbsock/dbsock/drivers"
+	"github.com/dbsock/dbsock/internal/cpustat"
 )
 
 // ErrCannotSupply is wrapped by a provider that has no way to supply a target

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/dbsock/dbsock/internal/cpustat"
 	"net/http"
 	"os"
 	"os/exec"
@@ -17,6 +16,8 @@ import (
 	"time"
 
 	"github.com/dbsock/dbsock/drivers"
+	"github.com/dbsock/dbsock/internal/cpustat"
+	"github.com/dbsock/dbsock/internal/placement"
 )
 
 // File is compose.yaml: the same file users run by hand.
@@ -37,6 +38,8 @@ type Compose struct {
 	// Keep leaves the project running after the run (for inspection);
 	// "docker compose -p PROJECT down" removes it.
 	Keep bool
+	// ServerCPUs, when set, becomes every service's cpuset.
+	ServerCPUs []int
 
 	mu      sync.Mutex
 	local   Local // for the private run dir
@@ -46,6 +49,7 @@ type Compose struct {
 	env     []string
 	ports   map[string]int
 	pw      map[string]string
+	cpuset  map[string]string // as the engine reports it
 	up      bool
 }
 
@@ -84,14 +88,15 @@ func (c *Compose) prepare() error {
 	if err := os.WriteFile(file, File, 0o644); err != nil {
 		return err
 	}
-	c.ports, c.pw = map[string]int{}, map[string]string{}
+	c.ports, c.pw, c.cpuset = map[string]int{}, map[string]string{}, map[string]string{}
 	if longest := filepath.Join(dir, "longest-service-name", "mongodb-65535.sock"); len(longest) > drivers.MaxSocketPath {
 		return fmt.Errorf("compose provider: socket paths under %s would be longer than %d bytes; set TMPDIR to a shorter directory", dir, drivers.MaxSocketPath)
 	}
 	c.dir, c.command = dir, append(cmd, "-f", file)
 	c.project = "dbsock-" + strconv.FormatInt(time.Now().UnixNano(), 36)
 	c.command = append(c.command, "-p", c.project)
-	c.env = append(os.Environ(), "DBSOCK_SOCKET_DIR="+dir, "DBSOCK_PID="+strconv.Itoa(os.Getpid()))
+	c.env = append(os.Environ(), "DBSOCK_SOCKET_DIR="+dir, "DBSOCK_PID="+strconv.Itoa(os.Getpid()),
+		"DBSOCK_CPUSET="+placement.FormatList(c.ServerCPUs))
 	for _, t := range c.Services {
 		if err := c.prepareService(t); err != nil {
 			return err
@@ -192,6 +197,10 @@ func (c *Compose) Supply(ctx context.Context, t Target) (*Server, error) {
 	srv.Unix.Transport, srv.Unix.Address = drivers.Unix, filepath.Join(sockDir, sp.Socket)
 	var pid int
 	srv.ImageID, pid = c.inspect(ctx, target)
+	srv.CPUs = c.cpuset[target]
+	if srv.CPUs == "" {
+		srv.Warnings = append(srv.Warnings, "This compose service was not pinned to a CPU (no cpuset), whatever the client's placement.")
+	}
 	if pid > 0 {
 		srv.CPU = cpustat.NewTree(pid, "container process tree (every process in the container)")
 	} else {
@@ -241,12 +250,14 @@ func (c *Compose) inspect(ctx context.Context, target string) (imageID string, p
 	}
 	defer resp.Body.Close()
 	var insp struct {
-		Image string
-		State struct{ Pid int }
+		Image      string
+		State      struct{ Pid int }
+		HostConfig struct{ CpusetCpus string }
 	}
 	if json.NewDecoder(resp.Body).Decode(&insp) != nil {
 		return "", 0
 	}
+	c.cpuset[target] = insp.HostConfig.CpusetCpus
 	return insp.Image, insp.State.Pid
 }
 

@@ -434,7 +434,7 @@ func (o *runOptions) newProvider(names []string, serverCPUs []int) (compose.Prov
 		return newDocker(images, serverCPUs), nil
 	case "compose":
 		c := compose.NewCompose(targets.Containers())
-		c.Images, c.Keep = images, o.keep
+		c.Images, c.Keep, c.ServerCPUs = images, o.keep, serverCPUs
 		return c, nil
 	case "external":
 		return external, nil
