@@ -273,16 +273,16 @@ func localRedis(ctx context.Context, l *Local, name string) (*Server, error) {
 }
 
 func localMongo(ctx context.Context, l *Local, name string) (*Server, error) {
-	name, bin := l.lookPath("mongod", "ferretdb")
+	prog, bin := l.lookPath("mongod", "ferretdb")
 	if bin == "" {
 		return nil, fmt.Errorf("%w %s: local provider: neither mongod nor ferretdb was found on PATH (%s) (scripts/install-deps.sh builds FerretDB)", ErrCannotSupply, name, searchPath())
 	}
-	ls, err := l.prepare(name, "")
+	ls, err := l.prepare(prog, "")
 	if err != nil {
 		return nil, err
 	}
 	var args []string
-	if name == "mongod" {
+	if prog == "mongod" {
 		ls.sock = filepath.Join(ls.dir, "mongodb-"+strconv.Itoa(ls.port)+".sock")
 		args = []string{"--dbpath", ls.dir, "--port", strconv.Itoa(ls.port), "--bind_ip", "127.0.0.1",
 			"--unixSocketPrefix", ls.dir, "--filePermissions", "0700", "--quiet"}
@@ -292,11 +292,11 @@ func localMongo(ctx context.Context, l *Local, name string) (*Server, error) {
 			"--listen-addr=" + ls.tcpAddr(), "--listen-unix=" + ls.sock, "--telemetry=disable",
 			"--log-level=warn", "--debug-addr=-"}
 	}
-	if err := ls.start(ctx, name, bin, args, nil, ""); err != nil {
+	if err := ls.start(ctx, prog, bin, args, nil, ""); err != nil {
 		return nil, ls.fail(err)
 	}
 	origin := fmt.Sprintf("local process %s (pid %d)", bin, ls.proc.cmd.Process.Pid)
-	return ls.server(name, origin,
+	return ls.server(prog, origin,
 		drivers.Endpoint{Transport: drivers.TCP, Address: ls.tcpAddr()},
 		drivers.Endpoint{Transport: drivers.Unix, Address: ls.sock}), nil
 }

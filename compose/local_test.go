@@ -120,6 +120,19 @@ func TestLocalCannotSupplyWithoutBinaries(t *testing.T) {
 		if !errors.Is(err, ErrCannotSupply) {
 			t.Errorf("%s: got %v, want ErrCannotSupply", target, err)
 		}
+		if err != nil && (!strings.Contains(err.Error(), "found on PATH (PATH=") || strings.Contains(err.Error(), "is not installed")) {
+			t.Errorf("%s: %q does not say it looked on PATH, and what PATH was", target, err)
+		}
+	}
+}
+
+func TestLocalTempDirFailureSaysWhatToDo(t *testing.T) {
+	t.Setenv("TMPDIR", "/nonexistent/dbsock-tmp")
+	l := NewLocal()
+	defer l.Close()
+	_, err := l.serverDir("redis")
+	if err == nil || !strings.Contains(err.Error(), "set TMPDIR to an existing directory") || !strings.Contains(err.Error(), "/nonexistent/dbsock-tmp") {
+		t.Fatalf("got %v, want the fix and TMPDIR named", err)
 	}
 }
 
