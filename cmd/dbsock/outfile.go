@@ -46,33 +46,46 @@ func checkOutFile(flag, path string) (outFile, error) {
 		f.how = writeStderr
 		return f, nil
 	}
-	real, err := followLinks(path)
-	if err != nil {
-		return f, usagef("%s %q: %v", flag, path, err)
-	}
-	f.path = real
-	fi, err := os.Stat(real)
+	fi, err := f.resolve(flag)
 	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return f, checkDir(flag, path, filepath.Dir(real))
 	case err != nil:
-		return f, usagef("%s %q: %v", flag, path, err)
+		return f, err
+	case fi == nil:
+		return f, checkDir(flag, path, filepath.Dir(f.path))
 	case fi.IsDir():
 		return f, usagef("%s %q is a directory; name a file in it, e.g. %s", flag, path, filepath.Join(path, "report.json"))
 	case fi.Mode()&fs.ModeSocket != 0:
 		return f, usagef("%s %q is a Unix socket, not a file a report can be written to", flag, path)
 	case fi.Mode().IsRegular():
-		if err := unix.Access(real, unix.W_OK); err != nil {
+		if err := unix.Access(f.path, unix.W_OK); err != nil {
 			return f, usagef("%s %q: this user may not write it (%v)", flag, path, err)
 		}
-		return f, checkDir(flag, path, filepath.Dir(real))
+		return f, checkDir(flag, path, filepath.Dir(f.path))
 	}
 	// A FIFO or a device: written through, never renamed over.
-	if err := unix.Access(real, unix.W_OK); err != nil {
+	if err := unix.Access(f.path, unix.W_OK); err != nil {
 		return f, usagef("%s %q: this user may not write it (%v)", flag, path, err)
 	}
 	f.how = writeThrough
 	return f, nil
+}
+
+// resolve follows f's symlinks into f.path and stats the result: nil
+// FileInfo (and no error) when nothing is there yet.
+func (f *outFile) resolve(flag string) (fs.FileInfo, error) {
+	real, err := followLinks(f.name)
+	if err != nil {
+		return nil, usagef("%s %q: %v", flag, f.name, err)
+	}
+	f.path = real
+	fi, err := os.Stat(real)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, nil
+	case err != nil:
+		return nil, usagef("%s %q: %v", flag, f.name, err)
+	}
+	return fi, nil
 }
 
 // followLinks resolves path's symlinks; a dangling link resolves to the
@@ -173,19 +186,14 @@ func replaceFile(path string, data []byte) error {
 // writable directory.
 func checkOutDir(flag, path string) (outFile, error) {
 	f := outFile{name: path, path: path}
-	real, err := followLinks(path)
-	if err != nil {
-		return f, usagef("%s %q: %v", flag, path, err)
-	}
-	f.path = real
-	fi, err := os.Stat(real)
+	fi, err := f.resolve(flag)
 	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return f, checkDir(flag, path, filepath.Dir(real))
 	case err != nil:
-		return f, usagef("%s %q: %v", flag, path, err)
+		return f, err
+	case fi == nil:
+		return f, checkDir(flag, path, filepath.Dir(f.path))
 	case !fi.IsDir():
 		return f, usagef("%s %q is not a directory; hgrm writes one file per target and transport into a directory", flag, path)
 	}
-	return f, checkDir(flag, path, real)
+	return f, checkDir(flag, path, f.path)
 }

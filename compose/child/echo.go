@@ -13,7 +13,11 @@ import (
 )
 
 // serveEcho accepts on l until it is closed, echoing on every connection.
-func serveEcho(l net.Listener) error {
+func serveEcho(l net.Listener) error { return acceptLoop(l, handle) }
+
+// acceptLoop accepts on l until it is closed, serving each connection with
+// serve in a goroutine of its own.
+func acceptLoop(l net.Listener, serve func(net.Conn)) error {
 	for {
 		c, err := l.Accept()
 		if err != nil {
@@ -22,7 +26,7 @@ func serveEcho(l net.Listener) error {
 			}
 			return err
 		}
-		go handle(c)
+		go serve(c)
 	}
 }
 

@@ -17,18 +17,7 @@ import (
 )
 
 // serveFloor accepts on l until it is closed.
-func serveFloor(l net.Listener) error {
-	for {
-		c, err := l.Accept()
-		if err != nil {
-			if errors.Is(err, net.ErrClosed) {
-				return nil
-			}
-			return err
-		}
-		go handleBlocking(c)
-	}
-}
+func serveFloor(l net.Listener) error { return acceptLoop(l, handleBlocking) }
 
 // handleBlocking greets the client, then echoes with blocking system calls
 // on a duplicate of the connection's descriptor.
