@@ -5,7 +5,7 @@ VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo deve
 COMMIT  ?= $(shell git rev-parse HEAD 2>/dev/null)
 LDFLAGS := -X github.com/dbsock/dbsock/internal/sysinfo.Version=$(VERSION) -X github.com/dbsock/dbsock/internal/sysinfo.Commit=$(COMMIT)
 
-.PHONY: all build deps images test unit vet bench clean
+.PHONY: all build deps test-deps images test unit vet bench clean
 
 all: build
 
@@ -13,16 +13,20 @@ all: build
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o bin/dbsock ./cmd/dbsock
 
-## deps: install MariaDB and Redis (apt) and build FerretDB (Go module proxy)
+## deps: install MariaDB, Redis and PostgreSQL (apt) and build FerretDB (Go module proxy)
 deps:
 	scripts/install-deps.sh
+
+## test-deps: deps, and Chromium for the HTML report's browser test
+test-deps:
+	scripts/install-deps.sh --with-browser
 
 ## images: local images of MariaDB, Redis and FerretDB from Debian's packages (no registry needed)
 images: deps
 	scripts/build-images.sh
 
 ## test: install what the tests need (servers, images), vet, then run unit and real-server integration tests
-test: deps images vet
+test: test-deps images vet
 	DBSOCK_REQUIRE_SERVERS=1 $(GO) test -count=1 ./...
 
 ## unit: tests that need no server (integration tests skip)

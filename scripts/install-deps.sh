@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Installs the database servers dbsock's local provider and integration tests use:
 # MariaDB, Redis and PostgreSQL from Debian's packages, and FerretDB (a
-# MongoDB-wire server) built from the Go module proxy; and Chromium, in which
-# a test renders the HTML report. Safe to run again: what
-# is already there is kept.
+# MongoDB-wire server) built from the Go module proxy. With --with-browser
+# (make test passes it) also Chromium, in which a test renders the HTML
+# report. Safe to run again: what is already there is kept.
 set -euo pipefail
 
 FERRETDB_VERSION="${FERRETDB_VERSION:-v1.24.0}"
@@ -15,7 +15,9 @@ command -v redis-server >/dev/null 2>&1 || need_apt+=(redis-server)
 ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || need_apt+=(postgresql)
 command -v taskset >/dev/null 2>&1 || need_apt+=(util-linux)
 # The HTML report's test renders it in a real browser.
-command -v chromium >/dev/null 2>&1 || need_apt+=(chromium)
+if [ "${1:-}" = "--with-browser" ]; then
+  command -v chromium >/dev/null 2>&1 || need_apt+=(chromium)
+fi
 
 if [ ${#need_apt[@]} -gt 0 ]; then
   if [ "$(id -u)" -ne 0 ]; then
