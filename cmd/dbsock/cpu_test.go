@@ -139,3 +139,28 @@ func TestPipelineDepths(t *testing.T) {
 		}
 	}
 }
+
+// TestPrecisionEndsACase: --precision adds rounds until the interval is
+// narrow enough, or --max-duration passes; the report says which.
+func TestPrecisionEndsACase(t *testing.T) {
+	for _, tt := range []struct {
+		flags []string
+		want  string
+	}{
+		{[]string{"--precision", "50%"}, "precision"},
+		{[]string{"--precision", "0.1%", "--max-duration", "1s"}, "max-duration"},
+	} {
+		out := filepath.Join(t.TempDir(), "p.json")
+		args := append([]string{"run", "echo", "--provider", "local", "--n", "600", "--warmup", "50", "--rounds", "1", "--blocks", "6", "-q", "--out", out}, tt.flags...)
+		if code, _, errs := dbsock(t, args...); code != 0 {
+			t.Fatalf("%v: exit %d: %s", tt.flags, code, errs)
+		}
+		rep, err := readReport(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := rep.Summary[0].EndedBy; got != tt.want {
+			t.Fatalf("%v: ended by %q, want %q", tt.flags, got, tt.want)
+		}
+	}
+}
