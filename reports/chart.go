@@ -360,6 +360,38 @@ func speedupPlot(r *results.Report) (*plot.Plot, error) {
 	return p, nil
 }
 
+// span is one target's stretch of the run in the block panel.
+type span struct {
+	name   string
+	lo, hi float64
+	top    float64
+}
+
+// addSpanLabels writes each target's name over its stretch of the run, at
+// height y.
+func addSpanLabels(p *plot.Plot, spans []*span, y float64) error {
+	var labels plotter.XYLabels
+	for _, sp := range spans {
+		if math.IsInf(sp.lo, 1) {
+			continue
+		}
+		labels.XYs = append(labels.XYs, plotter.XY{X: (sp.lo + sp.hi) / 2, Y: y})
+		labels.Labels = append(labels.Labels, sp.name)
+	}
+	if len(labels.XYs) == 0 {
+		return nil
+	}
+	lb, err := plotter.NewLabels(labels)
+	if err != nil {
+		return err
+	}
+	for i := range lb.TextStyle {
+		lb.TextStyle[i].XAlign = draw.XCenter
+	}
+	p.Add(lb)
+	return nil
+}
+
 // blocksPlot draws every block's p50 against when it started, TCP and Unix
 // in their colors and noisy blocks ringed, with each target's name over its
 // stretch of the run: drift and noisy periods show at a glance. nil when the
@@ -367,11 +399,6 @@ func speedupPlot(r *results.Report) (*plot.Plot, error) {
 func blocksPlot(r *results.Report) (*plot.Plot, error) {
 	series := map[drivers.Transport]plotter.XYs{}
 	var noisy plotter.XYs
-	type span struct {
-		name   string
-		lo, hi float64
-		top    float64
-	}
 	var spans []*span
 	for i := range r.Runs {
 		run := &r.Runs[i]
@@ -429,7 +456,6 @@ func blocksPlot(r *results.Report) (*plot.Plot, error) {
 		p.Add(ring)
 		p.Legend.Add("noisy block", ring)
 	}
-	var labels plotter.XYLabels
 	top, bottom := 0.0, math.Inf(1)
 	for _, sp := range spans {
 		top = math.Max(top, sp.top)
@@ -439,22 +465,8 @@ func blocksPlot(r *results.Report) (*plot.Plot, error) {
 			bottom = math.Min(bottom, xy.Y)
 		}
 	}
-	for _, sp := range spans {
-		if math.IsInf(sp.lo, 1) {
-			continue
-		}
-		labels.XYs = append(labels.XYs, plotter.XY{X: (sp.lo + sp.hi) / 2, Y: top * 1.25})
-		labels.Labels = append(labels.Labels, sp.name)
-	}
-	if len(labels.XYs) > 0 {
-		lb, err := plotter.NewLabels(labels)
-		if err != nil {
-			return nil, err
-		}
-		for i := range lb.TextStyle {
-			lb.TextStyle[i].XAlign = draw.XCenter
-		}
-		p.Add(lb)
+	if err := addSpanLabels(p, spans, top*1.25); err != nil {
+		return nil, err
 	}
 	p.Y.Min, p.Y.Max = bottom/2.2, top*1.6
 	p.Legend.Top, p.Legend.Left = false, true

@@ -420,10 +420,10 @@ func (s *side) warmUp(d drivers.Driver, opt Options) error {
 }
 
 // timeBlock times block pair j (the round's index-th block) on this side:
-// every worker's loop starts at once, each watched by a watchdog, and the
-// block's figures are kept on their own and pooled into the run.
+// every worker's loop starts at once, each watched by a watchdog, with the
+// CPU counters read at the window's edges; the block's figures are kept on
+// their own and pooled into the run.
 func (s *side) timeBlock(d drivers.Driver, opt Options, j, index int) error {
-	n, dur := opt.blockOps(j), opt.Duration/time.Duration(opt.blocks())
 	var (
 		wg          sync.WaitGroup
 		startTiming = make(chan struct{})
@@ -440,15 +440,7 @@ func (s *side) timeBlock(d drivers.Driver, opt Options, j, index int) error {
 				defer runtime.UnlockOSThread()
 			}
 			<-startTiming
-			lc := LoopConfig{N: n, Progress: opt.Progress, Heartbeat: &w.heartbeat}
-			if dur > 0 {
-				lc.Until = start.Add(dur)
-			}
-			if opt.Rate > 0 {
-				lc.Interval = time.Duration(float64(len(s.ws)) / opt.Rate * float64(time.Second))
-				lc.Offset = lc.Interval * time.Duration(i) / time.Duration(len(s.ws))
-			}
-			w.sample = Loop(s.ctx, w.op, lc, w.hist, w.phases[PhaseUncorrected])
+			w.sample = Loop(s.ctx, w.op, s.loopConfig(opt, j, i, w, start), w.hist, w.phases[PhaseUncorrected])
 		}(i, w)
 	}
 	// The counters are read at the window's edges: the server first and
@@ -471,8 +463,26 @@ func (s *side) timeBlock(d drivers.Driver, opt Options, j, index int) error {
 	s.server = s.server.Add(s1.Sub(s0))
 	s.clientErr = errors.Join(s.clientErr, cerr0, cerr1)
 	s.serverErr = errors.Join(s.serverErr, serr0, serr1)
+	return s.collect(d, opt, results.Block{Pair: j, Index: index, StartNs: start.Sub(opt.Epoch).Nanoseconds(), ElapsedNs: elapsed.Nanoseconds()})
+}
 
-	b := results.Block{Pair: j, Index: index, StartNs: start.Sub(opt.Epoch).Nanoseconds(), ElapsedNs: elapsed.Nanoseconds()}
+// loopConfig is worker i's loop for block pair j, its clock started at
+// start (read only once the block's start channel is closed).
+func (s *side) loopConfig(opt Options, j, i int, w *worker, start time.Time) LoopConfig {
+	lc := LoopConfig{N: opt.blockOps(j), Progress: opt.Progress, Heartbeat: &w.heartbeat}
+	if dur := opt.Duration / time.Duration(opt.blocks()); dur > 0 {
+		lc.Until = start.Add(dur)
+	}
+	if opt.Rate > 0 {
+		lc.Interval = time.Duration(float64(len(s.ws)) / opt.Rate * float64(time.Second))
+		lc.Offset = lc.Interval * time.Duration(i) / time.Duration(len(s.ws))
+	}
+	return lc
+}
+
+// collect pools the workers' block into b and the run, and says why the
+// block stopped early, if it did.
+func (s *side) collect(d drivers.Driver, opt Options, b results.Block) error {
 	var errs []error
 	fired := false
 	s.block.Reset()
@@ -494,7 +504,7 @@ func (s *side) timeBlock(d drivers.Driver, opt Options, j, index int) error {
 	s.run.Blocks = append(s.run.Blocks, b)
 	s.run.N += b.N
 	s.run.Errors += b.Errors
-	s.elapsed += elapsed
+	s.elapsed += time.Duration(b.ElapsedNs)
 	if len(errs) == 0 {
 		return nil
 	}

@@ -306,34 +306,9 @@ func (o *runOptions) plan(args []string) (pipeline.Plan, compose.Provider, error
 	if _, _, err := o.output.resolve(); err != nil {
 		return pipeline.Plan{}, nil, err
 	}
-	if err := o.sweep.validate(o.flags.Changed("n")); err != nil {
+	gates, err := o.checkCases(names)
+	if err != nil {
 		return pipeline.Plan{}, nil, err
-	}
-	if err := o.sweep.checkRate(o.blocks); err != nil {
-		return pipeline.Plan{}, nil, err
-	}
-	for _, name := range names {
-		if slices.ContainsFunc(o.sweep.pipelines, func(d int) bool { return d > 1 }) {
-			if _, ok := o.settings[name].Driver(0).(drivers.Pipeliner); !ok {
-				return pipeline.Plan{}, nil, usagef("--pipeline applies to redis and postgres (a batch of lookups in one round trip); target %s has no pipelining", name)
-			}
-		}
-		for _, size := range o.sweep.sizes {
-			if d := o.settings[name].Driver(size); d.ValueSize() != size {
-				return pipeline.Plan{}, nil, usagef("--value-size does not apply to target %s: its reply is fixed (%d B); leave %s out of a value-size sweep", name, d.ValueSize(), name)
-			}
-		}
-	}
-	var gates []results.Threshold
-	for _, expr := range o.thresholds {
-		th, err := results.Parse(expr)
-		if err != nil {
-			return pipeline.Plan{}, nil, usagef("--threshold: %v", err)
-		}
-		if !slices.Contains(names, th.Target) {
-			return pipeline.Plan{}, nil, usagef("--threshold %q names target %s, which this run does not measure (it runs %s)", expr, th.Target, strings.Join(names, ", "))
-		}
-		gates = append(gates, th)
 	}
 	if o.seed == 0 {
 		o.seed = rand.Uint64()
@@ -374,6 +349,41 @@ func (o *runOptions) plan(args []string) (pipeline.Plan, compose.Provider, error
 		plan.Targets = append(plan.Targets, pipeline.Target{Name: name, Server: t.Supply(), Driver: o.settings[name].Driver})
 	}
 	return plan, provider, nil
+}
+
+// checkCases validates the sweep against the targets it will run on, and
+// parses the thresholds (each must name one of them).
+func (o *runOptions) checkCases(names []string) ([]results.Threshold, error) {
+	if err := o.sweep.validate(o.flags.Changed("n")); err != nil {
+		return nil, err
+	}
+	if err := o.sweep.checkRate(o.blocks); err != nil {
+		return nil, err
+	}
+	for _, name := range names {
+		if slices.ContainsFunc(o.sweep.pipelines, func(d int) bool { return d > 1 }) {
+			if _, ok := o.settings[name].Driver(0).(drivers.Pipeliner); !ok {
+				return nil, usagef("--pipeline applies to redis and postgres (a batch of lookups in one round trip); target %s has no pipelining", name)
+			}
+		}
+		for _, size := range o.sweep.sizes {
+			if d := o.settings[name].Driver(size); d.ValueSize() != size {
+				return nil, usagef("--value-size does not apply to target %s: its reply is fixed (%d B); leave %s out of a value-size sweep", name, d.ValueSize(), name)
+			}
+		}
+	}
+	var gates []results.Threshold
+	for _, expr := range o.thresholds {
+		th, err := results.Parse(expr)
+		if err != nil {
+			return nil, usagef("--threshold: %v", err)
+		}
+		if !slices.Contains(names, th.Target) {
+			return nil, usagef("--threshold %q names target %s, which this run does not measure (it runs %s)", expr, th.Target, strings.Join(names, ", "))
+		}
+		gates = append(gates, th)
+	}
+	return gates, nil
 }
 
 // newProvider builds the provider --provider names, for targets names.
