@@ -29,11 +29,11 @@ func newCompareCmd(stdout io.Writer) *cobra.Command {
 				}
 				bound = v / 100
 			}
-			old, err := readReport(args[0])
+			old, err := readReportCtx(cmd.Context(), args[0])
 			if err != nil {
 				return err
 			}
-			new, err := readReport(args[1])
+			new, err := readReportCtx(cmd.Context(), args[1])
 			if err != nil {
 				return err
 			}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"io/fs"
 	"net"
 	"os"
@@ -9,6 +10,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -200,4 +202,26 @@ func chdir(t *testing.T, dir string) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.Chdir(old) })
+}
+
+// TestReportOfAFIFOCanBeInterrupted: reading a FIFO nobody writes to
+// blocks in the kernel; an interrupt must still end dbsock report.
+func TestReportOfAFIFOCanBeInterrupted(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "r.json")
+	if err := unix.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { // let the blocked reader go
+		if f, err := os.OpenFile(fifo, os.O_WRONLY|unix.O_NONBLOCK, 0); err == nil {
+			f.Close()
+		}
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(100*time.Millisecond, cancel)
+	var out, errb bytes.Buffer
+	start := time.Now()
+	code := Main(ctx, []string{"report", fifo}, &out, &errb)
+	if code != ExitFailed || time.Since(start) > 2*time.Second || !strings.Contains(errb.String(), "interrupted while reading") {
+		t.Fatalf("exit %d after %s, stderr %q; want 1 soon after the interrupt", code, time.Since(start), errb.String())
+	}
 }

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"context"
+	"fmt"
 	"io"
 	"os"
 
@@ -25,7 +27,7 @@ itself wrote.`,
 			if err != nil {
 				return err
 			}
-			rep, err := readReport(args[0])
+			rep, err := readReportCtx(cmd.Context(), args[0])
 			if err != nil {
 				return err
 			}
@@ -34,6 +36,26 @@ itself wrote.`,
 	}
 	out.bind(cmd.Flags())
 	return cmd
+}
+
+// readReportCtx is readReport that an interrupt cuts short: opening a FIFO
+// nobody writes to blocks in the kernel, where no signal handler reaches.
+func readReportCtx(ctx context.Context, path string) (*results.Report, error) {
+	type read struct {
+		rep *results.Report
+		err error
+	}
+	done := make(chan read, 1)
+	go func() {
+		rep, err := readReport(path)
+		done <- read{rep, err}
+	}()
+	select {
+	case r := <-done:
+		return r.rep, r.err
+	case <-ctx.Done():
+		return nil, fmt.Errorf("interrupted while reading %s (a FIFO waits for a writer): %w", path, ctx.Err())
+	}
 }
 
 // readReport loads a saved JSON report.
