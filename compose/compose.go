@@ -6,9 +6,10 @@
 // Docker starts containers with testcontainers-go; Compose starts the
 // services of compose.yaml with Docker Compose; External points at servers
 // the user already runs. Auto tries providers in order and takes the first
-// that can supply the target. How each kind of server is started is its
-// Recipe (recipes.go); dbsock's own servers (echo, gRPC, HTTP) live in
-// package child.
+// that can supply the target. Nothing here names a target: how each kind
+// of server is started (its Recipe: a local recipe built on LocalServer,
+// and a container spec) lives in the target's own package under targets/;
+// package child runs dbsock's own servers as child processes.
 package compose
 
 import (

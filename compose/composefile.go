@@ -122,14 +122,14 @@ func (c *Compose) prepareService(t Target) error {
 	if c.ports[t.Name], err = freePort(); err != nil {
 		return err
 	}
-	if c.pw[t.Name], err = randomPassword(); err != nil {
+	if c.pw[t.Name], err = RandomPassword(); err != nil {
 		return err
 	}
 	v := "DBSOCK_" + strings.ToUpper(t.Name)
 	c.env = append(c.env, v+"_PORT="+strconv.Itoa(c.ports[t.Name]), v+"_PASSWORD="+c.pw[t.Name])
 	if t.Container != nil {
 		for _, name := range t.Container.ComposeSecrets {
-			secret, err := randomPassword()
+			secret, err := RandomPassword()
 			if err != nil {
 				return err
 			}
@@ -145,7 +145,7 @@ func (c *Compose) run(ctx context.Context, args ...string) error {
 	cmd.Env = c.env
 	out, err := cmd.CombinedOutput()
 	if err != nil {
-		return fmt.Errorf("%s %s: %w\n%s", filepath.Base(c.command[0]), strings.Join(args, " "), err, tail(string(out), 8))
+		return fmt.Errorf("%s %s: %w\n%s", filepath.Base(c.command[0]), strings.Join(args, " "), err, Tail(string(out), 8))
 	}
 	return nil
 }
@@ -262,7 +262,7 @@ func (c *Compose) inspect(ctx context.Context, target string) (imageID string, p
 }
 
 func (c *Compose) waitReady(ctx context.Context, srv *Server, ready func(context.Context, *Server) error) error {
-	err := poll(ctx, 3*time.Minute, readyProbe(srv, ready), func() error { return nil })
+	err := Poll(ctx, 3*time.Minute, readyProbe(srv, ready), func() error { return nil })
 	var late *notReady
 	if errors.As(err, &late) {
 		return fmt.Errorf("compose service %s was not ready after 3 minutes (last probe: %v); see docker compose -p %s logs %s", srv.Target, late.last, c.project, srv.Target)

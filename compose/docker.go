@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -16,6 +18,7 @@ import (
 	"time"
 
 	"github.com/moby/moby/api/types/container"
+	"github.com/moby/moby/api/types/network"
 	tc "github.com/testcontainers/testcontainers-go"
 	tclog "github.com/testcontainers/testcontainers-go/log"
 
@@ -249,7 +252,7 @@ func waitContainer(ctx context.Context, c tc.Container, srv *Server, ready func(
 		}
 		return nil
 	}
-	err := poll(ctx, 3*time.Minute, readyProbe(srv, ready), gone)
+	err := Poll(ctx, 3*time.Minute, readyProbe(srv, ready), gone)
 	var late *notReady
 	if errors.As(err, &late) {
 		return fmt.Errorf("%s container was not ready after 3 minutes (last probe: %v); its log ends with:\n%s", srv.Target, late.last, containerLogs(c))
@@ -265,7 +268,7 @@ func containerLogs(c tc.Container) string {
 	defer rc.Close()
 	b := make([]byte, 64<<10)
 	n, _ := ioReadFull(rc, b)
-	return tail(string(b[:n]), 8)
+	return Tail(string(b[:n]), 8)
 }
 
 func shortContainerID(id string) string {
@@ -374,4 +377,18 @@ func dockerAPI(ctx context.Context, socket, method, path string) (*http.Response
 		return nil, err
 	}
 	return client.Do(req)
+}
+
+// portBinding publishes port on 127.0.0.1 only.
+func portBinding(port int) network.PortMap {
+	p := network.MustParsePort(strconv.Itoa(port) + "/tcp")
+	return network.PortMap{p: []network.PortBinding{{HostIP: netip.MustParseAddr("127.0.0.1"), HostPort: strconv.Itoa(port)}}}
+}
+
+func ioReadFull(r io.Reader, b []byte) (int, error) {
+	n, err := io.ReadFull(r, b)
+	if err == io.ErrUnexpectedEOF || err == io.EOF {
+		err = nil
+	}
+	return n, err
 }

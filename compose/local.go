@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -97,15 +98,25 @@ func (l *Local) serverDir(target string) (string, error) {
 	return os.MkdirTemp(l.root, target+"-")
 }
 
-// searchPath is $PATH for messages, or a word saying it is empty.
-func searchPath() string {
+// SearchPath is $PATH for messages, or a word saying it is empty.
+func SearchPath() string {
 	if p := os.Getenv("PATH"); p != "" {
 		return "PATH=" + p
 	}
 	return "PATH is empty"
 }
 
-func (l *Local) lookPath(names ...string) (string, string) {
+// NotFound is a recipe's error when no binary of its server is here: the
+// local provider cannot supply target; what names the binaries looked for
+// and install says how to get them.
+func NotFound(target, what, install string) error {
+	return fmt.Errorf("%w %s: local provider: %s was not found on PATH (%s) or in the sbin directories (%s)", ErrCannotSupply, target, what, SearchPath(), install)
+}
+
+// Find returns the first of names found (by LookPath, or on PATH and in
+// the sbin directories a non-root PATH often lacks), and its path; two
+// empty strings when none is.
+func (l *Local) Find(names ...string) (name, path string) {
 	look := l.LookPath
 	if look == nil {
 		look = lookPathSbin
@@ -116,6 +127,51 @@ func (l *Local) lookPath(names ...string) (string, string) {
 		}
 	}
 	return "", ""
+}
+
+// FindIn is Find that also looks in the directories dirGlobs match, the
+// highest version first (e.g. /usr/lib/postgresql/*/bin). A LookPath set
+// on l (a test's) is the only place looked.
+func (l *Local) FindIn(dirGlobs []string, names ...string) (name, path string) {
+	if n, p := l.Find(names...); p != "" || l.LookPath != nil {
+		return n, p
+	}
+	for _, g := range dirGlobs {
+		dirs, _ := filepath.Glob(g)
+		sort.Slice(dirs, func(i, j int) bool { return versionLess(dirs[j], dirs[i]) })
+		for _, d := range dirs {
+			for _, n := range names {
+				p := filepath.Join(d, n)
+				if fi, err := os.Stat(p); err == nil && !fi.IsDir() && fi.Mode()&0o111 != 0 {
+					return n, p
+				}
+			}
+		}
+	}
+	return "", ""
+}
+
+// versionLess orders paths by the numbers in them (…/9/bin before …/15/bin).
+func versionLess(a, b string) bool {
+	na, nb := numbers(a), numbers(b)
+	for i := 0; i < len(na) && i < len(nb); i++ {
+		if na[i] != nb[i] {
+			return na[i] < nb[i]
+		}
+	}
+	if len(na) != len(nb) {
+		return len(na) < len(nb)
+	}
+	return a < b
+}
+
+func numbers(s string) []int {
+	var out []int
+	for _, f := range strings.FieldsFunc(s, func(r rune) bool { return r < '0' || r > '9' }) {
+		n, _ := strconv.Atoi(f)
+		out = append(out, n)
+	}
+	return out
 }
 
 func lookPathSbin(name string) (string, error) {
@@ -139,17 +195,24 @@ func (l *Local) Supply(ctx context.Context, t Target) (*Server, error) {
 	return t.Local(ctx, l, t.Name)
 }
 
-// localServer holds what every local server has in common.
-type localServer struct {
-	dir   string
-	port  int
-	sock  string
-	cpus  []int
-	runAs *syscall.Credential // nil: as dbsock's own user
+// LocalServer is one private server a recipe starts: its own directory
+// under the provider's temp dir, a free 127.0.0.1 port and a socket path.
+// A recipe fills in what its server needs, calls Start, and hands back
+// Server; on any error it returns Fail(err), which stops what was started.
+type LocalServer struct {
+	Dir  string // the server's private directory (removed on stop)
+	Port int    // a free TCP port on 127.0.0.1
+	Sock string // the socket path (Dir/sockName unless the recipe changes it)
+	CPUs []int  // CPUs the server is pinned to (none: unpinned)
+	// RunAs, when set, starts the server as another user (PostgreSQL
+	// refuses to run as root).
+	RunAs *syscall.Credential
 	proc  *process
 }
 
-func (l *Local) prepare(target, sockName string) (*localServer, error) {
+// Prepare makes a LocalServer for target with its socket named sockName
+// in its directory; the path must fit in sun_path.
+func (l *Local) Prepare(target, sockName string) (*LocalServer, error) {
 	dir, err := l.serverDir(target)
 	if err != nil {
 		return nil, err
@@ -159,51 +222,85 @@ func (l *Local) prepare(target, sockName string) (*localServer, error) {
 		os.RemoveAll(dir)
 		return nil, err
 	}
-	sock := filepath.Join(dir, sockName)
-	if len(sock) > drivers.MaxSocketPath {
+	ls := &LocalServer{Dir: dir, Port: port, Sock: filepath.Join(dir, sockName), CPUs: l.ServerCPUs}
+	if err := ls.CheckSocket(); err != nil {
 		os.RemoveAll(dir)
-		return nil, fmt.Errorf("socket path %s is longer than %d bytes; set TMPDIR to a shorter directory", sock, drivers.MaxSocketPath)
+		return nil, err
 	}
-	return &localServer{dir: dir, port: port, sock: sock, cpus: l.ServerCPUs}, nil
+	return ls, nil
 }
 
-func (ls *localServer) tcpAddr() string { return "127.0.0.1:" + strconv.Itoa(ls.port) }
+// CheckSocket fails when Sock does not fit in sun_path.
+func (ls *LocalServer) CheckSocket() error {
+	if len(ls.Sock) > drivers.MaxSocketPath {
+		return fmt.Errorf("socket path %s is longer than %d bytes; set TMPDIR to a shorter directory", ls.Sock, drivers.MaxSocketPath)
+	}
+	return nil
+}
 
-// start runs the server and waits until both endpoints accept.
-func (ls *localServer) start(ctx context.Context, name, bin string, args, env []string, stdin string) error {
-	bin, args, err := placement.Command(ls.cpus, bin, args)
+// TCPAddr is the server's 127.0.0.1 address.
+func (ls *LocalServer) TCPAddr() string { return "127.0.0.1:" + strconv.Itoa(ls.Port) }
+
+// Start runs bin (pinned to CPUs, output to Dir/name.log, stdin from stdin
+// so that secrets stay off the command line) and waits until both
+// endpoints accept.
+func (ls *LocalServer) Start(ctx context.Context, name, bin string, args, env []string, stdin string) error {
+	return ls.StartProbe(ctx, name, bin, args, env, stdin, dialBoth(ls.TCPAddr(), ls.Sock))
+}
+
+// StartProbe is Start with its own readiness probe.
+func (ls *LocalServer) StartProbe(ctx context.Context, name, bin string, args, env []string, stdin string, ready func(context.Context) error) error {
+	bin, args, err := placement.Command(ls.CPUs, bin, args)
 	if err != nil {
 		return err
 	}
-	p, err := startProcess(ls.dir, name, bin, args, env, stdin, ls.runAs)
+	p, err := startProcess(ls.Dir, name, bin, args, env, stdin, ls.RunAs)
 	if err != nil {
 		return err
 	}
 	ls.proc = p
-	return p.waitReady(ctx, ReadyTimeout, dialBoth(ls.tcpAddr(), ls.sock))
+	return p.waitReady(ctx, ReadyTimeout, ready)
 }
 
-// server wraps up a started server; stop ends the process and removes its dir.
-func (ls *localServer) server(target, origin string, tcp, unix drivers.Endpoint) *Server {
-	pid := ls.proc.cmd.Process.Pid
+// PID is the started server's process ID.
+func (ls *LocalServer) PID() int { return ls.proc.cmd.Process.Pid }
+
+// Origin says where the server came from, for the report.
+func (ls *LocalServer) Origin(bin string) string {
+	return fmt.Sprintf("local process %s (pid %d)", bin, ls.PID())
+}
+
+// Gone is a readiness poll's check that the server is still running.
+func (ls *LocalServer) Gone() error {
+	if ls.proc.exited() {
+		return fmt.Errorf("%s exited before it was ready; its log ends with:\n%s", ls.proc.name, ls.proc.logTail())
+	}
+	return nil
+}
+
+// Server wraps up the started server; its Stop ends the process and
+// removes its directory.
+func (ls *LocalServer) Server(target, origin string, tcp, unix drivers.Endpoint) *Server {
+	pid := ls.PID()
 	return &Server{Target: target, Provider: "local", TCP: tcp, Unix: unix, Origin: origin, PID: pid, stop: ls.stop,
 		CPU: cpustat.NewTree(pid, "local process tree")}
 }
 
-func (ls *localServer) stop(context.Context) error {
+func (ls *LocalServer) stop(context.Context) error {
 	var err error
 	if ls.proc != nil {
 		err = ls.proc.stop(10 * time.Second)
 	}
-	return errors.Join(err, os.RemoveAll(ls.dir))
+	return errors.Join(err, os.RemoveAll(ls.Dir))
 }
 
-// fail stops what was started and returns err.
-func (ls *localServer) fail(err error) error {
+// Fail stops what was started and returns err.
+func (ls *LocalServer) Fail(err error) error {
 	return errors.Join(err, ls.stop(context.Background()))
 }
 
-func randomPassword() (string, error) {
+// RandomPassword is a fresh password for a server dbsock starts.
+func RandomPassword() (string, error) {
 	b := make([]byte, 18)
 	if _, err := rand.Read(b); err != nil {
 		return "", fmt.Errorf("make a random password: %w", err)
@@ -222,81 +319,16 @@ func (l *Local) childServer(ctx context.Context, target, kind string) (*Server, 
 		}
 		bin = exe
 	}
-	ls, err := l.prepare(target, kind+".sock")
+	ls, err := l.Prepare(target, kind+".sock")
 	if err != nil {
 		return nil, err
 	}
-	env := []string{child.Env + "=" + child.Spec(kind, ls.tcpAddr(), ls.sock)}
-	if err := ls.start(ctx, kind+" server", bin, nil, env, ""); err != nil {
-		return nil, ls.fail(err)
+	env := []string{child.Env + "=" + child.Spec(kind, ls.TCPAddr(), ls.Sock)}
+	if err := ls.Start(ctx, kind+" server", bin, nil, env, ""); err != nil {
+		return nil, ls.Fail(err)
 	}
 	origin := fmt.Sprintf("local child process %s (pid %d)", filepath.Base(bin), ls.proc.cmd.Process.Pid)
-	return ls.server(target, origin,
-		drivers.Endpoint{Transport: drivers.TCP, Address: ls.tcpAddr()},
-		drivers.Endpoint{Transport: drivers.Unix, Address: ls.sock}), nil
-}
-
-func localRedis(ctx context.Context, l *Local, name string) (*Server, error) {
-	_, bin := l.lookPath("redis-server")
-	if bin == "" {
-		return nil, fmt.Errorf("%w %s: local provider: redis-server was not found on PATH (%s) (apt-get install redis-server, or run scripts/install-deps.sh)", ErrCannotSupply, name, searchPath())
-	}
-	ls, err := l.prepare(name, "redis.sock")
-	if err != nil {
-		return nil, err
-	}
-	password, err := randomPassword()
-	if err != nil {
-		return nil, ls.fail(err)
-	}
-	// The configuration, password included, goes through stdin ("-") so that
-	// it never shows in the process listing.
-	conf := strings.Join([]string{
-		"port " + strconv.Itoa(ls.port),
-		"bind 127.0.0.1",
-		"unixsocket " + ls.sock,
-		"unixsocketperm 700",
-		`save ""`,
-		"appendonly no",
-		"dir " + ls.dir,
-		"daemonize no",
-		"requirepass " + password,
-		"",
-	}, "\n")
-	if err := ls.start(ctx, "redis-server", bin, []string{"-"}, nil, conf); err != nil {
-		return nil, ls.fail(err)
-	}
-	origin := fmt.Sprintf("local process %s (pid %d)", bin, ls.proc.cmd.Process.Pid)
-	return ls.server(name, origin,
-		drivers.Endpoint{Transport: drivers.TCP, Address: ls.tcpAddr(), Password: password},
-		drivers.Endpoint{Transport: drivers.Unix, Address: ls.sock, Password: password}), nil
-}
-
-func localMongo(ctx context.Context, l *Local, name string) (*Server, error) {
-	prog, bin := l.lookPath("mongod", "ferretdb")
-	if bin == "" {
-		return nil, fmt.Errorf("%w %s: local provider: neither mongod nor ferretdb was found on PATH (%s) (scripts/install-deps.sh builds FerretDB)", ErrCannotSupply, name, searchPath())
-	}
-	ls, err := l.prepare(prog, "")
-	if err != nil {
-		return nil, err
-	}
-	var args []string
-	if prog == "mongod" {
-		ls.sock = filepath.Join(ls.dir, "mongodb-"+strconv.Itoa(ls.port)+".sock")
-		args = []string{"--dbpath", ls.dir, "--port", strconv.Itoa(ls.port), "--bind_ip", "127.0.0.1",
-			"--unixSocketPrefix", ls.dir, "--filePermissions", "0700", "--quiet"}
-	} else {
-		ls.sock = filepath.Join(ls.dir, "ferretdb.sock")
-		args = []string{"--handler=sqlite", "--sqlite-url=file:" + ls.dir + "/", "--state-dir=" + ls.dir,
-			"--listen-addr=" + ls.tcpAddr(), "--listen-unix=" + ls.sock, "--telemetry=disable",
-			"--log-level=warn", "--debug-addr=-"}
-	}
-	if err := ls.start(ctx, prog, bin, args, nil, ""); err != nil {
-		return nil, ls.fail(err)
-	}
-	origin := fmt.Sprintf("local process %s (pid %d)", bin, ls.proc.cmd.Process.Pid)
-	return ls.server(prog, origin,
-		drivers.Endpoint{Transport: drivers.TCP, Address: ls.tcpAddr()},
-		drivers.Endpoint{Transport: drivers.Unix, Address: ls.sock}), nil
+	return ls.Server(target, origin,
+		drivers.Endpoint{Transport: drivers.TCP, Address: ls.TCPAddr()},
+		drivers.Endpoint{Transport: drivers.Unix, Address: ls.Sock}), nil
 }

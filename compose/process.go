@@ -8,7 +8,9 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"os/user"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -72,7 +74,7 @@ func (p *process) logTail() string {
 	if err != nil {
 		return ""
 	}
-	return tail(string(b), 8)
+	return Tail(string(b), 8)
 }
 
 // stop sends SIGTERM to the process group and waits; after grace it sends
@@ -106,7 +108,7 @@ func (p *process) waitReady(ctx context.Context, timeout time.Duration, probe fu
 		}
 		return nil
 	}
-	err := poll(ctx, timeout, probe, gone)
+	err := Poll(ctx, timeout, probe, gone)
 	var late *notReady
 	if errors.As(err, &late) {
 		return fmt.Errorf("%s was not ready after %s (last probe: %v); its log ends with:\n%s", p.name, timeout, late.last, p.logTail())
@@ -119,10 +121,10 @@ type notReady struct{ last error }
 
 func (e *notReady) Error() string { return fmt.Sprintf("not ready (last probe: %v)", e.last) }
 
-// poll runs probe until it succeeds, gone reports that the server died, ctx
+// Poll runs probe until it succeeds, gone reports that the server died, ctx
 // ends, or timeout passes (then it returns a *notReady). It backs off from
 // 2 ms to 250 ms between probes; nothing waits a fixed time.
-func poll(ctx context.Context, timeout time.Duration, probe func(context.Context) error, gone func() error) error {
+func Poll(ctx context.Context, timeout time.Duration, probe func(context.Context) error, gone func() error) error {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	delay := 2 * time.Millisecond
@@ -187,12 +189,33 @@ func freePort() (int, error) {
 	return l.Addr().(*net.TCPAddr).Port, nil
 }
 
-// versionOutput runs "bin --version" and returns its first line.
-func versionOutput(bin string) string {
+// VersionOutput runs "bin --version" and returns its first line.
+func VersionOutput(bin string) string {
 	out, err := exec.Command(bin, "--version").CombinedOutput()
 	if err != nil {
 		return ""
 	}
 	line, _, _ := bytes.Cut(out, []byte("\n"))
 	return string(line)
+}
+
+// Tail returns the last n lines of s, for error messages.
+func Tail(s string, n int) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}
+
+// SystemUser looks up a user to run a server as (servers that refuse to
+// run as root, such as PostgreSQL and PgBouncer, run as their own user).
+func SystemUser(name, why string) (*syscall.Credential, error) {
+	u, err := user.Lookup(name)
+	if err != nil {
+		return nil, fmt.Errorf("%s must not run as root and there is no %q user to run it as: %w", why, name, err)
+	}
+	uid, _ := strconv.Atoi(u.Uid)
+	gid, _ := strconv.Atoi(u.Gid)
+	return &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}, nil
 }

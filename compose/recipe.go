@@ -61,3 +61,11 @@ type ContainerSpec struct {
 	// Ready, when set, is probed until it succeeds (e.g. a real login).
 	Ready func(context.Context, *Server) error
 }
+
+// ChildRecipe is the recipe of one of dbsock's own servers (package
+// child), run as a local child process: they have no image.
+func ChildRecipe(kind string) Recipe {
+	return Recipe{Local: func(ctx context.Context, l *Local, name string) (*Server, error) {
+		return l.childServer(ctx, name, kind)
+	}}
+}

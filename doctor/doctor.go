@@ -20,24 +20,12 @@ import (
 
 	"github.com/dbsock/dbsock/compose"
 	"github.com/dbsock/dbsock/drivers"
+	"github.com/dbsock/dbsock/targets"
 )
 
-// Kind is what doctor knows of one database's sockets. Each target
-// registers its own (package targets).
-type Kind struct {
-	// Name is the database family, e.g. "MySQL/MariaDB".
-	Name string
-	// WellKnown are the places packages and images put its sockets.
-	WellKnown []string
-	// Match says whether a socket's file name (lower case) looks like this
-	// database's.
-	Match func(base string) bool
-	// Localhost says how common clients read "localhost" for it.
-	Localhost string
-	// Answer asks the server on c what it is, without credentials; nil
-	// means doctor does not ask.
-	Answer func(ctx context.Context, c net.Conn, path string) string
-}
+// Kind is what doctor knows of one database's sockets: each target
+// registers its own (targets.Doctor).
+type Kind = targets.Doctor
 
 // Socket is what doctor found at one socket path.
 type Socket struct {

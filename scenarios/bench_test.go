@@ -16,10 +16,10 @@ import (
 	"github.com/dbsock/dbsock/compose"
 	"github.com/dbsock/dbsock/compose/child"
 	"github.com/dbsock/dbsock/drivers"
-	"github.com/dbsock/dbsock/drivers/echo"
-	"github.com/dbsock/dbsock/drivers/floor"
 	"github.com/dbsock/dbsock/internal/placement"
 	"github.com/dbsock/dbsock/results"
+	"github.com/dbsock/dbsock/targets/echo"
+	"github.com/dbsock/dbsock/targets/floor"
 )
 
 func TestMain(m *testing.M) {
@@ -79,7 +79,7 @@ func BenchmarkEchoVsMinimal(b *testing.B) {
 	local := compose.NewLocal()
 	local.ServerCPUs = []int{0}
 	defer local.Close()
-	srv, err := local.Supply(context.Background(), compose.Target{Name: child.Echo, Recipe: compose.ChildRecipe(child.Echo)})
+	srv, err := local.Supply(context.Background(), compose.Target{Name: "echo", Recipe: compose.ChildRecipe("echo")})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -208,7 +208,7 @@ func BenchmarkFloorVsMinimal(b *testing.B) {
 	local := compose.NewLocal()
 	local.ServerCPUs = []int{0}
 	defer local.Close()
-	srv, err := local.Supply(context.Background(), compose.Target{Name: child.Floor, Recipe: compose.ChildRecipe(child.Floor)})
+	srv, err := local.Supply(context.Background(), compose.Target{Name: "floor", Recipe: compose.ChildRecipe("floor")})
 	if err != nil {
 		b.Fatal(err)
 	}

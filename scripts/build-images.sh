@@ -38,8 +38,10 @@ debootstrap --variant=minbase --include=mariadb-server,redis-server,postgresql,c
 rm -rf "$root"/var/cache/apt/archives/*.deb "$root"/var/lib/apt/lists/*
 # The packages initialised data dirs: the entrypoints make fresh ones with the run's accounts.
 rm -rf "$root"/var/lib/mysql/* "$root"/var/lib/postgresql/*/main
-cp compose/images/*-entrypoint.sh "$root/usr/local/bin/"
-chmod 755 "$root"/usr/local/bin/*-entrypoint.sh
+# Each target keeps its image's entrypoint beside its recipe: targets/NAME/entrypoint.sh.
+for f in targets/*/entrypoint.sh; do
+  install -m 755 "$f" "$root/usr/local/bin/$(basename "$(dirname "$f")")-entrypoint.sh"
+done
 cp "$(command -v ferretdb)" "$root/usr/local/bin/ferretdb"
 tar -C "$root" -c . | docker import - dbsock/base:bookworm >/dev/null
 

@@ -8,14 +8,15 @@
 package targets
 
 import (
+	"context"
 	"fmt"
+	"net"
 	"sort"
 	"sync"
 
 	"github.com/spf13/pflag"
 
 	"github.com/dbsock/dbsock/compose"
-	"github.com/dbsock/dbsock/doctor"
 	"github.com/dbsock/dbsock/drivers"
 )
 
@@ -45,7 +46,26 @@ type Target struct {
 	// and returns what reads them once parsed.
 	Settings func(f *pflag.FlagSet) Settings
 	// Doctor is what "dbsock doctor" knows of its sockets (nil: nothing).
-	Doctor *doctor.Kind
+	Doctor *Doctor
+	// Quiet, when set, stops the client library from printing log lines
+	// of its own: the command reports failures itself, with what to do.
+	Quiet func()
+}
+
+// Doctor is what "dbsock doctor" knows of one database's sockets.
+type Doctor struct {
+	// Name is the database family, e.g. "MySQL/MariaDB".
+	Name string
+	// WellKnown are the places packages and images put its sockets.
+	WellKnown []string
+	// Match says whether a socket's file name (lower case) looks like this
+	// database's.
+	Match func(base string) bool
+	// Localhost says how common clients read "localhost" for it.
+	Localhost string
+	// Answer asks the server on c what it is, without credentials; nil
+	// means doctor does not ask.
+	Answer func(ctx context.Context, c net.Conn, path string) string
 }
 
 // Settings are one invocation's settings of a target, read from its flags.
@@ -129,6 +149,16 @@ func All() []string {
 	return out
 }
 
+// Quiet silences every target's client library (see Target.Quiet); the
+// command calls it once, a library user need not.
+func Quiet() {
+	for _, t := range List() {
+		if t.Quiet != nil {
+			t.Quiet()
+		}
+	}
+}
+
 // Libraries lists the client libraries' module paths.
 func Libraries() []string {
 	var out []string
@@ -141,8 +171,8 @@ func Libraries() []string {
 }
 
 // DoctorKinds lists what doctor knows of each database's sockets.
-func DoctorKinds() []doctor.Kind {
-	var out []doctor.Kind
+func DoctorKinds() []Doctor {
+	var out []Doctor
 	for _, t := range List() {
 		if t.Doctor != nil {
 			out = append(out, *t.Doctor)

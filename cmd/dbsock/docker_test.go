@@ -11,15 +11,26 @@ import (
 
 	"github.com/dbsock/dbsock/compose"
 	"github.com/dbsock/dbsock/internal/testutil"
+	"github.com/dbsock/dbsock/targets"
 )
 
 // offlineImages are the --image flags for dbsock's own images (make images).
-var offlineImages = []string{"--image", "mysql=" + compose.MySQL.Container.Offline, "--image", "redis=" + compose.Redis.Container.Offline,
-	"--image", "mongo=" + compose.Mongo.Container.Offline, "--image", "postgres=" + compose.Postgres.Container.Offline}
+var offlineImages = func() []string {
+	var out []string
+	for name, ref := range offlineImage {
+		out = append(out, "--image", name+"="+ref)
+	}
+	return out
+}()
 
 // offlineImage is the offline image of each container target.
-var offlineImage = map[string]string{"mysql": compose.MySQL.Container.Offline, "redis": compose.Redis.Container.Offline,
-	"mongo": compose.Mongo.Container.Offline, "postgres": compose.Postgres.Container.Offline}
+var offlineImage = func() map[string]string {
+	out := map[string]string{}
+	for _, t := range targets.Containers() {
+		out[t.Name] = t.Container.Offline
+	}
+	return out
+}()
 
 // needImages skips (or, under DBSOCK_REQUIRE_SERVERS, fails) unless the
 // Docker engine answers and dbsock's offline images are built.

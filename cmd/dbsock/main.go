@@ -17,15 +17,13 @@ import (
 	"syscall"
 
 	"github.com/dbsock/dbsock/compose/child"
-	"github.com/dbsock/dbsock/drivers/mysql"
-	"github.com/dbsock/dbsock/drivers/redis"
+	"github.com/dbsock/dbsock/targets"
 	_ "github.com/dbsock/dbsock/targets/all" // every target registers itself
 )
 
 func main() {
 	child.MaybeRun()
-	redis.Quiet()
-	mysql.Quiet()
+	targets.Quiet()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	code := Main(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()

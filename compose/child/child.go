@@ -1,40 +1,51 @@
-// Package child runs dbsock's own servers (echo, gRPC health, HTTP) in a
-// child process, so that their work never shares the measuring client's Go
-// runtime. The parent re-executes its own binary with Env set; main (and
-// TestMain of tests that start such servers) calls MaybeRun first thing.
+// Package child runs dbsock's own servers (the echo, floor, gRPC and HTTP
+// targets' servers) in a child process, so that their work never shares
+// the measuring client's Go runtime. Each such target registers its server
+// here (Register); the parent re-executes its own binary with Env set, and
+// main (and TestMain of tests that start such servers) calls MaybeRun first
+// thing.
 package child
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"net"
-	"net/http"
 	"os"
 	"os/signal"
 	"strings"
+	"sync"
 	"syscall"
-
-	"google.golang.org/grpc"
-	"google.golang.org/grpc/health"
-	healthpb "google.golang.org/grpc/health/grpc_health_v1"
-	"google.golang.org/grpc/metadata"
-	"google.golang.org/grpc/peer"
-
-	"github.com/dbsock/dbsock/drivers"
 )
 
-// Env selects the server a child runs: "KIND TCPADDR UNIXPATH", KIND one of
-// Kinds.
+// Env selects the server a child runs: "KIND TCPADDR UNIXPATH", KIND a
+// registered kind.
 const Env = "DBSOCK_CHILD_SERVER"
 
-// Kinds of child servers.
-const (
-	Echo  = "echo"
-	Floor = "floor"
-	GRPC  = "grpc"
-	HTTP  = "http"
+// Server is one kind of child server.
+type Server struct {
+	// Serve serves one listener until it is closed; it returns nil (or an
+	// error wrapping net.ErrClosed) when the listener is closed.
+	Serve func(net.Listener) error
+	// Stop, when set, ends serving (else closing the listeners does).
+	Stop func()
+}
+
+var (
+	mu    sync.Mutex
+	kinds = map[string]func() Server{}
 )
+
+// Register adds a kind of child server; newServer is called in the child
+// only. A kind registered twice is a programming error and panics at
+// start-up.
+func Register(kind string, newServer func() Server) {
+	mu.Lock()
+	defer mu.Unlock()
+	if _, dup := kinds[kind]; dup {
+		panic("child: " + kind + " registered twice")
+	}
+	kinds[kind] = newServer
+}
 
 // Spec returns the Env value for a child serving kind on tcpAddr and unixPath.
 func Spec(kind, tcpAddr, unixPath string) string { return kind + " " + tcpAddr + " " + unixPath }
@@ -50,25 +61,23 @@ func MaybeRun() {
 	if len(f) != 3 {
 		fail(fmt.Errorf("%s=%q is not KIND TCPADDR UNIXPATH", Env, spec))
 	}
-	tcp, unix, err := listen(f[1], f[2])
+	mu.Lock()
+	newServer, ok := kinds[f[0]]
+	mu.Unlock()
+	if !ok {
+		fail(fmt.Errorf("unknown child server kind %q", f[0]))
+	}
+	tcp, unix, err := listen(f[0], f[1], f[2])
 	if err != nil {
 		fail(err)
 	}
-	var serve func(net.Listener) error
-	var stop func()
-	switch f[0] {
-	case Echo:
-		serve, stop = serveEcho, func() { tcp.Close(); unix.Close() }
-	case Floor:
-		serve, stop = serveFloor, func() { tcp.Close(); unix.Close() }
-	case GRPC:
-		s := grpcServer()
-		serve, stop = s.Serve, s.Stop
-	case HTTP:
-		s := httpServer()
-		serve, stop = s.Serve, func() { s.Close() }
-	default:
-		fail(fmt.Errorf("unknown child server kind %q", f[0]))
+	s := newServer()
+	stop := func() {
+		tcp.Close()
+		unix.Close()
+		if s.Stop != nil {
+			s.Stop()
+		}
 	}
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, syscall.SIGTERM, syscall.SIGINT)
@@ -78,9 +87,9 @@ func MaybeRun() {
 		os.Exit(0)
 	}()
 	errc := make(chan error, 2)
-	go func() { errc <- serve(tcp) }()
-	go func() { errc <- serve(unix) }()
-	if err := <-errc; err != nil && !errors.Is(err, net.ErrClosed) && !errors.Is(err, http.ErrServerClosed) && !errors.Is(err, grpc.ErrServerStopped) {
+	go func() { errc <- s.Serve(tcp) }()
+	go func() { errc <- s.Serve(unix) }()
+	if err := <-errc; err != nil && !errors.Is(err, net.ErrClosed) {
 		fail(err)
 	}
 	select {}
@@ -91,38 +100,31 @@ func fail(err error) {
 	os.Exit(1)
 }
 
-// grpcServer serves the standard health service; every reply carries the
-// network the call arrived on, in its header metadata.
-func grpcServer() *grpc.Server {
-	s := grpc.NewServer(grpc.UnaryInterceptor(func(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
-		if p, ok := peer.FromContext(ctx); ok && p.LocalAddr != nil {
-			_ = grpc.SetHeader(ctx, metadata.Pairs(strings.ToLower(drivers.NetworkHeader), p.LocalAddr.Network()))
-		}
-		return handler(ctx, req)
-	}))
-	h := health.NewServer()
-	h.SetServingStatus("", healthpb.HealthCheckResponse_SERVING)
-	healthpb.RegisterHealthServer(s, h)
-	return s
-}
-
-// httpServer answers GET / with "ok" and the network in drivers.NetworkHeader.
-func httpServer() *http.Server {
-	return &http.Server{
-		Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			network, _ := r.Context().Value(networkKey{}).(string)
-			w.Header().Set(drivers.NetworkHeader, network)
-			w.Header().Set("Content-Type", "text/plain")
-			_, _ = w.Write([]byte("ok"))
-		}),
-		ConnContext: func(ctx context.Context, c net.Conn) context.Context {
-			return withNetwork(ctx, c.LocalAddr().Network())
-		},
+// listen opens both listeners: TCP on tcpAddr, Unix on unixPath.
+func listen(kind, tcpAddr, unixPath string) (tcp, unix net.Listener, err error) {
+	tcp, err = net.Listen("tcp", tcpAddr)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s server: listen tcp %s: %w", kind, tcpAddr, err)
 	}
+	unix, err = net.Listen("unix", unixPath)
+	if err != nil {
+		tcp.Close()
+		return nil, nil, fmt.Errorf("%s server: listen unix %s: %w", kind, unixPath, err)
+	}
+	return tcp, unix, nil
 }
 
-type networkKey struct{}
-
-func withNetwork(ctx context.Context, network string) context.Context {
-	return context.WithValue(ctx, networkKey{}, network)
+// AcceptLoop accepts on l until it is closed, serving each connection with
+// serve in a goroutine of its own.
+func AcceptLoop(l net.Listener, serve func(net.Conn)) error {
+	for {
+		c, err := l.Accept()
+		if err != nil {
+			if errors.Is(err, net.ErrClosed) {
+				return nil
+			}
+			return err
+		}
+		go serve(c)
+	}
 }

@@ -80,3 +80,37 @@ func TempDirs(t testing.TB, dir string) []string {
 	}
 	return m
 }
+
+// AssertLoopbackOnly checks in /proc/net/tcp and tcp6 that every listening
+// socket on addr's port is bound to 127.0.0.1, not to all interfaces.
+func AssertLoopbackOnly(t *testing.T, addr string) {
+	t.Helper()
+	port, err := strconv.Atoi(addr[strings.LastIndexByte(addr, ':')+1:])
+	if err != nil {
+		t.Fatal(err)
+	}
+	hexPort := strings.ToUpper(strconv.FormatInt(int64(port), 16))
+	for len(hexPort) < 4 {
+		hexPort = "0" + hexPort
+	}
+	found := false
+	for _, f := range []string{"/proc/net/tcp", "/proc/net/tcp6"} {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		for _, line := range strings.Split(string(b), "\n")[1:] {
+			fields := strings.Fields(line)
+			if len(fields) < 4 || fields[3] != "0A" || !strings.HasSuffix(fields[1], ":"+hexPort) {
+				continue
+			}
+			found = true
+			if fields[1] != "0100007F:"+hexPort {
+				t.Fatalf("port %d listens on %s (%s), not on 127.0.0.1 only", port, fields[1], f)
+			}
+		}
+	}
+	if !found {
+		t.Fatalf("no listening socket on port %d in /proc/net/tcp", port)
+	}
+}

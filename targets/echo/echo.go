@@ -6,16 +6,18 @@ import (
 	"github.com/dbsock/dbsock/compose"
 	"github.com/dbsock/dbsock/compose/child"
 	"github.com/dbsock/dbsock/drivers"
-	echodrv "github.com/dbsock/dbsock/drivers/echo"
 	"github.com/dbsock/dbsock/targets"
 )
 
+const name = "echo"
+
 func init() {
+	child.Register(name, func() child.Server { return child.Server{Serve: serveEcho} })
 	targets.Register(targets.Target{
-		Name: child.Echo, Order: 50, Own: true,
+		Name: name, Order: 50, Own: true,
 		Short:    "4-byte ping-pong with dbsock's own echo server: the transport through Go's runtime",
 		ServedBy: "dbsock's echo server in a child process (Go netpoller on both sides)",
-		Server:   compose.ChildRecipe(child.Echo),
-		Settings: targets.Own(func(size int) drivers.Driver { return echodrv.New(size) }),
+		Server:   compose.ChildRecipe(name),
+		Settings: targets.Own(func(size int) drivers.Driver { return New(size) }),
 	})
 }

@@ -7,16 +7,18 @@ import (
 	"github.com/dbsock/dbsock/compose"
 	"github.com/dbsock/dbsock/compose/child"
 	"github.com/dbsock/dbsock/drivers"
-	floordrv "github.com/dbsock/dbsock/drivers/floor"
 	"github.com/dbsock/dbsock/targets"
 )
 
+const name = "floor"
+
 func init() {
+	child.Register(name, func() child.Server { return child.Server{Serve: serveFloor} })
 	targets.Register(targets.Target{
-		Name: child.Floor, Order: 55, Own: true,
+		Name: name, Order: 55, Own: true,
 		Short:    "4-byte ping-pong with blocking syscalls on both sides: the kernel floor",
 		ServedBy: "dbsock's floor server in a child process (blocking read/write on a locked OS thread)",
-		Server:   compose.ChildRecipe(child.Floor),
-		Settings: targets.Own(func(int) drivers.Driver { return floordrv.New() }),
+		Server:   compose.ChildRecipe(name),
+		Settings: targets.Own(func(int) drivers.Driver { return New() }),
 	})
 }

@@ -6,17 +6,19 @@ import (
 	"github.com/dbsock/dbsock/compose"
 	"github.com/dbsock/dbsock/compose/child"
 	"github.com/dbsock/dbsock/drivers"
-	grpcdrv "github.com/dbsock/dbsock/drivers/grpc"
 	"github.com/dbsock/dbsock/targets"
 )
 
+const name = "grpc"
+
 func init() {
+	child.Register(name, newServer)
 	targets.Register(targets.Target{
-		Name: child.GRPC, Order: 60, Own: true,
+		Name: name, Order: 60, Own: true,
 		Short:    "gRPC health Check on a kept HTTP/2 connection (dbsock's server)",
 		ServedBy: "dbsock's gRPC health server (grpc-go) in a child process",
 		Library:  "google.golang.org/grpc",
-		Server:   compose.ChildRecipe(child.GRPC),
-		Settings: targets.Own(func(int) drivers.Driver { return grpcdrv.New() }),
+		Server:   compose.ChildRecipe(name),
+		Settings: targets.Own(func(int) drivers.Driver { return New() }),
 	})
 }

@@ -6,16 +6,18 @@ import (
 	"github.com/dbsock/dbsock/compose"
 	"github.com/dbsock/dbsock/compose/child"
 	"github.com/dbsock/dbsock/drivers"
-	httpdrv "github.com/dbsock/dbsock/drivers/http"
 	"github.com/dbsock/dbsock/targets"
 )
 
+const name = "http"
+
 func init() {
+	child.Register(name, newServer)
 	targets.Register(targets.Target{
-		Name: child.HTTP, Order: 70, Own: true,
+		Name: name, Order: 70, Own: true,
 		Short:    "HTTP/1.1 GET with keep-alive (dbsock's server)",
 		ServedBy: "dbsock's HTTP/1.1 server (net/http) in a child process",
-		Server:   compose.ChildRecipe(child.HTTP),
-		Settings: targets.Own(func(int) drivers.Driver { return httpdrv.New() }),
+		Server:   compose.ChildRecipe(name),
+		Settings: targets.Own(func(int) drivers.Driver { return New() }),
 	})
 }

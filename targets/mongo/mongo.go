@@ -11,9 +11,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/dbsock/dbsock/compose"
-	"github.com/dbsock/dbsock/doctor"
 	"github.com/dbsock/dbsock/drivers"
-	mongodrv "github.com/dbsock/dbsock/drivers/mongo"
 	"github.com/dbsock/dbsock/targets"
 )
 
@@ -31,10 +29,10 @@ func init() {
 		Short:      "findOne by _id (MongoDB, or FerretDB speaking its wire protocol)",
 		ServedBy:   "mongod, or FerretDB (MongoDB wire protocol), local, container or yours",
 		Library:    "go.mongodb.org/mongo-driver/v2",
-		Server:     compose.Mongo,
+		Server:     recipe,
 		SocketFlag: external.SocketFlag(name),
 		Settings:   bind,
-		Doctor: &doctor.Kind{
+		Doctor: &targets.Doctor{
 			Name:      "MongoDB",
 			WellKnown: []string{"/tmp/mongodb-27017.sock"},
 			Match:     func(base string) bool { return strings.Contains(base, name) || strings.Contains(base, "ferretdb") },
@@ -50,16 +48,16 @@ type settings struct {
 }
 
 func bind(f *pflag.FlagSet) targets.Settings {
-	s := &settings{op: mongodrv.OpFind, ext: external.Bind(f, name)}
+	s := &settings{op: OpFind, ext: external.Bind(f, name)}
 	if f != nil {
-		f.StringVar(&s.op, "mongo-op", mongodrv.OpFind, "what one MongoDB op is: "+strings.Join(mongodrv.Ops, ", "))
+		f.StringVar(&s.op, "mongo-op", OpFind, "what one MongoDB op is: "+strings.Join(Ops, ", "))
 	}
 	return s
 }
 
-func (s *settings) Validate() error { return targets.OneOf("mongo-op", s.op, mongodrv.Ops...) }
+func (s *settings) Validate() error { return targets.OneOf("mongo-op", s.op, Ops...) }
 
-func (s *settings) Driver(valueSize int) drivers.Driver { return mongodrv.New(s.op, valueSize) }
+func (s *settings) Driver(valueSize int) drivers.Driver { return New(s.op, valueSize) }
 
 func (s *settings) External() (compose.Pair, error) { return s.ext.Pair() }
 
@@ -67,7 +65,7 @@ func (s *settings) External() (compose.Pair, error) { return s.ext.Pair() }
 // wire protocol needs a real handshake).
 func buildInfo(ctx context.Context, c net.Conn, path string) string {
 	c.Close()
-	info, err := mongodrv.New("", 0).Info(ctx, drivers.Endpoint{Transport: drivers.Unix, Address: path})
+	info, err := New("", 0).Info(ctx, drivers.Endpoint{Transport: drivers.Unix, Address: path})
 	if err != nil {
 		return "no answer to buildInfo: " + err.Error()
 	}

@@ -11,9 +11,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/dbsock/dbsock/compose"
-	"github.com/dbsock/dbsock/doctor"
 	"github.com/dbsock/dbsock/drivers"
-	mysqldrv "github.com/dbsock/dbsock/drivers/mysql"
 	"github.com/dbsock/dbsock/targets"
 )
 
@@ -33,10 +31,11 @@ func init() {
 		Short:      "SELECT by primary key, statement prepared once (MySQL or MariaDB)",
 		ServedBy:   "MySQL (mysqld) or MariaDB (mariadbd), local, container or yours",
 		Library:    "github.com/go-sql-driver/mysql",
-		Server:     compose.MySQL,
+		Server:     recipe,
 		SocketFlag: external.SocketFlag(name),
 		Settings:   bind,
-		Doctor: &doctor.Kind{
+		Quiet:      Quiet,
+		Doctor: &targets.Doctor{
 			Name:      "MySQL/MariaDB",
 			WellKnown: []string{"/run/mysqld/mysqld.sock", "/var/run/mysqld/mysqld.sock", "/var/lib/mysql/mysql.sock", "/tmp/mysql.sock"},
 			Match:     func(base string) bool { return strings.Contains(base, name) || strings.Contains(base, "mariadb") },
@@ -52,16 +51,16 @@ type settings struct {
 }
 
 func bind(f *pflag.FlagSet) targets.Settings {
-	s := &settings{mode: mysqldrv.ModePrepared, ext: external.Bind(f, name)}
+	s := &settings{mode: ModePrepared, ext: external.Bind(f, name)}
 	if f != nil {
-		f.StringVar(&s.mode, "mysql-mode", mysqldrv.ModePrepared, "how the lookup reaches MySQL: "+strings.Join(mysqldrv.Modes, ", "))
+		f.StringVar(&s.mode, "mysql-mode", ModePrepared, "how the lookup reaches MySQL: "+strings.Join(Modes, ", "))
 	}
 	return s
 }
 
-func (s *settings) Validate() error { return targets.OneOf("mysql-mode", s.mode, mysqldrv.Modes...) }
+func (s *settings) Validate() error { return targets.OneOf("mysql-mode", s.mode, Modes...) }
 
-func (s *settings) Driver(valueSize int) drivers.Driver { return mysqldrv.New(s.mode, valueSize) }
+func (s *settings) Driver(valueSize int) drivers.Driver { return New(s.mode, valueSize) }
 
 func (s *settings) External() (compose.Pair, error) { return s.ext.Pair() }
 

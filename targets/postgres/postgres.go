@@ -10,9 +10,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/dbsock/dbsock/compose"
-	"github.com/dbsock/dbsock/doctor"
 	"github.com/dbsock/dbsock/drivers"
-	pgdrv "github.com/dbsock/dbsock/drivers/postgres"
 	"github.com/dbsock/dbsock/targets"
 )
 
@@ -21,7 +19,7 @@ const name = "postgres"
 var external = targets.External{
 	Product:    "PostgreSQL",
 	SocketHelp: "external PostgreSQL socket directory (the socket is DIR/.s.PGSQL.PORT, PORT from --postgres-addr)",
-	SocketFile: pgdrv.SocketFile,
+	SocketFile: SocketFile,
 	User:       name, UserHelp: "external PostgreSQL user (password from $DBSOCK_POSTGRES_PASSWORD)",
 	DB: name, DBHelp: "external PostgreSQL database; dbsock creates its table (user) in it",
 }
@@ -32,10 +30,10 @@ func init() {
 		Short:      "SELECT by primary key, statement prepared once (PostgreSQL)",
 		ServedBy:   "PostgreSQL, local, container or yours",
 		Library:    "github.com/jackc/pgx/v5",
-		Server:     compose.Postgres,
+		Server:     recipe,
 		SocketFlag: external.SocketFlag(name),
 		Settings:   bind,
-		Doctor: &doctor.Kind{
+		Doctor: &targets.Doctor{
 			Name:      "PostgreSQL",
 			WellKnown: []string{"/run/postgresql/.s.PGSQL.5432", "/var/run/postgresql/.s.PGSQL.5432", "/tmp/.s.PGSQL.5432"},
 			Match:     func(base string) bool { return strings.HasPrefix(base, ".s.pgsql.") },
@@ -51,6 +49,6 @@ func bind(f *pflag.FlagSet) targets.Settings { return &settings{ext: external.Bi
 
 func (s *settings) Validate() error { return nil }
 
-func (s *settings) Driver(valueSize int) drivers.Driver { return pgdrv.New(valueSize) }
+func (s *settings) Driver(valueSize int) drivers.Driver { return New(valueSize) }
 
 func (s *settings) External() (compose.Pair, error) { return s.ext.Pair() }

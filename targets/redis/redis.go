@@ -13,9 +13,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/dbsock/dbsock/compose"
-	"github.com/dbsock/dbsock/doctor"
 	"github.com/dbsock/dbsock/drivers"
-	redisdrv "github.com/dbsock/dbsock/drivers/redis"
 	"github.com/dbsock/dbsock/targets"
 )
 
@@ -33,10 +31,11 @@ func init() {
 		Short:      "GET of one key",
 		ServedBy:   "redis-server, local, container or yours",
 		Library:    "github.com/redis/go-redis/v9",
-		Server:     compose.Redis,
+		Server:     recipe,
 		SocketFlag: external.SocketFlag(name),
 		Settings:   bind,
-		Doctor: &doctor.Kind{
+		Quiet:      Quiet,
+		Doctor: &targets.Doctor{
 			Name:      "Redis",
 			WellKnown: []string{"/run/redis/redis-server.sock", "/var/run/redis/redis-server.sock", "/var/run/redis/redis.sock", "/tmp/redis.sock"},
 			Match:     func(base string) bool { return strings.Contains(base, name) || strings.Contains(base, "valkey") },
@@ -69,7 +68,7 @@ func (s *settings) Validate() error {
 }
 
 func (s *settings) Driver(valueSize int) drivers.Driver {
-	return redisdrv.New(s.protocol, s.identity, valueSize)
+	return New(s.protocol, s.identity, valueSize)
 }
 
 func (s *settings) External() (compose.Pair, error) { return s.ext.Pair() }

@@ -1,4 +1,4 @@
-package child
+package floor
 
 // The ping-pong server behind dbsock's floor target: like echo, but each
 // connection is served by blocking read and write system calls on its own
@@ -12,12 +12,13 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/dbsock/dbsock/compose/child"
 	"github.com/dbsock/dbsock/drivers"
-	"github.com/dbsock/dbsock/drivers/echo"
+	"github.com/dbsock/dbsock/targets/echo"
 )
 
 // serveFloor accepts on l until it is closed.
-func serveFloor(l net.Listener) error { return acceptLoop(l, handleBlocking) }
+func serveFloor(l net.Listener) error { return child.AcceptLoop(l, handleBlocking) }
 
 // handleBlocking greets the client, then echoes with blocking system calls
 // on a duplicate of the connection's descriptor.

@@ -1,4 +1,4 @@
-package compose
+package mysql
 
 import (
 	"context"
@@ -12,45 +12,45 @@ import (
 
 	gomysql "github.com/go-sql-driver/mysql"
 
+	"github.com/dbsock/dbsock/compose"
 	"github.com/dbsock/dbsock/drivers"
-	mysqldrv "github.com/dbsock/dbsock/drivers/mysql"
 )
 
-// MySQLUser and MySQLDatabase are the account and schema dbsock creates in
+// User and Database are the account and schema dbsock creates in
 // the MySQL or MariaDB servers it starts.
 const (
-	MySQLUser     = "dbsock"
-	MySQLDatabase = "dbsock"
+	User     = "dbsock"
+	Database = "dbsock"
 )
 
 // mysqlServer picks the server binary: Oracle MySQL's mysqld when present,
 // else MariaDB's mariadbd (Debian's mysqld is a link to it).
-func (l *Local) mysqlServer() (bin string, mariadb bool, ok bool) {
-	if _, p := l.lookPath("mysqld"); p != "" && !strings.Contains(strings.ToLower(versionOutput(p)), "mariadb") {
+func mysqlServer(l *compose.Local) (bin string, mariadb bool, ok bool) {
+	if _, p := l.Find("mysqld"); p != "" && !strings.Contains(strings.ToLower(compose.VersionOutput(p)), "mariadb") {
 		return p, false, true
 	}
-	if _, p := l.lookPath("mariadbd", "mysqld"); p != "" {
+	if _, p := l.Find("mariadbd", "mysqld"); p != "" {
 		return p, true, true
 	}
 	return "", false, false
 }
 
-func localMySQL(ctx context.Context, l *Local, name string) (*Server, error) {
-	bin, mariadb, ok := l.mysqlServer()
+func localServer(ctx context.Context, l *compose.Local, name string) (*compose.Server, error) {
+	bin, mariadb, ok := mysqlServer(l)
 	if !ok {
-		return nil, fmt.Errorf("%w %s: local provider: neither mysqld nor mariadbd was found on PATH (%s) or in /usr/sbin (apt-get install mariadb-server, or run scripts/install-deps.sh)", ErrCannotSupply, name, searchPath())
+		return nil, fmt.Errorf("%w %s: local provider: neither mysqld nor mariadbd was found on PATH (%s) or in /usr/sbin (apt-get install mariadb-server, or run scripts/install-deps.sh)", compose.ErrCannotSupply, name, compose.SearchPath())
 	}
-	ls, err := l.prepare(name, "mysql.sock")
+	ls, err := l.Prepare(name, "mysql.sock")
 	if err != nil {
 		return nil, err
 	}
-	datadir := filepath.Join(ls.dir, "data")
-	if err := l.mysqlInit(ctx, bin, mariadb, datadir, ls.dir); err != nil {
-		return nil, ls.fail(err)
+	datadir := filepath.Join(ls.Dir, "data")
+	if err := mysqlInit(l, ctx, bin, mariadb, datadir, ls.Dir); err != nil {
+		return nil, ls.Fail(err)
 	}
-	args := []string{"--no-defaults", "--datadir=" + datadir, "--socket=" + ls.sock,
-		"--port=" + strconv.Itoa(ls.port), "--bind-address=127.0.0.1", "--skip-name-resolve",
-		"--skip-log-bin", "--pid-file=" + filepath.Join(ls.dir, "mysqld.pid"), "--tmpdir=" + ls.dir,
+	args := []string{"--no-defaults", "--datadir=" + datadir, "--socket=" + ls.Sock,
+		"--port=" + strconv.Itoa(ls.Port), "--bind-address=127.0.0.1", "--skip-name-resolve",
+		"--skip-log-bin", "--pid-file=" + filepath.Join(ls.Dir, "mysqld.pid"), "--tmpdir=" + ls.Dir,
 		"--max-connections=5000", "--innodb-buffer-pool-size=64M", "--max-allowed-packet=64M"}
 	if !mariadb {
 		args = append(args, "--mysqlx=OFF")
@@ -58,29 +58,29 @@ func localMySQL(ctx context.Context, l *Local, name string) (*Server, error) {
 	if os.Geteuid() == 0 {
 		args = append(args, "--user=root")
 	}
-	if err := ls.start(ctx, filepath.Base(bin), bin, args, nil, ""); err != nil {
-		return nil, ls.fail(err)
+	if err := ls.Start(ctx, filepath.Base(bin), bin, args, nil, ""); err != nil {
+		return nil, ls.Fail(err)
 	}
-	password, err := randomPassword()
+	password, err := compose.RandomPassword()
 	if err != nil {
-		return nil, ls.fail(err)
+		return nil, ls.Fail(err)
 	}
-	root := drivers.Endpoint{Transport: drivers.Unix, Address: ls.sock, User: "root"}
+	root := drivers.Endpoint{Transport: drivers.Unix, Address: ls.Sock, User: "root"}
 	if err := mysqlCreateAccount(ctx, root, password); err != nil {
-		return nil, ls.fail(err)
+		return nil, ls.Fail(err)
 	}
-	origin := fmt.Sprintf("local process %s (pid %d)", bin, ls.proc.cmd.Process.Pid)
-	return ls.server(name, origin,
-		drivers.Endpoint{Transport: drivers.TCP, Address: ls.tcpAddr(), User: MySQLUser, Password: password, Database: MySQLDatabase},
-		drivers.Endpoint{Transport: drivers.Unix, Address: ls.sock, User: MySQLUser, Password: password, Database: MySQLDatabase}), nil
+	origin := fmt.Sprintf("local process %s (pid %d)", bin, ls.PID())
+	return ls.Server(name, origin,
+		drivers.Endpoint{Transport: drivers.TCP, Address: ls.TCPAddr(), User: User, Password: password, Database: Database},
+		drivers.Endpoint{Transport: drivers.Unix, Address: ls.Sock, User: User, Password: password, Database: Database}), nil
 }
 
 // mysqlInit creates an empty data directory whose root account has no
 // password and is reachable only through the socket of this private server.
-func (l *Local) mysqlInit(ctx context.Context, bin string, mariadb bool, datadir, dir string) error {
+func mysqlInit(l *compose.Local, ctx context.Context, bin string, mariadb bool, datadir, dir string) error {
 	var cmd *exec.Cmd
 	if mariadb {
-		_, installDB := l.lookPath("mariadb-install-db", "mysql_install_db")
+		_, installDB := l.Find("mariadb-install-db", "mysql_install_db")
 		if installDB == "" {
 			return fmt.Errorf("initialize MariaDB data dir: mariadb-install-db not found next to %s", bin)
 		}
@@ -104,7 +104,7 @@ func (l *Local) mysqlInit(ctx context.Context, bin string, mariadb bool, datadir
 		if ctx.Err() != nil { // interrupted: the tool's output says nothing more
 			return fmt.Errorf("interrupted while %s initialised the data dir: %w", filepath.Base(cmd.Path), ctx.Err())
 		}
-		return fmt.Errorf("initialize data dir %s with %s: %w\n%s", datadir, cmd.Path, err, tail(string(out), 8))
+		return fmt.Errorf("initialize data dir %s with %s: %w\n%s", datadir, cmd.Path, err, compose.Tail(string(out), 8))
 	}
 	return nil
 }
@@ -113,18 +113,18 @@ func (l *Local) mysqlInit(ctx context.Context, bin string, mariadb bool, datadir
 // --skip-name-resolve server distinguishes: localhost (socket) and 127.0.0.1
 // (TCP). The password travels over the socket, never on a command line.
 func mysqlCreateAccount(ctx context.Context, root drivers.Endpoint, password string) error {
-	connector, err := gomysql.NewConnector(mysqldrv.Config(root))
+	connector, err := gomysql.NewConnector(Config(root))
 	if err != nil {
 		return err
 	}
 	db := sql.OpenDB(connector)
 	defer db.Close()
-	stmts := []string{"CREATE DATABASE IF NOT EXISTS " + MySQLDatabase}
+	stmts := []string{"CREATE DATABASE IF NOT EXISTS " + Database}
 	for _, host := range []string{"localhost", "127.0.0.1"} {
-		account := fmt.Sprintf("'%s'@'%s'", MySQLUser, host)
+		account := fmt.Sprintf("'%s'@'%s'", User, host)
 		stmts = append(stmts,
 			"CREATE USER IF NOT EXISTS "+account+" IDENTIFIED BY '"+password+"'",
-			"GRANT ALL ON "+MySQLDatabase+".* TO "+account)
+			"GRANT ALL ON "+Database+".* TO "+account)
 	}
 	for i, q := range stmts {
 		if _, err := db.ExecContext(ctx, q); err != nil {
@@ -133,12 +133,4 @@ func mysqlCreateAccount(ctx context.Context, root drivers.Endpoint, password str
 		}
 	}
 	return nil
-}
-
-func tail(s string, n int) string {
-	lines := strings.Split(strings.TrimSpace(s), "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return strings.Join(lines, "\n")
 }

@@ -17,7 +17,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/dbsock/dbsock/drivers"
-	"github.com/dbsock/dbsock/drivers/echo"
+	"github.com/dbsock/dbsock/targets/echo"
 )
 
 // Driver is the floor driver.

@@ -1,0 +1,164 @@
+package all
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/dbsock/dbsock/compose"
+	"github.com/dbsock/dbsock/compose/child"
+	"github.com/dbsock/dbsock/drivers"
+	"github.com/dbsock/dbsock/internal/testutil"
+	"github.com/dbsock/dbsock/targets"
+)
+
+func TestMain(m *testing.M) {
+	child.MaybeRun()
+	os.Exit(m.Run())
+}
+
+// binaries are the server binaries each database target's local recipe
+// can start (any one will do); dbsock's own servers need none.
+var binaries = map[string][]string{
+	"mysql":     {"mariadbd", "mysqld"},
+	"redis":     {"redis-server"},
+	"mongo":     {"mongod", "ferretdb"},
+	"postgres":  {"initdb"},
+	"memcached": {"memcached"},
+	"pgbouncer": {"pgbouncer"},
+}
+
+// TestLocalSupplyAndStop starts every registered target's real server with
+// the local provider, checks both endpoints accept, that the socket
+// directory is private and the TCP listener is on loopback, that no
+// password shows on a command line, then stops it and checks nothing is
+// left.
+func TestLocalSupplyAndStop(t *testing.T) {
+	for _, tg := range targets.List() {
+		t.Run(tg.Name, func(t *testing.T) {
+			if bins := binaries[tg.Name]; bins != nil {
+				testutil.NeedAny(t, bins...)
+			} else if !tg.Own {
+				t.Fatalf("target %s: add its server binaries to this test's list", tg.Name)
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
+			l := compose.NewLocal()
+			t.Cleanup(func() { _ = l.Close() })
+			srv, err := l.Supply(ctx, tg.Supply())
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { _ = srv.Stop(context.Background()) })
+			checkLocalServer(t, l, srv)
+			dir := filepath.Dir(srv.Unix.Address)
+			if err := srv.Stop(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			if err := syscall.Kill(srv.PID, 0); !errors.Is(err, syscall.ESRCH) {
+				t.Fatalf("server pid %d still exists after Stop (kill 0: %v)", srv.PID, err)
+			}
+			if _, err := os.Stat(dir); !os.IsNotExist(err) {
+				t.Fatalf("server dir %s still exists after Stop", dir)
+			}
+			root := l.Root()
+			if err := l.Close(); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := os.Stat(root); !os.IsNotExist(err) {
+				t.Fatalf("provider dir %s still exists after Close", root)
+			}
+		})
+	}
+}
+
+func checkLocalServer(t *testing.T, l *compose.Local, srv *compose.Server) {
+	t.Helper()
+	if srv.PID <= 0 || srv.Provider != "local" {
+		t.Fatalf("server = %+v, want a local process", srv)
+	}
+	if srv.TCP.Transport != drivers.TCP || srv.Unix.Transport != drivers.Unix {
+		t.Fatalf("endpoints %v / %v", srv.TCP, srv.Unix)
+	}
+	for _, ep := range []drivers.Endpoint{srv.TCP, srv.Unix} {
+		if err := ep.Validate(); err != nil {
+			t.Fatal(err)
+		}
+		if err := drivers.Reach(context.Background(), ep); err != nil {
+			t.Fatalf("server not reachable over %s: %v", ep, err)
+		}
+	}
+	// A server that must not run as root runs as its own user: the run dir
+	// then lets it pass (0711) and its server dir is its own, 0700.
+	if fi, err := os.Stat(l.Root()); err != nil || (fi.Mode().Perm() != 0o700 && fi.Mode().Perm() != 0o711) {
+		t.Fatalf("temp dir %s mode %v (%v), want 0700 or 0711", l.Root(), fi.Mode().Perm(), err)
+	}
+	if fi, err := os.Stat(filepath.Dir(srv.Unix.Address)); err != nil || fi.Mode().Perm()&0o077 != 0 {
+		t.Fatalf("socket dir %s mode %v (%v): open to others", filepath.Dir(srv.Unix.Address), fi.Mode().Perm(), err)
+	}
+	if !strings.HasPrefix(srv.TCP.Address, "127.0.0.1:") {
+		t.Fatalf("TCP endpoint %s is not on 127.0.0.1", srv.TCP.Address)
+	}
+	testutil.AssertLoopbackOnly(t, srv.TCP.Address)
+	if pw := srv.TCP.Password; pw != "" {
+		cmdline, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(srv.PID), "cmdline"))
+		if err != nil || strings.Contains(string(cmdline), pw) {
+			t.Fatalf("the server's command line shows its password (or cannot be read: %v)", err)
+		}
+	}
+}
+
+// TestLocalCannotSupplyWithoutBinaries: with nothing on PATH, every
+// database target's recipe says the local provider cannot supply it, and
+// where it looked.
+func TestLocalCannotSupplyWithoutBinaries(t *testing.T) {
+	l := &compose.Local{LookPath: func(string) (string, error) { return "", os.ErrNotExist }}
+	defer l.Close()
+	for _, tg := range targets.List() {
+		if tg.Own {
+			continue
+		}
+		_, err := l.Supply(context.Background(), tg.Supply())
+		if !errors.Is(err, compose.ErrCannotSupply) {
+			t.Errorf("%s: got %v, want ErrCannotSupply", tg.Name, err)
+		}
+		if err != nil && (!strings.Contains(err.Error(), "PATH") || strings.Contains(err.Error(), "is not installed")) {
+			t.Errorf("%s: %q does not say it looked on PATH, and what PATH was", tg.Name, err)
+		}
+	}
+}
+
+// TestContainerSpecKeepsPasswordsOffCommandLines checks the command lines
+// dbsock gives every target's container: loopback only, sockets in /sock, and no password.
+func TestContainerSpecKeepsPasswordsOffCommandLines(t *testing.T) {
+	for _, tg := range targets.Containers() {
+		target := tg.Name
+		dir := t.TempDir()
+		sp, err := tg.Container.Spec(12345, dir, "127.0.0.1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		cmd := strings.Join(sp.Cmd, " ")
+		if sp.Password != "" && strings.Contains(cmd, sp.Password) {
+			t.Errorf("%s: the password is on the command line: %s", target, cmd)
+		}
+		if !strings.Contains(cmd, "127.0.0.1") && sp.Config == "" {
+			t.Errorf("%s: not bound to 127.0.0.1: %s", target, cmd)
+		}
+		if !strings.Contains(cmd, "/sock") {
+			t.Errorf("%s: socket not in the bind-mounted /sock: %s", target, cmd)
+		}
+		if sp.Config != "" {
+			b, err := os.ReadFile(filepath.Join(dir, sp.Config))
+			if err != nil || !strings.Contains(string(b), "bind 127.0.0.1") || !strings.Contains(string(b), "requirepass "+sp.Password) {
+				t.Errorf("%s: config file %q: %v", target, b, err)
+			}
+		}
+	}
+}

@@ -1,0 +1,40 @@
+package mongo
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strconv"
+
+	"github.com/dbsock/dbsock/compose"
+	"github.com/dbsock/dbsock/drivers"
+)
+
+func localServer(ctx context.Context, l *compose.Local, name string) (*compose.Server, error) {
+	prog, bin := l.Find("mongod", "ferretdb")
+	if bin == "" {
+		return nil, fmt.Errorf("%w %s: local provider: neither mongod nor ferretdb was found on PATH (%s) (scripts/install-deps.sh builds FerretDB)", compose.ErrCannotSupply, name, compose.SearchPath())
+	}
+	ls, err := l.Prepare(prog, "")
+	if err != nil {
+		return nil, err
+	}
+	var args []string
+	if prog == "mongod" {
+		ls.Sock = filepath.Join(ls.Dir, "mongodb-"+strconv.Itoa(ls.Port)+".sock")
+		args = []string{"--dbpath", ls.Dir, "--port", strconv.Itoa(ls.Port), "--bind_ip", "127.0.0.1",
+			"--unixSocketPrefix", ls.Dir, "--filePermissions", "0700", "--quiet"}
+	} else {
+		ls.Sock = filepath.Join(ls.Dir, "ferretdb.sock")
+		args = []string{"--handler=sqlite", "--sqlite-url=file:" + ls.Dir + "/", "--state-dir=" + ls.Dir,
+			"--listen-addr=" + ls.TCPAddr(), "--listen-unix=" + ls.Sock, "--telemetry=disable",
+			"--log-level=warn", "--debug-addr=-"}
+	}
+	if err := ls.Start(ctx, prog, bin, args, nil, ""); err != nil {
+		return nil, ls.Fail(err)
+	}
+	origin := fmt.Sprintf("local process %s (pid %d)", bin, ls.PID())
+	return ls.Server(prog, origin,
+		drivers.Endpoint{Transport: drivers.TCP, Address: ls.TCPAddr()},
+		drivers.Endpoint{Transport: drivers.Unix, Address: ls.Sock}), nil
+}

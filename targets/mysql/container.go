@@ -1,0 +1,48 @@
+package mysql
+
+import (
+	"context"
+	"strconv"
+
+	"github.com/dbsock/dbsock/compose"
+	"github.com/dbsock/dbsock/drivers"
+)
+
+// recipe starts mysqld (Oracle MySQL) or mariadbd locally, and mysql:8.4
+// in a container (dbsock/mariadb:10.11 without a registry).
+var recipe = compose.Recipe{Local: localServer, Container: &compose.Container{Image: "mysql:8.4", Offline: "dbsock/mariadb:10.11",
+	Spec: container, ComposeSecrets: []string{"DBSOCK_MYSQL_ROOT_PASSWORD"}}}
+
+// mysqlContainer runs the official mysql image (and dbsock/mariadb, which
+// takes the same flags). The password reaches it through the environment
+// the image reads.
+func container(port int, _, bind string) (compose.ContainerSpec, error) {
+	pw, err := compose.RandomPassword()
+	if err != nil {
+		return compose.ContainerSpec{}, err
+	}
+	rootPW, err := compose.RandomPassword()
+	if err != nil {
+		return compose.ContainerSpec{}, err
+	}
+	return compose.ContainerSpec{
+		Cmd: []string{"mysqld", "--socket=/sock/mysqld.sock", "--port=" + strconv.Itoa(port), "--bind-address=" + bind,
+			"--loose-mysqlx=OFF", "--max-connections=5000", "--max-allowed-packet=64M"},
+		Env: map[string]string{"MYSQL_ROOT_PASSWORD": rootPW, "MYSQL_USER": User, "MYSQL_PASSWORD": pw,
+			"MYSQL_DATABASE": Database, "MYSQL_ROOT_HOST": "localhost"},
+		Socket: "mysqld.sock", User: User, Password: pw, Database: Database,
+		Ready: mysqlLogin,
+	}, nil
+}
+
+// mysqlLogin is ready once the measuring account can log in over both
+// transports: the official image runs a temporary server for set-up first.
+func mysqlLogin(ctx context.Context, srv *compose.Server) error {
+	d := New("", 0)
+	for _, ep := range []drivers.Endpoint{srv.TCP, srv.Unix} {
+		if _, err := d.Info(ctx, ep); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,42 @@
+package postgres
+
+import (
+	"context"
+	"strconv"
+
+	"github.com/dbsock/dbsock/compose"
+	"github.com/dbsock/dbsock/drivers"
+)
+
+// recipe starts PostgreSQL from Debian's versioned directory or PATH
+// locally, and postgres:16 in a container (dbsock/postgres:15 without a
+// registry).
+var recipe = compose.Recipe{Local: localServer, Container: &compose.Container{Image: "postgres:16", Offline: "dbsock/postgres:15", Spec: container}}
+
+// postgresContainer runs the official postgres image (and dbsock/postgres).
+func container(port int, _, bind string) (compose.ContainerSpec, error) {
+	pw, err := compose.RandomPassword()
+	if err != nil {
+		return compose.ContainerSpec{}, err
+	}
+	p := strconv.Itoa(port)
+	return compose.ContainerSpec{
+		Cmd: []string{"postgres", "-c", "listen_addresses=" + bind, "-c", "port=" + p, "-c", "unix_socket_directories=/sock",
+			"-c", "unix_socket_permissions=0777", "-c", "max_connections=300"},
+		Env:    map[string]string{"POSTGRES_USER": User, "POSTGRES_PASSWORD": pw, "POSTGRES_DB": Database},
+		Socket: ".s.PGSQL." + p, User: User, Password: pw, Database: Database,
+		Ready: postgresLogin,
+	}, nil
+}
+
+// postgresLogin is ready once the role can log in over both transports:
+// the official image, too, runs a temporary server for set-up first.
+func postgresLogin(ctx context.Context, srv *compose.Server) error {
+	d := New(0)
+	for _, ep := range []drivers.Endpoint{srv.TCP, srv.Unix} {
+		if _, err := d.Info(ctx, ep); err != nil {
+			return err
+		}
+	}
+	return nil
+}

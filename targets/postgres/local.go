@@ -1,0 +1,103 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"syscall"
+	"time"
+
+	"github.com/dbsock/dbsock/compose"
+	"github.com/dbsock/dbsock/drivers"
+)
+
+// User and Database are the role and database dbsock uses
+// in the PostgreSQL servers it starts.
+const (
+	User     = "dbsock"
+	Database = "postgres"
+)
+
+// postgresBin finds a PostgreSQL server binary: on PATH, else in Debian's
+// versioned /usr/lib/postgresql/N/bin (newest first).
+func postgresBin(l *compose.Local, name string) string {
+	_, p := l.FindIn([]string{"/usr/lib/postgresql/*/bin"}, name)
+	return p
+}
+
+func localServer(ctx context.Context, l *compose.Local, name string) (*compose.Server, error) {
+	initdb, server := postgresBin(l, "initdb"), postgresBin(l, "postgres")
+	if initdb == "" || server == "" {
+		return nil, fmt.Errorf("%w %s: local provider: PostgreSQL's initdb and postgres were not found in /usr/lib/postgresql/*/bin or on PATH (%s) (apt-get install postgresql, or run scripts/install-deps.sh)", compose.ErrCannotSupply, name, compose.SearchPath())
+	}
+	ls, err := l.Prepare(name, "")
+	if err != nil {
+		return nil, err
+	}
+	ls.Sock = SocketFile(ls.Dir, ls.Port)
+	if len(ls.Sock) > drivers.MaxSocketPath {
+		return nil, ls.Fail(fmt.Errorf("socket path %s is longer than %d bytes; set TMPDIR to a shorter directory", ls.Sock, drivers.MaxSocketPath))
+	}
+	// PostgreSQL will not run as root: then it runs as the postgres user,
+	// which gets its own server dir, and the run dir lets it pass (0711:
+	// enter, not list).
+	if os.Geteuid() == 0 {
+		cred, err := compose.SystemUser("postgres", "PostgreSQL")
+		if err != nil {
+			return nil, ls.Fail(err)
+		}
+		ls.RunAs = cred
+		if err := os.Chown(ls.Dir, int(cred.Uid), int(cred.Gid)); err != nil {
+			return nil, ls.Fail(err)
+		}
+		if err := os.Chmod(filepath.Dir(ls.Dir), 0o711); err != nil {
+			return nil, ls.Fail(err)
+		}
+	}
+	password, err := compose.RandomPassword()
+	if err != nil {
+		return nil, ls.Fail(err)
+	}
+	pwfile := filepath.Join(ls.Dir, "pw")
+	if err := os.WriteFile(pwfile, []byte(password+"\n"), 0o600); err != nil {
+		return nil, ls.Fail(err)
+	}
+	if ls.RunAs != nil {
+		if err := os.Chown(pwfile, int(ls.RunAs.Uid), int(ls.RunAs.Gid)); err != nil {
+			return nil, ls.Fail(err)
+		}
+	}
+	data := filepath.Join(ls.Dir, "data")
+	cmd := exec.CommandContext(ctx, initdb, "-D", data, "-U", User, "--pwfile="+pwfile,
+		"--auth-local=scram-sha-256", "--auth-host=scram-sha-256", "--no-sync", "-E", "UTF8", "--locale=C")
+	cmd.Dir = ls.Dir
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: ls.RunAs}
+	out, err := cmd.CombinedOutput()
+	os.Remove(pwfile)
+	if err != nil && ctx.Err() != nil {
+		return nil, ls.Fail(fmt.Errorf("interrupted while initdb initialised the data dir: %w", ctx.Err()))
+	}
+	if err != nil {
+		return nil, ls.Fail(fmt.Errorf("initialize PostgreSQL data dir %s with %s: %w\n%s", data, initdb, err, compose.Tail(string(out), 8)))
+	}
+	args := []string{"-D", data, "-c", "listen_addresses=127.0.0.1", "-c", "port=" + strconv.Itoa(ls.Port),
+		"-c", "unix_socket_directories=" + ls.Dir, "-c", "unix_socket_permissions=0700", "-c", "max_connections=300",
+		"-c", "shared_buffers=32MB", "-c", "fsync=off"}
+	if err := ls.Start(ctx, "postgres", server, args, nil, ""); err != nil {
+		return nil, ls.Fail(err)
+	}
+	tcp := drivers.Endpoint{Transport: drivers.TCP, Address: ls.TCPAddr(), User: User, Password: password, Database: Database}
+	unix := tcp
+	unix.Transport, unix.Address = drivers.Unix, ls.Sock
+	// Accepting connections is not yet ready: PostgreSQL refuses logins
+	// while it starts up.
+	login := func(ctx context.Context) error { _, err := New(0).Info(ctx, tcp); return err }
+	if err := compose.Poll(ctx, 30*time.Second, login, ls.Gone); err != nil {
+		return nil, ls.Fail(err)
+	}
+	origin := fmt.Sprintf("local process %s (pid %d)", server, ls.PID())
+	return ls.Server(name, origin, tcp, unix), nil
+}

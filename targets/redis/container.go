@@ -1,0 +1,27 @@
+package redis
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/dbsock/dbsock/compose"
+)
+
+// recipe starts redis-server locally, and redis:7.4 in a container
+// (dbsock/redis:7.0 without a registry).
+var recipe = compose.Recipe{Local: localServer, Container: &compose.Container{Image: "redis:7.4", Offline: "dbsock/redis:7.0", Spec: container}}
+
+// redisContainer runs the official redis image (and dbsock/redis); the
+// password goes through a config file in the private socket dir.
+func container(port int, dir, bind string) (compose.ContainerSpec, error) {
+	pw, err := compose.RandomPassword()
+	if err != nil {
+		return compose.ContainerSpec{}, err
+	}
+	conf := fmt.Sprintf("port %d\nbind %s\nunixsocket /sock/redis.sock\nunixsocketperm 777\nsave \"\"\nappendonly no\nrequirepass %s\n", port, bind, pw)
+	if err := os.WriteFile(filepath.Join(dir, "redis.conf"), []byte(conf), 0o644); err != nil {
+		return compose.ContainerSpec{}, err
+	}
+	return compose.ContainerSpec{Cmd: []string{"redis-server", "/sock/redis.conf"}, Socket: "redis.sock", Config: "redis.conf", Password: pw}, nil
+}

@@ -1,0 +1,47 @@
+package redis
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/dbsock/dbsock/compose"
+	"github.com/dbsock/dbsock/drivers"
+)
+
+func localServer(ctx context.Context, l *compose.Local, name string) (*compose.Server, error) {
+	_, bin := l.Find("redis-server")
+	if bin == "" {
+		return nil, fmt.Errorf("%w %s: local provider: redis-server was not found on PATH (%s) (apt-get install redis-server, or run scripts/install-deps.sh)", compose.ErrCannotSupply, name, compose.SearchPath())
+	}
+	ls, err := l.Prepare(name, "redis.sock")
+	if err != nil {
+		return nil, err
+	}
+	password, err := compose.RandomPassword()
+	if err != nil {
+		return nil, ls.Fail(err)
+	}
+	// The configuration, password included, goes through stdin ("-") so that
+	// it never shows in the process listing.
+	conf := strings.Join([]string{
+		"port " + strconv.Itoa(ls.Port),
+		"bind 127.0.0.1",
+		"unixsocket " + ls.Sock,
+		"unixsocketperm 700",
+		`save ""`,
+		"appendonly no",
+		"dir " + ls.Dir,
+		"daemonize no",
+		"requirepass " + password,
+		"",
+	}, "\n")
+	if err := ls.Start(ctx, "redis-server", bin, []string{"-"}, nil, conf); err != nil {
+		return nil, ls.Fail(err)
+	}
+	origin := fmt.Sprintf("local process %s (pid %d)", bin, ls.PID())
+	return ls.Server(name, origin,
+		drivers.Endpoint{Transport: drivers.TCP, Address: ls.TCPAddr(), Password: password},
+		drivers.Endpoint{Transport: drivers.Unix, Address: ls.Sock, Password: password}), nil
+}
