@@ -29,13 +29,13 @@ var ErrCannotSupply = errors.New("cannot supply")
 
 // Server is a running server with both endpoints.
 type Server struct {
-	Target   string
-	Provider string
-	TCP      drivers.Endpoint
-	Unix     drivers.Endpoint
-	// Origin says where the server came from, e.g. "local process
-	// /usr/sbin/mariadbd (pid 123)" or "external".
-	Origin string
+	Target string
+	// Provenance says where the server came from (provider, origin,
+	// image, network mode, socket dir) and warns of what makes its
+	// numbers not comparable with a native server's.
+	drivers.Provenance
+	TCP  drivers.Endpoint
+	Unix drivers.Endpoint
 	// PID is the server's process ID when dbsock started it as a local
 	// process, else 0.
 	PID int
@@ -44,17 +44,10 @@ type Server struct {
 	// seen, and CPUWhyNot says why.
 	CPU       cpustat.Meter
 	CPUWhyNot string
-	// Container servers: the image as asked for, its ID, the network mode
-	// ("host", or "published port"), and the host directory bind-mounted as
-	// the server's socket directory.
-	Image, ImageID, NetworkMode, SocketDir string
 	// CPUs is the container's cpuset as the engine reports it ("" when
 	// not pinned); local servers are read back through PID instead.
 	CPUs string
-	// Warnings say what makes this server's numbers not comparable with a
-	// native server's (e.g. TCP through Docker's port proxy).
-	Warnings []string
-	stop     func(context.Context) error
+	stop func(context.Context) error
 }
 
 // Endpoints returns the server's two endpoints.

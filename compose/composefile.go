@@ -89,7 +89,7 @@ func (c *Compose) prepare() error {
 		return err
 	}
 	c.ports, c.pw, c.cpuset = map[string]int{}, map[string]string{}, map[string]string{}
-	if longest := filepath.Join(dir, "longest-service-name", "mongodb-65535.sock"); len(longest) > drivers.MaxSocketPath {
+	if longest := filepath.Join(dir, "longest-service-name", "socket-name-65535.sock"); len(longest) > drivers.MaxSocketPath {
 		return fmt.Errorf("compose provider: socket paths under %s would be longer than %d bytes; set TMPDIR to a shorter directory", dir, drivers.MaxSocketPath)
 	}
 	c.dir, c.command = dir, append(cmd, "-f", file)
@@ -181,8 +181,8 @@ func (c *Compose) Supply(ctx context.Context, t Target) (*Server, error) {
 	if sp.Config != "" {
 		os.Remove(filepath.Join(sockDir, sp.Config)) // the file passes Redis's password another way
 	}
-	srv := &Server{Target: target, Provider: c.Name(), Image: image, NetworkMode: "host", SocketDir: sockDir,
-		Origin: fmt.Sprintf("docker compose service %s of project %s, image %s", target, c.project, image)}
+	srv := &Server{Target: target, Provenance: drivers.Provenance{Provider: c.Name(), Image: image, NetworkMode: "host", SocketDir: sockDir,
+		Origin: fmt.Sprintf("docker compose service %s of project %s, image %s", target, c.project, image)}}
 	if note != "" {
 		srv.Warnings = append(srv.Warnings, note)
 	}

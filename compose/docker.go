@@ -124,7 +124,7 @@ func (d *Docker) Supply(ctx context.Context, t Target) (*Server, error) {
 		os.RemoveAll(dir)
 		return nil, err
 	}
-	srv := &Server{Target: target, Provider: d.Name(), Image: image, SocketDir: dir, NetworkMode: "host"}
+	srv := &Server{Target: target, Provenance: drivers.Provenance{Provider: d.Name(), Image: image, SocketDir: dir, NetworkMode: "host"}}
 	if note != "" {
 		srv.Warnings = append(srv.Warnings, note)
 	}

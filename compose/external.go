@@ -42,7 +42,7 @@ func (e *External) Supply(_ context.Context, t Target) (*Server, error) {
 		}
 		return nil, fmt.Errorf("external %s server: both transports are compared, so both %s and %s are needed; add %s", target, addr, sock, missing)
 	}
-	srv := &Server{Target: target, Provider: e.Name(), TCP: p.TCP, Unix: p.Unix, Origin: "external (already running)"}
+	srv := &Server{Target: target, Provenance: drivers.Provenance{Provider: e.Name(), Origin: "external (already running)"}, TCP: p.TCP, Unix: p.Unix}
 	if pid := e.ServerPIDs[target]; pid > 0 {
 		srv.CPU = cpustat.NewTree(pid, "process tree given by --server-pid")
 	} else if pid, err := listeningPID(p.TCP.Address); err == nil {

@@ -23,7 +23,7 @@ import (
 )
 
 // maxTempBase is the longest temp dir base that leaves room for
-// "/dbsock-NNNNNNNNNN/compose-NNNNNNNNNN/mongo/mongodb-NNNNN.sock" in sun_path.
+// "/dbsock-NNNNNNNNNN/compose-NNNNNNNNNN/TARGET/SOCKET-NNNNN.sock" in sun_path.
 const maxTempBase = 40
 
 // ReadyTimeout bounds how long a local server may take to become ready.
@@ -282,7 +282,7 @@ func (ls *LocalServer) Gone() error {
 // removes its directory.
 func (ls *LocalServer) Server(target, origin string, tcp, unix drivers.Endpoint) *Server {
 	pid := ls.PID()
-	return &Server{Target: target, Provider: "local", TCP: tcp, Unix: unix, Origin: origin, PID: pid, stop: ls.stop,
+	return &Server{Target: target, Provenance: drivers.Provenance{Provider: "local", Origin: origin}, TCP: tcp, Unix: unix, PID: pid, stop: ls.stop,
 		CPU: cpustat.NewTree(pid, "local process tree")}
 }
 

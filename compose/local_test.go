@@ -12,7 +12,7 @@ import (
 // testTarget is a target whose local recipe hands out a made-up server.
 func testTarget(target string) Target {
 	return Target{Name: target, Recipe: Recipe{Local: func(context.Context, *Local, string) (*Server, error) {
-		return &Server{Target: target, Provider: "local"}, nil
+		return &Server{Target: target, Provenance: drivers.Provenance{Provider: "local"}}, nil
 	}}}
 }
 

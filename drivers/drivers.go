@@ -297,3 +297,34 @@ func BlockingFD(c net.Conn) (int, error) {
 	}
 	return fd, nil
 }
+
+// Provenance says where a server came from and what makes its numbers
+// what they are. Providers fill it in when they supply a server; the
+// report carries the same value.
+type Provenance struct {
+	// Provider is the provider that supplied the server (local, docker,
+	// compose, external).
+	Provider string `json:"provider,omitempty"`
+	// Origin says where the server came from, e.g. "local process
+	// /usr/sbin/SERVER (pid 123)" or "external (already running)".
+	Origin string `json:"origin,omitempty"`
+	// Container servers: image reference and ID, network mode ("host" or
+	// "published port") and the host directory bind-mounted as the
+	// server's socket directory.
+	Image       string `json:"image,omitempty"`
+	ImageID     string `json:"image_id,omitempty"`
+	NetworkMode string `json:"network_mode,omitempty"`
+	SocketDir   string `json:"socket_dir,omitempty"`
+	// Warnings say what makes this server's numbers not comparable with a
+	// native server's (e.g. TCP through Docker's port proxy).
+	Warnings []string `json:"warnings,omitempty"`
+}
+
+// Layers of --explain's decomposition: the targets that measure them say
+// so in the registry, and the report splits each p50 by them.
+const (
+	// LayerKernel is the kernel floor: a blocking-syscall ping-pong.
+	LayerKernel = "kernel"
+	// LayerRuntime is the same ping-pong through Go's netpoller.
+	LayerRuntime = "runtime"
+)

@@ -21,22 +21,17 @@ import (
 	"github.com/dbsock/dbsock/internal/sysinfo"
 	"github.com/dbsock/dbsock/results"
 	"github.com/dbsock/dbsock/scenarios"
+	"github.com/dbsock/dbsock/targets"
 )
-
-// Target is one thing to measure: what a provider is asked for, and the
-// driver for each value size.
-type Target struct {
-	Name   string
-	Server compose.Target
-	// Driver returns the driver for values of valueSize bytes (0: the
-	// target's own small value).
-	Driver func(valueSize int) drivers.Driver
-}
 
 // Plan is one invocation: which targets, from which provider, which cases,
 // how much, what to check and how to render.
 type Plan struct {
-	Targets      []Target
+	// Targets are the registry's targets to measure, in order.
+	Targets []*targets.Target
+	// Settings are each target's settings, read from its flags (a target
+	// without an entry runs with its defaults).
+	Settings     map[string]targets.Settings
 	Provider     compose.Provider
 	ProviderName string // as the user gave it, e.g. "auto"
 	// Scenarios, Concurrency and ValueSizes span the sweep: every target
@@ -91,7 +86,7 @@ func Run(ctx context.Context, p Plan) (*results.Report, error) {
 	}
 	p.Options.Epoch = rep.StartedAt
 	for _, t := range p.Targets {
-		ti := results.Target{Name: t.Name}
+		ti := results.Target{Name: t.Name, Layer: t.Layer}
 		switch {
 		case p.FailFast && len(errs) > 0:
 			ti.Error = "not run: an earlier target failed (--fail-fast)"
@@ -148,15 +143,16 @@ func (p Plan) placementRecord() results.Placement {
 
 // measureTarget supplies t's server, records what it is into ti, and
 // measures every case; the server is stopped before it returns.
-func (p Plan) measureTarget(ctx context.Context, t Target, ti *results.Target) (runs []results.Run, err error) {
+func (p Plan) measureTarget(ctx context.Context, t *targets.Target, ti *results.Target) (runs []results.Run, err error) {
 	log := p.log()
-	d := t.Driver(0)
+	settings := p.settings(t)
+	d := settings.Driver(0)
 	if sizes := p.valueSizes(); len(sizes) == 1 {
-		d = t.Driver(sizes[0]) // the operation line names the size measured
+		d = settings.Driver(sizes[0]) // the operation line names the size measured
 	}
 	ti.Operation, ti.ConnectPhase = d.Describe(), d.ConnectPhase()
 	began := time.Now()
-	srv, err := p.Provider.Supply(ctx, t.Server)
+	srv, err := p.Provider.Supply(ctx, t.Supply())
 	if err != nil {
 		return nil, err
 	}
@@ -181,7 +177,7 @@ func (p Plan) measureTarget(ctx context.Context, t Target, ti *results.Target) (
 	ti.Server = info
 	fmt.Fprintf(log, "dbsock: %s: %s from %s, ready in %s\n", t.Name, info, srv.Origin, time.Since(began).Round(time.Millisecond))
 	for _, size := range p.valueSizes() {
-		d := t.Driver(size)
+		d := settings.Driver(size)
 		if err := p.answer(ctx, t.Name, srv.Unix, "while dbsock seeded the lookup's row", func(ctx context.Context) error { return d.Seed(ctx, srv.Unix) }); err != nil {
 			return runs, err
 		}
@@ -234,8 +230,7 @@ func (p Plan) answer(ctx context.Context, target string, ep drivers.Endpoint, du
 // describeServer records where the server came from and checks its
 // endpoints.
 func describeServer(srv *compose.Server, ti *results.Target) error {
-	ti.Provider, ti.Origin = srv.Provider, srv.Origin
-	ti.Image, ti.ImageID, ti.NetworkMode, ti.SocketDir, ti.Warnings = srv.Image, srv.ImageID, srv.NetworkMode, srv.SocketDir, srv.Warnings
+	ti.Provenance = srv.Provenance
 	ti.Endpoints = []drivers.Endpoint{srv.TCP, srv.Unix}
 	switch {
 	case srv.PID > 0:
@@ -261,6 +256,14 @@ func logRun(log io.Writer, run results.Run) {
 	}
 	fmt.Fprintf(log, "dbsock: %s %s round %d %-4s: p50 %s, mean %s, %d ops (%s)\n", run.Target, run.Label(), run.Round, run.Transport,
 		time.Duration(run.Latency.P50), time.Duration(run.Latency.Mean).Round(time.Nanosecond), run.N, run.Evidence)
+}
+
+// settings are t's settings in this plan, or its defaults.
+func (p Plan) settings(t *targets.Target) targets.Settings {
+	if s, ok := p.Settings[t.Name]; ok {
+		return s
+	}
+	return t.Settings(nil)
 }
 
 func (p Plan) log() io.Writer {

@@ -12,6 +12,7 @@ import (
 	"github.com/dbsock/dbsock/drivers"
 	"github.com/dbsock/dbsock/results"
 	"github.com/dbsock/dbsock/scenarios"
+	"github.com/dbsock/dbsock/targets"
 )
 
 // fakeProvider supplies servers that exist only in memory, and counts how
@@ -28,7 +29,7 @@ func (p *fakeProvider) Supply(_ context.Context, t compose.Target) (*compose.Ser
 		return nil, err
 	}
 	p.supplied.Add(1)
-	srv := &compose.Server{Target: t.Name, Provider: "fake", Origin: "memory",
+	srv := &compose.Server{Target: t.Name, Provenance: drivers.Provenance{Provider: "fake", Origin: "memory"},
 		TCP:  drivers.Endpoint{Transport: drivers.TCP, Address: "127.0.0.1:1"},
 		Unix: drivers.Endpoint{Transport: drivers.Unix, Address: "/fake/" + t.Name + ".sock"}}
 	compose.SetStop(srv, func(context.Context) error { p.stopped.Add(1); return nil })
@@ -86,7 +87,7 @@ func plan(p *fakeProvider, ds ...*fakeDriver) Plan {
 		Options: scenarios.Options{N: 300, Warmup: 10, Rounds: 2}}
 	for _, d := range ds {
 		d := d
-		pl.Targets = append(pl.Targets, Target{Name: d.name, Server: compose.Target{Name: d.name}, Driver: func(int) drivers.Driver { return d }})
+		pl.Targets = append(pl.Targets, &targets.Target{Target: compose.Target{Name: d.name}, Settings: targets.Own(func(int) drivers.Driver { return d })})
 	}
 	return pl
 }

@@ -18,6 +18,7 @@ import (
 // the chart), then the details: method, one section per target,
 // thresholds, environment.
 func Markdown(w io.Writer, r *results.Report) error {
+	withVerdicts(r)
 	b := &strings.Builder{}
 	writeHeadline(b, r)
 	b.WriteString("## Details\n\n")
@@ -54,6 +55,10 @@ type Decomposition struct {
 // than floor and echo, when the report has both floor and echo; nil
 // otherwise.
 func Decompose(r *results.Report) []Decomposition {
+	kernel, runtime := r.LayerTarget(drivers.LayerKernel), r.LayerTarget(drivers.LayerRuntime)
+	if kernel == "" || runtime == "" {
+		return nil
+	}
 	sideOf := func(target string, t drivers.Transport) (results.Side, bool) {
 		for _, s := range r.Summary {
 			if s.Target == target && isPlain(s.Case) {
@@ -71,13 +76,13 @@ func Decompose(r *results.Report) []Decomposition {
 	}
 	var out []Decomposition
 	for _, t := range drivers.Transports {
-		floor, okF := p50("floor", t)
-		echo, okE := p50("echo", t)
+		floor, okF := p50(kernel, t)
+		echo, okE := p50(runtime, t)
 		if !okF || !okE {
 			return nil
 		}
 		for _, s := range r.Summary {
-			if s.Target == "floor" || s.Target == "echo" || !isPlain(s.Case) {
+			if s.Target == kernel || s.Target == runtime || !isPlain(s.Case) {
 				continue
 			}
 			if total, ok := p50(s.Target, t); ok {
@@ -124,6 +129,7 @@ func writeDecomposition(b *strings.Builder, r *results.Report) {
 // MarkdownSummary writes only the headline part of Markdown (--detail
 // summary).
 func MarkdownSummary(w io.Writer, r *results.Report) error {
+	withVerdicts(r)
 	b := &strings.Builder{}
 	writeHeadline(b, r)
 	writeThresholds(b, r)
@@ -175,7 +181,7 @@ func writeHeadline(b *strings.Builder, r *results.Report) {
 			}
 		}
 		fmt.Fprintf(b, "| %s | %s | %s %s | %s %s | %s | %s%s |%s\n", name, server, u.fmt(float64(s.TCP.Latency.P50)), u.name,
-			u.fmt(float64(s.Unix.Latency.P50)), u.name, speed, shortVerdict(s.Verdict), mark, saved)
+			u.fmt(float64(s.Unix.Latency.P50)), u.name, speed, ShortVerdict(&s), mark, saved)
 	}
 	for _, t := range r.Targets {
 		if t.Error != "" {
@@ -192,22 +198,6 @@ func writeHeadline(b *strings.Builder, r *results.Report) {
 	}
 }
 
-// shortVerdict is a verdict's first words, for the headline table.
-func shortVerdict(v string) string {
-	for _, p := range []string{results.VerdictUnixFaster, results.VerdictTCPFaster} {
-		if strings.HasPrefix(v, p) {
-			if i := strings.Index(v, " ("); i > 0 {
-				return v[:i]
-			}
-		}
-	}
-	for _, p := range []string{results.VerdictNoDifference, results.VerdictUndecided, results.VerdictNeedsMoreRuns} {
-		if strings.HasPrefix(v, p) {
-			return p
-		}
-	}
-	return v
-}
 
 // methodSentence says in one sentence what was measured and how.
 func methodSentence(r *results.Report) string {
@@ -356,7 +346,7 @@ func writeSweep(b *strings.Builder, cases []results.Summary) {
 		fmt.Fprintf(b, "| %s | %s %s | %s %s | %.2f× | %s | %.0f | %.0f | %s | %s | %d | %s |\n", s.Label(),
 			u.fmt(float64(s.TCP.Latency.P50)), u.name, u.fmt(float64(s.Unix.Latency.P50)), u.name,
 			s.UnixSpeedupP50, ci, s.TCP.OpsPerSec, s.Unix.OpsPerSec, perServerSecond(s.TCP.CPU), perServerSecond(s.Unix.CPU),
-			s.TCP.Errors+s.Unix.Errors, shortVerdict(s.Verdict))
+			s.TCP.Errors+s.Unix.Errors, ShortVerdict(&s))
 	}
 	b.WriteString("\n")
 	writeEfficiency(b, cases)
@@ -552,7 +542,7 @@ func writeVerdict(b *strings.Builder, sum *results.Summary) {
 		}
 		b.WriteString(". ")
 	}
-	fmt.Fprintf(b, "**Verdict: %s", sum.Verdict)
+	fmt.Fprintf(b, "**Verdict: %s", sum.Verdict) // written by withVerdicts
 	if sum.UnixSpeedupP50CI == nil {
 		fmt.Fprintf(b, " (%d are needed; run more --rounds or --blocks)", results.MinPairs)
 	}

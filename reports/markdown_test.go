@@ -30,7 +30,7 @@ func fixture(t *testing.T) *results.Report {
 			Placement: results.Placement{Mode: "auto", ClientCPUs: "0", ServerCPUs: "0",
 				Reason: "auto: 2 logical CPUs (fewer than 4), so client and servers share CPU 0"}},
 		Targets: []results.Target{{
-			Name: "redis", Provider: "local", Origin: "local process /usr/bin/redis-server (pid 42)",
+			Name: "redis", Provenance: drivers.Provenance{Provider: "local", Origin: "local process /usr/bin/redis-server (pid 42)"},
 			Server:    drivers.ServerInfo{Product: "Redis", Version: "7.0.15", Detail: "mode standalone"},
 			Operation: "`GET dbsock:user:1` (one round trip per op)", ServerCPUs: "0",
 			Endpoints: []drivers.Endpoint{{Transport: drivers.TCP, Address: "127.0.0.1:6379", Password: "secret"},

@@ -20,6 +20,7 @@ var Formats = []string{"markdown", "html", "json", "csv", "blocks", "benchfmt", 
 
 // Write renders r in format to w.
 func Write(w io.Writer, format string, r *results.Report) error {
+	withVerdicts(r)
 	switch format {
 	case "markdown", "md":
 		return Markdown(w, r)

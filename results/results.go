@@ -100,9 +100,12 @@ type Placement struct {
 
 // Target records one target's server and what one op on it is.
 type Target struct {
-	Name      string             `json:"target"`
-	Provider  string             `json:"provider,omitempty"`
-	Origin    string             `json:"origin,omitempty"`
+	Name string `json:"target"`
+	// Layer, when set, says which layer of --explain's decomposition this
+	// target measures (drivers.LayerKernel, drivers.LayerRuntime).
+	Layer string `json:"layer,omitempty"`
+	// Provenance is where the server came from, as its provider said.
+	drivers.Provenance
 	Server    drivers.ServerInfo `json:"server"`
 	Operation string             `json:"operation,omitempty"`
 	// ConnectPhase says what the connect scenario's connect phase covers.
@@ -111,14 +114,6 @@ type Target struct {
 	// ServerCPUs are the CPUs the server process may run on, read back from
 	// the OS; "" when dbsock does not control the server (external).
 	ServerCPUs string `json:"server_cpus,omitempty"`
-	// Container servers: image reference and ID, network mode (host or
-	// published port) and the host directory holding the socket.
-	Image       string `json:"image,omitempty"`
-	ImageID     string `json:"image_id,omitempty"`
-	NetworkMode string `json:"network_mode,omitempty"`
-	SocketDir   string `json:"socket_dir,omitempty"`
-	// Warnings about the server, e.g. TCP through Docker's port proxy.
-	Warnings []string `json:"warnings,omitempty"`
 	// Error is why the target could not be measured completely.
 	Error string `json:"error,omitempty"`
 }
@@ -433,9 +428,12 @@ type Summary struct {
 	// every case in the report.
 	PValue     float64 `json:"p_value"`
 	PValueHolm float64 `json:"p_value_holm"`
-	// Verdict reads the p50 interval: it starts with "Unix faster", "TCP
-	// faster", "no meaningful difference", "undecided" or "not enough
-	// block pairs".
+	// VerdictKind is what the p50 interval says (see Judge).
+	VerdictKind VerdictKind `json:"verdict_kind"`
+	// Verdict is VerdictKind in words, with the interval: it starts with
+	// "Unix faster", "TCP faster", "no meaningful difference", "undecided"
+	// or "not enough block pairs". Package reports writes it when it
+	// renders the report (JSON included).
 	Verdict string `json:"verdict"`
 	// NoisyBlocks lists the blocks flagged as noisy; Blocks counts all.
 	Blocks      int          `json:"blocks"`
@@ -471,6 +469,13 @@ func ReadJSON(rd io.Reader) (*Report, error) {
 	if dec.More() {
 		return nil, fmt.Errorf("decode report JSON: trailing data after the report")
 	}
+	// Reports written before verdict_kind carry the verdict in words only:
+	// judge their stored interval again.
+	for i := range r.Summary {
+		if s := &r.Summary[i]; s.VerdictKind == "" {
+			s.VerdictKind = Judge(s.UnixSpeedupP50CI, s.PValueHolm)
+		}
+	}
 	return &r, nil
 }
 
@@ -478,4 +483,23 @@ func ReadJSON(rd io.Reader) (*Report, error) {
 func Equal(a, b *Report) bool {
 	var ba, bb bytes.Buffer
 	return a.WriteJSON(&ba) == nil && b.WriteJSON(&bb) == nil && bytes.Equal(ba.Bytes(), bb.Bytes())
+}
+
+// LayerTarget names the target that measured layer of --explain's
+// decomposition (drivers.LayerKernel, drivers.LayerRuntime), or "". Reports
+// written before targets carried their layer name them by the targets'
+// names, which were the same as today's.
+func (r *Report) LayerTarget(layer string) string {
+	for _, t := range r.Targets {
+		if t.Layer == layer {
+			return t.Name
+		}
+	}
+	legacy := map[string]string{drivers.LayerKernel: "floor", drivers.LayerRuntime: "echo"}
+	for _, t := range r.Targets {
+		if t.Layer == "" && t.Name == legacy[layer] {
+			return t.Name
+		}
+	}
+	return ""
 }

@@ -1,7 +1,6 @@
 package results
 
 import (
-	"fmt"
 	"math"
 	"sort"
 
@@ -46,13 +45,26 @@ const MinPairs = 6
 // Method names the interval method in reports and JSON.
 const Method = "median of paired block ratios; distribution-free 95% CI from order statistics (Conover 1999, 3.2)"
 
-// Verdicts: each verdict starts with one of these.
+// VerdictKind is what a case's p50 interval says, as a value; package
+// reports puts it in words.
+type VerdictKind string
+
+// The verdicts a case can get.
 const (
-	VerdictUnixFaster    = "Unix faster"
-	VerdictTCPFaster     = "TCP faster"
-	VerdictNoDifference  = "no meaningful difference"
-	VerdictUndecided     = "undecided: run longer"
-	VerdictNeedsMoreRuns = "not enough block pairs for an interval"
+	// UnixFaster: the interval lies above 1 (and, with several cases, the
+	// Holm-adjusted sign test is significant).
+	UnixFaster VerdictKind = "unix_faster"
+	// TCPFaster: the interval lies below 1 (likewise significant).
+	TCPFaster VerdictKind = "tcp_faster"
+	// NoDifference: the interval lies inside the ±Band practical band.
+	NoDifference VerdictKind = "no_difference"
+	// Undecided: the interval straddles 1 and is wider than the band.
+	Undecided VerdictKind = "undecided"
+	// NotSignificant: the interval excludes 1, but the sign test is not
+	// significant after Holm's adjustment over the report's cases.
+	NotSignificant VerdictKind = "not_significant"
+	// TooFewPairs: fewer than MinPairs block pairs, so no interval.
+	TooFewPairs VerdictKind = "too_few_pairs"
 )
 
 // Interval is a confidence interval of the median paired ratio.
@@ -249,35 +261,29 @@ func medianRatio(ratios []float64) float64 {
 	return Median(ratios)
 }
 
-// verdict reads an interval of speedups and the Holm-adjusted p-value of
+// Judge reads an interval of speedups and the Holm-adjusted p-value of
 // its sign test (the same as the raw one when the report has one case).
-func verdict(ci *Interval, pHolm float64, comparisons int) string {
-	if ci == nil {
-		return VerdictNeedsMoreRuns
-	}
-	band := fmt.Sprintf("%.0f%%", 100*Band)
+func Judge(ci *Interval, pHolm float64) VerdictKind {
 	switch {
+	case ci == nil:
+		return TooFewPairs
 	case ci.Lo >= 1/(1+Band) && ci.Hi <= 1+Band:
-		return fmt.Sprintf("%s: %s, within the ±%s band", VerdictNoDifference, ciText(ci), band)
+		return NoDifference
 	case (ci.Lo > 1 || ci.Hi < 1) && pHolm >= Alpha:
-		return fmt.Sprintf("%s: %s, but not significant after Holm's adjustment for %d comparisons (p = %.3g)",
-			VerdictUndecided, ciText(ci), comparisons, pHolm)
+		return NotSignificant
 	case ci.Lo > 1:
-		return fmt.Sprintf("%s by %.1f%% (95%% CI %.1f%%–%.1f%%)", VerdictUnixFaster, 100*(ci.Center-1), 100*(ci.Lo-1), 100*(ci.Hi-1))
+		return UnixFaster
 	case ci.Hi < 1:
-		return fmt.Sprintf("%s by %.1f%% (95%% CI %.1f%%–%.1f%%)", VerdictTCPFaster, 100*(1/ci.Center-1), 100*(1/ci.Hi-1), 100*(1/ci.Lo-1))
+		return TCPFaster
 	}
-	return fmt.Sprintf("%s: %s straddles 1 and is wider than the ±%s band; %s", VerdictUndecided, ciText(ci), band, moreOps(ci))
+	return Undecided
 }
 
-func ciText(ci *Interval) string {
-	return fmt.Sprintf("speedup %.3f× (95%% CI %.3f–%.3f)", ci.Center, ci.Lo, ci.Hi)
-}
-
-// moreOps estimates how many times the ops would likely settle an
-// undecided interval: its half-width shrinks about as 1/sqrt(pairs), and it
-// must either exclude 1 or fit inside the band.
-func moreOps(ci *Interval) string {
+// MoreBlockPairs estimates by how many times the block pairs would have
+// to grow to settle an undecided interval: its half-width shrinks about
+// as 1/sqrt(pairs), and it must either exclude 1 or fit inside the band.
+// It is +Inf when the difference, if any, is too small to resolve.
+func MoreBlockPairs(ci *Interval) float64 {
 	half := (math.Log(ci.Hi) - math.Log(ci.Lo)) / 2
 	c := math.Abs(math.Log(ci.Center))
 	need := math.Inf(1)
@@ -287,8 +293,8 @@ func moreOps(ci *Interval) string {
 	if b := math.Log(1 + Band); c < b {
 		need = math.Min(need, math.Pow(half/(b-c), 2))
 	}
-	if need > 100 || math.IsInf(need, 0) || math.IsNaN(need) {
-		return "more than 100× the ops would be needed: the difference, if any, is too small to resolve on this machine"
+	if need > 100 || math.IsNaN(need) {
+		return math.Inf(1)
 	}
-	return fmt.Sprintf("about %.0f× the block pairs (more --rounds, or --precision) would likely settle it", math.Ceil(need*1.2))
+	return math.Ceil(need * 1.2)
 }

@@ -155,19 +155,19 @@ func TestVerdicts(t *testing.T) {
 	tests := []struct {
 		name   string
 		ratios []float64
-		want   string
+		want   VerdictKind
 	}{
-		{"unix clearly faster", wobble(1.3, 30), VerdictUnixFaster + " by 30.0%"},
-		{"tcp clearly faster", wobble(0.8, 30), VerdictTCPFaster + " by 25.0%"},
-		{"inside the band", wobble(1.004, 30), VerdictNoDifference},
-		{"wide around one", []float64{0.8, 1.25, 0.9, 1.1, 0.85, 1.2, 0.95, 1.05, 1.15, 0.88}, VerdictUndecided},
-		{"too few pairs", []float64{1.3, 1.3, 1.3}, VerdictNeedsMoreRuns},
+		{"unix clearly faster", wobble(1.3, 30), UnixFaster},
+		{"tcp clearly faster", wobble(0.8, 30), TCPFaster},
+		{"inside the band", wobble(1.004, 30), NoDifference},
+		{"wide around one", []float64{0.8, 1.25, 0.9, 1.1, 0.85, 1.2, 0.95, 1.05, 1.15, 0.88}, Undecided},
+		{"too few pairs", []float64{1.3, 1.3, 1.3}, TooFewPairs},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			s := summarize(t, blockRuns(t, "x", 1, ratios(tt.ratios...)...)).Summary[0]
-			if !strings.HasPrefix(s.Verdict, tt.want) {
-				t.Fatalf("verdict %q, want it to start with %q (ci %+v)", s.Verdict, tt.want, s.UnixSpeedupP50CI)
+			if s.VerdictKind != tt.want {
+				t.Fatalf("verdict %q, want %q (ci %+v)", s.VerdictKind, tt.want, s.UnixSpeedupP50CI)
 			}
 			if ci := s.UnixSpeedupP50CI; ci != nil && (ci.Lo > ci.Center || ci.Hi < ci.Center || ci.Pairs != len(tt.ratios)) {
 				t.Fatalf("interval %+v does not contain its center or miscounts pairs", ci)
@@ -178,8 +178,8 @@ func TestVerdicts(t *testing.T) {
 
 func TestUndecidedSaysHowMuchMore(t *testing.T) {
 	s := summarize(t, blockRuns(t, "x", 1, ratios(0.97, 1.08, 0.99, 1.06, 1.01, 1.07, 0.98, 1.05, 1.03, 1.04)...)).Summary[0]
-	if !strings.HasPrefix(s.Verdict, VerdictUndecided) || !strings.Contains(s.Verdict, "block pairs") {
-		t.Fatalf("verdict %q, want undecided with how many more pairs", s.Verdict)
+	if n := MoreBlockPairs(s.UnixSpeedupP50CI); s.VerdictKind != Undecided || n < 2 || n > 100 {
+		t.Fatalf("verdict %q, %v× more block pairs; want undecided with how many more pairs", s.VerdictKind, n)
 	}
 }
 
@@ -206,13 +206,13 @@ func TestHolmAdjustsASweep(t *testing.T) {
 	// not once two such cases share the 5%.
 	lopsided := append(repeat(1.1, 15), repeat(0.95, 5)...)
 	alone := summarize(t, blockRuns(t, "a", 1, ratios(lopsided...)...)).Summary[0]
-	if !strings.HasPrefix(alone.Verdict, VerdictUnixFaster) || !near(alone.PValue, alone.PValueHolm) {
-		t.Fatalf("alone: verdict %q, p %v, Holm %v; want Unix faster, unadjusted", alone.Verdict, alone.PValue, alone.PValueHolm)
+	if alone.VerdictKind != UnixFaster || !near(alone.PValue, alone.PValueHolm) {
+		t.Fatalf("alone: verdict %q, p %v, Holm %v; want Unix faster, unadjusted", alone.VerdictKind, alone.PValue, alone.PValueHolm)
 	}
 	sweep := summarize(t, blockRuns(t, "a", 1, ratios(lopsided...)...), blockRuns(t, "b", 1, ratios(lopsided...)...))
 	for _, s := range sweep.Summary {
-		if !strings.HasPrefix(s.Verdict, VerdictUndecided) || !strings.Contains(s.Verdict, "Holm") || !near(s.PValueHolm, 2*s.PValue) {
-			t.Fatalf("%s: verdict %q, p %v, Holm %v; want undecided after Holm", s.Target, s.Verdict, s.PValue, s.PValueHolm)
+		if s.VerdictKind != NotSignificant || !near(s.PValueHolm, 2*s.PValue) {
+			t.Fatalf("%s: verdict %q, p %v, Holm %v; want not significant after Holm", s.Target, s.VerdictKind, s.PValue, s.PValueHolm)
 		}
 	}
 }
@@ -264,7 +264,7 @@ func TestRunsWithoutBlocksCountAsOneBlockEach(t *testing.T) {
 		runs = append(runs, run(t, "x", drivers.TCP, rd, 12000), run(t, "x", drivers.Unix, rd, 10000))
 	}
 	s := summarize(t, runs).Summary[0]
-	if ci := s.UnixSpeedupP50CI; ci == nil || ci.Pairs != 7 || !strings.HasPrefix(s.Verdict, VerdictUnixFaster) {
-		t.Fatalf("old-style report: interval %+v, verdict %q; want 7 pairs, Unix faster", s.UnixSpeedupP50CI, s.Verdict)
+	if ci := s.UnixSpeedupP50CI; ci == nil || ci.Pairs != 7 || s.VerdictKind != UnixFaster {
+		t.Fatalf("old-style report: interval %+v, verdict %q; want 7 pairs, Unix faster", s.UnixSpeedupP50CI, s.VerdictKind)
 	}
 }

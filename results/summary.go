@@ -153,7 +153,7 @@ func (r *Report) judge() {
 	for i := range r.Summary {
 		s := &r.Summary[i]
 		s.PValueHolm = adj[i]
-		s.Verdict = verdict(s.UnixSpeedupP50CI, s.PValueHolm, len(r.Summary))
+		s.VerdictKind = Judge(s.UnixSpeedupP50CI, s.PValueHolm)
 	}
 }
 

@@ -22,8 +22,10 @@ import (
 
 // Target is everything dbsock knows about one thing it can measure.
 type Target struct {
-	// Name is how users call it, e.g. mysql.
-	Name string
+	// Target is what a provider is asked to supply: the name users call
+	// it by (e.g. mysql), the flag that gives the socket of a server the
+	// user runs, and the Recipe by which providers start its server.
+	compose.Target
 	// Order places it in listings and reports (lower first).
 	Order int
 	// Short says in a few words what one op is, for help texts.
@@ -35,13 +37,12 @@ type Target struct {
 	// Library is the module path of the client library whose version the
 	// report names ("" when it is the standard library).
 	Library string
-	// Server is how providers start its server; SocketFlag names the flag
-	// that gives the socket of a server the user runs.
-	Server     compose.Recipe
-	SocketFlag string
 	// Own marks dbsock's own servers (echo, grpc, http): they have no
 	// external endpoints.
 	Own bool
+	// Layer, when set, makes the target a layer of --explain's
+	// decomposition (results.LayerKernel, results.LayerRuntime).
+	Layer string
 	// Settings binds the target's own flags on f (nil f: defaults only)
 	// and returns what reads them once parsed.
 	Settings func(f *pflag.FlagSet) Settings
@@ -81,9 +82,7 @@ type Settings interface {
 }
 
 // Supply is what a provider is asked for to serve t.
-func (t *Target) Supply() compose.Target {
-	return compose.Target{Name: t.Name, SocketFlag: t.SocketFlag, Recipe: t.Server}
-}
+func (t *Target) Supply() compose.Target { return t.Target }
 
 var (
 	mu       sync.Mutex
@@ -95,13 +94,25 @@ var (
 func Register(t Target) {
 	mu.Lock()
 	defer mu.Unlock()
-	if t.Name == "" || t.Settings == nil {
-		panic("targets: Register needs a Name and Settings")
+	if t.Name == "" || t.Settings == nil || t.Local == nil {
+		panic("targets: Register needs a Name, Settings and a local recipe")
 	}
 	if _, dup := registry[t.Name]; dup {
 		panic(fmt.Sprintf("targets: %s registered twice", t.Name))
 	}
 	registry[t.Name] = &t
+}
+
+// Explainers lists the targets that are layers of --explain's
+// decomposition, in report order.
+func Explainers() []string {
+	var out []string
+	for _, t := range List() {
+		if t.Layer != "" {
+			out = append(out, t.Name)
+		}
+	}
+	return out
 }
 
 // Lookup returns the target called name.
@@ -186,7 +197,7 @@ func DoctorKinds() []Doctor {
 func Containers() []compose.Target {
 	var out []compose.Target
 	for _, t := range List() {
-		if t.Server.Container != nil {
+		if t.Container != nil {
 			out = append(out, t.Supply())
 		}
 	}

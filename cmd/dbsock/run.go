@@ -83,9 +83,9 @@ Providers:
             ` + imageList(func(c *compose.Container) string { return c.Offline }) + `,
             used when the official ones cannot be pulled
   compose   the same from compose/compose.yaml with Docker Compose
-  local     start private throwaway servers from binaries on PATH
-            (mysqld or mariadbd, redis-server, mongod or ferretdb, postgres)
-            and dbsock's own servers as child processes
+  local     start private throwaway servers from binaries on PATH (each
+            target's, as dbsock targets lists them) and dbsock's own
+            servers as child processes
   external  measure servers you already run: give both --TARGET-addr and
             --TARGET-socket (--postgres-socket-dir for PostgreSQL)
   auto      external for targets whose endpoints are given, else docker when
@@ -294,7 +294,7 @@ func (o *runOptions) plan(args []string) (pipeline.Plan, compose.Provider, error
 		return pipeline.Plan{}, nil, err
 	}
 	if o.explain {
-		for _, t := range []string{"floor", "echo"} {
+		for _, t := range targets.Explainers() {
 			if !slices.Contains(names, t) {
 				names = append(names, t)
 			}
@@ -343,10 +343,11 @@ func (o *runOptions) plan(args []string) (pipeline.Plan, compose.Provider, error
 		Thresholds: gates,
 		FailFast:   o.failFast,
 		Reach:      drivers.Reach,
+		Settings:   o.settings,
 	}
 	for _, name := range names {
 		t, _ := targets.Lookup(name)
-		plan.Targets = append(plan.Targets, pipeline.Target{Name: name, Server: t.Supply(), Driver: o.settings[name].Driver})
+		plan.Targets = append(plan.Targets, t)
 	}
 	return plan, provider, nil
 }
@@ -497,7 +498,7 @@ func parseImages(specs []string) (map[string]string, error) {
 	for _, s := range specs {
 		name, ref, ok := strings.Cut(s, "=")
 		t, known := targets.Lookup(name)
-		if !ok || !known || t.Server.Container == nil || ref == "" {
+		if !ok || !known || t.Container == nil || ref == "" {
 			return nil, usagef("--image %q is not TARGET=REF with TARGET one of %s (e.g. mysql=dbsock/mariadb:10.11)", s, strings.Join(containerNames(), ", "))
 		}
 		if _, err := reference.ParseNormalizedNamed(ref); err != nil {

@@ -27,10 +27,10 @@ func TestEveryTargetIsComplete(t *testing.T) {
 		if tg.Short == "" || tg.ServedBy == "" {
 			t.Errorf("%s: no Short or ServedBy for help texts", tg.Name)
 		}
-		if tg.Server.Local == nil {
+		if tg.Local == nil {
 			t.Errorf("%s: no local recipe", tg.Name)
 		}
-		if c := tg.Server.Container; c != nil && (c.Image == "" || c.Offline == "" || c.Spec == nil) {
+		if c := tg.Container; c != nil && (c.Image == "" || c.Offline == "" || c.Spec == nil) {
 			t.Errorf("%s: container recipe without images or spec: %+v", tg.Name, c)
 		}
 		if p, err := s.External(); err != nil || p.Given() {

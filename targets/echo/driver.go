@@ -29,7 +29,7 @@ func New(size int) *Driver {
 }
 
 // Name implements drivers.Driver.
-func (*Driver) Name() string { return "echo" }
+func (*Driver) Name() string { return name }
 
 // Mode implements drivers.Driver.
 func (*Driver) Mode() string { return "" }

@@ -14,10 +14,10 @@ const name = "echo"
 func init() {
 	child.Register(name, func() child.Server { return child.Server{Serve: serveEcho} })
 	targets.Register(targets.Target{
-		Name: name, Order: 50, Own: true,
+		Target: compose.Target{Name: name, Recipe: compose.ChildRecipe(name)},
+		Order:  50, Own: true, Layer: drivers.LayerRuntime,
 		Short:    "4-byte ping-pong with dbsock's own echo server: the transport through Go's runtime",
 		ServedBy: "dbsock's echo server in a child process (Go netpoller on both sides)",
-		Server:   compose.ChildRecipe(name),
 		Settings: targets.Own(func(size int) drivers.Driver { return New(size) }),
 	})
 }

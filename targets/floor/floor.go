@@ -15,10 +15,10 @@ const name = "floor"
 func init() {
 	child.Register(name, func() child.Server { return child.Server{Serve: serveFloor} })
 	targets.Register(targets.Target{
-		Name: name, Order: 55, Own: true,
+		Target: compose.Target{Name: name, Recipe: compose.ChildRecipe(name)},
+		Order:  55, Own: true, Layer: drivers.LayerKernel,
 		Short:    "4-byte ping-pong with blocking syscalls on both sides: the kernel floor",
 		ServedBy: "dbsock's floor server in a child process (blocking read/write on a locked OS thread)",
-		Server:   compose.ChildRecipe(name),
 		Settings: targets.Own(func(int) drivers.Driver { return New() }),
 	})
 }

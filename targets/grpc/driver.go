@@ -25,7 +25,7 @@ type Driver struct{}
 func New() *Driver { return &Driver{} }
 
 // Name implements drivers.Driver.
-func (*Driver) Name() string { return "grpc" }
+func (*Driver) Name() string { return name }
 
 // Mode implements drivers.Driver.
 func (*Driver) Mode() string { return "" }

@@ -14,11 +14,11 @@ const name = "grpc"
 func init() {
 	child.Register(name, newServer)
 	targets.Register(targets.Target{
-		Name: name, Order: 60, Own: true,
+		Target: compose.Target{Name: name, Recipe: compose.ChildRecipe(name)},
+		Order:  60, Own: true,
 		Short:    "gRPC health Check on a kept HTTP/2 connection (dbsock's server)",
 		ServedBy: "dbsock's gRPC health server (grpc-go) in a child process",
 		Library:  "google.golang.org/grpc",
-		Server:   compose.ChildRecipe(name),
 		Settings: targets.Own(func(int) drivers.Driver { return New() }),
 	})
 }

@@ -14,10 +14,10 @@ const name = "http"
 func init() {
 	child.Register(name, newServer)
 	targets.Register(targets.Target{
-		Name: name, Order: 70, Own: true,
+		Target: compose.Target{Name: name, Recipe: compose.ChildRecipe(name)},
+		Order:  70, Own: true,
 		Short:    "HTTP/1.1 GET with keep-alive (dbsock's server)",
 		ServedBy: "dbsock's HTTP/1.1 server (net/http) in a child process",
-		Server:   compose.ChildRecipe(name),
 		Settings: targets.Own(func(int) drivers.Driver { return New() }),
 	})
 }

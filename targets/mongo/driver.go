@@ -52,7 +52,7 @@ func New(op string, valueSize int) *Driver {
 }
 
 // Name implements drivers.Driver.
-func (*Driver) Name() string { return "mongo" }
+func (*Driver) Name() string { return name }
 
 // Mode implements drivers.Driver.
 func (d *Driver) Mode() string { return d.op }

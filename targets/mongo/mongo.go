@@ -25,13 +25,12 @@ var external = targets.External{
 
 func init() {
 	targets.Register(targets.Target{
-		Name: name, Order: 30, InAll: true,
-		Short:      "findOne by _id (MongoDB, or FerretDB speaking its wire protocol)",
-		ServedBy:   "mongod, or FerretDB (MongoDB wire protocol), local, container or yours",
-		Library:    "go.mongodb.org/mongo-driver/v2",
-		Server:     recipe,
-		SocketFlag: external.SocketFlag(name),
-		Settings:   bind,
+		Target: compose.Target{Name: name, Recipe: recipe, SocketFlag: external.SocketFlag(name)},
+		Order:  30, InAll: true,
+		Short:    "findOne by _id (MongoDB, or FerretDB speaking its wire protocol)",
+		ServedBy: "mongod, or FerretDB (MongoDB wire protocol), local, container or yours",
+		Library:  "go.mongodb.org/mongo-driver/v2",
+		Settings: bind,
 		Doctor: &targets.Doctor{
 			Name:      "MongoDB",
 			WellKnown: []string{"/tmp/mongodb-27017.sock"},

@@ -72,7 +72,7 @@ func New(mode string, valueSize int) *Driver {
 }
 
 // Name implements drivers.Driver.
-func (*Driver) Name() string { return "mysql" }
+func (*Driver) Name() string { return name }
 
 // Mode implements drivers.Driver.
 func (d *Driver) Mode() string { return d.mode }

@@ -27,14 +27,13 @@ var external = targets.External{
 
 func init() {
 	targets.Register(targets.Target{
-		Name: name, Order: 10, InAll: true,
-		Short:      "SELECT by primary key, statement prepared once (MySQL or MariaDB)",
-		ServedBy:   "MySQL (mysqld) or MariaDB (mariadbd), local, container or yours",
-		Library:    "github.com/go-sql-driver/mysql",
-		Server:     recipe,
-		SocketFlag: external.SocketFlag(name),
-		Settings:   bind,
-		Quiet:      Quiet,
+		Target: compose.Target{Name: name, Recipe: recipe, SocketFlag: external.SocketFlag(name)},
+		Order:  10, InAll: true,
+		Short:    "SELECT by primary key, statement prepared once (MySQL or MariaDB)",
+		ServedBy: "MySQL (mysqld) or MariaDB (mariadbd), local, container or yours",
+		Library:  "github.com/go-sql-driver/mysql",
+		Settings: bind,
+		Quiet:    Quiet,
 		Doctor: &targets.Doctor{
 			Name:      "MySQL/MariaDB",
 			WellKnown: []string{"/run/mysqld/mysqld.sock", "/var/run/mysqld/mysqld.sock", "/var/lib/mysql/mysql.sock", "/tmp/mysql.sock"},

@@ -21,7 +21,7 @@ func container(port int, _, bind string) (compose.ContainerSpec, error) {
 	}
 	p := strconv.Itoa(port)
 	return compose.ContainerSpec{
-		Cmd: []string{"postgres", "-c", "listen_addresses=" + bind, "-c", "port=" + p, "-c", "unix_socket_directories=/sock",
+		Cmd: []string{server, "-c", "listen_addresses=" + bind, "-c", "port=" + p, "-c", "unix_socket_directories=/sock",
 			"-c", "unix_socket_permissions=0777", "-c", "max_connections=300"},
 		Env:    map[string]string{"POSTGRES_USER": User, "POSTGRES_PASSWORD": pw, "POSTGRES_DB": Database},
 		Socket: ".s.PGSQL." + p, User: User, Password: pw, Database: Database,

@@ -54,7 +54,7 @@ func (d *Driver) Depth() int { return max(d.depth, 1) }
 func New(valueSize int) *Driver { return &Driver{valueSize: valueSize} }
 
 // Name implements drivers.Driver.
-func (*Driver) Name() string { return "postgres" }
+func (*Driver) Name() string { return name }
 
 // Mode implements drivers.Driver.
 func (*Driver) Mode() string { return "prepared" }

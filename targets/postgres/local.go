@@ -14,11 +14,10 @@ import (
 	"github.com/dbsock/dbsock/drivers"
 )
 
-// User and Database are the role and database dbsock uses
+// User is the role dbsock uses, and Database (postgres.go) the database,
 // in the PostgreSQL servers it starts.
 const (
-	User     = "dbsock"
-	Database = "postgres"
+	User = "dbsock"
 )
 
 // postgresBin finds a PostgreSQL server binary: on PATH, else in Debian's
@@ -29,8 +28,8 @@ func postgresBin(l *compose.Local, name string) string {
 }
 
 func localServer(ctx context.Context, l *compose.Local, name string) (*compose.Server, error) {
-	initdb, server := postgresBin(l, "initdb"), postgresBin(l, "postgres")
-	if initdb == "" || server == "" {
+	initdb, serverBin := postgresBin(l, "initdb"), postgresBin(l, server)
+	if initdb == "" || serverBin == "" {
 		return nil, fmt.Errorf("%w %s: local provider: PostgreSQL's initdb and postgres were not found in /usr/lib/postgresql/*/bin or on PATH (%s) (apt-get install postgresql, or run scripts/install-deps.sh)", compose.ErrCannotSupply, name, compose.SearchPath())
 	}
 	ls, err := l.Prepare(name, "")
@@ -45,7 +44,7 @@ func localServer(ctx context.Context, l *compose.Local, name string) (*compose.S
 	// which gets its own server dir, and the run dir lets it pass (0711:
 	// enter, not list).
 	if os.Geteuid() == 0 {
-		cred, err := compose.SystemUser("postgres", "PostgreSQL")
+		cred, err := compose.SystemUser(osUser, "PostgreSQL")
 		if err != nil {
 			return nil, ls.Fail(err)
 		}
@@ -86,7 +85,7 @@ func localServer(ctx context.Context, l *compose.Local, name string) (*compose.S
 	args := []string{"-D", data, "-c", "listen_addresses=127.0.0.1", "-c", "port=" + strconv.Itoa(ls.Port),
 		"-c", "unix_socket_directories=" + ls.Dir, "-c", "unix_socket_permissions=0700", "-c", "max_connections=300",
 		"-c", "shared_buffers=32MB", "-c", "fsync=off"}
-	if err := ls.Start(ctx, "postgres", server, args, nil, ""); err != nil {
+	if err := ls.Start(ctx, server, serverBin, args, nil, ""); err != nil {
 		return nil, ls.Fail(err)
 	}
 	tcp := drivers.Endpoint{Transport: drivers.TCP, Address: ls.TCPAddr(), User: User, Password: password, Database: Database}
@@ -98,6 +97,6 @@ func localServer(ctx context.Context, l *compose.Local, name string) (*compose.S
 	if err := compose.Poll(ctx, 30*time.Second, login, ls.Gone); err != nil {
 		return nil, ls.Fail(err)
 	}
-	origin := fmt.Sprintf("local process %s (pid %d)", server, ls.PID())
+	origin := fmt.Sprintf("local process %s (pid %d)", serverBin, ls.PID())
 	return ls.Server(name, origin, tcp, unix), nil
 }

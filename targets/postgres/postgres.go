@@ -14,7 +14,14 @@ import (
 	"github.com/dbsock/dbsock/targets"
 )
 
-const name = "postgres"
+// name is the target's name; PostgreSQL's server binary, its system user
+// and its default database are all called the same.
+const (
+	name     = "postgres"
+	server   = name
+	osUser   = name
+	Database = name
+)
 
 var external = targets.External{
 	Product:    "PostgreSQL",
@@ -26,13 +33,12 @@ var external = targets.External{
 
 func init() {
 	targets.Register(targets.Target{
-		Name: name, Order: 40,
-		Short:      "SELECT by primary key, statement prepared once (PostgreSQL)",
-		ServedBy:   "PostgreSQL, local, container or yours",
-		Library:    "github.com/jackc/pgx/v5",
-		Server:     recipe,
-		SocketFlag: external.SocketFlag(name),
-		Settings:   bind,
+		Target:   compose.Target{Name: name, Recipe: recipe, SocketFlag: external.SocketFlag(name)},
+		Order:    40,
+		Short:    "SELECT by primary key, statement prepared once (PostgreSQL)",
+		ServedBy: "PostgreSQL, local, container or yours",
+		Library:  "github.com/jackc/pgx/v5",
+		Settings: bind,
 		Doctor: &targets.Doctor{
 			Name:      "PostgreSQL",
 			WellKnown: []string{"/run/postgresql/.s.PGSQL.5432", "/var/run/postgresql/.s.PGSQL.5432", "/tmp/.s.PGSQL.5432"},

@@ -62,7 +62,7 @@ func New(protocol int, identity bool, valueSize int) *Driver {
 }
 
 // Name implements drivers.Driver.
-func (*Driver) Name() string { return "redis" }
+func (*Driver) Name() string { return name }
 
 // Mode implements drivers.Driver: "resp2" or "resp3", "+identity" when the
 // client identity commands are sent.

@@ -27,14 +27,13 @@ var external = targets.External{
 
 func init() {
 	targets.Register(targets.Target{
-		Name: name, Order: 20, InAll: true,
-		Short:      "GET of one key",
-		ServedBy:   "redis-server, local, container or yours",
-		Library:    "github.com/redis/go-redis/v9",
-		Server:     recipe,
-		SocketFlag: external.SocketFlag(name),
-		Settings:   bind,
-		Quiet:      Quiet,
+		Target: compose.Target{Name: name, Recipe: recipe, SocketFlag: external.SocketFlag(name)},
+		Order:  20, InAll: true,
+		Short:    "GET of one key",
+		ServedBy: "redis-server, local, container or yours",
+		Library:  "github.com/redis/go-redis/v9",
+		Settings: bind,
+		Quiet:    Quiet,
 		Doctor: &targets.Doctor{
 			Name:      "Redis",
 			WellKnown: []string{"/run/redis/redis-server.sock", "/var/run/redis/redis-server.sock", "/var/run/redis/redis.sock", "/tmp/redis.sock"},

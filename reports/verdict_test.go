@@ -1,0 +1,39 @@
+package reports
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/dbsock/dbsock/results"
+)
+
+// TestVerdictWords: every kind gets its words and the interval as a
+// percentage, and the headline's short form is its first words.
+func TestVerdictWords(t *testing.T) {
+	unix := &results.Interval{Center: 1.3, Lo: 1.25, Hi: 1.35, Pairs: 30}
+	tcp := &results.Interval{Center: 0.8, Lo: 0.78, Hi: 0.82, Pairs: 30}
+	flat := &results.Interval{Center: 1.004, Lo: 0.995, Hi: 1.01, Pairs: 30}
+	wide := &results.Interval{Center: 1.02, Lo: 0.9, Hi: 1.15, Pairs: 10}
+	tests := []struct {
+		name        string
+		s           results.Summary
+		long, short string
+	}{
+		{"unix", results.Summary{VerdictKind: results.UnixFaster, UnixSpeedupP50CI: unix}, "Unix faster by 30.0% (95% CI 25.0%–35.0%)", "Unix faster by 30.0%"},
+		{"tcp", results.Summary{VerdictKind: results.TCPFaster, UnixSpeedupP50CI: tcp}, "TCP faster by 25.0% (95% CI 22.0%–28.2%)", "TCP faster by 25.0%"},
+		{"band", results.Summary{VerdictKind: results.NoDifference, UnixSpeedupP50CI: flat}, "no meaningful difference: speedup 1.004× (95% CI 0.995–1.010), within the ±2% band", "no meaningful difference"},
+		{"wide", results.Summary{VerdictKind: results.Undecided, UnixSpeedupP50CI: wide}, "undecided: run longer: speedup 1.020× (95% CI 0.900–1.150) straddles 1", "undecided: run longer"},
+		{"holm", results.Summary{VerdictKind: results.NotSignificant, UnixSpeedupP50CI: unix, PValueHolm: 0.08}, "undecided: run longer: speedup 1.300× (95% CI 1.250–1.350), but not significant after Holm's adjustment for 2 comparisons (p = 0.08)", "undecided: run longer"},
+		{"few", results.Summary{VerdictKind: results.TooFewPairs}, "not enough block pairs for an interval", "not enough block pairs for an interval"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := Verdict(&tt.s, 2); !strings.HasPrefix(got, tt.long) {
+				t.Errorf("Verdict = %q, want it to start with %q", got, tt.long)
+			}
+			if got := ShortVerdict(&tt.s); got != tt.short {
+				t.Errorf("ShortVerdict = %q, want %q", got, tt.short)
+			}
+		})
+	}
+}
