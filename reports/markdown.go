@@ -198,7 +198,6 @@ func writeHeadline(b *strings.Builder, r *results.Report) {
 	}
 }
 
-
 // methodSentence says in one sentence what was measured and how.
 func methodSentence(r *results.Report) string {
 	c := r.Config
