@@ -76,9 +76,15 @@ func Run(ctx context.Context, p Plan) (*results.Report, error) {
 	rep := p.newReport()
 	var errs []error
 	if len(p.Placement.Client) > 0 {
-		if err := placement.PinProcess(p.Placement.Client); err != nil {
+		restore, err := placement.PinProcess(p.Placement.Client)
+		if err != nil {
 			return rep, err
 		}
+		defer func() {
+			if err := restore(); err != nil {
+				fmt.Fprintf(p.log(), "dbsock: %v\n", err)
+			}
+		}()
 	}
 	rep.Config.Placement = p.placementRecord()
 	if p.Options.Precision > 0 {

@@ -3,6 +3,8 @@ package pipeline
 import (
 	"context"
 	"errors"
+	"os"
+	"reflect"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -10,6 +12,7 @@ import (
 
 	"github.com/dbsock/dbsock/compose"
 	"github.com/dbsock/dbsock/drivers"
+	"github.com/dbsock/dbsock/internal/placement"
 	"github.com/dbsock/dbsock/results"
 	"github.com/dbsock/dbsock/scenarios"
 	"github.com/dbsock/dbsock/targets"
@@ -207,5 +210,35 @@ func TestRunRenderFailureIsAnError(t *testing.T) {
 	pl.Render = func(*results.Report) error { return errors.New("disk full") }
 	if _, err := Run(context.Background(), pl); err == nil || !strings.Contains(err.Error(), "disk full") {
 		t.Fatalf("err = %v", err)
+	}
+}
+
+// TestTwoPlansInOneProcessSeeTheSameMachine: with auto placement, a second
+// run in the same process sees the topology the first saw, and each run
+// gives the process back the affinity it found.
+func TestTwoPlansInOneProcessSeeTheSameMachine(t *testing.T) {
+	before, err := placement.Affinity(os.Getpid())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var records []results.Placement
+	for i := 0; i < 2; i++ {
+		place, err := placement.Resolve("auto", "", "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		pl := plan(&fakeProvider{}, &fakeDriver{name: "x", tcpCost: 2 * time.Microsecond, unixCost: time.Microsecond})
+		pl.Placement = place
+		rep, err := Run(context.Background(), pl)
+		if err != nil {
+			t.Fatal(err)
+		}
+		records = append(records, rep.Config.Placement)
+		if after, _ := placement.Affinity(os.Getpid()); !reflect.DeepEqual(after, before) {
+			t.Fatalf("run %d left the process on CPUs %v; it found %v", i+1, after, before)
+		}
+	}
+	if records[0] != records[1] {
+		t.Fatalf("the second run saw another machine:\n%+v\n%+v", records[0], records[1])
 	}
 }

@@ -73,7 +73,7 @@ func dbsockP50(b *testing.B, ep drivers.Endpoint, n int) time.Duration {
 // to CPU 0, alternating the two loops so that drift hits both. It reports
 // dbsock/minimal per transport: 1.00 means dbsock adds nothing measurable.
 func BenchmarkEchoVsMinimal(b *testing.B) {
-	if err := placement.PinProcess([]int{0}); err != nil {
+	if _, err := placement.PinProcess([]int{0}); err != nil {
 		b.Skip(err)
 	}
 	local := compose.NewLocal()
@@ -202,7 +202,7 @@ func floorP50(b *testing.B, ep drivers.Endpoint, n int) time.Duration {
 // blocking ping-pong above, everything pinned to CPU 0, alternating the
 // two; it reports floor/minimal per transport (goal: within 20%).
 func BenchmarkFloorVsMinimal(b *testing.B) {
-	if err := placement.PinProcess([]int{0}); err != nil {
+	if _, err := placement.PinProcess([]int{0}); err != nil {
 		b.Skip(err)
 	}
 	local := compose.NewLocal()

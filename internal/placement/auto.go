@@ -21,10 +21,12 @@ type CPU struct {
 // servers on two physical cores; below it they share one CPU.
 const MinAutoSplit = 4
 
-// ReadTopology reads the CPUs this process may run on, with their cores,
-// packages and NUMA nodes, from sysfs.
+// ReadTopology reads the machine's CPUs that this process's cgroup may use,
+// with their cores, packages and NUMA nodes, from sysfs. It reads the
+// machine, not the calling thread's affinity, so that an earlier pinning
+// in the same process (an earlier run, a test) does not shrink it.
 func ReadTopology() ([]CPU, error) {
-	allowed, err := Affinity(0)
+	allowed, err := Available()
 	if err != nil {
 		return nil, err
 	}
@@ -104,4 +106,75 @@ func Choose(cpus []CPU) (Placement, error) {
 	p.Reason = fmt.Sprintf("auto: %d logical CPUs, so the client runs on CPU %d and the servers on CPU %d: two physical cores of NUMA node %d, not SMT siblings",
 		len(sorted), cores[0].ID, cores[1].ID, best)
 	return p, nil
+}
+
+// sysfs is where the machine's CPU topology is read (a test's fake tree
+// replaces it).
+var sysfs = "/sys"
+
+// Available lists the online CPUs (sysfs devices/system/cpu/online) that
+// this process's cgroup cpuset allows (cgroup v2 cpuset.cpus.effective, or
+// v1 cpuset.effective_cpus); when sysfs cannot be read, the calling
+// thread's affinity.
+func Available() ([]int, error) {
+	online, err := readList(sysfs + "/devices/system/cpu/online")
+	if err != nil {
+		return Affinity(0)
+	}
+	if allowed := cgroupCPUs(); len(allowed) > 0 {
+		var both []int
+		for _, c := range online {
+			if containsInt(allowed, c) {
+				both = append(both, c)
+			}
+		}
+		if len(both) > 0 {
+			return both, nil
+		}
+	}
+	return online, nil
+}
+
+// cgroupCPUs is this process's cgroup cpuset, or nil when none is found.
+func cgroupCPUs() []int {
+	b, err := os.ReadFile("/proc/self/cgroup")
+	if err != nil {
+		return nil
+	}
+	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		f := strings.SplitN(line, ":", 3)
+		if len(f) != 3 {
+			continue
+		}
+		var file string
+		switch {
+		case f[0] == "0" && f[1] == "":
+			file = filepath.Join(sysfs, "fs/cgroup", f[2], "cpuset.cpus.effective")
+		case strings.Contains(","+f[1]+",", ",cpuset,"):
+			file = filepath.Join(sysfs, "fs/cgroup/cpuset", f[2], "cpuset.effective_cpus")
+		default:
+			continue
+		}
+		if cpus, err := readList(file); err == nil && len(cpus) > 0 {
+			return cpus
+		}
+	}
+	return nil
+}
+
+func readList(path string) ([]int, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return parseList(strings.TrimSpace(string(b)), 1<<16)
+}
+
+func containsInt(list []int, v int) bool {
+	for _, x := range list {
+		if x == v {
+			return true
+		}
+	}
+	return false
 }

@@ -5,6 +5,7 @@
 package placement
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -76,7 +77,10 @@ func Resolve(mode, clientList, serverList string) (Placement, error) {
 
 // ParseList parses a CPU list such as "0", "0,2" or "0-3" and checks that
 // every CPU exists on this machine.
-func ParseList(s string) ([]int, error) {
+func ParseList(s string) ([]int, error) { return parseList(s, runtime.NumCPU()) }
+
+// parseList reads a CPU list whose CPUs are all below limit.
+func parseList(s string, limit int) ([]int, error) {
 	seen := map[int]bool{}
 	for _, part := range strings.Split(s, ",") {
 		lo, hi, isRange := strings.Cut(strings.TrimSpace(part), "-")
@@ -89,8 +93,8 @@ func ParseList(s string) ([]int, error) {
 			return nil, fmt.Errorf("CPU list %q is not like 0, 0,2 or 0-3", s)
 		}
 		for c := a; c <= b; c++ {
-			if c >= runtime.NumCPU() {
-				return nil, fmt.Errorf("CPU %d in %q does not exist; this machine has CPUs 0-%d", c, s, runtime.NumCPU()-1)
+			if c >= limit {
+				return nil, fmt.Errorf("CPU %d in %q does not exist; this machine has CPUs 0-%d", c, s, limit-1)
 			}
 			seen[c] = true
 		}
@@ -121,23 +125,62 @@ func cpuSet(cpus []int) *unix.CPUSet {
 }
 
 // PinProcess pins every thread of this process to cpus; threads created
-// later inherit the pinning.
-func PinProcess(cpus []int) error {
-	tasks, err := os.ReadDir("/proc/self/task")
+// later inherit the pinning. Restore gives every thread back the affinity
+// it had (a thread created since, the process's): a run's pinning ends
+// with the run. On error nothing stays pinned.
+func PinProcess(cpus []int) (restore func() error, err error) {
+	tids, err := threads()
 	if err != nil {
-		return fmt.Errorf("pin client to CPUs %s: list threads: %w", FormatList(cpus), err)
+		return nil, fmt.Errorf("pin client to CPUs %s: list threads: %w", FormatList(cpus), err)
+	}
+	saved := map[int]unix.CPUSet{}
+	var process unix.CPUSet
+	if err := unix.SchedGetaffinity(os.Getpid(), &process); err != nil {
+		return nil, fmt.Errorf("pin client to CPUs %s: read the process's affinity: %w", FormatList(cpus), err)
+	}
+	restore = func() error {
+		now, err := threads()
+		if err != nil {
+			return fmt.Errorf("restore CPU affinity: list threads: %w", err)
+		}
+		var errs []error
+		for _, tid := range now {
+			set, ok := saved[tid]
+			if !ok {
+				set = process
+			}
+			if err := unix.SchedSetaffinity(tid, &set); err != nil && err != unix.ESRCH {
+				errs = append(errs, fmt.Errorf("restore CPU affinity of thread %d: %w", tid, err))
+			}
+		}
+		return errors.Join(errs...)
 	}
 	set := cpuSet(cpus)
-	for _, t := range tasks {
-		tid, err := strconv.Atoi(t.Name())
-		if err != nil {
-			continue
+	for _, tid := range tids {
+		var old unix.CPUSet
+		if unix.SchedGetaffinity(tid, &old) == nil {
+			saved[tid] = old
 		}
-		if err := unix.SchedSetaffinity(tid, set); err != nil {
-			return fmt.Errorf("pin client thread %d to CPUs %s: %w", tid, FormatList(cpus), err)
+		if err := unix.SchedSetaffinity(tid, set); err != nil && err != unix.ESRCH {
+			return nil, errors.Join(fmt.Errorf("pin client thread %d to CPUs %s: %w", tid, FormatList(cpus), err), restore())
 		}
 	}
-	return nil
+	return restore, nil
+}
+
+// threads lists this process's thread IDs.
+func threads() ([]int, error) {
+	tasks, err := os.ReadDir("/proc/self/task")
+	if err != nil {
+		return nil, err
+	}
+	var out []int
+	for _, t := range tasks {
+		if tid, err := strconv.Atoi(t.Name()); err == nil {
+			out = append(out, tid)
+		}
+	}
+	return out, nil
 }
 
 // Affinity reads back the CPUs pid (0: the calling thread) may run on.
