@@ -47,7 +47,10 @@ type Server struct {
 	// CPUs is the container's cpuset as the engine reports it ("" when
 	// not pinned); local servers are read back through PID instead.
 	CPUs string
-	stop func(context.Context) error
+	// SeedEach says that the two endpoints reach different data (two
+	// instances of one server): the data is seeded over both.
+	SeedEach bool
+	stop     func(context.Context) error
 }
 
 // Endpoints returns the server's two endpoints.
@@ -107,6 +110,42 @@ func (a *Auto) Close() error {
 		errs = append(errs, p.Close())
 	}
 	return errors.Join(errs...)
+}
+
+// Join makes one Server of s and the servers it stands for together (the
+// database behind a pooler; the other instance of a server that serves one
+// transport per process): Stop stops s, then each of them, and CPU reads
+// all of them. s keeps its own endpoints; a caller takes others' as it
+// needs.
+func (s *Server) Join(others ...*Server) *Server {
+	stops := []func(context.Context) error{s.stop}
+	meters := cpustat.Sum{}
+	var whyNot []string
+	for _, srv := range append([]*Server{s}, others...) {
+		if srv != s {
+			stops = append(stops, srv.stop)
+		}
+		if srv.CPU != nil {
+			meters = append(meters, srv.CPU)
+		} else if srv.CPUWhyNot != "" {
+			whyNot = append(whyNot, srv.CPUWhyNot)
+		}
+	}
+	s.stop = func(ctx context.Context) error {
+		var errs []error
+		for _, stop := range stops {
+			if stop != nil {
+				errs = append(errs, stop(ctx))
+			}
+		}
+		return errors.Join(errs...)
+	}
+	if len(whyNot) > 0 {
+		s.CPU, s.CPUWhyNot = nil, strings.Join(whyNot, "; ")
+	} else if len(meters) > 1 {
+		s.CPU = meters
+	}
+	return s
 }
 
 // SetStop sets what srv.Stop does: for providers outside this package

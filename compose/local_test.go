@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/dbsock/dbsock/drivers"
+	"github.com/dbsock/dbsock/internal/cpustat"
 )
 
 // testTarget is a target whose local recipe hands out a made-up server.
@@ -66,5 +67,32 @@ func TestAutoFallsThrough(t *testing.T) {
 	}
 	if _, err := a.Supply(context.Background(), testTarget("mongo")); !errors.Is(err, ErrCannotSupply) {
 		t.Fatalf("got %v, want ErrCannotSupply", err)
+	}
+}
+
+type fixedMeter cpustat.Sample
+
+func (m fixedMeter) Read() (cpustat.Sample, error) { return cpustat.Sample(m), nil }
+func (fixedMeter) Describe() string                { return "fixed" }
+
+// TestJoinStopsAllAndReadsAll: a server made of several stops each part
+// once and reads the CPU of all.
+func TestJoinStopsAllAndReadsAll(t *testing.T) {
+	var stopped []string
+	part := func(name string, cpu int64) *Server {
+		s := &Server{Target: name, CPU: fixedMeter{CPUNs: cpu}}
+		SetStop(s, func(context.Context) error { stopped = append(stopped, name); return nil })
+		return s
+	}
+	srv := part("front", 1000).Join(part("back", 2000))
+	got, err := srv.CPU.Read()
+	if err != nil || got.CPUNs != 3000 {
+		t.Fatalf("joined CPU %v, %v; want 3000 ns", got.CPUNs, err)
+	}
+	if err := srv.Stop(context.Background()); err != nil || strings.Join(stopped, ",") != "front,back" {
+		t.Fatalf("stopped %v (%v), want front then back", stopped, err)
+	}
+	if err := srv.Stop(context.Background()); err != nil || len(stopped) != 2 {
+		t.Fatalf("a second Stop stopped again: %v", stopped)
 	}
 }

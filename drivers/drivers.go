@@ -315,6 +315,10 @@ type Provenance struct {
 	ImageID     string `json:"image_id,omitempty"`
 	NetworkMode string `json:"network_mode,omitempty"`
 	SocketDir   string `json:"socket_dir,omitempty"`
+	// Serving says what serves the two endpoints when it is more than one
+	// server process (two instances of a server that serves one transport
+	// per process; a pooler in front of a database).
+	Serving string `json:"serving,omitempty"`
 	// Warnings say what makes this server's numbers not comparable with a
 	// native server's (e.g. TCP through Docker's port proxy).
 	Warnings []string `json:"warnings,omitempty"`

@@ -184,8 +184,14 @@ func (p Plan) measureTarget(ctx context.Context, t *targets.Target, ti *results.
 	fmt.Fprintf(log, "dbsock: %s: %s from %s, ready in %s\n", t.Name, info, srv.Origin, time.Since(began).Round(time.Millisecond))
 	for _, size := range p.valueSizes() {
 		d := settings.Driver(size)
-		if err := p.answer(ctx, t.Name, srv.Unix, "while dbsock seeded the lookup's row", func(ctx context.Context) error { return d.Seed(ctx, srv.Unix) }); err != nil {
-			return runs, err
+		seedOver := []drivers.Endpoint{srv.Unix}
+		if srv.SeedEach {
+			seedOver = append(seedOver, srv.TCP)
+		}
+		for _, ep := range seedOver {
+			if err := p.answer(ctx, t.Name, ep, "while dbsock seeded the lookup's row", func(ctx context.Context) error { return d.Seed(ctx, ep) }); err != nil {
+				return runs, err
+			}
 		}
 		for _, depth := range p.depths() {
 			d := d

@@ -277,6 +277,9 @@ func writeTarget(b *strings.Builder, r *results.Report, t results.Target) {
 	if t.Origin != "" {
 		fmt.Fprintf(b, "- Supplied by: %s provider, %s\n", t.Provider, t.Origin)
 	}
+	if t.Serving != "" {
+		fmt.Fprintf(b, "- Serving: %s\n", t.Serving)
+	}
 	if t.Image != "" {
 		fmt.Fprintf(b, "- Image: %s (%s)\n", t.Image, shortID(t.ImageID))
 	}

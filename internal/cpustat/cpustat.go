@@ -8,6 +8,7 @@ package cpustat
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -253,4 +254,41 @@ func ListeningPID(port int) (int, error) {
 		}
 	}
 	return 0, fmt.Errorf("the process listening on TCP port %d is not visible to this user (give --server-pid, or run as its owner or root)", port)
+}
+
+// Sum measures several meters as one (a server made of several process
+// trees, such as a pooler and its database).
+type Sum []Meter
+
+// Read implements Meter.
+func (m Sum) Read() (Sample, error) {
+	var s Sample
+	for _, one := range m {
+		x, err := one.Read()
+		if err != nil {
+			return s, err
+		}
+		s = s.Add(x)
+	}
+	return s, nil
+}
+
+// Describe implements Meter.
+func (m Sum) Describe() string {
+	parts := make([]string, len(m))
+	for i, one := range m {
+		parts[i] = one.Describe()
+	}
+	return "the sum of: " + strings.Join(parts, "; ")
+}
+
+// Refresh implements Refresher for every meter that has it.
+func (m Sum) Refresh() error {
+	var errs []error
+	for _, one := range m {
+		if r, ok := one.(Refresher); ok {
+			errs = append(errs, r.Refresh())
+		}
+	}
+	return errors.Join(errs...)
 }
