@@ -11,6 +11,13 @@ type Target struct {
 	// runs ("--NAME-socket" when empty).
 	SocketFlag string
 	Recipe
+	// Serving, when set, says what serves the two endpoints when it is
+	// more than one server process, whichever provider supplies it (the
+	// report says so).
+	Serving string
+	// SeedEach says that the two endpoints reach two instances of the
+	// server, each with its own data: the data is seeded over both.
+	SeedEach bool
 }
 
 // Flag returns t's socket flag.

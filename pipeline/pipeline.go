@@ -162,6 +162,9 @@ func (p Plan) measureTarget(ctx context.Context, t *targets.Target, ti *results.
 	if err != nil {
 		return nil, err
 	}
+	if srv.Serving == "" {
+		srv.Serving = t.Serving
+	}
 	defer func() {
 		sctx, cancel := context.WithTimeout(context.Background(), StopTimeout)
 		defer cancel()
@@ -185,7 +188,7 @@ func (p Plan) measureTarget(ctx context.Context, t *targets.Target, ti *results.
 	for _, size := range p.valueSizes() {
 		d := settings.Driver(size)
 		seedOver := []drivers.Endpoint{srv.Unix}
-		if srv.SeedEach {
+		if srv.SeedEach || t.SeedEach {
 			seedOver = append(seedOver, srv.TCP)
 		}
 		for _, ep := range seedOver {
