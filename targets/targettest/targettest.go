@@ -1,0 +1,165 @@
+// Package targettest runs one registered target end to end for that
+// target's own integration tests: a real server from a real provider,
+// both transports measured and verified on the server side, and nothing
+// left behind. A target's test is then a few lines in its own directory.
+package targettest
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/dbsock/dbsock/compose"
+	"github.com/dbsock/dbsock/drivers"
+	"github.com/dbsock/dbsock/internal/placement"
+	"github.com/dbsock/dbsock/internal/testutil"
+	"github.com/dbsock/dbsock/pipeline"
+	"github.com/dbsock/dbsock/results"
+	"github.com/dbsock/dbsock/scenarios"
+	"github.com/dbsock/dbsock/targets"
+)
+
+// Run measures target with provider ("local", "docker" or "compose"; the
+// container providers use the target's offline image), 2 rounds of 300
+// ops, and fails the test unless every run was verified on the server side
+// and error-free, and no process, container or temp dir is left. With
+// "local" it skips (or, under testutil.RequireEnv, fails) unless one of
+// binaries is installed; with the others, unless the image is built.
+func Run(t *testing.T, target, provider string, binaries ...string) *results.Report {
+	t.Helper()
+	tg := lookup(t, target)
+	p := newProvider(t, tg, provider, binaries)
+	rep, err := run(t, tg, p, provider)
+	if err != nil {
+		t.Fatalf("%s with the %s provider: %v", target, provider, err)
+	}
+	if len(rep.Runs) != 4 {
+		t.Fatalf("%d runs, want 2 transports x 2 rounds", len(rep.Runs))
+	}
+	for _, r := range rep.Runs {
+		if !r.TransportVerified || r.Errors != 0 || r.N != 300 || r.Latency.P50 <= 0 || r.Evidence == "" {
+			t.Errorf("%s round %d: verified %v (%s), errors %d, n %d, p50 %d", r.Transport, r.Round, r.TransportVerified, r.Evidence, r.Errors, r.N, r.Latency.P50)
+		}
+	}
+	if ti := rep.Targets[0]; ti.Provider != provider || ti.Server.Product == "" {
+		t.Errorf("target record %+v: want provider %s and a server product", ti, provider)
+	}
+	if kids := testutil.Children(t); len(kids) != 0 {
+		t.Errorf("server processes left running: %v", kids)
+	}
+	return rep
+}
+
+// Mismatched runs target against the external endpoints given (which a
+// test points at the wrong servers) and returns the run's error.
+func Mismatched(t *testing.T, target string, tcp, unix drivers.Endpoint) error {
+	t.Helper()
+	tg := lookup(t, target)
+	p := &compose.External{Endpoints: map[string]compose.Pair{target: {TCP: tcp, Unix: unix}}}
+	_, err := run(t, tg, p, "external")
+	return err
+}
+
+// Local starts target's server with the local provider; it is stopped when
+// the test ends.
+func Local(t *testing.T, target string, binaries ...string) *compose.Server {
+	t.Helper()
+	testutil.NeedAny(t, binaries...)
+	l := compose.NewLocal()
+	t.Cleanup(func() { _ = l.Close() })
+	srv, err := l.Supply(context.Background(), lookup(t, target).Supply())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = srv.Stop(context.Background()) })
+	return srv
+}
+
+func lookup(t *testing.T, target string) *targets.Target {
+	t.Helper()
+	tg, ok := targets.Lookup(target)
+	if !ok {
+		t.Fatalf("target %s is not registered", target)
+	}
+	return tg
+}
+
+func newProvider(t *testing.T, tg *targets.Target, provider string, binaries []string) compose.Provider {
+	t.Helper()
+	switch provider {
+	case "local":
+		testutil.NeedAny(t, binaries...)
+		return compose.NewLocal()
+	case "docker", "compose":
+		if testing.Short() {
+			t.Skip("needs Docker and images; skipped with -short")
+		}
+		if tg.Container == nil {
+			t.Fatalf("target %s has no image", tg.Name)
+		}
+		image := tg.Container.Offline
+		if err := exec.Command("docker", "image", "inspect", image).Run(); err != nil {
+			if os.Getenv(testutil.RequireEnv) != "" {
+				t.Fatalf("Docker image %s is not here (run make images)", image)
+			}
+			t.Skipf("Docker image %s is not here (run make images)", image)
+		}
+		images := map[string]string{tg.Name: image}
+		if provider == "docker" {
+			d := compose.NewDocker()
+			d.Images = images
+			return d
+		}
+		c := compose.NewCompose(targets.Containers())
+		c.Images = images
+		return c
+	}
+	t.Fatalf("unknown provider %q", provider)
+	return nil
+}
+
+func run(t *testing.T, tg *targets.Target, p compose.Provider, name string) (*results.Report, error) {
+	t.Helper()
+	place, err := placement.Resolve("auto", "", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l, ok := p.(*compose.Local); ok {
+		l.ServerCPUs = place.Server
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	plan := pipeline.Plan{
+		Targets: []*targets.Target{tg}, Provider: p, ProviderName: name, Placement: place,
+		Options: scenarios.Options{N: 300, Warmup: 30, Rounds: 2, OpTimeout: 10 * time.Second, Seed: 1},
+		Reach:   drivers.Reach, FailFast: true,
+	}
+	rep, err := pipeline.Run(ctx, plan)
+	if cerr := p.Close(); cerr != nil && err == nil {
+		err = cerr
+	}
+	if err == nil && rep.Targets[0].Error != "" {
+		err = errorString(rep.Targets[0].Error)
+	}
+	return rep, err
+}
+
+type errorString string
+
+func (e errorString) Error() string { return string(e) }
+
+// Contains fails the test unless err's text has every one of words.
+func Contains(t *testing.T, err error, words ...string) {
+	t.Helper()
+	if err == nil {
+		t.Fatalf("no error, want one saying %q", words)
+	}
+	for _, w := range words {
+		if !strings.Contains(err.Error(), w) {
+			t.Errorf("error %q does not say %q", err, w)
+		}
+	}
+}
