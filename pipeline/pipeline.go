@@ -175,11 +175,7 @@ func (p Plan) measureTarget(ctx context.Context, t *targets.Target, ti *results.
 	if err := describeServer(srv, ti); err != nil {
 		return nil, err
 	}
-	var info drivers.ServerInfo
-	err = p.answer(ctx, t.Name, srv.TCP, "while dbsock asked what server it is", func(ctx context.Context) (err error) {
-		info, err = d.Info(ctx, srv.TCP)
-		return err
-	})
+	info, err := p.identify(ctx, t.Name, d, srv)
 	if err != nil {
 		return nil, err
 	}
@@ -214,6 +210,30 @@ func (p Plan) measureTarget(ctx context.Context, t *targets.Target, ti *results.
 		}
 	}
 	return runs, nil
+}
+
+// identify asks the server what it is over each endpoint: both must be the
+// same product, so that a socket of another kind of server (one target's
+// socket given as another's) is said to be that before anything is timed.
+func (p Plan) identify(ctx context.Context, target string, d drivers.Driver, srv *compose.Server) (drivers.ServerInfo, error) {
+	var infos [2]drivers.ServerInfo
+	for i, ep := range []drivers.Endpoint{srv.TCP, srv.Unix} {
+		err := p.answer(ctx, target, ep, "while dbsock asked what server it is", func(ctx context.Context) (err error) {
+			infos[i], err = d.Info(ctx, ep)
+			return err
+		})
+		if err != nil && i == 1 {
+			return infos[0], fmt.Errorf("%s over %s is not the %s that answers on TCP %s: %w; is it another server's socket?",
+				target, ep, infos[0], srv.TCP.Address, err)
+		}
+		if err != nil {
+			return infos[0], err
+		}
+	}
+	if a, b := infos[0], infos[1]; a.Product != b.Product || a.Version != b.Version {
+		return a, fmt.Errorf("%s: TCP %s reaches %s but Unix %s reaches %s: dbsock compares the two transports of one server", target, srv.TCP, a, srv.Unix, b)
+	}
+	return infos[0], nil
 }
 
 // answer runs step against ep under the op timeout, so that a server that
