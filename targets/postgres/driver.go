@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"net"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -31,8 +32,24 @@ func SocketFile(dir string, port int) string {
 	return filepath.Join(dir, ".s.PGSQL."+strconv.Itoa(port))
 }
 
-// Driver is the PostgreSQL driver for one value size.
+// Modes: how the lookup reaches the server.
+const (
+	// ModePrepared prepares the lookup once per connection (a named
+	// statement) and executes it per op: one round trip.
+	ModePrepared = "prepared"
+	// ModeExec sends the lookup's text with its argument per op as an
+	// unnamed statement (pgx's QueryExecModeExec): one round trip, and no
+	// named statement on the server, which a pooler in transaction mode
+	// (PgBouncer before 1.21) needs.
+	ModeExec = "exec"
+)
+
+// Modes lists the accepted modes.
+var Modes = []string{ModePrepared, ModeExec}
+
+// Driver is the PostgreSQL driver for one mode and value size.
 type Driver struct {
+	mode      string
 	valueSize int
 	depth     int // lookups per op, in one batch (0 or 1: one)
 }
@@ -49,15 +66,23 @@ func (d *Driver) Pipeline(depth int) drivers.Driver {
 // Depth implements drivers.Pipeliner.
 func (d *Driver) Depth() int { return max(d.depth, 1) }
 
-// New returns the PostgreSQL driver reading values of valueSize bytes (the
-// nickname when 0).
-func New(valueSize int) *Driver { return &Driver{valueSize: valueSize} }
+// New returns the PostgreSQL driver in ModePrepared reading values of
+// valueSize bytes (the nickname when 0).
+func New(valueSize int) *Driver { return NewMode(ModePrepared, valueSize) }
+
+// NewMode returns the PostgreSQL driver in mode (ModePrepared when "").
+func NewMode(mode string, valueSize int) *Driver {
+	if mode == "" {
+		mode = ModePrepared
+	}
+	return &Driver{mode: mode, valueSize: valueSize}
+}
 
 // Name implements drivers.Driver.
 func (*Driver) Name() string { return name }
 
 // Mode implements drivers.Driver.
-func (*Driver) Mode() string { return "prepared" }
+func (d *Driver) Mode() string { return d.mode }
 
 // ValueSize implements drivers.Driver.
 func (d *Driver) ValueSize() int {
@@ -76,11 +101,15 @@ func (d *Driver) query() string {
 
 // Describe implements drivers.Driver.
 func (d *Driver) Describe() string {
-	if d.Depth() > 1 {
-		return fmt.Sprintf("%d executions of `%s`, prepared once per connection, sent as one pgx batch (one round trip per op of %d lookups)",
-			d.Depth(), strings.Replace(d.query(), "$1", "1", 1), d.Depth())
+	how := "prepared once per connection"
+	if d.mode == ModeExec {
+		how = "sent as an unnamed statement each time (pgx exec mode)"
 	}
-	return "`" + strings.Replace(d.query(), "$1", "1", 1) + "` with a statement prepared once per connection (pgx's statement cache: one round trip per op)"
+	if d.Depth() > 1 {
+		return fmt.Sprintf("%d executions of `%s`, %s, sent as one pgx batch (one round trip per op of %d lookups)",
+			d.Depth(), strings.Replace(d.query(), "$1", "1", 1), how, d.Depth())
+	}
+	return "`" + strings.Replace(d.query(), "$1", "1", 1) + "` " + how + " (one round trip per op)"
 }
 
 // ConnectPhase implements drivers.Driver.
@@ -130,10 +159,13 @@ func splitHostPort(addr string) (string, uint16, error) {
 	return strings.Trim(addr[:i], "[]"), uint16(p), nil
 }
 
-func connect(ctx context.Context, ep drivers.Endpoint) (*pgx.Conn, error) {
+func (d *Driver) connect(ctx context.Context, ep drivers.Endpoint) (*pgx.Conn, error) {
 	cfg, err := Config(ep)
 	if err != nil {
 		return nil, err
+	}
+	if d.mode == ModeExec {
+		cfg.DefaultQueryExecMode = pgx.QueryExecModeExec
 	}
 	c, err := pgx.ConnectConfig(ctx, cfg)
 	if err != nil {
@@ -144,7 +176,7 @@ func connect(ctx context.Context, ep drivers.Endpoint) (*pgx.Conn, error) {
 
 // Seed implements drivers.Driver.
 func (d *Driver) Seed(ctx context.Context, ep drivers.Endpoint) error {
-	c, err := connect(ctx, ep)
+	c, err := d.connect(ctx, ep)
 	if err != nil {
 		return err
 	}
@@ -167,8 +199,8 @@ func (d *Driver) Seed(ctx context.Context, ep drivers.Endpoint) error {
 }
 
 // Info implements drivers.Driver.
-func (*Driver) Info(ctx context.Context, ep drivers.Endpoint) (drivers.ServerInfo, error) {
-	c, err := connect(ctx, ep)
+func (d *Driver) Info(ctx context.Context, ep drivers.Endpoint) (drivers.ServerInfo, error) {
+	c, err := d.connect(ctx, ep)
 	if err != nil {
 		return drivers.ServerInfo{}, err
 	}
@@ -184,22 +216,28 @@ func (*Driver) Info(ctx context.Context, ep drivers.Endpoint) (drivers.ServerInf
 	return drivers.ServerInfo{Product: product, Version: version, Detail: full}, nil
 }
 
-// Open implements drivers.Driver: one connection with the lookup prepared.
+// Open implements drivers.Driver: one connection, with the lookup
+// prepared in ModePrepared.
 func (d *Driver) Open(ctx context.Context, ep drivers.Endpoint) (drivers.Conn, error) {
-	c, err := connect(ctx, ep)
+	c, err := d.connect(ctx, ep)
 	if err != nil {
 		return nil, err
 	}
-	if _, err := c.Prepare(ctx, "lookup", d.query()); err != nil {
-		c.Close(context.Background())
-		return nil, fmt.Errorf("prepare %q over %s: %w", d.query(), ep, err)
+	stmt := d.query()
+	if d.mode == ModePrepared {
+		if _, err := c.Prepare(ctx, "lookup", stmt); err != nil {
+			c.Close(context.Background())
+			return nil, fmt.Errorf("prepare %q over %s: %w", stmt, ep, err)
+		}
+		stmt = "lookup"
 	}
-	return &Conn{c: c, size: d.valueSize, arg: int32(LookupID), depth: d.Depth()}, nil
+	return &Conn{c: c, stmt: stmt, size: d.valueSize, arg: int32(LookupID), depth: d.Depth()}, nil
 }
 
 // Conn is one PostgreSQL connection.
 type Conn struct {
 	c     *pgx.Conn
+	stmt  string // the prepared statement's name, or the lookup's text
 	size  int
 	arg   int32
 	value []byte
@@ -212,7 +250,7 @@ func (c *Conn) Do(ctx context.Context) error {
 	if c.depth > 1 {
 		b := &pgx.Batch{}
 		for i := 0; i < c.depth; i++ {
-			b.Queue("lookup", c.arg)
+			b.Queue(c.stmt, c.arg)
 		}
 		br := c.c.SendBatch(ctx, b)
 		for i := 0; i < c.depth; i++ {
@@ -227,7 +265,7 @@ func (c *Conn) Do(ctx context.Context) error {
 		}
 		return br.Close()
 	}
-	if err := c.c.QueryRow(ctx, "lookup", c.arg).Scan(&c.value); err != nil {
+	if err := c.c.QueryRow(ctx, c.stmt, c.arg).Scan(&c.value); err != nil {
 		return err
 	}
 	return c.check()
@@ -256,3 +294,7 @@ func (c *Conn) Verify(ctx context.Context) (drivers.Verification, error) {
 
 // Close implements drivers.Conn.
 func (c *Conn) Close() error { return c.c.Close(context.Background()) }
+
+// LocalAddr is the client side's address of this connection (a pooler's
+// console lists its clients by it).
+func (c *Conn) LocalAddr() net.Addr { return c.c.PgConn().Conn().LocalAddr() }

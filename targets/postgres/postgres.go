@@ -49,12 +49,25 @@ func init() {
 	})
 }
 
-type settings struct{ ext *targets.ExternalFlags }
+type settings struct {
+	mode string
+	ext  *targets.ExternalFlags
+}
 
-func bind(f *pflag.FlagSet) targets.Settings { return &settings{ext: external.Bind(f, name)} }
+func bind(f *pflag.FlagSet) targets.Settings {
+	s := &settings{mode: ModePrepared, ext: external.Bind(f, name)}
+	if f != nil {
+		f.StringVar(&s.mode, "postgres-mode", ModePrepared, "how the lookup reaches PostgreSQL: prepared (a named statement per connection) or exec (an unnamed statement per op, as poolers in transaction mode need)")
+	}
+	return s
+}
 
-func (s *settings) Validate() error { return nil }
+func (s *settings) Validate() error { return targets.OneOf("postgres-mode", s.mode, Modes...) }
 
-func (s *settings) Driver(valueSize int) drivers.Driver { return New(valueSize) }
+func (s *settings) Driver(valueSize int) drivers.Driver { return NewMode(s.mode, valueSize) }
+
+// StartLocal starts a private PostgreSQL with the local provider, for
+// targets that put something in front of it (a pooler).
+var StartLocal = localServer
 
 func (s *settings) External() (compose.Pair, error) { return s.ext.Pair() }
