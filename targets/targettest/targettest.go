@@ -20,6 +20,7 @@ import (
 	"github.com/dbsock/dbsock/results"
 	"github.com/dbsock/dbsock/scenarios"
 	"github.com/dbsock/dbsock/targets"
+	_ "github.com/dbsock/dbsock/targets/all" // every target, as in the command
 )
 
 // Run measures target with provider ("local", "docker" or "compose"; the
