@@ -13,7 +13,7 @@ all: build
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o bin/dbsock ./cmd/dbsock
 
-## deps: install MariaDB, Redis and PostgreSQL (apt) and build FerretDB (Go module proxy)
+## deps: install MariaDB, Redis, memcached and PostgreSQL (apt) and build FerretDB (Go module proxy)
 deps:
 	scripts/install-deps.sh
 
@@ -21,7 +21,7 @@ deps:
 test-deps:
 	scripts/install-deps.sh --with-browser
 
-## images: local images of MariaDB, Redis and FerretDB from Debian's packages (no registry needed)
+## images: local images of every server dbsock starts in containers, from Debian's packages (no registry needed)
 images: deps
 	scripts/build-images.sh
 

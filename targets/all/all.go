@@ -7,6 +7,7 @@ import (
 	_ "github.com/dbsock/dbsock/targets/floor"
 	_ "github.com/dbsock/dbsock/targets/grpc"
 	_ "github.com/dbsock/dbsock/targets/http"
+	_ "github.com/dbsock/dbsock/targets/memcached"
 	_ "github.com/dbsock/dbsock/targets/mongo"
 	_ "github.com/dbsock/dbsock/targets/mysql"
 	_ "github.com/dbsock/dbsock/targets/postgres"

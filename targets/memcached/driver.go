@@ -1,0 +1,241 @@
+// Package memcached is dbsock's memcached target: a GET of one key through
+// github.com/bradfitz/gomemcache, which dials a server string containing
+// "/" as a Unix socket and anything else as TCP.
+//
+// memcached serves a Unix socket only with TCP disabled (-s), so one
+// process cannot serve both transports: dbsock starts two instances,
+// started and pinned alike, one per transport, and the report says so.
+package memcached
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/bradfitz/gomemcache/memcache"
+
+	"github.com/dbsock/dbsock/drivers"
+)
+
+// Key is the key every op reads; Value is what it holds.
+const (
+	Key   = "dbsock:user:1"
+	Value = "dbsock"
+)
+
+// Driver is the memcached driver for one value size.
+type Driver struct {
+	valueSize int // 0: the 6-byte Value
+}
+
+// New returns the memcached driver reading values of valueSize bytes
+// (Value when 0).
+func New(valueSize int) *Driver { return &Driver{valueSize: valueSize} }
+
+// Name implements drivers.Driver.
+func (*Driver) Name() string { return name }
+
+// Mode implements drivers.Driver.
+func (*Driver) Mode() string { return "" }
+
+// ValueSize implements drivers.Driver.
+func (d *Driver) ValueSize() int {
+	if d.valueSize == 0 {
+		return len(Value)
+	}
+	return d.valueSize
+}
+
+func (d *Driver) value() []byte {
+	if d.valueSize == 0 {
+		return []byte(Value)
+	}
+	return bytes.Repeat([]byte("d"), d.valueSize)
+}
+
+// Describe implements drivers.Driver.
+func (d *Driver) Describe() string {
+	return fmt.Sprintf("`get %s` of a %d-byte value, text protocol (one round trip per op)", Key, d.ValueSize())
+}
+
+// ConnectPhase implements drivers.Driver.
+func (*Driver) ConnectPhase() string {
+	return "connect (memcached has no handshake or authentication here)"
+}
+
+// server is ep as gomemcache takes it: a socket path, or HOST:PORT.
+func server(ep drivers.Endpoint) string { return ep.Address }
+
+// client is a gomemcache client of one connection to ep; dialed, when set,
+// receives each connection it makes.
+func client(ep drivers.Endpoint, dialed func(net.Conn)) *memcache.Client {
+	c := memcache.New(server(ep))
+	c.MaxIdleConns = 1
+	c.Timeout = 10 * time.Second
+	c.DialContext = func(ctx context.Context, network, address string) (net.Conn, error) {
+		var d net.Dialer
+		nc, err := d.DialContext(ctx, network, address)
+		if err == nil && dialed != nil {
+			dialed(nc)
+		}
+		return nc, err
+	}
+	return c
+}
+
+// Seed implements drivers.Driver: it sets the key to a value of the
+// driver's size, with no expiry.
+func (d *Driver) Seed(_ context.Context, ep drivers.Endpoint) error {
+	c := client(ep, nil)
+	defer c.Close()
+	if err := c.Set(&memcache.Item{Key: Key, Value: d.value()}); err != nil {
+		return fmt.Errorf("seed memcached over %s: set %s: %w", ep, Key, err)
+	}
+	return nil
+}
+
+// Info implements drivers.Driver: memcached's version command.
+func (d *Driver) Info(ctx context.Context, ep drivers.Endpoint) (drivers.ServerInfo, error) {
+	var nd net.Dialer
+	nc, err := nd.DialContext(ctx, string(ep.Transport), ep.Address)
+	if err != nil {
+		return drivers.ServerInfo{}, err
+	}
+	defer nc.Close()
+	if dl, ok := ctx.Deadline(); ok {
+		_ = nc.SetDeadline(dl)
+	}
+	line, err := command(nc, "version")
+	if err != nil {
+		return drivers.ServerInfo{}, fmt.Errorf("ask memcached over %s for its version: %w", ep, err)
+	}
+	v, ok := strings.CutPrefix(strings.TrimSpace(line), "VERSION ")
+	if !ok {
+		return drivers.ServerInfo{}, fmt.Errorf("ask memcached over %s for its version: it answered %q, not VERSION", ep, strings.TrimSpace(line))
+	}
+	return drivers.ServerInfo{Product: "memcached", Version: v}, nil
+}
+
+// command sends one text-protocol command on nc and returns the reply up
+// to its end: one line, or, for stats, every line through END.
+func command(nc net.Conn, cmd string) (string, error) {
+	if _, err := nc.Write([]byte(cmd + "\r\n")); err != nil {
+		return "", err
+	}
+	r := bufio.NewReader(nc)
+	var b strings.Builder
+	for {
+		line, err := r.ReadString('\n')
+		if err != nil {
+			return b.String(), err
+		}
+		b.WriteString(line)
+		t := strings.TrimSpace(line)
+		if !strings.HasPrefix(cmd, "stats") || t == "END" || strings.HasSuffix(t, "ERROR") {
+			return b.String(), nil
+		}
+	}
+}
+
+// Open implements drivers.Driver: one connection, made at once (with a
+// version command) so that Verify can ask about it.
+func (d *Driver) Open(_ context.Context, ep drivers.Endpoint) (drivers.Conn, error) {
+	c := &Conn{ep: ep, want: d.ValueSize()}
+	c.client = client(ep, func(nc net.Conn) {
+		c.mu.Lock()
+		c.nc = nc
+		c.mu.Unlock()
+	})
+	if err := c.client.Ping(); err != nil {
+		c.client.Close()
+		return nil, fmt.Errorf("connect to memcached over %s: %w", ep, err)
+	}
+	return c, nil
+}
+
+// Conn is one memcached connection (a gomemcache client that keeps one).
+type Conn struct {
+	ep     drivers.Endpoint
+	client *memcache.Client
+	want   int
+	mu     sync.Mutex
+	nc     net.Conn // the connection the client made, for Verify
+}
+
+// Do implements drivers.Conn: one get.
+func (c *Conn) Do(context.Context) error {
+	it, err := c.client.Get(Key)
+	if err != nil {
+		if errors.Is(err, memcache.ErrCacheMiss) {
+			return fmt.Errorf("memcached has no %s: the server lost the seeded value (restarted, or evicted it)", Key)
+		}
+		return err
+	}
+	if len(it.Value) != c.want {
+		return fmt.Errorf("memcached get returned %d bytes, want %d", len(it.Value), c.want)
+	}
+	return nil
+}
+
+// Verify implements drivers.Conn: "stats conns" sent on this very
+// connection, between ops, lists every connection with its address; this
+// one is the TCP connection from its local address, or the connection on
+// the Unix listener that is running the command.
+func (c *Conn) Verify(ctx context.Context) (drivers.Verification, error) {
+	c.mu.Lock()
+	nc := c.nc
+	c.mu.Unlock()
+	if nc == nil {
+		return drivers.Verification{}, errors.New("stats conns: the client made no connection")
+	}
+	if dl, ok := ctx.Deadline(); ok {
+		_ = nc.SetDeadline(dl)
+		defer nc.SetDeadline(time.Time{})
+	}
+	out, err := command(nc, "stats conns")
+	if err != nil {
+		return drivers.Verification{}, fmt.Errorf("stats conns: %w", err)
+	}
+	return ParseConns(out, nc.LocalAddr().String())
+}
+
+// ParseConns finds the connection that asked in a "stats conns" reply:
+// over TCP the one whose addr is tcp:LOCAL (the client's own address);
+// over a Unix socket the one on a unix: listener in state conn_parse_cmd.
+func ParseConns(out, local string) (drivers.Verification, error) {
+	conns := map[string]map[string]string{}
+	for _, line := range strings.Split(out, "\n") {
+		f := strings.Fields(line)
+		if len(f) != 3 || f[0] != "STAT" {
+			continue
+		}
+		id, key, ok := strings.Cut(f[1], ":")
+		if !ok {
+			continue
+		}
+		if conns[id] == nil {
+			conns[id] = map[string]string{}
+		}
+		conns[id][key] = f[2]
+	}
+	for _, kv := range conns {
+		if kv["addr"] == "tcp:"+local {
+			return drivers.Verification{Transport: drivers.TCP, Evidence: "stats conns: addr " + kv["addr"] + " on listener " + kv["listen_addr"]}, nil
+		}
+	}
+	for _, kv := range conns {
+		if strings.HasPrefix(kv["listen_addr"], "unix:") && kv["state"] == "conn_parse_cmd" {
+			return drivers.Verification{Transport: drivers.Unix, Evidence: "stats conns: a client on listener " + kv["listen_addr"]}, nil
+		}
+	}
+	return drivers.Verification{}, fmt.Errorf("stats conns lists no connection from %s and none on a Unix listener: is this memcached?", local)
+}
+
+// Close implements drivers.Conn.
+func (c *Conn) Close() error { return c.client.Close() }

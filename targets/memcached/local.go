@@ -1,0 +1,69 @@
+package memcached
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"strconv"
+
+	"github.com/dbsock/dbsock/compose"
+	"github.com/dbsock/dbsock/drivers"
+)
+
+// perTransport says in the report why two processes serve the target;
+// local says how dbsock started them.
+const (
+	perTransport = "two memcached instances, one on 127.0.0.1 TCP (-p) and one on the Unix socket (-s), because memcached -s turns TCP off"
+	local        = perTransport + "; started with the same flags and pinned alike"
+)
+
+// memory is each instance's cache size and item limit (--value-size goes
+// up to 16 MiB; memcached takes items up to half its memory).
+var memory = []string{"-m", "128", "-I", "32m"}
+
+// localServer starts two memcached instances, one per transport.
+func localServer(ctx context.Context, l *compose.Local, target string) (*compose.Server, error) {
+	_, bin := l.Find("memcached")
+	if bin == "" {
+		return nil, compose.NotFound(target, "memcached", "apt-get install memcached, or run scripts/install-deps.sh")
+	}
+	asRoot := []string{}
+	if os.Geteuid() == 0 {
+		asRoot = []string{"-u", "root"} // memcached refuses root without it
+	}
+	tcp, err := l.Prepare(target, "")
+	if err != nil {
+		return nil, err
+	}
+	args := append([]string{"-p", strconv.Itoa(tcp.Port), "-l", "127.0.0.1", "-U", "0"}, append(memory, asRoot...)...)
+	if err := tcp.StartProbe(ctx, "memcached-tcp", bin, args, nil, "", dial("tcp", tcp.TCPAddr())); err != nil {
+		return nil, tcp.Fail(err)
+	}
+	unix, err := l.Prepare(target, "memcached.sock")
+	if err != nil {
+		return nil, tcp.Fail(err)
+	}
+	args = append([]string{"-s", unix.Sock, "-a", "0700"}, append(memory, asRoot...)...)
+	if err := unix.StartProbe(ctx, "memcached-unix", bin, args, nil, "", dial("unix", unix.Sock)); err != nil {
+		return nil, tcp.Fail(unix.Fail(err))
+	}
+	tcpEP := drivers.Endpoint{Transport: drivers.TCP, Address: tcp.TCPAddr()}
+	unixEP := drivers.Endpoint{Transport: drivers.Unix, Address: unix.Sock}
+	origin := fmt.Sprintf("local processes %s (pid %d for TCP, pid %d for the socket)", bin, tcp.PID(), unix.PID())
+	srv := tcp.Server(target, origin, tcpEP, tcpEP).Join(unix.Server(target, origin, unixEP, unixEP))
+	srv.Unix, srv.Serving = unixEP, local
+	return srv, nil
+}
+
+// dial is a readiness probe of one endpoint.
+func dial(network, address string) func(context.Context) error {
+	return func(ctx context.Context) error {
+		var d net.Dialer
+		c, err := d.DialContext(ctx, network, address)
+		if err != nil {
+			return err
+		}
+		return c.Close()
+	}
+}

@@ -1,0 +1,61 @@
+package memcached
+
+import (
+	"context"
+	"net"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"github.com/dbsock/dbsock/compose"
+	"github.com/dbsock/dbsock/drivers"
+	"github.com/dbsock/dbsock/targets"
+)
+
+const name = "memcached"
+
+var external = targets.External{
+	Product:    "memcached",
+	SocketHelp: "external memcached Unix socket path (memcached -s: a second instance, as memcached serves a socket only with TCP off)",
+}
+
+func init() {
+	targets.Register(targets.Target{
+		Target: compose.Target{Name: name, Recipe: recipe, SocketFlag: external.SocketFlag(name),
+			Serving: perTransport, SeedEach: true},
+		Order:    25,
+		Short:    "GET of one key (memcached: one instance per transport)",
+		ServedBy: "memcached, two instances started alike (-p for TCP, -s for the socket), local, container or yours",
+		Library:  "github.com/bradfitz/gomemcache",
+		Settings: bind,
+		Doctor: &targets.Doctor{
+			Name:      "memcached",
+			WellKnown: []string{"/run/memcached/memcached.sock", "/var/run/memcached/memcached.sock", "/tmp/memcached.sock"},
+			Match:     func(base string) bool { return strings.Contains(base, name) },
+			Localhost: "clients use TCP (localhost:11211) unless given this path; memcached serves a socket only with TCP off (-s).",
+			Answer:    version,
+		},
+	})
+}
+
+type settings struct{ ext *targets.ExternalFlags }
+
+func bind(f *pflag.FlagSet) targets.Settings { return &settings{ext: external.Bind(f, name)} }
+
+func (*settings) Validate() error { return nil }
+
+func (*settings) Driver(valueSize int) drivers.Driver { return New(valueSize) }
+
+func (s *settings) External() (compose.Pair, error) { return s.ext.Pair() }
+
+// version asks the version command, which needs no credentials.
+func version(_ context.Context, c net.Conn, _ string) string {
+	line, err := command(c, "version")
+	if err != nil {
+		return "no answer: " + err.Error()
+	}
+	if v, ok := strings.CutPrefix(strings.TrimSpace(line), "VERSION "); ok {
+		return "memcached " + v
+	}
+	return "not memcached: " + strings.TrimSpace(line)
+}

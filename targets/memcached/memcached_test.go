@@ -1,0 +1,54 @@
+package memcached_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/dbsock/dbsock/drivers"
+	"github.com/dbsock/dbsock/targets/memcached"
+	"github.com/dbsock/dbsock/targets/targettest"
+)
+
+// name is the target under test.
+const name = "memcached"
+
+func TestLocal(t *testing.T) {
+	rep := targettest.Run(t, name, "local", "memcached")
+	if tg := rep.Targets[0]; !strings.Contains(tg.Serving, "two memcached instances") || tg.Server.Product != "memcached" {
+		t.Errorf("the report does not say what serves memcached: %+v", tg)
+	}
+}
+
+func TestDocker(t *testing.T)  { targettest.Run(t, name, "docker") }
+func TestCompose(t *testing.T) { targettest.Run(t, name, "compose") }
+
+// TestExternal measures a memcached pair that is already running.
+func TestExternal(t *testing.T) {
+	srv := targettest.Local(t, name, "memcached")
+	if err := targettest.Mismatched(t, name, srv.TCP, srv.Unix); err != nil {
+		t.Fatalf("the right endpoints: %v", err)
+	}
+}
+
+// TestWrongSocket: a Unix socket that is not memcached's is said to be so.
+func TestWrongSocket(t *testing.T) {
+	srv := targettest.Local(t, name, "memcached")
+	redis := targettest.Local(t, "redis", "redis-server")
+	err := targettest.Mismatched(t, name, srv.TCP, drivers.Endpoint{Transport: drivers.Unix, Address: redis.Unix.Address})
+	targettest.Contains(t, err, "memcached", redis.Unix.Address)
+}
+
+func TestParseConns(t *testing.T) {
+	out := "STAT 23:addr unix:/s/m.sock\r\nSTAT 23:state conn_listening\r\nSTAT 24:addr ?:<AF 0>\r\nSTAT 24:listen_addr unix:/s/m.sock\r\nSTAT 24:state conn_parse_cmd\r\nEND\r\n"
+	v, err := memcached.ParseConns(out, "@")
+	if err != nil || v.Transport != drivers.Unix {
+		t.Fatalf("unix: %+v, %v", v, err)
+	}
+	out = "STAT 25:addr tcp:127.0.0.1:5000\r\nSTAT 25:listen_addr tcp:127.0.0.1:11211\r\nSTAT 25:state conn_parse_cmd\r\nEND\r\n"
+	if v, err := memcached.ParseConns(out, "127.0.0.1:5000"); err != nil || v.Transport != drivers.TCP {
+		t.Fatalf("tcp: %+v, %v", v, err)
+	}
+	if _, err := memcached.ParseConns(out, "127.0.0.1:6000"); err == nil {
+		t.Fatal("a listing without this connection verified it")
+	}
+}
