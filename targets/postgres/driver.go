@@ -6,6 +6,8 @@ package postgres
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"fmt"
 	"net"
 	"path/filepath"
@@ -167,6 +169,7 @@ func (d *Driver) connect(ctx context.Context, ep drivers.Endpoint) (*pgx.Conn, e
 	if d.mode == ModeExec {
 		cfg.DefaultQueryExecMode = pgx.QueryExecModeExec
 	}
+	cfg.RuntimeParams["application_name"] = applicationName()
 	c, err := pgx.ConnectConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("connect to postgres over %s: %w", ep, err)
@@ -231,7 +234,7 @@ func (d *Driver) Open(ctx context.Context, ep drivers.Endpoint) (drivers.Conn, e
 		}
 		stmt = "lookup"
 	}
-	return &Conn{c: c, stmt: stmt, size: d.valueSize, arg: int32(LookupID), depth: d.Depth()}, nil
+	return &Conn{c: c, stmt: stmt, size: d.valueSize, arg: int32(LookupID), depth: d.Depth(), app: c.Config().RuntimeParams["application_name"]}, nil
 }
 
 // Conn is one PostgreSQL connection.
@@ -242,6 +245,7 @@ type Conn struct {
 	arg   int32
 	value []byte
 	depth int
+	app   string // application_name, unique to this connection
 }
 
 // Do implements drivers.Conn: one execution of the prepared lookup, or a
@@ -294,6 +298,18 @@ func (c *Conn) Verify(ctx context.Context) (drivers.Verification, error) {
 
 // Close implements drivers.Conn.
 func (c *Conn) Close() error { return c.c.Close(context.Background()) }
+
+// ApplicationName is the application_name this connection gave the
+// server: "dbsock-" and 8 random hex digits, unique to it (a pooler's
+// console lists its clients by it).
+func (c *Conn) ApplicationName() string { return c.app }
+
+// applicationName is a fresh connection's application_name.
+func applicationName() string {
+	var b [4]byte
+	_, _ = rand.Read(b[:])
+	return "dbsock-" + hex.EncodeToString(b[:])
+}
 
 // LocalAddr is the client side's address of this connection (a pooler's
 // console lists its clients by it).
