@@ -13,7 +13,7 @@ all: build
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o bin/dbsock ./cmd/dbsock
 
-## deps: install MariaDB, Redis, memcached and PostgreSQL (apt) and build FerretDB (Go module proxy)
+## deps: install MariaDB, Redis, memcached, PostgreSQL and PgBouncer (apt) and build FerretDB (Go module proxy)
 deps:
 	scripts/install-deps.sh
 

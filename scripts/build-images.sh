@@ -6,6 +6,7 @@
 #   dbsock/ferretdb:1.24   FerretDB (MongoDB wire protocol), started like the official mongo image
 #   dbsock/postgres:15     PostgreSQL, started like the official postgres image
 #   dbsock/memcached:1.6   memcached, started like the official memcached image
+#   dbsock/pgbouncer:1.18  PgBouncer in front of PostgreSQL (no official image exists)
 # Each takes the same server flags dbsock passes to the official images, so
 # the docker and compose providers run unchanged with --image or the
 # compose file's environment variables. Safe to run again: an image that
@@ -13,7 +14,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-images=(dbsock/mariadb:10.11 dbsock/redis:7.0 dbsock/ferretdb:1.24 dbsock/postgres:15 dbsock/memcached:1.6)
+images=(dbsock/mariadb:10.11 dbsock/redis:7.0 dbsock/ferretdb:1.24 dbsock/postgres:15 dbsock/memcached:1.6 dbsock/pgbouncer:1.18)
 if [ "${FORCE:-0}" != 1 ]; then
   missing=0
   for i in "${images[@]}"; do docker image inspect "$i" >/dev/null 2>&1 || missing=1; done
@@ -34,7 +35,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 root="$work/rootfs"
 echo "build-images: debootstrap bookworm with the servers dbsock measures from $mirror (a minute or two)"
-debootstrap --variant=minbase --include=mariadb-server,redis-server,postgresql,memcached,ca-certificates bookworm "$root" "$mirror" > "$work/debootstrap.log" 2>&1 ||
+debootstrap --variant=minbase --include=mariadb-server,redis-server,postgresql,memcached,pgbouncer,ca-certificates bookworm "$root" "$mirror" > "$work/debootstrap.log" 2>&1 ||
   { tail -20 "$work/debootstrap.log" >&2; exit 1; }
 rm -rf "$root"/var/cache/apt/archives/*.deb "$root"/var/lib/apt/lists/*
 # The packages initialised data dirs: the entrypoints make fresh ones with the run's accounts.
@@ -56,3 +57,4 @@ build dbsock/redis:7.0 redis-entrypoint.sh redis-server "Redis $(chroot "$root" 
 build dbsock/ferretdb:1.24 mongo-entrypoint.sh mongod "FerretDB $(ferretdb --version 2>&1 | head -1 | awk '{print $2}')"
 build dbsock/postgres:15 postgres-entrypoint.sh postgres "PostgreSQL $(chroot "$root" dpkg-query -W -f '${Version}' postgresql)"
 build dbsock/memcached:1.6 memcached-entrypoint.sh memcached "memcached $(chroot "$root" dpkg-query -W -f '${Version}' memcached)"
+build dbsock/pgbouncer:1.18 pgbouncer-entrypoint.sh pgbouncer "PgBouncer $(chroot "$root" dpkg-query -W -f '${Version}' pgbouncer)"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs the database servers dbsock's local provider and integration tests use:
-# MariaDB, Redis, memcached and PostgreSQL from Debian's packages, and FerretDB (a
+# MariaDB, Redis, memcached, PostgreSQL and PgBouncer from Debian's packages, and FerretDB (a
 # MongoDB-wire server) built from the Go module proxy. With --with-browser
 # (make test passes it) also Chromium, in which a test renders the HTML
 # report. Safe to run again: what is already there is kept.
@@ -13,6 +13,7 @@ need_apt=()
 command -v mariadbd >/dev/null 2>&1 || command -v mysqld >/dev/null 2>&1 || need_apt+=(mariadb-server)
 command -v redis-server >/dev/null 2>&1 || need_apt+=(redis-server)
 command -v memcached >/dev/null 2>&1 || need_apt+=(memcached)
+[ -x /usr/sbin/pgbouncer ] || command -v pgbouncer >/dev/null 2>&1 || need_apt+=(pgbouncer)
 ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || need_apt+=(postgresql)
 command -v taskset >/dev/null 2>&1 || need_apt+=(util-linux)
 # The HTML report's test renders it in a real browser.

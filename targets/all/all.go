@@ -10,6 +10,7 @@ import (
 	_ "github.com/dbsock/dbsock/targets/memcached"
 	_ "github.com/dbsock/dbsock/targets/mongo"
 	_ "github.com/dbsock/dbsock/targets/mysql"
+	_ "github.com/dbsock/dbsock/targets/pgbouncer"
 	_ "github.com/dbsock/dbsock/targets/postgres"
 	_ "github.com/dbsock/dbsock/targets/redis"
 )

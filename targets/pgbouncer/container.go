@@ -1,0 +1,51 @@
+package pgbouncer
+
+import (
+	"context"
+	"strconv"
+
+	"github.com/dbsock/dbsock/compose"
+	"github.com/dbsock/dbsock/drivers"
+)
+
+// recipe starts PostgreSQL and PgBouncer locally, or both in one container
+// of dbsock/pgbouncer:1.18 (there is no official image of PgBouncer; make
+// images builds this one from Debian's packages).
+var recipe = compose.Recipe{Local: localServer, Container: &compose.Container{Image: "dbsock/pgbouncer:1.18", Offline: "dbsock/pgbouncer:1.18",
+	Spec: container}}
+
+// User is the account dbsock uses through PgBouncer, and the admin user of
+// its console; Database the database behind it.
+const (
+	User     = "dbsock"
+	Database = "postgres"
+)
+
+// container runs dbsock/pgbouncer's entrypoint: it initialises PostgreSQL
+// (listening on its own socket only), then runs PgBouncer on port and
+// /sock. The password reaches it through the environment.
+func container(port int, _, bind string) (compose.ContainerSpec, error) {
+	pw, err := compose.RandomPassword()
+	if err != nil {
+		return compose.ContainerSpec{}, err
+	}
+	p := strconv.Itoa(port)
+	return compose.ContainerSpec{
+		Cmd:    []string{"pgbouncer", "--listen", bind, "--port", p, "--socket-dir", "/sock"},
+		Env:    map[string]string{"PGBOUNCER_USER": User, "PGBOUNCER_PASSWORD": pw, "PGBOUNCER_DB": Database},
+		Socket: ".s.PGSQL." + p, User: User, Password: pw, Database: Database,
+		Ready: login,
+	}, nil
+}
+
+// login is ready once PgBouncer logs the account in, over both transports,
+// to the PostgreSQL behind it.
+func login(ctx context.Context, srv *compose.Server) error {
+	d := New(0)
+	for _, ep := range []drivers.Endpoint{srv.TCP, srv.Unix} {
+		if _, err := d.Info(ctx, ep); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,153 @@
+// Package pgbouncer is dbsock's pgbouncer target: the postgres target's
+// lookup, through PgBouncer in transaction pooling in front of a
+// PostgreSQL that PgBouncer reaches over PostgreSQL's own Unix socket. The
+// client reaches PgBouncer over 127.0.0.1 TCP or PgBouncer's socket, the
+// most common real use of a PostgreSQL socket: a pooler beside the
+// application. Each connection's transport is verified in PgBouncer's
+// admin console (SHOW CLIENTS), since PostgreSQL sees only PgBouncer.
+package pgbouncer
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"strconv"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/dbsock/dbsock/drivers"
+	"github.com/dbsock/dbsock/targets/postgres"
+)
+
+// Console is the database name of PgBouncer's admin console.
+const Console = "pgbouncer"
+
+// Driver is the postgres target's driver in exec mode (PgBouncer 1.18 in
+// transaction pooling cannot keep a named statement for a client), with
+// PgBouncer's own answers for Info and Verify.
+type Driver struct{ *postgres.Driver }
+
+// New returns the pgbouncer driver reading values of valueSize bytes.
+func New(valueSize int) Driver { return Driver{postgres.NewMode(postgres.ModeExec, valueSize)} }
+
+// Name implements drivers.Driver.
+func (Driver) Name() string { return name }
+
+// Pipeline implements drivers.Pipeliner.
+func (d Driver) Pipeline(depth int) drivers.Driver {
+	return Driver{d.Driver.Pipeline(depth).(*postgres.Driver)}
+}
+
+// Describe implements drivers.Driver.
+func (d Driver) Describe() string {
+	return d.Driver.Describe() + ", through PgBouncer (transaction pooling)"
+}
+
+// Info implements drivers.Driver: PgBouncer's version from its console,
+// and the PostgreSQL behind it.
+func (d Driver) Info(ctx context.Context, ep drivers.Endpoint) (drivers.ServerInfo, error) {
+	backend, err := d.Driver.Info(ctx, ep)
+	if err != nil {
+		return drivers.ServerInfo{}, err
+	}
+	rows, err := console(ctx, ep, "SHOW VERSION")
+	if err != nil {
+		return drivers.ServerInfo{}, err
+	}
+	if len(rows) == 0 {
+		return drivers.ServerInfo{}, fmt.Errorf("pgbouncer over %s: SHOW VERSION returned nothing", ep)
+	}
+	var v string
+	for _, val := range rows[0] {
+		v = val
+	}
+	product, version, _ := strings.Cut(strings.TrimSpace(v), " ")
+	if !strings.EqualFold(product, "PgBouncer") {
+		return drivers.ServerInfo{}, fmt.Errorf("pgbouncer over %s: the console says it is %q, not PgBouncer", ep, v)
+	}
+	return drivers.ServerInfo{Product: "PgBouncer", Version: version,
+		Detail: "transaction pooling in front of " + backend.String()}, nil
+}
+
+// console runs one command on PgBouncer's admin console over ep (the same
+// transport and account, database Console, simple protocol as the console
+// requires) and returns its rows by column name.
+func console(ctx context.Context, ep drivers.Endpoint, cmd string) ([]map[string]string, error) {
+	ep.Database = Console
+	cfg, err := postgres.Config(ep)
+	if err != nil {
+		return nil, err
+	}
+	cfg.DefaultQueryExecMode = pgx.QueryExecModeSimpleProtocol
+	c, err := pgx.ConnectConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("connect to PgBouncer's console over %s (the user must be in admin_users or stats_users): %w", ep, err)
+	}
+	defer c.Close(context.Background())
+	rows, err := c.Query(ctx, cmd)
+	if err != nil {
+		return nil, fmt.Errorf("pgbouncer console over %s: %s: %w", ep, cmd, err)
+	}
+	defer rows.Close()
+	var out []map[string]string
+	fields := rows.FieldDescriptions()
+	for rows.Next() {
+		raw := rows.RawValues()
+		row := map[string]string{}
+		for i, f := range fields {
+			row[f.Name] = string(raw[i])
+		}
+		out = append(out, row)
+	}
+	return out, rows.Err()
+}
+
+// Open implements drivers.Driver.
+func (d Driver) Open(ctx context.Context, ep drivers.Endpoint) (drivers.Conn, error) {
+	c, err := d.Driver.Open(ctx, ep)
+	if err != nil {
+		return nil, err
+	}
+	return &Conn{Conn: c.(*postgres.Conn), ep: ep}, nil
+}
+
+// Conn is one client connection to PgBouncer.
+type Conn struct {
+	*postgres.Conn
+	ep drivers.Endpoint
+}
+
+// Verify implements drivers.Conn: PgBouncer's SHOW CLIENTS lists this
+// connection by its port over TCP; a Unix client as addr "unix" with this
+// process's pid.
+func (c *Conn) Verify(ctx context.Context) (drivers.Verification, error) {
+	rows, err := console(ctx, c.ep, "SHOW CLIENTS")
+	if err != nil {
+		return drivers.Verification{}, err
+	}
+	return FindClient(rows, c.LocalAddr(), c.ApplicationName())
+}
+
+// FindClient finds this connection in SHOW CLIENTS rows: over TCP the row
+// with its local address and port; over a Unix socket the row with addr
+// "unix" and its own application_name app (unique to it).
+func FindClient(rows []map[string]string, local net.Addr, app string) (drivers.Verification, error) {
+	if a, ok := local.(*net.TCPAddr); ok {
+		for _, r := range rows {
+			if r["port"] == strconv.Itoa(a.Port) && r["addr"] == a.IP.String() {
+				return drivers.Verification{Transport: drivers.TCP, Evidence: "SHOW CLIENTS: addr " + r["addr"] + " port " + r["port"]}, nil
+			}
+		}
+		return drivers.Verification{}, fmt.Errorf("SHOW CLIENTS lists no client at %s", local)
+	}
+	for _, r := range rows {
+		if r["application_name"] == app && app != "" {
+			if r["addr"] == "unix" {
+				return drivers.Verification{Transport: drivers.Unix, Evidence: "SHOW CLIENTS: application_name " + app + ", addr unix"}, nil
+			}
+			return drivers.Verification{Transport: drivers.TCP, Evidence: "SHOW CLIENTS: application_name " + app + ", addr " + r["addr"] + " port " + r["port"]}, nil
+		}
+	}
+	return drivers.Verification{}, fmt.Errorf("SHOW CLIENTS lists no client named %s (this connection's application_name): is this PgBouncer 1.18 or later?", app)
+}

@@ -1,0 +1,58 @@
+#!/bin/sh
+# Starts PostgreSQL on its own Unix socket and PgBouncer in front of it
+# (transaction pooling), for dbsock's pgbouncer target:
+#   pgbouncer --listen ADDR --port PORT --socket-dir DIR
+# PGBOUNCER_USER, PGBOUNCER_PASSWORD and PGBOUNCER_DB name the account and
+# database; the account is PgBouncer's admin user too (SHOW CLIENTS). Both
+# servers run as the postgres user, as they must.
+set -eu
+case "${1:-}" in pgbouncer) shift ;; esac
+listen=127.0.0.1 port=6432 sockdir=/var/run/postgresql
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --listen) listen=$2; shift 2 ;;
+    --port) port=$2; shift 2 ;;
+    --socket-dir) sockdir=$2; shift 2 ;;
+    *) shift ;;
+  esac
+done
+user=${PGBOUNCER_USER:-dbsock} db=${PGBOUNCER_DB:-postgres}
+bin=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1)
+PGDATA=/var/lib/postgresql/data
+mkdir -p "$PGDATA" /var/run/postgresql /etc/dbsock
+chown -R postgres:postgres "$PGDATA" /var/run/postgresql /etc/dbsock
+chmod 700 "$PGDATA" /etc/dbsock
+as() { setpriv --reuid=postgres --regid=postgres --init-groups "$@"; }
+if [ ! -s "$PGDATA/PG_VERSION" ]; then
+  pw=$(mktemp)
+  printf '%s\n' "${PGBOUNCER_PASSWORD:-}" >"$pw"
+  chown postgres "$pw"
+  as "$bin/initdb" -D "$PGDATA" -U "$user" --pwfile="$pw" --auth-local=scram-sha-256 \
+    --auth-host=scram-sha-256 -E UTF8 --locale=C >/tmp/initdb.log 2>&1 ||
+    { cat /tmp/initdb.log >&2; rm -f "$pw"; exit 1; }
+  rm -f "$pw"
+fi
+# PostgreSQL listens on its socket only: PgBouncer is the one way in.
+as "$bin/postgres" -D "$PGDATA" -c listen_addresses= -c unix_socket_directories=/var/run/postgresql \
+  -c max_connections=300 -c fsync=off &
+umask 077
+printf '"%s" "%s"\n' "$user" "${PGBOUNCER_PASSWORD:-}" >/etc/dbsock/userlist.txt
+cat >/etc/dbsock/pgbouncer.ini <<INI
+[databases]
+* = host=/var/run/postgresql port=5432
+[pgbouncer]
+listen_addr = $listen
+listen_port = $port
+unix_socket_dir = $sockdir
+unix_socket_mode = 0777
+auth_type = scram-sha-256
+auth_file = /etc/dbsock/userlist.txt
+admin_users = $user
+pool_mode = transaction
+max_client_conn = 2000
+default_pool_size = 20
+ignore_startup_parameters = extra_float_digits
+INI
+chown postgres:postgres /etc/dbsock/userlist.txt /etc/dbsock/pgbouncer.ini
+# PgBouncer connects to PostgreSQL when a client needs it: no wait here.
+exec setpriv --reuid=postgres --regid=postgres --init-groups /usr/sbin/pgbouncer /etc/dbsock/pgbouncer.ini

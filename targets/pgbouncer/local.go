@@ -1,0 +1,122 @@
+package pgbouncer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/dbsock/dbsock/compose"
+	"github.com/dbsock/dbsock/drivers"
+	"github.com/dbsock/dbsock/targets/postgres"
+)
+
+// localServer starts a private PostgreSQL (the postgres target's recipe)
+// and PgBouncer in front of it, in transaction pooling, reaching it over
+// PostgreSQL's Unix socket; the client reaches PgBouncer over 127.0.0.1
+// TCP or PgBouncer's own socket.
+func localServer(ctx context.Context, l *compose.Local, target string) (*compose.Server, error) {
+	_, bin := l.Find("pgbouncer")
+	if bin == "" {
+		return nil, compose.NotFound(target, "pgbouncer", "apt-get install pgbouncer, or run scripts/install-deps.sh")
+	}
+	pg, err := postgres.StartLocal(ctx, l, target+"-postgres")
+	if err != nil {
+		return nil, err
+	}
+	ls, err := l.Prepare(target, "")
+	if err != nil {
+		return nil, errors.Join(err, pg.Stop(context.Background()))
+	}
+	fail := func(err error) error { return errors.Join(ls.Fail(err), pg.Stop(context.Background())) }
+	ls.Sock = postgres.SocketFile(ls.Dir, ls.Port)
+	if err := ls.CheckSocket(); err != nil {
+		return nil, fail(err)
+	}
+	// PgBouncer will not run as root either: as root it runs as the user
+	// PostgreSQL runs as, in a directory of its own.
+	if os.Geteuid() == 0 {
+		if ls.RunAs, err = compose.SystemUser(osUser, "PgBouncer"); err != nil {
+			return nil, fail(err)
+		}
+	}
+	ini, err := writeConfig(ls, pg.Unix, listen{addr: "127.0.0.1", port: ls.Port, socketDir: ls.Dir, socketMode: "0700"})
+	if err != nil {
+		return nil, fail(err)
+	}
+	if err := ls.Start(ctx, "pgbouncer", bin, []string{ini}, nil, ""); err != nil {
+		return nil, fail(err)
+	}
+	tcp := drivers.Endpoint{Transport: drivers.TCP, Address: ls.TCPAddr(), User: pg.TCP.User, Password: pg.TCP.Password, Database: pg.TCP.Database}
+	unix := tcp
+	unix.Transport, unix.Address = drivers.Unix, ls.Sock
+	srv := ls.Server(target, ls.Origin(bin)+fmt.Sprintf(" in front of %s", pg.Origin), tcp, unix).Join(pg)
+	srv.Serving = serving + " (both started by dbsock, pinned alike)"
+	return srv, nil
+}
+
+// listen is where PgBouncer listens.
+type listen struct {
+	addr       string
+	port       int
+	socketDir  string
+	socketMode string
+}
+
+// writeConfig writes pgbouncer.ini and its auth file into ls.Dir, owned by
+// the user PgBouncer runs as, for the database behind it at backend (a
+// Unix socket path DIR/.s.PGSQL.PORT), and returns the ini's path. The
+// password is in the auth file only, never on a command line.
+func writeConfig(ls *compose.LocalServer, backend drivers.Endpoint, b listen) (string, error) {
+	dir, port, ok := strings.Cut(filepath.Base(backend.Address), ".s.PGSQL.")
+	if !ok || dir != "" {
+		return "", fmt.Errorf("pgbouncer: the backend socket %s is not DIR/.s.PGSQL.PORT", backend.Address)
+	}
+	files := map[string]string{
+		"userlist.txt":  fmt.Sprintf("%q %q\n", backend.User, backend.Password),
+		"pgbouncer.ini": config(filepath.Dir(backend.Address), port, backend.User, filepath.Join(ls.Dir, "userlist.txt"), b),
+	}
+	for name, content := range files {
+		p := filepath.Join(ls.Dir, name)
+		if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
+			return "", fmt.Errorf("pgbouncer: write %s: %w", p, err)
+		}
+		if ls.RunAs != nil {
+			if err := os.Chown(p, int(ls.RunAs.Uid), int(ls.RunAs.Gid)); err != nil {
+				return "", err
+			}
+		}
+	}
+	if ls.RunAs != nil {
+		if err := os.Chown(ls.Dir, int(ls.RunAs.Uid), int(ls.RunAs.Gid)); err != nil {
+			return "", err
+		}
+	}
+	return filepath.Join(ls.Dir, "pgbouncer.ini"), nil
+}
+
+// config is pgbouncer.ini: every database goes to the backend's socket,
+// transaction pooling, SCRAM with the passwords of the auth file, and the
+// measuring user may read the admin console (SHOW CLIENTS).
+func config(backendDir, backendPort, user, authFile string, b listen) string {
+	return strings.Join([]string{
+		"[databases]",
+		"* = host=" + backendDir + " port=" + backendPort,
+		"[pgbouncer]",
+		"listen_addr = " + b.addr,
+		"listen_port = " + strconv.Itoa(b.port),
+		"unix_socket_dir = " + b.socketDir,
+		"unix_socket_mode = " + b.socketMode,
+		"auth_type = scram-sha-256",
+		"auth_file = " + authFile,
+		"admin_users = " + user,
+		"pool_mode = transaction",
+		"max_client_conn = 2000",
+		"default_pool_size = 20",
+		"ignore_startup_parameters = extra_float_digits",
+		"",
+	}, "\n")
+}

@@ -1,0 +1,61 @@
+package pgbouncer
+
+import (
+	"context"
+	"net"
+
+	"github.com/spf13/pflag"
+
+	"github.com/dbsock/dbsock/compose"
+	"github.com/dbsock/dbsock/drivers"
+	"github.com/dbsock/dbsock/targets"
+	"github.com/dbsock/dbsock/targets/postgres"
+)
+
+const (
+	name = "pgbouncer"
+	// osUser is who PgBouncer runs as when dbsock is root (it refuses
+	// root), the same user as the PostgreSQL behind it.
+	osUser = "postgres"
+	// serving says what serves the target, whichever provider.
+	serving = "PgBouncer in transaction pooling in front of PostgreSQL, which it reaches over PostgreSQL's Unix socket whichever transport the client uses"
+)
+
+var external = targets.External{
+	Product:    "PgBouncer",
+	SocketHelp: "external PgBouncer socket directory (the socket is DIR/.s.PGSQL.PORT, PORT from --pgbouncer-addr)",
+	SocketFile: postgres.SocketFile,
+	User:       "dbsock", UserHelp: "external PgBouncer user, in its admin_users or stats_users (dbsock reads SHOW CLIENTS)",
+	DB: "postgres", DBHelp: "external PgBouncer database; dbsock creates its table (user) in the database behind it",
+}
+
+func init() {
+	targets.Register(targets.Target{
+		Target: compose.Target{Name: name, Recipe: recipe, SocketFlag: external.SocketFlag(name),
+			Serving: serving},
+		Order:    45,
+		Short:    "the postgres lookup through PgBouncer (transaction pooling) in front of PostgreSQL",
+		ServedBy: "PgBouncer with a PostgreSQL behind it on a Unix socket, local, container or yours",
+		Library:  "github.com/jackc/pgx/v5",
+		Settings: bind,
+		Doctor: &targets.Doctor{
+			Name:      "PgBouncer",
+			WellKnown: []string{"/run/postgresql/.s.PGSQL.6432", "/var/run/postgresql/.s.PGSQL.6432", "/tmp/.s.PGSQL.6432"},
+			Match:     func(base string) bool { return base == ".s.pgsql.6432" },
+			Localhost: "libpq and pgx use this socket's directory when the host is a directory; host localhost means TCP. PgBouncer listens on 6432 by default.",
+			Answer: func(context.Context, net.Conn, string) string {
+				return "PgBouncer or PostgreSQL (its version needs a login)"
+			},
+		},
+	})
+}
+
+type settings struct{ ext *targets.ExternalFlags }
+
+func bind(f *pflag.FlagSet) targets.Settings { return &settings{ext: external.Bind(f, name)} }
+
+func (*settings) Validate() error { return nil }
+
+func (*settings) Driver(valueSize int) drivers.Driver { return New(valueSize) }
+
+func (s *settings) External() (compose.Pair, error) { return s.ext.Pair() }

@@ -1,0 +1,68 @@
+package pgbouncer_test
+
+import (
+	"net"
+	"strings"
+	"testing"
+
+	"github.com/dbsock/dbsock/drivers"
+	"github.com/dbsock/dbsock/targets/pgbouncer"
+	"github.com/dbsock/dbsock/targets/targettest"
+)
+
+// name is the target under test.
+const name = "pgbouncer"
+
+var binaries = []string{"pgbouncer"}
+
+func TestLocal(t *testing.T) {
+	rep := targettest.Run(t, name, "local", binaries...)
+	tg := rep.Targets[0]
+	if tg.Server.Product != "PgBouncer" || !strings.Contains(tg.Server.Detail, "in front of PostgreSQL") || !strings.Contains(tg.Serving, "transaction pooling") {
+		t.Errorf("the report does not say what serves pgbouncer: %+v", tg)
+	}
+}
+
+func TestDocker(t *testing.T)  { targettest.Run(t, name, "docker") }
+func TestCompose(t *testing.T) { targettest.Run(t, name, "compose") }
+
+// TestExternal measures a PgBouncer that is already running.
+func TestExternal(t *testing.T) {
+	srv := targettest.Local(t, name, binaries...)
+	if err := targettest.Mismatched(t, name, srv.TCP, srv.Unix); err != nil {
+		t.Fatalf("the right endpoints: %v", err)
+	}
+}
+
+// TestWrongSocket: PostgreSQL's own socket given as PgBouncer's is said to
+// be another server's.
+func TestWrongSocket(t *testing.T) {
+	srv := targettest.Local(t, name, binaries...)
+	pg := targettest.Local(t, "postgres", "initdb")
+	unix := pg.Unix
+	unix.User, unix.Password, unix.Database = srv.Unix.User, srv.Unix.Password, srv.Unix.Database
+	err := targettest.Mismatched(t, name, srv.TCP, unix)
+	targettest.Contains(t, err, "pgbouncer", pg.Unix.Address, "another server's socket")
+}
+
+func TestFindClient(t *testing.T) {
+	rows := []map[string]string{
+		{"type": "C", "database": "pgbouncer", "addr": "unix", "port": "6432", "application_name": ""},
+		{"type": "C", "database": "postgres", "addr": "127.0.0.1", "port": "5001", "application_name": "dbsock-0000aaaa"},
+		{"type": "C", "database": "postgres", "addr": "unix", "port": "6432", "application_name": "dbsock-0000bbbb"},
+	}
+	v, err := pgbouncer.FindClient(rows, &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 5001}, "dbsock-0000aaaa")
+	if err != nil || v.Transport != drivers.TCP {
+		t.Fatalf("tcp: %+v, %v", v, err)
+	}
+	v, err = pgbouncer.FindClient(rows, &net.UnixAddr{Net: "unix"}, "dbsock-0000bbbb")
+	if err != nil || v.Transport != drivers.Unix {
+		t.Fatalf("unix: %+v, %v", v, err)
+	}
+	if _, err := pgbouncer.FindClient(rows, &net.UnixAddr{Net: "unix"}, "dbsock-0000cccc"); err == nil {
+		t.Fatal("another Unix client verified this one")
+	}
+	if _, err := pgbouncer.FindClient(rows, &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 5002}, "dbsock-0000aaaa"); err == nil {
+		t.Fatal("a TCP client at another port verified this one")
+	}
+}
