@@ -3,8 +3,6 @@ package reports
 import (
 	"fmt"
 	"io"
-	"maps"
-	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -31,99 +29,6 @@ func Markdown(w io.Writer, r *results.Report) error {
 	writeEnvironment(b, r)
 	_, err := io.WriteString(w, b.String())
 	return err
-}
-
-// Decomposition is where one target's p50 goes on one transport: the
-// kernel floor (the floor target), the Go client runtime on top (echo -
-// floor), and the server's work and protocol (target - echo). The parts
-// add up to the target's p50 by construction.
-type Decomposition struct {
-	Target    string
-	Transport drivers.Transport
-	Kernel    float64 // ns
-	GoRuntime float64
-	Server    float64
-	Total     float64
-	// Exec is the part of Server the server itself reports as executing
-	// the command (ns per call), and ExecSource where it says so; -1 when
-	// the server does not say.
-	Exec       float64
-	ExecSource string
-}
-
-// Decompose returns the decomposition of every plain case of a target other
-// than floor and echo, when the report has both floor and echo; nil
-// otherwise.
-func Decompose(r *results.Report) []Decomposition {
-	kernel, runtime := r.LayerTarget(drivers.LayerKernel), r.LayerTarget(drivers.LayerRuntime)
-	if kernel == "" || runtime == "" {
-		return nil
-	}
-	sideOf := func(target string, t drivers.Transport) (results.Side, bool) {
-		for _, s := range r.Summary {
-			if s.Target == target && isPlain(s.Case) {
-				if t == drivers.Unix {
-					return s.Unix, s.Unix.Latency.P50 > 0
-				}
-				return s.TCP, s.TCP.Latency.P50 > 0
-			}
-		}
-		return results.Side{}, false
-	}
-	p50 := func(target string, t drivers.Transport) (float64, bool) {
-		side, ok := sideOf(target, t)
-		return float64(side.Latency.P50), ok
-	}
-	var out []Decomposition
-	for _, t := range drivers.Transports {
-		floor, okF := p50(kernel, t)
-		echo, okE := p50(runtime, t)
-		if !okF || !okE {
-			return nil
-		}
-		for _, s := range r.Summary {
-			if s.Target == kernel || s.Target == runtime || !isPlain(s.Case) {
-				continue
-			}
-			if total, ok := p50(s.Target, t); ok {
-				d := Decomposition{Target: s.Target, Transport: t, Kernel: floor, GoRuntime: echo - floor, Server: total - echo, Total: total, Exec: -1}
-				if side, _ := sideOf(s.Target, t); side.ServerExec != nil && side.ServerExec.Calls > 0 {
-					d.Exec, d.ExecSource = side.ServerExec.NsPerCall, side.ServerExec.Source
-				}
-				out = append(out, d)
-			}
-		}
-	}
-	return out
-}
-
-// writeDecomposition gives, per transport, where each target's p50 goes.
-func writeDecomposition(b *strings.Builder, r *results.Report) {
-	parts := Decompose(r)
-	if len(parts) == 0 {
-		return
-	}
-	b.WriteString("### Where the microseconds go\n\n")
-	b.WriteString("Each target's p50, split by what the floor and echo targets measured in the same run: the kernel floor " +
-		"(a blocking-syscall ping-pong, as a C program would do it), the Go client runtime on top of it (echo, the same ping-pong " +
-		"through Go's netpoller, minus the floor), and the server's own work and protocol (the target minus echo). " +
-		"The parts add up to the measured p50; a negative part means the server answers faster than dbsock's echo server.\n\n")
-	b.WriteString("| target | transport | kernel floor | + Go client runtime | + server work and protocol | = measured p50 | of which the server says it executed |\n|---|---|--:|--:|--:|--:|--:|\n")
-	sources := map[string]string{}
-	for _, d := range parts {
-		exec := "not reported"
-		if d.Exec >= 0 {
-			exec = fmt.Sprintf("%.1f µs", d.Exec/1e3)
-			sources[d.Target] = d.ExecSource
-		}
-		fmt.Fprintf(b, "| %s | %s | %.1f µs | %+.1f µs | %+.1f µs | %.1f µs | %s |\n", d.Target, d.Transport.Label(),
-			d.Kernel/1e3, d.GoRuntime/1e3, d.Server/1e3, d.Total/1e3, exec)
-	}
-	b.WriteString("\nThe last column is the server's own account of executing the command (a mean per call over the same timed blocks)")
-	for _, k := range slices.Sorted(maps.Keys(sources)) {
-		fmt.Fprintf(b, "; %s: %s", k, sources[k])
-	}
-	b.WriteString("; the other servers do not report it without extra setup (MariaDB's performance_schema, PostgreSQL's pg_stat_statements).\n\n")
 }
 
 // MarkdownSummary writes only the headline part of Markdown (--detail
@@ -354,46 +259,6 @@ func writeSweep(b *strings.Builder, cases []results.Summary) {
 	writeEfficiency(b, cases)
 }
 
-// perServerSecond is how many ops one second of server CPU served.
-func perServerSecond(c *results.CPU) string {
-	if c == nil || c.ServerNsPerOp == nil || *c.ServerNsPerOp <= 0 {
-		return "–"
-	}
-	return fmt.Sprintf("%.0f", 1e9 / *c.ServerNsPerOp)
-}
-
-// writeEfficiency says, for a concurrency sweep, the highest throughput
-// each transport reached, and how much more work per server core Unix did
-// there.
-func writeEfficiency(b *strings.Builder, cases []results.Summary) {
-	conc := map[int]bool{}
-	for _, s := range cases {
-		conc[s.Concurrency] = true
-	}
-	if len(conc) < 2 {
-		return
-	}
-	best := func(side func(results.Summary) results.Side) (results.Summary, float64) {
-		var at results.Summary
-		top := 0.0
-		for _, s := range cases {
-			if v := side(s).OpsPerSec; v > top {
-				at, top = s, v
-			}
-		}
-		return at, top
-	}
-	tcpAt, tcpTop := best(func(s results.Summary) results.Side { return s.TCP })
-	unixAt, unixTop := best(func(s results.Summary) results.Side { return s.Unix })
-	fmt.Fprintf(b, "Highest throughput: TCP %.0f ops/s (%s), Unix %.0f ops/s (%s).", tcpTop, tcpAt.Label(), unixTop, unixAt.Label())
-	t, u := tcpAt.TCP.CPU, unixAt.Unix.CPU
-	if t != nil && u != nil && t.ServerNsPerOp != nil && u.ServerNsPerOp != nil && *u.ServerNsPerOp > 0 {
-		fmt.Fprintf(b, " There, Unix did %.0f%% more work per server CPU-second than TCP (%s against %s ops).",
-			100*(*t.ServerNsPerOp / *u.ServerNsPerOp - 1), perServerSecond(u), perServerSecond(t))
-	}
-	b.WriteString("\n\n")
-}
-
 // writeCase gives one case's table, phases, speedup, verdict and warnings.
 func writeCase(b *strings.Builder, r *results.Report, sum *results.Summary) {
 	unit := pickUnit(sum.TCP.Latency.P50, sum.Unix.Latency.P50)
@@ -443,56 +308,6 @@ func writePerLookup(b *strings.Builder, sum *results.Summary) {
 	fmt.Fprintf(b, "Each op is a batch of %d lookups in one round trip. **Per lookup: p50 TCP %s %s, Unix %s %s; throughput TCP %.0f, Unix %.0f lookups/s.**\n\n",
 		sum.Pipeline, u.fmt(float64(sum.TCP.Latency.P50)/k), u.name, u.fmt(float64(sum.Unix.Latency.P50)/k), u.name,
 		sum.TCP.OpsPerSec*k, sum.Unix.OpsPerSec*k)
-}
-
-// writeCPU gives what each side spent per op over the timed blocks, and
-// what Unix saved.
-func writeCPU(b *strings.Builder, sum *results.Summary) {
-	tcp, unix := sum.TCP.CPU, sum.Unix.CPU
-	if tcp == nil || unix == nil {
-		return
-	}
-	server := func(c *results.CPU) (string, string, string, string) {
-		if c.ServerNsPerOp == nil {
-			return "–", "–", "–", "–"
-		}
-		perSec, sys := "–", "–"
-		if *c.ServerNsPerOp > 0 {
-			perSec = fmt.Sprintf("%.0f", 1e9 / *c.ServerNsPerOp)
-		}
-		if c.ServerSyscallsPerOp != nil {
-			sys = fmt.Sprintf("%.2f", *c.ServerSyscallsPerOp)
-		}
-		return fmt.Sprintf("%.1f µs", *c.ServerNsPerOp/1e3), fmt.Sprintf("%.2f", *c.ServerCswPerOp), sys, perSec
-	}
-	b.WriteString("| transport | client CPU/op | client csw/op | client read+write calls/op | server CPU/op | server csw/op | server read+write calls/op | ops per server CPU-second |\n" +
-		"|---|--:|--:|--:|--:|--:|--:|--:|\n")
-	for _, row := range []struct {
-		name string
-		c    *results.CPU
-	}{{drivers.TCP.Label(), tcp}, {drivers.Unix.Label(), unix}} {
-		sns, scsw, ssys, perSec := server(row.c)
-		fmt.Fprintf(b, "| %s | %.1f µs | %.2f | %.2f | %s | %s | %s | %s |\n", row.name, row.c.ClientNsPerOp/1e3, row.c.ClientCswPerOp,
-			row.c.ClientSyscallsPerOp, sns, scsw, ssys, perSec)
-	}
-	fmt.Fprintf(b, "\nCPU time (user + system), context switches (voluntary + involuntary) and read/write system calls (as /proc/PID/io counts them: "+
-		"read- and write-family calls, not recv/send) over the timed blocks only, per successful op. Client: %s. Server: %s.",
-		"dbsock's whole process (getrusage, /proc/self/io)", tcp.ServerMeasuredBy)
-	if s := sum.CPUSaving; s != nil {
-		fmt.Fprintf(b, " **Unix saves %.1f µs of client CPU per op", s.ClientNsPerOp/1e3)
-		if s.ServerNsPerOp != nil {
-			fmt.Fprintf(b, " and %.1f µs of server CPU per op", *s.ServerNsPerOp/1e3)
-		}
-		b.WriteString(".**")
-	}
-	b.WriteString("\n\n")
-}
-
-// phaseTitles name the phases in reports.
-var phaseTitles = map[string]string{
-	"connect":     "connect phase",
-	"query":       "query phase",
-	"uncorrected": "from actual start (not corrected)",
 }
 
 // writePhases compares the timed parts of an op, where the case has them.

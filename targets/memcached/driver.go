@@ -69,13 +69,10 @@ func (*Driver) ConnectPhase() string {
 	return "connect (memcached has no handshake or authentication here)"
 }
 
-// server is ep as gomemcache takes it: a socket path, or HOST:PORT.
-func server(ep drivers.Endpoint) string { return ep.Address }
-
 // client is a gomemcache client of one connection to ep; dialed, when set,
 // receives each connection it makes.
 func client(ep drivers.Endpoint, dialed func(net.Conn)) *memcache.Client {
-	c := memcache.New(server(ep))
+	c := memcache.New(ep.Address) // a socket path (it has a "/"), or HOST:PORT
 	c.MaxIdleConns = 1
 	c.Timeout = 10 * time.Second
 	c.DialContext = func(ctx context.Context, network, address string) (net.Conn, error) {
@@ -119,7 +116,7 @@ func (d *Driver) Info(ctx context.Context, ep drivers.Endpoint) (drivers.ServerI
 	if !ok {
 		return drivers.ServerInfo{}, fmt.Errorf("ask memcached over %s for its version: it answered %q, not VERSION", ep, strings.TrimSpace(line))
 	}
-	return drivers.ServerInfo{Product: "memcached", Version: v}, nil
+	return drivers.ServerInfo{Product: product, Version: v}, nil
 }
 
 // command sends one text-protocol command on nc and returns the reply up

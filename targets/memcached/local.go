@@ -24,9 +24,9 @@ var memory = []string{"-m", "128", "-I", "32m"}
 
 // localServer starts two memcached instances, one per transport.
 func localServer(ctx context.Context, l *compose.Local, target string) (*compose.Server, error) {
-	_, bin := l.Find("memcached")
+	_, bin := l.Find(server)
 	if bin == "" {
-		return nil, compose.NotFound(target, "memcached", "apt-get install memcached, or run scripts/install-deps.sh")
+		return nil, compose.NotFound(target, server, "apt-get install "+server+", or run scripts/install-deps.sh")
 	}
 	asRoot := []string{}
 	if os.Geteuid() == 0 {

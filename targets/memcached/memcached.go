@@ -12,10 +12,16 @@ import (
 	"github.com/dbsock/dbsock/targets"
 )
 
-const name = "memcached"
+// name is the target's name; the server, its binary and its product are
+// all called the same.
+const (
+	name    = "memcached"
+	server  = name
+	product = name
+)
 
 var external = targets.External{
-	Product:    "memcached",
+	Product:    product,
 	SocketHelp: "external memcached Unix socket path (memcached -s: a second instance, as memcached serves a socket only with TCP off)",
 }
 
@@ -29,7 +35,7 @@ func init() {
 		Library:  "github.com/bradfitz/gomemcache",
 		Settings: bind,
 		Doctor: &targets.Doctor{
-			Name:      "memcached",
+			Name:      product,
 			WellKnown: []string{"/run/memcached/memcached.sock", "/var/run/memcached/memcached.sock", "/tmp/memcached.sock"},
 			Match:     func(base string) bool { return strings.Contains(base, name) },
 			Localhost: "clients use TCP (localhost:11211) unless given this path; memcached serves a socket only with TCP off (-s).",

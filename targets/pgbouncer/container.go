@@ -6,6 +6,7 @@ import (
 
 	"github.com/dbsock/dbsock/compose"
 	"github.com/dbsock/dbsock/drivers"
+	"github.com/dbsock/dbsock/targets/postgres"
 )
 
 // recipe starts PostgreSQL and PgBouncer locally, or both in one container
@@ -18,7 +19,7 @@ var recipe = compose.Recipe{Local: localServer, Container: &compose.Container{Im
 // its console; Database the database behind it.
 const (
 	User     = "dbsock"
-	Database = "postgres"
+	Database = postgres.Database
 )
 
 // container runs dbsock/pgbouncer's entrypoint: it initialises PostgreSQL
@@ -31,7 +32,7 @@ func container(port int, _, bind string) (compose.ContainerSpec, error) {
 	}
 	p := strconv.Itoa(port)
 	return compose.ContainerSpec{
-		Cmd:    []string{"pgbouncer", "--listen", bind, "--port", p, "--socket-dir", "/sock"},
+		Cmd:    []string{server, "--listen", bind, "--port", p, "--socket-dir", "/sock"},
 		Env:    map[string]string{"PGBOUNCER_USER": User, "PGBOUNCER_PASSWORD": pw, "PGBOUNCER_DB": Database},
 		Socket: ".s.PGSQL." + p, User: User, Password: pw, Database: Database,
 		Ready: login,

@@ -20,9 +20,6 @@ import (
 	"github.com/dbsock/dbsock/targets/postgres"
 )
 
-// Console is the database name of PgBouncer's admin console.
-const Console = "pgbouncer"
-
 // Driver is the postgres target's driver in exec mode (PgBouncer 1.18 in
 // transaction pooling cannot keep a named statement for a client), with
 // PgBouncer's own answers for Info and Verify.

@@ -19,9 +19,9 @@ import (
 // PostgreSQL's Unix socket; the client reaches PgBouncer over 127.0.0.1
 // TCP or PgBouncer's own socket.
 func localServer(ctx context.Context, l *compose.Local, target string) (*compose.Server, error) {
-	_, bin := l.Find("pgbouncer")
+	_, bin := l.Find(server)
 	if bin == "" {
-		return nil, compose.NotFound(target, "pgbouncer", "apt-get install pgbouncer, or run scripts/install-deps.sh")
+		return nil, compose.NotFound(target, server, "apt-get install "+server+", or run scripts/install-deps.sh")
 	}
 	pg, err := postgres.StartLocal(ctx, l, target+"-postgres")
 	if err != nil {
@@ -47,7 +47,7 @@ func localServer(ctx context.Context, l *compose.Local, target string) (*compose
 	if err != nil {
 		return nil, fail(err)
 	}
-	if err := ls.Start(ctx, "pgbouncer", bin, []string{ini}, nil, ""); err != nil {
+	if err := ls.Start(ctx, server, bin, []string{ini}, nil, ""); err != nil {
 		return nil, fail(err)
 	}
 	tcp := drivers.Endpoint{Transport: drivers.TCP, Address: ls.TCPAddr(), User: pg.TCP.User, Password: pg.TCP.Password, Database: pg.TCP.Database}

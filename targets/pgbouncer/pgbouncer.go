@@ -13,10 +13,14 @@ import (
 )
 
 const (
-	name = "pgbouncer"
+	// name is the target's name; PgBouncer's binary and its admin
+	// console's database are called the same.
+	name    = "pgbouncer"
+	server  = name
+	Console = name
 	// osUser is who PgBouncer runs as when dbsock is root (it refuses
 	// root), the same user as the PostgreSQL behind it.
-	osUser = "postgres"
+	osUser = postgres.OSUser
 	// serving says what serves the target, whichever provider.
 	serving = "PgBouncer in transaction pooling in front of PostgreSQL, which it reaches over PostgreSQL's Unix socket whichever transport the client uses"
 )
@@ -26,7 +30,7 @@ var external = targets.External{
 	SocketHelp: "external PgBouncer socket directory (the socket is DIR/.s.PGSQL.PORT, PORT from --pgbouncer-addr)",
 	SocketFile: postgres.SocketFile,
 	User:       "dbsock", UserHelp: "external PgBouncer user, in its admin_users or stats_users (dbsock reads SHOW CLIENTS)",
-	DB: "postgres", DBHelp: "external PgBouncer database; dbsock creates its table (user) in the database behind it",
+	DB: postgres.Database, DBHelp: "external PgBouncer database; dbsock creates its table (user) in the database behind it",
 }
 
 func init() {

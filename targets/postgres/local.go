@@ -44,7 +44,7 @@ func localServer(ctx context.Context, l *compose.Local, name string) (*compose.S
 	// which gets its own server dir, and the run dir lets it pass (0711:
 	// enter, not list).
 	if os.Geteuid() == 0 {
-		cred, err := compose.SystemUser(osUser, "PostgreSQL")
+		cred, err := compose.SystemUser(OSUser, "PostgreSQL")
 		if err != nil {
 			return nil, ls.Fail(err)
 		}

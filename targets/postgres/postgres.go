@@ -14,12 +14,13 @@ import (
 	"github.com/dbsock/dbsock/targets"
 )
 
-// name is the target's name; PostgreSQL's server binary, its system user
-// and its default database are all called the same.
+// name is the target's name; PostgreSQL's server binary, the system user
+// it runs as when dbsock is root (OSUser) and its default database
+// (Database) are all called the same.
 const (
 	name     = "postgres"
 	server   = name
-	osUser   = name
+	OSUser   = name
 	Database = name
 )
 

@@ -193,7 +193,7 @@ func ParseInfo(text string) drivers.ServerInfo {
 	switch {
 	case fields["valkey_version"] != "":
 		info.Product, info.Version = "Valkey", fields["valkey_version"]
-	case fields["server_name"] != "" && !strings.EqualFold(fields["server_name"], "redis"):
+	case fields["server_name"] != "" && !strings.EqualFold(fields["server_name"], name):
 		info.Product = fields["server_name"]
 	}
 	if mode := fields["redis_mode"]; mode != "" {

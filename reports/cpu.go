@@ -1,0 +1,99 @@
+package reports
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/dbsock/dbsock/drivers"
+	"github.com/dbsock/dbsock/results"
+)
+
+// perServerSecond is how many ops one second of server CPU served.
+func perServerSecond(c *results.CPU) string {
+	if c == nil || c.ServerNsPerOp == nil || *c.ServerNsPerOp <= 0 {
+		return "–"
+	}
+	return fmt.Sprintf("%.0f", 1e9 / *c.ServerNsPerOp)
+}
+
+// writeEfficiency says, for a concurrency sweep, the highest throughput
+// each transport reached, and how much more work per server core Unix did
+// there.
+func writeEfficiency(b *strings.Builder, cases []results.Summary) {
+	conc := map[int]bool{}
+	for _, s := range cases {
+		conc[s.Concurrency] = true
+	}
+	if len(conc) < 2 {
+		return
+	}
+	best := func(side func(results.Summary) results.Side) (results.Summary, float64) {
+		var at results.Summary
+		top := 0.0
+		for _, s := range cases {
+			if v := side(s).OpsPerSec; v > top {
+				at, top = s, v
+			}
+		}
+		return at, top
+	}
+	tcpAt, tcpTop := best(func(s results.Summary) results.Side { return s.TCP })
+	unixAt, unixTop := best(func(s results.Summary) results.Side { return s.Unix })
+	fmt.Fprintf(b, "Highest throughput: TCP %.0f ops/s (%s), Unix %.0f ops/s (%s).", tcpTop, tcpAt.Label(), unixTop, unixAt.Label())
+	t, u := tcpAt.TCP.CPU, unixAt.Unix.CPU
+	if t != nil && u != nil && t.ServerNsPerOp != nil && u.ServerNsPerOp != nil && *u.ServerNsPerOp > 0 {
+		fmt.Fprintf(b, " There, Unix did %.0f%% more work per server CPU-second than TCP (%s against %s ops).",
+			100*(*t.ServerNsPerOp / *u.ServerNsPerOp - 1), perServerSecond(u), perServerSecond(t))
+	}
+	b.WriteString("\n\n")
+}
+
+// writeCPU gives what each side spent per op over the timed blocks, and
+// what Unix saved.
+func writeCPU(b *strings.Builder, sum *results.Summary) {
+	tcp, unix := sum.TCP.CPU, sum.Unix.CPU
+	if tcp == nil || unix == nil {
+		return
+	}
+	server := func(c *results.CPU) (string, string, string, string) {
+		if c.ServerNsPerOp == nil {
+			return "–", "–", "–", "–"
+		}
+		perSec, sys := "–", "–"
+		if *c.ServerNsPerOp > 0 {
+			perSec = fmt.Sprintf("%.0f", 1e9 / *c.ServerNsPerOp)
+		}
+		if c.ServerSyscallsPerOp != nil {
+			sys = fmt.Sprintf("%.2f", *c.ServerSyscallsPerOp)
+		}
+		return fmt.Sprintf("%.1f µs", *c.ServerNsPerOp/1e3), fmt.Sprintf("%.2f", *c.ServerCswPerOp), sys, perSec
+	}
+	b.WriteString("| transport | client CPU/op | client csw/op | client read+write calls/op | server CPU/op | server csw/op | server read+write calls/op | ops per server CPU-second |\n" +
+		"|---|--:|--:|--:|--:|--:|--:|--:|\n")
+	for _, row := range []struct {
+		name string
+		c    *results.CPU
+	}{{drivers.TCP.Label(), tcp}, {drivers.Unix.Label(), unix}} {
+		sns, scsw, ssys, perSec := server(row.c)
+		fmt.Fprintf(b, "| %s | %.1f µs | %.2f | %.2f | %s | %s | %s | %s |\n", row.name, row.c.ClientNsPerOp/1e3, row.c.ClientCswPerOp,
+			row.c.ClientSyscallsPerOp, sns, scsw, ssys, perSec)
+	}
+	fmt.Fprintf(b, "\nCPU time (user + system), context switches (voluntary + involuntary) and read/write system calls (as /proc/PID/io counts them: "+
+		"read- and write-family calls, not recv/send) over the timed blocks only, per successful op. Client: %s. Server: %s.",
+		"dbsock's whole process (getrusage, /proc/self/io)", tcp.ServerMeasuredBy)
+	if s := sum.CPUSaving; s != nil {
+		fmt.Fprintf(b, " **Unix saves %.1f µs of client CPU per op", s.ClientNsPerOp/1e3)
+		if s.ServerNsPerOp != nil {
+			fmt.Fprintf(b, " and %.1f µs of server CPU per op", *s.ServerNsPerOp/1e3)
+		}
+		b.WriteString(".**")
+	}
+	b.WriteString("\n\n")
+}
+
+// phaseTitles name the phases in reports.
+var phaseTitles = map[string]string{
+	"connect":     "connect phase",
+	"query":       "query phase",
+	"uncorrected": "from actual start (not corrected)",
+}
