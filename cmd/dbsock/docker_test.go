@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -50,10 +51,12 @@ func needImages(t *testing.T) {
 	}
 }
 
-// dbsockContainers lists the containers labelled by dbsock.
-func dbsockContainers(t *testing.T) []string {
+// dbsockContainers lists the containers labelled by the dbsock of pid
+// (tests of other packages may run containers at the same time).
+func dbsockContainers(t *testing.T, pid int) []string {
 	t.Helper()
-	out, err := exec.Command("docker", "ps", "-aq", "--filter", "label="+compose.Label+"=1").Output()
+	out, err := exec.Command("docker", "ps", "-aq", "--filter", "label="+compose.Label+"=1",
+		"--filter", "label="+compose.PIDLabel+"="+strconv.Itoa(pid)).Output()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,7 +68,7 @@ func dbsockContainers(t *testing.T) []string {
 // socket dir recorded, and nothing left behind.
 func checkContainerRun(t *testing.T, provider string) {
 	needImages(t)
-	before := len(dbsockContainers(t))
+	before := len(dbsockContainers(t, os.Getpid()))
 	tmp := shortTempDir(t)
 	t.Setenv("TMPDIR", tmp)
 	r := runJSON(t, append([]string{"run", "all", "postgres", "--provider", provider, "--n", "300", "--warmup", "20", "--rounds", "2"}, offlineImages...)...)
@@ -87,7 +90,7 @@ func checkContainerRun(t *testing.T, provider string) {
 			t.Errorf("%s %s round %d: verified %v errors %d n %d", run.Target, run.Transport, run.Round, run.TransportVerified, run.Errors, run.N)
 		}
 	}
-	if n := len(dbsockContainers(t)); n != before {
+	if n := len(dbsockContainers(t, os.Getpid())); n != before {
 		t.Errorf("%d dbsock containers after the run, %d before", n, before)
 	}
 	if left := testutil.TempDirs(t, tmp); len(left) != 0 {
@@ -102,13 +105,12 @@ func TestComposeProviderAllTargets(t *testing.T) { checkContainerRun(t, "compose
 // measures: no container, no network and no temp dir may remain.
 func TestDockerProviderSIGINT(t *testing.T) {
 	needImages(t)
-	before := len(dbsockContainers(t))
 	bin := buildDbsock(t)
 	tmp := shortTempDir(t)
 	out := filepath.Join(t.TempDir(), "partial.json")
 	cmd, sc := startDbsock(t, bin, tmp, append([]string{"run", "redis", "--provider", "docker", "--n", "100000000", "--rounds", "1", "--out", out}, offlineImages...)...)
 	waitForLine(sc, "dbsock: redis: ")
-	if len(dbsockContainers(t)) != before+1 {
+	if len(dbsockContainers(t, cmd.Process.Pid)) != 1 {
 		t.Fatalf("no dbsock container while measuring")
 	}
 	time.Sleep(300 * time.Millisecond)
@@ -136,8 +138,8 @@ func TestDockerProviderSIGINT(t *testing.T) {
 	if len(rep.Runs) == 0 || !rep.Runs[0].Incomplete {
 		t.Fatalf("want the interrupted run kept and marked incomplete: %+v", rep.Runs)
 	}
-	if n := len(dbsockContainers(t)); n != before {
-		t.Errorf("%d dbsock containers after SIGINT, %d before", n, before)
+	if n := len(dbsockContainers(t, cmd.Process.Pid)); n != 0 {
+		t.Errorf("%d dbsock containers after SIGINT", n)
 	}
 	if nets, _ := exec.Command("docker", "network", "ls", "-q", "--filter", "label="+compose.Label+"=1").Output(); strings.TrimSpace(string(nets)) != "" {
 		t.Errorf("dbsock networks left: %s", nets)

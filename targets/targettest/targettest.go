@@ -8,6 +8,7 @@ import (
 	"context"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -50,6 +51,12 @@ func Run(t *testing.T, target, provider string, binaries ...string) *results.Rep
 	}
 	if kids := testutil.Children(t); len(kids) != 0 {
 		t.Errorf("server processes left running: %v", kids)
+	}
+	if provider != "local" {
+		out, err := exec.Command("docker", "ps", "-aq", "--filter", "label="+compose.PIDLabel+"="+strconv.Itoa(os.Getpid())).Output()
+		if err != nil || len(strings.TrimSpace(string(out))) > 0 {
+			t.Errorf("containers left running: %q (%v)", out, err)
+		}
 	}
 	return rep
 }
