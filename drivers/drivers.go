@@ -332,3 +332,83 @@ const (
 	// LayerRuntime is the same ping-pong through Go's netpoller.
 	LayerRuntime = "runtime"
 )
+
+// Workload is what one case's ops read: the size of a value and the
+// keyspace Seed creates.
+type Workload struct {
+	// ValueSize is the size in bytes of the value one op reads (0: the
+	// target's own small value).
+	ValueSize int
+	// Rows is how many rows (or keys) Seed creates, with ids 1..Rows
+	// (0 means 1: the single row of a one-row lookup).
+	Rows int
+	// Progress, when set, is told how many rows Seed has written so far.
+	Progress func(done int)
+}
+
+// RowCount is w.Rows, at least 1.
+func (w Workload) RowCount() int { return max(w.Rows, 1) }
+
+// Report tells Progress (if set) that done rows are written.
+func (w Workload) Report(done int) {
+	if w.Progress != nil {
+		w.Progress(done)
+	}
+}
+
+// Keyed is an optional capability of a Conn whose op reads one of many
+// rows: UseKeys hands it the row ids (1..Rows) its next ops read, in order,
+// starting over at the end. The conn turns them into its own form there
+// and then, so that nothing is converted or allocated while ops are timed;
+// it keeps ids until the next UseKeys.
+type Keyed interface {
+	UseKeys(ids []int64)
+}
+
+// Cursor walks a Keyed conn's keys: Next returns the index of the next
+// one, starting over after n.
+type Cursor struct{ i, n int }
+
+// Reset starts over with n keys.
+func (c *Cursor) Reset(n int) { c.i, c.n = 0, n }
+
+// Next is the index of the next key (0 when there are none).
+func (c *Cursor) Next() int {
+	if c.n == 0 {
+		return 0
+	}
+	i := c.i
+	if c.i++; c.i == c.n {
+		c.i = 0
+	}
+	return i
+}
+
+// KeyName is the key of row id in a key-value server: "dbsock:user:ID".
+func KeyName(id int64) string { return "dbsock:user:" + strconv.FormatInt(id, 10) }
+
+// IDText is how an operation's description names the row it reads: one,
+// when the workload has one row, else ID.
+func IDText(w Workload, one int64) string {
+	if w.RowCount() == 1 {
+		return strconv.FormatInt(one, 10)
+	}
+	return "ID"
+}
+
+// KeyText is KeyName for an operation's description: KeyName(1) when the
+// workload has one row, else with ID for the id.
+func KeyText(w Workload) string {
+	if w.RowCount() == 1 {
+		return KeyName(1)
+	}
+	return "dbsock:user:ID"
+}
+
+// RowLimiter is an optional capability of a Driver whose server reads a
+// large keyspace too slowly to measure by default: RowLimit says, for the
+// server Info named, how many rows a run uses unless the user asked for
+// more, and why (0: no limit).
+type RowLimiter interface {
+	RowLimit(ServerInfo) (rows int, why string)
+}

@@ -59,6 +59,9 @@ type Plan struct {
 	// FailFast stops at the first target that fails; otherwise the others
 	// still run.
 	FailFast bool
+	// RowsGiven says that the user chose Options.Rows (--rows): a driver's
+	// RowLimit then does not lower it.
+	RowsGiven bool
 	// Reach, when set, is tried on an endpoint before a driver asks the
 	// server anything there (dbsock uses drivers.Reach, a plain dial), so
 	// that nothing listening is said at once.
@@ -133,10 +136,35 @@ func (p Plan) newReport() *results.Report {
 		Config: results.Config{N: o.N, Warmup: o.Warmup, Rounds: o.Rounds,
 			Provider: p.ProviderName, Scenario: strings.Join(p.scenarios(), ","), DurationNs: o.Duration.Nanoseconds(),
 			Concurrency: p.Concurrency, ValueSizes: p.ValueSizes, Rate: o.Rate, Pipelines: p.Pipelines,
-			Blocks: o.BlocksPerRound(), Seed: o.Seed, Precision: o.Precision},
+			Blocks: o.BlocksPerRound(), Seed: o.Seed, Precision: o.Precision, Workload: p.workloadRecord()},
 		Targets: []results.Target{},
 		Runs:    []results.Run{},
 	}
+}
+
+// workloadRecord is the report's account of the workload (nil when the
+// ops read one row, as a Plan without Rows does).
+func (p Plan) workloadRecord() *results.Workload {
+	o := p.Options
+	own := true
+	for _, t := range p.Targets {
+		own = own && t.Own
+	}
+	if o.Rows <= 0 || own {
+		return nil
+	}
+	k := o.Keys
+	w := &results.Workload{Rows: o.Rows, Keys: k.Dist, Op: "read"}
+	if w.Keys == "" {
+		w.Keys = scenarios.Uniform
+	}
+	switch k.Dist {
+	case scenarios.Zipf:
+		w.Theta = k.Theta
+	case scenarios.Hotspot:
+		w.HotRows, w.HotOps = k.Hot, k.Ops
+	}
+	return w
 }
 
 func (p Plan) placementRecord() results.Placement {
@@ -152,9 +180,9 @@ func (p Plan) placementRecord() results.Placement {
 func (p Plan) measureTarget(ctx context.Context, t *targets.Target, ti *results.Target) (runs []results.Run, err error) {
 	log := p.log()
 	settings := p.settings(t)
-	d := settings.Driver(0)
+	d := settings.Driver(p.workload(t.Name, 0, p.Options.Rows))
 	if sizes := p.valueSizes(); len(sizes) == 1 {
-		d = settings.Driver(sizes[0]) // the operation line names the size measured
+		d = settings.Driver(p.workload(t.Name, sizes[0], p.Options.Rows)) // the operation line names the size measured
 	}
 	ti.Operation, ti.ConnectPhase = d.Describe(), d.ConnectPhase()
 	began := time.Now()
@@ -181,8 +209,16 @@ func (p Plan) measureTarget(ctx context.Context, t *targets.Target, ti *results.
 	}
 	ti.Server = info
 	fmt.Fprintf(log, "dbsock: %s: %s from %s, ready in %s\n", t.Name, info, srv.Origin, time.Since(began).Round(time.Millisecond))
+	rows := p.rows(d, info, ti)
+	if rows != p.Options.Rows {
+		size := 0
+		if sizes := p.valueSizes(); len(sizes) == 1 {
+			size = sizes[0]
+		}
+		ti.Operation = settings.Driver(p.workload(t.Name, size, rows)).Describe()
+	}
 	for _, size := range p.valueSizes() {
-		d := settings.Driver(size)
+		d := settings.Driver(p.workload(t.Name, size, rows))
 		seedOver := []drivers.Endpoint{srv.Unix}
 		if srv.SeedEach || t.SeedEach {
 			seedOver = append(seedOver, srv.TCP)
@@ -199,6 +235,7 @@ func (p Plan) measureTarget(ctx context.Context, t *targets.Target, ti *results.
 			}
 			for _, opt := range p.cases() {
 				opt.ClientCPU, opt.ServerCPU, opt.ServerCPUWhyNot = cpustat.Self{}, srv.CPU, srv.CPUWhyNot
+				opt.Rows = rows
 				err := scenarios.Run(ctx, d, srv.Endpoints(), info, opt, func(run results.Run) {
 					runs = append(runs, run)
 					logRun(log, run)
@@ -291,6 +328,37 @@ func logRun(log io.Writer, run results.Run) {
 	}
 	fmt.Fprintf(log, "dbsock: %s %s round %d %-4s: p50 %s, mean %s, %d ops (%s)\n", run.Target, run.Label(), run.Round, run.Transport,
 		time.Duration(run.Latency.P50), time.Duration(run.Latency.Mean).Round(time.Nanosecond), run.N, run.Evidence)
+}
+
+// workload is what target's ops read for values of size bytes; seeding
+// reports its progress on the log.
+func (p Plan) workload(target string, size, rows int) drivers.Workload {
+	w := drivers.Workload{ValueSize: size, Rows: rows}
+	if rows := w.RowCount(); rows >= 100_000 {
+		log, began, step := p.log(), time.Now(), rows/10
+		next := step
+		w.Progress = func(done int) {
+			if done >= next || done == rows {
+				fmt.Fprintf(log, "dbsock: %s: seeded %d of %d rows (%s)\n", target, done, rows, time.Since(began).Round(time.Millisecond))
+				next = done + step
+			}
+		}
+	}
+	return w
+}
+
+// rows is how many rows d's target reads: the plan's, unless its server
+// reads many too slowly and the user did not ask for them (RowsGiven):
+// then the driver's limit, with a warning on the target saying why.
+func (p Plan) rows(d drivers.Driver, info drivers.ServerInfo, ti *results.Target) int {
+	rows := p.Options.Rows
+	if rl, ok := d.(drivers.RowLimiter); ok && !p.RowsGiven && rows > 0 {
+		if limit, why := rl.RowLimit(info); limit > 0 && rows > limit {
+			ti.Warnings = append(ti.Warnings, why)
+			return limit
+		}
+	}
+	return rows
 }
 
 // settings are t's settings in this plan, or its defaults.

@@ -149,3 +149,28 @@ func CompareMarkdown(w io.Writer, changes []Change) error {
 	_, err := io.WriteString(w, b.String())
 	return err
 }
+
+// WorkloadDiffers says how the workloads of old and new differ ("" when
+// they are the same): comparing latencies of different workloads compares
+// the workloads, not the transports or the code.
+func WorkloadDiffers(old, new *results.Report) string {
+	a, b := workloadText(old.Config.Workload), workloadText(new.Config.Workload)
+	if a == b {
+		return ""
+	}
+	return fmt.Sprintf("the two reports measured different workloads: %s against %s", a, b)
+}
+
+func workloadText(w *results.Workload) string {
+	if w == nil {
+		return "one row (no workload recorded)"
+	}
+	s := fmt.Sprintf("%s of %s rows by %s keys", w.Op, humanInt(w.Rows), w.Keys)
+	switch w.Keys {
+	case "zipf":
+		s += fmt.Sprintf(" (theta %g)", w.Theta)
+	case "hotspot":
+		s += fmt.Sprintf(" (%g of the ops on %g of the rows)", w.HotOps, w.HotRows)
+	}
+	return s
+}

@@ -70,3 +70,28 @@ func TestCompareFindsRegression(t *testing.T) {
 		t.Fatalf("markdown:\n%s", buf.String())
 	}
 }
+
+func TestWorkloadDiffers(t *testing.T) {
+	a := &results.Report{Config: results.Config{Workload: &results.Workload{Rows: 10000, Keys: "uniform", Op: "read"}}}
+	b := &results.Report{Config: results.Config{Workload: &results.Workload{Rows: 10000, Keys: "zipf", Theta: 0.99, Op: "read"}}}
+	old := &results.Report{}
+	if WorkloadDiffers(a, a) != "" {
+		t.Error("a report differs from itself")
+	}
+	if got := WorkloadDiffers(a, b); !strings.Contains(got, "uniform") || !strings.Contains(got, "zipf keys (theta 0.99)") {
+		t.Errorf("got %q", got)
+	}
+	if got := WorkloadDiffers(old, a); !strings.Contains(got, "one row") {
+		t.Errorf("got %q", got)
+	}
+}
+
+func TestMethodNamesTheWorkload(t *testing.T) {
+	w := &results.Workload{Rows: 1000000, Keys: "zipf", Theta: 0.99, Op: "read"}
+	if got := workloadPhrase(w); !strings.Contains(got, "1,000,000 seeded rows") || !strings.Contains(got, "theta 0.99") {
+		t.Errorf("got %q", got)
+	}
+	if got := workloadPhrase(&results.Workload{Rows: 1, Keys: "uniform", Op: "read"}); !strings.Contains(got, "same single row") {
+		t.Errorf("got %q", got)
+	}
+}

@@ -115,9 +115,9 @@ func methodSentence(r *results.Report) string {
 		place = fmt.Sprintf("client on CPU %s and servers on CPU %s (placement %s)", c.Placement.ClientCPUs, orDash(c.Placement.ServerCPUs), c.Placement.Mode)
 	}
 	e := r.Environment
-	return fmt.Sprintf("Method: %s from one Go client over 127.0.0.1 TCP and the server's Unix socket, %s of %s interleaved in TCP/Unix pairs; "+
+	return fmt.Sprintf("Method: %s from one Go client over 127.0.0.1 TCP and the server's Unix socket, %s of %s interleaved in TCP/Unix pairs%s; "+
 		"the speedup is the median paired ratio TCP/Unix with a distribution-free 95%% interval; %s; %s, %d logical CPUs, %s provider, dbsock %s.",
-		ops, plural(c.Rounds, "round"), plural(c.Blocks, "block pair"), place, orUnknown(e.CPUModel), e.NumCPU, c.Provider, r.Tool.Version)
+		ops, plural(c.Rounds, "round"), plural(c.Blocks, "block pair"), workloadPhrase(c.Workload), place, orUnknown(e.CPUModel), e.NumCPU, c.Provider, r.Tool.Version)
 }
 
 func writeMethod(b *strings.Builder, r *results.Report) {
@@ -214,6 +214,9 @@ func writeTarget(b *strings.Builder, r *results.Report, t results.Target) {
 				break
 			}
 		}
+	}
+	if rows := distinctRows(r, t.Name); rows != "" {
+		fmt.Fprintf(b, "- Rows read per round: %s\n", rows)
 	}
 	b.WriteString("\n")
 	for _, w := range t.Warnings {

@@ -83,6 +83,25 @@ type Config struct {
 	// MaxDurationNs had passed for the case.
 	Precision     float64 `json:"precision,omitempty"`
 	MaxDurationNs int64   `json:"max_duration_ns,omitempty"`
+	// Workload is what the ops read (nil in reports of older dbsock, which
+	// read one row).
+	Workload *Workload `json:"workload,omitempty"`
+}
+
+// Workload is what the ops of the report's database targets read: how many
+// rows were seeded and how the ops chose among them.
+type Workload struct {
+	// Rows is how many rows (keys) were seeded, ids 1..Rows.
+	Rows int `json:"rows"`
+	// Keys is the key distribution: uniform, zipf, sequential or hotspot.
+	Keys string `json:"keys"`
+	// Theta is zipf's constant; HotRows and HotOps are hotspot's shares of
+	// the rows and of the ops.
+	Theta   float64 `json:"theta,omitempty"`
+	HotRows float64 `json:"hot_rows,omitempty"`
+	HotOps  float64 `json:"hot_ops,omitempty"`
+	// Op is what each op does: read.
+	Op string `json:"op"`
 }
 
 // Placement records the CPU placement in effect. CPU lists are as the OS
@@ -203,6 +222,9 @@ type Run struct {
 	// Histogram is the run's HdrHistogram in its compressed V2 encoding
 	// (base64), so that a saved report can be re-rendered or pooled.
 	Histogram string `json:"histogram,omitempty"`
+	// DistinctKeys is how many distinct rows the run's timed ops read (0
+	// when the target reads no rows).
+	DistinctKeys int64 `json:"distinct_keys,omitempty"`
 	// Phases are the parts of an op timed on their own where the scenario
 	// has them (connect: "connect" and "query"), and, in open-loop mode,
 	// "uncorrected": latency from the actual start instead of the intended

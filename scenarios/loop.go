@@ -210,6 +210,15 @@ type connectOp struct {
 	ctx            context.Context
 	open           Opener
 	connect, query *hdrhistogram.Histogram
+	ids            []int64 // the rows the next ops read (UseKeys)
+	keys           drivers.Cursor
+}
+
+// UseKeys implements drivers.Keyed: each fresh connection reads the next
+// of ids.
+func (c *connectOp) UseKeys(ids []int64) {
+	c.ids = append(c.ids[:0], ids...)
+	c.keys.Reset(len(c.ids))
 }
 
 func (c *connectOp) Do(context.Context) error {
@@ -218,6 +227,11 @@ func (c *connectOp) Do(context.Context) error {
 	t1 := time.Now()
 	if err != nil {
 		return err
+	}
+	if kc, ok := conn.(drivers.Keyed); ok && len(c.ids) > 0 {
+		i := c.keys.Next()
+		kc.UseKeys(c.ids[i : i+1])
+		t1 = time.Now() // naming the key is not the connect phase
 	}
 	err = conn.Do(c.ctx)
 	t2 := time.Now()

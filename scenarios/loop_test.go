@@ -116,7 +116,7 @@ func BenchmarkHarnessBlocks(b *testing.B) {
 	opt := Options{Scenario: PK, N: max(b.N/2, 1), Blocks: DefaultBlocks}
 	b.ReportAllocs()
 	b.ResetTimer()
-	if _, err := measureRound(context.Background(), d, nopPair, opt, 1, rand.New(rand.NewPCG(1, 2))); err != nil {
+	if _, err := measureRound(context.Background(), d, nopPair, opt, 1, rand.New(rand.NewPCG(1, 2)), nil); err != nil {
 		b.Fatal(err)
 	}
 }

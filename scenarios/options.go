@@ -28,6 +28,12 @@ const (
 
 // Options are one case's loop settings.
 type Options struct {
+	// Rows is the keyspace the ops read, ids 1..Rows, drawn by Keys before
+	// each block pair (the same ids for both of its blocks); 0 means the
+	// one-row lookup (no ids are handed out).
+	Rows int
+	// Keys says how the ops choose rows (zero: Uniform).
+	Keys        Keys
 	Scenario    string        // PK or Connect
 	N           int           // timed ops per worker, transport and round
 	Duration    time.Duration // when set, each transport's share of a round lasts this long instead of N ops

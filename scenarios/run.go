@@ -34,9 +34,10 @@ func Run(ctx context.Context, d drivers.Driver, eps drivers.Pair, server drivers
 		opt.Epoch = began
 	}
 	rng := rand.New(rand.NewPCG(opt.Seed, opt.Seed^0x9e3779b97f4a7c15))
+	keys := newCaseKeys(opt)
 	var all []results.Run
 	for round := 1; ; round++ {
-		runs, err := measureRound(ctx, d, eps, opt, round, rng)
+		runs, err := measureRound(ctx, d, eps, opt, round, rng, keys)
 		for i := range runs {
 			runs[i].Case, runs[i].Round, runs[i].Server = c, round, server
 		}
@@ -107,6 +108,10 @@ type side struct {
 	// read over the round's stats connection (nil: the server gives none).
 	exec       *execStats
 	execSource string
+	// touched marks the rows this side's ops read, when its ops read rows
+	// handed to them (keyed).
+	touched bitset
+	keyed   bool
 }
 
 // execStats reads a server's own execution figures at block edges.
@@ -151,7 +156,7 @@ func (s *side) close() {
 // warm them up, time the block pairs. It returns both transports' runs
 // (TCP first); on failure, the runs measured so far, the failing one
 // Incomplete with its error.
-func measureRound(ctx context.Context, d drivers.Driver, eps drivers.Pair, opt Options, round int, rng *rand.Rand) ([]results.Run, error) {
+func measureRound(ctx context.Context, d drivers.Driver, eps drivers.Pair, opt Options, round int, rng *rand.Rand, keys *caseKeys) ([]results.Run, error) {
 	sides := map[drivers.Transport]*side{}
 	defer func() {
 		for _, s := range sides {
@@ -185,6 +190,9 @@ func measureRound(ctx context.Context, d drivers.Driver, eps drivers.Pair, opt O
 	if r, ok := opt.ServerCPU.(cpustat.Refresher); ok {
 		_ = r.Refresh() // the server may have started a process per connection; Read says if it is gone
 	}
+	if keys != nil {
+		keys.hand(keys.warm, opt.Warmup, sides[drivers.TCP], sides[drivers.Unix])
+	}
 	for _, t := range Order(round) {
 		if err := sides[t].warmUp(d, opt); err != nil {
 			return []results.Run{sides[t].fail(err)}, err
@@ -196,8 +204,18 @@ func measureRound(ctx context.Context, d drivers.Driver, eps drivers.Pair, opt O
 		if rng.IntN(2) == 1 {
 			first = [2]drivers.Transport{drivers.Unix, drivers.TCP}
 		}
+		n := opt.blockOps(j)
+		if opt.Duration > 0 {
+			n = maxKeyBuffer
+		}
+		if keys != nil {
+			keys.hand(keys.timed, n, sides[drivers.TCP], sides[drivers.Unix])
+		}
 		for _, t := range first {
 			err := sides[t].timeBlock(d, opt, j, index)
+			if keys != nil {
+				keys.mark(sides[t])
+			}
 			index++
 			if err != nil {
 				other := sides[drivers.TCP]
@@ -445,6 +463,9 @@ func (s *side) cpu(ops int64) *results.CPU {
 func (s *side) finish() results.Run {
 	run := s.run
 	run.ElapsedNs = s.elapsed.Nanoseconds()
+	if s.touched != nil {
+		run.DistinctKeys = s.touched.count()
+	}
 	run.Latency = results.LatencyOf(s.hist)
 	if s.elapsed > 0 {
 		run.OpsPerSec = float64(run.N-run.Errors) / s.elapsed.Seconds()

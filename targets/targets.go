@@ -73,9 +73,9 @@ type Doctor struct {
 type Settings interface {
 	// Validate checks the flags once parsed.
 	Validate() error
-	// Driver returns the driver for one case, reading values of valueSize
-	// bytes (0: the target's own small value).
-	Driver(valueSize int) drivers.Driver
+	// Driver returns the driver for one case's workload (value size,
+	// rows).
+	Driver(w drivers.Workload) drivers.Driver
 	// External returns the endpoints of a server the user runs, as given
 	// by flags and the environment (a zero Pair when none were given).
 	External() (compose.Pair, error)
@@ -212,6 +212,6 @@ func Own(driver func(valueSize int) drivers.Driver) func(*pflag.FlagSet) Setting
 
 type own func(valueSize int) drivers.Driver
 
-func (own) Validate() error                       { return nil }
-func (o own) Driver(valueSize int) drivers.Driver { return o(valueSize) }
-func (own) External() (compose.Pair, error)       { return compose.Pair{}, nil }
+func (own) Validate() error                            { return nil }
+func (o own) Driver(w drivers.Workload) drivers.Driver { return o(w.ValueSize) }
+func (own) External() (compose.Pair, error)            { return compose.Pair{}, nil }

@@ -38,6 +38,10 @@ func newCompareCmd(stdout io.Writer) *cobra.Command {
 				return err
 			}
 			changes := reports.Compare(old, new)
+			differs := reports.WorkloadDiffers(old, new)
+			if differs != "" {
+				fmt.Fprintf(stdout, "> **Warning:** %s.\n\n", differs)
+			}
 			if err := reports.CompareMarkdown(stdout, changes); err != nil {
 				return err
 			}
@@ -45,6 +49,9 @@ func newCompareCmd(stdout io.Writer) *cobra.Command {
 				return nil
 			}
 			var regressions []string
+			if differs != "" {
+				regressions = append(regressions, fmt.Sprintf("%s: --fail-on-regression compares only runs of one workload", differs))
+			}
 			for _, m := range reports.Missing(old, new) {
 				regressions = append(regressions, fmt.Sprintf("%s %s is in %s but not in %s, so it cannot be checked against --fail-on-regression %s",
 					m.Target, m.Label(), args[0], args[1], failOn))

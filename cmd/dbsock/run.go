@@ -37,6 +37,7 @@ type runOptions struct {
 	opTimeout         time.Duration
 	failFast          bool
 	sweep             sweepOptions
+	workload          workloadOptions
 	flags             *pflag.FlagSet
 	quiet             bool
 	images            []string
@@ -122,6 +123,7 @@ random password per run; no password is ever printed.`,
 	f.BoolVar(&o.explain, "explain", false, "also run the floor and echo targets, and show where each target's microseconds go: kernel floor, Go client runtime, server work")
 	f.BoolVar(&o.keep, "keep", false, "compose provider: leave the servers running afterwards (docker compose -p PROJECT down removes them)")
 	f.StringVar(&o.provider, "provider", "auto", "where servers come from: "+strings.Join(providers, ", "))
+	o.workload.bind(f)
 	o.output.bind(f)
 	o.sweep.bind(f)
 	o.flags = f
@@ -337,13 +339,14 @@ func (o *runOptions) plan(args []string) (pipeline.Plan, compose.Provider, error
 		Pipelines:    o.sweep.pipelines,
 		Options: scenarios.Options{N: o.n, Warmup: o.warmup, Rounds: o.rounds, OpTimeout: o.opTimeout,
 			Duration: o.sweep.duration, Rate: o.sweep.rate, Blocks: o.blocks, Seed: o.seed,
-			Precision: o.precision, MaxDuration: o.maxDuration},
+			Precision: o.precision, MaxDuration: o.maxDuration, Rows: o.workload.rows, Keys: o.workload.keys},
 		Placement:  place,
 		Libraries:  targets.Libraries(),
 		Thresholds: gates,
 		FailFast:   o.failFast,
 		Reach:      drivers.Reach,
 		Settings:   o.settings,
+		RowsGiven:  o.flags != nil && o.flags.Changed("rows"),
 	}
 	for _, name := range names {
 		t, _ := targets.Lookup(name)
@@ -358,17 +361,20 @@ func (o *runOptions) checkCases(names []string) ([]results.Threshold, error) {
 	if err := o.sweep.validate(o.flags.Changed("n")); err != nil {
 		return nil, err
 	}
+	if err := o.workload.validate(o.flags, names); err != nil {
+		return nil, err
+	}
 	if err := o.sweep.checkRate(o.blocks); err != nil {
 		return nil, err
 	}
 	for _, name := range names {
 		if slices.ContainsFunc(o.sweep.pipelines, func(d int) bool { return d > 1 }) {
-			if _, ok := o.settings[name].Driver(0).(drivers.Pipeliner); !ok {
+			if _, ok := o.settings[name].Driver(drivers.Workload{}).(drivers.Pipeliner); !ok {
 				return nil, usagef("--pipeline applies to redis and postgres (a batch of lookups in one round trip); target %s has no pipelining", name)
 			}
 		}
 		for _, size := range o.sweep.sizes {
-			if d := o.settings[name].Driver(size); d.ValueSize() != size {
+			if d := o.settings[name].Driver(drivers.Workload{ValueSize: size}); d.ValueSize() != size {
 				return nil, usagef("--value-size does not apply to target %s: its reply is fixed (%d B); leave %s out of a value-size sweep", name, d.ValueSize(), name)
 			}
 		}

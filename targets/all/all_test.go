@@ -5,6 +5,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/dbsock/dbsock/drivers"
 	"github.com/dbsock/dbsock/targets"
 )
 
@@ -21,7 +22,7 @@ func TestEveryTargetIsComplete(t *testing.T) {
 		if err := s.Validate(); err != nil {
 			t.Errorf("%s: defaults do not validate: %v", tg.Name, err)
 		}
-		if d := s.Driver(0); d == nil || d.Name() != tg.Name || d.Describe() == "" {
+		if d := s.Driver(drivers.Workload{}); d == nil || d.Name() != tg.Name || d.Describe() == "" {
 			t.Errorf("%s: driver %v does not name itself after its target", tg.Name, d)
 		}
 		if tg.Short == "" || tg.ServedBy == "" {

@@ -23,7 +23,8 @@ import (
 	"github.com/dbsock/dbsock/drivers"
 )
 
-// Key is the key every op reads; Value is what it holds.
+// Key is the key of row 1, the one a one-row lookup reads (row id's key is
+// drivers.KeyName(id)); Value is what every key holds.
 const (
 	Key   = "dbsock:user:1"
 	Value = "dbsock"
@@ -32,11 +33,12 @@ const (
 // Driver is the memcached driver for one value size.
 type Driver struct {
 	valueSize int // 0: the 6-byte Value
+	w         drivers.Workload
 }
 
-// New returns the memcached driver reading values of valueSize bytes
-// (Value when 0).
-func New(valueSize int) *Driver { return &Driver{valueSize: valueSize} }
+// New returns the memcached driver reading values of w.ValueSize bytes
+// (Value when 0) from w.Rows keys.
+func New(w drivers.Workload) *Driver { return &Driver{valueSize: w.ValueSize, w: w} }
 
 // Name implements drivers.Driver.
 func (*Driver) Name() string { return name }
@@ -61,7 +63,7 @@ func (d *Driver) value() []byte {
 
 // Describe implements drivers.Driver.
 func (d *Driver) Describe() string {
-	return fmt.Sprintf("`get %s` of a %d-byte value, text protocol (one round trip per op)", Key, d.ValueSize())
+	return fmt.Sprintf("`get %s` of a %d-byte value, text protocol (one round trip per op)", drivers.KeyText(d.w), d.ValueSize())
 }
 
 // ConnectPhase implements drivers.Driver.
@@ -88,14 +90,40 @@ func client(ep drivers.Endpoint, dialed func(net.Conn)) *memcache.Client {
 
 // Seed implements drivers.Driver: it sets the key to a value of the
 // driver's size, with no expiry.
-func (d *Driver) Seed(_ context.Context, ep drivers.Endpoint) error {
-	c := client(ep, nil)
-	defer c.Close()
-	if err := c.Set(&memcache.Item{Key: Key, Value: d.value()}); err != nil {
-		return fmt.Errorf("seed memcached over %s: set %s: %w", ep, Key, err)
+// Keys are set seedBatch at a time, pipelined with noreply on one
+// connection, each batch confirmed by a version command.
+func (d *Driver) Seed(ctx context.Context, ep drivers.Endpoint) error {
+	var nd net.Dialer
+	nc, err := nd.DialContext(ctx, string(ep.Transport), ep.Address)
+	if err != nil {
+		return err
+	}
+	defer nc.Close()
+	if dl, ok := ctx.Deadline(); ok {
+		_ = nc.SetDeadline(dl)
+	}
+	value, rows := d.value(), d.w.RowCount()
+	w := bufio.NewWriterSize(nc, 64<<10)
+	for lo := 1; lo <= rows; lo += seedBatch {
+		hi := min(lo+seedBatch-1, rows)
+		for id := lo; id <= hi; id++ {
+			fmt.Fprintf(w, "set %s 0 0 %d noreply\r\n", drivers.KeyName(int64(id)), len(value))
+			w.Write(value)
+			w.WriteString("\r\n")
+		}
+		if err := w.Flush(); err != nil {
+			return fmt.Errorf("seed memcached over %s: set keys %d to %d of %d: %w", ep, lo, hi, rows, err)
+		}
+		if line, err := command(nc, "version"); err != nil || !strings.HasPrefix(line, "VERSION") {
+			return fmt.Errorf("seed memcached over %s: set keys %d to %d of %d: the server answered %q (%v)", ep, lo, hi, rows, strings.TrimSpace(line), err)
+		}
+		d.w.Report(hi)
 	}
 	return nil
 }
+
+// seedBatch is how many keys one seeding batch sets.
+const seedBatch = 1000
 
 // Info implements drivers.Driver: memcached's version command.
 func (d *Driver) Info(ctx context.Context, ep drivers.Endpoint) (drivers.ServerInfo, error) {
@@ -144,6 +172,7 @@ func command(nc net.Conn, cmd string) (string, error) {
 // version command) so that Verify can ask about it.
 func (d *Driver) Open(_ context.Context, ep drivers.Endpoint) (drivers.Conn, error) {
 	c := &Conn{ep: ep, want: d.ValueSize()}
+	c.UseKeys(nil)
 	c.client = client(ep, func(nc net.Conn) {
 		c.mu.Lock()
 		c.nc = nc
@@ -161,16 +190,19 @@ type Conn struct {
 	ep     drivers.Endpoint
 	client *memcache.Client
 	want   int
+	names  []string // the keys the next ops read, named before timing
+	keys   drivers.Cursor
 	mu     sync.Mutex
 	nc     net.Conn // the connection the client made, for Verify
 }
 
 // Do implements drivers.Conn: one get.
 func (c *Conn) Do(context.Context) error {
-	it, err := c.client.Get(Key)
+	key := c.names[c.keys.Next()]
+	it, err := c.client.Get(key)
 	if err != nil {
 		if errors.Is(err, memcache.ErrCacheMiss) {
-			return fmt.Errorf("memcached has no %s: the server lost the seeded value (restarted, or evicted it)", Key)
+			return fmt.Errorf("memcached has no %s: the server lost the seeded value (restarted, or evicted it: memcached -m is 128 MB)", key)
 		}
 		return err
 	}
@@ -178,6 +210,19 @@ func (c *Conn) Do(context.Context) error {
 		return fmt.Errorf("memcached get returned %d bytes, want %d", len(it.Value), c.want)
 	}
 	return nil
+}
+
+// UseKeys implements drivers.Keyed: the keys are named here, so that the
+// timed ops format nothing (none: Key).
+func (c *Conn) UseKeys(ids []int64) {
+	c.names = c.names[:0]
+	for _, id := range ids {
+		c.names = append(c.names, drivers.KeyName(id))
+	}
+	if len(c.names) == 0 {
+		c.names = append(c.names, Key)
+	}
+	c.keys.Reset(len(c.names))
 }
 
 // Verify implements drivers.Conn: "stats conns" sent on this very

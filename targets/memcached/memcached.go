@@ -50,7 +50,7 @@ func bind(f *pflag.FlagSet) targets.Settings { return &settings{ext: external.Bi
 
 func (*settings) Validate() error { return nil }
 
-func (*settings) Driver(valueSize int) drivers.Driver { return New(valueSize) }
+func (*settings) Driver(w drivers.Workload) drivers.Driver { return New(w) }
 
 func (s *settings) External() (compose.Pair, error) { return s.ext.Pair() }
 

@@ -56,7 +56,7 @@ func bind(f *pflag.FlagSet) targets.Settings {
 
 func (s *settings) Validate() error { return targets.OneOf("mongo-op", s.op, Ops...) }
 
-func (s *settings) Driver(valueSize int) drivers.Driver { return New(s.op, valueSize) }
+func (s *settings) Driver(w drivers.Workload) drivers.Driver { return New(s.op, w) }
 
 func (s *settings) External() (compose.Pair, error) { return s.ext.Pair() }
 
@@ -64,7 +64,7 @@ func (s *settings) External() (compose.Pair, error) { return s.ext.Pair() }
 // wire protocol needs a real handshake).
 func buildInfo(ctx context.Context, c net.Conn, path string) string {
 	c.Close()
-	info, err := New("", 0).Info(ctx, drivers.Endpoint{Transport: drivers.Unix, Address: path})
+	info, err := New("", drivers.Workload{}).Info(ctx, drivers.Endpoint{Transport: drivers.Unix, Address: path})
 	if err != nil {
 		return "no answer to buildInfo: " + err.Error()
 	}

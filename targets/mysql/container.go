@@ -38,7 +38,7 @@ func container(port int, _, bind string) (compose.ContainerSpec, error) {
 // mysqlLogin is ready once the measuring account can log in over both
 // transports: the official image runs a temporary server for set-up first.
 func mysqlLogin(ctx context.Context, srv *compose.Server) error {
-	d := New("", 0)
+	d := New("", drivers.Workload{})
 	for _, ep := range []drivers.Endpoint{srv.TCP, srv.Unix} {
 		if _, err := d.Info(ctx, ep); err != nil {
 			return err

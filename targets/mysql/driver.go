@@ -34,7 +34,8 @@ const (
 	PayloadQuery = "SELECT payload FROM user WHERE id = ?"
 )
 
-// LookupID is the primary key the op looks up; Nickname is its value.
+// LookupID is the primary key a one-row lookup reads (the op reads ids
+// 1..Rows, handed to it by UseKeys); Nickname is every row's value.
 const (
 	LookupID = 1
 	Nickname = "dbsock"
@@ -60,15 +61,16 @@ var Modes = []string{ModePrepared, ModeInterpolate, ModeDefault}
 type Driver struct {
 	mode      string
 	valueSize int // 0: the nickname
+	w         drivers.Workload
 }
 
 // New returns the MySQL driver in mode (ModePrepared when "") reading
-// values of valueSize bytes (the 6-byte nickname when 0).
-func New(mode string, valueSize int) *Driver {
+// values of w.ValueSize bytes (the 6-byte nickname when 0) from w.Rows rows.
+func New(mode string, w drivers.Workload) *Driver {
 	if mode == "" {
 		mode = ModePrepared
 	}
-	return &Driver{mode: mode, valueSize: valueSize}
+	return &Driver{mode: mode, valueSize: w.ValueSize, w: w}
 }
 
 // Name implements drivers.Driver.
@@ -94,7 +96,7 @@ func (d *Driver) query() string {
 
 // Describe implements drivers.Driver.
 func (d *Driver) Describe() string {
-	q := "`" + strings.Replace(d.query(), "?", fmt.Sprint(LookupID), 1) + "`"
+	q := "`" + strings.Replace(d.query(), "?", drivers.IDText(d.w, LookupID), 1) + "`"
 	switch d.mode {
 	case ModeInterpolate:
 		return q + " with the argument interpolated by the driver (one round trip per op)"
@@ -161,8 +163,36 @@ func (d *Driver) Seed(ctx context.Context, ep drivers.Endpoint) error {
 			return fmt.Errorf("seed mysql over %s: add column payload: %w", ep, err)
 		}
 	}
-	if _, err := db.ExecContext(ctx, "REPLACE INTO user (id, nickname, payload) VALUES (?, ?, ?)", LookupID, Nickname, payload(d.valueSize)); err != nil {
-		return fmt.Errorf("seed mysql over %s: insert the row to look up: %w", ep, err)
+	return d.insertRows(ctx, db, ep)
+}
+
+// seedBatch is how many rows one seeding statement writes.
+const seedBatch = 500
+
+// insertRows writes rows 1..Rows, seedBatch to a multi-row REPLACE (so
+// that a second run over the same table is the same table).
+func (d *Driver) insertRows(ctx context.Context, db *sql.DB, ep drivers.Endpoint) error {
+	value := payload(d.valueSize)
+	rows := d.w.RowCount()
+	stmt := func(n int) string {
+		return "REPLACE INTO user (id, nickname, payload) VALUES " + strings.TrimSuffix(strings.Repeat("(?, ?, ?), ", n), ", ")
+	}
+	full := stmt(seedBatch)
+	args := make([]any, 0, 3*seedBatch)
+	for lo := 1; lo <= rows; lo += seedBatch {
+		n := min(seedBatch, rows-lo+1)
+		args = args[:0]
+		for id := lo; id < lo+n; id++ {
+			args = append(args, id, Nickname, value)
+		}
+		q := full
+		if n < seedBatch {
+			q = stmt(n)
+		}
+		if _, err := db.ExecContext(ctx, q, args...); err != nil {
+			return fmt.Errorf("seed mysql over %s: insert rows %d to %d of %d: %w", ep, lo, lo+n-1, rows, err)
+		}
+		d.w.Report(lo + n - 1)
 	}
 	return nil
 }
@@ -210,7 +240,8 @@ func (d *Driver) Open(ctx context.Context, ep drivers.Endpoint) (drivers.Conn, e
 		db.Close()
 		return nil, fmt.Errorf("connect to mysql over %s: %w", ep, err)
 	}
-	c := &Conn{db: db, conn: conn, query: d.query(), arg: int64(LookupID), size: d.valueSize}
+	c := &Conn{db: db, conn: conn, query: d.query(), args: []any{int64(LookupID)}, size: d.valueSize}
+	c.keys.Reset(1)
 	if d.mode == ModePrepared {
 		if c.stmt, err = conn.PrepareContext(ctx, c.query); err != nil {
 			conn.Close()
@@ -227,7 +258,8 @@ type Conn struct {
 	conn  *sql.Conn
 	stmt  *sql.Stmt // nil unless ModePrepared
 	query string
-	arg   any
+	args  []any // the ids the next ops read, boxed before timing
+	keys  drivers.Cursor
 	size  int
 	value []byte
 }
@@ -236,9 +268,9 @@ type Conn struct {
 func (c *Conn) Do(ctx context.Context) error {
 	var row *sql.Row
 	if c.stmt != nil {
-		row = c.stmt.QueryRowContext(ctx, c.arg)
+		row = c.stmt.QueryRowContext(ctx, c.args[c.keys.Next()])
 	} else {
-		row = c.conn.QueryRowContext(ctx, c.query, c.arg)
+		row = c.conn.QueryRowContext(ctx, c.query, c.args[c.keys.Next()])
 	}
 	if err := row.Scan(&c.value); err != nil {
 		return err
@@ -247,6 +279,19 @@ func (c *Conn) Do(ctx context.Context) error {
 		return fmt.Errorf("mysql lookup returned %d bytes, want %d", len(c.value), max(want, len(Nickname)))
 	}
 	return nil
+}
+
+// UseKeys implements drivers.Keyed: the ids are boxed here, so that the
+// timed ops convert nothing.
+func (c *Conn) UseKeys(ids []int64) {
+	c.args = c.args[:0]
+	for _, id := range ids {
+		c.args = append(c.args, id)
+	}
+	if len(c.args) == 0 {
+		c.args = append(c.args, int64(LookupID))
+	}
+	c.keys.Reset(len(c.args))
 }
 
 // Verify implements drivers.Conn using the server's processlist: MySQL and

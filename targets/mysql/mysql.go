@@ -59,7 +59,7 @@ func bind(f *pflag.FlagSet) targets.Settings {
 
 func (s *settings) Validate() error { return targets.OneOf("mysql-mode", s.mode, Modes...) }
 
-func (s *settings) Driver(valueSize int) drivers.Driver { return New(s.mode, valueSize) }
+func (s *settings) Driver(w drivers.Workload) drivers.Driver { return New(s.mode, w) }
 
 func (s *settings) External() (compose.Pair, error) { return s.ext.Pair() }
 

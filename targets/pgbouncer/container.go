@@ -42,7 +42,7 @@ func container(port int, _, bind string) (compose.ContainerSpec, error) {
 // login is ready once PgBouncer logs the account in, over both transports,
 // to the PostgreSQL behind it.
 func login(ctx context.Context, srv *compose.Server) error {
-	d := New(0)
+	d := New(drivers.Workload{})
 	for _, ep := range []drivers.Endpoint{srv.TCP, srv.Unix} {
 		if _, err := d.Info(ctx, ep); err != nil {
 			return err

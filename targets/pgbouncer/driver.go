@@ -25,8 +25,8 @@ import (
 // PgBouncer's own answers for Info and Verify.
 type Driver struct{ *postgres.Driver }
 
-// New returns the pgbouncer driver reading values of valueSize bytes.
-func New(valueSize int) Driver { return Driver{postgres.NewMode(postgres.ModeExec, valueSize)} }
+// New returns the pgbouncer driver for workload w.
+func New(w drivers.Workload) Driver { return Driver{postgres.NewMode(postgres.ModeExec, w)} }
 
 // Name implements drivers.Driver.
 func (Driver) Name() string { return name }

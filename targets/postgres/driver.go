@@ -34,6 +34,9 @@ func SocketFile(dir string, port int) string {
 	return filepath.Join(dir, ".s.PGSQL."+strconv.Itoa(port))
 }
 
+// seedBatch is how many rows one seeding statement writes.
+const seedBatch = 100_000
+
 // Modes: how the lookup reaches the server.
 const (
 	// ModePrepared prepares the lookup once per connection (a named
@@ -53,6 +56,7 @@ var Modes = []string{ModePrepared, ModeExec}
 type Driver struct {
 	mode      string
 	valueSize int
+	w         drivers.Workload
 	depth     int // lookups per op, in one batch (0 or 1: one)
 }
 
@@ -69,15 +73,15 @@ func (d *Driver) Pipeline(depth int) drivers.Driver {
 func (d *Driver) Depth() int { return max(d.depth, 1) }
 
 // New returns the PostgreSQL driver in ModePrepared reading values of
-// valueSize bytes (the nickname when 0).
-func New(valueSize int) *Driver { return NewMode(ModePrepared, valueSize) }
+// w.ValueSize bytes (the nickname when 0) from w.Rows rows.
+func New(w drivers.Workload) *Driver { return NewMode(ModePrepared, w) }
 
 // NewMode returns the PostgreSQL driver in mode (ModePrepared when "").
-func NewMode(mode string, valueSize int) *Driver {
+func NewMode(mode string, w drivers.Workload) *Driver {
 	if mode == "" {
 		mode = ModePrepared
 	}
-	return &Driver{mode: mode, valueSize: valueSize}
+	return &Driver{mode: mode, valueSize: w.ValueSize, w: w}
 }
 
 // Name implements drivers.Driver.
@@ -107,11 +111,11 @@ func (d *Driver) Describe() string {
 	if d.mode == ModeExec {
 		how = "sent as an unnamed statement each time (pgx exec mode)"
 	}
+	q := strings.Replace(d.query(), "$1", drivers.IDText(d.w, LookupID), 1)
 	if d.Depth() > 1 {
-		return fmt.Sprintf("%d executions of `%s`, %s, sent as one pgx batch (one round trip per op of %d lookups)",
-			d.Depth(), strings.Replace(d.query(), "$1", "1", 1), how, d.Depth())
+		return fmt.Sprintf("%d executions of `%s`, %s, sent as one pgx batch (one round trip per op of %d lookups)", d.Depth(), q, how, d.Depth())
 	}
-	return "`" + strings.Replace(d.query(), "$1", "1", 1) + "` " + how + " (one round trip per op)"
+	return "`" + q + "` " + how + " (one round trip per op)"
 }
 
 // ConnectPhase implements drivers.Driver.
@@ -192,11 +196,16 @@ func (d *Driver) Seed(ctx context.Context, ep drivers.Endpoint) error {
 			return fmt.Errorf("seed postgres over %s: %s: %w", ep, q, err)
 		}
 	}
-	_, err = c.Exec(ctx, `INSERT INTO "user" (id, nickname, payload) VALUES ($1, $2, $3)
-		ON CONFLICT (id) DO UPDATE SET nickname = EXCLUDED.nickname, payload = EXCLUDED.payload`,
-		LookupID, Nickname, bytes.Repeat([]byte("d"), d.valueSize))
-	if err != nil {
-		return fmt.Errorf("seed postgres over %s: insert the row to look up: %w", ep, err)
+	// The server makes the rows (generate_series), seedBatch at a time.
+	value, rows := bytes.Repeat([]byte("d"), d.valueSize), d.w.RowCount()
+	for lo := 1; lo <= rows; lo += seedBatch {
+		hi := min(lo+seedBatch-1, rows)
+		_, err = c.Exec(ctx, `INSERT INTO "user" (id, nickname, payload) SELECT g, $1::text, $2::bytea FROM generate_series($3::int, $4::int) g
+			ON CONFLICT (id) DO UPDATE SET nickname = EXCLUDED.nickname, payload = EXCLUDED.payload`, Nickname, value, lo, hi)
+		if err != nil {
+			return fmt.Errorf("seed postgres over %s: insert rows %d to %d of %d: %w", ep, lo, hi, rows, err)
+		}
+		d.w.Report(hi)
 	}
 	return nil
 }
@@ -234,7 +243,9 @@ func (d *Driver) Open(ctx context.Context, ep drivers.Endpoint) (drivers.Conn, e
 		}
 		stmt = "lookup"
 	}
-	return &Conn{c: c, stmt: stmt, size: d.valueSize, arg: int32(LookupID), depth: d.Depth(), app: c.Config().RuntimeParams["application_name"]}, nil
+	conn := &Conn{c: c, stmt: stmt, size: d.valueSize, depth: d.Depth(), app: c.Config().RuntimeParams["application_name"]}
+	conn.UseKeys(nil)
+	return conn, nil
 }
 
 // Conn is one PostgreSQL connection.
@@ -242,7 +253,8 @@ type Conn struct {
 	c     *pgx.Conn
 	stmt  string // the prepared statement's name, or the lookup's text
 	size  int
-	arg   int32
+	args  []any // the ids the next ops read, boxed before timing
+	keys  drivers.Cursor
 	value []byte
 	depth int
 	app   string // application_name, unique to this connection
@@ -254,7 +266,7 @@ func (c *Conn) Do(ctx context.Context) error {
 	if c.depth > 1 {
 		b := &pgx.Batch{}
 		for i := 0; i < c.depth; i++ {
-			b.Queue(c.stmt, c.arg)
+			b.Queue(c.stmt, c.args[c.keys.Next()])
 		}
 		br := c.c.SendBatch(ctx, b)
 		for i := 0; i < c.depth; i++ {
@@ -269,10 +281,23 @@ func (c *Conn) Do(ctx context.Context) error {
 		}
 		return br.Close()
 	}
-	if err := c.c.QueryRow(ctx, c.stmt, c.arg).Scan(&c.value); err != nil {
+	if err := c.c.QueryRow(ctx, c.stmt, c.args[c.keys.Next()]).Scan(&c.value); err != nil {
 		return err
 	}
 	return c.check()
+}
+
+// UseKeys implements drivers.Keyed: the ids are boxed here, so that the
+// timed ops convert nothing (none: the one-row lookup's LookupID).
+func (c *Conn) UseKeys(ids []int64) {
+	c.args = c.args[:0]
+	for _, id := range ids {
+		c.args = append(c.args, int32(id))
+	}
+	if len(c.args) == 0 {
+		c.args = append(c.args, int32(LookupID))
+	}
+	c.keys.Reset(len(c.args))
 }
 
 // check verifies the value a lookup read.

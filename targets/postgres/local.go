@@ -93,7 +93,7 @@ func localServer(ctx context.Context, l *compose.Local, name string) (*compose.S
 	unix.Transport, unix.Address = drivers.Unix, ls.Sock
 	// Accepting connections is not yet ready: PostgreSQL refuses logins
 	// while it starts up.
-	login := func(ctx context.Context) error { _, err := New(0).Info(ctx, tcp); return err }
+	login := func(ctx context.Context) error { _, err := New(drivers.Workload{}).Info(ctx, tcp); return err }
 	if err := compose.Poll(ctx, 30*time.Second, login, ls.Gone); err != nil {
 		return nil, ls.Fail(err)
 	}

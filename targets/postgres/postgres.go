@@ -65,7 +65,7 @@ func bind(f *pflag.FlagSet) targets.Settings {
 
 func (s *settings) Validate() error { return targets.OneOf("postgres-mode", s.mode, Modes...) }
 
-func (s *settings) Driver(valueSize int) drivers.Driver { return NewMode(s.mode, valueSize) }
+func (s *settings) Driver(w drivers.Workload) drivers.Driver { return NewMode(s.mode, w) }
 
 // StartLocal starts a private PostgreSQL with the local provider, for
 // targets that put something in front of it (a pooler).

@@ -26,7 +26,8 @@ type quietLogger struct{}
 
 func (quietLogger) Printf(context.Context, string, ...any) {}
 
-// Key is the key every op reads; Value is what it holds.
+// Key is the key of row 1, the one a one-row lookup reads (row id's key is
+// drivers.KeyName(id)); Value is what every key holds.
 const (
 	Key   = "dbsock:user:1"
 	Value = "dbsock"
@@ -37,7 +38,8 @@ type Driver struct {
 	protocol  int  // 2 or 3
 	identity  bool // send CLIENT SETINFO on connect
 	valueSize int  // 0: the 6-byte Value
-	depth     int  // lookups per op, pipelined (0 or 1: one)
+	w         drivers.Workload
+	depth     int // lookups per op, pipelined (0 or 1: one)
 }
 
 // Pipeline implements drivers.Pipeliner: each op sends depth GETs in one
@@ -53,12 +55,12 @@ func (d *Driver) Depth() int { return max(d.depth, 1) }
 
 // New returns the Redis driver speaking RESP protocol (3 when 0), sending
 // the client identity commands on connect when identity is set, and reading
-// values of valueSize bytes (Value when 0).
-func New(protocol int, identity bool, valueSize int) *Driver {
+// values of w.ValueSize bytes (Value when 0) from w.Rows keys.
+func New(protocol int, identity bool, w drivers.Workload) *Driver {
 	if protocol == 0 {
 		protocol = 3
 	}
-	return &Driver{protocol: protocol, identity: identity, valueSize: valueSize}
+	return &Driver{protocol: protocol, identity: identity, valueSize: w.ValueSize, w: w}
 }
 
 // Name implements drivers.Driver.
@@ -92,9 +94,9 @@ func (d *Driver) value() string {
 // Describe implements drivers.Driver.
 func (d *Driver) Describe() string {
 	if d.Depth() > 1 {
-		return fmt.Sprintf("%d pipelined `GET %s` (one round trip per op of %d lookups)", d.Depth(), Key, d.Depth())
+		return fmt.Sprintf("%d pipelined `GET %s` (one round trip per op of %d lookups)", d.Depth(), drivers.KeyText(d.w), d.Depth())
 	}
-	return "`GET " + Key + "` (one round trip per op)"
+	return "`GET " + drivers.KeyText(d.w) + "` (one round trip per op)"
 }
 
 // ConnectPhase implements drivers.Driver.
@@ -158,11 +160,25 @@ func (d *Driver) Seed(ctx context.Context, ep drivers.Endpoint) error {
 	}
 	defer client.Close()
 	defer conn.Close()
-	if err := conn.Set(ctx, Key, d.value(), 0).Err(); err != nil {
-		return fmt.Errorf("seed redis over %s: SET %s: %w", ep, Key, err)
+	value, rows := d.value(), d.w.RowCount()
+	for lo := 1; lo <= rows; lo += seedBatch {
+		hi := min(lo+seedBatch-1, rows)
+		_, err := conn.Pipelined(ctx, func(p goredis.Pipeliner) error {
+			for id := lo; id <= hi; id++ {
+				p.Set(ctx, drivers.KeyName(int64(id)), value, 0)
+			}
+			return nil
+		})
+		if err != nil {
+			return fmt.Errorf("seed redis over %s: SET keys %d to %d of %d: %w", ep, lo, hi, rows, err)
+		}
+		d.w.Report(hi)
 	}
 	return nil
 }
+
+// seedBatch is how many SETs one seeding pipeline sends.
+const seedBatch = 1000
 
 // Info implements drivers.Driver.
 func (d *Driver) Info(ctx context.Context, ep drivers.Endpoint) (drivers.ServerInfo, error) {
@@ -208,7 +224,9 @@ func (d *Driver) Open(ctx context.Context, ep drivers.Endpoint) (drivers.Conn, e
 	if err != nil {
 		return nil, err
 	}
-	return &Conn{client: client, conn: conn, size: d.ValueSize(), depth: d.Depth()}, nil
+	c := &Conn{client: client, conn: conn, size: d.ValueSize(), depth: d.Depth()}
+	c.UseKeys(nil)
+	return c, nil
 }
 
 // Conn is one dedicated Redis connection.
@@ -217,6 +235,21 @@ type Conn struct {
 	conn   *goredis.Conn
 	size   int
 	depth  int
+	names  []string // the keys the next ops read, named before timing
+	keys   drivers.Cursor
+}
+
+// UseKeys implements drivers.Keyed: the keys are named here, so that the
+// timed ops format nothing (none: Key).
+func (c *Conn) UseKeys(ids []int64) {
+	c.names = c.names[:0]
+	for _, id := range ids {
+		c.names = append(c.names, drivers.KeyName(id))
+	}
+	if len(c.names) == 0 {
+		c.names = append(c.names, Key)
+	}
+	c.keys.Reset(len(c.names))
 }
 
 // Do implements drivers.Conn: one GET, or depth GETs pipelined.
@@ -224,7 +257,7 @@ func (c *Conn) Do(ctx context.Context) error {
 	if c.depth > 1 {
 		cmds, err := c.conn.Pipelined(ctx, func(p goredis.Pipeliner) error {
 			for i := 0; i < c.depth; i++ {
-				p.Get(ctx, Key)
+				p.Get(ctx, c.names[c.keys.Next()])
 			}
 			return nil
 		})
@@ -233,14 +266,15 @@ func (c *Conn) Do(ctx context.Context) error {
 		}
 		for _, cmd := range cmds {
 			if v, err := cmd.(*goredis.StringCmd).Result(); err != nil || len(v) != c.size {
-				return fmt.Errorf("redis pipelined GET %s: %d bytes, %v", Key, len(v), err)
+				return fmt.Errorf("redis pipelined GET %s: %d bytes, %v", cmd.Args()[1], len(v), err)
 			}
 		}
 		return nil
 	}
-	v, err := c.conn.Get(ctx, Key).Result()
+	key := c.names[c.keys.Next()]
+	v, err := c.conn.Get(ctx, key).Result()
 	if err == nil && len(v) != c.size {
-		return fmt.Errorf("redis GET %s returned %d bytes, want %d", Key, len(v), c.size)
+		return fmt.Errorf("redis GET %s returned %d bytes, want %d", key, len(v), c.size)
 	}
 	return err
 }

@@ -66,8 +66,8 @@ func (s *settings) Validate() error {
 	return nil
 }
 
-func (s *settings) Driver(valueSize int) drivers.Driver {
-	return New(s.protocol, s.identity, valueSize)
+func (s *settings) Driver(w drivers.Workload) drivers.Driver {
+	return New(s.protocol, s.identity, w)
 }
 
 func (s *settings) External() (compose.Pair, error) { return s.ext.Pair() }

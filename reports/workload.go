@@ -1,0 +1,70 @@
+package reports
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/dbsock/dbsock/drivers"
+	"github.com/dbsock/dbsock/results"
+)
+
+// distinctRows says how many distinct rows target's runs read per round,
+// per transport ("" when its ops read no rows).
+func distinctRows(r *results.Report, target string) string {
+	var parts []string
+	for _, tr := range drivers.Transports {
+		lo, hi := int64(-1), int64(0)
+		for _, run := range r.Runs {
+			if run.Target != target || run.Transport != tr || run.DistinctKeys == 0 {
+				continue
+			}
+			if lo < 0 || run.DistinctKeys < lo {
+				lo = run.DistinctKeys
+			}
+			hi = max(hi, run.DistinctKeys)
+		}
+		if lo < 0 {
+			continue
+		}
+		n := humanInt(int(lo))
+		if hi != lo {
+			n += " to " + humanInt(int(hi))
+		}
+		parts = append(parts, tr.Label()+" "+n)
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return strings.Join(parts, ", ") + " distinct"
+}
+
+// workloadPhrase says what the ops read, for the method sentence: "" for
+// reports that read one row (older dbsock, or --rows 1 said as such).
+func workloadPhrase(w *results.Workload) string {
+	if w == nil {
+		return ""
+	}
+	if w.Rows == 1 {
+		return "; every lookup reads the same single row"
+	}
+	keys := w.Keys + " keys"
+	switch w.Keys {
+	case "zipf":
+		keys = fmt.Sprintf("zipfian keys (YCSB's scrambled zipfian, theta %g)", w.Theta)
+	case "hotspot":
+		keys = fmt.Sprintf("a hotspot (%g%% of the ops on %g%% of the rows)", 100*w.HotOps, 100*w.HotRows)
+	case "sequential":
+		keys = "keys in order"
+	}
+	return fmt.Sprintf("; each %s reads one of %s seeded rows, chosen by %s, the same rows in both blocks of a pair", w.Op, humanInt(w.Rows), keys)
+}
+
+// humanInt writes n with thousands separators: 1,000,000.
+func humanInt(n int) string {
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}

@@ -1,0 +1,93 @@
+package scenarios
+
+import (
+	"math/bits"
+
+	"github.com/dbsock/dbsock/drivers"
+)
+
+// maxKeyBuffer bounds a worker's ids per block: a longer block (or one
+// timed by --duration) reads them over again from the start.
+const maxKeyBuffer = 1 << 16
+
+// caseKeys are one case's row ids: each worker's sources for timed ops and
+// for warm-up, and the buffer one block pair's ids are drawn into. The two
+// blocks of a pair get the same ids, drawn before either is timed.
+type caseKeys struct {
+	rows        int
+	timed, warm []*keySource
+	buf         [][]int64
+}
+
+// newCaseKeys returns the case's keys, or nil when the ops read one row
+// (opt.Rows 0).
+func newCaseKeys(opt Options) *caseKeys {
+	if opt.Rows <= 0 {
+		return nil
+	}
+	k := &caseKeys{rows: opt.Rows}
+	var z *zipfTable
+	if opt.Keys.Dist == Zipf {
+		z = newZipfTable(int64(opt.Rows), opt.Keys.Theta)
+	}
+	n := opt.workers()
+	for w := 0; w < n; w++ {
+		k.timed = append(k.timed, newKeySource(opt.Keys, uint64(opt.Rows), opt.Seed, w, n, z))
+		k.warm = append(k.warm, newKeySource(opt.Keys, uint64(opt.Rows), opt.Seed^0x5bd1e995, w, n, z))
+		k.buf = append(k.buf, make([]int64, 0, maxKeyBuffer))
+	}
+	return k
+}
+
+// hand draws n ids per worker from sources and gives them to that worker
+// on every side.
+func (k *caseKeys) hand(sources []*keySource, n int, sides ...*side) {
+	n = min(max(n, 1), maxKeyBuffer)
+	for w, src := range sources {
+		k.buf[w] = k.buf[w][:n]
+		src.fill(k.buf[w])
+		for _, s := range sides {
+			if kc, ok := s.ws[w].op.(drivers.Keyed); ok {
+				kc.UseKeys(k.buf[w])
+				s.keyed = true
+			}
+			if kc, ok := s.ws[w].warm.(drivers.Keyed); ok && s.ws[w].warm != s.ws[w].op {
+				kc.UseKeys(k.buf[w])
+			}
+		}
+	}
+}
+
+// mark records on s which rows its workers' last block read (ops run in
+// the order handed, starting over after the buffer's end).
+func (k *caseKeys) mark(s *side) {
+	if !s.keyed {
+		return
+	}
+	if s.touched == nil {
+		s.touched = make(bitset, k.rows/64+1)
+	}
+	for w, wk := range s.ws {
+		ids := k.buf[w]
+		if used := int(wk.sample.Ops); used < len(ids) {
+			ids = ids[:used]
+		}
+		for _, id := range ids {
+			s.touched.set(id - 1)
+		}
+	}
+}
+
+// bitset is one bit per row.
+type bitset []uint64
+
+func (b bitset) set(i int64) { b[i/64] |= 1 << (uint(i) % 64) }
+
+// count is how many bits are set.
+func (b bitset) count() int64 {
+	var n int
+	for _, w := range b {
+		n += bits.OnesCount64(w)
+	}
+	return int64(n)
+}
