@@ -219,14 +219,8 @@ func (p Plan) measureTarget(ctx context.Context, t *targets.Target, ti *results.
 	}
 	for _, size := range p.valueSizes() {
 		d := settings.Driver(p.workload(t.Name, size, rows))
-		seedOver := []drivers.Endpoint{srv.Unix}
-		if srv.SeedEach || t.SeedEach {
-			seedOver = append(seedOver, srv.TCP)
-		}
-		for _, ep := range seedOver {
-			if err := p.answer(ctx, t.Name, ep, "while dbsock seeded the lookup's row", func(ctx context.Context) error { return d.Seed(ctx, ep) }); err != nil {
-				return runs, err
-			}
+		if err := p.seed(ctx, t, d, srv, rows); err != nil {
+			return runs, err
 		}
 		for _, depth := range p.depths() {
 			d := d
@@ -277,7 +271,11 @@ func (p Plan) identify(ctx context.Context, target string, d drivers.Driver, srv
 // accepts and never answers cannot hang dbsock; the error says which server
 // did not answer, over what, during which step.
 func (p Plan) answer(ctx context.Context, target string, ep drivers.Endpoint, during string, step func(context.Context) error) error {
-	limit := p.Options.Timeout()
+	return p.answerWithin(ctx, p.Options.Timeout(), "--op-timeout", target, ep, during, step)
+}
+
+// answerWithin is answer with its own limit, which what names.
+func (p Plan) answerWithin(ctx context.Context, limit time.Duration, what, target string, ep drivers.Endpoint, during string, step func(context.Context) error) error {
 	// A plain dial first: a refused port or a missing socket gets its own
 	// diagnosis, whatever the driver would make of it (some retry until
 	// their deadline and report their whole topology).
@@ -294,7 +292,7 @@ func (p Plan) answer(ctx context.Context, target string, ep drivers.Endpoint, du
 	case ctx.Err() != nil:
 		return fmt.Errorf("%s over %s: interrupted %s: %w", target, ep, during, ctx.Err())
 	case errors.Is(err, context.DeadlineExceeded):
-		return fmt.Errorf("%s over %s did not answer within %s (--op-timeout) %s; is a %s server really listening there?", target, ep, limit, during, target)
+		return fmt.Errorf("%s over %s did not answer within %s (%s) %s; is a %s server really listening there?", target, ep, limit, what, during, target)
 	}
 	return drivers.Explain(err, ep)
 }
@@ -345,6 +343,57 @@ func (p Plan) workload(target string, size, rows int) drivers.Workload {
 		}
 	}
 	return w
+}
+
+// seed creates the rows d reads (over both endpoints when they reach two
+// instances), under --op-timeout plus a millisecond per row, then waits
+// for the server to settle: a database writes what was seeded back in the
+// background, which would otherwise land in the first blocks.
+func (p Plan) seed(ctx context.Context, t *targets.Target, d drivers.Driver, srv *compose.Server, rows int) error {
+	over := []drivers.Endpoint{srv.Unix}
+	if srv.SeedEach || t.SeedEach {
+		over = append(over, srv.TCP)
+	}
+	limit := p.Options.Timeout() + time.Duration(max(rows, 1))*time.Millisecond
+	for _, ep := range over {
+		err := p.answerWithin(ctx, limit, "--op-timeout plus 1 ms per row", t.Name, ep, "while dbsock seeded the rows", func(ctx context.Context) error { return d.Seed(ctx, ep) })
+		if err != nil {
+			return err
+		}
+	}
+	if waited, idle := settle(ctx, srv.CPU); waited > 0 {
+		fmt.Fprintf(p.log(), "dbsock: %s: waited %s after seeding for the server to go idle (%v)\n", t.Name, waited.Round(time.Millisecond), idle)
+	}
+	return nil
+}
+
+// settle waits until the server's CPU use over a 100 ms window is below
+// 5% of one core, at most 10 s; it says how long it waited and whether the
+// server went idle. Without a meter it returns at once.
+func settle(ctx context.Context, m cpustat.Meter) (time.Duration, bool) {
+	if m == nil {
+		return 0, true
+	}
+	const window = 100 * time.Millisecond
+	began := time.Now()
+	before, err := m.Read()
+	for err == nil && ctx.Err() == nil && time.Since(began) < 10*time.Second {
+		timer := time.NewTimer(window)
+		select {
+		case <-ctx.Done():
+		case <-timer.C:
+		}
+		timer.Stop()
+		after, rerr := m.Read()
+		if rerr != nil {
+			break
+		}
+		if busy := after.Sub(before).CPUNs; busy < int64(window)/20 {
+			return time.Since(began), true
+		}
+		before = after
+	}
+	return time.Since(began), false
 }
 
 // rows is how many rows d's target reads: the plan's, unless its server

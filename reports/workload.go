@@ -57,7 +57,11 @@ func workloadPhrase(w *results.Workload) string {
 	case "sequential":
 		keys = "keys in order"
 	}
-	return fmt.Sprintf("; each %s reads one of %s seeded rows, chosen by %s, the same rows in both blocks of a pair", w.Op, humanInt(w.Rows), keys)
+	verb := "lookup reads"
+	if w.Op == "update" {
+		verb = "update writes"
+	}
+	return fmt.Sprintf("; each %s one of %s seeded rows, chosen by %s, the same rows in both blocks of a pair", verb, humanInt(w.Rows), keys)
 }
 
 // humanInt writes n with thousands separators: 1,000,000.
