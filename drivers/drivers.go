@@ -344,7 +344,19 @@ type Workload struct {
 	Rows int
 	// Progress, when set, is told how many rows Seed has written so far.
 	Progress func(done int)
+	// Op is what each op does to its row: OpRead ("" too) reads its value,
+	// OpUpdate increments its counter (n) by one.
+	Op string
 }
+
+// Ops: what an op does to its row.
+const (
+	OpRead   = "read"
+	OpUpdate = "update"
+)
+
+// Updates says whether w's ops write.
+func (w Workload) Updates() bool { return w.Op == OpUpdate }
 
 // RowCount is w.Rows, at least 1.
 func (w Workload) RowCount() int { return max(w.Rows, 1) }
@@ -412,3 +424,7 @@ func KeyText(w Workload) string {
 type RowLimiter interface {
 	RowLimit(ServerInfo) (rows int, why string)
 }
+
+// CounterName is the key of row id's counter (--op update) in a key-value
+// server: "dbsock:user:ID:n".
+func CounterName(id int64) string { return KeyName(id) + ":n" }

@@ -154,7 +154,10 @@ func (p Plan) workloadRecord() *results.Workload {
 		return nil
 	}
 	k := o.Keys
-	w := &results.Workload{Rows: o.Rows, Keys: k.Dist, Op: "read"}
+	w := &results.Workload{Rows: o.Rows, Keys: k.Dist, Op: o.Op}
+	if w.Op == "" {
+		w.Op = drivers.OpRead
+	}
 	if w.Keys == "" {
 		w.Keys = scenarios.Uniform
 	}
@@ -331,7 +334,7 @@ func logRun(log io.Writer, run results.Run) {
 // workload is what target's ops read for values of size bytes; seeding
 // reports its progress on the log.
 func (p Plan) workload(target string, size, rows int) drivers.Workload {
-	w := drivers.Workload{ValueSize: size, Rows: rows}
+	w := drivers.Workload{ValueSize: size, Rows: rows, Op: p.Options.Op}
 	if rows := w.RowCount(); rows >= 100_000 {
 		log, began, step := p.log(), time.Now(), rows/10
 		next := step

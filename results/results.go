@@ -161,6 +161,9 @@ type Case struct {
 	// Mode is the driver setting that changes round trips, e.g. MySQL
 	// "prepared", Redis "resp3", Mongo "find".
 	Mode string `json:"mode,omitempty"`
+	// Op is "update" when each op writes its row (--op update); "" for
+	// reads.
+	Op string `json:"op,omitempty"`
 	// Rate is the open-loop target rate in ops/s per transport; 0 means
 	// closed loop (each op starts when the previous one ends).
 	Rate float64 `json:"rate"`
@@ -178,7 +181,11 @@ func (c Case) Label() string {
 	if c.Concurrency > 1 {
 		s += fmt.Sprintf(", %d workers", c.Concurrency)
 	}
-	s += ", " + FormatSize(c.ValueSize) + " values"
+	if c.Op != "" {
+		s += ", " + c.Op + "s"
+	} else {
+		s += ", " + FormatSize(c.ValueSize) + " values"
+	}
 	if c.Rate > 0 {
 		s += fmt.Sprintf(", open loop at %g ops/s", c.Rate)
 	}
@@ -225,6 +232,10 @@ type Run struct {
 	// DistinctKeys is how many distinct rows the run's timed ops read (0
 	// when the target reads no rows).
 	DistinctKeys int64 `json:"distinct_keys,omitempty"`
+	// Writes is how many writes the run's ops made on the server, warm-up
+	// included (with --op update; 0 for reads): the counters it increments
+	// add up to it.
+	Writes int64 `json:"writes,omitempty"`
 	// Phases are the parts of an op timed on their own where the scenario
 	// has them (connect: "connect" and "query"), and, in open-loop mode,
 	// "uncorrected": latency from the actual start instead of the intended

@@ -31,6 +31,8 @@ type Sample struct {
 	Err error
 	// LastErr is the last op error, if any.
 	LastErr error
+	// WarmOK is how many untimed warm-up ops succeeded.
+	WarmOK int64
 }
 
 // LoopConfig says how long a loop runs and what it reports as it goes.
@@ -98,7 +100,7 @@ func warmUp(ctx context.Context, cfg *LoopConfig, op func() error) (Sample, bool
 			return s, false
 		}
 	}
-	return Sample{}, true
+	return Sample{WarmOK: int64(cfg.Warmup) - s.Errors}, true
 }
 
 // finish records the elapsed time and the last progress step.

@@ -33,7 +33,10 @@ type Options struct {
 	// one-row lookup (no ids are handed out).
 	Rows int
 	// Keys says how the ops choose rows (zero: Uniform).
-	Keys        Keys
+	Keys Keys
+	// Op is what each op does to its row: drivers.OpRead ("" too) or
+	// drivers.OpUpdate (then each run counts its successful writes).
+	Op          string
 	Scenario    string        // PK or Connect
 	N           int           // timed ops per worker, transport and round
 	Duration    time.Duration // when set, each transport's share of a round lasts this long instead of N ops

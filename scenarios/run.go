@@ -29,6 +29,9 @@ func Run(ctx context.Context, d drivers.Driver, eps drivers.Pair, server drivers
 	if p, ok := d.(drivers.Pipeliner); ok && p.Depth() > 1 {
 		c.Pipeline = p.Depth()
 	}
+	if opt.Op == drivers.OpUpdate {
+		c.Op = opt.Op
+	}
 	began := time.Now()
 	if opt.Epoch.IsZero() {
 		opt.Epoch = began
@@ -85,6 +88,7 @@ type worker struct {
 	phases    map[string]*hdrhistogram.Histogram
 	sample    Sample
 	dog       *watchdog
+	warmOK    int64 // successful warm-up ops
 }
 
 // side is one transport's workers in a round, and what they measured.
@@ -309,7 +313,7 @@ func (s *side) warmUp(d drivers.Driver, opt Options) error {
 		wg.Add(1)
 		go func(w *worker) {
 			defer wg.Done()
-			Loop(s.ctx, w.warm, LoopConfig{Warmup: opt.Warmup, Heartbeat: &w.heartbeat}, nil, nil)
+			w.warmOK = Loop(s.ctx, w.warm, LoopConfig{Warmup: opt.Warmup, Heartbeat: &w.heartbeat}, nil, nil).WarmOK
 		}(w)
 	}
 	wg.Wait()
@@ -465,6 +469,14 @@ func (s *side) finish() results.Run {
 	run.ElapsedNs = s.elapsed.Nanoseconds()
 	if s.touched != nil {
 		run.DistinctKeys = s.touched.count()
+	}
+	if opt := s.opt; opt.Op == drivers.OpUpdate {
+		run.Writes = run.N - run.Errors
+		for _, w := range s.ws {
+			if w != nil {
+				run.Writes += w.warmOK
+			}
+		}
 	}
 	run.Latency = results.LatencyOf(s.hist)
 	if s.elapsed > 0 {

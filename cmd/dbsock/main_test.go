@@ -91,6 +91,13 @@ func TestUsageErrors(t *testing.T) {
 		{"server pid gone", []string{"run", "redis", "--server-pid", "redis=999999999"}, "no process 999999999 is running"},
 		{"server pid with local", []string{"run", "redis", "--provider", "local", "--server-pid", "redis=1"}, "applies to --provider external or auto"},
 		{"pipeline on mysql", []string{"run", "mysql", "--pipeline", "1,16"}, "--pipeline applies to redis and postgres"},
+		{"op unknown", []string{"run", "mysql", "--op", "delete"}, `--op "delete" is not accepted; use read or update`},
+		{"rows zero", []string{"run", "mysql", "--rows", "0"}, "--rows 0 is out of range"},
+		{"rows huge", []string{"run", "mysql", "--rows", "1000000000"}, "--rows 1000000000 is out of range"},
+		{"keys unknown", []string{"run", "mysql", "--keys", "gauss"}, `--keys "gauss" is not a key distribution`},
+		{"zipf theta", []string{"run", "mysql", "--keys", "zipf:2"}, "has a zipf constant outside (0, 1)"},
+		{"rows on own target", []string{"run", "echo", "--rows", "5"}, "echo read no rows"},
+		{"update pipelined", []string{"run", "redis", "--op", "update", "--pipeline", "16"}, "--op update times one write per op; leave out --pipeline"},
 		{"pipeline zero", []string{"run", "redis", "--pipeline", "0"}, "--pipeline 0 is out of range"},
 		{"image with local", []string{"run", "mysql", "--provider", "local", "--image", "mysql=mysql:8.4"}, "does not apply to --provider local"},
 		{"image malformed", []string{"run", "mysql", "--image", "mysql=Not A Ref"}, "is not an image reference"},
@@ -170,5 +177,21 @@ func TestReplaceFileReplacesWhole(t *testing.T) {
 	entries, _ := os.ReadDir(filepath.Dir(path))
 	if len(entries) != 1 {
 		t.Fatalf("temp files left: %v", entries)
+	}
+}
+
+// TestUpdateNeedsAllowWritesOnYourServer: --op update against endpoints the
+// user gives is refused without --allow-writes, before anything connects.
+func TestUpdateNeedsAllowWritesOnYourServer(t *testing.T) {
+	sock := filepath.Join(shortTempDir(t), "r.sock")
+	l, err := netListenUnix(sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	args := []string{"run", "redis", "--op", "update", "--redis-addr", "127.0.0.1:6379", "--redis-socket", sock}
+	code, _, stderr := dbsock(t, args...)
+	if code != ExitUsage || !strings.Contains(stderr, "add --allow-writes") {
+		t.Fatalf("exit %d, stderr %q; want 2 and --allow-writes named", code, stderr)
 	}
 }

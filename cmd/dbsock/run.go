@@ -326,6 +326,9 @@ func (o *runOptions) plan(args []string) (pipeline.Plan, compose.Provider, error
 			return pipeline.Plan{}, nil, err
 		}
 	}
+	if err := o.checkWrites(names); err != nil {
+		return pipeline.Plan{}, nil, err
+	}
 	provider, err := o.newProvider(names, place.Server)
 	if err != nil {
 		return pipeline.Plan{}, nil, err
@@ -339,7 +342,7 @@ func (o *runOptions) plan(args []string) (pipeline.Plan, compose.Provider, error
 		Pipelines:    o.sweep.pipelines,
 		Options: scenarios.Options{N: o.n, Warmup: o.warmup, Rounds: o.rounds, OpTimeout: o.opTimeout,
 			Duration: o.sweep.duration, Rate: o.sweep.rate, Blocks: o.blocks, Seed: o.seed,
-			Precision: o.precision, MaxDuration: o.maxDuration, Rows: o.workload.rows, Keys: o.workload.keys},
+			Precision: o.precision, MaxDuration: o.maxDuration, Rows: o.workload.rows, Keys: o.workload.keys, Op: o.workload.op},
 		Placement:  place,
 		Libraries:  targets.Libraries(),
 		Thresholds: gates,
@@ -391,6 +394,19 @@ func (o *runOptions) checkCases(names []string) ([]results.Threshold, error) {
 		gates = append(gates, th)
 	}
 	return gates, nil
+}
+
+// checkWrites applies the workload's write rules to the servers given.
+func (o *runOptions) checkWrites(names []string) error {
+	pairs, err := o.externalEndpoints()
+	if err != nil {
+		return err
+	}
+	given := map[string]bool{}
+	for name, p := range pairs {
+		given[name] = p.Given() && o.provider != "local" && o.provider != "docker" && o.provider != "compose"
+	}
+	return o.workload.checkWrites(names, given, o.sweep.pipelines)
 }
 
 // newProvider builds the provider --provider names, for targets names.

@@ -63,6 +63,9 @@ func (d *Driver) value() []byte {
 
 // Describe implements drivers.Driver.
 func (d *Driver) Describe() string {
+	if d.w.Updates() {
+		return fmt.Sprintf("`incr %s:n 1`, text protocol (one round trip per op)", drivers.KeyText(d.w))
+	}
 	return fmt.Sprintf("`get %s` of a %d-byte value, text protocol (one round trip per op)", drivers.KeyText(d.w), d.ValueSize())
 }
 
@@ -110,6 +113,9 @@ func (d *Driver) Seed(ctx context.Context, ep drivers.Endpoint) error {
 			fmt.Fprintf(w, "set %s 0 0 %d noreply\r\n", drivers.KeyName(int64(id)), len(value))
 			w.Write(value)
 			w.WriteString("\r\n")
+			if d.w.Updates() {
+				fmt.Fprintf(w, "set %s 0 0 1 noreply\r\n0\r\n", drivers.CounterName(int64(id)))
+			}
 		}
 		if err := w.Flush(); err != nil {
 			return fmt.Errorf("seed memcached over %s: set keys %d to %d of %d: %w", ep, lo, hi, rows, err)
@@ -171,7 +177,7 @@ func command(nc net.Conn, cmd string) (string, error) {
 // Open implements drivers.Driver: one connection, made at once (with a
 // version command) so that Verify can ask about it.
 func (d *Driver) Open(_ context.Context, ep drivers.Endpoint) (drivers.Conn, error) {
-	c := &Conn{ep: ep, want: d.ValueSize()}
+	c := &Conn{ep: ep, want: d.ValueSize(), update: d.w.Updates()}
 	c.UseKeys(nil)
 	c.client = client(ep, func(nc net.Conn) {
 		c.mu.Lock()
@@ -190,6 +196,7 @@ type Conn struct {
 	ep     drivers.Endpoint
 	client *memcache.Client
 	want   int
+	update bool     // the op is incr of the row's counter
 	names  []string // the keys the next ops read, named before timing
 	keys   drivers.Cursor
 	mu     sync.Mutex
@@ -199,6 +206,13 @@ type Conn struct {
 // Do implements drivers.Conn: one get.
 func (c *Conn) Do(context.Context) error {
 	key := c.names[c.keys.Next()]
+	if c.update {
+		_, err := c.client.Increment(key, 1)
+		if errors.Is(err, memcache.ErrCacheMiss) {
+			return fmt.Errorf("memcached has no counter %s: the server lost the seeded value (restarted, or evicted it)", key)
+		}
+		return err
+	}
 	it, err := c.client.Get(key)
 	if err != nil {
 		if errors.Is(err, memcache.ErrCacheMiss) {
@@ -216,11 +230,15 @@ func (c *Conn) Do(context.Context) error {
 // timed ops format nothing (none: Key).
 func (c *Conn) UseKeys(ids []int64) {
 	c.names = c.names[:0]
-	for _, id := range ids {
-		c.names = append(c.names, drivers.KeyName(id))
+	name := drivers.KeyName
+	if c.update {
+		name = drivers.CounterName
 	}
-	if len(c.names) == 0 {
-		c.names = append(c.names, Key)
+	if len(ids) == 0 {
+		ids = []int64{1}
+	}
+	for _, id := range ids {
+		c.names = append(c.names, name(id))
 	}
 	c.keys.Reset(len(c.names))
 }

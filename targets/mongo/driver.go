@@ -72,6 +72,9 @@ func (d *Driver) Describe() string {
 	if d.op == OpPing {
 		return "`db.runCommand({ping: 1})` (one round trip per op, no data)"
 	}
+	if d.w.Updates() {
+		return fmt.Sprintf("`db.%s.updateOne({_id: \"%s\"}, {$inc: {n: 1}})` (one round trip per op)", Collection, drivers.IDText(d.w, LookupID))
+	}
 	return fmt.Sprintf("`db.%s.findOne({_id: \"%s\"})` (one round trip per op)", Collection, drivers.IDText(d.w, LookupID))
 }
 
@@ -167,7 +170,7 @@ const seedBatch = 1000
 
 // document is the seeded document of id.
 func (d *Driver) document(id int64) bson.D {
-	doc := bson.D{{Key: "_id", Value: docID(id)}, {Key: "nickname", Value: Nickname}}
+	doc := bson.D{{Key: "_id", Value: docID(id)}, {Key: "nickname", Value: Nickname}, {Key: "n", Value: int64(0)}}
 	if d.valueSize > 0 {
 		doc = append(doc, bson.E{Key: "payload", Value: bson.Binary{Data: make([]byte, d.valueSize)}})
 	}
@@ -226,6 +229,9 @@ func (d *Driver) Open(ctx context.Context, ep drivers.Endpoint) (drivers.Conn, e
 		op:     d.op,
 		size:   d.valueSize,
 	}
+	if d.w.Updates() {
+		c.inc = bson.D{{Key: "$inc", Value: bson.D{{Key: "n", Value: int64(1)}}}}
+	}
 	c.UseKeys(nil)
 	return c, nil
 }
@@ -251,6 +257,7 @@ type Conn struct {
 	filters []bson.D // the next ops' filters, built before timing
 	keys    drivers.Cursor
 	ping    bson.D
+	inc     bson.D // --op update: the counter's $inc (nil: a find)
 	op      string
 	size    int
 }
@@ -261,6 +268,13 @@ func (c *Conn) Do(ctx context.Context) error {
 		return c.db.RunCommand(ctx, c.ping).Err()
 	}
 	filter := c.filters[c.keys.Next()]
+	if c.inc != nil {
+		res, err := c.coll.UpdateOne(ctx, filter, c.inc)
+		if err == nil && res.ModifiedCount != 1 {
+			err = fmt.Errorf("mongo updateOne %v changed %d documents, want 1: is it seeded?", filter, res.ModifiedCount)
+		}
+		return err
+	}
 	raw, err := c.coll.FindOne(ctx, filter).Raw()
 	if err != nil {
 		return err

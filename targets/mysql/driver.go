@@ -87,7 +87,13 @@ func (d *Driver) ValueSize() int {
 	return d.valueSize
 }
 
+// Update is the op of --op update: one row's counter up by one.
+const Update = "UPDATE user SET n = n + 1 WHERE id = ?"
+
 func (d *Driver) query() string {
+	if d.w.Updates() {
+		return Update
+	}
 	if d.valueSize > 0 {
 		return PayloadQuery
 	}
@@ -153,14 +159,16 @@ func (d *Driver) Seed(ctx context.Context, ep drivers.Endpoint) error {
 		return err
 	}
 	defer db.Close()
-	if _, err := db.ExecContext(ctx, "CREATE TABLE IF NOT EXISTS user (id INT PRIMARY KEY, nickname VARCHAR(64), payload LONGBLOB)"); err != nil {
+	if _, err := db.ExecContext(ctx, "CREATE TABLE IF NOT EXISTS user (id INT PRIMARY KEY, nickname VARCHAR(64), payload LONGBLOB, n BIGINT NOT NULL DEFAULT 0)"); err != nil {
 		return fmt.Errorf("seed mysql over %s: create table user: %w", ep, err)
 	}
-	// A table from an older dbsock may lack the payload column.
-	if _, err := db.ExecContext(ctx, "ALTER TABLE user ADD COLUMN payload LONGBLOB"); err != nil {
-		var me *gomysql.MySQLError
-		if !errors.As(err, &me) || me.Number != 1060 { // 1060: duplicate column
-			return fmt.Errorf("seed mysql over %s: add column payload: %w", ep, err)
+	// A table from an older dbsock may lack the payload and counter columns.
+	for _, col := range []string{"payload LONGBLOB", "n BIGINT NOT NULL DEFAULT 0"} {
+		if _, err := db.ExecContext(ctx, "ALTER TABLE user ADD COLUMN "+col); err != nil {
+			var me *gomysql.MySQLError
+			if !errors.As(err, &me) || me.Number != 1060 { // 1060: duplicate column
+				return fmt.Errorf("seed mysql over %s: add column %s: %w", ep, col, err)
+			}
 		}
 	}
 	return d.insertRows(ctx, db, ep)
@@ -240,7 +248,7 @@ func (d *Driver) Open(ctx context.Context, ep drivers.Endpoint) (drivers.Conn, e
 		db.Close()
 		return nil, fmt.Errorf("connect to mysql over %s: %w", ep, err)
 	}
-	c := &Conn{db: db, conn: conn, query: d.query(), args: []any{int64(LookupID)}, size: d.valueSize}
+	c := &Conn{db: db, conn: conn, query: d.query(), args: []any{int64(LookupID)}, size: d.valueSize, update: d.w.Updates()}
 	c.keys.Reset(1)
 	if d.mode == ModePrepared {
 		if c.stmt, err = conn.PrepareContext(ctx, c.query); err != nil {
@@ -254,18 +262,22 @@ func (d *Driver) Open(ctx context.Context, ep drivers.Endpoint) (drivers.Conn, e
 
 // Conn is one MySQL connection.
 type Conn struct {
-	db    *sql.DB
-	conn  *sql.Conn
-	stmt  *sql.Stmt // nil unless ModePrepared
-	query string
-	args  []any // the ids the next ops read, boxed before timing
-	keys  drivers.Cursor
-	size  int
-	value []byte
+	db     *sql.DB
+	conn   *sql.Conn
+	stmt   *sql.Stmt // nil unless ModePrepared
+	query  string
+	update bool  // the op is Update
+	args   []any // the ids the next ops read, boxed before timing
+	keys   drivers.Cursor
+	size   int
+	value  []byte
 }
 
-// Do implements drivers.Conn: one lookup.
+// Do implements drivers.Conn: one lookup, or one update.
 func (c *Conn) Do(ctx context.Context) error {
+	if c.update {
+		return c.exec(ctx)
+	}
 	var row *sql.Row
 	if c.stmt != nil {
 		row = c.stmt.QueryRowContext(ctx, c.args[c.keys.Next()])
@@ -277,6 +289,24 @@ func (c *Conn) Do(ctx context.Context) error {
 	}
 	if want := c.size; (want == 0 && string(c.value) != Nickname) || (want > 0 && len(c.value) != want) {
 		return fmt.Errorf("mysql lookup returned %d bytes, want %d", len(c.value), max(want, len(Nickname)))
+	}
+	return nil
+}
+
+// exec runs Update on the next row; it must change exactly that row.
+func (c *Conn) exec(ctx context.Context) error {
+	var res sql.Result
+	var err error
+	if c.stmt != nil {
+		res, err = c.stmt.ExecContext(ctx, c.args[c.keys.Next()])
+	} else {
+		res, err = c.conn.ExecContext(ctx, c.query, c.args[c.keys.Next()])
+	}
+	if err != nil {
+		return err
+	}
+	if n, err := res.RowsAffected(); err != nil || n != 1 {
+		return fmt.Errorf("mysql update changed %d rows, want 1 (%v): is the row seeded?", n, err)
 	}
 	return nil
 }

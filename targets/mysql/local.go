@@ -51,7 +51,8 @@ func localServer(ctx context.Context, l *compose.Local, name string) (*compose.S
 	args := []string{"--no-defaults", "--datadir=" + datadir, "--socket=" + ls.Sock,
 		"--port=" + strconv.Itoa(ls.Port), "--bind-address=127.0.0.1", "--skip-name-resolve",
 		"--skip-log-bin", "--pid-file=" + filepath.Join(ls.Dir, "mysqld.pid"), "--tmpdir=" + ls.Dir,
-		"--max-connections=5000", "--innodb-buffer-pool-size=64M", "--max-allowed-packet=64M"}
+		"--max-connections=5000", "--innodb-buffer-pool-size=64M", "--max-allowed-packet=64M",
+		"--innodb-flush-log-at-trx-commit=2"} // a throwaway server: a write waits for no fsync (PostgreSQL runs with fsync=off)
 	if !mariadb {
 		args = append(args, "--mysqlx=OFF")
 	}

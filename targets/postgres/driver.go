@@ -98,7 +98,13 @@ func (d *Driver) ValueSize() int {
 	return d.valueSize
 }
 
+// Update is the op of --op update: one row's counter up by one.
+const Update = `UPDATE "user" SET n = n + 1 WHERE id = $1`
+
 func (d *Driver) query() string {
+	if d.w.Updates() {
+		return Update
+	}
 	if d.valueSize > 0 {
 		return PayloadQuery
 	}
@@ -189,8 +195,9 @@ func (d *Driver) Seed(ctx context.Context, ep drivers.Endpoint) error {
 	}
 	defer c.Close(context.Background())
 	for _, q := range []string{
-		`CREATE TABLE IF NOT EXISTS "user" (id INT PRIMARY KEY, nickname TEXT, payload BYTEA)`,
+		`CREATE TABLE IF NOT EXISTS "user" (id INT PRIMARY KEY, nickname TEXT, payload BYTEA, n BIGINT NOT NULL DEFAULT 0)`,
 		`ALTER TABLE "user" ADD COLUMN IF NOT EXISTS payload BYTEA`,
+		`ALTER TABLE "user" ADD COLUMN IF NOT EXISTS n BIGINT NOT NULL DEFAULT 0`,
 	} {
 		if _, err := c.Exec(ctx, q); err != nil {
 			return fmt.Errorf("seed postgres over %s: %s: %w", ep, q, err)
@@ -201,7 +208,7 @@ func (d *Driver) Seed(ctx context.Context, ep drivers.Endpoint) error {
 	for lo := 1; lo <= rows; lo += seedBatch {
 		hi := min(lo+seedBatch-1, rows)
 		_, err = c.Exec(ctx, `INSERT INTO "user" (id, nickname, payload) SELECT g, $1::text, $2::bytea FROM generate_series($3::int, $4::int) g
-			ON CONFLICT (id) DO UPDATE SET nickname = EXCLUDED.nickname, payload = EXCLUDED.payload`, Nickname, value, lo, hi)
+			ON CONFLICT (id) DO UPDATE SET nickname = EXCLUDED.nickname, payload = EXCLUDED.payload, n = 0`, Nickname, value, lo, hi)
 		if err != nil {
 			return fmt.Errorf("seed postgres over %s: insert rows %d to %d of %d: %w", ep, lo, hi, rows, err)
 		}
@@ -243,7 +250,7 @@ func (d *Driver) Open(ctx context.Context, ep drivers.Endpoint) (drivers.Conn, e
 		}
 		stmt = "lookup"
 	}
-	conn := &Conn{c: c, stmt: stmt, size: d.valueSize, depth: d.Depth(), app: c.Config().RuntimeParams["application_name"]}
+	conn := &Conn{c: c, stmt: stmt, size: d.valueSize, depth: d.Depth(), app: c.Config().RuntimeParams["application_name"], update: d.w.Updates()}
 	conn.UseKeys(nil)
 	return conn, nil
 }
@@ -258,11 +265,16 @@ type Conn struct {
 	value []byte
 	depth int
 	app   string // application_name, unique to this connection
+	// update: the op is Update, which must change exactly one row.
+	update bool
 }
 
 // Do implements drivers.Conn: one execution of the prepared lookup, or a
 // batch of depth of them.
 func (c *Conn) Do(ctx context.Context) error {
+	if c.update {
+		return c.exec(ctx)
+	}
 	if c.depth > 1 {
 		b := &pgx.Batch{}
 		for i := 0; i < c.depth; i++ {
@@ -298,6 +310,33 @@ func (c *Conn) UseKeys(ids []int64) {
 		c.args = append(c.args, int32(LookupID))
 	}
 	c.keys.Reset(len(c.args))
+}
+
+// exec runs Update on the next row (depth of them in one batch).
+func (c *Conn) exec(ctx context.Context) error {
+	if c.depth <= 1 {
+		tag, err := c.c.Exec(ctx, c.stmt, c.args[c.keys.Next()])
+		if err == nil && tag.RowsAffected() != 1 {
+			err = fmt.Errorf("postgres update changed %d rows, want 1: is the row seeded?", tag.RowsAffected())
+		}
+		return err
+	}
+	b := &pgx.Batch{}
+	for i := 0; i < c.depth; i++ {
+		b.Queue(c.stmt, c.args[c.keys.Next()])
+	}
+	br := c.c.SendBatch(ctx, b)
+	for i := 0; i < c.depth; i++ {
+		tag, err := br.Exec()
+		if err == nil && tag.RowsAffected() != 1 {
+			err = fmt.Errorf("postgres update changed %d rows, want 1: is the row seeded?", tag.RowsAffected())
+		}
+		if err != nil {
+			br.Close()
+			return err
+		}
+	}
+	return br.Close()
 }
 
 // check verifies the value a lookup read.

@@ -96,6 +96,9 @@ func (d *Driver) Describe() string {
 	if d.Depth() > 1 {
 		return fmt.Sprintf("%d pipelined `GET %s` (one round trip per op of %d lookups)", d.Depth(), drivers.KeyText(d.w), d.Depth())
 	}
+	if d.w.Updates() {
+		return "`INCR " + drivers.KeyText(d.w) + ":n` (one round trip per op)"
+	}
 	return "`GET " + drivers.KeyText(d.w) + "` (one round trip per op)"
 }
 
@@ -166,6 +169,9 @@ func (d *Driver) Seed(ctx context.Context, ep drivers.Endpoint) error {
 		_, err := conn.Pipelined(ctx, func(p goredis.Pipeliner) error {
 			for id := lo; id <= hi; id++ {
 				p.Set(ctx, drivers.KeyName(int64(id)), value, 0)
+				if d.w.Updates() {
+					p.Set(ctx, drivers.CounterName(int64(id)), 0, 0)
+				}
 			}
 			return nil
 		})
@@ -224,7 +230,7 @@ func (d *Driver) Open(ctx context.Context, ep drivers.Endpoint) (drivers.Conn, e
 	if err != nil {
 		return nil, err
 	}
-	c := &Conn{client: client, conn: conn, size: d.ValueSize(), depth: d.Depth()}
+	c := &Conn{client: client, conn: conn, size: d.ValueSize(), depth: d.Depth(), update: d.w.Updates()}
 	c.UseKeys(nil)
 	return c, nil
 }
@@ -235,6 +241,7 @@ type Conn struct {
 	conn   *goredis.Conn
 	size   int
 	depth  int
+	update bool     // the op is INCR of the row's counter
 	names  []string // the keys the next ops read, named before timing
 	keys   drivers.Cursor
 }
@@ -243,17 +250,25 @@ type Conn struct {
 // timed ops format nothing (none: Key).
 func (c *Conn) UseKeys(ids []int64) {
 	c.names = c.names[:0]
-	for _, id := range ids {
-		c.names = append(c.names, drivers.KeyName(id))
+	name := drivers.KeyName
+	if c.update {
+		name = drivers.CounterName
 	}
-	if len(c.names) == 0 {
-		c.names = append(c.names, Key)
+	if len(ids) == 0 {
+		ids = []int64{1}
+	}
+	for _, id := range ids {
+		c.names = append(c.names, name(id))
 	}
 	c.keys.Reset(len(c.names))
 }
 
-// Do implements drivers.Conn: one GET, or depth GETs pipelined.
+// Do implements drivers.Conn: one GET, or depth GETs pipelined; with
+// --op update, INCR of the row's counter.
 func (c *Conn) Do(ctx context.Context) error {
+	if c.update {
+		return c.conn.Incr(ctx, c.names[c.keys.Next()]).Err()
+	}
 	if c.depth > 1 {
 		cmds, err := c.conn.Pipelined(ctx, func(p goredis.Pipeliner) error {
 			for i := 0; i < c.depth; i++ {

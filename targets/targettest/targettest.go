@@ -171,3 +171,33 @@ func Contains(t *testing.T, err error, words ...string) {
 		}
 	}
 }
+
+// Measure runs target against the servers p supplies with a test's own
+// options (rows, keys, op, sizes) and returns the report; any error fails
+// the test.
+func Measure(t *testing.T, target string, p compose.Provider, opt scenarios.Options) *results.Report {
+	t.Helper()
+	place, err := placement.Resolve("auto", "", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	if opt.OpTimeout == 0 {
+		opt.OpTimeout = 10 * time.Second
+	}
+	rep, err := pipeline.Run(ctx, pipeline.Plan{Targets: []*targets.Target{lookup(t, target)}, Provider: p, ProviderName: p.Name(),
+		Placement: place, Options: opt, Reach: drivers.Reach, RowsGiven: true})
+	if err == nil && rep.Targets[0].Error != "" {
+		err = errorString(rep.Targets[0].Error)
+	}
+	if err != nil {
+		t.Fatalf("%s: %v", target, err)
+	}
+	return rep
+}
+
+// External is the external provider of srv's two endpoints for target.
+func External(target string, srv *compose.Server) *compose.External {
+	return &compose.External{Endpoints: map[string]compose.Pair{target: {TCP: srv.TCP, Unix: srv.Unix}}}
+}
