@@ -167,3 +167,35 @@ func TestOpenLoopWaitIsCutShort(t *testing.T) {
 		t.Fatalf("open loop with a 200ms duration: took %s, %d ops, err %v; want 1 op, ended by the duration", took, s.Ops, s.Err)
 	}
 }
+
+// BenchmarkHarnessKeyed is BenchmarkHarnessBlocks over 10,000 rows with
+// uniform keys: the ids each block pair reads are drawn and handed to the
+// conns between blocks; inside the timed loop nothing more happens.
+func BenchmarkHarnessKeyed(b *testing.B) {
+	d := keyedNopDriver{}
+	opt := Options{Scenario: PK, N: max(b.N/2, 1), Blocks: DefaultBlocks, Rows: 10000}
+	b.ReportAllocs()
+	b.ResetTimer()
+	if _, err := measureRound(context.Background(), d, nopPair, opt, 1, rand.New(rand.NewPCG(1, 2)), newCaseKeys(opt)); err != nil {
+		b.Fatal(err)
+	}
+}
+
+// keyedNopDriver opens conns that take their rows and do nothing with them.
+type keyedNopDriver struct{ nopDriver }
+
+type keyedNopConn struct {
+	transportConn
+	ids  []int64
+	keys drivers.Cursor
+	sum  int64
+}
+
+func (keyedNopDriver) Open(_ context.Context, ep drivers.Endpoint) (drivers.Conn, error) {
+	return &keyedNopConn{transportConn: transportConn{t: ep.Transport}}, nil
+}
+func (c *keyedNopConn) UseKeys(ids []int64) { c.ids = append(c.ids[:0], ids...); c.keys.Reset(len(ids)) }
+func (c *keyedNopConn) Do(context.Context) error {
+	c.sum += c.ids[c.keys.Next()]
+	return nil
+}
