@@ -418,9 +418,9 @@ func KeyText(w Workload) string {
 }
 
 // RowLimiter is an optional capability of a Driver whose server reads a
-// large keyspace too slowly to measure by default: RowLimit says, for the
-// server Info named, how many rows a run uses unless the user asked for
-// more, and why (0: no limit).
+// large keyspace too slowly to measure the transport: RowLimit says, for
+// the server Info named, how many rows a run reads at most, and why (0: no
+// limit).
 type RowLimiter interface {
 	RowLimit(ServerInfo) (rows int, why string)
 }

@@ -59,9 +59,6 @@ type Plan struct {
 	// FailFast stops at the first target that fails; otherwise the others
 	// still run.
 	FailFast bool
-	// RowsGiven says that the user chose Options.Rows (--rows): a driver's
-	// RowLimit then does not lower it.
-	RowsGiven bool
 	// Reach, when set, is tried on an endpoint before a driver asks the
 	// server anything there (dbsock uses drivers.Reach, a plain dial), so
 	// that nothing listening is said at once.
@@ -400,11 +397,11 @@ func settle(ctx context.Context, m cpustat.Meter) (time.Duration, bool) {
 }
 
 // rows is how many rows d's target reads: the plan's, unless its server
-// reads many too slowly and the user did not ask for them (RowsGiven):
-// then the driver's limit, with a warning on the target saying why.
+// reads many too slowly to measure: then the driver's limit, with a
+// warning on the target saying why.
 func (p Plan) rows(d drivers.Driver, info drivers.ServerInfo, ti *results.Target) int {
 	rows := p.Options.Rows
-	if rl, ok := d.(drivers.RowLimiter); ok && !p.RowsGiven && rows > 0 {
+	if rl, ok := d.(drivers.RowLimiter); ok && rows > 0 {
 		if limit, why := rl.RowLimit(info); limit > 0 && rows > limit {
 			ti.Warnings = append(ti.Warnings, why)
 			return limit

@@ -194,7 +194,10 @@ type keyedNopConn struct {
 func (keyedNopDriver) Open(_ context.Context, ep drivers.Endpoint) (drivers.Conn, error) {
 	return &keyedNopConn{transportConn: transportConn{t: ep.Transport}}, nil
 }
-func (c *keyedNopConn) UseKeys(ids []int64) { c.ids = append(c.ids[:0], ids...); c.keys.Reset(len(ids)) }
+func (c *keyedNopConn) UseKeys(ids []int64) {
+	c.ids = append(c.ids[:0], ids...)
+	c.keys.Reset(len(ids))
+}
 func (c *keyedNopConn) Do(context.Context) error {
 	c.sum += c.ids[c.keys.Next()]
 	return nil

@@ -349,7 +349,6 @@ func (o *runOptions) plan(args []string) (pipeline.Plan, compose.Provider, error
 		FailFast:   o.failFast,
 		Reach:      drivers.Reach,
 		Settings:   o.settings,
-		RowsGiven:  o.flags != nil && o.flags.Changed("rows"),
 	}
 	for _, name := range names {
 		t, _ := targets.Lookup(name)

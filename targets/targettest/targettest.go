@@ -187,7 +187,7 @@ func Measure(t *testing.T, target string, p compose.Provider, opt scenarios.Opti
 		opt.OpTimeout = 10 * time.Second
 	}
 	rep, err := pipeline.Run(ctx, pipeline.Plan{Targets: []*targets.Target{lookup(t, target)}, Provider: p, ProviderName: p.Name(),
-		Placement: place, Options: opt, Reach: drivers.Reach, RowsGiven: true})
+		Placement: place, Options: opt, Reach: drivers.Reach})
 	if err == nil && rep.Targets[0].Error != "" {
 		err = errorString(rep.Targets[0].Error)
 	}
