@@ -40,11 +40,14 @@ type Report struct {
 
 // ThresholdResult is one threshold checked against one summary.
 type ThresholdResult struct {
-	Expr       string  `json:"expr"`
-	Scenario   string  `json:"scenario,omitempty"`
-	OK         bool    `json:"ok"`
-	Actual     float64 `json:"actual"`
-	ActualText string  `json:"actual_text"`
+	Expr     string `json:"expr"`
+	Scenario string `json:"scenario,omitempty"`
+	OK       bool   `json:"ok"`
+	// Actual is the value checked; null when there is none (an interval
+	// bound asked of a case with too few block pairs): the threshold then
+	// fails, and ActualText says why.
+	Actual     *float64 `json:"actual"`
+	ActualText string   `json:"actual_text"`
 }
 
 // Tool names the measuring program (filled by package sysinfo).

@@ -93,8 +93,11 @@ func Evaluate(r *Report, ths []Threshold) []ThresholdResult {
 			}
 			found = true
 			actual := th.actual(s)
-			out = append(out, ThresholdResult{Expr: th.Expr, Scenario: s.Scenario, Actual: actual, OK: th.holds(actual),
-				ActualText: th.format(actual)})
+			res := ThresholdResult{Expr: th.Expr, Scenario: s.Scenario, OK: th.holds(actual), ActualText: th.format(actual)}
+			if !math.IsNaN(actual) && !math.IsInf(actual, 0) {
+				res.Actual = &actual
+			}
+			out = append(out, res)
 		}
 		if !found {
 			out = append(out, ThresholdResult{Expr: th.Expr, OK: false, ActualText: "no result for target " + th.Target})

@@ -1,6 +1,7 @@
 package results
 
 import (
+	"bytes"
 	"strings"
 	"testing"
 	"time"
@@ -78,5 +79,27 @@ func TestEvaluate(t *testing.T) {
 	}
 	if got[1].ActualText != "p50 7µs" {
 		t.Errorf("actual text %q", got[1].ActualText)
+	}
+}
+
+// TestThresholdWithoutIntervalKeepsTheJSON: an interval bound asked of a
+// case without an interval fails with a reason, and the report still
+// encodes (its actual is null, not NaN).
+func TestThresholdWithoutIntervalKeepsTheJSON(t *testing.T) {
+	r := &Report{SchemaVersion: SchemaVersion, Summary: []Summary{{Case: Case{Target: "redis", Scenario: "pk"}, UnixSpeedupP50: 1.2}}}
+	th, err := Parse("redis.unix_speedup_p50.lo>=1.0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Thresholds = Evaluate(r, []Threshold{th})
+	if len(r.Thresholds) != 1 || r.Thresholds[0].OK || r.Thresholds[0].Actual != nil || !strings.Contains(r.Thresholds[0].ActualText, "no interval") {
+		t.Fatalf("got %+v, want a failed threshold with no actual and a reason", r.Thresholds)
+	}
+	var b bytes.Buffer
+	if err := r.WriteJSON(&b); err != nil {
+		t.Fatalf("the report does not encode: %v", err)
+	}
+	if !strings.Contains(b.String(), `"actual": null`) {
+		t.Fatalf("actual is not null in %s", b.String())
 	}
 }
