@@ -44,11 +44,27 @@ func CheckPlotPath(path string) error {
 	return fmt.Errorf("plot file %q must end in .svg or .png", path)
 }
 
-// Plot draws r to w as ext (".svg" or ".png").
-func Plot(w io.Writer, ext string, r *results.Report) error {
-	plots, err := panels(r)
+// Plot draws r to w as ext (".svg" or ".png"). A report whose figures
+// cannot be drawn (gonum/plot panics on a log axis with nothing above 0)
+// is an error, never a panic, so that the other outputs are still written.
+func Plot(w io.Writer, ext string, r *results.Report) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("the figures cannot be drawn from this report (%v): too few results to plot", p)
+		}
+	}()
+	all, err := panels(r)
 	if err != nil {
 		return err
+	}
+	var plots []*plot.Plot
+	for _, p := range all {
+		if drawable(p) {
+			plots = append(plots, p)
+		}
+	}
+	if len(plots) == 0 {
+		return fmt.Errorf("nothing to plot: the report's results are too few to draw")
 	}
 	cols := 2
 	if len(plots) == 1 {
@@ -73,6 +89,19 @@ func Plot(w io.Writer, ext string, r *results.Report) error {
 	}
 	_, err = canvas.WriteTo(w)
 	return err
+}
+
+// drawable says whether p draws: gonum/plot panics on a log axis whose
+// data leave it no range above 0 (one op, a case that failed early), and
+// such a panel is left out rather than lose the rest.
+func drawable(p *plot.Plot) (ok bool) {
+	defer func() {
+		if recover() != nil {
+			ok = false
+		}
+	}()
+	p.Draw(draw.New(vgimg.New(4*vg.Inch, 3*vg.Inch)))
+	return true
 }
 
 // panels builds, in order: the speedup bar chart (the headline), block
@@ -106,7 +135,9 @@ func panels(r *results.Report) ([]*plot.Plot, error) {
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, p)
+		if p != nil {
+			out = append(out, p)
+		}
 	}
 	for _, dim := range []dimension{bySize, byConcurrency, byPipeline} {
 		p, err := sweepPlot(r, dim)
@@ -219,15 +250,18 @@ func percentilePlot(r *results.Report, s results.Summary) (*plot.Plot, error) {
 	p.Add(plotter.NewGrid())
 	p.Legend.Top = true
 	p.Legend.Left = true
+	lines := 0
 	for _, t := range drivers.Transports {
 		h, err := results.Pooled(r, s.Case, t)
 		if err != nil {
 			return nil, err
 		}
-		if h.TotalCount() == 0 {
-			continue
+		xys := curve(h)
+		if len(xys) < 2 {
+			continue // a log axis needs a range: nothing to draw
 		}
-		line, err := plotter.NewLine(curve(h))
+		lines++
+		line, err := plotter.NewLine(xys)
 		if err != nil {
 			return nil, err
 		}
@@ -238,6 +272,9 @@ func percentilePlot(r *results.Report, s results.Summary) (*plot.Plot, error) {
 		}
 		p.Add(line)
 		p.Legend.Add(t.Label(), line)
+	}
+	if lines == 0 {
+		return nil, nil
 	}
 	return p, nil
 }

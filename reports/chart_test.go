@@ -121,3 +121,31 @@ func TestPanelsFollowTheData(t *testing.T) {
 		t.Fatalf("a value-size sweep drew %q", got)
 	}
 }
+
+// TestThinReportsDrawWhatTheyCan: one op per transport gives a percentile
+// curve of one point, which a log axis cannot draw: the plot leaves that
+// panel out instead of panicking, and the HTML page of a report with no
+// runs is still written.
+func TestThinReportsDrawWhatTheyCan(t *testing.T) {
+	r := &results.Report{Targets: []results.Target{{Name: "echo"}}}
+	for _, tr := range drivers.Transports {
+		h := results.NewHistogram()
+		_ = h.RecordValue(100000)
+		enc, _ := results.EncodeHistogram(h)
+		r.Runs = append(r.Runs, results.Run{Case: results.Case{Target: "echo", Scenario: "pk", Concurrency: 1, ValueSize: 4}, Transport: tr, Round: 1,
+			N: 1, Latency: results.LatencyOf(h), Histogram: enc, ElapsedNs: 1e5,
+			Blocks: []results.Block{{Pair: 0, StartNs: 1e6, ElapsedNs: 1e5, N: 1, P50: 100000, Mean: 1e5, P99: 100000}}})
+	}
+	if err := r.Summarize(); err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := Plot(&b, ".png", r); err != nil {
+		t.Fatalf("a one-op report: %v", err)
+	}
+	empty := &results.Report{SchemaVersion: results.SchemaVersion}
+	b.Reset()
+	if err := HTML(&b, empty); err != nil || !strings.Contains(b.String(), "<html") {
+		t.Fatalf("a report with no runs: %v", err)
+	}
+}

@@ -37,12 +37,12 @@ func HTML(w io.Writer, r *results.Report) error {
 	chart := ""
 	if len(r.Summary) > 0 {
 		var svg bytes.Buffer
-		if err := Plot(&svg, ".svg", r); err != nil {
-			return err
-		}
-		s := svg.String()
-		if i := strings.Index(s, "<svg"); i >= 0 {
-			chart = s[i:]
+		// A report too thin to plot is still a page, without the chart.
+		if err := Plot(&svg, ".svg", r); err == nil {
+			s := svg.String()
+			if i := strings.Index(s, "<svg"); i >= 0 {
+				chart = s[i:]
+			}
 		}
 	}
 	return page.Execute(w, struct {
