@@ -96,9 +96,12 @@ func zombie(pid int) bool {
 	return i >= 0 && i+2 < len(b) && (b[i+2] == 'Z' || b[i+2] == 'X')
 }
 
-// processesUsing lists processes whose command line or environment names
-// dir (servers get their paths as arguments, or through stdin for Redis, so
-// the working directory is checked too).
+// processesUsing lists processes that run in dir or below it, or have it
+// (or a path below it) as an argument or a flag's value: servers get their
+// paths as arguments, or through stdin for Redis, and all run in their own
+// directory. A path is matched whole: /tmp/dbsock-1 does not match
+// /tmp/dbsock-12, and a process whose environment merely names it is left
+// alone.
 func processesUsing(dir string) []int {
 	matches, _ := filepath.Glob("/proc/[0-9]*")
 	var out []int
@@ -109,12 +112,38 @@ func processesUsing(dir string) []int {
 		}
 		cmdline, _ := os.ReadFile(filepath.Join(m, "cmdline"))
 		cwd, _ := os.Readlink(filepath.Join(m, "cwd"))
-		environ, _ := os.ReadFile(filepath.Join(m, "environ"))
-		if strings.Contains(string(cmdline), dir) || strings.HasPrefix(cwd, dir) || strings.Contains(string(environ), dir) {
+		if within(cwd, dir) || argNames(string(cmdline), dir) {
 			out = append(out, pid)
 		}
 	}
 	return out
+}
+
+// within says whether path is dir or below it.
+func within(path, dir string) bool {
+	return path == dir || strings.HasPrefix(path, dir+"/")
+}
+
+// argNames says whether one of cmdline's NUL-separated arguments is a path
+// within dir, alone or as the value of a flag (--datadir=DIR/data,
+// file:DIR/).
+func argNames(cmdline, dir string) bool {
+	for _, arg := range strings.Split(cmdline, "\x00") {
+		for off := 0; off < len(arg); {
+			i := strings.Index(arg[off:], dir)
+			if i < 0 {
+				break
+			}
+			i += off
+			before := i == 0 || arg[i-1] == '=' || arg[i-1] == ':'
+			rest := arg[i+len(dir):]
+			if before && (rest == "" || rest[0] == '/') {
+				return true
+			}
+			off = i + 1
+		}
+	}
+	return false
 }
 
 // LeftoverContainer is a container a killed dbsock run left behind.
