@@ -101,13 +101,32 @@ func mysqlInit(l *compose.Local, ctx context.Context, bin string, mariadb bool, 
 		cmd = exec.CommandContext(ctx, bin, args...)
 	}
 	cmd.Dir = dir
+	// Its temporary files go to this server's own directory: runs at the
+	// same time must not meet in a shared /tmp.
+	cmd.Env = append(os.Environ(), "TMPDIR="+dir)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		if ctx.Err() != nil { // interrupted: the tool's output says nothing more
 			return fmt.Errorf("interrupted while %s initialised the data dir: %w", filepath.Base(cmd.Path), ctx.Err())
 		}
-		return fmt.Errorf("initialize data dir %s with %s: %w\n%s", datadir, cmd.Path, err, compose.Tail(string(out), 8))
+		return fmt.Errorf("initialize data dir %s with %s: %w\n%s", datadir, cmd.Path, err, errorLines(string(out)))
 	}
 	return nil
+}
+
+// errorLines are the lines of a tool's output that say what went wrong
+// (ERROR, or the server's [ERROR] log lines), else its last lines: the
+// installer ends with boilerplate about where to ask for help.
+func errorLines(out string) string {
+	var errs []string
+	for _, line := range strings.Split(out, "\n") {
+		if strings.Contains(line, "ERROR") || strings.Contains(line, "[ERROR]") {
+			errs = append(errs, strings.TrimSpace(line))
+		}
+	}
+	if len(errs) == 0 {
+		return compose.Tail(out, 8)
+	}
+	return compose.Tail(strings.Join(errs, "\n"), 8)
 }
 
 // mysqlCreateAccount creates the measuring account for both hosts a
