@@ -59,6 +59,9 @@ type Plan struct {
 	// FailFast stops at the first target that fails; otherwise the others
 	// still run.
 	FailFast bool
+	// MaxErrorRate is the share of failed ops above which a case fails the
+	// run (0: any failed op does; below 0: never).
+	MaxErrorRate float64
 	// Reach, when set, is tried on an endpoint before a driver asks the
 	// server anything there (dbsock uses drivers.Reach, a plain dial), so
 	// that nothing listening is said at once.
@@ -114,6 +117,7 @@ func Run(ctx context.Context, p Plan) (*results.Report, error) {
 	if err := rep.Summarize(); err != nil {
 		errs = append(errs, err)
 	}
+	errs = append(errs, p.errorRates(rep)...)
 	rep.Thresholds = results.Evaluate(rep, p.Thresholds)
 	if p.Render != nil {
 		if err := p.Render(rep); err != nil {
@@ -343,6 +347,35 @@ func (p Plan) workload(target string, size, rows int) drivers.Workload {
 		}
 	}
 	return w
+}
+
+// errorRates fails every case side whose ops failed more often than
+// MaxErrorRate allows, saying how often and the last error.
+func (p Plan) errorRates(rep *results.Report) []error {
+	if p.MaxErrorRate < 0 {
+		return nil
+	}
+	var errs []error
+	for _, s := range rep.Summary {
+		for _, t := range drivers.Transports {
+			side := s.TCP
+			if t == drivers.Unix {
+				side = s.Unix
+			}
+			if side.N == 0 || side.ErrorRate <= p.MaxErrorRate {
+				continue
+			}
+			last := ""
+			for _, run := range rep.Runs {
+				if run.Case == s.Case && run.Transport == t && run.Error != "" {
+					last = run.Error
+				}
+			}
+			errs = append(errs, fmt.Errorf("%s %s: %d of %d ops failed over %s (%.2g%%, above --max-error-rate %.2g%%): %s",
+				s.Target, s.Label(), side.Errors, side.N, t.Label(), 100*side.ErrorRate, 100*p.MaxErrorRate, last))
+		}
+	}
+	return errs
 }
 
 // seed creates the rows d reads (over both endpoints when they reach two

@@ -242,3 +242,24 @@ func TestTwoPlansInOneProcessSeeTheSameMachine(t *testing.T) {
 		t.Fatalf("the second run saw another machine:\n%+v\n%+v", records[0], records[1])
 	}
 }
+
+// TestEveryOpFailedIsNoResult: a case whose ops all failed, too few of them
+// in a row to stop the loop, publishes no latency or speedup and fails the
+// run, saying how many failed and why.
+func TestEveryOpFailedIsNoResult(t *testing.T) {
+	d := &fakeDriver{name: "x", tcpCost: time.Microsecond, unixCost: time.Microsecond, opErr: errors.New("value too large")}
+	pl := plan(&fakeProvider{}, d)
+	pl.Options.N, pl.Options.Warmup, pl.Options.Blocks = 5, 0, 1
+	rep, err := Run(context.Background(), pl)
+	if err == nil || !strings.Contains(err.Error(), "10 of 10 ops failed over TCP") || !strings.Contains(err.Error(), "value too large") {
+		t.Fatalf("err = %v, want the failed ops counted and their error", err)
+	}
+	s := rep.Summary[0]
+	if s.VerdictKind != results.NoResult || s.UnixSpeedupP50 != 0 || s.UnixSpeedupP50CI != nil {
+		t.Fatalf("summary %+v: want no result, no speedup", s)
+	}
+	pl.MaxErrorRate = -1
+	if _, err := Run(context.Background(), pl); err != nil {
+		t.Fatalf("with the check off: %v", err)
+	}
+}

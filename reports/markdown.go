@@ -85,8 +85,11 @@ func writeHeadline(b *strings.Builder, r *results.Report) {
 				saved = fmt.Sprintf(" %.1f µs |", *s.CPUSaving.ServerNsPerOp/1e3)
 			}
 		}
-		fmt.Fprintf(b, "| %s | %s | %s %s | %s %s | %s | %s%s |%s\n", name, server, u.fmt(float64(s.TCP.Latency.P50)), u.name,
-			u.fmt(float64(s.Unix.Latency.P50)), u.name, speed, ShortVerdict(&s), mark, saved)
+		tcp, unix := u.fmt(float64(s.TCP.Latency.P50))+" "+u.name, u.fmt(float64(s.Unix.Latency.P50))+" "+u.name
+		if s.VerdictKind == results.NoResult {
+			tcp, unix, speed = okOrDash(s.TCP, tcp), okOrDash(s.Unix, unix), "–"
+		}
+		fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s%s |%s\n", name, server, tcp, unix, speed, ShortVerdict(&s), mark, saved)
 	}
 	for _, t := range r.Targets {
 		if t.Error != "" {
@@ -101,6 +104,14 @@ func writeHeadline(b *strings.Builder, r *results.Report) {
 	if r.Plot != "" {
 		fmt.Fprintf(b, "![The Unix speedup per target with its interval, latency by percentile, and block p50 over the run](%s)\n\n", r.Plot)
 	}
+}
+
+// okOrDash is text, or a dash when the side had no successful op.
+func okOrDash(side results.Side, text string) string {
+	if side.N-side.Errors <= 0 {
+		return "–"
+	}
+	return text
 }
 
 // methodSentence says in one sentence what was measured and how.

@@ -15,12 +15,16 @@ var verdictWords = map[results.VerdictKind]string{
 	results.Undecided:      "undecided: run longer",
 	results.NotSignificant: "undecided: run longer",
 	results.TooFewPairs:    "not enough block pairs for an interval",
+	results.NoResult:       "no result: every op failed on one transport",
 }
 
 // Verdict puts a case's verdict in words, with its interval; comparisons
 // is how many cases the report has (Holm's adjustment is over them).
 func Verdict(s *results.Summary, comparisons int) string {
 	ci, words := s.UnixSpeedupP50CI, verdictWords[s.VerdictKind]
+	if s.VerdictKind == results.NoResult {
+		return words
+	}
 	if ci == nil || words == "" {
 		return verdictWords[results.TooFewPairs]
 	}
@@ -48,6 +52,8 @@ func Verdict(s *results.Summary, comparisons int) string {
 func ShortVerdict(s *results.Summary) string {
 	ci := s.UnixSpeedupP50CI
 	switch {
+	case s.VerdictKind == results.NoResult:
+		return verdictWords[results.NoResult]
 	case ci == nil:
 		return verdictWords[results.TooFewPairs]
 	case s.VerdictKind == results.UnixFaster:

@@ -65,6 +65,9 @@ const (
 	NotSignificant VerdictKind = "not_significant"
 	// TooFewPairs: fewer than MinPairs block pairs, so no interval.
 	TooFewPairs VerdictKind = "too_few_pairs"
+	// NoResult: every op of one transport failed: there is no latency to
+	// compare.
+	NoResult VerdictKind = "no_result"
 )
 
 // Interval is a confidence interval of the median paired ratio.

@@ -136,6 +136,11 @@ func (r *Report) Summarize() error {
 		if w := noisyWarning(sum.Blocks, sum.NoisyBlocks); w != "" {
 			sum.Warnings = append(sum.Warnings, w)
 		}
+		if sum.TCP.N-sum.TCP.Errors <= 0 || sum.Unix.N-sum.Unix.Errors <= 0 {
+			// Latencies of nothing: no speedup, no interval.
+			sum.UnixSpeedupP50, sum.UnixSpeedupMean, sum.UnixSpeedupP50Pooled = 0, 0, 0
+			sum.UnixSpeedupP50CI, sum.UnixSpeedupMeanCI, sum.PValue = nil, nil, 1
+		}
 		r.Summary = append(r.Summary, sum)
 	}
 	r.judge()
@@ -154,6 +159,9 @@ func (r *Report) judge() {
 		s := &r.Summary[i]
 		s.PValueHolm = adj[i]
 		s.VerdictKind = Judge(s.UnixSpeedupP50CI, s.PValueHolm)
+		if s.TCP.N-s.TCP.Errors <= 0 || s.Unix.N-s.Unix.Errors <= 0 {
+			s.VerdictKind = NoResult
+		}
 	}
 }
 

@@ -92,6 +92,8 @@ func TestUsageErrors(t *testing.T) {
 		{"server pid with local", []string{"run", "redis", "--provider", "local", "--server-pid", "redis=1"}, "applies to --provider external or auto"},
 		{"pipeline on mysql", []string{"run", "mysql", "--pipeline", "1,16"}, "--pipeline applies to redis and postgres"},
 		{"op unknown", []string{"run", "mysql", "--op", "delete"}, `--op "delete" is not accepted; use read or update`},
+		{"error rate words", []string{"run", "echo", "--max-error-rate", "some"}, `--max-error-rate "some" is not a share from 0% to 100%`},
+		{"error rate over 100", []string{"run", "echo", "--max-error-rate", "150%"}, `--max-error-rate "150%" is not a share`},
 		{"rows zero", []string{"run", "mysql", "--rows", "0"}, "--rows 0 is out of range"},
 		{"rows huge", []string{"run", "mysql", "--rows", "1000000000"}, "--rows 1000000000 is out of range"},
 		{"keys unknown", []string{"run", "mysql", "--keys", "gauss"}, `--keys "gauss" is not a key distribution`},

@@ -343,12 +343,13 @@ func (o *runOptions) plan(args []string) (pipeline.Plan, compose.Provider, error
 		Options: scenarios.Options{N: o.n, Warmup: o.warmup, Rounds: o.rounds, OpTimeout: o.opTimeout,
 			Duration: o.sweep.duration, Rate: o.sweep.rate, Blocks: o.blocks, Seed: o.seed,
 			Precision: o.precision, MaxDuration: o.maxDuration, Rows: o.workload.rows, Keys: o.workload.keys, Op: o.workload.op},
-		Placement:  place,
-		Libraries:  targets.Libraries(),
-		Thresholds: gates,
-		FailFast:   o.failFast,
-		Reach:      drivers.Reach,
-		Settings:   o.settings,
+		Placement:    place,
+		Libraries:    targets.Libraries(),
+		Thresholds:   gates,
+		FailFast:     o.failFast,
+		Reach:        drivers.Reach,
+		Settings:     o.settings,
+		MaxErrorRate: o.workload.maxErrorRate,
 	}
 	for _, name := range names {
 		t, _ := targets.Lookup(name)

@@ -16,16 +16,19 @@ const maxRows = 100_000_000
 
 // workloadOptions are the flags that say what the ops read.
 type workloadOptions struct {
-	rows        int
-	keysSpec    string
-	keys        scenarios.Keys
-	op          string
-	allowWrites bool
+	rows         int
+	keysSpec     string
+	keys         scenarios.Keys
+	op           string
+	allowWrites  bool
+	maxErrorSpec string
+	maxErrorRate float64
 }
 
 func (w *workloadOptions) bind(f *pflag.FlagSet) {
 	f.IntVar(&w.rows, "rows", 10000, "rows (keys) dbsock seeds and the ops read, ids 1..ROWS; 1 reads one row, as a single hot cache line")
 	f.StringVar(&w.op, "op", drivers.OpRead, "what each op does to its row: read (its value), or update (its counter up by one: UPDATE ... SET n = n + 1, INCR, $inc, incr)")
+	f.StringVar(&w.maxErrorSpec, "max-error-rate", "1%", "fail the run (exit 1) when more than this share of a case's ops failed on either transport, e.g. 0.1% or 0")
 	f.BoolVar(&w.allowWrites, "allow-writes", false, "let --op update write to servers dbsock did not start (only to the table, keys or collection dbsock creates)")
 	f.StringVar(&w.keysSpec, "keys", scenarios.Uniform, "how the ops choose rows: uniform, zipf[:THETA] (YCSB's scrambled zipfian, theta 0.99), sequential, hotspot:FRACTION[:OPS]; drawn from --seed before timing, the same for both blocks of a pair")
 }
@@ -36,6 +39,11 @@ func (w *workloadOptions) validate(f *pflag.FlagSet, names []string) error {
 	if err := intRange("rows", w.rows, 1, maxRows); err != nil {
 		return err
 	}
+	rate, err := parsePercent(w.maxErrorSpec)
+	if err != nil || rate < 0 || rate > 1 {
+		return usagef("--max-error-rate %q is not a share from 0%% to 100%%, such as 1%% or 0.01", w.maxErrorSpec)
+	}
+	w.maxErrorRate = rate
 	k, err := scenarios.ParseKeys(w.keysSpec)
 	if err != nil {
 		return usagef("%v", err)
