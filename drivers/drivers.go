@@ -14,6 +14,7 @@ import (
 	"net/netip"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -428,3 +429,65 @@ type RowLimiter interface {
 // CounterName is the key of row id's counter (--op update) in a key-value
 // server: "dbsock:user:ID:n".
 func CounterName(id int64) string { return KeyName(id) + ":n" }
+
+// Aborter is an optional capability of a Conn whose client library's own
+// Close waits for the op in flight (database/sql does): Abort closes the
+// sockets under it at once, so that an op blocked on a hung server fails
+// now. The watchdog calls it; Close still follows.
+type Aborter interface {
+	Abort() error
+}
+
+// Sockets keeps the network connections a client library dials through
+// Dial (or DialContext), so that Abort can close them under it.
+type Sockets struct {
+	mu      sync.Mutex
+	conns   []net.Conn
+	aborted bool
+}
+
+// Dial dials like net.Dialer and keeps the connection; after Abort it
+// refuses.
+func (s *Sockets) Dial(ctx context.Context, network, addr string) (net.Conn, error) {
+	var d net.Dialer
+	c, err := d.DialContext(ctx, network, addr)
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.aborted {
+		c.Close()
+		return nil, ErrAborted
+	}
+	s.conns = append(s.conns, c)
+	return c, nil
+}
+
+// DialContext is Dial, for libraries that take a dialer value.
+func (s *Sockets) DialContext(ctx context.Context, network, addr string) (net.Conn, error) {
+	return s.Dial(ctx, network, addr)
+}
+
+// Aborted says whether Abort was called: a conn's op then fails at once
+// instead of waiting for a server its library would look for again.
+func (s *Sockets) Aborted() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.aborted
+}
+
+// ErrAborted is an op's error after Abort.
+var ErrAborted = errors.New("connection aborted: the server did not answer in time")
+
+// Abort closes every connection dialed, and any dialed later.
+func (s *Sockets) Abort() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.aborted = true
+	for _, c := range s.conns {
+		c.Close()
+	}
+	s.conns = nil
+	return nil
+}

@@ -295,6 +295,9 @@ func openWorkers(ctx context.Context, d drivers.Driver, s *side, opt Options) (s
 // closer is what a worker's watchdog closes: its connection, or in the
 // connect scenario the side's context.
 func (s *side) closer(w *worker) closerFunc {
+	if a, ok := w.conn.(drivers.Aborter); ok {
+		return func() error { return a.Abort() } // the library's Close may wait for the op in flight
+	}
 	if w.conn != nil {
 		return func() error { return w.conn.Close() }
 	}

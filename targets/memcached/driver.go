@@ -76,13 +76,12 @@ func (*Driver) ConnectPhase() string {
 
 // client is a gomemcache client of one connection to ep; dialed, when set,
 // receives each connection it makes.
-func client(ep drivers.Endpoint, dialed func(net.Conn)) *memcache.Client {
+func client(ep drivers.Endpoint, socks *drivers.Sockets, dialed func(net.Conn)) *memcache.Client {
 	c := memcache.New(ep.Address) // a socket path (it has a "/"), or HOST:PORT
 	c.MaxIdleConns = 1
 	c.Timeout = 10 * time.Second
 	c.DialContext = func(ctx context.Context, network, address string) (net.Conn, error) {
-		var d net.Dialer
-		nc, err := d.DialContext(ctx, network, address)
+		nc, err := socks.Dial(ctx, network, address)
 		if err == nil && dialed != nil {
 			dialed(nc)
 		}
@@ -179,7 +178,8 @@ func command(nc net.Conn, cmd string) (string, error) {
 func (d *Driver) Open(_ context.Context, ep drivers.Endpoint) (drivers.Conn, error) {
 	c := &Conn{ep: ep, want: d.ValueSize(), update: d.w.Updates()}
 	c.UseKeys(nil)
-	c.client = client(ep, func(nc net.Conn) {
+	c.socks = &drivers.Sockets{}
+	c.client = client(ep, c.socks, func(nc net.Conn) {
 		c.mu.Lock()
 		c.nc = nc
 		c.mu.Unlock()
@@ -193,6 +193,7 @@ func (d *Driver) Open(_ context.Context, ep drivers.Endpoint) (drivers.Conn, err
 
 // Conn is one memcached connection (a gomemcache client that keeps one).
 type Conn struct {
+	socks  *drivers.Sockets
 	ep     drivers.Endpoint
 	client *memcache.Client
 	want   int
@@ -205,6 +206,9 @@ type Conn struct {
 
 // Do implements drivers.Conn: one get.
 func (c *Conn) Do(context.Context) error {
+	if c.socks.Aborted() {
+		return drivers.ErrAborted
+	}
 	key := c.names[c.keys.Next()]
 	if c.update {
 		_, err := c.client.Increment(key, 1)
@@ -299,3 +303,7 @@ func ParseConns(out, local string) (drivers.Verification, error) {
 
 // Close implements drivers.Conn.
 func (c *Conn) Close() error { return c.client.Close() }
+
+// Abort implements drivers.Aborter: the socket is closed under gomemcache,
+// and no other is dialed.
+func (c *Conn) Abort() error { return c.socks.Abort() }

@@ -106,10 +106,13 @@ func ClientOptions(ep drivers.Endpoint) (*options.ClientOptions, error) {
 	return opts, nil
 }
 
-func connect(ctx context.Context, ep drivers.Endpoint) (*gomongo.Client, error) {
+func connect(ctx context.Context, ep drivers.Endpoint, socks *drivers.Sockets) (*gomongo.Client, error) {
 	opts, err := ClientOptions(ep)
 	if err != nil {
 		return nil, err
+	}
+	if socks != nil {
+		opts.SetDialer(socks)
 	}
 	client, err := gomongo.Connect(opts)
 	if err != nil {
@@ -131,7 +134,7 @@ func dbName(ep drivers.Endpoint) string {
 
 // Seed implements drivers.Driver.
 func (d *Driver) Seed(ctx context.Context, ep drivers.Endpoint) error {
-	client, err := connect(ctx, ep)
+	client, err := connect(ctx, ep, nil)
 	if err != nil {
 		return err
 	}
@@ -180,7 +183,7 @@ func (d *Driver) document(id int64) bson.D {
 // Info implements drivers.Driver: buildInfo, which FerretDB extends with its
 // own version.
 func (d *Driver) Info(ctx context.Context, ep drivers.Endpoint) (drivers.ServerInfo, error) {
-	client, err := connect(ctx, ep)
+	client, err := connect(ctx, ep, nil)
 	if err != nil {
 		return drivers.ServerInfo{}, err
 	}
@@ -216,12 +219,14 @@ func ParseBuildInfo(raw bson.Raw) drivers.ServerInfo {
 
 // Open implements drivers.Driver.
 func (d *Driver) Open(ctx context.Context, ep drivers.Endpoint) (drivers.Conn, error) {
-	client, err := connect(ctx, ep)
+	socks := &drivers.Sockets{}
+	client, err := connect(ctx, ep, socks)
 	if err != nil {
 		return nil, err
 	}
 	db := client.Database(dbName(ep))
 	c := &Conn{
+		socks:  socks,
 		client: client,
 		db:     db,
 		coll:   db.Collection(Collection),
@@ -235,6 +240,10 @@ func (d *Driver) Open(ctx context.Context, ep drivers.Endpoint) (drivers.Conn, e
 	c.UseKeys(nil)
 	return c, nil
 }
+
+// Abort implements drivers.Aborter: the sockets are closed under the
+// driver, whose Disconnect would wait on a hung server.
+func (c *Conn) Abort() error { return c.socks.Abort() }
 
 // UseKeys implements drivers.Keyed: each id's filter is built here, so
 // that the timed ops build nothing (none: LookupID).
@@ -251,6 +260,7 @@ func (c *Conn) UseKeys(ids []int64) {
 
 // Conn is one MongoDB client with a pool of one connection.
 type Conn struct {
+	socks   *drivers.Sockets
 	client  *gomongo.Client
 	db      *gomongo.Database
 	coll    *gomongo.Collection
@@ -264,6 +274,9 @@ type Conn struct {
 
 // Do implements drivers.Conn: one find by _id, or one ping.
 func (c *Conn) Do(ctx context.Context) error {
+	if c.socks.Aborted() {
+		return drivers.ErrAborted // the driver would wait to select a server again
+	}
 	if c.op == OpPing {
 		return c.db.RunCommand(ctx, c.ping).Err()
 	}
@@ -307,5 +320,12 @@ func (c *Conn) Verify(ctx context.Context) (drivers.Verification, error) {
 
 // Close implements drivers.Conn.
 func (c *Conn) Close() error {
-	return c.client.Disconnect(context.Background())
+	// Disconnect ends the client's sessions on the server first, with no
+	// deadline of its own: a server that stopped answering would hold it.
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	if c.socks.Aborted() {
+		cancel() // nothing to tell a server that did not answer
+	}
+	return c.client.Disconnect(ctx)
 }

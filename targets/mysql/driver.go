@@ -134,8 +134,11 @@ func Config(ep drivers.Endpoint) *gomysql.Config {
 	return cfg
 }
 
-func (d *Driver) openDB(ep drivers.Endpoint) (*sql.DB, error) {
+func (d *Driver) openDB(ep drivers.Endpoint, socks *drivers.Sockets) (*sql.DB, error) {
 	cfg := Config(ep)
+	if socks != nil {
+		cfg.DialFunc = socks.Dial
+	}
 	cfg.InterpolateParams = d.mode == ModeInterpolate
 	connector, err := gomysql.NewConnector(cfg)
 	if err != nil {
@@ -154,7 +157,7 @@ func payload(n int) []byte { return bytes.Repeat([]byte("d"), n) }
 // Seed implements drivers.Driver: it creates the table and the looked-up
 // row, with a payload of the driver's value size.
 func (d *Driver) Seed(ctx context.Context, ep drivers.Endpoint) error {
-	db, err := d.openDB(ep)
+	db, err := d.openDB(ep, nil)
 	if err != nil {
 		return err
 	}
@@ -207,7 +210,7 @@ func (d *Driver) insertRows(ctx context.Context, db *sql.DB, ep drivers.Endpoint
 
 // Info implements drivers.Driver.
 func (d *Driver) Info(ctx context.Context, ep drivers.Endpoint) (drivers.ServerInfo, error) {
-	db, err := d.openDB(ep)
+	db, err := d.openDB(ep, nil)
 	if err != nil {
 		return drivers.ServerInfo{}, err
 	}
@@ -239,7 +242,8 @@ func ParseVersion(version, comment string) drivers.ServerInfo {
 // Open implements drivers.Driver: one dedicated connection, with the lookup
 // prepared on it in ModePrepared.
 func (d *Driver) Open(ctx context.Context, ep drivers.Endpoint) (drivers.Conn, error) {
-	db, err := d.openDB(ep)
+	socks := &drivers.Sockets{}
+	db, err := d.openDB(ep, socks)
 	if err != nil {
 		return nil, err
 	}
@@ -248,7 +252,7 @@ func (d *Driver) Open(ctx context.Context, ep drivers.Endpoint) (drivers.Conn, e
 		db.Close()
 		return nil, fmt.Errorf("connect to mysql over %s: %w", ep, err)
 	}
-	c := &Conn{db: db, conn: conn, query: d.query(), args: []any{int64(LookupID)}, size: d.valueSize, update: d.w.Updates()}
+	c := &Conn{socks: socks, db: db, conn: conn, query: d.query(), args: []any{int64(LookupID)}, size: d.valueSize, update: d.w.Updates()}
 	c.keys.Reset(1)
 	if d.mode == ModePrepared {
 		if c.stmt, err = conn.PrepareContext(ctx, c.query); err != nil {
@@ -262,6 +266,7 @@ func (d *Driver) Open(ctx context.Context, ep drivers.Endpoint) (drivers.Conn, e
 
 // Conn is one MySQL connection.
 type Conn struct {
+	socks  *drivers.Sockets
 	db     *sql.DB
 	conn   *sql.Conn
 	stmt   *sql.Stmt // nil unless ModePrepared
@@ -310,6 +315,10 @@ func (c *Conn) exec(ctx context.Context) error {
 	}
 	return nil
 }
+
+// Abort implements drivers.Aborter: database/sql's Close waits for the
+// query in flight, so a hung server's socket is closed under it.
+func (c *Conn) Abort() error { return c.socks.Abort() }
 
 // UseKeys implements drivers.Keyed: the ids are boxed here, so that the
 // timed ops convert nothing.

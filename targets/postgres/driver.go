@@ -171,10 +171,13 @@ func splitHostPort(addr string) (string, uint16, error) {
 	return strings.Trim(addr[:i], "[]"), uint16(p), nil
 }
 
-func (d *Driver) connect(ctx context.Context, ep drivers.Endpoint) (*pgx.Conn, error) {
+func (d *Driver) connect(ctx context.Context, ep drivers.Endpoint, socks *drivers.Sockets) (*pgx.Conn, error) {
 	cfg, err := Config(ep)
 	if err != nil {
 		return nil, err
+	}
+	if socks != nil {
+		cfg.DialFunc = socks.Dial
 	}
 	if d.mode == ModeExec {
 		cfg.DefaultQueryExecMode = pgx.QueryExecModeExec
@@ -189,7 +192,7 @@ func (d *Driver) connect(ctx context.Context, ep drivers.Endpoint) (*pgx.Conn, e
 
 // Seed implements drivers.Driver.
 func (d *Driver) Seed(ctx context.Context, ep drivers.Endpoint) error {
-	c, err := d.connect(ctx, ep)
+	c, err := d.connect(ctx, ep, nil)
 	if err != nil {
 		return err
 	}
@@ -219,7 +222,7 @@ func (d *Driver) Seed(ctx context.Context, ep drivers.Endpoint) error {
 
 // Info implements drivers.Driver.
 func (d *Driver) Info(ctx context.Context, ep drivers.Endpoint) (drivers.ServerInfo, error) {
-	c, err := d.connect(ctx, ep)
+	c, err := d.connect(ctx, ep, nil)
 	if err != nil {
 		return drivers.ServerInfo{}, err
 	}
@@ -238,7 +241,8 @@ func (d *Driver) Info(ctx context.Context, ep drivers.Endpoint) (drivers.ServerI
 // Open implements drivers.Driver: one connection, with the lookup
 // prepared in ModePrepared.
 func (d *Driver) Open(ctx context.Context, ep drivers.Endpoint) (drivers.Conn, error) {
-	c, err := d.connect(ctx, ep)
+	socks := &drivers.Sockets{}
+	c, err := d.connect(ctx, ep, socks)
 	if err != nil {
 		return nil, err
 	}
@@ -250,13 +254,14 @@ func (d *Driver) Open(ctx context.Context, ep drivers.Endpoint) (drivers.Conn, e
 		}
 		stmt = "lookup"
 	}
-	conn := &Conn{c: c, stmt: stmt, size: d.valueSize, depth: d.Depth(), app: c.Config().RuntimeParams["application_name"], update: d.w.Updates()}
+	conn := &Conn{socks: socks, c: c, stmt: stmt, size: d.valueSize, depth: d.Depth(), app: c.Config().RuntimeParams["application_name"], update: d.w.Updates()}
 	conn.UseKeys(nil)
 	return conn, nil
 }
 
 // Conn is one PostgreSQL connection.
 type Conn struct {
+	socks *drivers.Sockets
 	c     *pgx.Conn
 	stmt  string // the prepared statement's name, or the lookup's text
 	size  int
@@ -362,6 +367,10 @@ func (c *Conn) Verify(ctx context.Context) (drivers.Verification, error) {
 
 // Close implements drivers.Conn.
 func (c *Conn) Close() error { return c.c.Close(context.Background()) }
+
+// Abort implements drivers.Aborter: the socket is closed under pgx, so an
+// op blocked on a hung server fails at once.
+func (c *Conn) Abort() error { return c.socks.Abort() }
 
 // ApplicationName is the application_name this connection gave the
 // server: "dbsock-" and 8 random hex digits, unique to it (a pooler's

@@ -226,17 +226,20 @@ func ParseInfo(text string) drivers.ServerInfo {
 
 // Open implements drivers.Driver.
 func (d *Driver) Open(ctx context.Context, ep drivers.Endpoint) (drivers.Conn, error) {
-	client, conn, err := dial(ctx, d.Options(ep), ep)
+	o, socks := d.Options(ep), &drivers.Sockets{}
+	o.Dialer = socks.Dial
+	client, conn, err := dial(ctx, o, ep)
 	if err != nil {
 		return nil, err
 	}
-	c := &Conn{client: client, conn: conn, size: d.ValueSize(), depth: d.Depth(), update: d.w.Updates()}
+	c := &Conn{socks: socks, client: client, conn: conn, size: d.ValueSize(), depth: d.Depth(), update: d.w.Updates()}
 	c.UseKeys(nil)
 	return c, nil
 }
 
 // Conn is one dedicated Redis connection.
 type Conn struct {
+	socks  *drivers.Sockets
 	client *goredis.Client
 	conn   *goredis.Conn
 	size   int
@@ -245,6 +248,9 @@ type Conn struct {
 	names  []string // the keys the next ops read, named before timing
 	keys   drivers.Cursor
 }
+
+// Abort implements drivers.Aborter: the socket is closed under go-redis.
+func (c *Conn) Abort() error { return c.socks.Abort() }
 
 // UseKeys implements drivers.Keyed: the keys are named here, so that the
 // timed ops format nothing (none: Key).

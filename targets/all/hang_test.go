@@ -1,0 +1,94 @@
+package all_test
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/dbsock/dbsock/drivers"
+	"github.com/dbsock/dbsock/internal/cpustat"
+	"github.com/dbsock/dbsock/internal/placement"
+	"github.com/dbsock/dbsock/pipeline"
+	"github.com/dbsock/dbsock/scenarios"
+	"github.com/dbsock/dbsock/targets"
+	"github.com/dbsock/dbsock/targets/targettest"
+)
+
+// lines is a log that says when a line containing want was written.
+type lines struct {
+	mu   sync.Mutex
+	buf  bytes.Buffer
+	want string
+	seen chan struct{}
+	once sync.Once
+}
+
+func (l *lines) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.buf.Write(p)
+	if strings.Contains(l.buf.String(), l.want) {
+		l.once.Do(func() { close(l.seen) })
+	}
+	return len(p), nil
+}
+
+// TestHungServerEndsTheRun stops (SIGSTOP) each database's server while
+// dbsock measures it: the op in flight must fail within --op-timeout plus
+// a little (the watchdog closes the socket under the client library,
+// whose own Close would wait for the op), and the run ends with an error
+// that says the server did not answer.
+func TestHungServerEndsTheRun(t *testing.T) {
+	const opTimeout = 2 * time.Second
+	for _, tt := range []struct{ target, binary string }{
+		{"mysql", "mariadbd"}, {"postgres", "initdb"}, {"redis", "redis-server"}, {"memcached", "memcached"}, {"mongo", "ferretdb"},
+	} {
+		t.Run(tt.target, func(t *testing.T) {
+			srv := targettest.Local(t, tt.target, tt.binary)
+			tg, _ := targets.Lookup(tt.target)
+			place, _ := placement.Resolve("none", "", "")
+			log := &lines{want: "round 1", seen: make(chan struct{})}
+			plan := pipeline.Plan{Targets: []*targets.Target{tg}, Provider: targettest.External(tt.target, srv), ProviderName: "external",
+				Placement: place, Reach: drivers.Reach, Log: log, MaxErrorRate: -1,
+				// Rounds of 2,000 ops, 1,000 of them: the server is stopped
+				// once round 1 is logged, in the middle of round 2.
+				Options: scenarios.Options{N: 2000, Warmup: 10, Rounds: 1000, Blocks: 1, Rows: 100, OpTimeout: opTimeout, Seed: 1}}
+			done := make(chan error, 1)
+			go func() { _, err := pipeline.Run(context.Background(), plan); done <- err }()
+			select {
+			case <-log.seen:
+			case err := <-done:
+				t.Fatalf("the run ended before the server was stopped: %v", err)
+			case <-time.After(time.Minute):
+				t.Fatal("the run never got to measuring")
+			}
+			pids, _ := cpustat.Descendants(srv.PID)
+			for _, pid := range pids {
+				syscall.Kill(pid, syscall.SIGSTOP)
+			}
+			defer func() {
+				for _, pid := range pids {
+					syscall.Kill(pid, syscall.SIGCONT)
+				}
+			}()
+			stopped := time.Now()
+			select {
+			case err := <-done:
+				took := time.Since(stopped)
+				if err == nil || !strings.Contains(err.Error(), "did not answer") {
+					t.Errorf("error %v, want one saying the server did not answer", err)
+				}
+				if took > opTimeout+3*time.Second {
+					t.Errorf("the run took %s to end after the server stopped, want within --op-timeout %s plus a little", took.Round(time.Millisecond), opTimeout)
+				}
+				t.Logf("%s: ended %s after SIGSTOP", tt.target, took.Round(time.Millisecond))
+			case <-time.After(opTimeout + 30*time.Second):
+				t.Fatalf("the run still hangs %s after the server stopped", opTimeout+30*time.Second)
+			}
+		})
+	}
+}
