@@ -27,7 +27,9 @@ images: deps
 
 ## test: install what the tests need (servers, images), vet, then run unit and real-server integration tests
 test: test-deps images vet
-	DBSOCK_REQUIRE_SERVERS=1 $(GO) test -count=1 ./...
+	# One package at a time: several start real servers and containers, and
+	# a test that compares two runs must not share the 2 CPUs with them.
+	DBSOCK_REQUIRE_SERVERS=1 $(GO) test -p 1 -count=1 ./...
 
 ## unit: tests that need no server (integration tests skip)
 unit:

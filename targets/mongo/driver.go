@@ -99,6 +99,10 @@ func ClientOptions(ep drivers.Endpoint) (*options.ClientOptions, error) {
 		SetTimeout(10 * time.Second).
 		SetServerMonitoringMode(options.ServerMonitoringModePoll).
 		SetHeartbeatInterval(30 * time.Second).
+		// A timed op is one attempt: a retry would hide a failure in a
+		// latency, and after an abort would wait to select a server again.
+		SetRetryReads(false).
+		SetRetryWrites(false).
 		SetAppName("dbsock")
 	if ep.User != "" {
 		opts.SetAuth(options.Credential{Username: ep.User, Password: ep.Password})
