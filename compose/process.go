@@ -14,6 +14,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/dbsock/dbsock/internal/cpustat"
 )
 
 // process is a server child process whose output goes to a log file.
@@ -77,20 +79,36 @@ func (p *process) logTail() string {
 	return Tail(string(b), 8)
 }
 
-// stop sends SIGTERM to the process group and waits; after grace it sends
-// SIGKILL.
+// stop ends the server: SIGCONT first (a stopped server cannot act on
+// SIGTERM), then SIGTERM, then after grace SIGKILL, each to the process
+// group and to every descendant found before (PostgreSQL's backends run
+// in sessions of their own, out of the group's reach); descendants left
+// once the server has gone are killed.
 func (p *process) stop(grace time.Duration) error {
 	if p.exited() {
 		return nil
 	}
 	pgid := p.cmd.Process.Pid
-	_ = syscall.Kill(-pgid, syscall.SIGTERM)
+	tree, _ := cpustat.Descendants(pgid)
+	signal := func(sig syscall.Signal) {
+		_ = syscall.Kill(-pgid, sig)
+		for _, pid := range tree {
+			_ = syscall.Kill(pid, sig)
+		}
+	}
+	defer func() { // what the server left behind
+		for _, pid := range tree[min(1, len(tree)):] {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+	}()
+	signal(syscall.SIGCONT)
+	signal(syscall.SIGTERM)
 	select {
 	case <-p.done:
 		return nil
 	case <-time.After(grace):
 	}
-	_ = syscall.Kill(-pgid, syscall.SIGKILL)
+	signal(syscall.SIGKILL)
 	select {
 	case <-p.done:
 		return nil

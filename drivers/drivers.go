@@ -131,6 +131,10 @@ type ServerInfo struct {
 	// Detail is what else the server said about itself, e.g. the MongoDB
 	// version FerretDB claims compatibility with.
 	Detail string `json:"detail,omitempty"`
+	// Instance names the server process, where the server can say it
+	// (Redis's run_id, MySQL's data directory, PostgreSQL's start time):
+	// both endpoints of a run must reach the same one. "" when unknown.
+	Instance string `json:"-"`
 }
 
 // String renders "Product Version".

@@ -207,7 +207,7 @@ func (p Plan) measureTarget(ctx context.Context, t *targets.Target, ti *results.
 	if err := describeServer(srv, ti); err != nil {
 		return nil, err
 	}
-	info, err := p.identify(ctx, t.Name, d, srv)
+	info, err := p.identify(ctx, t, d, srv)
 	if err != nil {
 		return nil, err
 	}
@@ -250,7 +250,8 @@ func (p Plan) measureTarget(ctx context.Context, t *targets.Target, ti *results.
 // identify asks the server what it is over each endpoint: both must be the
 // same product, so that a socket of another kind of server (one target's
 // socket given as another's) is said to be that before anything is timed.
-func (p Plan) identify(ctx context.Context, target string, d drivers.Driver, srv *compose.Server) (drivers.ServerInfo, error) {
+func (p Plan) identify(ctx context.Context, t *targets.Target, d drivers.Driver, srv *compose.Server) (drivers.ServerInfo, error) {
+	target := t.Name
 	var infos [2]drivers.ServerInfo
 	for i, ep := range []drivers.Endpoint{srv.TCP, srv.Unix} {
 		err := p.answer(ctx, target, ep, "while dbsock asked what server it is", func(ctx context.Context) (err error) {
@@ -267,6 +268,13 @@ func (p Plan) identify(ctx context.Context, target string, d drivers.Driver, srv
 	}
 	if a, b := infos[0], infos[1]; a.Product != b.Product || a.Version != b.Version {
 		return a, fmt.Errorf("%s: TCP %s reaches %s but Unix %s reaches %s: dbsock compares the two transports of one server", target, srv.TCP, a, srv.Unix, b)
+	}
+	// Two processes of the same server (a second instance, another port)
+	// would publish a difference between servers as one between
+	// transports; where the server names itself, both must be the same.
+	if a, b := infos[0], infos[1]; a.Instance != "" && b.Instance != "" && a.Instance != b.Instance && !srv.SeedEach && !t.SeedEach {
+		return a, fmt.Errorf("%s: TCP %s and Unix %s reach two different servers (%s, and %s): dbsock compares the two transports of one server; give the socket of the server listening on %s",
+			target, srv.TCP.Address, srv.Unix.Address, a.Instance, b.Instance, srv.TCP.Address)
 	}
 	return infos[0], nil
 }

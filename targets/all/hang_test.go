@@ -3,6 +3,8 @@ package all_test
 import (
 	"bytes"
 	"context"
+	"fmt"
+	"os"
 	"strings"
 	"sync"
 	"syscall"
@@ -91,4 +93,55 @@ func TestHungServerEndsTheRun(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestStoppedServerIsStopped: a server whose processes were all stopped
+// (SIGSTOP) is still stopped at once, and none of its processes is left,
+// PostgreSQL's backends in their own sessions included.
+func TestStoppedServerIsStopped(t *testing.T) {
+	srv := targettest.Local(t, "postgres", "initdb")
+	// Connections make backends: a run's worth.
+	targettest.Measure(t, "postgres", targettest.External("postgres", srv), scenarios.Options{N: 200, Warmup: 10, Rounds: 1, Blocks: 1, Seed: 1})
+	tree, err := cpustat.Descendants(srv.PID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, pid := range tree {
+		syscall.Kill(pid, syscall.SIGSTOP)
+	}
+	began := time.Now()
+	if err := srv.Stop(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if took := time.Since(began); took > 5*time.Second {
+		t.Errorf("stopping a stopped PostgreSQL took %s; it waited out its grace period", took.Round(time.Millisecond))
+	}
+	// Processes init inherited are reaped a moment later: look again for
+	// up to 2 s before calling one left over.
+	left := tree
+	for deadline := time.Now().Add(2 * time.Second); len(left) > 0 && time.Now().Before(deadline); {
+		var still []int
+		for _, pid := range left {
+			if err := syscall.Kill(pid, 0); err == nil && !zombie(pid) {
+				still = append(still, pid)
+			}
+		}
+		left = still
+		if len(left) > 0 {
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	if len(left) > 0 {
+		t.Errorf("processes %v of the stopped server are still there", left)
+	}
+}
+
+// zombie says whether pid has exited and waits to be reaped.
+func zombie(pid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return true
+	}
+	i := bytes.LastIndexByte(b, ')')
+	return i >= 0 && i+2 < len(b) && (b[i+2] == 'Z' || b[i+2] == 'X')
 }

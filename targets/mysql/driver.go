@@ -215,11 +215,13 @@ func (d *Driver) Info(ctx context.Context, ep drivers.Endpoint) (drivers.ServerI
 		return drivers.ServerInfo{}, err
 	}
 	defer db.Close()
-	var version, comment string
-	if err := db.QueryRowContext(ctx, "SELECT VERSION(), @@version_comment").Scan(&version, &comment); err != nil {
+	var version, comment, host, datadir string
+	if err := db.QueryRowContext(ctx, "SELECT VERSION(), @@version_comment, @@hostname, @@datadir").Scan(&version, &comment, &host, &datadir); err != nil {
 		return drivers.ServerInfo{}, fmt.Errorf("ask mysql over %s for its version: %w", ep, err)
 	}
-	return ParseVersion(version, comment), nil
+	info := ParseVersion(version, comment)
+	info.Instance = "data directory " + host + ":" + datadir
+	return info, nil
 }
 
 // ParseVersion names the product behind a MySQL-protocol server from

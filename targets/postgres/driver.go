@@ -227,15 +227,15 @@ func (d *Driver) Info(ctx context.Context, ep drivers.Endpoint) (drivers.ServerI
 		return drivers.ServerInfo{}, err
 	}
 	defer c.Close(context.Background())
-	var version, full string
-	if err := c.QueryRow(ctx, "SELECT current_setting('server_version'), version()").Scan(&version, &full); err != nil {
+	var version, full, started string
+	if err := c.QueryRow(ctx, "SELECT current_setting('server_version'), version(), pg_postmaster_start_time()::text").Scan(&version, &full, &started); err != nil {
 		return drivers.ServerInfo{}, fmt.Errorf("ask postgres over %s for its version: %w", ep, err)
 	}
 	product := "PostgreSQL"
 	if v, _, ok := strings.Cut(version, " "); ok {
 		version = v
 	}
-	return drivers.ServerInfo{Product: product, Version: version, Detail: full}, nil
+	return drivers.ServerInfo{Product: product, Version: version, Detail: full, Instance: "started " + started}, nil
 }
 
 // Open implements drivers.Driver: one connection, with the lookup

@@ -221,6 +221,9 @@ func ParseInfo(text string) drivers.ServerInfo {
 	if mode := fields["redis_mode"]; mode != "" {
 		info.Detail = "mode " + mode
 	}
+	if id := fields["run_id"]; id != "" {
+		info.Instance = "run_id " + id
+	}
 	return info
 }
 
