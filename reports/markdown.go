@@ -63,10 +63,13 @@ func writeHeadline(b *strings.Builder, r *results.Report) {
 		if sweep || !isPlain(s.Case) || len(r.Config.ValueSizes) > 0 {
 			name = s.Target + ": " + s.Label()
 		}
-		server := "–"
+		server, targetWarned := "–", false
 		for _, t := range r.Targets {
 			if t.Name == s.Target && t.Server.Product != "" {
 				server = t.Server.String()
+			}
+			if t.Name == s.Target && len(t.Warnings) > 0 {
+				targetWarned = true
 			}
 		}
 		u := pickUnit(s.TCP.Latency.P50, s.Unix.Latency.P50)
@@ -75,7 +78,7 @@ func writeHeadline(b *strings.Builder, r *results.Report) {
 			speed = fmt.Sprintf("%.2f× (%.2f–%.2f)", ci.Center, ci.Lo, ci.Hi)
 		}
 		mark := ""
-		if len(s.Warnings) > 0 {
+		if len(s.Warnings) > 0 || targetWarned {
 			mark, warned = " †", true
 		}
 		saved := ""

@@ -181,3 +181,17 @@ func TestDecompositionAddsUp(t *testing.T) {
 		t.Fatal("a report without floor and echo has a decomposition")
 	}
 }
+
+// TestHeadlineMarksATargetsWarning: a warning on the target (not only on
+// its case) marks its headline row.
+func TestHeadlineMarksATargetsWarning(t *testing.T) {
+	r := fixture(t)
+	r.Targets[0].Warnings = []string{"FerretDB read one document"}
+	var b strings.Builder
+	if err := MarkdownSummary(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "†") {
+		t.Fatalf("no † in the headline:\n%s", b.String())
+	}
+}
