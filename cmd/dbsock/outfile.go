@@ -1,12 +1,15 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"syscall"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -134,8 +137,9 @@ func checkDir(flag, path, dir string) error {
 	return nil
 }
 
-// write puts data where f says.
-func (f outFile) write(data []byte, stdout, stderr io.Writer) error {
+// write puts data where f says. A FIFO without a reader is waited for
+// until ctx ends (a Ctrl-C), never past it.
+func (f outFile) write(ctx context.Context, data []byte, stdout, stderr io.Writer) error {
 	var err error
 	switch f.how {
 	case writeStdout:
@@ -144,7 +148,7 @@ func (f outFile) write(data []byte, stdout, stderr io.Writer) error {
 		_, err = stderr.Write(data)
 	case writeThrough:
 		var w *os.File
-		if w, err = os.OpenFile(f.path, os.O_WRONLY, 0); err == nil {
+		if w, err = openThrough(ctx, f.path, stderr); err == nil {
 			_, err = w.Write(data)
 			err = errors.Join(err, w.Close())
 		}
@@ -155,6 +159,40 @@ func (f outFile) write(data []byte, stdout, stderr io.Writer) error {
 		return fmt.Errorf("write %s: %w", f.name, err)
 	}
 	return nil
+}
+
+// openThrough opens a FIFO or device for writing. Opening a FIFO blocks
+// until a reader comes, in the kernel, where no signal reaches: it is
+// opened without blocking, and tried again every 50 ms until a reader
+// comes or ctx ends.
+func openThrough(ctx context.Context, path string, stderr io.Writer) (*os.File, error) {
+	said := false
+	for {
+		fd, err := syscall.Open(path, syscall.O_WRONLY|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
+		if err == nil {
+			if err := syscall.SetNonblock(fd, false); err != nil {
+				syscall.Close(fd)
+				return nil, err
+			}
+			return os.NewFile(uintptr(fd), path), nil
+		}
+		if !errors.Is(err, syscall.ENXIO) { // ENXIO: a FIFO with no reader yet
+			return nil, err
+		}
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("no process reads the FIFO %s, and dbsock was interrupted: nothing was written there", path)
+		}
+		if !said && stderr != nil {
+			fmt.Fprintf(stderr, "dbsock: waiting for a reader on the FIFO %s (Ctrl-C gives up)\n", path)
+			said = true
+		}
+		timer := time.NewTimer(50 * time.Millisecond)
+		select {
+		case <-ctx.Done():
+		case <-timer.C:
+		}
+		timer.Stop()
+	}
 }
 
 // replaceFile writes data to a temp file next to path and renames it into

@@ -90,7 +90,7 @@ func TestOutFileDeviceWrittenThroughNeverReplaced(t *testing.T) {
 	if err != nil || f.how != writeThrough {
 		t.Fatalf("check: %+v, %v; want written through", f, err)
 	}
-	err = f.write([]byte("x"), nil, nil)
+	err = f.write(context.Background(), []byte("x"), nil, nil)
 	if err == nil || !strings.Contains(err.Error(), "no space left") {
 		t.Fatalf("write to a full device: %v, want ENOSPC", err)
 	}
@@ -106,7 +106,7 @@ func TestOutFileStdStreams(t *testing.T) {
 			t.Fatalf("%s: %+v, %v", path, f, err)
 		}
 		var out, errb bytes.Buffer
-		if err := f.write([]byte("hi"), &out, &errb); err != nil {
+		if err := f.write(context.Background(), []byte("hi"), &out, &errb); err != nil {
 			t.Fatal(err)
 		}
 		if (want == writeStdout && out.String() != "hi") || (want == writeStderr && errb.String() != "hi") {
@@ -143,7 +143,7 @@ func writeChecked(t *testing.T, path, data string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := f.write([]byte(data), nil, nil); err != nil {
+	if err := f.write(context.Background(), []byte(data), nil, nil); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -223,5 +223,34 @@ func TestReportOfAFIFOCanBeInterrupted(t *testing.T) {
 	code := Main(ctx, []string{"report", fifo}, &out, &errb)
 	if code != ExitFailed || time.Since(start) > 2*time.Second || !strings.Contains(errb.String(), "interrupted while reading") {
 		t.Fatalf("exit %d after %s, stderr %q; want 1 soon after the interrupt", code, time.Since(start), errb.String())
+	}
+}
+
+// TestFIFOWithoutReaderGivesWay: an output FIFO nobody reads keeps neither
+// the other outputs from being written nor dbsock from stopping at the
+// first Ctrl-C.
+func TestFIFOWithoutReaderGivesWay(t *testing.T) {
+	dir := shortTempDir(t)
+	rep := filepath.Join(dir, "r.json")
+	if code, _, stderr := dbsock(t, "run", "echo", "--n", "100", "--warmup", "10", "--rounds", "1", "-q", "--out", rep); code != 0 {
+		t.Fatalf("run: %s", stderr)
+	}
+	fifo, side := filepath.Join(dir, "out.fifo"), filepath.Join(dir, "side.md")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(500*time.Millisecond, cancel) // the first Ctrl-C
+	var out, errb bytes.Buffer
+	began := time.Now()
+	code := Main(ctx, []string{"report", rep, "--out", fifo + ":json", "--out", side}, &out, &errb)
+	if took := time.Since(began); took > 5*time.Second {
+		t.Fatalf("report took %s after the interrupt", took)
+	}
+	if code == ExitOK || !strings.Contains(errb.String(), "no process reads the FIFO") {
+		t.Fatalf("exit %d, stderr %q; want a failure naming the FIFO", code, errb.String())
+	}
+	if b, err := os.ReadFile(side); err != nil || !strings.Contains(string(b), "Unix domain socket vs TCP") {
+		t.Fatalf("side.md was not written: %v", err)
 	}
 }

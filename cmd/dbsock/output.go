@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -115,13 +116,17 @@ func (o *outputOptions) resolve() ([]destination, *outFile, error) {
 // Markdown links work and "dbsock report r.json" reproduces r.md beside it.
 // One output that fails does not keep the others from being written; the
 // errors are joined.
-func writeOutputs(rep *results.Report, outs []destination, plot *outFile, stdout, stderr io.Writer) error {
+func writeOutputs(ctx context.Context, rep *results.Report, outs []destination, plot *outFile, stdout, stderr io.Writer) error {
 	var errs []error
+	// FIFOs and devices last: one that waits for its reader must not keep
+	// the files from being written.
+	outs = slices.Clone(outs)
+	slices.SortStableFunc(outs, func(a, b destination) int { return throughLast(a) - throughLast(b) })
 	if plot != nil {
 		var buf bytes.Buffer
 		err := reports.Plot(&buf, strings.ToLower(filepath.Ext(plot.name)), rep)
 		if err == nil {
-			err = plot.write(buf.Bytes(), stdout, stderr)
+			err = plot.write(ctx, buf.Bytes(), stdout, stderr)
 		}
 		if err != nil {
 			errs = append(errs, fmt.Errorf("plot %s: %w", plot.name, err))
@@ -153,11 +158,19 @@ func writeOutputs(rep *results.Report, outs []destination, plot *outFile, stdout
 			}
 			continue
 		}
-		if err := out.file.write(buf.Bytes(), stdout, stderr); err != nil {
+		if err := out.file.write(ctx, buf.Bytes(), stdout, stderr); err != nil {
 			errs = append(errs, err)
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// throughLast orders written-through outputs (FIFOs, devices) last.
+func throughLast(d destination) int {
+	if d.Path != "" && d.file.how == writeThrough {
+		return 1
+	}
+	return 0
 }
 
 // markdown applies --detail to a Markdown output's format.

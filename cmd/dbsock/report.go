@@ -31,7 +31,7 @@ itself wrote.`,
 			if err != nil {
 				return err
 			}
-			return writeOutputs(rep, outs, plot, stdout, stderr)
+			return writeOutputs(cmd.Context(), rep, outs, plot, stdout, stderr)
 		},
 	}
 	out.bind(cmd.Flags())

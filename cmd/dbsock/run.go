@@ -270,7 +270,7 @@ func runRun(ctx context.Context, o *runOptions, args []string, stdout, stderr io
 		if bar != nil {
 			bar.finish()
 		}
-		return writeOutputs(rep, outputs, plot, stdout, stderr)
+		return writeOutputs(ctx, rep, outputs, plot, stdout, stderr)
 	}
 	rep, runErr := pipeline.Run(ctx, plan)
 	if runErr != nil {
