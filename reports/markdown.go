@@ -3,6 +3,7 @@ package reports
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -95,9 +96,14 @@ func writeHeadline(b *strings.Builder, r *results.Report) {
 		fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s%s |%s\n", name, server, tcp, unix, speed, ShortVerdict(&s), mark, saved)
 	}
 	for _, t := range r.Targets {
-		if t.Error != "" {
-			fmt.Fprintf(b, "| %s | %s | – | – | – | not measured completely (see its details) |\n", t.Name, orDash(t.Server.String()))
+		if t.Error == "" || slices.ContainsFunc(r.Summary, func(s results.Summary) bool { return s.Target == t.Name }) {
+			continue // a target with results has its row above; its details say what went wrong
 		}
+		row := fmt.Sprintf("| %s | %s | – | – | – | not measured (see its details) |", t.Name, orDash(t.Server.String()))
+		if cpu {
+			row += " – |"
+		}
+		b.WriteString(row + "\n")
 	}
 	b.WriteString("\n")
 	if warned {

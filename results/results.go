@@ -505,6 +505,9 @@ func ReadJSON(rd io.Reader) (*Report, error) {
 	if dec.More() {
 		return nil, fmt.Errorf("decode report JSON: trailing data after the report")
 	}
+	if err := r.check(); err != nil {
+		return nil, fmt.Errorf("decode report JSON: %w", err)
+	}
 	// Reports written before verdict_kind carry the verdict in words only:
 	// judge their stored interval again.
 	for i := range r.Summary {
@@ -538,4 +541,26 @@ func (r *Report) LayerTarget(layer string) string {
 		}
 	}
 	return ""
+}
+
+// check refuses what dbsock never writes: a report of nothing, negative
+// counts or latencies, an interval whose bounds are the wrong way round.
+func (r *Report) check() error {
+	if len(r.Targets) == 0 && len(r.Runs) == 0 {
+		return fmt.Errorf("the report holds no targets and no runs: nothing to show")
+	}
+	for _, run := range r.Runs {
+		l := run.Latency
+		if run.N < 0 || run.Errors < 0 || l.Min < 0 || l.P50 < 0 || l.P90 < 0 || l.P99 < 0 || l.P999 < 0 || l.Max < 0 || l.Mean < 0 {
+			return fmt.Errorf("run %s %s round %d has a negative count or latency: not a report dbsock wrote", run.Target, run.Transport, run.Round)
+		}
+	}
+	for _, s := range r.Summary {
+		for _, ci := range []*Interval{s.UnixSpeedupP50CI, s.UnixSpeedupMeanCI} {
+			if ci != nil && (ci.Lo > ci.Hi || ci.Center < ci.Lo || ci.Center > ci.Hi) {
+				return fmt.Errorf("%s %s: interval %g to %g around %g is not an interval", s.Target, s.Label(), ci.Lo, ci.Hi, ci.Center)
+			}
+		}
+	}
+	return nil
 }

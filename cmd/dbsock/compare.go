@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -23,11 +22,13 @@ func newCompareCmd(stdout io.Writer) *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			bound := -1.0
 			if failOn != "" {
-				v, err := strconv.ParseFloat(strings.TrimSuffix(failOn, "%"), 64)
-				if err != nil || !(v >= 0 && v <= 1e6) { // NaN fails too
-					return usagef("--fail-on-regression %q is not a percentage such as 10%%", failOn)
+				// One convention with --precision and --max-error-rate:
+				// "10%", or the fraction 0.1.
+				v, err := parsePercent(failOn)
+				if err != nil || !(v >= 0 && v <= 1e4) || (!strings.HasSuffix(strings.TrimSpace(failOn), "%") && v > 1) {
+					return usagef("--fail-on-regression %q is not a percentage such as 10%% (or the fraction 0.1)", failOn)
 				}
-				bound = v / 100
+				bound = v
 			}
 			old, err := readReportCtx(cmd.Context(), args[0])
 			if err != nil {

@@ -239,6 +239,14 @@ func TestCompareSavedRuns(t *testing.T) {
 			t.Fatalf("bad bound %q: exit %d %q", bad, code, stderr)
 		}
 	}
+	// One convention for shares: "10%" or the fraction 0.1; a bare 10 is
+	// neither.
+	if code, _, stderr = dbsock(t, "compare", path, path, "--fail-on-regression", "10"); code != ExitUsage || !strings.Contains(stderr, "or the fraction 0.1") {
+		t.Fatalf("a bare 10: exit %d %q", code, stderr)
+	}
+	if code, _, stderr = dbsock(t, "compare", path, path, "--fail-on-regression", "0.1"); code != 0 {
+		t.Fatalf("0.1 (10%%): exit %d %q", code, stderr)
+	}
 	// A new report without the old one's target cannot pass a gate.
 	b, err := os.ReadFile(path)
 	if err != nil {
