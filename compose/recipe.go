@@ -1,6 +1,10 @@
 package compose
 
-import "context"
+import (
+	"context"
+
+	"github.com/dbsock/dbsock/drivers"
+)
 
 // Target is what a provider is asked to supply: a target's name and the
 // recipe for its server. The registry (package targets) builds it.
@@ -75,4 +79,19 @@ func ChildRecipe(kind string) Recipe {
 	return Recipe{Local: func(ctx context.Context, l *Local, name string) (*Server, error) {
 		return l.childServer(ctx, name, kind)
 	}}
+}
+
+// LoginReady is a ContainerSpec.Ready that holds until d can ask the
+// server what it is over both endpoints: a real login, which an image
+// that first runs a temporary server for set-up (mysql, postgres) does
+// not allow before it is done.
+func LoginReady(d drivers.Driver) func(context.Context, *Server) error {
+	return func(ctx context.Context, srv *Server) error {
+		for _, ep := range []drivers.Endpoint{srv.TCP, srv.Unix} {
+			if _, err := d.Info(ctx, ep); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
 }

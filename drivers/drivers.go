@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -430,6 +431,22 @@ type RowLimiter interface {
 	RowLimit(ServerInfo) (rows int, why string)
 }
 
+// KeyNames appends to names the key of each id (its counter's with
+// update), or of row 1 when there are none: a key-value conn's UseKeys.
+func KeyNames(names []string, ids []int64, update bool) []string {
+	name := KeyName
+	if update {
+		name = CounterName
+	}
+	if len(ids) == 0 {
+		return append(names, name(1))
+	}
+	for _, id := range ids {
+		names = append(names, name(id))
+	}
+	return names
+}
+
 // CounterName is the key of row id's counter (--op update) in a key-value
 // server: "dbsock:user:ID:n".
 func CounterName(id int64) string { return KeyName(id) + ":n" }
@@ -447,7 +464,7 @@ type Aborter interface {
 type Sockets struct {
 	mu      sync.Mutex
 	conns   []net.Conn
-	aborted bool
+	aborted atomic.Bool // read by ops: no lock on the measured path
 }
 
 // Dial dials like net.Dialer and keeps the connection; after Abort it
@@ -460,7 +477,7 @@ func (s *Sockets) Dial(ctx context.Context, network, addr string) (net.Conn, err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.aborted {
+	if s.aborted.Load() {
 		c.Close()
 		return nil, ErrAborted
 	}
@@ -475,11 +492,7 @@ func (s *Sockets) DialContext(ctx context.Context, network, addr string) (net.Co
 
 // Aborted says whether Abort was called: a conn's op then fails at once
 // instead of waiting for a server its library would look for again.
-func (s *Sockets) Aborted() bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.aborted
-}
+func (s *Sockets) Aborted() bool { return s.aborted.Load() }
 
 // ErrAborted is an op's error after Abort.
 var ErrAborted = errors.New("connection aborted: the server did not answer in time")
@@ -488,7 +501,7 @@ var ErrAborted = errors.New("connection aborted: the server did not answer in ti
 func (s *Sockets) Abort() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.aborted = true
+	s.aborted.Store(true)
 	for _, c := range s.conns {
 		c.Close()
 	}

@@ -173,3 +173,39 @@ func TestWentAway(t *testing.T) {
 		}
 	}
 }
+
+// TestSocketsAbort: Abort closes what was dialed, says so, and refuses
+// what would be dialed after it.
+func TestSocketsAbort(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	var s Sockets
+	c, err := s.Dial(context.Background(), "tcp", l.Addr().String())
+	if err != nil || s.Aborted() {
+		t.Fatalf("dial: %v, aborted %v", err, s.Aborted())
+	}
+	if err := s.Abort(); err != nil || !s.Aborted() {
+		t.Fatalf("abort: %v, aborted %v", err, s.Aborted())
+	}
+	if _, err := c.Write([]byte("x")); err == nil {
+		t.Fatal("the dialed connection still writes after Abort")
+	}
+	if _, err := s.Dial(context.Background(), "tcp", l.Addr().String()); !errors.Is(err, ErrAborted) {
+		t.Fatalf("dial after Abort: %v, want ErrAborted", err)
+	}
+}
+
+func TestKeyNames(t *testing.T) {
+	if got := KeyNames(nil, []int64{3, 7}, false); len(got) != 2 || got[0] != "dbsock:user:3" || got[1] != "dbsock:user:7" {
+		t.Errorf("reads: %v", got)
+	}
+	if got := KeyNames(nil, []int64{3}, true); len(got) != 1 || got[0] != "dbsock:user:3:n" {
+		t.Errorf("updates: %v", got)
+	}
+	if got := KeyNames(nil, nil, false); len(got) != 1 || got[0] != "dbsock:user:1" {
+		t.Errorf("no ids: %v", got)
+	}
+}

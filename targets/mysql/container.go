@@ -1,7 +1,6 @@
 package mysql
 
 import (
-	"context"
 	"strconv"
 
 	"github.com/dbsock/dbsock/compose"
@@ -31,18 +30,6 @@ func container(port int, _, bind string) (compose.ContainerSpec, error) {
 		Env: map[string]string{"MYSQL_ROOT_PASSWORD": rootPW, "MYSQL_USER": User, "MYSQL_PASSWORD": pw,
 			"MYSQL_DATABASE": Database, "MYSQL_ROOT_HOST": "localhost"},
 		Socket: "mysqld.sock", User: User, Password: pw, Database: Database,
-		Ready: mysqlLogin,
+		Ready: compose.LoginReady(New("", drivers.Workload{})),
 	}, nil
-}
-
-// mysqlLogin is ready once the measuring account can log in over both
-// transports: the official image runs a temporary server for set-up first.
-func mysqlLogin(ctx context.Context, srv *compose.Server) error {
-	d := New("", drivers.Workload{})
-	for _, ep := range []drivers.Endpoint{srv.TCP, srv.Unix} {
-		if _, err := d.Info(ctx, ep); err != nil {
-			return err
-		}
-	}
-	return nil
 }

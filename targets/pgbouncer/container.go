@@ -1,7 +1,6 @@
 package pgbouncer
 
 import (
-	"context"
 	"strconv"
 
 	"github.com/dbsock/dbsock/compose"
@@ -35,18 +34,6 @@ func container(port int, _, bind string) (compose.ContainerSpec, error) {
 		Cmd:    []string{server, "--listen", bind, "--port", p, "--socket-dir", "/sock"},
 		Env:    map[string]string{"PGBOUNCER_USER": User, "PGBOUNCER_PASSWORD": pw, "PGBOUNCER_DB": Database},
 		Socket: ".s.PGSQL." + p, User: User, Password: pw, Database: Database,
-		Ready: login,
+		Ready: compose.LoginReady(New(drivers.Workload{})),
 	}, nil
-}
-
-// login is ready once PgBouncer logs the account in, over both transports,
-// to the PostgreSQL behind it.
-func login(ctx context.Context, srv *compose.Server) error {
-	d := New(drivers.Workload{})
-	for _, ep := range []drivers.Endpoint{srv.TCP, srv.Unix} {
-		if _, err := d.Info(ctx, ep); err != nil {
-			return err
-		}
-	}
-	return nil
 }

@@ -1,7 +1,6 @@
 package postgres
 
 import (
-	"context"
 	"strconv"
 
 	"github.com/dbsock/dbsock/compose"
@@ -25,18 +24,6 @@ func container(port int, _, bind string) (compose.ContainerSpec, error) {
 			"-c", "unix_socket_permissions=0777", "-c", "max_connections=300"},
 		Env:    map[string]string{"POSTGRES_USER": User, "POSTGRES_PASSWORD": pw, "POSTGRES_DB": Database},
 		Socket: ".s.PGSQL." + p, User: User, Password: pw, Database: Database,
-		Ready: postgresLogin,
+		Ready: compose.LoginReady(New(drivers.Workload{})),
 	}, nil
-}
-
-// postgresLogin is ready once the role can log in over both transports:
-// the official image, too, runs a temporary server for set-up first.
-func postgresLogin(ctx context.Context, srv *compose.Server) error {
-	d := New(drivers.Workload{})
-	for _, ep := range []drivers.Endpoint{srv.TCP, srv.Unix} {
-		if _, err := d.Info(ctx, ep); err != nil {
-			return err
-		}
-	}
-	return nil
 }

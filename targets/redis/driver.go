@@ -258,17 +258,7 @@ func (c *Conn) Abort() error { return c.socks.Abort() }
 // UseKeys implements drivers.Keyed: the keys are named here, so that the
 // timed ops format nothing (none: Key).
 func (c *Conn) UseKeys(ids []int64) {
-	c.names = c.names[:0]
-	name := drivers.KeyName
-	if c.update {
-		name = drivers.CounterName
-	}
-	if len(ids) == 0 {
-		ids = []int64{1}
-	}
-	for _, id := range ids {
-		c.names = append(c.names, name(id))
-	}
+	c.names = drivers.KeyNames(c.names[:0], ids, c.update)
 	c.keys.Reset(len(c.names))
 }
 
