@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/dustin/go-humanize"
 	"golang.org/x/perf/benchmath"
 
 	"github.com/dbsock/dbsock/drivers"
@@ -165,7 +166,7 @@ func workloadText(w *results.Workload) string {
 	if w == nil {
 		return "one row (no workload recorded)"
 	}
-	s := fmt.Sprintf("%s of %s rows by %s keys", w.Op, humanInt(w.Rows), w.Keys)
+	s := fmt.Sprintf("%s of %s rows by %s keys", w.Op, humanize.Comma(int64(w.Rows)), w.Keys)
 	switch w.Keys {
 	case "zipf":
 		s += fmt.Sprintf(" (theta %g)", w.Theta)

@@ -2,8 +2,9 @@ package reports
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
+
+	"github.com/dustin/go-humanize"
 
 	"github.com/dbsock/dbsock/drivers"
 	"github.com/dbsock/dbsock/results"
@@ -27,9 +28,9 @@ func distinctRows(r *results.Report, target string) string {
 		if lo < 0 {
 			continue
 		}
-		n := humanInt(int(lo))
+		n := humanize.Comma(lo)
 		if hi != lo {
-			n += " to " + humanInt(int(hi))
+			n += " to " + humanize.Comma(hi)
 		}
 		parts = append(parts, tr.Label()+" "+n)
 	}
@@ -61,14 +62,5 @@ func workloadPhrase(w *results.Workload) string {
 	if w.Op == "update" {
 		verb = "update writes"
 	}
-	return fmt.Sprintf("; each %s one of %s seeded rows, chosen by %s, the same rows in both blocks of a pair", verb, humanInt(w.Rows), keys)
-}
-
-// humanInt writes n with thousands separators: 1,000,000.
-func humanInt(n int) string {
-	s := strconv.Itoa(n)
-	for i := len(s) - 3; i > 0; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	return s
+	return fmt.Sprintf("; each %s one of %s seeded rows, chosen by %s, the same rows in both blocks of a pair", verb, humanize.Comma(int64(w.Rows)), keys)
 }
