@@ -45,6 +45,16 @@ func TestRunAllTargetsLocal(t *testing.T) {
 		if !contains(products[target.Name], target.Server.Product) {
 			t.Errorf("%s: server product %q, want one of %v", target.Name, target.Server.Product, products[target.Name])
 		}
+		// FerretDB reads one document whatever --rows says, and says why.
+		if target.Server.Product == "FerretDB" && (len(target.Warnings) == 0 || !strings.Contains(target.Warnings[0], "read one document")) {
+			t.Errorf("mongo on FerretDB: warnings %q, want why it read one document", target.Warnings)
+		}
+	}
+	for _, run := range rep.Runs {
+		want := map[string]bool{"mysql": true, "redis": true} // 10,000 rows: hundreds of distinct ones per 300 ops
+		if run.Target == "mongo" && run.DistinctKeys != 1 || want[run.Target] && run.DistinctKeys < 250 {
+			t.Errorf("%s %s round %d read %d distinct rows", run.Target, run.Transport, run.Round, run.DistinctKeys)
+		}
 	}
 	seen := map[string]int{}
 	for _, run := range rep.Runs {
