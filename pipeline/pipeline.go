@@ -62,6 +62,10 @@ type Plan struct {
 	// MaxErrorRate is the share of failed ops above which a case fails the
 	// run (0: any failed op does; below 0: never).
 	MaxErrorRate float64
+	// Queries are the user's own ops by target (--query), KeysFrom their
+	// own keys (--keys-from): a target with keys of its own gets no table.
+	Queries  map[string]string
+	KeysFrom map[string]KeySource
 	// Reach, when set, is tried on an endpoint before a driver asks the
 	// server anything there (dbsock uses drivers.Reach, a plain dial), so
 	// that nothing listening is said at once.
@@ -155,7 +159,19 @@ func (p Plan) workloadRecord() *results.Workload {
 		return nil
 	}
 	k := o.Keys
-	w := &results.Workload{Rows: o.Rows, Keys: k.Dist, Op: o.Op}
+	w := &results.Workload{Rows: o.Rows, Keys: k.Dist, Op: o.Op, Mix: o.Mix.String()}
+	for name, q := range p.Queries {
+		if w.Query == nil {
+			w.Query = map[string]string{}
+		}
+		w.Query[name] = q
+	}
+	for name, ks := range p.KeysFrom {
+		if w.KeysFrom == nil {
+			w.KeysFrom = map[string]string{}
+		}
+		w.KeysFrom[name] = ks.String()
+	}
 	if w.Op == "" {
 		w.Op = drivers.OpRead
 	}
@@ -184,9 +200,9 @@ func (p Plan) placementRecord() results.Placement {
 func (p Plan) measureTarget(ctx context.Context, t *targets.Target, ti *results.Target) (runs []results.Run, err error) {
 	log := p.log()
 	settings := p.settings(t)
-	d := settings.Driver(p.workload(t.Name, 0, p.Options.Rows))
+	d := settings.Driver(p.workload(t.Name, 0, p.Options.Rows, nil))
 	if sizes := p.valueSizes(); len(sizes) == 1 {
-		d = settings.Driver(p.workload(t.Name, sizes[0], p.Options.Rows)) // the operation line names the size measured
+		d = settings.Driver(p.workload(t.Name, sizes[0], p.Options.Rows, nil)) // the operation line names the size measured
 	}
 	ti.Operation, ti.ConnectPhase = d.Describe(), d.ConnectPhase()
 	began := time.Now()
@@ -213,17 +229,30 @@ func (p Plan) measureTarget(ctx context.Context, t *targets.Target, ti *results.
 	}
 	ti.Server = info
 	fmt.Fprintf(log, "dbsock: %s: %s from %s, ready in %s\n", t.Name, info, srv.Origin, time.Since(began).Round(time.Millisecond))
-	rows := p.rows(d, info, ti)
+	keys, err := p.userKeys(ctx, t, d, srv)
+	if err != nil {
+		return nil, err
+	}
+	rows := p.rows(d, info, ti, len(keys))
+	if rows < len(keys) {
+		keys = keys[:rows]
+	}
+	if rows != p.Options.Rows {
+		ti.Rows = rows
+	}
 	if rows != p.Options.Rows {
 		size := 0
 		if sizes := p.valueSizes(); len(sizes) == 1 {
 			size = sizes[0]
 		}
-		ti.Operation = settings.Driver(p.workload(t.Name, size, rows)).Describe()
+		ti.Operation = settings.Driver(p.workload(t.Name, size, rows, keys)).Describe()
 	}
 	for _, size := range p.valueSizes() {
-		d := settings.Driver(p.workload(t.Name, size, rows))
+		d := settings.Driver(p.workload(t.Name, size, rows, keys))
 		if err := p.seed(ctx, t, d, srv, rows); err != nil {
+			return runs, err
+		}
+		if err := p.checkStatement(ctx, t, d, srv); err != nil {
 			return runs, err
 		}
 		for _, depth := range p.depths() {
@@ -234,6 +263,7 @@ func (p Plan) measureTarget(ctx context.Context, t *targets.Target, ti *results.
 			for _, opt := range p.cases() {
 				opt.ClientCPU, opt.ServerCPU, opt.ServerCPUWhyNot = cpustat.Self{}, srv.CPU, srv.CPUWhyNot
 				opt.Rows = rows
+				_, opt.OwnQuery = p.Queries[t.Name]
 				err := scenarios.Run(ctx, d, srv.Endpoints(), info, opt, func(run results.Run) {
 					runs = append(runs, run)
 					logRun(log, run)
@@ -342,8 +372,8 @@ func logRun(log io.Writer, run results.Run) {
 
 // workload is what target's ops read for values of size bytes; seeding
 // reports its progress on the log.
-func (p Plan) workload(target string, size, rows int) drivers.Workload {
-	w := drivers.Workload{ValueSize: size, Rows: rows, Op: p.Options.Op}
+func (p Plan) workload(target string, size, rows int, keys []string) drivers.Workload {
+	w := drivers.Workload{ValueSize: size, Rows: rows, Op: p.Options.Op, Query: p.Queries[target], Keys: keys}
 	if rows := w.RowCount(); rows >= 100_000 {
 		log, began, step := p.log(), time.Now(), rows/10
 		next := step
@@ -437,11 +467,15 @@ func settle(ctx context.Context, m cpustat.Meter) (time.Duration, bool) {
 	return time.Since(began), false
 }
 
-// rows is how many rows d's target reads: the plan's, unless its server
+// rows is how many rows d's target reads: the plan's (or how many keys of
+// its own the user gave, when userKeys is above 0), unless its server
 // reads many too slowly to measure: then the driver's limit, with a
 // warning on the target saying why.
-func (p Plan) rows(d drivers.Driver, info drivers.ServerInfo, ti *results.Target) int {
+func (p Plan) rows(d drivers.Driver, info drivers.ServerInfo, ti *results.Target, userKeys int) int {
 	rows := p.Options.Rows
+	if userKeys > 0 {
+		rows = userKeys
+	}
 	if rl, ok := d.(drivers.RowLimiter); ok && rows > 0 {
 		if limit, why := rl.RowLimit(info); limit > 0 && rows > limit {
 			ti.Warnings = append(ti.Warnings, why)

@@ -166,12 +166,22 @@ func workloadText(w *results.Workload) string {
 	if w == nil {
 		return "one row (no workload recorded)"
 	}
-	s := fmt.Sprintf("%s of %s rows by %s keys", w.Op, humanize.Comma(int64(w.Rows)), w.Keys)
+	op := w.Op
+	if w.Mix != "" {
+		op += " " + w.Mix
+	}
+	s := fmt.Sprintf("%s of %s rows by %s keys", op, humanize.Comma(int64(w.Rows)), w.Keys)
 	switch w.Keys {
 	case "zipf":
 		s += fmt.Sprintf(" (theta %g)", w.Theta)
 	case "hotspot":
 		s += fmt.Sprintf(" (%g of the ops on %g of the rows)", w.HotOps, w.HotRows)
+	}
+	if len(w.Query) > 0 {
+		s += ", --query " + joinByTarget(w.Query)
+	}
+	if len(w.KeysFrom) > 0 {
+		s += ", --keys-from " + joinByTarget(w.KeysFrom)
 	}
 	return s
 }

@@ -8,6 +8,8 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/dustin/go-humanize"
+
 	"github.com/dbsock/dbsock/drivers"
 	"github.com/dbsock/dbsock/results"
 )
@@ -123,23 +125,6 @@ func okOrDash(side results.Side, text string) string {
 	return text
 }
 
-// methodSentence says in one sentence what was measured and how.
-func methodSentence(r *results.Report) string {
-	c := r.Config
-	ops := plural(c.N, "timed lookup") + " per transport and round"
-	if c.DurationNs > 0 {
-		ops = "timed lookups for " + time.Duration(c.DurationNs).String() + " per transport and round"
-	}
-	place := "client and servers not pinned"
-	if c.Placement.Mode != "none" && c.Placement.Mode != "" {
-		place = fmt.Sprintf("client on CPU %s and servers on CPU %s (placement %s)", c.Placement.ClientCPUs, orDash(c.Placement.ServerCPUs), c.Placement.Mode)
-	}
-	e := r.Environment
-	return fmt.Sprintf("Method: %s from one Go client over 127.0.0.1 TCP and the server's Unix socket, %s of %s interleaved in TCP/Unix pairs%s; "+
-		"the speedup is the median paired ratio TCP/Unix with a distribution-free 95%% interval; %s; %s, %d logical CPUs, %s provider, dbsock %s.",
-		ops, plural(c.Rounds, "round"), plural(c.Blocks, "block pair"), workloadPhrase(c.Workload), place, orUnknown(e.CPUModel), e.NumCPU, c.Provider, r.Tool.Version)
-}
-
 func writeMethod(b *strings.Builder, r *results.Report) {
 	c := r.Config
 	var names []string
@@ -236,7 +221,11 @@ func writeTarget(b *strings.Builder, r *results.Report, t results.Target) {
 		}
 	}
 	if rows := distinctRows(r, t.Name); rows != "" {
-		fmt.Fprintf(b, "- Rows read per round: %s\n", rows)
+		of := ""
+		if t.Rows > 0 {
+			of = fmt.Sprintf(" (of %s)", humanize.Comma(int64(t.Rows)))
+		}
+		fmt.Fprintf(b, "- Rows read per round: %s%s\n", rows, of)
 	}
 	b.WriteString("\n")
 	for _, w := range t.Warnings {

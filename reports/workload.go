@@ -2,7 +2,9 @@ package reports
 
 import (
 	"fmt"
+	"sort"
 	"strings"
+	"time"
 
 	"github.com/dustin/go-humanize"
 
@@ -59,8 +61,54 @@ func workloadPhrase(w *results.Workload) string {
 		keys = "keys in order"
 	}
 	verb := "lookup reads"
-	if w.Op == "update" {
+	switch w.Op {
+	case "update":
 		verb = "update writes"
+	case "mixed":
+		verb = fmt.Sprintf("op (reads and updates, %s, drawn op by op and reported apart) touches", w.Mix)
 	}
-	return fmt.Sprintf("; each %s one of %s seeded rows, chosen by %s, the same rows in both blocks of a pair", verb, humanize.Comma(int64(w.Rows)), keys)
+	rows := fmt.Sprintf("one of %s seeded rows", humanize.Comma(int64(w.Rows)))
+	if len(w.KeysFrom) > 0 {
+		rows = fmt.Sprintf("one of the rows (at most %s of them) named by --keys-from (%s)", humanize.Comma(int64(w.Rows)), joinByTarget(w.KeysFrom))
+	}
+	s := fmt.Sprintf("; each %s %s, chosen by %s, the same rows in both blocks of a pair", verb, rows, keys)
+	if len(w.Query) > 0 {
+		s += "; the op is the user's own --query (" + joinByTarget(w.Query) + ")"
+	}
+	return s
+}
+
+// joinByTarget lists m as "target: value", sorted by target.
+func joinByTarget(m map[string]string) string {
+	names := make([]string, 0, len(m))
+	for name := range m {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	parts := make([]string, len(names))
+	for i, name := range names {
+		parts[i] = name + ": `" + m[name] + "`"
+	}
+	return strings.Join(parts, "; ")
+}
+
+// methodSentence says in one sentence what was measured and how.
+func methodSentence(r *results.Report) string {
+	c := r.Config
+	what := "lookup"
+	if w := c.Workload; w != nil && (w.Op != "read" || len(w.Query) > 0) {
+		what = "op"
+	}
+	ops := plural(c.N, "timed "+what) + " per transport and round"
+	if c.DurationNs > 0 {
+		ops = "timed " + what + "s for " + time.Duration(c.DurationNs).String() + " per transport and round"
+	}
+	place := "client and servers not pinned"
+	if c.Placement.Mode != "none" && c.Placement.Mode != "" {
+		place = fmt.Sprintf("client on CPU %s and servers on CPU %s (placement %s)", c.Placement.ClientCPUs, orDash(c.Placement.ServerCPUs), c.Placement.Mode)
+	}
+	e := r.Environment
+	return fmt.Sprintf("Method: %s from one Go client over 127.0.0.1 TCP and the server's Unix socket, %s of %s interleaved in TCP/Unix pairs%s; "+
+		"the speedup is the median paired ratio TCP/Unix with a distribution-free 95%% interval; %s; %s, %d logical CPUs, %s provider, dbsock %s.",
+		ops, plural(c.Rounds, "round"), plural(c.Blocks, "block pair"), workloadPhrase(c.Workload), place, orUnknown(e.CPUModel), e.NumCPU, c.Provider, r.Tool.Version)
 }

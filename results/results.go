@@ -103,8 +103,13 @@ type Workload struct {
 	Theta   float64 `json:"theta,omitempty"`
 	HotRows float64 `json:"hot_rows,omitempty"`
 	HotOps  float64 `json:"hot_ops,omitempty"`
-	// Op is what each op does: read.
-	Op string `json:"op"`
+	// Op is what each op does: read, update or mixed; Mix is mixed's R/W.
+	Op  string `json:"op"`
+	Mix string `json:"mix,omitempty"`
+	// Query is the user's own op by target (--query); KeysFrom where a
+	// target's keys came from (--keys-from): then Rows is how many keys.
+	Query    map[string]string `json:"query,omitempty"`
+	KeysFrom map[string]string `json:"keys_from,omitempty"`
 }
 
 // Placement records the CPU placement in effect. CPU lists are as the OS
@@ -136,6 +141,10 @@ type Target struct {
 	// ServerCPUs are the CPUs the server process may run on, read back from
 	// the OS; "" when dbsock does not control the server (external).
 	ServerCPUs string `json:"server_cpus,omitempty"`
+	// Rows is how many rows this target's ops chose from, when that is not
+	// the workload's Rows: the user's keys (--keys-from), or fewer where
+	// the server reads many too slowly (0: the workload's).
+	Rows int `json:"rows,omitempty"`
 	// Error is why the target could not be measured completely.
 	Error string `json:"error,omitempty"`
 }
@@ -165,8 +174,15 @@ type Case struct {
 	// "prepared", Redis "resp3", Mongo "find".
 	Mode string `json:"mode,omitempty"`
 	// Op is "update" when each op writes its row (--op update); "" for
-	// reads.
+	// reads. Under --op mixed a case's reads ("read") and its writes
+	// ("update") are two cases of the same Mix.
 	Op string `json:"op,omitempty"`
+	// Mix is --op mixed's R/W (e.g. "95/5"): the case is the reads or the
+	// writes of that mix, timed interleaved. "" otherwise.
+	Mix string `json:"mix,omitempty"`
+	// OwnQuery says the op is the user's own (--query), whose reply size
+	// dbsock does not choose.
+	OwnQuery bool `json:"own_query,omitempty"`
 	// Rate is the open-loop target rate in ops/s per transport; 0 means
 	// closed loop (each op starts when the previous one ends).
 	Rate float64 `json:"rate"`
@@ -184,9 +200,17 @@ func (c Case) Label() string {
 	if c.Concurrency > 1 {
 		s += fmt.Sprintf(", %d workers", c.Concurrency)
 	}
-	if c.Op != "" {
+	switch {
+	case c.OwnQuery && c.Op != "":
+		s += ", " + c.Op + "s by your --query"
+	case c.OwnQuery:
+		s += ", your --query"
+	case c.Op != "":
 		s += ", " + c.Op + "s"
-	} else {
+		if c.Mix != "" {
+			s += " of a " + c.Mix + " mix"
+		}
+	default:
 		s += ", " + FormatSize(c.ValueSize) + " values"
 	}
 	if c.Rate > 0 {

@@ -17,6 +17,10 @@ type caseKeys struct {
 	rows        int
 	timed, warm []*keySource
 	buf         [][]int64
+	// Under --op mixed, which of those ops write: drawn like the ids, the
+	// same for both blocks of a pair.
+	timedW, warmW []*writeSource
+	wbuf          [][]bool
 }
 
 // newCaseKeys returns the case's keys, or nil when the ops read one row
@@ -35,25 +39,41 @@ func newCaseKeys(opt Options) *caseKeys {
 		k.timed = append(k.timed, newKeySource(opt.Keys, uint64(opt.Rows), opt.Seed, w, n, z))
 		k.warm = append(k.warm, newKeySource(opt.Keys, uint64(opt.Rows), opt.Seed^0x5bd1e995, w, n, z))
 		k.buf = append(k.buf, make([]int64, 0, maxKeyBuffer))
+		if opt.Op == drivers.OpMixed {
+			k.timedW = append(k.timedW, newWriteSource(opt.Mix, opt.Seed, w))
+			k.warmW = append(k.warmW, newWriteSource(opt.Mix, opt.Seed^0x5bd1e995, w))
+			k.wbuf = append(k.wbuf, make([]bool, 0, maxKeyBuffer))
+		}
 	}
 	return k
 }
 
-// hand draws n ids per worker from sources and gives them to that worker
-// on every side.
-func (k *caseKeys) hand(sources []*keySource, n int, sides ...*side) {
+// hand draws n ids per worker from sources (and under --op mixed, from
+// wsources which of them write) and gives them to that worker on every
+// side.
+func (k *caseKeys) hand(sources []*keySource, wsources []*writeSource, n int, sides ...*side) {
 	n = min(max(n, 1), maxKeyBuffer)
 	for w, src := range sources {
 		k.buf[w] = k.buf[w][:n]
 		src.fill(k.buf[w])
+		var writes []bool
+		if wsources != nil {
+			writes = k.wbuf[w][:n]
+			wsources[w].fill(writes)
+		}
 		for _, s := range sides {
-			if kc, ok := s.ws[w].op.(drivers.Keyed); ok {
+			wk := s.ws[w]
+			if kc, ok := wk.op.(drivers.Keyed); ok {
 				kc.UseKeys(k.buf[w])
 				s.keyed = true
 			}
-			if kc, ok := s.ws[w].warm.(drivers.Keyed); ok && s.ws[w].warm != s.ws[w].op {
+			if kc, ok := wk.warm.(drivers.Keyed); ok && wk.warm != wk.op {
 				kc.UseKeys(k.buf[w])
 			}
+			if mc, ok := wk.op.(drivers.Mixer); ok && writes != nil {
+				mc.UseWrites(writes) // openWorkers made sure every op is a Mixer
+			}
+			wk.writes = writes
 		}
 	}
 }

@@ -31,8 +31,12 @@ type Sample struct {
 	Err error
 	// LastErr is the last op error, if any.
 	LastErr error
-	// WarmOK is how many untimed warm-up ops succeeded.
-	WarmOK int64
+	// WarmOK is how many untimed warm-up ops succeeded; WarmWrites how
+	// many of them wrote (LoopConfig.Writes).
+	WarmOK, WarmWrites int64
+	// Writes and WriteErrors are the share of Ops and Errors that wrote,
+	// under LoopConfig.Writes.
+	Writes, WriteErrors int64
 }
 
 // LoopConfig says how long a loop runs and what it reports as it goes.
@@ -49,6 +53,29 @@ type LoopConfig struct {
 	// Interval, when set, runs the loop open: op i is due at
 	// start+Offset+i*Interval.
 	Interval, Offset time.Duration
+	// Writes, when set, says which ops write (--op mixed): op i writes
+	// when Writes[i%len(Writes)], as the op itself was told (drivers.Mixer).
+	// A write's latency goes into WriteHist instead of the loop's h.
+	Writes    []bool
+	WriteHist *hdrhistogram.Histogram
+}
+
+// kinds walks LoopConfig.Writes in step with the ops.
+type kinds struct {
+	w []bool
+	i int
+}
+
+// next says whether the next op writes.
+func (k *kinds) next() bool {
+	if len(k.w) == 0 {
+		return false
+	}
+	w := k.w[k.i]
+	if k.i++; k.i == len(k.w) {
+		k.i = 0
+	}
+	return w
 }
 
 // tally counts one op's outcome; it reports whether the loop must stop.
@@ -92,15 +119,20 @@ func warmUp(ctx context.Context, cfg *LoopConfig, op func() error) (Sample, bool
 	var s Sample
 	warm := LoopConfig{Heartbeat: cfg.Heartbeat}
 	consecutive := 0
+	k := kinds{w: cfg.Writes}
 	for i := 0; i < cfg.Warmup; i++ {
 		if warm.tick(ctx, i, &s, time.Time{}) && s.Err != nil {
 			return s, false
 		}
-		if s.tally(op(), &consecutive) {
+		write, err := k.next(), op()
+		if write && err == nil {
+			s.WarmWrites++
+		}
+		if s.tally(err, &consecutive) {
 			return s, false
 		}
 	}
-	return Sample{WarmOK: int64(cfg.Warmup) - s.Errors}, true
+	return Sample{WarmOK: int64(cfg.Warmup) - s.Errors, WarmWrites: s.WarmWrites}, true
 }
 
 // finish records the elapsed time and the last progress step.
@@ -142,7 +174,8 @@ type Op interface {
 // i*cfg.Interval whether or not the one before it has finished: h gets each
 // op's latency from when it was due (what a user waiting on the schedule
 // sees, corrected for coordinated omission, as wrk2 and YCSB do) and actual
-// gets it from when it really started.
+// gets it from when it really started. Under cfg.Writes (--op mixed) a
+// write's latency goes into cfg.WriteHist instead of h.
 //
 // Ops get context.Background() so that no driver starts a cancellation
 // watcher per op; ctx is checked every 256 ops. Inside the timed loop
@@ -164,6 +197,7 @@ func Loop(ctx context.Context, op Op, cfg LoopConfig, h, actual *hdrhistogram.Hi
 		timer.Stop()
 		defer timer.Stop()
 	}
+	k := kinds{w: cfg.Writes}
 	start := time.Now()
 	now, due := start, start
 	for i := 0; i < n; i++ {
@@ -184,6 +218,14 @@ func Loop(ctx context.Context, op Op, cfg LoopConfig, h, actual *hdrhistogram.Hi
 		err := op.Do(bg)
 		now = time.Now()
 		s.Ops++
+		into := h
+		if k.next() {
+			into = cfg.WriteHist
+			s.Writes++
+			if err != nil {
+				s.WriteErrors++
+			}
+		}
 		if s.tally(err, &consecutive) {
 			break
 		}
@@ -191,10 +233,10 @@ func Loop(ctx context.Context, op Op, cfg LoopConfig, h, actual *hdrhistogram.Hi
 			continue
 		}
 		if paced {
-			record(h, int64(now.Sub(due)))
+			record(into, int64(now.Sub(due)))
 			record(actual, int64(now.Sub(t0)))
 		} else {
-			record(h, int64(now.Sub(t0)))
+			record(into, int64(now.Sub(t0)))
 		}
 	}
 	cfg.finish(&s, start)

@@ -186,9 +186,10 @@ type keyedNopDriver struct{ nopDriver }
 
 type keyedNopConn struct {
 	transportConn
-	ids  []int64
-	keys drivers.Cursor
-	sum  int64
+	ids    []int64
+	writes drivers.Writes
+	keys   drivers.Cursor
+	sum    int64
 }
 
 func (keyedNopDriver) Open(_ context.Context, ep drivers.Endpoint) (drivers.Conn, error) {
@@ -198,7 +199,25 @@ func (c *keyedNopConn) UseKeys(ids []int64) {
 	c.ids = append(c.ids[:0], ids...)
 	c.keys.Reset(len(ids))
 }
+func (c *keyedNopConn) UseWrites(w []bool) { c.writes = w }
 func (c *keyedNopConn) Do(context.Context) error {
-	c.sum += c.ids[c.keys.Next()]
+	i := c.keys.Next()
+	if c.writes.Write(i) {
+		c.sum--
+	}
+	c.sum += c.ids[i]
 	return nil
+}
+
+// BenchmarkHarnessMixed is BenchmarkHarnessKeyed under --op mixed:95/5:
+// the reads and the writes recorded apart. Compare its ns/op and
+// allocs/op with BenchmarkHarnessKeyed.
+func BenchmarkHarnessMixed(b *testing.B) {
+	d := keyedNopDriver{}
+	opt := Options{Scenario: PK, N: max(b.N/2, 1), Blocks: DefaultBlocks, Rows: 10000, Op: drivers.OpMixed, Mix: Mix{95, 5}}
+	b.ReportAllocs()
+	b.ResetTimer()
+	if _, err := measureRound(context.Background(), d, nopPair, opt, 1, rand.New(rand.NewPCG(1, 2)), newCaseKeys(opt)); err != nil {
+		b.Fatal(err)
+	}
 }

@@ -34,9 +34,14 @@ type Options struct {
 	Rows int
 	// Keys says how the ops choose rows (zero: Uniform).
 	Keys Keys
-	// Op is what each op does to its row: drivers.OpRead ("" too) or
-	// drivers.OpUpdate (then each run counts its successful writes).
-	Op          string
+	// Op is what each op does to its row: drivers.OpRead ("" too),
+	// drivers.OpUpdate (then each run counts its successful writes), or
+	// drivers.OpMixed: each op reads or writes as drawn from Mix, and the
+	// reads and the writes are reported as two cases.
+	Op  string
+	Mix Mix
+	// OwnQuery says the op is the user's own (--query): the cases say so.
+	OwnQuery    bool
 	Scenario    string        // PK or Connect
 	N           int           // timed ops per worker, transport and round
 	Duration    time.Duration // when set, each transport's share of a round lasts this long instead of N ops

@@ -25,12 +25,18 @@ import (
 // interrupted one (Incomplete). Run stops at the first failure.
 func Run(ctx context.Context, d drivers.Driver, eps drivers.Pair, server drivers.ServerInfo, opt Options, emit func(results.Run)) error {
 	c := results.Case{Target: d.Name(), Scenario: opt.Scenario, Concurrency: opt.workers(),
-		ValueSize: d.ValueSize(), Mode: d.Mode(), Rate: opt.Rate}
+		ValueSize: d.ValueSize(), Mode: d.Mode(), Rate: opt.Rate, OwnQuery: opt.OwnQuery}
 	if p, ok := d.(drivers.Pipeliner); ok && p.Depth() > 1 {
 		c.Pipeline = p.Depth()
 	}
 	if opt.Op == drivers.OpUpdate {
 		c.Op = opt.Op
+	}
+	if opt.Op == drivers.OpMixed && opt.Rows <= 0 {
+		return errors.New("--op mixed draws which ops write with their keys; give the case its rows (Options.Rows)")
+	}
+	if opt.Op == drivers.OpMixed && opt.Scenario == Connect {
+		return fmt.Errorf("--op mixed times reads and writes on kept connections (scenario pk); %s opens one per op", opt.Scenario)
 	}
 	began := time.Now()
 	if opt.Epoch.IsZero() {
@@ -42,7 +48,11 @@ func Run(ctx context.Context, d drivers.Driver, eps drivers.Pair, server drivers
 	for round := 1; ; round++ {
 		runs, err := measureRound(ctx, d, eps, opt, round, rng, keys)
 		for i := range runs {
+			op := runs[i].Op // a part of a mixed case names its kind
 			runs[i].Case, runs[i].Round, runs[i].Server = c, round, server
+			if opt.Op == drivers.OpMixed {
+				runs[i].Op, runs[i].Mix = op, opt.Mix.String()
+			}
 		}
 		all = append(all, runs...)
 		ended := ""
@@ -70,7 +80,7 @@ func (o Options) endOfCase(round int, elapsed time.Duration, runs []results.Run)
 	if o.Precision <= 0 {
 		return "rounds"
 	}
-	if ci := results.PairedP50(runs); ci != nil && ci.HalfWidth() <= o.Precision {
+	if precise(runs, o.Precision) {
 		return "precision"
 	}
 	if elapsed+elapsed/time.Duration(round) > o.MaxDuration {
@@ -79,81 +89,35 @@ func (o Options) endOfCase(round int, elapsed time.Duration, runs []results.Run)
 	return ""
 }
 
+// precise says whether the p50 speedup interval of every case in runs
+// (a mixed case's reads and writes apart) is within precision.
+func precise(runs []results.Run, precision float64) bool {
+	byCase := map[results.Case][]results.Run{}
+	for _, r := range runs {
+		byCase[r.Case] = append(byCase[r.Case], r)
+	}
+	for _, rs := range byCase {
+		if ci := results.PairedP50(rs); ci == nil || ci.HalfWidth() > precision {
+			return false
+		}
+	}
+	return true
+}
+
 // worker is one connection's share of one transport in a round.
 type worker struct {
 	conn      drivers.Conn // PK only
 	op, warm  Op
 	heartbeat atomic.Int64
-	hist      *hdrhistogram.Histogram // the current block's latencies
-	phases    map[string]*hdrhistogram.Histogram
-	sample    Sample
-	dog       *watchdog
-	warmOK    int64 // successful warm-up ops
-}
-
-// side is one transport's workers in a round, and what they measured.
-type side struct {
-	ep      drivers.Endpoint
-	opt     Options
-	ws      []*worker
-	ctx     context.Context // cancelled by a watchdog in the connect scenario
-	cancel  context.CancelFunc
-	run     results.Run
-	hist    *hdrhistogram.Histogram // every block pooled
-	block   *hdrhistogram.Histogram // the current block, all workers
-	elapsed time.Duration
-	lastErr error
-	// CPU over the timed blocks; serverErr is why the server could not be
-	// read (then the server's figures are left out).
-	client, server cpustat.Sample
-	clientErr      error
-	serverErr      error
-	// exec is the server's own account of the lookups in the timed blocks,
-	// read over the round's stats connection (nil: the server gives none).
-	exec       *execStats
-	execSource string
-	// touched marks the rows this side's ops read, when its ops read rows
-	// handed to them (keyed).
-	touched bitset
-	keyed   bool
-}
-
-// execStats reads a server's own execution figures at block edges.
-type execStats struct {
-	r      drivers.ExecReader
-	total  drivers.ExecStats
-	failed bool
-}
-
-func (e *execStats) read(ctx context.Context) drivers.ExecStats {
-	if e == nil || e.failed {
-		return drivers.ExecStats{}
-	}
-	var s drivers.ExecStats
-	err := drivers.Within(ctx, time.Second, func(ctx context.Context) (err error) {
-		s, err = e.r.Read(ctx)
-		return err
-	})
-	if err != nil {
-		e.failed = true // leave the figure out rather than report part of it
-	}
-	return s
-}
-
-func newSide(ctx context.Context, ep drivers.Endpoint, opt Options) *side {
-	s := &side{ep: ep, opt: opt, ws: make([]*worker, opt.workers()), run: results.Run{Transport: ep.Transport, Endpoint: ep},
-		hist: results.NewHistogram(), block: results.NewHistogram()}
-	s.ctx, s.cancel = context.WithCancel(ctx)
-	return s
-}
-
-func (s *side) close() {
-	s.cancel()
-	for _, w := range s.ws {
-		if w != nil && w.conn != nil {
-			w.conn.Close()
-		}
-	}
+	// hists are the current block's latencies, one per part of the side
+	// (under --op mixed, reads then writes).
+	hists      []*hdrhistogram.Histogram
+	writes     []bool // under --op mixed, which of the handed ops write
+	phases     map[string]*hdrhistogram.Histogram
+	sample     Sample
+	dog        *watchdog
+	warmOK     int64 // successful warm-up ops
+	warmWrites int64 // how many of them wrote
 }
 
 // measureRound is one round: open and verify both transports' connections,
@@ -173,7 +137,7 @@ func measureRound(ctx context.Context, d drivers.Driver, eps drivers.Pair, opt O
 		evidence, err := openWorkers(ctx, d, s, opt)
 		s.run.Evidence = evidence
 		if err != nil {
-			return []results.Run{s.fail(err)}, err
+			return s.fail(err), err
 		}
 		s.run.TransportVerified = true
 	}
@@ -195,11 +159,11 @@ func measureRound(ctx context.Context, d drivers.Driver, eps drivers.Pair, opt O
 		_ = r.Refresh() // the server may have started a process per connection; Read says if it is gone
 	}
 	if keys != nil {
-		keys.hand(keys.warm, opt.Warmup, sides[drivers.TCP], sides[drivers.Unix])
+		keys.hand(keys.warm, keys.warmW, opt.Warmup, sides[drivers.TCP], sides[drivers.Unix])
 	}
 	for _, t := range Order(round) {
 		if err := sides[t].warmUp(d, opt); err != nil {
-			return []results.Run{sides[t].fail(err)}, err
+			return sides[t].fail(err), err
 		}
 	}
 	index := 0
@@ -213,7 +177,7 @@ func measureRound(ctx context.Context, d drivers.Driver, eps drivers.Pair, opt O
 			n = maxKeyBuffer
 		}
 		if keys != nil {
-			keys.hand(keys.timed, n, sides[drivers.TCP], sides[drivers.Unix])
+			keys.hand(keys.timed, keys.timedW, n, sides[drivers.TCP], sides[drivers.Unix])
 		}
 		for _, t := range first {
 			err := sides[t].timeBlock(d, opt, j, index)
@@ -226,19 +190,12 @@ func measureRound(ctx context.Context, d drivers.Driver, eps drivers.Pair, opt O
 				if t == drivers.TCP {
 					other = sides[drivers.Unix]
 				}
-				runs := []results.Run{sides[t].fail(err), other.fail(fmt.Errorf("round stopped early: %s failed", t.Label()))}
+				runs := append(sides[t].fail(err), other.fail(fmt.Errorf("round stopped early: %s failed", t.Label()))...)
 				return runs, err
 			}
 		}
 	}
-	return []results.Run{sides[drivers.TCP].finish(), sides[drivers.Unix].finish()}, nil
-}
-
-// fail finishes the side's run as Incomplete with err.
-func (s *side) fail(err error) results.Run {
-	run := s.finish()
-	run.Incomplete, run.Error = true, err.Error()
-	return run
+	return append(sides[drivers.TCP].finish(), sides[drivers.Unix].finish()...), nil
 }
 
 // openWorkers opens (PK) or probes (Connect) and verifies one connection
@@ -249,7 +206,10 @@ func openWorkers(ctx context.Context, d drivers.Driver, s *side, opt Options) (s
 	evidence := ""
 	ep := s.ep
 	for i := range s.ws {
-		w := &worker{hist: results.NewHistogram(), phases: map[string]*hdrhistogram.Histogram{}}
+		w := &worker{phases: map[string]*hdrhistogram.Histogram{}}
+		for range s.parts {
+			w.hists = append(w.hists, results.NewHistogram())
+		}
 		s.ws[i] = w
 		var conn drivers.Conn
 		err := drivers.Within(ctx, opt.timeout(), func(octx context.Context) (err error) {
@@ -269,6 +229,9 @@ func openWorkers(ctx context.Context, d drivers.Driver, s *side, opt Options) (s
 		})
 		if i == 0 {
 			evidence = v.Evidence
+		}
+		if _, ok := conn.(drivers.Mixer); !ok && err == nil && opt.Op == drivers.OpMixed {
+			err = fmt.Errorf("%s cannot mix reads and writes (--op mixed); use --op read or --op update", d.Name())
 		}
 		if err != nil {
 			conn.Close()
@@ -316,7 +279,8 @@ func (s *side) warmUp(d drivers.Driver, opt Options) error {
 		wg.Add(1)
 		go func(w *worker) {
 			defer wg.Done()
-			w.warmOK = Loop(s.ctx, w.warm, LoopConfig{Warmup: opt.Warmup, Heartbeat: &w.heartbeat}, nil, nil).WarmOK
+			ws := Loop(s.ctx, w.warm, LoopConfig{Warmup: opt.Warmup, Heartbeat: &w.heartbeat, Writes: w.writes}, nil, nil)
+			w.warmOK, w.warmWrites = ws.WarmOK, ws.WarmWrites
 		}(w)
 	}
 	wg.Wait()
@@ -344,7 +308,9 @@ func (s *side) timeBlock(d drivers.Driver, opt Options, j, index int) error {
 		start       time.Time
 	)
 	for i, w := range s.ws {
-		w.hist.Reset()
+		for _, h := range w.hists {
+			h.Reset()
+		}
 		w.dog = startWatchdog(s.closer(w), &w.heartbeat, opt.timeout())
 		wg.Add(1)
 		go func(i int, w *worker) {
@@ -354,7 +320,7 @@ func (s *side) timeBlock(d drivers.Driver, opt Options, j, index int) error {
 				defer runtime.UnlockOSThread()
 			}
 			<-startTiming
-			w.sample = Loop(s.ctx, w.op, s.loopConfig(opt, j, i, w, start), w.hist, w.phases[PhaseUncorrected])
+			w.sample = Loop(s.ctx, w.op, s.loopConfig(opt, j, i, w, start), w.hists[0], w.phases[PhaseUncorrected])
 		}(i, w)
 	}
 	// The counters are read at the window's edges: the server first and
@@ -384,6 +350,9 @@ func (s *side) timeBlock(d drivers.Driver, opt Options, j, index int) error {
 // start (read only once the block's start channel is closed).
 func (s *side) loopConfig(opt Options, j, i int, w *worker, start time.Time) LoopConfig {
 	lc := LoopConfig{N: opt.blockOps(j), Progress: opt.Progress, Heartbeat: &w.heartbeat}
+	if len(w.hists) > 1 {
+		lc.Writes, lc.WriteHist = w.writes, w.hists[1]
+	}
 	if dur := opt.Duration / time.Duration(opt.blocks()); dur > 0 {
 		lc.Until = start.Add(dur)
 	}
@@ -392,134 +361,6 @@ func (s *side) loopConfig(opt Options, j, i int, w *worker, start time.Time) Loo
 		lc.Offset = lc.Interval * time.Duration(i) / time.Duration(len(s.ws))
 	}
 	return lc
-}
-
-// collect pools the workers' block into b and the run, and says why the
-// block stopped early, if it did.
-func (s *side) collect(d drivers.Driver, opt Options, b results.Block) error {
-	var errs []error
-	fired := false
-	s.block.Reset()
-	for _, w := range s.ws {
-		fired = w.dog.done() || fired
-		s.block.Merge(w.hist)
-		b.N += w.sample.Ops
-		b.Errors += w.sample.Errors
-		if w.sample.Err != nil {
-			errs = append(errs, w.sample.Err)
-		}
-		if w.sample.LastErr != nil {
-			s.lastErr = w.sample.LastErr
-		}
-	}
-	l := results.LatencyOf(s.block)
-	b.P50, b.Mean, b.P99 = l.P50, l.Mean, l.P99
-	s.hist.Merge(s.block)
-	s.run.Blocks = append(s.run.Blocks, b)
-	s.run.N += b.N
-	s.run.Errors += b.Errors
-	s.elapsed += time.Duration(b.ElapsedNs)
-	if len(errs) == 0 {
-		return nil
-	}
-	what, first := "stopped", errs[0]
-	if errors.Is(first, context.Canceled) && s.ctx.Err() != nil && !fired {
-		what = "interrupted"
-	}
-	if fired {
-		first = fmt.Errorf("the server did not answer for %s (--op-timeout), so dbsock gave up on the connection: %w", opt.timeout(), first)
-	} else if what != "interrupted" {
-		first = drivers.Explain(first, s.ep)
-	}
-	want := fmt.Sprint(opt.N * len(s.ws))
-	if opt.Duration > 0 {
-		want = "planned"
-	}
-	return fmt.Errorf("%s over %s %s after %d of %s ops: %w", d.Name(), s.ep, what, s.run.N, want, first)
-}
-
-// readMeter reads m; nothing when m is nil.
-func readMeter(m cpustat.Meter) (cpustat.Sample, error) {
-	if m == nil {
-		return cpustat.Sample{}, nil
-	}
-	return m.Read()
-}
-
-// cpu turns the side's CPU totals into the run's figures.
-func (s *side) cpu(ops int64) *results.CPU {
-	opt := s.opt
-	if opt.ClientCPU == nil || s.clientErr != nil {
-		return nil
-	}
-	var sns, scsw, ssys *int64
-	by := "not measured: " + opt.ServerCPUWhyNot
-	switch {
-	case opt.ServerCPU == nil:
-	case s.serverErr != nil:
-		by = "not measured: " + s.serverErr.Error()
-	default:
-		ns, csw, sys := s.server.CPUNs, s.server.Voluntary+s.server.Involuntary, s.server.Syscr+s.server.Syscw
-		sns, scsw, ssys, by = &ns, &csw, &sys, opt.ServerCPU.Describe()
-	}
-	return results.NewCPU(ops, s.client.CPUNs, s.client.Voluntary+s.client.Involuntary, sns, scsw, by).
-		WithSyscalls(s.client.Syscr+s.client.Syscw, ssys)
-}
-
-// finish pools the side's blocks and phases into its run.
-func (s *side) finish() results.Run {
-	run := s.run
-	run.ElapsedNs = s.elapsed.Nanoseconds()
-	if s.touched != nil {
-		run.DistinctKeys = s.touched.count()
-	}
-	if opt := s.opt; opt.Op == drivers.OpUpdate {
-		run.Writes = run.N - run.Errors
-		for _, w := range s.ws {
-			if w != nil {
-				run.Writes += w.warmOK
-			}
-		}
-	}
-	run.Latency = results.LatencyOf(s.hist)
-	if s.elapsed > 0 {
-		run.OpsPerSec = float64(run.N-run.Errors) / s.elapsed.Seconds()
-	}
-	if s.lastErr != nil {
-		run.Error = fmt.Sprintf("%d ops failed, last: %v", run.Errors, s.lastErr)
-	}
-	if len(run.Blocks) > 0 {
-		run.CPU = s.cpu(run.N - run.Errors)
-		if e := s.exec; e != nil && !e.failed && e.total.Calls > 0 {
-			run.ServerExec = (*results.ServerExec)(nil).Pool(&results.ServerExec{Calls: e.total.Calls, ExecNs: e.total.ExecNs, Source: s.execSource})
-		}
-	}
-	if err := run.SetHistogram(s.hist); err != nil {
-		run.Error = err.Error()
-	}
-	phases := map[string]*hdrhistogram.Histogram{}
-	for _, w := range s.ws {
-		if w == nil {
-			continue
-		}
-		for name, ph := range w.phases {
-			if phases[name] == nil {
-				phases[name] = results.NewHistogram()
-			}
-			phases[name].Merge(ph)
-		}
-	}
-	if len(phases) > 0 {
-		run.Phases = map[string]results.Phase{}
-		for name, ph := range phases {
-			enc, err := results.EncodeHistogram(ph)
-			if err != nil {
-				run.Error = err.Error()
-			}
-			run.Phases[name] = results.Phase{Latency: results.LatencyOf(ph), Histogram: enc}
-		}
-	}
-	return run
 }
 
 type closerFunc func() error

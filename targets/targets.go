@@ -81,6 +81,13 @@ type Settings interface {
 	External() (compose.Pair, error)
 }
 
+// QueryFlags is an optional capability of Settings with flags that apply
+// only to the user's own op: NeedQuery names those given, which the
+// command refuses without --query for the target.
+type QueryFlags interface {
+	NeedQuery() []string
+}
+
 // Supply is what a provider is asked for to serve t.
 func (t *Target) Supply() compose.Target { return t.Target }
 

@@ -17,6 +17,7 @@ import (
 	"syscall"
 
 	"github.com/dbsock/dbsock/compose/child"
+	"github.com/dbsock/dbsock/drivers"
 	"github.com/dbsock/dbsock/targets"
 	_ "github.com/dbsock/dbsock/targets/all" // every target registers itself
 )
@@ -50,8 +51,8 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "dbsock: %s\n", line)
 	}
 	var ue *usageError
-	if errors.As(err, &ue) {
-		return ExitUsage
+	if errors.As(err, &ue) || errors.Is(err, drivers.ErrStatement) {
+		return ExitUsage // a bad --query or --keys-from, as the server said
 	}
 	return ExitFailed
 }

@@ -342,7 +342,7 @@ func (o *runOptions) plan(args []string) (pipeline.Plan, compose.Provider, error
 		Pipelines:    o.sweep.pipelines,
 		Options: scenarios.Options{N: o.n, Warmup: o.warmup, Rounds: o.rounds, OpTimeout: o.opTimeout,
 			Duration: o.sweep.duration, Rate: o.sweep.rate, Blocks: o.blocks, Seed: o.seed,
-			Precision: o.precision, MaxDuration: o.maxDuration, Rows: o.workload.rows, Keys: o.workload.keys, Op: o.workload.op},
+			Precision: o.precision, MaxDuration: o.maxDuration, Rows: o.workload.rows, Keys: o.workload.keys, Op: o.workload.op, Mix: o.workload.mix},
 		Placement:    place,
 		Libraries:    targets.Libraries(),
 		Thresholds:   gates,
@@ -350,6 +350,8 @@ func (o *runOptions) plan(args []string) (pipeline.Plan, compose.Provider, error
 		Reach:        drivers.Reach,
 		Settings:     o.settings,
 		MaxErrorRate: o.workload.maxErrorRate,
+		Queries:      o.workload.queries,
+		KeysFrom:     o.workload.keysFrom,
 	}
 	for _, name := range names {
 		t, _ := targets.Lookup(name)
@@ -364,7 +366,7 @@ func (o *runOptions) checkCases(names []string) ([]results.Threshold, error) {
 	if err := o.sweep.validate(o.flags.Changed("n")); err != nil {
 		return nil, err
 	}
-	if err := o.workload.validate(o.flags, names); err != nil {
+	if err := o.workload.validate(o.flags, names, o.settings); err != nil {
 		return nil, err
 	}
 	if err := o.sweep.checkRate(o.blocks); err != nil {

@@ -1,11 +1,15 @@
 package main
 
 import (
+	"bufio"
+	"os"
+	"slices"
 	"strings"
 
 	"github.com/spf13/pflag"
 
 	"github.com/dbsock/dbsock/drivers"
+	"github.com/dbsock/dbsock/pipeline"
 	"github.com/dbsock/dbsock/scenarios"
 	"github.com/dbsock/dbsock/targets"
 )
@@ -14,28 +18,37 @@ import (
 // every row before timing.
 const maxRows = 100_000_000
 
-// workloadOptions are the flags that say what the ops read.
+// workloadOptions are the flags that say what the ops do.
 type workloadOptions struct {
 	rows         int
 	keysSpec     string
 	keys         scenarios.Keys
+	opSpec       string
 	op           string
+	mix          scenarios.Mix
 	allowWrites  bool
 	maxErrorSpec string
 	maxErrorRate float64
+	querySpecs   []string
+	keysFromSpec []string
+	// queries and keysFrom are --query and --keys-from by target.
+	queries  map[string]string
+	keysFrom map[string]pipeline.KeySource
 }
 
 func (w *workloadOptions) bind(f *pflag.FlagSet) {
-	f.IntVar(&w.rows, "rows", 10000, "rows (keys) dbsock seeds and the ops read, ids 1..ROWS; 1 reads one row, as a single hot cache line")
-	f.StringVar(&w.op, "op", drivers.OpRead, "what each op does to its row: read (its value), or update (its counter up by one: UPDATE ... SET n = n + 1, INCR, $inc, incr)")
+	f.IntVar(&w.rows, "rows", 10000, "rows (keys) dbsock seeds and the ops read, ids 1..ROWS; 1 reads one row, as a single hot cache line (with --keys-from: at most this many of your keys)")
+	f.StringVar(&w.opSpec, "op", drivers.OpRead, "what each op does to its row: read (its value), update (its counter up by one: UPDATE ... SET n = n + 1, INCR, $inc, incr), or mixed:R/W (R reads to W updates, interleaved, e.g. mixed:95/5; reads and updates reported apart)")
 	f.StringVar(&w.maxErrorSpec, "max-error-rate", "1%", "fail the run (exit 1) when more than this share of a case's ops failed on either transport, e.g. 0.1% or 0")
-	f.BoolVar(&w.allowWrites, "allow-writes", false, "let --op update write to servers dbsock did not start (only to the table, keys or collection dbsock creates)")
+	f.BoolVar(&w.allowWrites, "allow-writes", false, "let --op update and mixed write to servers dbsock did not start (to dbsock's own table, keys or collection, or with --query your statement)")
 	f.StringVar(&w.keysSpec, "keys", scenarios.Uniform, "how the ops choose rows: uniform, zipf[:THETA] (YCSB's scrambled zipfian, theta 0.99), sequential, hotspot:FRACTION[:OPS]; drawn from --seed before timing, the same for both blocks of a pair")
+	f.StringArrayVar(&w.querySpecs, "query", nil, "[TARGET=]your own op instead of dbsock's lookup, one key placeholder: SQL with ? (mysql) or $1 (postgres, pgbouncer), a command with {key} (redis: 'HGET user:{key} name'; memcached: 'get user:{key}'), a filter with {key} (mongo: '{\"_id\": {key}}'); repeat with TARGET= for several targets")
+	f.StringArrayVar(&w.keysFromSpec, "keys-from", nil, "[TARGET=]your own keys instead of ids 1..ROWS, and dbsock creates no table: a file (one key per line) or query:TEXT (SQL returning keys in its first column; redis: a SCAN MATCH pattern)")
 }
 
 // validate checks the flags; --rows and --keys given for targets that read
 // no rows (dbsock's own servers) are refused.
-func (w *workloadOptions) validate(f *pflag.FlagSet, names []string) error {
+func (w *workloadOptions) validate(f *pflag.FlagSet, names []string, settings map[string]targets.Settings) error {
 	if err := intRange("rows", w.rows, 1, maxRows); err != nil {
 		return err
 	}
@@ -49,10 +62,16 @@ func (w *workloadOptions) validate(f *pflag.FlagSet, names []string) error {
 		return usagef("%v", err)
 	}
 	w.keys = k
-	if w.op != drivers.OpRead && w.op != drivers.OpUpdate {
-		return usagef("--op %q is not accepted; use read or update", w.op)
+	if w.op, w.mix, err = scenarios.ParseOp(w.opSpec); err != nil {
+		return usagef("%v", err)
 	}
-	if f == nil || (!f.Changed("rows") && !f.Changed("keys") && w.op == drivers.OpRead) {
+	if err := w.parseScoped(names); err != nil {
+		return err
+	}
+	if err := w.checkQueries(names, settings); err != nil {
+		return err
+	}
+	if f == nil || (!f.Changed("rows") && !f.Changed("keys") && w.op == drivers.OpRead && len(w.queries) == 0 && len(w.keysFrom) == 0) {
 		return nil
 	}
 	var own []string
@@ -62,20 +81,139 @@ func (w *workloadOptions) validate(f *pflag.FlagSet, names []string) error {
 		}
 	}
 	if len(own) == len(names) {
-		return usagef("--rows, --keys and --op choose rows of a database and what to do to them; %s read no rows (they are dbsock's own servers)", strings.Join(own, ", "))
+		return usagef("--rows, --keys, --op, --query and --keys-from choose rows of a database and what to do to them; %s read no rows (they are dbsock's own servers)", strings.Join(own, ", "))
 	}
 	return nil // with database targets in the run, dbsock's own ignore them
 }
 
-// checkWrites refuses --op update against servers the user runs (their
-// endpoints given) unless --allow-writes says so.
+// scoped splits "[TARGET=]TEXT" of a per-target flag: the target named
+// before the first "=" (when that is a target name), else the run's one
+// database target.
+func scoped(flag, spec string, names []string) (string, string, error) {
+	if name, text, ok := strings.Cut(spec, "="); ok {
+		if _, known := targets.Lookup(name); known {
+			if !slices.Contains(names, name) {
+				return "", "", usagef("--%s %q is for target %s, which this run does not measure (it runs %s)", flag, spec, name, strings.Join(names, ", "))
+			}
+			return name, text, nil
+		}
+	}
+	var dbs []string
+	for _, name := range names {
+		if t, ok := targets.Lookup(name); ok && !t.Own {
+			dbs = append(dbs, name)
+		}
+	}
+	if len(dbs) != 1 {
+		return "", "", usagef("--%s %q: this run measures %d database targets (%s); say which one it is for, e.g. --%s '%s=...'",
+			flag, spec, len(dbs), strings.Join(dbs, ", "), flag, append(dbs, "mysql")[0])
+	}
+	return dbs[0], spec, nil
+}
+
+// parseScoped reads --query and --keys-from by target.
+func (w *workloadOptions) parseScoped(names []string) error {
+	w.queries, w.keysFrom = map[string]string{}, map[string]pipeline.KeySource{}
+	for _, spec := range w.querySpecs {
+		name, q, err := scoped("query", spec, names)
+		if err != nil {
+			return err
+		}
+		if _, dup := w.queries[name]; dup {
+			return usagef("--query is given twice for %s; give one", name)
+		}
+		if strings.TrimSpace(q) == "" {
+			return usagef("--query for %s is empty", name)
+		}
+		w.queries[name] = strings.TrimSpace(q)
+	}
+	for _, spec := range w.keysFromSpec {
+		name, src, err := scoped("keys-from", spec, names)
+		if err != nil {
+			return err
+		}
+		if _, dup := w.keysFrom[name]; dup {
+			return usagef("--keys-from is given twice for %s; give one", name)
+		}
+		ks, err := w.keySource(name, src)
+		if err != nil {
+			return err
+		}
+		w.keysFrom[name] = ks
+	}
+	return nil
+}
+
+// keySource reads one --keys-from: query:TEXT, asked of the server later,
+// or a file of keys, read now (at most --rows of them).
+func (w *workloadOptions) keySource(target, src string) (pipeline.KeySource, error) {
+	if q, ok := strings.CutPrefix(src, "query:"); ok {
+		if strings.TrimSpace(q) == "" {
+			return pipeline.KeySource{}, usagef("--keys-from query: for %s has no query", target)
+		}
+		return pipeline.KeySource{Query: strings.TrimSpace(q)}, nil
+	}
+	f, err := os.Open(src)
+	if err != nil {
+		return pipeline.KeySource{}, usagef("--keys-from %q for %s: %v; give a file of keys, one per line, or query:TEXT", src, target, err)
+	}
+	defer f.Close()
+	var keys []string
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() && len(keys) < w.rows {
+		if k := strings.TrimSpace(sc.Text()); k != "" {
+			keys = append(keys, k)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return pipeline.KeySource{}, usagef("--keys-from %q for %s: %v", src, target, err)
+	}
+	if len(keys) == 0 {
+		return pipeline.KeySource{}, usagef("--keys-from %q for %s holds no keys (one per line)", src, target)
+	}
+	return pipeline.KeySource{File: src, Keys: keys}, nil
+}
+
+// checkQueries asks each target's driver whether it takes the query given
+// for it, and refuses what cannot go together.
+func (w *workloadOptions) checkQueries(names []string, settings map[string]targets.Settings) error {
+	for _, name := range names {
+		q, hasQuery := w.queries[name]
+		if qf, ok := settings[name].(targets.QueryFlags); ok && !hasQuery {
+			if flags := qf.NeedQuery(); len(flags) > 0 {
+				return usagef("%s applies to your own op; give --query for %s too", strings.Join(flags, ", "), name)
+			}
+		}
+		if _, keyed := w.keysFrom[name]; keyed && !hasQuery && w.op != drivers.OpRead {
+			return usagef("--keys-from %s: dbsock writes only to its own table, which it does not create for your keys; name your write with --query (and --allow-writes)", name)
+		}
+		if !hasQuery {
+			continue
+		}
+		if w.op == drivers.OpMixed {
+			return usagef("--op mixed times dbsock's own read and update; with --query %s, use --op read or --op update", name)
+		}
+		qt, ok := settings[name].Driver(drivers.Workload{}).(drivers.QueryTaker)
+		if !ok {
+			return usagef("--query does not apply to target %s: its op is fixed", name)
+		}
+		if err := qt.CheckQuery(q, w.op); err != nil {
+			return usagef("%v", err)
+		}
+	}
+	return nil
+}
+
+// checkWrites refuses writes to servers the user runs (their endpoints
+// given) unless --allow-writes says so, and pipelined writes.
 func (w *workloadOptions) checkWrites(names []string, given map[string]bool, pipelines []int) error {
-	if w.op != drivers.OpUpdate {
+	if w.op == drivers.OpRead {
 		return nil
 	}
 	for _, d := range pipelines {
 		if d > 1 {
-			return usagef("--op update times one write per op; leave out --pipeline")
+			return usagef("--op %s times one op per round trip; leave out --pipeline", w.opSpec)
 		}
 	}
 	if w.allowWrites {
@@ -83,7 +221,11 @@ func (w *workloadOptions) checkWrites(names []string, given map[string]bool, pip
 	}
 	for _, name := range names {
 		if given[name] {
-			return usagef("--op update would write to the %s server you run (dbsock's own table, keys or collection only); add --allow-writes to let it", name)
+			what := "dbsock's own table, keys or collection only"
+			if _, ok := w.queries[name]; ok {
+				what = "your --query"
+			}
+			return usagef("--op %s would write to the %s server you run (%s); add --allow-writes to let it", w.opSpec, name, what)
 		}
 	}
 	return nil

@@ -1,4 +1,4 @@
-package all
+package all_test
 
 import (
 	"context"
@@ -16,22 +16,12 @@ import (
 	"github.com/dbsock/dbsock/drivers"
 	"github.com/dbsock/dbsock/internal/testutil"
 	"github.com/dbsock/dbsock/targets"
+	"github.com/dbsock/dbsock/targets/targettest"
 )
 
 func TestMain(m *testing.M) {
 	child.MaybeRun()
 	os.Exit(m.Run())
-}
-
-// binaries are the server binaries each database target's local recipe
-// can start (any one will do); dbsock's own servers need none.
-var binaries = map[string][]string{
-	"mysql":     {"mariadbd", "mysqld"},
-	"redis":     {"redis-server"},
-	"mongo":     {"mongod", "ferretdb"},
-	"postgres":  {"initdb"},
-	"memcached": {"memcached"},
-	"pgbouncer": {"pgbouncer"},
 }
 
 // TestLocalSupplyAndStop starts every registered target's real server with
@@ -42,7 +32,7 @@ var binaries = map[string][]string{
 func TestLocalSupplyAndStop(t *testing.T) {
 	for _, tg := range targets.List() {
 		t.Run(tg.Name, func(t *testing.T) {
-			if bins := binaries[tg.Name]; bins != nil {
+			if bins := targettest.Binaries[tg.Name]; bins != nil {
 				testutil.NeedAny(t, bins...)
 			} else if !tg.Own {
 				t.Fatalf("target %s: add its server binaries to this test's list", tg.Name)

@@ -63,7 +63,12 @@ func (d *Driver) value() []byte {
 
 // Describe implements drivers.Driver.
 func (d *Driver) Describe() string {
-	if d.w.Updates() {
+	switch {
+	case d.w.Query != "":
+		return "`" + d.w.Query + "` (--query), text protocol (one round trip per op)"
+	case d.w.Op == drivers.OpMixed:
+		return fmt.Sprintf("`get %s` or `incr %s:n 1`, text protocol (one round trip per op)", drivers.KeyText(d.w), drivers.KeyText(d.w))
+	case d.w.Updates():
 		return fmt.Sprintf("`incr %s:n 1`, text protocol (one round trip per op)", drivers.KeyText(d.w))
 	}
 	return fmt.Sprintf("`get %s` of a %d-byte value, text protocol (one round trip per op)", drivers.KeyText(d.w), d.ValueSize())
@@ -95,6 +100,9 @@ func client(ep drivers.Endpoint, socks *drivers.Sockets, dialed func(net.Conn)) 
 // Keys are set seedBatch at a time, pipelined with noreply on one
 // connection, each batch confirmed by a version command.
 func (d *Driver) Seed(ctx context.Context, ep drivers.Endpoint) error {
+	if !d.w.Seeds() {
+		return nil
+	}
 	var nd net.Dialer
 	nc, err := nd.DialContext(ctx, string(ep.Transport), ep.Address)
 	if err != nil {
@@ -112,7 +120,7 @@ func (d *Driver) Seed(ctx context.Context, ep drivers.Endpoint) error {
 			fmt.Fprintf(w, "set %s 0 0 %d noreply\r\n", drivers.KeyName(int64(id)), len(value))
 			w.Write(value)
 			w.WriteString("\r\n")
-			if d.w.Updates() {
+			if d.w.Writes() {
 				fmt.Fprintf(w, "set %s 0 0 1 noreply\r\n0\r\n", drivers.CounterName(int64(id)))
 			}
 		}
@@ -176,7 +184,10 @@ func command(nc net.Conn, cmd string) (string, error) {
 // Open implements drivers.Driver: one connection, made at once (with a
 // version command) so that Verify can ask about it.
 func (d *Driver) Open(_ context.Context, ep drivers.Endpoint) (drivers.Conn, error) {
-	c := &Conn{ep: ep, want: d.ValueSize(), update: d.w.Updates()}
+	c := &Conn{ep: ep, want: d.ValueSize(), w: d.w, reads: !d.w.Updates()}
+	if d.w.Query != "" {
+		c.pattern = strings.Fields(d.w.Query)[1] // CheckQuery made sure of "VERB PATTERN"
+	}
 	c.UseKeys(nil)
 	c.socks = &drivers.Sockets{}
 	c.client = client(ep, c.socks, func(nc net.Conn) {
@@ -197,34 +208,45 @@ type Conn struct {
 	ep     drivers.Endpoint
 	client *memcache.Client
 	want   int
-	update bool     // the op is incr of the row's counter
-	names  []string // the keys the next ops read, named before timing
-	keys   drivers.Cursor
-	mu     sync.Mutex
-	nc     net.Conn // the connection the client made, for Verify
+	w      drivers.Workload
+	reads  bool     // some ops read (all but --op update)
+	names  []string // the keys the next reads read, named before timing
+	counts []string // the counters the next writes increment
+	writes drivers.Writes
+	// pattern is the key pattern of the user's command (--query), with
+	// drivers.Placeholder for the key ("": dbsock's keys).
+	pattern string
+	keys    drivers.Cursor
+	mu      sync.Mutex
+	nc      net.Conn // the connection the client made, for Verify
 }
 
-// Do implements drivers.Conn: one get.
+// Do implements drivers.Conn: one get, or one incr.
 func (c *Conn) Do(context.Context) error {
 	if c.socks.Aborted() {
 		return drivers.ErrAborted
 	}
-	key := c.names[c.keys.Next()]
-	if c.update {
+	i := c.keys.Next()
+	if !c.reads || c.writes.Write(i) {
+		key := c.counts[i]
 		_, err := c.client.Increment(key, 1)
 		if errors.Is(err, memcache.ErrCacheMiss) {
 			return fmt.Errorf("memcached has no counter %s: the server lost the seeded value (restarted, or evicted it)", key)
 		}
 		return err
 	}
+	key := c.names[i]
 	it, err := c.client.Get(key)
 	if err != nil {
+		if errors.Is(err, memcache.ErrCacheMiss) && c.pattern != "" {
+			return fmt.Errorf("memcached get %s %w (no such key)", key, drivers.ErrNoResult)
+		}
 		if errors.Is(err, memcache.ErrCacheMiss) {
 			return fmt.Errorf("memcached has no %s: the server lost the seeded value (restarted, or evicted it: memcached -m is 128 MB)", key)
 		}
 		return err
 	}
-	if len(it.Value) != c.want {
+	if c.pattern == "" && len(it.Value) != c.want {
 		return fmt.Errorf("memcached get returned %d bytes, want %d", len(it.Value), c.want)
 	}
 	return nil
@@ -233,8 +255,43 @@ func (c *Conn) Do(context.Context) error {
 // UseKeys implements drivers.Keyed: the keys are named here, so that the
 // timed ops format nothing (none: Key).
 func (c *Conn) UseKeys(ids []int64) {
-	c.names = drivers.KeyNames(c.names[:0], ids, c.update)
-	c.keys.Reset(len(c.names))
+	if len(ids) == 0 {
+		ids = []int64{1}
+	}
+	c.names, c.counts, c.writes = c.names[:0], c.counts[:0], nil
+	c.keys.Reset(len(ids))
+	if c.pattern != "" {
+		for _, id := range ids {
+			c.names = append(c.names, drivers.Fill(c.pattern, c.w.Key(id)))
+		}
+		if !c.reads {
+			c.counts = c.names
+		}
+		return
+	}
+	if c.reads {
+		c.names = drivers.KeyNames(c.names, ids, false)
+	}
+	if c.w.Writes() {
+		c.counts = drivers.KeyNames(c.counts, ids, true)
+	}
+}
+
+// UseWrites implements drivers.Mixer.
+func (c *Conn) UseWrites(writes []bool) { c.writes = writes }
+
+// CheckQuery implements drivers.QueryTaker: "get PATTERN" reads, "incr
+// PATTERN" (by one) writes, PATTERN holding {key}.
+func (*Driver) CheckQuery(q, op string) error {
+	verb := "get"
+	if op == drivers.OpUpdate {
+		verb = "incr"
+	}
+	f := strings.Fields(q)
+	if len(f) != 2 || strings.ToLower(f[0]) != verb || !strings.Contains(f[1], drivers.Placeholder) {
+		return fmt.Errorf("memcached --query %q: with --op %s give %q, e.g. %q", q, op, verb+" PATTERN", verb+" user:"+drivers.Placeholder)
+	}
+	return nil
 }
 
 // Verify implements drivers.Conn: "stats conns" sent on this very

@@ -42,6 +42,29 @@ type Driver struct {
 	op        string
 	valueSize int // 0: just the nickname
 	w         drivers.Workload
+	// db and coll are the collection the user's filter reads
+	// (--mongo-collection; "": dbsock's own).
+	db, coll string
+}
+
+// InCollection returns the driver reading the user's filter (--query) from
+// collection coll of database db (the endpoint's, or Database, when "").
+func (d *Driver) InCollection(db, coll string) *Driver {
+	c := *d
+	c.db, c.coll = db, coll
+	return &c
+}
+
+// collection is the collection the ops read over ep.
+func (d *Driver) collection(client *gomongo.Client, ep drivers.Endpoint) *gomongo.Collection {
+	db, coll := d.db, d.coll
+	if db == "" {
+		db = dbName(ep)
+	}
+	if coll == "" {
+		coll = Collection
+	}
+	return client.Database(db).Collection(coll)
 }
 
 // New returns the MongoDB driver doing op (OpFind when "") on a document
@@ -72,10 +95,21 @@ func (d *Driver) Describe() string {
 	if d.op == OpPing {
 		return "`db.runCommand({ping: 1})` (one round trip per op, no data)"
 	}
-	if d.w.Updates() {
+	find := fmt.Sprintf("`db.%s.findOne({_id: \"%s\"})`", Collection, drivers.IDText(d.w, LookupID))
+	if d.w.Query != "" {
+		coll := d.coll
+		if coll == "" {
+			coll = Collection
+		}
+		find = fmt.Sprintf("`db.%s.findOne(%s)` (--query)", coll, d.w.Query)
+	}
+	switch {
+	case d.w.Op == drivers.OpMixed:
+		return fmt.Sprintf("%s or `db.%s.updateOne({_id: \"%s\"}, {$inc: {n: 1}})` (one round trip per op)", find, Collection, drivers.IDText(d.w, LookupID))
+	case d.w.Updates():
 		return fmt.Sprintf("`db.%s.updateOne({_id: \"%s\"}, {$inc: {n: 1}})` (one round trip per op)", Collection, drivers.IDText(d.w, LookupID))
 	}
-	return fmt.Sprintf("`db.%s.findOne({_id: \"%s\"})` (one round trip per op)", Collection, drivers.IDText(d.w, LookupID))
+	return find + " (one round trip per op)"
 }
 
 // ConnectPhase implements drivers.Driver.
@@ -138,6 +172,9 @@ func dbName(ep drivers.Endpoint) string {
 
 // Seed implements drivers.Driver.
 func (d *Driver) Seed(ctx context.Context, ep drivers.Endpoint) error {
+	if !d.w.Seeds() || d.coll != "" {
+		return nil // the user's keys, or the user's collection: dbsock creates nothing
+	}
 	client, err := connect(ctx, ep, nil)
 	if err != nil {
 		return err
@@ -230,15 +267,18 @@ func (d *Driver) Open(ctx context.Context, ep drivers.Endpoint) (drivers.Conn, e
 	}
 	db := client.Database(dbName(ep))
 	c := &Conn{
-		socks:  socks,
-		client: client,
-		db:     db,
-		coll:   db.Collection(Collection),
-		ping:   bson.D{{Key: "ping", Value: 1}},
-		op:     d.op,
-		size:   d.valueSize,
+		socks:    socks,
+		client:   client,
+		db:       db,
+		coll:     d.collection(client, ep),
+		ping:     bson.D{{Key: "ping", Value: 1}},
+		op:       d.op,
+		size:     d.valueSize,
+		w:        d.w,
+		reads:    !d.w.Updates(),
+		template: d.w.Query,
 	}
-	if d.w.Updates() {
+	if d.w.Writes() {
 		c.inc = bson.D{{Key: "$inc", Value: bson.D{{Key: "n", Value: int64(1)}}}}
 	}
 	c.UseKeys(nil)
@@ -255,28 +295,68 @@ func (c *Conn) UseKeys(ids []int64) {
 	if len(ids) == 0 {
 		ids = []int64{LookupID}
 	}
-	c.filters = c.filters[:0]
+	c.filters, c.writes, c.bad = c.filters[:0], nil, nil
 	for _, id := range ids {
-		c.filters = append(c.filters, bson.D{{Key: "_id", Value: docID(id)}})
+		if c.template == "" {
+			c.filters = append(c.filters, bson.D{{Key: "_id", Value: c.w.Key(id)}})
+			continue
+		}
+		f, err := Filter(c.template, c.w.Key(id))
+		if err != nil {
+			c.bad = err
+		}
+		c.filters = append(c.filters, f)
 	}
 	c.keys.Reset(len(c.filters))
 }
 
-// Conn is one MongoDB client with a pool of one connection.
-type Conn struct {
-	socks   *drivers.Sockets
-	client  *gomongo.Client
-	db      *gomongo.Database
-	coll    *gomongo.Collection
-	filters []bson.D // the next ops' filters, built before timing
-	keys    drivers.Cursor
-	ping    bson.D
-	inc     bson.D // --op update: the counter's $inc (nil: a find)
-	op      string
-	size    int
+// UseWrites implements drivers.Mixer.
+func (c *Conn) UseWrites(writes []bool) { c.writes = writes }
+
+// Filter is the user's filter template (--query) for key: the key's text
+// in place of {key}, read as MongoDB extended JSON.
+func Filter(template, key string) (bson.D, error) {
+	var f bson.D
+	if err := bson.UnmarshalExtJSON([]byte(drivers.Fill(template, key)), false, &f); err != nil {
+		return nil, fmt.Errorf("mongo --query %q for key %q is not a JSON filter: %w", template, key, err)
+	}
+	return f, nil
 }
 
-// Do implements drivers.Conn: one find by _id, or one ping.
+// CheckQuery implements drivers.QueryTaker: a JSON filter with {key} where
+// the key goes (quoted for a string key, bare for a number), for reads.
+func (*Driver) CheckQuery(q, op string) error {
+	if op != drivers.OpRead {
+		return fmt.Errorf("mongo --query is a filter for findOne; --op update increments dbsock's own counter and takes no --query")
+	}
+	if !strings.Contains(q, drivers.Placeholder) {
+		return fmt.Errorf("mongo --query %q has no %s; give a filter such as '{\"_id\": %s}' (or \"%s\" for a string key)", q, drivers.Placeholder, drivers.Placeholder, drivers.Placeholder)
+	}
+	_, err := Filter(q, "1")
+	return err
+}
+
+// Conn is one MongoDB client with a pool of one connection.
+type Conn struct {
+	socks    *drivers.Sockets
+	client   *gomongo.Client
+	db       *gomongo.Database
+	coll     *gomongo.Collection
+	w        drivers.Workload
+	template string   // the user's filter (--query), "" for dbsock's
+	reads    bool     // some ops read (all but --op update)
+	filters  []bson.D // the next ops' filters, built before timing
+	bad      error    // why a filter could not be built
+	writes   drivers.Writes
+	keys     drivers.Cursor
+	ping     bson.D
+	inc      bson.D // the counter's $inc (nil: the ops never write)
+	op       string
+	size     int
+}
+
+// Do implements drivers.Conn: one find by _id (or by the user's filter),
+// one update of the counter, or one ping.
 func (c *Conn) Do(ctx context.Context) error {
 	if c.socks.Aborted() {
 		return drivers.ErrAborted // the driver would wait to select a server again
@@ -284,8 +364,12 @@ func (c *Conn) Do(ctx context.Context) error {
 	if c.op == OpPing {
 		return c.db.RunCommand(ctx, c.ping).Err()
 	}
-	filter := c.filters[c.keys.Next()]
-	if c.inc != nil {
+	if c.bad != nil {
+		return c.bad
+	}
+	i := c.keys.Next()
+	filter := c.filters[i]
+	if !c.reads || c.writes.Write(i) {
 		res, err := c.coll.UpdateOne(ctx, filter, c.inc)
 		if err == nil && res.ModifiedCount != 1 {
 			err = fmt.Errorf("mongo updateOne %v changed %d documents, want 1: is it seeded?", filter, res.ModifiedCount)
@@ -293,6 +377,12 @@ func (c *Conn) Do(ctx context.Context) error {
 		return err
 	}
 	raw, err := c.coll.FindOne(ctx, filter).Raw()
+	if c.template != "" {
+		if errors.Is(err, gomongo.ErrNoDocuments) {
+			return fmt.Errorf("mongo findOne(%v) %w (no document)", filter, drivers.ErrNoResult)
+		}
+		return err
+	}
 	if err != nil {
 		return err
 	}

@@ -5,6 +5,7 @@ package mongo
 
 import (
 	"context"
+	"fmt"
 	"net"
 	"strings"
 
@@ -42,21 +43,49 @@ func init() {
 }
 
 type settings struct {
-	op  string
-	ext *targets.ExternalFlags
+	op, collection string
+	ext            *targets.ExternalFlags
 }
 
 func bind(f *pflag.FlagSet) targets.Settings {
 	s := &settings{op: OpFind, ext: external.Bind(f, name)}
 	if f != nil {
 		f.StringVar(&s.op, "mongo-op", OpFind, "what one MongoDB op is: "+strings.Join(Ops, ", "))
+		f.StringVar(&s.collection, "mongo-collection", "", "the collection your --query filter reads, COLLECTION or DATABASE.COLLECTION (default: dbsock's own, which it seeds)")
 	}
 	return s
 }
 
-func (s *settings) Validate() error { return targets.OneOf("mongo-op", s.op, Ops...) }
+func (s *settings) Validate() error {
+	if db, coll, _ := s.split(); s.collection != "" && (coll == "" || strings.ContainsAny(db+coll, "$\x00")) {
+		return fmt.Errorf("--mongo-collection %q is not COLLECTION or DATABASE.COLLECTION", s.collection)
+	}
+	return targets.OneOf("mongo-op", s.op, Ops...)
+}
 
-func (s *settings) Driver(w drivers.Workload) drivers.Driver { return New(s.op, w) }
+// split reads --mongo-collection: DATABASE.COLLECTION, or COLLECTION.
+func (s *settings) split() (db, coll string, ok bool) {
+	if db, coll, ok := strings.Cut(s.collection, "."); ok {
+		return db, coll, true
+	}
+	return "", s.collection, false
+}
+
+func (s *settings) Driver(w drivers.Workload) drivers.Driver {
+	d := New(s.op, w)
+	if db, coll, _ := s.split(); coll != "" && w.Query != "" {
+		return d.InCollection(db, coll)
+	}
+	return d
+}
+
+// NeedQuery implements targets.QueryFlags.
+func (s *settings) NeedQuery() []string {
+	if s.collection != "" {
+		return []string{"--mongo-collection"}
+	}
+	return nil
+}
 
 func (s *settings) External() (compose.Pair, error) { return s.ext.Pair() }
 

@@ -90,19 +90,21 @@ func (d *Driver) ValueSize() int {
 // Update is the op of --op update: one row's counter up by one.
 const Update = "UPDATE user SET n = n + 1 WHERE id = ?"
 
-func (d *Driver) query() string {
-	if d.w.Updates() {
-		return Update
-	}
+// readQuery is the op's read ("" under --op update): the user's --query,
+// or the lookup.
+func (d *Driver) readQuery() string {
 	if d.valueSize > 0 {
-		return PayloadQuery
+		return d.w.ReadStatement(PayloadQuery)
 	}
-	return Query
+	return d.w.ReadStatement(Query)
 }
+
+// writeQuery is the op's write ("" unless the workload writes).
+func (d *Driver) writeQuery() string { return d.w.WriteStatement(Update) }
 
 // Describe implements drivers.Driver.
 func (d *Driver) Describe() string {
-	q := "`" + strings.Replace(d.query(), "?", drivers.IDText(d.w, LookupID), 1) + "`"
+	q := drivers.DescribeStatements(d.w, "?", LookupID, d.readQuery(), d.writeQuery())
 	switch d.mode {
 	case ModeInterpolate:
 		return q + " with the argument interpolated by the driver (one round trip per op)"
@@ -154,9 +156,12 @@ func (d *Driver) openDB(ep drivers.Endpoint, socks *drivers.Sockets) (*sql.DB, e
 // payload is the value of a given size the payload lookups read.
 func payload(n int) []byte { return bytes.Repeat([]byte("d"), n) }
 
-// Seed implements drivers.Driver: it creates the table and the looked-up
-// row, with a payload of the driver's value size.
+// Seed implements drivers.Driver: it creates the table and its rows, with
+// a payload of the driver's value size (nothing with the user's own keys).
 func (d *Driver) Seed(ctx context.Context, ep drivers.Endpoint) error {
+	if !d.w.Seeds() {
+		return nil
+	}
 	db, err := d.openDB(ep, nil)
 	if err != nil {
 		return err
@@ -241,8 +246,8 @@ func ParseVersion(version, comment string) drivers.ServerInfo {
 	return info
 }
 
-// Open implements drivers.Driver: one dedicated connection, with the lookup
-// prepared on it in ModePrepared.
+// Open implements drivers.Driver: one dedicated connection, with the op's
+// statements prepared on it in ModePrepared.
 func (d *Driver) Open(ctx context.Context, ep drivers.Endpoint) (drivers.Conn, error) {
 	socks := &drivers.Sockets{}
 	db, err := d.openDB(ep, socks)
@@ -254,42 +259,73 @@ func (d *Driver) Open(ctx context.Context, ep drivers.Endpoint) (drivers.Conn, e
 		db.Close()
 		return nil, fmt.Errorf("connect to mysql over %s: %w", ep, err)
 	}
-	c := &Conn{socks: socks, db: db, conn: conn, query: d.query(), args: []any{int64(LookupID)}, size: d.valueSize, update: d.w.Updates()}
-	c.keys.Reset(1)
-	if d.mode == ModePrepared {
-		if c.stmt, err = conn.PrepareContext(ctx, c.query); err != nil {
-			conn.Close()
-			db.Close()
-			return nil, fmt.Errorf("prepare %q over %s: %w", c.query, ep, err)
+	c := &Conn{socks: socks, db: db, conn: conn, size: d.valueSize, custom: d.w.Query != "", w: d.w}
+	c.read, err = c.statement(ctx, d.mode, d.readQuery(), ep)
+	if err == nil {
+		c.write, err = c.statement(ctx, d.mode, d.writeQuery(), ep)
+	}
+	if err != nil {
+		c.Close()
+		return nil, err
+	}
+	c.UseKeys(nil)
+	return c, nil
+}
+
+// statement is one of a conn's statements: its text, prepared in
+// ModePrepared.
+type statement struct {
+	text string
+	stmt *sql.Stmt // nil unless ModePrepared
+}
+
+// statement prepares q in ModePrepared (nil for no q).
+func (c *Conn) statement(ctx context.Context, mode, q string, ep drivers.Endpoint) (*statement, error) {
+	if q == "" {
+		return nil, nil
+	}
+	s := &statement{text: q}
+	if mode == ModePrepared {
+		var err error
+		if s.stmt, err = c.conn.PrepareContext(ctx, q); err != nil {
+			if c.custom {
+				return nil, drivers.StatementError(q, ep, err)
+			}
+			return nil, fmt.Errorf("prepare %q over %s: %w", q, ep, err)
 		}
 	}
-	return c, nil
+	return s, nil
 }
 
 // Conn is one MySQL connection.
 type Conn struct {
-	socks  *drivers.Sockets
-	db     *sql.DB
-	conn   *sql.Conn
-	stmt   *sql.Stmt // nil unless ModePrepared
-	query  string
-	update bool  // the op is Update
-	args   []any // the ids the next ops read, boxed before timing
-	keys   drivers.Cursor
-	size   int
-	value  []byte
+	socks       *drivers.Sockets
+	db          *sql.DB
+	conn        *sql.Conn
+	read, write *statement // nil: the op never reads (--op update), never writes
+	custom      bool       // the statement is the user's --query
+	w           drivers.Workload
+	args        []any // the keys the next ops read, boxed before timing
+	writes      drivers.Writes
+	keys        drivers.Cursor
+	size        int
+	value       []byte
 }
 
 // Do implements drivers.Conn: one lookup, or one update.
 func (c *Conn) Do(ctx context.Context) error {
-	if c.update {
-		return c.exec(ctx)
+	i := c.keys.Next()
+	if c.read == nil || c.writes.Write(i) {
+		return c.exec(ctx, c.args[i])
+	}
+	if c.custom {
+		return c.lookupAny(ctx, c.args[i])
 	}
 	var row *sql.Row
-	if c.stmt != nil {
-		row = c.stmt.QueryRowContext(ctx, c.args[c.keys.Next()])
+	if c.read.stmt != nil {
+		row = c.read.stmt.QueryRowContext(ctx, c.args[i])
 	} else {
-		row = c.conn.QueryRowContext(ctx, c.query, c.args[c.keys.Next()])
+		row = c.conn.QueryRowContext(ctx, c.read.text, c.args[i])
 	}
 	if err := row.Scan(&c.value); err != nil {
 		return err
@@ -300,20 +336,49 @@ func (c *Conn) Do(ctx context.Context) error {
 	return nil
 }
 
-// exec runs Update on the next row; it must change exactly that row.
-func (c *Conn) exec(ctx context.Context) error {
-	var res sql.Result
+// lookupAny runs the user's read; it must return a row.
+func (c *Conn) lookupAny(ctx context.Context, arg any) error {
+	var rows *sql.Rows
 	var err error
-	if c.stmt != nil {
-		res, err = c.stmt.ExecContext(ctx, c.args[c.keys.Next()])
+	if c.read.stmt != nil {
+		rows, err = c.read.stmt.QueryContext(ctx, arg)
 	} else {
-		res, err = c.conn.ExecContext(ctx, c.query, c.args[c.keys.Next()])
+		rows, err = c.conn.QueryContext(ctx, c.read.text, arg)
 	}
 	if err != nil {
 		return err
 	}
-	if n, err := res.RowsAffected(); err != nil || n != 1 {
-		return fmt.Errorf("mysql update changed %d rows, want 1 (%v): is the row seeded?", n, err)
+	found := rows.Next()
+	if err := errors.Join(rows.Err(), rows.Close()); err != nil {
+		return err
+	}
+	if !found {
+		return fmt.Errorf("mysql --query %w (no row) for key %v", drivers.ErrNoResult, arg)
+	}
+	return nil
+}
+
+// exec runs the write on one row: dbsock's Update must change exactly
+// that row, the user's at least one.
+func (c *Conn) exec(ctx context.Context, arg any) error {
+	var res sql.Result
+	var err error
+	if c.write.stmt != nil {
+		res, err = c.write.stmt.ExecContext(ctx, arg)
+	} else {
+		res, err = c.conn.ExecContext(ctx, c.write.text, arg)
+	}
+	if err != nil {
+		return err
+	}
+	n, err := res.RowsAffected()
+	switch {
+	case err != nil:
+		return err
+	case c.custom && n < 1:
+		return fmt.Errorf("mysql --query changed no row for key %v", arg)
+	case !c.custom && n != 1:
+		return fmt.Errorf("mysql update changed %d rows, want 1: is the row seeded?", n)
 	}
 	return nil
 }
@@ -322,18 +387,22 @@ func (c *Conn) exec(ctx context.Context) error {
 // query in flight, so a hung server's socket is closed under it.
 func (c *Conn) Abort() error { return c.socks.Abort() }
 
-// UseKeys implements drivers.Keyed: the ids are boxed here, so that the
+// UseKeys implements drivers.Keyed: the keys are boxed here, so that the
 // timed ops convert nothing.
 func (c *Conn) UseKeys(ids []int64) {
 	c.args = c.args[:0]
 	for _, id := range ids {
-		c.args = append(c.args, id)
+		c.args = append(c.args, c.w.Arg(id))
 	}
 	if len(c.args) == 0 {
-		c.args = append(c.args, int64(LookupID))
+		c.args = append(c.args, c.w.Arg(LookupID))
 	}
+	c.writes = nil
 	c.keys.Reset(len(c.args))
 }
+
+// UseWrites implements drivers.Mixer.
+func (c *Conn) UseWrites(writes []bool) { c.writes = writes }
 
 // Verify implements drivers.Conn using the server's processlist: MySQL and
 // MariaDB report "localhost" for a socket client and "IP:port" for TCP.
@@ -358,9 +427,29 @@ func TransportOfHost(host string) drivers.Transport {
 
 // Close implements drivers.Conn.
 func (c *Conn) Close() error {
-	var err error
-	if c.stmt != nil {
-		err = c.stmt.Close()
+	var errs []error
+	for _, st := range []*statement{c.read, c.write} {
+		if st != nil && st.stmt != nil {
+			errs = append(errs, st.stmt.Close())
+		}
 	}
-	return errors.Join(err, c.conn.Close(), c.db.Close())
+	return errors.Join(append(errs, c.conn.Close(), c.db.Close())...)
 }
+
+// ListKeys implements drivers.KeyLister: query's first column, as text, at
+// most limit rows.
+func (d *Driver) ListKeys(ctx context.Context, ep drivers.Endpoint, query string, limit int) ([]string, error) {
+	db, err := d.openDB(ep, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer db.Close()
+	rows, err := db.QueryContext(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	return drivers.ScanKeys(rows, limit)
+}
+
+// CheckQuery implements drivers.QueryTaker: one ? for the key.
+func (*Driver) CheckQuery(q, op string) error { return drivers.CheckSQL(name, q, op, "?") }

@@ -101,15 +101,17 @@ func (d *Driver) ValueSize() int {
 // Update is the op of --op update: one row's counter up by one.
 const Update = `UPDATE "user" SET n = n + 1 WHERE id = $1`
 
-func (d *Driver) query() string {
-	if d.w.Updates() {
-		return Update
-	}
+// readQuery is the op's read ("" under --op update): the user's --query,
+// or the lookup.
+func (d *Driver) readQuery() string {
 	if d.valueSize > 0 {
-		return PayloadQuery
+		return d.w.ReadStatement(PayloadQuery)
 	}
-	return Query
+	return d.w.ReadStatement(Query)
 }
+
+// writeQuery is the op's write ("" unless the workload writes).
+func (d *Driver) writeQuery() string { return d.w.WriteStatement(Update) }
 
 // Describe implements drivers.Driver.
 func (d *Driver) Describe() string {
@@ -117,11 +119,11 @@ func (d *Driver) Describe() string {
 	if d.mode == ModeExec {
 		how = "sent as an unnamed statement each time (pgx exec mode)"
 	}
-	q := strings.Replace(d.query(), "$1", drivers.IDText(d.w, LookupID), 1)
+	q := drivers.DescribeStatements(d.w, "$1", LookupID, d.readQuery(), d.writeQuery())
 	if d.Depth() > 1 {
-		return fmt.Sprintf("%d executions of `%s`, %s, sent as one pgx batch (one round trip per op of %d lookups)", d.Depth(), q, how, d.Depth())
+		return fmt.Sprintf("%d executions of %s, %s, sent as one pgx batch (one round trip per op of %d lookups)", d.Depth(), q, how, d.Depth())
 	}
-	return "`" + q + "` " + how + " (one round trip per op)"
+	return q + " " + how + " (one round trip per op)"
 }
 
 // ConnectPhase implements drivers.Driver.
@@ -190,8 +192,12 @@ func (d *Driver) connect(ctx context.Context, ep drivers.Endpoint, socks *driver
 	return c, nil
 }
 
-// Seed implements drivers.Driver.
+// Seed implements drivers.Driver: it creates the table and its rows
+// (nothing with the user's own keys).
 func (d *Driver) Seed(ctx context.Context, ep drivers.Endpoint) error {
+	if !d.w.Seeds() {
+		return nil
+	}
 	c, err := d.connect(ctx, ep, nil)
 	if err != nil {
 		return err
@@ -238,97 +244,161 @@ func (d *Driver) Info(ctx context.Context, ep drivers.Endpoint) (drivers.ServerI
 	return drivers.ServerInfo{Product: product, Version: version, Detail: full, Instance: "started " + started}, nil
 }
 
-// Open implements drivers.Driver: one connection, with the lookup
-// prepared in ModePrepared.
+// Open implements drivers.Driver: one connection, with the op's
+// statements prepared in ModePrepared.
 func (d *Driver) Open(ctx context.Context, ep drivers.Endpoint) (drivers.Conn, error) {
 	socks := &drivers.Sockets{}
 	c, err := d.connect(ctx, ep, socks)
 	if err != nil {
 		return nil, err
 	}
-	stmt := d.query()
-	if d.mode == ModePrepared {
-		if _, err := c.Prepare(ctx, "lookup", stmt); err != nil {
-			c.Close(context.Background())
-			return nil, fmt.Errorf("prepare %q over %s: %w", stmt, ep, err)
-		}
-		stmt = "lookup"
+	conn := &Conn{socks: socks, c: c, size: d.valueSize, depth: d.Depth(), app: c.Config().RuntimeParams["application_name"],
+		custom: d.w.Query != "", w: d.w}
+	conn.read, err = conn.prepare(ctx, d.mode, "lookup", d.readQuery(), ep)
+	if err == nil {
+		conn.write, err = conn.prepare(ctx, d.mode, "write", d.writeQuery(), ep)
 	}
-	conn := &Conn{socks: socks, c: c, stmt: stmt, size: d.valueSize, depth: d.Depth(), app: c.Config().RuntimeParams["application_name"], update: d.w.Updates()}
+	if err != nil {
+		c.Close(context.Background())
+		return nil, err
+	}
 	conn.UseKeys(nil)
 	return conn, nil
+}
+
+// prepare prepares q as name in ModePrepared and returns what an op
+// executes: the statement's name, or q itself ("" for no q).
+func (c *Conn) prepare(ctx context.Context, mode, name, q string, ep drivers.Endpoint) (string, error) {
+	if q == "" || mode != ModePrepared {
+		return q, nil
+	}
+	if _, err := c.c.Prepare(ctx, name, q); err != nil {
+		if c.custom {
+			return "", drivers.StatementError(q, ep, err)
+		}
+		return "", fmt.Errorf("prepare %q over %s: %w", q, ep, err)
+	}
+	return name, nil
 }
 
 // Conn is one PostgreSQL connection.
 type Conn struct {
 	socks *drivers.Sockets
 	c     *pgx.Conn
-	stmt  string // the prepared statement's name, or the lookup's text
-	size  int
-	args  []any // the ids the next ops read, boxed before timing
-	keys  drivers.Cursor
-	value []byte
-	depth int
-	app   string // application_name, unique to this connection
-	// update: the op is Update, which must change exactly one row.
-	update bool
+	// read and write are what an op executes: a prepared statement's name
+	// or the text; "" when the op never reads (--op update) or writes.
+	read, write string
+	custom      bool // the statement is the user's --query
+	w           drivers.Workload
+	size        int
+	args        []any // the keys the next ops read, boxed before timing
+	writes      drivers.Writes
+	keys        drivers.Cursor
+	value       []byte
+	depth       int
+	app         string // application_name, unique to this connection
 }
 
 // Do implements drivers.Conn: one execution of the prepared lookup, or a
-// batch of depth of them.
+// batch of depth of them; or one update.
 func (c *Conn) Do(ctx context.Context) error {
-	if c.update {
+	if c.read == "" {
 		return c.exec(ctx)
 	}
 	if c.depth > 1 {
-		b := &pgx.Batch{}
-		for i := 0; i < c.depth; i++ {
-			b.Queue(c.stmt, c.args[c.keys.Next()])
-		}
-		br := c.c.SendBatch(ctx, b)
-		for i := 0; i < c.depth; i++ {
-			if err := br.QueryRow().Scan(&c.value); err != nil {
-				br.Close()
-				return err
-			}
-			if err := c.check(); err != nil {
-				br.Close()
-				return err
-			}
-		}
-		return br.Close()
+		return c.batch(ctx)
 	}
-	if err := c.c.QueryRow(ctx, c.stmt, c.args[c.keys.Next()]).Scan(&c.value); err != nil {
+	i := c.keys.Next()
+	if c.writes.Write(i) {
+		return c.execOne(ctx, c.args[i])
+	}
+	if c.custom {
+		rows, err := c.c.Query(ctx, c.read, c.args[i])
+		if err != nil {
+			return err
+		}
+		found := rows.Next()
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		if !found {
+			return fmt.Errorf("postgres --query %w (no row) for key %v", drivers.ErrNoResult, c.args[i])
+		}
+		return nil
+	}
+	if err := c.c.QueryRow(ctx, c.read, c.args[i]).Scan(&c.value); err != nil {
 		return err
 	}
 	return c.check()
 }
 
-// UseKeys implements drivers.Keyed: the ids are boxed here, so that the
-// timed ops convert nothing (none: the one-row lookup's LookupID).
+// batch sends depth lookups as one pgx batch.
+func (c *Conn) batch(ctx context.Context) error {
+	b := &pgx.Batch{}
+	for i := 0; i < c.depth; i++ {
+		b.Queue(c.read, c.args[c.keys.Next()])
+	}
+	br := c.c.SendBatch(ctx, b)
+	for i := 0; i < c.depth; i++ {
+		if err := br.QueryRow().Scan(&c.value); err != nil {
+			br.Close()
+			return err
+		}
+		if err := c.check(); err != nil {
+			br.Close()
+			return err
+		}
+	}
+	return br.Close()
+}
+
+// UseKeys implements drivers.Keyed: the keys are boxed here, so that the
+// timed ops convert nothing (none: the one-row lookup's LookupID). The
+// user's keys go as text, which the server converts to the parameter's
+// type.
 func (c *Conn) UseKeys(ids []int64) {
+	if len(ids) == 0 {
+		ids = []int64{LookupID}
+	}
 	c.args = c.args[:0]
 	for _, id := range ids {
-		c.args = append(c.args, int32(id))
+		if c.w.Keys != nil {
+			c.args = append(c.args, c.w.Key(id))
+		} else {
+			c.args = append(c.args, int32(id))
+		}
 	}
-	if len(c.args) == 0 {
-		c.args = append(c.args, int32(LookupID))
-	}
+	c.writes = nil
 	c.keys.Reset(len(c.args))
 }
 
-// exec runs Update on the next row (depth of them in one batch).
+// UseWrites implements drivers.Mixer.
+func (c *Conn) UseWrites(writes []bool) { c.writes = writes }
+
+// execOne runs the write on one row: dbsock's Update must change exactly
+// that row, the user's at least one.
+func (c *Conn) execOne(ctx context.Context, arg any) error {
+	tag, err := c.c.Exec(ctx, c.write, arg)
+	switch n := tag.RowsAffected(); {
+	case err != nil:
+		return err
+	case c.custom && n < 1:
+		return fmt.Errorf("postgres --query changed no row for key %v", arg)
+	case !c.custom && n != 1:
+		return fmt.Errorf("postgres update changed %d rows, want 1: is the row seeded?", n)
+	}
+	return nil
+}
+
+// exec runs the write on the next row (depth of them in one batch).
 func (c *Conn) exec(ctx context.Context) error {
 	if c.depth <= 1 {
-		tag, err := c.c.Exec(ctx, c.stmt, c.args[c.keys.Next()])
-		if err == nil && tag.RowsAffected() != 1 {
-			err = fmt.Errorf("postgres update changed %d rows, want 1: is the row seeded?", tag.RowsAffected())
-		}
-		return err
+		return c.execOne(ctx, c.args[c.keys.Next()])
 	}
 	b := &pgx.Batch{}
 	for i := 0; i < c.depth; i++ {
-		b.Queue(c.stmt, c.args[c.keys.Next()])
+		b.Queue(c.write, c.args[c.keys.Next()])
 	}
 	br := c.c.SendBatch(ctx, b)
 	for i := 0; i < c.depth; i++ {
@@ -387,3 +457,21 @@ func applicationName() string {
 // LocalAddr is the client side's address of this connection (a pooler's
 // console lists its clients by it).
 func (c *Conn) LocalAddr() net.Addr { return c.c.PgConn().Conn().LocalAddr() }
+
+// ListKeys implements drivers.KeyLister: query's first column, as text, at
+// most limit rows.
+func (d *Driver) ListKeys(ctx context.Context, ep drivers.Endpoint, query string, limit int) ([]string, error) {
+	c, err := d.connect(ctx, ep, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer c.Close(context.Background())
+	rows, err := c.Query(ctx, query, pgx.QueryResultFormats{pgx.TextFormatCode})
+	if err != nil {
+		return nil, err
+	}
+	return drivers.ScanKeys(rows, limit)
+}
+
+// CheckQuery implements drivers.QueryTaker: one $1 for the key.
+func (*Driver) CheckQuery(q, op string) error { return drivers.CheckSQL(name, q, op, "$1") }

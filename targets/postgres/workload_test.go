@@ -2,10 +2,13 @@ package postgres_test
 
 import (
 	"context"
+	"errors"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/dbsock/dbsock/drivers"
+	"github.com/dbsock/dbsock/pipeline"
 	"github.com/dbsock/dbsock/scenarios"
 	"github.com/dbsock/dbsock/targets/postgres"
 	"github.com/dbsock/dbsock/targets/targettest"
@@ -68,4 +71,70 @@ func TestUpdatesCountedOnTheServer(t *testing.T) {
 		}
 		t.Logf("%s: %d writes, %d rows touched, hottest row %d", dist, writes, touched, hottest)
 	}
+}
+
+// TestMixedCountedOnTheServer runs --op mixed:50/50 and reads the counters
+// back: the writes the update runs counted are on the server, exactly, and
+// the reads and the writes are two cases, each with its own speedup.
+func TestMixedCountedOnTheServer(t *testing.T) {
+	srv := targettest.Local(t, "postgres", "initdb")
+	rep := targettest.Measure(t, "postgres", targettest.External("postgres", srv),
+		scenarios.Options{N: 2000, Warmup: 50, Rounds: 1, Blocks: 10, Seed: 5, Rows: 1000, Op: drivers.OpMixed, Mix: scenarios.Mix{Reads: 1, Writes: 1}})
+	var writes, reads int64
+	for _, r := range rep.Runs {
+		switch r.Op {
+		case drivers.OpUpdate:
+			writes += r.Writes
+		case drivers.OpRead:
+			reads += r.N
+			if r.Writes != 0 {
+				t.Errorf("%s reads counted %d writes", r.Transport, r.Writes)
+			}
+		default:
+			t.Fatalf("run of op %q under --op mixed", r.Op)
+		}
+	}
+	if _, sum, _ := counters(t, srv.Unix); sum != writes || writes < 1500 || reads < 1500 {
+		t.Errorf("the counters add up to %d, the update runs made %d writes (and the reads %d ops); want equal, each about 2000", sum, writes, reads)
+	}
+	if len(rep.Summary) != 2 || rep.Summary[0].UnixSpeedupP50CI == nil || rep.Summary[1].UnixSpeedupP50CI == nil {
+		t.Fatalf("%d summaries, want reads and writes apart, each with its paired interval", len(rep.Summary))
+	}
+	for _, s := range rep.Summary {
+		if !strings.Contains(s.Label(), "of a 1/1 mix") {
+			t.Errorf("case %q does not say it is part of the mix", s.Label())
+		}
+	}
+}
+
+// TestYourQueryAndKeys: the user's own SELECT runs on the user's keys (from
+// a query), no table is made for them, and a statement the server refuses
+// stops the run before timing with the server's own words.
+func TestYourQueryAndKeys(t *testing.T) {
+	srv := targettest.Local(t, "postgres", "initdb")
+	p := targettest.External("postgres", srv)
+	opt := scenarios.Options{N: 300, Warmup: 10, Rounds: 1, Blocks: 3, Seed: 1, Rows: 200}
+	targettest.Measure(t, "postgres", p, opt) // dbsock's table, standing in for the user's
+	rep, err := targettest.MeasureOwn(t, "postgres", p, opt, targettest.Own{
+		Query:    `SELECT nickname, n FROM "user" WHERE id = $1`,
+		KeysFrom: &pipeline.KeySource{Query: `SELECT id FROM "user" WHERE id % 10 = 0`},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rep.Runs {
+		if r.N != 300 || r.Errors != 0 || r.DistinctKeys > 20 || r.DistinctKeys < 15 {
+			t.Errorf("%s: %d ops, %d errors, %d distinct keys; want 300 ops over the 20 keys the query gave", r.Transport, r.N, r.Errors, r.DistinctKeys)
+		}
+	}
+	if op := rep.Targets[0].Operation; !strings.Contains(op, `SELECT nickname, n FROM "user" WHERE id = ID`) || !strings.Contains(op, "--query") {
+		t.Errorf("operation %q does not name the user's query", op)
+	}
+	_, err = targettest.MeasureOwn(t, "postgres", p, opt, targettest.Own{Query: `SELECT nope FROM "user" WHERE id = $1`})
+	if !errors.Is(err, drivers.ErrStatement) {
+		t.Fatalf("a bad query: %v; want a statement error", err)
+	}
+	targettest.Contains(t, err, `column "nope" does not exist`, "--query")
+	_, err = targettest.MeasureOwn(t, "postgres", p, opt, targettest.Own{Query: `SELECT nickname FROM "user" WHERE id = $1::int + 100000`})
+	targettest.Contains(t, err, "returned nothing")
 }

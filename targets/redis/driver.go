@@ -96,8 +96,13 @@ func (d *Driver) Describe() string {
 	if d.Depth() > 1 {
 		return fmt.Sprintf("%d pipelined `GET %s` (one round trip per op of %d lookups)", d.Depth(), drivers.KeyText(d.w), d.Depth())
 	}
-	if d.w.Updates() {
+	switch {
+	case d.w.Query != "":
+		return "`" + d.w.Query + "` (--query, one round trip per op)"
+	case d.w.Updates():
 		return "`INCR " + drivers.KeyText(d.w) + ":n` (one round trip per op)"
+	case d.w.Writes():
+		return "`GET " + drivers.KeyText(d.w) + "` or `INCR " + drivers.KeyText(d.w) + ":n` (one round trip per op)"
 	}
 	return "`GET " + drivers.KeyText(d.w) + "` (one round trip per op)"
 }
@@ -157,6 +162,9 @@ func dial(ctx context.Context, o *goredis.Options, ep drivers.Endpoint) (*goredi
 
 // Seed implements drivers.Driver.
 func (d *Driver) Seed(ctx context.Context, ep drivers.Endpoint) error {
+	if !d.w.Seeds() {
+		return nil
+	}
 	client, conn, err := dial(ctx, d.Options(ep), ep)
 	if err != nil {
 		return err
@@ -169,7 +177,7 @@ func (d *Driver) Seed(ctx context.Context, ep drivers.Endpoint) error {
 		_, err := conn.Pipelined(ctx, func(p goredis.Pipeliner) error {
 			for id := lo; id <= hi; id++ {
 				p.Set(ctx, drivers.KeyName(int64(id)), value, 0)
-				if d.w.Updates() {
+				if d.w.Writes() {
 					p.Set(ctx, drivers.CounterName(int64(id)), 0, 0)
 				}
 			}
@@ -235,62 +243,144 @@ func (d *Driver) Open(ctx context.Context, ep drivers.Endpoint) (drivers.Conn, e
 	if err != nil {
 		return nil, err
 	}
-	c := &Conn{socks: socks, client: client, conn: conn, size: d.ValueSize(), depth: d.Depth(), update: d.w.Updates()}
+	c := &Conn{socks: socks, client: client, conn: conn, size: d.ValueSize(), depth: d.Depth(), w: d.w,
+		reads: !d.w.Updates(), template: strings.Fields(d.w.Query)}
+	if len(c.template) > 0 && c.reads {
+		if err := c.readOnly(ctx); err != nil {
+			c.Close()
+			return nil, drivers.StatementError(d.w.Query, ep, err)
+		}
+	}
 	c.UseKeys(nil)
 	return c, nil
 }
 
+// readOnly checks with the server (COMMAND INFO) that the template's
+// command only reads: --op read never writes.
+func (c *Conn) readOnly(ctx context.Context) error {
+	name := strings.ToLower(c.template[0])
+	cmd := goredis.NewCommandsInfoCmd(ctx, "command", "info", name)
+	_ = c.conn.Process(ctx, cmd)
+	infos, err := cmd.Result()
+	if err != nil {
+		return fmt.Errorf("COMMAND INFO %s: %w", name, err)
+	}
+	info := infos[name]
+	switch {
+	case info == nil:
+		return fmt.Errorf("the server has no command %s", strings.ToUpper(name))
+	case !info.ReadOnly:
+		return fmt.Errorf("%s may write (the server's flags: %s); a write needs --op update (and --allow-writes against your own server)",
+			strings.ToUpper(name), strings.Join(info.Flags, ", "))
+	}
+	return nil
+}
+
 // Conn is one dedicated Redis connection.
 type Conn struct {
-	socks  *drivers.Sockets
-	client *goredis.Client
-	conn   *goredis.Conn
-	size   int
-	depth  int
-	update bool     // the op is INCR of the row's counter
-	names  []string // the keys the next ops read, named before timing
-	keys   drivers.Cursor
+	socks    *drivers.Sockets
+	client   *goredis.Client
+	conn     *goredis.Conn
+	w        drivers.Workload
+	size     int
+	depth    int
+	reads    bool     // some ops read (all but --op update)
+	template []string // the user's command (--query), in words
+	names    []string // the keys the next reads read, named before timing
+	counters []string // the counters the next writes increment
+	cmds     [][]any  // the user's command for each of the next ops
+	writes   drivers.Writes
+	keys     drivers.Cursor
 }
 
 // Abort implements drivers.Aborter: the socket is closed under go-redis.
 func (c *Conn) Abort() error { return c.socks.Abort() }
 
-// UseKeys implements drivers.Keyed: the keys are named here, so that the
-// timed ops format nothing (none: Key).
+// UseKeys implements drivers.Keyed: the keys (or the user's commands) are
+// made here, so that the timed ops format nothing (none: Key).
 func (c *Conn) UseKeys(ids []int64) {
-	c.names = drivers.KeyNames(c.names[:0], ids, c.update)
-	c.keys.Reset(len(c.names))
+	if len(ids) == 0 {
+		ids = []int64{1}
+	}
+	c.writes = nil
+	c.keys.Reset(len(ids))
+	if len(c.template) > 0 {
+		c.cmds = c.cmds[:0]
+		for _, id := range ids {
+			cmd := make([]any, len(c.template))
+			for j, word := range c.template {
+				cmd[j] = drivers.Fill(word, c.w.Key(id))
+			}
+			c.cmds = append(c.cmds, cmd)
+		}
+		return
+	}
+	c.names, c.counters = c.names[:0], c.counters[:0]
+	if c.reads {
+		c.names = drivers.KeyNames(c.names, ids, false)
+	}
+	if c.w.Writes() {
+		c.counters = drivers.KeyNames(c.counters, ids, true)
+	}
 }
 
+// UseWrites implements drivers.Mixer.
+func (c *Conn) UseWrites(writes []bool) { c.writes = writes }
+
 // Do implements drivers.Conn: one GET, or depth GETs pipelined; with
-// --op update, INCR of the row's counter.
+// --op update, INCR of the row's counter; with --query, the user's
+// command, which must return something unless it writes.
 func (c *Conn) Do(ctx context.Context) error {
-	if c.update {
-		return c.conn.Incr(ctx, c.names[c.keys.Next()]).Err()
-	}
 	if c.depth > 1 {
-		cmds, err := c.conn.Pipelined(ctx, func(p goredis.Pipeliner) error {
-			for i := 0; i < c.depth; i++ {
-				p.Get(ctx, c.names[c.keys.Next()])
-			}
-			return nil
-		})
-		if err != nil {
-			return err
-		}
-		for _, cmd := range cmds {
-			if v, err := cmd.(*goredis.StringCmd).Result(); err != nil || len(v) != c.size {
-				return fmt.Errorf("redis pipelined GET %s: %d bytes, %v", cmd.Args()[1], len(v), err)
-			}
-		}
-		return nil
+		return c.pipelined(ctx)
 	}
-	key := c.names[c.keys.Next()]
+	i := c.keys.Next()
+	switch {
+	case c.cmds != nil:
+		v, err := c.conn.Do(ctx, c.cmds[i]...).Result()
+		if c.reads && (errors.Is(err, goredis.Nil) || v == nil || isEmpty(v)) {
+			return fmt.Errorf("redis %v %w", c.cmds[i], drivers.ErrNoResult)
+		}
+		return err
+	case !c.reads || c.writes.Write(i):
+		return c.conn.Incr(ctx, c.counters[i]).Err()
+	}
+	key := c.names[i]
 	v, err := c.conn.Get(ctx, key).Result()
 	if err == nil && len(v) != c.size {
 		return fmt.Errorf("redis GET %s returned %d bytes, want %d", key, len(v), c.size)
 	}
 	return err
+}
+
+// isEmpty says whether a reply is an empty array or map.
+func isEmpty(v any) bool {
+	switch r := v.(type) {
+	case []any:
+		return len(r) == 0
+	case map[any]any:
+		return len(r) == 0
+	}
+	return false
+}
+
+// pipelined sends depth GETs in one go-redis pipeline.
+func (c *Conn) pipelined(ctx context.Context) error {
+	cmds, err := c.conn.Pipelined(ctx, func(p goredis.Pipeliner) error {
+		for i := 0; i < c.depth; i++ {
+			p.Get(ctx, c.names[c.keys.Next()])
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for _, cmd := range cmds {
+		if v, err := cmd.(*goredis.StringCmd).Result(); err != nil || len(v) != c.size {
+			return fmt.Errorf("redis pipelined GET %s: %d bytes, %v", cmd.Args()[1], len(v), err)
+		}
+	}
+	return nil
 }
 
 // Verify implements drivers.Conn using CLIENT INFO: Redis flags a Unix
@@ -374,4 +464,32 @@ func ParseCommandStats(text, command string) drivers.ExecStats {
 		}
 	}
 	return s
+}
+
+// ListKeys implements drivers.KeyLister: the keys that match pattern
+// (SCAN ... MATCH pattern), at most limit of them.
+func (d *Driver) ListKeys(ctx context.Context, ep drivers.Endpoint, pattern string, limit int) ([]string, error) {
+	client, conn, err := dial(ctx, d.Options(ep), ep)
+	if err != nil {
+		return nil, err
+	}
+	defer client.Close()
+	defer conn.Close()
+	keys := []string{}
+	iter := conn.Scan(ctx, 0, pattern, 1000).Iterator()
+	for len(keys) < limit && iter.Next(ctx) {
+		keys = append(keys, iter.Val())
+	}
+	return keys, iter.Err()
+}
+
+// CheckQuery implements drivers.QueryTaker: a command in words separated
+// by spaces, {key} in one of them (whether it only reads, the server
+// says when a connection opens).
+func (*Driver) CheckQuery(q, op string) error {
+	f := strings.Fields(q)
+	if len(f) < 2 || !strings.Contains(q, drivers.Placeholder) || strings.Contains(f[0], drivers.Placeholder) {
+		return fmt.Errorf("redis --query %q is not a command with %s in an argument, e.g. \"HGET user:%s name\"", q, drivers.Placeholder, drivers.Placeholder)
+	}
+	return nil
 }

@@ -61,6 +61,17 @@ func Run(t *testing.T, target, provider string, binaries ...string) *results.Rep
 	return rep
 }
 
+// Binaries are the server binaries each database target's local recipe
+// can start (any one will do); dbsock's own servers need none.
+var Binaries = map[string][]string{
+	"mysql":     {"mariadbd", "mysqld"},
+	"redis":     {"redis-server"},
+	"mongo":     {"mongod", "ferretdb"},
+	"postgres":  {"initdb"},
+	"memcached": {"memcached"},
+	"pgbouncer": {"pgbouncer"},
+}
+
 // Mismatched runs target against the external endpoints given (which a
 // test points at the wrong servers) and returns the run's error.
 func Mismatched(t *testing.T, target string, tcp, unix drivers.Endpoint) error {
@@ -177,6 +188,24 @@ func Contains(t *testing.T, err error, words ...string) {
 // the test.
 func Measure(t *testing.T, target string, p compose.Provider, opt scenarios.Options) *results.Report {
 	t.Helper()
+	rep, err := MeasureOwn(t, target, p, opt, Own{})
+	if err != nil {
+		t.Fatalf("%s: %v", target, err)
+	}
+	return rep
+}
+
+// Own is the user's own op and keys for MeasureOwn (--query, --keys-from).
+type Own struct {
+	Query    string
+	KeysFrom *pipeline.KeySource
+}
+
+// MeasureOwn is Measure with the user's own op and keys; it returns the
+// run's error (a bad statement wraps drivers.ErrStatement) instead of
+// failing the test.
+func MeasureOwn(t *testing.T, target string, p compose.Provider, opt scenarios.Options, own Own) (*results.Report, error) {
+	t.Helper()
 	place, err := placement.Resolve("auto", "", "")
 	if err != nil {
 		t.Fatal(err)
@@ -186,15 +215,19 @@ func Measure(t *testing.T, target string, p compose.Provider, opt scenarios.Opti
 	if opt.OpTimeout == 0 {
 		opt.OpTimeout = 10 * time.Second
 	}
-	rep, err := pipeline.Run(ctx, pipeline.Plan{Targets: []*targets.Target{lookup(t, target)}, Provider: p, ProviderName: p.Name(),
-		Placement: place, Options: opt, Reach: drivers.Reach})
+	plan := pipeline.Plan{Targets: []*targets.Target{lookup(t, target)}, Provider: p, ProviderName: p.Name(),
+		Placement: place, Options: opt, Reach: drivers.Reach}
+	if own.Query != "" {
+		plan.Queries = map[string]string{target: own.Query}
+	}
+	if own.KeysFrom != nil {
+		plan.KeysFrom = map[string]pipeline.KeySource{target: *own.KeysFrom}
+	}
+	rep, err := pipeline.Run(ctx, plan)
 	if err == nil && rep.Targets[0].Error != "" {
 		err = errorString(rep.Targets[0].Error)
 	}
-	if err != nil {
-		t.Fatalf("%s: %v", target, err)
-	}
-	return rep
+	return rep, err
 }
 
 // External is the external provider of srv's two endpoints for target.

@@ -1,0 +1,109 @@
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/dbsock/dbsock/compose"
+	"github.com/dbsock/dbsock/drivers"
+	"github.com/dbsock/dbsock/targets"
+)
+
+// KeySource is where a target's own keys come from (--keys-from): a
+// query the server answers (Query), or a file already read (File, Keys).
+type KeySource struct {
+	Query string
+	File  string
+	Keys  []string
+}
+
+// String names the source as --keys-from takes it.
+func (k KeySource) String() string {
+	if k.Query != "" {
+		return "query:" + k.Query
+	}
+	return k.File
+}
+
+// userKeys are t's own keys (nil: dbsock's ids 1..Rows): the file's, or
+// what the query returns over the Unix endpoint, at most Options.Rows.
+func (p Plan) userKeys(ctx context.Context, t *targets.Target, d drivers.Driver, srv *compose.Server) ([]string, error) {
+	src, ok := p.KeysFrom[t.Name]
+	if !ok {
+		return nil, nil
+	}
+	if src.Query == "" {
+		return distinct(src.Keys), nil
+	}
+	kl, ok := d.(drivers.KeyLister)
+	if !ok {
+		return nil, drivers.Statementf("--keys-from query: %s cannot list keys; give a file of keys, one per line", t.Name)
+	}
+	limit := max(p.Options.Rows, 1)
+	var keys []string
+	err := p.answer(ctx, t.Name, srv.Unix, "while dbsock read your keys (--keys-from)", func(ctx context.Context) (err error) {
+		keys, err = kl.ListKeys(ctx, srv.Unix, src.Query, limit)
+		return err
+	})
+	switch {
+	case err != nil:
+		return nil, drivers.Statementf("--keys-from query:%q over %s: %w", src.Query, srv.Unix, err)
+	case len(keys) == 0:
+		return nil, drivers.Statementf("--keys-from query:%q over %s returned no keys", src.Query, srv.Unix)
+	}
+	keys = distinct(keys)
+	fmt.Fprintf(p.log(), "dbsock: %s: read %d keys (--keys-from)\n", t.Name, len(keys))
+	return keys, nil
+}
+
+// distinct is keys without repeats, in their first order: a key named
+// twice (Redis's SCAN may return one twice) is one row.
+func distinct(keys []string) []string {
+	seen := make(map[string]bool, len(keys))
+	out := keys[:0:0]
+	for _, k := range keys {
+		if !seen[k] {
+			seen[k] = true
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// checkStatement runs the user's op (--query, or dbsock's op on the user's
+// keys) once over each transport before anything is timed: one that fails
+// or returns nothing stops the run with the server's own message.
+func (p Plan) checkStatement(ctx context.Context, t *targets.Target, d drivers.Driver, srv *compose.Server) error {
+	q, hasQuery := p.Queries[t.Name]
+	if _, hasKeys := p.KeysFrom[t.Name]; !hasQuery && !hasKeys {
+		return nil
+	}
+	if !hasQuery {
+		q = d.Describe()
+	}
+	for _, ep := range []drivers.Endpoint{srv.TCP, srv.Unix} {
+		err := drivers.Within(ctx, p.Options.Timeout(), func(ctx context.Context) error {
+			conn, err := d.Open(ctx, ep)
+			if err != nil {
+				return err
+			}
+			defer conn.Close()
+			if kc, ok := conn.(drivers.Keyed); ok {
+				kc.UseKeys([]int64{1})
+			}
+			return conn.Do(ctx)
+		})
+		switch {
+		case err == nil:
+		case errors.Is(err, drivers.ErrStatement):
+			return err
+		case errors.Is(err, context.DeadlineExceeded):
+			return drivers.StatementError(q, ep, fmt.Errorf("no answer within %s (--op-timeout)", p.Options.Timeout().Round(time.Millisecond)))
+		default:
+			return drivers.StatementError(q, ep, err)
+		}
+	}
+	return nil
+}

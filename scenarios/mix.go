@@ -1,0 +1,64 @@
+package scenarios
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"strconv"
+	"strings"
+
+	"github.com/dbsock/dbsock/drivers"
+)
+
+// Mix is --op mixed:R/W: R reads to W updates, each op drawn on its own
+// (from the case's seed, before timing), so that a block's reads and
+// writes interleave as a real workload's do.
+type Mix struct{ Reads, Writes int }
+
+// Share is the chance that an op writes.
+func (m Mix) Share() float64 { return float64(m.Writes) / float64(m.Reads+m.Writes) }
+
+// String is "R/W" ("" for no mix).
+func (m Mix) String() string {
+	if m.Reads+m.Writes == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%d/%d", m.Reads, m.Writes)
+}
+
+// ParseOp reads --op: read, update, or mixed:R/W (e.g. mixed:95/5, both
+// whole numbers above 0).
+func ParseOp(s string) (op string, mix Mix, err error) {
+	switch s {
+	case drivers.OpRead, drivers.OpUpdate:
+		return s, Mix{}, nil
+	}
+	bad := fmt.Errorf("--op %q is not accepted; use read, update or mixed:R/W (R reads to W updates, e.g. mixed:95/5)", s)
+	spec, ok := strings.CutPrefix(s, drivers.OpMixed+":")
+	r, w, ok2 := strings.Cut(spec, "/")
+	if !ok || !ok2 {
+		return "", Mix{}, bad
+	}
+	reads, err1 := strconv.Atoi(r)
+	writes, err2 := strconv.Atoi(w)
+	if err1 != nil || err2 != nil || reads < 1 || writes < 1 || reads > 1e6 || writes > 1e6 {
+		return "", Mix{}, bad
+	}
+	return drivers.OpMixed, Mix{Reads: reads, Writes: writes}, nil
+}
+
+// writeSource draws, for one worker of a mixed case, which ops write.
+type writeSource struct {
+	share float64
+	rng   *rand.Rand
+}
+
+func newWriteSource(m Mix, seed uint64, worker int) *writeSource {
+	return &writeSource{share: m.Share(), rng: rand.New(rand.NewPCG(seed^0x6d1f2c3b, uint64(worker)+1))}
+}
+
+// fill draws len(w) ops' kinds into w.
+func (s *writeSource) fill(w []bool) {
+	for i := range w {
+		w[i] = s.rng.Float64() < s.share
+	}
+}

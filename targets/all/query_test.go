@@ -1,0 +1,136 @@
+package all_test
+
+import (
+	"database/sql"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	gomysql "github.com/go-sql-driver/mysql"
+
+	"github.com/dbsock/dbsock/drivers"
+	"github.com/dbsock/dbsock/pipeline"
+	"github.com/dbsock/dbsock/scenarios"
+	"github.com/dbsock/dbsock/targets/mysql"
+	"github.com/dbsock/dbsock/targets/targettest"
+)
+
+// TestYourQuery runs each target's own op form (--query) against its real
+// server: one that reads dbsock's seeded rows measures cleanly; one whose
+// key names nothing, or that the server refuses, stops the run before
+// timing (a statement error: exit 2) with the server's own words.
+func TestYourQuery(t *testing.T) {
+	for _, tt := range []struct {
+		target, good, nothing, refused, says string
+	}{
+		{"mysql", "SELECT nickname, n FROM user WHERE id = ?", "SELECT nickname FROM user WHERE id = ? + 1000000",
+			"SELECT nope FROM user WHERE id = ?", "Unknown column 'nope'"},
+		{"redis", "STRLEN dbsock:user:{key}", "GET nokey:{key}", "INCR dbsock:user:{key}:n", "INCR may write"},
+		{"memcached", "get dbsock:user:{key}", "get nokey:{key}", "", ""},
+		{"mongo", `{"_id": "{key}"}`, `{"_id": "x{key}"}`, `{"_id": {"$bogus": "{key}"}}`, "$bogus"},
+	} {
+		t.Run(tt.target, func(t *testing.T) {
+			srv := targettest.Local(t, tt.target, targettest.Binaries[tt.target]...)
+			p := targettest.External(tt.target, srv)
+			opt := scenarios.Options{N: 200, Warmup: 10, Rounds: 1, Blocks: 2, Seed: 1, Rows: 50}
+			rep, err := targettest.MeasureOwn(t, tt.target, p, opt, targettest.Own{Query: tt.good})
+			if err != nil {
+				t.Fatalf("--query %q: %v", tt.good, err)
+			}
+			for _, r := range rep.Runs {
+				if r.N != 200 || r.Errors != 0 || !r.TransportVerified {
+					t.Errorf("--query %q over %s: %d ops, %d errors, verified %v", tt.good, r.Transport, r.N, r.Errors, r.TransportVerified)
+				}
+			}
+			if op := rep.Targets[0].Operation; !strings.Contains(op, "--query") {
+				t.Errorf("operation %q does not say it is the user's query", op)
+			}
+			_, err = targettest.MeasureOwn(t, tt.target, p, opt, targettest.Own{Query: tt.nothing})
+			if !errors.Is(err, drivers.ErrStatement) {
+				t.Fatalf("--query %q: %v; want a statement error", tt.nothing, err)
+			}
+			targettest.Contains(t, err, "returned nothing")
+			if tt.refused == "" {
+				return
+			}
+			_, err = targettest.MeasureOwn(t, tt.target, p, opt, targettest.Own{Query: tt.refused})
+			if !errors.Is(err, drivers.ErrStatement) {
+				t.Fatalf("--query %q: %v; want a statement error", tt.refused, err)
+			}
+			targettest.Contains(t, err, tt.says)
+		})
+	}
+}
+
+// TestYourKeysAndWrite: keys from a file choose the rows (and no table is
+// made for them), and the user's own UPDATE (--op update --query) writes
+// exactly once per successful op, as the counters on the server say.
+func TestYourKeysAndWrite(t *testing.T) {
+	srv := targettest.Local(t, "mysql", targettest.Binaries["mysql"]...)
+	p := targettest.External("mysql", srv)
+	opt := scenarios.Options{N: 300, Warmup: 10, Rounds: 1, Blocks: 3, Seed: 1, Rows: 100}
+	targettest.Measure(t, "mysql", p, opt) // dbsock's table, standing in for the user's
+	file := filepath.Join(t.TempDir(), "keys")
+	if err := os.WriteFile(file, []byte("5\n7\n9\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	keys := &pipeline.KeySource{File: file, Keys: []string{"5", "7", "9"}}
+	opt.Op = drivers.OpUpdate
+	rep, err := targettest.MeasureOwn(t, "mysql", p, opt, targettest.Own{Query: "UPDATE user SET n = n + 2 WHERE id = ?", KeysFrom: keys})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var writes int64
+	for _, r := range rep.Runs {
+		writes += r.Writes
+		if r.DistinctKeys != 3 || r.Errors != 0 {
+			t.Errorf("%s: %d distinct keys, %d errors; want the file's 3 keys, no errors", r.Transport, r.DistinctKeys, r.Errors)
+		}
+	}
+	db, err := sqlOpen(srv.Unix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var sum, others int64
+	if err := db.QueryRow("SELECT COALESCE(SUM(IF(id IN (5, 7, 9), n, 0)), 0), COALESCE(SUM(IF(id IN (5, 7, 9), 0, n)), 0) FROM user").Scan(&sum, &others); err != nil {
+		t.Fatal(err)
+	}
+	// The statement is checked once per transport before timing: two more.
+	if sum != 2*(writes+2) || others != 0 {
+		t.Errorf("the keys' counters add up to %d and the others' to %d; the runs made %d writes (+2 checks) of 2 each", sum, others, writes)
+	}
+}
+
+// sqlOpen opens a database/sql handle on a MySQL endpoint.
+func sqlOpen(ep drivers.Endpoint) (*sql.DB, error) {
+	c, err := gomysql.NewConnector(mysql.Config(ep))
+	if err != nil {
+		return nil, err
+	}
+	return sql.OpenDB(c), nil
+}
+
+// TestRedisKeysFromScan: --keys-from query: on Redis is a SCAN MATCH
+// pattern; its keys are what the ops read.
+func TestRedisKeysFromScan(t *testing.T) {
+	srv := targettest.Local(t, "redis", targettest.Binaries["redis"]...)
+	p := targettest.External("redis", srv)
+	opt := scenarios.Options{N: 400, Warmup: 10, Rounds: 1, Blocks: 2, Seed: 1, Rows: 40}
+	targettest.Measure(t, "redis", p, opt) // dbsock's keys, standing in for the user's
+	rep, err := targettest.MeasureOwn(t, "redis", p, opt, targettest.Own{Query: "STRLEN {key}", KeysFrom: &pipeline.KeySource{Query: "dbsock:user:1*"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// dbsock:user:1 and 10 to 19: 11 keys.
+	if rep.Targets[0].Rows != 11 {
+		t.Errorf("the SCAN gave %d keys, want 11", rep.Targets[0].Rows)
+	}
+	for _, r := range rep.Runs {
+		if r.DistinctKeys != 11 || r.Errors != 0 {
+			t.Errorf("%s: %d distinct keys, %d errors; want 11, none", r.Transport, r.DistinctKeys, r.Errors)
+		}
+	}
+}
