@@ -26,6 +26,7 @@ median_of() { awk -v re="$1" '$0 ~ re { print $3 }' "$out" | sort -g | awk '{ v[
 echo "| timing + recording per op (median of 5) | $(median_of '^BenchmarkHarness-') ns, $(metric allocs/op) allocs | under 100 ns, 0 allocs |"
 echo "| the same inside a round of 10 block pairs (median of 5) | $(median_of '^BenchmarkHarnessBlocks-') ns | within 5% of the line above |"
 echo "| the same over 10,000 rows, uniform keys handed out per block pair (median of 5) | $(median_of '^BenchmarkHarnessKeyed-') ns | within 5% of the line above |"
+echo "| the same under --op mixed:95/5, reads and writes recorded apart (median of 5) | $(median_of '^BenchmarkHarnessMixed-') ns | within 5% of the line above |"
 for t in tcp unix; do
   echo "| echo p50 $t: dbsock / minimal loop | $(metric $t-ratio) ($(metric $t-dbsock-p50-ns) / $(metric $t-minimal-p50-ns) ns) | within 5% (0.95 to 1.05) |"
 done
