@@ -15,8 +15,8 @@ import (
 	"syscall"
 )
 
-// OwnerFile, in each local provider temp dir, holds the pid of the dbsock
-// that made it.
+// OwnerFile, in each local provider temp dir, holds the Owner (pid, start
+// time, boot id) of the dbsock that made it.
 const OwnerFile = "owner.pid"
 
 // Leftover is a temp dir of a dbsock run that ended without cleaning up
@@ -51,11 +51,11 @@ func FindLeftovers(base string) ([]Leftover, error) {
 			if err != nil {
 				continue // not made by dbsock's local provider
 			}
-			owner, err := strconv.Atoi(strings.TrimSpace(string(b)))
-			if err != nil || owner <= 0 || alive(owner) {
+			owner, err := ParseOwner(string(b))
+			if err != nil || owner.Alive() {
 				continue // a run in progress
 			}
-			out = append(out, Leftover{Dir: d, Owner: owner, PIDs: processesUsing(d)})
+			out = append(out, Leftover{Dir: d, Owner: owner.PID, PIDs: processesUsing(d)})
 		}
 	}
 	return out, nil
@@ -174,11 +174,15 @@ func FindLeftoverContainers(ctx context.Context, socket string) ([]LeftoverConta
 	}
 	var out []LeftoverContainer
 	for _, c := range list {
-		owner, err := strconv.Atoi(c.Labels[PIDLabel])
-		if err != nil || owner <= 0 || alive(owner) {
+		spec := c.Labels[OwnerLabel]
+		if spec == "" {
+			spec = c.Labels[PIDLabel] // an older dbsock's
+		}
+		owner, err := ParseOwner(spec)
+		if err != nil || owner.Alive() {
 			continue // started by hand (docker compose up), or a run in progress
 		}
-		out = append(out, LeftoverContainer{ID: c.ID, Image: c.Image, Target: c.Labels[Label+".target"], Owner: owner})
+		out = append(out, LeftoverContainer{ID: c.ID, Image: c.Image, Target: c.Labels[Label+".target"], Owner: owner.PID})
 	}
 	return out, nil
 }

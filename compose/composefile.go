@@ -197,7 +197,9 @@ func (c *Compose) Supply(ctx context.Context, t Target) (*Server, error) {
 	srv.Unix.Transport, srv.Unix.Address = drivers.Unix, filepath.Join(sockDir, sp.Socket)
 	var pid int
 	srv.ImageID, pid = c.inspect(ctx, target)
-	srv.CPUs = c.cpuset[target]
+	if cpus := c.cpuset[target]; cpus != "" {
+		srv.CPUs = cpus + " (container cpuset)"
+	}
 	if srv.CPUs == "" {
 		srv.Warnings = append(srv.Warnings, "This compose service was not pinned to a CPU (no cpuset), whatever the client's placement.")
 	}

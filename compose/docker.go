@@ -34,6 +34,10 @@ const (
 	Label    = "dbsock"
 	RunLabel = "dbsock.run"
 	PIDLabel = "dbsock.pid"
+	// OwnerLabel holds the Owner of that dbsock (pid, start time, boot
+	// id), which tells it apart from another process of the same pid in
+	// another PID namespace.
+	OwnerLabel = "dbsock.owner"
 )
 
 // Docker starts servers as containers with testcontainers-go: host
@@ -164,7 +168,7 @@ func (d *Docker) containerOptions(target, dir string, port int, hostNet bool, sp
 	opts := []tc.ContainerCustomizer{
 		tc.WithCmd(spec.Cmd...),
 		tc.WithEnv(spec.Env),
-		tc.WithLabels(map[string]string{Label: "1", RunLabel: d.runID, Label + ".target": target, PIDLabel: strconv.Itoa(os.Getpid())}),
+		tc.WithLabels(map[string]string{Label: "1", RunLabel: d.runID, Label + ".target": target, PIDLabel: strconv.Itoa(os.Getpid()), OwnerLabel: Self().String()}),
 		tc.WithHostConfigModifier(func(hc *container.HostConfig) {
 			hc.Binds = append(hc.Binds, dir+":/sock")
 			if hostNet {
@@ -188,8 +192,8 @@ func (d *Docker) containerOptions(target, dir string, port int, hostNet bool, sp
 func describeContainer(ctx context.Context, c tc.Container, srv *Server, image string, port int, spec ContainerSpec) {
 	if insp, err := c.Inspect(ctx); err == nil {
 		srv.ImageID = insp.Image
-		if insp.HostConfig != nil {
-			srv.CPUs = insp.HostConfig.CpusetCpus
+		if insp.HostConfig != nil && insp.HostConfig.CpusetCpus != "" {
+			srv.CPUs = insp.HostConfig.CpusetCpus + " (container cpuset)"
 		}
 		if insp.State != nil && insp.State.Pid > 0 {
 			srv.CPU = cpustat.NewTree(insp.State.Pid, "container process tree (every process in the container)")

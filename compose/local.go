@@ -44,6 +44,8 @@ type Local struct {
 
 	mu   sync.Mutex
 	root string
+	// tmpNote says why the temp dir is not under $TMPDIR ("" when it is).
+	tmpNote string
 }
 
 // NewLocal returns a local provider.
@@ -81,6 +83,8 @@ func (l *Local) serverDir(target string) (string, error) {
 		// one) gives way to /tmp.
 		base := os.TempDir()
 		if len(base) > maxTempBase {
+			l.tmpNote = fmt.Sprintf("The temp dir %s (TMPDIR) is longer than %d bytes, too long for the servers' socket paths (at most %d bytes): their files and sockets are under /tmp instead.",
+				base, maxTempBase, drivers.MaxSocketPath)
 			base = "/tmp"
 		}
 		root, err := os.MkdirTemp(base, "dbsock-")
@@ -89,7 +93,7 @@ func (l *Local) serverDir(target string) (string, error) {
 		}
 		// The owner's pid lets "dbsock clean" tell a live run from the
 		// leftovers of one that was killed.
-		if err := os.WriteFile(filepath.Join(root, OwnerFile), []byte(strconv.Itoa(os.Getpid())+"\n"), 0o600); err != nil {
+		if err := os.WriteFile(filepath.Join(root, OwnerFile), []byte(Self().String()+"\n"), 0o600); err != nil {
 			os.RemoveAll(root)
 			return "", fmt.Errorf("create a temp dir for local servers in %s: %w", base, err)
 		}
@@ -192,7 +196,14 @@ func (l *Local) Supply(ctx context.Context, t Target) (*Server, error) {
 	if t.Local == nil {
 		return nil, fmt.Errorf("%w %s: the local provider has no recipe for it", ErrCannotSupply, t.Name)
 	}
-	return t.Local(ctx, l, t.Name)
+	srv, err := t.Local(ctx, l, t.Name)
+	l.mu.Lock()
+	note := l.tmpNote
+	l.mu.Unlock()
+	if err == nil && note != "" {
+		srv.Warnings = append(srv.Warnings, note)
+	}
+	return srv, err
 }
 
 // LocalServer is one private server a recipe starts: its own directory

@@ -3,6 +3,8 @@ package compose
 import (
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -41,6 +43,28 @@ func TestLocalTempDirFailureSaysWhatToDo(t *testing.T) {
 	_, err := l.serverDir("redis")
 	if err == nil || !strings.Contains(err.Error(), "set TMPDIR to an existing directory") || !strings.Contains(err.Error(), "/nonexistent/dbsock-tmp") {
 		t.Fatalf("got %v, want the fix and TMPDIR named", err)
+	}
+}
+
+// TestLongTMPDIRIsSaid: a TMPDIR too long for socket paths gives way to
+// /tmp, and every server supplied says so.
+func TestLongTMPDIRIsSaid(t *testing.T) {
+	long := filepath.Join(t.TempDir(), strings.Repeat("t", 50))
+	if err := os.Mkdir(long, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("TMPDIR", long)
+	l := NewLocal()
+	defer l.Close()
+	srv, err := l.Supply(context.Background(), Target{Name: "stub", Recipe: Recipe{Local: func(_ context.Context, l *Local, name string) (*Server, error) {
+		dir, err := l.serverDir(name)
+		return &Server{Target: name, Provenance: drivers.Provenance{Origin: dir}}, err
+	}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(srv.Origin, "/tmp/dbsock-") || len(srv.Warnings) != 1 || !strings.Contains(srv.Warnings[0], long) || !strings.Contains(srv.Warnings[0], "under /tmp instead") {
+		t.Fatalf("server in %s, warnings %q", srv.Origin, srv.Warnings)
 	}
 }
 
