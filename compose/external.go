@@ -8,6 +8,7 @@ import (
 
 	"github.com/dbsock/dbsock/drivers"
 	"github.com/dbsock/dbsock/internal/cpustat"
+	"github.com/dbsock/dbsock/internal/placement"
 )
 
 // External supplies servers the user already runs, from endpoints given on
@@ -43,14 +44,49 @@ func (e *External) Supply(_ context.Context, t Target) (*Server, error) {
 		return nil, fmt.Errorf("external %s server: both transports are compared, so both %s and %s are needed; add %s", target, addr, sock, missing)
 	}
 	srv := &Server{Target: target, Provenance: drivers.Provenance{Provider: e.Name(), Origin: "external (already running)"}, TCP: p.TCP, Unix: p.Unix}
-	if pid := e.ServerPIDs[target]; pid > 0 {
+	pid := e.ServerPIDs[target]
+	if pid > 0 {
+		if err := Owns(pid, p.TCP.Address); err != nil {
+			return nil, fmt.Errorf("--server-pid %s=%d: %w; give the pid of the server listening there", target, pid, err)
+		}
 		srv.CPU = cpustat.NewTree(pid, "process tree given by --server-pid")
-	} else if pid, err := listeningPID(p.TCP.Address); err == nil {
+	} else if found, err := listeningPID(p.TCP.Address); err == nil {
+		pid = found
 		srv.CPU = cpustat.NewTree(pid, "process tree of the TCP listener (found in /proc)")
 	} else {
 		srv.CPUWhyNot = err.Error()
 	}
+	if pid > 0 {
+		if cpus, err := placement.Affinity(pid); err == nil {
+			srv.CPUs = placement.FormatList(cpus) + " (the server's own affinity: dbsock pins only the servers it starts)"
+		}
+	}
 	return srv, nil
+}
+
+// Owns checks that pid's process tree holds the socket listening on
+// addr's port: a pid given for a server must be that server's.
+func Owns(pid int, addr string) error {
+	_, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return err
+	}
+	n, err := strconv.Atoi(port)
+	if err != nil {
+		return err
+	}
+	ok, err := cpustat.OwnsPort(pid, n)
+	switch {
+	case err != nil:
+		return fmt.Errorf("cannot tell whether it listens on %s: %w", addr, err)
+	case !ok:
+		who := ""
+		if other, err := cpustat.ListeningPID(n); err == nil {
+			who = fmt.Sprintf(" (process %d does)", other)
+		}
+		return fmt.Errorf("neither it nor a process below it listens on %s%s", addr, who)
+	}
+	return nil
 }
 
 // listeningPID is the pid listening on addr's port.

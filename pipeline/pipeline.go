@@ -352,7 +352,7 @@ func describeServer(srv *compose.Server, ti *results.Target) error {
 		}
 		ti.ServerCPUs = placement.FormatList(cpus)
 	case srv.CPUs != "":
-		ti.ServerCPUs = srv.CPUs + " (container cpuset)"
+		ti.ServerCPUs = srv.CPUs
 	}
 	for _, ep := range ti.Endpoints {
 		if err := ep.Validate(); err != nil {

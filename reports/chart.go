@@ -53,7 +53,7 @@ func Plot(w io.Writer, ext string, r *results.Report) (err error) {
 			err = fmt.Errorf("the figures cannot be drawn from this report (%v): too few results to plot", p)
 		}
 	}()
-	all, err := panels(r)
+	all, err := panels(safeCopy(r))
 	if err != nil {
 		return err
 	}

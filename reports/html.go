@@ -18,7 +18,8 @@ import (
 // details) rendered to HTML with goldmark, and the chart inlined as SVG. No
 // external assets, no JavaScript.
 func HTML(w io.Writer, r *results.Report) error {
-	plain := *r
+	withVerdicts(r)
+	plain := *safeCopy(r)
 	plain.Plot = "" // the chart is inlined, not linked
 	var head, full bytes.Buffer
 	writeHeadlineTo(&head, &plain)
@@ -56,7 +57,7 @@ func HTML(w io.Writer, r *results.Report) error {
 		Details: template.HTML(detailsHTML.String()), // likewise
 		Chart:   template.HTML(chart),                // gonum/plot's SVG of this report
 		Started: r.StartedAt.UTC().Format("2006-01-02 15:04 UTC"),
-		Tool:    strings.TrimSpace(r.Tool.Name + " " + r.Tool.Version),
+		Tool:    strings.TrimSpace(plain.Tool.Name + " " + plain.Tool.Version),
 	})
 }
 

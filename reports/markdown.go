@@ -20,6 +20,7 @@ import (
 // thresholds, environment.
 func Markdown(w io.Writer, r *results.Report) error {
 	withVerdicts(r)
+	r = safeCopy(r)
 	b := &strings.Builder{}
 	writeHeadline(b, r)
 	b.WriteString("## Details\n\n")
@@ -38,6 +39,7 @@ func Markdown(w io.Writer, r *results.Report) error {
 // summary).
 func MarkdownSummary(w io.Writer, r *results.Report) error {
 	withVerdicts(r)
+	r = safeCopy(r)
 	b := &strings.Builder{}
 	writeHeadline(b, r)
 	writeThresholds(b, r)
@@ -95,13 +97,13 @@ func writeHeadline(b *strings.Builder, r *results.Report) {
 		if s.VerdictKind == results.NoResult {
 			tcp, unix, speed = okOrDash(s.TCP, tcp), okOrDash(s.Unix, unix), "–"
 		}
-		fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s%s |%s\n", name, server, tcp, unix, speed, ShortVerdict(&s), mark, saved)
+		fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s%s |%s\n", cell(name), cell(server), tcp, unix, speed, ShortVerdict(&s), mark, saved)
 	}
 	for _, t := range r.Targets {
 		if t.Error == "" || slices.ContainsFunc(r.Summary, func(s results.Summary) bool { return s.Target == t.Name }) {
 			continue // a target with results has its row above; its details say what went wrong
 		}
-		row := fmt.Sprintf("| %s | %s | – | – | – | not measured (see its details) |", t.Name, orDash(t.Server.String()))
+		row := fmt.Sprintf("| %s | %s | – | – | – | not measured (see its details) |", cell(t.Name), cell(orDash(t.Server.String())))
 		if cpu {
 			row += " – |"
 		}
@@ -148,7 +150,7 @@ func writeMethod(b *strings.Builder, r *results.Report) {
 		"over 127.0.0.1 TCP and over the server's Unix domain socket, in %s. Before timing, each connection's transport "+
 		"was verified on the server side. Servers were supplied by the %s provider. %s\n\n",
 		strings.Join(names, ", "), how, plural(c.Warmup, "untimed warm-up operation"), timed,
-		roundsPhrase(c.Rounds), c.Provider, placementSentence(c.Placement))
+		roundsPhrase(c.Rounds), c.Provider, placementSentence(r))
 	writeStatsMethod(b, r)
 }
 
@@ -262,7 +264,7 @@ func writeSweep(b *strings.Builder, cases []results.Summary) {
 		if c := s.UnixSpeedupP50CI; c != nil {
 			ci = fmt.Sprintf("%.2f–%.2f", c.Lo, c.Hi)
 		}
-		fmt.Fprintf(b, "| %s | %s %s | %s %s | %.2f× | %s | %.0f | %.0f | %s | %s | %d | %s |\n", s.Label(),
+		fmt.Fprintf(b, "| %s | %s %s | %s %s | %.2f× | %s | %.0f | %.0f | %s | %s | %d | %s |\n", cell(s.Label()),
 			u.fmt(float64(s.TCP.Latency.P50)), u.name, u.fmt(float64(s.Unix.Latency.P50)), u.name,
 			s.UnixSpeedupP50, ci, s.TCP.OpsPerSec, s.Unix.OpsPerSec, perServerSecond(s.TCP.CPU), perServerSecond(s.Unix.CPU),
 			s.TCP.Errors+s.Unix.Errors, ShortVerdict(&s))
@@ -364,10 +366,10 @@ func writeVerdict(b *strings.Builder, sum *results.Summary) {
 		return fmt.Sprintf("%.3f× (95%% CI %.3f–%.3f)", c.Center, c.Lo, c.Hi)
 	}
 	if c := sum.UnixSpeedupP50CI; c != nil {
-		fmt.Fprintf(b, "Paired speedup over %d block pairs in %s: %s at p50, %s at mean; sign test p = %s",
+		fmt.Fprintf(b, "Paired speedup over %d block pairs in %s: %s at p50, %s at mean; sign test p %s",
 			c.Pairs, plural(c.Rounds, "round"), ci(c), ci(sum.UnixSpeedupMeanCI), pValue(sum.PValue))
 		if sum.PValueHolm != sum.PValue {
-			fmt.Fprintf(b, " (Holm-adjusted %s)", pValue(sum.PValueHolm))
+			fmt.Fprintf(b, " (Holm-adjusted p %s)", pValue(sum.PValueHolm))
 		}
 		b.WriteString(". ")
 	}
@@ -389,11 +391,12 @@ func writeVerdict(b *strings.Builder, sum *results.Summary) {
 	writeNoisy(b, sum)
 }
 
+// pValue is "= 0.0123", or "< 0.0001" for the smallest: read after "p".
 func pValue(p float64) string {
 	if p < 0.0001 {
 		return "< 0.0001"
 	}
-	return fmt.Sprintf("%.4f", p)
+	return fmt.Sprintf("= %.4f", p)
 }
 
 // writeNoisy lists the flagged blocks, so a reader sees when the machine
@@ -464,16 +467,20 @@ func writeThresholds(b *strings.Builder, r *results.Report) {
 		if !th.OK {
 			res = "**violated**"
 		}
-		fmt.Fprintf(b, "| `%s` | %s | %s |\n", th.Expr, res, th.ActualText)
+		fmt.Fprintf(b, "| `%s` | %s | %s |\n", cell(th.Expr), res, cell(th.ActualText))
 	}
 	b.WriteString("\n")
 }
 
-func placementSentence(p results.Placement) string {
+func placementSentence(r *results.Report) string {
+	p := r.Config.Placement
 	if p.Mode == "none" || p.Mode == "" {
 		return fmt.Sprintf("Nothing was pinned to a CPU (the client could run on CPUs %s), so the scheduler chose where client and server ran.", p.ClientCPUs)
 	}
 	s := fmt.Sprintf("CPU placement %q: the client ran pinned to CPU %s and the servers dbsock started to CPU %s.", p.Mode, p.ClientCPUs, p.ServerCPUs)
+	if ext := externalCPUs(r); ext != "" {
+		s = fmt.Sprintf("CPU placement %q: the client ran pinned to CPU %s; the %s.", p.Mode, p.ClientCPUs, ext)
+	}
 	if p.Reason != "" {
 		s += " (" + strings.TrimPrefix(p.Reason, "auto: ") + ".)"
 	}
@@ -502,7 +509,7 @@ func writeEnvironment(b *strings.Builder, r *results.Report) {
 	fmt.Fprintln(tw, "| | |")
 	fmt.Fprintln(tw, "|---|---|")
 	for _, row := range rows {
-		fmt.Fprintf(tw, "| %s\t| %s\t|\n", row[0], row[1])
+		fmt.Fprintf(tw, "| %s\t| %s\t|\n", row[0], cell(row[1]))
 	}
 	tw.Flush()
 }

@@ -106,9 +106,30 @@ func methodSentence(r *results.Report) string {
 	place := "client and servers not pinned"
 	if c.Placement.Mode != "none" && c.Placement.Mode != "" {
 		place = fmt.Sprintf("client on CPU %s and servers on CPU %s (placement %s)", c.Placement.ClientCPUs, orDash(c.Placement.ServerCPUs), c.Placement.Mode)
+		if ext := externalCPUs(r); ext != "" {
+			place = fmt.Sprintf("client on CPU %s (placement %s), %s", c.Placement.ClientCPUs, c.Placement.Mode, ext)
+		}
 	}
 	e := r.Environment
 	return fmt.Sprintf("Method: %s from one Go client over 127.0.0.1 TCP and the server's Unix socket, %s of %s interleaved in TCP/Unix pairs%s; "+
 		"the speedup is the median paired ratio TCP/Unix with a distribution-free 95%% interval; %s; %s, %d logical CPUs, %s provider, dbsock %s.",
 		ops, plural(c.Rounds, "round"), plural(c.Blocks, "block pair"), workloadPhrase(c.Workload), place, orUnknown(e.CPUModel), e.NumCPU, c.Provider, r.Tool.Version)
+}
+
+// externalCPUs says where the servers dbsock did not start ran, when every
+// target's server is one ("" otherwise): their own affinity, which dbsock
+// read and did not set.
+func externalCPUs(r *results.Report) string {
+	var parts []string
+	for _, t := range r.Targets {
+		if t.Provider != "external" {
+			return ""
+		}
+		cpus, _, _ := strings.Cut(t.ServerCPUs, " (")
+		parts = append(parts, t.Name+" on CPUs "+orDash(cpus))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "servers not started by dbsock, so not pinned by it (" + strings.Join(parts, ", ") + ")"
 }

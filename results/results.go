@@ -518,9 +518,13 @@ func (r *Report) WriteJSON(w io.Writer) error {
 
 // ReadJSON reads a report written by WriteJSON.
 func ReadJSON(rd io.Reader) (*Report, error) {
-	dec := json.NewDecoder(rd)
+	lr := &io.LimitedReader{R: rd, N: MaxReportBytes + 1}
+	dec := json.NewDecoder(lr)
 	var r Report
 	if err := dec.Decode(&r); err != nil {
+		if lr.N <= 0 {
+			return nil, fmt.Errorf("the report is larger than %d MiB, far more than dbsock writes; is it a report?", MaxReportBytes>>20)
+		}
 		return nil, fmt.Errorf("decode report JSON: %w", err)
 	}
 	if r.SchemaVersion != SchemaVersion {
@@ -541,6 +545,11 @@ func ReadJSON(rd io.Reader) (*Report, error) {
 	}
 	return &r, nil
 }
+
+// MaxReportBytes bounds a report ReadJSON reads: dbsock's own reports,
+// histograms included, stay far below it, and a larger file would take
+// memory out of all proportion.
+const MaxReportBytes = 64 << 20
 
 // Equal reports whether two reports encode to the same JSON.
 func Equal(a, b *Report) bool {

@@ -2,6 +2,7 @@ package results
 
 import (
 	"bytes"
+	"io"
 	"strings"
 	"testing"
 	"time"
@@ -139,4 +140,23 @@ func TestReadJSONRefusesWhatDbsockNeverWrites(t *testing.T) {
 			t.Errorf("%s: got %v, want %q", tt.name, err, tt.want)
 		}
 	}
+}
+
+// TestReadJSONBoundsInput: a file larger than any report dbsock writes is
+// refused, whatever it holds, without reading it all.
+func TestReadJSONBoundsInput(t *testing.T) {
+	huge := io.MultiReader(strings.NewReader(`{"schema_version":1,"tool":{"version":"`), endless{})
+	_, err := ReadJSON(huge)
+	if err == nil || !strings.Contains(err.Error(), "larger than 64 MiB") {
+		t.Fatalf("an endless version string: %v", err)
+	}
+}
+
+type endless struct{}
+
+func (endless) Read(p []byte) (int, error) {
+	for i := range p {
+		p[i] = 'v'
+	}
+	return len(p), nil
 }

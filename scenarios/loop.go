@@ -44,7 +44,7 @@ type LoopConfig struct {
 	Warmup int // untimed ops first
 	N      int // timed ops
 	// Until, when set, ends the timed ops at this time instead of after N
-	// (checked every 256 ops, and every op in open-loop mode).
+	// (checked after every op).
 	Until time.Time
 	// Progress counts timed ops done, in steps of 256, for a progress bar.
 	Progress *atomic.Int64
@@ -95,8 +95,9 @@ func (s *Sample) tally(err error, consecutive *int) bool {
 }
 
 // tick does the every-16 and every-256 bookkeeping at op i; it reports
-// whether the loop must stop (cancelled, or past Until).
-func (cfg *LoopConfig) tick(ctx context.Context, i int, s *Sample, now time.Time) bool {
+// whether the loop must stop (cancelled). Until is checked by the loop
+// after every op.
+func (cfg *LoopConfig) tick(ctx context.Context, i int, s *Sample) bool {
 	if i&15 == 0 && cfg.Heartbeat != nil {
 		cfg.Heartbeat.Add(1)
 	}
@@ -110,7 +111,7 @@ func (cfg *LoopConfig) tick(ctx context.Context, i int, s *Sample, now time.Time
 	if i > 0 && cfg.Progress != nil {
 		cfg.Progress.Add(256)
 	}
-	return !cfg.Until.IsZero() && now.After(cfg.Until)
+	return false
 }
 
 // warmUp does cfg.Warmup untimed ops (heartbeat, no progress). It reports
@@ -121,7 +122,7 @@ func warmUp(ctx context.Context, cfg *LoopConfig, op func() error) (Sample, bool
 	consecutive := 0
 	k := kinds{w: cfg.Writes}
 	for i := 0; i < cfg.Warmup; i++ {
-		if warm.tick(ctx, i, &s, time.Time{}) && s.Err != nil {
+		if warm.tick(ctx, i, &s) && s.Err != nil {
 			return s, false
 		}
 		write, err := k.next(), op()
@@ -198,10 +199,11 @@ func Loop(ctx context.Context, op Op, cfg LoopConfig, h, actual *hdrhistogram.Hi
 		defer timer.Stop()
 	}
 	k := kinds{w: cfg.Writes}
+	until := !cfg.Until.IsZero()
 	start := time.Now()
 	now, due := start, start
 	for i := 0; i < n; i++ {
-		if cfg.tick(ctx, i, &s, now) {
+		if cfg.tick(ctx, i, &s) || (until && now.After(cfg.Until)) {
 			break
 		}
 		if paced {

@@ -221,3 +221,22 @@ func BenchmarkHarnessMixed(b *testing.B) {
 		b.Fatal(err)
 	}
 }
+
+// slowConn takes d per op.
+type slowConn struct {
+	nopConn
+	d time.Duration
+}
+
+func (c slowConn) Do(context.Context) error { time.Sleep(c.d); return nil }
+
+// TestDurationEndsAfterTheOpThatCrossesIt: a timed loop (--duration) with
+// slow ops stops at the first op that ends past Until, not up to 256 ops
+// later.
+func TestDurationEndsAfterTheOpThatCrossesIt(t *testing.T) {
+	began := time.Now()
+	s := Loop(context.Background(), slowConn{d: 5 * time.Millisecond}, LoopConfig{Until: began.Add(20 * time.Millisecond)}, results.NewHistogram(), nil)
+	if s.Ops < 3 || s.Ops > 6 {
+		t.Fatalf("%d ops of 5 ms in a 20 ms window, want about 4", s.Ops)
+	}
+}

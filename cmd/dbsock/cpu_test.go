@@ -35,32 +35,7 @@ func procCPUTicks(t *testing.T, pid int) int64 {
 // an external server with --server-pid, and checks dbsock's server CPU per
 // op against the kernel's process accounting read before and after.
 func TestServerCPUAgreesWithProc(t *testing.T) {
-	testutil.NeedAny(t, "redis-server")
-	dir := shortTempDir(t)
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	l.Close()
-	_, port, _ := net.SplitHostPort(addr)
-	sock := filepath.Join(dir, "r.sock")
-	srv := exec.Command("redis-server", "--port", port, "--bind", "127.0.0.1", "--unixsocket", sock, "--save", "", "--appendonly", "no", "--hz", "1")
-	if err := srv.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { srv.Process.Kill(); srv.Wait() })
-	for deadline := time.Now().Add(5 * time.Second); ; {
-		if c, err := net.Dial("unix", sock); err == nil {
-			c.Close()
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("redis-server did not start")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	pid := srv.Process.Pid
+	addr, sock, pid := startRedis(t)
 	out := filepath.Join(t.TempDir(), "r.json")
 	before := procCPUTicks(t, pid)
 	code, _, errs := dbsock(t, "run", "redis", "--provider", "external", "--redis-addr", addr, "--redis-socket", sock,
@@ -97,6 +72,20 @@ func TestServerCPUAgreesWithProc(t *testing.T) {
 	var sum results.Summary = rep.Summary[0]
 	if sum.CPUSaving == nil || sum.TCP.CPU == nil || sum.Unix.CPU == nil {
 		t.Fatalf("summary lacks CPU: %+v", sum)
+	}
+	if cpus := rep.Targets[0].ServerCPUs; !strings.Contains(cpus, "the server's own affinity") {
+		t.Errorf("server CPUs %q: want the external server's own affinity, said as such", cpus)
+	}
+	// A pid that is not the server's is refused before anything runs.
+	other := exec.Command("sleep", "60")
+	if err := other.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { other.Process.Kill(); other.Wait() }()
+	code, _, errs = dbsock(t, "run", "redis", "--provider", "external", "--redis-addr", addr, "--redis-socket", sock,
+		"--server-pid", "redis="+strconv.Itoa(other.Process.Pid), "--n", "10", "-q")
+	if code != ExitUsage || !strings.Contains(errs, "neither it nor a process below it listens on "+addr) || !strings.Contains(errs, fmt.Sprintf("(process %d does)", pid)) {
+		t.Errorf("--server-pid of another process: exit %d, %q", code, errs)
 	}
 	// Redis's own count of GETs in the timed blocks is exactly the ops.
 	for _, side := range []results.Side{sum.TCP, sum.Unix} {
@@ -162,5 +151,61 @@ func TestPrecisionEndsACase(t *testing.T) {
 		if got := rep.Summary[0].EndedBy; got != tt.want {
 			t.Fatalf("%v: ended by %q, want %q", tt.flags, got, tt.want)
 		}
+	}
+}
+
+// startRedis starts a redis-server of the test's own on a free port and a
+// socket, as a server the user runs; it is killed when the test ends.
+func startRedis(t *testing.T) (addr, sock string, pid int) {
+	t.Helper()
+	testutil.NeedAny(t, "redis-server")
+	dir := shortTempDir(t)
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr = l.Addr().String()
+	l.Close()
+	_, port, _ := net.SplitHostPort(addr)
+	sock = filepath.Join(dir, "r.sock")
+	srv := exec.Command("redis-server", "--port", port, "--bind", "127.0.0.1", "--unixsocket", sock, "--save", "", "--appendonly", "no", "--hz", "1")
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Process.Kill(); srv.Wait() })
+	for deadline := time.Now().Add(5 * time.Second); ; {
+		if c, err := net.Dial("unix", sock); err == nil {
+			c.Close()
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("redis-server did not start")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return addr, sock, srv.Process.Pid
+}
+
+// TestExplainWithAServerYouRun: --explain with --provider external runs
+// its layers (dbsock's own floor and echo servers) locally, and the
+// decomposition is there.
+func TestExplainWithAServerYouRun(t *testing.T) {
+	addr, sock, _ := startRedis(t)
+	out := filepath.Join(t.TempDir(), "r.json")
+	code, _, errs := dbsock(t, "run", "redis", "--explain", "--provider", "external", "--redis-addr", addr, "--redis-socket", sock,
+		"--n", "2000", "--rounds", "1", "-q", "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	rep, err := readReport(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	providers := map[string]string{}
+	for _, ti := range rep.Targets {
+		providers[ti.Name] = ti.Provider
+	}
+	if providers["redis"] != "external" || providers["floor"] != "local" || providers["echo"] != "local" {
+		t.Fatalf("providers %v: want redis external, its layers local", providers)
 	}
 }

@@ -222,10 +222,9 @@ func Descendants(root int) ([]int, error) {
 // Refresher is a Meter whose set of processes can be found again.
 type Refresher interface{ Refresh() error }
 
-// ListeningPID finds the process that listens on TCP port on this host,
-// from /proc/net/tcp and tcp6 (the socket's inode) and the processes' open
-// files (/proc/PID/fd, which only root, or the process's owner, may read).
-func ListeningPID(port int) (int, error) {
+// listenInodes are the socket inodes ("socket:[N]") listening on TCP port
+// in this host's network namespace (/proc/net/tcp and tcp6).
+func listenInodes(port int) map[string]bool {
 	inodes := map[string]bool{}
 	for _, table := range []string{"/proc/net/tcp", "/proc/net/tcp6"} {
 		b, err := os.ReadFile(table)
@@ -244,6 +243,14 @@ func ListeningPID(port int) (int, error) {
 			}
 		}
 	}
+	return inodes
+}
+
+// ListeningPID finds the process that listens on TCP port on this host,
+// from /proc/net/tcp and tcp6 (the socket's inode) and the processes' open
+// files (/proc/PID/fd, which only root, or the process's owner, may read).
+func ListeningPID(port int) (int, error) {
+	inodes := listenInodes(port)
 	if len(inodes) == 0 {
 		return 0, fmt.Errorf("nothing listens on TCP port %d in this host's network namespace", port)
 	}
@@ -254,6 +261,38 @@ func ListeningPID(port int) (int, error) {
 		}
 	}
 	return 0, fmt.Errorf("the process listening on TCP port %d is not visible to this user (give --server-pid, or run as its owner or root)", port)
+}
+
+// OwnsPort says whether root or a process below it holds the socket
+// listening on TCP port: a pid given for a server must be that server. It
+// fails when nothing listens there, or when none of the tree's open files
+// can be read (another user's processes).
+func OwnsPort(root, port int) (bool, error) {
+	inodes := listenInodes(port)
+	if len(inodes) == 0 {
+		return false, fmt.Errorf("nothing listens on TCP port %d in this host's network namespace", port)
+	}
+	pids, err := Descendants(root)
+	if err != nil {
+		return false, err
+	}
+	readable := false
+	for _, pid := range pids {
+		fds, err := os.ReadDir(fmt.Sprintf("/proc/%d/fd", pid))
+		if err != nil {
+			continue
+		}
+		readable = true
+		for _, fd := range fds {
+			if link, err := os.Readlink(fmt.Sprintf("/proc/%d/fd/%s", pid, fd.Name())); err == nil && inodes[link] {
+				return true, nil
+			}
+		}
+	}
+	if !readable {
+		return false, fmt.Errorf("the open files of process %d are not visible to this user (run as its owner or root)", root)
+	}
+	return false, nil
 }
 
 // Sum measures several meters as one (a server made of several process
