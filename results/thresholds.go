@@ -97,6 +97,10 @@ func Evaluate(r *Report, ths []Threshold) []ThresholdResult {
 			if !math.IsNaN(actual) && !math.IsInf(actual, 0) {
 				res.Actual = &actual
 			}
+			if why := r.Incomplete(th.Target); why != "" {
+				// A figure from a run that did not finish passes nothing.
+				res.OK, res.ActualText = false, res.ActualText+"; not judged: the run did not finish ("+why+")"
+			}
 			out = append(out, res)
 		}
 		if !found {
@@ -104,6 +108,22 @@ func Evaluate(r *Report, ths []Threshold) []ThresholdResult {
 		}
 	}
 	return out
+}
+
+// Incomplete says why target's measurement did not finish ("" when it
+// did): the target failed, or one of its runs stopped early.
+func (r *Report) Incomplete(target string) string {
+	for _, t := range r.Targets {
+		if t.Name == target && t.Error != "" {
+			return t.Error
+		}
+	}
+	for _, run := range r.Runs {
+		if run.Target == target && run.Incomplete {
+			return fmt.Sprintf("round %d over %s stopped early: %s", run.Round, run.Transport, run.Error)
+		}
+	}
+	return ""
 }
 
 func (th Threshold) actual(s Summary) float64 {

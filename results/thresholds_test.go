@@ -82,6 +82,28 @@ func TestEvaluate(t *testing.T) {
 	}
 }
 
+// TestThresholdsFailOnIncompleteRuns: a threshold the figures would pass
+// fails when its target did not finish, and says why.
+func TestThresholdsFailOnIncompleteRuns(t *testing.T) {
+	th, err := Parse("redis.unix.p50<1s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := Summary{Case: Case{Target: "redis", Scenario: "pk"}, TCP: Side{N: 100, Latency: Latency{P50: 10000}}, Unix: Side{N: 100, Latency: Latency{P50: 7000}}}
+	for name, r := range map[string]*Report{
+		"target failed": {Summary: []Summary{sum}, Targets: []Target{{Name: "redis", Error: "redis over unix /x went away"}}},
+		"run stopped":   {Summary: []Summary{sum}, Runs: []Run{{Case: sum.Case, Round: 2, Transport: "unix", Incomplete: true, Error: "server gone"}}},
+	} {
+		got := Evaluate(r, []Threshold{th})
+		if len(got) != 1 || got[0].OK || !strings.Contains(got[0].ActualText, "not judged: the run did not finish") {
+			t.Errorf("%s: %+v", name, got)
+		}
+	}
+	if got := Evaluate(&Report{Summary: []Summary{sum}}, []Threshold{th}); !got[0].OK {
+		t.Errorf("a complete run fails: %+v", got)
+	}
+}
+
 // TestThresholdWithoutIntervalKeepsTheJSON: an interval bound asked of a
 // case without an interval fails with a reason, and the report still
 // encodes (its actual is null, not NaN).

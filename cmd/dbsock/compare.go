@@ -57,6 +57,12 @@ func newCompareCmd(stdout io.Writer) *cobra.Command {
 				regressions = append(regressions, fmt.Sprintf("%s %s is in %s but not in %s, so it cannot be checked against --fail-on-regression %s",
 					m.Target, m.Label(), args[0], args[1], failOn))
 			}
+			for _, t := range new.Targets {
+				if why := new.Incomplete(t.Name); why != "" {
+					regressions = append(regressions, fmt.Sprintf("%s in %s did not finish (%s), so it cannot be checked against --fail-on-regression %s",
+						t.Name, args[1], why, failOn))
+				}
+			}
 			if len(changes) == 0 {
 				regressions = append(regressions, fmt.Sprintf("%s and %s share no target and case, so nothing could be checked against --fail-on-regression %s", args[0], args[1], failOn))
 			}

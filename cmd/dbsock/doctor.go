@@ -23,6 +23,9 @@ Docker engine is reachable, rootless or Docker Desktop, and whether host
 networking is possible.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if o.Timeout < time.Millisecond || o.Timeout > time.Hour {
+				return usagef("--timeout %s is out of range; accepted: 1ms to 1h", o.Timeout)
+			}
 			o.Kinds = targets.DoctorKinds()
 			return doctor.Report(cmd.Context(), stdout, o)
 		},

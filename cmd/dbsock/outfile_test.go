@@ -254,3 +254,35 @@ func TestFIFOWithoutReaderGivesWay(t *testing.T) {
 		t.Fatalf("side.md was not written: %v", err)
 	}
 }
+
+// TestFullDeviceKeepsTheJSON: an output that cannot be written (here
+// /dev/full, which answers every write with "no space left on device")
+// fails the command, the others are still written, and the report's JSON
+// is kept in a private temp file that the error names.
+func TestFullDeviceKeepsTheJSON(t *testing.T) {
+	if _, err := os.Stat("/dev/full"); err != nil {
+		t.Skip(err)
+	}
+	dir := shortTempDir(t)
+	t.Setenv("TMPDIR", dir)
+	rep := filepath.Join(dir, "r.json")
+	if code, _, stderr := dbsock(t, "run", "echo", "--n", "100", "--warmup", "10", "--rounds", "1", "-q", "--out", rep); code != 0 {
+		t.Fatalf("run: %s", stderr)
+	}
+	side := filepath.Join(dir, "side.md")
+	var out, errb bytes.Buffer
+	code := Main(context.Background(), []string{"report", rep, "--out", "/dev/full:json", "--out", side}, &out, &errb)
+	if code != ExitFailed || !strings.Contains(errb.String(), "no space left on device") {
+		t.Fatalf("exit %d, stderr %q; want a failure saying the device is full", code, errb.String())
+	}
+	if _, err := os.Stat(side); err != nil {
+		t.Fatalf("side.md was not written: %v", err)
+	}
+	kept, _ := filepath.Glob(filepath.Join(dir, "dbsock-report-*.json"))
+	if len(kept) != 1 || !strings.Contains(errb.String(), "the report's JSON is kept in "+kept[0]) {
+		t.Fatalf("kept %v; stderr %q", kept, errb.String())
+	}
+	if code, _, stderr := dbsock(t, "report", kept[0]); code != 0 {
+		t.Fatalf("the kept JSON does not read back: %s", stderr)
+	}
+}

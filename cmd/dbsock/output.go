@@ -118,6 +118,7 @@ func (o *outputOptions) resolve() ([]destination, *outFile, error) {
 // errors are joined.
 func writeOutputs(ctx context.Context, rep *results.Report, outs []destination, plot *outFile, stdout, stderr io.Writer) error {
 	var errs []error
+	unwritten := false // an output could not be written (not rendered)
 	// FIFOs and devices last: one that waits for its reader must not keep
 	// the files from being written.
 	outs = slices.Clone(outs)
@@ -144,7 +145,9 @@ func writeOutputs(ctx context.Context, rep *results.Report, outs []destination, 
 			}
 		}
 		if out.Format == "hgrm" {
-			errs = append(errs, writeHgrm(r, out.file))
+			if err := writeHgrm(r, out.file); err != nil {
+				errs, unwritten = append(errs, err), true
+			}
 			continue
 		}
 		var buf bytes.Buffer
@@ -154,15 +157,52 @@ func writeOutputs(ctx context.Context, rep *results.Report, outs []destination, 
 		}
 		if out.Path == "" {
 			if _, err := stdout.Write(buf.Bytes()); err != nil {
-				errs = append(errs, fmt.Errorf("write report to stdout: %w", err))
+				errs, unwritten = append(errs, fmt.Errorf("write report to stdout: %w", err)), true
 			}
 			continue
 		}
 		if err := out.file.write(ctx, buf.Bytes(), stdout, stderr); err != nil {
-			errs = append(errs, err)
+			errs, unwritten = append(errs, err), true
 		}
 	}
+	if unwritten && ctx.Err() == nil {
+		errs = append(errs, keepJSON(rep))
+	}
 	return errors.Join(errs...)
+}
+
+// keepJSON saves the report's JSON where it is likely to fit when an
+// output failed (a full filesystem, a device that refuses it), so that the
+// measurements are not lost: a private file in the temp dir, else in
+// /dev/shm, else in the home directory. It says where, or why nowhere.
+func keepJSON(rep *results.Report) error {
+	var buf bytes.Buffer
+	if err := rep.WriteJSON(&buf); err != nil {
+		return fmt.Errorf("the report could not be kept either: %w", err)
+	}
+	dirs := []string{os.TempDir(), "/dev/shm"}
+	if home, err := os.UserHomeDir(); err == nil {
+		dirs = append(dirs, home)
+	}
+	var tried []string
+	for _, dir := range dirs {
+		f, err := os.CreateTemp(dir, "dbsock-report-*.json") // mode 0600
+		if err != nil {
+			tried = append(tried, err.Error())
+			continue
+		}
+		_, err = f.Write(buf.Bytes())
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			os.Remove(f.Name())
+			tried = append(tried, fmt.Sprintf("%s: %v", f.Name(), err))
+			continue
+		}
+		return fmt.Errorf("the report's JSON is kept in %s: render it again with: dbsock report %s --out FILE", f.Name(), f.Name())
+	}
+	return fmt.Errorf("the report could not be kept anywhere either (%s)", strings.Join(tried, "; "))
 }
 
 // throughLast orders written-through outputs (FIFOs, devices) last.

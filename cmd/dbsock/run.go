@@ -15,7 +15,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/distribution/reference"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
@@ -44,6 +43,7 @@ type runOptions struct {
 	serverPIDs        []string
 	keep              bool
 	explain           bool
+	layers            []string // the targets --explain added to the run
 	placement         string
 	clientCPU         string
 	serverCPU         string
@@ -296,9 +296,13 @@ func (o *runOptions) plan(args []string) (pipeline.Plan, compose.Provider, error
 		return pipeline.Plan{}, nil, err
 	}
 	if o.explain {
+		if slices.ContainsFunc(o.sweep.pipelines, func(d int) bool { return d > 1 }) || o.flags.Changed("value-size") {
+			return pipeline.Plan{}, nil, usagef("--explain splits one lookup of each target's own value into its layers; it does not combine with --pipeline or --value-size (leave those out, or --explain)")
+		}
 		for _, t := range targets.Explainers() {
 			if !slices.Contains(names, t) {
 				names = append(names, t)
+				o.layers = append(o.layers, t)
 			}
 		}
 	}
@@ -310,6 +314,9 @@ func (o *runOptions) plan(args []string) (pipeline.Plan, compose.Provider, error
 	}
 	gates, err := o.checkCases(names)
 	if err != nil {
+		return pipeline.Plan{}, nil, err
+	}
+	if err := o.checkMemory(names, availableMemory); err != nil {
 		return pipeline.Plan{}, nil, err
 	}
 	if o.seed == 0 {
@@ -411,72 +418,6 @@ func (o *runOptions) checkWrites(names []string) error {
 	return o.workload.checkWrites(names, given, o.sweep.pipelines)
 }
 
-// newProvider builds the provider --provider names, for targets names.
-func (o *runOptions) newProvider(names []string, serverCPUs []int) (compose.Provider, error) {
-	pairs, err := o.externalEndpoints()
-	if err != nil {
-		return nil, err
-	}
-	images, err := parseImages(o.images)
-	if err != nil {
-		return nil, err
-	}
-	if len(pairs) > 0 && o.provider != "external" && o.provider != "auto" {
-		for name := range pairs {
-			return nil, usagef("--%s-addr and its socket name a server you run; they apply to --provider external or auto, not %s", name, o.provider)
-		}
-	}
-	if o.provider == "docker" || o.provider == "compose" {
-		for _, name := range names {
-			if t, _ := targets.Lookup(name); t.Own {
-				return nil, usagef("target %s is dbsock's own server and runs as a child process, not a container; use --provider local or auto for it", name)
-			}
-		}
-	}
-	if o.provider == "external" {
-		for _, name := range names {
-			t, _ := targets.Lookup(name)
-			if t.Own {
-				return nil, usagef("target %s is dbsock's own server: it has no external endpoints; use --provider local or auto", name)
-			}
-			if !pairs[name].Given() {
-				return nil, usagef("--provider external needs --%s-addr and %s for target %s", name, t.Supply().Flag(), name)
-			}
-		}
-	}
-	if len(images) > 0 {
-		switch o.provider {
-		case "local", "external":
-			return nil, usagef("--image chooses container images; it does not apply to --provider %s (use --provider docker or compose)", o.provider)
-		case "auto":
-			return newDocker(images, serverCPUs), nil // an image was asked for: containers, or an error saying why not
-		}
-	}
-	local := compose.NewLocal()
-	local.ServerCPUs = serverCPUs
-	pids, err := parseServerPIDs(o.serverPIDs)
-	if err != nil {
-		return nil, err
-	}
-	if len(pids) > 0 && o.provider != "external" && o.provider != "auto" {
-		return nil, usagef("--server-pid names a server you run; it applies to --provider external or auto, not %s", o.provider)
-	}
-	external := &compose.External{Endpoints: pairs, ServerPIDs: pids}
-	switch o.provider {
-	case "local":
-		return local, nil
-	case "docker":
-		return newDocker(images, serverCPUs), nil
-	case "compose":
-		c := compose.NewCompose(targets.Containers())
-		c.Images, c.Keep, c.ServerCPUs = images, o.keep, serverCPUs
-		return c, nil
-	case "external":
-		return external, nil
-	}
-	return &compose.Auto{Providers: []compose.Provider{external, newDocker(images, serverCPUs), local}}, nil
-}
-
 // secondSignal waits, once a run is interrupted, for another Ctrl-C or
 // SIGTERM: then dbsock removes what it can at once and exits (its server
 // processes die with it: they are started with Pdeathsig).
@@ -496,41 +437,6 @@ func secondSignal(ctx context.Context, done <-chan struct{}, provider compose.Pr
 		_ = provider.Close()
 		os.Exit(ExitFailed)
 	}
-}
-
-// parseServerPIDs reads the --server-pid TARGET=PID flags.
-func parseServerPIDs(specs []string) (map[string]int, error) {
-	pids := map[string]int{}
-	for _, s := range specs {
-		name, v, ok := strings.Cut(s, "=")
-		t, known := targets.Lookup(name)
-		pid, err := strconv.Atoi(v)
-		if !ok || !known || t.Own || err != nil || pid <= 0 {
-			return nil, usagef("--server-pid %q is not TARGET=PID with a database target and a process id (e.g. redis=1234)", s)
-		}
-		if _, err := os.Stat(fmt.Sprintf("/proc/%d", pid)); err != nil {
-			return nil, usagef("--server-pid %q: no process %d is running", s, pid)
-		}
-		pids[name] = pid
-	}
-	return pids, nil
-}
-
-// parseImages reads the --image TARGET=REF flags.
-func parseImages(specs []string) (map[string]string, error) {
-	images := map[string]string{}
-	for _, s := range specs {
-		name, ref, ok := strings.Cut(s, "=")
-		t, known := targets.Lookup(name)
-		if !ok || !known || t.Container == nil || ref == "" {
-			return nil, usagef("--image %q is not TARGET=REF with TARGET one of %s (e.g. mysql=dbsock/mariadb:10.11)", s, strings.Join(containerNames(), ", "))
-		}
-		if _, err := reference.ParseNormalizedNamed(ref); err != nil {
-			return nil, usagef("--image %q: %q is not an image reference such as mysql:8.4 or dbsock/mariadb:10.11 (%v)", s, ref, err)
-		}
-		images[name] = ref
-	}
-	return images, nil
 }
 
 func newDocker(images map[string]string, cpus []int) *compose.Docker {

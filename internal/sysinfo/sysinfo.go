@@ -5,7 +5,10 @@ package sysinfo
 
 import (
 	"bufio"
+	"errors"
 	"os"
+	"path/filepath"
+	"strconv"
 	"runtime"
 	"runtime/debug"
 	"strings"
@@ -164,4 +167,55 @@ func hasCPUFlag(flag string) bool {
 		}
 	}
 	return false
+}
+
+// AvailableMemory is how many bytes this process can still use: the
+// kernel's MemAvailable, or less when a cgroup (v2) limits memory.
+func AvailableMemory() (int64, error) {
+	b, err := os.ReadFile("/proc/meminfo")
+	if err != nil {
+		return 0, err
+	}
+	var avail int64 = -1
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "MemAvailable:"); ok {
+			kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
+			if err == nil {
+				avail = kb << 10
+			}
+		}
+	}
+	if avail < 0 {
+		return 0, errors.New("/proc/meminfo has no MemAvailable")
+	}
+	if limit, used, ok := cgroupMemory(); ok && limit-used < avail {
+		avail = max(limit-used, 0)
+	}
+	return avail, nil
+}
+
+// cgroupMemory reads this process's memory cgroup: its limit and what it
+// uses, from cgroup v2 (memory.max) or v1 (memory.limit_in_bytes).
+func cgroupMemory() (limit, used int64, ok bool) {
+	for _, line := range strings.Split(readTrim("/proc/self/cgroup"), "\n") {
+		f := strings.SplitN(line, ":", 3)
+		if len(f) != 3 {
+			continue
+		}
+		var dir, max, cur string
+		switch {
+		case f[0] == "0" && f[1] == "":
+			dir, max, cur = filepath.Join("/sys/fs/cgroup", f[2]), "memory.max", "memory.current"
+		case strings.Contains(","+f[1]+",", ",memory,"):
+			dir, max, cur = filepath.Join("/sys/fs/cgroup/memory", f[2]), "memory.limit_in_bytes", "memory.usage_in_bytes"
+		default:
+			continue
+		}
+		l, err1 := strconv.ParseInt(readTrim(filepath.Join(dir, max)), 10, 64) // "max": no limit
+		u, err2 := strconv.ParseInt(readTrim(filepath.Join(dir, cur)), 10, 64)
+		if err1 == nil && err2 == nil {
+			return l, u, true
+		}
+	}
+	return 0, 0, false
 }
