@@ -211,7 +211,7 @@ func describeContainer(ctx context.Context, c tc.Container, srv *Server, image s
 func (d *Docker) usableEngine(ctx context.Context, target string) (Engine, error) {
 	eng := d.engine(ctx)
 	if !eng.Reachable {
-		return eng, fmt.Errorf("%w %s: docker provider: no Docker engine answers (%s)", ErrCannotSupply, target, eng.Problem)
+		return eng, fmt.Errorf("%w %s: docker provider: %s", ErrCannotSupply, target, eng.Unusable())
 	}
 	if eng.Desktop {
 		return eng, fmt.Errorf("docker provider: %s is Docker Desktop, which runs containers in a VM: a Unix socket in a bind mount cannot be reached from this host across the VM boundary (docker/for-mac#483), and TCP would cross Docker's port proxy. Use --provider local with servers installed here, or run dbsock inside a container on the same Docker network", eng.OS)
@@ -252,14 +252,14 @@ func (d *Docker) Close() error {
 func waitContainer(ctx context.Context, c tc.Container, srv *Server, ready func(context.Context, *Server) error) error {
 	gone := func() error {
 		if st, err := c.State(ctx); err == nil && !st.Running {
-			return fmt.Errorf("%s container exited before it was ready (exit %d); its log ends with:\n%s", srv.Target, st.ExitCode, containerLogs(c))
+			return fmt.Errorf("%s container exited before it was ready (exit %d); its log says:\n%s", srv.Target, st.ExitCode, containerLogs(c))
 		}
 		return nil
 	}
 	err := Poll(ctx, 3*time.Minute, readyProbe(srv, ready), gone)
 	var late *notReady
 	if errors.As(err, &late) {
-		return fmt.Errorf("%s container was not ready after 3 minutes (last probe: %v); its log ends with:\n%s", srv.Target, late.last, containerLogs(c))
+		return fmt.Errorf("%s container was not ready after 3 minutes (last probe: %v); its log says:\n%s", srv.Target, late.last, containerLogs(c))
 	}
 	return err
 }
@@ -311,6 +311,9 @@ func imagePresent(ctx context.Context, socket, ref string) bool {
 // pullable), else the official image, else, when that cannot be had, the
 // offline image "make images" built, with a note saying so.
 func chooseImage(ctx context.Context, socket string, t Target, override string) (image, note string, err error) {
+	if err := engineReachable(ctx); err != nil {
+		return "", "", err // not a question of images
+	}
 	if override != "" {
 		if err := ensureImage(ctx, socket, override); err != nil {
 			return "", "", fmt.Errorf("image %s is not on this machine and could not be pulled (%v)", override, err)
@@ -326,6 +329,15 @@ func chooseImage(ctx context.Context, socket string, t Target, override string) 
 		return offline, fmt.Sprintf("The official image %s is not here and could not be pulled (%v), so dbsock used %s, built from Debian's packages by make images: the server is the product named above, not the official image's.", official, firstLine(perr), offline), nil
 	}
 	return "", "", fmt.Errorf("image %s is not on this machine and could not be pulled (%v); without a registry, run make images (dbsock then uses %s)", official, firstLine(perr), offline)
+}
+
+// engineReachable says why this process cannot use the Docker engine
+// (nil when it can): a permission it lacks, or no engine there.
+func engineReachable(ctx context.Context) error {
+	if why := ProbeEngine(ctx, 10*time.Second).Unusable(); why != "" {
+		return errors.New(why)
+	}
+	return nil
 }
 
 // ensureImage makes sure ref is on this machine, pulling it when it is not.

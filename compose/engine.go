@@ -4,10 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net"
 	"net/http"
 	"os"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/dbsock/dbsock/drivers"
@@ -15,14 +17,28 @@ import (
 
 // Engine describes the Docker engine as dbsock's container providers see it.
 type Engine struct {
-	Socket      string
-	Reachable   bool
-	Problem     string
+	Socket    string
+	Reachable bool
+	Problem   string
+	// Denied: the engine's socket is there, but this user may not use it.
+	Denied      bool
 	Version     string
 	OS          string
 	Rootless    bool
 	Desktop     bool
 	HostNetwork bool
+}
+
+// Unusable says why dbsock cannot use the engine ("" when it can): this
+// user may not, or no engine answers.
+func (e Engine) Unusable() string {
+	switch {
+	case e.Reachable:
+		return ""
+	case e.Denied:
+		return fmt.Sprintf("this user may not use the Docker engine's socket %s (%s)", e.Socket, e.Problem)
+	}
+	return "no Docker engine answers (" + e.Problem + ")"
 }
 
 // ProbeEngine asks the engine at $DOCKER_HOST (unix://) or
@@ -43,6 +59,7 @@ func ProbeEngine(ctx context.Context, timeout time.Duration) Engine {
 	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, "http://docker/info", nil)
 	resp, err := client.Do(req)
 	if err != nil {
+		d.Denied = errors.Is(err, syscall.EACCES)
 		d.Problem = drivers.Explain(unwrapURL(err), drivers.Endpoint{Transport: drivers.Unix, Address: d.Socket}).Error()
 		return d
 	}

@@ -218,7 +218,12 @@ type LocalServer struct {
 	// RunAs, when set, starts the server as another user (PostgreSQL
 	// refuses to run as root).
 	RunAs *syscall.Credential
-	proc  *process
+	// StopSignal asks the server to stop (SIGTERM when 0): a throwaway
+	// server should stop at once, without waiting for its clients
+	// (PostgreSQL's SIGTERM waits for every session to end; its SIGINT
+	// does not).
+	StopSignal syscall.Signal
+	proc       *process
 }
 
 // Prepare makes a LocalServer for target with its socket named sockName
@@ -284,7 +289,7 @@ func (ls *LocalServer) Origin(bin string) string {
 // Gone is a readiness poll's check that the server is still running.
 func (ls *LocalServer) Gone() error {
 	if ls.proc.exited() {
-		return fmt.Errorf("%s exited before it was ready; its log ends with:\n%s", ls.proc.name, ls.proc.logTail())
+		return fmt.Errorf("%s exited before it was ready; its log says:\n%s", ls.proc.name, ls.proc.logTail())
 	}
 	return nil
 }
@@ -297,10 +302,14 @@ func (ls *LocalServer) Server(target, origin string, tcp, unix drivers.Endpoint)
 		CPU: cpustat.NewTree(pid, "local process tree")}
 }
 
-func (ls *LocalServer) stop(context.Context) error {
+func (ls *LocalServer) stop(ctx context.Context) error {
 	var err error
 	if ls.proc != nil {
-		err = ls.proc.stop(10 * time.Second)
+		grace := 10 * time.Second // a server's own shutdown, before SIGKILL
+		if dl, ok := ctx.Deadline(); ok {
+			grace = min(grace, max(time.Until(dl)/2, 0))
+		}
+		err = ls.proc.stop(ls.StopSignal, grace)
 	}
 	return errors.Join(err, os.RemoveAll(ls.Dir))
 }

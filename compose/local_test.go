@@ -120,3 +120,19 @@ func TestJoinStopsAllAndReadsAll(t *testing.T) {
 		t.Fatalf("a second Stop stopped again: %v", stopped)
 	}
 }
+
+// TestTailKeepsTheErrorLine: the line that says what went wrong is shown
+// even when boilerplate follows it, and a short log is shown whole.
+func TestTailKeepsTheErrorLine(t *testing.T) {
+	log := "starting\n[ERROR] mariadbd: Error writing file './ibdata1' (Errcode: 28 \"No space left on device\")\n"
+	for i := 0; i < 20; i++ {
+		log += "[Note] shutting down part " + strings.Repeat("x", i) + "\n"
+	}
+	got := Tail(log, 8)
+	if !strings.HasPrefix(got, "[ERROR] mariadbd: Error writing file") || !strings.Contains(got, "\n...\n") || strings.Count(got, "[Note]") != 8 {
+		t.Fatalf("Tail =\n%s", got)
+	}
+	if got := Tail("one\ntwo", 8); got != "one\ntwo" {
+		t.Fatalf("short log: %q", got)
+	}
+}

@@ -80,11 +80,14 @@ func (p *process) logTail() string {
 }
 
 // stop ends the server: SIGCONT first (a stopped server cannot act on
-// SIGTERM), then SIGTERM, then after grace SIGKILL, each to the process
+// SIGTERM), then sig (SIGTERM when 0), then after grace SIGKILL, each to the process
 // group and to every descendant found before (PostgreSQL's backends run
 // in sessions of their own, out of the group's reach); descendants left
 // once the server has gone are killed.
-func (p *process) stop(grace time.Duration) error {
+func (p *process) stop(sig syscall.Signal, grace time.Duration) error {
+	if sig == 0 {
+		sig = syscall.SIGTERM
+	}
 	if p.exited() {
 		return nil
 	}
@@ -102,7 +105,7 @@ func (p *process) stop(grace time.Duration) error {
 		}
 	}()
 	signal(syscall.SIGCONT)
-	signal(syscall.SIGTERM)
+	signal(sig)
 	select {
 	case <-p.done:
 		return nil
@@ -122,14 +125,14 @@ func (p *process) stop(grace time.Duration) error {
 func (p *process) waitReady(ctx context.Context, timeout time.Duration, probe func(context.Context) error) error {
 	gone := func() error {
 		if p.exited() {
-			return fmt.Errorf("%s exited before it was ready (%v); its log %s ends with:\n%s", p.name, p.waitErr, p.logPath, p.logTail())
+			return fmt.Errorf("%s exited before it was ready (%v); its log %s says:\n%s", p.name, p.waitErr, p.logPath, p.logTail())
 		}
 		return nil
 	}
 	err := Poll(ctx, timeout, probe, gone)
 	var late *notReady
 	if errors.As(err, &late) {
-		return fmt.Errorf("%s was not ready after %s (last probe: %v); its log ends with:\n%s", p.name, timeout, late.last, p.logTail())
+		return fmt.Errorf("%s was not ready after %s (last probe: %v); its log says:\n%s", p.name, timeout, late.last, p.logTail())
 	}
 	return err
 }
@@ -218,12 +221,38 @@ func VersionOutput(bin string) string {
 }
 
 // Tail returns the last n lines of s, for error messages.
+//
+// A server's last lines are often boilerplate after the one that says
+// what went wrong (MariaDB's "No space left on device" is followed by a
+// dozen lines of shutdown): lines that name an error, earlier than the
+// tail, come first, up to n of them.
 func Tail(s string, n int) string {
 	lines := strings.Split(strings.TrimSpace(s), "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
+	if len(lines) <= n {
+		return strings.Join(lines, "\n")
 	}
-	return strings.Join(lines, "\n")
+	tail := lines[len(lines)-n:]
+	var errs []string
+	for _, l := range lines[:len(lines)-n] {
+		if len(errs) < n && errorLine(l) {
+			errs = append(errs, l)
+		}
+	}
+	if len(errs) == 0 {
+		return strings.Join(tail, "\n")
+	}
+	return strings.Join(errs, "\n") + "\n...\n" + strings.Join(tail, "\n")
+}
+
+// errorLine says whether a log line reports an error.
+func errorLine(l string) bool {
+	u := strings.ToUpper(l)
+	for _, w := range []string{"ERROR", "FATAL", "PANIC", "NO SPACE LEFT", "PERMISSION DENIED", "CANNOT ", "CAN'T ", "FAILED"} {
+		if strings.Contains(u, w) {
+			return true
+		}
+	}
+	return false
 }
 
 // SystemUser looks up a user to run a server as (servers that refuse to

@@ -1,6 +1,7 @@
 package drivers
 
 import (
+	"context"
 	"database/sql"
 	"database/sql/driver"
 	"errors"
@@ -13,12 +14,20 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 )
 
 // Explain adds to a failed connection's error what most likely went wrong
 // and what to do, for the errors people hit most with loopback TCP and Unix
 // sockets: nothing listening, a missing socket file, and permissions.
-func Explain(err error, ep Endpoint) error {
+func Explain(err error, ep Endpoint) error { return explain(err, ep, false) }
+
+// ExplainFirst is Explain for a client's first contact with a server,
+// where a connection closed at once means a server of another kind (or
+// none), not one that went away.
+func ExplainFirst(err error, ep Endpoint) error { return explain(err, ep, true) }
+
+func explain(err error, ep Endpoint, first bool) error {
 	if err == nil {
 		return nil
 	}
@@ -34,6 +43,8 @@ func Explain(err error, ep Endpoint) error {
 		hint = missingSocket(ep.Address)
 	case errors.Is(err, syscall.EACCES) && ep.Transport == Unix:
 		hint = SocketPermissions(ep.Address)
+	case WentAway(err) && first:
+		hint = "the server hung up on the client's first words: is it really a server of this kind?"
 	case WentAway(err):
 		hint = "the server closed the connection or went away (it stopped, crashed, or dropped this client): check that it still runs and what its log says"
 	}
@@ -174,4 +185,76 @@ func formatGroups(groups []int) string {
 		names[i] = groupName(g)
 	}
 	return strings.Join(names, ",")
+}
+
+// Sniff says what answers at ep, without speaking any client's protocol
+// first: whether it greets (MySQL and MariaDB send their version before
+// the client says anything), hangs up at once, answers a Redis PING
+// (Redis, memcached's "ERROR"), or waits for a handshake of its own
+// (PostgreSQL, MongoDB). It is for telling a user which kind of server an
+// endpoint really reaches when a client's first contact fails.
+func Sniff(ctx context.Context, ep Endpoint) string {
+	var d net.Dialer
+	c, err := d.DialContext(ctx, string(ep.Transport), ep.Address)
+	if err != nil {
+		return "nothing that accepts connections (" + err.Error() + ")"
+	}
+	defer c.Close()
+	buf := make([]byte, 512)
+	read := func() (string, error) {
+		_ = c.SetReadDeadline(time.Now().Add(300 * time.Millisecond))
+		n, err := c.Read(buf)
+		return string(buf[:n]), err
+	}
+	got, err := read()
+	switch {
+	case got != "":
+		if v := mysqlGreeting(got); v != "" {
+			return "a MySQL-protocol server (" + v + ")"
+		}
+		return fmt.Sprintf("a server that speaks first, with %s", quoteShort(got))
+	case err != nil && !isTimeout(err):
+		return "a server that hangs up at once, before any client speaks"
+	}
+	if _, err := c.Write([]byte("PING\r\n")); err != nil {
+		return "a server that hangs up at once"
+	}
+	got, err = read()
+	switch {
+	case strings.HasPrefix(got, "+PONG"), strings.HasPrefix(got, "-NOAUTH"), strings.HasPrefix(got, "-ERR"):
+		return "a Redis server (it answered PING with " + quoteShort(got) + ")"
+	case strings.HasPrefix(got, "ERROR"):
+		return "a memcached server (it answered PING with ERROR)"
+	case got != "":
+		return "a server that answered PING with " + quoteShort(got)
+	case err != nil && !isTimeout(err):
+		return "a server that hangs up on a Redis PING (as PostgreSQL and MongoDB servers do)"
+	}
+	return "a server that waits for a handshake of its own (as PostgreSQL and MongoDB servers do)"
+}
+
+// mysqlGreeting is the server version in a MySQL handshake packet (""
+// when b is not one): 3-byte length, sequence 0, protocol 10, version.
+func mysqlGreeting(b string) string {
+	if len(b) < 6 || b[3] != 0 || b[4] != 10 {
+		return ""
+	}
+	v, _, ok := strings.Cut(b[5:], "\x00")
+	if !ok || v == "" {
+		return ""
+	}
+	return strings.TrimPrefix(v, "5.5.5-")
+}
+
+func isTimeout(err error) bool {
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout()
+}
+
+// quoteShort quotes at most 40 bytes of s.
+func quoteShort(s string) string {
+	if len(s) > 40 {
+		return strconv.Quote(s[:40]) + "…"
+	}
+	return strconv.Quote(s)
 }

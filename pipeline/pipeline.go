@@ -72,8 +72,13 @@ type Plan struct {
 	Reach func(context.Context, drivers.Endpoint) error
 }
 
-// StopTimeout bounds how long stopping one server may take.
-const StopTimeout = 20 * time.Second
+// StopTimeout bounds how long stopping one server may take; a server that
+// stopped answering during the run is given HungStopTimeout (its provider
+// then kills it rather than wait for it to shut down).
+const (
+	StopTimeout     = 20 * time.Second
+	HungStopTimeout = 500 * time.Millisecond
+)
 
 // Run carries out p: supply -> seed -> measure -> summarize -> thresholds
 // -> render. It always returns the report, holding every run measured; the
@@ -213,13 +218,7 @@ func (p Plan) measureTarget(ctx context.Context, t *targets.Target, ti *results.
 	if srv.Serving == "" {
 		srv.Serving = t.Serving
 	}
-	defer func() {
-		sctx, cancel := context.WithTimeout(context.Background(), StopTimeout)
-		defer cancel()
-		if serr := srv.Stop(sctx); serr != nil {
-			err = errors.Join(err, fmt.Errorf("stop %s server: %w", t.Name, serr))
-		}
-	}()
+	defer func() { err = errors.Join(err, stopServer(t, srv, err)) }()
 	if err := describeServer(srv, ti); err != nil {
 		return nil, err
 	}
@@ -277,6 +276,21 @@ func (p Plan) measureTarget(ctx context.Context, t *targets.Target, ti *results.
 	return runs, nil
 }
 
+// stopServer stops srv once t's cases are done (or failed with err): a
+// server that stopped answering gets no grace.
+func stopServer(t *targets.Target, srv *compose.Server, err error) error {
+	limit := StopTimeout
+	if errors.Is(err, scenarios.ErrNoAnswer) {
+		limit = HungStopTimeout
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), limit)
+	defer cancel()
+	if serr := srv.Stop(ctx); serr != nil {
+		return fmt.Errorf("stop %s server: %w", t.Name, serr)
+	}
+	return nil
+}
+
 // identify asks the server what it is over each endpoint: both must be the
 // same product, so that a socket of another kind of server (one target's
 // socket given as another's) is said to be that before anything is timed.
@@ -284,10 +298,15 @@ func (p Plan) identify(ctx context.Context, t *targets.Target, d drivers.Driver,
 	target := t.Name
 	var infos [2]drivers.ServerInfo
 	for i, ep := range []drivers.Endpoint{srv.TCP, srv.Unix} {
-		err := p.answer(ctx, target, ep, "while dbsock asked what server it is", func(ctx context.Context) (err error) {
+		err := p.answer(ctx, target, ep, firstContact, func(ctx context.Context) (err error) {
 			infos[i], err = d.Info(ctx, ep)
 			return err
 		})
+		if err != nil && ctx.Err() == nil && p.Reach != nil {
+			// The first contact: say what really answers there (another
+			// kind of server, or something that is no server at all).
+			err = fmt.Errorf("%w; what answers at %s: %s", err, ep.Address, drivers.Sniff(ctx, ep))
+		}
 		if err != nil && i == 1 {
 			return infos[0], fmt.Errorf("%s over %s is not the %s that answers on TCP %s: %w; is it another server's socket?",
 				target, ep, infos[0], srv.TCP.Address, err)
@@ -335,9 +354,14 @@ func (p Plan) answerWithin(ctx context.Context, limit time.Duration, what, targe
 		return fmt.Errorf("%s over %s: interrupted %s: %w", target, ep, during, ctx.Err())
 	case errors.Is(err, context.DeadlineExceeded):
 		return fmt.Errorf("%s over %s did not answer within %s (%s) %s; is a %s server really listening there?", target, ep, limit, what, during, target)
+	case strings.HasPrefix(during, firstContact):
+		return drivers.ExplainFirst(err, ep)
 	}
 	return drivers.Explain(err, ep)
 }
+
+// firstContact is what dbsock does when it first asks a server anything.
+const firstContact = "while dbsock asked what server it is"
 
 // describeServer records where the server came from and checks its
 // endpoints.

@@ -2,19 +2,29 @@ package scenarios
 
 import (
 	"math/bits"
+	"slices"
 
 	"github.com/dbsock/dbsock/drivers"
 )
 
 // maxKeyBuffer bounds a worker's ids per block: a longer block (or one
-// timed by --duration) reads them over again from the start.
-const maxKeyBuffer = 1 << 16
+// timed by --duration) reads them over again from the start. All workers
+// together hold at most maxKeysHeld ids (32 MiB), so that thousands of
+// workers get shorter buffers rather than gigabytes.
+const (
+	maxKeyBuffer = 1 << 16
+	maxKeysHeld  = 1 << 22
+)
+
+// keyBuffer is how many ids one of workers holds per block.
+func keyBuffer(workers int) int { return max(min(maxKeyBuffer, maxKeysHeld/max(workers, 1)), 256) }
 
 // caseKeys are one case's row ids: each worker's sources for timed ops and
 // for warm-up, and the buffer one block pair's ids are drawn into. The two
 // blocks of a pair get the same ids, drawn before either is timed.
 type caseKeys struct {
 	rows        int
+	size        int // ids per worker and block (keyBuffer)
 	timed, warm []*keySource
 	buf         [][]int64
 	// Under --op mixed, which of those ops write: drawn like the ids, the
@@ -29,7 +39,7 @@ func newCaseKeys(opt Options) *caseKeys {
 	if opt.Rows <= 0 {
 		return nil
 	}
-	k := &caseKeys{rows: opt.Rows}
+	k := &caseKeys{rows: opt.Rows, size: keyBuffer(opt.workers())}
 	var z *zipfTable
 	if opt.Keys.Dist == Zipf {
 		z = newZipfTable(int64(opt.Rows), opt.Keys.Theta)
@@ -38,11 +48,11 @@ func newCaseKeys(opt Options) *caseKeys {
 	for w := 0; w < n; w++ {
 		k.timed = append(k.timed, newKeySource(opt.Keys, uint64(opt.Rows), opt.Seed, w, n, z))
 		k.warm = append(k.warm, newKeySource(opt.Keys, uint64(opt.Rows), opt.Seed^0x5bd1e995, w, n, z))
-		k.buf = append(k.buf, make([]int64, 0, maxKeyBuffer))
+		k.buf = append(k.buf, nil) // grown to what the blocks need
 		if opt.Op == drivers.OpMixed {
 			k.timedW = append(k.timedW, newWriteSource(opt.Mix, opt.Seed, w))
 			k.warmW = append(k.warmW, newWriteSource(opt.Mix, opt.Seed^0x5bd1e995, w))
-			k.wbuf = append(k.wbuf, make([]bool, 0, maxKeyBuffer))
+			k.wbuf = append(k.wbuf, nil)
 		}
 	}
 	return k
@@ -52,13 +62,14 @@ func newCaseKeys(opt Options) *caseKeys {
 // wsources which of them write) and gives them to that worker on every
 // side.
 func (k *caseKeys) hand(sources []*keySource, wsources []*writeSource, n int, sides ...*side) {
-	n = min(max(n, 1), maxKeyBuffer)
+	n = min(max(n, 1), k.size)
 	for w, src := range sources {
-		k.buf[w] = k.buf[w][:n]
+		k.buf[w] = slices.Grow(k.buf[w][:0], n)[:n]
 		src.fill(k.buf[w])
 		var writes []bool
 		if wsources != nil {
-			writes = k.wbuf[w][:n]
+			k.wbuf[w] = slices.Grow(k.wbuf[w][:0], n)[:n]
+			writes = k.wbuf[w]
 			wsources[w].fill(writes)
 		}
 		for _, s := range sides {

@@ -289,7 +289,7 @@ func (s *side) warmUp(d drivers.Driver, opt Options) error {
 		fired = w.dog.done() || fired
 	}
 	if fired {
-		return fmt.Errorf("%s over %s: the server did not answer for %s (--op-timeout) during warm-up, so dbsock gave up on the connection", d.Name(), s.ep, opt.timeout())
+		return fmt.Errorf("%s over %s: %w for %s (--op-timeout) during warm-up, so dbsock gave up on the connection", d.Name(), s.ep, ErrNoAnswer, opt.timeout())
 	}
 	if err := s.ctx.Err(); err != nil {
 		return fmt.Errorf("%s over %s interrupted during warm-up: %w", d.Name(), s.ep, err)
@@ -335,7 +335,10 @@ func (s *side) timeBlock(d drivers.Driver, opt Options, j, index int) error {
 	elapsed := time.Since(start)
 	c1, cerr1 := readMeter(opt.ClientCPU)
 	s1, serr1 := readMeter(opt.ServerCPU)
-	if e1 := s.exec.read(s.ctx); s.exec != nil {
+	if s.exec != nil && s.hung() {
+		s.exec.failed = true // a server that stopped answering would hold the read for its timeout
+	}
+	if e1 := s.exec.read(s.ctx); s.exec != nil && !s.exec.failed {
 		s.exec.total.Calls += max(e1.Calls-e0.Calls, 0)
 		s.exec.total.ExecNs += max(e1.ExecNs-e0.ExecNs, 0)
 	}
@@ -344,6 +347,17 @@ func (s *side) timeBlock(d drivers.Driver, opt Options, j, index int) error {
 	s.clientErr = errors.Join(s.clientErr, cerr0, cerr1)
 	s.serverErr = errors.Join(s.serverErr, serr0, serr1)
 	return s.collect(d, opt, results.Block{Pair: j, Index: index, StartNs: start.Sub(opt.Epoch).Nanoseconds(), ElapsedNs: elapsed.Nanoseconds()})
+}
+
+// hung says whether a worker's watchdog gave up on the server in this
+// block.
+func (s *side) hung() bool {
+	for _, w := range s.ws {
+		if w.dog != nil && w.dog.fired.Load() {
+			return true
+		}
+	}
+	return false
 }
 
 // loopConfig is worker i's loop for block pair j, its clock started at

@@ -148,7 +148,7 @@ func (s *side) collect(d drivers.Driver, opt Options, b results.Block) error {
 		what = "interrupted"
 	}
 	if fired {
-		first = fmt.Errorf("the server did not answer for %s (--op-timeout), so dbsock gave up on the connection: %w", opt.timeout(), first)
+		first = fmt.Errorf("%w for %s (--op-timeout), so dbsock gave up on the connection: %w", ErrNoAnswer, opt.timeout(), first)
 	} else if what != "interrupted" {
 		first = drivers.Explain(first, s.ep)
 	}

@@ -1,11 +1,16 @@
 package scenarios
 
 import (
+	"errors"
 	"io"
 	"sync"
 	"sync/atomic"
 	"time"
 )
+
+// ErrNoAnswer is wrapped by the error of a run whose watchdog gave up on
+// a server that stopped answering: such a server is stopped without grace.
+var ErrNoAnswer = errors.New("the server did not answer")
 
 // DefaultOpTimeout is how long dbsock waits for a server that stopped
 // answering before it gives up on the connection.
@@ -28,7 +33,7 @@ func startWatchdog(c io.Closer, heartbeat *atomic.Int64, timeout time.Duration) 
 	w.wg.Add(1)
 	go func() {
 		defer w.wg.Done()
-		tick := time.NewTicker(timeout / 4)
+		tick := time.NewTicker(timeout / 8) // it fires at most a quarter of timeout late
 		defer tick.Stop()
 		last, since := heartbeat.Load(), time.Now()
 		for {

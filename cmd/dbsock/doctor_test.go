@@ -1,6 +1,7 @@
 package main
 
 import (
+	"net"
 	"os"
 	"os/exec"
 	"os/user"
@@ -20,8 +21,25 @@ func TestDoctorListsLocalServers(t *testing.T) {
 	testutil.NeedAny(t, "mariadbd", "mysqld")
 	testutil.NeedAny(t, "redis-server")
 	testutil.NeedAny(t, "mongod", "ferretdb")
-	mysql, redis, mongo := startLocal(t, "mysql"), startLocal(t, "redis"), startLocal(t, "mongo")
-	code, out, stderr := dbsock(t, "doctor")
+	testutil.NeedAny(t, "initdb")
+	mysql, redis, mongo, pg := startLocal(t, "mysql"), startLocal(t, "redis"), startLocal(t, "mongo"), startLocal(t, "postgres")
+	// A socket named like PostgreSQL's whose server never answers.
+	silent := filepath.Join(shortTempDir(t), ".s.PGSQL.5432")
+	l, err := net.Listen("unix", silent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			defer c.Close()
+		}
+	}()
+	code, out, stderr := dbsock(t, "doctor", "--socket", silent, "--timeout", "1s")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -29,6 +47,8 @@ func TestDoctorListsLocalServers(t *testing.T) {
 		{mysql.Unix.Address, "MariaDB 10."},
 		{redis.Unix.Address, "Redis (asks for a password"},
 		{mongo.Unix.Address, "FerretDB v1."},
+		{pg.Unix.Address, "PostgreSQL protocol (it answered the SSLRequest"},
+		{silent, "no answer to PostgreSQL's SSLRequest"},
 	} {
 		i := strings.Index(out, want.path)
 		if i < 0 {
@@ -39,7 +59,7 @@ func TestDoctorListsLocalServers(t *testing.T) {
 		if j := strings.Index(section[1:], "\n\n"); j > 0 {
 			section = section[:j+1]
 		}
-		if !strings.Contains(section, "connect:   yes") || !strings.Contains(section, want.answer) || !strings.Contains(section, "localhost:") {
+		if !strings.Contains(section, "connect:   yes") || !strings.Contains(section, want.answer) || (!strings.Contains(section, "localhost:") && want.path != silent) {
 			t.Errorf("section for %s lacks connect/answer %q/localhost:\n%s", want.path, want.answer, section)
 		}
 	}
@@ -141,5 +161,29 @@ func TestSocketPermissionDiagnosis(t *testing.T) {
 	}
 	if !strings.Contains(string(dout), "connect:   no") || !strings.Contains(string(dout), "denies you write (w) permission") {
 		t.Errorf("doctor as an unprivileged user on a 0700 socket:\n%s", dout)
+	}
+}
+
+// TestDockerSocketPermission: a user who may not use the Docker engine's
+// socket is told so, and what to do, not that an image could not be
+// pulled.
+func TestDockerSocketPermission(t *testing.T) {
+	sock := "/var/run/docker.sock"
+	if fi, err := os.Stat(sock); err != nil || fi.Mode().Perm()&0o002 != 0 {
+		t.Skip("no Docker engine socket closed to other users here")
+	}
+	uid, gid := unprivileged(t)
+	bin := buildDbsock(t)
+	openPath(t, filepath.Dir(bin))
+	for _, provider := range []string{"docker", "compose"} {
+		cmd := exec.Command(bin, "run", "redis", "--provider", provider, "--n", "10", "--rounds", "1", "-q")
+		cmd.Dir = "/"
+		cmd.Env = append(os.Environ(), "DOCKER_HOST=unix://"+sock, "HOME=/tmp")
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uid, Gid: gid}}
+		out, _ := cmd.CombinedOutput()
+		msg := string(out)
+		if !strings.Contains(msg, "this user may not use the Docker engine's socket "+sock) || !strings.Contains(msg, "denies you write (w) permission") || strings.Contains(msg, "could not be pulled") {
+			t.Errorf("--provider %s as uid %d:\n%s", provider, uid, msg)
+		}
 	}
 }

@@ -67,6 +67,8 @@ func TestUsageErrors(t *testing.T) {
 		{"mongo filter not json", []string{"run", "mongo", "--query", "{_id: {key}"}, "is not a JSON filter"},
 		{"mongo collection without query", []string{"run", "mongo", "--mongo-collection", "users"}, "--mongo-collection applies to your own op; give --query for mongo too"},
 		{"keys-from missing file", []string{"run", "redis", "--keys-from", "/nonexistent/keys"}, `--keys-from "/nonexistent/keys" for redis: open /nonexistent/keys: no such file`},
+		{"keys-from a device", []string{"run", "redis", "--keys-from", "/dev/zero"}, `--keys-from "/dev/zero" for redis is not a regular file (Dc---------)`},
+		{"keys-from too many", []string{"run", "redis", "--keys-from", "query:x", "--rows", "6000000"}, "--keys-from reads at most 5000000 of your keys"},
 		{"keys-from and dbsock's write", []string{"run", "redis", "--keys-from", "/etc/hostname", "--op", "update"}, "name your write with --query"},
 		{"query on dbsock's own server", []string{"run", "echo", "--query", "x"}, "this run measures 0 database targets"},
 		{"bad threshold", []string{"run", "echo", "--threshold", "echo.unix.p50"}, "--threshold: threshold \"echo.unix.p50\" has no comparison"},

@@ -15,8 +15,12 @@ import (
 )
 
 // maxRows bounds --rows: a zipfian keyspace's constant is summed over
-// every row before timing.
-const maxRows = 100_000_000
+// every row before timing. maxUserKeys bounds the keys --keys-from reads
+// (held in memory as text).
+const (
+	maxRows     = 100_000_000
+	maxUserKeys = 5_000_000
+)
 
 // workloadOptions are the flags that say what the ops do.
 type workloadOptions struct {
@@ -147,11 +151,18 @@ func (w *workloadOptions) parseScoped(names []string) error {
 // keySource reads one --keys-from: query:TEXT, asked of the server later,
 // or a file of keys, read now (at most --rows of them).
 func (w *workloadOptions) keySource(target, src string) (pipeline.KeySource, error) {
+	if w.rows > maxUserKeys {
+		return pipeline.KeySource{}, usagef("--keys-from reads at most %d of your keys, and --rows %d asks for more; lower --rows", maxUserKeys, w.rows)
+	}
 	if q, ok := strings.CutPrefix(src, "query:"); ok {
 		if strings.TrimSpace(q) == "" {
 			return pipeline.KeySource{}, usagef("--keys-from query: for %s has no query", target)
 		}
 		return pipeline.KeySource{Query: strings.TrimSpace(q)}, nil
+	}
+	if fi, err := os.Stat(src); err == nil && !fi.Mode().IsRegular() {
+		// A FIFO would hold dbsock until a writer comes; a device never ends.
+		return pipeline.KeySource{}, usagef("--keys-from %q for %s is not a regular file (%s); give a file of keys, one per line, or query:TEXT", src, target, fi.Mode().Type())
 	}
 	f, err := os.Open(src)
 	if err != nil {

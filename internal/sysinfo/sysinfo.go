@@ -8,9 +8,9 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"strconv"
 	"runtime"
 	"runtime/debug"
+	"strconv"
 	"strings"
 )
 

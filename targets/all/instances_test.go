@@ -1,7 +1,10 @@
 package all_test
 
 import (
+	"strings"
 	"testing"
+
+	"github.com/dbsock/dbsock/drivers"
 
 	"github.com/dbsock/dbsock/targets/targettest"
 )
@@ -22,4 +25,22 @@ func TestTwoServersAreNotOneRun(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestAnotherKindOfServer: a target pointed at a real server of another
+// kind says what really answers there, in the first error.
+func TestAnotherKindOfServer(t *testing.T) {
+	my := targettest.Local(t, "mysql", targettest.Binaries["mysql"]...)
+	rd := targettest.Local(t, "redis", targettest.Binaries["redis"]...)
+	pgAtMySQL := my.TCP
+	pgAtMySQL.User = "postgres"
+	err := targettest.Mismatched(t, "postgres", pgAtMySQL, drivers.Endpoint{Transport: drivers.Unix, Address: "/tmp/none/.s.PGSQL.5432"})
+	targettest.Contains(t, err, "received a message that is not PostgreSQL's protocol", "what answers at "+my.TCP.Address+": a MySQL-protocol server (")
+	if strings.Contains(err.Error(), "%!w") {
+		t.Errorf("a formatting slip reaches the user: %v", err)
+	}
+	err = targettest.Mismatched(t, "redis", drivers.Endpoint{Transport: drivers.TCP, Address: my.TCP.Address}, rd.Unix)
+	targettest.Contains(t, err, "a MySQL-protocol server (")
+	err = targettest.Mismatched(t, "mysql", drivers.Endpoint{Transport: drivers.TCP, Address: rd.TCP.Address, User: "root"}, my.Unix)
+	targettest.Contains(t, err, "a Redis server (it answered PING")
 }

@@ -8,6 +8,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"net"
 	"path/filepath"
@@ -187,6 +188,10 @@ func (d *Driver) connect(ctx context.Context, ep drivers.Endpoint, socks *driver
 	cfg.RuntimeParams["application_name"] = applicationName()
 	c, err := pgx.ConnectConfig(ctx, cfg)
 	if err != nil {
+		if msg := err.Error(); strings.Contains(msg, "%!w(<nil>)") {
+			// pgx's words for a reply that is not PostgreSQL's protocol.
+			err = errors.New(strings.ReplaceAll(msg, "received unexpected message: %!w(<nil>)", "received a message that is not PostgreSQL's protocol"))
+		}
 		return nil, fmt.Errorf("connect to postgres over %s: %w", ep, err)
 	}
 	return c, nil

@@ -40,6 +40,9 @@ func localServer(ctx context.Context, l *compose.Local, name string) (*compose.S
 	if len(ls.Sock) > drivers.MaxSocketPath {
 		return nil, ls.Fail(fmt.Errorf("socket path %s is longer than %d bytes; set TMPDIR to a shorter directory", ls.Sock, drivers.MaxSocketPath))
 	}
+	// SIGINT is PostgreSQL's fast shutdown: its SIGTERM waits for every
+	// session to end, which a hung or half-connected client may never do.
+	ls.StopSignal = syscall.SIGINT
 	// PostgreSQL will not run as root: then it runs as the postgres user,
 	// which gets its own server dir, and the run dir lets it pass (0711:
 	// enter, not list).

@@ -4,6 +4,8 @@ package postgres
 
 import (
 	"context"
+	"fmt"
+	"io"
 	"net"
 	"strings"
 
@@ -45,7 +47,7 @@ func init() {
 			WellKnown: []string{"/run/postgresql/.s.PGSQL.5432", "/var/run/postgresql/.s.PGSQL.5432", "/tmp/.s.PGSQL.5432"},
 			Match:     func(base string) bool { return strings.HasPrefix(base, ".s.pgsql.") },
 			Localhost: "libpq and pgx use this socket's directory when no host is given or the host is a directory; host localhost means TCP.",
-			Answer:    func(context.Context, net.Conn, string) string { return "PostgreSQL (its version needs a login)" },
+			Answer:    sslRequest,
 		},
 	})
 }
@@ -72,3 +74,23 @@ func (s *settings) Driver(w drivers.Workload) drivers.Driver { return NewMode(s.
 var StartLocal = localServer
 
 func (s *settings) External() (compose.Pair, error) { return s.ext.Pair() }
+
+// sslRequest asks the server at c whether it speaks TLS, the one question
+// PostgreSQL (and PgBouncer) answers without a login: 'S' or 'N'.
+func sslRequest(ctx context.Context, c net.Conn, _ string) string {
+	if dl, ok := ctx.Deadline(); ok {
+		_ = c.SetDeadline(dl)
+	}
+	if _, err := c.Write([]byte{0, 0, 0, 8, 0x04, 0xd2, 0x16, 0x2f}); err != nil {
+		return "no answer: " + err.Error()
+	}
+	var b [1]byte
+	if _, err := io.ReadFull(c, b[:]); err != nil {
+		return "no answer to PostgreSQL's SSLRequest (" + err.Error() + "): not a PostgreSQL server, or a hung one"
+	}
+	switch b[0] {
+	case 'S', 'N':
+		return "PostgreSQL protocol (it answered the SSLRequest; its version needs a login)"
+	}
+	return fmt.Sprintf("not PostgreSQL: it answered the SSLRequest with %q", b[0])
+}

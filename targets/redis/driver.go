@@ -143,6 +143,9 @@ func Options(ep drivers.Endpoint) *goredis.Options {
 		ReadTimeout:     10 * time.Second,
 		WriteTimeout:    10 * time.Second,
 		DisableIdentity: true,
+		// No retries: a retried command would be timed as one slow op, and
+		// a server that stopped answering would be asked again and again.
+		MaxRetries: -1,
 		// Redis before 8 answers the maintenance-notifications probe with an
 		// error; it adds nothing to a lookup benchmark.
 		MaintNotificationsConfig: &maintnotifications.Config{Mode: maintnotifications.ModeDisabled},
@@ -331,6 +334,9 @@ func (c *Conn) UseWrites(writes []bool) { c.writes = writes }
 // --op update, INCR of the row's counter; with --query, the user's
 // command, which must return something unless it writes.
 func (c *Conn) Do(ctx context.Context) error {
+	if c.socks.Aborted() {
+		return drivers.ErrAborted // go-redis would dial the server again
+	}
 	if c.depth > 1 {
 		return c.pipelined(ctx)
 	}

@@ -61,3 +61,11 @@ func TestParseCommandStats(t *testing.T) {
 		t.Fatalf("a command that never ran: %+v", s)
 	}
 }
+
+// TestOneAttemptPerOp: go-redis retries a failed command by default; a
+// retried command would be timed as one slow op.
+func TestOneAttemptPerOp(t *testing.T) {
+	if o := Options(drivers.Endpoint{Transport: drivers.TCP, Address: "127.0.0.1:6379"}); o.MaxRetries != -1 {
+		t.Fatalf("MaxRetries %d, want -1 (none)", o.MaxRetries)
+	}
+}
