@@ -114,7 +114,7 @@ func SearchPath() string {
 // local provider cannot supply target; what names the binaries looked for
 // and install says how to get them.
 func NotFound(target, what, install string) error {
-	return fmt.Errorf("%w %s: local provider: %s was not found on PATH (%s) or in the sbin directories (%s)", ErrCannotSupply, target, what, SearchPath(), install)
+	return fmt.Errorf("%w %s: local provider: %s was not found on PATH (%s) or in %s (%s)", ErrCannotSupply, target, what, SearchPath(), strings.Join(systemDirs, ", "), install)
 }
 
 // Find returns the first of names found (by LookPath, or on PATH and in
@@ -178,11 +178,15 @@ func numbers(s string) []int {
 	return out
 }
 
+// systemDirs are where packages put servers and their tools, looked in
+// after PATH (which may lack the sbin directories, or be empty).
+var systemDirs = []string{"/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin", "/sbin", "/bin", "/usr/local/mysql/bin"}
+
 func lookPathSbin(name string) (string, error) {
 	if p, err := exec.LookPath(name); err == nil {
 		return p, nil
 	}
-	for _, dir := range []string{"/usr/sbin", "/usr/local/sbin", "/usr/local/mysql/bin"} {
+	for _, dir := range systemDirs {
 		p := filepath.Join(dir, name)
 		if fi, err := os.Stat(p); err == nil && !fi.IsDir() && fi.Mode()&0o111 != 0 {
 			return p, nil

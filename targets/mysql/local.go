@@ -83,7 +83,7 @@ func mysqlInit(l *compose.Local, ctx context.Context, bin string, mariadb bool, 
 	if mariadb {
 		_, installDB := l.Find("mariadb-install-db", "mysql_install_db")
 		if installDB == "" {
-			return fmt.Errorf("initialize MariaDB data dir: mariadb-install-db not found next to %s", bin)
+			return fmt.Errorf("initialize MariaDB data dir for %s: %w", bin, compose.NotFound(name, "mariadb-install-db", "apt-get install mariadb-server"))
 		}
 		// --force: do not insist that this host's name resolves (it need
 		// not, for a server that only listens on 127.0.0.1 and a socket).
