@@ -26,7 +26,7 @@ func BenchFmt(w io.Writer, r *results.Report) error {
 		fmt.Fprintf(b, "cpu: %s\n", e.CPUModel)
 	}
 	fmt.Fprintf(b, "pkg: dbsock\ndbsock-version: %s\nplacement: %s client=%s server=%s\n",
-		r.Tool.Version, r.Config.Placement.Mode, orDash(r.Config.Placement.ClientCPUs), orDash(r.Config.Placement.ServerCPUs))
+		r.Tool.Version, r.Config.Placement.Mode, orNotPinned(r.Config.Placement.ClientCPUs), orNotPinned(r.Config.Placement.ServerCPUs))
 	for _, t := range r.Targets {
 		if t.Server.Product != "" {
 			fmt.Fprintf(b, "server-%s: %s\n", t.Name, t.Server)

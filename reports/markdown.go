@@ -103,7 +103,7 @@ func writeHeadline(b *strings.Builder, r *results.Report) {
 		if t.Error == "" || slices.ContainsFunc(r.Summary, func(s results.Summary) bool { return s.Target == t.Name }) {
 			continue // a target with results has its row above; its details say what went wrong
 		}
-		row := fmt.Sprintf("| %s | %s | – | – | – | not measured (see its details) |", cell(t.Name), cell(orDash(t.Server.String())))
+		row := fmt.Sprintf("| %s | %s | – | – | – | not measured (see its details) |", cell(t.Name), cell(orUnknown(t.Server.String())))
 		if cpu {
 			row += " – |"
 		}
@@ -499,7 +499,7 @@ func writeEnvironment(b *strings.Builder, r *results.Report) {
 		{"Virtualization", orUnknown(e.Virtualization)},
 		{"CPU governor", orUnknown(e.Governor)},
 		{"Go", e.GoVersion},
-		{"Placement", fmt.Sprintf("%s (client CPUs %s, server CPUs %s)", r.Config.Placement.Mode, r.Config.Placement.ClientCPUs, orDash(r.Config.Placement.ServerCPUs))},
+		{"Placement", fmt.Sprintf("%s (client CPUs %s, server CPUs %s)", r.Config.Placement.Mode, r.Config.Placement.ClientCPUs, orNotPinned(r.Config.Placement.ServerCPUs))},
 		{"Run", fmt.Sprintf("n=%d, warmup=%d, rounds=%d, blocks=%d, seed=%d, scenario=%s, provider=%s", r.Config.N, r.Config.Warmup, r.Config.Rounds,
 			r.Config.Blocks, r.Config.Seed, r.Config.Scenario, r.Config.Provider)},
 	}
@@ -553,7 +553,8 @@ func orUnknown(s string) string {
 	return s
 }
 
-func orDash(s string) string {
+// orNotPinned is a CPU list, or "not pinned" for none.
+func orNotPinned(s string) string {
 	if s == "" {
 		return "not pinned"
 	}

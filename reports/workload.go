@@ -105,7 +105,7 @@ func methodSentence(r *results.Report) string {
 	}
 	place := "client and servers not pinned"
 	if c.Placement.Mode != "none" && c.Placement.Mode != "" {
-		place = fmt.Sprintf("client on CPU %s and servers on CPU %s (placement %s)", c.Placement.ClientCPUs, orDash(c.Placement.ServerCPUs), c.Placement.Mode)
+		place = fmt.Sprintf("client on CPU %s and servers on CPU %s (placement %s)", c.Placement.ClientCPUs, orNotPinned(c.Placement.ServerCPUs), c.Placement.Mode)
 		if ext := externalCPUs(r); ext != "" {
 			place = fmt.Sprintf("client on CPU %s (placement %s), %s", c.Placement.ClientCPUs, c.Placement.Mode, ext)
 		}
@@ -126,7 +126,7 @@ func externalCPUs(r *results.Report) string {
 			return ""
 		}
 		cpus, _, _ := strings.Cut(t.ServerCPUs, " (")
-		parts = append(parts, t.Name+" on CPUs "+orDash(cpus))
+		parts = append(parts, t.Name+" on CPUs "+orNotPinned(cpus))
 	}
 	if len(parts) == 0 {
 		return ""

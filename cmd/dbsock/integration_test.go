@@ -2,6 +2,7 @@ package main
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -272,5 +273,20 @@ func TestCompareSavedRuns(t *testing.T) {
 	}
 	if code, _, _ = dbsock(t, "compare", path, other); code != 0 {
 		t.Fatalf("without a gate, disjoint reports are only shown: exit %d", code)
+	}
+}
+
+// TestWithoutPATH: with no PATH at all (a bare cron or systemd unit),
+// dbsock still finds the servers, their tools and taskset where packages
+// put them.
+func TestWithoutPATH(t *testing.T) {
+	testutil.NeedAny(t, "mariadbd")
+	testutil.NeedAny(t, "redis-server")
+	bin := buildDbsock(t)
+	cmd := exec.Command(bin, "run", "mysql", "redis", "--provider", "local", "--n", "100", "--warmup", "10", "--rounds", "1", "-q")
+	cmd.Env = []string{"HOME=" + t.TempDir()}
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "| mysql | MariaDB") || !strings.Contains(string(out), "| redis | Redis") {
+		t.Fatalf("without PATH: %v\n%s", err, out)
 	}
 }

@@ -206,8 +206,16 @@ func Command(cpus []int, bin string, args []string) (string, []string, error) {
 		return bin, args, nil
 	}
 	taskset, err := exec.LookPath("taskset")
+	for _, p := range []string{"/usr/bin/taskset", "/bin/taskset"} { // PATH may lack it, or be empty
+		if err == nil {
+			break
+		}
+		if _, serr := os.Stat(p); serr == nil {
+			taskset, err = p, nil
+		}
+	}
 	if err != nil {
-		return "", nil, fmt.Errorf("pin %s to CPUs %s: taskset not found (apt-get install util-linux)", bin, FormatList(cpus))
+		return "", nil, fmt.Errorf("pin %s to CPUs %s: taskset not found on PATH or in /usr/bin (apt-get install util-linux)", bin, FormatList(cpus))
 	}
 	return taskset, append([]string{"-c", FormatList(cpus), bin}, args...), nil
 }
