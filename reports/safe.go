@@ -1,7 +1,6 @@
 package reports
 
 import (
-	"encoding/json"
 	"reflect"
 	"strings"
 	"unicode/utf8"
@@ -21,59 +20,69 @@ const maxField = 512
 // Encoded histograms are left whole. Rendering the copy again changes
 // nothing.
 func safeCopy(r *results.Report) *results.Report {
-	b, err := json.Marshal(r)
-	if err != nil {
-		return r // cannot happen for a report that was rendered at all
-	}
-	var c results.Report
-	if json.Unmarshal(b, &c) != nil {
-		return r
-	}
-	c.Plot = r.Plot // a path dbsock itself chose
-	cleanStrings(reflect.ValueOf(&c).Elem(), "")
-	return &c
+	c := reflect.New(reflect.TypeOf(*r)).Elem()
+	copyClean(c, reflect.ValueOf(r).Elem(), "")
+	return c.Addr().Interface().(*results.Report)
 }
 
-// cleanStrings makes every string reachable from v safe (safeText), but
-// fields called Histogram.
-func cleanStrings(v reflect.Value, field string) {
-	switch v.Kind() {
+// copyClean copies src into dst, each string through safeText but fields
+// called Histogram, without ever copying a long string whole.
+func copyClean(dst, src reflect.Value, field string) {
+	switch src.Kind() {
 	case reflect.String:
-		if field != "Histogram" && v.CanSet() {
-			v.SetString(safeText(v.String()))
+		if field == "Histogram" {
+			dst.SetString(src.String())
+		} else {
+			dst.SetString(safeText(src.String()))
 		}
-	case reflect.Pointer, reflect.Interface:
-		if !v.IsNil() {
-			cleanStrings(v.Elem(), field)
+	case reflect.Pointer:
+		if !src.IsNil() {
+			n := reflect.New(src.Type().Elem())
+			copyClean(n.Elem(), src.Elem(), field)
+			dst.Set(n)
 		}
 	case reflect.Struct:
-		for i := 0; i < v.NumField(); i++ {
-			if v.Type().Field(i).IsExported() {
-				cleanStrings(v.Field(i), v.Type().Field(i).Name)
+		t := src.Type()
+		for i := 0; i < t.NumField(); i++ {
+			if !t.Field(i).IsExported() {
+				dst.Set(src) // a value of its own kind (time.Time): copied as it is
+				return
 			}
 		}
-	case reflect.Slice, reflect.Array:
-		for i := 0; i < v.Len(); i++ {
-			cleanStrings(v.Index(i), field)
+		for i := 0; i < t.NumField(); i++ {
+			copyClean(dst.Field(i), src.Field(i), t.Field(i).Name)
+		}
+	case reflect.Slice:
+		if src.IsNil() {
+			return
+		}
+		dst.Set(reflect.MakeSlice(src.Type(), src.Len(), src.Len()))
+		for i := 0; i < src.Len(); i++ {
+			copyClean(dst.Index(i), src.Index(i), field)
 		}
 	case reflect.Map:
-		for _, k := range v.MapKeys() {
-			e := reflect.New(v.Type().Elem()).Elem()
-			e.Set(v.MapIndex(k))
-			cleanStrings(e, field)
-			key := k
-			if k.Kind() == reflect.String {
-				key = reflect.ValueOf(safeText(k.String())).Convert(k.Type())
-				v.SetMapIndex(k, reflect.Value{})
-			}
-			v.SetMapIndex(key, e)
+		if src.IsNil() {
+			return
 		}
+		dst.Set(reflect.MakeMapWithSize(src.Type(), src.Len()))
+		for _, k := range src.MapKeys() {
+			v := reflect.New(src.Type().Elem()).Elem()
+			copyClean(v, src.MapIndex(k), field)
+			key := reflect.New(k.Type()).Elem()
+			copyClean(key, k, "")
+			dst.SetMapIndex(key, v)
+		}
+	default:
+		dst.Set(src)
 	}
 }
 
 // safeText is s on one line, cut to maxField characters (with …), with
 // < and > outside `code spans` written as entities.
 func safeText(s string) string {
+	if len(s) > 4*maxField { // cut first: a huge string is never copied whole
+		s = strings.ToValidUTF8(s[:4*maxField], "")
+	}
 	s = strings.Join(strings.Fields(s), " ")
 	if utf8.RuneCountInString(s) > maxField {
 		s = string([]rune(s)[:maxField-1]) + "…"
