@@ -17,7 +17,7 @@ build:
 deps:
 	scripts/install-deps.sh
 
-## test-deps: deps, and Chromium for the HTML report's browser test
+## test-deps: deps, Chromium (the HTML report's browser test) and benchstat (the example module's)
 test-deps:
 	scripts/install-deps.sh --with-browser
 
@@ -30,10 +30,14 @@ test: test-deps images vet
 	# One package at a time: several start real servers and containers, and
 	# a test that compares two runs must not share the 2 CPUs with them.
 	DBSOCK_REQUIRE_SERVERS=1 $(GO) test -p 1 -count=1 ./...
+	# The example module a Go developer copies (its own go.mod): its test,
+	# its benchmarks, and their benchstat table.
+	cd examples/yourquery && $(GO) vet ./... && DBSOCK_REQUIRE_SERVERS=1 $(GO) test -count=1 ./...
 
 ## unit: tests that need no server (integration tests skip)
 unit:
 	$(GO) test -count=1 -short ./...
+	cd examples/yourquery && $(GO) test -count=1 -short ./...
 
 vet:
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go')); \

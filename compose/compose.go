@@ -67,6 +67,31 @@ func (s *Server) Stop(ctx context.Context) error {
 	return stop(ctx)
 }
 
+// Lent is a provider that supplies one server already running, for one
+// target, and leaves stopping it to its owner: a measurement of a server a
+// library user started keeps its provenance (local, docker) and its CPU
+// meter.
+type Lent struct {
+	Target string
+	Server *Server
+}
+
+// Name implements Provider: the lent server's own provider.
+func (l *Lent) Name() string { return l.Server.Provider }
+
+// Supply implements Provider.
+func (l *Lent) Supply(_ context.Context, t Target) (*Server, error) {
+	if t.Name != l.Target {
+		return nil, fmt.Errorf("%w %s: only %s's server was lent", ErrCannotSupply, t.Name, l.Target)
+	}
+	s := *l.Server
+	s.Target, s.stop = t.Name, nil // its owner stops it
+	return &s, nil
+}
+
+// Close implements Provider: the server is its owner's to stop.
+func (*Lent) Close() error { return nil }
+
 // Provider supplies servers.
 type Provider interface {
 	// Name is the provider's name as given to --provider.

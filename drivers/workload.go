@@ -316,3 +316,28 @@ func DescribeStatements(w Workload, ph string, one int64, stmts ...string) strin
 	}
 	return s
 }
+
+// EndpointVerifier is an optional capability of a Driver that can verify
+// an endpoint's transport on a connection of its own that needs nothing
+// seeded (its Open prepares statements on dbsock's table).
+type EndpointVerifier interface {
+	VerifyEndpoint(ctx context.Context, ep Endpoint) (Verification, error)
+}
+
+// VerifyEndpoint asks the server, over a connection of d's own on ep,
+// which transport it sees, and fails unless it is ep's.
+func VerifyEndpoint(ctx context.Context, d Driver, ep Endpoint) (Verification, error) {
+	if ev, ok := d.(EndpointVerifier); ok {
+		v, err := ev.VerifyEndpoint(ctx, ep)
+		if err == nil && v.Transport != ep.Transport {
+			err = fmt.Errorf("%w: connected over %s but the server reports %s (%s)", ErrMismatch, ep.Transport, v.Transport, v.Evidence)
+		}
+		return v, err
+	}
+	c, err := d.Open(ctx, ep)
+	if err != nil {
+		return Verification{}, err
+	}
+	defer c.Close()
+	return CheckTransport(ctx, c, ep.Transport)
+}

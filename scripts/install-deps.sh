@@ -3,10 +3,13 @@
 # MariaDB, Redis, memcached, PostgreSQL and PgBouncer from Debian's packages, and FerretDB (a
 # MongoDB-wire server) built from the Go module proxy. With --with-browser
 # (make test passes it) also Chromium, in which a test renders the HTML
-# report. Safe to run again: what is already there is kept.
+# report, and benchstat (golang.org/x/perf), through which a test reads the
+# example module's benchmarks. Safe to run again: what is already there is
+# kept.
 set -euo pipefail
 
 FERRETDB_VERSION="${FERRETDB_VERSION:-v1.24.0}"
+BENCHSTAT_VERSION="${BENCHSTAT_VERSION:-v0.0.0-20260908200009-22c9c6c9d4da}"
 BIN_DIR="${DBSOCK_BIN_DIR:-/usr/local/bin}"
 
 need_apt=()
@@ -60,4 +63,13 @@ else
   echo "${FERRETDB_VERSION}" > "$work/src/build/version/version.txt"
   (cd "$work/src" && CGO_ENABLED=0 go build -o "$BIN_DIR/ferretdb" ./cmd/ferretdb)
   echo "install-deps: installed $BIN_DIR/ferretdb"
+fi
+
+if [ "${1:-}" = "--with-browser" ]; then
+  if command -v benchstat >/dev/null 2>&1; then
+    echo "install-deps: benchstat already installed"
+  else
+    echo "install-deps: go install golang.org/x/perf/cmd/benchstat@${BENCHSTAT_VERSION}"
+    GOBIN="$BIN_DIR" go install "golang.org/x/perf/cmd/benchstat@${BENCHSTAT_VERSION}"
+  fi
 fi

@@ -453,3 +453,19 @@ func (d *Driver) ListKeys(ctx context.Context, ep drivers.Endpoint, query string
 
 // CheckQuery implements drivers.QueryTaker: one ? for the key.
 func (*Driver) CheckQuery(q, op string) error { return drivers.CheckSQL(name, q, op, "?") }
+
+// VerifyEndpoint implements drivers.EndpointVerifier: the processlist
+// host of a fresh connection that prepares nothing.
+func (d *Driver) VerifyEndpoint(ctx context.Context, ep drivers.Endpoint) (drivers.Verification, error) {
+	db, err := d.openDB(ep, nil)
+	if err != nil {
+		return drivers.Verification{}, err
+	}
+	defer db.Close()
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return drivers.Verification{}, fmt.Errorf("connect to mysql over %s: %w", ep, err)
+	}
+	defer conn.Close()
+	return (&Conn{conn: conn}).Verify(ctx)
+}

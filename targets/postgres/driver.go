@@ -480,3 +480,14 @@ func (d *Driver) ListKeys(ctx context.Context, ep drivers.Endpoint, query string
 
 // CheckQuery implements drivers.QueryTaker: one $1 for the key.
 func (*Driver) CheckQuery(q, op string) error { return drivers.CheckSQL(name, q, op, "$1") }
+
+// VerifyEndpoint implements drivers.EndpointVerifier: inet_client_addr()
+// of a fresh connection that prepares nothing.
+func (d *Driver) VerifyEndpoint(ctx context.Context, ep drivers.Endpoint) (drivers.Verification, error) {
+	c, err := d.connect(ctx, ep, nil)
+	if err != nil {
+		return drivers.Verification{}, err
+	}
+	defer c.Close(context.Background())
+	return (&Conn{c: c}).Verify(ctx)
+}

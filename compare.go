@@ -1,0 +1,173 @@
+package dbsock
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/dbsock/dbsock/compose"
+	"github.com/dbsock/dbsock/drivers"
+	"github.com/dbsock/dbsock/internal/placement"
+	"github.com/dbsock/dbsock/pipeline"
+	"github.com/dbsock/dbsock/scenarios"
+	"github.com/dbsock/dbsock/targets"
+)
+
+// Opener opens your operation over ep: do performs one operation (it is
+// what is timed: one query, one command, one call of your own code), and
+// close releases what open made (it may be nil). Connect through ep with
+// MySQLConfig, PostgresConfig, RedisOptions or MongoOptions, or with Dial
+// in a client of your own: Compare checks that your op dialed ep.
+type Opener func(ctx context.Context, ep Endpoint) (do func(context.Context) error, close func() error, err error)
+
+// CompareOptions size a comparison; zero values take dbsock run's
+// defaults.
+type CompareOptions struct {
+	// N is the timed ops per transport and round (10,000); Warmup the
+	// untimed ops before them on each fresh connection (1,000).
+	N, Warmup int
+	// Rounds each open fresh connections (3); Blocks is the block pairs
+	// per round, TCP and Unix interleaved (10).
+	Rounds, Blocks int
+	// Concurrency is how many workers, each with its own open, run at once
+	// per transport (1).
+	Concurrency int
+	// Seed draws which block of each pair goes first (random when 0).
+	Seed uint64
+	// Placement is where this process runs while it measures: "auto"
+	// (the default: pinned as dbsock run pins its client), "none", or
+	// "same"/"split" (see dbsock run --help).
+	Placement string
+	// OpTimeout is how long an op may take before the server is given up
+	// on (10 s).
+	OpTimeout time.Duration
+}
+
+// Compare runs your operation against srv over both of its transports the
+// way "dbsock run" runs its own: in rounds of fresh connections, verified
+// and warmed up, then timed op by op in interleaved TCP/Unix block pairs;
+// the speedup is the median paired ratio with a distribution-free 95%
+// interval. name names the operation in the report. It returns the report
+// even on error, with what was measured.
+func Compare(ctx context.Context, srv *Server, name string, open Opener, opt CompareOptions) (*Report, error) {
+	if srv == nil || open == nil || name == "" {
+		return nil, fmt.Errorf("dbsock.Compare: a server, a name and an Opener are needed")
+	}
+	if _, taken := targets.Lookup(name); taken {
+		return nil, fmt.Errorf("dbsock.Compare: %q names one of dbsock's targets; name your op something else", name)
+	}
+	place, err := placement.Resolve(orDefault(opt.Placement, "auto"), "", "")
+	if err != nil {
+		return nil, fmt.Errorf("dbsock.Compare: %w", err)
+	}
+	server, _ := targets.Lookup(srv.Target)
+	d := &userDriver{name: name, open: open, server: server.Settings(nil).Driver(drivers.Workload{})}
+	t := &targets.Target{Target: compose.Target{Name: name}, Settings: func(*pflag.FlagSet) targets.Settings { return userSettings{d} }}
+	seed := opt.Seed
+	if seed == 0 {
+		seed = rand.Uint64()
+	}
+	plan := pipeline.Plan{
+		Targets:      []*targets.Target{t},
+		Settings:     map[string]targets.Settings{name: userSettings{d}},
+		Provider:     &compose.Lent{Target: name, Server: srv.srv},
+		ProviderName: srv.srv.Provider,
+		Concurrency:  []int{max(opt.Concurrency, 1)},
+		Options: scenarios.Options{N: orDefaultInt(opt.N, 10000), Warmup: orDefaultInt(opt.Warmup, 1000), Rounds: orDefaultInt(opt.Rounds, 3),
+			Blocks: orDefaultInt(opt.Blocks, scenarios.DefaultBlocks), Seed: seed, OpTimeout: opt.OpTimeout, OwnQuery: true},
+		Placement: place,
+		Reach:     drivers.Reach,
+		Libraries: targets.Libraries(),
+	}
+	return pipeline.Run(ctx, plan)
+}
+
+func orDefault(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+func orDefaultInt(v, def int) int {
+	if v <= 0 {
+		return def
+	}
+	return v
+}
+
+// userSettings hands the pipeline the caller's op as a target's driver.
+type userSettings struct{ d *userDriver }
+
+func (userSettings) Validate() error                          { return nil }
+func (s userSettings) Driver(drivers.Workload) drivers.Driver { return s.d }
+func (userSettings) External() (compose.Pair, error)          { return compose.Pair{}, nil }
+
+// userDriver is the caller's op as a drivers.Driver: the server's own
+// driver says what the server is and verifies each endpoint on the server
+// side; the op's connections are checked to have dialed that endpoint.
+type userDriver struct {
+	name   string
+	open   Opener
+	server drivers.Driver
+}
+
+func (d *userDriver) Name() string         { return d.name }
+func (d *userDriver) Mode() string         { return "" }
+func (d *userDriver) ValueSize() int       { return 0 }
+func (d *userDriver) ConnectPhase() string { return "your Opener" }
+func (d *userDriver) Describe() string {
+	return fmt.Sprintf("your op %q (dbsock.Compare), against the %s server", d.name, d.server.Name())
+}
+func (d *userDriver) Seed(context.Context, drivers.Endpoint) error { return nil }
+func (d *userDriver) Info(ctx context.Context, ep drivers.Endpoint) (drivers.ServerInfo, error) {
+	return d.server.Info(ctx, ep)
+}
+
+func (d *userDriver) Open(ctx context.Context, ep drivers.Endpoint) (drivers.Conn, error) {
+	before := dialCount(ep).Load()
+	do, closer, err := d.open(ctx, ep)
+	if err != nil {
+		return nil, fmt.Errorf("your Opener over %s: %w", ep, err)
+	}
+	return &userConn{d: d, ep: ep, do: do, close: closer, before: before}, nil
+}
+
+type userConn struct {
+	d      *userDriver
+	ep     drivers.Endpoint
+	do     func(context.Context) error
+	close  func() error
+	before int64
+}
+
+func (c *userConn) Do(ctx context.Context) error { return c.do(ctx) }
+
+func (c *userConn) Close() error {
+	if c.close == nil {
+		return nil
+	}
+	return c.close()
+}
+
+// Verify runs one op (a client may dial only when first used), checks that
+// it dialed the endpoint through Dial, and verifies the endpoint on the
+// server side with a connection of dbsock's own.
+func (c *userConn) Verify(ctx context.Context) (drivers.Verification, error) {
+	if err := c.do(ctx); err != nil {
+		return drivers.Verification{}, fmt.Errorf("your op's first call: %w", err)
+	}
+	dialed := dialCount(c.ep).Load() - c.before
+	if dialed <= 0 {
+		return drivers.Verification{}, fmt.Errorf("your op made no connection through dbsock.Dial(%s), so dbsock cannot tell which transport it used: connect with MySQLConfig, PostgresConfig, RedisOptions, or Dial in your client", c.ep)
+	}
+	v, err := drivers.VerifyEndpoint(ctx, c.d.server, c.ep)
+	if err != nil {
+		return v, err
+	}
+	v.Evidence = fmt.Sprintf("your op dialed %s %s through dbsock.Dial; the server sees that endpoint as %s (%s)", c.ep.Transport, c.ep.Address, v.Transport.Label(), v.Evidence)
+	return v, nil
+}

@@ -1,0 +1,127 @@
+package dbsock_test
+
+import (
+	"context"
+	"database/sql"
+	"math"
+	"strings"
+	"testing"
+
+	gomysql "github.com/go-sql-driver/mysql"
+	"github.com/spf13/pflag"
+
+	"github.com/dbsock/dbsock"
+	"github.com/dbsock/dbsock/compose"
+	"github.com/dbsock/dbsock/dbsocktest"
+	"github.com/dbsock/dbsock/internal/placement"
+	"github.com/dbsock/dbsock/pipeline"
+	"github.com/dbsock/dbsock/scenarios"
+	"github.com/dbsock/dbsock/targets"
+)
+
+// openSQL opens a database/sql handle of one connection on ep.
+func openSQL(ep dbsock.Endpoint) (*sql.DB, error) {
+	c, err := gomysql.NewConnector(dbsock.MySQLConfig(ep))
+	if err != nil {
+		return nil, err
+	}
+	db := sql.OpenDB(c)
+	db.SetMaxOpenConns(1)
+	return db, nil
+}
+
+// queryOp is a user's own query through database/sql, as an Opener.
+func queryOp(query string, arg func(i int) any) dbsock.Opener {
+	return func(ctx context.Context, ep dbsock.Endpoint) (func(context.Context) error, func() error, error) {
+		db, err := openSQL(ep)
+		if err != nil {
+			return nil, nil, err
+		}
+		var v string
+		i := 0
+		do := func(ctx context.Context) error {
+			i++
+			return db.QueryRowContext(ctx, query, arg(i)).Scan(&v)
+		}
+		return do, db.Close, nil
+	}
+}
+
+// TestCompareYourQuery: a user's own table and query, through the user's
+// own database/sql handle, measured over both transports: every run is
+// verified (the op dialed its endpoint, and the server sees that endpoint
+// as the transport), error-free, and summarized with a paired interval.
+func TestCompareYourQuery(t *testing.T) {
+	srv := dbsocktest.Start(t, "mysql", dbsock.StartOptions{})
+	db, err := openSQL(srv.Unix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	for _, q := range []string{"CREATE TABLE products (id INT PRIMARY KEY, name VARCHAR(64))",
+		"INSERT INTO products SELECT seq, CONCAT('product ', seq) FROM seq_1_to_100"} {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	op := queryOp("SELECT name FROM products WHERE id = ?", func(i int) any { return i%100 + 1 })
+	rep, err := dbsock.Compare(context.Background(), srv, "products", op, dbsock.CompareOptions{N: 2000, Warmup: 100, Rounds: 2, Blocks: 5, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Runs) != 4 {
+		t.Fatalf("%d runs, want 2 rounds x 2 transports", len(rep.Runs))
+	}
+	for _, r := range rep.Runs {
+		if !r.TransportVerified || r.Errors != 0 || r.N != 2000 || !strings.Contains(r.Evidence, "your op dialed "+string(r.Transport)) {
+			t.Errorf("%s round %d: verified %v (%s), %d errors, %d ops", r.Transport, r.Round, r.TransportVerified, r.Evidence, r.Errors, r.N)
+		}
+	}
+	s := rep.Summary[0]
+	if s.UnixSpeedupP50CI == nil || s.TCP.Latency.P50 <= 0 || s.Unix.Latency.P50 <= 0 {
+		t.Fatalf("summary %+v", s)
+	}
+	if ti := rep.Targets[0]; ti.Provider != "local" || !strings.Contains(ti.Operation, `your op "products"`) || ti.Server.Product == "" {
+		t.Errorf("target record: provider %q, operation %q, server %q", ti.Provider, ti.Operation, ti.Server)
+	}
+	t.Logf("products: Unix speedup %.3f (%.3f to %.3f)", s.UnixSpeedupP50, s.UnixSpeedupP50CI.Lo, s.UnixSpeedupP50CI.Hi)
+}
+
+// TestCompareAgreesWithRun: the same query, through the user's own op and
+// through dbsock's mysql target (db.QueryRow with an argument: prepare,
+// execute, close, as --mysql-mode default does), on the same server: the
+// two speedups agree within the run-to-run spread (their intervals
+// overlap, or the figures are within 10%).
+func TestCompareAgreesWithRun(t *testing.T) {
+	srv := dbsocktest.Start(t, "mysql", dbsock.StartOptions{})
+	opt := scenarios.Options{N: 3000, Warmup: 300, Rounds: 2, Blocks: 10, Seed: 2}
+	mysql, _ := targets.Lookup("mysql")
+	fs := pflag.NewFlagSet("run", pflag.ContinueOnError)
+	settings := mysql.Settings(fs)
+	if err := fs.Parse([]string{"--mysql-mode", "default"}); err != nil {
+		t.Fatal(err)
+	}
+	place, err := placement.Resolve("auto", "", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	theirs, err := pipeline.Run(context.Background(), pipeline.Plan{Targets: []*targets.Target{mysql}, Settings: map[string]targets.Settings{"mysql": settings},
+		Provider: &compose.External{Endpoints: map[string]compose.Pair{"mysql": {TCP: srv.TCP, Unix: srv.Unix}}}, Options: opt, Placement: place})
+	if err != nil {
+		t.Fatal(err)
+	}
+	op := queryOp("SELECT nickname FROM user WHERE id = ?", func(int) any { return 1 })
+	mine, err := dbsock.Compare(context.Background(), srv, "nickname", op, dbsock.CompareOptions{N: opt.N, Warmup: opt.Warmup, Rounds: opt.Rounds, Blocks: opt.Blocks, Seed: opt.Seed})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b := mine.Summary[0].UnixSpeedupP50CI, theirs.Summary[0].UnixSpeedupP50CI
+	if a == nil || b == nil {
+		t.Fatal("no interval")
+	}
+	overlap := a.Lo <= b.Hi && b.Lo <= a.Hi
+	if !overlap && math.Abs(a.Center-b.Center)/b.Center > 0.10 {
+		t.Errorf("your op: %.3f (%.3f to %.3f); dbsock run: %.3f (%.3f to %.3f)", a.Center, a.Lo, a.Hi, b.Center, b.Lo, b.Hi)
+	}
+	t.Logf("your op: %.3f (%.3f to %.3f); dbsock run --mysql-mode default: %.3f (%.3f to %.3f)", a.Center, a.Lo, a.Hi, b.Center, b.Lo, b.Hi)
+}
