@@ -5,7 +5,7 @@ VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo deve
 COMMIT  ?= $(shell git rev-parse HEAD 2>/dev/null)
 LDFLAGS := -X github.com/dbsock/dbsock/internal/sysinfo.Version=$(VERSION) -X github.com/dbsock/dbsock/internal/sysinfo.Commit=$(COMMIT)
 
-.PHONY: all build deps test-deps images test unit vet bench clean
+.PHONY: all build deps test-deps images test unit vet cross bench clean
 
 all: build
 
@@ -25,8 +25,16 @@ test-deps:
 images: deps
 	scripts/build-images.sh
 
-## test: install what the tests need (servers, images), vet, then run unit and real-server integration tests
-test: test-deps images vet
+## cross: vet and build for the platforms Go users run (macOS and Linux, amd64 and arm64)
+cross:
+	@for p in darwin/arm64 darwin/amd64 linux/arm64 linux/amd64; do \
+		echo "cross: $$p"; \
+		GOOS=$${p%/*} GOARCH=$${p#*/} CGO_ENABLED=0 $(GO) vet ./... || exit 1; \
+		GOOS=$${p%/*} GOARCH=$${p#*/} CGO_ENABLED=0 $(GO) build -o /dev/null ./cmd/dbsock || exit 1; \
+	done
+
+## test: install what the tests need (servers, images), vet, cross-build, then run unit and real-server integration tests
+test: test-deps images vet cross
 	# One package at a time: several start real servers and containers, and
 	# a test that compares two runs must not share the 2 CPUs with them.
 	DBSOCK_REQUIRE_SERVERS=1 $(GO) test -p 1 -count=1 ./...

@@ -207,6 +207,11 @@ func describeContainer(ctx context.Context, c tc.Container, srv *Server, image s
 	srv.Unix = drivers.Endpoint{Transport: drivers.Unix, Address: filepath.Join(srv.SocketDir, spec.Socket), User: spec.User, Password: spec.Password, Database: spec.Database}
 }
 
+// desktopError says why provider cannot measure through Docker Desktop.
+func desktopError(provider string, eng Engine) error {
+	return fmt.Errorf("%s provider: %s is Docker Desktop, which runs containers in a VM: a Unix socket in a bind mount cannot be reached from this host across the VM boundary (docker/for-mac#483), and TCP would cross Docker's port proxy. Use --provider local with servers installed here, or run dbsock inside a container on the same Docker network", provider, eng.OS)
+}
+
 // usableEngine returns the engine when dbsock can measure through it.
 func (d *Docker) usableEngine(ctx context.Context, target string) (Engine, error) {
 	eng := d.engine(ctx)
@@ -214,7 +219,7 @@ func (d *Docker) usableEngine(ctx context.Context, target string) (Engine, error
 		return eng, fmt.Errorf("%w %s: docker provider: %s", ErrCannotSupply, target, eng.Unusable())
 	}
 	if eng.Desktop {
-		return eng, fmt.Errorf("docker provider: %s is Docker Desktop, which runs containers in a VM: a Unix socket in a bind mount cannot be reached from this host across the VM boundary (docker/for-mac#483), and TCP would cross Docker's port proxy. Use --provider local with servers installed here, or run dbsock inside a container on the same Docker network", eng.OS)
+		return eng, desktopError("docker", eng)
 	}
 	return eng, nil
 }

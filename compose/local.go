@@ -179,8 +179,25 @@ func numbers(s string) []int {
 }
 
 // systemDirs are where packages put servers and their tools, looked in
-// after PATH (which may lack the sbin directories, or be empty).
-var systemDirs = []string{"/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin", "/sbin", "/bin", "/usr/local/mysql/bin"}
+// after PATH (which may lack the sbin directories, or be empty): Debian's
+// and Homebrew's (/opt/homebrew on Apple silicon, /usr/local on Intel).
+var systemDirs = []string{"/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin", "/sbin", "/bin", "/usr/local/mysql/bin",
+	"/opt/homebrew/bin", "/opt/homebrew/sbin"}
+
+// HomebrewPrefixes are where Homebrew lives: /opt/homebrew on Apple
+// silicon, /usr/local on Intel Macs.
+var HomebrewPrefixes = []string{"/opt/homebrew", "/usr/local"}
+
+// HomebrewKegs are the directory globs of a Homebrew formula's binaries,
+// for FindIn: the formula's own keg, then its versioned ones (keg-only
+// formulas such as postgresql@16 or mysql@8.4 are not linked onto PATH).
+func HomebrewKegs(formula string) []string {
+	var out []string
+	for _, p := range HomebrewPrefixes {
+		out = append(out, filepath.Join(p, "opt", formula, "bin"), filepath.Join(p, "opt", formula+"@*", "bin"))
+	}
+	return out
+}
 
 func lookPathSbin(name string) (string, error) {
 	if p, err := exec.LookPath(name); err == nil {

@@ -136,3 +136,37 @@ func TestTailKeepsTheErrorLine(t *testing.T) {
 		t.Fatalf("short log: %q", got)
 	}
 }
+
+// TestHomebrewDiscovery: a server in a Homebrew prefix is found (PATH
+// first, then the formula's keg, then its versioned kegs, newest first),
+// as on a Mac with /opt/homebrew or /usr/local.
+func TestHomebrewDiscovery(t *testing.T) {
+	prefix := t.TempDir()
+	old := HomebrewPrefixes
+	HomebrewPrefixes = []string{prefix}
+	defer func() { HomebrewPrefixes = old }()
+	for _, keg := range []string{"fakedb@9.6", "fakedb@15", "fakedb@16"} {
+		dir := filepath.Join(prefix, "opt", keg, "bin")
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "fakedbd"), []byte("#!/bin/sh\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	l := NewLocal()
+	_, p := l.FindIn(HomebrewKegs("fakedb"), "fakedbd")
+	if want := filepath.Join(prefix, "opt", "fakedb@16", "bin", "fakedbd"); p != want {
+		t.Fatalf("found %q, want the newest keg's %q", p, want)
+	}
+	own := filepath.Join(prefix, "opt", "fakedb", "bin")
+	if err := os.MkdirAll(own, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(own, "fakedbd"), []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if _, p := l.FindIn(HomebrewKegs("fakedb"), "fakedbd"); p != filepath.Join(own, "fakedbd") {
+		t.Fatalf("found %q, want the formula's own keg first", p)
+	}
+}

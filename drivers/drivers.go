@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"net"
 	"net/netip"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -90,7 +91,7 @@ func (e Endpoint) Validate() error {
 			return fmt.Errorf("unix socket path %q is not absolute", e.Address)
 		}
 		if len(e.Address) > MaxSocketPath {
-			return fmt.Errorf("unix socket path %q is %d bytes; the OS limit is %d", e.Address, len(e.Address), MaxSocketPath)
+			return fmt.Errorf("unix socket path %q is %d bytes; the OS limit is %d (sun_path on %s): give the socket a shorter path, e.g. a directory under /tmp", e.Address, len(e.Address), MaxSocketPath, runtime.GOOS)
 		}
 	default:
 		return fmt.Errorf("unknown transport %q (want tcp or unix)", e.Transport)
@@ -119,10 +120,6 @@ func (p Pair) On(t Transport) Endpoint {
 // NetworkHeader is the header (HTTP) or metadata key (gRPC) in which
 // dbsock's own servers say which network they accepted a request on.
 const NetworkHeader = "X-Dbsock-Network"
-
-// MaxSocketPath is the longest Unix socket path Linux accepts
-// (sizeof(sun_path) minus the terminating NUL).
-const MaxSocketPath = 107
 
 // ServerInfo names the server product really measured (MariaDB is not MySQL,
 // FerretDB is not MongoDB) and its version.

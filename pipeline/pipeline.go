@@ -369,6 +369,8 @@ func describeServer(srv *compose.Server, ti *results.Target) error {
 	ti.Provenance = srv.Provenance
 	ti.Endpoints = []drivers.Endpoint{srv.TCP, srv.Unix}
 	switch {
+	case srv.PID > 0 && !placement.Supported:
+		ti.ServerCPUs = placement.ErrNoAffinity.Error()
 	case srv.PID > 0:
 		cpus, err := placement.Affinity(srv.PID)
 		if err != nil {

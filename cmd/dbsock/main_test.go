@@ -49,7 +49,7 @@ func TestUsageErrors(t *testing.T) {
 		{"missing out dir", []string{"run", "echo", "--out", "/nonexistent/dir/r.json"}, `directory "/nonexistent/dir" does not exist`},
 		{"malformed addr", []string{"run", "redis", "--redis-addr", "localhost", "--redis-socket", "/tmp/r.sock"}, "--redis-addr: tcp address \"localhost\" is not HOST:PORT"},
 		{"relative socket", []string{"run", "redis", "--redis-addr", "127.0.0.1:6379", "--redis-socket", "r.sock"}, "--redis-socket: unix socket path \"r.sock\" is not absolute"},
-		{"socket too long", []string{"run", "redis", "--redis-addr", "127.0.0.1:6379", "--redis-socket", long}, "the OS limit is 107"},
+		{"socket too long", []string{"run", "redis", "--redis-addr", "127.0.0.1:6379", "--redis-socket", long}, "the OS limit is 107 (sun_path on linux): give the socket a shorter path, e.g. a directory under /tmp"},
 		{"only addr", []string{"run", "redis", "--redis-addr", "127.0.0.1:6379"}, "give both --redis-addr and --redis-socket"},
 		{"only socket", []string{"run", "mysql", "--mysql-socket", "/run/mysqld/mysqld.sock"}, "give both --mysql-addr and --mysql-socket"},
 		{"external without endpoints", []string{"run", "mysql", "--provider", "external"}, "--provider external needs --mysql-addr and --mysql-socket"},

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -119,6 +120,9 @@ func (t *Tree) Refresh() error {
 
 // Read implements Meter.
 func (t *Tree) Read() (Sample, error) {
+	if runtime.GOOS != "linux" {
+		return Sample{}, fmt.Errorf("a server's CPU time is read from /proc, which %s has not", runtime.GOOS)
+	}
 	t.mu.Lock()
 	pids := t.pids
 	t.mu.Unlock()

@@ -134,3 +134,20 @@ func TestResolveAutoOnThisMachine(t *testing.T) {
 		t.Fatalf("auto gave %+v, want one client CPU, one server CPU and a reason", p)
 	}
 }
+
+// TestNoAffinity: where the OS has no CPU affinity (macOS), auto pins
+// nothing and says why, and asking for a pinning is refused saying why.
+func TestNoAffinity(t *testing.T) {
+	p, err := resolve("auto", "", "", false)
+	if err != nil || p.Mode != "none" || len(p.Client) != 0 || !strings.Contains(p.Reason, ErrNoAffinity.Error()) {
+		t.Fatalf("auto without affinity: %+v, %v", p, err)
+	}
+	for _, args := range [][3]string{{"same", "", ""}, {"split", "", ""}, {"none", "0", ""}, {"auto", "", "1"}} {
+		if _, err := resolve(args[0], args[1], args[2], false); err == nil || !strings.Contains(err.Error(), ErrNoAffinity.Error()) {
+			t.Errorf("%v without affinity: %v", args, err)
+		}
+	}
+	if p, err := resolve("none", "", "", false); err != nil || p.Mode != "none" {
+		t.Errorf("none without affinity: %+v, %v", p, err)
+	}
+}

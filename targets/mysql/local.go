@@ -25,11 +25,12 @@ const (
 
 // mysqlServer picks the server binary: Oracle MySQL's mysqld when present,
 // else MariaDB's mariadbd (Debian's mysqld is a link to it).
+// Homebrew's keg-only mysql@N and mariadb@N count too.
 func mysqlServer(l *compose.Local) (bin string, mariadb bool, ok bool) {
-	if _, p := l.Find("mysqld"); p != "" && !strings.Contains(strings.ToLower(compose.VersionOutput(p)), "mariadb") {
+	if _, p := l.FindIn(compose.HomebrewKegs("mysql"), "mysqld"); p != "" && !strings.Contains(strings.ToLower(compose.VersionOutput(p)), "mariadb") {
 		return p, false, true
 	}
-	if _, p := l.Find("mariadbd", "mysqld"); p != "" {
+	if _, p := l.FindIn(compose.HomebrewKegs("mariadb"), "mariadbd", "mysqld"); p != "" {
 		return p, true, true
 	}
 	return "", false, false

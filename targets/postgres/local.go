@@ -21,16 +21,17 @@ const (
 )
 
 // postgresBin finds a PostgreSQL server binary: on PATH, else in Debian's
-// versioned /usr/lib/postgresql/N/bin (newest first).
+// versioned /usr/lib/postgresql/N/bin or Homebrew's postgresql@N kegs
+// (newest first).
 func postgresBin(l *compose.Local, name string) string {
-	_, p := l.FindIn([]string{"/usr/lib/postgresql/*/bin"}, name)
+	_, p := l.FindIn(append([]string{"/usr/lib/postgresql/*/bin"}, compose.HomebrewKegs("postgresql")...), name)
 	return p
 }
 
 func localServer(ctx context.Context, l *compose.Local, name string) (*compose.Server, error) {
 	initdb, serverBin := postgresBin(l, "initdb"), postgresBin(l, server)
 	if initdb == "" || serverBin == "" {
-		return nil, fmt.Errorf("%w %s: local provider: PostgreSQL's initdb and postgres were not found in /usr/lib/postgresql/*/bin or on PATH (%s) (apt-get install postgresql, or run scripts/install-deps.sh)", compose.ErrCannotSupply, name, compose.SearchPath())
+		return nil, fmt.Errorf("%w %s: local provider: PostgreSQL's initdb and postgres were not found on PATH (%s), in /usr/lib/postgresql/*/bin or in Homebrew's postgresql kegs (apt-get install postgresql, or brew install postgresql@16, or run scripts/install-deps.sh)", compose.ErrCannotSupply, name, compose.SearchPath())
 	}
 	ls, err := l.Prepare(name, "")
 	if err != nil {

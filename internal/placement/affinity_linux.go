@@ -1,0 +1,121 @@
+package placement
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strconv"
+
+	"golang.org/x/sys/unix"
+)
+
+// Supported says whether this OS lets dbsock pin threads to CPUs.
+const Supported = true
+
+// ErrNoAffinity is what pinning says where the OS has no CPU affinity.
+var ErrNoAffinity = errors.New("not available: no CPU affinity")
+
+func cpuSet(cpus []int) *unix.CPUSet {
+	var set unix.CPUSet
+	for _, c := range cpus {
+		set.Set(c)
+	}
+	return &set
+}
+
+// PinProcess pins every thread of this process to cpus; threads created
+// later inherit the pinning. Restore gives every thread back the affinity
+// it had (a thread created since, the process's): a run's pinning ends
+// with the run. On error nothing stays pinned.
+func PinProcess(cpus []int) (restore func() error, err error) {
+	tids, err := threads()
+	if err != nil {
+		return nil, fmt.Errorf("pin client to CPUs %s: list threads: %w", FormatList(cpus), err)
+	}
+	saved := map[int]unix.CPUSet{}
+	var process unix.CPUSet
+	if err := unix.SchedGetaffinity(os.Getpid(), &process); err != nil {
+		return nil, fmt.Errorf("pin client to CPUs %s: read the process's affinity: %w", FormatList(cpus), err)
+	}
+	restore = func() error {
+		now, err := threads()
+		if err != nil {
+			return fmt.Errorf("restore CPU affinity: list threads: %w", err)
+		}
+		var errs []error
+		for _, tid := range now {
+			set, ok := saved[tid]
+			if !ok {
+				set = process
+			}
+			if err := unix.SchedSetaffinity(tid, &set); err != nil && err != unix.ESRCH {
+				errs = append(errs, fmt.Errorf("restore CPU affinity of thread %d: %w", tid, err))
+			}
+		}
+		return errors.Join(errs...)
+	}
+	set := cpuSet(cpus)
+	for _, tid := range tids {
+		var old unix.CPUSet
+		if unix.SchedGetaffinity(tid, &old) == nil {
+			saved[tid] = old
+		}
+		if err := unix.SchedSetaffinity(tid, set); err != nil && err != unix.ESRCH {
+			return nil, errors.Join(fmt.Errorf("pin client thread %d to CPUs %s: %w", tid, FormatList(cpus), err), restore())
+		}
+	}
+	return restore, nil
+}
+
+// threads lists this process's thread IDs.
+func threads() ([]int, error) {
+	tasks, err := os.ReadDir("/proc/self/task")
+	if err != nil {
+		return nil, err
+	}
+	var out []int
+	for _, t := range tasks {
+		if tid, err := strconv.Atoi(t.Name()); err == nil {
+			out = append(out, tid)
+		}
+	}
+	return out, nil
+}
+
+// Affinity reads back the CPUs pid (0: the calling thread) may run on.
+func Affinity(pid int) ([]int, error) {
+	var set unix.CPUSet
+	if err := unix.SchedGetaffinity(pid, &set); err != nil {
+		return nil, fmt.Errorf("read CPU affinity of pid %d: %w", pid, err)
+	}
+	var out []int
+	for c := 0; c < 1024; c++ {
+		if set.IsSet(c) {
+			out = append(out, c)
+		}
+	}
+	return out, nil
+}
+
+// Command wraps bin and args so that the program starts pinned to cpus
+// (with taskset, so that every thread it creates inherits the pinning). With
+// no cpus it returns bin and args unchanged.
+func Command(cpus []int, bin string, args []string) (string, []string, error) {
+	if len(cpus) == 0 {
+		return bin, args, nil
+	}
+	taskset, err := exec.LookPath("taskset")
+	for _, p := range []string{"/usr/bin/taskset", "/bin/taskset"} { // PATH may lack it, or be empty
+		if err == nil {
+			break
+		}
+		if _, serr := os.Stat(p); serr == nil {
+			taskset, err = p, nil
+		}
+	}
+	if err != nil {
+		return "", nil, fmt.Errorf("pin %s to CPUs %s: taskset not found on PATH or in /usr/bin (apt-get install util-linux)", bin, FormatList(cpus))
+	}
+	return taskset, append([]string{"-c", FormatList(cpus), bin}, args...), nil
+}
