@@ -5,9 +5,12 @@ import (
 	"io"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -218,18 +221,44 @@ func BenchmarkFloorVsMinimal(b *testing.B) {
 		floorP50(b, srv.Endpoints().On(t), 2000)
 		minimalBlockingP50(b, t, 2000)
 	}
+	cFloor := os.Getenv("DBSOCK_FLOOR_C") // scripts/bench.sh builds scripts/floor.c
 	b.ResetTimer()
 	for _, t := range drivers.Transports {
-		var mine, theirs []float64
+		var mine, theirs, c []float64
 		for i := 0; i < b.N; i++ {
 			theirs = append(theirs, float64(minimalBlockingP50(b, t, n)))
 			mine = append(mine, float64(floorP50(b, srv.Endpoints().On(t), n)))
+			if cFloor != "" {
+				c = append(c, cP50(b, cFloor, t, n))
+			}
 		}
-		slices.Sort(mine)
-		slices.Sort(theirs)
-		m, r := mine[len(mine)/2], theirs[len(theirs)/2]
+		m, r := median(mine), median(theirs)
 		b.ReportMetric(m, string(t)+"-floor-p50-ns")
 		b.ReportMetric(r, string(t)+"-minimal-p50-ns")
 		b.ReportMetric(m/r, string(t)+"-floor-ratio")
+		if len(c) > 0 {
+			b.ReportMetric(median(c), string(t)+"-c-p50-ns")
+			b.ReportMetric(m/median(c), string(t)+"-floor-c-ratio")
+		}
 	}
+}
+
+// median is the middle of xs (sorted in place).
+func median(xs []float64) float64 {
+	slices.Sort(xs)
+	return xs[len(xs)/2]
+}
+
+// cP50 runs the C floor (scripts/floor.c, built by scripts/bench.sh): the
+// same ping-pong with blocking syscalls, both threads on CPU 0.
+func cP50(b *testing.B, bin string, t drivers.Transport, n int) float64 {
+	out, err := exec.Command(bin, string(t), strconv.Itoa(n)).Output()
+	if err != nil {
+		b.Fatalf("%s %s: %v", bin, t, err)
+	}
+	v, err := strconv.ParseFloat(strings.TrimSpace(string(out)), 64)
+	if err != nil {
+		b.Fatalf("%s %s printed %q", bin, t, out)
+	}
+	return v
 }
