@@ -182,10 +182,11 @@ func TestOutputsCheckedBeforeTheRunAndOneFailureSparesTheOthers(t *testing.T) {
 	if err := unix.Mknod(full, syscall.S_IFCHR|0o666, int(unix.Mkdev(1, 7))); err != nil {
 		t.Skip("mknod:", err)
 	}
+	t.Setenv("TMPDIR", dir) // where the report's JSON is kept when an output fails
 	code, _, errs = dbsock(t, "run", "echo", "--n", "200", "--warmup", "10", "--rounds", "1", "--blocks", "2", "--provider", "local", "-q",
 		"--out", "full:json", "--out", "good.json")
-	if code != ExitFailed || !strings.Contains(errs, "write full") {
-		t.Fatalf("exit %d, stderr %q; want 1 and the failed write named", code, errs)
+	if code != ExitFailed || !strings.Contains(errs, "write full") || !strings.Contains(errs, "the report's JSON is kept in "+dir) {
+		t.Fatalf("exit %d, stderr %q; want 1, the failed write named, and the JSON kept in %s", code, errs, dir)
 	}
 	if rep, err := readReport(filepath.Join(dir, "good.json")); err != nil || len(rep.Runs) != 2 {
 		t.Fatalf("the good output was not written: %v", err)
