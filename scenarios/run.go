@@ -154,6 +154,12 @@ func measureRound(ctx context.Context, d drivers.Driver, eps drivers.Pair, opt O
 				s.exec, s.execSource = &execStats{r: r}, source
 			}
 		}
+		if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
+			// A server that stopped answering here would otherwise cost
+			// another --op-timeout in warm-up before the run ends.
+			err = fmt.Errorf("%s over %s: %w within %s (--op-timeout) while dbsock opened its statistics connection", d.Name(), eps.Unix, ErrNoAnswer, opt.timeout())
+			return append(sides[drivers.TCP].fail(err), sides[drivers.Unix].fail(err)...), err
+		}
 	}
 	if r, ok := opt.ServerCPU.(cpustat.Refresher); ok {
 		_ = r.Refresh() // the server may have started a process per connection; Read says if it is gone
