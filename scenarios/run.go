@@ -124,11 +124,11 @@ type worker struct {
 // warm them up, time the block pairs. It returns both transports' runs
 // (TCP first); on failure, the runs measured so far, the failing one
 // Incomplete with its error.
-func measureRound(ctx context.Context, d drivers.Driver, eps drivers.Pair, opt Options, round int, rng *rand.Rand, keys *caseKeys) ([]results.Run, error) {
+func measureRound(ctx context.Context, d drivers.Driver, eps drivers.Pair, opt Options, round int, rng *rand.Rand, keys *caseKeys) (_ []results.Run, err error) {
 	sides := map[drivers.Transport]*side{}
 	defer func() {
 		for _, s := range sides {
-			s.close()
+			s.close(errors.Is(err, ErrNoAnswer))
 		}
 	}()
 	for _, t := range Order(round) {

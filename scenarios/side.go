@@ -85,12 +85,19 @@ func newSide(ctx context.Context, ep drivers.Endpoint, opt Options) *side {
 	return s
 }
 
-func (s *side) close() {
+// close closes the side's connections; after a server stopped answering
+// (hung) they are aborted first, so that no client library's Close waits
+// on it.
+func (s *side) close(hung bool) {
 	s.cancel()
 	for _, w := range s.ws {
-		if w != nil && w.conn != nil {
-			w.conn.Close()
+		if w == nil || w.conn == nil {
+			continue
 		}
+		if a, ok := w.conn.(drivers.Aborter); ok && hung {
+			a.Abort()
+		}
+		w.conn.Close()
 	}
 }
 
