@@ -2,7 +2,8 @@
 // domain socket versus TCP on 127.0.0.1, with the servers, the timing loop
 // and the paired statistics of the dbsock command.
 //
-// Start a server with both endpoints, point your client at either one
+// Start a server with both endpoints (or take a server you run with
+// External), point your client at either one
 // (MySQLConfig, PostgresConfig, RedisOptions, MongoOptions,
 // MemcachedServer), and Compare runs your operation over both transports
 // in interleaved block pairs and returns the same Report that
@@ -139,6 +140,29 @@ func Start(ctx context.Context, target string, opt StartOptions) (*Server, error
 	srv, err := p.Supply(ctx, t.Supply())
 	if err != nil {
 		return nil, errors.Join(fmt.Errorf("dbsock.Start(%q): %w", target, err), p.Close())
+	}
+	return &Server{Target: target, TCP: srv.TCP, Unix: srv.Unix, Origin: srv.Origin, srv: srv, provider: p}, nil
+}
+
+// External is a server you already run (a CI service, your own database),
+// reached over tcp (host:port on loopback) and unix (its socket); nothing
+// is started, and Close stops nothing. Both endpoints must reach the same
+// server: Compare checks that they do where the server can say.
+func External(target string, tcp, unix Endpoint) (*Server, error) {
+	t, ok := targets.Lookup(target)
+	if !ok || t.Own {
+		return nil, fmt.Errorf("dbsock.External(%q): not a database target; use one of mysql, postgres, redis, memcached, mongo, pgbouncer", target)
+	}
+	tcp.Transport, unix.Transport = TCP, Unix
+	for _, ep := range []Endpoint{tcp, unix} {
+		if err := ep.Validate(); err != nil {
+			return nil, fmt.Errorf("dbsock.External(%q): %w", target, err)
+		}
+	}
+	p := &compose.External{Endpoints: map[string]compose.Pair{target: {TCP: tcp, Unix: unix}}}
+	srv, err := p.Supply(context.Background(), t.Supply())
+	if err != nil {
+		return nil, fmt.Errorf("dbsock.External(%q): %w", target, err)
 	}
 	return &Server{Target: target, TCP: srv.TCP, Unix: srv.Unix, Origin: srv.Origin, srv: srv, provider: p}, nil
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	gomysql "github.com/go-sql-driver/mysql"
+	"github.com/redis/go-redis/v9"
 	"github.com/spf13/pflag"
 
 	"github.com/dbsock/dbsock"
@@ -124,4 +125,37 @@ func TestCompareAgreesWithRun(t *testing.T) {
 		t.Errorf("your op: %.3f (%.3f to %.3f); dbsock run: %.3f (%.3f to %.3f)", a.Center, a.Lo, a.Hi, b.Center, b.Lo, b.Hi)
 	}
 	t.Logf("your op: %.3f (%.3f to %.3f); dbsock run --mysql-mode default: %.3f (%.3f to %.3f)", a.Center, a.Lo, a.Hi, b.Center, b.Lo, b.Hi)
+}
+
+// TestCompareOnYourServer: a server the user runs (here one dbsock
+// started, given by its endpoints) is measured as it is, said to be
+// external, and left running.
+func TestCompareOnYourServer(t *testing.T) {
+	mine := dbsocktest.Start(t, "redis", dbsock.StartOptions{})
+	srv, err := dbsock.External("redis", mine.TCP, mine.Unix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	open := func(ctx context.Context, ep dbsock.Endpoint) (func(context.Context) error, func() error, error) {
+		c := redis.NewClient(dbsock.RedisOptions(ep))
+		return func(ctx context.Context) error { return c.Ping(ctx).Err() }, c.Close, nil
+	}
+	rep, err := dbsock.Compare(context.Background(), srv, "ping", open, dbsock.CompareOptions{N: 500, Warmup: 50, Rounds: 1, Blocks: 5, Seed: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ti := rep.Targets[0]; ti.Provider != "external" || rep.Summary[0].Unix.N != 500 || !rep.Runs[1].TransportVerified {
+		t.Errorf("provider %q, %d Unix ops, verified %v", ti.Provider, rep.Summary[0].Unix.N, rep.Runs[1].TransportVerified)
+	}
+	if err := srv.Close(); err != nil {
+		t.Fatal(err)
+	}
+	c := redis.NewClient(dbsock.RedisOptions(mine.Unix))
+	defer c.Close()
+	if err := c.Ping(context.Background()).Err(); err != nil {
+		t.Fatalf("closing the external server stopped it: %v", err)
+	}
+	if _, err := dbsock.External("redis", dbsock.Endpoint{Address: "10.0.0.1:6379"}, mine.Unix); err == nil || !strings.Contains(err.Error(), "not a loopback address") {
+		t.Errorf("an off-loopback address: %v", err)
+	}
 }
