@@ -183,3 +183,18 @@ func TestPairsGetTheSameKeys(t *testing.T) {
 		}
 	}
 }
+
+// TestKeyBuffersAreBounded: thousands of workers share at most
+// maxKeysHeld ids per block (never less than 256 each), so that a wide
+// run does not hold gigabytes of keys.
+func TestKeyBuffersAreBounded(t *testing.T) {
+	for _, tt := range []struct{ workers, want int }{{1, maxKeyBuffer}, {64, maxKeyBuffer}, {1024, 4096}, {4096, 1024}, {1 << 20, 256}} {
+		if got := keyBuffer(tt.workers); got != tt.want {
+			t.Errorf("keyBuffer(%d) = %d, want %d", tt.workers, got, tt.want)
+		}
+	}
+	k := newCaseKeys(Options{Rows: 1000, Concurrency: 4096, Seed: 1})
+	if k.size*len(k.buf) > maxKeysHeld {
+		t.Fatalf("%d workers x %d ids each is over %d", len(k.buf), k.size, maxKeysHeld)
+	}
+}

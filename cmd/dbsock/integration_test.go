@@ -274,6 +274,26 @@ func TestCompareSavedRuns(t *testing.T) {
 	if code, _, _ = dbsock(t, "compare", path, other); code != 0 {
 		t.Fatalf("without a gate, disjoint reports are only shown: exit %d", code)
 	}
+	// A new report whose target did not finish cannot pass a gate either,
+	// whatever its figures say.
+	rep, err := readReport(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep.Targets[0].Error = "echo over unix /x stopped after 100 of 200 ops: the server did not answer"
+	failed := filepath.Join(t.TempDir(), "c.json")
+	f, err := os.Create(failed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := rep.WriteJSON(f); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	code, _, stderr = dbsock(t, "compare", path, failed, "--fail-on-regression", "10%")
+	if code != ExitFailed || !strings.Contains(stderr, "echo in "+failed+" did not finish") {
+		t.Fatalf("a run that did not finish: exit %d, stderr %q; want 1 saying so", code, stderr)
+	}
 }
 
 // TestWithoutPATH: with no PATH at all (a bare cron or systemd unit),

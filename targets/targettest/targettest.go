@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/spf13/pflag"
+
 	"github.com/dbsock/dbsock/compose"
 	"github.com/dbsock/dbsock/drivers"
 	"github.com/dbsock/dbsock/internal/placement"
@@ -199,6 +201,9 @@ func Measure(t *testing.T, target string, p compose.Provider, opt scenarios.Opti
 type Own struct {
 	Query    string
 	KeysFrom *pipeline.KeySource
+	// Flags are the target's own flags, as a command line would give
+	// them (e.g. --mongo-collection db.coll).
+	Flags []string
 }
 
 // MeasureOwn is Measure with the user's own op and keys; it returns the
@@ -222,6 +227,17 @@ func MeasureOwn(t *testing.T, target string, p compose.Provider, opt scenarios.O
 	}
 	if own.KeysFrom != nil {
 		plan.KeysFrom = map[string]pipeline.KeySource{target: *own.KeysFrom}
+	}
+	if len(own.Flags) > 0 {
+		fs := pflag.NewFlagSet(target, pflag.ContinueOnError)
+		settings := lookup(t, target).Settings(fs)
+		if err := fs.Parse(own.Flags); err != nil {
+			t.Fatal(err)
+		}
+		if err := settings.Validate(); err != nil {
+			t.Fatal(err)
+		}
+		plan.Settings = map[string]targets.Settings{target: settings}
 	}
 	rep, err := pipeline.Run(ctx, plan)
 	if err == nil && rep.Targets[0].Error != "" {
