@@ -51,7 +51,26 @@ type Server struct {
 	// instances of one server): the data is seeded over both.
 	SeedEach bool
 	stop     func(context.Context) error
+	restart  func(context.Context) error
 }
+
+// ErrNoRestart is returned by Restart for a server dbsock cannot restart
+// (one it did not start).
+var ErrNoRestart = errors.New("cannot restart")
+
+// Restart stops the server and starts it again on the same endpoints and
+// data (a new server instance; nothing is re-created), and returns once it
+// accepts connections again: a server instance is what --instances
+// repeats. Connections to the old instance are gone.
+func (s *Server) Restart(ctx context.Context) error {
+	if s.restart == nil {
+		return fmt.Errorf("%w %s: dbsock did not start this server (provider %s), so it cannot start it again; use --instances 1", ErrNoRestart, s.Target, s.Provider)
+	}
+	return s.restart(ctx)
+}
+
+// CanRestart says whether Restart can restart the server.
+func (s *Server) CanRestart() bool { return s.restart != nil }
 
 // Endpoints returns the server's two endpoints.
 func (s *Server) Endpoints() drivers.Pair { return drivers.Pair{TCP: s.TCP, Unix: s.Unix} }
@@ -85,7 +104,7 @@ func (l *Lent) Supply(_ context.Context, t Target) (*Server, error) {
 		return nil, fmt.Errorf("%w %s: only %s's server was lent", ErrCannotSupply, t.Name, l.Target)
 	}
 	s := *l.Server
-	s.Target, s.stop = t.Name, nil // its owner stops it
+	s.Target, s.stop, s.restart = t.Name, nil, nil // its owner stops it
 	return &s, nil
 }
 
@@ -144,12 +163,14 @@ func (a *Auto) Close() error {
 // needs.
 func (s *Server) Join(others ...*Server) *Server {
 	stops := []func(context.Context) error{s.stop}
+	restarts := []func(context.Context) error{}
 	meters := cpustat.Sum{}
 	var whyNot []string
 	for _, srv := range append([]*Server{s}, others...) {
 		if srv != s {
 			stops = append(stops, srv.stop)
 		}
+		restarts = append(restarts, srv.restart)
 		if srv.CPU != nil {
 			meters = append(meters, srv.CPU)
 		} else if srv.CPUWhyNot != "" {
@@ -165,6 +186,20 @@ func (s *Server) Join(others ...*Server) *Server {
 		}
 		return errors.Join(errs...)
 	}
+	// Restarted the other way round: what s stands in front of first.
+	s.restart = func(ctx context.Context) error {
+		for i := len(restarts) - 1; i >= 0; i-- {
+			if err := restarts[i](ctx); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	for _, r := range restarts {
+		if r == nil {
+			s.restart = nil
+		}
+	}
 	if len(whyNot) > 0 {
 		s.CPU, s.CPUWhyNot = nil, strings.Join(whyNot, "; ")
 	} else if len(meters) > 1 {
@@ -176,3 +211,6 @@ func (s *Server) Join(others ...*Server) *Server {
 // SetStop sets what srv.Stop does: for providers outside this package
 // (test fakes among them).
 func SetStop(srv *Server, stop func(context.Context) error) { srv.stop = stop }
+
+// SetRestart sets what srv.Restart does, likewise.
+func SetRestart(srv *Server, restart func(context.Context) error) { srv.restart = restart }

@@ -214,6 +214,7 @@ func (c *Compose) Supply(ctx context.Context, t Target) (*Server, error) {
 	if err := c.waitReady(ctx, srv, sp.Ready); err != nil {
 		return nil, err
 	}
+	srv.restart = func(ctx context.Context) error { return c.restartService(ctx, srv, sp.Ready) }
 	srv.stop = func(ctx context.Context) error {
 		if c.Keep {
 			return nil
@@ -227,6 +228,28 @@ func (c *Compose) Supply(ctx context.Context, t Target) (*Server, error) {
 		return errors.Join(c.run(ctx, "stop", "-t", "1", target), c.run(ctx, "rm", "--force", "-v", target))
 	}
 	return srv, nil
+}
+
+// restartService restarts the service's container (compose restart: its
+// data kept) and waits until the server is ready; srv's CPU meter follows
+// the container's new first process.
+func (c *Compose) restartService(ctx context.Context, srv *Server, ready func(context.Context, *Server) error) error {
+	c.mu.Lock()
+	err := c.run(ctx, "restart", "-t", "10", srv.Target)
+	c.mu.Unlock()
+	if err != nil {
+		return fmt.Errorf("restart compose service %s: %w", srv.Target, err)
+	}
+	if err := c.waitReady(ctx, srv, ready); err != nil {
+		return err
+	}
+	c.mu.Lock()
+	_, pid := c.inspect(ctx, srv.Target)
+	c.mu.Unlock()
+	if pid > 0 {
+		srv.CPU = cpustat.NewTree(pid, "container process tree (every process in the container)")
+	}
+	return nil
 }
 
 func (c *Compose) hasService(name string) bool {

@@ -155,10 +155,43 @@ func (d *Docker) Supply(ctx context.Context, t Target) (*Server, error) {
 	if err := waitContainer(ctx, c, srv, spec.Ready); err != nil {
 		return nil, errors.Join(err, srv.Stop(context.Background()))
 	}
+	var config []byte // the config file, kept to start the container again
 	if spec.Config != "" {
-		os.Remove(filepath.Join(dir, spec.Config)) // it held the password; the server has read it
+		path := filepath.Join(dir, spec.Config)
+		config, _ = os.ReadFile(path)
+		os.Remove(path) // it held the password; the server has read it
 	}
+	srv.restart = func(ctx context.Context) error { return restartContainer(ctx, c, srv, spec, config) }
 	return srv, nil
+}
+
+// restartContainer stops c and starts it again (the same container, its
+// data kept), with its config file back in the socket directory while it
+// starts, and waits until the server is ready; srv's CPU meter follows
+// the container's new first process.
+func restartContainer(ctx context.Context, c tc.Container, srv *Server, spec ContainerSpec, config []byte) error {
+	timeout := 10 * time.Second
+	if err := c.Stop(ctx, &timeout); err != nil {
+		return fmt.Errorf("restart %s container: stop: %w", srv.Target, err)
+	}
+	path := ""
+	if spec.Config != "" {
+		path = filepath.Join(srv.SocketDir, spec.Config)
+		if err := os.WriteFile(path, config, 0o644); err != nil {
+			return fmt.Errorf("restart %s container: write its config back: %w", srv.Target, err)
+		}
+		defer os.Remove(path)
+	}
+	if err := c.Start(ctx); err != nil {
+		return fmt.Errorf("restart %s container: start: %w", srv.Target, err)
+	}
+	if err := waitContainer(ctx, c, srv, spec.Ready); err != nil {
+		return fmt.Errorf("restart: %w", err)
+	}
+	if insp, err := c.Inspect(ctx); err == nil && insp.State != nil && insp.State.Pid > 0 {
+		srv.CPU = cpustat.NewTree(insp.State.Pid, "container process tree (every process in the container)")
+	}
+	return nil
 }
 
 // containerOptions are the settings of target's container: its command

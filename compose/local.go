@@ -245,6 +245,8 @@ type LocalServer struct {
 	// does not).
 	StopSignal syscall.Signal
 	proc       *process
+	// start starts the process again as it was last started (Restart).
+	start func(context.Context) error
 }
 
 // Prepare makes a LocalServer for target with its socket named sockName
@@ -291,12 +293,27 @@ func (ls *LocalServer) StartProbe(ctx context.Context, name, bin string, args, e
 	if err != nil {
 		return err
 	}
-	p, err := startProcess(ls.Dir, name, bin, args, env, stdin, ls.RunAs)
-	if err != nil {
+	ls.start = func(ctx context.Context) error {
+		p, err := startProcess(ls.Dir, name, bin, args, env, stdin, ls.RunAs)
+		if err != nil {
+			return err
+		}
+		ls.proc = p
+		return p.waitReady(ctx, ReadyTimeout, ready)
+	}
+	return ls.start(ctx)
+}
+
+// restart stops the process (as Stop does, keeping its directory) and
+// starts it again with the same command, input and readiness probe.
+func (ls *LocalServer) restart(ctx context.Context) error {
+	if err := ls.proc.stop(ls.StopSignal, 10*time.Second); err != nil {
 		return err
 	}
-	ls.proc = p
-	return p.waitReady(ctx, ReadyTimeout, ready)
+	if err := ls.start(ctx); err != nil {
+		return fmt.Errorf("restart %s: %w", ls.proc.name, err)
+	}
+	return nil
 }
 
 // PID is the started server's process ID.
@@ -319,8 +336,18 @@ func (ls *LocalServer) Gone() error {
 // removes its directory.
 func (ls *LocalServer) Server(target, origin string, tcp, unix drivers.Endpoint) *Server {
 	pid := ls.PID()
-	return &Server{Target: target, Provenance: drivers.Provenance{Provider: "local", Origin: origin}, TCP: tcp, Unix: unix, PID: pid, stop: ls.stop,
-		CPU: cpustat.NewTree(pid, "local process tree")}
+	tree := cpustat.NewTree(pid, "local process tree")
+	srv := &Server{Target: target, Provenance: drivers.Provenance{Provider: "local", Origin: origin}, TCP: tcp, Unix: unix, PID: pid, stop: ls.stop,
+		CPU: tree}
+	srv.restart = func(ctx context.Context) error {
+		if err := ls.restart(ctx); err != nil {
+			return err
+		}
+		srv.PID, tree.Root = ls.PID(), ls.PID()
+		_ = tree.Refresh() // where it fails, so does the next Read, which says why
+		return nil
+	}
+	return srv
 }
 
 func (ls *LocalServer) stop(ctx context.Context) error {

@@ -22,6 +22,10 @@ type Target struct {
 	// SeedEach says that the two endpoints reach two instances of the
 	// server, each with its own data: the data is seeded over both.
 	SeedEach bool
+	// Volatile says that the server keeps no data over a restart (no
+	// persistence, as dbsock runs Redis and memcached): after each restart
+	// (--instances) the data is seeded again.
+	Volatile bool
 }
 
 // Flag returns t's socket flag.

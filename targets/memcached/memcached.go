@@ -28,7 +28,7 @@ var external = targets.External{
 func init() {
 	targets.Register(targets.Target{
 		Target: compose.Target{Name: name, Recipe: recipe, SocketFlag: external.SocketFlag(name),
-			Serving: perTransport, SeedEach: true},
+			Serving: perTransport, SeedEach: true, Volatile: true},
 		Order:    25,
 		Short:    "GET of one key (memcached: one instance per transport)",
 		ServedBy: "memcached, two instances started alike (-p for TCP, -s for the socket), local, container or yours",

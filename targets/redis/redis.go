@@ -27,7 +27,7 @@ var external = targets.External{
 
 func init() {
 	targets.Register(targets.Target{
-		Target: compose.Target{Name: name, Recipe: recipe, SocketFlag: external.SocketFlag(name)},
+		Target: compose.Target{Name: name, Recipe: recipe, SocketFlag: external.SocketFlag(name), Volatile: true},
 		Order:  20, InAll: true,
 		Short:    "GET of one key",
 		ServedBy: "redis-server, local, container or yours",
