@@ -59,10 +59,13 @@ type Environment = sysinfo.Environment
 
 // Config is what the user asked for.
 type Config struct {
-	N        int    `json:"n"`
-	Warmup   int    `json:"warmup"`
-	Rounds   int    `json:"rounds"`
-	Provider string `json:"provider"`
+	N      int `json:"n"`
+	Warmup int `json:"warmup"`
+	Rounds int `json:"rounds"`
+	// Instances is how many times each server was started (restarted
+	// between instances); 0 in reports from before --instances.
+	Instances int    `json:"instances,omitempty"`
+	Provider  string `json:"provider"`
 	// Scenario lists the scenarios, comma-separated.
 	Scenario string `json:"scenario"`
 	// DurationNs, when set, replaced N: each run lasted this long.
@@ -239,7 +242,11 @@ func FormatSize(n int) string {
 // Run is one timed loop: one case, transport and round.
 type Run struct {
 	Case
-	Transport         drivers.Transport  `json:"transport"`
+	Transport drivers.Transport `json:"transport"`
+	// Instance numbers the server instance the run measured (1 for the
+	// first; 0 in reports from before --instances): with --instances K
+	// each server is restarted between instances.
+	Instance          int                `json:"instance,omitempty"`
 	Round             int                `json:"round"`
 	N                 int64              `json:"n"`
 	Errors            int64              `json:"errors"`
@@ -483,8 +490,13 @@ type Summary struct {
 	// than MinPairs pairs.
 	UnixSpeedupP50CI  *Interval `json:"unix_speedup_p50_ci,omitempty"`
 	UnixSpeedupMeanCI *Interval `json:"unix_speedup_mean_ci,omitempty"`
+	// InstanceSpeedups are the p50 speedups of each server instance, when
+	// the case ran on more than one (--instances): then the intervals are
+	// over instances (MethodInstances), not over pooled block pairs.
+	InstanceSpeedups []float64 `json:"instance_speedups,omitempty"`
 	// PValue is the two-sided sign test of "the p50 ratio is as often
-	// above 1 as below"; PValueHolm is it adjusted by Holm's method over
+	// above 1 as below" (over the block pairs, or over the instances'
+	// speedups when there are several); PValueHolm is it adjusted by Holm's method over
 	// every case in the report.
 	PValue     float64 `json:"p_value"`
 	PValueHolm float64 `json:"p_value_holm"`

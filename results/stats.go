@@ -65,6 +65,9 @@ const (
 	NotSignificant VerdictKind = "not_significant"
 	// TooFewPairs: fewer than MinPairs block pairs, so no interval.
 	TooFewPairs VerdictKind = "too_few_pairs"
+	// TooFewInstances: the case ran on fewer than MinInstances server
+	// instances (--instances), so no interval over them.
+	TooFewInstances VerdictKind = "too_few_instances"
 	// NoResult: every op of one transport failed: there is no latency to
 	// compare.
 	NoResult VerdictKind = "no_result"
@@ -76,12 +79,15 @@ type Interval struct {
 	Lo     float64 `json:"lo"`
 	Hi     float64 `json:"hi"`
 	// Confidence is the interval's exact coverage (at least 0.95: order
-	// statistics give discrete levels).
+	// statistics give discrete levels; exactly 0.95 over instances).
 	Confidence float64 `json:"confidence"`
-	// Rounds and Pairs count what the interval was computed from.
-	Rounds int    `json:"rounds"`
-	Pairs  int    `json:"pairs"`
-	Method string `json:"method,omitempty"`
+	// Rounds and Pairs count what the interval was computed from;
+	// Instances, the server instances, when the interval is over them
+	// (MethodInstances).
+	Rounds    int    `json:"rounds"`
+	Pairs     int    `json:"pairs"`
+	Instances int    `json:"instances,omitempty"`
+	Method    string `json:"method,omitempty"`
 }
 
 // HalfWidth is the interval's relative half-width: (hi-lo)/2/center.

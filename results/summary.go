@@ -114,10 +114,18 @@ func (r *Report) Summarize() error {
 			sum.UnixSpeedupP50, sum.UnixSpeedupMean = sum.UnixSpeedupP50Pooled, ratio(sum.TCP.Latency.Mean, sum.Unix.Latency.Mean)
 		}
 		sum.UnixSpeedupP50CI, sum.UnixSpeedupMeanCI = PairedSpeedup(pairs.p50, pairs.rounds), PairedSpeedup(pairs.mean, pairs.rounds)
+		sum.PValue = SignTest(logs(pairs.p50))
+		if len(pairs.byInstance) > 1 { // the interval is over instances (Kalibera and Jones)
+			var p50, mean [][]float64
+			for _, in := range pairs.byInstance {
+				p50, mean = append(p50, in.p50), append(mean, in.mean)
+			}
+			sum.UnixSpeedupP50CI, sum.InstanceSpeedups, sum.PValue = InstanceSpeedup(p50, pairs.rounds)
+			sum.UnixSpeedupMeanCI, _, _ = InstanceSpeedup(mean, pairs.rounds)
+		}
 		if ci := sum.UnixSpeedupP50CI; ci != nil {
 			sum.UnixSpeedupP50, sum.UnixSpeedupMean = ci.Center, sum.UnixSpeedupMeanCI.Center
 		}
-		sum.PValue = SignTest(logs(pairs.p50))
 		sum.Blocks, sum.NoisyBlocks = flagNoisy(p.runs)
 		sum.EndedBy = endedBy(p.runs)
 		sum.CPUSaving = cpuSaving(sum.TCP.CPU, sum.Unix.CPU)
@@ -159,16 +167,21 @@ func (r *Report) judge() {
 		s := &r.Summary[i]
 		s.PValueHolm = adj[i]
 		s.VerdictKind = Judge(s.UnixSpeedupP50CI, s.PValueHolm)
+		if s.UnixSpeedupP50CI == nil && len(s.InstanceSpeedups) > 1 {
+			s.VerdictKind = TooFewInstances
+		}
 		if s.TCP.N-s.TCP.Errors <= 0 || s.Unix.N-s.Unix.Errors <= 0 {
 			s.VerdictKind = NoResult
 		}
 	}
 }
 
-// pairs are the paired block ratios of one case.
+// pairs are the paired block ratios of one case; byInstance splits them
+// by server instance, in instance order.
 type pairs struct {
-	p50, mean []float64
-	rounds    int
+	p50, mean  []float64
+	rounds     int
+	byInstance []pairs
 }
 
 // BlocksOf returns run's blocks; a run without blocks (from an older
@@ -185,7 +198,7 @@ func BlocksOf(run *Run) []Block {
 // returns their ratios TCP/Unix, in round and pair order. A block with no
 // successful op, or without its partner, is left out.
 func blockPairs(runs []*Run) pairs {
-	type key struct{ round, pair int }
+	type key struct{ instance, round, pair int }
 	tcp, unix := map[key]Block{}, map[key]Block{}
 	var keys []key
 	for _, run := range runs {
@@ -193,7 +206,7 @@ func blockPairs(runs []*Run) pairs {
 			if b.N-b.Errors <= 0 || b.P50 <= 0 || b.Mean <= 0 {
 				continue
 			}
-			k := key{run.Round, b.Pair}
+			k := key{run.Instance, run.Round, b.Pair}
 			if run.Transport == drivers.TCP {
 				tcp[k] = b
 			} else {
@@ -203,6 +216,9 @@ func blockPairs(runs []*Run) pairs {
 		}
 	}
 	sort.Slice(keys, func(i, j int) bool {
+		if keys[i].instance != keys[j].instance {
+			return keys[i].instance < keys[j].instance
+		}
 		if keys[i].round != keys[j].round {
 			return keys[i].round < keys[j].round
 		}
@@ -210,7 +226,8 @@ func blockPairs(runs []*Run) pairs {
 	})
 	var out pairs
 	seen := map[key]bool{}
-	rounds := map[int]bool{}
+	rounds := map[[2]int]bool{}
+	instance := map[int]int{} // instance -> its index in byInstance
 	for _, k := range keys {
 		t, okT := tcp[k]
 		u, okU := unix[k]
@@ -218,9 +235,17 @@ func blockPairs(runs []*Run) pairs {
 			continue
 		}
 		seen[k] = true
-		rounds[k.round] = true
-		out.p50 = append(out.p50, float64(t.P50)/float64(u.P50))
-		out.mean = append(out.mean, t.Mean/u.Mean)
+		rounds[[2]int{k.instance, k.round}] = true
+		p50, mean := float64(t.P50)/float64(u.P50), t.Mean/u.Mean
+		out.p50, out.mean = append(out.p50, p50), append(out.mean, mean)
+		i, ok := instance[k.instance]
+		if !ok {
+			i = len(out.byInstance)
+			instance[k.instance] = i
+			out.byInstance = append(out.byInstance, pairs{})
+		}
+		in := &out.byInstance[i]
+		in.p50, in.mean = append(in.p50, p50), append(in.mean, mean)
 	}
 	out.rounds = len(rounds)
 	return out
@@ -366,6 +391,11 @@ const UnstableSpread = 1.15
 // differs between rounds comes from the connections themselves (each round
 // opens new ones), e.g. a server thread placed differently.
 func roundSpread(runs []*Run) string {
+	for _, run := range runs {
+		if run.Instance != runs[0].Instance {
+			return "" // the interval is over instances: it holds what moved between them
+		}
+	}
 	byRound := map[int][]*Run{}
 	var rounds []int
 	for _, run := range runs {
