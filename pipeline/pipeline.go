@@ -45,6 +45,13 @@ type Plan struct {
 	// Options holds the loop sizes; its Scenario and Concurrency are set
 	// per case.
 	Options scenarios.Options
+	// Instances is how many server instances each case measures: between
+	// them the server is restarted (same endpoints, same data), and the
+	// interval is computed over instances (results.InstanceSpeedup). A
+	// server dbsock cannot restart (external) runs one instance with
+	// Instances times the rounds, unless InstancesAsked: then it fails.
+	Instances      int
+	InstancesAsked bool
 	// Placement pins the client (here) and names the servers' CPUs (the
 	// provider pins those when it starts them).
 	Placement placement.Placement
@@ -143,7 +150,7 @@ func (p Plan) newReport() *results.Report {
 		Tool:          sysinfo.Self(),
 		StartedAt:     time.Now().UTC(),
 		Environment:   sysinfo.Collect(p.Libraries),
-		Config: results.Config{N: o.N, Warmup: o.Warmup, Rounds: o.Rounds,
+		Config: results.Config{N: o.N, Warmup: o.Warmup, Rounds: o.Rounds, Instances: max(p.Instances, 1),
 			Provider: p.ProviderName, Scenario: strings.Join(p.scenarios(), ","), DurationNs: o.Duration.Nanoseconds(),
 			Concurrency: p.Concurrency, ValueSizes: p.ValueSizes, Rate: o.Rate, Pipelines: p.Pipelines,
 			Blocks: o.BlocksPerRound(), Seed: o.Seed, Precision: o.Precision, Workload: p.workloadRecord()},
@@ -260,20 +267,73 @@ func (p Plan) measureTarget(ctx context.Context, t *targets.Target, ti *results.
 				d = pl.Pipeline(depth)
 			}
 			for _, opt := range p.cases() {
-				opt.ClientCPU, opt.ServerCPU, opt.ServerCPUWhyNot = cpustat.Self{}, srv.CPU, srv.CPUWhyNot
 				opt.Rows = rows
 				_, opt.OwnQuery = p.Queries[t.Name]
-				err := scenarios.Run(ctx, d, srv.Endpoints(), info, opt, func(run results.Run) {
-					runs = append(runs, run)
-					logRun(log, run)
-				})
-				if err != nil {
-					return runs, err
+				restart := p.canRestart(srv, ti)
+				for inst := 1; inst <= max(p.Instances, 1); inst++ {
+					if inst > 1 && restart {
+						if err := p.restart(ctx, t, d, srv, rows, inst); err != nil {
+							return runs, err
+						}
+					}
+					opt.Instance = inst
+					opt.ClientCPU, opt.ServerCPU, opt.ServerCPUWhyNot = cpustat.Self{}, srv.CPU, srv.CPUWhyNot
+					err := scenarios.Run(ctx, d, srv.Endpoints(), info, opt, func(run results.Run) {
+						runs = append(runs, run)
+						logRun(log, run)
+					})
+					if err != nil {
+						return runs, err
+					}
 				}
 			}
 		}
 	}
 	return runs, nil
+}
+
+// canRestart says whether srv is restarted between instances. A server
+// dbsock cannot restart (one it did not start) gets its instances as
+// fresh connections to the one server process, and ti a warning that the
+// interval covers that process only; asked for by the user, the restart
+// fails instead.
+func (p Plan) canRestart(srv *compose.Server, ti *results.Target) bool {
+	if p.Instances <= 1 || srv.CanRestart() || p.InstancesAsked {
+		return true
+	}
+	w := fmt.Sprintf("dbsock did not start this server (provider %s), so it could not restart it: its %d instances are %d sets of fresh connections "+
+		"to one server process, and the interval covers that process only.", srv.Provider, p.Instances, p.Instances)
+	if len(ti.Warnings) == 0 || ti.Warnings[len(ti.Warnings)-1] != w {
+		ti.Warnings = append(ti.Warnings, w)
+	}
+	return false
+}
+
+// restart starts instance inst of t's server: it restarts the server,
+// checks that the same server answers on both endpoints, seeds it again
+// when it keeps nothing over a restart (t.Volatile: Redis as dbsock runs
+// it starts empty), and waits for it to go idle.
+func (p Plan) restart(ctx context.Context, t *targets.Target, d drivers.Driver, srv *compose.Server, rows, inst int) error {
+	began, pid := time.Now(), srv.PID
+	if err := srv.Restart(ctx); err != nil {
+		return fmt.Errorf("start server instance %d of %d: %w", inst, p.Instances, err)
+	}
+	process := ""
+	if pid > 0 {
+		process = fmt.Sprintf(" (pid %d, was %d)", srv.PID, pid)
+	}
+	if _, err := p.identify(ctx, t, d, srv); err != nil {
+		return fmt.Errorf("server instance %d of %d: %w", inst, p.Instances, err)
+	}
+	if t.Volatile {
+		if err := p.seed(ctx, t, d, srv, rows); err != nil {
+			return fmt.Errorf("server instance %d of %d: %w", inst, p.Instances, err)
+		}
+	} else if waited, idle := settle(ctx, srv.CPU); waited > 200*time.Millisecond {
+		fmt.Fprintf(p.log(), "dbsock: %s: waited %s after the restart for the server to go idle (%v)\n", t.Name, waited.Round(time.Millisecond), idle)
+	}
+	fmt.Fprintf(p.log(), "dbsock: %s: server instance %d of %d ready in %s%s\n", t.Name, inst, p.Instances, time.Since(began).Round(time.Millisecond), process)
+	return nil
 }
 
 // stopServer stops srv once t's cases are done (or failed with err): a
@@ -392,7 +452,11 @@ func logRun(log io.Writer, run results.Run) {
 	if run.Error != "" {
 		return
 	}
-	fmt.Fprintf(log, "dbsock: %s %s round %d %-4s: p50 %s, mean %s, %d ops (%s)\n", run.Target, run.Label(), run.Round, run.Transport,
+	round := fmt.Sprintf("round %d", run.Round)
+	if run.Instance > 1 {
+		round = fmt.Sprintf("instance %d %s", run.Instance, round)
+	}
+	fmt.Fprintf(log, "dbsock: %s %s %s %-4s: p50 %s, mean %s, %d ops (%s)\n", run.Target, run.Label(), round, run.Transport,
 		time.Duration(run.Latency.P50), time.Duration(run.Latency.Mean).Round(time.Nanosecond), run.N, run.Evidence)
 }
 

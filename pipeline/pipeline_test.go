@@ -47,14 +47,20 @@ type fakeDriver struct {
 	seedErr           error
 	opErr             error
 	onOp              func()
+	onSeed            func()
 }
 
-func (d *fakeDriver) Name() string                                 { return d.name }
-func (d *fakeDriver) Describe() string                             { return "a fake op" }
-func (d *fakeDriver) Mode() string                                 { return "" }
-func (d *fakeDriver) ValueSize() int                               { return 4 }
-func (d *fakeDriver) ConnectPhase() string                         { return "nothing" }
-func (d *fakeDriver) Seed(context.Context, drivers.Endpoint) error { return d.seedErr }
+func (d *fakeDriver) Name() string         { return d.name }
+func (d *fakeDriver) Describe() string     { return "a fake op" }
+func (d *fakeDriver) Mode() string         { return "" }
+func (d *fakeDriver) ValueSize() int       { return 4 }
+func (d *fakeDriver) ConnectPhase() string { return "nothing" }
+func (d *fakeDriver) Seed(context.Context, drivers.Endpoint) error {
+	if d.onSeed != nil {
+		d.onSeed()
+	}
+	return d.seedErr
+}
 func (d *fakeDriver) Info(context.Context, drivers.Endpoint) (drivers.ServerInfo, error) {
 	return drivers.ServerInfo{Product: "Fake", Version: "1"}, nil
 }

@@ -150,7 +150,7 @@ func writeMethod(b *strings.Builder, r *results.Report) {
 		"over 127.0.0.1 TCP and over the server's Unix domain socket, in %s. Before timing, each connection's transport "+
 		"was verified on the server side. Servers were supplied by the %s provider. %s\n\n",
 		strings.Join(names, ", "), how, plural(c.Warmup, "untimed warm-up operation"), timed,
-		roundsPhrase(c.Rounds), c.Provider, placementSentence(r))
+		roundsPhrase(c), c.Provider, placementSentence(r))
 	writeStatsMethod(b, r)
 }
 
@@ -163,9 +163,17 @@ func writeStatsMethod(b *strings.Builder, r *results.Report) {
 			"interleaved in TCP/Unix pairs; which block of a pair went first was drawn at random (seed %d; `--seed %d` repeats the order). ",
 			plural(c.Blocks, "block pair"), c.Seed, c.Seed)
 	}
-	fmt.Fprintf(b, "The speedup is the median of the paired ratios TCP/Unix (of the blocks' p50s, or means), which one bad block cannot move; "+
-		"its 95%% confidence interval is the distribution-free interval of a median from order statistics (Conover, *Practical Nonparametric Statistics*, 1999, §3.2). "+
-		"A verdict names a winner when the whole interval lies on one side of 1, \"no meaningful difference\" when it lies within ±%.0f%%, and \"undecided\" otherwise",
+	if c.Instances > 1 {
+		b.WriteString("Each server instance's speedup is the median of its paired ratios TCP/Unix (of the blocks' p50s, or means), which one bad block cannot move; " +
+			"the speedup reported is the median of the instances' speedups, and its 95% confidence interval is the distribution-free interval of a median from order statistics " +
+			"over the instances (Conover, *Practical Nonparametric Statistics*, 1999, §3.2), never over block pairs pooled across instances, which would take the pairs of one instance " +
+			"for independent ones (Kalibera and Jones, *Rigorous Benchmarking in Reasonable Time*, ISMM 2013); the sign test is over the instances too. ")
+	} else {
+		b.WriteString("The speedup is the median of the paired ratios TCP/Unix (of the blocks' p50s, or means), which one bad block cannot move; " +
+			"its 95% confidence interval is the distribution-free interval of a median from order statistics (Conover, *Practical Nonparametric Statistics*, 1999, §3.2); " +
+			"it covers this one server instance. ")
+	}
+	fmt.Fprintf(b, "A verdict names a winner when the whole interval lies on one side of 1, \"no meaningful difference\" when it lies within ±%.0f%%, and \"undecided\" otherwise",
 		100*results.Band)
 	if len(r.Summary) > 1 {
 		fmt.Fprintf(b, "; with %d comparisons in this report, the sign test's p-values are adjusted by Holm's method (Holm, 1979) before a winner is named", len(r.Summary))
@@ -365,7 +373,14 @@ func writeVerdict(b *strings.Builder, sum *results.Summary) {
 	ci := func(c *results.Interval) string {
 		return fmt.Sprintf("%.3f× (95%% CI %.3f–%.3f)", c.Center, c.Lo, c.Hi)
 	}
-	if c := sum.UnixSpeedupP50CI; c != nil {
+	if c := sum.UnixSpeedupP50CI; c != nil && c.Instances > 1 {
+		var each []string
+		for _, s := range sum.InstanceSpeedups {
+			each = append(each, fmt.Sprintf("%.3f×", s))
+		}
+		fmt.Fprintf(b, "Speedup over %d server instances (p50 speedups %s; %d block pairs in %s): %s at p50, %s at mean; sign test over instances p %s",
+			c.Instances, strings.Join(each, ", "), c.Pairs, plural(c.Rounds, "round"), ci(c), ci(sum.UnixSpeedupMeanCI), pValue(sum.PValue))
+	} else if c != nil {
 		fmt.Fprintf(b, "Paired speedup over %d block pairs in %s: %s at p50, %s at mean; sign test p %s",
 			c.Pairs, plural(c.Rounds, "round"), ci(c), ci(sum.UnixSpeedupMeanCI), pValue(sum.PValue))
 		if sum.PValueHolm != sum.PValue {
@@ -374,7 +389,10 @@ func writeVerdict(b *strings.Builder, sum *results.Summary) {
 		b.WriteString(". ")
 	}
 	fmt.Fprintf(b, "**Verdict: %s", sum.Verdict) // written by withVerdicts
-	if sum.UnixSpeedupP50CI == nil {
+	switch {
+	case sum.VerdictKind == results.TooFewInstances:
+		fmt.Fprintf(b, " (give --instances %d or more)", results.MinInstances)
+	case sum.UnixSpeedupP50CI == nil:
 		fmt.Fprintf(b, " (%d are needed; run more --rounds or --blocks)", results.MinPairs)
 	}
 	if len(sum.Warnings) > 0 {
@@ -424,17 +442,19 @@ func writeNoisy(b *strings.Builder, sum *results.Summary) {
 // writeRounds lists p50 per round so a reader can see whether rounds agree.
 func writeRounds(b *strings.Builder, r *results.Report, c results.Case, unit unit) {
 	type pair struct{ tcp, unix string }
-	var rounds []int
-	byRound := map[int]*pair{}
+	type key struct{ instance, round int }
+	var rounds []key
+	byRound := map[key]*pair{}
 	for _, run := range r.Runs {
 		if run.Case != c {
 			continue
 		}
-		p, ok := byRound[run.Round]
+		k := key{run.Instance, run.Round}
+		p, ok := byRound[k]
 		if !ok {
 			p = &pair{"–", "–"}
-			byRound[run.Round] = p
-			rounds = append(rounds, run.Round)
+			byRound[k] = p
+			rounds = append(rounds, k)
 		}
 		v := unit.fmt(float64(run.Latency.P50))
 		if run.Incomplete {
@@ -449,10 +469,21 @@ func writeRounds(b *strings.Builder, r *results.Report, c results.Case, unit uni
 	if len(rounds) < 2 {
 		return
 	}
-	b.WriteString("p50 by round (" + unit.name + "): ")
+	what := "round"
+	if r.Config.Instances > 1 {
+		what = "server instance"
+	}
+	b.WriteString("p50 by " + what + " (" + unit.name + "): ")
 	var parts []string
-	for _, rd := range rounds {
-		parts = append(parts, fmt.Sprintf("round %d TCP %s / Unix %s", rd, byRound[rd].tcp, byRound[rd].unix))
+	for _, k := range rounds {
+		name := fmt.Sprintf("round %d", k.round)
+		switch {
+		case r.Config.Instances > 1 && r.Config.Rounds <= 1:
+			name = fmt.Sprintf("instance %d", k.instance)
+		case r.Config.Instances > 1:
+			name = fmt.Sprintf("instance %d round %d", k.instance, k.round)
+		}
+		parts = append(parts, fmt.Sprintf("%s TCP %s / Unix %s", name, byRound[k].tcp, byRound[k].unix))
 	}
 	b.WriteString(strings.Join(parts, "; ") + ".\n\n")
 }
@@ -500,7 +531,7 @@ func writeEnvironment(b *strings.Builder, r *results.Report) {
 		{"CPU governor", orUnknown(e.Governor)},
 		{"Go", e.GoVersion},
 		{"Placement", fmt.Sprintf("%s (client CPUs %s, server CPUs %s)", r.Config.Placement.Mode, r.Config.Placement.ClientCPUs, orNotPinned(r.Config.Placement.ServerCPUs))},
-		{"Run", fmt.Sprintf("n=%d, warmup=%d, rounds=%d, blocks=%d, seed=%d, scenario=%s, provider=%s", r.Config.N, r.Config.Warmup, r.Config.Rounds,
+		{"Run", fmt.Sprintf("n=%d, warmup=%d, instances=%d, rounds=%d, blocks=%d, seed=%d, scenario=%s, provider=%s", r.Config.N, r.Config.Warmup, max(r.Config.Instances, 1), r.Config.Rounds,
 			r.Config.Blocks, r.Config.Seed, r.Config.Scenario, r.Config.Provider)},
 	}
 	for _, k := range sortedKeys(e.Drivers) {
@@ -532,11 +563,15 @@ func shortCommit(c string) string {
 	return ""
 }
 
-func roundsPhrase(n int) string {
-	if n == 1 {
-		return "1 round"
+func roundsPhrase(c results.Config) string {
+	rounds := "1 round"
+	if c.Rounds > 1 {
+		rounds = fmt.Sprintf("%d rounds, each with fresh connections and a fresh warm-up", c.Rounds)
 	}
-	return fmt.Sprintf("%d rounds, each with fresh connections and a fresh warm-up", n)
+	if c.Instances > 1 {
+		return fmt.Sprintf("%d server instances (each server dbsock started was restarted between them, its data kept), with %s each", c.Instances, rounds)
+	}
+	return rounds
 }
 
 func plural(n int, noun string) string {

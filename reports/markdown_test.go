@@ -76,10 +76,10 @@ func golden(t *testing.T, name string, got []byte) {
 	}
 	want, err := os.ReadFile(path)
 	if err != nil {
-		t.Fatalf("%v (run go test ./internal/report -update to create it)", err)
+		t.Fatalf("%v (run go test ./reports -update to create it)", err)
 	}
 	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the golden file; if the change is intended, run go test ./internal/report -update\n--- got ---\n%s", name, got)
+		t.Errorf("%s differs from the golden file; if the change is intended, run go test ./reports -update\n--- got ---\n%s", name, got)
 	}
 }
 

@@ -9,13 +9,14 @@ import (
 
 // verdictWords are the words each verdict starts with.
 var verdictWords = map[results.VerdictKind]string{
-	results.UnixFaster:     "Unix faster",
-	results.TCPFaster:      "TCP faster",
-	results.NoDifference:   "no meaningful difference",
-	results.Undecided:      "undecided: run longer",
-	results.NotSignificant: "undecided: run longer",
-	results.TooFewPairs:    "not enough block pairs for an interval",
-	results.NoResult:       "no result: every op failed on one transport",
+	results.UnixFaster:      "Unix faster",
+	results.TCPFaster:       "TCP faster",
+	results.NoDifference:    "no meaningful difference",
+	results.Undecided:       "undecided: run longer",
+	results.NotSignificant:  "undecided: run longer",
+	results.TooFewPairs:     "not enough block pairs for an interval",
+	results.TooFewInstances: fmt.Sprintf("not enough server instances for an interval (%d are needed)", results.MinInstances),
+	results.NoResult:        "no result: every op failed on one transport",
 }
 
 // Verdict puts a case's verdict in words, with its interval; comparisons
@@ -23,6 +24,9 @@ var verdictWords = map[results.VerdictKind]string{
 func Verdict(s *results.Summary, comparisons int) string {
 	ci, words := s.UnixSpeedupP50CI, verdictWords[s.VerdictKind]
 	if s.VerdictKind == results.NoResult {
+		return words
+	}
+	if s.VerdictKind == results.TooFewInstances {
 		return words
 	}
 	if ci == nil || words == "" {
@@ -41,7 +45,9 @@ func Verdict(s *results.Summary, comparisons int) string {
 		return fmt.Sprintf("%s by %.1f%% (95%% CI %.1f%%–%.1f%%)", words, 100*(1/ci.Center-1), 100*(1/ci.Hi-1), 100*(1/ci.Lo-1))
 	}
 	more := "more than 100× the ops would be needed: the difference, if any, is too small to resolve on this machine"
-	if n := results.MoreBlockPairs(ci); !math.IsInf(n, 1) {
+	if n := results.MoreBlockPairs(ci); !math.IsInf(n, 1) && ci.Instances > 1 {
+		more = fmt.Sprintf("about %.0f× the server instances (more --instances) would likely settle it", n)
+	} else if !math.IsInf(n, 1) {
 		more = fmt.Sprintf("about %.0f× the block pairs (more --rounds, or --precision) would likely settle it", n)
 	}
 	return fmt.Sprintf("%s: %s straddles 1 and is wider than the ±%s band; %s", words, speedupCI(ci), band, more)
@@ -52,8 +58,8 @@ func Verdict(s *results.Summary, comparisons int) string {
 func ShortVerdict(s *results.Summary) string {
 	ci := s.UnixSpeedupP50CI
 	switch {
-	case s.VerdictKind == results.NoResult:
-		return verdictWords[results.NoResult]
+	case s.VerdictKind == results.NoResult, s.VerdictKind == results.TooFewInstances:
+		return verdictWords[s.VerdictKind]
 	case ci == nil:
 		return verdictWords[results.TooFewPairs]
 	case s.VerdictKind == results.UnixFaster:

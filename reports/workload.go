@@ -111,9 +111,14 @@ func methodSentence(r *results.Report) string {
 		}
 	}
 	e := r.Environment
+	rounds, stats := plural(c.Rounds, "round"), "the speedup is the median paired ratio TCP/Unix with a distribution-free 95% interval"
+	if c.Instances > 1 {
+		rounds = fmt.Sprintf("%d server instances (restarted between them) of %s", c.Instances, plural(c.Rounds, "round"))
+		stats = "the speedup is the median over server instances of each instance's median paired ratio TCP/Unix, with a distribution-free 95% interval over instances"
+	}
 	return fmt.Sprintf("Method: %s from one Go client over 127.0.0.1 TCP and the server's Unix socket, %s of %s interleaved in TCP/Unix pairs%s; "+
-		"the speedup is the median paired ratio TCP/Unix with a distribution-free 95%% interval; %s; %s, %d logical CPUs, %s provider, dbsock %s.",
-		ops, plural(c.Rounds, "round"), plural(c.Blocks, "block pair"), workloadPhrase(c.Workload), place, orUnknown(e.CPUModel), e.NumCPU, c.Provider, r.Tool.Version)
+		"%s; %s; %s, %d logical CPUs, %s provider, dbsock %s.",
+		ops, rounds, plural(c.Blocks, "block pair"), workloadPhrase(c.Workload), stats, place, orUnknown(e.CPUModel), e.NumCPU, c.Provider, r.Tool.Version)
 }
 
 // externalCPUs says where the servers dbsock did not start ran, when every

@@ -47,6 +47,7 @@ type Options struct {
 	Duration    time.Duration // when set, each transport's share of a round lasts this long instead of N ops
 	Warmup      int           // untimed ops per worker and transport first, on the same connection
 	Rounds      int           // rounds, each with fresh connections and a fresh warm-up
+	Instance    int           // which server instance this is (pipeline.Plan.Instances), recorded on the runs
 	Concurrency int           // workers, each with its own connection (1 when 0)
 	// Blocks is how many block pairs a round holds (DefaultBlocks when 0,
 	// at most N): a round's timed ops run as that many short blocks per

@@ -49,7 +49,7 @@ func Run(ctx context.Context, d drivers.Driver, eps drivers.Pair, server drivers
 		runs, err := measureRound(ctx, d, eps, opt, round, rng, keys)
 		for i := range runs {
 			op := runs[i].Op // a part of a mixed case names its kind
-			runs[i].Case, runs[i].Round, runs[i].Server = c, round, server
+			runs[i].Case, runs[i].Round, runs[i].Instance, runs[i].Server = c, round, opt.Instance, server
 			if opt.Op == drivers.OpMixed {
 				runs[i].Op, runs[i].Mix = op, opt.Mix.String()
 			}

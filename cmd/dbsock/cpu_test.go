@@ -39,7 +39,7 @@ func TestServerCPUAgreesWithProc(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "r.json")
 	before := procCPUTicks(t, pid)
 	code, _, errs := dbsock(t, "run", "redis", "--provider", "external", "--redis-addr", addr, "--redis-socket", sock,
-		"--server-pid", "redis="+strconv.Itoa(pid), "--n", "20000", "--warmup", "0", "--rounds", "1", "-q", "--out", out)
+		"--server-pid", "redis="+strconv.Itoa(pid), "--n", "20000", "--warmup", "0", "--instances", "1", "--rounds", "1", "-q", "--out", out)
 	after := procCPUTicks(t, pid)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
@@ -101,7 +101,7 @@ func TestPipelineDepths(t *testing.T) {
 	testutil.NeedAny(t, "redis-server")
 	out := filepath.Join(t.TempDir(), "p.json")
 	code, _, errs := dbsock(t, "run", "redis", "postgres", "--pipeline", "1,16", "--provider", "local", "--n", "2000", "--warmup", "100",
-		"--rounds", "1", "--blocks", "6", "-q", "--out", out)
+		"--instances", "1", "--rounds", "1", "--blocks", "6", "-q", "--out", out)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
@@ -140,7 +140,7 @@ func TestPrecisionEndsACase(t *testing.T) {
 		{[]string{"--precision", "0.1%", "--max-duration", "1s"}, "max-duration"},
 	} {
 		out := filepath.Join(t.TempDir(), "p.json")
-		args := append([]string{"run", "echo", "--provider", "local", "--n", "600", "--warmup", "50", "--rounds", "1", "--blocks", "6", "-q", "--out", out}, tt.flags...)
+		args := append([]string{"run", "echo", "--provider", "local", "--n", "600", "--warmup", "50", "--instances", "1", "--rounds", "1", "--blocks", "6", "-q", "--out", out}, tt.flags...)
 		if code, _, errs := dbsock(t, args...); code != 0 {
 			t.Fatalf("%v: exit %d: %s", tt.flags, code, errs)
 		}
@@ -193,7 +193,7 @@ func TestExplainWithAServerYouRun(t *testing.T) {
 	addr, sock, _ := startRedis(t)
 	out := filepath.Join(t.TempDir(), "r.json")
 	code, _, errs := dbsock(t, "run", "redis", "--explain", "--provider", "external", "--redis-addr", addr, "--redis-socket", sock,
-		"--n", "2000", "--rounds", "1", "-q", "--out", out)
+		"--n", "2000", "--instances", "1", "--rounds", "1", "-q", "--out", out)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}

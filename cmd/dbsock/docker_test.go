@@ -71,7 +71,7 @@ func checkContainerRun(t *testing.T, provider string) {
 	before := len(dbsockContainers(t, os.Getpid()))
 	tmp := shortTempDir(t)
 	t.Setenv("TMPDIR", tmp)
-	r := runJSON(t, append([]string{"run", "all", "postgres", "--provider", provider, "--n", "300", "--warmup", "20", "--rounds", "2"}, offlineImages...)...)
+	r := runJSON(t, append([]string{"run", "all", "postgres", "--provider", provider, "--n", "300", "--warmup", "20", "--instances", "1", "--rounds", "2"}, offlineImages...)...)
 	products := map[string]string{"mysql": "MariaDB", "redis": "Redis", "mongo": "FerretDB", "postgres": "PostgreSQL"}
 	for _, target := range r.Targets {
 		if target.Error != "" {
@@ -108,7 +108,7 @@ func TestDockerProviderSIGINT(t *testing.T) {
 	bin := buildDbsock(t)
 	tmp := shortTempDir(t)
 	out := filepath.Join(t.TempDir(), "partial.json")
-	cmd, sc := startDbsock(t, bin, tmp, append([]string{"run", "redis", "--provider", "docker", "--n", "100000000", "--rounds", "1", "--out", out}, offlineImages...)...)
+	cmd, sc := startDbsock(t, bin, tmp, append([]string{"run", "redis", "--provider", "docker", "--n", "100000000", "--instances", "1", "--rounds", "1", "--out", out}, offlineImages...)...)
 	waitForLine(sc, "dbsock: redis: ")
 	if len(dbsockContainers(t, cmd.Process.Pid)) != 1 {
 		t.Fatalf("no dbsock container while measuring")
@@ -146,5 +146,49 @@ func TestDockerProviderSIGINT(t *testing.T) {
 	}
 	if left := testutil.TempDirs(t, tmp); len(left) != 0 {
 		t.Errorf("temp dirs left: %v", left)
+	}
+}
+
+// TestContainerInstances restarts containers between server instances,
+// with the docker provider (the container stopped and started again, the
+// Redis config file put back while it starts) and with compose (compose
+// restart): every instance answers on both verified transports.
+func TestContainerInstances(t *testing.T) {
+	for _, provider := range []string{"docker", "compose"} {
+		t.Run(provider, func(t *testing.T) {
+			needImages(t)
+			t.Setenv("TMPDIR", shortTempDir(t))
+			out := filepath.Join(t.TempDir(), "r.json")
+			args := append([]string{"run", "mysql", "redis", "--provider", provider, "--instances", "6", "--n", "100", "--warmup", "10", "--blocks", "6",
+				"--format", "json", "--out", out}, offlineImages...)
+			code, _, stderr := dbsock(t, args...)
+			if code != 0 {
+				t.Fatalf("exit status %d; stderr:\n%s", code, stderr)
+			}
+			r, err := readReport(out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, target := range []string{"mysql", "redis"} {
+				if !strings.Contains(stderr, target+": server instance 6 of 6 ready") {
+					t.Errorf("%s: no sixth instance in the log:\n%s", target, stderr)
+				}
+			}
+			byInstance := map[string]int{}
+			for _, run := range r.Runs {
+				byInstance[run.Target+"/"+strconv.Itoa(run.Instance)]++
+				if !run.TransportVerified || run.Errors != 0 || run.N != 100 {
+					t.Errorf("%s instance %d %s: verified %v errors %d n %d %s", run.Target, run.Instance, run.Transport, run.TransportVerified, run.Errors, run.N, run.Error)
+				}
+			}
+			if len(byInstance) != 12 {
+				t.Errorf("runs by target and instance: %v, want both transports of instances 1 to 6 of each", byInstance)
+			}
+			for _, s := range r.Summary {
+				if ci := s.UnixSpeedupP50CI; ci == nil || ci.Instances != 6 {
+					t.Errorf("%s: interval %+v, want one over 6 instances", s.Target, ci)
+				}
+			}
+		})
 	}
 }

@@ -115,7 +115,7 @@ func TestSocketPermissionDiagnosis(t *testing.T) {
 	srv := startLocal(t, "mysql")
 	sockDir := filepath.Dir(srv.Unix.Address)
 
-	cmd := exec.Command(bin, "run", "mysql", "--provider", "external", "--n", "10", "--rounds", "1", "-q",
+	cmd := exec.Command(bin, "run", "mysql", "--provider", "external", "--n", "10", "--instances", "1", "--rounds", "1", "-q",
 		"--mysql-addr", srv.TCP.Address, "--mysql-socket", srv.Unix.Address, "--mysql-user", srv.TCP.User, "--mysql-db", srv.TCP.Database)
 	cmd.Env = append(os.Environ(), "DBSOCK_MYSQL_PASSWORD="+srv.TCP.Password)
 	cmd.Dir = "/"
@@ -176,7 +176,7 @@ func TestDockerSocketPermission(t *testing.T) {
 	bin := buildDbsock(t)
 	openPath(t, filepath.Dir(bin))
 	for _, provider := range []string{"docker", "compose"} {
-		cmd := exec.Command(bin, "run", "redis", "--provider", provider, "--n", "10", "--rounds", "1", "-q")
+		cmd := exec.Command(bin, "run", "redis", "--provider", provider, "--n", "10", "--instances", "1", "--rounds", "1", "-q")
 		cmd.Dir = "/"
 		cmd.Env = append(os.Environ(), "DOCKER_HOST=unix://"+sock, "HOME=/tmp")
 		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uid, Gid: gid}}

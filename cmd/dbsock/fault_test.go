@@ -23,7 +23,7 @@ func TestServerKilledMidRun(t *testing.T) {
 	bin := buildDbsock(t)
 	tmp := shortTempDir(t)
 	out := filepath.Join(t.TempDir(), "r.json")
-	cmd, sc := startDbsock(t, bin, tmp, "run", "redis", "echo", "--provider", "local", "--n", "50000000", "--rounds", "1", "--format", "json", "--out", out)
+	cmd, sc := startDbsock(t, bin, tmp, "run", "redis", "echo", "--provider", "local", "--n", "50000000", "--instances", "1", "--rounds", "1", "--format", "json", "--out", out)
 	var lines []string
 	pid := 0
 	for pid == 0 && sc.Scan() {

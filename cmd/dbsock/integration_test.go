@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -22,7 +23,7 @@ func TestRunAllTargetsLocal(t *testing.T) {
 	t.Setenv("TMPDIR", tmp)
 	out := filepath.Join(t.TempDir(), "r.json")
 
-	code, stdout, stderr := dbsock(t, "run", "all", "echo", "--n", "300", "--warmup", "30", "--rounds", "2",
+	code, stdout, stderr := dbsock(t, "run", "all", "echo", "--n", "300", "--warmup", "30", "--instances", "1", "--rounds", "2",
 		"--provider", "local", "--format", "json", "--out", out)
 	if code != 0 {
 		t.Fatalf("exit status %d; stderr:\n%s", code, stderr)
@@ -116,7 +117,7 @@ func TestRunAllTargetsLocal(t *testing.T) {
 // TestRunEchoMarkdown checks the default output: Markdown on stdout with a
 // table row per transport and the speedup line.
 func TestRunEchoMarkdown(t *testing.T) {
-	code, stdout, stderr := dbsock(t, "run", "echo", "--n", "200", "--warmup", "10", "--rounds", "1", "--quiet")
+	code, stdout, stderr := dbsock(t, "run", "echo", "--n", "200", "--warmup", "10", "--instances", "1", "--rounds", "1", "--quiet")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -139,7 +140,7 @@ func TestRunExternalRedis(t *testing.T) {
 	if err := os.WriteFile(pwFile, []byte(srv.TCP.Password+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	code, stdout, stderr := dbsock(t, "run", "redis", "--provider", "external", "--n", "100", "--warmup", "10", "--rounds", "1",
+	code, stdout, stderr := dbsock(t, "run", "redis", "--provider", "external", "--n", "100", "--warmup", "10", "--instances", "1", "--rounds", "1",
 		"--redis-addr", srv.TCP.Address, "--redis-socket", srv.Unix.Address, "--redis-password-file", pwFile, "--format", "json", "-q")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
@@ -223,11 +224,11 @@ func TestOutputsAndReport(t *testing.T) {
 // TestThresholds: a violated threshold exits 1 and names itself; a
 // satisfied one exits 0.
 func TestThresholds(t *testing.T) {
-	code, _, stderr := dbsock(t, "run", "echo", "--n", "100", "--warmup", "10", "--rounds", "1", "-q", "--threshold", "echo.unix.p50<1ns")
+	code, _, stderr := dbsock(t, "run", "echo", "--n", "100", "--warmup", "10", "--instances", "1", "--rounds", "1", "-q", "--threshold", "echo.unix.p50<1ns")
 	if code != ExitFailed || !strings.Contains(stderr, "threshold echo.unix.p50<1ns violated: p50 ") {
 		t.Fatalf("violated: exit %d, stderr %q", code, stderr)
 	}
-	code, stdout, stderr := dbsock(t, "run", "echo", "--n", "100", "--warmup", "10", "--rounds", "1", "-q", "--threshold", "echo.unix.p50<10s", "--format", "json")
+	code, stdout, stderr := dbsock(t, "run", "echo", "--n", "100", "--warmup", "10", "--instances", "1", "--rounds", "1", "-q", "--threshold", "echo.unix.p50<10s", "--format", "json")
 	if code != 0 || !strings.Contains(stdout, `"ok": true`) {
 		t.Fatalf("satisfied: exit %d, stderr %q", code, stderr)
 	}
@@ -303,10 +304,57 @@ func TestWithoutPATH(t *testing.T) {
 	testutil.NeedAny(t, "mariadbd")
 	testutil.NeedAny(t, "redis-server")
 	bin := buildDbsock(t)
-	cmd := exec.Command(bin, "run", "mysql", "redis", "--provider", "local", "--n", "100", "--warmup", "10", "--rounds", "1", "-q")
+	cmd := exec.Command(bin, "run", "mysql", "redis", "--provider", "local", "--n", "100", "--warmup", "10", "--instances", "1", "--rounds", "1", "-q")
 	cmd.Env = []string{"HOME=" + t.TempDir()}
 	out, err := cmd.CombinedOutput()
 	if err != nil || !strings.Contains(string(out), "| mysql | MariaDB") || !strings.Contains(string(out), "| redis | Redis") {
 		t.Fatalf("without PATH: %v\n%s", err, out)
+	}
+}
+
+// TestInstancesRestartLocalServers runs three targets with six server
+// instances each: every server is really restarted (a new process, the
+// same endpoints), the second instance is verified on both transports
+// like the first, and the interval is over the instances.
+func TestInstancesRestartLocalServers(t *testing.T) {
+	testutil.NeedAny(t, "mariadbd", "mysqld")
+	testutil.NeedAny(t, "redis-server")
+	testutil.NeedAny(t, "postgres")
+	out := filepath.Join(t.TempDir(), "r.json")
+	code, _, stderr := dbsock(t, "run", "mysql", "redis", "postgres", "--instances", "6", "--n", "200", "--warmup", "20", "--blocks", "6",
+		"--provider", "local", "--format", "json", "--out", out)
+	if code != 0 {
+		t.Fatalf("exit status %d; stderr:\n%s", code, stderr)
+	}
+	rep, err := readReport(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, target := range []string{"mysql", "redis", "postgres"} {
+		m := regexp.MustCompile(target + `: server instance 6 of 6 ready in \S+ \(pid (\d+), was (\d+)\)`).FindStringSubmatch(stderr)
+		if m == nil || m[1] == m[2] {
+			t.Errorf("%s: no restart into a new process in the log (%q):\n%s", target, m, stderr)
+		}
+		byInstance := map[int]int{}
+		for _, run := range rep.Runs {
+			if run.Target != target {
+				continue
+			}
+			byInstance[run.Instance]++
+			if !run.TransportVerified || run.Errors != 0 || run.N != 200 {
+				t.Errorf("%s instance %d %s: verified=%v errors=%d n=%d %s", target, run.Instance, run.Transport, run.TransportVerified, run.Errors, run.N, run.Error)
+			}
+		}
+		if byInstance[1] != 2 || byInstance[6] != 2 || len(byInstance) != 6 {
+			t.Errorf("%s: runs by instance %v, want TCP and Unix in instances 1 to 6", target, byInstance)
+		}
+	}
+	for _, s := range rep.Summary {
+		if ci := s.UnixSpeedupP50CI; ci == nil || ci.Instances != 6 || len(s.InstanceSpeedups) != 6 {
+			t.Errorf("%s: interval %+v, instance speedups %v: want one over 6 instances", s.Target, ci, s.InstanceSpeedups)
+		}
+	}
+	if rep.Config.Instances != 6 || rep.Config.Rounds != 1 {
+		t.Errorf("config: %d instances of %d rounds, want 6 of 1", rep.Config.Instances, rep.Config.Rounds)
 	}
 }

@@ -140,6 +140,10 @@ func TestUsageErrors(t *testing.T) {
 		{"precision zero", []string{"run", "echo", "--precision", "0"}, `--precision "0" is not a share`},
 		{"max duration alone", []string{"run", "echo", "--max-duration", "1m"}, "--max-duration bounds --precision"},
 		{"blocks zero", []string{"run", "echo", "--blocks", "0"}, "--blocks 0 is out of range"},
+		{"instances zero", []string{"run", "echo", "--instances", "0"}, "--instances 0 is out of range"},
+		{"instances and precision", []string{"run", "echo", "--instances", "3", "--precision", "3%"}, "give one of them"},
+		{"instances of external", []string{"run", "redis", "--provider", "external", "--instances", "2", "--redis-addr", "127.0.0.1:6379", "--redis-socket", "/tmp/r.sock"},
+			"the external provider's servers are yours, which dbsock does not restart: give --instances 1"},
 		{"placement bogus", []string{"run", "echo", "--placement", "far"}, `--placement "far" is not accepted; use one of: auto, none, same, split`},
 	}
 	for _, tt := range tests {

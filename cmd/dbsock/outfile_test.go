@@ -165,7 +165,7 @@ func TestOutputsCheckedBeforeTheRunAndOneFailureSparesTheOthers(t *testing.T) {
 			t.Errorf("%v: exit %d, stderr %q; want exit 2 saying %q", tt.args, code, errs, tt.want)
 		}
 	}
-	code, _, errs := dbsock(t, "run", "echo", "--n", "200", "--warmup", "10", "--rounds", "1", "--blocks", "2", "--provider", "local", "-q",
+	code, _, errs := dbsock(t, "run", "echo", "--n", "200", "--warmup", "10", "--instances", "1", "--rounds", "1", "--blocks", "2", "--provider", "local", "-q",
 		"--out", "hist:hgrm", "--out", "r.json")
 	if code != 0 {
 		t.Fatalf("hgrm: exit %d, %s", code, errs)
@@ -183,7 +183,7 @@ func TestOutputsCheckedBeforeTheRunAndOneFailureSparesTheOthers(t *testing.T) {
 		t.Skip("mknod:", err)
 	}
 	t.Setenv("TMPDIR", dir) // where the report's JSON is kept when an output fails
-	code, _, errs = dbsock(t, "run", "echo", "--n", "200", "--warmup", "10", "--rounds", "1", "--blocks", "2", "--provider", "local", "-q",
+	code, _, errs = dbsock(t, "run", "echo", "--n", "200", "--warmup", "10", "--instances", "1", "--rounds", "1", "--blocks", "2", "--provider", "local", "-q",
 		"--out", "full:json", "--out", "good.json")
 	if code != ExitFailed || !strings.Contains(errs, "write full") || !strings.Contains(errs, "the report's JSON is kept in "+dir) {
 		t.Fatalf("exit %d, stderr %q; want 1, the failed write named, and the JSON kept in %s", code, errs, dir)
@@ -233,7 +233,7 @@ func TestReportOfAFIFOCanBeInterrupted(t *testing.T) {
 func TestFIFOWithoutReaderGivesWay(t *testing.T) {
 	dir := shortTempDir(t)
 	rep := filepath.Join(dir, "r.json")
-	if code, _, stderr := dbsock(t, "run", "echo", "--n", "100", "--warmup", "10", "--rounds", "1", "-q", "--out", rep); code != 0 {
+	if code, _, stderr := dbsock(t, "run", "echo", "--n", "100", "--warmup", "10", "--instances", "1", "--rounds", "1", "-q", "--out", rep); code != 0 {
 		t.Fatalf("run: %s", stderr)
 	}
 	fifo, side := filepath.Join(dir, "out.fifo"), filepath.Join(dir, "side.md")
@@ -267,7 +267,7 @@ func TestFullDeviceKeepsTheJSON(t *testing.T) {
 	dir := shortTempDir(t)
 	t.Setenv("TMPDIR", dir)
 	rep := filepath.Join(dir, "r.json")
-	if code, _, stderr := dbsock(t, "run", "echo", "--n", "100", "--warmup", "10", "--rounds", "1", "-q", "--out", rep); code != 0 {
+	if code, _, stderr := dbsock(t, "run", "echo", "--n", "100", "--warmup", "10", "--instances", "1", "--rounds", "1", "-q", "--out", rep); code != 0 {
 		t.Fatalf("run: %s", stderr)
 	}
 	side := filepath.Join(dir, "side.md")

@@ -25,7 +25,7 @@ func BenchmarkPeakRSS(b *testing.B) {
 	var maxKB int64
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		cmd := exec.Command(bin, "run", "echo", "--n", strconv.Itoa(n), "--warmup", "0", "--rounds", "1",
+		cmd := exec.Command(bin, "run", "echo", "--n", strconv.Itoa(n), "--warmup", "0", "--instances", "1", "--rounds", "1",
 			"--placement", "same", "-q", "--out", out)
 		if msg, err := cmd.CombinedOutput(); err != nil {
 			b.Fatalf("dbsock run echo: %v\n%s", err, msg)

@@ -30,6 +30,7 @@ import (
 // runOptions are the flags of "dbsock run".
 type runOptions struct {
 	n, warmup, rounds int
+	instances         int
 	provider          string
 	output            outputOptions
 	thresholds        []string
@@ -107,9 +108,11 @@ random password per run; no password is ever printed.`,
 	}
 	f := cmd.Flags()
 	f.SortFlags = false
-	f.IntVar(&o.n, "n", 10000, "timed lookups per transport per round")
+	f.IntVar(&o.n, "n", 3000, "timed lookups per transport per round (with the defaults, 9 instances of 1 round: 27,000)")
 	f.IntVar(&o.warmup, "warmup", 1000, "untimed lookups before timing, on the same connection")
-	f.IntVar(&o.rounds, "rounds", 3, "rounds, each with fresh connections and a fresh warm-up")
+	f.IntVar(&o.instances, "instances", 9, "server instances per case: dbsock restarts each server it started between instances (same data), "+
+		"and the 95% interval is computed over instances (6 or more are needed); with --precision, 1 unless given")
+	f.IntVar(&o.rounds, "rounds", 1, "rounds per server instance, each with fresh connections and a fresh warm-up")
 	f.IntVar(&o.blocks, "blocks", scenarios.DefaultBlocks, "block pairs per round: a round's lookups run as this many TCP blocks and as many Unix blocks, interleaved")
 	f.Uint64Var(&o.seed, "seed", 0, "seed of the block order (0: a new one, printed in the report; give it to repeat a run's order)")
 	f.StringVar(&o.precisionSpec, "precision", "", "keep adding rounds until the p50 speedup's 95% interval is within this half-width, e.g. 3%")
@@ -196,6 +199,9 @@ func (o *runOptions) validate() error {
 	if err := intRange("blocks", o.blocks, 1, 10000); err != nil {
 		return err
 	}
+	if err := o.validateInstances(); err != nil {
+		return err
+	}
 	if o.precisionSpec != "" {
 		p, err := parsePercent(o.precisionSpec)
 		if err != nil || p < 0.001 || p > 0.5 {
@@ -218,6 +224,26 @@ func (o *runOptions) validate() error {
 		if err := o.settings[t.Name].Validate(); err != nil {
 			return usagef("%v", err)
 		}
+	}
+	return nil
+}
+
+// validateInstances checks --instances against --precision and the
+// provider: --precision measures one instance until its interval is narrow
+// enough, so it runs one unless --instances is given too (then it is a
+// usage error), and servers the user runs are not dbsock's to restart.
+func (o *runOptions) validateInstances() error {
+	if err := intRange("instances", o.instances, 1, 100); err != nil {
+		return err
+	}
+	asked := o.flags != nil && o.flags.Changed("instances")
+	switch {
+	case o.precisionSpec != "" && !asked:
+		o.instances = 1
+	case o.precisionSpec != "" && o.instances > 1:
+		return usagef("--precision adds rounds to one server instance until its interval is narrow enough, and --instances %d computes the interval over instances: give one of them", o.instances)
+	case o.provider == "external" && asked && o.instances > 1:
+		return usagef("--instances %d restarts each server between instances, and the external provider's servers are yours, which dbsock does not restart: give --instances 1 (or leave it out: then the rounds run on the one instance)", o.instances)
 	}
 	return nil
 }
@@ -258,7 +284,7 @@ func runRun(ctx context.Context, o *runOptions, args []string, stdout, stderr io
 	case isTerminal(stderr):
 		total := int64(-1) // unknown with --duration: a spinner
 		if o.sweep.duration == 0 {
-			total = o.sweep.totalOps(len(plan.Targets), o.rounds, o.n)
+			total = o.sweep.totalOps(len(plan.Targets), o.rounds*o.instances, o.n)
 		}
 		bar = startProgress(stderr, total)
 		plan.Log, plan.Options.Progress = bar, &bar.done
@@ -350,15 +376,17 @@ func (o *runOptions) plan(args []string) (pipeline.Plan, compose.Provider, error
 		Options: scenarios.Options{N: o.n, Warmup: o.warmup, Rounds: o.rounds, OpTimeout: o.opTimeout,
 			Duration: o.sweep.duration, Rate: o.sweep.rate, Blocks: o.blocks, Seed: o.seed,
 			Precision: o.precision, MaxDuration: o.maxDuration, Rows: o.workload.rows, Keys: o.workload.keys, Op: o.workload.op, Mix: o.workload.mix},
-		Placement:    place,
-		Libraries:    targets.Libraries(),
-		Thresholds:   gates,
-		FailFast:     o.failFast,
-		Reach:        drivers.Reach,
-		Settings:     o.settings,
-		MaxErrorRate: o.workload.maxErrorRate,
-		Queries:      o.workload.queries,
-		KeysFrom:     o.workload.keysFrom,
+		Instances:      o.instances,
+		InstancesAsked: o.flags != nil && o.flags.Changed("instances"),
+		Placement:      place,
+		Libraries:      targets.Libraries(),
+		Thresholds:     gates,
+		FailFast:       o.failFast,
+		Reach:          drivers.Reach,
+		Settings:       o.settings,
+		MaxErrorRate:   o.workload.maxErrorRate,
+		Queries:        o.workload.queries,
+		KeysFrom:       o.workload.keysFrom,
 	}
 	for _, name := range names {
 		t, _ := targets.Lookup(name)

@@ -50,7 +50,7 @@ func summaryOf(t *testing.T, r *results.Report, target, scenario string) results
 // query phase are timed apart and fit inside the whole op.
 func TestConnectAndPKEveryTarget(t *testing.T) {
 	needAllServers(t)
-	r := runJSON(t, "run", "all", "echo", "--scenario", "pk,connect", "--n", "150", "--warmup", "10", "--rounds", "1", "--provider", "local")
+	r := runJSON(t, "run", "all", "echo", "--scenario", "pk,connect", "--n", "150", "--warmup", "10", "--instances", "1", "--rounds", "1", "--provider", "local")
 	for _, target := range []string{"mysql", "redis", "mongo", "echo"} {
 		pk, conn := summaryOf(t, r, target, "pk"), summaryOf(t, r, target, "connect")
 		for _, tr := range drivers.Transports {
@@ -82,7 +82,7 @@ func TestConnectAndPKEveryTarget(t *testing.T) {
 // all.
 func TestConcurrencyDoesNTimesC(t *testing.T) {
 	testutil.NeedAny(t, "redis-server")
-	r := runJSON(t, "run", "redis", "echo", "--provider", "local", "--concurrency", "1,4", "--n", "200", "--warmup", "5", "--rounds", "1")
+	r := runJSON(t, "run", "redis", "echo", "--provider", "local", "--concurrency", "1,4", "--n", "200", "--warmup", "5", "--instances", "1", "--rounds", "1")
 	for _, run := range r.Runs {
 		if want := int64(200 * run.Concurrency); run.N != want || run.Errors != 0 {
 			t.Errorf("%s c=%d %s: n %d errors %d, want %d ops", run.Target, run.Concurrency, run.Transport, run.N, run.Errors, want)
@@ -100,7 +100,7 @@ func TestConcurrencyDoesNTimesC(t *testing.T) {
 // real server; the drivers check each value's length on every op.
 func TestValueSizesEveryTarget(t *testing.T) {
 	needAllServers(t)
-	r := runJSON(t, "run", "all", "echo", "--value-size", "16,64KiB", "--n", "50", "--warmup", "5", "--rounds", "1", "--provider", "local")
+	r := runJSON(t, "run", "all", "echo", "--value-size", "16,64KiB", "--n", "50", "--warmup", "5", "--instances", "1", "--rounds", "1", "--provider", "local")
 	seen := map[string]bool{}
 	for _, run := range r.Runs {
 		if run.Errors != 0 || run.N != 50 {
@@ -121,7 +121,7 @@ func TestValueSizesEveryTarget(t *testing.T) {
 // achieved rate is within 10% of the one asked for, and both the corrected
 // and the uncorrected latencies are recorded.
 func TestRateHoldsOnEcho(t *testing.T) {
-	r := runJSON(t, "run", "echo", "--rate", "2000", "--n", "600", "--warmup", "10", "--rounds", "1")
+	r := runJSON(t, "run", "echo", "--rate", "2000", "--n", "600", "--warmup", "10", "--instances", "1", "--rounds", "1")
 	for _, run := range r.Runs {
 		if run.Rate != 2000 || run.Errors != 0 {
 			t.Fatalf("%s: rate %v errors %d", run.Transport, run.Rate, run.Errors)
@@ -138,7 +138,7 @@ func TestRateHoldsOnEcho(t *testing.T) {
 
 // TestDurationInsteadOfN runs for a time instead of a count.
 func TestDurationInsteadOfN(t *testing.T) {
-	r := runJSON(t, "run", "echo", "--duration", "200ms", "--warmup", "10", "--rounds", "1")
+	r := runJSON(t, "run", "echo", "--duration", "200ms", "--warmup", "10", "--instances", "1", "--rounds", "1")
 	if r.Config.DurationNs != int64(200*time.Millisecond) {
 		t.Fatalf("config duration %d", r.Config.DurationNs)
 	}
@@ -153,7 +153,7 @@ func TestDurationInsteadOfN(t *testing.T) {
 // checks each run records its mode.
 func TestDriverModesRecorded(t *testing.T) {
 	needAllServers(t)
-	r := runJSON(t, "run", "all", "--n", "50", "--warmup", "5", "--rounds", "1", "--provider", "local",
+	r := runJSON(t, "run", "all", "--n", "50", "--warmup", "5", "--instances", "1", "--rounds", "1", "--provider", "local",
 		"--mysql-mode", "default", "--redis-protocol", "2", "--redis-identity", "--mongo-op", "ping")
 	want := map[string]string{"mysql": "default", "redis": "resp2+identity", "mongo": "ping"}
 	for _, run := range r.Runs {
@@ -161,7 +161,7 @@ func TestDriverModesRecorded(t *testing.T) {
 			t.Errorf("%s %s: mode %q (want %q), errors %d", run.Target, run.Transport, run.Mode, want[run.Target], run.Errors)
 		}
 	}
-	r = runJSON(t, "run", "mysql", "--n", "50", "--warmup", "5", "--rounds", "1", "--provider", "local", "--mysql-mode", "interpolate")
+	r = runJSON(t, "run", "mysql", "--n", "50", "--warmup", "5", "--instances", "1", "--rounds", "1", "--provider", "local", "--mysql-mode", "interpolate")
 	if r.Runs[0].Mode != "interpolate" || r.Runs[0].Errors != 0 {
 		t.Errorf("interpolate: %+v", r.Runs[0].Case)
 	}
@@ -171,7 +171,7 @@ func TestDriverModesRecorded(t *testing.T) {
 // every real server: the run completes and reports, it does not crash.
 func TestConcurrency256EveryTarget(t *testing.T) {
 	needAllServers(t)
-	r := runJSON(t, "run", "all", "echo", "--concurrency", "256", "--n", "20", "--warmup", "2", "--rounds", "1", "--provider", "local")
+	r := runJSON(t, "run", "all", "echo", "--concurrency", "256", "--n", "20", "--warmup", "2", "--instances", "1", "--rounds", "1", "--provider", "local")
 	for _, s := range r.Summary {
 		for _, side := range []results.Side{s.TCP, s.Unix} {
 			if side.N != 256*20 {
@@ -187,7 +187,7 @@ func TestConcurrency256EveryTarget(t *testing.T) {
 // TestGRPCAndHTTPTargets runs the gRPC health check and HTTP GET targets in
 // both scenarios over both transports, each verified by the server.
 func TestGRPCAndHTTPTargets(t *testing.T) {
-	r := runJSON(t, "run", "grpc", "http", "--scenario", "pk,connect", "--n", "200", "--warmup", "20", "--rounds", "1")
+	r := runJSON(t, "run", "grpc", "http", "--scenario", "pk,connect", "--n", "200", "--warmup", "20", "--instances", "1", "--rounds", "1")
 	if len(r.Runs) != 2*2*2 {
 		t.Fatalf("%d runs, want 2 targets x 2 scenarios x 2 transports", len(r.Runs))
 	}
@@ -216,7 +216,7 @@ func TestGRPCAndHTTPTargets(t *testing.T) {
 // provider's flags.
 func TestPostgresLocalAndExternal(t *testing.T) {
 	testutil.NeedAny(t, "initdb")
-	r := runJSON(t, "run", "postgres", "--provider", "local", "--scenario", "pk,connect", "--n", "150", "--warmup", "10", "--rounds", "1")
+	r := runJSON(t, "run", "postgres", "--provider", "local", "--scenario", "pk,connect", "--n", "150", "--warmup", "10", "--instances", "1", "--rounds", "1")
 	if r.Targets[0].Server.Product != "PostgreSQL" || r.Targets[0].Error != "" {
 		t.Fatalf("target %+v", r.Targets[0])
 	}
@@ -231,7 +231,7 @@ func TestPostgresLocalAndExternal(t *testing.T) {
 	}
 	srv := startLocal(t, "postgres")
 	t.Setenv("DBSOCK_POSTGRES_PASSWORD", srv.TCP.Password)
-	r = runJSON(t, "run", "postgres", "--provider", "external", "--n", "100", "--warmup", "10", "--rounds", "1",
+	r = runJSON(t, "run", "postgres", "--provider", "external", "--n", "100", "--warmup", "10", "--instances", "1", "--rounds", "1",
 		"--postgres-addr", srv.TCP.Address, "--postgres-socket-dir", filepath.Dir(srv.Unix.Address), "--postgres-user", srv.TCP.User)
 	for _, run := range r.Runs {
 		if !run.TransportVerified || run.Errors != 0 {

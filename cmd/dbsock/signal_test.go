@@ -46,7 +46,7 @@ func TestSIGINTStopsCleanly(t *testing.T) {
 	bin := buildDbsock(t)
 	tmp := shortTempDir(t)
 	out := filepath.Join(t.TempDir(), "partial.json")
-	cmd, sc := startDbsock(t, bin, tmp, "run", "echo", "redis", "--provider", "local", "--n", "100000000", "--rounds", "1", "--format", "json", "--out", out)
+	cmd, sc := startDbsock(t, bin, tmp, "run", "echo", "redis", "--provider", "local", "--n", "100000000", "--instances", "1", "--rounds", "1", "--format", "json", "--out", out)
 	seen := waitForLine(sc, "dbsock: echo: ") // the echo server is up and measuring
 	if len(testutil.TempDirs(t, tmp)) == 0 {
 		t.Fatalf("no temp dir while the server runs; stderr so far: %q", seen)
@@ -100,7 +100,7 @@ func TestCleanAfterSIGKILL(t *testing.T) {
 	testutil.NeedAny(t, "redis-server")
 	bin := buildDbsock(t)
 	tmp := shortTempDir(t)
-	cmd, sc := startDbsock(t, bin, tmp, "run", "redis", "--provider", "local", "--n", "100000000", "--rounds", "1")
+	cmd, sc := startDbsock(t, bin, tmp, "run", "redis", "--provider", "local", "--n", "100000000", "--instances", "1", "--rounds", "1")
 	waitForLine(sc, "dbsock: redis: ")
 	_ = cmd.Process.Kill()
 	_ = cmd.Wait()

@@ -1,0 +1,117 @@
+package pipeline
+
+import (
+	"context"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/dbsock/dbsock/compose"
+	"github.com/dbsock/dbsock/results"
+)
+
+// restartingProvider is fakeProvider whose servers can be restarted, and
+// counts the restarts and the seeds after them.
+type restartingProvider struct {
+	fakeProvider
+	restarts atomic.Int32
+}
+
+func (p *restartingProvider) Supply(ctx context.Context, t compose.Target) (*compose.Server, error) {
+	srv, err := p.fakeProvider.Supply(ctx, t)
+	if err == nil {
+		compose.SetRestart(srv, func(context.Context) error { p.restarts.Add(1); return nil })
+	}
+	return srv, err
+}
+
+func TestInstancesRestartTheServerAndGiveTheInterval(t *testing.T) {
+	p := &restartingProvider{}
+	var seeds atomic.Int32
+	d := &fakeDriver{name: "a", tcpCost: 40 * time.Microsecond, unixCost: 20 * time.Microsecond}
+	pl := plan(&p.fakeProvider, d)
+	pl.Provider = p
+	pl.Options.Rounds, pl.Options.Blocks, pl.Options.N, pl.Instances = 1, 4, 100, 6
+	d.onSeed = func() { seeds.Add(1) }
+	rep, err := Run(context.Background(), pl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := p.restarts.Load(); got != 5 {
+		t.Errorf("%d restarts for 6 instances, want 5", got)
+	}
+	if got := seeds.Load(); got != 1 {
+		t.Errorf("seeded %d times, want 1: the fake keeps its data over a restart", got)
+	}
+	seen := map[int]int{}
+	for _, run := range rep.Runs {
+		seen[run.Instance]++
+	}
+	for i := 1; i <= 6; i++ {
+		if seen[i] != 2 {
+			t.Errorf("runs by instance %v, want 2 (TCP and Unix) in each of instances 1 to 6", seen)
+			break
+		}
+	}
+	s := rep.Summary[0]
+	ci := s.UnixSpeedupP50CI
+	if ci == nil || ci.Instances != 6 || ci.Method != results.MethodInstances || len(s.InstanceSpeedups) != 6 {
+		t.Fatalf("interval %+v, instance speedups %v: want one over 6 instances", ci, s.InstanceSpeedups)
+	}
+	if ci.Lo > s.UnixSpeedupP50 || ci.Hi < s.UnixSpeedupP50 || s.UnixSpeedupP50 < 1.3 {
+		t.Errorf("speedup %.3f in [%.3f, %.3f]: want about 2 inside its interval", s.UnixSpeedupP50, ci.Lo, ci.Hi)
+	}
+	if rep.Config.Instances != 6 {
+		t.Errorf("config says %d instances, want 6", rep.Config.Instances)
+	}
+}
+
+// A server that keeps nothing over a restart is seeded again; with fewer
+// instances than an interval needs, the verdict says so.
+func TestInstancesSeedAVolatileServerAgain(t *testing.T) {
+	p := &restartingProvider{}
+	var seeds atomic.Int32
+	d := &fakeDriver{name: "a", tcpCost: 40 * time.Microsecond, unixCost: 20 * time.Microsecond, onSeed: func() { seeds.Add(1) }}
+	pl := plan(&p.fakeProvider, d)
+	pl.Provider = p
+	pl.Targets[0].Volatile = true
+	pl.Options.Rounds, pl.Options.Blocks, pl.Options.N, pl.Instances = 1, 4, 100, 3
+	rep, err := Run(context.Background(), pl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := seeds.Load(); got != 3 {
+		t.Errorf("seeded %d times, want 3: once per instance", got)
+	}
+	if s := rep.Summary[0]; s.VerdictKind != results.TooFewInstances || s.UnixSpeedupP50CI != nil || len(s.InstanceSpeedups) != 3 {
+		t.Errorf("3 instances: verdict %s, interval %+v, speedups %v; want too few instances, no interval, 3 speedups", s.VerdictKind, s.UnixSpeedupP50CI, s.InstanceSpeedups)
+	}
+}
+
+// A server dbsock cannot restart gets its instances as fresh connections
+// to the one process, and the target says so; asked for explicitly, it
+// fails.
+func TestInstancesOfAServerNotOurs(t *testing.T) {
+	p := &fakeProvider{}
+	pl := plan(p, &fakeDriver{name: "a", tcpCost: 40 * time.Microsecond, unixCost: 20 * time.Microsecond})
+	pl.Options.Rounds, pl.Options.Blocks, pl.Options.N, pl.Instances = 1, 4, 100, 6
+	rep, err := Run(context.Background(), pl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if last := rep.Runs[len(rep.Runs)-1]; len(rep.Runs) != 12 || last.Instance != 6 || last.Round != 1 {
+		t.Errorf("%d runs, the last round %d of instance %d: want 6 instances of 1 round", len(rep.Runs), last.Round, last.Instance)
+	}
+	if w := strings.Join(rep.Targets[0].Warnings, " "); !strings.Contains(w, "could not restart it") || !strings.Contains(w, "6 instances are 6 sets of fresh connections") {
+		t.Errorf("target warnings %q do not say the interval covers one server process", w)
+	}
+	if ci := rep.Summary[0].UnixSpeedupP50CI; ci == nil || ci.Instances != 6 {
+		t.Errorf("interval %+v: want one over the 6 sets of connections", ci)
+	}
+	pl.InstancesAsked = true
+	_, err = Run(context.Background(), pl)
+	if err == nil || !strings.Contains(err.Error(), "cannot start it again; use --instances 1") {
+		t.Errorf("explicit --instances on a server dbsock cannot restart: %v", err)
+	}
+}
