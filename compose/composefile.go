@@ -208,6 +208,7 @@ func (c *Compose) Supply(ctx context.Context, t Target) (*Server, error) {
 	}
 	if pid > 0 {
 		srv.CPU = cpustat.NewTree(pid, "container process tree (every process in the container)")
+		srv.CPUGroup = cgroupNote(pid)
 	} else {
 		srv.CPUWhyNot = "the engine did not say which process runs the container"
 	}

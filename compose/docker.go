@@ -230,6 +230,7 @@ func describeContainer(ctx context.Context, c tc.Container, srv *Server, image s
 		}
 		if insp.State != nil && insp.State.Pid > 0 {
 			srv.CPU = cpustat.NewTree(insp.State.Pid, "container process tree (every process in the container)")
+			srv.CPUGroup = cgroupNote(insp.State.Pid)
 		}
 	}
 	if srv.CPU == nil {

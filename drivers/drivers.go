@@ -322,6 +322,9 @@ type Provenance struct {
 	// server process (two instances of a server that serves one transport
 	// per process; a pooler in front of a database).
 	Serving string `json:"serving,omitempty"`
+	// CPUGroup, when set, says that the server ran in another CPU cgroup
+	// than the client (a container's), and what that does.
+	CPUGroup string `json:"cpu_cgroup,omitempty"`
 	// Warnings say what makes this server's numbers not comparable with a
 	// native server's (e.g. TCP through Docker's port proxy).
 	Warnings []string `json:"warnings,omitempty"`

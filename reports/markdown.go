@@ -209,6 +209,9 @@ func writeTarget(b *strings.Builder, r *results.Report, t results.Target) {
 	if t.ServerCPUs != "" {
 		fmt.Fprintf(b, "- Server CPUs: %s\n", t.ServerCPUs)
 	}
+	if t.CPUGroup != "" {
+		fmt.Fprintf(b, "- CPU cgroup: %s\n", t.CPUGroup)
+	}
 	if t.Operation != "" {
 		fmt.Fprintf(b, "- Operation: %s\n", t.Operation)
 	}

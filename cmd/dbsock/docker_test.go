@@ -81,6 +81,9 @@ func checkContainerRun(t *testing.T, provider string) {
 			!strings.HasPrefix(target.ImageID, "sha256:") || !strings.HasPrefix(target.SocketDir, tmp+"/dbsock-") {
 			t.Errorf("%s: product %q network %q image %q id %q socket dir %q", target.Name, target.Server.Product, target.NetworkMode, target.Image, target.ImageID, target.SocketDir)
 		}
+		if !strings.Contains(target.CPUGroup, "the server ran in CPU cgroup /") {
+			t.Errorf("%s: the report does not say the container ran in a CPU cgroup of its own: %q", target.Name, target.CPUGroup)
+		}
 	}
 	if len(r.Runs) != 4*2*2 {
 		t.Fatalf("%d runs, want 4 targets x 2 transports x 2 rounds", len(r.Runs))
