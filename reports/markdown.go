@@ -386,6 +386,8 @@ func writeVerdict(b *strings.Builder, sum *results.Summary) {
 	} else if c != nil {
 		fmt.Fprintf(b, "Paired speedup over %d block pairs in %s: %s at p50, %s at mean; sign test p %s",
 			c.Pairs, plural(c.Rounds, "round"), ci(c), ci(sum.UnixSpeedupMeanCI), pValue(sum.PValue))
+	}
+	if sum.UnixSpeedupP50CI != nil {
 		if sum.PValueHolm != sum.PValue {
 			fmt.Fprintf(b, " (Holm-adjusted p %s)", pValue(sum.PValueHolm))
 		}
@@ -436,8 +438,12 @@ func writeNoisy(b *strings.Builder, sum *results.Summary) {
 			parts = append(parts, fmt.Sprintf("and %d more (in the JSON)", len(sum.NoisyBlocks)-i))
 			break
 		}
-		parts = append(parts, fmt.Sprintf("%s at %s (round %d, p50 %s %s, z %.1f)", nb.Transport.Label(),
-			time.Duration(nb.StartNs).Round(time.Millisecond), nb.Round, unit.fmt(float64(nb.P50)), unit.name, nb.Z))
+		where := fmt.Sprintf("round %d", nb.Round)
+		if nb.Instance > 1 || sum.UnixSpeedupP50CI != nil && sum.UnixSpeedupP50CI.Instances > 1 {
+			where = fmt.Sprintf("instance %d", nb.Instance)
+		}
+		parts = append(parts, fmt.Sprintf("%s at %s (%s, p50 %s %s, z %.1f)", nb.Transport.Label(),
+			time.Duration(nb.StartNs).Round(time.Millisecond), where, unit.fmt(float64(nb.P50)), unit.name, nb.Z))
 	}
 	fmt.Fprintf(b, "Noisy blocks: %d of %d, kept in every figure: %s.\n\n", len(sum.NoisyBlocks), sum.Blocks, strings.Join(parts, "; "))
 }

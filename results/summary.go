@@ -262,6 +262,7 @@ func logs(ratios []float64) []float64 {
 // NoisyBlock is a block flagged as noisy, for the report.
 type NoisyBlock struct {
 	Transport drivers.Transport `json:"transport"`
+	Instance  int               `json:"instance,omitempty"`
 	Round     int               `json:"round"`
 	Pair      int               `json:"pair"`
 	StartNs   int64             `json:"start_ns"`
@@ -276,7 +277,7 @@ type NoisyBlock struct {
 func flagNoisy(runs []*Run) (total int, noisy []NoisyBlock) {
 	for _, t := range drivers.Transports {
 		var refs []*Block
-		var rounds []int
+		var rounds, instances []int
 		var p50s []float64
 		for _, run := range runs {
 			if run.Transport != t {
@@ -287,6 +288,7 @@ func flagNoisy(runs []*Run) (total int, noisy []NoisyBlock) {
 				b.Noisy = false
 				if b.P50 > 0 {
 					refs, rounds, p50s = append(refs, b), append(rounds, run.Round), append(p50s, float64(b.P50))
+					instances = append(instances, run.Instance)
 				}
 			}
 		}
@@ -296,7 +298,7 @@ func flagNoisy(runs []*Run) (total int, noisy []NoisyBlock) {
 			if flagged {
 				b := refs[i]
 				b.Noisy = true
-				noisy = append(noisy, NoisyBlock{Transport: t, Round: rounds[i], Pair: b.Pair, StartNs: b.StartNs, P50: b.P50, Z: z[i]})
+				noisy = append(noisy, NoisyBlock{Transport: t, Instance: instances[i], Round: rounds[i], Pair: b.Pair, StartNs: b.StartNs, P50: b.P50, Z: z[i]})
 			}
 		}
 	}
