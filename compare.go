@@ -23,8 +23,10 @@ import (
 // in a client of your own: Compare checks that your op dialed ep.
 type Opener func(ctx context.Context, ep Endpoint) (do func(context.Context) error, close func() error, err error)
 
-// CompareOptions size a comparison; zero values take dbsock run's
-// defaults.
+// CompareOptions size a comparison; zero values take the defaults given
+// below. Compare measures the one server it is given without restarting
+// it (dbsock run's --instances 1): its interval is over that instance's
+// block pairs.
 type CompareOptions struct {
 	// N is the timed ops per transport and round (10,000); Warmup the
 	// untimed ops before them on each fresh connection (1,000).
