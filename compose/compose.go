@@ -10,6 +10,9 @@
 // of server is started (its Recipe: a local recipe built on LocalServer,
 // and a container spec) lives in the target's own package under targets/;
 // package child runs dbsock's own servers as child processes.
+//
+// It is part of dbsock's own machinery, and its API may change between
+// versions: programs that measure their own code use package dbsock.
 package compose
 
 import (

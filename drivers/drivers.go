@@ -4,6 +4,9 @@
 //
 // A Conn performs one operation per call and never times itself: timing is
 // the job of package scenarios, the only place in dbsock that measures.
+//
+// It is part of dbsock's own machinery, and its API may change between
+// versions: programs that measure their own code use package dbsock.
 package drivers
 
 import (

@@ -4,6 +4,9 @@
 // scenarios, the one timing loop), summarize (package results), check the
 // thresholds, and render (package reports, through Plan.Render). Nothing
 // else orchestrates.
+//
+// It is part of dbsock's own machinery, and its API may change between
+// versions: programs that measure their own code use package dbsock.
 package pipeline
 
 import (

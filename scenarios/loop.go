@@ -1,6 +1,9 @@
 // Package scenarios holds dbsock's workloads and the one timing loop that
 // measures them. The loop owns warm-up, timing and recording; drivers only
 // do operations and never time themselves.
+//
+// It is part of dbsock's own machinery, and its API may change between
+// versions: programs that measure their own code use package dbsock.
 package scenarios
 
 import (
