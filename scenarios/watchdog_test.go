@@ -3,7 +3,9 @@ package scenarios
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math/rand/v2"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -106,4 +108,35 @@ func TestWatchdogQuietWhileOpsFlow(t *testing.T) {
 	if err != nil {
 		t.Fatalf("a healthy run failed: %v", err)
 	}
+}
+
+// timeoutConn's Verify fails as a client library's own I/O deadline does.
+type timeoutConn struct{ hangConn }
+
+func (c *timeoutConn) Verify(context.Context) (drivers.Verification, error) {
+	return drivers.Verification{}, fmt.Errorf("stats conns: read tcp 127.0.0.1:1: %w", os.ErrDeadlineExceeded)
+}
+
+// A server that stops answering while dbsock verifies the transport (the
+// library's own deadline fires first) is said not to have answered.
+func TestVerifyTimeoutSaysTheServerDidNotAnswer(t *testing.T) {
+	conn := &timeoutConn{*newHangConn(drivers.TCP, 1<<30)}
+	d := verifyDriver{hangDriver{tcp: newHangConn(drivers.TCP, 1<<30), unix: newHangConn(drivers.Unix, 1<<30)}, conn}
+	_, err := round(t, d, Options{Scenario: PK, N: 10, Warmup: 1, OpTimeout: 200 * time.Millisecond})
+	if err == nil || !strings.Contains(err.Error(), "did not answer within 200ms (--op-timeout) while dbsock verified the transport") {
+		t.Fatalf("err = %v, want the server named as not answering", err)
+	}
+}
+
+// verifyDriver is hangDriver whose TCP connection is conn.
+type verifyDriver struct {
+	hangDriver
+	conn drivers.Conn
+}
+
+func (d verifyDriver) Open(ctx context.Context, ep drivers.Endpoint) (drivers.Conn, error) {
+	if ep.Transport == drivers.TCP {
+		return d.conn, nil
+	}
+	return d.hangDriver.Open(ctx, ep)
 }
