@@ -248,8 +248,6 @@ func (p Plan) measureTarget(ctx context.Context, t *targets.Target, ti *results.
 	}
 	if rows != p.Options.Rows {
 		ti.Rows = rows
-	}
-	if rows != p.Options.Rows {
 		size := 0
 		if sizes := p.valueSizes(); len(sizes) == 1 {
 			size = sizes[0]
@@ -272,22 +270,12 @@ func (p Plan) measureTarget(ctx context.Context, t *targets.Target, ti *results.
 			for _, opt := range p.cases() {
 				opt.Rows = rows
 				_, opt.OwnQuery = p.Queries[t.Name]
-				restart := p.canRestart(srv, ti)
-				for inst := 1; inst <= max(p.Instances, 1); inst++ {
-					if inst > 1 && restart {
-						if err := p.restart(ctx, t, d, srv, rows, inst); err != nil {
-							return runs, err
-						}
-					}
-					opt.Instance = inst
-					opt.ClientCPU, opt.ServerCPU, opt.ServerCPUWhyNot = cpustat.Self{}, srv.CPU, srv.CPUWhyNot
-					err := scenarios.Run(ctx, d, srv.Endpoints(), info, opt, func(run results.Run) {
-						runs = append(runs, run)
-						logRun(log, run)
-					})
-					if err != nil {
-						return runs, err
-					}
+				err := p.measureCase(ctx, t, d, srv, ti, info, opt, func(run results.Run) {
+					runs = append(runs, run)
+					logRun(log, run)
+				})
+				if err != nil {
+					return runs, err
 				}
 			}
 		}
@@ -295,157 +283,21 @@ func (p Plan) measureTarget(ctx context.Context, t *targets.Target, ti *results.
 	return runs, nil
 }
 
-// canRestart says whether srv is restarted between instances. A server
-// dbsock cannot restart (one it did not start) gets its instances as
-// fresh connections to the one server process, and ti a warning that the
-// interval covers that process only; asked for by the user, the restart
-// fails instead.
-func (p Plan) canRestart(srv *compose.Server, ti *results.Target) bool {
-	if p.Instances <= 1 || srv.CanRestart() || p.InstancesAsked {
-		return true
-	}
-	w := fmt.Sprintf("dbsock did not start this server (provider %s), so it could not restart it: its %d instances are %d sets of fresh connections "+
-		"to one server process, and the interval covers that process only.", srv.Provider, p.Instances, p.Instances)
-	if len(ti.Warnings) == 0 || ti.Warnings[len(ti.Warnings)-1] != w {
-		ti.Warnings = append(ti.Warnings, w)
-	}
-	return false
-}
-
-// restart starts instance inst of t's server: it restarts the server,
-// checks that the same server answers on both endpoints, seeds it again
-// when it keeps nothing over a restart (t.Volatile: Redis as dbsock runs
-// it starts empty), and waits for it to go idle.
-func (p Plan) restart(ctx context.Context, t *targets.Target, d drivers.Driver, srv *compose.Server, rows, inst int) error {
-	began, pid := time.Now(), srv.PID
-	if err := srv.Restart(ctx); err != nil {
-		return fmt.Errorf("start server instance %d of %d: %w", inst, p.Instances, err)
-	}
-	process := ""
-	if pid > 0 {
-		process = fmt.Sprintf(" (pid %d, was %d)", srv.PID, pid)
-	}
-	if _, err := p.identify(ctx, t, d, srv); err != nil {
-		return fmt.Errorf("server instance %d of %d: %w", inst, p.Instances, err)
-	}
-	if t.Volatile {
-		if err := p.seed(ctx, t, d, srv, rows); err != nil {
-			return fmt.Errorf("server instance %d of %d: %w", inst, p.Instances, err)
+// measureCase measures one case on each server instance in turn,
+// restarting srv between instances where it can; emit receives every run.
+func (p Plan) measureCase(ctx context.Context, t *targets.Target, d drivers.Driver, srv *compose.Server, ti *results.Target,
+	info drivers.ServerInfo, opt scenarios.Options, emit func(results.Run)) error {
+	restart := p.canRestart(srv, ti)
+	for inst := 1; inst <= max(p.Instances, 1); inst++ {
+		if inst > 1 && restart {
+			if err := p.restart(ctx, t, d, srv, opt.Rows, inst); err != nil {
+				return err
+			}
 		}
-	} else if waited, idle := settle(ctx, srv.CPU); waited > 200*time.Millisecond {
-		fmt.Fprintf(p.log(), "dbsock: %s: waited %s after the restart for the server to go idle (%v)\n", t.Name, waited.Round(time.Millisecond), idle)
-	}
-	fmt.Fprintf(p.log(), "dbsock: %s: server instance %d of %d ready in %s%s\n", t.Name, inst, p.Instances, time.Since(began).Round(time.Millisecond), process)
-	return nil
-}
-
-// stopServer stops srv once t's cases are done (or failed with err): a
-// server that stopped answering gets no grace.
-func stopServer(t *targets.Target, srv *compose.Server, err error) error {
-	limit := StopTimeout
-	if errors.Is(err, scenarios.ErrNoAnswer) {
-		limit = HungStopTimeout
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), limit)
-	defer cancel()
-	if serr := srv.Stop(ctx); serr != nil {
-		return fmt.Errorf("stop %s server: %w", t.Name, serr)
-	}
-	return nil
-}
-
-// identify asks the server what it is over each endpoint: both must be the
-// same product, so that a socket of another kind of server (one target's
-// socket given as another's) is said to be that before anything is timed.
-func (p Plan) identify(ctx context.Context, t *targets.Target, d drivers.Driver, srv *compose.Server) (drivers.ServerInfo, error) {
-	target := t.Name
-	var infos [2]drivers.ServerInfo
-	for i, ep := range []drivers.Endpoint{srv.TCP, srv.Unix} {
-		err := p.answer(ctx, target, ep, firstContact, func(ctx context.Context) (err error) {
-			infos[i], err = d.Info(ctx, ep)
+		opt.Instance = inst
+		opt.ClientCPU, opt.ServerCPU, opt.ServerCPUWhyNot = cpustat.Self{}, srv.CPU, srv.CPUWhyNot
+		if err := scenarios.Run(ctx, d, srv.Endpoints(), info, opt, emit); err != nil {
 			return err
-		})
-		if err != nil && ctx.Err() == nil && p.Reach != nil {
-			// The first contact: say what really answers there (another
-			// kind of server, or something that is no server at all).
-			err = fmt.Errorf("%w; what answers at %s: %s", err, ep.Address, drivers.Sniff(ctx, ep))
-		}
-		if err != nil && i == 1 {
-			return infos[0], fmt.Errorf("%s over %s is not the %s that answers on TCP %s: %w; is it another server's socket?",
-				target, ep, infos[0], srv.TCP.Address, err)
-		}
-		if err != nil {
-			return infos[0], err
-		}
-	}
-	if a, b := infos[0], infos[1]; a.Product != b.Product || a.Version != b.Version {
-		return a, fmt.Errorf("%s: TCP %s reaches %s but Unix %s reaches %s: dbsock compares the two transports of one server", target, srv.TCP, a, srv.Unix, b)
-	}
-	// Two processes of the same server (a second instance, another port)
-	// would publish a difference between servers as one between
-	// transports; where the server names itself, both must be the same.
-	if a, b := infos[0], infos[1]; a.Instance != "" && b.Instance != "" && a.Instance != b.Instance && !srv.SeedEach && !t.SeedEach {
-		return a, fmt.Errorf("%s: TCP %s and Unix %s reach two different servers (%s, and %s): dbsock compares the two transports of one server; give the socket of the server listening on %s",
-			target, srv.TCP.Address, srv.Unix.Address, a.Instance, b.Instance, srv.TCP.Address)
-	}
-	return infos[0], nil
-}
-
-// answer runs step against ep under the op timeout, so that a server that
-// accepts and never answers cannot hang dbsock; the error says which server
-// did not answer, over what, during which step.
-func (p Plan) answer(ctx context.Context, target string, ep drivers.Endpoint, during string, step func(context.Context) error) error {
-	return p.answerWithin(ctx, p.Options.Timeout(), "--op-timeout", target, ep, during, step)
-}
-
-// answerWithin is answer with its own limit, which what names.
-func (p Plan) answerWithin(ctx context.Context, limit time.Duration, what, target string, ep drivers.Endpoint, during string, step func(context.Context) error) error {
-	// A plain dial first: a refused port or a missing socket gets its own
-	// diagnosis, whatever the driver would make of it (some retry until
-	// their deadline and report their whole topology).
-	if p.Reach != nil {
-		if err := drivers.Within(ctx, limit, func(ctx context.Context) error { return p.Reach(ctx, ep) }); err != nil &&
-			ctx.Err() == nil && !errors.Is(err, context.DeadlineExceeded) {
-			return fmt.Errorf("%s over %s: %w", target, ep, drivers.Explain(err, ep))
-		}
-	}
-	err := drivers.Within(ctx, limit, step)
-	switch {
-	case err == nil:
-		return nil
-	case ctx.Err() != nil:
-		return fmt.Errorf("%s over %s: interrupted %s: %w", target, ep, during, ctx.Err())
-	case errors.Is(err, context.DeadlineExceeded):
-		return fmt.Errorf("%s over %s did not answer within %s (%s) %s; is a %s server really listening there?", target, ep, limit, what, during, target)
-	case strings.HasPrefix(during, firstContact):
-		return drivers.ExplainFirst(err, ep)
-	}
-	return drivers.Explain(err, ep)
-}
-
-// firstContact is what dbsock does when it first asks a server anything.
-const firstContact = "while dbsock asked what server it is"
-
-// describeServer records where the server came from and checks its
-// endpoints.
-func describeServer(srv *compose.Server, ti *results.Target) error {
-	ti.Provenance = srv.Provenance
-	ti.Endpoints = []drivers.Endpoint{srv.TCP, srv.Unix}
-	switch {
-	case srv.PID > 0 && !placement.Supported:
-		ti.ServerCPUs = placement.ErrNoAffinity.Error()
-	case srv.PID > 0:
-		cpus, err := placement.Affinity(srv.PID)
-		if err != nil {
-			return err
-		}
-		ti.ServerCPUs = placement.FormatList(cpus)
-	case srv.CPUs != "":
-		ti.ServerCPUs = srv.CPUs
-	}
-	for _, ep := range ti.Endpoints {
-		if err := ep.Validate(); err != nil {
-			return fmt.Errorf("%s endpoint: %w", ti.Name, err)
 		}
 	}
 	return nil
@@ -507,57 +359,6 @@ func (p Plan) errorRates(rep *results.Report) []error {
 		}
 	}
 	return errs
-}
-
-// seed creates the rows d reads (over both endpoints when they reach two
-// instances), under --op-timeout plus a millisecond per row, then waits
-// for the server to settle: a database writes what was seeded back in the
-// background, which would otherwise land in the first blocks.
-func (p Plan) seed(ctx context.Context, t *targets.Target, d drivers.Driver, srv *compose.Server, rows int) error {
-	over := []drivers.Endpoint{srv.Unix}
-	if srv.SeedEach || t.SeedEach {
-		over = append(over, srv.TCP)
-	}
-	limit := p.Options.Timeout() + time.Duration(max(rows, 1))*time.Millisecond
-	for _, ep := range over {
-		err := p.answerWithin(ctx, limit, "--op-timeout plus 1 ms per row", t.Name, ep, "while dbsock seeded the rows", func(ctx context.Context) error { return d.Seed(ctx, ep) })
-		if err != nil {
-			return err
-		}
-	}
-	if waited, idle := settle(ctx, srv.CPU); waited > 0 {
-		fmt.Fprintf(p.log(), "dbsock: %s: waited %s after seeding for the server to go idle (%v)\n", t.Name, waited.Round(time.Millisecond), idle)
-	}
-	return nil
-}
-
-// settle waits until the server's CPU use over a 100 ms window is below
-// 5% of one core, at most 10 s; it says how long it waited and whether the
-// server went idle. Without a meter it returns at once.
-func settle(ctx context.Context, m cpustat.Meter) (time.Duration, bool) {
-	if m == nil {
-		return 0, true
-	}
-	const window = 100 * time.Millisecond
-	began := time.Now()
-	before, err := m.Read()
-	for err == nil && ctx.Err() == nil && time.Since(began) < 10*time.Second {
-		timer := time.NewTimer(window)
-		select {
-		case <-ctx.Done():
-		case <-timer.C:
-		}
-		timer.Stop()
-		after, rerr := m.Read()
-		if rerr != nil {
-			break
-		}
-		if busy := after.Sub(before).CPUNs; busy < int64(window)/20 {
-			return time.Since(began), true
-		}
-		before = after
-	}
-	return time.Since(began), false
 }
 
 // rows is how many rows d's target reads: the plan's (or how many keys of
