@@ -3,9 +3,15 @@ package reports
 import (
 	"fmt"
 	"math"
+	"strings"
+	"time"
 
+	"github.com/dbsock/dbsock/drivers"
 	"github.com/dbsock/dbsock/results"
 )
+
+// Each case's verdict: its words, and the Markdown lines that back it (the
+// intervals, the noisy blocks, the p50 of each round or server instance).
 
 // verdictWords are the words each verdict starts with.
 var verdictWords = map[results.VerdictKind]string{
@@ -85,4 +91,134 @@ func withVerdicts(r *results.Report) *results.Report {
 		}
 	}
 	return r
+}
+
+// writeVerdict gives the paired speedup intervals, the verdict and the
+// noisy blocks.
+func writeVerdict(b *strings.Builder, sum *results.Summary) {
+	if sum.UnixSpeedupP50 <= 0 {
+		return
+	}
+	ci := func(c *results.Interval) string {
+		return fmt.Sprintf("%.3f× (95%% CI %.3f–%.3f)", c.Center, c.Lo, c.Hi)
+	}
+	if c := sum.UnixSpeedupP50CI; c != nil && c.Instances > 1 {
+		var each []string
+		for _, s := range sum.InstanceSpeedups {
+			each = append(each, fmt.Sprintf("%.3f×", s))
+		}
+		fmt.Fprintf(b, "Speedup over %d server instances (p50 speedups %s; %d block pairs in %s): %s at p50, %s at mean; sign test over instances p %s",
+			c.Instances, strings.Join(each, ", "), c.Pairs, plural(c.Rounds, "round"), ci(c), ci(sum.UnixSpeedupMeanCI), pValue(sum.PValue))
+	} else if c != nil {
+		fmt.Fprintf(b, "Paired speedup over %d block pairs in %s: %s at p50, %s at mean; sign test p %s",
+			c.Pairs, plural(c.Rounds, "round"), ci(c), ci(sum.UnixSpeedupMeanCI), pValue(sum.PValue))
+	}
+	if sum.UnixSpeedupP50CI != nil {
+		if sum.PValueHolm != sum.PValue {
+			fmt.Fprintf(b, " (Holm-adjusted p %s)", pValue(sum.PValueHolm))
+		}
+		b.WriteString(". ")
+	}
+	fmt.Fprintf(b, "**Verdict: %s", sum.Verdict) // written by withVerdicts
+	switch {
+	case sum.VerdictKind == results.TooFewInstances:
+		fmt.Fprintf(b, " (give --instances %d or more)", results.MinInstances)
+	case sum.UnixSpeedupP50CI == nil:
+		fmt.Fprintf(b, " (%d are needed; run more --rounds or --blocks)", results.MinPairs)
+	}
+	if len(sum.Warnings) > 0 {
+		b.WriteString("; but see the warning below")
+	}
+	b.WriteString(".**")
+	switch sum.EndedBy {
+	case "precision":
+		b.WriteString(" The case ended when the p50 speedup was precise enough (--precision).")
+	case "max-duration":
+		b.WriteString(" The case ended at --max-duration before the p50 speedup was as precise as --precision asked.")
+	}
+	b.WriteString("\n\n")
+	writeNoisy(b, sum)
+}
+
+// pValue is "= 0.0123", or "< 0.0001" for the smallest: read after "p".
+func pValue(p float64) string {
+	if p < 0.0001 {
+		return "< 0.0001"
+	}
+	return fmt.Sprintf("= %.4f", p)
+}
+
+// writeNoisy lists the flagged blocks, so a reader sees when the machine
+// was noisy.
+func writeNoisy(b *strings.Builder, sum *results.Summary) {
+	if len(sum.NoisyBlocks) == 0 {
+		if sum.Blocks > 0 {
+			fmt.Fprintf(b, "Noisy blocks: none of %d.\n\n", sum.Blocks)
+		}
+		return
+	}
+	unit := pickUnit(sum.TCP.Latency.P50, sum.Unix.Latency.P50)
+	var parts []string
+	for i, nb := range sum.NoisyBlocks {
+		if i == 12 {
+			parts = append(parts, fmt.Sprintf("and %d more (in the JSON)", len(sum.NoisyBlocks)-i))
+			break
+		}
+		where := fmt.Sprintf("round %d", nb.Round)
+		if nb.Instance > 1 || sum.UnixSpeedupP50CI != nil && sum.UnixSpeedupP50CI.Instances > 1 {
+			where = fmt.Sprintf("instance %d", nb.Instance)
+		}
+		parts = append(parts, fmt.Sprintf("%s at %s (%s, p50 %s %s, z %.1f)", nb.Transport.Label(),
+			time.Duration(nb.StartNs).Round(time.Millisecond), where, unit.fmt(float64(nb.P50)), unit.name, nb.Z))
+	}
+	fmt.Fprintf(b, "Noisy blocks: %d of %d, kept in every figure: %s.\n\n", len(sum.NoisyBlocks), sum.Blocks, strings.Join(parts, "; "))
+}
+
+// writeRounds lists p50 per round so a reader can see whether rounds agree.
+func writeRounds(b *strings.Builder, r *results.Report, c results.Case, unit unit) {
+	type pair struct{ tcp, unix string }
+	type key struct{ instance, round int }
+	var rounds []key
+	byRound := map[key]*pair{}
+	for _, run := range r.Runs {
+		if run.Case != c {
+			continue
+		}
+		k := key{run.Instance, run.Round}
+		p, ok := byRound[k]
+		if !ok {
+			p = &pair{"–", "–"}
+			byRound[k] = p
+			rounds = append(rounds, k)
+		}
+		v := unit.fmt(float64(run.Latency.P50))
+		if run.Incomplete {
+			v += " (incomplete)"
+		}
+		if run.Transport == drivers.TCP {
+			p.tcp = v
+		} else {
+			p.unix = v
+		}
+	}
+	if len(rounds) < 2 {
+		return
+	}
+	what := "round"
+	if r.Config.Instances > 1 {
+		what = "server instance"
+	}
+	b.WriteString("p50 by " + what + " (" + unit.name + "): ")
+	var parts []string
+	for _, k := range rounds {
+		name := fmt.Sprintf("round %d", k.round)
+		switch {
+		case r.Config.Instances > 1 && r.Config.Rounds <= 1:
+			name = fmt.Sprintf("instance %d", k.instance)
+		case r.Config.Instances > 1:
+			name = fmt.Sprintf("instance %d round %d", k.instance, k.round)
+		}
+		parts = append(parts, fmt.Sprintf("%s TCP %s / Unix %s", name, byRound[k].tcp, byRound[k].unix))
+	}
+	b.WriteString(strings.Join(parts, "; ") + ".\n\n")
 }

@@ -67,6 +67,79 @@ func (sp *sidePool) finish() Side {
 	return s
 }
 
+// CPUSaving is how much less CPU per op Unix took than TCP (TCP - Unix).
+type CPUSaving struct {
+	ClientNsPerOp float64  `json:"client_ns_per_op"`
+	ServerNsPerOp *float64 `json:"server_ns_per_op,omitempty"`
+}
+
+// Phase is one timed part of an op.
+type Phase struct {
+	Latency   Latency `json:"latency_ns"`
+	Histogram string  `json:"histogram,omitempty"`
+}
+
+// Side is one transport's pooled result in a Summary.
+type Side struct {
+	N         int64   `json:"n"`
+	Errors    int64   `json:"errors"`
+	ErrorRate float64 `json:"error_rate"`
+	Latency   Latency `json:"latency_ns"`
+	OpsPerSec float64 `json:"ops_per_sec"`
+	// Phases pools the runs' phases.
+	Phases map[string]Latency `json:"phases,omitempty"`
+	// CPU pools the runs' CPU figures.
+	CPU *CPU `json:"cpu,omitempty"`
+	// ServerExec pools the server's own execution figures.
+	ServerExec *ServerExec `json:"server_exec,omitempty"`
+}
+
+// Summary pools a case's rounds per transport and compares them.
+type Summary struct {
+	Case
+	TCP  Side `json:"tcp"`
+	Unix Side `json:"unix"`
+	// UnixSpeedupP50 is the typical TCP/Unix ratio of p50 over block
+	// pairs (the median of the paired ratios): above 1 means Unix is
+	// faster. UnixSpeedupMean is the same for the mean.
+	UnixSpeedupP50  float64 `json:"unix_speedup_p50"`
+	UnixSpeedupMean float64 `json:"unix_speedup_mean"`
+	// UnixSpeedupP50Pooled is the pooled TCP p50 over the pooled Unix p50
+	// (the two columns of the table).
+	UnixSpeedupP50Pooled float64 `json:"unix_speedup_p50_pooled"`
+	// UnixSpeedupP50CI and UnixSpeedupMeanCI are 95% distribution-free
+	// confidence intervals of the median paired ratio; absent with fewer
+	// than MinPairs pairs.
+	UnixSpeedupP50CI  *Interval `json:"unix_speedup_p50_ci,omitempty"`
+	UnixSpeedupMeanCI *Interval `json:"unix_speedup_mean_ci,omitempty"`
+	// InstanceSpeedups are the p50 speedups of each server instance, when
+	// the case ran on more than one (--instances): then the intervals are
+	// over instances (MethodInstances), not over pooled block pairs.
+	InstanceSpeedups []float64 `json:"instance_speedups,omitempty"`
+	// PValue is the two-sided sign test of "the p50 ratio is as often
+	// above 1 as below" (over the block pairs, or over the instances'
+	// speedups when there are several); PValueHolm is it adjusted by Holm's method over
+	// every case in the report.
+	PValue     float64 `json:"p_value"`
+	PValueHolm float64 `json:"p_value_holm"`
+	// VerdictKind is what the p50 interval says (see Judge).
+	VerdictKind VerdictKind `json:"verdict_kind"`
+	// Verdict is VerdictKind in words, with the interval: it starts with
+	// "Unix faster", "TCP faster", "no meaningful difference", "undecided"
+	// or "not enough block pairs". Package reports writes it when it
+	// renders the report (JSON included).
+	Verdict string `json:"verdict"`
+	// NoisyBlocks lists the blocks flagged as noisy; Blocks counts all.
+	Blocks      int          `json:"blocks"`
+	NoisyBlocks []NoisyBlock `json:"noisy_blocks,omitempty"`
+	// EndedBy says what ended the case: rounds, precision or max-duration.
+	EndedBy string `json:"ended_by,omitempty"`
+	// CPUSaving is TCP's CPU per op minus Unix's, on each side.
+	CPUSaving *CPUSaving `json:"cpu_saving,omitempty"`
+	// Warnings say in words why the numbers above may not be solid.
+	Warnings []string `json:"warnings,omitempty"`
+}
+
 // Summarize pools the runs of each case per transport (merging their
 // histograms), estimates the speedups from the block pairs, flags noisy
 // blocks, and sets r.Summary, in the order the cases first appear in
@@ -107,25 +180,7 @@ func (r *Report) Summarize() error {
 		if sp := p.sides[drivers.Unix]; sp != nil {
 			sum.Unix = sp.finish()
 		}
-		sum.UnixSpeedupP50Pooled = ratio(float64(sum.TCP.Latency.P50), float64(sum.Unix.Latency.P50))
-		pairs := blockPairs(p.runs)
-		sum.UnixSpeedupP50, sum.UnixSpeedupMean = medianRatio(pairs.p50), medianRatio(pairs.mean)
-		if len(pairs.p50) == 0 { // no complete pair: the pooled figures are all there is
-			sum.UnixSpeedupP50, sum.UnixSpeedupMean = sum.UnixSpeedupP50Pooled, ratio(sum.TCP.Latency.Mean, sum.Unix.Latency.Mean)
-		}
-		sum.UnixSpeedupP50CI, sum.UnixSpeedupMeanCI = PairedSpeedup(pairs.p50, pairs.rounds), PairedSpeedup(pairs.mean, pairs.rounds)
-		sum.PValue = SignTest(logs(pairs.p50))
-		if len(pairs.byInstance) > 1 { // the interval is over instances (Kalibera and Jones)
-			var p50, mean [][]float64
-			for _, in := range pairs.byInstance {
-				p50, mean = append(p50, in.p50), append(mean, in.mean)
-			}
-			sum.UnixSpeedupP50CI, sum.InstanceSpeedups, sum.PValue = InstanceSpeedup(p50, pairs.rounds)
-			sum.UnixSpeedupMeanCI, _, _ = InstanceSpeedup(mean, pairs.rounds)
-		}
-		if ci := sum.UnixSpeedupP50CI; ci != nil {
-			sum.UnixSpeedupP50, sum.UnixSpeedupMean = ci.Center, sum.UnixSpeedupMeanCI.Center
-		}
+		sum.estimate(blockPairs(p.runs))
 		sum.Blocks, sum.NoisyBlocks = flagNoisy(p.runs)
 		sum.EndedBy = endedBy(p.runs)
 		sum.CPUSaving = cpuSaving(sum.TCP.CPU, sum.Unix.CPU)
@@ -153,6 +208,31 @@ func (r *Report) Summarize() error {
 	}
 	r.judge()
 	return nil
+}
+
+// estimate sets s's speedups, their intervals and the sign test's p-value
+// from the case's block pairs: over the pairs of one instance, or over
+// instances when there are several (Kalibera and Jones); with no complete
+// pair, the pooled figures are all there is.
+func (s *Summary) estimate(pr pairs) {
+	s.UnixSpeedupP50Pooled = ratio(float64(s.TCP.Latency.P50), float64(s.Unix.Latency.P50))
+	s.UnixSpeedupP50, s.UnixSpeedupMean = medianRatio(pr.p50), medianRatio(pr.mean)
+	if len(pr.p50) == 0 {
+		s.UnixSpeedupP50, s.UnixSpeedupMean = s.UnixSpeedupP50Pooled, ratio(s.TCP.Latency.Mean, s.Unix.Latency.Mean)
+	}
+	s.UnixSpeedupP50CI, s.UnixSpeedupMeanCI = PairedSpeedup(pr.p50, pr.rounds), PairedSpeedup(pr.mean, pr.rounds)
+	s.PValue = SignTest(logs(pr.p50))
+	if len(pr.byInstance) > 1 {
+		var p50, mean [][]float64
+		for _, in := range pr.byInstance {
+			p50, mean = append(p50, in.p50), append(mean, in.mean)
+		}
+		s.UnixSpeedupP50CI, s.InstanceSpeedups, s.PValue = InstanceSpeedup(p50, pr.rounds)
+		s.UnixSpeedupMeanCI, _, _ = InstanceSpeedup(mean, pr.rounds)
+	}
+	if ci := s.UnixSpeedupP50CI; ci != nil {
+		s.UnixSpeedupP50, s.UnixSpeedupMean = ci.Center, s.UnixSpeedupMeanCI.Center
+	}
 }
 
 // judge adjusts the sign tests' p-values over all cases (Holm) and sets
