@@ -213,7 +213,7 @@ func Sniff(ctx context.Context, ep Endpoint) string {
 			return "a MySQL-protocol server (" + v + ")"
 		}
 		return fmt.Sprintf("a server that speaks first, with %s", quoteShort(got))
-	case err != nil && !isTimeout(err):
+	case err != nil && !TimedOut(err):
 		return "a server that hangs up at once, before any client speaks"
 	}
 	if _, err := c.Write([]byte("PING\r\n")); err != nil {
@@ -227,7 +227,7 @@ func Sniff(ctx context.Context, ep Endpoint) string {
 		return "a memcached server (it answered PING with ERROR)"
 	case got != "":
 		return "a server that answered PING with " + quoteShort(got)
-	case err != nil && !isTimeout(err):
+	case err != nil && !TimedOut(err):
 		return "a server that hangs up on a Redis PING (as PostgreSQL and MongoDB servers do)"
 	}
 	return "a server that waits for a handshake of its own (as PostgreSQL and MongoDB servers do)"
@@ -246,9 +246,12 @@ func mysqlGreeting(b string) string {
 	return strings.TrimPrefix(v, "5.5.5-")
 }
 
-func isTimeout(err error) bool {
+// TimedOut says whether err is a timeout: a context's deadline, or a
+// network deadline (a client library's own on its socket, as gomemcache
+// sets one).
+func TimedOut(err error) bool {
 	var ne net.Error
-	return errors.As(err, &ne) && ne.Timeout()
+	return errors.Is(err, context.DeadlineExceeded) || errors.As(err, &ne) && ne.Timeout()
 }
 
 // quoteShort quotes at most 40 bytes of s.

@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"net"
-	"os"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -225,7 +223,7 @@ func openWorkers(ctx context.Context, d drivers.Driver, s *side, opt Options) (s
 			return err
 		})
 		if err != nil {
-			if timedOut(err) && ctx.Err() == nil {
+			if drivers.TimedOut(err) && ctx.Err() == nil {
 				return evidence, fmt.Errorf("worker %d of %d: %s over %s did not answer within %s (--op-timeout) while connecting", i+1, len(s.ws), d.Name(), ep, opt.timeout())
 			}
 			return evidence, fmt.Errorf("worker %d of %d: %w", i+1, len(s.ws), drivers.Explain(err, ep))
@@ -243,7 +241,7 @@ func openWorkers(ctx context.Context, d drivers.Driver, s *side, opt Options) (s
 		}
 		if err != nil {
 			conn.Close()
-			if timedOut(err) && ctx.Err() == nil {
+			if drivers.TimedOut(err) && ctx.Err() == nil {
 				return evidence, fmt.Errorf("%s over %s did not answer within %s (--op-timeout) while dbsock verified the transport", d.Name(), ep, opt.timeout())
 			}
 			return evidence, fmt.Errorf("%s over %s: %w", d.Name(), ep, err)
@@ -261,13 +259,6 @@ func openWorkers(ctx context.Context, d drivers.Driver, s *side, opt Options) (s
 		}
 	}
 	return evidence, nil
-}
-
-// timedOut says whether err is a timeout: the op timeout's context, or a
-// client library's own I/O deadline (gomemcache sets one on its socket).
-func timedOut(err error) bool {
-	var ne net.Error
-	return errors.Is(err, context.DeadlineExceeded) || errors.Is(err, os.ErrDeadlineExceeded) || errors.As(err, &ne) && ne.Timeout()
 }
 
 // closer is what a worker's watchdog closes: its connection, or in the
