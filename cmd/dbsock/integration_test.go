@@ -312,16 +312,19 @@ func TestWithoutPATH(t *testing.T) {
 	}
 }
 
-// TestInstancesRestartLocalServers runs three targets with six server
+// TestInstancesRestartLocalServers runs five targets with six server
 // instances each: every server is really restarted (a new process, the
-// same endpoints), the second instance is verified on both transports
-// like the first, and the interval is over the instances.
+// same endpoints; memcached's two processes, and PgBouncer with the
+// PostgreSQL behind it, together), every instance is verified on both
+// transports like the first, and the interval is over the instances.
 func TestInstancesRestartLocalServers(t *testing.T) {
 	testutil.NeedAny(t, "mariadbd", "mysqld")
 	testutil.NeedAny(t, "redis-server")
 	testutil.NeedAny(t, "postgres")
+	testutil.NeedAny(t, "memcached")
+	testutil.NeedAny(t, "pgbouncer")
 	out := filepath.Join(t.TempDir(), "r.json")
-	code, _, stderr := dbsock(t, "run", "mysql", "redis", "postgres", "--instances", "6", "--n", "200", "--warmup", "20", "--blocks", "6",
+	code, _, stderr := dbsock(t, "run", "mysql", "redis", "postgres", "memcached", "pgbouncer", "--instances", "6", "--n", "200", "--warmup", "20", "--blocks", "6",
 		"--provider", "local", "--format", "json", "--out", out)
 	if code != 0 {
 		t.Fatalf("exit status %d; stderr:\n%s", code, stderr)
@@ -330,7 +333,7 @@ func TestInstancesRestartLocalServers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, target := range []string{"mysql", "redis", "postgres"} {
+	for _, target := range []string{"mysql", "redis", "postgres", "memcached", "pgbouncer"} {
 		m := regexp.MustCompile(target + `: server instance 6 of 6 ready in \S+ \(pid (\d+), was (\d+)\)`).FindStringSubmatch(stderr)
 		if m == nil || m[1] == m[2] {
 			t.Errorf("%s: no restart into a new process in the log (%q):\n%s", target, m, stderr)
