@@ -19,12 +19,24 @@ import (
 // cgroupNote says, for a server whose first process is pid, that it runs
 // in another CPU cgroup than dbsock ("" when both are in the same one, or
 // when either cannot be read: off Linux, or a process already gone).
-func cgroupNote(pid int) string {
-	server, err := cpuCgroup(fmt.Sprintf("/proc/%d/cgroup", pid))
+func cgroupNote(pid int) string { return CgroupNote(pid, 0) }
+
+// CgroupNote is cgroupNote for a client that is process client (0: this
+// process), such as dbsock's client container.
+func CgroupNote(server, client int) string {
+	self := "/proc/self/cgroup"
+	if client > 0 {
+		self = fmt.Sprintf("/proc/%d/cgroup", client)
+	}
+	return cgroupNoteFrom(fmt.Sprintf("/proc/%d/cgroup", server), self)
+}
+
+func cgroupNoteFrom(serverFile, clientFile string) string {
+	server, err := cpuCgroup(serverFile)
 	if err != nil {
 		return ""
 	}
-	client, err := cpuCgroup("/proc/self/cgroup")
+	client, err := cpuCgroup(clientFile)
 	if err != nil || client == server {
 		return ""
 	}

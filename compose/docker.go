@@ -65,11 +65,18 @@ type Docker struct {
 
 // NewDocker returns a docker provider.
 func NewDocker() *Docker {
+	quietTestcontainers()
+	return &Docker{runID: strconv.FormatInt(time.Now().UnixNano(), 36), stops: map[string]func(context.Context) error{}}
+}
+
+// quietTestcontainers turns off Ryuk (its image cannot be pulled without
+// a registry; dbsock removes its containers itself) and testcontainers'
+// log lines (dbsock says what it does on its own log).
+func quietTestcontainers() {
 	if os.Getenv("TESTCONTAINERS_RYUK_DISABLED") == "" {
 		os.Setenv("TESTCONTAINERS_RYUK_DISABLED", "true")
 	}
 	tclog.SetDefault(tclog.NewNoopLogger())
-	return &Docker{runID: strconv.FormatInt(time.Now().UnixNano(), 36), stops: map[string]func(context.Context) error{}}
 }
 
 // Name implements Provider.
@@ -392,9 +399,20 @@ func ensureImage(ctx context.Context, socket, ref string) error {
 	if err != nil {
 		return err
 	}
+	if err := streamError(resp); err != nil {
+		return err
+	}
+	if !imagePresent(ctx, socket, ref) {
+		return errors.New("the pull ended without the image")
+	}
+	return nil
+}
+
+// streamError reads to its end an engine answer that streams JSON messages
+// (a pull, a build) and closes it; a failure is a message with "error"
+// (or, when the engine refuses at once, a "message").
+func streamError(resp *http.Response) error {
 	defer resp.Body.Close()
-	// The pull streams JSON messages; a failure is one with "error" (or,
-	// when the engine refuses at once, a "message").
 	dec := json.NewDecoder(resp.Body)
 	for {
 		var msg struct {
@@ -405,7 +423,7 @@ func ensureImage(ctx context.Context, socket, ref string) error {
 			break
 		}
 		if msg.Error != "" {
-			return errors.New(msg.Error)
+			return errors.New(strings.TrimSpace(msg.Error))
 		}
 		if resp.StatusCode != http.StatusOK && msg.Message != "" {
 			return errors.New(msg.Message)
@@ -414,22 +432,27 @@ func ensureImage(ctx context.Context, socket, ref string) error {
 	if resp.StatusCode != http.StatusOK {
 		return fmt.Errorf("the engine answered %s", resp.Status)
 	}
-	if !imagePresent(ctx, socket, ref) {
-		return errors.New("the pull ended without the image")
-	}
 	return nil
 }
 
 // dockerAPI sends one request to the engine's HTTP API on its Unix socket.
 func dockerAPI(ctx context.Context, socket, method, path string) (*http.Response, error) {
-	client := &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{
+	return dockerRequest(ctx, socket, method, path, nil, 30*time.Second)
+}
+
+// dockerRequest is dockerAPI with a body (a tar for /build) and a time limit.
+func dockerRequest(ctx context.Context, socket, method, path string, body io.Reader, limit time.Duration) (*http.Response, error) {
+	client := &http.Client{Timeout: limit, Transport: &http.Transport{
 		DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
 			var d net.Dialer
 			return d.DialContext(ctx, "unix", socket)
 		}}}
-	req, err := http.NewRequestWithContext(ctx, method, "http://docker"+path, nil)
+	req, err := http.NewRequestWithContext(ctx, method, "http://docker"+path, body)
 	if err != nil {
 		return nil, err
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/x-tar")
 	}
 	return client.Do(req)
 }

@@ -27,6 +27,9 @@ type Engine struct {
 	Rootless    bool
 	Desktop     bool
 	HostNetwork bool
+	// Arch is the engine's machine architecture as it names it (x86_64,
+	// aarch64): what a binary run in its containers must be built for.
+	Arch string
 }
 
 // Unusable says why dbsock cannot use the engine ("" when it can): this
@@ -68,6 +71,7 @@ func ProbeEngine(ctx context.Context, timeout time.Duration) Engine {
 		ServerVersion   string
 		OperatingSystem string
 		OSType          string
+		Architecture    string
 		SecurityOptions []string
 	}
 	if err := json.NewDecoder(resp.Body).Decode(&info); err != nil {
@@ -75,7 +79,7 @@ func ProbeEngine(ctx context.Context, timeout time.Duration) Engine {
 		return d
 	}
 	d.Reachable = true
-	d.Version, d.OS = info.ServerVersion, info.OperatingSystem
+	d.Version, d.OS, d.Arch = info.ServerVersion, info.OperatingSystem, info.Architecture
 	for _, o := range info.SecurityOptions {
 		if strings.Contains(o, "rootless") {
 			d.Rootless = true

@@ -76,6 +76,11 @@ type Plan struct {
 	// own keys (--keys-from): a target with keys of its own gets no table.
 	Queries  map[string]string
 	KeysFrom map[string]KeySource
+	// Client, when set, runs the timing loop outside this process: one
+	// Remote per target (dbsock run --client container), which reads each
+	// target's Flags to build the same driver.
+	Client StartRemote
+	Flags  map[string][]string
 	// Reach, when set, is tried on an endpoint before a driver asks the
 	// server anything there (dbsock uses drivers.Reach, a plain dial), so
 	// that nothing listening is said at once.
@@ -154,7 +159,7 @@ func (p Plan) newReport() *results.Report {
 		StartedAt:     time.Now().UTC(),
 		Environment:   sysinfo.Collect(p.Libraries),
 		Config: results.Config{N: o.N, Warmup: o.Warmup, Rounds: o.Rounds, Instances: max(p.Instances, 1),
-			Provider: p.ProviderName, Scenario: strings.Join(p.scenarios(), ","), DurationNs: o.Duration.Nanoseconds(),
+			Provider: p.ProviderName, Client: p.clientName(), Scenario: strings.Join(p.scenarios(), ","), DurationNs: o.Duration.Nanoseconds(),
 			Concurrency: p.Concurrency, ValueSizes: p.ValueSizes, Rate: o.Rate, Pipelines: p.Pipelines,
 			Blocks: o.BlocksPerRound(), Seed: o.Seed, Precision: o.Precision, Workload: p.workloadRecord()},
 		Targets: []results.Target{},
@@ -202,6 +207,13 @@ func (p Plan) workloadRecord() *results.Workload {
 	return w
 }
 
+func (p Plan) clientName() string {
+	if p.Client != nil {
+		return "container"
+	}
+	return "host"
+}
+
 func (p Plan) placementRecord() results.Placement {
 	rec := results.Placement{Mode: p.Placement.Mode, ServerCPUs: placement.FormatList(p.Placement.Server), Reason: p.Placement.Reason}
 	if cpus, err := placement.Affinity(0); err == nil {
@@ -238,6 +250,13 @@ func (p Plan) measureTarget(ctx context.Context, t *targets.Target, ti *results.
 	}
 	ti.Server = info
 	fmt.Fprintf(log, "dbsock: %s: %s from %s, ready in %s\n", t.Name, info, srv.Origin, time.Since(began).Round(time.Millisecond))
+	var rc *remoteClient
+	if p.Client != nil {
+		if rc, err = p.startClient(ctx, t, srv, ti); err != nil {
+			return nil, err
+		}
+		defer func() { err = errors.Join(err, rc.stop()) }()
+	}
 	keys, err := p.userKeys(ctx, t, d, srv)
 	if err != nil {
 		return nil, err
@@ -255,7 +274,8 @@ func (p Plan) measureTarget(ctx context.Context, t *targets.Target, ti *results.
 		ti.Operation = settings.Driver(p.workload(t.Name, size, rows, keys)).Describe()
 	}
 	for _, size := range p.valueSizes() {
-		d := settings.Driver(p.workload(t.Name, size, rows, keys))
+		w := p.workload(t.Name, size, rows, keys)
+		d := settings.Driver(w)
 		if err := p.seed(ctx, t, d, srv, rows); err != nil {
 			return runs, err
 		}
@@ -270,7 +290,13 @@ func (p Plan) measureTarget(ctx context.Context, t *targets.Target, ti *results.
 			for _, opt := range p.cases() {
 				opt.Rows = rows
 				_, opt.OwnQuery = p.Queries[t.Name]
-				err := p.measureCase(ctx, t, d, srv, ti, info, opt, func(run results.Run) {
+				loop := func(ctx context.Context, opt scenarios.Options, emit func(results.Run)) error {
+					if rc != nil {
+						return rc.measure(ctx, p.remoteCase(t, w, depth, srv, info, opt), emit)
+					}
+					return scenarios.Run(ctx, d, srv.Endpoints(), info, opt, emit)
+				}
+				err := p.measureCase(ctx, t, d, srv, ti, opt, loop, func(run results.Run) {
 					runs = append(runs, run)
 					logRun(log, run)
 				})
@@ -283,10 +309,11 @@ func (p Plan) measureTarget(ctx context.Context, t *targets.Target, ti *results.
 	return runs, nil
 }
 
-// measureCase measures one case on each server instance in turn,
-// restarting srv between instances where it can; emit receives every run.
+// measureCase measures one case on each server instance in turn with loop
+// (scenarios.Run, here or in the remote client), restarting srv between
+// instances where it can; emit receives every run.
 func (p Plan) measureCase(ctx context.Context, t *targets.Target, d drivers.Driver, srv *compose.Server, ti *results.Target,
-	info drivers.ServerInfo, opt scenarios.Options, emit func(results.Run)) error {
+	opt scenarios.Options, loop func(context.Context, scenarios.Options, func(results.Run)) error, emit func(results.Run)) error {
 	restart := p.canRestart(srv, ti)
 	for inst := 1; inst <= max(p.Instances, 1); inst++ {
 		if inst > 1 && restart {
@@ -296,7 +323,7 @@ func (p Plan) measureCase(ctx context.Context, t *targets.Target, d drivers.Driv
 		}
 		opt.Instance = inst
 		opt.ClientCPU, opt.ServerCPU, opt.ServerCPUWhyNot = cpustat.Self{}, srv.CPU, srv.CPUWhyNot
-		if err := scenarios.Run(ctx, d, srv.Endpoints(), info, opt, emit); err != nil {
+		if err := loop(ctx, opt, emit); err != nil {
 			return err
 		}
 	}

@@ -145,11 +145,11 @@ func writeMethod(b *strings.Builder, r *results.Report) {
 	if c.DurationNs > 0 {
 		timed = "timed operations for " + time.Duration(c.DurationNs).String()
 	}
-	fmt.Fprintf(b, "dbsock measured %s from one Go client on %s: "+
+	fmt.Fprintf(b, "dbsock measured %s from one Go client%s on %s: "+
 		"%s, then %s, each timed on its own, "+
 		"over 127.0.0.1 TCP and over the server's Unix domain socket, in %s. Before timing, each connection's transport "+
 		"was verified on the server side. Servers were supplied by the %s provider. %s\n\n",
-		strings.Join(names, ", "), how, plural(c.Warmup, "untimed warm-up operation"), timed,
+		strings.Join(names, ", "), clientPlace(c.Client), how, plural(c.Warmup, "untimed warm-up operation"), timed,
 		roundsPhrase(c), c.Provider, placementSentence(r))
 	writeStatsMethod(b, r)
 }
@@ -208,6 +208,9 @@ func writeTarget(b *strings.Builder, r *results.Report, t results.Target) {
 	}
 	if t.ServerCPUs != "" {
 		fmt.Fprintf(b, "- Server CPUs: %s\n", t.ServerCPUs)
+	}
+	if t.Client != "" {
+		fmt.Fprintf(b, "- Client: dbsock's client (the timing loop) ran in %s\n", t.Client)
 	}
 	if t.CPUGroup != "" {
 		fmt.Fprintf(b, "- CPU cgroup: %s\n", t.CPUGroup)
@@ -411,7 +414,7 @@ func writeEnvironment(b *strings.Builder, r *results.Report) {
 		{"Go", e.GoVersion},
 		{"Placement", fmt.Sprintf("%s (client CPUs %s, server CPUs %s)", r.Config.Placement.Mode, r.Config.Placement.ClientCPUs, orNotPinned(r.Config.Placement.ServerCPUs))},
 		{"Run", fmt.Sprintf("n=%d, warmup=%d, instances=%d, rounds=%d, blocks=%d, seed=%d, scenario=%s, provider=%s", r.Config.N, r.Config.Warmup, max(r.Config.Instances, 1), r.Config.Rounds,
-			r.Config.Blocks, r.Config.Seed, r.Config.Scenario, r.Config.Provider)},
+			r.Config.Blocks, r.Config.Seed, r.Config.Scenario, r.Config.Provider) + clientSuffix(r.Config.Client)},
 	}
 	for _, k := range sortedKeys(e.Drivers) {
 		rows = append(rows, [2]string{"Client", k + " " + e.Drivers[k]})
@@ -468,6 +471,15 @@ func orUnknown(s string) string {
 }
 
 // orNotPinned is a CPU list, or "not pinned" for none.
+// clientSuffix names the client's place in the Run row when it was not
+// the dbsock process itself.
+func clientSuffix(client string) string {
+	if client == "" || client == "host" {
+		return ""
+	}
+	return ", client=" + client
+}
+
 func orNotPinned(s string) string {
 	if s == "" {
 		return "not pinned"

@@ -116,9 +116,18 @@ func methodSentence(r *results.Report) string {
 		rounds = fmt.Sprintf("%d server instances (restarted between them) of %s", c.Instances, plural(c.Rounds, "round"))
 		stats = "the speedup is the median over server instances of each instance's median paired ratio TCP/Unix, with a distribution-free 95% interval over instances"
 	}
-	return fmt.Sprintf("Method: %s from one Go client over 127.0.0.1 TCP and the server's Unix socket, %s of %s interleaved in TCP/Unix pairs%s; "+
+	return fmt.Sprintf("Method: %s from one Go client%s over 127.0.0.1 TCP and the server's Unix socket, %s of %s interleaved in TCP/Unix pairs%s; "+
 		"%s; %s; %s, %d logical CPUs, %s provider, dbsock %s.",
-		ops, rounds, plural(c.Blocks, "block pair"), workloadPhrase(c.Workload), stats, place, orUnknown(e.CPUModel), e.NumCPU, c.Provider, r.Tool.Version)
+		ops, clientPlace(c.Client), rounds, plural(c.Blocks, "block pair"), workloadPhrase(c.Workload), stats, place, orUnknown(e.CPUModel), e.NumCPU, c.Provider, r.Tool.Version)
+}
+
+// clientPlace says where the client ran when it was not in the dbsock
+// process itself.
+func clientPlace(client string) string {
+	if client == "container" {
+		return " in a container of its own (sharing the host network and the servers' socket directories)"
+	}
+	return ""
 }
 
 // externalCPUs says where the servers dbsock did not start ran, when every

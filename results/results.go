@@ -66,6 +66,9 @@ type Config struct {
 	// between instances); 0 in reports from before --instances.
 	Instances int    `json:"instances,omitempty"`
 	Provider  string `json:"provider"`
+	// Client is where the client ran: "host" ("" in older reports) or
+	// "container" (--client container).
+	Client string `json:"client,omitempty"`
 	// Scenario lists the scenarios, comma-separated.
 	Scenario string `json:"scenario"`
 	// DurationNs, when set, replaced N: each run lasted this long.
@@ -144,6 +147,10 @@ type Target struct {
 	// ServerCPUs are the CPUs the server process may run on, read back from
 	// the OS; "" when dbsock does not control the server (external).
 	ServerCPUs string `json:"server_cpus,omitempty"`
+	// Client, when set, is where dbsock's client ran other than in the
+	// dbsock process itself (--client container): the timing loop ran
+	// there.
+	Client string `json:"client,omitempty"`
 	// Rows is how many rows this target's ops chose from, when that is not
 	// the workload's Rows: the user's keys (--keys-from), or fewer where
 	// the server reads many too slowly (0: the workload's).

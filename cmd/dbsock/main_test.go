@@ -13,7 +13,11 @@ import (
 
 func TestMain(m *testing.M) {
 	child.MaybeRun()
-	os.Exit(m.Run())
+	code := m.Run()
+	if staticBin != "" && staticErr == nil {
+		os.RemoveAll(filepath.Dir(staticBin))
+	}
+	os.Exit(code)
 }
 
 // dbsock runs the command line in-process and returns exit status, stdout
@@ -44,6 +48,9 @@ func TestUsageErrors(t *testing.T) {
 		{"rounds zero", []string{"run", "echo", "--rounds", "0"}, "--rounds 0 is out of range"},
 		{"bad provider", []string{"run", "echo", "--provider", "cloud"}, `--provider "cloud" is not accepted; use one of: auto, docker, compose, local, external`},
 		{"bad format", []string{"run", "echo", "--format", "yaml"}, `--format "yaml" is not accepted`},
+		{"bad client", []string{"run", "echo", "--client", "vm"}, `--client "vm" is not accepted; use one of: host, container`},
+		{"client binary without container", []string{"run", "echo", "--client-binary", "/bin/sh"}, "--client-binary is the dbsock that runs in the client container; give --client container too"},
+		{"client binary missing", []string{"run", "echo", "--client", "container", "--client-binary", "/nonexistent/dbsock"}, "--client-binary /nonexistent/dbsock is not a file"},
 		{"bad placement", []string{"run", "echo", "--placement", "diagonal"}, `--placement "diagonal" is not accepted`},
 		{"bad cpu list", []string{"run", "echo", "--client-cpu", "a-b"}, "--client-cpu: CPU list"},
 		{"missing out dir", []string{"run", "echo", "--out", "/nonexistent/dir/r.json"}, `directory "/nonexistent/dir" does not exist`},

@@ -29,7 +29,7 @@ Unix domain socket, and reports the latency of both side by side.`,
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(flagError)
 	root.CompletionOptions.DisableDefaultCmd = true
-	root.AddCommand(newRunCmd(stdout, stderr), newReportCmd(stdout, stderr), newCompareCmd(stdout), newDoctorCmd(stdout), newCleanCmd(stdout), newTargetsCmd(stdout), newVersionCmd(stdout))
+	root.AddCommand(newRunCmd(stdout, stderr), newReportCmd(stdout, stderr), newCompareCmd(stdout), newDoctorCmd(stdout), newCleanCmd(stdout), newTargetsCmd(stdout), newVersionCmd(stdout), newMeasureCmd())
 	for _, c := range root.Commands() {
 		c.SetFlagErrorFunc(flagError)
 	}

@@ -53,6 +53,8 @@ type runOptions struct {
 	precisionSpec     string
 	precision         float64
 	maxDuration       time.Duration
+	client            string
+	clientBinary      string
 
 	// settings are each target's own flags (driver modes, external
 	// endpoints), bound from the registry.
@@ -126,6 +128,9 @@ random password per run; no password is ever printed.`,
 	f.BoolVar(&o.explain, "explain", false, "also run the floor and echo targets, and show where each target's microseconds go: kernel floor, Go client runtime, server work")
 	f.BoolVar(&o.keep, "keep", false, "compose provider: leave the servers running afterwards (docker compose -p PROJECT down removes them)")
 	f.StringVar(&o.provider, "provider", "auto", "where servers come from: "+strings.Join(providers, ", "))
+	f.StringVar(&o.client, "client", "host", "where the client runs: host (in this process) or container (in a container on the same Docker engine, "+
+		"sharing the servers' socket directories and the host network, as an application beside its database)")
+	f.StringVar(&o.clientBinary, "client-binary", "", "with --client container: a static Linux build of dbsock for the engine to run there (default: this executable)")
 	o.workload.bind(f)
 	o.output.bind(f)
 	o.sweep.bind(f)
@@ -220,10 +225,30 @@ func (o *runOptions) validate() error {
 	if err := oneOf("provider", o.provider, providers...); err != nil {
 		return err
 	}
+	if err := o.validateClient(); err != nil {
+		return err
+	}
 	for _, t := range targets.List() {
 		if err := o.settings[t.Name].Validate(); err != nil {
 			return usagef("%v", err)
 		}
+	}
+	return nil
+}
+
+// validateClient checks --client and --client-binary.
+func (o *runOptions) validateClient() error {
+	if err := oneOf("client", o.client, clientPlaces...); err != nil {
+		return err
+	}
+	if o.clientBinary == "" {
+		return nil
+	}
+	if o.client != "container" {
+		return usagef("--client-binary is the dbsock that runs in the client container; give --client container too")
+	}
+	if fi, err := os.Stat(o.clientBinary); err != nil || fi.IsDir() {
+		return usagef("--client-binary %s is not a file (a static Linux build of dbsock: GOOS=linux CGO_ENABLED=0 go build -o dbsock-linux ./cmd/dbsock)", o.clientBinary)
 	}
 	return nil
 }
@@ -387,6 +412,8 @@ func (o *runOptions) plan(args []string) (pipeline.Plan, compose.Provider, error
 		MaxErrorRate:   o.workload.maxErrorRate,
 		Queries:        o.workload.queries,
 		KeysFrom:       o.workload.keysFrom,
+		Client:         o.remoteClient(place.Client),
+		Flags:          o.targetFlags(names),
 	}
 	for _, name := range names {
 		t, _ := targets.Lookup(name)

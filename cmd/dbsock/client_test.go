@@ -1,0 +1,107 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/dbsock/dbsock/drivers"
+)
+
+var (
+	staticOnce sync.Once
+	staticBin  string
+	staticErr  error
+)
+
+// staticDbsock builds dbsock as the client container runs it: a static
+// Linux binary (this test's own executable is the test binary, which has
+// no "measure" command).
+func staticDbsock(t *testing.T) string {
+	t.Helper()
+	staticOnce.Do(func() {
+		dir, err := os.MkdirTemp("/tmp", "dbsock-bin-") // not under a test's TMPDIR: every test uses it (TestMain removes it)
+		if err != nil {
+			staticErr = err
+			return
+		}
+		staticBin = filepath.Join(dir, "dbsock")
+		cmd := exec.Command("go", "build", "-o", staticBin, ".")
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			staticErr = err
+			staticBin = string(out)
+		}
+	})
+	if staticErr != nil {
+		t.Fatalf("build a static dbsock: %v\n%s", staticErr, staticBin)
+	}
+	return staticBin
+}
+
+// TestClientContainer runs the client in a container beside the servers,
+// from both container providers: every connection is verified on the
+// server side over its transport, the server's CPU is read from the
+// container (it sees the host's processes), and the report names where
+// the client ran.
+func TestClientContainer(t *testing.T) {
+	for _, provider := range []string{"docker", "compose"} {
+		t.Run(provider, func(t *testing.T) {
+			needImages(t)
+			t.Setenv("TMPDIR", shortTempDir(t))
+			bin := staticDbsock(t)
+			dir := t.TempDir()
+			out, md := filepath.Join(dir, "r.json"), filepath.Join(dir, "r.md")
+			args := append([]string{"run", "mysql", "redis", "postgres", "--provider", provider, "--client", "container", "--client-binary", bin,
+				"--instances", "2", "--n", "200", "--warmup", "20", "--blocks", "4", "--out", out, "--out", md}, offlineImages...)
+			code, _, stderr := dbsock(t, args...)
+			if code != 0 {
+				t.Fatalf("exit status %d; stderr:\n%s", code, stderr)
+			}
+			r, err := readReport(out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.Config.Client != "container" {
+				t.Errorf("config.client = %q, want container", r.Config.Client)
+			}
+			for _, ti := range r.Targets {
+				if !strings.Contains(ti.Client, "docker container") || !strings.Contains(ti.Client, "dbsock/client:") {
+					t.Errorf("%s: client %q does not name its container and image", ti.Name, ti.Client)
+				}
+				if !strings.Contains(ti.CPUGroup, "the client in /docker/") {
+					t.Errorf("%s: cpu_cgroup %q does not name the client container's cgroup", ti.Name, ti.CPUGroup)
+				}
+			}
+			seen := map[string]bool{}
+			for _, run := range r.Runs {
+				seen[run.Target+"/"+string(run.Transport)] = true
+				if !run.TransportVerified || run.Evidence == "" || run.Errors != 0 || run.N != 200 {
+					t.Errorf("%s %s instance %d: verified %v (%q), errors %d, n %d %s", run.Target, run.Transport, run.Instance, run.TransportVerified, run.Evidence, run.Errors, run.N, run.Error)
+				}
+				if run.CPU == nil || run.CPU.ServerNs == nil || *run.CPU.ServerNs <= 0 || run.CPU.ClientNs <= 0 {
+					t.Errorf("%s %s: CPU %+v, want both sides read from the client container", run.Target, run.Transport, run.CPU)
+				}
+			}
+			for _, target := range []string{"mysql", "redis", "postgres"} {
+				for _, tr := range drivers.Transports {
+					if !seen[target+"/"+string(tr)] {
+						t.Errorf("no %s run over %s", target, tr)
+					}
+				}
+			}
+			b, err := os.ReadFile(md)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, want := range []string{"- Client: dbsock's client (the timing loop) ran in docker container", "from one Go client in a container of its own", "client=container"} {
+				if !strings.Contains(string(b), want) {
+					t.Errorf("the Markdown report does not say %q", want)
+				}
+			}
+		})
+	}
+}

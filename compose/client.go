@@ -1,0 +1,278 @@
+package compose
+
+// dbsock's client in a container (--client container): the timing loop runs
+// in a container on the same engine as the servers, beside them as an
+// application container beside its database or proxy sidecar. It shares
+// the servers' socket directories (the same host directories, mounted at
+// the same paths) and the engine's host network (so 127.0.0.1 is the same
+// loopback), and it sees the host's processes (so it reads the servers'
+// CPU time as the host client does).
+
+import (
+	"archive/tar"
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"debug/elf"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/moby/moby/api/types/container"
+	tc "github.com/testcontainers/testcontainers-go"
+	tcexec "github.com/testcontainers/testcontainers-go/exec"
+
+	"github.com/dbsock/dbsock/internal/placement"
+)
+
+// ClientOptions say how to start dbsock's client container.
+type ClientOptions struct {
+	// Binary is a Linux build of dbsock for the engine's architecture (""
+	// means this executable): the image holds it and nothing else when it
+	// is statically linked.
+	Binary string
+	// Dirs are host directories the client reaches (the server's socket
+	// directory, the directory its case files are in), each mounted at
+	// the same path in the container.
+	Dirs []string
+	// CPUs, when set, become the container's cpuset (the client's
+	// placement).
+	CPUs []int
+	// Target names what the client measures, for its label and errors.
+	Target string
+}
+
+// ClientContainer is a running client container: Exec runs dbsock in it.
+type ClientContainer struct {
+	c     tc.Container
+	image string
+	pid   int
+}
+
+// ClientBase is the image a dynamically linked dbsock runs on (it needs
+// the C library): the base image "make images" builds from Debian's
+// packages. A static dbsock (CGO_ENABLED=0, as make build makes it) needs
+// no base.
+const ClientBase = "dbsock/base:bookworm"
+
+// StartClient starts dbsock's client container on the engine at
+// $DOCKER_HOST or /var/run/docker.sock; the image is built from
+// o.Binary the first time (its tag is the binary's hash, so a rebuilt
+// dbsock gets its own image). The container idles until Stop.
+func StartClient(ctx context.Context, o ClientOptions) (*ClientContainer, error) {
+	quietTestcontainers()
+	eng := ProbeEngine(ctx, 10*time.Second)
+	switch {
+	case !eng.Reachable:
+		return nil, fmt.Errorf("start dbsock's client container: %s", eng.Unusable())
+	case !eng.HostNetwork:
+		return nil, fmt.Errorf("start dbsock's client container: the engine (%s) gives containers no host network, so a client there would not share this host's 127.0.0.1 with the servers; use --client host", engineKind(eng))
+	}
+	binary := o.Binary
+	if binary == "" {
+		exe, err := os.Executable()
+		if err != nil {
+			return nil, fmt.Errorf("start dbsock's client container: find this executable: %w", err)
+		}
+		binary = exe
+	}
+	image, err := clientImage(ctx, eng, binary)
+	if err != nil {
+		return nil, fmt.Errorf("start dbsock's client container: %w", err)
+	}
+	c, err := tc.Run(ctx, image,
+		tc.WithCmd("measure", "--wait"),
+		tc.WithLabels(map[string]string{Label: "1", RunLabel: strconv.FormatInt(time.Now().UnixNano(), 36), Label + ".target": "client:" + o.Target,
+			PIDLabel: strconv.Itoa(os.Getpid()), OwnerLabel: Self().String()}),
+		tc.WithHostConfigModifier(func(hc *container.HostConfig) {
+			hc.NetworkMode, hc.PidMode = "host", "host"
+			for _, d := range o.Dirs {
+				hc.Binds = append(hc.Binds, d+":"+d)
+			}
+			if len(o.CPUs) > 0 {
+				hc.CpusetCpus = placement.FormatList(o.CPUs)
+			}
+		}))
+	cc := &ClientContainer{c: c, image: image}
+	if err != nil {
+		return nil, errors.Join(fmt.Errorf("start dbsock's client container from %s: %w", image, err), cc.Stop(context.Background()))
+	}
+	if insp, err := c.Inspect(ctx); err == nil && insp.State != nil {
+		cc.pid = insp.State.Pid
+	}
+	return cc, nil
+}
+
+// Exec runs dbsock with args in the container and waits for it; a failure
+// carries the end of what it wrote.
+func (c *ClientContainer) Exec(ctx context.Context, args ...string) error {
+	code, out, err := c.c.Exec(ctx, append([]string{"/dbsock"}, args...), tcexec.Multiplexed())
+	if err != nil {
+		return fmt.Errorf("run dbsock %s in the client container: %w", args[0], err)
+	}
+	if code != 0 {
+		b, _ := io.ReadAll(out)
+		return fmt.Errorf("dbsock %s in the client container exited with status %d: %s", args[0], code, strings.TrimSpace(Tail(string(b), 8)))
+	}
+	return nil
+}
+
+// PID is the container's first process as the host sees it (0: unknown).
+func (c *ClientContainer) PID() int { return c.pid }
+
+// Place says where the client runs, for the report.
+func (c *ClientContainer) Place() string {
+	cpus := ""
+	if insp, err := c.c.Inspect(context.Background()); err == nil && insp.HostConfig != nil && insp.HostConfig.CpusetCpus != "" {
+		cpus = ", cpuset " + insp.HostConfig.CpusetCpus
+	}
+	return fmt.Sprintf("docker container %s from image %s (host network, host PID namespace, socket directory bind-mounted%s)",
+		shortContainerID(c.c.GetContainerID()), c.image, cpus)
+}
+
+// Stop removes the container.
+func (c *ClientContainer) Stop(ctx context.Context) error {
+	if c == nil || c.c == nil {
+		return nil
+	}
+	err := tc.TerminateContainer(c.c, tc.StopContext(ctx), tc.StopTimeout(time.Second))
+	c.c = nil
+	return err
+}
+
+// elfMachines are the engine's architecture names by ELF machine.
+var elfMachines = map[elf.Machine][]string{
+	elf.EM_X86_64:  {"x86_64", "amd64"},
+	elf.EM_AARCH64: {"aarch64", "arm64"},
+}
+
+// clientBinary checks that binary can run in the engine's containers and
+// says whether it is statically linked.
+func clientBinary(binary, arch string) (static bool, err error) {
+	build := fmt.Sprintf("GOOS=linux GOARCH=%s CGO_ENABLED=0 go build -o dbsock-linux ./cmd/dbsock, then give --client-binary dbsock-linux", goArch(arch))
+	f, err := elf.Open(binary)
+	if err != nil {
+		return false, fmt.Errorf("%s is not a Linux executable (%v; this dbsock was built for %s/%s), and the client container runs Linux: build one with %s",
+			binary, err, runtime.GOOS, runtime.GOARCH, build)
+	}
+	defer f.Close()
+	names, ok := elfMachines[f.Machine]
+	if !ok || (arch != "" && arch != names[0] && arch != names[1]) {
+		return false, fmt.Errorf("%s is built for %s, the engine runs %s: build one with %s", binary, f.Machine, arch, build)
+	}
+	for _, p := range f.Progs {
+		if p.Type == elf.PT_INTERP {
+			return false, nil
+		}
+	}
+	return true, nil
+}
+
+func goArch(arch string) string {
+	if arch == "aarch64" || arch == "arm64" {
+		return "arm64"
+	}
+	return "amd64"
+}
+
+// clientImage returns the client image for binary, building it when it is
+// not on the engine yet: FROM scratch for a static binary, FROM ClientBase
+// (which must be here) for a dynamic one.
+func clientImage(ctx context.Context, eng Engine, binary string) (string, error) {
+	static, err := clientBinary(binary, eng.Arch)
+	if err != nil {
+		return "", err
+	}
+	exe, err := os.ReadFile(binary)
+	if err != nil {
+		return "", fmt.Errorf("read %s for the client image: %w", binary, err)
+	}
+	base := "scratch"
+	if !static {
+		base = ClientBase
+		if !imagePresent(ctx, eng.Socket, base) {
+			return "", fmt.Errorf("%s is dynamically linked (built with cgo) and needs the C library of %s, which is not here: build a static dbsock (CGO_ENABLED=0 go build ./cmd/dbsock, as make build does) and give it with --client-binary, or run make images", binary, base)
+		}
+	}
+	sum := sha256.Sum256(append([]byte(base+"\n"), exe...))
+	image := "dbsock/client:" + hex.EncodeToString(sum[:])[:12]
+	if imagePresent(ctx, eng.Socket, image) {
+		return image, nil
+	}
+	dockerfile := fmt.Sprintf("FROM %s\nCOPY dbsock /dbsock\nLABEL dbsock.image=1 org.opencontainers.image.title=\"dbsock client\"\nENTRYPOINT [\"/dbsock\"]\n", base)
+	var ctxTar bytes.Buffer
+	tw := tar.NewWriter(&ctxTar)
+	for _, f := range []struct {
+		name string
+		mode int64
+		body []byte
+	}{{"Dockerfile", 0o644, []byte(dockerfile)}, {"dbsock", 0o755, exe}} {
+		if err := tw.WriteHeader(&tar.Header{Name: f.name, Mode: f.mode, Size: int64(len(f.body))}); err != nil {
+			return "", err
+		}
+		if _, err := tw.Write(f.body); err != nil {
+			return "", err
+		}
+	}
+	if err := tw.Close(); err != nil {
+		return "", err
+	}
+	if err := buildImage(ctx, eng.Socket, image, &ctxTar); err != nil {
+		return "", fmt.Errorf("build the client image %s from %s: %w", image, binary, err)
+	}
+	removeOtherClientImages(ctx, eng.Socket, image)
+	return image, nil
+}
+
+// removeOtherClientImages removes the client images of other dbsock
+// binaries (each build of dbsock makes its own), unless a container uses
+// them: the engine refuses, and they stay.
+func removeOtherClientImages(ctx context.Context, socket, keep string) {
+	resp, err := dockerAPI(ctx, socket, http.MethodGet, "/images/json?filters="+url.QueryEscape(`{"reference":["dbsock/client"]}`))
+	if err != nil {
+		return
+	}
+	var list []struct {
+		ID       string `json:"Id"`
+		RepoTags []string
+	}
+	err = json.NewDecoder(resp.Body).Decode(&list)
+	resp.Body.Close()
+	if err != nil {
+		return
+	}
+	for _, img := range list {
+		for _, tag := range img.RepoTags {
+			if tag != keep && strings.HasPrefix(tag, "dbsock/client:") {
+				if resp, err := dockerAPI(ctx, socket, http.MethodDelete, "/images/"+url.PathEscape(tag)); err == nil {
+					resp.Body.Close()
+				}
+			}
+		}
+	}
+}
+
+// buildImage sends a build context (a tar holding a Dockerfile) to the
+// engine's /build and reads its answer to the end.
+func buildImage(ctx context.Context, socket, tag string, context io.Reader) error {
+	resp, err := dockerRequest(ctx, socket, http.MethodPost, "/build?rm=1&forcerm=1&t="+url.QueryEscape(tag), context, 5*time.Minute)
+	if err != nil {
+		return err
+	}
+	if err := streamError(resp); err != nil {
+		return err
+	}
+	if !imagePresent(ctx, socket, tag) {
+		return errors.New("the build ended without the image")
+	}
+	return nil
+}

@@ -1,0 +1,288 @@
+package pipeline
+
+// The timing loop in another process: with a Plan.Client (dbsock run
+// --client container) each instance of a case is written to a case file,
+// "dbsock measure FILE" runs scenarios.Run on it there (ServeCase) and
+// writes the runs back beside it, one JSON line each. The loop is the same
+// one; only the process, and so the client's cgroup, network and mount
+// namespaces, change.
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"github.com/dbsock/dbsock/compose"
+	"github.com/dbsock/dbsock/drivers"
+	"github.com/dbsock/dbsock/internal/cpustat"
+	"github.com/dbsock/dbsock/results"
+	"github.com/dbsock/dbsock/scenarios"
+	"github.com/dbsock/dbsock/targets"
+)
+
+// Remote is a place outside this process where the timing loop runs:
+// Exec runs dbsock there with args and waits for it.
+type Remote interface {
+	Exec(ctx context.Context, args ...string) error
+	// Place says where that is, for the report.
+	Place() string
+	// PID is its first process as this host sees it (0: unknown).
+	PID() int
+	Stop(ctx context.Context) error
+}
+
+// StartRemote starts a Remote for target that reaches the host
+// directories dirs at the same paths.
+type StartRemote func(ctx context.Context, target string, dirs []string) (Remote, error)
+
+// Case is one instance of one case, as the remote client reads it.
+type Case struct {
+	Target string `json:"target"`
+	// Flags are the target's own flags as given ("--name=value"), from
+	// which the client reads the same settings.
+	Flags     []string         `json:"flags,omitempty"`
+	ValueSize int              `json:"value_size,omitempty"`
+	Rows      int              `json:"rows,omitempty"`
+	Op        string           `json:"op,omitempty"`
+	Query     string           `json:"query,omitempty"`
+	Keys      []string         `json:"keys,omitempty"`
+	Depth     int              `json:"depth,omitempty"`
+	TCP       drivers.Endpoint `json:"tcp"`
+	Unix      drivers.Endpoint `json:"unix"`
+	// Passwords are the endpoints' (Endpoint leaves its own out of JSON);
+	// the case file is private to this user and removed once read.
+	Passwords [2]string          `json:"passwords"`
+	Server    drivers.ServerInfo `json:"server"`
+	Instance  string             `json:"server_instance,omitempty"`
+	Options   scenarios.Options  `json:"options"`
+	// ServerPIDs are the roots of the server's process trees, whose CPU
+	// time the client reads (it sees the host's processes).
+	ServerPIDs      []int  `json:"server_pids,omitempty"`
+	ServerCPUWhat   string `json:"server_cpu_what,omitempty"`
+	ServerCPUWhyNot string `json:"server_cpu_why_not,omitempty"`
+	// Out is the file the runs are written to, one JSON line each, then a
+	// last line holding the error, if any.
+	Out string `json:"out"`
+}
+
+// caseEnd is the last line of a case's output.
+type caseEnd struct {
+	Error    string `json:"error,omitempty"`
+	NoAnswer bool   `json:"no_answer,omitempty"`
+	Done     bool   `json:"done"`
+}
+
+// noAnswer is a remote run's error when its server did not answer.
+type noAnswer struct{ msg string }
+
+func (e noAnswer) Error() string { return e.msg }
+func (noAnswer) Unwrap() error   { return scenarios.ErrNoAnswer }
+
+// remoteClient is one target's client outside this process and the
+// directory its case files are in.
+type remoteClient struct {
+	r   Remote
+	dir string
+	n   int
+}
+
+// startClient starts t's remote client beside srv, and records its place
+// in ti.
+func (p Plan) startClient(ctx context.Context, t *targets.Target, srv *compose.Server, ti *results.Target) (*remoteClient, error) {
+	dir, err := os.MkdirTemp("", "dbsock-client-")
+	if err != nil {
+		return nil, fmt.Errorf("%s: make a directory for the client's case files: %w", t.Name, err)
+	}
+	dirs := []string{dir, filepath.Dir(srv.Unix.Address)}
+	r, err := p.Client(ctx, t.Name, dirs)
+	if err != nil {
+		os.RemoveAll(dir)
+		return nil, err
+	}
+	ti.Client = r.Place()
+	if pids, _ := meterRoots(srv.CPU); len(pids) > 0 && r.PID() > 0 {
+		ti.Provenance.CPUGroup = compose.CgroupNote(pids[0], r.PID())
+	}
+	fmt.Fprintf(p.log(), "dbsock: %s: the client runs in %s\n", t.Name, ti.Client)
+	return &remoteClient{r: r, dir: dir}, nil
+}
+
+func (c *remoteClient) stop() error {
+	if c == nil {
+		return nil
+	}
+	err := c.r.Stop(context.Background())
+	return errors.Join(err, os.RemoveAll(c.dir))
+}
+
+// measure runs one instance of a case in the remote client: what
+// scenarios.Run does here, with the runs read back.
+func (c *remoteClient) measure(ctx context.Context, cs Case, emit func(results.Run)) error {
+	c.n++
+	file := filepath.Join(c.dir, fmt.Sprintf("case-%d.json", c.n))
+	cs.Out = file + ".out"
+	b, err := json.Marshal(cs)
+	if err != nil {
+		return fmt.Errorf("write the client's case: %w", err)
+	}
+	if err := os.WriteFile(file, b, 0o600); err != nil {
+		return fmt.Errorf("write the client's case: %w", err)
+	}
+	defer os.Remove(file)
+	defer os.Remove(cs.Out)
+	xerr := c.r.Exec(ctx, "measure", file)
+	end, rerr := readRuns(cs.Out, emit)
+	switch {
+	case end.Error != "" && end.NoAnswer:
+		return noAnswer{end.Error}
+	case end.Error != "":
+		return errors.New(end.Error)
+	case xerr != nil:
+		return xerr
+	case rerr != nil:
+		return fmt.Errorf("read the client's runs: %w", rerr)
+	case !end.Done:
+		return fmt.Errorf("the client in %s ended without saying it was done", c.r.Place())
+	}
+	return nil
+}
+
+// readRuns emits every run in file and returns its last line.
+func readRuns(file string, emit func(results.Run)) (caseEnd, error) {
+	var end caseEnd
+	f, err := os.Open(file)
+	if err != nil {
+		return end, err
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<30)
+	for sc.Scan() {
+		line := sc.Bytes()
+		if strings.HasPrefix(string(line), `{"end":`) {
+			var e struct{ End caseEnd }
+			if err := json.Unmarshal(line, &e); err != nil {
+				return end, err
+			}
+			return e.End, nil
+		}
+		var run results.Run
+		if err := json.Unmarshal(line, &run); err != nil {
+			return end, err
+		}
+		emit(run)
+	}
+	return end, sc.Err()
+}
+
+// remoteCase is the Case for one instance of opt on d's target.
+func (p Plan) remoteCase(t *targets.Target, w drivers.Workload, depth int, srv *compose.Server, info drivers.ServerInfo, opt scenarios.Options) Case {
+	cs := Case{Target: t.Name, Flags: p.Flags[t.Name], ValueSize: w.ValueSize, Rows: w.Rows, Op: w.Op, Query: w.Query, Keys: w.Keys,
+		Depth: depth, TCP: srv.TCP, Unix: srv.Unix, Passwords: [2]string{srv.TCP.Password, srv.Unix.Password},
+		Server: info, Instance: info.Instance, ServerCPUWhyNot: srv.CPUWhyNot}
+	opt.ClientCPU, opt.ServerCPU, opt.Progress = nil, nil, nil
+	cs.Options = opt
+	cs.ServerPIDs, cs.ServerCPUWhat = meterRoots(srv.CPU)
+	if srv.CPU != nil && len(cs.ServerPIDs) == 0 {
+		cs.ServerCPUWhyNot = "the client container reads a server's CPU time from its process trees, and this server's meter (" + srv.CPU.Describe() + ") is none"
+	}
+	return cs
+}
+
+// meterRoots are the roots of m's process trees and what they are.
+func meterRoots(m cpustat.Meter) ([]int, string) {
+	switch m := m.(type) {
+	case *cpustat.Tree:
+		return []int{m.Root}, m.What
+	case cpustat.Sum:
+		var pids []int
+		what := ""
+		for _, one := range m {
+			p, w := meterRoots(one)
+			if len(p) == 0 {
+				return nil, ""
+			}
+			pids, what = append(pids, p...), w
+		}
+		return pids, what
+	}
+	return nil, ""
+}
+
+// ServeCase is "dbsock measure FILE": it reads the case in file (and
+// removes it: it holds the passwords), runs scenarios.Run on it in this
+// process, and writes the runs and the end to the case's Out file.
+func ServeCase(ctx context.Context, file string) error {
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return fmt.Errorf("read the case: %w", err)
+	}
+	os.Remove(file)
+	var cs Case
+	if err := json.Unmarshal(b, &cs); err != nil {
+		return fmt.Errorf("read the case %s: %w", file, err)
+	}
+	out, err := os.OpenFile(cs.Out, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o600)
+	if err != nil {
+		return fmt.Errorf("write the runs: %w", err)
+	}
+	defer out.Close()
+	w := bufio.NewWriter(out)
+	enc := json.NewEncoder(w)
+	rerr := cs.run(ctx, func(run results.Run) { _ = enc.Encode(run) })
+	end := caseEnd{Done: rerr == nil}
+	if rerr != nil {
+		end.Error, end.NoAnswer = rerr.Error(), errors.Is(rerr, scenarios.ErrNoAnswer)
+	}
+	if err := enc.Encode(struct {
+		End caseEnd `json:"end"`
+	}{end}); err != nil {
+		return err
+	}
+	if err := w.Flush(); err != nil {
+		return fmt.Errorf("write the runs to %s: %w", cs.Out, err)
+	}
+	return rerr
+}
+
+// run builds the case's driver from its target's flags and runs the loop.
+func (cs Case) run(ctx context.Context, emit func(results.Run)) error {
+	t, ok := targets.Lookup(cs.Target)
+	if !ok {
+		return fmt.Errorf("this dbsock has no target %q (the client is another version of dbsock?)", cs.Target)
+	}
+	fs := pflag.NewFlagSet(cs.Target, pflag.ContinueOnError)
+	settings := t.Settings(fs)
+	if err := fs.Parse(cs.Flags); err != nil {
+		return fmt.Errorf("read %s's flags %q: %w", cs.Target, cs.Flags, err)
+	}
+	if err := settings.Validate(); err != nil {
+		return err
+	}
+	d := settings.Driver(drivers.Workload{ValueSize: cs.ValueSize, Rows: cs.Rows, Op: cs.Op, Query: cs.Query, Keys: cs.Keys})
+	if pl, ok := d.(drivers.Pipeliner); ok && cs.Depth > 1 {
+		d = pl.Pipeline(cs.Depth)
+	}
+	cs.TCP.Password, cs.Unix.Password = cs.Passwords[0], cs.Passwords[1]
+	cs.Server.Instance = cs.Instance
+	opt := cs.Options
+	opt.ClientCPU, opt.ServerCPUWhyNot = cpustat.Self{}, cs.ServerCPUWhyNot
+	if len(cs.ServerPIDs) > 0 {
+		sum := cpustat.Sum{}
+		for _, pid := range cs.ServerPIDs {
+			sum = append(sum, cpustat.NewTree(pid, cs.ServerCPUWhat))
+		}
+		opt.ServerCPU = sum
+		if len(sum) == 1 {
+			opt.ServerCPU = sum[0]
+		}
+	}
+	return scenarios.Run(ctx, d, drivers.Pair{TCP: cs.TCP, Unix: cs.Unix}, cs.Server, opt, emit)
+}

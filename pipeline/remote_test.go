@@ -1,0 +1,152 @@
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/dbsock/dbsock/compose"
+	"github.com/dbsock/dbsock/drivers"
+	"github.com/dbsock/dbsock/results"
+	"github.com/dbsock/dbsock/scenarios"
+	"github.com/dbsock/dbsock/targets"
+)
+
+// inProcess is a Remote that runs "dbsock measure FILE" in this process:
+// the case goes through its file and its runs through theirs, as they do
+// to and from the client container.
+type inProcess struct {
+	dirs    []string
+	execs   int
+	stopped bool
+}
+
+func (r *inProcess) Exec(ctx context.Context, args ...string) error {
+	r.execs++
+	if len(args) != 2 || args[0] != "measure" {
+		return errors.New("unexpected command")
+	}
+	return ServeCase(ctx, args[1])
+}
+func (r *inProcess) Place() string              { return "the test's own process" }
+func (r *inProcess) PID() int                   { return 0 }
+func (r *inProcess) Stop(context.Context) error { r.stopped = true; return nil }
+
+// remoteSettings is the registered fake target's settings: --remote-fake-unix-us
+// sets its Unix op's cost, which only a client that read the flags knows.
+type remoteSettings struct {
+	unixUS   *int
+	password *string
+}
+
+func (s remoteSettings) Validate() error                 { return nil }
+func (s remoteSettings) External() (compose.Pair, error) { return compose.Pair{}, nil }
+func (s remoteSettings) Driver(drivers.Workload) drivers.Driver {
+	return &passwordDriver{fakeDriver: fakeDriver{name: "remote-fake", tcpCost: 40 * time.Microsecond, unixCost: time.Duration(*s.unixUS) * time.Microsecond}, saw: s.password}
+}
+
+// passwordDriver records the password its connections were opened with.
+type passwordDriver struct {
+	fakeDriver
+	saw *string
+}
+
+func (d *passwordDriver) Open(ctx context.Context, ep drivers.Endpoint) (drivers.Conn, error) {
+	*d.saw = ep.Password
+	return d.fakeDriver.Open(ctx, ep)
+}
+
+var remotePassword string
+
+func init() {
+	never := func(context.Context, *compose.Local, string) (*compose.Server, error) {
+		return nil, errors.New("the test supplies it")
+	}
+	targets.Register(targets.Target{Target: compose.Target{Name: "remote-fake", Recipe: compose.Recipe{Local: never}}, Settings: func(f *pflag.FlagSet) targets.Settings {
+		if f == nil {
+			f = pflag.NewFlagSet("remote-fake", pflag.ContinueOnError)
+		}
+		return remoteSettings{unixUS: f.Int("remote-fake-unix-us", 40, "the Unix op's cost"), password: &remotePassword}
+	}})
+}
+
+func TestRemoteClientRunsTheCaseFromItsFile(t *testing.T) {
+	tgt, _ := targets.Lookup("remote-fake")
+	var remote *inProcess
+	pl := Plan{Provider: &fakeProvider{}, ProviderName: "fake", Targets: []*targets.Target{tgt},
+		Options: scenarios.Options{N: 200, Warmup: 10, Rounds: 1}, Instances: 2,
+		Flags: map[string][]string{"remote-fake": {"--remote-fake-unix-us=10"}},
+		Client: func(_ context.Context, target string, dirs []string) (Remote, error) {
+			remote = &inProcess{dirs: dirs}
+			return remote, nil
+		}}
+	pl.Provider = passwordProvider{&fakeProvider{}}
+	rep, err := Run(context.Background(), pl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if remote == nil || remote.execs != 2 || !remote.stopped {
+		t.Fatalf("remote %+v: want one exec per instance (2) and a stop", remote)
+	}
+	if len(remote.dirs) != 2 || remote.dirs[1] != "/fake" {
+		t.Errorf("dirs mounted: %v, want the case dir and the socket's dir /fake", remote.dirs)
+	}
+	if _, err := os.Stat(remote.dirs[0]); !os.IsNotExist(err) {
+		t.Errorf("the case dir %s is still there (%v)", remote.dirs[0], err)
+	}
+	if remotePassword != "s3cret" {
+		t.Errorf("the client opened its connections with password %q, want the endpoint's", remotePassword)
+	}
+	if rep.Config.Client != "container" || rep.Targets[0].Client != "the test's own process" {
+		t.Errorf("client %q, target's %q", rep.Config.Client, rep.Targets[0].Client)
+	}
+	if len(rep.Runs) != 4 {
+		t.Fatalf("%d runs, want both transports of 2 instances", len(rep.Runs))
+	}
+	for _, run := range rep.Runs {
+		if run.N != 200 || !run.TransportVerified || run.Instance < 1 || run.Histogram == "" {
+			t.Errorf("run %s instance %d: n %d verified %v", run.Transport, run.Instance, run.N, run.TransportVerified)
+		}
+	}
+	// The flag reached the client: Unix ops cost 10 us there, TCP 40.
+	if s := rep.Summary[0]; s.UnixSpeedupP50 < 2 {
+		t.Errorf("speedup %.2f: the client did not read --remote-fake-unix-us=10", s.UnixSpeedupP50)
+	}
+}
+
+// passwordProvider supplies fake servers whose endpoints have a password.
+type passwordProvider struct{ *fakeProvider }
+
+func (p passwordProvider) Supply(ctx context.Context, t compose.Target) (*compose.Server, error) {
+	srv, err := p.fakeProvider.Supply(ctx, t)
+	if srv != nil {
+		srv.TCP.Password, srv.Unix.Password = "s3cret", "s3cret"
+	}
+	return srv, err
+}
+
+func TestRemoteClientErrorsComeBack(t *testing.T) {
+	dir := t.TempDir()
+	rc := &remoteClient{r: &inProcess{}, dir: dir}
+	srv := &compose.Server{TCP: drivers.Endpoint{Transport: drivers.TCP, Address: "127.0.0.1:1"}, Unix: drivers.Endpoint{Transport: drivers.Unix, Address: "/fake/x.sock"}}
+	tgt, _ := targets.Lookup("remote-fake")
+	pl := Plan{Flags: map[string][]string{"remote-fake": {"--no-such-flag=1"}}}
+	err := rc.measure(context.Background(), pl.remoteCase(tgt, drivers.Workload{}, 1, srv, drivers.ServerInfo{}, scenarios.Options{N: 10, Rounds: 1}), func(results.Run) {})
+	if err == nil || !strings.Contains(err.Error(), "read remote-fake's flags") || !strings.Contains(err.Error(), "no-such-flag") {
+		t.Fatalf("err = %v, want the client's own error, naming the flag", err)
+	}
+	// A server that did not answer keeps its identity across the process
+	// boundary: the pipeline then stops it without grace.
+	end := noAnswer{"x: " + scenarios.ErrNoAnswer.Error()}
+	if !errors.Is(end, scenarios.ErrNoAnswer) {
+		t.Error("noAnswer does not unwrap to ErrNoAnswer")
+	}
+	if _, err := readRuns(dir+"/missing.out", func(results.Run) {}); err == nil {
+		t.Error("reading a missing output file gave no error")
+	}
+}
