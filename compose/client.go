@@ -74,6 +74,8 @@ func StartClient(ctx context.Context, o ClientOptions) (*ClientContainer, error)
 	switch {
 	case !eng.Reachable:
 		return nil, fmt.Errorf("start dbsock's client container: %s", eng.Unusable())
+	case eng.Desktop:
+		return nil, fmt.Errorf("start dbsock's client container: the engine is %s, which runs containers in a VM: --client container needs a Linux engine with host networking (it was built and tested only on one); use --provider local with servers installed here", eng.OS)
 	case !eng.HostNetwork:
 		return nil, fmt.Errorf("start dbsock's client container: the engine (%s) gives containers no host network, so a client there would not share this host's 127.0.0.1 with the servers; use --client host", engineKind(eng))
 	}

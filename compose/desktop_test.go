@@ -12,7 +12,7 @@ import (
 
 // TestDockerDesktopIsSaidBeforeAnythingStarts: an engine that says it is
 // Docker Desktop (a fake one, answering the engine API on a socket) gets
-// both container providers' explanation, and no request that would start
+// both container providers' explanation (and the client container its own), and no request that would start
 // anything reaches it.
 func TestDockerDesktopIsSaidBeforeAnythingStarts(t *testing.T) {
 	sock := filepath.Join(t.TempDir(), "docker.sock")
@@ -48,6 +48,10 @@ func TestDockerDesktopIsSaidBeforeAnythingStarts(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), "is Docker Desktop, which runs containers in a VM") || !strings.Contains(err.Error(), "Use --provider local") {
 			t.Errorf("%s provider: %v", p.Name(), err)
 		}
+	}
+	_, err = StartClient(context.Background(), ClientOptions{Binary: "/nonexistent", Target: "redis"})
+	if err == nil || !strings.Contains(err.Error(), "the engine is Docker Desktop, which runs containers in a VM") || !strings.Contains(err.Error(), "needs a Linux engine with host networking") {
+		t.Errorf("client container: %v", err)
 	}
 	mu.Lock()
 	defer mu.Unlock()
