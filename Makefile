@@ -9,9 +9,9 @@ LDFLAGS := -X github.com/dbsock/dbsock/internal/sysinfo.Version=$(VERSION) -X gi
 
 all: build
 
-## build: compile bin/dbsock
+## build: compile bin/dbsock (static: it also runs as --client container's client, FROM scratch)
 build:
-	$(GO) build -ldflags "$(LDFLAGS)" -o bin/dbsock ./cmd/dbsock
+	CGO_ENABLED=0 $(GO) build -ldflags "$(LDFLAGS)" -o bin/dbsock ./cmd/dbsock
 
 ## deps: install MariaDB, Redis, memcached, PostgreSQL and PgBouncer (apt) and build FerretDB (Go module proxy)
 deps:
