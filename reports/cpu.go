@@ -66,7 +66,11 @@ func writeCPU(b *strings.Builder, sum *results.Summary) {
 		if c.ServerSyscallsPerOp != nil {
 			sys = fmt.Sprintf("%.2f", *c.ServerSyscallsPerOp)
 		}
-		return fmt.Sprintf("%.1f µs", *c.ServerNsPerOp/1e3), fmt.Sprintf("%.2f", *c.ServerCswPerOp), sys, perSec
+		csw := "–" // not counted by the OS (macOS)
+		if c.ServerCswPerOp != nil {
+			csw = fmt.Sprintf("%.2f", *c.ServerCswPerOp)
+		}
+		return fmt.Sprintf("%.1f µs", *c.ServerNsPerOp/1e3), csw, sys, perSec
 	}
 	b.WriteString("| transport | client CPU/op | client csw/op | client read+write calls/op | server CPU/op | server csw/op | server read+write calls/op | ops per server CPU-second |\n" +
 		"|---|--:|--:|--:|--:|--:|--:|--:|\n")

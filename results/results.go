@@ -393,9 +393,13 @@ func NewCPU(ops, clientNs, clientCsw int64, serverNs, serverCsw *int64, by strin
 		return c
 	}
 	c.ClientNsPerOp, c.ClientCswPerOp = float64(clientNs)/float64(ops), float64(clientCsw)/float64(ops)
-	if serverNs != nil && serverCsw != nil {
-		ns, csw := float64(*serverNs)/float64(ops), float64(*serverCsw)/float64(ops)
-		c.ServerNsPerOp, c.ServerCswPerOp = &ns, &csw
+	if serverNs != nil {
+		ns := float64(*serverNs) / float64(ops)
+		c.ServerNsPerOp = &ns
+	}
+	if serverNs != nil && serverCsw != nil { // nil where the OS does not count them (macOS)
+		csw := float64(*serverCsw) / float64(ops)
+		c.ServerCswPerOp = &csw
 	}
 	return c
 }
@@ -411,8 +415,12 @@ func (c *CPU) Pool(o *CPU) *CPU {
 	}
 	var sns, scsw, ssys *int64
 	if c.ServerNs != nil && o.ServerNs != nil {
-		a, b := *c.ServerNs+*o.ServerNs, *c.ServerCsw+*o.ServerCsw
-		sns, scsw = &a, &b
+		a := *c.ServerNs + *o.ServerNs
+		sns = &a
+	}
+	if sns != nil && c.ServerCsw != nil && o.ServerCsw != nil {
+		b := *c.ServerCsw + *o.ServerCsw
+		scsw = &b
 	}
 	if c.ServerSyscalls != nil && o.ServerSyscalls != nil {
 		v := *c.ServerSyscalls + *o.ServerSyscalls

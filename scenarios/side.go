@@ -193,6 +193,9 @@ func (s *side) cpu(ops int64) *results.CPU {
 	default:
 		ns, csw, sys := s.server.CPUNs, s.server.Voluntary+s.server.Involuntary, s.server.Syscr+s.server.Syscw
 		sns, scsw, ssys, by = &ns, &csw, &sys, opt.ServerCPU.Describe()
+		if s.server.NoSwitches { // macOS: CPU time only
+			scsw, ssys = nil, nil
+		}
 	}
 	return results.NewCPU(ops, s.client.CPUNs, s.client.Voluntary+s.client.Involuntary, sns, scsw, by).
 		WithSyscalls(s.client.Syscr+s.client.Syscw, ssys)

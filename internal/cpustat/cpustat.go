@@ -29,19 +29,22 @@ type Sample struct {
 	// read, readv, pread and write-like calls; recv and send are not
 	// counted there), -1 when the kernel does not keep them.
 	Syscr, Syscw int64
+	// NoSwitches says that the OS does not count this process's context
+	// switches and read/write calls (macOS): those fields mean nothing.
+	NoSwitches bool
 }
 
 // Sub returns s - o, each field at least 0 (a thread that exited between
 // two samples takes its counts with it).
 func (s Sample) Sub(o Sample) Sample {
 	return Sample{CPUNs: max(s.CPUNs-o.CPUNs, 0), Voluntary: max(s.Voluntary-o.Voluntary, 0), Involuntary: max(s.Involuntary-o.Involuntary, 0),
-		Syscr: max(s.Syscr-o.Syscr, 0), Syscw: max(s.Syscw-o.Syscw, 0)}
+		Syscr: max(s.Syscr-o.Syscr, 0), Syscw: max(s.Syscw-o.Syscw, 0), NoSwitches: s.NoSwitches || o.NoSwitches}
 }
 
 // Add returns s + o.
 func (s Sample) Add(o Sample) Sample {
 	return Sample{CPUNs: s.CPUNs + o.CPUNs, Voluntary: s.Voluntary + o.Voluntary, Involuntary: s.Involuntary + o.Involuntary,
-		Syscr: s.Syscr + o.Syscr, Syscw: s.Syscw + o.Syscw}
+		Syscr: s.Syscr + o.Syscr, Syscw: s.Syscw + o.Syscw, NoSwitches: s.NoSwitches || o.NoSwitches}
 }
 
 // Meter reads one side's cumulative counters.
@@ -105,13 +108,28 @@ func NewTree(root int, what string) *Tree { return &Tree{Root: root, What: what}
 
 // Describe implements Meter.
 func (t *Tree) Describe() string {
+	if !procfs {
+		return fmt.Sprintf("%s of pid %d, CPU time of every process (gopsutil; %s counts no context switches per process)", t.What, t.Root, runtime.GOOS)
+	}
 	return fmt.Sprintf("%s of pid %d, /proc schedstat and status of every thread", t.What, t.Root)
+}
+
+// procfs says whether process trees are read from /proc (Linux) rather
+// than through gopsutil.
+var procfs = runtime.GOOS == "linux"
+
+// descendants is Descendants where there is /proc, else gopsutil's.
+func descendants(root int) ([]int, error) {
+	if !procfs {
+		return portableDescendants(root)
+	}
+	return Descendants(root)
 }
 
 // Refresh finds the processes again (call it after connections were
 // opened: servers may start a process per connection).
 func (t *Tree) Refresh() error {
-	pids, err := Descendants(t.Root)
+	pids, err := descendants(t.Root)
 	t.mu.Lock()
 	t.pids = pids
 	t.mu.Unlock()
@@ -120,9 +138,6 @@ func (t *Tree) Refresh() error {
 
 // Read implements Meter.
 func (t *Tree) Read() (Sample, error) {
-	if runtime.GOOS != "linux" {
-		return Sample{}, fmt.Errorf("a server's CPU time is read from /proc, which %s has not", runtime.GOOS)
-	}
 	t.mu.Lock()
 	pids := t.pids
 	t.mu.Unlock()
@@ -133,6 +148,9 @@ func (t *Tree) Read() (Sample, error) {
 		t.mu.Lock()
 		pids = t.pids
 		t.mu.Unlock()
+	}
+	if !procfs {
+		return portableRead(pids)
 	}
 	var s Sample
 	for _, pid := range pids {

@@ -1,0 +1,30 @@
+package reports
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/dbsock/dbsock/results"
+)
+
+// TestCPUWithoutContextSwitches: where the OS counts a server's CPU time
+// but not its context switches (macOS), the CPU table gives the time and
+// leaves the switches empty, through pooling, rather than print zeros.
+func TestCPUWithoutContextSwitches(t *testing.T) {
+	ns := func(v int64) *int64 { return &v }
+	side := func(serverNs int64) *results.CPU {
+		one := results.NewCPU(1000, 9_000_000, 1100, ns(serverNs/2), nil, "gopsutil")
+		return one.Pool(results.NewCPU(1000, 9_000_000, 1100, ns(serverNs/2), nil, "gopsutil"))
+	}
+	tcp, unix := side(24_000_000), side(16_000_000)
+	if unix.ServerNsPerOp == nil || *unix.ServerNsPerOp != 8000 || unix.ServerCswPerOp != nil {
+		t.Fatalf("pooled: server ns/op %v, csw/op %v; want 8000 and none", unix.ServerNsPerOp, unix.ServerCswPerOp)
+	}
+	var b strings.Builder
+	writeCPU(&b, &results.Summary{TCP: results.Side{CPU: tcp}, Unix: results.Side{CPU: unix}})
+	for _, want := range []string{"| TCP | 9.0 µs | 1.10 | 0.00 | 12.0 µs | – | – | 83333 |", "| Unix | 9.0 µs | 1.10 | 0.00 | 8.0 µs | – | – | 125000 |"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("the CPU table lacks %q:\n%s", want, b.String())
+		}
+	}
+}
