@@ -81,6 +81,9 @@ type Plan struct {
 	// target's Flags to build the same driver.
 	Client StartRemote
 	Flags  map[string][]string
+	// ClientName names where Client runs the loop, for the report
+	// (dbsock's "container"); without a Client it is "host".
+	ClientName string
 	// Reach, when set, is tried on an endpoint before a driver asks the
 	// server anything there (dbsock uses drivers.Reach, a plain dial), so
 	// that nothing listening is said at once.
@@ -208,10 +211,13 @@ func (p Plan) workloadRecord() *results.Workload {
 }
 
 func (p Plan) clientName() string {
-	if p.Client != nil {
-		return "container"
+	switch {
+	case p.Client == nil:
+		return "host"
+	case p.ClientName == "":
+		return "remote"
 	}
-	return "host"
+	return p.ClientName
 }
 
 func (p Plan) placementRecord() results.Placement {

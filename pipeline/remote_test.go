@@ -80,7 +80,7 @@ func TestRemoteClientRunsTheCaseFromItsFile(t *testing.T) {
 	var remote *inProcess
 	pl := Plan{Provider: &fakeProvider{}, ProviderName: "fake", Targets: []*targets.Target{tgt},
 		Options: scenarios.Options{N: 200, Warmup: 10, Rounds: 1}, Instances: 2,
-		Flags: map[string][]string{"remote-fake": {"--remote-fake-unix-us=10"}},
+		Flags: map[string][]string{"remote-fake": {"--remote-fake-unix-us=10"}}, ClientName: "container",
 		Client: func(_ context.Context, target string, dirs []string) (Remote, error) {
 			remote = &inProcess{dirs: dirs}
 			return remote, nil

@@ -128,8 +128,8 @@ random password per run; no password is ever printed.`,
 	f.BoolVar(&o.explain, "explain", false, "also run the floor and echo targets, and show where each target's microseconds go: kernel floor, Go client runtime, server work")
 	f.BoolVar(&o.keep, "keep", false, "compose provider: leave the servers running afterwards (docker compose -p PROJECT down removes them)")
 	f.StringVar(&o.provider, "provider", "auto", "where servers come from: "+strings.Join(providers, ", "))
-	f.StringVar(&o.client, "client", "host", "where the client runs: host (in this process) or container (in a container on the same Docker engine, "+
-		"sharing the servers' socket directories and the host network, as an application beside its database)")
+	f.StringVar(&o.client, "client", "host", "where the client (the timing loop) runs: host (in this process) "+
+		"or container (in a container on the same Docker engine, sharing the servers' socket directories and the host network, as an application beside its database)")
 	f.StringVar(&o.clientBinary, "client-binary", "", "with --client container: a static Linux build of dbsock for the engine to run there (default: this executable)")
 	o.workload.bind(f)
 	o.output.bind(f)
@@ -413,6 +413,7 @@ func (o *runOptions) plan(args []string) (pipeline.Plan, compose.Provider, error
 		Queries:        o.workload.queries,
 		KeysFrom:       o.workload.keysFrom,
 		Client:         o.remoteClient(place.Client),
+		ClientName:     o.client,
 		Flags:          o.targetFlags(names),
 	}
 	for _, name := range names {
