@@ -167,7 +167,9 @@ func writeStatsMethod(b *strings.Builder, r *results.Report) {
 		b.WriteString("Each server instance's speedup is the median of its paired ratios TCP/Unix (of the blocks' p50s, or means), which one bad block cannot move; " +
 			"the speedup reported is the median of the instances' speedups, and its 95% confidence interval is the distribution-free interval of a median from order statistics " +
 			"over the instances (Conover, *Practical Nonparametric Statistics*, 1999, §3.2), never over block pairs pooled across instances, which would take the pairs of one instance " +
-			"for independent ones (Kalibera and Jones, *Rigorous Benchmarking in Reasonable Time*, ISMM 2013); the sign test is over the instances too. ")
+			"for independent ones (Kalibera and Jones, *Rigorous Benchmarking in Reasonable Time*, ISMM 2013); the sign test is over the instances too. " +
+			"The interval covers what varies within this run (server instances, connections, blocks), not the machine's drift over minutes: " +
+			"to cover that, repeat the run at other times and compare the runs (dbsock compare). ")
 	} else {
 		b.WriteString("The speedup is the median of the paired ratios TCP/Unix (of the blocks' p50s, or means), which one bad block cannot move; " +
 			"its 95% confidence interval is the distribution-free interval of a median from order statistics (Conover, *Practical Nonparametric Statistics*, 1999, §3.2); " +
