@@ -100,6 +100,12 @@ func (p Plan) startClient(ctx context.Context, t *targets.Target, srv *compose.S
 	if err != nil {
 		return nil, fmt.Errorf("%s: make a directory for the client's case files: %w", t.Name, err)
 	}
+	// Marked as this dbsock's, so that "dbsock clean" removes it after a
+	// run that was killed (a case file holds the endpoints' passwords).
+	if err := os.WriteFile(filepath.Join(dir, compose.OwnerFile), []byte(compose.Self().String()+"\n"), 0o600); err != nil {
+		os.RemoveAll(dir)
+		return nil, fmt.Errorf("%s: mark the client's case directory: %w", t.Name, err)
+	}
 	dirs := []string{dir, filepath.Dir(srv.Unix.Address)}
 	r, err := p.Client(ctx, t.Name, dirs)
 	if err != nil {
