@@ -298,7 +298,14 @@ func (p Plan) measureTarget(ctx context.Context, t *targets.Target, ti *results.
 				_, opt.OwnQuery = p.Queries[t.Name]
 				loop := func(ctx context.Context, opt scenarios.Options, emit func(results.Run)) error {
 					if rc != nil {
-						return rc.measure(ctx, p.remoteCase(t, w, depth, srv, info, opt), emit)
+						// The progress bar moves a run at a time: the client
+						// elsewhere counts its ops where this process cannot see.
+						return rc.measure(ctx, p.remoteCase(t, w, depth, srv, info, opt), func(run results.Run) {
+							if opt.Progress != nil {
+								opt.Progress.Add(run.N)
+							}
+							emit(run)
+						})
 					}
 					return scenarios.Run(ctx, d, srv.Endpoints(), info, opt, emit)
 				}

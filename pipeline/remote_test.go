@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -78,8 +79,9 @@ func init() {
 func TestRemoteClientRunsTheCaseFromItsFile(t *testing.T) {
 	tgt, _ := targets.Lookup("remote-fake")
 	var remote *inProcess
+	var progress atomic.Int64
 	pl := Plan{Provider: &fakeProvider{}, ProviderName: "fake", Targets: []*targets.Target{tgt},
-		Options: scenarios.Options{N: 200, Warmup: 10, Rounds: 1}, Instances: 2,
+		Options: scenarios.Options{N: 200, Warmup: 10, Rounds: 1, Progress: &progress}, Instances: 2,
 		Flags: map[string][]string{"remote-fake": {"--remote-fake-unix-us=10"}}, ClientName: "container",
 		Client: func(_ context.Context, target string, dirs []string) (Remote, error) {
 			remote = &inProcess{dirs: dirs}
@@ -112,6 +114,9 @@ func TestRemoteClientRunsTheCaseFromItsFile(t *testing.T) {
 		if run.N != 200 || !run.TransportVerified || run.Instance < 1 || run.Histogram == "" {
 			t.Errorf("run %s instance %d: n %d verified %v", run.Transport, run.Instance, run.N, run.TransportVerified)
 		}
+	}
+	if got := progress.Load(); got != 800 {
+		t.Errorf("progress counted %d ops, want the 4 runs' 800", got)
 	}
 	// The flag reached the client: Unix ops cost 10 us there, TCP 40.
 	if s := rep.Summary[0]; s.UnixSpeedupP50 < 2 {
