@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net"
 	"os"
 	"os/exec"
@@ -50,7 +51,7 @@ func startProcess(dir, name, bin string, args []string, env []string, stdin stri
 	}
 	cmd.SysProcAttr = procAttr(runAs)
 	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("start %s (%s): %w", name, bin, err)
+		return nil, fmt.Errorf("start %s (%s): %w%s", name, bin, err, ClosedTo(err, dir, runAs))
 	}
 	p := &process{name: name, cmd: cmd, logPath: logPath, done: make(chan struct{})}
 	go func() {
@@ -265,4 +266,61 @@ func SystemUser(name, why string) (*syscall.Credential, error) {
 	uid, _ := strconv.Atoi(u.Uid)
 	gid, _ := strconv.Atoi(u.Gid)
 	return &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}, nil
+}
+
+// ClosedTo explains err, a failure to start a program as runAs in dir,
+// when it is that runAs may not enter a directory on the way there (a
+// 0700 TMPDIR under a server that runs as its own user, as PostgreSQL
+// does): ": that user cannot enter DIR ...", else "".
+func ClosedTo(err error, dir string, runAs *syscall.Credential) string {
+	if runAs == nil || !errors.Is(err, fs.ErrPermission) {
+		return ""
+	}
+	closed := unreachableBy(dir, runAs.Uid, runAs.Gid)
+	if closed == "" {
+		return ""
+	}
+	return fmt.Sprintf(": uid %d, as which it runs, cannot enter %s; set TMPDIR to a directory every user can enter, such as /tmp", runAs.Uid, closed)
+}
+
+// unreachableBy returns the first directory from / down to dir that user
+// uid (group gid) may not enter, or "" when it may enter them all.
+func unreachableBy(dir string, uid, gid uint32) string {
+	var path string
+	for _, part := range strings.Split(filepath.Clean(dir), string(filepath.Separator)) {
+		path = filepath.Join(path, part)
+		if path == "" {
+			path = string(filepath.Separator)
+		}
+		if !filepath.IsAbs(path) {
+			path = string(filepath.Separator) + path
+		}
+		fi, err := os.Stat(path)
+		if err != nil {
+			return ""
+		}
+		mode := fi.Mode().Perm()
+		owner, group := ownerOf(fi)
+		switch {
+		case owner == uid:
+			if mode&0o100 == 0 {
+				return path
+			}
+		case group == gid:
+			if mode&0o010 == 0 {
+				return path
+			}
+		case mode&0o001 == 0:
+			return path
+		}
+	}
+	return ""
+}
+
+// ownerOf is fi's owner and group (max values when the OS does not say).
+func ownerOf(fi fs.FileInfo) (uid, gid uint32) {
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return st.Uid, st.Gid
+	}
+	return ^uint32(0), ^uint32(0)
 }
