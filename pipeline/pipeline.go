@@ -296,20 +296,7 @@ func (p Plan) measureTarget(ctx context.Context, t *targets.Target, ti *results.
 			for _, opt := range p.cases() {
 				opt.Rows = rows
 				_, opt.OwnQuery = p.Queries[t.Name]
-				loop := func(ctx context.Context, opt scenarios.Options, emit func(results.Run)) error {
-					if rc != nil {
-						// The progress bar moves a run at a time: the client
-						// elsewhere counts its ops where this process cannot see.
-						return rc.measure(ctx, p.remoteCase(t, w, depth, srv, info, opt), func(run results.Run) {
-							if opt.Progress != nil {
-								opt.Progress.Add(run.N)
-							}
-							emit(run)
-						})
-					}
-					return scenarios.Run(ctx, d, srv.Endpoints(), info, opt, emit)
-				}
-				err := p.measureCase(ctx, t, d, srv, ti, opt, loop, func(run results.Run) {
+				err := p.measureCase(ctx, t, d, srv, ti, opt, p.loop(t, w, d, depth, srv, info, rc), func(run results.Run) {
 					runs = append(runs, run)
 					logRun(log, run)
 				})
@@ -341,6 +328,27 @@ func (p Plan) measureCase(ctx context.Context, t *targets.Target, d drivers.Driv
 		}
 	}
 	return nil
+}
+
+// loop runs one instance of a case with d (w's driver at pipeline depth
+// depth): scenarios.Run in this process, or in the remote client rc.
+func (p Plan) loop(t *targets.Target, w drivers.Workload, d drivers.Driver, depth int, srv *compose.Server, info drivers.ServerInfo,
+	rc *remoteClient) func(context.Context, scenarios.Options, func(results.Run)) error {
+	if rc == nil {
+		return func(ctx context.Context, opt scenarios.Options, emit func(results.Run)) error {
+			return scenarios.Run(ctx, d, srv.Endpoints(), info, opt, emit)
+		}
+	}
+	return func(ctx context.Context, opt scenarios.Options, emit func(results.Run)) error {
+		// The progress bar moves a run at a time: the client elsewhere
+		// counts its ops where this process cannot see.
+		return rc.measure(ctx, p.remoteCase(t, w, depth, srv, info, opt), func(run results.Run) {
+			if opt.Progress != nil {
+				opt.Progress.Add(run.N)
+			}
+			emit(run)
+		})
+	}
 }
 
 func logRun(log io.Writer, run results.Run) {
