@@ -147,7 +147,7 @@ func (c *remoteClient) measure(ctx context.Context, cs Case, emit func(results.R
 	end, rerr := readRuns(cs.Out, emit)
 	switch {
 	case ctx.Err() != nil && !end.Done:
-		return fmt.Errorf("%s: interrupted while the client measured instance %d: %w", cs.Target, cs.Options.Instance, ctx.Err())
+		return fmt.Errorf("interrupted while the client measured instance %d: %w", cs.Options.Instance, ctx.Err())
 	case end.Error != "" && end.NoAnswer:
 		return noAnswer{end.Error}
 	case end.Error != "":
