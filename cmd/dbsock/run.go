@@ -108,7 +108,13 @@ random password per run; no password is ever printed.`,
 			return execRun(cmd.Context(), o, args, stdout, stderr)
 		},
 	}
-	f := cmd.Flags()
+	o.bind(cmd.Flags())
+	return cmd
+}
+
+// bind binds run's flags on f, and each target's own flags from the
+// registry.
+func (o *runOptions) bind(f *pflag.FlagSet) {
 	f.SortFlags = false
 	f.IntVar(&o.n, "n", 3000, "timed lookups per transport per round (with the defaults, 9 instances of 1 round: 27,000)")
 	f.IntVar(&o.warmup, "warmup", 1000, "untimed lookups before timing, on the same connection")
@@ -143,7 +149,6 @@ random password per run; no password is ever printed.`,
 	for _, t := range targets.List() {
 		o.settings[t.Name] = t.Settings(f)
 	}
-	return cmd
 }
 
 // parseTargets expands "all", rejects unknown names and drops repeats.
@@ -346,16 +351,8 @@ func (o *runOptions) plan(args []string) (pipeline.Plan, compose.Provider, error
 	if err != nil {
 		return pipeline.Plan{}, nil, err
 	}
-	if o.explain {
-		if slices.ContainsFunc(o.sweep.pipelines, func(d int) bool { return d > 1 }) || o.flags.Changed("value-size") {
-			return pipeline.Plan{}, nil, usagef("--explain splits one lookup of each target's own value into its layers; it does not combine with --pipeline or --value-size (leave those out, or --explain)")
-		}
-		for _, t := range targets.Explainers() {
-			if !slices.Contains(names, t) {
-				names = append(names, t)
-				o.layers = append(o.layers, t)
-			}
-		}
+	if names, err = o.withLayers(names); err != nil {
+		return pipeline.Plan{}, nil, err
 	}
 	if err := o.validate(); err != nil {
 		return pipeline.Plan{}, nil, err
@@ -373,16 +370,9 @@ func (o *runOptions) plan(args []string) (pipeline.Plan, compose.Provider, error
 	if o.seed == 0 {
 		o.seed = rand.Uint64()
 	}
-	place, err := placement.Resolve(o.placement, o.clientCPU, o.serverCPU)
+	place, err := o.resolvePlacement()
 	if err != nil {
-		return pipeline.Plan{}, nil, usagef("%v", err)
-	}
-	if len(place.Client) > 0 && len(place.Server) == 0 {
-		// Servers would inherit the client's pinning: start them on every
-		// CPU the client could use before it was pinned.
-		if place.Server, err = placement.Affinity(0); err != nil {
-			return pipeline.Plan{}, nil, err
-		}
+		return pipeline.Plan{}, nil, err
 	}
 	if err := o.checkWrites(names); err != nil {
 		return pipeline.Plan{}, nil, err
@@ -421,6 +411,40 @@ func (o *runOptions) plan(args []string) (pipeline.Plan, compose.Provider, error
 		plan.Targets = append(plan.Targets, t)
 	}
 	return plan, provider, nil
+}
+
+// withLayers adds, with --explain, the targets of the decomposition's
+// layers (floor, echo) to names.
+func (o *runOptions) withLayers(names []string) ([]string, error) {
+	if !o.explain {
+		return names, nil
+	}
+	if slices.ContainsFunc(o.sweep.pipelines, func(d int) bool { return d > 1 }) || o.flags.Changed("value-size") {
+		return nil, usagef("--explain splits one lookup of each target's own value into its layers; it does not combine with --pipeline or --value-size (leave those out, or --explain)")
+	}
+	for _, t := range targets.Explainers() {
+		if !slices.Contains(names, t) {
+			names = append(names, t)
+			o.layers = append(o.layers, t)
+		}
+	}
+	return names, nil
+}
+
+// resolvePlacement reads --placement, --client-cpu and --server-cpu.
+func (o *runOptions) resolvePlacement() (placement.Placement, error) {
+	place, err := placement.Resolve(o.placement, o.clientCPU, o.serverCPU)
+	if err != nil {
+		return place, usagef("%v", err)
+	}
+	if len(place.Client) > 0 && len(place.Server) == 0 {
+		// Servers would inherit the client's pinning: start them on every
+		// CPU the client could use before it was pinned.
+		if place.Server, err = placement.Affinity(0); err != nil {
+			return place, err
+		}
+	}
+	return place, nil
 }
 
 // checkCases validates the sweep against the targets it will run on, and
