@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/dbsock/dbsock/drivers"
+	"github.com/dbsock/dbsock/reports"
 )
 
 var (
@@ -53,18 +54,8 @@ func TestClientContainer(t *testing.T) {
 			needImages(t)
 			t.Setenv("TMPDIR", shortTempDir(t))
 			bin := staticDbsock(t)
-			dir := t.TempDir()
-			out, md := filepath.Join(dir, "r.json"), filepath.Join(dir, "r.md")
-			args := append([]string{"run", "mysql", "redis", "postgres", "--provider", provider, "--client", "container", "--client-binary", bin,
-				"--instances", "2", "--n", "200", "--warmup", "20", "--blocks", "4", "--out", out, "--out", md}, offlineImages...)
-			code, _, stderr := dbsock(t, args...)
-			if code != 0 {
-				t.Fatalf("exit status %d; stderr:\n%s", code, stderr)
-			}
-			r, err := readReport(out)
-			if err != nil {
-				t.Fatal(err)
-			}
+			r := runJSON(t, append([]string{"run", "mysql", "redis", "postgres", "--provider", provider, "--client", "container", "--client-binary", bin,
+				"--instances", "2", "--n", "200", "--warmup", "20", "--blocks", "4"}, offlineImages...)...)
 			if r.Config.Client != "container" {
 				t.Errorf("config.client = %q, want container", r.Config.Client)
 			}
@@ -93,12 +84,12 @@ func TestClientContainer(t *testing.T) {
 					}
 				}
 			}
-			b, err := os.ReadFile(md)
-			if err != nil {
+			var b strings.Builder
+			if err := reports.Markdown(&b, r); err != nil {
 				t.Fatal(err)
 			}
 			for _, want := range []string{"- Client: dbsock's client (the timing loop) ran in docker container", "from one Go client in a container of its own", "client=container"} {
-				if !strings.Contains(string(b), want) {
+				if !strings.Contains(b.String(), want) {
 					t.Errorf("the Markdown report does not say %q", want)
 				}
 			}
