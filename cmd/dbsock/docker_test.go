@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/dbsock/dbsock/compose"
+	"github.com/dbsock/dbsock/internal/cpustat"
 	"github.com/dbsock/dbsock/internal/testutil"
 	"github.com/dbsock/dbsock/targets"
 )
@@ -193,5 +195,35 @@ func TestContainerInstances(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestComposeRedisIsTheContainersFirstProcess: compose's Redis gets its
+// password on a here-document and is exec'd, so redis-server itself is the
+// container's first process and a stop's SIGTERM reaches it (behind a
+// pipe, sh stayed first, ignored SIGTERM, and every restart waited out
+// compose's 10 s stop timeout).
+func TestComposeRedisIsTheContainersFirstProcess(t *testing.T) {
+	needImages(t)
+	t.Setenv("TMPDIR", shortTempDir(t))
+	c := compose.NewCompose(targets.Containers())
+	c.Images = offlineImage
+	defer c.Close()
+	tgt, _ := targets.Lookup("redis")
+	srv, err := c.Supply(context.Background(), tgt.Supply())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Stop(context.Background())
+	tree, ok := srv.CPU.(*cpustat.Tree)
+	if !ok {
+		t.Fatalf("the compose service's CPU meter is %T (%s), want its process tree", srv.CPU, srv.CPUWhyNot)
+	}
+	comm, err := os.ReadFile("/proc/" + strconv.Itoa(tree.Root) + "/comm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.TrimSpace(string(comm)); got != "redis-server" {
+		t.Errorf("the redis container's first process is %q, want redis-server", got)
 	}
 }
