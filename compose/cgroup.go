@@ -28,20 +28,16 @@ func CgroupNote(server, client int) string {
 	if client > 0 {
 		self = fmt.Sprintf("/proc/%d/cgroup", client)
 	}
-	return cgroupNoteFrom(fmt.Sprintf("/proc/%d/cgroup", server), self)
-}
-
-func cgroupNoteFrom(serverFile, clientFile string) string {
-	server, err := cpuCgroup(serverFile)
+	serverGroup, err := cpuCgroup(fmt.Sprintf("/proc/%d/cgroup", server))
 	if err != nil {
 		return ""
 	}
-	client, err := cpuCgroup(clientFile)
-	if err != nil || client == server {
+	clientGroup, err := cpuCgroup(self)
+	if err != nil || clientGroup == serverGroup {
 		return ""
 	}
 	return fmt.Sprintf("the server ran in CPU cgroup %s, the client in %s: on a shared CPU each wake-up crosses cgroups, "+
-		"as between two containers (an application and its database), which can change the speedup (README: \"Containers and CPU cgroups\")", server, client)
+		"as between two containers (an application and its database), which can change the speedup (README: \"Containers and CPU cgroups\")", serverGroup, clientGroup)
 }
 
 // cpuCgroup reads the CPU controller's cgroup from a /proc/PID/cgroup file:
