@@ -1,12 +1,15 @@
 package compose
 
 import (
+	"bytes"
 	"context"
 	_ "embed"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,6 +17,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/moby/moby/api/pkg/stdcopy"
 
 	"github.com/dbsock/dbsock/drivers"
 	"github.com/dbsock/dbsock/internal/cpustat"
@@ -215,6 +220,7 @@ func (c *Compose) Supply(ctx context.Context, t Target) (*Server, error) {
 	if err := c.waitReady(ctx, srv, sp.Ready); err != nil {
 		return nil, err
 	}
+	srv.RunsAs = runsAs(pid) // the entrypoint has dropped root by now
 	srv.restart = func(ctx context.Context) error { return c.restartService(ctx, srv, sp.Ready) }
 	srv.stop = func(ctx context.Context) error {
 		if c.Keep {
@@ -290,13 +296,78 @@ func (c *Compose) inspect(ctx context.Context, target string) (imageID string, p
 	return insp.Image, insp.State.Pid
 }
 
+// waitReady probes srv until it is ready; a service whose container exits
+// meanwhile is an error at once, with the last lines of its log.
 func (c *Compose) waitReady(ctx context.Context, srv *Server, ready func(context.Context, *Server) error) error {
-	err := Poll(ctx, 3*time.Minute, readyProbe(srv, ready), func() error { return nil })
+	err := Poll(ctx, 3*time.Minute, readyProbe(srv, ready), func() error { return c.exited(ctx, srv.Target) })
 	var late *notReady
 	if errors.As(err, &late) {
-		return fmt.Errorf("compose service %s was not ready after 3 minutes (last probe: %v); see docker compose -p %s logs %s", srv.Target, late.last, c.project, srv.Target)
+		return fmt.Errorf("compose service %s of project %s was not ready after 3 minutes (last probe: %v); its log says:\n%s", srv.Target, c.project, late.last, c.logTail(ctx, srv.Target))
 	}
 	return err
+}
+
+// service is what the engine says of a service's container.
+type service struct {
+	ID       string `json:"Id"`
+	State    string
+	ExitCode int
+}
+
+// container finds the service's container through the engine's API (compose
+// labels it), running or not; ok is false when the engine does not say.
+func (c *Compose) container(ctx context.Context, target string) (s service, ok bool) {
+	b, _ := json.Marshal(map[string][]string{"label": {"com.docker.compose.project=" + c.project, "com.docker.compose.service=" + target}})
+	resp, err := dockerAPI(ctx, DockerSocket(), http.MethodGet, "/containers/json?all=1&filters="+url.QueryEscape(string(b)))
+	if err != nil {
+		return s, false
+	}
+	defer resp.Body.Close()
+	var found []service
+	if resp.StatusCode != http.StatusOK || json.NewDecoder(resp.Body).Decode(&found) != nil || len(found) == 0 {
+		return s, false
+	}
+	s = found[0]
+	if s.State == "exited" || s.State == "dead" {
+		if resp, err := dockerAPI(ctx, DockerSocket(), http.MethodGet, "/containers/"+s.ID+"/json"); err == nil {
+			var insp struct{ State struct{ ExitCode int } }
+			_ = json.NewDecoder(resp.Body).Decode(&insp)
+			resp.Body.Close()
+			s.ExitCode = insp.State.ExitCode
+		}
+	}
+	return s, true
+}
+
+// exited is an error when the service's container has exited (or died),
+// with its exit code and the last lines of its log; nil while it runs.
+func (c *Compose) exited(ctx context.Context, target string) error {
+	s, ok := c.container(ctx, target)
+	if !ok || (s.State != "exited" && s.State != "dead") {
+		return nil
+	}
+	return fmt.Errorf("compose service %s of project %s exited before it was ready (exit %d); its log says:\n%s", target, c.project, s.ExitCode, c.logTail(ctx, target))
+}
+
+// logTail is the last lines of the service's container log, or how to read
+// it when the engine does not give it.
+func (c *Compose) logTail(ctx context.Context, target string) string {
+	by := fmt.Sprintf("(see docker compose -p %s logs %s)", c.project, target)
+	s, ok := c.container(ctx, target)
+	if !ok {
+		return by
+	}
+	resp, err := dockerAPI(ctx, DockerSocket(), http.MethodGet, "/containers/"+s.ID+"/logs?stdout=1&stderr=1&tail=200")
+	if err != nil {
+		return by
+	}
+	defer resp.Body.Close()
+	var out bytes.Buffer
+	// A container without a TTY multiplexes stdout and stderr.
+	if _, err := stdcopy.StdCopy(&out, &out, io.LimitReader(resp.Body, 1<<20)); err != nil && out.Len() == 0 {
+		return by
+	}
+	return Tail(out.String(), 8)
 }
 
 // Close implements Provider: "down -v" the project unless Keep, then remove

@@ -162,6 +162,9 @@ func (d *Docker) Supply(ctx context.Context, t Target) (*Server, error) {
 	if err := waitContainer(ctx, c, srv, spec.Ready); err != nil {
 		return nil, errors.Join(err, srv.Stop(context.Background()))
 	}
+	if insp, err := c.Inspect(ctx); err == nil && insp.State != nil {
+		srv.RunsAs = runsAs(insp.State.Pid) // the entrypoint has dropped root by now
+	}
 	var config []byte // the config file, kept to start the container again
 	if spec.Config != "" {
 		path := filepath.Join(dir, spec.Config)

@@ -324,3 +324,18 @@ func ownerOf(fi fs.FileInfo) (uid, gid uint32) {
 	}
 	return ^uint32(0), ^uint32(0)
 }
+
+// runsAs is the user process pid runs as ("uid 999"), as /proc says; ""
+// where there is no /proc (macOS) or the process is gone.
+func runsAs(pid int) string {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
+	if err != nil || pid <= 0 {
+		return ""
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if f := strings.Fields(line); len(f) >= 2 && f[0] == "Uid:" {
+			return "uid " + f[1]
+		}
+	}
+	return ""
+}

@@ -53,6 +53,9 @@ type Container struct {
 	// "make images" builds from Debian's packages for machines without a
 	// registry.
 	Image, Offline string
+	// UID is the user the official image runs its server as (999 for
+	// most; the offline image runs it as the same).
+	UID int
 	// Spec builds the container's command line for port, with its socket
 	// directory dir on the host, the server bound to bind.
 	Spec func(port int, dir, bind string) (ContainerSpec, error)

@@ -321,6 +321,9 @@ type Provenance struct {
 	ImageID     string `json:"image_id,omitempty"`
 	NetworkMode string `json:"network_mode,omitempty"`
 	SocketDir   string `json:"socket_dir,omitempty"`
+	// RunsAs is the user the container's server ran as, as the host sees
+	// its first process ("uid 999"), where the host can see it.
+	RunsAs string `json:"runs_as,omitempty"`
 	// Serving says what serves the two endpoints when it is more than one
 	// server process (two instances of a server that serves one transport
 	// per process; a pooler in front of a database).

@@ -10,7 +10,7 @@ import (
 // recipe starts two memcached instances locally, and in a container from
 // memcached:1.6 (dbsock/memcached:1.6 without a registry), both instances
 // in the one container.
-var recipe = compose.Recipe{Local: localServer, Container: &compose.Container{Image: "memcached:1.6", Offline: "dbsock/memcached:1.6", Spec: container}}
+var recipe = compose.Recipe{Local: localServer, Container: &compose.Container{Image: "memcached:1.6", Offline: "dbsock/memcached:1.6", UID: 11211, Spec: container}}
 
 // container runs both instances in one container: the official image's
 // entrypoint runs the command as given, as its memcache user; dbsock's

@@ -8,7 +8,7 @@ import (
 
 // recipe starts mongod, or FerretDB speaking its wire protocol, locally,
 // and mongo:7.0 in a container (dbsock/ferretdb:1.24 without a registry).
-var recipe = compose.Recipe{Local: localServer, Container: &compose.Container{Image: "mongo:7.0", Offline: "dbsock/ferretdb:1.24", Spec: container}}
+var recipe = compose.Recipe{Local: localServer, Container: &compose.Container{Image: "mongo:7.0", Offline: "dbsock/ferretdb:1.24", UID: 999, Spec: container}}
 
 // mongoContainer runs the official mongo image (and dbsock/ferretdb, which
 // translates mongod's flags).

@@ -1,11 +1,29 @@
-#!/bin/sh
-# Starts FerretDB (SQLite backend) when given the mongod flags dbsock passes
-# to the official mongo image: --port, --bind_ip, --unixSocketPrefix,
-# --dbpath, --filePermissions. The socket is DIR/mongodb-PORT.sock, as
-# mongod names it.
-set -eu
-case "${1:-}" in mongod) shift ;; esac
-port=27017 bind=127.0.0.1 prefix=/tmp dbpath=/data/db
+#!/bin/bash
+# dbsock/ferretdb's entrypoint: FerretDB (SQLite backend), which speaks
+# MongoDB's wire protocol, started where dbsock starts the official mongo
+# image and given the same mongod flags: --port, --bind_ip, --dbpath,
+# --unixSocketPrefix (the socket is DIR/mongodb-PORT.sock, as mongod names
+# it) and --filePermissions (the socket's mode). As the official image
+# does, a first argument that is a flag means "mongod FLAGS", and as root
+# it makes /data/db and /data/configdb the mongodb user's (uid 999) and
+# runs again as that user through gosu.
+# What still differs from mongo:7.0: the server is FerretDB, not MongoDB;
+# MONGO_INITDB_ROOT_USERNAME and MONGO_INITDB_ROOT_PASSWORD are refused
+# (FerretDB 1.24 with SQLite has no accounts to create), so there is no
+# temporary server; /docker-entrypoint-initdb.d is not read.
+set -Eeuo pipefail
+if [ "${1:0:1}" = - ]; then set -- mongod "$@"; fi
+if [ "$1" != mongod ]; then exec "$@"; fi
+if [ -n "${MONGO_INITDB_ROOT_USERNAME:-}${MONGO_INITDB_ROOT_PASSWORD:-}" ]; then
+  echo "error: dbsock/ferretdb cannot create MONGO_INITDB_ROOT_USERNAME: FerretDB 1.24 with SQLite has no accounts" >&2
+  exit 1
+fi
+if [ "$(id -u)" = 0 ]; then
+  find -L /data/configdb /data/db \! -user mongodb -exec chown mongodb '{}' +
+  exec gosu mongodb "$BASH_SOURCE" "$@"
+fi
+shift
+port=27017 bind=127.0.0.1 prefix=/tmp dbpath=/data/db perms=0700
 while [ $# -gt 0 ]; do
   case "$1" in
     --port) port=$2; shift 2 ;;
@@ -16,12 +34,14 @@ while [ $# -gt 0 ]; do
     --unixSocketPrefix=*) prefix=${1#--unixSocketPrefix=}; shift ;;
     --dbpath) dbpath=$2; shift 2 ;;
     --dbpath=*) dbpath=${1#--dbpath=}; shift ;;
-    --filePermissions | --setParameter) shift 2 ;;
+    --filePermissions) perms=$2; shift 2 ;;
+    --filePermissions=*) perms=${1#--filePermissions=}; shift ;;
+    --setParameter) shift 2 ;;
     *) shift ;;
   esac
 done
 mkdir -p "$dbpath"
-umask 000 # the socket must be connectable from the host, like --filePermissions 0777
+umask "$(printf '%04o' $((0777 & ~8#${perms#0})))" # the socket's mode, as --filePermissions gives it
 exec ferretdb --handler=sqlite --sqlite-url="file:$dbpath/" --state-dir="$dbpath" \
   --listen-addr="${bind%%,*}:$port" --listen-unix="$prefix/mongodb-$port.sock" \
   --telemetry=disable --log-level=warn --debug-addr=-

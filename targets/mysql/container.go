@@ -9,7 +9,7 @@ import (
 
 // recipe starts mysqld (Oracle MySQL) or mariadbd locally, and mysql:8.4
 // in a container (dbsock/mariadb:10.11 without a registry).
-var recipe = compose.Recipe{Local: localServer, Container: &compose.Container{Image: "mysql:8.4", Offline: "dbsock/mariadb:10.11",
+var recipe = compose.Recipe{Local: localServer, Container: &compose.Container{Image: "mysql:8.4", Offline: "dbsock/mariadb:10.11", UID: 999,
 	Spec: container, ComposeSecrets: []string{"DBSOCK_MYSQL_ROOT_PASSWORD"}}}
 
 // mysqlContainer runs the official mysql image (and dbsock/mariadb, which

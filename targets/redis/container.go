@@ -10,7 +10,7 @@ import (
 
 // recipe starts redis-server locally, and redis:7.4 in a container
 // (dbsock/redis:7.0 without a registry).
-var recipe = compose.Recipe{Local: localServer, Container: &compose.Container{Image: "redis:7.4", Offline: "dbsock/redis:7.0", Spec: container}}
+var recipe = compose.Recipe{Local: localServer, Container: &compose.Container{Image: "redis:7.4", Offline: "dbsock/redis:7.0", UID: 999, Spec: container}}
 
 // redisContainer runs the official redis image (and dbsock/redis); the
 // password goes through a config file in the private socket dir.

@@ -29,7 +29,8 @@ import (
 // Run measures target with provider ("local", "docker" or "compose"; the
 // container providers use the target's offline image), 2 rounds of 300
 // ops, and fails the test unless every run was verified on the server side
-// and error-free, and no process, container or temp dir is left. With
+// and error-free, a container's server ran as its official image's user,
+// and no process, container or temp dir is left. With
 // "local" it skips (or, under testutil.RequireEnv, fails) unless one of
 // binaries is installed; with the others, unless the image is built.
 func Run(t *testing.T, target, provider string, binaries ...string) *results.Report {
@@ -50,6 +51,10 @@ func Run(t *testing.T, target, provider string, binaries ...string) *results.Rep
 	}
 	if ti := rep.Targets[0]; ti.Provider != provider || ti.Server.Product == "" {
 		t.Errorf("target record %+v: want provider %s and a server product", ti, provider)
+	}
+	// The offline image drops root as the official image does.
+	if ti := rep.Targets[0]; provider != "local" && tg.Container.UID != 0 && ti.RunsAs != "uid "+strconv.Itoa(tg.Container.UID) {
+		t.Errorf("the %s container's server ran as %q, want uid %d as in %s", target, ti.RunsAs, tg.Container.UID, tg.Container.Image)
 	}
 	if kids := testutil.Children(t); len(kids) != 0 {
 		t.Errorf("server processes left running: %v", kids)
