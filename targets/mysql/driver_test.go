@@ -1,6 +1,7 @@
 package mysql
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/dbsock/dbsock/drivers"
@@ -43,5 +44,32 @@ func TestConfigMapsTransport(t *testing.T) {
 	}
 	if cfg.InterpolateParams {
 		t.Fatal("interpolateParams must stay off: the lookup uses a statement prepared once")
+	}
+}
+
+// TestMySQL84Defaults: what dbsock's go-sql-driver configuration does with
+// MySQL 8.4's caching_sha2_password. Over the socket the driver may send
+// the password in clear (it does so for Net "unix"); over TCP there is no
+// TLS and no server key set, so a full authentication fetches the server's
+// RSA public key (go-sql-driver asks for it when cfg.pubKey is nil and TLS
+// is off); no cleartext plugin is allowed over TCP.
+func TestMySQL84Defaults(t *testing.T) {
+	tcp := Config(drivers.Endpoint{Transport: drivers.TCP, Address: "127.0.0.1:3306", User: "u", Password: "p"})
+	if tcp.Net != "tcp" || tcp.TLS != nil || tcp.TLSConfig != "" && tcp.TLSConfig != "false" {
+		t.Errorf("TCP config: net %q, TLS %v (%q): want plain TCP", tcp.Net, tcp.TLS, tcp.TLSConfig)
+	}
+	if tcp.ServerPubKey != "" {
+		t.Errorf("TCP config names a server public key %q: the driver must ask the server for it", tcp.ServerPubKey)
+	}
+	if tcp.AllowCleartextPasswords {
+		t.Error("TCP config allows cleartext passwords over plain TCP")
+	}
+	unix := Config(drivers.Endpoint{Transport: drivers.Unix, Address: "/tmp/x.sock", User: "u", Password: "p"})
+	if unix.Net != "unix" || unix.TLS != nil {
+		t.Errorf("socket config: net %q, TLS %v: want the socket, no TLS", unix.Net, unix.TLS)
+	}
+	// The DSN dbsock's config writes is what a reader can paste.
+	if dsn := tcp.FormatDSN(); strings.Contains(dsn, "tls=") || strings.Contains(dsn, "allowCleartextPasswords") {
+		t.Errorf("TCP DSN %q carries TLS or cleartext settings", dsn)
 	}
 }
