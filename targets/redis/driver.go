@@ -93,8 +93,17 @@ func (d *Driver) value() string {
 
 // Describe implements drivers.Driver.
 func (d *Driver) Describe() string {
-	if d.Depth() > 1 {
-		return fmt.Sprintf("%d pipelined `GET %s` (one round trip per op of %d lookups)", d.Depth(), drivers.KeyText(d.w), d.Depth())
+	if n := d.Depth(); n > 1 {
+		what := "`GET " + drivers.KeyText(d.w) + "`"
+		switch {
+		case d.w.Query != "":
+			what = "`" + d.w.Query + "` (--query)"
+		case d.w.Updates():
+			what = "`INCR " + drivers.KeyText(d.w) + ":n`"
+		case d.w.Writes():
+			what = "`GET " + drivers.KeyText(d.w) + "` or `INCR " + drivers.KeyText(d.w) + ":n`"
+		}
+		return fmt.Sprintf("%d pipelined %s (one round trip per op of %d commands)", n, what, n)
 	}
 	switch {
 	case d.w.Query != "":
@@ -374,17 +383,44 @@ func isEmpty(v any) bool {
 func (c *Conn) pipelined(ctx context.Context) error {
 	cmds, err := c.conn.Pipelined(ctx, func(p goredis.Pipeliner) error {
 		for i := 0; i < c.depth; i++ {
-			p.Get(ctx, c.names[c.keys.Next()])
+			k := c.keys.Next()
+			switch {
+			case c.cmds != nil:
+				p.Do(ctx, c.cmds[k]...)
+			case !c.reads || c.writes.Write(k):
+				p.Incr(ctx, c.counters[k])
+			default:
+				p.Get(ctx, c.names[k])
+			}
 		}
 		return nil
 	})
-	if err != nil {
+	if err != nil && !errors.Is(err, goredis.Nil) {
 		return err
 	}
 	for _, cmd := range cmds {
-		if v, err := cmd.(*goredis.StringCmd).Result(); err != nil || len(v) != c.size {
-			return fmt.Errorf("redis pipelined GET %s: %d bytes, %v", cmd.Args()[1], len(v), err)
+		if err := c.checkPipelined(cmd); err != nil {
+			return err
 		}
+	}
+	return nil
+}
+
+// checkPipelined checks one reply of a pipeline as Do checks its own.
+func (c *Conn) checkPipelined(cmd goredis.Cmder) error {
+	switch r := cmd.(type) {
+	case *goredis.StringCmd:
+		if v, err := r.Result(); err != nil || len(v) != c.size {
+			return fmt.Errorf("redis pipelined GET %s: %d bytes, %v", r.Args()[1], len(v), err)
+		}
+	case *goredis.IntCmd:
+		return r.Err()
+	case *goredis.Cmd:
+		v, err := r.Result()
+		if c.reads && (errors.Is(err, goredis.Nil) || v == nil || isEmpty(v)) {
+			return fmt.Errorf("redis %v %w", r.Args(), drivers.ErrNoResult)
+		}
+		return err
 	}
 	return nil
 }
