@@ -45,8 +45,25 @@ func localServer(ctx context.Context, l *compose.Local, name string) (*compose.S
 	if err != nil {
 		return nil, err
 	}
+	// As root, the server runs as the mysql user (mariadbd and mysqld
+	// drop root themselves with --user): its own server dir, and the run
+	// dir lets it pass (0711: enter, not list).
+	osUser := ""
+	if os.Geteuid() == 0 {
+		cred, err := compose.SystemUser("mysql", "the MySQL or MariaDB server dbsock starts")
+		if err != nil {
+			return nil, ls.Fail(err)
+		}
+		if err := os.Chown(ls.Dir, int(cred.Uid), int(cred.Gid)); err != nil {
+			return nil, ls.Fail(err)
+		}
+		if err := os.Chmod(filepath.Dir(ls.Dir), 0o711); err != nil {
+			return nil, ls.Fail(err)
+		}
+		osUser = "mysql"
+	}
 	datadir := filepath.Join(ls.Dir, "data")
-	if err := mysqlInit(l, ctx, bin, mariadb, datadir, ls.Dir); err != nil {
+	if err := mysqlInit(l, ctx, bin, mariadb, datadir, ls.Dir, osUser); err != nil {
 		return nil, ls.Fail(err)
 	}
 	args := []string{"--no-defaults", "--datadir=" + datadir, "--socket=" + ls.Sock,
@@ -57,8 +74,8 @@ func localServer(ctx context.Context, l *compose.Local, name string) (*compose.S
 	if !mariadb {
 		args = append(args, "--mysqlx=OFF")
 	}
-	if os.Geteuid() == 0 {
-		args = append(args, "--user=root")
+	if osUser != "" {
+		args = append(args, "--user="+osUser)
 	}
 	if err := ls.Start(ctx, filepath.Base(bin), bin, args, nil, ""); err != nil {
 		return nil, ls.Fail(err)
@@ -77,9 +94,11 @@ func localServer(ctx context.Context, l *compose.Local, name string) (*compose.S
 		drivers.Endpoint{Transport: drivers.Unix, Address: ls.Sock, User: User, Password: password, Database: Database}), nil
 }
 
-// mysqlInit creates an empty data directory whose root account has no
-// password and is reachable only through the socket of this private server.
-func mysqlInit(l *compose.Local, ctx context.Context, bin string, mariadb bool, datadir, dir string) error {
+// mysqlInit creates an empty data directory, owned by osUser when given,
+// whose root account has no password until mysqlCreateAccount locks the
+// server: meanwhile it is reachable only through the socket of this
+// private server, in a directory no other user may enter.
+func mysqlInit(l *compose.Local, ctx context.Context, bin string, mariadb bool, datadir, dir, osUser string) error {
 	var cmd *exec.Cmd
 	if mariadb {
 		_, installDB := l.Find("mariadb-install-db", "mysql_install_db")
@@ -90,14 +109,14 @@ func mysqlInit(l *compose.Local, ctx context.Context, bin string, mariadb bool, 
 		// not, for a server that only listens on 127.0.0.1 and a socket).
 		args := []string{"--no-defaults", "--datadir=" + datadir, "--auth-root-authentication-method=normal",
 			"--skip-test-db", "--skip-name-resolve", "--force"}
-		if os.Geteuid() == 0 {
-			args = append(args, "--user=root")
+		if osUser != "" {
+			args = append(args, "--user="+osUser)
 		}
 		cmd = exec.CommandContext(ctx, installDB, args...)
 	} else {
 		args := []string{"--no-defaults", "--initialize-insecure", "--datadir=" + datadir}
-		if os.Geteuid() == 0 {
-			args = append(args, "--user=root")
+		if osUser != "" {
+			args = append(args, "--user="+osUser)
 		}
 		cmd = exec.CommandContext(ctx, bin, args...)
 	}
@@ -132,7 +151,11 @@ func errorLines(out string) string {
 
 // mysqlCreateAccount creates the measuring account for both hosts a
 // --skip-name-resolve server distinguishes: localhost (socket) and 127.0.0.1
-// (TCP). The password travels over the socket, never on a command line.
+// (TCP), and then locks the server to it: every other account but the
+// server's own system accounts is dropped (MariaDB's installer makes
+// root@127.0.0.1, root@::1 and anonymous ones without a password), and
+// root@localhost gets a random password that nobody keeps. The password
+// travels over the socket, never on a command line.
 func mysqlCreateAccount(ctx context.Context, root drivers.Endpoint, password string) error {
 	connector, err := gomysql.NewConnector(Config(root))
 	if err != nil {
@@ -140,6 +163,7 @@ func mysqlCreateAccount(ctx context.Context, root drivers.Endpoint, password str
 	}
 	db := sql.OpenDB(connector)
 	defer db.Close()
+	db.SetMaxOpenConns(1) // root's password changes last, on this connection
 	stmts := []string{"CREATE DATABASE IF NOT EXISTS " + Database}
 	for _, host := range []string{"localhost", "127.0.0.1"} {
 		account := fmt.Sprintf("'%s'@'%s'", User, host)
@@ -147,6 +171,18 @@ func mysqlCreateAccount(ctx context.Context, root drivers.Endpoint, password str
 			"CREATE USER IF NOT EXISTS "+account+" IDENTIFIED BY '"+password+"'",
 			"GRANT ALL ON "+Database+".* TO "+account)
 	}
+	others, err := otherAccounts(ctx, db)
+	if err != nil {
+		return fmt.Errorf("lock the server over %s: list its accounts: %w", root, err)
+	}
+	for _, a := range others {
+		stmts = append(stmts, "DROP USER "+a)
+	}
+	rootPW, err := compose.RandomPassword()
+	if err != nil {
+		return err
+	}
+	stmts = append(stmts, "ALTER USER 'root'@'localhost' IDENTIFIED BY '"+rootPW+"'")
 	for i, q := range stmts {
 		if _, err := db.ExecContext(ctx, q); err != nil {
 			// The statement may hold the password: name it by number only.
@@ -154,4 +190,35 @@ func mysqlCreateAccount(ctx context.Context, root drivers.Endpoint, password str
 		}
 	}
 	return nil
+}
+
+// systemAccounts are the servers' own locked accounts, kept.
+var systemAccounts = map[string]bool{"mariadb.sys": true, "mysql.sys": true, "mysql.session": true, "mysql.infoschema": true}
+
+// otherAccounts are the accounts that are neither root@localhost, nor the
+// server's own, nor dbsock's, quoted for DROP USER.
+func otherAccounts(ctx context.Context, db *sql.DB) ([]string, error) {
+	rows, err := db.QueryContext(ctx, "SELECT User, Host FROM mysql.user")
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var u, h string
+		if err := rows.Scan(&u, &h); err != nil {
+			return nil, err
+		}
+		if systemAccounts[u] || u == User || (u == "root" && h == "localhost") {
+			continue
+		}
+		out = append(out, quoteAccount(u, h))
+	}
+	return out, rows.Err()
+}
+
+// quoteAccount quotes user@host for an account statement.
+func quoteAccount(user, host string) string {
+	q := func(s string) string { return "'" + strings.NewReplacer(`\`, `\\`, "'", `\'`).Replace(s) + "'" }
+	return q(user) + "@" + q(host)
 }

@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"syscall"
-	"time"
 
 	"github.com/dbsock/dbsock/compose"
 	"github.com/dbsock/dbsock/drivers"
@@ -89,16 +88,22 @@ func localServer(ctx context.Context, l *compose.Local, name string) (*compose.S
 	args := []string{"-D", data, "-c", "listen_addresses=127.0.0.1", "-c", "port=" + strconv.Itoa(ls.Port),
 		"-c", "unix_socket_directories=" + ls.Dir, "-c", "unix_socket_permissions=0700", "-c", "max_connections=300",
 		"-c", "shared_buffers=32MB", "-c", "fsync=off"}
-	if err := ls.Start(ctx, server, serverBin, args, nil, ""); err != nil {
-		return nil, ls.Fail(err)
-	}
 	tcp := drivers.Endpoint{Transport: drivers.TCP, Address: ls.TCPAddr(), User: User, Password: password, Database: Database}
 	unix := tcp
 	unix.Transport, unix.Address = drivers.Unix, ls.Sock
 	// Accepting connections is not yet ready: PostgreSQL refuses logins
-	// while it starts up.
-	login := func(ctx context.Context) error { _, err := New(drivers.Workload{}).Info(ctx, tcp); return err }
-	if err := compose.Poll(ctx, 30*time.Second, login, ls.Gone); err != nil {
+	// while it starts up ("the database system is starting up"). The
+	// probe logs in over both endpoints, at the first start and after
+	// every restart (--instances) alike.
+	login := func(ctx context.Context) error {
+		for _, ep := range []drivers.Endpoint{tcp, unix} {
+			if _, err := New(drivers.Workload{}).Info(ctx, ep); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if err := ls.StartProbe(ctx, server, serverBin, args, nil, "", login); err != nil {
 		return nil, ls.Fail(err)
 	}
 	origin := fmt.Sprintf("local process %s (pid %d)", serverBin, ls.PID())

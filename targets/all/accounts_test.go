@@ -1,0 +1,81 @@
+package all_test
+
+import (
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/dbsock/dbsock/internal/testutil"
+	"github.com/dbsock/dbsock/targets/targettest"
+)
+
+// TestNoAccountWithoutTheRunsPassword: the MariaDB (or MySQL) server
+// dbsock starts lets no one in without the run's password: as an
+// unprivileged OS user (nobody) over TCP, over ::1 and through the socket,
+// root, anonymous and dbsock's own account without the password are all
+// refused; as root (dbsock's own OS user) over the socket too. The server
+// itself runs as the mysql user, not as root.
+func TestNoAccountWithoutTheRunsPassword(t *testing.T) {
+	testutil.NeedAny(t, "mariadb")
+	srv := targettest.Local(t, "mysql", targettest.Binaries["mysql"]...)
+	host, port, _ := strings.Cut(srv.TCP.Address, ":")
+	client, err := exec.LookPath("mariadb")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if os.Geteuid() == 0 {
+		if uid := uidOf(t, srv.PID); uid == 0 {
+			t.Errorf("the server (pid %d) runs as root", srv.PID)
+		}
+	}
+	ways := map[string][]string{
+		"tcp":    {"--protocol=tcp", "-h", host, "-P", port},
+		"tcp6":   {"--protocol=tcp", "-h", "::1", "-P", port},
+		"socket": {"--protocol=socket", "--socket=" + srv.Unix.Address},
+	}
+	for way, args := range ways {
+		for _, account := range [][]string{{"-uroot"}, {"-u", ""}, {"-umysql"}, {"-udbsock"}, {"-udbsock", "-pnot-the-password"}, {"-uroot", "-proot"}} {
+			for _, asNobody := range []bool{true, false} {
+				if !asNobody && way != "socket" {
+					continue
+				}
+				cmd := exec.Command(client, append(append([]string{"--no-defaults", "--connect-timeout=5"}, args...), append(account, "-e", "SELECT CURRENT_USER()")...)...)
+				if asNobody && os.Geteuid() == 0 {
+					cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+				}
+				out, err := cmd.CombinedOutput()
+				if err == nil {
+					t.Errorf("%s as %v (OS user nobody: %v) logged in: %s", way, account, asNobody, out)
+				}
+			}
+		}
+	}
+	// The run's own account with its password works over both.
+	for _, args := range [][]string{ways["tcp"], ways["socket"]} {
+		cmd := exec.Command(client, append(append([]string{"--no-defaults"}, args...), "-udbsock", "-e", "SELECT 1")...)
+		cmd.Env = append(os.Environ(), "MYSQL_PWD="+srv.TCP.Password)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Errorf("dbsock with the run's password over %v: %v %s", args, err, out)
+		}
+	}
+}
+
+// uidOf is the real uid of process pid.
+func uidOf(t *testing.T, pid int) int {
+	t.Helper()
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if f := strings.Fields(line); len(f) > 1 && f[0] == "Uid:" {
+			uid, _ := strconv.Atoi(f[1])
+			return uid
+		}
+	}
+	t.Fatalf("no Uid line for pid %d", pid)
+	return -1
+}
