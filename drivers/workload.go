@@ -265,7 +265,7 @@ func CheckSQL(target, q, op, ph string) error {
 	if ph == "$1" && strings.Contains(q, "$2") {
 		return fmt.Errorf("%s --query %q has a $2; give one placeholder, $1, for the key", target, q)
 	}
-	first := strings.ToUpper(strings.Fields(q)[0])
+	first := LeadingWord(q)
 	reads := first == "SELECT" || first == "WITH"
 	switch {
 	case op == OpRead && !reads:
@@ -275,6 +275,52 @@ func CheckSQL(target, q, op, ph string) error {
 	}
 	return nil
 }
+
+// LeadingWord is the first word of SQL statement q, in upper case, after
+// white space, comments (/* */ and --) and opening parentheses: "SELECT"
+// for "(SELECT 1)" and for "/* why */ SELECT 1".
+func LeadingWord(q string) string {
+	for {
+		q = strings.TrimLeft(q, " \t\r\n(")
+		switch {
+		case strings.HasPrefix(q, "/*"):
+			end := strings.Index(q, "*/")
+			if end < 0 {
+				return ""
+			}
+			q = q[end+2:]
+		case strings.HasPrefix(q, "--"):
+			end := strings.IndexByte(q, '\n')
+			if end < 0 {
+				return ""
+			}
+			q = q[end+1:]
+		default:
+			end := strings.IndexFunc(q, func(r rune) bool { return !('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z') })
+			if end < 0 {
+				end = len(q)
+			}
+			return strings.ToUpper(q[:end])
+		}
+	}
+}
+
+// CheckKeysSQL says what is wrong with q as a query that lists keys
+// (--keys-from query:): it must read (SELECT, WITH, VALUES or TABLE). The
+// server runs it in a read-only transaction as well, which refuses what a
+// read hides (a function that writes, a data-modifying WITH).
+func CheckKeysSQL(target, q string) error {
+	switch LeadingWord(q) {
+	case "SELECT", "WITH", "VALUES", "TABLE":
+		return nil
+	}
+	return Statementf("%s --keys-from query %q does not read (it must be a SELECT, WITH, VALUES or TABLE statement): dbsock never writes to list keys", target, q)
+}
+
+// ReadsYourQuery says that w's ops are the user's own statement under
+// --op read: drivers that can make their connections read-only do, so
+// that a statement that writes is refused by the server.
+func (w Workload) ReadsYourQuery() bool { return w.Query != "" && !w.Writes() }
 
 // ReadStatement is the statement of w's reads: "" under OpUpdate (no op
 // reads), the user's Query, or own, dbsock's lookup.

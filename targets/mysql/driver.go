@@ -8,6 +8,7 @@ import (
 	"bytes"
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
 	"strings"
@@ -117,6 +118,9 @@ func (d *Driver) Describe() string {
 // ConnectPhase implements drivers.Driver.
 func (d *Driver) ConnectPhase() string {
 	s := "connect, MySQL handshake and authentication"
+	if d.w.ReadsYourQuery() {
+		s += ", SET SESSION TRANSACTION READ ONLY (your --query under --op read)"
+	}
 	if d.mode == ModePrepared {
 		s += ", and preparing the statement"
 	}
@@ -136,7 +140,7 @@ func Config(ep drivers.Endpoint) *gomysql.Config {
 	return cfg
 }
 
-func (d *Driver) openDB(ep drivers.Endpoint, socks *drivers.Sockets) (*sql.DB, error) {
+func (d *Driver) openDB(ep drivers.Endpoint, socks *drivers.Sockets, readOnly bool) (*sql.DB, error) {
 	cfg := Config(ep)
 	if socks != nil {
 		cfg.DialFunc = socks.Dial
@@ -145,6 +149,9 @@ func (d *Driver) openDB(ep drivers.Endpoint, socks *drivers.Sockets) (*sql.DB, e
 	connector, err := gomysql.NewConnector(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("configure mysql client for %s: %w", ep, err)
+	}
+	if readOnly {
+		connector = readOnlySession{connector}
 	}
 	db := sql.OpenDB(connector)
 	db.SetMaxOpenConns(1)
@@ -162,7 +169,7 @@ func (d *Driver) Seed(ctx context.Context, ep drivers.Endpoint) error {
 	if !d.w.Seeds() {
 		return nil
 	}
-	db, err := d.openDB(ep, nil)
+	db, err := d.openDB(ep, nil, false)
 	if err != nil {
 		return err
 	}
@@ -215,7 +222,7 @@ func (d *Driver) insertRows(ctx context.Context, db *sql.DB, ep drivers.Endpoint
 
 // Info implements drivers.Driver.
 func (d *Driver) Info(ctx context.Context, ep drivers.Endpoint) (drivers.ServerInfo, error) {
-	db, err := d.openDB(ep, nil)
+	db, err := d.openDB(ep, nil, false)
 	if err != nil {
 		return drivers.ServerInfo{}, err
 	}
@@ -250,7 +257,7 @@ func ParseVersion(version, comment string) drivers.ServerInfo {
 // statements prepared on it in ModePrepared.
 func (d *Driver) Open(ctx context.Context, ep drivers.Endpoint) (drivers.Conn, error) {
 	socks := &drivers.Sockets{}
-	db, err := d.openDB(ep, socks)
+	db, err := d.openDB(ep, socks, d.w.ReadsYourQuery())
 	if err != nil {
 		return nil, err
 	}
@@ -437,18 +444,50 @@ func (c *Conn) Close() error {
 }
 
 // ListKeys implements drivers.KeyLister: query's first column, as text, at
-// most limit rows.
+// most limit rows, read in a read-only transaction that is rolled back.
 func (d *Driver) ListKeys(ctx context.Context, ep drivers.Endpoint, query string, limit int) ([]string, error) {
-	db, err := d.openDB(ep, nil)
+	if err := drivers.CheckKeysSQL(name, query); err != nil {
+		return nil, err
+	}
+	db, err := d.openDB(ep, nil, false)
 	if err != nil {
 		return nil, err
 	}
 	defer db.Close()
-	rows, err := db.QueryContext(ctx, query)
+	tx, err := db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return nil, err
+	}
+	defer tx.Rollback()
+	rows, err := tx.QueryContext(ctx, query)
 	if err != nil {
 		return nil, err
 	}
 	return drivers.ScanKeys(rows, limit)
+}
+
+// readOnlySession makes every connection of its connector read-only (SET SESSION
+// TRANSACTION READ ONLY, which MySQL and MariaDB both take), for your
+// statement under --op read: the server then refuses a write, e.g. a
+// function that inserts, with its own words, before anything is timed.
+type readOnlySession struct{ driver.Connector }
+
+// Connect implements driver.Connector.
+func (r readOnlySession) Connect(ctx context.Context) (driver.Conn, error) {
+	c, err := r.Connector.Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	ex, ok := c.(driver.ExecerContext)
+	if !ok {
+		c.Close()
+		return nil, errors.New("the mysql driver cannot run SET SESSION TRANSACTION READ ONLY")
+	}
+	if _, err := ex.ExecContext(ctx, "SET SESSION TRANSACTION READ ONLY", nil); err != nil {
+		c.Close()
+		return nil, fmt.Errorf("make the session read-only (your --query under --op read): %w", err)
+	}
+	return c, nil
 }
 
 // CheckQuery implements drivers.QueryTaker: one ? for the key.
@@ -457,7 +496,7 @@ func (*Driver) CheckQuery(q, op string) error { return drivers.CheckSQL(name, q,
 // VerifyEndpoint implements drivers.EndpointVerifier: the processlist
 // host of a fresh connection that prepares nothing.
 func (d *Driver) VerifyEndpoint(ctx context.Context, ep drivers.Endpoint) (drivers.Verification, error) {
-	db, err := d.openDB(ep, nil)
+	db, err := d.openDB(ep, nil, false)
 	if err != nil {
 		return drivers.Verification{}, err
 	}

@@ -26,7 +26,11 @@ import (
 type Driver struct{ *postgres.Driver }
 
 // New returns the pgbouncer driver for workload w.
-func New(w drivers.Workload) Driver { return Driver{postgres.NewMode(postgres.ModeExec, w)} }
+func New(w drivers.Workload) Driver {
+	d := postgres.NewMode(postgres.ModeExec, w)
+	d.Pooled = true
+	return Driver{d}
+}
 
 // Name implements drivers.Driver.
 func (Driver) Name() string { return name }

@@ -59,6 +59,9 @@ type Driver struct {
 	valueSize int
 	w         drivers.Workload
 	depth     int // lookups per op, in one batch (0 or 1: one)
+	// Pooled says that the endpoint is a pooler (PgBouncer), which takes
+	// no server settings in the startup packet.
+	Pooled bool
 }
 
 // Pipeline implements drivers.Pipeliner: each op sends depth executions of
@@ -174,7 +177,7 @@ func splitHostPort(addr string) (string, uint16, error) {
 	return strings.Trim(addr[:i], "[]"), uint16(p), nil
 }
 
-func (d *Driver) connect(ctx context.Context, ep drivers.Endpoint, socks *drivers.Sockets) (*pgx.Conn, error) {
+func (d *Driver) connect(ctx context.Context, ep drivers.Endpoint, socks *drivers.Sockets, readOnly bool) (*pgx.Conn, error) {
 	cfg, err := Config(ep)
 	if err != nil {
 		return nil, err
@@ -186,6 +189,14 @@ func (d *Driver) connect(ctx context.Context, ep drivers.Endpoint, socks *driver
 		cfg.DefaultQueryExecMode = pgx.QueryExecModeExec
 	}
 	cfg.RuntimeParams["application_name"] = applicationName()
+	if readOnly {
+		// Your statement under --op read: every transaction of the
+		// connection is read-only, so the server refuses a write (a
+		// data-modifying WITH, a function that writes, nextval) with its
+		// own words, before anything is timed. Set in the startup packet:
+		// no round trip.
+		cfg.RuntimeParams["default_transaction_read_only"] = "on"
+	}
 	c, err := pgx.ConnectConfig(ctx, cfg)
 	if err != nil {
 		if msg := err.Error(); strings.Contains(msg, "%!w(<nil>)") {
@@ -203,7 +214,7 @@ func (d *Driver) Seed(ctx context.Context, ep drivers.Endpoint) error {
 	if !d.w.Seeds() {
 		return nil
 	}
-	c, err := d.connect(ctx, ep, nil)
+	c, err := d.connect(ctx, ep, nil, false)
 	if err != nil {
 		return err
 	}
@@ -233,7 +244,7 @@ func (d *Driver) Seed(ctx context.Context, ep drivers.Endpoint) error {
 
 // Info implements drivers.Driver.
 func (d *Driver) Info(ctx context.Context, ep drivers.Endpoint) (drivers.ServerInfo, error) {
-	c, err := d.connect(ctx, ep, nil)
+	c, err := d.connect(ctx, ep, nil, false)
 	if err != nil {
 		return drivers.ServerInfo{}, err
 	}
@@ -253,7 +264,7 @@ func (d *Driver) Info(ctx context.Context, ep drivers.Endpoint) (drivers.ServerI
 // statements prepared in ModePrepared.
 func (d *Driver) Open(ctx context.Context, ep drivers.Endpoint) (drivers.Conn, error) {
 	socks := &drivers.Sockets{}
-	c, err := d.connect(ctx, ep, socks)
+	c, err := d.connect(ctx, ep, socks, d.w.ReadsYourQuery() && !d.Pooled)
 	if err != nil {
 		return nil, err
 	}
@@ -464,14 +475,22 @@ func applicationName() string {
 func (c *Conn) LocalAddr() net.Addr { return c.c.PgConn().Conn().LocalAddr() }
 
 // ListKeys implements drivers.KeyLister: query's first column, as text, at
-// most limit rows.
+// most limit rows, read in a read-only transaction that is rolled back.
 func (d *Driver) ListKeys(ctx context.Context, ep drivers.Endpoint, query string, limit int) ([]string, error) {
-	c, err := d.connect(ctx, ep, nil)
+	if err := drivers.CheckKeysSQL(name, query); err != nil {
+		return nil, err
+	}
+	c, err := d.connect(ctx, ep, nil, false)
 	if err != nil {
 		return nil, err
 	}
 	defer c.Close(context.Background())
-	rows, err := c.Query(ctx, query, pgx.QueryResultFormats{pgx.TextFormatCode})
+	tx, err := c.BeginTx(ctx, pgx.TxOptions{AccessMode: pgx.ReadOnly})
+	if err != nil {
+		return nil, err
+	}
+	defer tx.Rollback(context.Background())
+	rows, err := tx.Query(ctx, query, pgx.QueryResultFormats{pgx.TextFormatCode})
 	if err != nil {
 		return nil, err
 	}
@@ -484,7 +503,7 @@ func (*Driver) CheckQuery(q, op string) error { return drivers.CheckSQL(name, q,
 // VerifyEndpoint implements drivers.EndpointVerifier: inet_client_addr()
 // of a fresh connection that prepares nothing.
 func (d *Driver) VerifyEndpoint(ctx context.Context, ep drivers.Endpoint) (drivers.Verification, error) {
-	c, err := d.connect(ctx, ep, nil)
+	c, err := d.connect(ctx, ep, nil, false)
 	if err != nil {
 		return drivers.Verification{}, err
 	}

@@ -1,0 +1,138 @@
+package all_test
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/dbsock/dbsock/compose"
+	"github.com/dbsock/dbsock/drivers"
+	"github.com/dbsock/dbsock/pipeline"
+	"github.com/dbsock/dbsock/scenarios"
+	"github.com/dbsock/dbsock/targets/postgres"
+	"github.com/dbsock/dbsock/targets/targettest"
+)
+
+// writeThroughARead is one of the statements and keys queries that look like reads
+// (or are plain writes) and write: under --op read each must be refused
+// before timing, with the server's words, and leave the data as it was.
+type writeThroughARead struct {
+	query, keys string // one of the two
+	says        string // in the error
+}
+
+// TestReadsCannotWritePostgres: your statement and your keys query run in
+// read-only transactions: a data-modifying WITH, a function that inserts,
+// nextval, SELECT INTO, and keys queries that delete or drop are refused,
+// and the table, the log, the sequence and the schema are untouched.
+func TestReadsCannotWritePostgres(t *testing.T) {
+	srv := targettest.Local(t, "postgres", targettest.Binaries["postgres"]...)
+	ctx := context.Background()
+	cfg, err := postgres.Config(srv.Unix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := pgx.ConnectConfig(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close(ctx)
+	for _, q := range []string{
+		"CREATE TABLE items (id int PRIMARY KEY, n int NOT NULL DEFAULT 0)",
+		"INSERT INTO items (id) SELECT generate_series(1, 50)",
+		"CREATE TABLE log (i int)",
+		"CREATE SEQUENCE seq",
+		"CREATE FUNCTION sidefx(i int) RETURNS int AS 'INSERT INTO log VALUES (i); SELECT i' LANGUAGE sql",
+	} {
+		if _, err := c.Exec(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	checkRefused(t, "postgres", srv, []writeThroughARead{
+		{query: "WITH u AS (UPDATE items SET n = n + 1 WHERE id = $1 RETURNING id) SELECT id FROM u", says: "read-only transaction"},
+		{query: "SELECT sidefx($1)", says: "read-only transaction"},
+		{query: "SELECT nextval('seq') + $1", says: "read-only transaction"},
+		{query: "SELECT id INTO stolen FROM items WHERE id = $1", says: "read-only transaction"},
+		{keys: "DELETE FROM items WHERE id > 40 RETURNING id", says: "does not read"},
+		{keys: "DROP TABLE items", says: "does not read"},
+		{keys: "WITH d AS (DELETE FROM items WHERE id > 40 RETURNING id) SELECT id FROM d", says: "read-only transaction"},
+		{keys: "SELECT sidefx(id) FROM items", says: "read-only transaction"},
+	})
+	var items, sum, logged int
+	var called, stolen bool
+	if err := c.QueryRow(ctx, "SELECT count(*), sum(n), (SELECT count(*) FROM log), (SELECT is_called FROM seq), to_regclass('stolen') IS NOT NULL FROM items").
+		Scan(&items, &sum, &logged, &called, &stolen); err != nil {
+		t.Fatal(err)
+	}
+	if items != 50 || sum != 0 || logged != 0 || called || stolen {
+		t.Errorf("after the refused runs: %d items (want 50), sum of n %d (want 0), %d logged (want 0), nextval called %v, table stolen made %v", items, sum, logged, called, stolen)
+	}
+}
+
+// TestReadsCannotWriteMySQL: the same for MariaDB (or MySQL): a function
+// that inserts is refused in the read-only session, keys queries that
+// write are refused, and the data is as it was.
+func TestReadsCannotWriteMySQL(t *testing.T) {
+	srv := targettest.Local(t, "mysql", targettest.Binaries["mysql"]...)
+	db, err := sqlOpen(srv.Unix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	for _, q := range []string{
+		"CREATE TABLE items (id INT PRIMARY KEY, n INT NOT NULL DEFAULT 0)",
+		"INSERT INTO items (id) VALUES " + values(50),
+		"CREATE TABLE log (i INT)",
+		"CREATE FUNCTION sidefx(i INT) RETURNS INT MODIFIES SQL DATA BEGIN INSERT INTO log VALUES (i); RETURN i; END",
+	} {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	checkRefused(t, "mysql", srv, []writeThroughARead{
+		{query: "SELECT sidefx(?)", says: "READ ONLY"},
+		{keys: "DELETE FROM items WHERE id > 40", says: "does not read"},
+		{keys: "DROP TABLE items", says: "does not read"},
+		{keys: "SELECT sidefx(id) FROM items", says: "READ ONLY"},
+	})
+	var items, sum, logged int
+	if err := db.QueryRow("SELECT count(*), sum(n), (SELECT count(*) FROM log) FROM items").Scan(&items, &sum, &logged); err != nil {
+		t.Fatal(err)
+	}
+	if items != 50 || sum != 0 || logged != 0 {
+		t.Errorf("after the refused runs: %d items (want 50), sum of n %d (want 0), %d logged (want 0)", items, sum, logged)
+	}
+}
+
+// checkRefused runs each case against srv under --op read and wants a
+// statement error (exit 2) that says what the case says.
+func checkRefused(t *testing.T, target string, srv *compose.Server, cases []writeThroughARead) {
+	t.Helper()
+	p := targettest.External(target, srv)
+	opt := scenarios.Options{N: 50, Warmup: 5, Rounds: 1, Blocks: 1, Seed: 1, Rows: 50}
+	for _, tc := range cases {
+		own := targettest.Own{Query: tc.query}
+		if tc.keys != "" {
+			own = targettest.Own{KeysFrom: &pipeline.KeySource{Query: tc.keys}, Query: map[string]string{"postgres": "SELECT id FROM items WHERE id = $1", "mysql": "SELECT id FROM items WHERE id = ?"}[target]}
+		}
+		_, err := targettest.MeasureOwn(t, target, p, opt, own)
+		if !errors.Is(err, drivers.ErrStatement) {
+			t.Errorf("%+v: %v; want a statement error", tc, err)
+			continue
+		}
+		targettest.Contains(t, err, tc.says)
+	}
+}
+
+// values is "(1),(2),...,(n)".
+func values(n int) string {
+	v := make([]string, n)
+	for i := range v {
+		v[i] = "(" + strconv.Itoa(i+1) + ")"
+	}
+	return strings.Join(v, ",")
+}
