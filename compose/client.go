@@ -161,6 +161,17 @@ var elfMachines = map[elf.Machine][]string{
 // says whether it is statically linked.
 func clientBinary(binary, arch string) (static bool, err error) {
 	build := fmt.Sprintf("GOOS=linux GOARCH=%s CGO_ENABLED=0 go build -o dbsock-linux ./cmd/dbsock, then give --client-binary dbsock-linux", goArch(arch))
+	// Only a regular file is opened: a FIFO would block the open.
+	if fi, err := os.Stat(binary); err != nil || !fi.Mode().IsRegular() || fi.Size() == 0 {
+		what := "not a regular file"
+		switch {
+		case err != nil:
+			what = err.Error()
+		case fi.Mode().IsRegular():
+			what = "empty"
+		}
+		return false, fmt.Errorf("%s is not a Linux executable (%s): build one with %s", binary, what, build)
+	}
 	f, err := elf.Open(binary)
 	if err != nil {
 		return false, fmt.Errorf("%s is not a Linux executable (%v; this dbsock was built for %s/%s), and the client container runs Linux: build one with %s",
@@ -177,6 +188,14 @@ func clientBinary(binary, arch string) (static bool, err error) {
 		}
 	}
 	return true, nil
+}
+
+// CheckClientBinary checks, before anything starts, that binary is a Linux
+// executable for an architecture the client container can run (amd64 or
+// arm64; the engine's own is checked again when the client starts).
+func CheckClientBinary(binary string) error {
+	_, err := clientBinary(binary, "")
+	return err
 }
 
 func goArch(arch string) string {

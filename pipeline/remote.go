@@ -13,9 +13,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 
 	"github.com/spf13/pflag"
 
@@ -224,22 +227,26 @@ func meterRoots(m cpustat.Meter) ([]int, string) {
 	return nil, ""
 }
 
-// ServeCase is "dbsock measure FILE": it reads the case in file (and
-// removes it: it holds the passwords), runs scenarios.Run on it in this
-// process, and writes the runs and the end to the case's Out file.
+// ErrBadCase marks a file that is not a case dbsock run wrote: dbsock
+// measure refuses it (exit 2) and leaves it where it is.
+var ErrBadCase = errors.New("not a case file of dbsock run --client container")
+
+// maxCaseBytes bounds a case file (its keys are its bulk).
+const maxCaseBytes = 256 << 20
+
+// ServeCase is "dbsock measure FILE": it reads the case in file, checks it
+// (ErrBadCase: the file is left as it is), removes it (it holds the
+// passwords), runs scenarios.Run on it in this process, and writes the
+// runs and the end to the case's Out file, which must not exist yet.
 func ServeCase(ctx context.Context, file string) error {
-	b, err := os.ReadFile(file)
+	cs, err := readCase(file)
 	if err != nil {
-		return fmt.Errorf("read the case: %w", err)
+		return err
 	}
 	os.Remove(file)
-	var cs Case
-	if err := json.Unmarshal(b, &cs); err != nil {
-		return fmt.Errorf("read the case %s: %w", file, err)
-	}
-	out, err := os.OpenFile(cs.Out, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o600)
+	out, err := os.OpenFile(cs.Out, os.O_CREATE|os.O_EXCL|os.O_WRONLY|syscall.O_NOFOLLOW, 0o600)
 	if err != nil {
-		return fmt.Errorf("write the runs: %w", err)
+		return fmt.Errorf("write the runs to %s (a new file beside the case): %w", cs.Out, err)
 	}
 	defer out.Close()
 	w := bufio.NewWriter(out)
@@ -258,6 +265,82 @@ func ServeCase(ctx context.Context, file string) error {
 		return fmt.Errorf("write the runs to %s: %w", cs.Out, err)
 	}
 	return rerr
+}
+
+// readCase reads and checks the case in file: a regular file of at most
+// maxCaseBytes holding one case whose out file is FILE.out.
+func readCase(file string) (Case, error) {
+	var cs Case
+	bad := func(format string, args ...any) (Case, error) {
+		return cs, fmt.Errorf("%w: %s: %s", ErrBadCase, file, fmt.Sprintf(format, args...))
+	}
+	fi, err := os.Lstat(file)
+	switch {
+	case err != nil:
+		return bad("%v", err)
+	case !fi.Mode().IsRegular():
+		return bad("not a regular file (%s)", fi.Mode().Type())
+	case fi.Size() > maxCaseBytes:
+		return bad("%d bytes, more than a case's %d", fi.Size(), maxCaseBytes)
+	}
+	f, err := os.Open(file)
+	if err != nil {
+		return bad("%v", err)
+	}
+	defer f.Close()
+	dec := json.NewDecoder(io.LimitReader(f, maxCaseBytes))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&cs); err != nil {
+		return bad("%v", err)
+	}
+	if err := cs.check(file); err != nil {
+		return bad("%v", err)
+	}
+	return cs, nil
+}
+
+// check says what makes cs a case dbsock run cannot have written.
+func (cs Case) check(file string) error {
+	if _, ok := targets.Lookup(cs.Target); !ok {
+		return fmt.Errorf("no target %q", cs.Target)
+	}
+	if cs.Out != file+".out" {
+		return fmt.Errorf("its out file %q is not %s.out", cs.Out, file)
+	}
+	if _, _, err := scenarios.ParseOp(cs.Op); cs.Op != "" && err != nil {
+		return err
+	}
+	o := cs.Options
+	switch {
+	case o.N <= 0 && o.Duration <= 0:
+		return fmt.Errorf("n %d: a case times at least one op", o.N)
+	case o.N < 0 || o.Blocks < 0 || o.Warmup < 0 || o.Rounds <= 0 || o.Concurrency < 0 || cs.Depth < 0 || cs.Rows < 0:
+		return fmt.Errorf("a negative count (n %d, blocks %d, warmup %d, rounds %d, concurrency %d, depth %d, rows %d)", o.N, o.Blocks, o.Warmup, o.Rounds, o.Concurrency, cs.Depth, cs.Rows)
+	case cs.Depth > 10000 || o.Concurrency > 4096:
+		return fmt.Errorf("depth %d or concurrency %d above dbsock run's limits (10,000 and 4,096)", cs.Depth, o.Concurrency)
+	}
+	for _, ep := range []drivers.Endpoint{cs.TCP, cs.Unix} {
+		if err := ep.Validate(); err != nil {
+			return err
+		}
+		if ep.Transport == drivers.TCP && !loopback(ep.Address) {
+			return fmt.Errorf("endpoint %s is not on loopback: dbsock measures only loopback and Unix sockets", ep.Address)
+		}
+	}
+	if cs.TCP.Transport != drivers.TCP || cs.Unix.Transport != drivers.Unix {
+		return fmt.Errorf("endpoints %s and %s are not TCP and a Unix socket", cs.TCP, cs.Unix)
+	}
+	return nil
+}
+
+// loopback says whether host:port names a loopback address.
+func loopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }
 
 // run builds the case's driver from its target's flags and runs the loop.

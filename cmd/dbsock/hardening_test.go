@@ -1,7 +1,11 @@
 package main
 
 import (
+	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/dbsock/dbsock/internal/testutil"
@@ -30,6 +34,88 @@ func TestRedisPipelineOfYourCommand(t *testing.T) {
 			if r.Errors != 0 || r.N != 200 || !r.TransportVerified || r.Pipeline != 16 {
 				t.Errorf("%v over %s: %d ops, %d errors, verified %v, pipeline %d", args, r.Transport, r.N, r.Errors, r.TransportVerified, r.Pipeline)
 			}
+		}
+	}
+}
+
+// TestMeasureRefusesWhatIsNotACase: dbsock measure checks a case file
+// before it removes it (it holds passwords, so it is removed once read):
+// a README, an empty file, [], null, a FIFO, an out file elsewhere, an
+// endpoint off loopback, an unknown op and negative counts are refused
+// with exit 2 and one line, and the file is left where it was.
+func TestMeasureRefusesWhatIsNotACase(t *testing.T) {
+	dir := t.TempDir()
+	good := func(f string) map[string]any {
+		return map[string]any{"target": "redis", "rows": 10, "out": f + ".out",
+			"tcp": map[string]any{"transport": "tcp", "address": "127.0.0.1:6379"}, "unix": map[string]any{"transport": "unix", "address": "/tmp/r.sock"},
+			"options": map[string]any{"N": 10, "Rounds": 1}}
+	}
+	cases := map[string]func(f string) any{
+		"readme": func(string) any { return "# dbsock\n" },
+		"empty":  func(string) any { return "" },
+		"array":  func(string) any { return "[]" },
+		"null":   func(string) any { return "null" },
+		"out":    func(f string) any { c := good(f); c["out"] = filepath.Join(dir, "elsewhere"); return c },
+		"remote": func(f string) any {
+			c := good(f)
+			c["tcp"] = map[string]any{"transport": "tcp", "address": "192.0.2.1:6379"}
+			return c
+		},
+		"op":       func(f string) any { c := good(f); c["op"] = "drop"; return c },
+		"negative": func(f string) any { c := good(f); c["options"] = map[string]any{"N": -5, "Rounds": 1}; return c },
+	}
+	for name, mk := range cases {
+		f := filepath.Join(dir, name+".json")
+		var b []byte
+		switch v := mk(f).(type) {
+		case string:
+			b = []byte(v)
+		default:
+			b, _ = json.Marshal(v)
+		}
+		if err := os.WriteFile(f, b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		code, _, stderr := dbsock(t, "measure", f)
+		if code != 2 || !strings.Contains(stderr, "not a case file") || strings.Count(strings.TrimSpace(stderr), "\n") > 0 {
+			t.Errorf("%s: exit %d, %q; want exit 2 and one line saying it is not a case file", name, code, stderr)
+		}
+		if _, err := os.Stat(f); err != nil {
+			t.Errorf("%s: the file is gone: %v", name, err)
+		}
+	}
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, stderr := dbsock(t, "measure", fifo); code != 2 || !strings.Contains(stderr, "not a regular file") {
+		t.Errorf("a FIFO: exit %d, %q", code, stderr)
+	}
+}
+
+// TestClientBinaryCheckedUpFront: a --client-binary that is not a Linux
+// executable (a FIFO, which used to hang dbsock in elf.Open; a script; an
+// empty file; a truncated ELF) is refused before any server starts, with
+// exit 2 and one line saying how to build one.
+func TestClientBinaryCheckedUpFront(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	files := map[string]string{"script": "#!/bin/sh\necho hi\n", "empty": "", "truncated": "\x7fELF\x02\x01\x01"}
+	bins := []string{fifo}
+	for name, body := range files {
+		f := filepath.Join(dir, name)
+		if err := os.WriteFile(f, []byte(body), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		bins = append(bins, f)
+	}
+	for _, b := range bins {
+		code, _, stderr := dbsock(t, "run", "echo", "--provider", "local", "--client", "container", "--client-binary", b, "-q")
+		if code != 2 || !strings.Contains(stderr, "not a Linux executable") || !strings.Contains(stderr, "go build") || strings.Count(strings.TrimSpace(stderr), "\n") > 0 {
+			t.Errorf("--client-binary %s: exit %d, %q; want exit 2 and one line", filepath.Base(b), code, stderr)
 		}
 	}
 }

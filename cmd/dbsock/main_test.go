@@ -50,7 +50,7 @@ func TestUsageErrors(t *testing.T) {
 		{"bad format", []string{"run", "echo", "--format", "yaml"}, `--format "yaml" is not accepted`},
 		{"bad client", []string{"run", "echo", "--client", "vm"}, `--client "vm" is not accepted; use one of: host, container`},
 		{"client binary without container", []string{"run", "echo", "--client-binary", "/bin/sh"}, "--client-binary is the dbsock that runs in the client container; give --client container too"},
-		{"client binary missing", []string{"run", "echo", "--client", "container", "--client-binary", "/nonexistent/dbsock"}, "--client-binary /nonexistent/dbsock is not a file"},
+		{"client binary missing", []string{"run", "echo", "--client", "container", "--client-binary", "/nonexistent/dbsock"}, "--client-binary /nonexistent/dbsock is not a Linux executable (stat /nonexistent/dbsock: no such file"},
 		{"bad placement", []string{"run", "echo", "--placement", "diagonal"}, `--placement "diagonal" is not accepted`},
 		{"bad cpu list", []string{"run", "echo", "--client-cpu", "a-b"}, "--client-cpu: CPU list"},
 		{"missing out dir", []string{"run", "echo", "--out", "/nonexistent/dir/r.json"}, `directory "/nonexistent/dir" does not exist`},

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -30,7 +31,11 @@ func newMeasureCmd() *cobra.Command {
 			if len(args) != 1 {
 				return usagef("dbsock measure takes one case file, as dbsock run --client container writes it")
 			}
-			return pipeline.ServeCase(cmd.Context(), args[0])
+			err := pipeline.ServeCase(cmd.Context(), args[0])
+			if errors.Is(err, pipeline.ErrBadCase) {
+				return usagef("%v", err)
+			}
+			return err
 		},
 	}
 	cmd.Flags().BoolVar(&wait, "wait", false, "idle until stopped (the client container's first process)")

@@ -252,8 +252,8 @@ func (o *runOptions) validateClient() error {
 	if o.client != "container" {
 		return usagef("--client-binary is the dbsock that runs in the client container; give --client container too")
 	}
-	if fi, err := os.Stat(o.clientBinary); err != nil || fi.IsDir() {
-		return usagef("--client-binary %s is not a file (a static Linux build of dbsock: GOOS=linux CGO_ENABLED=0 go build -o dbsock-linux ./cmd/dbsock)", o.clientBinary)
+	if err := compose.CheckClientBinary(o.clientBinary); err != nil {
+		return usagef("--client-binary %v", err)
 	}
 	return nil
 }
