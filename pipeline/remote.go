@@ -17,8 +17,10 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/spf13/pflag"
 
@@ -146,7 +148,11 @@ func (c *remoteClient) measure(ctx context.Context, cs Case, emit func(results.R
 	}
 	defer os.Remove(file)
 	defer os.Remove(cs.Out)
-	xerr := c.r.Exec(ctx, "measure", file)
+	defer os.Remove(cs.Out + aliveSuffix)
+	xerr := c.execWatched(ctx, file, cs.Out+aliveSuffix, cs.Options.Timeout())
+	if errors.Is(xerr, errClientSilent) {
+		return fmt.Errorf("the client in %s: %w", c.r.Place(), xerr)
+	}
 	end, rerr := readRuns(cs.Out, emit)
 	switch {
 	case ctx.Err() != nil && !end.Done:
@@ -163,6 +169,62 @@ func (c *remoteClient) measure(ctx context.Context, cs Case, emit func(results.R
 		return fmt.Errorf("the client in %s ended without saying it was done", c.r.Place())
 	}
 	return nil
+}
+
+// aliveSuffix names the file beside a case's out file where the client
+// counts its heartbeats, one a second.
+const aliveSuffix = ".alive"
+
+// heartbeat is how often the client says it is alive.
+const heartbeat = time.Second
+
+// errClientSilent is the error of a client that stopped saying it is
+// alive: paused, hung, or not dbsock.
+var errClientSilent = errors.New("the client stopped saying it is alive")
+
+// execWatched runs the client on the case in file and ends it when its
+// heartbeat (in alive) stops for longer than opTimeout + 5 s: a hung or
+// paused client container is an error, not a run that never ends. The
+// client's own loop bounds each op by opTimeout.
+func (c *remoteClient) execWatched(ctx context.Context, file, alive string, opTimeout time.Duration) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- c.r.Exec(ctx, "measure", file) }()
+	silence := opTimeout + 5*time.Second
+	last, since := "", time.Now()
+	tick := time.NewTicker(heartbeat / 2)
+	defer tick.Stop()
+	for {
+		select {
+		case err := <-done:
+			return err
+		case <-tick.C:
+			b, _ := os.ReadFile(alive)
+			if string(b) != last {
+				last, since = string(b), time.Now()
+				continue
+			}
+			if quiet := time.Since(since); quiet > silence {
+				cancel() // Exec may not return while the container is paused: it is stopped with the run
+				return fmt.Errorf("%w for %s (more than --op-timeout %s + 5 s)", errClientSilent, quiet.Round(time.Second), opTimeout)
+			}
+		}
+	}
+}
+
+// beat writes a heartbeat count to alive every heartbeat until ctx ends.
+func beat(ctx context.Context, alive string) {
+	t := time.NewTicker(heartbeat)
+	defer t.Stop()
+	for n := 1; ; n++ {
+		_ = os.WriteFile(alive, []byte(strconv.Itoa(n)), 0o600)
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
 }
 
 // readRuns emits every run in file and returns its last line.
@@ -249,6 +311,9 @@ func ServeCase(ctx context.Context, file string) error {
 		return fmt.Errorf("write the runs to %s (a new file beside the case): %w", cs.Out, err)
 	}
 	defer out.Close()
+	bctx, stop := context.WithCancel(ctx)
+	go beat(bctx, cs.Out+aliveSuffix)
+	defer stop()
 	w := bufio.NewWriter(out)
 	enc := json.NewEncoder(w)
 	rerr := cs.run(ctx, func(run results.Run) { _ = enc.Encode(run) })

@@ -155,3 +155,27 @@ func TestRemoteClientErrorsComeBack(t *testing.T) {
 		t.Error("reading a missing output file gave no error")
 	}
 }
+
+// hungRemote is a client that never ends and never says it is alive (a
+// paused container, or a binary that only sleeps).
+type hungRemote struct{ inProcess }
+
+func (r *hungRemote) Exec(context.Context, ...string) error { select {} }
+
+// TestSilentClientIsTimedOut: a client that stops saying it is alive ends
+// the case with an error after --op-timeout + 5 s, instead of holding the
+// run for ever.
+func TestSilentClientIsTimedOut(t *testing.T) {
+	rc := &remoteClient{r: &hungRemote{}, dir: t.TempDir()}
+	srv := &compose.Server{TCP: drivers.Endpoint{Transport: drivers.TCP, Address: "127.0.0.1:1"}, Unix: drivers.Endpoint{Transport: drivers.Unix, Address: "/fake/x.sock"}}
+	tgt, _ := targets.Lookup("remote-fake")
+	opt := scenarios.Options{N: 10, Rounds: 1, OpTimeout: 100 * time.Millisecond}
+	start := time.Now()
+	err := rc.measure(context.Background(), Plan{}.remoteCase(tgt, drivers.Workload{}, 1, srv, drivers.ServerInfo{}, opt), func(results.Run) {})
+	if !errors.Is(err, errClientSilent) || !strings.Contains(err.Error(), "the test's own process") {
+		t.Fatalf("err = %v, want the client's silence", err)
+	}
+	if took := time.Since(start); took > time.Minute {
+		t.Errorf("the silent client held the case %v", took)
+	}
+}
