@@ -66,7 +66,7 @@ func Compare(ctx context.Context, srv *Server, name string, open Opener, opt Com
 		return nil, fmt.Errorf("dbsock.Compare: %w", err)
 	}
 	server, _ := targets.Lookup(srv.Target)
-	d := &userDriver{name: name, open: open, server: server.Settings(nil).Driver(drivers.Workload{})}
+	d := &userDriver{name: name, open: open, server: server.Settings(nil).Driver(drivers.Workload{}), ctx: ctx}
 	t := &targets.Target{Target: compose.Target{Name: name}, Settings: func(*pflag.FlagSet) targets.Settings { return userSettings{d} }}
 	seed := opt.Seed
 	if seed == 0 {
@@ -115,6 +115,7 @@ type userDriver struct {
 	name   string
 	open   Opener
 	server drivers.Driver
+	ctx    context.Context // Compare's: your op's contexts end with it
 }
 
 func (d *userDriver) Name() string         { return d.name }
@@ -129,30 +130,91 @@ func (d *userDriver) Info(ctx context.Context, ep drivers.Endpoint) (drivers.Ser
 	return d.server.Info(ctx, ep)
 }
 
-func (d *userDriver) Open(ctx context.Context, ep drivers.Endpoint) (drivers.Conn, error) {
-	before := dialCount(ep).Load()
-	do, closer, err := d.open(ctx, ep)
+func (d *userDriver) Open(ctx context.Context, ep drivers.Endpoint) (conn drivers.Conn, err error) {
+	tagged, o := newOpening(ep)
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("your Opener over %s panicked: %v", ep, r)
+		}
+		if err != nil {
+			o.abort()
+			openings.Delete(tagged.Opening)
+		}
+	}()
+	do, closer, err := d.open(ctx, tagged)
 	if err != nil {
 		return nil, fmt.Errorf("your Opener over %s: %w", ep, err)
 	}
-	return &userConn{d: d, ep: ep, do: do, close: closer, before: before}, nil
+	if do == nil {
+		if closer != nil {
+			closer()
+		}
+		return nil, fmt.Errorf("your Opener over %s returned no op (a nil do function and no error)", ep)
+	}
+	// The op's context ends with the caller's (Compare's ctx) and when
+	// dbsock gives up on the server (Abort): the timed loop itself passes
+	// one that never ends, so that no driver starts a cancellation
+	// watcher per op.
+	opCtx, cancel := context.WithCancel(d.ctx)
+	return &userConn{d: d, ep: tagged, do: do, close: closer, opening: o, ctx: opCtx, cancel: cancel}, nil
 }
 
 type userConn struct {
-	d      *userDriver
-	ep     drivers.Endpoint
-	do     func(context.Context) error
-	close  func() error
-	before int64
+	d       *userDriver
+	ep      drivers.Endpoint
+	do      func(context.Context) error
+	close   func() error
+	opening *opening
+	ctx     context.Context
+	cancel  context.CancelFunc
 }
 
-func (c *userConn) Do(ctx context.Context) error { return c.do(ctx) }
+// Do runs your op once; a panic in it is this op's error, not the
+// process's end.
+func (c *userConn) Do(context.Context) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("your op panicked: %v", r)
+		}
+	}()
+	return c.do(c.ctx)
+}
 
+// Abort implements drivers.Aborter: your op's context is cancelled and the
+// connections it dialed through Dial are closed, so that an op blocked on
+// a server that stopped answering returns now.
+func (c *userConn) Abort() error {
+	c.cancel()
+	c.opening.abort()
+	return nil
+}
+
+// closeLimit bounds your close function: one that blocks is left behind.
+const closeLimit = 2 * time.Second
+
+// Close runs your close function, for at most closeLimit.
 func (c *userConn) Close() error {
+	defer openings.Delete(c.ep.Opening)
+	defer c.cancel()
 	if c.close == nil {
 		return nil
 	}
-	return c.close()
+	done := make(chan error, 1)
+	go func() {
+		defer func() {
+			if r := recover(); r != nil {
+				done <- fmt.Errorf("your close function panicked: %v", r)
+			}
+		}()
+		done <- c.close()
+	}()
+	select {
+	case err := <-done:
+		return err
+	case <-time.After(closeLimit):
+		c.opening.abort()
+		return fmt.Errorf("your close function over %s did not return within %s; dbsock closed its connections and went on", c.ep, closeLimit)
+	}
 }
 
 // Verify runs one op (a client may dial only when first used), checks that
@@ -162,9 +224,8 @@ func (c *userConn) Verify(ctx context.Context) (drivers.Verification, error) {
 	if err := c.do(ctx); err != nil {
 		return drivers.Verification{}, fmt.Errorf("your op's first call: %w", err)
 	}
-	dialed := dialCount(c.ep).Load() - c.before
-	if dialed <= 0 {
-		return drivers.Verification{}, fmt.Errorf("your op made no connection through dbsock.Dial(%s), so dbsock cannot tell which transport it used: connect with MySQLConfig, PostgresConfig, RedisOptions, or Dial in your client", c.ep)
+	if c.opening.count() == 0 {
+		return drivers.Verification{}, fmt.Errorf("your op made no connection through dbsock.Dial of the endpoint your Opener was given (%s), so dbsock cannot tell which transport it used: connect with MySQLConfig, PostgresConfig, RedisOptions, MongoOptions, or Dial in your client, from that endpoint", c.ep)
 	}
 	v, err := drivers.VerifyEndpoint(ctx, c.d.server, c.ep)
 	if err != nil {

@@ -57,6 +57,10 @@ type Endpoint struct {
 	User      string    `json:"user,omitempty"`
 	Password  string    `json:"-"`
 	Database  string    `json:"database,omitempty"`
+	// Opening, when not 0, names one call of a library user's Opener
+	// (dbsock.Compare): what dbsock.Dial dials for this endpoint is that
+	// call's, counted and aborted with it.
+	Opening uint64 `json:"-"`
 }
 
 // String renders the endpoint for humans; it never includes the password.
