@@ -226,8 +226,19 @@ type Rows interface {
 	Err() error
 }
 
+// MaxKeyBytes bounds the text of the user's keys (--keys-from) that dbsock
+// holds: with the strings' own overhead, 5,000,000 keys of this much text
+// stay well under 1 GB.
+const MaxKeyBytes = 64 << 20
+
+// KeysTooLarge is the error of keys whose text passes MaxKeyBytes.
+func KeysTooLarge(source string, n int) error {
+	return Statementf("%s holds more than %d MiB of key text by key %d, the most dbsock keeps in memory; lower --rows (or give shorter keys)", source, MaxKeyBytes>>20, n)
+}
+
 // ScanKeys reads the first column of every row as text, at most limit of
-// them, and closes rows (when it has a Close method).
+// them and MaxKeyBytes of text, and closes rows (when it has a Close
+// method).
 func ScanKeys(rows Rows, limit int) ([]string, error) {
 	defer func() {
 		switch r := rows.(type) {
@@ -237,11 +248,14 @@ func ScanKeys(rows Rows, limit int) ([]string, error) {
 			r.Close()
 		}
 	}()
-	keys := []string{}
+	keys, size := []string{}, 0
 	for len(keys) < limit && rows.Next() {
 		var k string
 		if err := rows.Scan(&k); err != nil {
 			return nil, fmt.Errorf("key %d: %w (the query's first column must be the key)", len(keys)+1, err)
+		}
+		if size += len(k); size > MaxKeyBytes {
+			return nil, KeysTooLarge("the keys query's result", len(keys)+1)
 		}
 		keys = append(keys, k)
 	}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -117,5 +118,38 @@ func TestClientBinaryCheckedUpFront(t *testing.T) {
 		if code != 2 || !strings.Contains(stderr, "not a Linux executable") || !strings.Contains(stderr, "go build") || strings.Count(strings.TrimSpace(stderr), "\n") > 0 {
 			t.Errorf("--client-binary %s: exit %d, %q; want exit 2 and one line", filepath.Base(b), code, stderr)
 		}
+	}
+}
+
+// TestKeysFromLimitsBytes: --keys-from counts the bytes of the keys it
+// keeps, not only their number (5,000,000 keys of 100 bytes took 1.3 GB),
+// says which line is too long, and drops a byte order mark.
+func TestKeysFromLimitsBytes(t *testing.T) {
+	dir := t.TempDir()
+	big := filepath.Join(dir, "big")
+	f, err := os.Create(big)
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := strings.Repeat("k", 1000)
+	for i := 0; i < 70_000; i++ { // 70 MB of keys
+		f.WriteString(key + strconv.Itoa(i) + "\n")
+	}
+	f.Close()
+	long := filepath.Join(dir, "long")
+	os.WriteFile(long, []byte("1\n"+strings.Repeat("x", 2<<20)+"\n"), 0o600)
+	for file, want := range map[string]string{big: "64 MiB of key text", long: "line 2 is longer than 1024 KiB"} {
+		code, _, stderr := dbsock(t, "run", "redis", "--provider", "local", "--keys-from", file, "--rows", "100000", "-q")
+		if code != 2 || !strings.Contains(stderr, want) {
+			t.Errorf("--keys-from %s: exit %d, %q; want exit 2 saying %q", filepath.Base(file), code, stderr, want)
+		}
+	}
+	bom := filepath.Join(dir, "bom")
+	os.WriteFile(bom, []byte("\uFEFF7\n8\n"), 0o600)
+	var w workloadOptions
+	w.rows = 10
+	src, err := w.keySource("redis", bom)
+	if err != nil || len(src.Keys) != 2 || src.Keys[0] != "7" {
+		t.Errorf("keys with a byte order mark: %q, %v; want [7 8]", src.Keys, err)
 	}
 }

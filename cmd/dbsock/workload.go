@@ -2,6 +2,8 @@ package main
 
 import (
 	"bufio"
+	"errors"
+	"fmt"
 	"os"
 	"slices"
 	"strings"
@@ -20,6 +22,7 @@ import (
 const (
 	maxRows     = 100_000_000
 	maxUserKeys = 5_000_000
+	maxKeyLine  = 1 << 20 // the longest line --keys-from reads
 )
 
 // workloadOptions are the flags that say what the ops do.
@@ -170,14 +173,25 @@ func (w *workloadOptions) keySource(target, src string) (pipeline.KeySource, err
 	}
 	defer f.Close()
 	var keys []string
+	size, line := 0, 0
 	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	for sc.Scan() && len(keys) < w.rows {
-		if k := strings.TrimSpace(sc.Text()); k != "" {
+	sc.Buffer(make([]byte, 64<<10), maxKeyLine)
+	for len(keys) < w.rows && sc.Scan() {
+		line++
+		text := sc.Text()
+		if line == 1 {
+			text = strings.TrimPrefix(text, "\uFEFF") // a byte order mark is not part of the key
+		}
+		if k := strings.TrimSpace(text); k != "" {
+			if size += len(k); size > drivers.MaxKeyBytes {
+				return pipeline.KeySource{}, usagef("%v", drivers.KeysTooLarge(fmt.Sprintf("--keys-from %q for %s", src, target), len(keys)+1))
+			}
 			keys = append(keys, k)
 		}
 	}
-	if err := sc.Err(); err != nil {
+	if err := sc.Err(); errors.Is(err, bufio.ErrTooLong) {
+		return pipeline.KeySource{}, usagef("--keys-from %q for %s: line %d is longer than %d KiB, the longest key dbsock reads; give one key per line", src, target, line+1, maxKeyLine>>10)
+	} else if err != nil {
 		return pipeline.KeySource{}, usagef("--keys-from %q for %s: %v", src, target, err)
 	}
 	if len(keys) == 0 {
