@@ -125,7 +125,9 @@ func TestCompareFaultsOfYourOp(t *testing.T) {
 		}
 	})
 	t.Run("opener returns nothing", func(t *testing.T) {
-		nothing := func(context.Context, dbsock.Endpoint) (func(context.Context) error, func() error, error) { return nil, nil, nil }
+		nothing := func(context.Context, dbsock.Endpoint) (func(context.Context) error, func() error, error) {
+			return nil, nil, nil
+		}
 		err := compareErr(t, context.Background(), srv, nothing, faultOptions)
 		if !strings.Contains(err.Error(), "returned no op") {
 			t.Errorf("error %q does not say the Opener returned no op", err)

@@ -126,6 +126,9 @@ func parseServerPIDs(specs []string, names []string) (map[string]int, error) {
 		if !ok || !known || t.Own || err != nil || pid <= 0 {
 			return nil, usagef("--server-pid %q is not TARGET=PID with a database target and a process id (e.g. redis=1234)", s)
 		}
+		if pid == 1 || pid == os.Getpid() {
+			return nil, usagef("--server-pid %q names %s, whose process tree is not the server's: the server CPU per op would count every process in it; give the pid of the server itself", s, map[bool]string{true: "the first process of this machine (or container)", false: "dbsock itself"}[pid == 1])
+		}
 		if !slices.Contains(names, name) {
 			return nil, usagef("--server-pid %q is for target %s, which this run does not measure (it runs %s)", s, name, strings.Join(names, ", "))
 		}
