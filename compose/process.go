@@ -283,6 +283,19 @@ func ClosedTo(err error, dir string, runAs *syscall.Credential) string {
 	return fmt.Sprintf(": uid %d, as which it runs, cannot enter %s; set TMPDIR to a directory every user can enter, such as /tmp", runAs.Uid, closed)
 }
 
+// ClosedDir is an error when runAs (a server's own user) cannot enter dir
+// because a directory on the way is closed to it (a 0700 TMPDIR), saying
+// which and what to do; nil when it can.
+func ClosedDir(dir, server string, runAs *syscall.Credential) error {
+	if runAs == nil {
+		return nil
+	}
+	if closed := unreachableBy(dir, runAs.Uid, runAs.Gid); closed != "" {
+		return fmt.Errorf("%s runs as uid %d, which cannot enter %s; set TMPDIR to a directory every user can enter, such as /tmp", server, runAs.Uid, closed)
+	}
+	return nil
+}
+
 // unreachableBy returns the first directory from / down to dir that user
 // uid (group gid) may not enter, or "" when it may enter them all.
 func unreachableBy(dir string, uid, gid uint32) string {

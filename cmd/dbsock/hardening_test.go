@@ -153,3 +153,22 @@ func TestKeysFromLimitsBytes(t *testing.T) {
 		t.Errorf("keys with a byte order mark: %q, %v; want [7 8]", src.Keys, err)
 	}
 }
+
+// TestClosedTMPDIRIsSaidForMariaDB: MariaDB runs as the mysql user when
+// dbsock is root; a TMPDIR that user cannot enter is said, with what to do.
+func TestClosedTMPDIRIsSaidForMariaDB(t *testing.T) {
+	testutil.NeedAny(t, "mariadbd", "mysqld")
+	if os.Geteuid() != 0 {
+		t.Skip("as root only: otherwise the server runs as this user")
+	}
+	closed, err := os.MkdirTemp("/tmp", "c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(closed) })
+	t.Setenv("TMPDIR", closed) // 0700
+	code, _, stderr := dbsock(t, "run", "mysql", "--provider", "local", "--n", "10", "--instances", "1", "-q")
+	if code == 0 || !strings.Contains(stderr, "cannot enter "+closed) || !strings.Contains(stderr, "set TMPDIR") {
+		t.Errorf("exit %d, %q; want the closed directory named", code, stderr)
+	}
+}

@@ -42,6 +42,11 @@ func shortTempDir(t *testing.T) string {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Servers that run as their own users (MariaDB as mysql, PostgreSQL as
+	// postgres) must be able to enter it, as they can enter /tmp.
+	if err := os.Chmod(dir, 0o711); err != nil {
+		t.Fatal(err)
+	}
 	t.Cleanup(func() { os.RemoveAll(dir) })
 	return dir
 }

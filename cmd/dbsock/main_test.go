@@ -110,7 +110,7 @@ func TestUsageErrors(t *testing.T) {
 		{"server pid words", []string{"run", "redis", "--server-pid", "redis=me"}, "is not TARGET=PID"},
 		{"server pid own target", []string{"run", "echo", "--server-pid", "echo=1"}, "is not TARGET=PID"},
 		{"server pid gone", []string{"run", "redis", "--server-pid", "redis=999999999"}, "no process 999999999 is running"},
-		{"server pid init", []string{"run", "redis", "--server-pid", "redis=1"}, "names the first process of this machine"},
+		{"server pid init", []string{"run", "redis", "--provider", "external", "--redis-addr", "127.0.0.1:1", "--redis-socket", "/tmp/r.sock", "--server-pid", "redis=1"}, "names the first process of this machine"},
 		{"values in flight", []string{"run", "redis", "--pipeline", "10000", "--value-size", "16MiB"}, "--concurrency 1 x --pipeline 10000 x --value-size 16 MiB keeps about 469 GiB of values in flight in dbsock"},
 		{"workers in flight", []string{"run", "echo", "--concurrency", "4096", "--value-size", "16MiB"}, "more than the 512 MiB it allows itself"},
 		{"seeded values", []string{"run", "redis", "--rows", "100000", "--value-size", "1MiB"}, "--rows 100000 x --value-size 1.0 MiB seeds about 98 GiB into each server, more than half of the"},

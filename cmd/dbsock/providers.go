@@ -69,6 +69,9 @@ func (o *runOptions) newProvider(names []string, serverCPUs []int) (compose.Prov
 		return nil, usagef("--server-pid names a server you run; it applies to --provider external or auto, not %s", o.provider)
 	}
 	for name, pid := range pids {
+		if pid == 1 || pid == os.Getpid() {
+			return nil, usagef("--server-pid %s=%d names %s, whose process tree is not the server's: the server CPU per op would count every process in it; give the pid of the server itself", name, pid, map[bool]string{true: "the first process of this machine (or container)", false: "dbsock itself"}[pid == 1])
+		}
 		if addr := pairs[name].TCP.Address; addr != "" {
 			if err := compose.Owns(pid, addr); err != nil {
 				return nil, usagef("--server-pid %s=%d: %v; give the pid of the server listening there", name, pid, err)
@@ -125,9 +128,6 @@ func parseServerPIDs(specs []string, names []string) (map[string]int, error) {
 		pid, err := strconv.Atoi(v)
 		if !ok || !known || t.Own || err != nil || pid <= 0 {
 			return nil, usagef("--server-pid %q is not TARGET=PID with a database target and a process id (e.g. redis=1234)", s)
-		}
-		if pid == 1 || pid == os.Getpid() {
-			return nil, usagef("--server-pid %q names %s, whose process tree is not the server's: the server CPU per op would count every process in it; give the pid of the server itself", s, map[bool]string{true: "the first process of this machine (or container)", false: "dbsock itself"}[pid == 1])
 		}
 		if !slices.Contains(names, name) {
 			return nil, usagef("--server-pid %q is for target %s, which this run does not measure (it runs %s)", s, name, strings.Join(names, ", "))

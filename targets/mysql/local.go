@@ -60,6 +60,9 @@ func localServer(ctx context.Context, l *compose.Local, name string) (*compose.S
 		if err := os.Chmod(filepath.Dir(ls.Dir), 0o711); err != nil {
 			return nil, ls.Fail(err)
 		}
+		if err := compose.ClosedDir(ls.Dir, filepath.Base(bin), cred); err != nil {
+			return nil, ls.Fail(err)
+		}
 		osUser = "mysql"
 	}
 	datadir := filepath.Join(ls.Dir, "data")
