@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"math"
+	"os"
 	"strings"
 	"testing"
 
@@ -93,7 +94,14 @@ func TestCompareYourQuery(t *testing.T) {
 // execute, close, as --mysql-mode default does), on the same server: the
 // two speedups agree within the run-to-run spread (their intervals
 // overlap, or the figures are within 10%).
+//
+// It compares two timed runs, so it runs only from scripts/stability.sh
+// (DBSOCK_TIMING=1), alone on the machine: on 2 shared vCPUs the two
+// figures drift apart by 6 to 9% from run to run, next to the 10% bound.
 func TestCompareAgreesWithRun(t *testing.T) {
+	if os.Getenv("DBSOCK_TIMING") == "" {
+		t.Skip("a timing comparison: scripts/stability.sh runs it (DBSOCK_TIMING=1)")
+	}
 	srv := dbsocktest.Start(t, "mysql", dbsock.StartOptions{})
 	opt := scenarios.Options{N: 3000, Warmup: 300, Rounds: 2, Blocks: 10, Seed: 2}
 	mysql, _ := targets.Lookup("mysql")

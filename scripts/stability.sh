@@ -13,8 +13,14 @@
 #     every 2 s, not pinned): verdicts and the noisy blocks flagged.
 #  3. RUNS runs of the design card's command, dbsock run mysql --n 10000:
 #     verdicts, warnings and coverage.
-# It exits 1 when a coverage is below 9 of 10 (scaled to RUNS), or a card
-# run is not "Unix faster" or has a warning.
+#  4. dbsock.Compare and dbsock run on the same query agree (within 10%
+#     or overlapping intervals).
+#  5. 50 back-to-back restarts of every server dbsock starts locally, each
+#     followed at once by a login over both endpoints (TestRestartsAcceptLogins
+#     with DBSOCK_RESTARTS=50; make test runs 10).
+# It exits 1 when a coverage is below 9 of 10 (scaled to RUNS), a card
+# run is not "Unix faster" or has a warning, or a login after a restart
+# fails.
 # Needs the local servers (scripts/install-deps.sh) and jq.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -96,6 +102,14 @@ for i in $(seq 1 "$runs"); do
   fi
 done
 summary mysql "$work"/card-*.json
+echo "== 4. dbsock.Compare against dbsock run on the same query (TestCompareAgreesWithRun)"
+if ! DBSOCK_TIMING=1 DBSOCK_REQUIRE_SERVERS=1 go test -count=1 -run TestCompareAgreesWithRun -v . | grep -E 'your op|^(ok|FAIL|---)'; then
+  failed=1
+fi
+echo "== 5. 50 restarts of each server, each followed at once by a login over both endpoints"
+if ! DBSOCK_RESTARTS=50 DBSOCK_REQUIRE_SERVERS=1 go test -count=1 -run TestRestartsAcceptLogins ./targets/all/; then
+  failed=1
+fi
 if [ "$failed" = 1 ]; then
   echo "stability: below the goal (see above)"
   exit 1
