@@ -1,12 +1,15 @@
 package all_test
 
 import (
+	"bufio"
+	"net"
 	"os"
 	"os/exec"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/dbsock/dbsock/internal/testutil"
 	"github.com/dbsock/dbsock/targets/targettest"
@@ -78,4 +81,27 @@ func uidOf(t *testing.T, pid int) int {
 	}
 	t.Fatalf("no Uid line for pid %d", pid)
 	return -1
+}
+
+// TestMemcachedWantsTheRunsAccount: the memcached instances dbsock starts
+// answer nothing before the text protocol's authentication with the run's
+// account: over TCP (any local user can reach it) a get is refused, and a
+// wrong password is refused.
+func TestMemcachedWantsTheRunsAccount(t *testing.T) {
+	srv := targettest.Local(t, "memcached", targettest.Binaries["memcached"]...)
+	for _, first := range []string{"get dbsock:user:1\r\n", "set auth 0 0 12\r\ndbsock wrong\r\n"} {
+		c, err := net.DialTimeout("tcp", srv.TCP.Address, 5*time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.SetDeadline(time.Now().Add(5 * time.Second))
+		if _, err := c.Write([]byte(first)); err != nil {
+			t.Fatal(err)
+		}
+		line, _ := bufio.NewReader(c).ReadString('\n')
+		c.Close()
+		if !strings.Contains(line, "ERROR") {
+			t.Errorf("%q without the run's account: the server answered %q", strings.TrimSpace(first), line)
+		}
+	}
 }

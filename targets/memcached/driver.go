@@ -76,7 +76,48 @@ func (d *Driver) Describe() string {
 
 // ConnectPhase implements drivers.Driver.
 func (*Driver) ConnectPhase() string {
-	return "connect (memcached has no handshake or authentication here)"
+	return "connect, and the text protocol's authentication where the endpoint has a password (dbsock's own servers do)"
+}
+
+// User is the account of the servers dbsock starts (memcached -Y).
+const User = "dbsock"
+
+// authenticate logs nc in with ep's user and password, the way memcached's
+// ASCII authentication (-Y, --auth-file) takes them: a set whose value is
+// "user password". Nothing when ep has no password.
+func authenticate(nc net.Conn, ep drivers.Endpoint) error {
+	if ep.Password == "" {
+		return nil
+	}
+	cred := ep.User + " " + ep.Password
+	if _, err := fmt.Fprintf(nc, "set auth 0 0 %d\r\n%s\r\n", len(cred), cred); err != nil {
+		return fmt.Errorf("authenticate to memcached over %s: %w", ep, err)
+	}
+	line, err := bufio.NewReaderSize(nc, 64).ReadString('\n')
+	if err != nil {
+		return fmt.Errorf("authenticate to memcached over %s: %w", ep, err)
+	}
+	if t := strings.TrimSpace(line); t != "STORED" {
+		return fmt.Errorf("authenticate to memcached over %s: the server answered %q (is it started with -Y, and are the user and password its own?)", ep, t)
+	}
+	return nil
+}
+
+// dialAuth dials ep and authenticates, within ctx's deadline.
+func dialAuth(ctx context.Context, ep drivers.Endpoint) (net.Conn, error) {
+	var nd net.Dialer
+	nc, err := nd.DialContext(ctx, string(ep.Transport), ep.Address)
+	if err != nil {
+		return nil, err
+	}
+	if dl, ok := ctx.Deadline(); ok {
+		_ = nc.SetDeadline(dl)
+	}
+	if err := authenticate(nc, ep); err != nil {
+		nc.Close()
+		return nil, err
+	}
+	return nc, nil
 }
 
 // client is a gomemcache client of one connection to ep; dialed, when set,
@@ -87,10 +128,17 @@ func client(ep drivers.Endpoint, socks *drivers.Sockets, dialed func(net.Conn)) 
 	c.Timeout = 10 * time.Second
 	c.DialContext = func(ctx context.Context, network, address string) (net.Conn, error) {
 		nc, err := socks.Dial(ctx, network, address)
-		if err == nil && dialed != nil {
+		if err != nil {
+			return nil, err
+		}
+		if err := authenticate(nc, ep); err != nil {
+			nc.Close()
+			return nil, err
+		}
+		if dialed != nil {
 			dialed(nc)
 		}
-		return nc, err
+		return nc, nil
 	}
 	return c
 }
@@ -103,15 +151,11 @@ func (d *Driver) Seed(ctx context.Context, ep drivers.Endpoint) error {
 	if !d.w.Seeds() {
 		return nil
 	}
-	var nd net.Dialer
-	nc, err := nd.DialContext(ctx, string(ep.Transport), ep.Address)
+	nc, err := dialAuth(ctx, ep)
 	if err != nil {
 		return err
 	}
 	defer nc.Close()
-	if dl, ok := ctx.Deadline(); ok {
-		_ = nc.SetDeadline(dl)
-	}
 	value, rows := d.value(), d.w.RowCount()
 	w := bufio.NewWriterSize(nc, 64<<10)
 	for lo := 1; lo <= rows; lo += seedBatch {
@@ -140,15 +184,11 @@ const seedBatch = 1000
 
 // Info implements drivers.Driver: memcached's version command.
 func (d *Driver) Info(ctx context.Context, ep drivers.Endpoint) (drivers.ServerInfo, error) {
-	var nd net.Dialer
-	nc, err := nd.DialContext(ctx, string(ep.Transport), ep.Address)
+	nc, err := dialAuth(ctx, ep)
 	if err != nil {
 		return drivers.ServerInfo{}, err
 	}
 	defer nc.Close()
-	if dl, ok := ctx.Deadline(); ok {
-		_ = nc.SetDeadline(dl)
-	}
 	line, err := command(nc, "version")
 	if err != nil {
 		return drivers.ServerInfo{}, fmt.Errorf("ask memcached over %s for its version: %w", ep, err)

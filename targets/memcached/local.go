@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"path/filepath"
 	"strconv"
 
 	"github.com/dbsock/dbsock/compose"
@@ -32,11 +33,21 @@ func localServer(ctx context.Context, l *compose.Local, target string) (*compose
 	if os.Geteuid() == 0 {
 		asRoot = []string{"-u", "root"} // memcached refuses root without it
 	}
+	password, err := compose.RandomPassword()
+	if err != nil {
+		return nil, err
+	}
 	tcp, err := l.Prepare(target, "")
 	if err != nil {
 		return nil, err
 	}
-	args := append([]string{"-p", strconv.Itoa(tcp.Port), "-l", "127.0.0.1", "-U", "0"}, append(memory, asRoot...)...)
+	// Both instances take the run's account (-Y: the text protocol's
+	// authentication); the file is in each one's private directory.
+	tcpAuth, err := authFile(tcp.Dir, password)
+	if err != nil {
+		return nil, tcp.Fail(err)
+	}
+	args := append([]string{"-p", strconv.Itoa(tcp.Port), "-l", "127.0.0.1", "-U", "0", "-Y", tcpAuth}, append(memory, asRoot...)...)
 	if err := tcp.StartProbe(ctx, "memcached-tcp", bin, args, nil, "", dial("tcp", tcp.TCPAddr())); err != nil {
 		return nil, tcp.Fail(err)
 	}
@@ -44,16 +55,27 @@ func localServer(ctx context.Context, l *compose.Local, target string) (*compose
 	if err != nil {
 		return nil, tcp.Fail(err)
 	}
-	args = append([]string{"-s", unix.Sock, "-a", "0700"}, append(memory, asRoot...)...)
+	unixAuth, err := authFile(unix.Dir, password)
+	if err != nil {
+		return nil, tcp.Fail(unix.Fail(err))
+	}
+	args = append([]string{"-s", unix.Sock, "-a", "0700", "-Y", unixAuth}, append(memory, asRoot...)...)
 	if err := unix.StartProbe(ctx, "memcached-unix", bin, args, nil, "", dial("unix", unix.Sock)); err != nil {
 		return nil, tcp.Fail(unix.Fail(err))
 	}
-	tcpEP := drivers.Endpoint{Transport: drivers.TCP, Address: tcp.TCPAddr()}
-	unixEP := drivers.Endpoint{Transport: drivers.Unix, Address: unix.Sock}
+	tcpEP := drivers.Endpoint{Transport: drivers.TCP, Address: tcp.TCPAddr(), User: User, Password: password}
+	unixEP := drivers.Endpoint{Transport: drivers.Unix, Address: unix.Sock, User: User, Password: password}
 	origin := fmt.Sprintf("local processes %s (pid %d for TCP, pid %d for the socket)", bin, tcp.PID(), unix.PID())
 	srv := tcp.Server(target, origin, tcpEP, tcpEP).Join(unix.Server(target, origin, unixEP, unixEP))
 	srv.Unix, srv.Serving = unixEP, local
 	return srv, nil
+}
+
+// authFile writes memcached's auth file (user:password) into dir, private
+// to this user, and returns its path.
+func authFile(dir, password string) (string, error) {
+	path := filepath.Join(dir, "auth")
+	return path, os.WriteFile(path, []byte(User+":"+password+"\n"), 0o600)
 }
 
 // dial is a readiness probe of one endpoint.
