@@ -2,6 +2,8 @@ package all_test
 
 import (
 	"bufio"
+	"context"
+	"errors"
 	"net"
 	"os"
 	"os/exec"
@@ -11,7 +13,12 @@ import (
 	"testing"
 	"time"
 
+	"go.mongodb.org/mongo-driver/v2/bson"
+	gomongo "go.mongodb.org/mongo-driver/v2/mongo"
+
+	"github.com/dbsock/dbsock/drivers"
 	"github.com/dbsock/dbsock/internal/testutil"
+	"github.com/dbsock/dbsock/targets/mongo"
 	"github.com/dbsock/dbsock/targets/targettest"
 )
 
@@ -102,6 +109,36 @@ func TestMemcachedWantsTheRunsAccount(t *testing.T) {
 		c.Close()
 		if !strings.Contains(line, "ERROR") {
 			t.Errorf("%q without the run's account: the server answered %q", strings.TrimSpace(first), line)
+		}
+	}
+}
+
+// TestFerretDBWantsTheRunsAccount: the FerretDB dbsock starts refuses
+// commands from a client without the run's account (SCRAM), and a wrong
+// password, over TCP and the socket.
+func TestFerretDBWantsTheRunsAccount(t *testing.T) {
+	testutil.NeedAny(t, "ferretdb")
+	srv := targettest.Local(t, "mongo", "ferretdb")
+	if srv.TCP.Password == "" {
+		t.Fatal("the local FerretDB has no password")
+	}
+	for _, ep := range []drivers.Endpoint{srv.TCP, srv.Unix} {
+		for _, cred := range [][2]string{{"", ""}, {mongo.User, "wrong"}} {
+			ep.User, ep.Password = cred[0], cred[1]
+			o, err := mongo.ClientOptions(ep)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			c, err := gomongo.Connect(o)
+			if err == nil {
+				err = c.Database("dbsock").Collection("user").FindOne(ctx, bson.D{}).Err()
+				c.Disconnect(ctx)
+			}
+			cancel()
+			if err == nil || errors.Is(err, gomongo.ErrNoDocuments) {
+				t.Errorf("%s as %q with password %q: a find was answered (%v)", ep.Transport, cred[0], cred[1], err)
+			}
 		}
 	}
 }

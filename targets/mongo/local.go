@@ -19,7 +19,8 @@ func localServer(ctx context.Context, l *compose.Local, name string) (*compose.S
 	if err != nil {
 		return nil, err
 	}
-	var args []string
+	var args, env []string
+	password := ""
 	if prog == "mongod" {
 		ls.Sock = filepath.Join(ls.Dir, "mongodb-"+strconv.Itoa(ls.Port)+".sock")
 		args = []string{"--dbpath", ls.Dir, "--port", strconv.Itoa(ls.Port), "--bind_ip", "127.0.0.1",
@@ -28,13 +29,26 @@ func localServer(ctx context.Context, l *compose.Local, name string) (*compose.S
 		ls.Sock = filepath.Join(ls.Dir, "ferretdb.sock")
 		args = []string{"--handler=sqlite", "--sqlite-url=file:" + ls.Dir + "/", "--state-dir=" + ls.Dir,
 			"--listen-addr=" + ls.TCPAddr(), "--listen-unix=" + ls.Sock, "--telemetry=disable",
-			"--log-level=warn", "--debug-addr=-"}
+			"--log-level=warn", "--debug-addr=-",
+			// The run's account: FerretDB's SCRAM authentication, the user
+			// made in admin at start-up, its password from the environment
+			// (never on a command line). Every command but the handshake's
+			// then needs it.
+			"--test-enable-new-auth", "--setup-database=admin", "--setup-username=" + User}
+		if password, err = compose.RandomPassword(); err != nil {
+			return nil, ls.Fail(err)
+		}
+		env = []string{"FERRETDB_SETUP_PASSWORD=" + password}
 	}
-	if err := ls.Start(ctx, prog, bin, args, nil, ""); err != nil {
+	if err := ls.Start(ctx, prog, bin, args, env, ""); err != nil {
 		return nil, ls.Fail(err)
 	}
 	origin := fmt.Sprintf("local process %s (pid %d)", bin, ls.PID())
+	user := ""
+	if password != "" {
+		user = User
+	}
 	return ls.Server(prog, origin,
-		drivers.Endpoint{Transport: drivers.TCP, Address: ls.TCPAddr()},
-		drivers.Endpoint{Transport: drivers.Unix, Address: ls.Sock}), nil
+		drivers.Endpoint{Transport: drivers.TCP, Address: ls.TCPAddr(), User: user, Password: password},
+		drivers.Endpoint{Transport: drivers.Unix, Address: ls.Sock, User: user, Password: password}), nil
 }

@@ -18,6 +18,9 @@ import (
 
 const name = "mongo"
 
+// User is the account of the FerretDB servers dbsock starts (in admin).
+const User = "dbsock"
+
 var external = targets.External{
 	Product:    "MongoDB",
 	SocketHelp: "external MongoDB Unix socket path (must end in .sock)",
