@@ -91,21 +91,24 @@ func localServer(ctx context.Context, l *compose.Local, name string) (*compose.S
 	tcp := drivers.Endpoint{Transport: drivers.TCP, Address: ls.TCPAddr(), User: User, Password: password, Database: Database}
 	unix := tcp
 	unix.Transport, unix.Address = drivers.Unix, ls.Sock
-	// Accepting connections is not yet ready: PostgreSQL refuses logins
-	// while it starts up ("the database system is starting up"). The
-	// probe logs in over both endpoints, at the first start and after
-	// every restart (--instances) alike.
-	login := func(ctx context.Context) error {
-		for _, ep := range []drivers.Endpoint{tcp, unix} {
+	if err := ls.StartProbe(ctx, server, serverBin, args, nil, "", loginProbe(tcp, unix)); err != nil {
+		return nil, ls.Fail(err)
+	}
+	origin := fmt.Sprintf("local process %s (pid %d)", serverBin, ls.PID())
+	return ls.Server(name, origin, tcp, unix), nil
+}
+
+// loginProbe is the local server's readiness: accepting connections is not
+// yet ready, as PostgreSQL refuses logins while it starts up ("the
+// database system is starting up"); it logs in over both endpoints, at the
+// first start and after every restart (--instances) alike.
+func loginProbe(eps ...drivers.Endpoint) func(context.Context) error {
+	return func(ctx context.Context) error {
+		for _, ep := range eps {
 			if _, err := New(drivers.Workload{}).Info(ctx, ep); err != nil {
 				return err
 			}
 		}
 		return nil
 	}
-	if err := ls.StartProbe(ctx, server, serverBin, args, nil, "", login); err != nil {
-		return nil, ls.Fail(err)
-	}
-	origin := fmt.Sprintf("local process %s (pid %d)", serverBin, ls.PID())
-	return ls.Server(name, origin, tcp, unix), nil
 }
