@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"slices"
 	"strconv"
+	"sync"
 
 	"golang.org/x/sys/unix"
 )
@@ -24,11 +26,52 @@ func cpuSet(cpus []int) *unix.CPUSet {
 	return &set
 }
 
+// pinned is this process's pinning while runs hold it: runs that overlap
+// (concurrent dbsock.Compare calls) share one pinning, and the last to end
+// restores what was there before the first.
+var pinned struct {
+	sync.Mutex
+	holders int
+	cpus    []int
+	restore func() error
+}
+
 // PinProcess pins every thread of this process to cpus; threads created
 // later inherit the pinning. Restore gives every thread back the affinity
-// it had (a thread created since, the process's): a run's pinning ends
-// with the run. On error nothing stays pinned.
+// it had (a thread created since, the process's) once the last run that
+// holds the pinning ends: a run's pinning ends with the run, even when
+// runs overlap. A run that asks for other CPUs while one holds the
+// pinning is refused. On error nothing stays pinned.
 func PinProcess(cpus []int) (restore func() error, err error) {
+	pinned.Lock()
+	defer pinned.Unlock()
+	if pinned.holders > 0 && !slices.Equal(pinned.cpus, cpus) {
+		return nil, fmt.Errorf("pin client to CPUs %s: another run in this process holds it pinned to CPUs %s; runs that overlap must share the client's CPUs", FormatList(cpus), FormatList(pinned.cpus))
+	}
+	if pinned.holders == 0 {
+		r, err := pinThreads(cpus)
+		if err != nil {
+			return nil, err
+		}
+		pinned.cpus, pinned.restore = slices.Clone(cpus), r
+	}
+	pinned.holders++
+	var once sync.Once
+	return func() error {
+		var err error
+		once.Do(func() {
+			pinned.Lock()
+			defer pinned.Unlock()
+			if pinned.holders--; pinned.holders == 0 {
+				err = pinned.restore()
+			}
+		})
+		return err
+	}, nil
+}
+
+// pinThreads pins every thread now, and returns how to undo it.
+func pinThreads(cpus []int) (restore func() error, err error) {
 	tids, err := threads()
 	if err != nil {
 		return nil, fmt.Errorf("pin client to CPUs %s: list threads: %w", FormatList(cpus), err)
