@@ -3,6 +3,7 @@ package pipeline
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"strings"
 	"sync/atomic"
@@ -177,5 +178,23 @@ func TestSilentClientIsTimedOut(t *testing.T) {
 	}
 	if took := time.Since(start); took > time.Minute {
 		t.Errorf("the silent client held the case %v", took)
+	}
+}
+
+type sqlStateErr struct{ state string }
+
+func (e sqlStateErr) Error() string {
+	return "FATAL: the database system is starting up (SQLSTATE " + e.state + ")"
+}
+func (e sqlStateErr) SQLState() string { return e.state }
+
+// TestServerAnswerIsNotSniffed: an error that is the server's own answer
+// (an SQLSTATE) is not followed by a guess at what answers there.
+func TestServerAnswerIsNotSniffed(t *testing.T) {
+	if !serverAnswered(fmt.Errorf("connect: %w", sqlStateErr{"57P03"})) {
+		t.Error("an SQLSTATE error was not taken as the server's answer")
+	}
+	if serverAnswered(errors.New("connection refused")) {
+		t.Error("a refused connection was taken as the server's answer")
 	}
 }

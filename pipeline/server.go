@@ -78,6 +78,15 @@ func stopServer(t *targets.Target, srv *compose.Server, err error) error {
 	return nil
 }
 
+// serverAnswered says that err is the server's own answer in its own
+// protocol (an SQLSTATE: PostgreSQL's "the database system is starting
+// up"), so what answers there needs no guessing: no Redis PING is sent to
+// a PostgreSQL port.
+func serverAnswered(err error) bool {
+	var state interface{ SQLState() string }
+	return errors.As(err, &state) && state.SQLState() != ""
+}
+
 // identify asks the server what it is over each endpoint: both must be the
 // same product, so that a socket of another kind of server (one target's
 // socket given as another's) is said to be that before anything is timed.
@@ -89,7 +98,7 @@ func (p Plan) identify(ctx context.Context, t *targets.Target, d drivers.Driver,
 			infos[i], err = d.Info(ctx, ep)
 			return err
 		})
-		if err != nil && ctx.Err() == nil && p.Reach != nil {
+		if err != nil && ctx.Err() == nil && p.Reach != nil && !serverAnswered(err) {
 			// The first contact: say what really answers there (another
 			// kind of server, or something that is no server at all).
 			err = fmt.Errorf("%w; what answers at %s: %s", err, ep.Address, drivers.Sniff(ctx, ep))
