@@ -142,3 +142,45 @@ func TestFerretDBWantsTheRunsAccount(t *testing.T) {
 		}
 	}
 }
+
+// TestServersRunUnprivileged: as root, every server dbsock starts locally
+// runs as another user (its own where the machine has one, else nobody):
+// none holds root's rights, whether the server would refuse root
+// (PostgreSQL, PgBouncer) or not (Redis, memcached, FerretDB, MariaDB).
+func TestServersRunUnprivileged(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("dbsock runs as an unprivileged user already")
+	}
+	for target, binaries := range targettest.Binaries {
+		t.Run(target, func(t *testing.T) {
+			srv := targettest.Local(t, target, binaries...)
+			pids := append([]int{srv.PID}, pidsNaming(t, srv.Unix.Address)...)
+			for _, pid := range pids {
+				if uid := uidOf(t, pid); uid == 0 {
+					t.Errorf("%s's server process %d runs as root", target, pid)
+				}
+			}
+		})
+	}
+}
+
+// pidsNaming lists the processes whose command line names path (the second
+// memcached, which serves the socket).
+func pidsNaming(t *testing.T, path string) []int {
+	t.Helper()
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pids []int
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		if b, err := os.ReadFile("/proc/" + e.Name() + "/cmdline"); err == nil && strings.Contains(string(b), path) {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
+}

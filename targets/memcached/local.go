@@ -29,10 +29,6 @@ func localServer(ctx context.Context, l *compose.Local, target string) (*compose
 	if bin == "" {
 		return nil, compose.NotFound(target, server, "apt-get install "+server+", or run scripts/install-deps.sh")
 	}
-	asRoot := []string{}
-	if os.Geteuid() == 0 {
-		asRoot = []string{"-u", "root"} // memcached refuses root without it
-	}
 	password, err := compose.RandomPassword()
 	if err != nil {
 		return nil, err
@@ -43,11 +39,11 @@ func localServer(ctx context.Context, l *compose.Local, target string) (*compose
 	}
 	// Both instances take the run's account (-Y: the text protocol's
 	// authentication); the file is in each one's private directory.
-	tcpAuth, err := authFile(tcp.Dir, password)
+	tcpAuth, err := authFile(tcp, "memcache", password)
 	if err != nil {
 		return nil, tcp.Fail(err)
 	}
-	args := append([]string{"-p", strconv.Itoa(tcp.Port), "-l", "127.0.0.1", "-U", "0", "-Y", tcpAuth}, append(memory, asRoot...)...)
+	args := append([]string{"-p", strconv.Itoa(tcp.Port), "-l", "127.0.0.1", "-U", "0", "-Y", tcpAuth}, memory...)
 	if err := tcp.StartProbe(ctx, "memcached-tcp", bin, args, nil, "", dial("tcp", tcp.TCPAddr())); err != nil {
 		return nil, tcp.Fail(err)
 	}
@@ -55,11 +51,11 @@ func localServer(ctx context.Context, l *compose.Local, target string) (*compose
 	if err != nil {
 		return nil, tcp.Fail(err)
 	}
-	unixAuth, err := authFile(unix.Dir, password)
+	unixAuth, err := authFile(unix, "memcache", password)
 	if err != nil {
 		return nil, tcp.Fail(unix.Fail(err))
 	}
-	args = append([]string{"-s", unix.Sock, "-a", "0700", "-Y", unixAuth}, append(memory, asRoot...)...)
+	args = append([]string{"-s", unix.Sock, "-a", "0700", "-Y", unixAuth}, memory...)
 	if err := unix.StartProbe(ctx, "memcached-unix", bin, args, nil, "", dial("unix", unix.Sock)); err != nil {
 		return nil, tcp.Fail(unix.Fail(err))
 	}
@@ -71,11 +67,19 @@ func localServer(ctx context.Context, l *compose.Local, target string) (*compose
 	return srv, nil
 }
 
-// authFile writes memcached's auth file (user:password) into dir, private
-// to this user, and returns its path.
-func authFile(dir, password string) (string, error) {
-	path := filepath.Join(dir, "auth")
-	return path, os.WriteFile(path, []byte(User+":"+password+"\n"), 0o600)
+// authFile makes ls's memcached run as osUser when dbsock runs as root
+// (memcached would run as root only with -u root), writes its auth file
+// (user:password) into its directory, private to that user, and returns
+// its path.
+func authFile(ls *compose.LocalServer, osUser, password string) (string, error) {
+	if err := ls.Unprivileged(server, osUser); err != nil {
+		return "", err
+	}
+	path := filepath.Join(ls.Dir, "auth")
+	if err := os.WriteFile(path, []byte(User+":"+password+"\n"), 0o600); err != nil {
+		return "", err
+	}
+	return path, ls.Own(path)
 }
 
 // dial is a readiness probe of one endpoint.

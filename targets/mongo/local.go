@@ -19,6 +19,9 @@ func localServer(ctx context.Context, l *compose.Local, name string) (*compose.S
 	if err != nil {
 		return nil, err
 	}
+	if err := ls.Unprivileged(prog, "mongodb", "ferretdb"); err != nil {
+		return nil, ls.Fail(err)
+	}
 	var args, env []string
 	password := ""
 	if prog == "mongod" {

@@ -48,21 +48,11 @@ func localServer(ctx context.Context, l *compose.Local, name string) (*compose.S
 	// As root, the server runs as the mysql user (mariadbd and mysqld
 	// drop root themselves with --user): its own server dir, and the run
 	// dir lets it pass (0711: enter, not list).
+	if err := ls.Unprivileged(filepath.Base(bin), "mysql"); err != nil {
+		return nil, ls.Fail(err)
+	}
 	osUser := ""
-	if os.Geteuid() == 0 {
-		cred, err := compose.SystemUser("mysql", "the MySQL or MariaDB server dbsock starts")
-		if err != nil {
-			return nil, ls.Fail(err)
-		}
-		if err := os.Chown(ls.Dir, int(cred.Uid), int(cred.Gid)); err != nil {
-			return nil, ls.Fail(err)
-		}
-		if err := os.Chmod(filepath.Dir(ls.Dir), 0o711); err != nil {
-			return nil, ls.Fail(err)
-		}
-		if err := compose.ClosedDir(ls.Dir, filepath.Base(bin), cred); err != nil {
-			return nil, ls.Fail(err)
-		}
+	if ls.RunAs != nil {
 		osUser = "mysql"
 	}
 	datadir := filepath.Join(ls.Dir, "data")
@@ -76,9 +66,6 @@ func localServer(ctx context.Context, l *compose.Local, name string) (*compose.S
 		"--innodb-flush-log-at-trx-commit=2"} // a throwaway server: a write waits for no fsync (PostgreSQL runs with fsync=off)
 	if !mariadb {
 		args = append(args, "--mysqlx=OFF")
-	}
-	if osUser != "" {
-		args = append(args, "--user="+osUser)
 	}
 	if err := ls.Start(ctx, filepath.Base(bin), bin, args, nil, ""); err != nil {
 		return nil, ls.Fail(err)

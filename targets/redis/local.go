@@ -19,6 +19,9 @@ func localServer(ctx context.Context, l *compose.Local, name string) (*compose.S
 	if err != nil {
 		return nil, err
 	}
+	if err := ls.Unprivileged("redis-server", "redis"); err != nil {
+		return nil, ls.Fail(err)
+	}
 	password, err := compose.RandomPassword()
 	if err != nil {
 		return nil, ls.Fail(err)
