@@ -16,6 +16,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 	gomongo "go.mongodb.org/mongo-driver/v2/mongo"
 
+	"github.com/dbsock/dbsock/compose"
 	"github.com/dbsock/dbsock/drivers"
 	"github.com/dbsock/dbsock/internal/testutil"
 	"github.com/dbsock/dbsock/targets/mongo"
@@ -113,34 +114,53 @@ func TestMemcachedWantsTheRunsAccount(t *testing.T) {
 	}
 }
 
-// TestFerretDBWantsTheRunsAccount: the FerretDB dbsock starts refuses
+// TestFerretDBWantsTheRunsAccount: the FerretDB dbsock starts, as a local
+// process and in a container (docker and compose providers), refuses
 // commands from a client without the run's account (SCRAM), and a wrong
-// password, over TCP and the socket.
+// password, over TCP and the socket; the run's account is answered.
 func TestFerretDBWantsTheRunsAccount(t *testing.T) {
-	testutil.NeedAny(t, "ferretdb")
-	srv := targettest.Local(t, "mongo", "ferretdb")
+	for _, provider := range []string{"local", "docker", "compose"} {
+		t.Run(provider, func(t *testing.T) {
+			if provider == "local" {
+				testutil.NeedAny(t, "ferretdb")
+			}
+			mongoRefuses(t, targettest.Supplied(t, "mongo", provider))
+		})
+	}
+}
+
+func mongoRefuses(t *testing.T, srv *compose.Server) {
 	if srv.TCP.Password == "" {
-		t.Fatal("the local FerretDB has no password")
+		t.Fatal("the server has no password")
 	}
 	for _, ep := range []drivers.Endpoint{srv.TCP, srv.Unix} {
+		if err := mongoFind(ep); err != nil && !errors.Is(err, gomongo.ErrNoDocuments) {
+			t.Errorf("%s with the run's account: %v", ep.Transport, err)
+		}
 		for _, cred := range [][2]string{{"", ""}, {mongo.User, "wrong"}} {
 			ep.User, ep.Password = cred[0], cred[1]
-			o, err := mongo.ClientOptions(ep)
-			if err != nil {
-				t.Fatal(err)
-			}
-			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-			c, err := gomongo.Connect(o)
-			if err == nil {
-				err = c.Database("dbsock").Collection("user").FindOne(ctx, bson.D{}).Err()
-				c.Disconnect(ctx)
-			}
-			cancel()
+			err := mongoFind(ep)
 			if err == nil || errors.Is(err, gomongo.ErrNoDocuments) {
 				t.Errorf("%s as %q with password %q: a find was answered (%v)", ep.Transport, cred[0], cred[1], err)
 			}
 		}
 	}
+}
+
+// mongoFind runs one find at ep.
+func mongoFind(ep drivers.Endpoint) error {
+	o, err := mongo.ClientOptions(ep)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	c, err := gomongo.Connect(o)
+	if err != nil {
+		return err
+	}
+	defer c.Disconnect(ctx)
+	return c.Database("dbsock").Collection("user").FindOne(ctx, bson.D{}).Err()
 }
 
 // TestServersRunUnprivileged: as root, every server dbsock starts locally

@@ -10,10 +10,18 @@ import (
 // and mongo:7.0 in a container (dbsock/ferretdb:1.24 without a registry).
 var recipe = compose.Recipe{Local: localServer, Container: &compose.Container{Image: "mongo:7.0", Offline: "dbsock/ferretdb:1.24", UID: 999, Spec: container}}
 
-// mongoContainer runs the official mongo image (and dbsock/ferretdb, which
-// translates mongod's flags).
+// container runs the official mongo image (and dbsock/ferretdb, which
+// translates mongod's flags) with the run's account: the image's
+// MONGO_INITDB_ROOT_USERNAME and MONGO_INITDB_ROOT_PASSWORD make the user
+// in admin and start the server with --auth (dbsock/ferretdb: its SCRAM
+// authentication), so that every command but the handshake needs it.
 func container(port int, _, bind string) (compose.ContainerSpec, error) {
 	p := strconv.Itoa(port)
+	pw, err := compose.RandomPassword()
+	if err != nil {
+		return compose.ContainerSpec{}, err
+	}
 	return compose.ContainerSpec{Cmd: []string{"mongod", "--port", p, "--bind_ip", bind, "--unixSocketPrefix", "/sock", "--filePermissions", "0777"},
-		Socket: "mongodb-" + p + ".sock"}, nil
+		Env:    map[string]string{"MONGO_INITDB_ROOT_USERNAME": User, "MONGO_INITDB_ROOT_PASSWORD": pw},
+		Socket: "mongodb-" + p + ".sock", User: User, Password: pw}, nil
 }

@@ -7,16 +7,24 @@
 # does, a first argument that is a flag means "mongod FLAGS", and as root
 # it makes /data/db and /data/configdb the mongodb user's (uid 999) and
 # runs again as that user through gosu.
+# MONGO_INITDB_ROOT_USERNAME and MONGO_INITDB_ROOT_PASSWORD, as in mongo:7.0,
+# make that user in admin and turn authentication on (FerretDB's SCRAM
+# authentication and its set-up user; the password stays in the
+# environment, never on a command line); one without the other is refused.
 # What still differs from mongo:7.0: the server is FerretDB, not MongoDB;
-# MONGO_INITDB_ROOT_USERNAME and MONGO_INITDB_ROOT_PASSWORD are refused
-# (FerretDB 1.24 with SQLite has no accounts to create), so there is no
-# temporary server; /docker-entrypoint-initdb.d is not read.
+# there is no temporary server (FerretDB makes the user as it starts);
+# /docker-entrypoint-initdb.d is not read.
 set -Eeuo pipefail
 if [ "${1:0:1}" = - ]; then set -- mongod "$@"; fi
 if [ "$1" != mongod ]; then exec "$@"; fi
+auth=()
 if [ -n "${MONGO_INITDB_ROOT_USERNAME:-}${MONGO_INITDB_ROOT_PASSWORD:-}" ]; then
-  echo "error: dbsock/ferretdb cannot create MONGO_INITDB_ROOT_USERNAME: FerretDB 1.24 with SQLite has no accounts" >&2
-  exit 1
+  if [ -z "${MONGO_INITDB_ROOT_USERNAME:-}" ] || [ -z "${MONGO_INITDB_ROOT_PASSWORD:-}" ]; then
+    echo "error: dbsock/ferretdb: set both MONGO_INITDB_ROOT_USERNAME and MONGO_INITDB_ROOT_PASSWORD, or neither" >&2
+    exit 1
+  fi
+  auth=(--test-enable-new-auth --setup-database=admin --setup-username="$MONGO_INITDB_ROOT_USERNAME")
+  export FERRETDB_SETUP_PASSWORD="$MONGO_INITDB_ROOT_PASSWORD"
 fi
 if [ "$(id -u)" = 0 ]; then
   find -L /data/configdb /data/db \! -user mongodb -exec chown mongodb '{}' +
@@ -44,4 +52,4 @@ mkdir -p "$dbpath"
 umask "$(printf '%04o' $((0777 & ~8#${perms#0})))" # the socket's mode, as --filePermissions gives it
 exec ferretdb --handler=sqlite --sqlite-url="file:$dbpath/" --state-dir="$dbpath" \
   --listen-addr="${bind%%,*}:$port" --listen-unix="$prefix/mongodb-$port.sock" \
-  --telemetry=disable --log-level=warn --debug-addr=-
+  --telemetry=disable --log-level=warn --debug-addr=- "${auth[@]}"

@@ -94,9 +94,18 @@ func Mismatched(t *testing.T, target string, tcp, unix drivers.Endpoint) error {
 func Local(t *testing.T, target string, binaries ...string) *compose.Server {
 	t.Helper()
 	testutil.NeedAny(t, binaries...)
-	l := compose.NewLocal()
-	t.Cleanup(func() { _ = l.Close() })
-	srv, err := l.Supply(context.Background(), lookup(t, target).Supply())
+	return Supplied(t, target, "local")
+}
+
+// Supplied starts target's server with provider (local, docker or
+// compose; skipped where that provider has no binaries or images here) and
+// stops it when the test ends.
+func Supplied(t *testing.T, target, provider string) *compose.Server {
+	t.Helper()
+	tg := lookup(t, target)
+	p := newProvider(t, tg, provider, Binaries[target])
+	t.Cleanup(func() { _ = p.Close() })
+	srv, err := p.Supply(context.Background(), tg.Supply())
 	if err != nil {
 		t.Fatal(err)
 	}
