@@ -29,6 +29,9 @@ func Run(ctx context.Context, d drivers.Driver, eps drivers.Pair, server drivers
 	if p, ok := d.(drivers.Pipeliner); ok && p.Depth() > 1 {
 		c.Pipeline = p.Depth()
 	}
+	if err := opt.CheckMemory(int64(d.ValueSize()), c.Pipeline); err != nil {
+		return err
+	}
 	if opt.Op == drivers.OpUpdate {
 		c.Op = opt.Op
 	}

@@ -13,6 +13,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"strings"
 	"syscall"
 
@@ -25,11 +26,21 @@ import (
 func main() {
 	child.MaybeRun()
 	targets.Quiet()
+	if os.Getenv("GOMEMLIMIT") == "" {
+		// A soft limit: the runtime collects sooner as the heap nears it,
+		// so that garbage does not double what a run holds (its cases
+		// hold at most scenarios.ClientBudget).
+		debug.SetMemoryLimit(softMemoryLimit)
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	code := Main(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)
 }
+
+// softMemoryLimit is the Go runtime's soft memory limit for dbsock, unless
+// GOMEMLIMIT sets another.
+const softMemoryLimit = 900 << 20
 
 // Exit statuses.
 const (

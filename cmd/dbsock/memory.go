@@ -1,27 +1,21 @@
 package main
 
 import (
+	"errors"
+	"fmt"
 	"slices"
 
 	"github.com/dustin/go-humanize"
 
 	"github.com/dbsock/dbsock/internal/sysinfo"
+	"github.com/dbsock/dbsock/scenarios"
 	"github.com/dbsock/dbsock/targets"
 )
 
-// clientBudget is the most dbsock lets the values of its ops in flight
-// take in its own process: with its own few tens of MiB, a run stays well
-// under 1 GiB.
-const clientBudget = 512 << 20
-
-// copiesPerValue is how many copies of a value in flight the client side
-// holds at once: the socket's read buffer, the client library's, and the
-// one dbsock checks.
-const copiesPerValue = 3
-
 // checkMemory estimates, before anything starts, what the sweep's largest
 // case holds at once, and refuses what cannot fit: the values in flight in
-// dbsock (workers x lookups per op x value size), and the values seeded
+// dbsock (each worker's histograms and connections, and the values of its
+// ops in flight: scenarios.Options.CheckMemory), and the values seeded
 // into each server (rows x value size), against half of what this machine
 // (or its memory cgroup) has available.
 func (o *runOptions) checkMemory(names []string, available func() (int64, error)) error {
@@ -29,13 +23,22 @@ func (o *runOptions) checkMemory(names []string, available func() (int64, error)
 	if len(o.sweep.sizes) > 0 {
 		size = max(int64(slices.Max(o.sweep.sizes)), 1)
 	}
-	workers, depth := int64(slices.Max(o.sweep.concurrency)), int64(1)
+	depth := 1
 	if len(o.sweep.pipelines) > 0 {
-		depth = int64(slices.Max(o.sweep.pipelines))
+		depth = slices.Max(o.sweep.pipelines)
 	}
-	if inFlight := workers * depth * size * copiesPerValue; inFlight > clientBudget {
-		return usagef("--concurrency %d x --pipeline %d x --value-size %s keeps about %s of values in flight in dbsock (%d copies of each: socket buffer, client library, check), more than the %s it allows itself; lower one of them",
-			workers, depth, humanize.IBytes(uint64(size)), humanize.IBytes(uint64(inFlight)), copiesPerValue, humanize.IBytes(clientBudget))
+	for _, sc := range o.sweep.scenarios {
+		opt := scenarios.Options{Concurrency: slices.Max(o.sweep.concurrency), Scenario: sc, Op: o.workload.op, Rate: o.sweep.rate}
+		var me *scenarios.MemoryError
+		if err := opt.CheckMemory(size, depth); errors.As(err, &me) {
+			lower := fmt.Sprintf("lower --concurrency to at most %d, or --pipeline or --value-size", me.MaxWorkers)
+			if me.MaxWorkers == 0 {
+				lower = "even one worker does not fit: lower --pipeline or --value-size"
+			}
+			return usagef("--concurrency %d would hold about %s in dbsock (%s per worker in latency histograms and connections, one per transport, and %s of values in flight at --pipeline %d and --value-size %s), more than the %s it allows itself; %s",
+				me.Workers, humanize.IBytes(uint64(me.Bytes)), humanize.IBytes(uint64(me.WorkerBytes)), humanize.IBytes(uint64(me.ValueBytes)),
+				depth, humanize.IBytes(uint64(size)), humanize.IBytes(scenarios.ClientBudget), lower)
+		}
 	}
 	seeds := false
 	for _, name := range names {

@@ -1,0 +1,84 @@
+package scenarios
+
+import (
+	"fmt"
+
+	"github.com/dustin/go-humanize"
+
+	"github.com/dbsock/dbsock/drivers"
+	"github.com/dbsock/dbsock/results"
+)
+
+// ClientBudget is the most a case may hold in dbsock's own process: its
+// workers' latency histograms and connections, and the values of its ops
+// in flight. With the Go runtime's own share (a soft limit keeps its
+// garbage near what is live) a run stays under 1 GiB.
+const ClientBudget = 640 << 20
+
+// ConnBytes is what dbsock counts for one open connection on its side: a
+// client library's buffers (go-redis keeps 32 KiB to read and 32 KiB to
+// write) and its bookkeeping, rounded up from what a run with 400 Redis
+// workers holds per connection beyond its histograms.
+const ConnBytes = 128 << 10
+
+// CopiesPerValue is how many copies of a value in flight dbsock holds at
+// once: the socket's read buffer, the client library's, and the one it
+// checks.
+const CopiesPerValue = 3
+
+// histogramBytes is what one latency histogram holds.
+var histogramBytes = int64(results.NewHistogram().ByteSize())
+
+// MemoryError is a case that would hold more than ClientBudget in dbsock:
+// too many workers (Concurrency), too deep a pipeline or too large values.
+type MemoryError struct {
+	Workers, Depth int
+	ValueSize      int64
+	// Bytes is what the case would hold: WorkerBytes for each worker, and
+	// ValueBytes of values in flight.
+	Bytes, WorkerBytes, ValueBytes int64
+	// MaxWorkers is the most workers that fit at this depth and size.
+	MaxWorkers int
+}
+
+func (e *MemoryError) Error() string {
+	lower := fmt.Sprintf("at most %d workers fit: lower Concurrency, the pipeline depth or the value size", e.MaxWorkers)
+	if e.MaxWorkers == 0 {
+		lower = "even one worker does not fit: lower the pipeline depth or the value size"
+	}
+	return fmt.Sprintf("%d workers (Concurrency) would hold about %s in dbsock: %s per worker in latency histograms and connections (one per transport) and %s of values in flight (pipeline depth %d, values of %s, %d copies each); the limit is %s: %s",
+		e.Workers, humanize.IBytes(uint64(e.Bytes)), humanize.IBytes(uint64(e.WorkerBytes)), humanize.IBytes(uint64(e.ValueBytes)), e.Depth,
+		humanize.IBytes(uint64(e.ValueSize)), CopiesPerValue, humanize.IBytes(ClientBudget), lower)
+}
+
+// CheckMemory fails with a *MemoryError when a case of these options, with
+// values of valueSize bytes and pipelines depth deep, would hold more than
+// ClientBudget in dbsock at once.
+func (o Options) CheckMemory(valueSize int64, depth int) error {
+	depth = max(depth, 1)
+	valueSize = max(valueSize, 1)
+	perWorker := o.workerBytes() + int64(depth)*valueSize*CopiesPerValue
+	if bytes := int64(o.workers()) * perWorker; bytes > ClientBudget {
+		return &MemoryError{Workers: o.workers(), Depth: depth, ValueSize: valueSize, Bytes: bytes,
+			WorkerBytes: o.workerBytes(), ValueBytes: int64(o.workers()) * int64(depth) * valueSize * CopiesPerValue,
+			MaxWorkers: int(ClientBudget / perWorker)}
+	}
+	return nil
+}
+
+// workerBytes is what one worker holds for both transports: each side's
+// histograms (one per part of the op, the connect scenario's phases and
+// its warm-up's, the open loop's uncorrected latencies) and connection.
+func (o Options) workerBytes() int64 {
+	hists := int64(1)
+	if o.Op == drivers.OpMixed {
+		hists = 2
+	}
+	if o.Scenario == Connect {
+		hists += 4
+	}
+	if o.Rate > 0 {
+		hists++
+	}
+	return 2 * (hists*histogramBytes + ConnBytes)
+}
