@@ -28,14 +28,23 @@ type writeThroughARead struct {
 // TestReadsCannotWritePostgres: your statement and your keys query run in
 // read-only transactions: a data-modifying WITH, a function that inserts,
 // nextval, SELECT INTO, and keys queries that delete or drop are refused,
-// and the table, the log, the sequence and the schema are untouched.
+// and the table, the log, the sequence and the schema are untouched;
+// directly and through PgBouncer (where the statement is run once in a
+// read-only transaction before timing).
 func TestReadsCannotWritePostgres(t *testing.T) {
-	srv := targettest.Local(t, "postgres", targettest.Binaries["postgres"]...)
+	for _, target := range []string{"postgres", "pgbouncer"} {
+		t.Run(target, func(t *testing.T) { readsCannotWritePostgres(t, target) })
+	}
+}
+
+func readsCannotWritePostgres(t *testing.T, target string) {
+	srv := targettest.Local(t, target, targettest.Binaries[target]...)
 	ctx := context.Background()
 	cfg, err := postgres.Config(srv.Unix)
 	if err != nil {
 		t.Fatal(err)
 	}
+	cfg.DefaultQueryExecMode = pgx.QueryExecModeExec // PgBouncer's transaction pooling
 	c, err := pgx.ConnectConfig(ctx, cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -52,7 +61,7 @@ func TestReadsCannotWritePostgres(t *testing.T) {
 			t.Fatalf("%s: %v", q, err)
 		}
 	}
-	checkRefused(t, "postgres", srv, []writeThroughARead{
+	checkRefused(t, target, srv, []writeThroughARead{
 		{query: "WITH u AS (UPDATE items SET n = n + 1 WHERE id = $1 RETURNING id) SELECT id FROM u", says: "read-only transaction"},
 		{query: "SELECT sidefx($1)", says: "read-only transaction"},
 		{query: "SELECT nextval('seq') + $1", says: "read-only transaction"},
@@ -117,7 +126,7 @@ func checkRefused(t *testing.T, target string, srv *compose.Server, cases []writ
 	for _, tc := range cases {
 		own := targettest.Own{Query: tc.query}
 		if tc.keys != "" {
-			own = targettest.Own{KeysFrom: &pipeline.KeySource{Query: tc.keys}, Query: map[string]string{"postgres": "SELECT id FROM items WHERE id = $1", "mysql": "SELECT id FROM items WHERE id = ?"}[target]}
+			own = targettest.Own{KeysFrom: &pipeline.KeySource{Query: tc.keys}, Query: map[string]string{"postgres": "SELECT id FROM items WHERE id = $1", "pgbouncer": "SELECT id FROM items WHERE id = $1", "mysql": "SELECT id FROM items WHERE id = ?"}[target]}
 		}
 		_, err := targettest.MeasureOwn(t, target, p, opt, own)
 		if !errors.Is(err, drivers.ErrStatement) {

@@ -279,7 +279,37 @@ func (d *Driver) Open(ctx context.Context, ep drivers.Endpoint) (drivers.Conn, e
 		return nil, err
 	}
 	conn.UseKeys(nil)
+	if d.Pooled && d.w.ReadsYourQuery() {
+		if err := conn.readOnly(ctx, d.readQuery(), ep); err != nil {
+			c.Close(context.Background())
+			return nil, err
+		}
+	}
 	return conn, nil
+}
+
+// readOnly runs the user's statement q once with the first key in a
+// read-only transaction that is rolled back: through a pooler, which
+// passes no session setting to the server (PgBouncer refuses
+// default_transaction_read_only at startup and would keep a SET for
+// other clients), this is how a statement that writes is refused, with
+// the server's words, before anything is timed. A statement that writes
+// for some keys only is not caught.
+func (c *Conn) readOnly(ctx context.Context, q string, ep drivers.Endpoint) error {
+	tx, err := c.c.BeginTx(ctx, pgx.TxOptions{AccessMode: pgx.ReadOnly})
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback(context.Background())
+	rows, err := tx.Query(ctx, q, pgx.QueryExecModeExec, c.args[0])
+	if err == nil {
+		rows.Close()
+		err = rows.Err()
+	}
+	if err != nil {
+		return drivers.StatementError(q, ep, fmt.Errorf("run once in a read-only transaction before timing (through a pooler, which takes no read-only session): %w", err))
+	}
+	return nil
 }
 
 // prepare prepares q as name in ModePrepared and returns what an op
