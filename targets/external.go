@@ -89,6 +89,9 @@ func (x *ExternalFlags) Pair() (compose.Pair, error) {
 		}
 		line, _, _ := strings.Cut(string(b), "\n")
 		password = strings.TrimRight(line, "\r")
+		if password == "" {
+			return compose.Pair{}, fmt.Errorf("--%s-password-file %s: its first line is empty; put the password on it (for a server without a password, give no password file)", x.name, x.passwordFile)
+		}
 	}
 	socket := x.socket
 	if x.spec.SocketFile != nil && socket != "" {

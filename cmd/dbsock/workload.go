@@ -111,6 +111,10 @@ func scoped(flag, spec string, names []string) (string, string, error) {
 			dbs = append(dbs, name)
 		}
 	}
+	if len(dbs) == 0 {
+		return "", "", usagef("--%s %q: this run measures no database target (%s: dbsock's own servers take no --%s); add the one it is for, e.g. dbsock run mysql --%s ...",
+			flag, spec, strings.Join(names, ", "), flag, flag)
+	}
 	if len(dbs) != 1 {
 		return "", "", usagef("--%s %q: this run measures %d database targets (%s); say which one it is for, e.g. --%s '%s=...'",
 			flag, spec, len(dbs), strings.Join(dbs, ", "), flag, append(dbs, "mysql")[0])

@@ -27,7 +27,7 @@ func TestYourQuery(t *testing.T) {
 	}{
 		{"mysql", "SELECT nickname, n FROM user WHERE id = ?", "SELECT nickname FROM user WHERE id = ? + 1000000",
 			"SELECT nope FROM user WHERE id = ?", "Unknown column 'nope'"},
-		{"redis", "STRLEN dbsock:user:{key}", "GET nokey:{key}", "INCR dbsock:user:{key}:n", "INCR may write"},
+		{"redis", "STRLEN dbsock:user:{key}", "GET nokey:{key}", "INCR dbsock:user:{key}:n", "does not flag INCR read-only"},
 		{"memcached", "get dbsock:user:{key}", "get nokey:{key}", "", ""},
 		{"mongo", `{"_id": "{key}"}`, `{"_id": "x{key}"}`, `{"_id": {"$bogus": "{key}"}}`, "$bogus"},
 	} {
@@ -61,6 +61,31 @@ func TestYourQuery(t *testing.T) {
 			}
 			targettest.Contains(t, err, tt.says)
 		})
+	}
+}
+
+// TestRedisCommandsByTheirFlags: under --op read a Redis command is judged
+// by the server's COMMAND INFO, a container command (OBJECT, CONFIG) by its
+// subcommand's: OBJECT ENCODING reads and is measured; CONFIG GET is not
+// flagged read-only and is refused with its flags; an unknown command is
+// named as such (not go-redis's "redis: nil").
+func TestRedisCommandsByTheirFlags(t *testing.T) {
+	srv := targettest.Local(t, "redis", targettest.Binaries["redis"]...)
+	p := targettest.External("redis", srv)
+	opt := scenarios.Options{N: 50, Warmup: 5, Rounds: 1, Blocks: 1, Seed: 1, Rows: 20}
+	if _, err := targettest.MeasureOwn(t, "redis", p, opt, targettest.Own{Query: "OBJECT ENCODING dbsock:user:{key}"}); err != nil {
+		t.Errorf("OBJECT ENCODING: %v", err)
+	}
+	for q, says := range map[string]string{
+		"CONFIG GET maxmemory{key}": "does not flag CONFIG|GET read-only (its flags: admin",
+		"NOSUCHCMD {key}":           "the server has no command NOSUCHCMD",
+	} {
+		_, err := targettest.MeasureOwn(t, "redis", p, opt, targettest.Own{Query: q})
+		if !errors.Is(err, drivers.ErrStatement) {
+			t.Errorf("%s: %v; want a statement error", q, err)
+			continue
+		}
+		targettest.Contains(t, err, says)
 	}
 }
 

@@ -271,21 +271,39 @@ func (d *Driver) Open(ctx context.Context, ep drivers.Endpoint) (drivers.Conn, e
 // command only reads: --op read never writes.
 func (c *Conn) readOnly(ctx context.Context) error {
 	name := strings.ToLower(c.template[0])
-	cmd := goredis.NewCommandsInfoCmd(ctx, "command", "info", name)
-	_ = c.conn.Process(ctx, cmd)
-	infos, err := cmd.Result()
+	info, err := c.commandInfo(ctx, name)
+	if err == nil && info != nil && len(info.Flags) == 0 && len(c.template) > 1 {
+		// A container command (CONFIG, OBJECT) has no flags of its own:
+		// its subcommand has them (COMMAND INFO config|get).
+		name += "|" + strings.ToLower(c.template[1])
+		info, err = c.commandInfo(ctx, name)
+	}
 	if err != nil {
 		return fmt.Errorf("COMMAND INFO %s: %w", name, err)
 	}
-	info := infos[name]
 	switch {
 	case info == nil:
 		return fmt.Errorf("the server has no command %s", strings.ToUpper(name))
 	case !info.ReadOnly:
-		return fmt.Errorf("%s may write (the server's flags: %s); a write needs --op update (and --allow-writes against your own server)",
+		return fmt.Errorf("the server does not flag %s read-only (its flags: %s), so dbsock takes it for one that may write; a write needs --op update (and --allow-writes against your own server)",
 			strings.ToUpper(name), strings.Join(info.Flags, ", "))
 	}
 	return nil
+}
+
+// commandInfo is the server's COMMAND INFO for name; nil when the server
+// has no such command.
+func (c *Conn) commandInfo(ctx context.Context, name string) (*goredis.CommandInfo, error) {
+	cmd := goredis.NewCommandsInfoCmd(ctx, "command", "info", name)
+	_ = c.conn.Process(ctx, cmd)
+	infos, err := cmd.Result()
+	if errors.Is(err, goredis.Nil) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return infos[name], nil
 }
 
 // Conn is one dedicated Redis connection.
