@@ -80,8 +80,11 @@ func (p Plan) checkStatement(ctx context.Context, t *targets.Target, d drivers.D
 	if _, hasKeys := p.KeysFrom[t.Name]; !hasQuery && !hasKeys {
 		return nil
 	}
+	fail := func(ep drivers.Endpoint, err error) error { return drivers.StatementError(q, ep, err) }
 	if !hasQuery {
-		q = d.Describe()
+		fail = func(ep drivers.Endpoint, err error) error {
+			return drivers.Statementf("dbsock's own op (%s) on your first key (--keys-from) over %s: %v; give keys that name what it reads, or your own op (--query)", d.Describe(), ep, err)
+		}
 	}
 	for _, ep := range []drivers.Endpoint{srv.TCP, srv.Unix} {
 		err := drivers.Within(ctx, p.Options.Timeout(), func(ctx context.Context) error {
@@ -100,9 +103,9 @@ func (p Plan) checkStatement(ctx context.Context, t *targets.Target, d drivers.D
 		case errors.Is(err, drivers.ErrStatement):
 			return err
 		case errors.Is(err, context.DeadlineExceeded):
-			return drivers.StatementError(q, ep, fmt.Errorf("no answer within %s (--op-timeout)", p.Options.Timeout().Round(time.Millisecond)))
+			return fail(ep, fmt.Errorf("no answer within %s (--op-timeout)", p.Options.Timeout().Round(time.Millisecond)))
 		default:
-			return drivers.StatementError(q, ep, err)
+			return fail(ep, err)
 		}
 	}
 	return nil

@@ -402,7 +402,7 @@ func (p Plan) errorRates(rep *results.Report) []error {
 					last = run.Error
 				}
 			}
-			errs = append(errs, fmt.Errorf("%s %s: %d of %d ops failed over %s (%.2g%%, above --max-error-rate %.2g%%): %s",
+			errs = append(errs, fmt.Errorf("%s %s: %d of %d ops failed over %s (%.3g%%, above --max-error-rate %.3g%%): %s",
 				s.Target, s.Label(), side.Errors, side.N, t.Label(), 100*side.ErrorRate, 100*p.MaxErrorRate, last))
 		}
 	}

@@ -209,6 +209,9 @@ func (o *runOptions) validate() error {
 	if err := intRange("blocks", o.blocks, 1, 10000); err != nil {
 		return err
 	}
+	if o.blocks > o.n && o.flags != nil && o.flags.Changed("blocks") && !o.flags.Changed("duration") {
+		return usagef("--blocks %d is more than --n %d: a round's ops are split into blocks of at least one op; lower --blocks to at most %d or raise --n", o.blocks, o.n, o.n)
+	}
 	if err := o.validateInstances(); err != nil {
 		return err
 	}

@@ -214,8 +214,11 @@ func (w *workloadOptions) checkQueries(names []string, settings map[string]targe
 				return usagef("%s applies to your own op; give --query for %s too", strings.Join(flags, ", "), name)
 			}
 		}
-		if _, keyed := w.keysFrom[name]; keyed && !hasQuery && w.op != drivers.OpRead {
-			return usagef("--keys-from %s: dbsock writes only to its own table, which it does not create for your keys; name your write with --query (and --allow-writes)", name)
+		if _, keyed := w.keysFrom[name]; keyed && !hasQuery {
+			if w.op != drivers.OpRead {
+				return usagef("--keys-from %s: dbsock writes only to its own table, which it does not create for your keys; name your write with --query (and --allow-writes)", name)
+			}
+			return usagef("--keys-from for %s gives your keys to your own op: give --query too (dbsock's own lookup reads only the rows it seeds, and with your keys it seeds none)", name)
 		}
 		if !hasQuery {
 			continue

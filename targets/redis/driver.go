@@ -383,6 +383,9 @@ func (c *Conn) Do(ctx context.Context) error {
 	if err == nil && len(v) != c.size {
 		return fmt.Errorf("redis GET %s returned %d bytes, want %d", key, len(v), c.size)
 	}
+	if errors.Is(err, goredis.Nil) {
+		return fmt.Errorf("redis GET %s %w (no such key)", key, drivers.ErrNoResult)
+	}
 	return err
 }
 
