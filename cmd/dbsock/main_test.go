@@ -116,6 +116,7 @@ func TestUsageErrors(t *testing.T) {
 		{"empty password file", []string{"run", "redis", "--redis-addr", "127.0.0.1:6379", "--redis-socket", "/tmp/r.sock", "--redis-password-file", "/dev/null"}, "--redis-password-file /dev/null: its first line is empty"},
 		{"more blocks than ops", []string{"run", "echo", "--n", "10", "--blocks", "1000"}, "--blocks 1000 is more than --n 10"},
 		{"keys without a query", []string{"run", "redis", "--keys-from", "/etc/hostname"}, "--keys-from for redis gives your keys to your own op: give --query too"},
+		{"redis command with quotes", []string{"run", "redis", "--query", `EVAL_RO "return 1" 0 {key}`}, "has quotes: dbsock splits the command at spaces"},
 		{"query for echo", []string{"run", "echo", "--query", "SELECT 1"}, "this run measures no database target (echo: dbsock's own servers take no --query)"},
 		{"workers' histograms", []string{"run", "echo", "--concurrency", "4096"}, "--concurrency 4096 would hold about 2.7 GiB in dbsock (688 KiB per worker in latency histograms and connections"},
 		{"redis workers", []string{"run", "redis", "--concurrency", "1000"}, "lower --concurrency to at most 952"},

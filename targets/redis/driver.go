@@ -371,10 +371,7 @@ func (c *Conn) Do(ctx context.Context) error {
 	switch {
 	case c.cmds != nil:
 		v, err := c.conn.Do(ctx, c.cmds[i]...).Result()
-		if c.reads && (errors.Is(err, goredis.Nil) || v == nil || isEmpty(v)) {
-			return fmt.Errorf("redis %v %w", c.cmds[i], drivers.ErrNoResult)
-		}
-		return err
+		return c.checkReply(c.cmds[i], v, err)
 	case !c.reads || c.writes.Write(i):
 		return c.conn.Incr(ctx, c.counters[i]).Err()
 	}
@@ -387,6 +384,18 @@ func (c *Conn) Do(ctx context.Context) error {
 		return fmt.Errorf("redis GET %s %w (no such key)", key, drivers.ErrNoResult)
 	}
 	return err
+}
+
+// checkReply checks the reply to the user's command cmd: the server's
+// error as it is; under a read, no value or an empty one is ErrNoResult.
+func (c *Conn) checkReply(cmd []any, v any, err error) error {
+	if err != nil && !errors.Is(err, goredis.Nil) {
+		return err
+	}
+	if c.reads && (err != nil || v == nil || isEmpty(v)) {
+		return fmt.Errorf("redis %q %w", cmd, drivers.ErrNoResult)
+	}
+	return nil
 }
 
 // isEmpty says whether a reply is an empty array or map.
@@ -438,10 +447,7 @@ func (c *Conn) checkPipelined(cmd goredis.Cmder) error {
 		return r.Err()
 	case *goredis.Cmd:
 		v, err := r.Result()
-		if c.reads && (errors.Is(err, goredis.Nil) || v == nil || isEmpty(v)) {
-			return fmt.Errorf("redis %v %w", r.Args(), drivers.ErrNoResult)
-		}
-		return err
+		return c.checkReply(r.Args(), v, err)
 	}
 	return nil
 }
@@ -553,6 +559,9 @@ func (*Driver) CheckQuery(q, op string) error {
 	f := strings.Fields(q)
 	if len(f) < 2 || !strings.Contains(q, drivers.Placeholder) || strings.Contains(f[0], drivers.Placeholder) {
 		return fmt.Errorf("redis --query %q is not a command with %s in an argument, e.g. \"HGET user:%s name\"", q, drivers.Placeholder, drivers.Placeholder)
+	}
+	if strings.ContainsAny(q, "\"'") {
+		return fmt.Errorf("redis --query %q has quotes: dbsock splits the command at spaces and would send them as they are; give arguments without spaces or quotes", q)
 	}
 	return nil
 }
