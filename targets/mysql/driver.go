@@ -459,7 +459,11 @@ func (d *Driver) ListKeys(ctx context.Context, ep drivers.Endpoint, query string
 		return nil, err
 	}
 	defer tx.Rollback()
-	rows, err := tx.QueryContext(ctx, query)
+	// As a derived table with a LIMIT, the server sends no more than limit
+	// rows: a query of millions stops there (the driver would read the
+	// rest of a plain query's rows and throw them away).
+	limited := fmt.Sprintf("SELECT * FROM (%s) AS dbsock_keys LIMIT %d", strings.TrimRight(strings.TrimSpace(query), ";"), limit)
+	rows, err := tx.QueryContext(ctx, limited)
 	if err != nil {
 		return nil, err
 	}

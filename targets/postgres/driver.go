@@ -505,7 +505,8 @@ func applicationName() string {
 func (c *Conn) LocalAddr() net.Addr { return c.c.PgConn().Conn().LocalAddr() }
 
 // ListKeys implements drivers.KeyLister: query's first column, as text, at
-// most limit rows, read in a read-only transaction that is rolled back.
+// most limit rows (fetched through a cursor), read in a read-only
+// transaction that is rolled back.
 func (d *Driver) ListKeys(ctx context.Context, ep drivers.Endpoint, query string, limit int) ([]string, error) {
 	if err := drivers.CheckKeysSQL(name, query); err != nil {
 		return nil, err
@@ -520,7 +521,13 @@ func (d *Driver) ListKeys(ctx context.Context, ep drivers.Endpoint, query string
 		return nil, err
 	}
 	defer tx.Rollback(context.Background())
-	rows, err := tx.Query(ctx, query, pgx.QueryResultFormats{pgx.TextFormatCode})
+	// Through a cursor, the server sends no more than limit rows: a query
+	// of millions stops there (a plain query's rest would be read and
+	// thrown away).
+	if _, err := tx.Exec(ctx, "DECLARE dbsock_keys NO SCROLL CURSOR FOR "+strings.TrimRight(strings.TrimSpace(query), ";")); err != nil {
+		return nil, err
+	}
+	rows, err := tx.Query(ctx, "FETCH FORWARD "+strconv.Itoa(limit)+" FROM dbsock_keys", pgx.QueryResultFormats{pgx.TextFormatCode})
 	if err != nil {
 		return nil, err
 	}
