@@ -19,9 +19,9 @@ func TestRedisPipelineOfYourCommand(t *testing.T) {
 	testutil.NeedAny(t, "redis-server")
 	for _, args := range [][]string{
 		{"--query", "STRLEN dbsock:user:{key}"},
-		{"--query", "HLEN dbsock:user:{key}"}, // an empty reply: an error, not a panic
+		{"--query", "SMEMBERS dbsock:nokey:{key}"}, // an empty reply: an error, not a panic
 	} {
-		if args[1] == "HLEN dbsock:user:{key}" {
+		if args[1] == "SMEMBERS dbsock:nokey:{key}" {
 			code, _, stderr := dbsock(t, append([]string{"run", "redis", "--provider", "local", "--pipeline", "16", "--n", "200",
 				"--instances", "1", "--rounds", "1", "--warmup", "10", "-q"}, args...)...)
 			if code == 0 || !strings.Contains(stderr, "returned nothing") {
