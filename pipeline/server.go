@@ -57,7 +57,7 @@ func (p Plan) restart(ctx context.Context, t *targets.Target, d drivers.Driver, 
 			return fmt.Errorf("server instance %d of %d: %w", inst, p.Instances, err)
 		}
 	} else if waited, idle := settle(ctx, srv.CPU); waited > 200*time.Millisecond {
-		fmt.Fprintf(p.log(), "dbsock: %s: waited %s after the restart for the server to go idle (%v)\n", t.Name, waited.Round(time.Millisecond), idle)
+		fmt.Fprintf(p.log(), "dbsock: %s: waited %s after the restart for the server to go idle%s\n", t.Name, waited.Round(time.Millisecond), stillBusy(idle))
 	}
 	fmt.Fprintf(p.log(), "dbsock: %s: server instance %d of %d ready in %s%s\n", t.Name, inst, p.Instances, time.Since(began).Round(time.Millisecond), process)
 	return nil
@@ -201,9 +201,18 @@ func (p Plan) seed(ctx context.Context, t *targets.Target, d drivers.Driver, srv
 		}
 	}
 	if waited, idle := settle(ctx, srv.CPU); waited > 0 {
-		fmt.Fprintf(p.log(), "dbsock: %s: waited %s after seeding for the server to go idle (%v)\n", t.Name, waited.Round(time.Millisecond), idle)
+		fmt.Fprintf(p.log(), "dbsock: %s: waited %s after seeding for the server to go idle%s\n", t.Name, waited.Round(time.Millisecond), stillBusy(idle))
 	}
 	return nil
+}
+
+// stillBusy is what a progress line adds when the server did not go idle
+// in time.
+func stillBusy(idle bool) string {
+	if idle {
+		return ""
+	}
+	return "; it was still busy, and dbsock went on"
 }
 
 // settle waits until the server's CPU use over a 100 ms window is below

@@ -341,7 +341,11 @@ func (b speedupBars) YError(i int) (float64, float64) {
 
 func speedupPlot(r *results.Report) (*plot.Plot, error) {
 	p := plot.New()
-	p.Title.Text = "Unix speedup at p50 (TCP/Unix), 95% CI over block pairs"
+	scope := "block pairs" // the interval's scope, as the report's method says
+	if r.Config.Instances > 1 {
+		scope = "server instances"
+	}
+	p.Title.Text = "Unix speedup at p50 (TCP/Unix), 95% CI over " + scope
 	p.Y.Label.Text = "speedup (×)"
 	var names []string
 	var bars speedupBars

@@ -149,3 +149,21 @@ func TestThinReportsDrawWhatTheyCan(t *testing.T) {
 		t.Fatalf("a report with no runs: %v", err)
 	}
 }
+
+// TestSpeedupTitleSaysTheIntervalsScope: the speedup panel's title names
+// what its interval is over, as the report's method does: block pairs
+// within one server instance, or server instances.
+func TestSpeedupTitleSaysTheIntervalsScope(t *testing.T) {
+	for instances, want := range map[int]string{1: "95% CI over block pairs", 9: "95% CI over server instances"} {
+		r := report(t)
+		r.Config.Instances = instances
+		got := titles(t, r)
+		found := false
+		for _, title := range got {
+			found = found || strings.HasPrefix(title, "Unix speedup at p50 (TCP/Unix), "+want)
+		}
+		if !found {
+			t.Errorf("%d instances: titles %q; want one saying %q", instances, got, want)
+		}
+	}
+}

@@ -382,7 +382,7 @@ func writeThresholds(b *strings.Builder, r *results.Report) {
 		if !th.OK {
 			res = "**violated**"
 		}
-		fmt.Fprintf(b, "| `%s` | %s | %s |\n", cell(th.Expr), res, cell(th.ActualText))
+		fmt.Fprintf(b, "| %s | %s | %s |\n", cell(codeSpan(th.Expr)), res, cell(th.ActualText))
 	}
 	b.WriteString("\n")
 }

@@ -195,3 +195,23 @@ func TestHeadlineMarksATargetsWarning(t *testing.T) {
 		t.Fatalf("no † in the headline:\n%s", b.String())
 	}
 }
+
+// TestThresholdsReadAsWritten: a threshold's expression reads as the user
+// wrote it, in Markdown (a GitHub job summary shows a code span as it is)
+// and in HTML (escaped once), not as "&gt;" nor "&amp;gt;".
+func TestThresholdsReadAsWritten(t *testing.T) {
+	r := &results.Report{Thresholds: []results.ThresholdResult{{Expr: "redis.unix_speedup_p50.lo>=1.0", OK: true, ActualText: "1.2"}}}
+	var md, html strings.Builder
+	if err := Markdown(&md, r); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(md.String(), "| `redis.unix_speedup_p50.lo>=1.0` | passed |") {
+		t.Errorf("Markdown thresholds:\n%s", md.String())
+	}
+	if err := HTML(&html, r); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(html.String(), "<code>redis.unix_speedup_p50.lo&gt;=1.0</code>") {
+		t.Errorf("HTML thresholds: no <code>redis.unix_speedup_p50.lo&gt;=1.0</code> in\n%s", html.String())
+	}
+}

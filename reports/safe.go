@@ -108,6 +108,18 @@ func safeText(s string) string {
 	return b.String()
 }
 
+// codeSpan is s, a safe text (safeText), as a Markdown code span: inside
+// one, Markdown and HTML show every character as it is, so the entities
+// safeText wrote for < and > become the characters again (a threshold
+// reads "lo>=1.0", not "lo&gt;=1.0"). A text with a backtick, which would
+// end the span, stays plain.
+func codeSpan(s string) string {
+	if strings.Contains(s, "`") {
+		return s
+	}
+	return "`" + strings.NewReplacer("&lt;", "<", "&gt;", ">").Replace(s) + "`"
+}
+
 // cell is a string for a Markdown table cell: a | would end the cell, so
 // it is escaped (GFM reads \| as | in a cell, code spans included).
 func cell(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
