@@ -8,6 +8,7 @@ import (
 
 	"github.com/dbsock/dbsock/compose"
 	"github.com/dbsock/dbsock/drivers"
+	"github.com/dbsock/dbsock/results"
 	"github.com/dbsock/dbsock/targets"
 )
 
@@ -28,8 +29,9 @@ func (k KeySource) String() string {
 }
 
 // userKeys are t's own keys (nil: dbsock's ids 1..Rows): the file's, or
-// what the query returns over the Unix endpoint, at most Options.Rows.
-func (p Plan) userKeys(ctx context.Context, t *targets.Target, d drivers.Driver, srv *compose.Server) ([]string, error) {
+// what the query returns over the Unix endpoint, at most Options.Rows (a
+// query that has more is said in ti's warnings).
+func (p Plan) userKeys(ctx context.Context, t *targets.Target, d drivers.Driver, srv *compose.Server, ti *results.Target) ([]string, error) {
 	src, ok := p.KeysFrom[t.Name]
 	if !ok {
 		return nil, nil
@@ -44,7 +46,7 @@ func (p Plan) userKeys(ctx context.Context, t *targets.Target, d drivers.Driver,
 	limit := max(p.Options.Rows, 1)
 	var keys []string
 	err := p.answer(ctx, t.Name, srv.Unix, "while dbsock read your keys (--keys-from)", func(ctx context.Context) (err error) {
-		keys, err = kl.ListKeys(ctx, srv.Unix, src.Query, limit)
+		keys, err = kl.ListKeys(ctx, srv.Unix, src.Query, limit+1) // one more: are there more than it keeps?
 		return err
 	})
 	switch {
@@ -53,7 +55,13 @@ func (p Plan) userKeys(ctx context.Context, t *targets.Target, d drivers.Driver,
 	case len(keys) == 0:
 		return nil, drivers.Statementf("--keys-from query:%q over %s returned no keys", src.Query, srv.Unix)
 	}
-	keys = distinct(keys)
+	more := len(keys) > limit
+	keys = distinct(keys[:min(len(keys), limit)])
+	if more {
+		w := fmt.Sprintf("Your keys query returned more than %d keys; dbsock kept the first %d (--rows %d): raise --rows to measure over more of them.", limit, limit, limit)
+		ti.Warnings = append(ti.Warnings, w)
+		fmt.Fprintf(p.log(), "dbsock: %s: %s\n", t.Name, w)
+	}
 	fmt.Fprintf(p.log(), "dbsock: %s: read %d keys (--keys-from)\n", t.Name, len(keys))
 	return keys, nil
 }

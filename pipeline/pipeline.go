@@ -263,7 +263,7 @@ func (p Plan) measureTarget(ctx context.Context, t *targets.Target, ti *results.
 		}
 		defer func() { err = errors.Join(err, rc.stop()) }()
 	}
-	keys, err := p.userKeys(ctx, t, d, srv)
+	keys, err := p.userKeys(ctx, t, d, srv, ti)
 	if err != nil {
 		return nil, err
 	}
