@@ -45,10 +45,9 @@ func Verdict(s *results.Summary, comparisons int) string {
 	case results.NotSignificant:
 		return fmt.Sprintf("%s: %s, but not significant after Holm's adjustment for %d comparisons (p = %.3g)",
 			words, speedupCI(ci), comparisons, s.PValueHolm)
-	case results.UnixFaster:
-		return fmt.Sprintf("%s by %.1f%% (95%% CI %.1f%%–%.1f%%)", words, 100*(ci.Center-1), 100*(ci.Lo-1), 100*(ci.Hi-1))
-	case results.TCPFaster:
-		return fmt.Sprintf("%s by %.1f%% (95%% CI %.1f%%–%.1f%%)", words, 100*(1/ci.Center-1), 100*(1/ci.Hi-1), 100*(1/ci.Lo-1))
+	case results.UnixFaster, results.TCPFaster:
+		lower, lo, hi := lowerLatency(s.VerdictKind, ci)
+		return fmt.Sprintf("%s: %.1f%% lower p50 latency (95%% CI %.1f%%–%.1f%%; TCP/Unix %.3f×)", words, lower, lo, hi, ci.Center)
 	}
 	more := "more than 100× the ops would be needed: the difference, if any, is too small to resolve on this machine"
 	if n := results.MoreBlockPairs(ci); !math.IsInf(n, 1) && ci.Instances > 1 {
@@ -60,7 +59,7 @@ func Verdict(s *results.Summary, comparisons int) string {
 }
 
 // ShortVerdict is a verdict's first words, for the headline table:
-// "Unix faster by 24.0%", "no meaningful difference", ...
+// "Unix faster: 19.4% lower p50", "no meaningful difference", ...
 func ShortVerdict(s *results.Summary) string {
 	ci := s.UnixSpeedupP50CI
 	switch {
@@ -68,12 +67,23 @@ func ShortVerdict(s *results.Summary) string {
 		return verdictWords[s.VerdictKind]
 	case ci == nil:
 		return verdictWords[results.TooFewPairs]
-	case s.VerdictKind == results.UnixFaster:
-		return fmt.Sprintf("%s by %.1f%%", verdictWords[s.VerdictKind], 100*(ci.Center-1))
-	case s.VerdictKind == results.TCPFaster:
-		return fmt.Sprintf("%s by %.1f%%", verdictWords[s.VerdictKind], 100*(1/ci.Center-1))
+	case s.VerdictKind == results.UnixFaster, s.VerdictKind == results.TCPFaster:
+		lower, _, _ := lowerLatency(s.VerdictKind, ci)
+		return fmt.Sprintf("%s: %.1f%% lower p50", verdictWords[s.VerdictKind], lower)
 	}
 	return verdictWords[s.VerdictKind]
+}
+
+// lowerLatency is how much lower, in percent, the faster transport's p50
+// latency is than the other's, with the interval's bounds: for a speedup
+// TCP/Unix of r, 1 − 1/r for Unix, 1 − r for TCP. It cannot be read
+// backwards as "TCP/Unix − 1" can (a 1.41× speedup is 29% lower latency,
+// not 41%).
+func lowerLatency(kind results.VerdictKind, ci *results.Interval) (center, lo, hi float64) {
+	if kind == results.TCPFaster {
+		return 100 * (1 - ci.Center), 100 * (1 - ci.Hi), 100 * (1 - ci.Lo)
+	}
+	return 100 * (1 - 1/ci.Center), 100 * (1 - 1/ci.Lo), 100 * (1 - 1/ci.Hi)
 }
 
 func speedupCI(ci *results.Interval) string {

@@ -19,8 +19,8 @@ func TestVerdictWords(t *testing.T) {
 		s           results.Summary
 		long, short string
 	}{
-		{"unix", results.Summary{VerdictKind: results.UnixFaster, UnixSpeedupP50CI: unix}, "Unix faster by 30.0% (95% CI 25.0%–35.0%)", "Unix faster by 30.0%"},
-		{"tcp", results.Summary{VerdictKind: results.TCPFaster, UnixSpeedupP50CI: tcp}, "TCP faster by 25.0% (95% CI 22.0%–28.2%)", "TCP faster by 25.0%"},
+		{"unix", results.Summary{VerdictKind: results.UnixFaster, UnixSpeedupP50CI: unix}, "Unix faster: 23.1% lower p50 latency (95% CI 20.0%–25.9%; TCP/Unix 1.300×)", "Unix faster: 23.1% lower p50"},
+		{"tcp", results.Summary{VerdictKind: results.TCPFaster, UnixSpeedupP50CI: tcp}, "TCP faster: 20.0% lower p50 latency (95% CI 18.0%–22.0%; TCP/Unix 0.800×)", "TCP faster: 20.0% lower p50"},
 		{"band", results.Summary{VerdictKind: results.NoDifference, UnixSpeedupP50CI: flat}, "no meaningful difference: speedup 1.004× (95% CI 0.995–1.010), within the ±2% band", "no meaningful difference"},
 		{"wide", results.Summary{VerdictKind: results.Undecided, UnixSpeedupP50CI: wide}, "undecided: run longer: speedup 1.020× (95% CI 0.900–1.150) straddles 1", "undecided: run longer"},
 		{"holm", results.Summary{VerdictKind: results.NotSignificant, UnixSpeedupP50CI: unix, PValueHolm: 0.08}, "undecided: run longer: speedup 1.300× (95% CI 1.250–1.350), but not significant after Holm's adjustment for 2 comparisons (p = 0.08)", "undecided: run longer"},
