@@ -66,16 +66,20 @@ func newCompareCmd(stdout io.Writer) *cobra.Command {
 			if len(changes) == 0 {
 				regressions = append(regressions, fmt.Sprintf("%s and %s share no target and case, so nothing could be checked against --fail-on-regression %s", args[0], args[1], failOn))
 			}
+			unchecked := len(regressions) // what could not be checked: exit 1
 			for _, c := range reports.Regressions(changes, bound) {
 				regressions = append(regressions, fmt.Sprintf("%s %s %s %s is %.1f%% slower (p=%.3f), beyond --fail-on-regression %s",
 					c.Target, c.Label(), c.Transport.Label(), c.Metric, 100*c.Delta, c.P, failOn))
 			}
-			if len(regressions) > 0 {
+			switch {
+			case len(regressions) > unchecked:
+				return &exitError{code: ExitRegression, err: errors.New(strings.Join(regressions, "\n"))}
+			case len(regressions) > 0:
 				return errors.New(strings.Join(regressions, "\n"))
 			}
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&failOn, "fail-on-regression", "", "exit 1 when a p50 or mean got significantly slower by more than this, e.g. 10%")
+	cmd.Flags().StringVar(&failOn, "fail-on-regression", "", "exit 4 when a p50 or mean got significantly slower by more than this, e.g. 10% (exit 1 when a case cannot be checked)")
 	return cmd
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"image/png"
 	"os"
 	"os/exec"
@@ -104,5 +105,17 @@ func TestCIExample(t *testing.T) {
 	}
 	if b, err := os.ReadFile(filepath.Join(dir, "second", "compare.md")); err != nil || !strings.Contains(string(b), "| redis |") {
 		t.Fatalf("compare.md: %v\n%s", err, b)
+	}
+	// A violated threshold exits 3, and the comparison still runs.
+	cmd := exec.Command("bash", "../../examples/ci.sh")
+	cmd.Env = append(os.Environ(), "DBSOCK="+bin, "OUT="+filepath.Join(dir, "third"), "N=2000",
+		"BASELINE="+filepath.Join(dir, "first", "results.json"), "EXTRA=--threshold redis.unix.p50<1ns")
+	b, err := cmd.CombinedOutput()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != ExitThreshold {
+		t.Fatalf("a violated threshold: %v, want exit %d\n%s", err, ExitThreshold, b)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "third", "compare.md")); err != nil {
+		t.Fatalf("a violated threshold skipped the comparison: %v\n%s", err, b)
 	}
 }

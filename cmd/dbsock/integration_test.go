@@ -10,6 +10,8 @@ import (
 
 	"github.com/dbsock/dbsock/drivers"
 	"github.com/dbsock/dbsock/internal/testutil"
+
+	"github.com/dbsock/dbsock/results"
 )
 
 // TestRunAllTargetsLocal runs every target over both transports against
@@ -221,11 +223,11 @@ func TestOutputsAndReport(t *testing.T) {
 	}
 }
 
-// TestThresholds: a violated threshold exits 1 and names itself; a
-// satisfied one exits 0.
+// TestThresholds: a violated threshold exits 3 (the run itself finished)
+// and names itself; a satisfied one exits 0.
 func TestThresholds(t *testing.T) {
 	code, _, stderr := dbsock(t, "run", "echo", "--n", "100", "--warmup", "10", "--instances", "1", "--rounds", "1", "-q", "--threshold", "echo.unix.p50<1ns")
-	if code != ExitFailed || !strings.Contains(stderr, "threshold echo.unix.p50<1ns violated: p50 ") {
+	if code != ExitThreshold || !strings.Contains(stderr, "threshold echo.unix.p50<1ns violated: p50 ") {
 		t.Fatalf("violated: exit %d, stderr %q", code, stderr)
 	}
 	code, stdout, stderr := dbsock(t, "run", "echo", "--n", "100", "--warmup", "10", "--instances", "1", "--rounds", "1", "-q", "--threshold", "echo.unix.p50<10s", "--format", "json")
@@ -294,6 +296,32 @@ func TestCompareSavedRuns(t *testing.T) {
 	code, _, stderr = dbsock(t, "compare", path, failed, "--fail-on-regression", "10%")
 	if code != ExitFailed || !strings.Contains(stderr, "echo in "+failed+" did not finish") {
 		t.Fatalf("a run that did not finish: exit %d, stderr %q; want 1 saying so", code, stderr)
+	}
+	// A real regression exits 4: every block twice as slow.
+	rep.Targets[0].Error = ""
+	for i := range rep.Runs {
+		for j := range rep.Runs[i].Blocks {
+			b := &rep.Runs[i].Blocks[j]
+			b.P50, b.P99, b.Mean = 2*b.P50, 2*b.P99, 2*b.Mean
+		}
+	}
+	for i := range rep.Summary {
+		for _, l := range []*results.Latency{&rep.Summary[i].TCP.Latency, &rep.Summary[i].Unix.Latency} {
+			l.P50, l.P99, l.Mean = 2*l.P50, 2*l.P99, 2*l.Mean
+		}
+	}
+	slower := filepath.Join(t.TempDir(), "d.json")
+	f, err = os.Create(slower)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := rep.WriteJSON(f); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	code, _, stderr = dbsock(t, "compare", path, slower, "--fail-on-regression", "10%")
+	if code != ExitRegression || !strings.Contains(stderr, "beyond --fail-on-regression 10%") {
+		t.Fatalf("twice as slow: exit %d, stderr %q; want %d naming the regression", code, stderr, ExitRegression)
 	}
 }
 

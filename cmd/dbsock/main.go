@@ -45,9 +45,24 @@ const softMemoryLimit = 900 << 20
 // Exit statuses.
 const (
 	ExitOK     = 0
-	ExitFailed = 1 // a run failed or was interrupted
+	ExitFailed = 1 // a run failed or was interrupted; a comparison could not be made
 	ExitUsage  = 2 // bad command line
+	// ExitThreshold: the run finished and wrote its report, but a
+	// --threshold does not hold.
+	ExitThreshold = 3
+	// ExitRegression: compare --fail-on-regression found a significant
+	// slowdown beyond its bound.
+	ExitRegression = 4
 )
+
+// exitError is an error that ends dbsock with its own exit status.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Unwrap() error { return e.err }
 
 // Main runs dbsock with args and returns its exit status. Errors are printed
 // to stderr as one line prefixed "dbsock: ".
@@ -60,6 +75,10 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	for _, line := range strings.Split(err.Error(), "\n") {
 		fmt.Fprintf(stderr, "dbsock: %s\n", line)
+	}
+	var xe *exitError
+	if errors.As(err, &xe) {
+		return xe.code
 	}
 	var ue *usageError
 	if errors.As(err, &ue) || errors.Is(err, drivers.ErrStatement) {

@@ -143,7 +143,7 @@ func (o *runOptions) bind(f *pflag.FlagSet) {
 	o.flags = f
 	f.DurationVar(&o.opTimeout, "op-timeout", scenarios.DefaultOpTimeout, "give up on a connection whose server has not answered for this long")
 	f.BoolVar(&o.failFast, "fail-fast", false, "stop at the first target that fails instead of going on with the others")
-	f.StringArrayVar(&o.thresholds, "threshold", nil, "fail (exit 1) unless this holds after the run, e.g. 'redis.unix.p99<2ms' or 'mysql.unix_speedup_p50>=1.0'; repeatable")
+	f.StringArrayVar(&o.thresholds, "threshold", nil, "fail (exit 3) unless this holds after the run, e.g. 'redis.unix.p99<2ms' or 'mysql.unix_speedup_p50>=1.0'; repeatable")
 	f.BoolVarP(&o.quiet, "quiet", "q", false, "print no progress lines on stderr")
 	o.settings = map[string]targets.Settings{}
 	for _, t := range targets.List() {
@@ -342,7 +342,7 @@ func runRun(ctx context.Context, o *runOptions, args []string, stdout, stderr io
 		}
 	}
 	if len(violated) > 0 {
-		return errors.New(strings.Join(violated, "\n"))
+		return &exitError{code: ExitThreshold, err: errors.New(strings.Join(violated, "\n"))}
 	}
 	return nil
 }
