@@ -215,3 +215,18 @@ func TestThresholdsReadAsWritten(t *testing.T) {
 		t.Errorf("HTML thresholds: no <code>redis.unix_speedup_p50.lo&gt;=1.0</code> in\n%s", html.String())
 	}
 }
+
+// TestMethodSaysWhatAnInstanceWas: the headline's method says "restarted"
+// only of servers dbsock started; instances of a server it did not start
+// are fresh connections to one process, as its warning says.
+func TestMethodSaysWhatAnInstanceWas(t *testing.T) {
+	for provider, want := range map[string]string{
+		"local":    "9 server instances (restarted between them)",
+		"external": "9 server instances (fresh connections to the same server process each: dbsock did not start it, so it could not restart it)",
+	} {
+		r := &results.Report{Config: results.Config{Instances: 9, Rounds: 1, N: 10}, Targets: []results.Target{{Name: "redis", Provenance: drivers.Provenance{Provider: provider}}}}
+		if got := methodSentence(r); !strings.Contains(got, want) {
+			t.Errorf("%s: %q does not say %q", provider, got, want)
+		}
+	}
+}

@@ -92,6 +92,25 @@ func joinByTarget(m map[string]string) string {
 	return strings.Join(parts, "; ")
 }
 
+// restarted says what a server instance was: a restart of the server, or,
+// for a server dbsock did not start (provider external), which it cannot
+// restart, a fresh set of connections to the same process.
+func restarted(r *results.Report) string {
+	external := 0
+	for _, t := range r.Targets {
+		if t.Provider == "external" {
+			external++
+		}
+	}
+	switch {
+	case external == 0:
+		return "restarted between them"
+	case external == len(r.Targets):
+		return "fresh connections to the same server process each: dbsock did not start it, so it could not restart it"
+	}
+	return "the servers dbsock started were restarted between them; the others, which it did not start, got fresh connections only"
+}
+
 // methodSentence says in one sentence what was measured and how.
 func methodSentence(r *results.Report) string {
 	c := r.Config
@@ -113,7 +132,7 @@ func methodSentence(r *results.Report) string {
 	e := r.Environment
 	rounds, stats := plural(c.Rounds, "round"), "the speedup is the median paired ratio TCP/Unix with a distribution-free 95% interval"
 	if c.Instances > 1 {
-		rounds = fmt.Sprintf("%d server instances (restarted between them) of %s", c.Instances, plural(c.Rounds, "round"))
+		rounds = fmt.Sprintf("%d server instances (%s) of %s", c.Instances, restarted(r), plural(c.Rounds, "round"))
 		stats = "the speedup is the median over server instances of each instance's median paired ratio TCP/Unix, with a distribution-free 95% interval over instances"
 	}
 	return fmt.Sprintf("Method: %s from one Go client%s over 127.0.0.1 TCP and the server's Unix socket, %s of %s interleaved in TCP/Unix pairs%s; "+
