@@ -17,7 +17,6 @@ import (
 	"github.com/dbsock/dbsock/dbsocktest"
 	"github.com/dbsock/dbsock/internal/placement"
 	"github.com/dbsock/dbsock/pipeline"
-	"github.com/dbsock/dbsock/reports"
 	"github.com/dbsock/dbsock/scenarios"
 	"github.com/dbsock/dbsock/targets"
 )
@@ -83,9 +82,6 @@ func TestCompareYourQuery(t *testing.T) {
 	s := rep.Summary[0]
 	if s.UnixSpeedupP50CI == nil || s.TCP.Latency.P50 <= 0 || s.Unix.Latency.P50 <= 0 {
 		t.Fatalf("summary %+v", s)
-	}
-	if s.Verdict == "" || s.Verdict != reports.Verdict(&s, len(rep.Summary)) {
-		t.Errorf("verdict %q; want the words dbsock run writes for kind %q", s.Verdict, s.VerdictKind)
 	}
 	if ti := rep.Targets[0]; ti.Provider != "local" || !strings.Contains(ti.Operation, `your op "products"`) || ti.Server.Product == "" {
 		t.Errorf("target record: provider %q, operation %q, server %q", ti.Provider, ti.Operation, ti.Server)

@@ -22,7 +22,6 @@ import (
 	"github.com/dbsock/dbsock/internal/cpustat"
 	"github.com/dbsock/dbsock/internal/placement"
 	"github.com/dbsock/dbsock/internal/sysinfo"
-	"github.com/dbsock/dbsock/reports"
 	"github.com/dbsock/dbsock/results"
 	"github.com/dbsock/dbsock/scenarios"
 	"github.com/dbsock/dbsock/targets"
@@ -147,7 +146,6 @@ func Run(ctx context.Context, p Plan) (*results.Report, error) {
 	}
 	errs = append(errs, p.errorRates(rep)...)
 	rep.Thresholds = results.Evaluate(rep, p.Thresholds)
-	reports.Words(rep) // the same verdicts in the JSON whoever asked: dbsock run or the library's Compare
 	if p.Render != nil {
 		if err := p.Render(rep); err != nil {
 			errs = append(errs, err)

@@ -90,15 +90,9 @@ func speedupCI(ci *results.Interval) string {
 	return fmt.Sprintf("speedup %.3f× (95%% CI %.3f–%.3f)", ci.Center, ci.Lo, ci.Hi)
 }
 
-// Words writes every case's verdict in words into r (the JSON's
-// "verdict"), from its kind, as dbsock run's reports have them: the
-// pipeline calls it on every report it makes, the library's included.
-// Reports read before kinds existed keep their words. Calling it again
-// changes nothing.
-func Words(r *results.Report) { withVerdicts(r) }
-
-// withVerdicts is Words, returning r for the renderers, which call it on
-// reports read from files.
+// withVerdicts writes every case's verdict in words into r (the JSON's
+// "verdict"), from its kind; reports read before kinds existed keep their
+// words.
 func withVerdicts(r *results.Report) *results.Report {
 	for i := range r.Summary {
 		s := &r.Summary[i]
