@@ -284,15 +284,7 @@ func TestCompareSavedRuns(t *testing.T) {
 		t.Fatal(err)
 	}
 	rep.Targets[0].Error = "echo over unix /x stopped after 100 of 200 ops: the server did not answer"
-	failed := filepath.Join(t.TempDir(), "c.json")
-	f, err := os.Create(failed)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := rep.WriteJSON(f); err != nil {
-		t.Fatal(err)
-	}
-	f.Close()
+	failed := writeReport(t, rep, "c.json")
 	code, _, stderr = dbsock(t, "compare", path, failed, "--fail-on-regression", "10%")
 	if code != ExitFailed || !strings.Contains(stderr, "echo in "+failed+" did not finish") {
 		t.Fatalf("a run that did not finish: exit %d, stderr %q; want 1 saying so", code, stderr)
@@ -310,19 +302,27 @@ func TestCompareSavedRuns(t *testing.T) {
 			l.P50, l.P99, l.Mean = 2*l.P50, 2*l.P99, 2*l.Mean
 		}
 	}
-	slower := filepath.Join(t.TempDir(), "d.json")
-	f, err = os.Create(slower)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := rep.WriteJSON(f); err != nil {
-		t.Fatal(err)
-	}
-	f.Close()
+	slower := writeReport(t, rep, "d.json")
 	code, _, stderr = dbsock(t, "compare", path, slower, "--fail-on-regression", "10%")
 	if code != ExitRegression || !strings.Contains(stderr, "beyond --fail-on-regression 10%") {
 		t.Fatalf("twice as slow: exit %d, stderr %q; want %d naming the regression", code, stderr, ExitRegression)
 	}
+}
+
+// writeReport writes rep as JSON to a file called name in a temp dir and
+// returns its path.
+func writeReport(t *testing.T, rep *results.Report, name string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), name)
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := rep.WriteJSON(f); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }
 
 // TestWithoutPATH: with no PATH at all (a bare cron or systemd unit),
