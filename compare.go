@@ -11,6 +11,7 @@ import (
 	"github.com/dbsock/dbsock/compose"
 	"github.com/dbsock/dbsock/drivers"
 	"github.com/dbsock/dbsock/internal/placement"
+	"github.com/dbsock/dbsock/internal/setting"
 	"github.com/dbsock/dbsock/pipeline"
 	"github.com/dbsock/dbsock/scenarios"
 	"github.com/dbsock/dbsock/targets"
@@ -24,9 +25,10 @@ import (
 type Opener func(ctx context.Context, ep Endpoint) (do func(context.Context) error, close func() error, err error)
 
 // CompareOptions size a comparison; zero values take the defaults given
-// below. Compare measures the one server it is given without restarting
-// it (dbsock run's --instances 1): its interval is over that instance's
-// block pairs.
+// below, and Compare refuses what dbsock run refuses (a negative N, more
+// Blocks than N, an OpTimeout under 10 ms), naming these fields. Compare
+// measures the one server it is given without restarting it (dbsock run's
+// --instances 1): its interval is over that instance's block pairs.
 type CompareOptions struct {
 	// N is the timed ops per transport and round (10,000); Warmup the
 	// untimed ops before them on each fresh connection (1,000).
@@ -63,7 +65,7 @@ func Compare(ctx context.Context, srv *Server, name string, open Opener, opt Com
 	}
 	place, err := placement.Resolve(orDefault(opt.Placement, "auto"), "", "")
 	if err != nil {
-		return nil, fmt.Errorf("dbsock.Compare: %w", err)
+		return nil, compareError(err)
 	}
 	server, _ := targets.Lookup(srv.Target)
 	d := &userDriver{name: name, open: open, server: server.Settings(nil).Driver(drivers.Workload{}), ctx: ctx}
@@ -84,7 +86,30 @@ func Compare(ctx context.Context, srv *Server, name string, open Opener, opt Com
 		Reach:     drivers.Reach,
 		Libraries: targets.Libraries(),
 	}
-	return pipeline.Run(ctx, plan)
+	if opt.Blocks == 0 && plan.Options.N < plan.Options.Blocks {
+		plan.Options.Blocks = 0 // the default, at most N
+	}
+	if err := plan.Validate(); err != nil {
+		return nil, compareError(err)
+	}
+	rep, err := pipeline.Run(ctx, plan)
+	return rep, setting.Reword(err, compareField)
+}
+
+// compareFields names the engine's settings that CompareOptions sets.
+var compareFields = map[setting.Field]string{
+	setting.N: "CompareOptions.N", setting.Warmup: "CompareOptions.Warmup", setting.Rounds: "CompareOptions.Rounds",
+	setting.Blocks: "CompareOptions.Blocks", setting.Concurrency: "CompareOptions.Concurrency", setting.Seed: "CompareOptions.Seed",
+	setting.OpTimeout: "CompareOptions.OpTimeout", setting.Placement: "CompareOptions.Placement",
+}
+
+// compareField words a setting as the CompareOptions field that sets it.
+func compareField(f setting.Field) string { return compareFields[f] }
+
+// compareError is an invalid comparison, its settings named as
+// CompareOptions' fields.
+func compareError(err error) error {
+	return setting.Reword(fmt.Errorf("dbsock.Compare: %w", err), compareField)
 }
 
 func orDefault(s, def string) string {
@@ -94,8 +119,10 @@ func orDefault(s, def string) string {
 	return s
 }
 
+// orDefaultInt is v, or def when v is 0 (a negative v is kept, and
+// refused).
 func orDefaultInt(v, def int) int {
-	if v <= 0 {
+	if v == 0 {
 		return def
 	}
 	return v

@@ -23,6 +23,7 @@ import (
 
 	"github.com/dbsock/dbsock/drivers"
 	"github.com/dbsock/dbsock/internal/cpustat"
+	"github.com/dbsock/dbsock/internal/setting"
 )
 
 // ErrCannotSupply is wrapped by a provider that has no way to supply a target
@@ -67,7 +68,7 @@ var ErrNoRestart = errors.New("cannot restart")
 // repeats. Connections to the old instance are gone.
 func (s *Server) Restart(ctx context.Context) error {
 	if s.restart == nil {
-		return fmt.Errorf("%w %s: dbsock did not start this server (provider %s), so it cannot start it again; use --instances 1", ErrNoRestart, s.Target, s.Provider)
+		return setting.Errorf("%w %s: dbsock did not start this server (provider %s), so it cannot start it again; use %s 1", ErrNoRestart, s.Target, s.Provider, setting.Instances)
 	}
 	return s.restart(ctx)
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/dbsock/dbsock/drivers"
 	"github.com/dbsock/dbsock/internal/cpustat"
 	"github.com/dbsock/dbsock/internal/placement"
+	"github.com/dbsock/dbsock/internal/setting"
 )
 
 // External supplies servers the user already runs, from endpoints given on
@@ -47,7 +48,7 @@ func (e *External) Supply(_ context.Context, t Target) (*Server, error) {
 	pid := e.ServerPIDs[target]
 	if pid > 0 {
 		if err := Owns(pid, p.TCP.Address); err != nil {
-			return nil, fmt.Errorf("--server-pid %s=%d: %w; give the pid of the server listening there", target, pid, err)
+			return nil, setting.Errorf("%s %s=%d: %w; give the pid of the server listening there", setting.ServerPID, target, pid, err)
 		}
 		srv.CPU = cpustat.NewTree(pid, "process tree given by --server-pid")
 	} else if found, err := listeningPID(p.TCP.Address); err == nil {

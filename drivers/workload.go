@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/dbsock/dbsock/internal/setting"
 )
 
 // Workload is what one case's ops do: the size of a value, the keyspace
@@ -103,12 +105,12 @@ var ErrStatement = errors.New("statement check failed")
 // StatementError says that q, run once over ep before timing, failed;
 // it wraps err and is ErrStatement.
 func StatementError(q string, ep Endpoint, err error) error {
-	return &statementError{err: fmt.Errorf("your --query %q over %s: %w; correct the statement (or --keys-from)", q, ep, err)}
+	return &statementError{err: setting.Errorf("your %s %q over %s: %w; correct the statement (or %s)", setting.Queries, q, ep, err, setting.KeysFrom)}
 }
 
 // Statementf is an ErrStatement of its own words.
 func Statementf(format string, args ...any) error {
-	return &statementError{err: fmt.Errorf(format, args...)}
+	return &statementError{err: setting.Errorf(format, args...)}
 }
 
 type statementError struct{ err error }
@@ -233,7 +235,7 @@ const MaxKeyBytes = 64 << 20
 
 // KeysTooLarge is the error of keys whose text passes MaxKeyBytes.
 func KeysTooLarge(source string, n int) error {
-	return Statementf("%s holds more than %d MiB of key text by key %d, the most dbsock keeps in memory; lower --rows (or give shorter keys)", source, MaxKeyBytes>>20, n)
+	return Statementf("%s holds more than %d MiB of key text by key %d, the most dbsock keeps in memory; lower %s (or give shorter keys)", source, MaxKeyBytes>>20, n, setting.Rows)
 }
 
 // ScanKeys reads the first column of every row as text, at most limit of
@@ -274,18 +276,18 @@ type QueryTaker interface {
 // OpUpdate.
 func CheckSQL(target, q, op, ph string) error {
 	if n := strings.Count(q, ph); n != 1 {
-		return fmt.Errorf("%s --query %q has %d %s placeholders; give one, for the key (e.g. SELECT name FROM users WHERE id = %s)", target, q, n, ph, ph)
+		return fmt.Errorf("%q has %d %s placeholders; give one, for the key (e.g. SELECT name FROM users WHERE id = %s)", q, n, ph, ph)
 	}
 	if ph == "$1" && strings.Contains(q, "$2") {
-		return fmt.Errorf("%s --query %q has a $2; give one placeholder, $1, for the key", target, q)
+		return fmt.Errorf("%q has a $2; give one placeholder, $1, for the key", q)
 	}
 	first := LeadingWord(q)
 	reads := first == "SELECT" || first == "WITH"
 	switch {
 	case op == OpRead && !reads:
-		return fmt.Errorf("%s --query %q is not a SELECT; a write needs --op update (and --allow-writes against your own server)", target, q)
+		return setting.Errorf("%q is not a SELECT; a write needs %s %s (and %s against your own server)", q, setting.Op, OpUpdate, setting.AllowWrites)
 	case op == OpUpdate && first == "SELECT":
-		return fmt.Errorf("%s --query %q is a SELECT, and --op update times writes; leave out --op update", target, q)
+		return setting.Errorf("%q is a SELECT, and %s %s times writes; leave out %s %s", q, setting.Op, OpUpdate, setting.Op, OpUpdate)
 	}
 	return nil
 }
@@ -328,7 +330,7 @@ func CheckKeysSQL(target, q string) error {
 	case "SELECT", "WITH", "VALUES", "TABLE":
 		return nil
 	}
-	return Statementf("%s --keys-from query %q does not read (it must be a SELECT, WITH, VALUES or TABLE statement): dbsock never writes to list keys", target, q)
+	return Statementf("%s %s query %q does not read (it must be a SELECT, WITH, VALUES or TABLE statement): dbsock never writes to list keys", target, setting.KeysFrom, q)
 }
 
 // ReadsYourQuery says that w's ops are the user's own statement under

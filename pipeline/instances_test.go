@@ -111,7 +111,7 @@ func TestInstancesOfAServerNotOurs(t *testing.T) {
 	}
 	pl.InstancesAsked = true
 	_, err = Run(context.Background(), pl)
-	if err == nil || !strings.Contains(err.Error(), "cannot start it again; use --instances 1") {
-		t.Errorf("explicit --instances on a server dbsock cannot restart: %v", err)
+	if err == nil || !strings.Contains(err.Error(), "cannot start it again; use Plan.Instances 1") {
+		t.Errorf("explicit Instances on a server dbsock cannot restart: %v", err)
 	}
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/dbsock/dbsock/compose"
 	"github.com/dbsock/dbsock/drivers"
+	"github.com/dbsock/dbsock/internal/setting"
 	"github.com/dbsock/dbsock/results"
 	"github.com/dbsock/dbsock/targets"
 )
@@ -41,19 +42,19 @@ func (p Plan) userKeys(ctx context.Context, t *targets.Target, d drivers.Driver,
 	}
 	kl, ok := d.(drivers.KeyLister)
 	if !ok {
-		return nil, drivers.Statementf("--keys-from query: %s cannot list keys; give a file of keys, one per line", t.Name)
+		return nil, drivers.Statementf("%s query: %s cannot list keys; give a file of keys, one per line", setting.KeysFrom, t.Name)
 	}
 	limit := max(p.Options.Rows, 1)
 	var keys []string
-	err := p.answer(ctx, t.Name, srv.Unix, "while dbsock read your keys (--keys-from)", func(ctx context.Context) (err error) {
+	err := p.answer(ctx, t.Name, srv.Unix, "while dbsock read your keys", func(ctx context.Context) (err error) {
 		keys, err = kl.ListKeys(ctx, srv.Unix, src.Query, limit+1) // one more: are there more than it keeps?
 		return err
 	})
 	switch {
 	case err != nil:
-		return nil, drivers.Statementf("--keys-from query:%q over %s: %w", src.Query, srv.Unix, err)
+		return nil, drivers.Statementf("%s query:%q over %s: %w", setting.KeysFrom, src.Query, srv.Unix, err)
 	case len(keys) == 0:
-		return nil, drivers.Statementf("--keys-from query:%q over %s returned no keys", src.Query, srv.Unix)
+		return nil, drivers.Statementf("%s query:%q over %s returned no keys", setting.KeysFrom, src.Query, srv.Unix)
 	}
 	more := len(keys) > limit
 	keys = distinct(keys[:min(len(keys), limit)])
@@ -91,7 +92,7 @@ func (p Plan) checkStatement(ctx context.Context, t *targets.Target, d drivers.D
 	fail := func(ep drivers.Endpoint, err error) error { return drivers.StatementError(q, ep, err) }
 	if !hasQuery {
 		fail = func(ep drivers.Endpoint, err error) error {
-			return drivers.Statementf("dbsock's own op (%s) on your first key (--keys-from) over %s: %v; give keys that name what it reads, or your own op (--query)", d.Describe(), ep, err)
+			return drivers.Statementf("dbsock's own op (%s) on your first key (%s) over %s: %v; give keys that name what it reads, or your own op (%s)", d.Describe(), setting.KeysFrom, ep, err, setting.Queries)
 		}
 	}
 	for _, ep := range []drivers.Endpoint{srv.TCP, srv.Unix} {
@@ -111,7 +112,7 @@ func (p Plan) checkStatement(ctx context.Context, t *targets.Target, d drivers.D
 		case errors.Is(err, drivers.ErrStatement):
 			return err
 		case errors.Is(err, context.DeadlineExceeded):
-			return fail(ep, fmt.Errorf("no answer within %s (--op-timeout)", p.Options.Timeout().Round(time.Millisecond)))
+			return fail(ep, setting.Errorf("no answer within %s (%s)", p.Options.Timeout().Round(time.Millisecond), setting.OpTimeout))
 		default:
 			return fail(ep, err)
 		}

@@ -21,6 +21,7 @@ import (
 	"github.com/dbsock/dbsock/drivers"
 	"github.com/dbsock/dbsock/internal/cpustat"
 	"github.com/dbsock/dbsock/internal/placement"
+	"github.com/dbsock/dbsock/internal/setting"
 	"github.com/dbsock/dbsock/internal/sysinfo"
 	"github.com/dbsock/dbsock/results"
 	"github.com/dbsock/dbsock/scenarios"
@@ -69,6 +70,14 @@ type Plan struct {
 	// FailFast stops at the first target that fails; otherwise the others
 	// still run.
 	FailFast bool
+	// Explain says the run holds the decomposition's layers (targets
+	// whose Layer is set) to split each target's lookup into: they take
+	// one lookup of each target's own value, so no Pipelines or
+	// ValueSizes.
+	Explain bool
+	// AllowWrites lets an Options.Op that writes write to servers the user
+	// runs (external endpoints given); without it Validate refuses.
+	AllowWrites bool
 	// MaxErrorRate is the share of failed ops above which a case fails the
 	// run (0: any failed op does; below 0: never).
 	MaxErrorRate float64
@@ -103,7 +112,11 @@ const (
 // error joins each target that failed and a failed render. A violated
 // threshold is not an error here: it is in the report's Thresholds.
 func Run(ctx context.Context, p Plan) (*results.Report, error) {
+	p.Instances = p.InstancesPerCase()
 	rep := p.newReport()
+	if err := p.Validate(); err != nil {
+		return rep, err
+	}
 	var errs []error
 	if len(p.Placement.Client) > 0 {
 		restore, err := placement.PinProcess(p.Placement.Client)
@@ -402,8 +415,8 @@ func (p Plan) errorRates(rep *results.Report) []error {
 					last = run.Error
 				}
 			}
-			errs = append(errs, fmt.Errorf("%s %s: %d of %d ops failed over %s (%.3g%%, above --max-error-rate %.3g%%): %s",
-				s.Target, s.Label(), side.Errors, side.N, t.Label(), 100*side.ErrorRate, 100*p.MaxErrorRate, last))
+			errs = append(errs, setting.Errorf("%s %s: %d of %d ops failed over %s (%.3g%%, above %s %.3g%%): %s",
+				s.Target, s.Label(), side.Errors, side.N, t.Label(), 100*side.ErrorRate, setting.MaxErrors, 100*p.MaxErrorRate, last))
 		}
 	}
 	return errs

@@ -189,7 +189,7 @@ func TestRunInterruptedKeepsWhatWasMeasured(t *testing.T) {
 
 func TestRunChecksThresholds(t *testing.T) {
 	pl := plan(&fakeProvider{}, &fakeDriver{name: "a", tcpCost: 30 * time.Microsecond, unixCost: 10 * time.Microsecond})
-	for _, expr := range []string{"a.unix_speedup_p50>=1.5", "a.unix.p50<1us", "z.unix.p50<1s"} {
+	for _, expr := range []string{"a.unix_speedup_p50>=1.5", "a.unix.p50<1us"} {
 		th, err := results.Parse(expr)
 		if err != nil {
 			t.Fatal(err)
@@ -200,7 +200,7 @@ func TestRunChecksThresholds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []bool{true, false, false}
+	want := []bool{true, false}
 	if len(rep.Thresholds) != len(want) {
 		t.Fatalf("thresholds = %+v", rep.Thresholds)
 	}
@@ -208,6 +208,13 @@ func TestRunChecksThresholds(t *testing.T) {
 		if th.OK != want[i] {
 			t.Errorf("%s: ok = %v, want %v (%s)", th.Expr, th.OK, want[i], th.ActualText)
 		}
+	}
+	// A threshold on a target the plan does not measure is refused before
+	// anything starts, naming the plan's field.
+	th, _ := results.Parse("z.unix.p50<1s")
+	pl.Thresholds = append(pl.Thresholds, th)
+	if _, err := Run(context.Background(), pl); err == nil || !strings.Contains(err.Error(), `Plan.Thresholds "z.unix.p50<1s" names target z, which this run does not measure (it runs a)`) {
+		t.Errorf("threshold on a target not measured: %v", err)
 	}
 }
 

@@ -27,6 +27,7 @@ import (
 	"github.com/dbsock/dbsock/compose"
 	"github.com/dbsock/dbsock/drivers"
 	"github.com/dbsock/dbsock/internal/cpustat"
+	"github.com/dbsock/dbsock/internal/setting"
 	"github.com/dbsock/dbsock/results"
 	"github.com/dbsock/dbsock/scenarios"
 	"github.com/dbsock/dbsock/targets"
@@ -207,7 +208,7 @@ func (c *remoteClient) execWatched(ctx context.Context, file, alive string, opTi
 			}
 			if quiet := time.Since(since); quiet > silence {
 				cancel() // Exec may not return while the container is paused: it is stopped with the run
-				return fmt.Errorf("%w for %s (more than --op-timeout %s + 5 s)", errClientSilent, quiet.Round(time.Second), opTimeout)
+				return setting.Errorf("%w for %s (more than %s %s + 5 s)", errClientSilent, quiet.Round(time.Second), setting.OpTimeout, opTimeout)
 			}
 		}
 	}

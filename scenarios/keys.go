@@ -7,6 +7,8 @@ import (
 	"math/rand/v2"
 	"strconv"
 	"strings"
+
+	"github.com/dbsock/dbsock/internal/setting"
 )
 
 // Key distributions (--keys): which rows, 1..Rows, the ops read.
@@ -45,7 +47,7 @@ func ParseKeys(s string) (Keys, error) {
 	name, arg, hasArg := strings.Cut(strings.TrimSpace(s), ":")
 	k := Keys{Dist: name}
 	bad := func(why string) (Keys, error) {
-		return Keys{}, fmt.Errorf("--keys %q %s; use uniform, zipf[:THETA], sequential or hotspot:FRACTION[:OPS] (e.g. zipf:0.99, hotspot:0.2)", s, why)
+		return Keys{}, setting.Errorf("%s %q %s; use uniform, zipf[:THETA], sequential or hotspot:FRACTION[:OPS] (e.g. zipf:0.99, hotspot:0.2)", setting.Keys, s, why)
 	}
 	num := func(v string) (float64, bool) {
 		f, err := strconv.ParseFloat(v, 64)

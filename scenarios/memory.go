@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/dbsock/dbsock/drivers"
+	"github.com/dbsock/dbsock/internal/setting"
 	"github.com/dbsock/dbsock/results"
 )
 
@@ -45,8 +46,8 @@ func (e *MemoryError) Error() string {
 		lower = "even one worker does not fit: lower the pipeline depth or the value size"
 	}
 	return fmt.Sprintf("%d workers (Concurrency) would hold about %s in dbsock: %s per worker in latency histograms and connections (one per transport) and %s of values in flight (pipeline depth %d, values of %s, %d copies each); the limit is %s: %s",
-		e.Workers, ibytes(e.Bytes), ibytes(e.WorkerBytes), ibytes(e.ValueBytes), e.Depth,
-		ibytes(e.ValueSize), CopiesPerValue, ibytes(ClientBudget), lower)
+		e.Workers, setting.Bytes(e.Bytes), setting.Bytes(e.WorkerBytes), setting.Bytes(e.ValueBytes), e.Depth,
+		setting.Bytes(e.ValueSize), CopiesPerValue, setting.Bytes(ClientBudget), lower)
 }
 
 // CheckMemory fails with a *MemoryError when a case of these options, with
@@ -79,19 +80,4 @@ func (o Options) workerBytes() int64 {
 		hists++
 	}
 	return 2 * (hists*histogramBytes + ConnBytes)
-}
-
-// ibytes is n bytes in binary units, as go-humanize's IBytes writes them
-// ("688 KiB", "2.7 GiB"); the engine, which library users compile, does
-// not pull that module in for one message.
-func ibytes(n int64) string {
-	units := []string{"B", "KiB", "MiB", "GiB", "TiB", "PiB"}
-	v, i := float64(n), 0
-	for v >= 1024 && i < len(units)-1 {
-		v, i = v/1024, i+1
-	}
-	if i == 0 || v >= 10 {
-		return fmt.Sprintf("%.0f %s", v, units[i])
-	}
-	return fmt.Sprintf("%.1f %s", v, units[i])
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/dbsock/dbsock/drivers"
+	"github.com/dbsock/dbsock/internal/setting"
 )
 
 // Mix is --op mixed:R/W: R reads to W updates, each op drawn on its own
@@ -32,7 +33,7 @@ func ParseOp(s string) (op string, mix Mix, err error) {
 	case drivers.OpRead, drivers.OpUpdate:
 		return s, Mix{}, nil
 	}
-	bad := fmt.Errorf("--op %q is not accepted; use read, update or mixed:R/W (R reads to W updates, e.g. mixed:95/5)", s)
+	bad := setting.Errorf("%s %q is not accepted; use read, update or mixed:R/W (R reads to W updates, e.g. mixed:95/5)", setting.Op, s)
 	spec, ok := strings.CutPrefix(s, drivers.OpMixed+":")
 	r, w, ok2 := strings.Cut(spec, "/")
 	if !ok || !ok2 {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/dbsock/dbsock/drivers"
 	"github.com/dbsock/dbsock/internal/cpustat"
+	"github.com/dbsock/dbsock/internal/setting"
 	"github.com/dbsock/dbsock/results"
 )
 
@@ -29,17 +30,14 @@ func Run(ctx context.Context, d drivers.Driver, eps drivers.Pair, server drivers
 	if p, ok := d.(drivers.Pipeliner); ok && p.Depth() > 1 {
 		c.Pipeline = p.Depth()
 	}
+	if err := opt.Validate(); err != nil {
+		return err
+	}
 	if err := opt.CheckMemory(int64(d.ValueSize()), c.Pipeline); err != nil {
 		return err
 	}
 	if opt.Op == drivers.OpUpdate {
 		c.Op = opt.Op
-	}
-	if opt.Op == drivers.OpMixed && opt.Rows <= 0 {
-		return errors.New("--op mixed draws which ops write with their keys; give the case its rows (Options.Rows)")
-	}
-	if opt.Op == drivers.OpMixed && opt.Scenario == Connect {
-		return fmt.Errorf("--op mixed times reads and writes on kept connections (scenario pk); %s opens one per op", opt.Scenario)
 	}
 	began := time.Now()
 	if opt.Epoch.IsZero() {
@@ -160,7 +158,7 @@ func measureRound(ctx context.Context, d drivers.Driver, eps drivers.Pair, opt O
 		if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
 			// A server that stopped answering here would otherwise cost
 			// another --op-timeout in warm-up before the run ends.
-			err = fmt.Errorf("%s over %s: %w within %s (--op-timeout) while dbsock opened its statistics connection", d.Name(), eps.Unix, ErrNoAnswer, opt.timeout())
+			err = setting.Errorf("%s over %s: %w within %s (%s) while dbsock opened its statistics connection", d.Name(), eps.Unix, ErrNoAnswer, opt.timeout(), setting.OpTimeout)
 			return append(sides[drivers.TCP].fail(err), sides[drivers.Unix].fail(err)...), err
 		}
 	}
@@ -227,7 +225,7 @@ func openWorkers(ctx context.Context, d drivers.Driver, s *side, opt Options) (s
 		})
 		if err != nil {
 			if drivers.TimedOut(err) && ctx.Err() == nil {
-				return evidence, fmt.Errorf("worker %d of %d: %s over %s did not answer within %s (--op-timeout) while connecting", i+1, len(s.ws), d.Name(), ep, opt.timeout())
+				return evidence, setting.Errorf("worker %d of %d: %s over %s did not answer within %s (%s) while connecting", i+1, len(s.ws), d.Name(), ep, opt.timeout(), setting.OpTimeout)
 			}
 			return evidence, fmt.Errorf("worker %d of %d: %w", i+1, len(s.ws), drivers.Explain(err, ep))
 		}
@@ -240,12 +238,12 @@ func openWorkers(ctx context.Context, d drivers.Driver, s *side, opt Options) (s
 			evidence = v.Evidence
 		}
 		if _, ok := conn.(drivers.Mixer); !ok && err == nil && opt.Op == drivers.OpMixed {
-			err = fmt.Errorf("%s cannot mix reads and writes (--op mixed); use --op read or --op update", d.Name())
+			err = setting.Errorf("%s cannot mix reads and writes (%s %s); use %s %s or %s", d.Name(), setting.Op, drivers.OpMixed, setting.Op, drivers.OpRead, drivers.OpUpdate)
 		}
 		if err != nil {
 			conn.Close()
 			if drivers.TimedOut(err) && ctx.Err() == nil {
-				return evidence, fmt.Errorf("%s over %s did not answer within %s (--op-timeout) while dbsock verified the transport", d.Name(), ep, opt.timeout())
+				return evidence, setting.Errorf("%s over %s did not answer within %s (%s) while dbsock verified the transport", d.Name(), ep, opt.timeout(), setting.OpTimeout)
 			}
 			return evidence, fmt.Errorf("%s over %s: %w", d.Name(), ep, err)
 		}
@@ -298,7 +296,7 @@ func (s *side) warmUp(d drivers.Driver, opt Options) error {
 		fired = w.dog.done() || fired
 	}
 	if fired {
-		return fmt.Errorf("%s over %s: %w for %s (--op-timeout) during warm-up, so dbsock gave up on the connection", d.Name(), s.ep, ErrNoAnswer, opt.timeout())
+		return setting.Errorf("%s over %s: %w for %s (%s) during warm-up, so dbsock gave up on the connection", d.Name(), s.ep, ErrNoAnswer, opt.timeout(), setting.OpTimeout)
 	}
 	if err := s.ctx.Err(); err != nil {
 		return fmt.Errorf("%s over %s interrupted during warm-up: %w", d.Name(), s.ep, err)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/dbsock/dbsock/drivers"
 	"github.com/dbsock/dbsock/internal/cpustat"
+	"github.com/dbsock/dbsock/internal/setting"
 	"github.com/dbsock/dbsock/results"
 )
 
@@ -155,7 +156,7 @@ func (s *side) collect(d drivers.Driver, opt Options, b results.Block) error {
 		what = "interrupted"
 	}
 	if fired {
-		first = fmt.Errorf("%w for %s (--op-timeout), so dbsock gave up on the connection: %w", ErrNoAnswer, opt.timeout(), first)
+		first = setting.Errorf("%w for %s (%s), so dbsock gave up on the connection: %w", ErrNoAnswer, opt.timeout(), setting.OpTimeout, first)
 	} else if what != "interrupted" {
 		first = drivers.Explain(first, s.ep)
 	}

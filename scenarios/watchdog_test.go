@@ -85,7 +85,7 @@ func TestWatchdogUnblocksAHungServer(t *testing.T) {
 	if took := time.Since(start); took > 5*time.Second {
 		t.Fatalf("the round took %s with a 200ms op timeout", took)
 	}
-	if err == nil || !strings.Contains(err.Error(), "did not answer for 200ms (--op-timeout)") {
+	if err == nil || !strings.Contains(err.Error(), "did not answer for 200ms (Options.OpTimeout)") {
 		t.Fatalf("err = %v, want the op timeout named", err)
 	}
 	if len(runs) != 2 || runs[0].Transport != drivers.TCP {
@@ -123,7 +123,7 @@ func TestVerifyTimeoutSaysTheServerDidNotAnswer(t *testing.T) {
 	conn := &timeoutConn{*newHangConn(drivers.TCP, 1<<30)}
 	d := verifyDriver{hangDriver{tcp: newHangConn(drivers.TCP, 1<<30), unix: newHangConn(drivers.Unix, 1<<30)}, conn}
 	_, err := round(t, d, Options{Scenario: PK, N: 10, Warmup: 1, OpTimeout: 200 * time.Millisecond})
-	if err == nil || !strings.Contains(err.Error(), "did not answer within 200ms (--op-timeout) while dbsock verified the transport") {
+	if err == nil || !strings.Contains(err.Error(), "did not answer within 200ms (Options.OpTimeout) while dbsock verified the transport") {
 		t.Fatalf("err = %v, want the server named as not answering", err)
 	}
 }

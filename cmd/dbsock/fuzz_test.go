@@ -94,7 +94,7 @@ func namesInput(msg string, args []string) bool {
 
 func TestRepeatedListValuesAreOneCase(t *testing.T) {
 	s := sweepOptions{scenarios: []string{"pk", "pk"}, concurrency: []int{1, 8, 1}, sizeSpecs: []string{"1KiB", "1024", "16"}}
-	if err := s.validate(false); err != nil {
+	if err := s.parse(false); err != nil {
 		t.Fatal(err)
 	}
 	if len(s.scenarios) != 1 || len(s.concurrency) != 2 || len(s.sizes) != 2 {

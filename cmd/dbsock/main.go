@@ -73,7 +73,7 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if err == nil {
 		return ExitOK
 	}
-	for _, line := range strings.Split(err.Error(), "\n") {
+	for _, line := range strings.Split(inWords(err), "\n") {
 		fmt.Fprintf(stderr, "dbsock: %s\n", line)
 	}
 	var xe *exitError

@@ -3,12 +3,14 @@ package main
 import (
 	"bytes"
 	"context"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/dbsock/dbsock/compose/child"
+	"github.com/dbsock/dbsock/internal/setting"
 )
 
 func TestMain(m *testing.M) {
@@ -85,8 +87,8 @@ func TestUsageErrors(t *testing.T) {
 		{"bad scenario", []string{"run", "echo", "--scenario", "pk,storm"}, `--scenario "storm" is not accepted; use one of: pk, connect`},
 		{"concurrency zero", []string{"run", "echo", "--concurrency", "1,0"}, "--concurrency 0 is out of range; accepted: 1 to 4096"},
 		{"value size words", []string{"run", "echo", "--value-size", "lots"}, `--value-size "lots" is not a size`},
-		{"value size huge", []string{"run", "echo", "--value-size", "1GiB"}, `--value-size "1GiB" is out of range; accepted: 1 B to 16 MiB`},
-		{"value size zero", []string{"run", "echo", "--value-size", "0"}, `--value-size "0" is out of range`},
+		{"value size huge", []string{"run", "echo", "--value-size", "1GiB"}, `--value-size 1.0 GiB is out of range; accepted: 1 B to 16 MiB`},
+		{"value size zero", []string{"run", "echo", "--value-size", "0"}, `--value-size 0 B is out of range`},
 		{"duration and n", []string{"run", "echo", "--duration", "1s", "--n", "5"}, "give --n or --duration, not both"},
 		{"duration tiny", []string{"run", "echo", "--duration", "1us"}, "--duration 1µs is out of range"},
 		{"rate negative", []string{"run", "echo", "--rate", "-5"}, "--rate -5 is out of range"},
@@ -149,7 +151,7 @@ func TestUsageErrors(t *testing.T) {
 		{"port zero", []string{"run", "redis", "--redis-addr", "127.0.0.1:0", "--redis-socket", "/tmp/r.sock"}, "is not a number from 1 to 65535"},
 		{"port too big", []string{"run", "postgres", "--postgres-addr", "127.0.0.1:70000", "--postgres-socket-dir", "/tmp"}, "is not a number from 1 to 65535"},
 		{"rate NaN", []string{"run", "echo", "--rate", "NaN"}, "--rate NaN is out of range"},
-		{"rate tiny", []string{"run", "echo", "--rate", "1e-10"}, "between one worker's ops, more than 1h0m0s"},
+		{"rate tiny", []string{"run", "echo", "--rate", "1e-10"}, "between one worker's ops, more than 1h; raise --rate"},
 		{"rate below duration", []string{"run", "echo", "--rate", "0.2", "--duration", "200ms"}, "longer than each of the 10 blocks of --duration 200ms"},
 		{"rate infinite", []string{"run", "echo", "--rate", "+Inf"}, "--rate +Inf is out of range"},
 		{"precision NaN", []string{"run", "echo", "--precision", "NaN%"}, `--precision "NaN%" is not a share`},
@@ -159,7 +161,7 @@ func TestUsageErrors(t *testing.T) {
 		{"instances zero", []string{"run", "echo", "--instances", "0"}, "--instances 0 is out of range"},
 		{"instances and precision", []string{"run", "echo", "--instances", "3", "--precision", "3%"}, "give one of them"},
 		{"instances of external", []string{"run", "redis", "--provider", "external", "--instances", "2", "--redis-addr", "127.0.0.1:6379", "--redis-socket", "/tmp/r.sock"},
-			"the external provider's servers are yours, which dbsock does not restart: give --instances 1"},
+			"the servers of --provider external are yours, which dbsock does not restart: give --instances 1"},
 		{"placement bogus", []string{"run", "echo", "--placement", "far"}, `--placement "far" is not accepted; use one of: auto, none, same, split`},
 	}
 	for _, tt := range tests {
@@ -238,5 +240,18 @@ func TestUpdateNeedsAllowWritesOnYourServer(t *testing.T) {
 	code, _, stderr := dbsock(t, args...)
 	if code != ExitUsage || !strings.Contains(stderr, "add --allow-writes") {
 		t.Fatalf("exit %d, stderr %q; want 2 and --allow-writes named", code, stderr)
+	}
+}
+
+func TestEverySettingHasAFlag(t *testing.T) {
+	for _, f := range setting.All {
+		flag := flagName(f)
+		if flag == "" {
+			t.Errorf("setting %s has no flag of dbsock run to word it", f)
+			continue
+		}
+		if name := strings.TrimPrefix(flag, "--"); newRunCmd(io.Discard, io.Discard).Flags().Lookup(name) == nil {
+			t.Errorf("setting %s is worded as %s, which is not a flag of dbsock run", f, flag)
+		}
 	}
 }

@@ -33,7 +33,7 @@ func newMeasureCmd() *cobra.Command {
 			}
 			err := pipeline.ServeCase(cmd.Context(), args[0])
 			if errors.Is(err, pipeline.ErrBadCase) {
-				return usagef("%v", err)
+				return usagef("%s", inWords(err))
 			}
 			return err
 		},

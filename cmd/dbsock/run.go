@@ -186,7 +186,7 @@ func (o *runOptions) externalEndpoints() (map[string]compose.Pair, error) {
 	for _, t := range targets.List() {
 		p, err := o.settings[t.Name].External()
 		if err != nil {
-			return nil, usagef("%v", err)
+			return nil, usagef("%s", inWords(err))
 		}
 		if p.Given() {
 			pairs[t.Name] = p
@@ -195,40 +195,25 @@ func (o *runOptions) externalEndpoints() (map[string]compose.Pair, error) {
 	return pairs, nil
 }
 
-// validate checks every flag before anything is started.
-func (o *runOptions) validate() error {
-	if err := intRange("n", o.n, 1, 1_000_000_000); err != nil {
-		return err
-	}
-	if err := intRange("warmup", o.warmup, 0, 1_000_000_000); err != nil {
-		return err
-	}
-	if err := intRange("rounds", o.rounds, 1, 1000); err != nil {
-		return err
-	}
-	if err := intRange("blocks", o.blocks, 1, 10000); err != nil {
-		return err
-	}
-	if o.blocks > o.n && o.flags != nil && o.flags.Changed("blocks") && !o.flags.Changed("duration") {
-		return usagef("--blocks %d is more than --n %d: a round's ops are split into blocks of at least one op; lower --blocks to at most %d or raise --n", o.blocks, o.n, o.n)
-	}
-	if err := o.validateInstances(); err != nil {
-		return err
+// parse reads the flags that need more than pflag's parsing; whether the
+// run they describe is valid is the plan's to say (pipeline.Plan.Validate).
+func (o *runOptions) parse() error {
+	// 0 is "unset" to the engine (the default, or one row): given on the
+	// command line it is a mistake.
+	for _, f := range []struct {
+		name  string
+		value int
+	}{{"rows", o.workload.rows}, {"blocks", o.blocks}, {"instances", o.instances}} {
+		if o.flags.Changed(f.name) && f.value < 1 {
+			return usagef("--%s %d is out of range; give 1 or more (leave it out for the default)", f.name, f.value)
+		}
 	}
 	if o.precisionSpec != "" {
 		p, err := parsePercent(o.precisionSpec)
-		if err != nil || p < 0.001 || p > 0.5 {
+		if err != nil || p == 0 {
 			return usagef("--precision %q is not a share from 0.1%% to 50%%, such as 3%% or 0.03", o.precisionSpec)
 		}
 		o.precision = p
-	} else if o.flags != nil && o.flags.Changed("max-duration") {
-		return usagef("--max-duration bounds --precision; give --precision too (e.g. --precision 3%%)")
-	}
-	if o.maxDuration < time.Second || o.maxDuration > 24*time.Hour {
-		return usagef("--max-duration %s is out of range; accepted: 1s to 24h", o.maxDuration)
-	}
-	if o.opTimeout < 10*time.Millisecond || o.opTimeout > time.Hour {
-		return usagef("--op-timeout %s is out of range; accepted: 10ms to 1h", o.opTimeout)
 	}
 	if err := oneOf("provider", o.provider, providers...); err != nil {
 		return err
@@ -238,7 +223,7 @@ func (o *runOptions) validate() error {
 	}
 	for _, t := range targets.List() {
 		if err := o.settings[t.Name].Validate(); err != nil {
-			return usagef("%v", err)
+			return usagef("%s", inWords(err))
 		}
 	}
 	return nil
@@ -257,26 +242,6 @@ func (o *runOptions) validateClient() error {
 	}
 	if err := compose.CheckClientBinary(o.clientBinary); err != nil {
 		return usagef("--client-binary %v", err)
-	}
-	return nil
-}
-
-// validateInstances checks --instances against --precision and the
-// provider: --precision measures one instance until its interval is narrow
-// enough, so it runs one unless --instances is given too (then it is a
-// usage error), and servers the user runs are not dbsock's to restart.
-func (o *runOptions) validateInstances() error {
-	if err := intRange("instances", o.instances, 1, 100); err != nil {
-		return err
-	}
-	asked := o.flags != nil && o.flags.Changed("instances")
-	switch {
-	case o.precisionSpec != "" && !asked:
-		o.instances = 1
-	case o.precisionSpec != "" && o.instances > 1:
-		return usagef("--precision adds rounds to one server instance until its interval is narrow enough, and --instances %d computes the interval over instances: give one of them", o.instances)
-	case o.provider == "external" && asked && o.instances > 1:
-		return usagef("--instances %d restarts each server between instances, and the external provider's servers are yours, which dbsock does not restart: give --instances 1 (or leave it out: then the rounds run on the one instance)", o.instances)
 	}
 	return nil
 }
@@ -317,7 +282,7 @@ func runRun(ctx context.Context, o *runOptions, args []string, stdout, stderr io
 	case isTerminal(stderr):
 		total := int64(-1) // unknown with --duration: a spinner
 		if o.sweep.duration == 0 {
-			total = o.sweep.totalOps(len(plan.Targets), o.rounds*o.instances, o.n)
+			total = o.sweep.totalOps(len(plan.Targets), o.rounds*plan.InstancesPerCase(), o.n)
 		}
 		bar = startProgress(stderr, total)
 		plan.Log, plan.Options.Progress = bar, &bar.done
@@ -357,17 +322,14 @@ func (o *runOptions) plan(args []string) (pipeline.Plan, compose.Provider, error
 	if names, err = o.withLayers(names); err != nil {
 		return pipeline.Plan{}, nil, err
 	}
-	if err := o.validate(); err != nil {
+	if err := o.parse(); err != nil {
 		return pipeline.Plan{}, nil, err
 	}
 	if _, _, err := o.output.resolve(); err != nil {
 		return pipeline.Plan{}, nil, err
 	}
-	gates, err := o.checkCases(names)
+	gates, err := o.parseCases(names)
 	if err != nil {
-		return pipeline.Plan{}, nil, err
-	}
-	if err := o.checkMemory(names, availableMemory); err != nil {
 		return pipeline.Plan{}, nil, err
 	}
 	if o.seed == 0 {
@@ -377,25 +339,39 @@ func (o *runOptions) plan(args []string) (pipeline.Plan, compose.Provider, error
 	if err != nil {
 		return pipeline.Plan{}, nil, err
 	}
-	if err := o.checkWrites(names); err != nil {
+	plan := o.newPlan(names, gates, place)
+	if err := plan.Validate(); err != nil {
+		return pipeline.Plan{}, nil, usagef("%s", inWords(err))
+	}
+	if plan.Provider, err = o.newProvider(names, place.Server); err != nil {
 		return pipeline.Plan{}, nil, err
 	}
-	provider, err := o.newProvider(names, place.Server)
-	if err != nil {
-		return pipeline.Plan{}, nil, err
+	return plan, plan.Provider, nil
+}
+
+// newPlan turns the parsed flags into the pipeline's plan (without its
+// provider).
+func (o *runOptions) newPlan(names []string, gates []results.Threshold, place placement.Placement) pipeline.Plan {
+	opt := scenarios.Options{N: o.n, Warmup: o.warmup, Rounds: o.rounds, OpTimeout: o.opTimeout,
+		Duration: o.sweep.duration, Rate: o.sweep.rate, Seed: o.seed,
+		Precision: o.precision, Rows: o.workload.rows, Keys: o.workload.keys, Op: o.workload.op, Mix: o.workload.mix}
+	if o.flags.Changed("blocks") {
+		opt.Blocks = o.blocks // else the default, at most --n
+	}
+	if o.precision > 0 || o.flags.Changed("max-duration") {
+		opt.MaxDuration = o.maxDuration
 	}
 	plan := pipeline.Plan{
-		Provider:     provider,
-		ProviderName: o.provider,
-		Scenarios:    o.sweep.scenarios,
-		Concurrency:  o.sweep.concurrency,
-		ValueSizes:   o.sweep.sizes,
-		Pipelines:    o.sweep.pipelines,
-		Options: scenarios.Options{N: o.n, Warmup: o.warmup, Rounds: o.rounds, OpTimeout: o.opTimeout,
-			Duration: o.sweep.duration, Rate: o.sweep.rate, Blocks: o.blocks, Seed: o.seed,
-			Precision: o.precision, MaxDuration: o.maxDuration, Rows: o.workload.rows, Keys: o.workload.keys, Op: o.workload.op, Mix: o.workload.mix},
+		ProviderName:   o.provider,
+		Scenarios:      o.sweep.scenarios,
+		Concurrency:    o.sweep.concurrency,
+		ValueSizes:     o.sweep.sizes,
+		Pipelines:      o.sweep.pipelines,
+		Options:        opt,
 		Instances:      o.instances,
-		InstancesAsked: o.flags != nil && o.flags.Changed("instances"),
+		InstancesAsked: o.flags.Changed("instances"),
+		Explain:        o.explain,
+		AllowWrites:    o.workload.allowWrites,
 		Placement:      place,
 		Libraries:      targets.Libraries(),
 		Thresholds:     gates,
@@ -413,7 +389,7 @@ func (o *runOptions) plan(args []string) (pipeline.Plan, compose.Provider, error
 		t, _ := targets.Lookup(name)
 		plan.Targets = append(plan.Targets, t)
 	}
-	return plan, provider, nil
+	return plan
 }
 
 // withLayers adds, with --explain, the targets of the decomposition's
@@ -421,9 +397,6 @@ func (o *runOptions) plan(args []string) (pipeline.Plan, compose.Provider, error
 func (o *runOptions) withLayers(names []string) ([]string, error) {
 	if !o.explain {
 		return names, nil
-	}
-	if slices.ContainsFunc(o.sweep.pipelines, func(d int) bool { return d > 1 }) || o.flags.Changed("value-size") {
-		return nil, usagef("--explain splits one lookup of each target's own value into its layers; it does not combine with --pipeline or --value-size (leave those out, or --explain)")
 	}
 	for _, t := range targets.Explainers() {
 		if !slices.Contains(names, t) {
@@ -438,7 +411,7 @@ func (o *runOptions) withLayers(names []string) ([]string, error) {
 func (o *runOptions) resolvePlacement() (placement.Placement, error) {
 	place, err := placement.Resolve(o.placement, o.clientCPU, o.serverCPU)
 	if err != nil {
-		return place, usagef("%v", err)
+		return place, usagef("%s", inWords(err))
 	}
 	if len(place.Client) > 0 && len(place.Server) == 0 {
 		// Servers would inherit the client's pinning: start them on every
@@ -450,29 +423,13 @@ func (o *runOptions) resolvePlacement() (placement.Placement, error) {
 	return place, nil
 }
 
-// checkCases validates the sweep against the targets it will run on, and
-// parses the thresholds (each must name one of them).
-func (o *runOptions) checkCases(names []string) ([]results.Threshold, error) {
-	if err := o.sweep.validate(o.flags.Changed("n")); err != nil {
+// parseCases parses the sweep, the workload and the thresholds.
+func (o *runOptions) parseCases(names []string) ([]results.Threshold, error) {
+	if err := o.sweep.parse(o.flags.Changed("n")); err != nil {
 		return nil, err
 	}
-	if err := o.workload.validate(o.flags, names, o.settings); err != nil {
+	if err := o.workload.parse(o.flags, names); err != nil {
 		return nil, err
-	}
-	if err := o.sweep.checkRate(o.blocks); err != nil {
-		return nil, err
-	}
-	for _, name := range names {
-		if slices.ContainsFunc(o.sweep.pipelines, func(d int) bool { return d > 1 }) {
-			if _, ok := o.settings[name].Driver(drivers.Workload{}).(drivers.Pipeliner); !ok {
-				return nil, usagef("--pipeline applies to redis and postgres (a batch of lookups in one round trip); target %s has no pipelining", name)
-			}
-		}
-		for _, size := range o.sweep.sizes {
-			if d := o.settings[name].Driver(drivers.Workload{ValueSize: size}); d.ValueSize() != size {
-				return nil, usagef("--value-size does not apply to target %s: its reply is fixed (%d B); leave %s out of a value-size sweep", name, d.ValueSize(), name)
-			}
-		}
 	}
 	var gates []results.Threshold
 	for _, expr := range o.thresholds {
@@ -480,25 +437,9 @@ func (o *runOptions) checkCases(names []string) ([]results.Threshold, error) {
 		if err != nil {
 			return nil, usagef("--threshold: %v", err)
 		}
-		if !slices.Contains(names, th.Target) {
-			return nil, usagef("--threshold %q names target %s, which this run does not measure (it runs %s)", expr, th.Target, strings.Join(names, ", "))
-		}
 		gates = append(gates, th)
 	}
 	return gates, nil
-}
-
-// checkWrites applies the workload's write rules to the servers given.
-func (o *runOptions) checkWrites(names []string) error {
-	pairs, err := o.externalEndpoints()
-	if err != nil {
-		return err
-	}
-	given := map[string]bool{}
-	for name, p := range pairs {
-		given[name] = p.Given() && o.provider != "local" && o.provider != "docker" && o.provider != "compose"
-	}
-	return o.workload.checkWrites(names, given, o.sweep.pipelines)
 }
 
 // secondSignal waits, once a run is interrupted, for another Ctrl-C or

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"math"
 	"slices"
 	"time"
 
@@ -8,13 +9,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/dbsock/dbsock/scenarios"
-)
-
-// Limits of the sweep flags.
-const (
-	maxConcurrency = 4096
-	maxValueSize   = 16 << 20 // MongoDB's document limit; MySQL's default packet size
-	maxRate        = 10_000_000
 )
 
 // sweepOptions are the flags that choose which cases run.
@@ -39,109 +33,45 @@ func (s *sweepOptions) bind(f *pflag.FlagSet) {
 	f.Float64Var(&s.rate, "rate", 0, "open loop: this many ops/s per transport, latency from the intended start (scenario pk)")
 }
 
-// validate checks the sweep flags and parses the sizes. nChanged says
-// whether --n was given, which --duration replaces.
-func (s *sweepOptions) validate(nChanged bool) error {
+// parse reads the sweep flags: the sizes, and each list without its
+// repeats (a value given twice is one case). Whether the sweep can run is
+// the plan's to say.
+func (s *sweepOptions) parse(nChanged bool) error {
 	if s.flags != nil && s.flags.Changed("duration") && s.duration == 0 {
 		return usagef("--duration 0s is out of range; accepted: 1ms to 24h (leave it out to run --n ops)")
 	}
 	if s.flags != nil && s.flags.Changed("rate") && s.rate == 0 {
-		return usagef("--rate 0 is out of range; accepted: more than 0 up to %d ops/s (leave it out for a closed loop)", maxRate)
+		return usagef("--rate 0 is out of range; accepted: more than 0 up to %d ops/s (leave it out for a closed loop)", scenarios.MaxRate)
 	}
-	seen := map[string]bool{}
-	var scen []string
-	for _, sc := range s.scenarios {
-		if err := oneOf("scenario", sc, scenarios.Names...); err != nil {
-			return err
-		}
-		if !seen[sc] {
-			seen[sc] = true
-			scen = append(scen, sc)
-		}
+	if s.duration != 0 && nChanged {
+		return usagef("give --n or --duration, not both")
 	}
-	s.scenarios = scen
 	if len(s.concurrency) == 0 {
 		return usagef("--concurrency is empty; give one or more worker counts, e.g. 1 or 1,8,64")
 	}
-	var conc []int // a value given twice is one case
-	for _, c := range s.concurrency {
-		if err := intRange("concurrency", c, 1, maxConcurrency); err != nil {
-			return err
-		}
-		if !slices.Contains(conc, c) {
-			conc = append(conc, c)
-		}
-	}
-	s.concurrency = conc
-	var depths []int
-	for _, d := range s.pipelines {
-		if err := intRange("pipeline", d, 1, 10000); err != nil {
-			return err
-		}
-		if !slices.Contains(depths, d) {
-			depths = append(depths, d)
-		}
-	}
-	s.pipelines = depths
+	s.scenarios, s.concurrency, s.pipelines = unique(s.scenarios), unique(s.concurrency), unique(s.pipelines)
 	s.sizes = nil
 	for _, spec := range s.sizeSpecs {
 		n, err := humanize.ParseBytes(spec)
-		if err != nil {
+		if err != nil || n > math.MaxInt32 {
 			return usagef("--value-size %q is not a size such as 16, 1KiB or 1MiB", spec)
-		}
-		if n < 1 || n > maxValueSize {
-			return usagef("--value-size %q is out of range; accepted: 1 B to 16 MiB", spec)
 		}
 		if !slices.Contains(s.sizes, int(n)) {
 			s.sizes = append(s.sizes, int(n))
 		}
 	}
-	if s.duration != 0 {
-		if nChanged {
-			return usagef("give --n or --duration, not both")
-		}
-		if s.duration < time.Millisecond || s.duration > 24*time.Hour {
-			return usagef("--duration %s is out of range; accepted: 1ms to 24h", s.duration)
-		}
-	}
-	if s.rate != 0 {
-		if !(s.rate > 0 && s.rate <= maxRate) { // NaN fails both
-
-			return usagef("--rate %g is out of range; accepted: more than 0 up to %d ops/s", s.rate, maxRate)
-		}
-		for _, sc := range s.scenarios {
-			if sc != scenarios.PK {
-				return usagef("--rate runs the pk scenario open loop; it does not apply to --scenario %s", sc)
-			}
-		}
-	}
 	return nil
 }
 
-// maxOpInterval is the longest wait between one worker's ops that --rate
-// may ask for.
-const maxOpInterval = time.Hour
-
-// checkRate refuses an open-loop rate so low that a worker would wait
-// longer than maxOpInterval between ops, or that no second op would be due
-// within a block of --duration (blocks block pairs per round).
-func (s *sweepOptions) checkRate(blocks int) error {
-	if s.rate == 0 {
-		return nil
-	}
-	workers := slices.Max(s.concurrency)
-	interval := float64(workers) / s.rate // seconds between one worker's ops
-	if interval > maxOpInterval.Seconds() {
-		return usagef("--rate %g with %d worker(s) leaves %.3gs between one worker's ops, more than %s; raise --rate", s.rate, workers, interval, maxOpInterval)
-	}
-	if s.duration > 0 && blocks > 0 {
-		block := s.duration / time.Duration(blocks)
-		if interval > block.Seconds() {
-			return usagef("--rate %g leaves %.3gs between one worker's ops, longer than each of the %d blocks of --duration %s (%s): "+
-				"raise --rate, lengthen --duration or lower --blocks", s.rate, interval, blocks, s.duration, block)
+// unique is list without its repeats, in order.
+func unique[T comparable](list []T) []T {
+	var out []T
+	for _, v := range list {
+		if !slices.Contains(out, v) {
+			out = append(out, v)
 		}
 	}
-	return nil
+	return out
 }
 
 // totalOps is how many timed ops a run of n ops per worker will do, for the

@@ -16,11 +16,8 @@ import (
 	"github.com/dbsock/dbsock/targets"
 )
 
-// maxRows bounds --rows: a zipfian keyspace's constant is summed over
-// every row before timing. maxUserKeys bounds the keys --keys-from reads
-// (held in memory as text).
+// maxUserKeys bounds the keys --keys-from reads (held in memory as text).
 const (
-	maxRows     = 100_000_000
 	maxUserKeys = 5_000_000
 	maxKeyLine  = 1 << 20 // the longest line --keys-from reads
 )
@@ -53,12 +50,10 @@ func (w *workloadOptions) bind(f *pflag.FlagSet) {
 	f.StringArrayVar(&w.keysFromSpec, "keys-from", nil, "[TARGET=]your own keys instead of ids 1..ROWS, and dbsock creates no table: a file (one key per line) or query:TEXT (SQL returning keys in its first column; redis: a SCAN MATCH pattern)")
 }
 
-// validate checks the flags; --rows and --keys given for targets that read
-// no rows (dbsock's own servers) are refused.
-func (w *workloadOptions) validate(f *pflag.FlagSet, names []string, settings map[string]targets.Settings) error {
-	if err := intRange("rows", w.rows, 1, maxRows); err != nil {
-		return err
-	}
+// parse reads the workload flags; --rows and --keys given for targets that
+// read no rows (dbsock's own servers) are refused. Whether the workload can
+// run is the plan's to say.
+func (w *workloadOptions) parse(f *pflag.FlagSet, names []string) error {
 	rate, err := parsePercent(w.maxErrorSpec)
 	if err != nil || rate < 0 || rate > 1 {
 		return usagef("--max-error-rate %q is not a share from 0%% to 100%%, such as 1%% or 0.01", w.maxErrorSpec)
@@ -66,16 +61,13 @@ func (w *workloadOptions) validate(f *pflag.FlagSet, names []string, settings ma
 	w.maxErrorRate = rate
 	k, err := scenarios.ParseKeys(w.keysSpec)
 	if err != nil {
-		return usagef("%v", err)
+		return usagef("%s", inWords(err))
 	}
 	w.keys = k
 	if w.op, w.mix, err = scenarios.ParseOp(w.opSpec); err != nil {
-		return usagef("%v", err)
+		return usagef("%s", inWords(err))
 	}
 	if err := w.parseScoped(names); err != nil {
-		return err
-	}
-	if err := w.checkQueries(names, settings); err != nil {
 		return err
 	}
 	if f == nil || (!f.Changed("rows") && !f.Changed("keys") && w.op == drivers.OpRead && len(w.queries) == 0 && len(w.keysFrom) == 0) {
@@ -202,63 +194,4 @@ func (w *workloadOptions) keySource(target, src string) (pipeline.KeySource, err
 		return pipeline.KeySource{}, usagef("--keys-from %q for %s holds no keys (one per line)", src, target)
 	}
 	return pipeline.KeySource{File: src, Keys: keys}, nil
-}
-
-// checkQueries asks each target's driver whether it takes the query given
-// for it, and refuses what cannot go together.
-func (w *workloadOptions) checkQueries(names []string, settings map[string]targets.Settings) error {
-	for _, name := range names {
-		q, hasQuery := w.queries[name]
-		if qf, ok := settings[name].(targets.QueryFlags); ok && !hasQuery {
-			if flags := qf.NeedQuery(); len(flags) > 0 {
-				return usagef("%s applies to your own op; give --query for %s too", strings.Join(flags, ", "), name)
-			}
-		}
-		if _, keyed := w.keysFrom[name]; keyed && !hasQuery {
-			if w.op != drivers.OpRead {
-				return usagef("--keys-from %s: dbsock writes only to its own table, which it does not create for your keys; name your write with --query (and --allow-writes)", name)
-			}
-			return usagef("--keys-from for %s gives your keys to your own op: give --query too (dbsock's own lookup reads only the rows it seeds, and with your keys it seeds none)", name)
-		}
-		if !hasQuery {
-			continue
-		}
-		if w.op == drivers.OpMixed {
-			return usagef("--op mixed times dbsock's own read and update; with --query %s, use --op read or --op update", name)
-		}
-		qt, ok := settings[name].Driver(drivers.Workload{}).(drivers.QueryTaker)
-		if !ok {
-			return usagef("--query does not apply to target %s: its op is fixed", name)
-		}
-		if err := qt.CheckQuery(q, w.op); err != nil {
-			return usagef("%v", err)
-		}
-	}
-	return nil
-}
-
-// checkWrites refuses writes to servers the user runs (their endpoints
-// given) unless --allow-writes says so, and pipelined writes.
-func (w *workloadOptions) checkWrites(names []string, given map[string]bool, pipelines []int) error {
-	if w.op == drivers.OpRead {
-		return nil
-	}
-	for _, d := range pipelines {
-		if d > 1 {
-			return usagef("--op %s times one op per round trip; leave out --pipeline", w.opSpec)
-		}
-	}
-	if w.allowWrites {
-		return nil
-	}
-	for _, name := range names {
-		if given[name] {
-			what := "dbsock's own table, keys or collection only"
-			if _, ok := w.queries[name]; ok {
-				what = "your --query"
-			}
-			return usagef("--op %s would write to the %s server you run (%s); add --allow-writes to let it", w.opSpec, name, what)
-		}
-	}
-	return nil
 }

@@ -18,6 +18,8 @@ import (
 	"sync"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/dbsock/dbsock/internal/setting"
 )
 
 // Sample is cumulative CPU time and context switches.
@@ -282,7 +284,7 @@ func ListeningPID(port int) (int, error) {
 			return strconv.Atoi(strings.Split(fd, "/")[2])
 		}
 	}
-	return 0, fmt.Errorf("the process listening on TCP port %d is not visible to this user (give --server-pid, or run as its owner or root)", port)
+	return 0, setting.Errorf("the process listening on TCP port %d is not visible to this user (give %s, or run as its owner or root)", port, setting.ServerPID)
 }
 
 // OwnsPort says whether root or a process below it holds the socket

@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/dbsock/dbsock/internal/setting"
 )
 
 // CPU is one logical CPU and where it sits.
@@ -65,7 +67,7 @@ func readInt(path string, def int) int {
 func Choose(cpus []CPU) (Placement, error) {
 	p := Placement{Mode: "auto"}
 	if len(cpus) == 0 {
-		return p, fmt.Errorf("--placement auto: this process may run on no CPU")
+		return p, setting.Errorf("%s auto: this process may run on no CPU", setting.Placement)
 	}
 	sorted := append([]CPU(nil), cpus...)
 	sort.Slice(sorted, func(i, j int) bool { return sorted[i].ID < sorted[j].ID })

@@ -10,6 +10,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/dbsock/dbsock/internal/setting"
 )
 
 // Modes accepted by --placement.
@@ -38,7 +40,7 @@ func Resolve(mode, clientList, serverList string) (Placement, error) {
 func resolve(mode, clientList, serverList string, supported bool) (Placement, error) {
 	p := Placement{Mode: mode}
 	if !supported && (clientList != "" || serverList != "" || (mode != "" && mode != "auto" && mode != "none")) {
-		return p, fmt.Errorf("--placement %s, --client-cpu and --server-cpu: %v", orAuto(mode), ErrNoAffinity)
+		return p, setting.Errorf("%s %s, %s and %s: %w", setting.Placement, orAuto(mode), setting.ClientCPU, setting.ServerCPU, ErrNoAffinity)
 	}
 	switch mode {
 	case "", "auto":
@@ -57,16 +59,16 @@ func resolve(mode, clientList, serverList string, supported bool) (Placement, er
 		p.Client, p.Server = []int{0}, []int{0}
 	case "split":
 		if runtime.NumCPU() < 2 {
-			return p, fmt.Errorf("--placement split needs 2 CPUs; this machine has %d", runtime.NumCPU())
+			return p, setting.Errorf("%s split needs 2 CPUs; this machine has %d", setting.Placement, runtime.NumCPU())
 		}
 		p.Client, p.Server = []int{0}, []int{1}
 	default:
-		return p, fmt.Errorf("--placement %q is not accepted; use one of: %s", mode, strings.Join(Modes, ", "))
+		return p, setting.Errorf("%s %q is not accepted; use one of: %s", setting.Placement, mode, strings.Join(Modes, ", "))
 	}
 	var err error
 	if clientList != "" {
 		if p.Client, err = ParseList(clientList); err != nil {
-			return p, fmt.Errorf("--client-cpu: %w", err)
+			return p, setting.Errorf("%s: %w", setting.ClientCPU, err)
 		}
 		if p.Mode == "none" {
 			p.Mode = "custom"
@@ -74,7 +76,7 @@ func resolve(mode, clientList, serverList string, supported bool) (Placement, er
 	}
 	if serverList != "" {
 		if p.Server, err = ParseList(serverList); err != nil {
-			return p, fmt.Errorf("--server-cpu: %w", err)
+			return p, setting.Errorf("%s: %w", setting.ServerCPU, err)
 		}
 		if p.Mode == "none" {
 			p.Mode = "custom"

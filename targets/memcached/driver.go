@@ -21,6 +21,7 @@ import (
 	"github.com/bradfitz/gomemcache/memcache"
 
 	"github.com/dbsock/dbsock/drivers"
+	"github.com/dbsock/dbsock/internal/setting"
 )
 
 // Key is the key of row 1, the one a one-row lookup reads (row id's key is
@@ -329,7 +330,7 @@ func (*Driver) CheckQuery(q, op string) error {
 	}
 	f := strings.Fields(q)
 	if len(f) != 2 || strings.ToLower(f[0]) != verb || !strings.Contains(f[1], drivers.Placeholder) {
-		return fmt.Errorf("memcached --query %q: with --op %s give %q, e.g. %q", q, op, verb+" PATTERN", verb+" user:"+drivers.Placeholder)
+		return setting.Errorf("%q: with %s %s give %q, e.g. %q", q, setting.Op, op, verb+" PATTERN", verb+" user:"+drivers.Placeholder)
 	}
 	return nil
 }

@@ -18,6 +18,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
 	"github.com/dbsock/dbsock/drivers"
+	"github.com/dbsock/dbsock/internal/setting"
 )
 
 // Database, Collection, LookupID and Nickname describe the looked-up document.
@@ -318,7 +319,7 @@ func (c *Conn) UseWrites(writes []bool) { c.writes = writes }
 func Filter(template, key string) (bson.D, error) {
 	var f bson.D
 	if err := bson.UnmarshalExtJSON([]byte(drivers.Fill(template, key)), false, &f); err != nil {
-		return nil, fmt.Errorf("mongo --query %q for key %q is not a JSON filter: %w", template, key, err)
+		return nil, fmt.Errorf("filter %q for key %q is not a JSON filter: %w", template, key, err)
 	}
 	return f, nil
 }
@@ -327,10 +328,10 @@ func Filter(template, key string) (bson.D, error) {
 // the key goes (quoted for a string key, bare for a number), for reads.
 func (*Driver) CheckQuery(q, op string) error {
 	if op != drivers.OpRead {
-		return fmt.Errorf("mongo --query is a filter for findOne; --op update increments dbsock's own counter and takes no --query")
+		return setting.Errorf("your own op is a filter for findOne; %s %s increments dbsock's own counter and takes no filter of yours", setting.Op, drivers.OpUpdate)
 	}
 	if !strings.Contains(q, drivers.Placeholder) {
-		return fmt.Errorf("mongo --query %q has no %s; give a filter such as '{\"_id\": %s}' (or \"%s\" for a string key)", q, drivers.Placeholder, drivers.Placeholder, drivers.Placeholder)
+		return fmt.Errorf("%q has no %s; give a filter such as '{\"_id\": %s}' (or \"%s\" for a string key)", q, drivers.Placeholder, drivers.Placeholder, drivers.Placeholder)
 	}
 	_, err := Filter(q, "1")
 	return err

@@ -360,7 +360,7 @@ func (c *Conn) lookupAny(ctx context.Context, arg any) error {
 		return err
 	}
 	if !found {
-		return fmt.Errorf("mysql --query %w (no row) for key %v", drivers.ErrNoResult, arg)
+		return fmt.Errorf("your own op %w (no row) for key %v", drivers.ErrNoResult, arg)
 	}
 	return nil
 }
@@ -383,7 +383,7 @@ func (c *Conn) exec(ctx context.Context, arg any) error {
 	case err != nil:
 		return err
 	case c.custom && n < 1:
-		return fmt.Errorf("mysql --query changed no row for key %v", arg)
+		return fmt.Errorf("your own op changed no row for key %v", arg)
 	case !c.custom && n != 1:
 		return fmt.Errorf("mysql update changed %d rows, want 1: is the row seeded?", n)
 	}
@@ -489,7 +489,7 @@ func (r readOnlySession) Connect(ctx context.Context) (driver.Conn, error) {
 	}
 	if _, err := ex.ExecContext(ctx, "SET SESSION TRANSACTION READ ONLY", nil); err != nil {
 		c.Close()
-		return nil, fmt.Errorf("make the session read-only (your --query under --op read): %w", err)
+		return nil, fmt.Errorf("make the session read-only (your own op, a read): %w", err)
 	}
 	return c, nil
 }

@@ -369,7 +369,7 @@ func (c *Conn) Do(ctx context.Context) error {
 			return err
 		}
 		if !found {
-			return fmt.Errorf("postgres --query %w (no row) for key %v", drivers.ErrNoResult, c.args[i])
+			return fmt.Errorf("your own op %w (no row) for key %v", drivers.ErrNoResult, c.args[i])
 		}
 		return nil
 	}
@@ -430,7 +430,7 @@ func (c *Conn) execOne(ctx context.Context, arg any) error {
 	case err != nil:
 		return err
 	case c.custom && n < 1:
-		return fmt.Errorf("postgres --query changed no row for key %v", arg)
+		return fmt.Errorf("your own op changed no row for key %v", arg)
 	case !c.custom && n != 1:
 		return fmt.Errorf("postgres update changed %d rows, want 1: is the row seeded?", n)
 	}

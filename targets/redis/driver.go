@@ -15,6 +15,7 @@ import (
 	"github.com/redis/go-redis/v9/maintnotifications"
 
 	"github.com/dbsock/dbsock/drivers"
+	"github.com/dbsock/dbsock/internal/setting"
 )
 
 // Quiet stops go-redis from logging on its own (e.g. each failed dial):
@@ -285,8 +286,8 @@ func (c *Conn) readOnly(ctx context.Context) error {
 	case info == nil:
 		return fmt.Errorf("the server has no command %s", strings.ToUpper(name))
 	case !info.ReadOnly:
-		return fmt.Errorf("the server does not flag %s read-only (its flags: %s), so dbsock takes it for one that may write; a write needs --op update (and --allow-writes against your own server)",
-			strings.ToUpper(name), strings.Join(info.Flags, ", "))
+		return setting.Errorf("the server does not flag %s read-only (its flags: %s), so dbsock takes it for one that may write; a write needs %s %s (and %s against your own server)",
+			strings.ToUpper(name), strings.Join(info.Flags, ", "), setting.Op, drivers.OpUpdate, setting.AllowWrites)
 	}
 	return nil
 }
@@ -558,10 +559,10 @@ func (d *Driver) ListKeys(ctx context.Context, ep drivers.Endpoint, pattern stri
 func (*Driver) CheckQuery(q, op string) error {
 	f := strings.Fields(q)
 	if len(f) < 2 || !strings.Contains(q, drivers.Placeholder) || strings.Contains(f[0], drivers.Placeholder) {
-		return fmt.Errorf("redis --query %q is not a command with %s in an argument, e.g. \"HGET user:%s name\"", q, drivers.Placeholder, drivers.Placeholder)
+		return fmt.Errorf("%q is not a command with %s in an argument, e.g. \"HGET user:%s name\"", q, drivers.Placeholder, drivers.Placeholder)
 	}
 	if strings.ContainsAny(q, "\"'") {
-		return fmt.Errorf("redis --query %q has quotes: dbsock splits the command at spaces and would send them as they are; give arguments without spaces or quotes", q)
+		return fmt.Errorf("%q has quotes: dbsock splits the command at spaces and would send them as they are; give arguments without spaces or quotes", q)
 	}
 	return nil
 }

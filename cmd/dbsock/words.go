@@ -1,0 +1,25 @@
+package main
+
+import "github.com/dbsock/dbsock/internal/setting"
+
+// flags names each of the engine's settings by the flag of dbsock run that
+// sets it: the engine's errors name fields (Options.N), the command line
+// words them as its flags (--n).
+var flags = map[setting.Field]string{
+	setting.N: "--n", setting.Warmup: "--warmup", setting.Rounds: "--rounds", setting.Blocks: "--blocks",
+	setting.Duration: "--duration", setting.Rate: "--rate", setting.Precision: "--precision",
+	setting.MaxDuration: "--max-duration", setting.OpTimeout: "--op-timeout", setting.Rows: "--rows",
+	setting.Keys: "--keys", setting.Op: "--op", setting.Scenario: "--scenario", setting.Concurrency: "--concurrency",
+	setting.ValueSizes: "--value-size", setting.Pipelines: "--pipeline", setting.Instances: "--instances",
+	setting.Provider: "--provider", setting.Thresholds: "--threshold", setting.Queries: "--query",
+	setting.KeysFrom: "--keys-from", setting.AllowWrites: "--allow-writes", setting.Explain: "--explain",
+	setting.MaxErrors: "--max-error-rate", setting.Placement: "--placement", setting.ClientCPU: "--client-cpu",
+	setting.ServerCPU: "--server-cpu", setting.ServerPID: "--server-pid", setting.FailFast: "--fail-fast",
+	setting.Seed: "--seed", setting.Client: "--client",
+}
+
+// flagName is the flag that sets f.
+func flagName(f setting.Field) string { return flags[f] }
+
+// inWords is err's text with the settings it names worded as flags.
+func inWords(err error) string { return setting.In(err, flagName) }

@@ -1,0 +1,179 @@
+// Package setting words errors about a run's settings: the engine names the
+// fields a library user sets (Options.N, Plan.Instances), and whoever
+// faces a person names them in that person's terms (dbsock run: its
+// flags; dbsock.Compare: CompareOptions' fields).
+package setting
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// Field names one setting by its Go selector, as a user of the engine sets
+// it: "Options.N" is field N of scenarios.Options (Plan.Options.N),
+// "Plan.Instances" is field Instances of pipeline.Plan.
+type Field string
+
+// The engine's settings that its errors name.
+const (
+	N           Field = "Options.N"
+	Warmup      Field = "Options.Warmup"
+	Rounds      Field = "Options.Rounds"
+	Blocks      Field = "Options.Blocks"
+	Duration    Field = "Options.Duration"
+	Rate        Field = "Options.Rate"
+	Precision   Field = "Options.Precision"
+	MaxDuration Field = "Options.MaxDuration"
+	OpTimeout   Field = "Options.OpTimeout"
+	Rows        Field = "Options.Rows"
+	Op          Field = "Options.Op"
+	Scenario    Field = "Plan.Scenarios"
+	Concurrency Field = "Plan.Concurrency"
+	ValueSizes  Field = "Plan.ValueSizes"
+	Pipelines   Field = "Plan.Pipelines"
+	Instances   Field = "Plan.Instances"
+	Provider    Field = "Plan.ProviderName"
+	Thresholds  Field = "Plan.Thresholds"
+	Queries     Field = "Plan.Queries"
+	KeysFrom    Field = "Plan.KeysFrom"
+	AllowWrites Field = "Plan.AllowWrites"
+	Explain     Field = "Plan.Explain"
+	MaxErrors   Field = "Plan.MaxErrorRate"
+	FailFast    Field = "Plan.FailFast"
+	Keys        Field = "Options.Keys"
+	Seed        Field = "Options.Seed"
+	Placement   Field = "Plan.Placement"
+	ClientCPU   Field = "Plan.Placement.Client"
+	ServerCPU   Field = "Plan.Placement.Server"
+	ServerPID   Field = "Server.CPU"
+	Client      Field = "Plan.Client"
+)
+
+// All lists every Field above, for those who word them (a test checks
+// that each has a word).
+var All = []Field{N, Warmup, Rounds, Blocks, Duration, Rate, Precision, MaxDuration, OpTimeout, Rows, Op,
+	Scenario, Concurrency, ValueSizes, Pipelines, Instances, Provider, Thresholds, Queries, KeysFrom, AllowWrites, Explain, MaxErrors, FailFast, Keys, Seed, Placement, ClientCPU, ServerCPU, ServerPID, Client}
+
+// Namer gives a field its name for a reader: a flag, an option's field.
+type Namer func(Field) string
+
+// Error is a run that cannot be carried out as set. Its Error names the
+// fields; In words it for another reader.
+type Error struct {
+	format string
+	args   []any
+}
+
+// Errorf makes an Error: args that are Fields are the settings named, the
+// others are formatted as fmt.Errorf does (%w wraps).
+func Errorf(format string, args ...any) error {
+	return &Error{format: format, args: args}
+}
+
+func (e *Error) Error() string { return e.In(nil) }
+
+// In words the error with name(f) for every Field f it names (the field's
+// own name when name is nil or says "").
+func (e *Error) In(name Namer) string { return e.render(name).Error() }
+
+// Unwrap returns what the error wraps with %w, if anything.
+func (e *Error) Unwrap() error { return errors.Unwrap(e.render(nil)) }
+
+// Fields lists the settings the error names, in order.
+func (e *Error) Fields() []Field {
+	var fs []Field
+	for _, a := range e.args {
+		if f, ok := a.(Field); ok {
+			fs = append(fs, f)
+		}
+	}
+	return fs
+}
+
+func (e *Error) render(name Namer) error {
+	args := make([]any, len(e.args))
+	for i, a := range e.args {
+		switch v := a.(type) {
+		case Field:
+			s := string(v)
+			if name != nil {
+				if w := name(v); w != "" {
+					s = w
+				}
+			}
+			a = s
+		case error:
+			if name != nil && len(all(v)) > 0 {
+				a = &worded{text: In(v, name), err: v} // an *Error it wraps is worded too
+			}
+		}
+		args[i] = a
+	}
+	return fmt.Errorf(e.format, args...)
+}
+
+// In words err for a reader with name: the text of every *Error it is or
+// wraps (through errors.Join too) is worded with name, the rest is left as
+// it is.
+func In(err error, name Namer) string {
+	text := err.Error()
+	for _, se := range all(err) {
+		text = strings.Replace(text, se.Error(), se.In(name), 1)
+	}
+	return text
+}
+
+// all lists the *Error values in err's tree, outermost first.
+func all(err error) []*Error {
+	if se, ok := err.(*Error); ok {
+		return []*Error{se} // its text holds whatever it wraps
+	}
+	switch u := err.(type) {
+	case interface{ Unwrap() error }:
+		if inner := u.Unwrap(); inner != nil {
+			return all(inner)
+		}
+	case interface{ Unwrap() []error }:
+		var out []*Error
+		for _, e := range u.Unwrap() {
+			if e != nil {
+				out = append(out, all(e)...)
+			}
+		}
+		return out
+	}
+	return nil
+}
+
+// Bytes words a size as go-humanize's IBytes does ("1.0 MiB", "98 GiB"),
+// without making every user of the engine compile go-humanize.
+func Bytes(n int64) string {
+	units := []string{"B", "KiB", "MiB", "GiB", "TiB", "PiB"}
+	v, i := float64(n), 0
+	for v >= 1024 && i < len(units)-1 {
+		v, i = v/1024, i+1
+	}
+	if i == 0 || v >= 10 {
+		return fmt.Sprintf("%.0f %s", v, units[i])
+	}
+	return fmt.Sprintf("%.1f %s", v, units[i])
+}
+
+// Reword is err worded with name (In), as an error that errors.Is and As
+// still see through to err.
+func Reword(err error, name Namer) error {
+	if err == nil {
+		return nil
+	}
+	return &worded{text: In(err, name), err: err}
+}
+
+// worded is err in other words; errors.Is and As still see err.
+type worded struct {
+	text string
+	err  error
+}
+
+func (w *worded) Error() string { return w.text }
+func (w *worded) Unwrap() error { return w.err }

@@ -1,0 +1,69 @@
+package setting
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"testing"
+)
+
+func TestErrorNamesFieldsOrWords(t *testing.T) {
+	err := Errorf("%s %d is more than %s %d: lower %s", Blocks, 20, N, 10, Blocks)
+	if got, want := err.Error(), "Options.Blocks 20 is more than Options.N 10: lower Options.Blocks"; got != want {
+		t.Errorf("Error() = %q, want %q", got, want)
+	}
+	flags := func(f Field) string {
+		return map[Field]string{Blocks: "--blocks", N: "--n"}[f]
+	}
+	var se *Error
+	if !errors.As(err, &se) {
+		t.Fatal("not an *Error")
+	}
+	if got, want := se.In(flags), "--blocks 20 is more than --n 10: lower --blocks"; got != want {
+		t.Errorf("In(flags) = %q, want %q", got, want)
+	}
+	if got := se.Fields(); !slices.Equal(got, []Field{Blocks, N, Blocks}) {
+		t.Errorf("Fields() = %v", got)
+	}
+	// A namer that has no word for a field leaves the field's own name.
+	if got := se.In(func(Field) string { return "" }); got != err.Error() {
+		t.Errorf("In(empty namer) = %q", got)
+	}
+}
+
+func TestWrappedErrorIsWordedInPlace(t *testing.T) {
+	inner := Errorf("%s %s is out of range: %w", OpTimeout, "5ns", io.EOF)
+	outer := fmt.Errorf("mysql: %w", inner)
+	got := In(outer, func(f Field) string { return "--op-timeout" })
+	if want := "mysql: --op-timeout 5ns is out of range: EOF"; got != want {
+		t.Errorf("In = %q, want %q", got, want)
+	}
+	if !errors.Is(outer, io.EOF) {
+		t.Error("the wrapped error is lost")
+	}
+	if got := In(io.EOF, nil); got != "EOF" {
+		t.Errorf("In(plain) = %q", got)
+	}
+}
+
+func TestEveryJoinedErrorIsWorded(t *testing.T) {
+	a := fmt.Errorf("mysql: %w", Errorf("no answer within 10s (%s)", OpTimeout))
+	b := fmt.Errorf("redis: %w", Errorf("no answer within 10s (%s)", OpTimeout))
+	got := In(errors.Join(a, b), func(Field) string { return "--op-timeout" })
+	if want := "mysql: no answer within 10s (--op-timeout)\nredis: no answer within 10s (--op-timeout)"; got != want {
+		t.Errorf("In = %q, want %q", got, want)
+	}
+}
+
+func TestNestedErrorsAreWorded(t *testing.T) {
+	inner := Errorf("a write needs %s update", Op)
+	outer := Errorf("%s for mysql: %w", Queries, inner)
+	got := In(fmt.Errorf("run: %w", outer), func(f Field) string { return map[Field]string{Op: "--op", Queries: "--query"}[f] })
+	if want := "run: --query for mysql: a write needs --op update"; got != want {
+		t.Errorf("In = %q, want %q", got, want)
+	}
+	if !errors.Is(outer, inner) {
+		t.Error("the inner error is lost")
+	}
+}

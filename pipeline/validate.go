@@ -1,0 +1,281 @@
+package pipeline
+
+import (
+	"errors"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/dbsock/dbsock/drivers"
+	"github.com/dbsock/dbsock/internal/setting"
+	"github.com/dbsock/dbsock/internal/sysinfo"
+	"github.com/dbsock/dbsock/scenarios"
+	"github.com/dbsock/dbsock/targets"
+)
+
+// Limits of a plan's settings, beyond a case's (scenarios.Options.Validate).
+const (
+	MaxInstances = 100
+	MaxPipeline  = 10_000
+	MaxValueSize = 16 << 20 // MongoDB's document limit; MySQL's default packet size
+)
+
+// availableMemory is what this machine (or its memory cgroup) has
+// available; a variable for tests.
+var availableMemory = sysinfo.AvailableMemory
+
+// Validate checks, before anything starts, that the plan can run: every
+// case's settings (scenarios.Options.Validate), the sweep, the instances,
+// what each target can do (pipelining, value sizes, the user's own op),
+// the thresholds, the write rules and what the largest case would hold in
+// memory. Its errors are *setting.Error values naming the plan's fields;
+// Run calls it first.
+func (p Plan) Validate() error {
+	for _, check := range []func() error{p.validateSweep, p.validateCases, p.validateInstances, p.validateTargets,
+		p.validateQueries, p.validateWrites, p.validateThresholds, p.validateMemory} {
+		if err := check(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// validateSweep checks each value of the sweep's lists.
+func (p Plan) validateSweep() error {
+	for _, c := range p.Concurrency {
+		if c < 1 || c > scenarios.MaxConcurrency {
+			return setting.Errorf("%s %d is out of range; accepted: 1 to %d", setting.Concurrency, c, scenarios.MaxConcurrency)
+		}
+	}
+	for _, d := range p.Pipelines {
+		if d < 1 || d > MaxPipeline {
+			return setting.Errorf("%s %d is out of range; accepted: 1 to %d", setting.Pipelines, d, MaxPipeline)
+		}
+	}
+	for _, s := range p.ValueSizes {
+		if s < 1 || s > MaxValueSize {
+			return setting.Errorf("%s %s is out of range; accepted: 1 B to 16 MiB", setting.ValueSizes, setting.Bytes(int64(s)))
+		}
+	}
+	if math.IsNaN(p.MaxErrorRate) || p.MaxErrorRate > 1 {
+		return setting.Errorf("%s %g is not a share up to 1 (100%%), such as 0.01", setting.MaxErrors, p.MaxErrorRate)
+	}
+	if p.Explain && (len(p.ValueSizes) > 0 || slices.ContainsFunc(p.Pipelines, func(d int) bool { return d > 1 })) {
+		return setting.Errorf("%s splits one lookup of each target's own value into its layers; it does not combine with %s or %s (leave those out, or %s)",
+			setting.Explain, setting.Pipelines, setting.ValueSizes, setting.Explain)
+	}
+	return nil
+}
+
+// validateCases checks every case's settings.
+func (p Plan) validateCases() error {
+	for _, opt := range p.cases() {
+		if err := opt.Validate(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// validateInstances checks Instances against Precision and the provider:
+// Precision measures one instance until its interval is narrow enough, and
+// servers the user runs are not dbsock's to restart.
+func (p Plan) validateInstances() error {
+	if p.Instances < 0 || p.Instances > MaxInstances {
+		return setting.Errorf("%s %d is out of range; accepted: 1 to %d", setting.Instances, p.Instances, MaxInstances)
+	}
+	switch {
+	case p.Options.Precision > 0 && p.InstancesAsked && p.Instances > 1:
+		return setting.Errorf("%s adds rounds to one server instance until its interval is narrow enough, and %s %d computes the interval over instances: give one of them",
+			setting.Precision, setting.Instances, p.Instances)
+	case p.ProviderName == "external" && p.InstancesAsked && p.Instances > 1:
+		return setting.Errorf("%s %d restarts each server between instances, and the servers of %s external are yours, which dbsock does not restart: "+
+			"give %s 1 (or leave it out: then the rounds run on the one instance)", setting.Instances, p.Instances, setting.Provider, setting.Instances)
+	}
+	return nil
+}
+
+// InstancesPerCase is how many server instances each case measures:
+// Instances (at least 1), or 1 under Precision unless Instances was asked
+// for.
+func (p Plan) InstancesPerCase() int {
+	if p.Options.Precision > 0 && !p.InstancesAsked {
+		return 1
+	}
+	return max(p.Instances, 1)
+}
+
+// validateTargets checks that every target can do what the sweep asks of
+// it: batches of lookups (Pipelines) and values of other sizes.
+func (p Plan) validateTargets() error {
+	deep := slices.ContainsFunc(p.Pipelines, func(d int) bool { return d > 1 })
+	for _, t := range p.Targets {
+		s := p.settings(t)
+		if _, ok := s.Driver(drivers.Workload{}).(drivers.Pipeliner); deep && !ok {
+			return setting.Errorf("%s applies to redis and postgres (a batch of lookups in one round trip); target %s has no pipelining", setting.Pipelines, t.Name)
+		}
+		for _, size := range p.ValueSizes {
+			if d := s.Driver(drivers.Workload{ValueSize: size}); d.ValueSize() != size {
+				return setting.Errorf("%s does not apply to target %s: its reply is fixed (%d B); leave %s out of a value-size sweep", setting.ValueSizes, t.Name, d.ValueSize(), t.Name)
+			}
+		}
+	}
+	return nil
+}
+
+// validateQueries asks each target's driver whether it takes the user's
+// own op given for it, and refuses what cannot go together.
+func (p Plan) validateQueries() error {
+	for name := range p.Queries {
+		if !p.measures(name) {
+			return setting.Errorf("%s names target %s, which this run does not measure (it runs %s)", setting.Queries, name, p.names())
+		}
+	}
+	for name := range p.KeysFrom {
+		if !p.measures(name) {
+			return setting.Errorf("%s names target %s, which this run does not measure (it runs %s)", setting.KeysFrom, name, p.names())
+		}
+	}
+	for _, t := range p.Targets {
+		if err := p.validateQuery(t.Name); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (p Plan) validateQuery(name string) error {
+	s := p.Settings[name]
+	if s == nil {
+		return nil
+	}
+	q, hasQuery := p.Queries[name]
+	if qf, ok := s.(targets.QueryFlags); ok && !hasQuery {
+		if flags := qf.NeedQuery(); len(flags) > 0 {
+			return setting.Errorf("%s applies to your own op; give %s for %s too", strings.Join(flags, ", "), setting.Queries, name)
+		}
+	}
+	if _, keyed := p.KeysFrom[name]; keyed && !hasQuery {
+		if p.Options.Op != drivers.OpRead && p.Options.Op != "" {
+			return setting.Errorf("%s %s: dbsock writes only to its own table, which it does not create for your keys; name your write with %s (and %s)",
+				setting.KeysFrom, name, setting.Queries, setting.AllowWrites)
+		}
+		return setting.Errorf("%s for %s gives your keys to your own op: give %s too (dbsock's own lookup reads only the rows it seeds, and with your keys it seeds none)",
+			setting.KeysFrom, name, setting.Queries)
+	}
+	if !hasQuery {
+		return nil
+	}
+	if p.Options.Op == drivers.OpMixed {
+		return setting.Errorf("%s %s times dbsock's own read and update; with %s for %s, use %s %s or %s",
+			setting.Op, drivers.OpMixed, setting.Queries, name, setting.Op, drivers.OpRead, drivers.OpUpdate)
+	}
+	qt, ok := s.Driver(drivers.Workload{}).(drivers.QueryTaker)
+	if !ok {
+		return setting.Errorf("%s does not apply to target %s: its op is fixed", setting.Queries, name)
+	}
+	op := p.Options.Op
+	if op == "" {
+		op = drivers.OpRead
+	}
+	if err := qt.CheckQuery(q, op); err != nil {
+		return setting.Errorf("%s for %s: %w", setting.Queries, name, err)
+	}
+	return nil
+}
+
+// validateWrites refuses writes in batches, and writes to servers the user
+// runs (their endpoints given) unless AllowWrites says so.
+func (p Plan) validateWrites() error {
+	op := p.Options.Op
+	if op == "" || op == drivers.OpRead {
+		return nil
+	}
+	if slices.ContainsFunc(p.Pipelines, func(d int) bool { return d > 1 }) {
+		return setting.Errorf("%s %s times one op per round trip; leave out %s", setting.Op, op, setting.Pipelines)
+	}
+	if p.AllowWrites {
+		return nil
+	}
+	switch p.ProviderName {
+	case "local", "docker", "compose":
+		return nil // dbsock starts every server
+	}
+	for _, t := range p.Targets {
+		s := p.Settings[t.Name]
+		if s == nil {
+			continue
+		}
+		if pair, err := s.External(); err == nil && pair.Given() {
+			what := "dbsock's own table, keys or collection only"
+			if _, ok := p.Queries[t.Name]; ok {
+				what = "your own op"
+			}
+			return setting.Errorf("%s %s would write to the %s server you run (%s); add %s to let it", setting.Op, op, t.Name, what, setting.AllowWrites)
+		}
+	}
+	return nil
+}
+
+// validateThresholds checks that each threshold names a target of the run.
+func (p Plan) validateThresholds() error {
+	for _, th := range p.Thresholds {
+		if !p.measures(th.Target) {
+			return setting.Errorf("%s %q names target %s, which this run does not measure (it runs %s)", setting.Thresholds, th.Expr, th.Target, p.names())
+		}
+	}
+	return nil
+}
+
+// validateMemory estimates what the sweep's largest case holds at once
+// and refuses what cannot fit: the values in flight in dbsock
+// (scenarios.Options.CheckMemory), and the values seeded into each server
+// (rows x value size) against half of what this machine has available.
+func (p Plan) validateMemory() error {
+	size := int64(6) // the targets' own small value
+	if len(p.ValueSizes) > 0 {
+		size = max(int64(slices.Max(p.ValueSizes)), 1)
+	}
+	depth := max(slices.Max(append([]int{1}, p.Pipelines...)), 1)
+	for _, opt := range p.cases() {
+		var me *scenarios.MemoryError
+		if err := opt.CheckMemory(size, depth); errors.As(err, &me) {
+			format := "%s %d would hold about %s in dbsock (%s per worker in latency histograms and connections, one per transport, and %s of values in flight at %s %d and %s %s), more than the %s it allows itself; "
+			args := []any{setting.Concurrency, me.Workers, setting.Bytes(me.Bytes), setting.Bytes(me.WorkerBytes), setting.Bytes(me.ValueBytes),
+				setting.Pipelines, depth, setting.ValueSizes, setting.Bytes(size), setting.Bytes(scenarios.ClientBudget)}
+			if me.MaxWorkers == 0 {
+				return setting.Errorf(format+"even one worker does not fit: lower %s or %s", append(args, setting.Pipelines, setting.ValueSizes)...)
+			}
+			return setting.Errorf(format+"lower %s to at most %d, or %s or %s", append(args, setting.Concurrency, me.MaxWorkers, setting.Pipelines, setting.ValueSizes)...)
+		}
+	}
+	seeds := false
+	for _, t := range p.Targets {
+		if !t.Own && p.KeysFrom[t.Name].Query == "" && p.KeysFrom[t.Name].File == "" {
+			seeds = true
+		}
+	}
+	avail, err := availableMemory()
+	if !seeds || err != nil {
+		return nil
+	}
+	if seeded := int64(p.Options.Rows) * size; seeded > avail/2 {
+		return setting.Errorf("%s %d x %s %s seeds about %s into each server, more than half of the %s this machine has available; lower %s (at most %d at this size) or %s",
+			setting.Rows, p.Options.Rows, setting.ValueSizes, setting.Bytes(size), setting.Bytes(seeded), setting.Bytes(avail), setting.Rows, avail/2/size, setting.ValueSizes)
+	}
+	return nil
+}
+
+// measures says whether the plan measures the target name.
+func (p Plan) measures(name string) bool {
+	return slices.ContainsFunc(p.Targets, func(t *targets.Target) bool { return t.Name == name })
+}
+
+// names lists the plan's targets, for errors.
+func (p Plan) names() string {
+	var ns []string
+	for _, t := range p.Targets {
+		ns = append(ns, t.Name)
+	}
+	return strings.Join(ns, ", ")
+}

@@ -1,0 +1,154 @@
+package scenarios
+
+import (
+	"math"
+	"time"
+
+	"github.com/dbsock/dbsock/drivers"
+	"github.com/dbsock/dbsock/internal/setting"
+)
+
+// Limits of a case's settings, checked by Options.Validate.
+const (
+	MaxN           = 1_000_000_000
+	MaxRounds      = 1000
+	MaxBlocks      = 10_000
+	MaxConcurrency = 4096
+	MaxRows        = 100_000_000 // a zipfian keyspace's constant is summed over every row before timing
+	MaxRate        = 10_000_000
+	// MaxOpInterval is the longest wait between one worker's ops that an
+	// open loop (Rate) may ask for.
+	MaxOpInterval = time.Hour
+)
+
+// Validate checks that a case of these options can run: every setting in
+// its range and no two that contradict each other. Its errors name the
+// fields (Options.N); dbsock run words them as its flags.
+func (o Options) Validate() error {
+	for _, check := range []func() error{o.validateSize, o.validateEnd, o.validateLoop, o.validateOp} {
+		if err := check(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func intRange(f setting.Field, v, lo, hi int) error {
+	if v < lo || v > hi {
+		return setting.Errorf("%s %d is out of range; accepted: %d to %d", f, v, lo, hi)
+	}
+	return nil
+}
+
+func durationRange(f setting.Field, v, lo, hi time.Duration) error {
+	if v < lo || v > hi {
+		return setting.Errorf("%s %s is out of range; accepted: %s to %s", f, v, shortDuration(lo), shortDuration(hi))
+	}
+	return nil
+}
+
+// shortDuration prints 24h0m0s as 24h and 1m0s as 1m.
+func shortDuration(d time.Duration) string {
+	switch {
+	case d >= time.Hour && d%time.Hour == 0:
+		return d.String()[:len(d.String())-4]
+	case d >= time.Minute && d%time.Minute == 0 && d < time.Hour:
+		return d.String()[:len(d.String())-2]
+	}
+	return d.String()
+}
+
+// validateSize checks how many ops, rounds and blocks a case runs.
+func (o Options) validateSize() error {
+	if o.Duration == 0 {
+		if err := intRange(setting.N, o.N, 1, MaxN); err != nil {
+			return err
+		}
+	} else if err := durationRange(setting.Duration, o.Duration, time.Millisecond, 24*time.Hour); err != nil {
+		return err
+	}
+	for _, c := range []struct {
+		f      setting.Field
+		v, max int
+		min    int
+	}{{setting.Warmup, o.Warmup, MaxN, 0}, {setting.Rounds, o.Rounds, MaxRounds, 1}, {setting.Blocks, o.Blocks, MaxBlocks, 0},
+		{setting.Concurrency, o.Concurrency, MaxConcurrency, 0}, {setting.Rows, o.Rows, MaxRows, 0}} {
+		if err := intRange(c.f, c.v, c.min, c.max); err != nil {
+			return err
+		}
+	}
+	if o.Duration == 0 && o.Blocks > o.N {
+		return setting.Errorf("%s %d is more than %s %d: a round's ops are split into blocks of at least one op; lower %s to at most %d or raise %s",
+			setting.Blocks, o.Blocks, setting.N, o.N, setting.Blocks, o.N, setting.N)
+	}
+	return nil
+}
+
+// validateEnd checks what ends a case and a connection: Precision and
+// MaxDuration, OpTimeout.
+func (o Options) validateEnd() error {
+	if o.Precision != 0 {
+		if !(o.Precision >= 0.001 && o.Precision <= 0.5) {
+			return setting.Errorf("%s %.4g%% is not a share from 0.1%% to 50%%, such as 3%% or 0.03", setting.Precision, o.Precision*100)
+		}
+		if err := durationRange(setting.MaxDuration, o.MaxDuration, time.Second, 24*time.Hour); err != nil {
+			return err
+		}
+	} else if o.MaxDuration != 0 {
+		return setting.Errorf("%s bounds %s; give %s too (e.g. 3%%)", setting.MaxDuration, setting.Precision, setting.Precision)
+	}
+	if o.OpTimeout != 0 {
+		return durationRange(setting.OpTimeout, o.OpTimeout, 10*time.Millisecond, time.Hour)
+	}
+	return nil
+}
+
+// validateLoop checks the scenario and the open loop's rate.
+func (o Options) validateLoop() error {
+	if o.Scenario != "" && o.Scenario != PK && o.Scenario != Connect {
+		return setting.Errorf("%s %q is not accepted; use one of: %s, %s", setting.Scenario, o.Scenario, PK, Connect)
+	}
+	if o.Rate == 0 {
+		return nil
+	}
+	if !(o.Rate > 0 && o.Rate <= MaxRate) || math.IsNaN(o.Rate) {
+		return setting.Errorf("%s %g is out of range; accepted: more than 0 up to %d ops/s", setting.Rate, o.Rate, MaxRate)
+	}
+	if o.Scenario == Connect {
+		return setting.Errorf("%s runs the %s scenario open loop; it does not apply to %s %s", setting.Rate, PK, setting.Scenario, o.Scenario)
+	}
+	interval := float64(o.workers()) / o.Rate // seconds between one worker's ops
+	if interval > MaxOpInterval.Seconds() {
+		return setting.Errorf("%s %g with %d worker(s) leaves %.3gs between one worker's ops, more than %s; raise %s",
+			setting.Rate, o.Rate, o.workers(), interval, shortDuration(MaxOpInterval), setting.Rate)
+	}
+	if o.Duration > 0 {
+		block := o.Duration / time.Duration(o.blocks())
+		if interval > block.Seconds() {
+			return setting.Errorf("%s %g leaves %.3gs between one worker's ops, longer than each of the %d blocks of %s %s (%s): raise %s, lengthen %s or lower %s",
+				setting.Rate, o.Rate, interval, o.blocks(), setting.Duration, o.Duration, block, setting.Rate, setting.Duration, setting.Blocks)
+		}
+	}
+	return nil
+}
+
+// validateOp checks what each op does.
+func (o Options) validateOp() error {
+	switch o.Op {
+	case "", drivers.OpRead, drivers.OpUpdate:
+		return nil
+	case drivers.OpMixed:
+	default:
+		return setting.Errorf("%s %q is not accepted; use %s, %s or %s", setting.Op, o.Op, drivers.OpRead, drivers.OpUpdate, drivers.OpMixed)
+	}
+	if o.Mix.Reads < 1 || o.Mix.Writes < 1 {
+		return setting.Errorf("%s %s needs a mix of reads and writes, both above 0 (Mix %+v)", setting.Op, o.Op, o.Mix)
+	}
+	if o.Rows <= 0 {
+		return setting.Errorf("%s %s draws which ops write with their keys; give the case its rows (%s)", setting.Op, o.Op, setting.Rows)
+	}
+	if o.Scenario == Connect {
+		return setting.Errorf("%s %s times reads and writes on kept connections (%s %s); %s opens one per op", setting.Op, o.Op, setting.Scenario, PK, o.Scenario)
+	}
+	return nil
+}
