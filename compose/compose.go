@@ -58,6 +58,18 @@ type Server struct {
 	restart  func(context.Context) error
 }
 
+// Path is the server's endpoint on path t (tcp or unix), or an error
+// saying why it has none.
+func (s *Server) Path(t drivers.Transport) (drivers.Endpoint, error) {
+	switch t {
+	case drivers.TCP:
+		return s.TCP, nil
+	case drivers.Unix:
+		return s.Unix, nil
+	}
+	return drivers.Endpoint{}, fmt.Errorf("%s: unknown path %q (want tcp or unix)", s.Target, t)
+}
+
 // ErrNoRestart is returned by Restart for a server dbsock cannot restart
 // (one it did not start).
 var ErrNoRestart = errors.New("cannot restart")

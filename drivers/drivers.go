@@ -124,6 +124,23 @@ func (p Pair) On(t Transport) Endpoint {
 	return p.TCP
 }
 
+// Paths are the routes to one server that a case measures, one endpoint
+// each, in the order the report lists them.
+type Paths []Endpoint
+
+// Paths are the pair's two endpoints, TCP first.
+func (p Pair) Paths() Paths { return Paths{p.TCP, p.Unix} }
+
+// On returns the endpoint on transport t, if the paths hold one.
+func (p Paths) On(t Transport) (Endpoint, bool) {
+	for _, ep := range p {
+		if ep.Transport == t {
+			return ep, true
+		}
+	}
+	return Endpoint{}, false
+}
+
 // NetworkHeader is the header (HTTP) or metadata key (gRPC) in which
 // dbsock's own servers say which network they accepted a request on.
 const NetworkHeader = "X-Dbsock-Network"

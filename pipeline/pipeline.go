@@ -46,6 +46,12 @@ type Plan struct {
 	// Pipelines lists batch depths (lookups per op, in one round trip) for
 	// targets whose driver is a drivers.Pipeliner; empty means 1.
 	Pipelines []int
+	// Paths are the routes to each server that every case measures, in
+	// the order the report lists them (nil: drivers.TCP and drivers.Unix);
+	// each further path is compared with TCP as Unix is. A server without
+	// one of them (no tcp6 where FerretDB listens on one address) is
+	// measured on the others, and the report says why.
+	Paths []drivers.Transport
 	// Options holds the loop sizes; its Scenario and Concurrency are set
 	// per case.
 	Options scenarios.Options
@@ -130,6 +136,9 @@ func Run(ctx context.Context, p Plan) (*results.Report, error) {
 		}()
 	}
 	rep.Config.Placement = p.placementRecord()
+	if len(p.paths()) > 2 {
+		rep.Config.Paths = p.paths()
+	}
 	if p.Options.Precision > 0 {
 		rep.Config.MaxDurationNs = p.Options.MaxDuration.Nanoseconds()
 	}
@@ -269,6 +278,7 @@ func (p Plan) measureTarget(ctx context.Context, t *targets.Target, ti *results.
 	}
 	ti.Server = info
 	fmt.Fprintf(log, "dbsock: %s: %s from %s, ready in %s\n", t.Name, info, srv.Origin, time.Since(began).Round(time.Millisecond))
+	paths := p.pathsOf(srv, ti)
 	var rc *remoteClient
 	if p.Client != nil {
 		if rc, err = p.startClient(ctx, t, srv, ti); err != nil {
@@ -309,7 +319,7 @@ func (p Plan) measureTarget(ctx context.Context, t *targets.Target, ti *results.
 			for _, opt := range p.cases() {
 				opt.Rows = rows
 				_, opt.OwnQuery = p.Queries[t.Name]
-				err := p.measureCase(ctx, t, d, srv, ti, opt, p.loop(t, w, d, depth, srv, info, rc), func(run results.Run) {
+				err := p.measureCase(ctx, t, d, srv, ti, opt, p.loop(t, w, d, depth, srv, paths, info, rc), func(run results.Run) {
 					runs = append(runs, run)
 					logRun(log, run)
 				})
@@ -345,17 +355,17 @@ func (p Plan) measureCase(ctx context.Context, t *targets.Target, d drivers.Driv
 
 // loop runs one instance of a case with d (w's driver at pipeline depth
 // depth): scenarios.Run in this process, or in the remote client rc.
-func (p Plan) loop(t *targets.Target, w drivers.Workload, d drivers.Driver, depth int, srv *compose.Server, info drivers.ServerInfo,
-	rc *remoteClient) func(context.Context, scenarios.Options, func(results.Run)) error {
+func (p Plan) loop(t *targets.Target, w drivers.Workload, d drivers.Driver, depth int, srv *compose.Server, paths drivers.Paths,
+	info drivers.ServerInfo, rc *remoteClient) func(context.Context, scenarios.Options, func(results.Run)) error {
 	if rc == nil {
 		return func(ctx context.Context, opt scenarios.Options, emit func(results.Run)) error {
-			return scenarios.Run(ctx, d, srv.Endpoints(), info, opt, emit)
+			return scenarios.Run(ctx, d, paths, info, opt, emit)
 		}
 	}
 	return func(ctx context.Context, opt scenarios.Options, emit func(results.Run)) error {
 		// The progress bar moves a run at a time: the client elsewhere
 		// counts its ops where this process cannot see.
-		return rc.measure(ctx, p.remoteCase(t, w, depth, srv, info, opt), func(run results.Run) {
+		return rc.measure(ctx, p.remoteCase(t, w, depth, srv, paths, info, opt), func(run results.Run) {
 			if opt.Progress != nil {
 				opt.Progress.Add(run.N)
 			}

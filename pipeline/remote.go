@@ -53,18 +53,18 @@ type Case struct {
 	Target string `json:"target"`
 	// Flags are the target's own flags as given ("--name=value"), from
 	// which the client reads the same settings.
-	Flags     []string         `json:"flags,omitempty"`
-	ValueSize int              `json:"value_size,omitempty"`
-	Rows      int              `json:"rows,omitempty"`
-	Op        string           `json:"op,omitempty"`
-	Query     string           `json:"query,omitempty"`
-	Keys      []string         `json:"keys,omitempty"`
-	Depth     int              `json:"depth,omitempty"`
-	TCP       drivers.Endpoint `json:"tcp"`
-	Unix      drivers.Endpoint `json:"unix"`
-	// Passwords are the endpoints' (Endpoint leaves its own out of JSON);
+	Flags     []string `json:"flags,omitempty"`
+	ValueSize int      `json:"value_size,omitempty"`
+	Rows      int      `json:"rows,omitempty"`
+	Op        string   `json:"op,omitempty"`
+	Query     string   `json:"query,omitempty"`
+	Keys      []string `json:"keys,omitempty"`
+	Depth     int      `json:"depth,omitempty"`
+	// Paths are the endpoints the case measures, in order.
+	Paths drivers.Paths `json:"paths"`
+	// Passwords are the paths' (Endpoint leaves its own out of JSON);
 	// the case file is private to this user and removed once read.
-	Passwords [2]string          `json:"passwords"`
+	Passwords []string           `json:"passwords"`
 	Server    drivers.ServerInfo `json:"server"`
 	Instance  string             `json:"server_instance,omitempty"`
 	Options   scenarios.Options  `json:"options"`
@@ -257,10 +257,12 @@ func readRuns(file string, emit func(results.Run)) (caseEnd, error) {
 }
 
 // remoteCase is the Case for one instance of opt on d's target.
-func (p Plan) remoteCase(t *targets.Target, w drivers.Workload, depth int, srv *compose.Server, info drivers.ServerInfo, opt scenarios.Options) Case {
+func (p Plan) remoteCase(t *targets.Target, w drivers.Workload, depth int, srv *compose.Server, paths drivers.Paths, info drivers.ServerInfo, opt scenarios.Options) Case {
 	cs := Case{Target: t.Name, Flags: p.Flags[t.Name], ValueSize: w.ValueSize, Rows: w.Rows, Op: w.Op, Query: w.Query, Keys: w.Keys,
-		Depth: depth, TCP: srv.TCP, Unix: srv.Unix, Passwords: [2]string{srv.TCP.Password, srv.Unix.Password},
-		Server: info, Instance: info.Instance, ServerCPUWhyNot: srv.CPUWhyNot}
+		Depth: depth, Paths: paths, Server: info, Instance: info.Instance, ServerCPUWhyNot: srv.CPUWhyNot}
+	for _, ep := range paths {
+		cs.Passwords = append(cs.Passwords, ep.Password)
+	}
 	opt.ClientCPU, opt.ServerCPU, opt.Progress = nil, nil, nil
 	cs.Options = opt
 	cs.ServerPIDs, cs.ServerCPUWhat = meterRoots(srv.CPU)
@@ -385,16 +387,16 @@ func (cs Case) check(file string) error {
 	case cs.Depth > 10000 || o.Concurrency > 4096:
 		return fmt.Errorf("depth %d or concurrency %d above dbsock run's limits (10,000 and 4,096)", cs.Depth, o.Concurrency)
 	}
-	for _, ep := range []drivers.Endpoint{cs.TCP, cs.Unix} {
+	if len(cs.Paths) < 2 || len(cs.Passwords) != len(cs.Paths) {
+		return fmt.Errorf("%d paths with %d passwords: a case measures two or more paths", len(cs.Paths), len(cs.Passwords))
+	}
+	for _, ep := range cs.Paths {
 		if err := ep.Validate(); err != nil {
 			return err
 		}
-		if ep.Transport == drivers.TCP && !loopback(ep.Address) {
+		if ep.Transport != drivers.Unix && !loopback(ep.Address) {
 			return fmt.Errorf("endpoint %s is not on loopback: dbsock measures only loopback and Unix sockets", ep.Address)
 		}
-	}
-	if cs.TCP.Transport != drivers.TCP || cs.Unix.Transport != drivers.Unix {
-		return fmt.Errorf("endpoints %s and %s are not TCP and a Unix socket", cs.TCP, cs.Unix)
 	}
 	return nil
 }
@@ -427,7 +429,9 @@ func (cs Case) run(ctx context.Context, emit func(results.Run)) error {
 	if pl, ok := d.(drivers.Pipeliner); ok && cs.Depth > 1 {
 		d = pl.Pipeline(cs.Depth)
 	}
-	cs.TCP.Password, cs.Unix.Password = cs.Passwords[0], cs.Passwords[1]
+	for i := range cs.Paths {
+		cs.Paths[i].Password = cs.Passwords[i]
+	}
 	cs.Server.Instance = cs.Instance
 	opt := cs.Options
 	opt.ClientCPU, opt.ServerCPUWhyNot = cpustat.Self{}, cs.ServerCPUWhyNot
@@ -441,5 +445,5 @@ func (cs Case) run(ctx context.Context, emit func(results.Run)) error {
 			opt.ServerCPU = sum[0]
 		}
 	}
-	return scenarios.Run(ctx, d, drivers.Pair{TCP: cs.TCP, Unix: cs.Unix}, cs.Server, opt, emit)
+	return scenarios.Run(ctx, d, cs.Paths, cs.Server, opt, emit)
 }

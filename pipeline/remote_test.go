@@ -142,7 +142,7 @@ func TestRemoteClientErrorsComeBack(t *testing.T) {
 	srv := &compose.Server{TCP: drivers.Endpoint{Transport: drivers.TCP, Address: "127.0.0.1:1"}, Unix: drivers.Endpoint{Transport: drivers.Unix, Address: "/fake/x.sock"}}
 	tgt, _ := targets.Lookup("remote-fake")
 	pl := Plan{Flags: map[string][]string{"remote-fake": {"--no-such-flag=1"}}}
-	err := rc.measure(context.Background(), pl.remoteCase(tgt, drivers.Workload{}, 1, srv, drivers.ServerInfo{}, scenarios.Options{N: 10, Rounds: 1}), func(results.Run) {})
+	err := rc.measure(context.Background(), pl.remoteCase(tgt, drivers.Workload{}, 1, srv, srv.Endpoints().Paths(), drivers.ServerInfo{}, scenarios.Options{N: 10, Rounds: 1}), func(results.Run) {})
 	if err == nil || !strings.Contains(err.Error(), "read remote-fake's flags") || !strings.Contains(err.Error(), "no-such-flag") {
 		t.Fatalf("err = %v, want the client's own error, naming the flag", err)
 	}
@@ -172,7 +172,7 @@ func TestSilentClientIsTimedOut(t *testing.T) {
 	tgt, _ := targets.Lookup("remote-fake")
 	opt := scenarios.Options{N: 10, Rounds: 1, OpTimeout: 100 * time.Millisecond}
 	start := time.Now()
-	err := rc.measure(context.Background(), Plan{}.remoteCase(tgt, drivers.Workload{}, 1, srv, drivers.ServerInfo{}, opt), func(results.Run) {})
+	err := rc.measure(context.Background(), Plan{}.remoteCase(tgt, drivers.Workload{}, 1, srv, srv.Endpoints().Paths(), drivers.ServerInfo{}, opt), func(results.Run) {})
 	if !errors.Is(err, errClientSilent) || !strings.Contains(err.Error(), "the test's own process") {
 		t.Fatalf("err = %v, want the client's silence", err)
 	}

@@ -2,13 +2,16 @@ package pipeline
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"slices"
 	"strings"
 
+	"github.com/dbsock/dbsock/compose"
 	"github.com/dbsock/dbsock/drivers"
 	"github.com/dbsock/dbsock/internal/setting"
 	"github.com/dbsock/dbsock/internal/sysinfo"
+	"github.com/dbsock/dbsock/results"
 	"github.com/dbsock/dbsock/scenarios"
 	"github.com/dbsock/dbsock/targets"
 )
@@ -31,7 +34,7 @@ var availableMemory = sysinfo.AvailableMemory
 // memory. Its errors are *setting.Error values naming the plan's fields;
 // Run calls it first.
 func (p Plan) Validate() error {
-	for _, check := range []func() error{p.validateSweep, p.validateCases, p.validateInstances, p.validateTargets,
+	for _, check := range []func() error{p.validatePaths, p.validateSweep, p.validateCases, p.validateInstances, p.validateTargets,
 		p.validateQueries, p.validateWrites, p.validateThresholds, p.validateMemory} {
 		if err := check(); err != nil {
 			return err
@@ -278,4 +281,58 @@ func (p Plan) names() string {
 		ns = append(ns, t.Name)
 	}
 	return strings.Join(ns, ", ")
+}
+
+// pathsOf is the endpoints of srv on the plan's paths; a path the server
+// does not have is left out, and ti's warnings say why.
+func (p Plan) pathsOf(srv *compose.Server, ti *results.Target) drivers.Paths {
+	var paths drivers.Paths
+	for _, t := range p.paths() {
+		ep, err := srv.Path(t)
+		if err != nil {
+			w := fmt.Sprintf("The %s path was not measured: %v.", t, err)
+			ti.Warnings = append(ti.Warnings, w)
+			fmt.Fprintf(p.log(), "dbsock: %s: %s\n", ti.Name, w)
+			continue
+		}
+		paths = append(paths, ep)
+	}
+	return paths
+}
+
+// paths is Paths, or tcp and unix.
+func (p Plan) paths() []drivers.Transport {
+	if len(p.Paths) == 0 {
+		return []drivers.Transport{drivers.TCP, drivers.Unix}
+	}
+	return p.Paths
+}
+
+// validatePaths checks the paths: known ones, each once, TCP (the
+// reference) and Unix among them.
+func (p Plan) validatePaths() error {
+	seen := map[drivers.Transport]bool{}
+	for _, t := range p.paths() {
+		switch t {
+		case drivers.TCP, drivers.Unix:
+		default:
+			return setting.Errorf("%s: %q is not a path; use tcp or unix", setting.Paths, t)
+		}
+		if seen[t] {
+			return setting.Errorf("%s names %s twice", setting.Paths, t)
+		}
+		seen[t] = true
+	}
+	if !seen[drivers.TCP] || !seen[drivers.Unix] {
+		return setting.Errorf("%s %s: every run measures tcp (the path each other one is compared with) and unix; add the one that is missing", setting.Paths, joinPaths(p.paths()))
+	}
+	return nil
+}
+
+func joinPaths(ts []drivers.Transport) string {
+	var s []string
+	for _, t := range ts {
+		s = append(s, string(t))
+	}
+	return strings.Join(s, ",")
 }

@@ -113,6 +113,7 @@ func writeHeadline(b *strings.Builder, r *results.Report) {
 	if warned {
 		b.WriteString("† This row has a warning: see its details (--detail full).\n\n")
 	}
+	writePaths(b, r)
 	b.WriteString(methodSentence(r) + "\n\n")
 	if r.Plot != "" {
 		fmt.Fprintf(b, "![The Unix speedup per target with its interval, latency by percentile, and block p50 over the run](%s)\n\n", r.Plot)
@@ -177,8 +178,8 @@ func writeStatsMethod(b *strings.Builder, r *results.Report) {
 	}
 	fmt.Fprintf(b, "A verdict names a winner when the whole interval lies on one side of 1, \"no meaningful difference\" when it lies within ±%.0f%%, and \"undecided\" otherwise",
 		100*results.Band)
-	if len(r.Summary) > 1 {
-		fmt.Fprintf(b, "; with %d comparisons in this report, the sign test's p-values are adjusted by Holm's method (Holm, 1979) before a winner is named", len(r.Summary))
+	if n := comparisons(r); n > 1 {
+		fmt.Fprintf(b, "; with %d comparisons in this report, the sign test's p-values are adjusted by Holm's method (Holm, 1979) before a winner is named", n)
 	}
 	b.WriteString(". Blocks whose p50 lies far from their transport's others (modified z-score above 3.5, Iglewicz and Hoaglin, 1993, and over 20% from the median) are flagged as noisy and listed, not dropped; no single operation is ever trimmed.")
 	if c.Precision > 0 {

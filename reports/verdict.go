@@ -97,10 +97,25 @@ func withVerdicts(r *results.Report) *results.Report {
 	for i := range r.Summary {
 		s := &r.Summary[i]
 		if s.VerdictKind != "" {
-			s.Verdict = Verdict(s, len(r.Summary))
+			s.Verdict = Verdict(s, comparisons(r))
+		}
+		for j := range s.Paths {
+			if p := &s.Paths[j]; p.VerdictKind != "" {
+				p.Verdict = PathVerdict(p)
+			}
 		}
 	}
 	return r
+}
+
+// comparisons is how many comparisons Holm's adjustment is over: each
+// case's Unix against TCP, and each further path's.
+func comparisons(r *results.Report) int {
+	n := len(r.Summary)
+	for _, s := range r.Summary {
+		n += len(s.Paths)
+	}
+	return n
 }
 
 // writeVerdict gives the paired speedup intervals, the verdict and the

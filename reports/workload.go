@@ -135,9 +135,34 @@ func methodSentence(r *results.Report) string {
 		rounds = fmt.Sprintf("%d server instances (%s) of %s", c.Instances, restarted(r), plural(c.Rounds, "round"))
 		stats = "the speedup is the median over server instances of each instance's median paired ratio TCP/Unix, with a distribution-free 95% interval over instances"
 	}
-	return fmt.Sprintf("Method: %s from one Go client%s over 127.0.0.1 TCP and the server's Unix socket, %s of %s interleaved in TCP/Unix pairs%s; "+
+	routes, blocks := "127.0.0.1 TCP and the server's Unix socket", plural(c.Blocks, "block pair")+" interleaved in TCP/Unix pairs"
+	if len(c.Paths) > 2 {
+		ops = strings.Replace(ops, "per transport", "per path", 1)
+		routes, blocks = pathList(c.Paths), plural(c.Blocks, "block group")+" (one block per path, in an order drawn at random)"
+		stats += "; each other path's the same with TCP over it"
+	}
+	return fmt.Sprintf("Method: %s from one Go client%s over %s, %s of %s%s; "+
 		"%s; %s; %s, %d logical CPUs, %s provider, dbsock %s.",
-		ops, clientPlace(c.Client), rounds, plural(c.Blocks, "block pair"), workloadPhrase(c.Workload), stats, place, orUnknown(e.CPUModel), e.NumCPU, c.Provider, r.Tool.Version)
+		ops, clientPlace(c.Client), routes, rounds, blocks, workloadPhrase(c.Workload), stats, place, orUnknown(e.CPUModel), e.NumCPU, c.Provider, r.Tool.Version)
+}
+
+// pathList names the paths of a run in words: "127.0.0.1 TCP, TCP6
+// ([::1]) and the server's Unix socket".
+func pathList(paths []drivers.Transport) string {
+	var names []string
+	for _, p := range paths {
+		switch p {
+		case drivers.TCP:
+			names = append(names, "127.0.0.1 TCP")
+		case drivers.Unix:
+			names = append(names, "the server's Unix socket")
+		case "tcp6":
+			names = append(names, "TCP6 ([::1])")
+		default:
+			names = append(names, p.Label())
+		}
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
 }
 
 // clientPlace says where the client ran when it was not in the dbsock

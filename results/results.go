@@ -85,6 +85,9 @@ type Config struct {
 	// round run as that many short TCP blocks and as many Unix blocks,
 	// interleaved in pairs.
 	Blocks int `json:"blocks,omitempty"`
+	// Paths lists the routes measured, in order, when there were more
+	// than TCP and Unix (absent for those two).
+	Paths []drivers.Transport `json:"paths,omitempty"`
 	// Seed drew which block of each pair runs first; --seed repeats it.
 	Seed uint64 `json:"seed,omitempty"`
 	// Precision, when set, kept adding rounds until the p50 speedup's 95%

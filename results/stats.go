@@ -56,6 +56,9 @@ const (
 	UnixFaster VerdictKind = "unix_faster"
 	// TCPFaster: the interval lies below 1 (likewise significant).
 	TCPFaster VerdictKind = "tcp_faster"
+	// PathFaster: a further path's interval (TCP over it) lies above 1:
+	// that path is faster than TCP (likewise significant).
+	PathFaster VerdictKind = "path_faster"
 	// NoDifference: the interval lies inside the ±Band practical band.
 	NoDifference VerdictKind = "no_difference"
 	// Undecided: the interval straddles 1 and is wider than the band.

@@ -268,3 +268,54 @@ func TestRunsWithoutBlocksCountAsOneBlockEach(t *testing.T) {
 		t.Fatalf("old-style report: interval %+v, verdict %q; want 7 pairs, Unix faster", s.UnixSpeedupP50CI, s.VerdictKind)
 	}
 }
+
+// TestAThirdPathLeavesTheFirstTwoAsTheyWere: a tcp6 path beside TCP and
+// Unix is compared with TCP by the same paired method (its speedup is the
+// median of TCP/TCP6 over the groups, with MedianCI's interval of the log
+// ratios), and
+// adds nothing to Unix's figures but one more comparison to Holm's
+// adjustment.
+func TestAThirdPathLeavesTheFirstTwoAsTheyWere(t *testing.T) {
+	rs := []float64{1.4, 1.5, 1.6, 1.45, 1.55, 1.5, 1.52, 1.48, 1.51, 1.49, 1.5, 1.47}
+	two := &Report{Runs: blockRuns(t, "redis", 1, ratios(rs...)...)}
+	three := &Report{Runs: blockRuns(t, "redis", 1, ratios(rs...)...)}
+	// TCP6 at TCP's p50 divided by 1.1 (10% faster), 0.9 in two groups.
+	third := run(t, "redis", drivers.Transport("tcp6"), 1, 1000)
+	var want []float64
+	for j, b := range three.Runs[0].Blocks {
+		f := 1.1
+		if j%6 == 0 {
+			f = 0.9
+		}
+		v := int64(math.Round(float64(b.P50) / f))
+		third.Blocks = append(third.Blocks, Block{Pair: j, Index: 3*j + 2, N: 100, P50: v, Mean: float64(v), P99: 2 * v})
+		want = append(want, math.Log(float64(b.P50)/float64(v))) // the interval is over log ratios
+	}
+	three.Runs = append(three.Runs, third)
+	for _, r := range []*Report{two, three} {
+		if err := r.Summarize(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a, b := two.Summary[0], three.Summary[0]
+	if a.UnixSpeedupP50 != b.UnixSpeedupP50 || *a.UnixSpeedupP50CI != *b.UnixSpeedupP50CI || a.PValue != b.PValue || a.TCP.Latency != b.TCP.Latency || a.Unix.N != b.Unix.N {
+		t.Errorf("a third path changed Unix's comparison: %+v vs %+v", a.UnixSpeedupP50CI, b.UnixSpeedupP50CI)
+	}
+	if len(a.Paths) != 0 || len(b.Paths) != 1 {
+		t.Fatalf("paths: %d and %d, want 0 and 1", len(a.Paths), len(b.Paths))
+	}
+	p := b.Paths[0]
+	med, lo, hi, _, ok := MedianCI(want, 0.95)
+	med, lo, hi = math.Exp(med), math.Exp(lo), math.Exp(hi)
+	if !ok || p.Path != "tcp6" || p.Baseline != drivers.TCP || p.SpeedupP50CI == nil ||
+		math.Abs(p.SpeedupP50-med) > 1e-9 || math.Abs(p.SpeedupP50CI.Lo-lo) > 1e-9 || math.Abs(p.SpeedupP50CI.Hi-hi) > 1e-9 {
+		t.Fatalf("tcp6: %+v (interval %+v), want median %.4f in [%.4f, %.4f]", p, p.SpeedupP50CI, med, lo, hi)
+	}
+	if p.N != 1 || p.VerdictKind == "" {
+		t.Errorf("tcp6 side %+v, verdict %q", p.Side, p.VerdictKind)
+	}
+	// Holm over two comparisons: the smaller p-value doubled, at least.
+	if pmin := math.Min(b.PValue, p.PValue); math.Min(b.PValueHolm, p.PValueHolm) < math.Min(2*pmin, 1)-1e-12 {
+		t.Errorf("Holm: p %v and %v adjusted to %v and %v", b.PValue, p.PValue, b.PValueHolm, p.PValueHolm)
+	}
+}

@@ -138,6 +138,32 @@ type Summary struct {
 	CPUSaving *CPUSaving `json:"cpu_saving,omitempty"`
 	// Warnings say in words why the numbers above may not be solid.
 	Warnings []string `json:"warnings,omitempty"`
+	// Paths are the case's other paths (beyond TCP and Unix, such as
+	// tcp6), each compared with TCP by the same paired method as Unix;
+	// absent from a run of the two.
+	Paths []PathSummary `json:"paths,omitempty"`
+}
+
+// PathSummary is one more path of a case: its pooled result, and how it
+// compares with the baseline path (TCP) over the same block groups.
+type PathSummary struct {
+	Path     drivers.Transport `json:"path"`
+	Baseline drivers.Transport `json:"baseline"`
+	Side
+	// SpeedupP50 is the median over block groups of the baseline's p50
+	// over this path's (above 1: this path is faster), with its 95%
+	// interval, over instances when there are several (InstanceSpeedups).
+	SpeedupP50       float64   `json:"speedup_p50"`
+	SpeedupP50CI     *Interval `json:"speedup_p50_ci,omitempty"`
+	InstanceSpeedups []float64 `json:"instance_speedups,omitempty"`
+	// PValue is the sign test, as Summary's; PValueHolm is it adjusted by
+	// Holm's method over every comparison in the report.
+	PValue      float64     `json:"p_value"`
+	PValueHolm  float64     `json:"p_value_holm"`
+	VerdictKind VerdictKind `json:"verdict_kind"`
+	// Verdict is VerdictKind in words ("TCP6 faster: ...", "no
+	// meaningful difference: ..."), as package reports writes it.
+	Verdict string `json:"verdict"`
 }
 
 // Summarize pools the runs of each case per transport (merging their
@@ -148,6 +174,7 @@ type Summary struct {
 func (r *Report) Summarize() error {
 	type pool struct {
 		sides map[drivers.Transport]*sidePool
+		paths []drivers.Transport // in the order they first appear
 		runs  []*Run
 	}
 	var order []Case
@@ -165,6 +192,7 @@ func (r *Report) Summarize() error {
 		if sp == nil {
 			sp = &sidePool{hist: NewHistogram(), phases: map[string]*hdrhistogram.Histogram{}}
 			p.sides[run.Transport] = sp
+			p.paths = append(p.paths, run.Transport)
 		}
 		if err := sp.add(run); err != nil {
 			return fmt.Errorf("%s %s round %d: %w", run.Target, run.Transport, run.Round, err)
@@ -180,7 +208,12 @@ func (r *Report) Summarize() error {
 		if sp := p.sides[drivers.Unix]; sp != nil {
 			sum.Unix = sp.finish()
 		}
-		sum.estimate(blockPairs(p.runs))
+		sum.estimate(blockPairs(p.runs, drivers.TCP, drivers.Unix))
+		for _, t := range p.paths {
+			if t != drivers.TCP && t != drivers.Unix {
+				sum.Paths = append(sum.Paths, comparePath(p.runs, sum.TCP, t, p.sides[t].finish()))
+			}
+		}
 		sum.Blocks, sum.NoisyBlocks = flagNoisy(p.runs)
 		sum.EndedBy = endedBy(p.runs)
 		sum.CPUSaving = cpuSaving(sum.TCP.CPU, sum.Unix.CPU)
@@ -215,37 +248,86 @@ func (r *Report) Summarize() error {
 // instances when there are several (Kalibera and Jones); with no complete
 // pair, the pooled figures are all there is.
 func (s *Summary) estimate(pr pairs) {
-	s.UnixSpeedupP50Pooled = ratio(float64(s.TCP.Latency.P50), float64(s.Unix.Latency.P50))
-	s.UnixSpeedupP50, s.UnixSpeedupMean = medianRatio(pr.p50), medianRatio(pr.mean)
+	c := compare(pr, s.TCP, s.Unix)
+	s.UnixSpeedupP50, s.UnixSpeedupMean, s.UnixSpeedupP50Pooled = c.p50, c.mean, c.pooled
+	s.UnixSpeedupP50CI, s.UnixSpeedupMeanCI = c.p50CI, c.meanCI
+	s.InstanceSpeedups, s.PValue = c.instances, c.p
+}
+
+// comparison is how one path compares with the baseline over their
+// paired blocks.
+type comparison struct {
+	p50, mean, pooled float64
+	p50CI, meanCI     *Interval
+	instances         []float64
+	p                 float64
+}
+
+// compare estimates the speedup of path over base (base/path; above 1:
+// path is faster) from their paired blocks pr: over the pairs of one
+// instance, or over instances when there are several (Kalibera and
+// Jones); with no complete pair, the pooled figures are all there is.
+func compare(pr pairs, base, path Side) comparison {
+	c := comparison{pooled: ratio(float64(base.Latency.P50), float64(path.Latency.P50))}
+	c.p50, c.mean = medianRatio(pr.p50), medianRatio(pr.mean)
 	if len(pr.p50) == 0 {
-		s.UnixSpeedupP50, s.UnixSpeedupMean = s.UnixSpeedupP50Pooled, ratio(s.TCP.Latency.Mean, s.Unix.Latency.Mean)
+		c.p50, c.mean = c.pooled, ratio(base.Latency.Mean, path.Latency.Mean)
 	}
-	s.UnixSpeedupP50CI, s.UnixSpeedupMeanCI = PairedSpeedup(pr.p50, pr.rounds), PairedSpeedup(pr.mean, pr.rounds)
-	s.PValue = SignTest(logs(pr.p50))
+	c.p50CI, c.meanCI = PairedSpeedup(pr.p50, pr.rounds), PairedSpeedup(pr.mean, pr.rounds)
+	c.p = SignTest(logs(pr.p50))
 	if len(pr.byInstance) > 1 {
 		var p50, mean [][]float64
 		for _, in := range pr.byInstance {
 			p50, mean = append(p50, in.p50), append(mean, in.mean)
 		}
-		s.UnixSpeedupP50CI, s.InstanceSpeedups, s.PValue = InstanceSpeedup(p50, pr.rounds)
-		s.UnixSpeedupMeanCI, _, _ = InstanceSpeedup(mean, pr.rounds)
+		c.p50CI, c.instances, c.p = InstanceSpeedup(p50, pr.rounds)
+		c.meanCI, _, _ = InstanceSpeedup(mean, pr.rounds)
 	}
-	if ci := s.UnixSpeedupP50CI; ci != nil {
-		s.UnixSpeedupP50, s.UnixSpeedupMean = ci.Center, s.UnixSpeedupMeanCI.Center
+	if c.p50CI != nil {
+		c.p50, c.mean = c.p50CI.Center, c.meanCI.Center
 	}
+	return c
+}
+
+// comparePath is path t of a case (its pooled result side) against TCP.
+func comparePath(runs []*Run, tcp Side, t drivers.Transport, side Side) PathSummary {
+	c := compare(blockPairs(runs, drivers.TCP, t), tcp, side)
+	ps := PathSummary{Path: t, Baseline: drivers.TCP, Side: side, SpeedupP50: c.p50, SpeedupP50CI: c.p50CI, InstanceSpeedups: c.instances, PValue: c.p}
+	if tcp.N-tcp.Errors <= 0 || side.N-side.Errors <= 0 {
+		ps.SpeedupP50, ps.SpeedupP50CI, ps.PValue = 0, nil, 1
+	}
+	return ps
 }
 
 // judge adjusts the sign tests' p-values over all cases (Holm) and sets
 // each verdict.
 func (r *Report) judge() {
-	ps := make([]float64, len(r.Summary))
-	for i, s := range r.Summary {
-		ps[i] = s.PValue
+	var ps []float64
+	for _, s := range r.Summary {
+		ps = append(ps, s.PValue)
+		for _, p := range s.Paths {
+			ps = append(ps, p.PValue)
+		}
 	}
 	adj := Holm(ps)
+	k := 0
 	for i := range r.Summary {
 		s := &r.Summary[i]
-		s.PValueHolm = adj[i]
+		s.PValueHolm = adj[k]
+		k++
+		for j := range s.Paths {
+			p := &s.Paths[j]
+			p.PValueHolm, k = adj[k], k+1
+			p.VerdictKind = Judge(p.SpeedupP50CI, p.PValueHolm)
+			switch {
+			case p.VerdictKind == UnixFaster:
+				p.VerdictKind = PathFaster
+			case p.N-p.Errors <= 0 || s.TCP.N-s.TCP.Errors <= 0:
+				p.VerdictKind = NoResult
+			case p.SpeedupP50CI == nil && len(p.InstanceSpeedups) > 1:
+				p.VerdictKind = TooFewInstances
+			}
+		}
 		s.VerdictKind = Judge(s.UnixSpeedupP50CI, s.PValueHolm)
 		if s.UnixSpeedupP50CI == nil && len(s.InstanceSpeedups) > 1 {
 			s.VerdictKind = TooFewInstances
@@ -274,10 +356,11 @@ func BlocksOf(run *Run) []Block {
 	return []Block{{N: run.N, Errors: run.Errors, ElapsedNs: run.ElapsedNs, P50: l.P50, Mean: l.Mean, P99: l.P99}}
 }
 
-// blockPairs matches each round's TCP and Unix blocks by pair index and
-// returns their ratios TCP/Unix, in round and pair order. A block with no
-// successful op, or without its partner, is left out.
-func blockPairs(runs []*Run) pairs {
+// blockPairs matches each round's blocks of paths num and den (TCP and
+// Unix) by group index and returns their ratios num/den, in round and
+// group order. A block with no successful op, or without its partner, is
+// left out.
+func blockPairs(runs []*Run, num, den drivers.Transport) pairs {
 	type key struct{ instance, round, pair int }
 	tcp, unix := map[key]Block{}, map[key]Block{}
 	var keys []key
@@ -287,10 +370,13 @@ func blockPairs(runs []*Run) pairs {
 				continue
 			}
 			k := key{run.Instance, run.Round, b.Pair}
-			if run.Transport == drivers.TCP {
+			switch run.Transport {
+			case num:
 				tcp[k] = b
-			} else {
+			case den:
 				unix[k] = b
+			default:
+				continue
 			}
 			keys = append(keys, k)
 		}
@@ -490,7 +576,7 @@ func roundSpread(runs []*Run) string {
 	var parts []string
 	lo, hi := math.Inf(1), 0.0
 	for _, rd := range rounds {
-		p := blockPairs(byRound[rd])
+		p := blockPairs(byRound[rd], drivers.TCP, drivers.Unix)
 		if len(p.p50) == 0 {
 			continue
 		}
@@ -536,6 +622,6 @@ func PairedP50(runs []Run) *Interval {
 	for i := range runs {
 		ptrs[i] = &runs[i]
 	}
-	p := blockPairs(ptrs)
+	p := blockPairs(ptrs, drivers.TCP, drivers.Unix)
 	return PairedSpeedup(p.p50, p.rounds)
 }

@@ -164,7 +164,7 @@ func TestPairsGetTheSameKeys(t *testing.T) {
 		k, _ := ParseKeys(dist)
 		opt := Options{N: 1000, Warmup: 0, Rounds: 2, Blocks: 10, Seed: 7, Rows: 500, Keys: k}
 		var runs []results.Run
-		err := Run(context.Background(), d, nopPair, drivers.ServerInfo{}, opt, func(r results.Run) { runs = append(runs, r) })
+		err := Run(context.Background(), d, nopPair.Paths(), drivers.ServerInfo{}, opt, func(r results.Run) { runs = append(runs, r) })
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math/rand/v2"
+	"slices"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -81,12 +82,44 @@ func TestLoopStopsWhenCancelled(t *testing.T) {
 	}
 }
 
-func TestOrderAlternates(t *testing.T) {
-	if o := Order(1); o[0] != drivers.TCP || o[1] != drivers.Unix {
-		t.Fatalf("round 1 = %v, want TCP first", o)
+func TestOpenOrderAlternates(t *testing.T) {
+	if o := openOrder(2, 1); !slices.Equal(o, []int{0, 1}) {
+		t.Fatalf("round 1 = %v, want the first path (TCP) first", o)
 	}
-	if o := Order(2); o[0] != drivers.Unix || o[1] != drivers.TCP {
-		t.Fatalf("round 2 = %v, want Unix first", o)
+	if o := openOrder(3, 2); !slices.Equal(o, []int{2, 1, 0}) {
+		t.Fatalf("round 2 = %v, want the paths backward", o)
+	}
+}
+
+// TestBlockOrderIsAFairShuffle: each of three paths goes first in about a
+// third of the groups, every order is a permutation, and with two paths
+// the second goes first exactly when the generator draws 1 (the order a
+// seed gave before there were more than two paths).
+func TestBlockOrderIsAFairShuffle(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	order := make([]int, 3)
+	first := make([]int, 3)
+	const n = 30000
+	for range n {
+		blockOrder(rng, order)
+		if s := slices.Sorted(slices.Values(order)); !slices.Equal(s, []int{0, 1, 2}) {
+			t.Fatalf("order %v is not a permutation", order)
+		}
+		first[order[0]]++
+	}
+	for i, c := range first {
+		// A third of 30,000 is 10,000 with a standard deviation of 82.
+		if c < 9500 || c > 10500 {
+			t.Errorf("path %d went first %d times of %d", i, c, n)
+		}
+	}
+	a, b := rand.New(rand.NewPCG(1, 2)), rand.New(rand.NewPCG(1, 2))
+	two := make([]int, 2)
+	for range 100 {
+		blockOrder(a, two)
+		if want := b.IntN(2) == 1; (two[0] == 1) != want {
+			t.Fatalf("two paths: order %v, want the second first = %v", two, want)
+		}
 	}
 }
 
@@ -116,7 +149,7 @@ func BenchmarkHarnessBlocks(b *testing.B) {
 	opt := Options{Scenario: PK, N: max(b.N/2, 1), Blocks: DefaultBlocks}
 	b.ReportAllocs()
 	b.ResetTimer()
-	if _, err := measureRound(context.Background(), d, nopPair, opt, 1, rand.New(rand.NewPCG(1, 2)), nil); err != nil {
+	if _, err := measureRound(context.Background(), d, nopPair.Paths(), opt, 1, rand.New(rand.NewPCG(1, 2)), nil); err != nil {
 		b.Fatal(err)
 	}
 }
@@ -176,7 +209,7 @@ func BenchmarkHarnessKeyed(b *testing.B) {
 	opt := Options{Scenario: PK, N: max(b.N/2, 1), Blocks: DefaultBlocks, Rows: 10000}
 	b.ReportAllocs()
 	b.ResetTimer()
-	if _, err := measureRound(context.Background(), d, nopPair, opt, 1, rand.New(rand.NewPCG(1, 2)), newCaseKeys(opt)); err != nil {
+	if _, err := measureRound(context.Background(), d, nopPair.Paths(), opt, 1, rand.New(rand.NewPCG(1, 2)), newCaseKeys(opt)); err != nil {
 		b.Fatal(err)
 	}
 }
@@ -217,7 +250,7 @@ func BenchmarkHarnessMixed(b *testing.B) {
 	opt := Options{Scenario: PK, N: max(b.N/2, 1), Blocks: DefaultBlocks, Rows: 10000, Op: drivers.OpMixed, Mix: Mix{95, 5}}
 	b.ReportAllocs()
 	b.ResetTimer()
-	if _, err := measureRound(context.Background(), d, nopPair, opt, 1, rand.New(rand.NewPCG(1, 2)), newCaseKeys(opt)); err != nil {
+	if _, err := measureRound(context.Background(), d, nopPair.Paths(), opt, 1, rand.New(rand.NewPCG(1, 2)), newCaseKeys(opt)); err != nil {
 		b.Fatal(err)
 	}
 }
@@ -240,3 +273,46 @@ func TestDurationEndsAfterTheOpThatCrossesIt(t *testing.T) {
 		t.Fatalf("%d ops of 5 ms in a 20 ms window, want about 4", s.Ops)
 	}
 }
+
+// TestEveryPathRunsInEveryGroup: with three paths, each round gives one run
+// per path, verified on its own transport, with one block per path in each
+// group; the blocks' indices cover the round in the order they ran.
+func TestEveryPathRunsInEveryGroup(t *testing.T) {
+	paths := drivers.Paths{
+		{Transport: drivers.TCP, Address: "127.0.0.1:1"},
+		{Transport: tcp6, Address: "[::1]:1"},
+		{Transport: drivers.Unix, Address: "/tmp/nop.sock"},
+	}
+	opt := Options{Scenario: PK, N: 60, Warmup: 2, Rounds: 2, Blocks: 6, Seed: 3}
+	var runs []results.Run
+	if err := Run(context.Background(), nopDriver{}, paths, drivers.ServerInfo{}, opt, func(r results.Run) { runs = append(runs, r) }); err != nil {
+		t.Fatal(err)
+	}
+	if len(runs) != 6 {
+		t.Fatalf("%d runs, want 3 paths x 2 rounds", len(runs))
+	}
+	for round := 1; round <= 2; round++ {
+		indices := map[int]bool{}
+		for i, p := range paths {
+			r := runs[(round-1)*3+i]
+			if r.Round != round || r.Transport != p.Transport || !r.TransportVerified || r.N != 60 {
+				t.Fatalf("round %d run %d: %s round %d, verified %v, %d ops", round, i, r.Transport, r.Round, r.TransportVerified, r.N)
+			}
+			if len(r.Blocks) != 6 {
+				t.Fatalf("%s: %d blocks, want 6", r.Transport, len(r.Blocks))
+			}
+			for j, b := range r.Blocks {
+				if b.Pair != j || b.Index/3 != j || indices[b.Index] {
+					t.Errorf("%s block %d: group %d, index %d", r.Transport, j, b.Pair, b.Index)
+				}
+				indices[b.Index] = true
+			}
+		}
+		if len(indices) != 18 {
+			t.Errorf("round %d: %d distinct block indices, want 18", round, len(indices))
+		}
+	}
+}
+
+// tcp6 is a third path's name, for tests of any number of paths.
+const tcp6 = drivers.Transport("tcp6")

@@ -79,7 +79,7 @@ func TestMixedSplitsReadsAndWrites(t *testing.T) {
 	d := &mixedDriver{keyedDriver: keyedDriver{seen: map[drivers.Transport][]int64{}}, wrote: map[drivers.Transport][]bool{}}
 	opt := Options{N: 400, Warmup: 20, Rounds: 1, Blocks: 4, Seed: 11, Rows: 100, Op: drivers.OpMixed, Mix: Mix{3, 1}}
 	var runs []results.Run
-	if err := Run(context.Background(), d, nopPair, drivers.ServerInfo{}, opt, func(r results.Run) { runs = append(runs, r) }); err != nil {
+	if err := Run(context.Background(), d, nopPair.Paths(), drivers.ServerInfo{}, opt, func(r results.Run) { runs = append(runs, r) }); err != nil {
 		t.Fatal(err)
 	}
 	tcp, unix := d.wrote[drivers.TCP], d.wrote[drivers.Unix]

@@ -4,7 +4,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/dbsock/dbsock/drivers"
 	"github.com/dbsock/dbsock/internal/cpustat"
 )
 
@@ -122,14 +121,4 @@ func (o Options) blockOps(j int) int {
 		n++
 	}
 	return n
-}
-
-// Order returns the transports of round (1-based) in the order their
-// connections are opened and warmed up: alternating, so that neither side
-// is always the first to touch the server.
-func Order(round int) [2]drivers.Transport {
-	if round%2 == 0 {
-		return [2]drivers.Transport{drivers.Unix, drivers.TCP}
-	}
-	return [2]drivers.Transport{drivers.TCP, drivers.Unix}
 }

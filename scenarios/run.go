@@ -18,13 +18,15 @@ import (
 	"github.com/dbsock/dbsock/results"
 )
 
-// Run measures one case against the server at eps, round by round. Each
-// round opens fresh connections on both transports, verifies them
-// server-side and warms them up, then times its ops as block pairs: one TCP
-// block and one Unix block, in an order drawn from opt.Seed. emit receives
-// each round's two Runs as soon as the round is done, including a failed or
-// interrupted one (Incomplete). Run stops at the first failure.
-func Run(ctx context.Context, d drivers.Driver, eps drivers.Pair, server drivers.ServerInfo, opt Options, emit func(results.Run)) error {
+// Run measures one case against the server over each of its paths (two or
+// more endpoints: 127.0.0.1 TCP and its Unix socket, and any other route
+// to it), round by round. Each round opens fresh connections on every
+// path, verifies them server-side and warms them up, then times its ops as
+// block groups: one block per path, in an order drawn from opt.Seed (with
+// two paths, a block pair). emit receives each round's runs, one per path,
+// as soon as the round is done, including a failed or interrupted one
+// (Incomplete). Run stops at the first failure.
+func Run(ctx context.Context, d drivers.Driver, paths drivers.Paths, server drivers.ServerInfo, opt Options, emit func(results.Run)) error {
 	c := results.Case{Target: d.Name(), Scenario: opt.Scenario, Concurrency: opt.workers(),
 		ValueSize: d.ValueSize(), Mode: d.Mode(), Rate: opt.Rate, OwnQuery: opt.OwnQuery}
 	if p, ok := d.(drivers.Pipeliner); ok && p.Depth() > 1 {
@@ -47,7 +49,7 @@ func Run(ctx context.Context, d drivers.Driver, eps drivers.Pair, server drivers
 	keys := newCaseKeys(opt)
 	var all []results.Run
 	for round := 1; ; round++ {
-		runs, err := measureRound(ctx, d, eps, opt, round, rng, keys)
+		runs, err := measureRound(ctx, d, paths, opt, round, rng, keys)
 		for i := range runs {
 			op := runs[i].Op // a part of a mixed case names its kind
 			runs[i].Case, runs[i].Round, runs[i].Instance, runs[i].Server = c, round, opt.Instance, server
@@ -121,20 +123,35 @@ type worker struct {
 	warmWrites int64 // how many of them wrote
 }
 
-// measureRound is one round: open and verify both transports' connections,
-// warm them up, time the block pairs. It returns both transports' runs
-// (TCP first); on failure, the runs measured so far, the failing one
-// Incomplete with its error.
-func measureRound(ctx context.Context, d drivers.Driver, eps drivers.Pair, opt Options, round int, rng *rand.Rand, keys *caseKeys) (_ []results.Run, err error) {
-	sides := map[drivers.Transport]*side{}
+// measureRound is one round: open and verify every path's connections,
+// warm them up, time the block groups (one block per path each, in an
+// order drawn from rng). It returns every path's runs, in the order of
+// paths; on failure, the runs measured so far, the failing one Incomplete
+// with its error.
+func measureRound(ctx context.Context, d drivers.Driver, paths drivers.Paths, opt Options, round int, rng *rand.Rand, keys *caseKeys) (_ []results.Run, err error) {
+	sides := make([]*side, len(paths))
 	defer func() {
 		for _, s := range sides {
-			s.close(errors.Is(err, ErrNoAnswer))
+			if s != nil {
+				s.close(errors.Is(err, ErrNoAnswer))
+			}
 		}
 	}()
-	for _, t := range Order(round) {
-		s := newSide(ctx, eps.On(t), opt)
-		sides[t] = s
+	failAll := func(failed int, err error) []results.Run {
+		var runs []results.Run
+		for i, s := range sides {
+			switch {
+			case i == failed:
+				runs = append(runs, s.fail(err)...)
+			case s != nil:
+				runs = append(runs, s.fail(fmt.Errorf("round stopped early: %s failed", paths[failed].Transport.Label()))...)
+			}
+		}
+		return runs
+	}
+	for _, i := range openOrder(len(paths), round) {
+		s := newSide(ctx, paths[i], opt)
+		sides[i] = s
 		evidence, err := openWorkers(ctx, d, s, opt)
 		s.run.Evidence = evidence
 		if err != nil {
@@ -142,67 +159,111 @@ func measureRound(ctx context.Context, d drivers.Driver, eps drivers.Pair, opt O
 		}
 		s.run.TransportVerified = true
 	}
-	if es, ok := d.(drivers.ExecStatter); ok {
-		var r drivers.ExecReader
-		var source string
-		err := drivers.Within(ctx, opt.timeout(), func(ctx context.Context) (err error) {
-			r, source, err = es.OpenExecStats(ctx, eps.Unix)
-			return err
-		})
-		if err == nil {
-			defer r.Close()
-			for _, s := range sides {
-				s.exec, s.execSource = &execStats{r: r}, source
-			}
-		}
-		if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
-			// A server that stopped answering here would otherwise cost
-			// another --op-timeout in warm-up before the run ends.
-			err = setting.Errorf("%s over %s: %w within %s (%s) while dbsock opened its statistics connection", d.Name(), eps.Unix, ErrNoAnswer, opt.timeout(), setting.OpTimeout)
-			return append(sides[drivers.TCP].fail(err), sides[drivers.Unix].fail(err)...), err
-		}
+	if failed, err := openExecStats(ctx, d, paths, sides, opt); err != nil {
+		return failAll(failed, err), err
+	} else if failed < 0 {
+		defer sides[0].exec.r.Close()
 	}
 	if r, ok := opt.ServerCPU.(cpustat.Refresher); ok {
 		_ = r.Refresh() // the server may have started a process per connection; Read says if it is gone
 	}
 	if keys != nil {
-		keys.hand(keys.warm, keys.warmW, opt.Warmup, sides[drivers.TCP], sides[drivers.Unix])
+		keys.hand(keys.warm, keys.warmW, opt.Warmup, sides...)
 	}
-	for _, t := range Order(round) {
-		if err := sides[t].warmUp(d, opt); err != nil {
-			return sides[t].fail(err), err
+	for _, i := range openOrder(len(paths), round) {
+		if err := sides[i].warmUp(d, opt); err != nil {
+			return sides[i].fail(err), err
 		}
 	}
 	index := 0
+	order := make([]int, len(paths))
 	for j := 0; j < opt.blocks(); j++ {
-		first := [2]drivers.Transport{drivers.TCP, drivers.Unix}
-		if rng.IntN(2) == 1 {
-			first = [2]drivers.Transport{drivers.Unix, drivers.TCP}
-		}
+		blockOrder(rng, order)
 		n := opt.blockOps(j)
 		if opt.Duration > 0 {
 			n = maxKeyBuffer
 		}
 		if keys != nil {
-			keys.hand(keys.timed, keys.timedW, n, sides[drivers.TCP], sides[drivers.Unix])
+			keys.hand(keys.timed, keys.timedW, n, sides...)
 		}
-		for _, t := range first {
-			err := sides[t].timeBlock(d, opt, j, index)
+		for _, i := range order {
+			err := sides[i].timeBlock(d, opt, j, index)
 			if keys != nil {
-				keys.mark(sides[t])
+				keys.mark(sides[i])
 			}
 			index++
 			if err != nil {
-				other := sides[drivers.TCP]
-				if t == drivers.TCP {
-					other = sides[drivers.Unix]
-				}
-				runs := append(sides[t].fail(err), other.fail(fmt.Errorf("round stopped early: %s failed", t.Label()))...)
-				return runs, err
+				return failAll(i, err), err
 			}
 		}
 	}
-	return append(sides[drivers.TCP].finish(), sides[drivers.Unix].finish()...), nil
+	var runs []results.Run
+	for _, s := range sides {
+		runs = append(runs, s.finish()...)
+	}
+	return runs, nil
+}
+
+// openExecStats opens the server's own execution statistics, when the
+// driver reads them, over the Unix path (else the first), for every side.
+// It returns -1 when they are open (sides[0].exec.r is to be closed), the
+// path that failed with the error when the server did not answer, and
+// len(paths) when there are none.
+func openExecStats(ctx context.Context, d drivers.Driver, paths drivers.Paths, sides []*side, opt Options) (int, error) {
+	es, ok := d.(drivers.ExecStatter)
+	if !ok {
+		return len(paths), nil
+	}
+	at := 0
+	for i, p := range paths {
+		if p.Transport == drivers.Unix {
+			at = i
+		}
+	}
+	var r drivers.ExecReader
+	var source string
+	err := drivers.Within(ctx, opt.timeout(), func(ctx context.Context) (err error) {
+		r, source, err = es.OpenExecStats(ctx, paths[at])
+		return err
+	})
+	if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
+		// A server that stopped answering here would otherwise cost
+		// another OpTimeout in warm-up before the run ends.
+		return at, setting.Errorf("%s over %s: %w within %s (%s) while dbsock opened its statistics connection", d.Name(), paths[at], ErrNoAnswer, opt.timeout(), setting.OpTimeout)
+	}
+	if err != nil {
+		return len(paths), nil // the figures are left out
+	}
+	for _, s := range sides {
+		s.exec, s.execSource = &execStats{r: r}, source
+	}
+	return -1, nil
+}
+
+// openOrder is the order in which round (1-based) opens and warms up its
+// paths' connections: forward in odd rounds, backward in even ones, so
+// that no path is always the first to touch the server.
+func openOrder(n, round int) []int {
+	order := make([]int, n)
+	for i := range order {
+		order[i] = i
+		if round%2 == 0 {
+			order[i] = n - 1 - i
+		}
+	}
+	return order
+}
+
+// blockOrder draws the order of one block group's paths into order
+// (Fisher-Yates): with two paths, the second goes first when rng draws 1.
+func blockOrder(rng *rand.Rand, order []int) {
+	for i := range order {
+		order[i] = i
+	}
+	for i := len(order) - 1; i > 0; i-- {
+		j := i - rng.IntN(i+1)
+		order[i], order[j] = order[j], order[i]
+	}
 }
 
 // openWorkers opens (PK) or probes (Connect) and verifies one connection

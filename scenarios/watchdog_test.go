@@ -75,7 +75,7 @@ var hangPair = drivers.Pair{TCP: drivers.Endpoint{Transport: drivers.TCP, Addres
 
 func round(t *testing.T, d drivers.Driver, opt Options) ([]results.Run, error) {
 	t.Helper()
-	return measureRound(context.Background(), d, hangPair, opt, 1, rand.New(rand.NewPCG(1, 2)), nil)
+	return measureRound(context.Background(), d, hangPair.Paths(), opt, 1, rand.New(rand.NewPCG(1, 2)), nil)
 }
 
 func TestWatchdogUnblocksAHungServer(t *testing.T) {

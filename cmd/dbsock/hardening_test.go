@@ -48,8 +48,9 @@ func TestMeasureRefusesWhatIsNotACase(t *testing.T) {
 	dir := t.TempDir()
 	good := func(f string) map[string]any {
 		return map[string]any{"target": "redis", "rows": 10, "out": f + ".out",
-			"tcp": map[string]any{"transport": "tcp", "address": "127.0.0.1:6379"}, "unix": map[string]any{"transport": "unix", "address": "/tmp/r.sock"},
-			"options": map[string]any{"N": 10, "Rounds": 1}}
+			"paths":     []any{map[string]any{"network": "tcp", "address": "127.0.0.1:6379"}, map[string]any{"network": "unix", "address": "/tmp/r.sock"}},
+			"passwords": []string{"", ""},
+			"options":   map[string]any{"N": 10, "Rounds": 1}}
 	}
 	cases := map[string]func(f string) any{
 		"readme": func(string) any { return "# dbsock\n" },
@@ -59,7 +60,7 @@ func TestMeasureRefusesWhatIsNotACase(t *testing.T) {
 		"out":    func(f string) any { c := good(f); c["out"] = filepath.Join(dir, "elsewhere"); return c },
 		"remote": func(f string) any {
 			c := good(f)
-			c["tcp"] = map[string]any{"transport": "tcp", "address": "192.0.2.1:6379"}
+			c["paths"] = []any{map[string]any{"network": "tcp", "address": "192.0.2.1:6379"}, map[string]any{"network": "unix", "address": "/tmp/r.sock"}}
 			return c
 		},
 		"op":       func(f string) any { c := good(f); c["op"] = "drop"; return c },

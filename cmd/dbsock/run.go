@@ -55,6 +55,7 @@ type runOptions struct {
 	maxDuration       time.Duration
 	client            string
 	clientBinary      string
+	paths             []string
 
 	// settings are each target's own flags (driver modes, external
 	// endpoints), bound from the registry.
@@ -121,6 +122,7 @@ func (o *runOptions) bind(f *pflag.FlagSet) {
 	f.IntVar(&o.instances, "instances", 9, "server instances per case: dbsock restarts each server it started between instances (same data), "+
 		"and the 95% interval is computed over instances (6 or more are needed); with --precision, 1 unless given")
 	f.IntVar(&o.rounds, "rounds", 1, "rounds per server instance, each with fresh connections and a fresh warm-up")
+	f.StringSliceVar(&o.paths, "paths", []string{"tcp", "unix"}, "the routes to each server to measure, in the report's order: tcp (127.0.0.1, the one the others are compared with), unix (its socket)")
 	f.IntVar(&o.blocks, "blocks", scenarios.DefaultBlocks, "block pairs per round: a round's lookups run as this many TCP blocks and as many Unix blocks, interleaved")
 	f.Uint64Var(&o.seed, "seed", 0, "seed of the block order (0: a new one, printed in the report; give it to repeat a run's order)")
 	f.StringVar(&o.precisionSpec, "precision", "", "keep adding rounds until the p50 speedup's 95% interval is within this half-width, e.g. 3%")
@@ -368,6 +370,7 @@ func (o *runOptions) newPlan(names []string, gates []results.Threshold, place pl
 		ValueSizes:     o.sweep.sizes,
 		Pipelines:      o.sweep.pipelines,
 		Options:        opt,
+		Paths:          transports(o.paths),
 		Instances:      o.instances,
 		InstancesAsked: o.flags.Changed("instances"),
 		Explain:        o.explain,
@@ -509,4 +512,13 @@ func parsePercent(s string) (float64, error) {
 		return 0, fmt.Errorf("%q is not a number", s)
 	}
 	return v * scale, nil
+}
+
+// transports are the --paths as the engine names them.
+func transports(paths []string) []drivers.Transport {
+	var ts []drivers.Transport
+	for _, p := range paths {
+		ts = append(ts, drivers.Transport(strings.TrimSpace(p)))
+	}
+	return ts
 }

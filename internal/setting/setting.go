@@ -48,12 +48,13 @@ const (
 	ServerCPU   Field = "Plan.Placement.Server"
 	ServerPID   Field = "Server.CPU"
 	Client      Field = "Plan.Client"
+	Paths       Field = "Plan.Paths"
 )
 
 // All lists every Field above, for those who word them (a test checks
 // that each has a word).
 var All = []Field{N, Warmup, Rounds, Blocks, Duration, Rate, Precision, MaxDuration, OpTimeout, Rows, Op,
-	Scenario, Concurrency, ValueSizes, Pipelines, Instances, Provider, Thresholds, Queries, KeysFrom, AllowWrites, Explain, MaxErrors, FailFast, Keys, Seed, Placement, ClientCPU, ServerCPU, ServerPID, Client}
+	Scenario, Concurrency, ValueSizes, Pipelines, Instances, Provider, Thresholds, Queries, KeysFrom, AllowWrites, Explain, MaxErrors, FailFast, Keys, Seed, Placement, ClientCPU, ServerCPU, ServerPID, Client, Paths}
 
 // Namer gives a field its name for a reader: a flag, an option's field.
 type Namer func(Field) string
