@@ -40,6 +40,10 @@ type Server struct {
 	drivers.Provenance
 	TCP  drivers.Endpoint
 	Unix drivers.Endpoint
+	// TCP6 is the server's TCP port on the IPv6 loopback ([::1]), when it
+	// accepts there (the tcp6 path); NoTCP6 says why not otherwise.
+	TCP6   drivers.Endpoint
+	NoTCP6 string
 	// PID is the server's process ID when dbsock started it as a local
 	// process, else 0.
 	PID int
@@ -58,16 +62,21 @@ type Server struct {
 	restart  func(context.Context) error
 }
 
-// Path is the server's endpoint on path t (tcp or unix), or an error
-// saying why it has none.
+// Path is the server's endpoint on path t (tcp, tcp6 or unix), or an
+// error saying why it has none.
 func (s *Server) Path(t drivers.Transport) (drivers.Endpoint, error) {
 	switch t {
 	case drivers.TCP:
 		return s.TCP, nil
 	case drivers.Unix:
 		return s.Unix, nil
+	case drivers.TCP6:
+		if s.TCP6.Address == "" {
+			return drivers.Endpoint{}, errors.New(s.NoTCP6)
+		}
+		return s.TCP6, nil
 	}
-	return drivers.Endpoint{}, fmt.Errorf("%s: unknown path %q (want tcp or unix)", s.Target, t)
+	return drivers.Endpoint{}, fmt.Errorf("%s: unknown path %q (want tcp, tcp6 or unix)", s.Target, t)
 }
 
 // ErrNoRestart is returned by Restart for a server dbsock cannot restart

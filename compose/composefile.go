@@ -100,8 +100,12 @@ func (c *Compose) prepare() error {
 	c.dir, c.command = dir, append(cmd, "-f", file)
 	c.project = "dbsock-" + strconv.FormatInt(time.Now().UnixNano(), 36)
 	c.command = append(c.command, "-p", c.project)
+	// DBSOCK_BIND is where the servers listen for TCP: 127.0.0.1, and
+	// ::1 where this host has it (the tcp6 path); DBSOCK_BIND_SPACED is
+	// the same for Redis's syntax.
 	c.env = append(os.Environ(), "DBSOCK_SOCKET_DIR="+dir, "DBSOCK_PID="+strconv.Itoa(os.Getpid()),
-		"DBSOCK_CPUSET="+placement.FormatList(c.ServerCPUs))
+		"DBSOCK_CPUSET="+placement.FormatList(c.ServerCPUs),
+		"DBSOCK_BIND="+strings.Join(Loopbacks(), ","), "DBSOCK_BIND_SPACED="+strings.Join(Loopbacks(), " "))
 	for _, t := range c.Services {
 		if err := c.prepareService(t); err != nil {
 			return err
@@ -124,7 +128,7 @@ func (c *Compose) prepareService(t Target) error {
 		return err
 	}
 	var err error
-	if c.ports[t.Name], err = freePort(); err != nil {
+	if c.ports[t.Name], err = freePort6(); err != nil {
 		return err
 	}
 	if c.pw[t.Name], err = RandomPassword(); err != nil {
@@ -221,6 +225,7 @@ func (c *Compose) Supply(ctx context.Context, t Target) (*Server, error) {
 		return nil, err
 	}
 	srv.RunsAs = runsAs(pid) // the entrypoint has dropped root by now
+	offerTCP6(ctx, srv, len(Loopbacks()) > 1, "")
 	srv.restart = func(ctx context.Context) error { return c.restartService(ctx, srv, sp.Ready) }
 	srv.stop = func(ctx context.Context) error {
 		if c.Keep {

@@ -117,16 +117,17 @@ func (d *Docker) Supply(ctx context.Context, t Target) (*Server, error) {
 		os.RemoveAll(dir)
 		return nil, err
 	}
-	port, err := freePort()
+	port, err := freePort6()
 	if err != nil {
 		os.RemoveAll(dir)
 		return nil, err
 	}
 	hostNet := eng.HostNetwork
-	// With host networking the server listens on this host's 127.0.0.1;
-	// behind a published port it must listen on the container's interface,
-	// and Docker publishes it on 127.0.0.1 only.
-	bind := "127.0.0.1"
+	// With host networking the server listens on this host's 127.0.0.1
+	// (and ::1, for the tcp6 path); behind a published port it must listen
+	// on the container's interface, and Docker publishes it on 127.0.0.1
+	// only.
+	bind := strings.Join(Loopbacks(), ",")
 	if !hostNet {
 		bind = "0.0.0.0"
 	}
@@ -165,6 +166,11 @@ func (d *Docker) Supply(ctx context.Context, t Target) (*Server, error) {
 	if insp, err := c.Inspect(ctx); err == nil && insp.State != nil {
 		srv.RunsAs = runsAs(insp.State.Pid) // the entrypoint has dropped root by now
 	}
+	no6 := ""
+	if !hostNet {
+		no6 = "its TCP port is published by Docker on 127.0.0.1 only"
+	}
+	offerTCP6(ctx, srv, hostNet && strings.Contains(bind, ":"), no6)
 	var config []byte // the config file, kept to start the container again
 	if spec.Config != "" {
 		path := filepath.Join(dir, spec.Config)

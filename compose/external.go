@@ -30,7 +30,7 @@ type Pair = drivers.Pair
 func (*External) Name() string { return "external" }
 
 // Supply implements Provider.
-func (e *External) Supply(_ context.Context, t Target) (*Server, error) {
+func (e *External) Supply(ctx context.Context, t Target) (*Server, error) {
 	target := t.Name
 	p, ok := e.Endpoints[target]
 	addr, sock := "--"+target+"-addr", t.Flag()
@@ -45,6 +45,11 @@ func (e *External) Supply(_ context.Context, t Target) (*Server, error) {
 		return nil, fmt.Errorf("external %s server: both transports are compared, so both %s and %s are needed; add %s", target, addr, sock, missing)
 	}
 	srv := &Server{Target: target, Provenance: drivers.Provenance{Provider: e.Name(), Origin: "external (already running)"}, TCP: p.TCP, Unix: p.Unix}
+	if host, _, _ := net.SplitHostPort(p.TCP.Address); host == "127.0.0.1" {
+		offerTCP6(ctx, srv, true, "") // its tcp6 path, where it listens on ::1 at the same port
+	} else {
+		srv.NoTCP6 = "its TCP address (" + p.TCP.Address + ") is not on 127.0.0.1, so dbsock does not take [::1] at its port for the same listener"
+	}
 	pid := e.ServerPIDs[target]
 	if pid > 0 {
 		if err := Owns(pid, p.TCP.Address); err != nil {

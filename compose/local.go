@@ -244,7 +244,11 @@ type LocalServer struct {
 	// (PostgreSQL's SIGTERM waits for every session to end; its SIGINT
 	// does not).
 	StopSignal syscall.Signal
-	proc       *process
+	// Listen6 says the recipe had its server listen on ::1 too (Bind);
+	// NoTCP6, when it cannot, says why (the report says it).
+	Listen6 bool
+	NoTCP6  string
+	proc    *process
 	// start starts the process again as it was last started (Restart).
 	start func(context.Context) error
 }
@@ -256,7 +260,7 @@ func (l *Local) Prepare(target, sockName string) (*LocalServer, error) {
 	if err != nil {
 		return nil, err
 	}
-	port, err := freePort()
+	port, err := freePort6()
 	if err != nil {
 		os.RemoveAll(dir)
 		return nil, err
@@ -279,6 +283,15 @@ func (ls *LocalServer) CheckSocket() error {
 
 // TCPAddr is the server's 127.0.0.1 address.
 func (ls *LocalServer) TCPAddr() string { return "127.0.0.1:" + strconv.Itoa(ls.Port) }
+
+// Bind is the loopback addresses the server is to listen on, joined by
+// sep in its configuration's syntax: 127.0.0.1, and ::1 where this host
+// has it (then the server gets the tcp6 path).
+func (ls *LocalServer) Bind(sep string) string {
+	addrs := Loopbacks()
+	ls.Listen6 = len(addrs) > 1
+	return strings.Join(addrs, sep)
+}
 
 // Start runs bin (pinned to CPUs, output to Dir/name.log, stdin from stdin
 // so that secrets stay off the command line) and waits until both
@@ -339,6 +352,7 @@ func (ls *LocalServer) Server(target, origin string, tcp, unix drivers.Endpoint)
 	tree := cpustat.NewTree(pid, "local process tree")
 	srv := &Server{Target: target, Provenance: drivers.Provenance{Provider: "local", Origin: origin}, TCP: tcp, Unix: unix, PID: pid, stop: ls.stop,
 		CPU: tree}
+	offerTCP6(context.Background(), srv, ls.Listen6, ls.NoTCP6)
 	srv.restart = func(ctx context.Context) error {
 		if err := ls.restart(ctx); err != nil {
 			return err
@@ -391,7 +405,11 @@ func (l *Local) childServer(ctx context.Context, target, kind string) (*Server, 
 	if err != nil {
 		return nil, err
 	}
-	env := []string{child.Env + "=" + child.Spec(kind, ls.TCPAddr(), ls.Sock)}
+	tcp6 := ""
+	if ls.Bind(",") != "127.0.0.1" {
+		tcp6 = "[::1]:" + strconv.Itoa(ls.Port)
+	}
+	env := []string{child.Env + "=" + child.Spec(kind, ls.TCPAddr(), ls.Sock, tcp6)}
 	if err := ls.Start(ctx, kind+" server", bin, nil, env, ""); err != nil {
 		return nil, ls.Fail(err)
 	}

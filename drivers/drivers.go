@@ -29,19 +29,23 @@ import (
 // Transport is the kind of socket a client uses to reach a server.
 type Transport string
 
-// The two transports dbsock compares.
+// The transports dbsock measures: each is also the network its clients
+// dial (Go's "tcp", "tcp6" and "unix").
 const (
-	TCP  Transport = "tcp"
-	Unix Transport = "unix"
+	TCP  Transport = "tcp"  // TCP on 127.0.0.1
+	Unix Transport = "unix" // the server's Unix domain socket
+	TCP6 Transport = "tcp6" // TCP on the IPv6 loopback, [::1]
 )
 
-// Label is the transport's name for people: "TCP" or "Unix".
+// Label is the transport's name for people: "TCP", "Unix" or "TCP6".
 func (t Transport) Label() string {
 	switch t {
 	case TCP:
 		return "TCP"
 	case Unix:
 		return "Unix"
+	case TCP6:
+		return "TCP6"
 	}
 	return string(t)
 }
@@ -93,6 +97,11 @@ func (e Endpoint) Validate() error {
 			return fmt.Errorf("tcp address %q is not a loopback address: dbsock compares TCP with a Unix socket on one host, "+
 				"so it takes only 127.0.0.0/8 or [::1] as an IP literal (it never looks up a name or dials another host; for localhost give 127.0.0.1)", e.Address)
 		}
+	case TCP6:
+		host, port, err := net.SplitHostPort(e.Address)
+		if ip, perr := netip.ParseAddr(host); err != nil || perr != nil || ip != netip.IPv6Loopback() || port == "" {
+			return fmt.Errorf("tcp6 address %q is not [::1]:PORT: the tcp6 path is the IPv6 loopback", e.Address)
+		}
 	case Unix:
 		if !strings.HasPrefix(e.Address, "/") {
 			return fmt.Errorf("unix socket path %q is not absolute", e.Address)
@@ -101,7 +110,7 @@ func (e Endpoint) Validate() error {
 			return fmt.Errorf("unix socket path %q is %d bytes; the OS limit is %d (sun_path on %s): give the socket a shorter path, e.g. a directory under /tmp", e.Address, len(e.Address), MaxSocketPath, runtime.GOOS)
 		}
 	default:
-		return fmt.Errorf("unknown transport %q (want tcp or unix)", e.Transport)
+		return fmt.Errorf("unknown transport %q (want tcp, tcp6 or unix)", e.Transport)
 	}
 	return nil
 }
@@ -226,13 +235,44 @@ func CheckTransport(ctx context.Context, c Conn, want Transport) (Verification, 
 }
 
 // TransportOfPeer classifies a peer address as the server printed it:
-// an IP:port is TCP, anything else (a path, "invalid AddrPort", "anonymous
-// unix socket") is a Unix socket.
+// an IP:port is TCP (TCP6 for an IPv6 address), anything else (a path,
+// "invalid AddrPort", "anonymous unix socket") is a Unix socket.
 func TransportOfPeer(peer string) Transport {
 	if ap, err := netip.ParseAddrPort(peer); err == nil && ap.IsValid() {
-		return TCP
+		return TransportOfIP(ap.Addr().String())
 	}
 	return Unix
+}
+
+// TransportOfIP is the TCP path of a client or listener address as a
+// server prints it ("127.0.0.1", "::1", "[::1]", "::1/128"): TCP6 for an
+// IPv6 address, TCP otherwise.
+func TransportOfIP(ip string) Transport {
+	ip, _, _ = strings.Cut(strings.Trim(ip, "[]"), "/")
+	if a, err := netip.ParseAddr(ip); err == nil && a.Is6() && !a.Is4In6() {
+		return TCP6
+	}
+	return TCP
+}
+
+// TransportOfHostPort is TransportOfIP of a "HOST:PORT" as a server
+// prints it, brackets or not ("::1:5432", "[::1]:5432").
+func TransportOfHostPort(hostPort string) Transport {
+	i := strings.LastIndexByte(hostPort, ':')
+	if i < 0 {
+		return TransportOfIP(hostPort)
+	}
+	return TransportOfIP(hostPort[:i])
+}
+
+// NetworkOf names the network of a listener's address as dbsock's own
+// servers report it: "tcp6" for TCP on an IPv6 address, else Go's name
+// ("tcp", "unix").
+func NetworkOf(a net.Addr) string {
+	if t, ok := a.(*net.TCPAddr); ok && t.IP.To4() == nil && t.IP != nil {
+		return string(TCP6)
+	}
+	return a.Network()
 }
 
 // Within runs step with a context that ends after limit, and returns by

@@ -72,7 +72,7 @@ func TestEndpointStringHidesPassword(t *testing.T) {
 func TestTransportOfPeer(t *testing.T) {
 	for peer, want := range map[string]Transport{
 		"127.0.0.1:5555":        TCP,
-		"[::1]:5555":            TCP,
+		"[::1]:5555":            TCP6,
 		"invalid AddrPort":      Unix,
 		"anonymous unix socket": Unix,
 		"":                      Unix,
@@ -207,5 +207,34 @@ func TestKeyNames(t *testing.T) {
 	}
 	if got := KeyNames(nil, nil, false); len(got) != 1 || got[0] != "dbsock:user:1" {
 		t.Errorf("no ids: %v", got)
+	}
+}
+
+func TestTransportOfIPTellsTheTwoLoopbacks(t *testing.T) {
+	for in, want := range map[string]Transport{
+		"127.0.0.1": TCP, "127.0.0.1/32": TCP, "::1": TCP6, "[::1]": TCP6, "::1/128": TCP6, "::ffff:127.0.0.1": TCP, "localhost": TCP,
+	} {
+		if got := TransportOfIP(in); got != want {
+			t.Errorf("TransportOfIP(%q) = %s, want %s", in, got, want)
+		}
+	}
+	for in, want := range map[string]Transport{
+		"127.0.0.1:5432": TCP, "[::1]:5432": TCP6, "::1:5432": TCP6, "/tmp/x.sock": Unix, "anonymous unix socket": Unix,
+	} {
+		got := TransportOfPeer(in)
+		if in == "::1:5432" {
+			got = TransportOfHostPort(in) // not an AddrPort: only a server's own printing
+		}
+		if got != want {
+			t.Errorf("%q = %s, want %s", in, got, want)
+		}
+	}
+	for _, tt := range []struct {
+		ep   Endpoint
+		fail bool
+	}{{Endpoint{Transport: TCP6, Address: "[::1]:5432"}, false}, {Endpoint{Transport: TCP6, Address: "127.0.0.1:5432"}, true}, {Endpoint{Transport: TCP6, Address: "[::1]"}, true}} {
+		if err := tt.ep.Validate(); (err != nil) != tt.fail {
+			t.Errorf("Validate(%s) = %v", tt.ep, err)
+		}
 	}
 }

@@ -309,14 +309,15 @@ func (p Plan) paths() []drivers.Transport {
 }
 
 // validatePaths checks the paths: known ones, each once, TCP (the
-// reference) and Unix among them.
+// reference) and Unix among them, and the IPv6 loopback on this host when
+// tcp6 is asked for.
 func (p Plan) validatePaths() error {
 	seen := map[drivers.Transport]bool{}
 	for _, t := range p.paths() {
 		switch t {
-		case drivers.TCP, drivers.Unix:
+		case drivers.TCP, drivers.TCP6, drivers.Unix:
 		default:
-			return setting.Errorf("%s: %q is not a path; use tcp or unix", setting.Paths, t)
+			return setting.Errorf("%s: %q is not a path; use tcp, tcp6 or unix", setting.Paths, t)
 		}
 		if seen[t] {
 			return setting.Errorf("%s names %s twice", setting.Paths, t)
@@ -325,6 +326,9 @@ func (p Plan) validatePaths() error {
 	}
 	if !seen[drivers.TCP] || !seen[drivers.Unix] {
 		return setting.Errorf("%s %s: every run measures tcp (the path each other one is compared with) and unix; add the one that is missing", setting.Paths, joinPaths(p.paths()))
+	}
+	if ok, why := compose.IPv6Loopback(); seen[drivers.TCP6] && !ok {
+		return setting.Errorf("%s %s: %s; leave tcp6 out", setting.Paths, joinPaths(p.paths()), why)
 	}
 	return nil
 }

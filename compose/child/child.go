@@ -17,8 +17,8 @@ import (
 	"syscall"
 )
 
-// Env selects the server a child runs: "KIND TCPADDR UNIXPATH", KIND a
-// registered kind.
+// Env selects the server a child runs: "KIND TCPADDR UNIXPATH [TCP6ADDR]",
+// KIND a registered kind.
 const Env = "DBSOCK_CHILD_SERVER"
 
 // Server is one kind of child server.
@@ -47,8 +47,11 @@ func Register(kind string, newServer func() Server) {
 	kinds[kind] = newServer
 }
 
-// Spec returns the Env value for a child serving kind on tcpAddr and unixPath.
-func Spec(kind, tcpAddr, unixPath string) string { return kind + " " + tcpAddr + " " + unixPath }
+// Spec returns the Env value for a child serving kind on tcpAddr and
+// unixPath, and on tcp6Addr ([::1]:PORT) unless it is "".
+func Spec(kind, tcpAddr, unixPath, tcp6Addr string) string {
+	return strings.TrimSpace(kind + " " + tcpAddr + " " + unixPath + " " + tcp6Addr)
+}
 
 // MaybeRun runs the server and exits when this process was started as a
 // child server (Env set); otherwise it returns at once.
@@ -58,8 +61,8 @@ func MaybeRun() {
 		return
 	}
 	f := strings.Fields(spec)
-	if len(f) != 3 {
-		fail(fmt.Errorf("%s=%q is not KIND TCPADDR UNIXPATH", Env, spec))
+	if len(f) != 3 && len(f) != 4 {
+		fail(fmt.Errorf("%s=%q is not KIND TCPADDR UNIXPATH [TCP6ADDR]", Env, spec))
 	}
 	mu.Lock()
 	newServer, ok := kinds[f[0]]
@@ -67,14 +70,22 @@ func MaybeRun() {
 	if !ok {
 		fail(fmt.Errorf("unknown child server kind %q", f[0]))
 	}
-	tcp, unix, err := listen(f[0], f[1], f[2])
+	ls, err := listen(f[0], f[1], f[2])
+	if err == nil && len(f) == 4 {
+		var l6 net.Listener
+		if l6, err = net.Listen("tcp6", f[3]); err != nil {
+			err = fmt.Errorf("%s server: listen tcp6 %s: %w", f[0], f[3], err)
+		}
+		ls = append(ls, l6)
+	}
 	if err != nil {
 		fail(err)
 	}
 	s := newServer()
 	stop := func() {
-		tcp.Close()
-		unix.Close()
+		for _, l := range ls {
+			l.Close()
+		}
 		if s.Stop != nil {
 			s.Stop()
 		}
@@ -86,9 +97,10 @@ func MaybeRun() {
 		stop()
 		os.Exit(0)
 	}()
-	errc := make(chan error, 2)
-	go func() { errc <- s.Serve(tcp) }()
-	go func() { errc <- s.Serve(unix) }()
+	errc := make(chan error, len(ls))
+	for _, l := range ls {
+		go func() { errc <- s.Serve(l) }()
+	}
 	if err := <-errc; err != nil && !errors.Is(err, net.ErrClosed) {
 		fail(err)
 	}
@@ -101,17 +113,17 @@ func fail(err error) {
 }
 
 // listen opens both listeners: TCP on tcpAddr, Unix on unixPath.
-func listen(kind, tcpAddr, unixPath string) (tcp, unix net.Listener, err error) {
-	tcp, err = net.Listen("tcp", tcpAddr)
+func listen(kind, tcpAddr, unixPath string) ([]net.Listener, error) {
+	tcp, err := net.Listen("tcp", tcpAddr)
 	if err != nil {
-		return nil, nil, fmt.Errorf("%s server: listen tcp %s: %w", kind, tcpAddr, err)
+		return nil, fmt.Errorf("%s server: listen tcp %s: %w", kind, tcpAddr, err)
 	}
-	unix, err = net.Listen("unix", unixPath)
+	unix, err := net.Listen("unix", unixPath)
 	if err != nil {
 		tcp.Close()
-		return nil, nil, fmt.Errorf("%s server: listen unix %s: %w", kind, unixPath, err)
+		return nil, fmt.Errorf("%s server: listen unix %s: %w", kind, unixPath, err)
 	}
-	return tcp, unix, nil
+	return []net.Listener{tcp, unix}, nil
 }
 
 // AcceptLoop accepts on l until it is closed, serving each connection with

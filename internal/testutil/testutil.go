@@ -82,7 +82,8 @@ func TempDirs(t testing.TB, dir string) []string {
 }
 
 // AssertLoopbackOnly checks in /proc/net/tcp and tcp6 that every listening
-// socket on addr's port is bound to 127.0.0.1, not to all interfaces.
+// socket on addr's port is bound to a loopback address, 127.0.0.1 or ::1
+// (the tcp6 path), never to all interfaces.
 func AssertLoopbackOnly(t *testing.T, addr string) {
 	t.Helper()
 	port, err := strconv.Atoi(addr[strings.LastIndexByte(addr, ':')+1:])
@@ -105,8 +106,10 @@ func AssertLoopbackOnly(t *testing.T, addr string) {
 				continue
 			}
 			found = true
-			if fields[1] != "0100007F:"+hexPort {
-				t.Fatalf("port %d listens on %s (%s), not on 127.0.0.1 only", port, fields[1], f)
+			// ::1 as /proc/net/tcp6 prints it: four 32-bit words, each in
+			// host (little-endian) order.
+			if fields[1] != "0100007F:"+hexPort && fields[1] != "00000000000000000000000001000000:"+hexPort {
+				t.Fatalf("port %d listens on %s (%s), not on 127.0.0.1 and ::1 only", port, fields[1], f)
 			}
 		}
 	}

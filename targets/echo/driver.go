@@ -116,7 +116,7 @@ func (c *Conn) Do(context.Context) error {
 // accept: its listener's network and the peer address it sees.
 func (c *Conn) Verify(context.Context) (drivers.Verification, error) {
 	t := drivers.Transport(c.network)
-	if t != drivers.TCP && t != drivers.Unix {
+	if t != drivers.TCP && t != drivers.TCP6 && t != drivers.Unix {
 		return drivers.Verification{}, fmt.Errorf("echo server reported unknown network %q", c.network)
 	}
 	return drivers.Verification{Transport: t, Evidence: "echo server sees " + c.network + " peer " + c.peer}, nil

@@ -9,6 +9,7 @@ import (
 	"net"
 
 	"github.com/dbsock/dbsock/compose/child"
+	"github.com/dbsock/dbsock/drivers"
 )
 
 // serveEcho accepts on l until it is closed, echoing on every connection.
@@ -16,7 +17,7 @@ func serveEcho(l net.Listener) error { return child.AcceptLoop(l, handle) }
 
 func handle(c net.Conn) {
 	defer c.Close()
-	network := c.LocalAddr().Network()
+	network := drivers.NetworkOf(c.LocalAddr())
 	peer := c.RemoteAddr().String()
 	if peer == "" {
 		peer = "@"

@@ -28,7 +28,7 @@ func handleBlocking(c net.Conn) {
 	if peer == "" {
 		peer = "@"
 	}
-	if _, err := c.Write(echo.Greeting(c.LocalAddr().Network(), peer)); err != nil {
+	if _, err := c.Write(echo.Greeting(drivers.NetworkOf(c.LocalAddr()), peer)); err != nil {
 		return
 	}
 	fd, err := drivers.BlockingFD(c)

@@ -21,7 +21,7 @@ import (
 func newServer() child.Server {
 	s := grpc.NewServer(grpc.UnaryInterceptor(func(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
 		if p, ok := peer.FromContext(ctx); ok && p.LocalAddr != nil {
-			_ = grpc.SetHeader(ctx, metadata.Pairs(strings.ToLower(drivers.NetworkHeader), p.LocalAddr.Network()))
+			_ = grpc.SetHeader(ctx, metadata.Pairs(strings.ToLower(drivers.NetworkHeader), drivers.NetworkOf(p.LocalAddr)))
 		}
 		return handler(ctx, req)
 	}))

@@ -23,7 +23,7 @@ func newServer() child.Server {
 			_, _ = w.Write([]byte("ok"))
 		}),
 		ConnContext: func(ctx context.Context, c net.Conn) context.Context {
-			return context.WithValue(ctx, networkKey{}, c.LocalAddr().Network())
+			return context.WithValue(ctx, networkKey{}, drivers.NetworkOf(c.LocalAddr()))
 		},
 	}
 	serve := func(l net.Listener) error {

@@ -358,7 +358,8 @@ func (c *Conn) Verify(ctx context.Context) (drivers.Verification, error) {
 }
 
 // ParseConns finds the connection that asked in a "stats conns" reply:
-// over TCP the one whose addr is tcp:LOCAL (the client's own address);
+// over TCP the one whose addr is tcp:LOCAL or tcp6:[::1]:PORT (the
+// client's own address);
 // over a Unix socket the one on a unix: listener in state conn_parse_cmd.
 func ParseConns(out, local string) (drivers.Verification, error) {
 	conns := map[string]map[string]string{}
@@ -377,8 +378,8 @@ func ParseConns(out, local string) (drivers.Verification, error) {
 		conns[id][key] = f[2]
 	}
 	for _, kv := range conns {
-		if kv["addr"] == "tcp:"+local {
-			return drivers.Verification{Transport: drivers.TCP, Evidence: "stats conns: addr " + kv["addr"] + " on listener " + kv["listen_addr"]}, nil
+		if kv["addr"] == "tcp:"+local || kv["addr"] == "tcp6:"+local {
+			return drivers.Verification{Transport: drivers.TransportOfHostPort(local), Evidence: "stats conns: addr " + kv["addr"] + " on listener " + kv["listen_addr"]}, nil
 		}
 	}
 	for _, kv := range conns {

@@ -43,7 +43,7 @@ func localServer(ctx context.Context, l *compose.Local, target string) (*compose
 	if err != nil {
 		return nil, tcp.Fail(err)
 	}
-	args := append([]string{"-p", strconv.Itoa(tcp.Port), "-l", "127.0.0.1", "-U", "0", "-Y", tcpAuth}, memory...)
+	args := append([]string{"-p", strconv.Itoa(tcp.Port), "-l", tcp.Bind(","), "-U", "0", "-Y", tcpAuth}, memory...)
 	if err := tcp.StartProbe(ctx, "memcached-tcp", bin, args, nil, "", dial("tcp", tcp.TCPAddr())); err != nil {
 		return nil, tcp.Fail(err)
 	}

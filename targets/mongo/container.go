@@ -2,6 +2,7 @@ package mongo
 
 import (
 	"strconv"
+	"strings"
 
 	"github.com/dbsock/dbsock/compose"
 )
@@ -21,7 +22,11 @@ func container(port int, _, bind string) (compose.ContainerSpec, error) {
 	if err != nil {
 		return compose.ContainerSpec{}, err
 	}
-	return compose.ContainerSpec{Cmd: []string{"mongod", "--port", p, "--bind_ip", bind, "--unixSocketPrefix", "/sock", "--filePermissions", "0777"},
+	cmd := []string{"mongod", "--port", p, "--bind_ip", bind, "--unixSocketPrefix", "/sock", "--filePermissions", "0777"}
+	if strings.Contains(bind, ":") {
+		cmd = append(cmd, "--ipv6") // mongod listens on an IPv6 address only with it
+	}
+	return compose.ContainerSpec{Cmd: cmd,
 		Env:    map[string]string{"MONGO_INITDB_ROOT_USERNAME": User, "MONGO_INITDB_ROOT_PASSWORD": pw},
 		Socket: "mongodb-" + p + ".sock", User: User, Password: pw}, nil
 }

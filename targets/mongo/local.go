@@ -26,10 +26,11 @@ func localServer(ctx context.Context, l *compose.Local, name string) (*compose.S
 	password := ""
 	if prog == "mongod" {
 		ls.Sock = filepath.Join(ls.Dir, "mongodb-"+strconv.Itoa(ls.Port)+".sock")
-		args = []string{"--dbpath", ls.Dir, "--port", strconv.Itoa(ls.Port), "--bind_ip", "127.0.0.1",
+		args = []string{"--dbpath", ls.Dir, "--port", strconv.Itoa(ls.Port), "--bind_ip", ls.Bind(","), "--ipv6",
 			"--unixSocketPrefix", ls.Dir, "--filePermissions", "0700", "--quiet"}
 	} else {
 		ls.Sock = filepath.Join(ls.Dir, "ferretdb.sock")
+		ls.NoTCP6 = "FerretDB listens on one TCP address (its --listen-addr), here 127.0.0.1"
 		args = []string{"--handler=sqlite", "--sqlite-url=file:" + ls.Dir + "/", "--state-dir=" + ls.Dir,
 			"--listen-addr=" + ls.TCPAddr(), "--listen-unix=" + ls.Sock, "--telemetry=disable",
 			"--log-level=warn", "--debug-addr=-",

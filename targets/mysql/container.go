@@ -26,6 +26,9 @@ func container(port int, _, bind string) (compose.ContainerSpec, error) {
 	}
 	return compose.ContainerSpec{
 		Cmd: []string{"mysqld", "--socket=/sock/mysqld.sock", "--port=" + strconv.Itoa(port), "--bind-address=" + bind,
+			// Hosts as addresses, so that the processlist tells 127.0.0.1
+			// from ::1 (resolved, both are "localhost:PORT").
+			"--skip-name-resolve",
 			"--loose-mysqlx=OFF", "--max-connections=5000", "--max-allowed-packet=64M", "--innodb-flush-log-at-trx-commit=2"},
 		Env: map[string]string{"MYSQL_ROOT_PASSWORD": rootPW, "MYSQL_USER": User, "MYSQL_PASSWORD": pw,
 			"MYSQL_DATABASE": Database, "MYSQL_ROOT_HOST": "localhost"},

@@ -423,11 +423,11 @@ func (c *Conn) Verify(ctx context.Context) (drivers.Verification, error) {
 	return drivers.Verification{Transport: TransportOfHost(host), Evidence: "processlist host " + host}, nil
 }
 
-// TransportOfHost classifies a processlist host: "host:port" is TCP, a bare
-// host name ("localhost") is a Unix socket.
+// TransportOfHost classifies a processlist host: "host:port" is TCP
+// ("::1:port" TCP6), a bare host name ("localhost") is a Unix socket.
 func TransportOfHost(host string) drivers.Transport {
 	if i := strings.LastIndexByte(host, ':'); i > 0 && i < len(host)-1 {
-		return drivers.TCP
+		return drivers.TransportOfHostPort(host)
 	}
 	return drivers.Unix
 }

@@ -12,7 +12,8 @@ func TestTransportOfHost(t *testing.T) {
 		"localhost":       drivers.Unix,
 		"127.0.0.1:51234": drivers.TCP,
 		"localhost:51234": drivers.TCP,
-		"[::1]:3306":      drivers.TCP,
+		"[::1]:3306":      drivers.TCP6,
+		"::1:48552":       drivers.TCP6, // MariaDB 10.11's processlist over ::1
 		"127.0.0.1:":      drivers.Unix,
 	} {
 		if got := TransportOfHost(host); got != want {

@@ -60,7 +60,7 @@ func localServer(ctx context.Context, l *compose.Local, name string) (*compose.S
 		return nil, ls.Fail(err)
 	}
 	args := []string{"--no-defaults", "--datadir=" + datadir, "--socket=" + ls.Sock,
-		"--port=" + strconv.Itoa(ls.Port), "--bind-address=127.0.0.1", "--skip-name-resolve",
+		"--port=" + strconv.Itoa(ls.Port), "--bind-address=" + ls.Bind(","), "--skip-name-resolve",
 		"--skip-log-bin", "--pid-file=" + filepath.Join(ls.Dir, "mysqld.pid"), "--tmpdir=" + ls.Dir,
 		"--max-connections=5000", "--innodb-buffer-pool-size=64M", "--max-allowed-packet=64M",
 		"--innodb-flush-log-at-trx-commit=2"} // a throwaway server: a write waits for no fsync (PostgreSQL runs with fsync=off)
@@ -139,9 +139,9 @@ func errorLines(out string) string {
 	return compose.Tail(strings.Join(errs, "\n"), 8)
 }
 
-// mysqlCreateAccount creates the measuring account for both hosts a
-// --skip-name-resolve server distinguishes: localhost (socket) and 127.0.0.1
-// (TCP), and then locks the server to it: every other account but the
+// mysqlCreateAccount creates the measuring account for the hosts a
+// --skip-name-resolve server distinguishes: localhost (socket), 127.0.0.1
+// (TCP) and ::1 (TCP on the IPv6 loopback), and then locks the server to it: every other account but the
 // server's own system accounts is dropped (MariaDB's installer makes
 // root@127.0.0.1, root@::1 and anonymous ones without a password), and
 // root@localhost gets a random password that nobody keeps. The password
@@ -155,7 +155,7 @@ func mysqlCreateAccount(ctx context.Context, root drivers.Endpoint, password str
 	defer db.Close()
 	db.SetMaxOpenConns(1) // root's password changes last, on this connection
 	stmts := []string{"CREATE DATABASE IF NOT EXISTS " + Database}
-	for _, host := range []string{"localhost", "127.0.0.1"} {
+	for _, host := range append([]string{"localhost"}, compose.Loopbacks()...) {
 		account := fmt.Sprintf("'%s'@'%s'", User, host)
 		stmts = append(stmts,
 			"CREATE USER IF NOT EXISTS "+account+" IDENTIFIED BY '"+password+"'",

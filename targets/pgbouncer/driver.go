@@ -137,7 +137,7 @@ func FindClient(rows []map[string]string, local net.Addr, app string) (drivers.V
 	if a, ok := local.(*net.TCPAddr); ok {
 		for _, r := range rows {
 			if r["port"] == strconv.Itoa(a.Port) && r["addr"] == a.IP.String() {
-				return drivers.Verification{Transport: drivers.TCP, Evidence: "SHOW CLIENTS: addr " + r["addr"] + " port " + r["port"]}, nil
+				return drivers.Verification{Transport: drivers.TransportOfIP(r["addr"]), Evidence: "SHOW CLIENTS: addr " + r["addr"] + " port " + r["port"]}, nil
 			}
 		}
 		return drivers.Verification{}, fmt.Errorf("SHOW CLIENTS lists no client at %s", local)
@@ -147,7 +147,7 @@ func FindClient(rows []map[string]string, local net.Addr, app string) (drivers.V
 			if r["addr"] == "unix" {
 				return drivers.Verification{Transport: drivers.Unix, Evidence: "SHOW CLIENTS: application_name " + app + ", addr unix"}, nil
 			}
-			return drivers.Verification{Transport: drivers.TCP, Evidence: "SHOW CLIENTS: application_name " + app + ", addr " + r["addr"] + " port " + r["port"]}, nil
+			return drivers.Verification{Transport: drivers.TransportOfIP(r["addr"]), Evidence: "SHOW CLIENTS: application_name " + app + ", addr " + r["addr"] + " port " + r["port"]}, nil
 		}
 	}
 	return drivers.Verification{}, fmt.Errorf("SHOW CLIENTS lists no client named %s (this connection's application_name): is this PgBouncer 1.18 or later?", app)

@@ -43,7 +43,7 @@ func localServer(ctx context.Context, l *compose.Local, target string) (*compose
 			return nil, fail(err)
 		}
 	}
-	ini, err := writeConfig(ls, pg.Unix, listen{addr: "127.0.0.1", port: ls.Port, socketDir: ls.Dir, socketMode: "0700"})
+	ini, err := writeConfig(ls, pg.Unix, listen{addr: ls.Bind(","), port: ls.Port, socketDir: ls.Dir, socketMode: "0700"})
 	if err != nil {
 		return nil, fail(err)
 	}

@@ -143,7 +143,7 @@ func Config(ep drivers.Endpoint) (*pgx.ConnConfig, error) {
 		return nil, err
 	}
 	switch ep.Transport {
-	case drivers.TCP:
+	case drivers.TCP, drivers.TCP6:
 		host, port, err := splitHostPort(ep.Address)
 		if err != nil {
 			return nil, err
@@ -478,7 +478,7 @@ func (c *Conn) Verify(ctx context.Context) (drivers.Verification, error) {
 	if addr == nil {
 		return drivers.Verification{Transport: drivers.Unix, Evidence: "inet_client_addr() is NULL"}, nil
 	}
-	return drivers.Verification{Transport: drivers.TCP, Evidence: "inet_client_addr() = " + *addr}, nil
+	return drivers.Verification{Transport: drivers.TransportOfIP(*addr), Evidence: "inet_client_addr() = " + *addr}, nil
 }
 
 // Close implements drivers.Conn.

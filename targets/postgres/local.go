@@ -85,7 +85,7 @@ func localServer(ctx context.Context, l *compose.Local, name string) (*compose.S
 	if err != nil {
 		return nil, ls.Fail(fmt.Errorf("initialize PostgreSQL data dir %s with %s: %w%s\n%s", data, initdb, err, compose.ClosedTo(err, ls.Dir, ls.RunAs), compose.Tail(string(out), 8)))
 	}
-	args := []string{"-D", data, "-c", "listen_addresses=127.0.0.1", "-c", "port=" + strconv.Itoa(ls.Port),
+	args := []string{"-D", data, "-c", "listen_addresses=" + ls.Bind(","), "-c", "port=" + strconv.Itoa(ls.Port),
 		"-c", "unix_socket_directories=" + ls.Dir, "-c", "unix_socket_permissions=0700", "-c", "max_connections=300",
 		"-c", "shared_buffers=32MB", "-c", "fsync=off"}
 	tcp := drivers.Endpoint{Transport: drivers.TCP, Address: ls.TCPAddr(), User: User, Password: password, Database: Database}

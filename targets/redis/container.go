@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/dbsock/dbsock/compose"
 )
@@ -19,7 +20,7 @@ func container(port int, dir, bind string) (compose.ContainerSpec, error) {
 	if err != nil {
 		return compose.ContainerSpec{}, err
 	}
-	conf := fmt.Sprintf("port %d\nbind %s\nunixsocket /sock/redis.sock\nunixsocketperm 777\nsave \"\"\nappendonly no\nrequirepass %s\n", port, bind, pw)
+	conf := fmt.Sprintf("port %d\nbind %s\nunixsocket /sock/redis.sock\nunixsocketperm 777\nsave \"\"\nappendonly no\nrequirepass %s\n", port, strings.ReplaceAll(bind, ",", " "), pw)
 	if err := os.WriteFile(filepath.Join(dir, "redis.conf"), []byte(conf), 0o644); err != nil {
 		return compose.ContainerSpec{}, err
 	}

@@ -476,7 +476,7 @@ func ParseClientInfo(line string) (drivers.Verification, error) {
 		return drivers.Verification{}, fmt.Errorf("CLIENT INFO has no addr field: %q", line)
 	}
 	evidence := "client addr=" + addr + " laddr=" + fields["laddr"] + " flags=" + fields["flags"]
-	t := drivers.TCP
+	t := drivers.TransportOfHostPort(addr)
 	if strings.Contains(fields["flags"], "U") || strings.HasPrefix(addr, "/") {
 		t = drivers.Unix
 	}

@@ -30,7 +30,7 @@ func localServer(ctx context.Context, l *compose.Local, name string) (*compose.S
 	// it never shows in the process listing.
 	conf := strings.Join([]string{
 		"port " + strconv.Itoa(ls.Port),
-		"bind 127.0.0.1",
+		"bind " + ls.Bind(" "),
 		"unixsocket " + ls.Sock,
 		"unixsocketperm 700",
 		`save ""`,
