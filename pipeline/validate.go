@@ -226,6 +226,9 @@ func (p Plan) validateThresholds() error {
 		if !p.measures(th.Target) {
 			return setting.Errorf("%s %q names target %s, which this run does not measure (it runs %s)", setting.Thresholds, th.Expr, th.Target, p.names())
 		}
+		if th.Side != "" && !slices.Contains(p.paths(), drivers.Transport(th.Side)) {
+			return setting.Errorf("%s %q names path %s, which this run does not measure (its %s are %s)", setting.Thresholds, th.Expr, th.Side, setting.Paths, joinPaths(p.paths()))
+		}
 	}
 	return nil
 }

@@ -7,9 +7,12 @@ package results
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/dbsock/dbsock/drivers"
 )
 
 // Threshold is one parsed expression: Target.Side.Metric Op Value, or
@@ -17,7 +20,10 @@ import (
 type Threshold struct {
 	Expr   string
 	Target string
-	Side   string // "tcp", "unix", or "" for speedups
+	// Side is the path of a latency metric ("tcp", "unix", or a further
+	// path such as "tcp6"), or of a further path's speedup over TCP
+	// (Metric "speedup_p50"); "" for Unix's speedups.
+	Side   string
 	Metric string
 	// Bound, for a speedup, is "lo" or "hi": the 95% interval's bound
 	// instead of the estimate.
@@ -34,9 +40,29 @@ var (
 )
 
 // Syntax describes the accepted form, for error messages and help.
-const Syntax = "TARGET.tcp|unix.METRIC OP VALUE (METRIC: min p50 p90 p99 p999 max mean stddev ops_per_sec errors error_rate; " +
-	"latencies take units like 2ms or 500us) or TARGET.unix_speedup_p50|unix_speedup_mean[.lo|.hi] OP NUMBER " +
-	"(.lo and .hi: the 95% interval's bounds); OP: < <= > >= =="
+const Syntax = "TARGET.PATH.METRIC OP VALUE (PATH: tcp, unix or tcp6; " +
+	"METRIC: min p50 p90 p99 p999 max mean stddev ops_per_sec errors error_rate; " +
+	"latencies take units like 2ms or 500us) or TARGET.unix_speedup_p50|unix_speedup_mean|PATH_speedup_p50[.lo|.hi] OP NUMBER " +
+	"(PATH_speedup_p50: TCP's p50 over a further path's; .lo and .hi: the 95% interval's bounds); OP: < <= > >= =="
+
+// pathSpeedup is the metric of a further path's p50 speedup over TCP.
+const pathSpeedup = "speedup_p50"
+
+// isPath says whether s names a path dbsock measures: tcp, unix or tcp6.
+func isPath(s string) bool {
+	switch drivers.Transport(s) {
+	case drivers.TCP, drivers.Unix, drivers.TCP6:
+		return true
+	}
+	return false
+}
+
+// furtherSpeedup splits "tcp6_speedup_p50" into its path, for a further
+// path (not unix, whose speedups have their own names).
+func furtherSpeedup(s string) (string, bool) {
+	path, ok := strings.CutSuffix(s, "_"+pathSpeedup)
+	return path, ok && isPath(path) && path != "unix" && path != "tcp"
+}
 
 // Parse reads one threshold expression.
 func Parse(expr string) (Threshold, error) {
@@ -56,12 +82,18 @@ func Parse(expr string) (Threshold, error) {
 	switch {
 	case parts[0] == "":
 		return t, fmt.Errorf("threshold %q names no target; want %s", expr, Syntax)
-	case len(parts) == 3 && (parts[1] == "tcp" || parts[1] == "unix") && contains(sideMetrics, parts[2]):
+	case len(parts) == 3 && isPath(parts[1]) && contains(sideMetrics, parts[2]):
 		t.Target, t.Side, t.Metric = parts[0], parts[1], parts[2]
 	case len(parts) == 2 && contains(targetMetrics, parts[1]):
 		t.Target, t.Metric = parts[0], parts[1]
 	case len(parts) == 3 && contains(targetMetrics, parts[1]) && (parts[2] == "lo" || parts[2] == "hi"):
 		t.Target, t.Metric, t.Bound = parts[0], parts[1], parts[2]
+	case (len(parts) == 2 || len(parts) == 3 && (parts[2] == "lo" || parts[2] == "hi")) && isFurther(parts[1]):
+		path, _ := furtherSpeedup(parts[1])
+		t.Target, t.Side, t.Metric = parts[0], path, pathSpeedup
+		if len(parts) == 3 {
+			t.Bound = parts[2]
+		}
 	default:
 		return t, fmt.Errorf("threshold %q: %q is not a metric; want %s", expr, lhs, Syntax)
 	}
@@ -134,8 +166,19 @@ func (th Threshold) actual(s Summary) float64 {
 		return bound(s.UnixSpeedupMean, s.UnixSpeedupMeanCI, th.Bound)
 	}
 	side := s.TCP
-	if th.Side == "unix" {
+	switch th.Side {
+	case "tcp":
+	case "unix":
 		side = s.Unix
+	default:
+		i := slices.IndexFunc(s.Paths, func(p PathSummary) bool { return string(p.Path) == th.Side })
+		if i < 0 {
+			return math.NaN() // the case has no such path: nothing holds
+		}
+		if th.Metric == pathSpeedup {
+			return bound(s.Paths[i].SpeedupP50, s.Paths[i].SpeedupP50CI, th.Bound)
+		}
+		side = s.Paths[i].Side
 	}
 	l := side.Latency
 	switch th.Metric {
@@ -200,6 +243,14 @@ func (th Threshold) holds(v float64) bool {
 
 func (th Threshold) format(v float64) string {
 	name := th.Metric
+	if th.Side != "" && th.Side != "tcp" && th.Side != "unix" {
+		if th.Metric == pathSpeedup {
+			name = th.Side + "_" + name
+		}
+		if math.IsNaN(v) && th.Bound == "" {
+			return name + ": no " + th.Side + " path measured in this case"
+		}
+	}
 	if th.Bound != "" {
 		name += "." + th.Bound
 		if math.IsNaN(v) {
@@ -211,6 +262,9 @@ func (th Threshold) format(v float64) string {
 	}
 	return name + " " + strconv.FormatFloat(v, 'g', 4, 64)
 }
+
+// isFurther says whether s is a further path's speedup metric.
+func isFurther(s string) bool { _, ok := furtherSpeedup(s); return ok }
 
 func contains(list []string, s string) bool {
 	for _, v := range list {

@@ -22,6 +22,11 @@ func TestParse(t *testing.T) {
 		{"redis.unix.p50.lo<1ms", Threshold{}, "is not a metric"},
 		{"redis.unix.p99", Threshold{}, "no comparison"},
 		{"redis.udp.p99<1ms", Threshold{}, "is not a metric"},
+		{"redis.tcp6.p99<1ms", Threshold{Target: "redis", Side: "tcp6", Metric: "p99", Op: "<", Value: float64(time.Millisecond)}, ""},
+		{"redis.tcp6_speedup_p50>=0.95", Threshold{Target: "redis", Side: "tcp6", Metric: "speedup_p50", Op: ">=", Value: 0.95}, ""},
+		{"redis.tcp6_speedup_p50.lo>=0.9", Threshold{Target: "redis", Side: "tcp6", Metric: "speedup_p50", Bound: "lo", Op: ">=", Value: 0.9}, ""},
+		{"redis.tcp_speedup_p50>=1", Threshold{}, "is not a metric"},
+		{"redis.udp_speedup_p50>=1", Threshold{}, "is not a metric"},
 		{"redis.unix.p42<1ms", Threshold{}, "is not a metric"},
 		{"redis.unix.p99<soon", Threshold{}, "not a duration"},
 		{"redis.unix_speedup_p50>much", Threshold{}, "not a number"},
@@ -123,5 +128,37 @@ func TestThresholdWithoutIntervalKeepsTheJSON(t *testing.T) {
 	}
 	if !strings.Contains(b.String(), `"actual": null`) {
 		t.Fatalf("actual is not null in %s", b.String())
+	}
+}
+
+// TestThresholdsOnAFurtherPath: a further path's latency and its speedup
+// over TCP are judged from the case's Paths; a case without that path
+// holds nothing, and says so.
+func TestThresholdsOnAFurtherPath(t *testing.T) {
+	r := &Report{Summary: []Summary{{
+		Case: Case{Target: "redis", Scenario: "pk"},
+		TCP:  Side{N: 100, Latency: Latency{P50: 10000}},
+		Paths: []PathSummary{{Path: "tcp6", Side: Side{N: 100, Latency: Latency{P50: 9800, P99: 30000}},
+			SpeedupP50: 1.02, SpeedupP50CI: &Interval{Center: 1.02, Lo: 0.99, Hi: 1.04}}},
+	}, {
+		Case: Case{Target: "mongo", Scenario: "pk"},
+	}}}
+	var ths []Threshold
+	for _, e := range []string{"redis.tcp6.p99<40us", "redis.tcp6_speedup_p50>=1.01", "redis.tcp6_speedup_p50.lo>=1", "mongo.tcp6.p50<1s"} {
+		th, err := Parse(e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ths = append(ths, th)
+	}
+	got := Evaluate(r, ths)
+	want := []struct {
+		ok   bool
+		text string
+	}{{true, "p99 30µs"}, {true, "tcp6_speedup_p50 1.02"}, {false, "tcp6_speedup_p50.lo 0.99"}, {false, "p50: no tcp6 path measured in this case"}}
+	for i, w := range want {
+		if got[i].OK != w.ok || got[i].ActualText != w.text {
+			t.Errorf("%s: ok %v %q, want %v %q", got[i].Expr, got[i].OK, got[i].ActualText, w.ok, w.text)
+		}
 	}
 }
