@@ -107,19 +107,8 @@ func (d *Docker) Supply(ctx context.Context, t Target) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w %s: docker provider: %v", ErrCannotSupply, target, err)
 	}
-	dir, err := d.local.serverDir(target)
+	dir, port, err := d.socketDirAndPort(target)
 	if err != nil {
-		return nil, err
-	}
-	// Containers run servers as other users (uid 999 in the official
-	// images): the socket directory inside the 0700 run dir is open to them.
-	if err := os.Chmod(dir, 0o777); err != nil {
-		os.RemoveAll(dir)
-		return nil, err
-	}
-	port, err := freePort6()
-	if err != nil {
-		os.RemoveAll(dir)
 		return nil, err
 	}
 	hostNet := eng.HostNetwork
@@ -179,6 +168,26 @@ func (d *Docker) Supply(ctx context.Context, t Target) (*Server, error) {
 	}
 	srv.restart = func(ctx context.Context) error { return restartContainer(ctx, c, srv, spec, config) }
 	return srv, nil
+}
+
+// socketDirAndPort makes target's socket directory, open to the
+// container's users (uid 999 in the official images) inside the 0700 run
+// dir, and finds a free port for its server.
+func (d *Docker) socketDirAndPort(target string) (string, int, error) {
+	dir, err := d.local.serverDir(target)
+	if err != nil {
+		return "", 0, err
+	}
+	if err := os.Chmod(dir, 0o777); err != nil {
+		os.RemoveAll(dir)
+		return "", 0, err
+	}
+	port, err := freePort6()
+	if err != nil {
+		os.RemoveAll(dir)
+		return "", 0, err
+	}
+	return dir, port, nil
 }
 
 // restartContainer stops c and starts it again (the same container, its

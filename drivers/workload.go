@@ -24,7 +24,7 @@ type Workload struct {
 	Progress func(done int)
 	// Op is what each op does to its row: OpRead ("" too) reads its value,
 	// OpUpdate increments its counter (n) by one, OpMixed does either, as
-	// the scenario hands it (Mixer).
+	// the scenario hands it (Keyed's write).
 	Op string
 	// Query is the user's own op (--query), "" for dbsock's: SQL with one
 	// placeholder for the key (? for MySQL, $1 for PostgreSQL), a command
@@ -123,20 +123,18 @@ func (e *statementError) Is(target error) bool { return target == ErrStatement }
 // nothing for a key.
 var ErrNoResult = errors.New("returned nothing")
 
-// Keyed is an optional capability of a Conn whose op reads one of many
-// rows: UseKeys hands it the row ids (1..Rows) its next ops read, in order,
-// starting over at the end. The conn turns them into its own form there
-// and then, so that nothing is converted or allocated while ops are timed;
-// it keeps ids until the next UseKeys.
+// Keyed is an optional capability of a Conn whose op reads (or writes)
+// one of many rows. UseKeys hands it, before timing, the row ids (1..Rows)
+// its next ops use (none: the one-row lookup), which it turns into its own
+// form there and then, so that nothing is converted or allocated while ops
+// are timed. DoKey performs one op on the key at index i of them: the
+// scenario's loop says which, and the conn keeps no cursor of its own. write
+// says that this op of an OpMixed workload updates its row rather than
+// reads it; other workloads do what their Op says. A pipelined conn's op
+// takes the keys from i on, one per lookup (KeyAt wraps them).
 type Keyed interface {
 	UseKeys(ids []int64)
-}
-
-// Mixer is an optional capability of a Keyed conn of an OpMixed workload:
-// after UseKeys, UseWrites says which of those ops update their row
-// (writes[i] for ids[i]); the others read it.
-type Mixer interface {
-	UseWrites(writes []bool)
+	DoKey(ctx context.Context, i int, write bool) error
 }
 
 // KeyLister is an optional capability of a Driver that can read the
@@ -146,31 +144,14 @@ type KeyLister interface {
 	ListKeys(ctx context.Context, ep Endpoint, query string, limit int) ([]string, error)
 }
 
-// Cursor walks a Keyed conn's keys: Next returns the index of the next
-// one, starting over after n.
-type Cursor struct{ i, n int }
-
-// Reset starts over with n keys.
-func (c *Cursor) Reset(n int) { c.i, c.n = 0, n }
-
-// Next is the index of the next key (0 when there are none).
-func (c *Cursor) Next() int {
-	if c.n == 0 {
+// KeyAt is index i of n keys, starting over after n (0 when there are
+// none): the key of a pipelined op's lookup i.
+func KeyAt(i, n int) int {
+	if n <= 0 {
 		return 0
 	}
-	i := c.i
-	if c.i++; c.i == c.n {
-		c.i = 0
-	}
-	return i
+	return i % n
 }
-
-// Writes marks, for a Mixer, which ops write: Write(i) for the op at
-// cursor index i.
-type Writes []bool
-
-// Write says whether op i writes.
-func (w Writes) Write(i int) bool { return i < len(w) && w[i] }
 
 // KeyName is the key of row id in a key-value server: "dbsock:user:ID".
 func KeyName(id int64) string { return "dbsock:user:" + strconv.FormatInt(id, 10) }

@@ -81,10 +81,7 @@ func (k *caseKeys) hand(sources []*keySource, wsources []*writeSource, n int, si
 			if kc, ok := wk.warm.(drivers.Keyed); ok && wk.warm != wk.op {
 				kc.UseKeys(k.buf[w])
 			}
-			if mc, ok := wk.op.(drivers.Mixer); ok && writes != nil {
-				mc.UseWrites(writes) // openWorkers made sure every op is a Mixer
-			}
-			wk.writes = writes
+			wk.keys, wk.writes = len(k.buf[w]), writes
 		}
 	}
 }

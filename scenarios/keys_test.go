@@ -134,18 +134,18 @@ type keyedDriver struct {
 }
 
 type keyedConn struct {
-	d    *keyedDriver
-	t    drivers.Transport
-	ids  []int64
-	keys drivers.Cursor
+	d   *keyedDriver
+	t   drivers.Transport
+	ids []int64
 }
 
 func (d *keyedDriver) Open(_ context.Context, ep drivers.Endpoint) (drivers.Conn, error) {
 	return &keyedConn{d: d, t: ep.Transport}, nil
 }
-func (c *keyedConn) UseKeys(ids []int64) { c.ids = append(c.ids[:0], ids...); c.keys.Reset(len(ids)) }
-func (c *keyedConn) Do(context.Context) error {
-	id := c.ids[c.keys.Next()]
+func (c *keyedConn) UseKeys(ids []int64)          { c.ids = append(c.ids[:0], ids...) }
+func (c *keyedConn) Do(ctx context.Context) error { return c.DoKey(ctx, 0, false) }
+func (c *keyedConn) DoKey(_ context.Context, i int, _ bool) error {
+	id := c.ids[i]
 	c.d.mu.Lock()
 	c.d.seen[c.t] = append(c.d.seen[c.t], id)
 	c.d.mu.Unlock()

@@ -57,11 +57,29 @@ type LoopConfig struct {
 	// start+Offset+i*Interval.
 	Interval, Offset time.Duration
 	// Writes, when set, says which ops write (--op mixed): op i writes
-	// when Writes[i%len(Writes)], as the op itself was told (drivers.Mixer).
+	// when Writes[i%len(Writes)], and a drivers.Keyed op is told so.
 	// A write's latency goes into WriteHist instead of the loop's h.
 	Writes    []bool
 	WriteHist *hdrhistogram.Histogram
+	// Keys is how many keys a drivers.Keyed op was handed; the loop walks
+	// them, Step (a pipelined op's depth; 1 when 0) per op, starting over
+	// at the end, and hands each op its index.
+	Keys, Step int
 }
+
+// keyWalk is the loop's place in the keys a Keyed op was handed.
+type keyWalk struct{ i, n, step int }
+
+// next is the index of the next op's key.
+func (k *keyWalk) next() int {
+	i := k.i
+	if k.i += k.step; k.i >= k.n {
+		k.i = drivers.KeyAt(k.i, k.n)
+	}
+	return i
+}
+
+func (cfg *LoopConfig) walk() keyWalk { return keyWalk{n: max(cfg.Keys, 1), step: max(cfg.Step, 1)} }
 
 // kinds walks LoopConfig.Writes in step with the ops.
 type kinds struct {
@@ -119,16 +137,24 @@ func (cfg *LoopConfig) tick(ctx context.Context, i int, s *Sample) bool {
 
 // warmUp does cfg.Warmup untimed ops (heartbeat, no progress). It reports
 // false, with the sample saying why, when the loop must not go on.
-func warmUp(ctx context.Context, cfg *LoopConfig, op func() error) (Sample, bool) {
+func warmUp(ctx context.Context, cfg *LoopConfig, op Op) (Sample, bool) {
 	var s Sample
 	warm := LoopConfig{Heartbeat: cfg.Heartbeat}
 	consecutive := 0
-	k := kinds{w: cfg.Writes}
+	k, keys := kinds{w: cfg.Writes}, cfg.walk()
+	ko, keyed := op.(drivers.Keyed)
+	bg := context.Background()
 	for i := 0; i < cfg.Warmup; i++ {
 		if warm.tick(ctx, i, &s) && s.Err != nil {
 			return s, false
 		}
-		write, err := k.next(), op()
+		write := k.next()
+		var err error
+		if keyed {
+			err = ko.DoKey(bg, keys.next(), write)
+		} else {
+			err = op.Do(bg)
+		}
 		if write && err == nil {
 			s.WarmWrites++
 		}
@@ -187,10 +213,12 @@ type Op interface {
 // allocation, logging or I/O of its own.
 func Loop(ctx context.Context, op Op, cfg LoopConfig, h, actual *hdrhistogram.Histogram) Sample {
 	bg := context.Background()
-	s, ok := warmUp(ctx, &cfg, func() error { return op.Do(bg) })
+	s, ok := warmUp(ctx, &cfg, op)
 	if !ok {
 		return s
 	}
+	ko, keyed := op.(drivers.Keyed)
+	keys := cfg.walk()
 	consecutive := 0
 	n := cfg.n()
 	paced := cfg.Interval > 0
@@ -219,12 +247,18 @@ func Loop(ctx context.Context, op Op, cfg LoopConfig, h, actual *hdrhistogram.Hi
 				break
 			}
 		}
+		write := k.next()
+		var err error
 		t0 := time.Now()
-		err := op.Do(bg)
+		if keyed {
+			err = ko.DoKey(bg, keys.next(), write)
+		} else {
+			err = op.Do(bg)
+		}
 		now = time.Now()
 		s.Ops++
 		into := h
-		if k.next() {
+		if write {
 			into = cfg.WriteHist
 			s.Writes++
 			if err != nil {
@@ -260,29 +294,33 @@ type connectOp struct {
 	open           Opener
 	connect, query *hdrhistogram.Histogram
 	ids            []int64 // the rows the next ops read (UseKeys)
-	keys           drivers.Cursor
 }
 
 // UseKeys implements drivers.Keyed: each fresh connection reads the next
 // of ids.
-func (c *connectOp) UseKeys(ids []int64) {
-	c.ids = append(c.ids[:0], ids...)
-	c.keys.Reset(len(c.ids))
-}
+func (c *connectOp) UseKeys(ids []int64) { c.ids = append(c.ids[:0], ids...) }
 
-func (c *connectOp) Do(context.Context) error {
+func (c *connectOp) Do(ctx context.Context) error { return c.DoKey(ctx, 0, false) }
+
+// DoKey opens a connection, does one op on key i (a write when write) and
+// closes it.
+func (c *connectOp) DoKey(_ context.Context, i int, write bool) error {
 	t0 := time.Now()
 	conn, err := c.open(c.ctx)
 	t1 := time.Now()
 	if err != nil {
 		return err
 	}
-	if kc, ok := conn.(drivers.Keyed); ok && len(c.ids) > 0 {
-		i := c.keys.Next()
+	kc, keyed := conn.(drivers.Keyed)
+	if keyed && len(c.ids) > 0 {
 		kc.UseKeys(c.ids[i : i+1])
 		t1 = time.Now() // naming the key is not the connect phase
 	}
-	err = conn.Do(c.ctx)
+	if keyed {
+		err = kc.DoKey(c.ctx, 0, write)
+	} else {
+		err = conn.Do(c.ctx)
+	}
 	t2 := time.Now()
 	if cerr := conn.Close(); err == nil {
 		err = cerr

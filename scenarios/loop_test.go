@@ -219,23 +219,16 @@ type keyedNopDriver struct{ nopDriver }
 
 type keyedNopConn struct {
 	transportConn
-	ids    []int64
-	writes drivers.Writes
-	keys   drivers.Cursor
-	sum    int64
+	ids []int64
+	sum int64
 }
 
 func (keyedNopDriver) Open(_ context.Context, ep drivers.Endpoint) (drivers.Conn, error) {
 	return &keyedNopConn{transportConn: transportConn{t: ep.Transport}}, nil
 }
-func (c *keyedNopConn) UseKeys(ids []int64) {
-	c.ids = append(c.ids[:0], ids...)
-	c.keys.Reset(len(ids))
-}
-func (c *keyedNopConn) UseWrites(w []bool) { c.writes = w }
-func (c *keyedNopConn) Do(context.Context) error {
-	i := c.keys.Next()
-	if c.writes.Write(i) {
+func (c *keyedNopConn) UseKeys(ids []int64) { c.ids = append(c.ids[:0], ids...) }
+func (c *keyedNopConn) DoKey(_ context.Context, i int, write bool) error {
+	if write {
 		c.sum--
 	}
 	c.sum += c.ids[i]

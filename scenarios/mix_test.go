@@ -50,17 +50,13 @@ type mixedDriver struct {
 
 type mixedConn struct {
 	keyedConn
-	writes drivers.Writes
-	d      *mixedDriver
+	d *mixedDriver
 }
 
 func (d *mixedDriver) Open(_ context.Context, ep drivers.Endpoint) (drivers.Conn, error) {
 	return &mixedConn{keyedConn: keyedConn{d: &d.keyedDriver, t: ep.Transport}, d: d}, nil
 }
-func (c *mixedConn) UseWrites(w []bool) { c.writes = w }
-func (c *mixedConn) Do(context.Context) error {
-	i := c.keys.Next()
-	w := c.writes.Write(i)
+func (c *mixedConn) DoKey(_ context.Context, i int, w bool) error {
 	c.d.mu.Lock()
 	c.d.seen[c.t] = append(c.d.seen[c.t], c.ids[i])
 	c.d.wrote[c.t] = append(c.d.wrote[c.t], w)

@@ -115,6 +115,7 @@ type worker struct {
 	// hists are the current block's latencies, one per part of the side
 	// (under --op mixed, reads then writes).
 	hists      []*hdrhistogram.Histogram
+	keys       int    // how many keys were handed (drivers.Keyed), for the loop to walk
 	writes     []bool // under --op mixed, which of the handed ops write
 	phases     map[string]*hdrhistogram.Histogram
 	sample     Sample
@@ -151,6 +152,9 @@ func measureRound(ctx context.Context, d drivers.Driver, paths drivers.Paths, op
 	}
 	for _, i := range openOrder(len(paths), round) {
 		s := newSide(ctx, paths[i], opt)
+		if pl, ok := d.(drivers.Pipeliner); ok {
+			s.step = pl.Depth() // a batch takes that many keys
+		}
 		sides[i] = s
 		evidence, err := openWorkers(ctx, d, s, opt)
 		s.run.Evidence = evidence
@@ -298,7 +302,7 @@ func openWorkers(ctx context.Context, d drivers.Driver, s *side, opt Options) (s
 		if i == 0 {
 			evidence = v.Evidence
 		}
-		if _, ok := conn.(drivers.Mixer); !ok && err == nil && opt.Op == drivers.OpMixed {
+		if _, ok := conn.(drivers.Keyed); !ok && err == nil && opt.Op == drivers.OpMixed {
 			err = setting.Errorf("%s cannot mix reads and writes (%s %s); use %s %s or %s", d.Name(), setting.Op, drivers.OpMixed, setting.Op, drivers.OpRead, drivers.OpUpdate)
 		}
 		if err != nil {
@@ -347,7 +351,7 @@ func (s *side) warmUp(d drivers.Driver, opt Options) error {
 		wg.Add(1)
 		go func(w *worker) {
 			defer wg.Done()
-			ws := Loop(s.ctx, w.warm, LoopConfig{Warmup: opt.Warmup, Heartbeat: &w.heartbeat, Writes: w.writes}, nil, nil)
+			ws := Loop(s.ctx, w.warm, LoopConfig{Warmup: opt.Warmup, Heartbeat: &w.heartbeat, Writes: w.writes, Keys: w.keys, Step: s.step}, nil, nil)
 			w.warmOK, w.warmWrites = ws.WarmOK, ws.WarmWrites
 		}(w)
 	}
@@ -431,7 +435,7 @@ func (s *side) hung() bool {
 // loopConfig is worker i's loop for block pair j, its clock started at
 // start (read only once the block's start channel is closed).
 func (s *side) loopConfig(opt Options, j, i int, w *worker, start time.Time) LoopConfig {
-	lc := LoopConfig{N: opt.blockOps(j), Progress: opt.Progress, Heartbeat: &w.heartbeat}
+	lc := LoopConfig{N: opt.blockOps(j), Progress: opt.Progress, Heartbeat: &w.heartbeat, Keys: w.keys, Step: s.step}
 	if len(w.hists) > 1 {
 		lc.Writes, lc.WriteHist = w.writes, w.hists[1]
 	}

@@ -49,6 +49,8 @@ type side struct {
 	// handed to them (keyed).
 	touched bitset
 	keyed   bool
+	// step is how many keys one op takes: its pipeline depth.
+	step int
 }
 
 // execStats reads a server's own execution figures at block edges.

@@ -253,22 +253,22 @@ type Conn struct {
 	reads  bool     // some ops read (all but --op update)
 	names  []string // the keys the next reads read, named before timing
 	counts []string // the counters the next writes increment
-	writes drivers.Writes
 	// pattern is the key pattern of the user's command (--query), with
 	// drivers.Placeholder for the key ("": dbsock's keys).
 	pattern string
-	keys    drivers.Cursor
 	mu      sync.Mutex
 	nc      net.Conn // the connection the client made, for Verify
 }
 
-// Do implements drivers.Conn: one get, or one incr.
-func (c *Conn) Do(context.Context) error {
+// Do implements drivers.Conn: one op on the first key.
+func (c *Conn) Do(ctx context.Context) error { return c.DoKey(ctx, 0, false) }
+
+// DoKey implements drivers.Keyed: one get of key i, or one incr.
+func (c *Conn) DoKey(_ context.Context, i int, write bool) error {
 	if c.socks.Aborted() {
 		return drivers.ErrAborted
 	}
-	i := c.keys.Next()
-	if !c.reads || c.writes.Write(i) {
+	if !c.reads || write {
 		key := c.counts[i]
 		_, err := c.client.Increment(key, 1)
 		if errors.Is(err, memcache.ErrCacheMiss) {
@@ -299,8 +299,7 @@ func (c *Conn) UseKeys(ids []int64) {
 	if len(ids) == 0 {
 		ids = []int64{1}
 	}
-	c.names, c.counts, c.writes = c.names[:0], c.counts[:0], nil
-	c.keys.Reset(len(ids))
+	c.names, c.counts = c.names[:0], c.counts[:0]
 	if c.pattern != "" {
 		for _, id := range ids {
 			c.names = append(c.names, drivers.Fill(c.pattern, c.w.Key(id)))
@@ -317,9 +316,6 @@ func (c *Conn) UseKeys(ids []int64) {
 		c.counts = drivers.KeyNames(c.counts, ids, true)
 	}
 }
-
-// UseWrites implements drivers.Mixer.
-func (c *Conn) UseWrites(writes []bool) { c.writes = writes }
 
 // CheckQuery implements drivers.QueryTaker: "get PATTERN" reads, "incr
 // PATTERN" (by one) writes, PATTERN holding {key}.

@@ -296,7 +296,7 @@ func (c *Conn) UseKeys(ids []int64) {
 	if len(ids) == 0 {
 		ids = []int64{LookupID}
 	}
-	c.filters, c.writes, c.bad = c.filters[:0], nil, nil
+	c.filters, c.bad = c.filters[:0], nil
 	for _, id := range ids {
 		if c.template == "" {
 			c.filters = append(c.filters, bson.D{{Key: "_id", Value: c.w.Key(id)}})
@@ -308,11 +308,7 @@ func (c *Conn) UseKeys(ids []int64) {
 		}
 		c.filters = append(c.filters, f)
 	}
-	c.keys.Reset(len(c.filters))
 }
-
-// UseWrites implements drivers.Mixer.
-func (c *Conn) UseWrites(writes []bool) { c.writes = writes }
 
 // Filter is the user's filter template (--query) for key: the key's text
 // in place of {key}, read as MongoDB extended JSON.
@@ -348,17 +344,18 @@ type Conn struct {
 	reads    bool     // some ops read (all but --op update)
 	filters  []bson.D // the next ops' filters, built before timing
 	bad      error    // why a filter could not be built
-	writes   drivers.Writes
-	keys     drivers.Cursor
 	ping     bson.D
 	inc      bson.D // the counter's $inc (nil: the ops never write)
 	op       string
 	size     int
 }
 
-// Do implements drivers.Conn: one find by _id (or by the user's filter),
-// one update of the counter, or one ping.
-func (c *Conn) Do(ctx context.Context) error {
+// Do implements drivers.Conn: one op on the first key.
+func (c *Conn) Do(ctx context.Context) error { return c.DoKey(ctx, 0, false) }
+
+// DoKey implements drivers.Keyed: one find of key i by _id (or by the
+// user's filter), one update of its counter, or one ping.
+func (c *Conn) DoKey(ctx context.Context, i int, write bool) error {
 	if c.socks.Aborted() {
 		return drivers.ErrAborted // the driver would wait to select a server again
 	}
@@ -368,9 +365,8 @@ func (c *Conn) Do(ctx context.Context) error {
 	if c.bad != nil {
 		return c.bad
 	}
-	i := c.keys.Next()
 	filter := c.filters[i]
-	if !c.reads || c.writes.Write(i) {
+	if !c.reads || write {
 		res, err := c.coll.UpdateOne(ctx, filter, c.inc)
 		if err == nil && res.ModifiedCount != 1 {
 			err = fmt.Errorf("mongo updateOne %v changed %d documents, want 1: is it seeded?", filter, res.ModifiedCount)

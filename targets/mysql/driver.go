@@ -313,16 +313,16 @@ type Conn struct {
 	custom      bool       // the statement is the user's --query
 	w           drivers.Workload
 	args        []any // the keys the next ops read, boxed before timing
-	writes      drivers.Writes
-	keys        drivers.Cursor
 	size        int
 	value       []byte
 }
 
-// Do implements drivers.Conn: one lookup, or one update.
-func (c *Conn) Do(ctx context.Context) error {
-	i := c.keys.Next()
-	if c.read == nil || c.writes.Write(i) {
+// Do implements drivers.Conn: one op on the first key.
+func (c *Conn) Do(ctx context.Context) error { return c.DoKey(ctx, 0, false) }
+
+// DoKey implements drivers.Keyed: one lookup of key i, or one update.
+func (c *Conn) DoKey(ctx context.Context, i int, write bool) error {
+	if c.read == nil || write {
 		return c.exec(ctx, c.args[i])
 	}
 	if c.custom {
@@ -404,12 +404,7 @@ func (c *Conn) UseKeys(ids []int64) {
 	if len(c.args) == 0 {
 		c.args = append(c.args, c.w.Arg(LookupID))
 	}
-	c.writes = nil
-	c.keys.Reset(len(c.args))
 }
-
-// UseWrites implements drivers.Mixer.
-func (c *Conn) UseWrites(writes []bool) { c.writes = writes }
 
 // Verify implements drivers.Conn using the server's processlist: MySQL and
 // MariaDB report "localhost" for a socket client and "IP:port" for TCP.

@@ -338,24 +338,24 @@ type Conn struct {
 	w           drivers.Workload
 	size        int
 	args        []any // the keys the next ops read, boxed before timing
-	writes      drivers.Writes
-	keys        drivers.Cursor
 	value       []byte
 	depth       int
 	app         string // application_name, unique to this connection
 }
 
-// Do implements drivers.Conn: one execution of the prepared lookup, or a
-// batch of depth of them; or one update.
-func (c *Conn) Do(ctx context.Context) error {
+// Do implements drivers.Conn: one op on the first key.
+func (c *Conn) Do(ctx context.Context) error { return c.DoKey(ctx, 0, false) }
+
+// DoKey implements drivers.Keyed: one execution of the prepared lookup of
+// key i, or a batch of depth of them from key i on; or one update.
+func (c *Conn) DoKey(ctx context.Context, i int, write bool) error {
 	if c.read == "" {
-		return c.exec(ctx)
+		return c.exec(ctx, i)
 	}
 	if c.depth > 1 {
-		return c.batch(ctx)
+		return c.batch(ctx, i)
 	}
-	i := c.keys.Next()
-	if c.writes.Write(i) {
+	if write {
 		return c.execOne(ctx, c.args[i])
 	}
 	if c.custom {
@@ -379,11 +379,11 @@ func (c *Conn) Do(ctx context.Context) error {
 	return c.check()
 }
 
-// batch sends depth lookups as one pgx batch.
-func (c *Conn) batch(ctx context.Context) error {
+// batch sends depth lookups, of the keys from first on, as one pgx batch.
+func (c *Conn) batch(ctx context.Context, first int) error {
 	b := &pgx.Batch{}
 	for i := 0; i < c.depth; i++ {
-		b.Queue(c.read, c.args[c.keys.Next()])
+		b.Queue(c.read, c.args[drivers.KeyAt(first+i, len(c.args))])
 	}
 	br := c.c.SendBatch(ctx, b)
 	for i := 0; i < c.depth; i++ {
@@ -415,12 +415,7 @@ func (c *Conn) UseKeys(ids []int64) {
 			c.args = append(c.args, int32(id))
 		}
 	}
-	c.writes = nil
-	c.keys.Reset(len(c.args))
 }
-
-// UseWrites implements drivers.Mixer.
-func (c *Conn) UseWrites(writes []bool) { c.writes = writes }
 
 // execOne runs the write on one row: dbsock's Update must change exactly
 // that row, the user's at least one.
@@ -437,14 +432,15 @@ func (c *Conn) execOne(ctx context.Context, arg any) error {
 	return nil
 }
 
-// exec runs the write on the next row (depth of them in one batch).
-func (c *Conn) exec(ctx context.Context) error {
+// exec runs the write on row first (depth of them from first on, in one
+// batch).
+func (c *Conn) exec(ctx context.Context, first int) error {
 	if c.depth <= 1 {
-		return c.execOne(ctx, c.args[c.keys.Next()])
+		return c.execOne(ctx, c.args[first])
 	}
 	b := &pgx.Batch{}
 	for i := 0; i < c.depth; i++ {
-		b.Queue(c.write, c.args[c.keys.Next()])
+		b.Queue(c.write, c.args[drivers.KeyAt(first+i, len(c.args))])
 	}
 	br := c.c.SendBatch(ctx, b)
 	for i := 0; i < c.depth; i++ {

@@ -320,8 +320,6 @@ type Conn struct {
 	names    []string // the keys the next reads read, named before timing
 	counters []string // the counters the next writes increment
 	cmds     [][]any  // the user's command for each of the next ops
-	writes   drivers.Writes
-	keys     drivers.Cursor
 }
 
 // Abort implements drivers.Aborter: the socket is closed under go-redis.
@@ -333,8 +331,6 @@ func (c *Conn) UseKeys(ids []int64) {
 	if len(ids) == 0 {
 		ids = []int64{1}
 	}
-	c.writes = nil
-	c.keys.Reset(len(ids))
 	if len(c.template) > 0 {
 		c.cmds = c.cmds[:0]
 		for _, id := range ids {
@@ -355,25 +351,25 @@ func (c *Conn) UseKeys(ids []int64) {
 	}
 }
 
-// UseWrites implements drivers.Mixer.
-func (c *Conn) UseWrites(writes []bool) { c.writes = writes }
+// Do implements drivers.Conn: one op on the first key.
+func (c *Conn) Do(ctx context.Context) error { return c.DoKey(ctx, 0, false) }
 
-// Do implements drivers.Conn: one GET, or depth GETs pipelined; with
-// --op update, INCR of the row's counter; with --query, the user's
-// command, which must return something unless it writes.
-func (c *Conn) Do(ctx context.Context) error {
+// DoKey implements drivers.Keyed: one GET of key i, or depth GETs
+// pipelined from key i on; an update (or a write of a mixed case), INCR of
+// the row's counter; with your own command, that command, which must
+// return something unless it writes.
+func (c *Conn) DoKey(ctx context.Context, i int, write bool) error {
 	if c.socks.Aborted() {
 		return drivers.ErrAborted // go-redis would dial the server again
 	}
 	if c.depth > 1 {
-		return c.pipelined(ctx)
+		return c.pipelined(ctx, i)
 	}
-	i := c.keys.Next()
 	switch {
 	case c.cmds != nil:
 		v, err := c.conn.Do(ctx, c.cmds[i]...).Result()
 		return c.checkReply(c.cmds[i], v, err)
-	case !c.reads || c.writes.Write(i):
+	case !c.reads || write:
 		return c.conn.Incr(ctx, c.counters[i]).Err()
 	}
 	key := c.names[i]
@@ -410,15 +406,17 @@ func isEmpty(v any) bool {
 	return false
 }
 
-// pipelined sends depth GETs in one go-redis pipeline.
-func (c *Conn) pipelined(ctx context.Context) error {
+// pipelined sends depth GETs, of the keys from first on, in one go-redis
+// pipeline (a mixed case is never pipelined).
+func (c *Conn) pipelined(ctx context.Context, first int) error {
+	n := max(len(c.cmds), len(c.names), len(c.counters))
 	cmds, err := c.conn.Pipelined(ctx, func(p goredis.Pipeliner) error {
 		for i := 0; i < c.depth; i++ {
-			k := c.keys.Next()
+			k := drivers.KeyAt(first+i, n)
 			switch {
 			case c.cmds != nil:
 				p.Do(ctx, c.cmds[k]...)
-			case !c.reads || c.writes.Write(k):
+			case !c.reads:
 				p.Incr(ctx, c.counters[k])
 			default:
 				p.Get(ctx, c.names[k])
