@@ -13,6 +13,7 @@ import (
 	"github.com/dbsock/dbsock/internal/placement"
 	"github.com/dbsock/dbsock/internal/setting"
 	"github.com/dbsock/dbsock/pipeline"
+	"github.com/dbsock/dbsock/reports/words"
 	"github.com/dbsock/dbsock/scenarios"
 	"github.com/dbsock/dbsock/targets"
 )
@@ -93,6 +94,7 @@ func Compare(ctx context.Context, srv *Server, name string, open Opener, opt Com
 		return nil, compareError(err)
 	}
 	rep, err := pipeline.Run(ctx, plan)
+	words.Fill(rep) // its verdicts in the words dbsock run's report gives them
 	return rep, setting.Reword(err, compareField)
 }
 

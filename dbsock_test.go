@@ -1,6 +1,7 @@
 package dbsock_test
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"math"
@@ -82,6 +83,12 @@ func TestCompareYourQuery(t *testing.T) {
 	s := rep.Summary[0]
 	if s.UnixSpeedupP50CI == nil || s.TCP.Latency.P50 <= 0 || s.Unix.Latency.P50 <= 0 {
 		t.Fatalf("summary %+v", s)
+	}
+	// The verdict in words, as dbsock run's JSON gives it, whoever writes
+	// the report (rep.WriteJSON here).
+	var js bytes.Buffer
+	if err := rep.WriteJSON(&js); err != nil || s.Verdict == "" || !strings.Contains(js.String(), `"verdict": "`+s.Verdict) {
+		t.Errorf("verdict %q (kind %s) not in the JSON (%v)", s.Verdict, s.VerdictKind, err)
 	}
 	if ti := rep.Targets[0]; ti.Provider != "local" || !strings.Contains(ti.Operation, `your op "products"`) || ti.Server.Product == "" {
 		t.Errorf("target record: provider %q, operation %q, server %q", ti.Provider, ti.Operation, ti.Server)

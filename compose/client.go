@@ -32,6 +32,7 @@ import (
 	tcexec "github.com/testcontainers/testcontainers-go/exec"
 
 	"github.com/dbsock/dbsock/internal/placement"
+	"github.com/dbsock/dbsock/internal/setting"
 )
 
 // ClientOptions say how to start dbsock's client container.
@@ -75,9 +76,9 @@ func StartClient(ctx context.Context, o ClientOptions) (*ClientContainer, error)
 	case !eng.Reachable:
 		return nil, fmt.Errorf("start dbsock's client container: %s", eng.Unusable())
 	case eng.Desktop:
-		return nil, fmt.Errorf("start dbsock's client container: the engine is %s, which runs containers in a VM: --client container needs a Linux engine with host networking (it was built and tested only on one); use --provider local with servers installed here", eng.OS)
+		return nil, setting.Errorf("start dbsock's client container: the engine is %s, which runs containers in a VM: %s container needs a Linux engine with host networking (it was built and tested only on one); use %s local with servers installed here", eng.OS, setting.Client, setting.Provider)
 	case !eng.HostNetwork:
-		return nil, fmt.Errorf("start dbsock's client container: the engine (%s) gives containers no host network, so a client there would not share this host's 127.0.0.1 with the servers; use --client host", engineKind(eng))
+		return nil, setting.Errorf("start dbsock's client container: the engine (%s) gives containers no host network, so a client there would not share this host's 127.0.0.1 with the servers; use %s host", engineKind(eng), setting.Client)
 	}
 	binary := o.Binary
 	if binary == "" {
@@ -160,7 +161,7 @@ var elfMachines = map[elf.Machine][]string{
 // clientBinary checks that binary can run in the engine's containers and
 // says whether it is statically linked.
 func clientBinary(binary, arch string) (static bool, err error) {
-	build := fmt.Sprintf("GOOS=linux GOARCH=%s CGO_ENABLED=0 go build -o dbsock-linux ./cmd/dbsock, then give --client-binary dbsock-linux", goArch(arch))
+	build := "GOOS=linux GOARCH=" + goArch(arch) + " CGO_ENABLED=0 go build -o dbsock-linux ./cmd/dbsock, then give dbsock-linux as"
 	// Only a regular file is opened: a FIFO would block the open.
 	if fi, err := os.Stat(binary); err != nil || !fi.Mode().IsRegular() || fi.Size() == 0 {
 		what := "not a regular file"
@@ -170,17 +171,17 @@ func clientBinary(binary, arch string) (static bool, err error) {
 		case fi.Mode().IsRegular():
 			what = "empty"
 		}
-		return false, fmt.Errorf("%s is not a Linux executable (%s): build one with %s", binary, what, build)
+		return false, setting.Errorf("%s is not a Linux executable (%s): build one with %s %s", binary, what, build, setting.ClientBinary)
 	}
 	f, err := elf.Open(binary)
 	if err != nil {
-		return false, fmt.Errorf("%s is not a Linux executable (%v; this dbsock was built for %s/%s), and the client container runs Linux: build one with %s",
-			binary, err, runtime.GOOS, runtime.GOARCH, build)
+		return false, setting.Errorf("%s is not a Linux executable (%v; this dbsock was built for %s/%s), and the client container runs Linux: build one with %s %s",
+			binary, err, runtime.GOOS, runtime.GOARCH, build, setting.ClientBinary)
 	}
 	defer f.Close()
 	names, ok := elfMachines[f.Machine]
 	if !ok || (arch != "" && arch != names[0] && arch != names[1]) {
-		return false, fmt.Errorf("%s is built for %s, the engine runs %s: build one with %s", binary, f.Machine, arch, build)
+		return false, setting.Errorf("%s is built for %s, the engine runs %s: build one with %s %s", binary, f.Machine, arch, build, setting.ClientBinary)
 	}
 	for _, p := range f.Progs {
 		if p.Type == elf.PT_INTERP {
@@ -221,7 +222,7 @@ func clientImage(ctx context.Context, eng Engine, binary string) (string, error)
 	if !static {
 		base = ClientBase
 		if !imagePresent(ctx, eng.Socket, base) {
-			return "", fmt.Errorf("%s is dynamically linked (built with cgo) and needs the C library of %s, which is not here: build a static dbsock (CGO_ENABLED=0 go build ./cmd/dbsock, as make build does) and give it with --client-binary, or run make images", binary, base)
+			return "", setting.Errorf("%s is dynamically linked (built with cgo) and needs the C library of %s, which is not here: build a static dbsock (CGO_ENABLED=0 go build ./cmd/dbsock, as make build does) and give it as %s, or run make images", binary, base, setting.ClientBinary)
 		}
 	}
 	sum := sha256.Sum256(append([]byte(base+"\n"), exe...))

@@ -15,7 +15,7 @@ func TestClientBinaryMustRunOnTheEngine(t *testing.T) {
 	}
 	_, err := clientBinary(notELF, "aarch64")
 	if err == nil || !strings.Contains(err.Error(), "is not a Linux executable") ||
-		!strings.Contains(err.Error(), "GOOS=linux GOARCH=arm64 CGO_ENABLED=0 go build") || !strings.Contains(err.Error(), "--client-binary") {
+		!strings.Contains(err.Error(), "GOOS=linux GOARCH=arm64 CGO_ENABLED=0 go build") || !strings.Contains(err.Error(), "Client.Binary") {
 		t.Errorf("a Mach-O binary: %v, want it refused with the build command for the engine", err)
 	}
 	if runtime.GOOS != "linux" {

@@ -10,6 +10,7 @@ import (
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/extension"
 
+	"github.com/dbsock/dbsock/reports/words"
 	"github.com/dbsock/dbsock/results"
 )
 
@@ -18,8 +19,7 @@ import (
 // details) rendered to HTML with goldmark, and the chart inlined as SVG. No
 // external assets, no JavaScript.
 func HTML(w io.Writer, r *results.Report) error {
-	withVerdicts(r)
-	plain := *safeCopy(r)
+	plain := *words.Fill(safeCopy(r))
 	plain.Plot = "" // the chart is inlined, not linked
 	var head, full bytes.Buffer
 	writeHeadlineTo(&head, &plain)

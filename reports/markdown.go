@@ -11,6 +11,7 @@ import (
 	"github.com/dustin/go-humanize"
 
 	"github.com/dbsock/dbsock/drivers"
+	"github.com/dbsock/dbsock/reports/words"
 	"github.com/dbsock/dbsock/results"
 )
 
@@ -19,8 +20,7 @@ import (
 // the chart), then the details: method, one section per target,
 // thresholds, environment.
 func Markdown(w io.Writer, r *results.Report) error {
-	withVerdicts(r)
-	r = safeCopy(r)
+	r = words.Fill(safeCopy(r))
 	b := &strings.Builder{}
 	writeHeadline(b, r)
 	b.WriteString("## Details\n\n")
@@ -38,8 +38,7 @@ func Markdown(w io.Writer, r *results.Report) error {
 // MarkdownSummary writes only the headline part of Markdown (--detail
 // summary).
 func MarkdownSummary(w io.Writer, r *results.Report) error {
-	withVerdicts(r)
-	r = safeCopy(r)
+	r = words.Fill(safeCopy(r))
 	b := &strings.Builder{}
 	writeHeadline(b, r)
 	writeThresholds(b, r)
@@ -97,7 +96,7 @@ func writeHeadline(b *strings.Builder, r *results.Report) {
 		if s.VerdictKind == results.NoResult {
 			tcp, unix, speed = okOrDash(s.TCP, tcp), okOrDash(s.Unix, unix), "–"
 		}
-		fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s%s |%s\n", cell(name), cell(server), tcp, unix, speed, ShortVerdict(&s), mark, saved)
+		fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s%s |%s\n", cell(name), cell(server), tcp, unix, speed, words.ShortVerdict(&s), mark, saved)
 	}
 	for _, t := range r.Targets {
 		if t.Error == "" || slices.ContainsFunc(r.Summary, func(s results.Summary) bool { return s.Target == t.Name }) {
@@ -178,7 +177,7 @@ func writeStatsMethod(b *strings.Builder, r *results.Report) {
 	}
 	fmt.Fprintf(b, "A verdict names a winner when the whole interval lies on one side of 1, \"no meaningful difference\" when it lies within ±%.0f%%, and \"undecided\" otherwise",
 		100*results.Band)
-	if n := comparisons(r); n > 1 {
+	if n := words.Comparisons(r); n > 1 {
 		fmt.Fprintf(b, "; with %d comparisons in this report, the sign test's p-values are adjusted by Holm's method (Holm, 1979) before a winner is named", n)
 	}
 	b.WriteString(". Blocks whose p50 lies far from their transport's others (modified z-score above 3.5, Iglewicz and Hoaglin, 1993, and over 20% from the median) are flagged as noisy and listed, not dropped; no single operation is ever trimmed.")
@@ -284,7 +283,7 @@ func writeSweep(b *strings.Builder, cases []results.Summary) {
 		fmt.Fprintf(b, "| %s | %s %s | %s %s | %.2f× | %s | %.0f | %.0f | %s | %s | %d | %s |\n", cell(s.Label()),
 			u.fmt(float64(s.TCP.Latency.P50)), u.name, u.fmt(float64(s.Unix.Latency.P50)), u.name,
 			s.UnixSpeedupP50, ci, s.TCP.OpsPerSec, s.Unix.OpsPerSec, perServerSecond(s.TCP.CPU), perServerSecond(s.Unix.CPU),
-			s.TCP.Errors+s.Unix.Errors, ShortVerdict(&s))
+			s.TCP.Errors+s.Unix.Errors, words.ShortVerdict(&s))
 	}
 	b.WriteString("\n")
 	writeEfficiency(b, cases)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/dbsock/dbsock/reports/words"
 	"github.com/dbsock/dbsock/results"
 )
 
@@ -18,43 +19,6 @@ func pathLabel(p results.PathSummary) string {
 		return "TCP6 ([::1])"
 	}
 	return p.Path.Label()
-}
-
-// PathVerdict puts a further path's verdict in words, with its interval.
-func PathVerdict(p *results.PathSummary) string {
-	ci := p.SpeedupP50CI
-	switch p.VerdictKind {
-	case results.NoResult:
-		return "no result: every op failed on " + p.Path.Label() + " or TCP"
-	case results.TooFewInstances, results.TooFewPairs:
-		return verdictWords[p.VerdictKind]
-	case results.PathFaster, results.TCPFaster:
-		if ci == nil {
-			return verdictWords[results.TooFewPairs]
-		}
-		faster, kind := p.Path.Label(), results.UnixFaster
-		if p.VerdictKind == results.TCPFaster {
-			faster, kind = "TCP", results.TCPFaster
-		}
-		lower, lo, hi := lowerLatency(kind, ci)
-		return fmt.Sprintf("%s faster: %.1f%% lower p50 latency (95%% CI %.1f%%–%.1f%%; TCP/%s %.3f×)", faster, lower, lo, hi, p.Path.Label(), ci.Center)
-	}
-	if ci == nil {
-		return verdictWords[results.TooFewPairs]
-	}
-	return fmt.Sprintf("%s: %s", verdictWords[p.VerdictKind], speedupCI(ci))
-}
-
-// shortPathVerdict is PathVerdict's first words, for the table.
-func shortPathVerdict(p *results.PathSummary) string {
-	v := PathVerdict(p)
-	if i := strings.Index(v, " latency ("); i > 0 && (p.VerdictKind == results.PathFaster || p.VerdictKind == results.TCPFaster) {
-		return v[:i]
-	}
-	if i := strings.Index(v, ": speedup"); i > 0 {
-		return v[:i]
-	}
-	return v
 }
 
 // writePaths is the table of every further path against TCP, when the run
@@ -86,7 +50,7 @@ func writePaths(b *strings.Builder, r *results.Report) {
 			if p.VerdictKind == results.NoResult {
 				tcp, path, speed = okOrDash(s.TCP, tcp), okOrDash(p.Side, path), "–"
 			}
-			fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s |\n", cell(name), pathLabel(*p), tcp, path, speed, shortPathVerdict(p))
+			fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s |\n", cell(name), pathLabel(*p), tcp, path, speed, words.ShortPathVerdict(p))
 		}
 	}
 	b.WriteString("\n")

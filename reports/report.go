@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/dbsock/dbsock/reports/words"
 	"github.com/dbsock/dbsock/results"
 )
 
@@ -20,7 +21,7 @@ var Formats = []string{"markdown", "html", "json", "csv", "blocks", "benchfmt", 
 
 // Write renders r in format to w.
 func Write(w io.Writer, format string, r *results.Report) error {
-	withVerdicts(r)
+	r = words.Fill(safeCopy(r)) // reports never changes what it renders
 	switch format {
 	case "markdown", "md":
 		return Markdown(w, r)
@@ -37,7 +38,7 @@ func Write(w io.Writer, format string, r *results.Report) error {
 	case "benchfmt":
 		return BenchFmt(w, r)
 	case "hgrm":
-		return fmt.Errorf("format hgrm writes one file per target and transport: give a directory, --out DIR:hgrm")
+		return fmt.Errorf("format hgrm writes one file per target and path: write it to a directory (dbsock run --out DIR:hgrm), not to one stream")
 	}
 	return fmt.Errorf("unknown format %q (want %s)", format, strings.Join(Formats, ", "))
 }

@@ -2,7 +2,6 @@ package reports
 
 import (
 	"fmt"
-	"math"
 	"strings"
 	"time"
 
@@ -12,111 +11,6 @@ import (
 
 // Each case's verdict: its words, and the Markdown lines that back it (the
 // intervals, the noisy blocks, the p50 of each round or server instance).
-
-// verdictWords are the words each verdict starts with.
-var verdictWords = map[results.VerdictKind]string{
-	results.UnixFaster:      "Unix faster",
-	results.TCPFaster:       "TCP faster",
-	results.NoDifference:    "no meaningful difference",
-	results.Undecided:       "undecided: run longer",
-	results.NotSignificant:  "undecided: run longer",
-	results.TooFewPairs:     "not enough block pairs for an interval",
-	results.TooFewInstances: fmt.Sprintf("not enough server instances for an interval (%d are needed)", results.MinInstances),
-	results.NoResult:        "no result: every op failed on one transport",
-}
-
-// Verdict puts a case's verdict in words, with its interval; comparisons
-// is how many cases the report has (Holm's adjustment is over them).
-func Verdict(s *results.Summary, comparisons int) string {
-	ci, words := s.UnixSpeedupP50CI, verdictWords[s.VerdictKind]
-	if s.VerdictKind == results.NoResult {
-		return words
-	}
-	if s.VerdictKind == results.TooFewInstances {
-		return words
-	}
-	if ci == nil || words == "" {
-		return verdictWords[results.TooFewPairs]
-	}
-	band := fmt.Sprintf("%.0f%%", 100*results.Band)
-	switch s.VerdictKind {
-	case results.NoDifference:
-		return fmt.Sprintf("%s: %s, within the ±%s band", words, speedupCI(ci), band)
-	case results.NotSignificant:
-		return fmt.Sprintf("%s: %s, but not significant after Holm's adjustment for %d comparisons (p = %.3g)",
-			words, speedupCI(ci), comparisons, s.PValueHolm)
-	case results.UnixFaster, results.TCPFaster:
-		lower, lo, hi := lowerLatency(s.VerdictKind, ci)
-		return fmt.Sprintf("%s: %.1f%% lower p50 latency (95%% CI %.1f%%–%.1f%%; TCP/Unix %.3f×)", words, lower, lo, hi, ci.Center)
-	}
-	more := "more than 100× the ops would be needed: the difference, if any, is too small to resolve on this machine"
-	if n := results.MoreBlockPairs(ci); !math.IsInf(n, 1) && ci.Instances > 1 {
-		more = fmt.Sprintf("about %.0f× the server instances (more --instances) would likely settle it", n)
-	} else if !math.IsInf(n, 1) {
-		more = fmt.Sprintf("about %.0f× the block pairs (more --rounds, or --precision) would likely settle it", n)
-	}
-	return fmt.Sprintf("%s: %s straddles 1 and is wider than the ±%s band; %s", words, speedupCI(ci), band, more)
-}
-
-// ShortVerdict is a verdict's first words, for the headline table:
-// "Unix faster: 19.4% lower p50", "no meaningful difference", ...
-func ShortVerdict(s *results.Summary) string {
-	ci := s.UnixSpeedupP50CI
-	switch {
-	case s.VerdictKind == results.NoResult, s.VerdictKind == results.TooFewInstances:
-		return verdictWords[s.VerdictKind]
-	case ci == nil:
-		return verdictWords[results.TooFewPairs]
-	case s.VerdictKind == results.UnixFaster, s.VerdictKind == results.TCPFaster:
-		lower, _, _ := lowerLatency(s.VerdictKind, ci)
-		return fmt.Sprintf("%s: %.1f%% lower p50", verdictWords[s.VerdictKind], lower)
-	}
-	return verdictWords[s.VerdictKind]
-}
-
-// lowerLatency is how much lower, in percent, the faster transport's p50
-// latency is than the other's, with the interval's bounds: for a speedup
-// TCP/Unix of r, 1 − 1/r for Unix, 1 − r for TCP. It cannot be read
-// backwards as "TCP/Unix − 1" can (a 1.41× speedup is 29% lower latency,
-// not 41%).
-func lowerLatency(kind results.VerdictKind, ci *results.Interval) (center, lo, hi float64) {
-	if kind == results.TCPFaster {
-		return 100 * (1 - ci.Center), 100 * (1 - ci.Hi), 100 * (1 - ci.Lo)
-	}
-	return 100 * (1 - 1/ci.Center), 100 * (1 - 1/ci.Lo), 100 * (1 - 1/ci.Hi)
-}
-
-func speedupCI(ci *results.Interval) string {
-	return fmt.Sprintf("speedup %.3f× (95%% CI %.3f–%.3f)", ci.Center, ci.Lo, ci.Hi)
-}
-
-// withVerdicts writes every case's verdict in words into r (the JSON's
-// "verdict"), from its kind; reports read before kinds existed keep their
-// words.
-func withVerdicts(r *results.Report) *results.Report {
-	for i := range r.Summary {
-		s := &r.Summary[i]
-		if s.VerdictKind != "" {
-			s.Verdict = Verdict(s, comparisons(r))
-		}
-		for j := range s.Paths {
-			if p := &s.Paths[j]; p.VerdictKind != "" {
-				p.Verdict = PathVerdict(p)
-			}
-		}
-	}
-	return r
-}
-
-// comparisons is how many comparisons Holm's adjustment is over: each
-// case's Unix against TCP, and each further path's.
-func comparisons(r *results.Report) int {
-	n := len(r.Summary)
-	for _, s := range r.Summary {
-		n += len(s.Paths)
-	}
-	return n
-}
 
 // writeVerdict gives the paired speedup intervals, the verdict and the
 // noisy blocks.
@@ -144,7 +38,7 @@ func writeVerdict(b *strings.Builder, sum *results.Summary) {
 		}
 		b.WriteString(". ")
 	}
-	fmt.Fprintf(b, "**Verdict: %s", sum.Verdict) // written by withVerdicts
+	fmt.Fprintf(b, "**Verdict: %s", sum.Verdict) // written by words.Fill
 	switch {
 	case sum.VerdictKind == results.TooFewInstances:
 		fmt.Fprintf(b, " (give --instances %d or more)", results.MinInstances)

@@ -243,7 +243,7 @@ func (o *runOptions) validateClient() error {
 		return usagef("--client-binary is the dbsock that runs in the client container; give --client container too")
 	}
 	if err := compose.CheckClientBinary(o.clientBinary); err != nil {
-		return usagef("--client-binary %v", err)
+		return usagef("--client-binary %s", inWords(err))
 	}
 	return nil
 }

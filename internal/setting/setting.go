@@ -49,12 +49,15 @@ const (
 	ServerPID   Field = "Server.CPU"
 	Client      Field = "Plan.Client"
 	Paths       Field = "Plan.Paths"
+	// ClientBinary is the dbsock a client container runs (compose.Client's
+	// Binary).
+	ClientBinary Field = "Client.Binary"
 )
 
 // All lists every Field above, for those who word them (a test checks
 // that each has a word).
 var All = []Field{N, Warmup, Rounds, Blocks, Duration, Rate, Precision, MaxDuration, OpTimeout, Rows, Op,
-	Scenario, Concurrency, ValueSizes, Pipelines, Instances, Provider, Thresholds, Queries, KeysFrom, AllowWrites, Explain, MaxErrors, FailFast, Keys, Seed, Placement, ClientCPU, ServerCPU, ServerPID, Client, Paths}
+	Scenario, Concurrency, ValueSizes, Pipelines, Instances, Provider, Thresholds, Queries, KeysFrom, AllowWrites, Explain, MaxErrors, FailFast, Keys, Seed, Placement, ClientCPU, ServerCPU, ServerPID, Client, Paths, ClientBinary}
 
 // Namer gives a field its name for a reader: a flag, an option's field.
 type Namer func(Field) string

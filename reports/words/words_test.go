@@ -1,4 +1,4 @@
-package reports
+package words
 
 import (
 	"strings"
@@ -35,5 +35,28 @@ func TestVerdictWords(t *testing.T) {
 				t.Errorf("ShortVerdict = %q, want %q", got, tt.short)
 			}
 		})
+	}
+}
+
+// TestPathVerdictWords: a further path's verdict names the path, or TCP,
+// as the faster one, with the interval as a percentage.
+func TestPathVerdictWords(t *testing.T) {
+	faster := results.PathSummary{Path: "tcp6", VerdictKind: results.PathFaster, SpeedupP50CI: &results.Interval{Center: 1.05, Lo: 1.02, Hi: 1.08}}
+	slower := results.PathSummary{Path: "tcp6", VerdictKind: results.TCPFaster, SpeedupP50CI: &results.Interval{Center: 0.9, Lo: 0.88, Hi: 0.92}}
+	flat := results.PathSummary{Path: "tcp6", VerdictKind: results.NoDifference, SpeedupP50CI: &results.Interval{Center: 1.0, Lo: 0.99, Hi: 1.01}}
+	for _, tt := range []struct {
+		p           results.PathSummary
+		long, short string
+	}{
+		{faster, "TCP6 faster: 4.8% lower p50 latency (95% CI 2.0%–7.4%; TCP/TCP6 1.050×)", "TCP6 faster: 4.8% lower p50"},
+		{slower, "TCP faster: 10.0% lower p50 latency (95% CI 8.0%–12.0%; TCP/TCP6 0.900×)", "TCP faster: 10.0% lower p50"},
+		{flat, "no meaningful difference: speedup 1.000× (95% CI 0.990–1.010)", "no meaningful difference"},
+	} {
+		if got := PathVerdict(&tt.p); got != tt.long {
+			t.Errorf("PathVerdict = %q, want %q", got, tt.long)
+		}
+		if got := ShortPathVerdict(&tt.p); got != tt.short {
+			t.Errorf("ShortPathVerdict = %q, want %q", got, tt.short)
+		}
 	}
 }
