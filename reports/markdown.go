@@ -145,12 +145,16 @@ func writeMethod(b *strings.Builder, r *results.Report) {
 	if c.DurationNs > 0 {
 		timed = "timed operations for " + time.Duration(c.DurationNs).String()
 	}
+	routes := "127.0.0.1 TCP and over the server's Unix domain socket"
+	if len(c.Paths) > 2 {
+		how, routes = strings.Replace(how, "per transport", "per path", 1), pathList(c.Paths)
+	}
 	fmt.Fprintf(b, "dbsock measured %s from one Go client%s on %s: "+
 		"%s, then %s, each timed on its own, "+
-		"over 127.0.0.1 TCP and over the server's Unix domain socket, in %s. Before timing, each connection's transport "+
+		"over %s, in %s. Before timing, each connection's transport "+
 		"was verified on the server side. Servers were supplied by the %s provider. %s\n\n",
 		strings.Join(names, ", "), clientPlace(c.Client), how, plural(c.Warmup, "untimed warm-up operation"), timed,
-		roundsPhrase(c), c.Provider, placementSentence(r))
+		routes, roundsPhrase(c), c.Provider, placementSentence(r))
 	writeStatsMethod(b, r)
 }
 
@@ -158,7 +162,11 @@ func writeMethod(b *strings.Builder, r *results.Report) {
 // the speedup and its interval were computed, with the sources.
 func writeStatsMethod(b *strings.Builder, r *results.Report) {
 	c := r.Config
-	if c.Blocks > 0 {
+	if c.Blocks > 0 && len(c.Paths) > 2 {
+		fmt.Fprintf(b, "Within each round, every path's connections stayed open and the timed operations ran as %s, one block per path; "+
+			"the order of each group's blocks was drawn at random (seed %d; `--seed %d` repeats the order). Each further path is compared with TCP in the same way, over the same groups (the table under the headline). ",
+			plural(c.Blocks, "block group"), c.Seed, c.Seed)
+	} else if c.Blocks > 0 {
 		fmt.Fprintf(b, "Within each round, both transports' connections stayed open and the timed operations ran as %s, "+
 			"interleaved in TCP/Unix pairs; which block of a pair went first was drawn at random (seed %d; `--seed %d` repeats the order). ",
 			plural(c.Blocks, "block pair"), c.Seed, c.Seed)

@@ -136,14 +136,16 @@ func methodSentence(r *results.Report) string {
 		stats = "the speedup is the median over server instances of each instance's median paired ratio TCP/Unix, with a distribution-free 95% interval over instances"
 	}
 	routes, blocks := "127.0.0.1 TCP and the server's Unix socket", plural(c.Blocks, "block pair")+" interleaved in TCP/Unix pairs"
+	workload := workloadPhrase(c.Workload)
 	if len(c.Paths) > 2 {
 		ops = strings.Replace(ops, "per transport", "per path", 1)
 		routes, blocks = pathList(c.Paths), plural(c.Blocks, "block group")+" (one block per path, in an order drawn at random)"
+		workload = strings.Replace(workload, "both blocks of a pair", "every block of a group", 1)
 		stats += "; each other path's the same with TCP over it"
 	}
 	return fmt.Sprintf("Method: %s from one Go client%s over %s, %s of %s%s; "+
 		"%s; %s; %s, %d logical CPUs, %s provider, dbsock %s.",
-		ops, clientPlace(c.Client), routes, rounds, blocks, workloadPhrase(c.Workload), stats, place, orUnknown(e.CPUModel), e.NumCPU, c.Provider, r.Tool.Version)
+		ops, clientPlace(c.Client), routes, rounds, blocks, workload, stats, place, orUnknown(e.CPUModel), e.NumCPU, c.Provider, r.Tool.Version)
 }
 
 // pathList names the paths of a run in words: "127.0.0.1 TCP, TCP6
