@@ -77,6 +77,8 @@ each timed on its own, run as --blocks short TCP blocks and as many Unix
 blocks, interleaved in pairs whose order is drawn from --seed. The speedup
 is the median TCP/Unix ratio over block pairs, with a distribution-free 95%
 interval, so that a few seconds of noise on the machine cannot flip it.
+--paths adds routes beside those two (tcp6: TCP on [::1]), each compared
+with TCP the same way.
 
 Targets (dbsock targets lists them with what one op is):
 ` + targetHelp() + `
