@@ -45,7 +45,7 @@ func TestDockerDesktopIsSaidBeforeAnythingStarts(t *testing.T) {
 	defer c.Close()
 	for _, p := range []Provider{d, c} {
 		_, err := p.Supply(context.Background(), target)
-		if err == nil || !strings.Contains(err.Error(), "is Docker Desktop, which runs containers in a VM") || !strings.Contains(err.Error(), "Use --provider local") {
+		if err == nil || !strings.Contains(err.Error(), "is Docker Desktop, which runs containers in a VM") || !strings.Contains(err.Error(), "Use Plan.ProviderName local") {
 			t.Errorf("%s provider: %v", p.Name(), err)
 		}
 	}

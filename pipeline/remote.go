@@ -294,7 +294,7 @@ func meterRoots(m cpustat.Meter) ([]int, string) {
 
 // ErrBadCase marks a file that is not a case dbsock run wrote: dbsock
 // measure refuses it (exit 2) and leaves it where it is.
-var ErrBadCase = errors.New("not a case file of dbsock run --client container")
+var ErrBadCase = errors.New("not a case file of dbsock's client container (dbsock measure)")
 
 // maxCaseBytes bounds a case file (its keys are its bulk).
 const maxCaseBytes = 256 << 20

@@ -185,3 +185,36 @@ func workloadText(w *results.Workload) string {
 	}
 	return s
 }
+
+// SpeedupMarkdown writes, for every case both reports hold, the Unix p50
+// speedup of each with its 95% interval, and whether they differ: their
+// intervals do not overlap (a conservative reading of two independent
+// intervals). Nothing when the reports share no case.
+func SpeedupMarkdown(w io.Writer, old, new *results.Report) error {
+	b := &strings.Builder{}
+	ci := func(s results.Summary) string {
+		if c := s.UnixSpeedupP50CI; c != nil {
+			return fmt.Sprintf("%.3f× (%.3f–%.3f)", c.Center, c.Lo, c.Hi)
+		}
+		return fmt.Sprintf("%.3f× (no interval)", s.UnixSpeedupP50)
+	}
+	for _, ns := range new.Summary {
+		for _, os := range old.Summary {
+			if os.Case != ns.Case {
+				continue
+			}
+			if b.Len() == 0 {
+				b.WriteString("\n| target | case | old Unix speedup (p50, 95% CI) | new | intervals |\n|---|---|--:|--:|---|\n")
+			}
+			verdict := "overlap: no change shown"
+			if o, n := os.UnixSpeedupP50CI, ns.UnixSpeedupP50CI; o == nil || n == nil {
+				verdict = "no interval to compare"
+			} else if o.Hi < n.Lo || n.Hi < o.Lo {
+				verdict = "**apart: the speedup changed**"
+			}
+			fmt.Fprintf(b, "| %s | %s | %s | %s | %s |\n", ns.Target, ns.Label(), ci(os), ci(ns), verdict)
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}

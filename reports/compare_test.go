@@ -95,3 +95,49 @@ func TestMethodNamesTheWorkload(t *testing.T) {
 		t.Errorf("got %q", got)
 	}
 }
+
+// TestSpeedupComparedByInterval: two reports' Unix speedups differ when
+// their intervals lie apart, not when they overlap.
+func TestSpeedupComparedByInterval(t *testing.T) {
+	c := results.Case{Target: "redis", Scenario: "pk", Concurrency: 1}
+	rep := func(lo, hi float64) *results.Report {
+		return &results.Report{Summary: []results.Summary{{Case: c, UnixSpeedupP50: (lo + hi) / 2,
+			UnixSpeedupP50CI: &results.Interval{Center: (lo + hi) / 2, Lo: lo, Hi: hi}}}}
+	}
+	for _, tt := range []struct {
+		old, new *results.Report
+		want     string
+	}{
+		{rep(1.30, 1.40), rep(1.10, 1.20), "**apart: the speedup changed**"},
+		{rep(1.30, 1.40), rep(1.35, 1.45), "overlap: no change shown"},
+	} {
+		var b strings.Builder
+		if err := SpeedupMarkdown(&b, tt.old, tt.new); err != nil || !strings.Contains(b.String(), "| redis | pk, 0 B values | 1.350× (1.300–1.400) |") || !strings.Contains(b.String(), tt.want) {
+			t.Errorf("got %q, want %q (%v)", b.String(), tt.want, err)
+		}
+	}
+	var b strings.Builder
+	if err := SpeedupMarkdown(&b, rep(1, 2), &results.Report{}); err != nil || b.Len() != 0 {
+		t.Errorf("no shared case: %q", b.String())
+	}
+}
+
+// TestRunsDifferNamesWhatMovesLatency: placement, CPU count and a
+// target's server are named; identical runs differ in nothing.
+func TestRunsDifferNamesWhatMovesLatency(t *testing.T) {
+	a := &results.Report{Config: results.Config{Provider: "local", Placement: results.Placement{Mode: "same", ClientCPUs: "0", ServerCPUs: "0"}},
+		Environment: results.Environment{CPUModel: "X", NumCPU: 2}, Targets: []results.Target{{Name: "redis", Server: drivers.ServerInfo{Product: "Redis", Version: "7.0.15"}}}}
+	if d := RunsDiffer(a, a); d != nil {
+		t.Fatalf("a run against itself differs: %q", d)
+	}
+	b := *a
+	b.Config.Placement = results.Placement{Mode: "split", ClientCPUs: "0", ServerCPUs: "1"}
+	b.Environment.NumCPU = 4
+	b.Targets = []results.Target{{Name: "redis", Server: drivers.ServerInfo{Product: "Redis", Version: "7.2.4"}}}
+	got := strings.Join(RunsDiffer(a, &b), "; ")
+	for _, want := range []string{"placement same (client CPU 0, servers CPU 0) against split (client CPU 0, servers CPU 1)", "logical CPUs 2 against 4", "redis's server Redis 7.0.15 against Redis 7.2.4"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("differences %q do not say %q", got, want)
+		}
+	}
+}

@@ -38,7 +38,7 @@ func Write(w io.Writer, format string, r *results.Report) error {
 	case "benchfmt":
 		return BenchFmt(w, r)
 	case "hgrm":
-		return fmt.Errorf("format hgrm writes one file per target and path: write it to a directory (dbsock run --out DIR:hgrm), not to one stream")
+		return fmt.Errorf("format hgrm writes one file per target and path: write it to a directory, not to one stream")
 	}
 	return fmt.Errorf("unknown format %q (want %s)", format, strings.Join(Formats, ", "))
 }

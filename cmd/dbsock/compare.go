@@ -13,6 +13,7 @@ import (
 
 func newCompareCmd(stdout io.Writer) *cobra.Command {
 	var failOn string
+	var acrossMachines bool
 	cmd := &cobra.Command{
 		Use:   "compare OLD.json NEW.json [flags]",
 		Short: "Show how p50, p99 and mean changed between two saved runs, and whether significantly",
@@ -43,7 +44,14 @@ func newCompareCmd(stdout io.Writer) *cobra.Command {
 			if differs != "" {
 				fmt.Fprintf(stdout, "> **Warning:** %s.\n\n", differs)
 			}
+			machines := reports.RunsDiffer(old, new)
+			if len(machines) > 0 {
+				fmt.Fprintf(stdout, "> **Warning:** the two runs differ in how they ran, which moves latency as much as a change of code does: %s.\n\n", strings.Join(machines, "; "))
+			}
 			if err := reports.CompareMarkdown(stdout, changes); err != nil {
+				return err
+			}
+			if err := reports.SpeedupMarkdown(stdout, old, new); err != nil {
 				return err
 			}
 			if bound < 0 {
@@ -52,6 +60,10 @@ func newCompareCmd(stdout io.Writer) *cobra.Command {
 			var regressions []string
 			if differs != "" {
 				regressions = append(regressions, fmt.Sprintf("%s: --fail-on-regression compares only runs of one workload", differs))
+			}
+			if len(machines) > 0 && !acrossMachines {
+				regressions = append(regressions, fmt.Sprintf("the two runs differ in how they ran (%s): --fail-on-regression compares only runs made alike; give --across-machines to compare them anyway",
+					strings.Join(machines, "; ")))
 			}
 			for _, m := range reports.Missing(old, new) {
 				regressions = append(regressions, fmt.Sprintf("%s %s is in %s but not in %s, so it cannot be checked against --fail-on-regression %s",
@@ -80,6 +92,7 @@ func newCompareCmd(stdout io.Writer) *cobra.Command {
 			return nil
 		},
 	}
+	cmd.Flags().BoolVar(&acrossMachines, "across-machines", false, "with --fail-on-regression, check runs that differ in placement, CPU, kernel, provider or servers (they are always warned of)")
 	cmd.Flags().StringVar(&failOn, "fail-on-regression", "", "exit 4 when a p50 or mean got significantly slower by more than this, e.g. 10% (exit 1 when a case cannot be checked)")
 	return cmd
 }

@@ -247,6 +247,9 @@ func TestCompareSavedRuns(t *testing.T) {
 	if code != 0 || !strings.Contains(stdout, "| echo | pk, 4 B values | Unix | p50 |") || !strings.Contains(stdout, "+0.0%") {
 		t.Fatalf("compare: exit %d\n%s\n%s", code, stdout, stderr)
 	}
+	if !strings.Contains(stdout, "| target | case | old Unix speedup (p50, 95% CI) | new | intervals |") || !strings.Contains(stdout, "| echo | pk, 4 B values | ") {
+		t.Fatalf("compare shows no speedup row:\n%s", stdout)
+	}
 	for _, bad := range []string{"lots", "NaN", "Inf%", "-1%"} {
 		code, _, stderr = dbsock(t, "compare", path, path, "--fail-on-regression", bad)
 		if code != ExitUsage || !strings.Contains(stderr, "is not a percentage") {
@@ -306,6 +309,26 @@ func TestCompareSavedRuns(t *testing.T) {
 	code, _, stderr = dbsock(t, "compare", path, slower, "--fail-on-regression", "10%")
 	if code != ExitRegression || !strings.Contains(stderr, "beyond --fail-on-regression 10%") {
 		t.Fatalf("twice as slow: exit %d, stderr %q; want %d naming the regression", code, stderr, ExitRegression)
+	}
+	// Runs made differently (another placement, another CPU count) are
+	// warned of, refused by the gate, and checked when told to.
+	if rep, err = readReport(path); err != nil {
+		t.Fatal(err)
+	}
+	rep.Config.Placement.Mode, rep.Config.Placement.ServerCPUs = "split", "1"
+	rep.Environment.NumCPU++
+	moved := writeReport(t, rep, "e.json")
+	code, stdout, stderr = dbsock(t, "compare", path, moved)
+	if code != 0 || !strings.Contains(stdout, "> **Warning:** the two runs differ in how they ran") || !strings.Contains(stdout, "against split (client CPU") ||
+		!strings.Contains(stdout, "logical CPUs") {
+		t.Fatalf("another placement: exit %d, stdout %q; want a warning naming the placement and the CPU count", code, stdout)
+	}
+	code, _, stderr = dbsock(t, "compare", path, moved, "--fail-on-regression", "10%")
+	if code != ExitFailed || !strings.Contains(stderr, "give --across-machines to compare them anyway") {
+		t.Fatalf("another placement under a gate: exit %d, stderr %q; want 1 and the way to go on", code, stderr)
+	}
+	if code, _, stderr = dbsock(t, "compare", path, moved, "--fail-on-regression", "10%", "--across-machines"); code != 0 {
+		t.Fatalf("another placement with --across-machines: exit %d, %q", code, stderr)
 	}
 }
 
