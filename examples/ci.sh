@@ -10,7 +10,8 @@
 # OUT (directory, default ci-out), N (lookups per transport and round,
 # default 10000), BASELINE (default baseline.json; skipped when missing),
 # TARGETS (default "redis echo"), EXTRA (more flags for dbsock run, e.g.
-# another --threshold).
+# another --threshold), BOUND (the regression that fails the job, default
+# 50%).
 # Exit status: dbsock run's when it failed (1); else 3 when a threshold was
 # violated (the comparison still ran), else compare's (4: a regression).
 set -euo pipefail
@@ -18,6 +19,7 @@ DBSOCK="${DBSOCK:-go run ./cmd/dbsock}"
 OUT="${OUT:-ci-out}"
 N="${N:-10000}"
 BASELINE="${BASELINE:-baseline.json}"
+BOUND="${BOUND:-50%}"
 read -r -a targets <<< "${TARGETS:-redis echo}"
 read -r -a extra <<< "${EXTRA:-}"
 mkdir -p "$OUT"
@@ -36,8 +38,8 @@ if [ "$status" -ne 0 ] && [ "$status" -ne 3 ]; then exit "$status"; fi
 if [ -f "$BASELINE" ]; then
   # Exit 4: a regression beyond the bound; 1: a case could not be checked.
   cmp=0
-  $DBSOCK compare "$BASELINE" "$OUT/results.json" --fail-on-regression 50% > "$OUT/compare.md" || cmp=$?
-  if [ "$cmp" -eq 0 ]; then echo "ci: no regression beyond 50% against $BASELINE"; fi
+  $DBSOCK compare "$BASELINE" "$OUT/results.json" --fail-on-regression "$BOUND" > "$OUT/compare.md" || cmp=$?
+  if [ "$cmp" -eq 0 ]; then echo "ci: no regression beyond $BOUND against $BASELINE"; fi
   if [ "$status" -eq 0 ]; then status=$cmp; fi
 else
   echo "ci: no baseline at $BASELINE; keep $OUT/results.json as one"
