@@ -302,10 +302,15 @@ func writeCase(b *strings.Builder, r *results.Report, sum *results.Summary) {
 	unit := pickUnit(sum.TCP.Latency.P50, sum.Unix.Latency.P50)
 	fmt.Fprintf(b, "| transport | n | errors | min | p50 | p90 | p99 | p99.9 | max | mean | stddev | ops/s |\n")
 	fmt.Fprintf(b, "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n")
-	for _, row := range []struct {
+	type row struct {
 		name string
 		side results.Side
-	}{{drivers.TCP.Label(), sum.TCP}, {drivers.Unix.Label(), sum.Unix}} {
+	}
+	rows := []row{{drivers.TCP.Label(), sum.TCP}, {drivers.Unix.Label(), sum.Unix}}
+	for _, p := range sum.Paths {
+		rows = append(rows, row{pathLabel(p), p.Side})
+	}
+	for _, row := range rows {
 		l := row.side.Latency
 		fmt.Fprintf(b, "| %s | %d | %d | %s | %s | %s | %s | %s | %s | %s | %s | %.0f |\n",
 			row.name, row.side.N, row.side.Errors,
@@ -329,6 +334,10 @@ func writeCase(b *strings.Builder, r *results.Report, sum *results.Summary) {
 	writePerLookup(b, sum)
 	writeCPU(b, sum)
 	writeVerdict(b, sum)
+	for i := range sum.Paths {
+		p := &sum.Paths[i]
+		fmt.Fprintf(b, "**%s against TCP: %s.**\n\n", pathLabel(*p), p.Verdict)
+	}
 	for _, w := range sum.Warnings {
 		fmt.Fprintf(b, "> **Warning:** %s\n\n", w)
 	}
