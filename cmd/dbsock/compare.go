@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/dbsock/dbsock/reports"
+	"github.com/dbsock/dbsock/results"
 )
 
 func newCompareCmd(stdout io.Writer) *cobra.Command {
@@ -57,34 +58,14 @@ func newCompareCmd(stdout io.Writer) *cobra.Command {
 			if bound < 0 {
 				return nil
 			}
-			var regressions []string
-			if differs != "" {
-				regressions = append(regressions, fmt.Sprintf("%s: --fail-on-regression compares only runs of one workload", differs))
-			}
-			if len(machines) > 0 && !acrossMachines {
-				regressions = append(regressions, fmt.Sprintf("the two runs differ in how they ran (%s): --fail-on-regression compares only runs made alike; give --across-machines to compare them anyway",
-					strings.Join(machines, "; ")))
-			}
-			for _, m := range reports.Missing(old, new) {
-				regressions = append(regressions, fmt.Sprintf("%s %s is in %s but not in %s, so it cannot be checked against --fail-on-regression %s",
-					m.Target, m.Label(), args[0], args[1], failOn))
-			}
-			for _, t := range new.Targets {
-				if why := new.Incomplete(t.Name); why != "" {
-					regressions = append(regressions, fmt.Sprintf("%s in %s did not finish (%s), so it cannot be checked against --fail-on-regression %s",
-						t.Name, args[1], why, failOn))
-				}
-			}
-			if len(changes) == 0 {
-				regressions = append(regressions, fmt.Sprintf("%s and %s share no target and case, so nothing could be checked against --fail-on-regression %s", args[0], args[1], failOn))
-			}
-			unchecked := len(regressions) // what could not be checked: exit 1
+			regressions := unchecked(old, new, args, failOn, differs, machines, acrossMachines, len(changes))
+			cannot := len(regressions) // what could not be checked: exit 1
 			for _, c := range reports.Regressions(changes, bound) {
 				regressions = append(regressions, fmt.Sprintf("%s %s %s %s is %.1f%% slower (p=%.3f), beyond --fail-on-regression %s",
 					c.Target, c.Label(), c.Transport.Label(), c.Metric, 100*c.Delta, c.P, failOn))
 			}
 			switch {
-			case len(regressions) > unchecked:
+			case len(regressions) > cannot:
 				return &exitError{code: ExitRegression, err: errors.New(strings.Join(regressions, "\n"))}
 			case len(regressions) > 0:
 				return errors.New(strings.Join(regressions, "\n"))
@@ -95,4 +76,33 @@ func newCompareCmd(stdout io.Writer) *cobra.Command {
 	cmd.Flags().BoolVar(&acrossMachines, "across-machines", false, "with --fail-on-regression, check runs that differ in placement, CPU, kernel, provider or servers (they are always warned of)")
 	cmd.Flags().StringVar(&failOn, "fail-on-regression", "", "exit 4 when a p50 or mean got significantly slower by more than this, e.g. 10% (exit 1 when a case cannot be checked)")
 	return cmd
+}
+
+// unchecked lists why the pair old, new (files args) cannot be checked
+// against --fail-on-regression failOn: another workload (differs), runs
+// made differently (machines, unless acrossMachines), a case missing from
+// new, a target of new that did not finish, no case shared.
+func unchecked(old, new *results.Report, args []string, failOn, differs string, machines []string, acrossMachines bool, shared int) []string {
+	var regressions []string
+	if differs != "" {
+		regressions = append(regressions, fmt.Sprintf("%s: --fail-on-regression compares only runs of one workload", differs))
+	}
+	if len(machines) > 0 && !acrossMachines {
+		regressions = append(regressions, fmt.Sprintf("the two runs differ in how they ran (%s): --fail-on-regression compares only runs made alike; give --across-machines to compare them anyway",
+			strings.Join(machines, "; ")))
+	}
+	for _, m := range reports.Missing(old, new) {
+		regressions = append(regressions, fmt.Sprintf("%s %s is in %s but not in %s, so it cannot be checked against --fail-on-regression %s",
+			m.Target, m.Label(), args[0], args[1], failOn))
+	}
+	for _, t := range new.Targets {
+		if why := new.Incomplete(t.Name); why != "" {
+			regressions = append(regressions, fmt.Sprintf("%s in %s did not finish (%s), so it cannot be checked against --fail-on-regression %s",
+				t.Name, args[1], why, failOn))
+		}
+	}
+	if shared == 0 {
+		regressions = append(regressions, fmt.Sprintf("%s and %s share no target and case, so nothing could be checked against --fail-on-regression %s", args[0], args[1], failOn))
+	}
+	return regressions
 }
