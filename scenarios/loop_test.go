@@ -309,3 +309,21 @@ func TestEveryPathRunsInEveryGroup(t *testing.T) {
 
 // tcp6 is a third path's name, for tests of any number of paths.
 const tcp6 = drivers.Transport("tcp6")
+
+// TestKeyWalkTakesStepKeysPerOp: a pipelined op of depth 2 over 5 keys
+// starts at keys 0, 2, 4, 1, 3, 0, ... (it takes its own key and the
+// next), so that every key is read as often as with one key per op.
+func TestKeyWalkTakesStepKeysPerOp(t *testing.T) {
+	w := (&LoopConfig{Keys: 5, Step: 2}).walk()
+	var got []int
+	for range 6 {
+		got = append(got, w.next())
+	}
+	if want := []int{0, 2, 4, 1, 3, 0}; !slices.Equal(got, want) {
+		t.Errorf("starts %v, want %v", got, want)
+	}
+	one := (&LoopConfig{}).walk() // no keys handed: the one-row lookup
+	if a, b := one.next(), one.next(); a != 0 || b != 0 {
+		t.Errorf("no keys: %d, %d; want 0, 0", a, b)
+	}
+}
