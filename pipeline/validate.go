@@ -23,10 +23,6 @@ const (
 	MaxValueSize = 16 << 20 // MongoDB's document limit; MySQL's default packet size
 )
 
-// availableMemory is what this machine (or its memory cgroup) has
-// available; a variable for tests.
-var availableMemory = sysinfo.AvailableMemory
-
 // Validate checks, before anything starts, that the plan can run: every
 // case's settings (scenarios.Options.Validate), the sweep, the instances,
 // what each target can do (pipelining, value sizes, the user's own op),
@@ -261,7 +257,7 @@ func (p Plan) validateMemory() error {
 			seeds = true
 		}
 	}
-	avail, err := availableMemory()
+	avail, err := sysinfo.AvailableMemory()
 	if !seeds || err != nil {
 		return nil
 	}
