@@ -234,7 +234,7 @@ func (o *opening) abort() {
 func Dial(ep Endpoint) func(ctx context.Context, network, addr string) (net.Conn, error) {
 	return func(ctx context.Context, _, _ string) (net.Conn, error) {
 		var d net.Dialer
-		c, err := d.DialContext(ctx, string(ep.Transport), ep.Address)
+		c, err := d.DialContext(ctx, ep.Transport.Network(), ep.Address)
 		if err == nil && ep.Opening != 0 {
 			if o, ok := openings.Load(ep.Opening); ok {
 				o.(*opening).add(c)

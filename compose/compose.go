@@ -44,6 +44,10 @@ type Server struct {
 	// accepts there (the tcp6 path); NoTCP6 says why not otherwise.
 	TCP6   drivers.Endpoint
 	NoTCP6 string
+	// TLS is the server's TLS endpoint on 127.0.0.1 (the tls path), when
+	// it has one; NoTLS says why not otherwise.
+	TLS   drivers.Endpoint
+	NoTLS string
 	// PID is the server's process ID when dbsock started it as a local
 	// process, else 0.
 	PID int
@@ -62,7 +66,7 @@ type Server struct {
 	restart  func(context.Context) error
 }
 
-// Path is the server's endpoint on path t (tcp, tcp6 or unix), or an
+// Path is the server's endpoint on path t (tcp, tcp6, tls or unix), or an
 // error saying why it has none.
 func (s *Server) Path(t drivers.Transport) (drivers.Endpoint, error) {
 	switch t {
@@ -75,8 +79,17 @@ func (s *Server) Path(t drivers.Transport) (drivers.Endpoint, error) {
 			return drivers.Endpoint{}, errors.New(s.NoTCP6)
 		}
 		return s.TCP6, nil
+	case drivers.TLS:
+		if s.TLS.Address == "" {
+			why := s.NoTLS
+			if why == "" {
+				why = "dbsock does not start it with TLS"
+			}
+			return drivers.Endpoint{}, errors.New(why)
+		}
+		return s.TLS, nil
 	}
-	return drivers.Endpoint{}, fmt.Errorf("%s: unknown path %q (want tcp, tcp6 or unix)", s.Target, t)
+	return drivers.Endpoint{}, fmt.Errorf("%s: unknown path %q (want tcp, tcp6, tls or unix)", s.Target, t)
 }
 
 // ErrNoRestart is returned by Restart for a server dbsock cannot restart

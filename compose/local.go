@@ -248,6 +248,9 @@ type LocalServer struct {
 	// NoTCP6, when it cannot, says why (the report says it).
 	Listen6 bool
 	NoTCP6  string
+	// tlsAddr is the server's TLS address on 127.0.0.1, once the recipe
+	// has configured it (ServeTLS).
+	tlsAddr string
 	proc    *process
 	// start starts the process again as it was last started (Restart).
 	start func(context.Context) error
@@ -353,6 +356,9 @@ func (ls *LocalServer) Server(target, origin string, tcp, unix drivers.Endpoint)
 	srv := &Server{Target: target, Provenance: drivers.Provenance{Provider: "local", Origin: origin}, TCP: tcp, Unix: unix, PID: pid, stop: ls.stop,
 		CPU: tree}
 	offerTCP6(context.Background(), srv, ls.Listen6, ls.NoTCP6)
+	if ls.tlsAddr != "" {
+		srv.TLS, _ = TLSEndpoint(tcp, ls.tlsAddr) // ServeTLS made the CA already
+	}
 	srv.restart = func(ctx context.Context) error {
 		if err := ls.restart(ctx); err != nil {
 			return err
@@ -375,6 +381,32 @@ func (ls *LocalServer) stop(ctx context.Context) error {
 	}
 	return errors.Join(err, os.RemoveAll(ls.Dir))
 }
+
+// ServeTLS writes the run's server certificate, key and CA into the
+// server's directory, owned by the user it runs as, and records that the
+// server serves TLS at port on 127.0.0.1 (its TCP port, for servers that
+// negotiate TLS on their one port; 0 means that one): Server then gives it
+// the tls path. The recipe puts the files into the server's
+// configuration.
+func (ls *LocalServer) ServeTLS(port int) (TLSFiles, error) {
+	uid, gid := -1, -1
+	if ls.RunAs != nil {
+		uid, gid = int(ls.RunAs.Uid), int(ls.RunAs.Gid)
+	}
+	files, err := WriteTLSFiles(ls.Dir, "", uid, gid)
+	if err != nil {
+		return TLSFiles{}, err
+	}
+	if port == 0 {
+		port = ls.Port
+	}
+	ls.tlsAddr = "127.0.0.1:" + strconv.Itoa(port)
+	return files, nil
+}
+
+// FreePort is another port free on 127.0.0.1 (and ::1 where this host has
+// it), for a server's second listener (e.g. its TLS port).
+func FreePort() (int, error) { return freePort6() }
 
 // Fail stops what was started and returns err.
 func (ls *LocalServer) Fail(err error) error {

@@ -195,7 +195,7 @@ func formatGroups(groups []int) string {
 // endpoint really reaches when a client's first contact fails.
 func Sniff(ctx context.Context, ep Endpoint) string {
 	var d net.Dialer
-	c, err := d.DialContext(ctx, string(ep.Transport), ep.Address)
+	c, err := d.DialContext(ctx, ep.Transport.Network(), ep.Address)
 	if err != nil {
 		return "nothing that accepts connections (" + err.Error() + ")"
 	}

@@ -11,6 +11,7 @@ package drivers
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"net"
@@ -29,15 +30,16 @@ import (
 // Transport is the kind of socket a client uses to reach a server.
 type Transport string
 
-// The transports dbsock measures: each is also the network its clients
-// dial (Go's "tcp", "tcp6" and "unix").
+// The transports dbsock measures. Network names the network each one's
+// clients dial (Go's "tcp", "tcp6" and "unix").
 const (
 	TCP  Transport = "tcp"  // TCP on 127.0.0.1
 	Unix Transport = "unix" // the server's Unix domain socket
 	TCP6 Transport = "tcp6" // TCP on the IPv6 loopback, [::1]
+	TLS  Transport = "tls"  // TCP on 127.0.0.1 with TLS (Endpoint.TLS)
 )
 
-// Label is the transport's name for people: "TCP", "Unix" or "TCP6".
+// Label is the transport's name for people: "TCP", "Unix", "TCP6" or "TLS".
 func (t Transport) Label() string {
 	switch t {
 	case TCP:
@@ -46,6 +48,17 @@ func (t Transport) Label() string {
 		return "Unix"
 	case TCP6:
 		return "TCP6"
+	case TLS:
+		return "TLS"
+	}
+	return string(t)
+}
+
+// Network is the network a client dials for t, in Go's words: "tcp" for
+// TLS (the handshake runs over it), else t itself.
+func (t Transport) Network() string {
+	if t == TLS {
+		return "tcp"
 	}
 	return string(t)
 }
@@ -61,6 +74,12 @@ type Endpoint struct {
 	User      string    `json:"user,omitempty"`
 	Password  string    `json:"-"`
 	Database  string    `json:"database,omitempty"`
+	// TLS is the client's TLS configuration on the tls path: the CA it
+	// trusts and the name it checks (nil on every other path).
+	TLS *tls.Config `json:"-"`
+	// TLSTrust says in words what the client trusts on the tls path
+	// ("the run's own CA", a CA file, or that it does not verify).
+	TLSTrust string `json:"tls_trust,omitempty"`
 	// Opening, when not 0, names one call of a library user's Opener
 	// (dbsock.Compare): what dbsock.Dial dials for this endpoint is that
 	// call's, counted and aborted with it.
@@ -84,7 +103,10 @@ func (e Endpoint) String() string {
 // sun_path.
 func (e Endpoint) Validate() error {
 	switch e.Transport {
-	case TCP:
+	case TCP, TLS:
+		if e.Transport == TLS && e.TLS == nil {
+			return fmt.Errorf("tls address %q has no TLS settings (a CA to trust)", e.Address)
+		}
 		host, port, err := net.SplitHostPort(e.Address)
 		if err != nil || host == "" || port == "" {
 			return fmt.Errorf("tcp address %q is not HOST:PORT (e.g. 127.0.0.1:3306)", e.Address)
@@ -110,7 +132,7 @@ func (e Endpoint) Validate() error {
 			return fmt.Errorf("unix socket path %q is %d bytes; the OS limit is %d (sun_path on %s): give the socket a shorter path, e.g. a directory under /tmp", e.Address, len(e.Address), MaxSocketPath, runtime.GOOS)
 		}
 	default:
-		return fmt.Errorf("unknown transport %q (want tcp, tcp6 or unix)", e.Transport)
+		return fmt.Errorf("unknown transport %q (want tcp, tcp6, tls or unix)", e.Transport)
 	}
 	return nil
 }
@@ -178,11 +200,61 @@ func (s ServerInfo) String() string {
 
 // Verification is what the server said about the connection it sees.
 type Verification struct {
-	// Transport is the transport the server reports for this connection.
+	// Transport is the transport the server reports for this connection:
+	// TLS only when the server says the connection is encrypted.
 	Transport Transport
 	// Evidence is the server's own words, e.g. MySQL's processlist host
 	// "localhost" or "127.0.0.1:51234".
 	Evidence string
+	// Negotiated is what the connection negotiated, where known.
+	Negotiated Negotiated
+}
+
+// Negotiated is what one connection negotiated with the server: its TLS
+// session (on the tls path) and how the server authenticated the client.
+type Negotiated struct {
+	TLSVersion string `json:"tls_version,omitempty"` // "TLS 1.3"
+	TLSCipher  string `json:"tls_cipher,omitempty"`  // "TLS_AES_128_GCM_SHA256"
+	// TLSResumed says the TLS session was resumed, not fully negotiated.
+	TLSResumed bool `json:"tls_resumed,omitempty"`
+	// Auth is the authentication method the server used, in its own
+	// words (scram-sha-256, mysql_native_password, ...); "" when unknown.
+	Auth string `json:"auth,omitempty"`
+}
+
+// IsZero says that nothing was learned.
+func (n Negotiated) IsZero() bool { return n == Negotiated{} }
+
+// String renders it for the report: "TLS 1.3 TLS_AES_128_GCM_SHA256,
+// auth scram-sha-256".
+func (n Negotiated) String() string {
+	var parts []string
+	if n.TLSVersion != "" {
+		s := n.TLSVersion + " " + n.TLSCipher
+		if n.TLSResumed {
+			s += " (resumed)"
+		}
+		parts = append(parts, strings.TrimSpace(s))
+	}
+	if n.Auth != "" {
+		parts = append(parts, "auth "+n.Auth)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// TLSOf is the TLS session of a client's connection c, as the client
+// negotiated it; zero when c is not a TLS connection or its handshake
+// has not run.
+func TLSOf(c net.Conn) Negotiated {
+	tc, ok := c.(*tls.Conn)
+	if !ok {
+		return Negotiated{}
+	}
+	st := tc.ConnectionState()
+	if !st.HandshakeComplete {
+		return Negotiated{}
+	}
+	return Negotiated{TLSVersion: tls.VersionName(st.Version), TLSCipher: tls.CipherSuiteName(st.CipherSuite), TLSResumed: st.DidResume}
 }
 
 // Conn is one open client connection (a pool of one) to a seeded server.
@@ -332,7 +404,7 @@ type ThreadBound interface{ ThreadBound() }
 // from a server that answers slowly, whatever a driver would make of it.
 func Reach(ctx context.Context, ep Endpoint) error {
 	var d net.Dialer
-	c, err := d.DialContext(ctx, string(ep.Transport), ep.Address)
+	c, err := d.DialContext(ctx, ep.Transport.Network(), ep.Address)
 	if err != nil {
 		return err
 	}
@@ -420,6 +492,40 @@ type Sockets struct {
 	mu      sync.Mutex
 	conns   []net.Conn
 	aborted atomic.Bool // read by ops: no lock on the measured path
+	tls     *tls.Conn   // the last TLS connection DialTLS made
+}
+
+// DialTLS is Dial for a client library that leaves TLS to its dialer
+// (go-redis with a Dialer of its own, a raw protocol): it dials, runs the
+// TLS handshake of cfg (none when cfg is nil) and keeps the session for
+// Negotiated.
+func (s *Sockets) DialTLS(cfg *tls.Config) func(ctx context.Context, network, addr string) (net.Conn, error) {
+	return func(ctx context.Context, network, addr string) (net.Conn, error) {
+		c, err := s.Dial(ctx, network, addr)
+		if err != nil || cfg == nil {
+			return c, err
+		}
+		tc := tls.Client(c, cfg)
+		if err := tc.HandshakeContext(ctx); err != nil {
+			c.Close()
+			return nil, fmt.Errorf("TLS handshake with %s: %w", addr, err)
+		}
+		s.mu.Lock()
+		s.tls = tc
+		s.mu.Unlock()
+		return tc, nil
+	}
+}
+
+// Negotiated is the TLS session of the last connection DialTLS made, as
+// the client sees it (zero without one).
+func (s *Sockets) Negotiated() Negotiated {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.tls == nil {
+		return Negotiated{}
+	}
+	return TLSOf(s.tls)
 }
 
 // Dial dials like net.Dialer and keeps the connection; after Abort it

@@ -238,10 +238,17 @@ func writeTarget(b *strings.Builder, r *results.Report, t results.Target) {
 	for _, ep := range t.Endpoints {
 		fmt.Fprintf(b, "- Endpoint: %s\n", ep)
 	}
-	for _, tr := range drivers.Transports {
+	paths := r.Config.Paths
+	if len(paths) == 0 {
+		paths = drivers.Transports[:]
+	}
+	for _, tr := range paths {
 		for _, run := range r.Runs {
 			if run.Target == t.Name && run.TransportVerified && run.Transport == tr {
 				fmt.Fprintf(b, "- Verified %s: %s\n", run.Transport.Label(), run.Evidence)
+				if run.Negotiated != nil {
+					fmt.Fprintf(b, "- Negotiated over %s: %s\n", run.Transport.Label(), run.Negotiated)
+				}
 				break
 			}
 		}

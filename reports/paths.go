@@ -17,6 +17,8 @@ func pathLabel(p results.PathSummary) string {
 	switch p.Path {
 	case "tcp6":
 		return "TCP6 ([::1])"
+	case "tls":
+		return "TLS (127.0.0.1)"
 	}
 	return p.Path.Label()
 }

@@ -160,6 +160,8 @@ func pathList(paths []drivers.Transport) string {
 			names = append(names, "the server's Unix socket")
 		case "tcp6":
 			names = append(names, "TCP6 ([::1])")
+		case "tls":
+			names = append(names, "TLS over 127.0.0.1 TCP")
 		default:
 			names = append(names, p.Label())
 		}

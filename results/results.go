@@ -256,17 +256,20 @@ type Run struct {
 	// Instance numbers the server instance the run measured (1 for the
 	// first; 0 in reports from before --instances): with --instances K
 	// each server is restarted between instances.
-	Instance          int                `json:"instance,omitempty"`
-	Round             int                `json:"round"`
-	N                 int64              `json:"n"`
-	Errors            int64              `json:"errors"`
-	Endpoint          drivers.Endpoint   `json:"endpoint"`
-	TransportVerified bool               `json:"transport_verified"`
-	Evidence          string             `json:"transport_evidence,omitempty"`
-	Server            drivers.ServerInfo `json:"server"`
-	Latency           Latency            `json:"latency_ns"`
-	OpsPerSec         float64            `json:"ops_per_sec"`
-	ElapsedNs         int64              `json:"elapsed_ns"`
+	Instance          int              `json:"instance,omitempty"`
+	Round             int              `json:"round"`
+	N                 int64            `json:"n"`
+	Errors            int64            `json:"errors"`
+	Endpoint          drivers.Endpoint `json:"endpoint"`
+	TransportVerified bool             `json:"transport_verified"`
+	Evidence          string           `json:"transport_evidence,omitempty"`
+	// Negotiated is what the run's first connection negotiated (its TLS
+	// session, the server's authentication method), where known.
+	Negotiated *drivers.Negotiated `json:"negotiated,omitempty"`
+	Server     drivers.ServerInfo  `json:"server"`
+	Latency    Latency             `json:"latency_ns"`
+	OpsPerSec  float64             `json:"ops_per_sec"`
+	ElapsedNs  int64               `json:"elapsed_ns"`
 	// Incomplete marks a run that stopped before its N ops; Error says why.
 	Incomplete bool   `json:"incomplete,omitempty"`
 	Error      string `json:"error,omitempty"`

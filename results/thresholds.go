@@ -40,7 +40,7 @@ var (
 )
 
 // Syntax describes the accepted form, for error messages and help.
-const Syntax = "TARGET.PATH.METRIC OP VALUE (PATH: tcp, unix or tcp6; " +
+const Syntax = "TARGET.PATH.METRIC OP VALUE (PATH: tcp, unix, tcp6 or tls; " +
 	"METRIC: min p50 p90 p99 p999 max mean stddev ops_per_sec errors error_rate; " +
 	"latencies take units like 2ms or 500us) or TARGET.unix_speedup_p50|unix_speedup_mean|PATH_speedup_p50[.lo|.hi] OP NUMBER " +
 	"(PATH_speedup_p50: TCP's p50 over a further path's; .lo and .hi: the 95% interval's bounds); OP: < <= > >= =="
@@ -48,10 +48,11 @@ const Syntax = "TARGET.PATH.METRIC OP VALUE (PATH: tcp, unix or tcp6; " +
 // pathSpeedup is the metric of a further path's p50 speedup over TCP.
 const pathSpeedup = "speedup_p50"
 
-// isPath says whether s names a path dbsock measures: tcp, unix or tcp6.
+// isPath says whether s names a path dbsock measures: tcp, unix, tcp6 or
+// tls.
 func isPath(s string) bool {
 	switch drivers.Transport(s) {
-	case drivers.TCP, drivers.Unix, drivers.TCP6:
+	case drivers.TCP, drivers.Unix, drivers.TCP6, drivers.TLS:
 		return true
 	}
 	return false

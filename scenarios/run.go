@@ -156,8 +156,12 @@ func measureRound(ctx context.Context, d drivers.Driver, paths drivers.Paths, op
 			s.step = pl.Depth() // a batch takes that many keys
 		}
 		sides[i] = s
-		evidence, err := openWorkers(ctx, d, s, opt)
-		s.run.Evidence = evidence
+		v, err := openWorkers(ctx, d, s, opt)
+		s.run.Evidence = v.Evidence
+		if !v.Negotiated.IsZero() {
+			n := v.Negotiated
+			s.run.Negotiated = &n
+		}
 		if err != nil {
 			return s.fail(err), err
 		}
@@ -272,10 +276,9 @@ func blockOrder(rng *rand.Rand, order []int) {
 
 // openWorkers opens (PK) or probes (Connect) and verifies one connection
 // per worker, one at a time, so that a refusal names the worker and
-// nothing hides in a crowd. It returns the first worker's transport
-// evidence.
-func openWorkers(ctx context.Context, d drivers.Driver, s *side, opt Options) (string, error) {
-	evidence := ""
+// nothing hides in a crowd. It returns the first worker's verification.
+func openWorkers(ctx context.Context, d drivers.Driver, s *side, opt Options) (drivers.Verification, error) {
+	var first drivers.Verification
 	ep := s.ep
 	for i := range s.ws {
 		w := &worker{phases: map[string]*hdrhistogram.Histogram{}}
@@ -290,9 +293,9 @@ func openWorkers(ctx context.Context, d drivers.Driver, s *side, opt Options) (s
 		})
 		if err != nil {
 			if drivers.TimedOut(err) && ctx.Err() == nil {
-				return evidence, setting.Errorf("worker %d of %d: %s over %s did not answer within %s (%s) while connecting", i+1, len(s.ws), d.Name(), ep, opt.timeout(), setting.OpTimeout)
+				return first, setting.Errorf("worker %d of %d: %s over %s did not answer within %s (%s) while connecting", i+1, len(s.ws), d.Name(), ep, opt.timeout(), setting.OpTimeout)
 			}
-			return evidence, fmt.Errorf("worker %d of %d: %w", i+1, len(s.ws), drivers.Explain(err, ep))
+			return first, fmt.Errorf("worker %d of %d: %w", i+1, len(s.ws), drivers.Explain(err, ep))
 		}
 		var v drivers.Verification
 		err = drivers.Within(ctx, opt.timeout(), func(octx context.Context) (err error) {
@@ -300,7 +303,7 @@ func openWorkers(ctx context.Context, d drivers.Driver, s *side, opt Options) (s
 			return err
 		})
 		if i == 0 {
-			evidence = v.Evidence
+			first = v
 		}
 		if _, ok := conn.(drivers.Keyed); !ok && err == nil && opt.Op == drivers.OpMixed {
 			err = setting.Errorf("%s cannot mix reads and writes (%s %s); use %s %s or %s", d.Name(), setting.Op, drivers.OpMixed, setting.Op, drivers.OpRead, drivers.OpUpdate)
@@ -308,9 +311,9 @@ func openWorkers(ctx context.Context, d drivers.Driver, s *side, opt Options) (s
 		if err != nil {
 			conn.Close()
 			if drivers.TimedOut(err) && ctx.Err() == nil {
-				return evidence, setting.Errorf("%s over %s did not answer within %s (%s) while dbsock verified the transport", d.Name(), ep, opt.timeout(), setting.OpTimeout)
+				return first, setting.Errorf("%s over %s did not answer within %s (%s) while dbsock verified the transport", d.Name(), ep, opt.timeout(), setting.OpTimeout)
 			}
-			return evidence, fmt.Errorf("%s over %s: %w", d.Name(), ep, err)
+			return first, fmt.Errorf("%s over %s: %w", d.Name(), ep, err)
 		}
 		if opt.Scenario == Connect {
 			conn.Close() // each op opens its own
@@ -324,7 +327,7 @@ func openWorkers(ctx context.Context, d drivers.Driver, s *side, opt Options) (s
 			w.phases[PhaseUncorrected] = results.NewHistogram()
 		}
 	}
-	return evidence, nil
+	return first, nil
 }
 
 // closer is what a worker's watchdog closes: its connection, or in the

@@ -77,8 +77,8 @@ each timed on its own, run as --blocks short TCP blocks and as many Unix
 blocks, interleaved in pairs whose order is drawn from --seed. The speedup
 is the median TCP/Unix ratio over block pairs, with a distribution-free 95%
 interval, so that a few seconds of noise on the machine cannot flip it.
---paths adds routes beside those two (tcp6: TCP on [::1]), each compared
-with TCP the same way.
+--paths adds routes beside those two (tcp6: TCP on [::1]; tls: TCP on
+127.0.0.1 with TLS), each compared with TCP the same way.
 
 Targets (dbsock targets lists them with what one op is):
 ` + targetHelp() + `
@@ -124,7 +124,7 @@ func (o *runOptions) bind(f *pflag.FlagSet) {
 	f.IntVar(&o.instances, "instances", 9, "server instances per case: dbsock restarts each server it started between instances (same data), "+
 		"and the 95% interval is computed over instances (6 or more are needed); with --precision, 1 unless given")
 	f.IntVar(&o.rounds, "rounds", 1, "rounds per server instance, each with fresh connections and a fresh warm-up")
-	f.StringSliceVar(&o.paths, "paths", []string{"tcp", "unix"}, "the routes to each server to measure, in the report's order: tcp (127.0.0.1, the one the others are compared with), unix (its socket), tcp6 ([::1], the IPv6 loopback)")
+	f.StringSliceVar(&o.paths, "paths", []string{"tcp", "unix"}, "the routes to each server to measure, in the report's order: tcp (127.0.0.1, the one the others are compared with), unix (its socket), tcp6 ([::1], the IPv6 loopback), tls (127.0.0.1 with TLS, the client verifying the server's certificate)")
 	f.IntVar(&o.blocks, "blocks", scenarios.DefaultBlocks, "block pairs per round: a round's lookups run as this many TCP blocks and as many Unix blocks, interleaved")
 	f.Uint64Var(&o.seed, "seed", 0, "seed of the block order (0: a new one, printed in the report; give it to repeat a run's order)")
 	f.StringVar(&o.precisionSpec, "precision", "", "keep adding rounds until the p50 speedup's 95% interval is within this half-width, e.g. 3%")

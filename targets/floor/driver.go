@@ -55,7 +55,7 @@ func (*Driver) Info(context.Context, drivers.Endpoint) (drivers.ServerInfo, erro
 // blocking duplicate of the socket for the ops.
 func (d *Driver) Open(ctx context.Context, ep drivers.Endpoint) (drivers.Conn, error) {
 	dialer := net.Dialer{Timeout: 10 * time.Second}
-	nc, err := dialer.DialContext(ctx, string(ep.Transport), ep.Address)
+	nc, err := dialer.DialContext(ctx, ep.Transport.Network(), ep.Address)
 	if err != nil {
 		return nil, fmt.Errorf("connect to floor server over %s: %w", ep, err)
 	}

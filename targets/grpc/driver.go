@@ -57,7 +57,7 @@ func (*Driver) Info(context.Context, drivers.Endpoint) (drivers.ServerInfo, erro
 func (*Driver) Open(ctx context.Context, ep drivers.Endpoint) (drivers.Conn, error) {
 	dial := func(ctx context.Context, _ string) (net.Conn, error) {
 		var d net.Dialer
-		return d.DialContext(ctx, string(ep.Transport), ep.Address)
+		return d.DialContext(ctx, ep.Transport.Network(), ep.Address)
 	}
 	cc, err := gogrpc.NewClient("passthrough:///dbsock", gogrpc.WithTransportCredentials(insecure.NewCredentials()), gogrpc.WithContextDialer(dial))
 	if err != nil {

@@ -50,7 +50,7 @@ func (*Driver) Info(context.Context, drivers.Endpoint) (drivers.ServerInfo, erro
 // sends every request on it.
 func (*Driver) Open(ctx context.Context, ep drivers.Endpoint) (drivers.Conn, error) {
 	d := net.Dialer{Timeout: 10 * time.Second}
-	nc, err := d.DialContext(ctx, string(ep.Transport), ep.Address)
+	nc, err := d.DialContext(ctx, ep.Transport.Network(), ep.Address)
 	if err != nil {
 		return nil, fmt.Errorf("connect to HTTP server over %s: %w", ep, err)
 	}

@@ -107,7 +107,7 @@ func authenticate(nc net.Conn, ep drivers.Endpoint) error {
 // dialAuth dials ep and authenticates, within ctx's deadline.
 func dialAuth(ctx context.Context, ep drivers.Endpoint) (net.Conn, error) {
 	var nd net.Dialer
-	nc, err := nd.DialContext(ctx, string(ep.Transport), ep.Address)
+	nc, err := nd.DialContext(ctx, ep.Transport.Network(), ep.Address)
 	if err != nil {
 		return nil, err
 	}

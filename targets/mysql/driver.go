@@ -130,7 +130,7 @@ func (d *Driver) ConnectPhase() string {
 // Config maps an endpoint to the Go driver's configuration.
 func Config(ep drivers.Endpoint) *gomysql.Config {
 	cfg := gomysql.NewConfig()
-	cfg.Net = string(ep.Transport)
+	cfg.Net = ep.Transport.Network()
 	cfg.Addr = ep.Address
 	cfg.User = ep.User
 	cfg.Passwd = ep.Password

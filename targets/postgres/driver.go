@@ -132,7 +132,7 @@ func (d *Driver) Describe() string {
 
 // ConnectPhase implements drivers.Driver.
 func (*Driver) ConnectPhase() string {
-	return "connect, startup and SCRAM authentication (no TLS)"
+	return "connect, startup and SCRAM authentication (TLS first on the tls path, none on the others)"
 }
 
 // Config maps an endpoint to pgx's configuration, with TLS off on both
@@ -143,7 +143,7 @@ func Config(ep drivers.Endpoint) (*pgx.ConnConfig, error) {
 		return nil, err
 	}
 	switch ep.Transport {
-	case drivers.TCP, drivers.TCP6:
+	case drivers.TCP, drivers.TCP6, drivers.TLS:
 		host, port, err := splitHostPort(ep.Address)
 		if err != nil {
 			return nil, err
@@ -162,6 +162,9 @@ func Config(ep drivers.Endpoint) (*pgx.ConnConfig, error) {
 	cfg.ConnectTimeout = 10 * time.Second
 	cfg.Fallbacks = nil
 	cfg.TLSConfig = nil
+	if ep.Transport == drivers.TLS {
+		cfg.TLSConfig = ep.TLS // sslmode=verify-full, with the endpoint's CA
+	}
 	return cfg, nil
 }
 
@@ -465,16 +468,47 @@ func (c *Conn) check() error {
 }
 
 // Verify implements drivers.Conn: inet_client_addr() is NULL for a Unix
-// socket client and the client's IP over TCP.
+// socket client and the client's IP over TCP; pg_stat_ssl says whether
+// the session is encrypted, and with what.
 func (c *Conn) Verify(ctx context.Context) (drivers.Verification, error) {
-	var addr *string
-	if err := c.c.QueryRow(ctx, "SELECT inet_client_addr()::text").Scan(&addr); err != nil {
-		return drivers.Verification{}, fmt.Errorf("inet_client_addr: %w", err)
+	var addr, version, cipher *string
+	var ssl bool
+	err := c.c.QueryRow(ctx, "SELECT inet_client_addr()::text, s.ssl, s.version, s.cipher FROM pg_stat_ssl s WHERE s.pid = pg_backend_pid()").
+		Scan(&addr, &ssl, &version, &cipher)
+	if err != nil {
+		return drivers.Verification{}, fmt.Errorf("inet_client_addr and pg_stat_ssl: %w", err)
 	}
+	return Verified(addr, ssl, version, cipher, drivers.TLSOf(c.c.PgConn().Conn())), nil
+}
+
+// Verified is the transport of a session whose inet_client_addr() is addr
+// and whose pg_stat_ssl row says ssl, version and cipher; n is what the
+// client negotiated (for resumption, which the server does not show).
+func Verified(addr *string, ssl bool, version, cipher *string, n drivers.Negotiated) drivers.Verification {
+	var v drivers.Verification
 	if addr == nil {
-		return drivers.Verification{Transport: drivers.Unix, Evidence: "inet_client_addr() is NULL"}, nil
+		v = drivers.Verification{Transport: drivers.Unix, Evidence: "inet_client_addr() is NULL"}
+	} else {
+		v = drivers.Verification{Transport: drivers.TransportOfIP(*addr), Evidence: "inet_client_addr() = " + *addr}
 	}
-	return drivers.Verification{Transport: drivers.TransportOfIP(*addr), Evidence: "inet_client_addr() = " + *addr}, nil
+	if !ssl {
+		v.Evidence += ", pg_stat_ssl.ssl = false"
+		return v
+	}
+	if v.Transport == drivers.TCP {
+		v.Transport = drivers.TLS
+	}
+	n.TLSVersion, n.TLSCipher = strings.Replace(deref(version), "TLSv", "TLS ", 1), deref(cipher)
+	v.Evidence += fmt.Sprintf(", pg_stat_ssl.ssl = true (%s %s)", deref(version), deref(cipher))
+	v.Negotiated = n
+	return v
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
 }
 
 // Close implements drivers.Conn.

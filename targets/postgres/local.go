@@ -85,9 +85,14 @@ func localServer(ctx context.Context, l *compose.Local, name string) (*compose.S
 	if err != nil {
 		return nil, ls.Fail(fmt.Errorf("initialize PostgreSQL data dir %s with %s: %w%s\n%s", data, initdb, err, compose.ClosedTo(err, ls.Dir, ls.RunAs), compose.Tail(string(out), 8)))
 	}
+	tf, err := ls.ServeTLS(0) // TLS on its one port, for clients that ask (SSLRequest)
+	if err != nil {
+		return nil, ls.Fail(err)
+	}
 	args := []string{"-D", data, "-c", "listen_addresses=" + ls.Bind(","), "-c", "port=" + strconv.Itoa(ls.Port),
 		"-c", "unix_socket_directories=" + ls.Dir, "-c", "unix_socket_permissions=0700", "-c", "max_connections=300",
 		"-c", "shared_buffers=32MB", "-c", "fsync=off"}
+	args = append(args, TLSArgs(tf)...)
 	tcp := drivers.Endpoint{Transport: drivers.TCP, Address: ls.TCPAddr(), User: User, Password: password, Database: Database}
 	unix := tcp
 	unix.Transport, unix.Address = drivers.Unix, ls.Sock
@@ -111,4 +116,12 @@ func loginProbe(eps ...drivers.Endpoint) func(context.Context) error {
 		}
 		return nil
 	}
+}
+
+// TLSArgs are the server settings that turn TLS on with the run's
+// certificate: a client that asks for it gets it, on the server's one
+// port; one that does not stays plain.
+func TLSArgs(tf compose.TLSFiles) []string {
+	return []string{"-c", "ssl=on", "-c", "ssl_cert_file=" + tf.Cert, "-c", "ssl_key_file=" + tf.Key,
+		"-c", "ssl_min_protocol_version=TLSv1.2"}
 }

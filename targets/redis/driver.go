@@ -4,6 +4,7 @@ package redis
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -143,8 +144,9 @@ func (d *Driver) Options(ep drivers.Endpoint) *goredis.Options {
 // without the identity commands.
 func Options(ep drivers.Endpoint) *goredis.Options {
 	return &goredis.Options{
-		Network:         string(ep.Transport),
+		Network:         ep.Transport.Network(),
 		Addr:            ep.Address,
+		TLSConfig:       ep.TLS,
 		Username:        ep.User,
 		Password:        ep.Password,
 		PoolSize:        1,
@@ -251,7 +253,7 @@ func ParseInfo(text string) drivers.ServerInfo {
 // Open implements drivers.Driver.
 func (d *Driver) Open(ctx context.Context, ep drivers.Endpoint) (drivers.Conn, error) {
 	o, socks := d.Options(ep), &drivers.Sockets{}
-	o.Dialer = socks.Dial
+	o.Dialer = socks.DialTLS(ep.TLS) // go-redis leaves TLS to a Dialer of its own
 	client, conn, err := dial(ctx, o, ep)
 	if err != nil {
 		return nil, err
@@ -452,13 +454,47 @@ func (c *Conn) checkPipelined(cmd goredis.Cmder) error {
 }
 
 // Verify implements drivers.Conn using CLIENT INFO: Redis flags a Unix
-// socket client with "U" and prints its address as the socket path.
+// socket client with "U" and prints its address as the socket path. A TCP
+// client is on TLS when the server's own address for it (laddr) is at the
+// server's tls-port: Redis serves TLS on a listener of its own.
 func (c *Conn) Verify(ctx context.Context) (drivers.Verification, error) {
 	line, err := c.conn.Do(ctx, "CLIENT", "INFO").Text()
 	if err != nil {
 		return drivers.Verification{}, fmt.Errorf("CLIENT INFO: %w", err)
 	}
-	return ParseClientInfo(line)
+	v, err := ParseClientInfo(line)
+	if err != nil || v.Transport == drivers.Unix {
+		return v, err
+	}
+	n := c.socks.Negotiated()
+	tlsPort, err := c.conn.ConfigGet(ctx, "tls-port").Result()
+	if err != nil && n.IsZero() {
+		// A server that hides CONFIG (a managed one) still verifies a
+		// plain client by its address; a TLS client it cannot.
+		v.Evidence += " (CONFIG GET tls-port refused: " + err.Error() + ")"
+		return v, nil
+	}
+	if err != nil {
+		return v, fmt.Errorf("CONFIG GET tls-port, which tells a TLS client from a plain one: %w; dbsock needs it to verify the tls path", err)
+	}
+	return OnTLSPort(v, tlsPort["tls-port"], n), nil
+}
+
+// OnTLSPort is v (a TCP client's CLIENT INFO) on the tls path when its
+// laddr is at tlsPort (the server's tls-port; "0" or "" for none), with
+// what the client negotiated.
+func OnTLSPort(v drivers.Verification, tlsPort string, n drivers.Negotiated) drivers.Verification {
+	_, laddr, _ := strings.Cut(v.Evidence, " laddr=")
+	laddr, _, _ = strings.Cut(laddr, " ")
+	i := strings.LastIndexByte(laddr, ':')
+	if tlsPort != "" && tlsPort != "0" && i >= 0 && laddr[i+1:] == tlsPort {
+		v.Transport = drivers.TLS
+		v.Evidence += " (the server's tls-port " + tlsPort + ")"
+		v.Negotiated = n
+	} else {
+		v.Evidence += " (tls-port " + cmp.Or(tlsPort, "0") + ": a plain listener)"
+	}
+	return v
 }
 
 // ParseClientInfo reads the transport from a CLIENT INFO line.

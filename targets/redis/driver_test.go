@@ -69,3 +69,32 @@ func TestOneAttemptPerOp(t *testing.T) {
 		t.Fatalf("MaxRetries %d, want -1 (none)", o.MaxRetries)
 	}
 }
+
+// TestOnTLSPort: a TCP client is on TLS exactly when the server's own
+// address for it is at the server's tls-port.
+func TestOnTLSPort(t *testing.T) {
+	n := drivers.Negotiated{TLSVersion: "TLS 1.3", TLSCipher: "TLS_AES_128_GCM_SHA256"}
+	tests := []struct {
+		line, tlsPort string
+		want          drivers.Transport
+	}{
+		{"id=5 addr=127.0.0.1:50472 laddr=127.0.0.1:6380 fd=9 flags=N", "6380", drivers.TLS},
+		{"id=5 addr=127.0.0.1:50472 laddr=127.0.0.1:6379 fd=9 flags=N", "6380", drivers.TCP},
+		{"id=5 addr=127.0.0.1:50472 laddr=127.0.0.1:6379 fd=9 flags=N", "0", drivers.TCP},
+		{"id=5 addr=127.0.0.1:50472 laddr=127.0.0.1:16380 fd=9 flags=N", "6380", drivers.TCP},
+		{"id=5 addr=[::1]:50472 laddr=[::1]:6379 fd=9 flags=N", "", drivers.TCP6},
+	}
+	for _, tt := range tests {
+		v, err := ParseClientInfo(tt.line)
+		if err != nil {
+			t.Fatal(err)
+		}
+		v = OnTLSPort(v, tt.tlsPort, n)
+		if v.Transport != tt.want {
+			t.Errorf("%q at tls-port %q: %s, want %s (%s)", tt.line, tt.tlsPort, v.Transport, tt.want, v.Evidence)
+		}
+		if got := v.Negotiated == n; got != (tt.want == drivers.TLS) {
+			t.Errorf("%q at tls-port %q: negotiated %+v", tt.line, tt.tlsPort, v.Negotiated)
+		}
+	}
+}

@@ -26,6 +26,14 @@ func localServer(ctx context.Context, l *compose.Local, name string) (*compose.S
 	if err != nil {
 		return nil, ls.Fail(err)
 	}
+	tlsPort, err := compose.FreePort()
+	if err != nil {
+		return nil, ls.Fail(err)
+	}
+	tf, err := ls.ServeTLS(tlsPort)
+	if err != nil {
+		return nil, ls.Fail(err)
+	}
 	// The configuration, password included, goes through stdin ("-") so that
 	// it never shows in the process listing.
 	conf := strings.Join([]string{
@@ -39,7 +47,7 @@ func localServer(ctx context.Context, l *compose.Local, name string) (*compose.S
 		"daemonize no",
 		"requirepass " + password,
 		"",
-	}, "\n")
+	}, "\n") + TLSConfig(tlsPort, tf)
 	if err := ls.Start(ctx, "redis-server", bin, []string{"-"}, nil, conf); err != nil {
 		return nil, ls.Fail(err)
 	}
@@ -47,4 +55,18 @@ func localServer(ctx context.Context, l *compose.Local, name string) (*compose.S
 	return ls.Server(name, origin,
 		drivers.Endpoint{Transport: drivers.TCP, Address: ls.TCPAddr(), Password: password},
 		drivers.Endpoint{Transport: drivers.Unix, Address: ls.Sock, Password: password}), nil
+}
+
+// TLSConfig is the configuration that has a server also listen with TLS at
+// tlsPort (on the addresses of its bind), with the run's certificate,
+// clients not asked for one.
+func TLSConfig(tlsPort int, tf compose.TLSFiles) string {
+	return strings.Join([]string{
+		"tls-port " + strconv.Itoa(tlsPort),
+		"tls-cert-file " + tf.Cert,
+		"tls-key-file " + tf.Key,
+		"tls-ca-cert-file " + tf.CA,
+		"tls-auth-clients no",
+		"",
+	}, "\n")
 }
