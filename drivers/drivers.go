@@ -486,6 +486,45 @@ type Aborter interface {
 	Abort() error
 }
 
+// TLSRecorder keeps what the last TLS handshake of a configuration it
+// made negotiated, for client libraries that run the handshake themselves
+// and do not show their connection (the MongoDB driver).
+type TLSRecorder struct {
+	mu sync.Mutex
+	n  Negotiated
+}
+
+// Config is cfg with a VerifyConnection that records each handshake's
+// session (after the usual verification, which it leaves as it is); nil
+// when cfg is nil.
+func (r *TLSRecorder) Config(cfg *tls.Config) *tls.Config {
+	if cfg == nil {
+		return nil
+	}
+	c := cfg.Clone()
+	next := c.VerifyConnection
+	c.VerifyConnection = func(st tls.ConnectionState) error {
+		if next != nil {
+			if err := next(st); err != nil {
+				return err
+			}
+		}
+		r.mu.Lock()
+		r.n = Negotiated{TLSVersion: tls.VersionName(st.Version), TLSCipher: tls.CipherSuiteName(st.CipherSuite), TLSResumed: st.DidResume}
+		r.mu.Unlock()
+		return nil
+	}
+	return c
+}
+
+// Negotiated is the session of the last handshake recorded (zero before
+// one).
+func (r *TLSRecorder) Negotiated() Negotiated {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.n
+}
+
 // Sockets keeps the network connections a client library dials through
 // Dial (or DialContext), so that Abort can close them under it.
 type Sockets struct {

@@ -2,12 +2,16 @@ package drivers
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"database/sql"
 	"database/sql/driver"
 	"errors"
 	"fmt"
 	"io"
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -236,5 +240,34 @@ func TestTransportOfIPTellsTheTwoLoopbacks(t *testing.T) {
 		if err := tt.ep.Validate(); (err != nil) != tt.fail {
 			t.Errorf("Validate(%s) = %v", tt.ep, err)
 		}
+	}
+}
+
+// TestTLSRecorder: a configuration made by a recorder records what its
+// handshake negotiated, as the client saw it, and keeps its verification.
+func TestTLSRecorder(t *testing.T) {
+	var r TLSRecorder
+	if r.Config(nil) != nil {
+		t.Fatal("a nil configuration recorded")
+	}
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
+	defer srv.Close()
+	pool := x509.NewCertPool()
+	pool.AddCert(srv.Certificate())
+	c, err := tls.Dial("tcp", srv.Listener.Addr().String(), r.Config(&tls.Config{RootCAs: pool, ServerName: "example.com"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	st := c.ConnectionState()
+	want := Negotiated{TLSVersion: tls.VersionName(st.Version), TLSCipher: tls.CipherSuiteName(st.CipherSuite)}
+	if got := r.Negotiated(); got != want || got.TLSVersion != "TLS 1.3" {
+		t.Errorf("recorded %+v, want %+v", got, want)
+	}
+	if got := TLSOf(c); got != want {
+		t.Errorf("TLSOf %+v, want %+v", got, want)
+	}
+	if _, err := tls.Dial("tcp", srv.Listener.Addr().String(), r.Config(&tls.Config{ServerName: "example.com"})); err == nil {
+		t.Error("a server no root vouches for was trusted")
 	}
 }

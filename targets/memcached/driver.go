@@ -106,8 +106,7 @@ func authenticate(nc net.Conn, ep drivers.Endpoint) error {
 
 // dialAuth dials ep and authenticates, within ctx's deadline.
 func dialAuth(ctx context.Context, ep drivers.Endpoint) (net.Conn, error) {
-	var nd net.Dialer
-	nc, err := nd.DialContext(ctx, ep.Transport.Network(), ep.Address)
+	nc, err := new(drivers.Sockets).DialTLS(ep.TLS)(ctx, ep.Transport.Network(), ep.Address)
 	if err != nil {
 		return nil, err
 	}
@@ -127,8 +126,9 @@ func client(ep drivers.Endpoint, socks *drivers.Sockets, dialed func(net.Conn)) 
 	c := memcache.New(ep.Address) // a socket path (it has a "/"), or HOST:PORT
 	c.MaxIdleConns = 1
 	c.Timeout = 10 * time.Second
+	dial := socks.DialTLS(ep.TLS)
 	c.DialContext = func(ctx context.Context, network, address string) (net.Conn, error) {
-		nc, err := socks.Dial(ctx, network, address)
+		nc, err := dial(ctx, network, address)
 		if err != nil {
 			return nil, err
 		}
@@ -350,7 +350,35 @@ func (c *Conn) Verify(ctx context.Context) (drivers.Verification, error) {
 	if err != nil {
 		return drivers.Verification{}, fmt.Errorf("stats conns: %w", err)
 	}
-	return ParseConns(out, nc.LocalAddr().String())
+	v, err := ParseConns(out, nc.LocalAddr().String())
+	if err != nil || v.Transport != drivers.TCP {
+		return v, err
+	}
+	settings, err := command(nc, "stats settings")
+	if err != nil {
+		return drivers.Verification{}, fmt.Errorf("stats settings: %w", err)
+	}
+	return OnTLSListener(v, settings, drivers.TLSOf(nc)), nil
+}
+
+// OnTLSListener is v (a TCP client found in stats conns) on the tls path
+// when the server has TLS on (stats settings: ssl_enabled yes) and the
+// client's connection to that listener is a TLS session n: memcached
+// serves TLS on the listeners without "notls:", and none of them speaks
+// plain text, nor a plain one TLS.
+func OnTLSListener(v drivers.Verification, settings string, n drivers.Negotiated) drivers.Verification {
+	enabled := strings.Contains(settings, "STAT ssl_enabled yes")
+	switch {
+	case enabled && !n.IsZero():
+		v.Transport = drivers.TLS
+		v.Evidence += " (a TLS listener: stats settings ssl_enabled yes, and the client's TLS handshake on it succeeded)"
+		v.Negotiated = n
+	case enabled:
+		v.Evidence += " (a plain listener: the server has TLS on, and this connection speaks plain text)"
+	default:
+		v.Evidence += " (stats settings: ssl_enabled no)"
+	}
+	return v
 }
 
 // ParseConns finds the connection that asked in a "stats conns" reply:

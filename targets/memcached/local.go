@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 
 	"github.com/dbsock/dbsock/compose"
 	"github.com/dbsock/dbsock/drivers"
@@ -15,7 +16,7 @@ import (
 // perTransport says in the report why two processes serve the target;
 // local says how dbsock started them.
 const (
-	perTransport = "two memcached instances, one on 127.0.0.1 TCP (-p) and one on the Unix socket (-s), because memcached -s turns TCP off"
+	perTransport = "two memcached instances, one on 127.0.0.1 TCP (-p, and its TLS listener for the tls path) and one on the Unix socket (-s), because memcached -s turns TCP off"
 	local        = perTransport + "; started with the same flags and pinned alike"
 )
 
@@ -43,7 +44,17 @@ func localServer(ctx context.Context, l *compose.Local, target string) (*compose
 	if err != nil {
 		return nil, tcp.Fail(err)
 	}
-	args := append([]string{"-p", strconv.Itoa(tcp.Port), "-l", tcp.Bind(","), "-U", "0", "-Y", tcpAuth}, memory...)
+	tlsPort, err := compose.FreePort()
+	if err != nil {
+		return nil, tcp.Fail(err)
+	}
+	tf, err := tcp.ServeTLS(tlsPort)
+	if err != nil {
+		return nil, tcp.Fail(err)
+	}
+	tcp.Bind(",") // the tcp6 path, where this host has ::1
+	args := append([]string{"-p", strconv.Itoa(tcp.Port), "-U", "0", "-Y", tcpAuth}, TLSArgs(tf, tlsPort, compose.Loopbacks())...)
+	args = append(args, memory...)
 	if err := tcp.StartProbe(ctx, "memcached-tcp", bin, args, nil, "", dial("tcp", tcp.TCPAddr())); err != nil {
 		return nil, tcp.Fail(err)
 	}
@@ -92,4 +103,19 @@ func dial(network, address string) func(context.Context) error {
 		}
 		return c.Close()
 	}
+}
+
+// TLSArgs turn on TLS with the run's certificate on a listener of its own
+// at tlsPort on 127.0.0.1, and keep the listeners on addrs (at -p's port)
+// plain ("notls:").
+func TLSArgs(tf compose.TLSFiles, tlsPort int, addrs []string) []string {
+	var ls []string
+	for _, a := range addrs {
+		if strings.Contains(a, ":") {
+			a = "[" + a + "]"
+		}
+		ls = append(ls, "notls:"+a)
+	}
+	ls = append(ls, "127.0.0.1:"+strconv.Itoa(tlsPort))
+	return []string{"-Z", "-o", "ssl_chain_cert=" + tf.Cert + ",ssl_key=" + tf.Key, "-l", strings.Join(ls, ",")}
 }

@@ -52,3 +52,25 @@ func TestParseConns(t *testing.T) {
 		t.Fatal("a listing without this connection verified it")
 	}
 }
+
+// TestOnTLSListener: TLS needs both the server's ssl_enabled and the
+// client's session.
+func TestOnTLSListener(t *testing.T) {
+	n := drivers.Negotiated{TLSVersion: "TLS 1.3", TLSCipher: "TLS_AES_128_GCM_SHA256"}
+	tcp := drivers.Verification{Transport: drivers.TCP, Evidence: "stats conns: addr tcp:127.0.0.1:5000"}
+	on, off := "STAT maxconns 1024\r\nSTAT ssl_enabled yes\r\n", "STAT maxconns 1024\r\nSTAT ssl_enabled no\r\n"
+	for _, tt := range []struct {
+		settings string
+		n        drivers.Negotiated
+		want     drivers.Transport
+	}{
+		{on, n, drivers.TLS},
+		{on, drivers.Negotiated{}, drivers.TCP},
+		{off, drivers.Negotiated{}, drivers.TCP},
+		{off, n, drivers.TCP},
+	} {
+		if v := memcached.OnTLSListener(tcp, tt.settings, tt.n); v.Transport != tt.want {
+			t.Errorf("%q with %+v: %s, want %s (%s)", tt.settings, tt.n, v.Transport, tt.want, v.Evidence)
+		}
+	}
+}

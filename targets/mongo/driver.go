@@ -142,16 +142,24 @@ func ClientOptions(ep drivers.Endpoint) (*options.ClientOptions, error) {
 	if ep.User != "" {
 		opts.SetAuth(options.Credential{Username: ep.User, Password: ep.Password})
 	}
+	if ep.Transport == drivers.TLS {
+		opts.SetTLSConfig(ep.TLS)
+	}
 	return opts, nil
 }
 
-func connect(ctx context.Context, ep drivers.Endpoint, socks *drivers.Sockets) (*gomongo.Client, error) {
+// connect connects a client to ep, dialing through socks when given, its
+// TLS sessions recorded by rec when given.
+func connect(ctx context.Context, ep drivers.Endpoint, socks *drivers.Sockets, rec *drivers.TLSRecorder) (*gomongo.Client, error) {
 	opts, err := ClientOptions(ep)
 	if err != nil {
 		return nil, err
 	}
 	if socks != nil {
 		opts.SetDialer(socks)
+	}
+	if rec != nil && opts.TLSConfig != nil {
+		opts.SetTLSConfig(rec.Config(opts.TLSConfig))
 	}
 	client, err := gomongo.Connect(opts)
 	if err != nil {
@@ -176,7 +184,7 @@ func (d *Driver) Seed(ctx context.Context, ep drivers.Endpoint) error {
 	if !d.w.Seeds() || d.coll != "" {
 		return nil // the user's keys, or the user's collection: dbsock creates nothing
 	}
-	client, err := connect(ctx, ep, nil)
+	client, err := connect(ctx, ep, nil, nil)
 	if err != nil {
 		return err
 	}
@@ -225,7 +233,7 @@ func (d *Driver) document(id int64) bson.D {
 // Info implements drivers.Driver: buildInfo, which FerretDB extends with its
 // own version.
 func (d *Driver) Info(ctx context.Context, ep drivers.Endpoint) (drivers.ServerInfo, error) {
-	client, err := connect(ctx, ep, nil)
+	client, err := connect(ctx, ep, nil, nil)
 	if err != nil {
 		return drivers.ServerInfo{}, err
 	}
@@ -261,14 +269,15 @@ func ParseBuildInfo(raw bson.Raw) drivers.ServerInfo {
 
 // Open implements drivers.Driver.
 func (d *Driver) Open(ctx context.Context, ep drivers.Endpoint) (drivers.Conn, error) {
-	socks := &drivers.Sockets{}
-	client, err := connect(ctx, ep, socks)
+	socks, rec := &drivers.Sockets{}, &drivers.TLSRecorder{}
+	client, err := connect(ctx, ep, socks, rec)
 	if err != nil {
 		return nil, err
 	}
 	db := client.Database(dbName(ep))
 	c := &Conn{
 		socks:    socks,
+		tls:      rec,
 		client:   client,
 		db:       db,
 		coll:     d.collection(client, ep),
@@ -336,6 +345,7 @@ func (*Driver) CheckQuery(q, op string) error {
 // Conn is one MongoDB client with a pool of one connection.
 type Conn struct {
 	socks    *drivers.Sockets
+	tls      *drivers.TLSRecorder
 	client   *gomongo.Client
 	db       *gomongo.Database
 	coll     *gomongo.Collection
@@ -406,7 +416,21 @@ func (c *Conn) Verify(ctx context.Context) (drivers.Verification, error) {
 	if !ok {
 		return drivers.Verification{}, errors.New("whatsmyuri reply has no \"you\" field")
 	}
-	return drivers.Verification{Transport: drivers.TransportOfPeer(you), Evidence: "whatsmyuri you=" + you}, nil
+	return PeerVerified(you, c.tls.Negotiated()), nil
+}
+
+// PeerVerified is the transport of a client whose whatsmyuri is you and
+// whose TLS session is n. Neither FerretDB nor mongod says whether a
+// connection is encrypted: a TCP client is on the tls path when its
+// handshake with the server's certificate succeeded, which only a TLS
+// listener completes (and on which a plain client's commands fail).
+func PeerVerified(you string, n drivers.Negotiated) drivers.Verification {
+	v := drivers.Verification{Transport: drivers.TransportOfPeer(you), Evidence: "whatsmyuri you=" + you}
+	if v.Transport == drivers.TCP && !n.IsZero() {
+		v.Transport, v.Negotiated = drivers.TLS, n
+		v.Evidence += " (the server does not say whether a connection is encrypted; the client's TLS handshake on this connection's listener succeeded)"
+	}
+	return v
 }
 
 // Close implements drivers.Conn.

@@ -30,3 +30,23 @@ func TestClientOptionsRefusesSocketNotEndingInSock(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestPeerVerified: a TCP client is on the tls path only with a TLS
+// session; a socket client never is.
+func TestPeerVerified(t *testing.T) {
+	n := drivers.Negotiated{TLSVersion: "TLS 1.3", TLSCipher: "TLS_AES_128_GCM_SHA256"}
+	for _, tt := range []struct {
+		you  string
+		n    drivers.Negotiated
+		want drivers.Transport
+	}{
+		{"127.0.0.1:5000", n, drivers.TLS},
+		{"127.0.0.1:5000", drivers.Negotiated{}, drivers.TCP},
+		{"invalid AddrPort", drivers.Negotiated{}, drivers.Unix},
+		{"[::1]:5000", drivers.Negotiated{}, drivers.TCP6},
+	} {
+		if v := PeerVerified(tt.you, tt.n); v.Transport != tt.want {
+			t.Errorf("%s with %+v: %s, want %s", tt.you, tt.n, v.Transport, tt.want)
+		}
+	}
+}

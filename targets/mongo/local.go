@@ -43,6 +43,15 @@ func localServer(ctx context.Context, l *compose.Local, name string) (*compose.S
 			return nil, ls.Fail(err)
 		}
 		env = []string{"FERRETDB_SETUP_PASSWORD=" + password}
+		tlsPort, err := compose.FreePort()
+		if err != nil {
+			return nil, ls.Fail(err)
+		}
+		tf, err := ls.ServeTLS(tlsPort)
+		if err != nil {
+			return nil, ls.Fail(err)
+		}
+		args = append(args, TLSArgs(tf, "127.0.0.1:"+strconv.Itoa(tlsPort))...)
 	}
 	if err := ls.Start(ctx, prog, bin, args, env, ""); err != nil {
 		return nil, ls.Fail(err)
@@ -55,4 +64,10 @@ func localServer(ctx context.Context, l *compose.Local, name string) (*compose.S
 	return ls.Server(prog, origin,
 		drivers.Endpoint{Transport: drivers.TCP, Address: ls.TCPAddr(), User: user, Password: password},
 		drivers.Endpoint{Transport: drivers.Unix, Address: ls.Sock, User: user, Password: password}), nil
+}
+
+// TLSArgs have FerretDB listen with TLS at addr too, with the run's
+// certificate (its plain listener stays as it is).
+func TLSArgs(tf compose.TLSFiles, addr string) []string {
+	return []string{"--listen-tls=" + addr, "--listen-tls-cert-file=" + tf.Cert, "--listen-tls-key-file=" + tf.Key}
 }

@@ -137,6 +137,9 @@ func Config(ep drivers.Endpoint) *gomysql.Config {
 	cfg.DBName = ep.Database
 	cfg.Timeout = 10 * time.Second
 	cfg.AllowNativePasswords = true
+	if ep.Transport == drivers.TLS {
+		cfg.TLS = ep.TLS // and no fallback to plain: a server without TLS is an error
+	}
 	return cfg
 }
 
@@ -415,7 +418,40 @@ func (c *Conn) Verify(ctx context.Context) (drivers.Verification, error) {
 	if err != nil {
 		return drivers.Verification{}, fmt.Errorf("read processlist host: %w", err)
 	}
-	return drivers.Verification{Transport: TransportOfHost(host), Evidence: "processlist host " + host}, nil
+	status := map[string]string{}
+	rows, err := c.conn.QueryContext(ctx, "SHOW SESSION STATUS WHERE Variable_name IN ('Ssl_version', 'Ssl_cipher')")
+	if err != nil {
+		return drivers.Verification{}, fmt.Errorf("read the session's Ssl_version and Ssl_cipher: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var k, v string
+		if err := rows.Scan(&k, &v); err != nil {
+			return drivers.Verification{}, fmt.Errorf("read the session's Ssl_version and Ssl_cipher: %w", err)
+		}
+		status[k] = v
+	}
+	if err := rows.Err(); err != nil {
+		return drivers.Verification{}, fmt.Errorf("read the session's Ssl_version and Ssl_cipher: %w", err)
+	}
+	return Verified(host, status["Ssl_version"], status["Ssl_cipher"]), nil
+}
+
+// Verified is the transport of a session whose processlist host is host
+// and whose Ssl_version and Ssl_cipher are version and cipher (empty for a
+// plain session): TLS for a TCP session the server encrypts.
+func Verified(host, version, cipher string) drivers.Verification {
+	v := drivers.Verification{Transport: TransportOfHost(host), Evidence: "processlist host " + host}
+	if version == "" {
+		v.Evidence += ", Ssl_version empty (not encrypted)"
+		return v
+	}
+	v.Evidence += ", Ssl_version " + version + ", Ssl_cipher " + cipher
+	if v.Transport == drivers.TCP {
+		v.Transport = drivers.TLS
+	}
+	v.Negotiated = drivers.Negotiated{TLSVersion: strings.Replace(version, "TLSv", "TLS ", 1), TLSCipher: cipher}
+	return v
 }
 
 // TransportOfHost classifies a processlist host: "host:port" is TCP

@@ -74,3 +74,26 @@ func TestMySQL84Defaults(t *testing.T) {
 		t.Errorf("TCP DSN %q carries TLS or cleartext settings", dsn)
 	}
 }
+
+// TestVerified: a TCP session the server encrypts is the tls path; the
+// socket stays unix whatever it says.
+func TestVerified(t *testing.T) {
+	tests := []struct {
+		host, version, cipher string
+		want                  drivers.Transport
+	}{
+		{"127.0.0.1:51234", "", "", drivers.TCP},
+		{"127.0.0.1:51234", "TLSv1.3", "TLS_AES_128_GCM_SHA256", drivers.TLS},
+		{"::1:51234", "", "", drivers.TCP6},
+		{"localhost", "", "", drivers.Unix},
+	}
+	for _, tt := range tests {
+		v := Verified(tt.host, tt.version, tt.cipher)
+		if v.Transport != tt.want {
+			t.Errorf("%s %q: %s, want %s (%s)", tt.host, tt.version, v.Transport, tt.want, v.Evidence)
+		}
+		if (v.Negotiated.TLSVersion == "TLS 1.3") != (tt.want == drivers.TLS) {
+			t.Errorf("%s %q: negotiated %+v", tt.host, tt.version, v.Negotiated)
+		}
+	}
+}

@@ -67,6 +67,11 @@ func localServer(ctx context.Context, l *compose.Local, name string) (*compose.S
 	if !mariadb {
 		args = append(args, "--mysqlx=OFF")
 	}
+	tf, err := ls.ServeTLS(0) // TLS on its one port, for clients that ask
+	if err != nil {
+		return nil, ls.Fail(err)
+	}
+	args = append(args, TLSArgs(tf)...)
 	if err := ls.Start(ctx, filepath.Base(bin), bin, args, nil, ""); err != nil {
 		return nil, ls.Fail(err)
 	}
@@ -211,4 +216,11 @@ func otherAccounts(ctx context.Context, db *sql.DB) ([]string, error) {
 func quoteAccount(user, host string) string {
 	q := func(s string) string { return "'" + strings.NewReplacer(`\`, `\\`, "'", `\'`).Replace(s) + "'" }
 	return q(user) + "@" + q(host)
+}
+
+// TLSArgs are the server options that turn TLS on with the run's
+// certificate: a client that asks for it gets it; one that does not stays
+// plain (require_secure_transport stays off).
+func TLSArgs(tf compose.TLSFiles) []string {
+	return []string{"--ssl-cert=" + tf.Cert, "--ssl-key=" + tf.Key, "--ssl-ca=" + tf.CA}
 }

@@ -130,6 +130,26 @@ func (c *Conn) Verify(ctx context.Context) (drivers.Verification, error) {
 	return FindClient(rows, c.LocalAddr(), c.ApplicationName())
 }
 
+// withTLS is v on the tls path when PgBouncer's tls column for the client
+// says it is encrypted ("TLSv1.3/TLS_AES_256_GCM_SHA384/ECDH=X25519"; empty
+// for a plain client).
+func withTLS(v drivers.Verification, tls string) drivers.Verification {
+	if tls == "" {
+		v.Evidence += ", tls empty"
+		return v
+	}
+	v.Evidence += ", tls " + tls
+	if v.Transport == drivers.TCP {
+		v.Transport = drivers.TLS
+	}
+	parts := strings.Split(tls, "/")
+	v.Negotiated.TLSVersion = strings.Replace(parts[0], "TLSv", "TLS ", 1)
+	if len(parts) > 1 {
+		v.Negotiated.TLSCipher = parts[1]
+	}
+	return v
+}
+
 // FindClient finds this connection in SHOW CLIENTS rows: over TCP the row
 // with its local address and port; over a Unix socket the row with addr
 // "unix" and its own application_name app (unique to it).
@@ -137,7 +157,7 @@ func FindClient(rows []map[string]string, local net.Addr, app string) (drivers.V
 	if a, ok := local.(*net.TCPAddr); ok {
 		for _, r := range rows {
 			if r["port"] == strconv.Itoa(a.Port) && r["addr"] == a.IP.String() {
-				return drivers.Verification{Transport: drivers.TransportOfIP(r["addr"]), Evidence: "SHOW CLIENTS: addr " + r["addr"] + " port " + r["port"]}, nil
+				return withTLS(drivers.Verification{Transport: drivers.TransportOfIP(r["addr"]), Evidence: "SHOW CLIENTS: addr " + r["addr"] + " port " + r["port"]}, r["tls"]), nil
 			}
 		}
 		return drivers.Verification{}, fmt.Errorf("SHOW CLIENTS lists no client at %s", local)

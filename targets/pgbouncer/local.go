@@ -43,7 +43,11 @@ func localServer(ctx context.Context, l *compose.Local, target string) (*compose
 			return nil, fail(err)
 		}
 	}
-	ini, err := writeConfig(ls, pg.Unix, listen{addr: ls.Bind(","), port: ls.Port, socketDir: ls.Dir, socketMode: "0700"})
+	tf, err := ls.ServeTLS(0) // TLS between client and PgBouncer, on its one port
+	if err != nil {
+		return nil, fail(err)
+	}
+	ini, err := writeConfig(ls, pg.Unix, listen{addr: ls.Bind(","), port: ls.Port, socketDir: ls.Dir, socketMode: "0700", tls: tf})
 	if err != nil {
 		return nil, fail(err)
 	}
@@ -64,6 +68,7 @@ type listen struct {
 	port       int
 	socketDir  string
 	socketMode string
+	tls        compose.TLSFiles // TLS for clients that ask ("" files: none)
 }
 
 // writeConfig writes pgbouncer.ini and its auth file into ls.Dir, owned by
@@ -117,6 +122,23 @@ func config(backendDir, backendPort, user, authFile string, b listen) string {
 		"max_client_conn = 2000",
 		"default_pool_size = 20",
 		"ignore_startup_parameters = extra_float_digits",
+		"",
+	}, "\n") + tlsConfig(b.tls)
+}
+
+// tlsConfig turns TLS on between clients and PgBouncer with the run's
+// certificate, for the clients that ask ("allow": a plain one stays
+// plain); PgBouncer to PostgreSQL stays on the socket.
+func tlsConfig(tf compose.TLSFiles) string {
+	if tf.Cert == "" {
+		return ""
+	}
+	return strings.Join([]string{
+		"client_tls_sslmode = allow",
+		"client_tls_cert_file = " + tf.Cert,
+		"client_tls_key_file = " + tf.Key,
+		"client_tls_ca_file = " + tf.CA,
+		"client_tls_protocols = secure",
 		"",
 	}, "\n")
 }
