@@ -186,7 +186,7 @@ func (c *Compose) Supply(ctx context.Context, t Target) (*Server, error) {
 	}
 	c.up = true
 	sockDir := filepath.Join(c.dir, target)
-	sp, err := t.Container.Spec(c.ports[target], sockDir, "127.0.0.1")
+	sp, err := t.Container.Spec(SpecFor{Port: c.ports[target], Dir: sockDir, Bind: "127.0.0.1"})
 	if err != nil {
 		return nil, err
 	}
@@ -195,6 +195,7 @@ func (c *Compose) Supply(ctx context.Context, t Target) (*Server, error) {
 	}
 	srv := &Server{Target: target, Provenance: drivers.Provenance{Provider: c.Name(), Image: image, NetworkMode: "host", SocketDir: sockDir,
 		Origin: fmt.Sprintf("docker compose service %s of project %s, image %s", target, c.project, image)}}
+	srv.NoTLS = "compose.yaml gives its services no certificate; --provider docker or local serves the tls path"
 	if note != "" {
 		srv.Warnings = append(srv.Warnings, note)
 	}

@@ -121,7 +121,16 @@ func (d *Docker) Supply(ctx context.Context, t Target) (*Server, error) {
 	if !hostNet {
 		bind = "0.0.0.0"
 	}
-	spec, err := t.Container.Spec(port, dir, bind)
+	sf := SpecFor{Port: port, Dir: dir, Bind: bind}
+	if hostNet {
+		// The tls path: behind a published port the TLS port would need
+		// publishing too, and it would not be loopback anyway.
+		if sf.TLS, sf.TLSPort, err = containerTLS(dir, t.Container.UID); err != nil {
+			os.RemoveAll(dir)
+			return nil, err
+		}
+	}
+	spec, err := t.Container.Spec(sf)
 	if err != nil {
 		os.RemoveAll(dir)
 		return nil, err
@@ -161,6 +170,7 @@ func (d *Docker) Supply(ctx context.Context, t Target) (*Server, error) {
 		no6 = "its TCP port is published by Docker on 127.0.0.1 only"
 	}
 	offerTCP6(ctx, srv, hostNet && strings.Contains(bind, ":"), no6)
+	offerTLS(srv, spec.TLSPort, "its TLS port would be published by Docker, not loopback")
 	var config []byte // the config file, kept to start the container again
 	if spec.Config != "" {
 		path := filepath.Join(dir, spec.Config)

@@ -56,13 +56,25 @@ type Container struct {
 	// UID is the user the official image runs its server as (999 for
 	// most; the offline image runs it as the same).
 	UID int
-	// Spec builds the container's command line for port, with its socket
-	// directory dir on the host, the server bound to bind.
-	Spec func(port int, dir, bind string) (ContainerSpec, error)
+	// Spec builds the container's command line (SpecFor says for what).
+	Spec func(SpecFor) (ContainerSpec, error)
 	// ComposeSecrets are extra environment variables compose.yaml needs
 	// for this service, each given a random value per run (e.g. a root
 	// password).
 	ComposeSecrets []string
+}
+
+// SpecFor is what a container's spec is built for.
+type SpecFor struct {
+	Port int    // the server's TCP port
+	Dir  string // its socket directory on the host, /sock in the container
+	Bind string // the addresses it listens on, comma-separated
+	// TLS, when its files are set, are the run's certificate, key and CA
+	// as the container sees them (in /sock), for the tls path; TLSPort is
+	// a second free port, for a server that serves TLS on a listener of
+	// its own.
+	TLS     TLSFiles
+	TLSPort int
 }
 
 // ContainerSpec is how one container is started and reached. Passwords
@@ -76,6 +88,9 @@ type ContainerSpec struct {
 	// server is up.
 	Config                   string
 	User, Password, Database string
+	// TLSPort is the port the server serves TLS on when its spec turned
+	// TLS on (SpecFor.Port or SpecFor.TLSPort); 0: it did not.
+	TLSPort int
 	// Ready, when set, is probed until it succeeds (e.g. a real login).
 	Ready func(context.Context, *Server) error
 }

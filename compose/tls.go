@@ -1,6 +1,7 @@
 package compose
 
 import (
+	"cmp"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
@@ -13,6 +14,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"strconv"
 	"sync"
 	"time"
 
@@ -174,4 +176,38 @@ func TLSEndpoint(ep drivers.Endpoint, addr string) (drivers.Endpoint, error) {
 	}
 	ep.Transport, ep.Address, ep.TLS, ep.TLSTrust = drivers.TLS, addr, ca.Client(), TrustRunCA
 	return ep, nil
+}
+
+// containerTLS writes the run's TLS files into a container's socket dir
+// for its server's user uid (its key private to it), as the container
+// sees them in /sock, and finds a second free port for a TLS listener.
+func containerTLS(dir string, uid int) (TLSFiles, int, error) {
+	files, err := WriteTLSFiles(dir, "/sock", uid, uid)
+	if err != nil {
+		return TLSFiles{}, 0, err
+	}
+	port, err := freePort6()
+	if err != nil {
+		return TLSFiles{}, 0, err
+	}
+	return files, port, nil
+}
+
+// offerTLS gives srv the tls path at tlsPort on 127.0.0.1 when its spec
+// turned TLS on (tlsPort > 0), with the account of its TCP endpoint;
+// otherwise NoTLS says why not (why, or that its recipe does not).
+func offerTLS(srv *Server, tlsPort int, why string) {
+	if tlsPort == 0 {
+		srv.NoTLS = cmp.Or(srv.NoTLS, "dbsock does not start its "+srv.Target+" container with TLS")
+		if srv.NetworkMode != "host" && why != "" {
+			srv.NoTLS = why
+		}
+		return
+	}
+	ep, err := TLSEndpoint(srv.TCP, "127.0.0.1:"+strconv.Itoa(tlsPort))
+	if err != nil {
+		srv.NoTLS = err.Error()
+		return
+	}
+	srv.TLS = ep
 }

@@ -130,9 +130,12 @@ func TestContainerSpecKeepsPasswordsOffCommandLines(t *testing.T) {
 	for _, tg := range targets.Containers() {
 		target := tg.Name
 		dir := t.TempDir()
-		sp, err := tg.Container.Spec(12345, dir, "127.0.0.1")
+		sp, err := tg.Container.Spec(compose.SpecFor{Port: 12345, Dir: dir, Bind: "127.0.0.1"})
 		if err != nil {
 			t.Fatal(err)
+		}
+		if sp.TLSPort != 0 {
+			t.Errorf("%s: serves TLS at %d without the run's certificate", target, sp.TLSPort)
 		}
 		cmd := strings.Join(sp.Cmd, " ")
 		if sp.Password != "" && strings.Contains(cmd, sp.Password) {
@@ -151,6 +154,41 @@ func TestContainerSpecKeepsPasswordsOffCommandLines(t *testing.T) {
 		}
 		if !strings.Contains(cmd, "/sock") {
 			t.Errorf("%s: socket not in the bind-mounted /sock: %s", target, cmd)
+		}
+	}
+}
+
+// TestContainerSpecServesTLS checks that every target's container but
+// mongo's serves TLS with the run's certificate when given it, at a port
+// of the spec's, with the files named on its command line or config.
+func TestContainerSpecServesTLS(t *testing.T) {
+	tf := compose.TLSFiles{Cert: "/sock/tls-cert.pem", Key: "/sock/tls-key.pem", CA: "/sock/tls-ca.pem"}
+	for _, tg := range targets.Containers() {
+		dir := t.TempDir()
+		sp, err := tg.Container.Spec(compose.SpecFor{Port: 12345, Dir: dir, Bind: "127.0.0.1,::1", TLS: tf, TLSPort: 12346})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tg.Name == "mongo" {
+			if sp.TLSPort != 0 {
+				t.Errorf("mongo: TLS port %d, but its containers are not given TLS", sp.TLSPort)
+			}
+			continue
+		}
+		config := ""
+		if sp.Config != "" {
+			b, _ := os.ReadFile(filepath.Join(dir, sp.Config))
+			config = string(b)
+		}
+		all := strings.Join(sp.Cmd, " ") + "\n" + config
+		if sp.TLSPort != 12345 && sp.TLSPort != 12346 {
+			t.Errorf("%s: TLS port %d, want the spec's port or its TLS port", tg.Name, sp.TLSPort)
+		}
+		if !strings.Contains(all, tf.Cert) || !strings.Contains(all, tf.Key) {
+			t.Errorf("%s: the certificate and key are not in its command line or config:\n%s", tg.Name, all)
+		}
+		if sp.TLSPort == 12346 && !strings.Contains(all, "12346") {
+			t.Errorf("%s: TLS port 12346 is not in its command line or config:\n%s", tg.Name, all)
 		}
 	}
 }

@@ -19,7 +19,10 @@ var recipe = compose.Recipe{Local: localServer, Container: &compose.Container{Im
 // runs it as root, where -u memcache takes effect.
 // Both take the run's account through an auth file in the private socket
 // directory (-Y), removed once they are up and written back for a restart.
-func container(port int, dir, bind string) (compose.ContainerSpec, error) {
+// With the run's TLS files the TCP instance also serves TLS on a listener
+// of its own.
+func container(sf compose.SpecFor) (compose.ContainerSpec, error) {
+	port, dir, bind := sf.Port, sf.Dir, sf.Bind
 	pw, err := compose.RandomPassword()
 	if err != nil {
 		return compose.ContainerSpec{}, err
@@ -28,8 +31,12 @@ func container(port int, dir, bind string) (compose.ContainerSpec, error) {
 		return compose.ContainerSpec{}, err
 	}
 	flags := strings.Join(append([]string{"-u", "memcache", "-Y", "/sock/memcached.auth"}, memory...), " ")
-	script := "memcached -p " + strconv.Itoa(port) + " -l " + bind + " -U 0 " + flags + " & " +
+	listen, tlsPort := "-l "+bind, 0
+	if sf.TLS.Cert != "" {
+		listen, tlsPort = strings.Join(TLSArgs(sf.TLS, sf.TLSPort, strings.Split(bind, ",")), " "), sf.TLSPort
+	}
+	script := "memcached -p " + strconv.Itoa(port) + " " + listen + " -U 0 " + flags + " & " +
 		"exec memcached -s /sock/memcached.sock -a 0777 " + flags
 	return compose.ContainerSpec{Cmd: []string{"sh", "-c", script}, Socket: "memcached.sock", Config: "memcached.auth",
-		User: User, Password: pw}, nil
+		User: User, Password: pw, TLSPort: tlsPort}, nil
 }

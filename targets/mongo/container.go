@@ -16,8 +16,8 @@ var recipe = compose.Recipe{Local: localServer, Container: &compose.Container{Im
 // MONGO_INITDB_ROOT_USERNAME and MONGO_INITDB_ROOT_PASSWORD make the user
 // in admin and start the server with --auth (dbsock/ferretdb: its SCRAM
 // authentication), so that every command but the handshake needs it.
-func container(port int, _, bind string) (compose.ContainerSpec, error) {
-	p := strconv.Itoa(port)
+func container(sf compose.SpecFor) (compose.ContainerSpec, error) {
+	p, bind := strconv.Itoa(sf.Port), sf.Bind
 	pw, err := compose.RandomPassword()
 	if err != nil {
 		return compose.ContainerSpec{}, err

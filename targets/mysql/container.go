@@ -15,7 +15,9 @@ var recipe = compose.Recipe{Local: localServer, Container: &compose.Container{Im
 // mysqlContainer runs the official mysql image (and dbsock/mariadb, which
 // takes the same flags). The password reaches it through the environment
 // the image reads.
-func container(port int, _, bind string) (compose.ContainerSpec, error) {
+// With the run's TLS files it also serves TLS on its one port.
+func container(sf compose.SpecFor) (compose.ContainerSpec, error) {
+	port, bind := sf.Port, sf.Bind
 	pw, err := compose.RandomPassword()
 	if err != nil {
 		return compose.ContainerSpec{}, err
@@ -24,7 +26,7 @@ func container(port int, _, bind string) (compose.ContainerSpec, error) {
 	if err != nil {
 		return compose.ContainerSpec{}, err
 	}
-	return compose.ContainerSpec{
+	spec := compose.ContainerSpec{
 		Cmd: []string{"mysqld", "--socket=/sock/mysqld.sock", "--port=" + strconv.Itoa(port), "--bind-address=" + bind,
 			// Hosts as addresses, so that the processlist tells 127.0.0.1
 			// from ::1 (resolved, both are "localhost:PORT").
@@ -34,5 +36,9 @@ func container(port int, _, bind string) (compose.ContainerSpec, error) {
 			"MYSQL_DATABASE": Database, "MYSQL_ROOT_HOST": "localhost"},
 		Socket: "mysqld.sock", User: User, Password: pw, Database: Database,
 		Ready: compose.LoginReady(New("", drivers.Workload{})),
-	}, nil
+	}
+	if sf.TLS.Cert != "" {
+		spec.Cmd, spec.TLSPort = append(spec.Cmd, TLSArgs(sf.TLS)...), sf.Port
+	}
+	return spec, nil
 }

@@ -3,10 +3,12 @@ package mysql
 import (
 	"strings"
 	"testing"
+
+	"github.com/dbsock/dbsock/compose"
 )
 
 func TestContainerListensOnTheGivenInterface(t *testing.T) {
-	sp, err := container(1, t.TempDir(), "0.0.0.0")
+	sp, err := container(compose.SpecFor{Port: 1, Dir: t.TempDir(), Bind: "0.0.0.0"})
 	if err != nil {
 		t.Fatal(err)
 	}

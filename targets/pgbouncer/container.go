@@ -24,16 +24,22 @@ const (
 // container runs dbsock/pgbouncer's entrypoint: it initialises PostgreSQL
 // (listening on its own socket only), then runs PgBouncer on port and
 // /sock. The password reaches it through the environment.
-func container(port int, _, bind string) (compose.ContainerSpec, error) {
+// With the run's TLS files PgBouncer serves TLS to the clients that ask.
+func container(sf compose.SpecFor) (compose.ContainerSpec, error) {
 	pw, err := compose.RandomPassword()
 	if err != nil {
 		return compose.ContainerSpec{}, err
 	}
-	p := strconv.Itoa(port)
+	p := strconv.Itoa(sf.Port)
+	cmd, tlsPort := []string{server, "--listen", sf.Bind, "--port", p, "--socket-dir", "/sock"}, 0
+	if sf.TLS.Cert != "" {
+		cmd, tlsPort = append(cmd, "--tls-cert", sf.TLS.Cert, "--tls-key", sf.TLS.Key), sf.Port
+	}
 	return compose.ContainerSpec{
-		Cmd:    []string{server, "--listen", bind, "--port", p, "--socket-dir", "/sock"},
-		Env:    map[string]string{"PGBOUNCER_USER": User, "PGBOUNCER_PASSWORD": pw, "PGBOUNCER_DB": Database},
-		Socket: ".s.PGSQL." + p, User: User, Password: pw, Database: Database,
+		TLSPort: tlsPort,
+		Cmd:     cmd,
+		Env:     map[string]string{"PGBOUNCER_USER": User, "PGBOUNCER_PASSWORD": pw, "PGBOUNCER_DB": Database},
+		Socket:  ".s.PGSQL." + p, User: User, Password: pw, Database: Database,
 		Ready: compose.LoginReady(New(drivers.Workload{})),
 	}, nil
 }

@@ -1,18 +1,21 @@
 #!/bin/sh
 # Starts PostgreSQL on its own Unix socket and PgBouncer in front of it
 # (transaction pooling), for dbsock's pgbouncer target:
-#   pgbouncer --listen ADDR --port PORT --socket-dir DIR
+#   pgbouncer --listen ADDR --port PORT --socket-dir DIR [--tls-cert F --tls-key F]
+# With a certificate and key, PgBouncer serves TLS to the clients that ask.
 # PGBOUNCER_USER, PGBOUNCER_PASSWORD and PGBOUNCER_DB name the account and
 # database; the account is PgBouncer's admin user too (SHOW CLIENTS). Both
 # servers run as the postgres user, as they must.
 set -eu
 case "${1:-}" in pgbouncer) shift ;; esac
-listen=127.0.0.1 port=6432 sockdir=/var/run/postgresql
+listen=127.0.0.1 port=6432 sockdir=/var/run/postgresql tlscert= tlskey=
 while [ $# -gt 0 ]; do
   case "$1" in
     --listen) listen=$2; shift 2 ;;
     --port) port=$2; shift 2 ;;
     --socket-dir) sockdir=$2; shift 2 ;;
+    --tls-cert) tlscert=$2; shift 2 ;;
+    --tls-key) tlskey=$2; shift 2 ;;
     *) shift ;;
   esac
 done
@@ -53,6 +56,17 @@ max_client_conn = 2000
 default_pool_size = 20
 ignore_startup_parameters = extra_float_digits
 INI
+if [ -n "$tlscert" ]; then
+  cp "$tlscert" /etc/dbsock/tls-cert.pem
+  cp "$tlskey" /etc/dbsock/tls-key.pem
+  chown postgres:postgres /etc/dbsock/tls-cert.pem /etc/dbsock/tls-key.pem
+  cat >>/etc/dbsock/pgbouncer.ini <<INI
+client_tls_sslmode = allow
+client_tls_cert_file = /etc/dbsock/tls-cert.pem
+client_tls_key_file = /etc/dbsock/tls-key.pem
+client_tls_protocols = secure
+INI
+fi
 chown postgres:postgres /etc/dbsock/userlist.txt /etc/dbsock/pgbouncer.ini
 # PgBouncer connects to PostgreSQL when a client needs it: no wait here.
 exec setpriv --reuid=postgres --regid=postgres --init-groups /usr/sbin/pgbouncer /etc/dbsock/pgbouncer.ini

@@ -19,17 +19,22 @@ var recipe = compose.Recipe{Local: localServer, Container: &compose.Container{Im
 const SocketDirs = "/var/run/postgresql,/sock"
 
 // container runs the official postgres image (and dbsock/postgres).
-func container(port int, _, bind string) (compose.ContainerSpec, error) {
+// With the run's TLS files it also serves TLS on its one port.
+func container(sf compose.SpecFor) (compose.ContainerSpec, error) {
 	pw, err := compose.RandomPassword()
 	if err != nil {
 		return compose.ContainerSpec{}, err
 	}
-	p := strconv.Itoa(port)
-	return compose.ContainerSpec{
-		Cmd: []string{server, "-c", "listen_addresses=" + bind, "-c", "port=" + p, "-c", "unix_socket_directories=" + SocketDirs,
+	p := strconv.Itoa(sf.Port)
+	spec := compose.ContainerSpec{
+		Cmd: []string{server, "-c", "listen_addresses=" + sf.Bind, "-c", "port=" + p, "-c", "unix_socket_directories=" + SocketDirs,
 			"-c", "unix_socket_permissions=0777", "-c", "max_connections=300"},
 		Env:    map[string]string{"POSTGRES_USER": User, "POSTGRES_PASSWORD": pw, "POSTGRES_DB": Database},
 		Socket: ".s.PGSQL." + p, User: User, Password: pw, Database: Database,
 		Ready: compose.LoginReady(New(drivers.Workload{})),
-	}, nil
+	}
+	if sf.TLS.Cert != "" {
+		spec.Cmd, spec.TLSPort = append(spec.Cmd, TLSArgs(sf.TLS)...), sf.Port
+	}
+	return spec, nil
 }

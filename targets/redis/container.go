@@ -15,14 +15,20 @@ var recipe = compose.Recipe{Local: localServer, Container: &compose.Container{Im
 
 // redisContainer runs the official redis image (and dbsock/redis); the
 // password goes through a config file in the private socket dir.
-func container(port int, dir, bind string) (compose.ContainerSpec, error) {
+// With the run's TLS files it also serves TLS at its second port.
+func container(sf compose.SpecFor) (compose.ContainerSpec, error) {
 	pw, err := compose.RandomPassword()
 	if err != nil {
 		return compose.ContainerSpec{}, err
 	}
-	conf := fmt.Sprintf("port %d\nbind %s\nunixsocket /sock/redis.sock\nunixsocketperm 777\nsave \"\"\nappendonly no\nrequirepass %s\n", port, strings.ReplaceAll(bind, ",", " "), pw)
-	if err := os.WriteFile(filepath.Join(dir, "redis.conf"), []byte(conf), 0o644); err != nil {
+	conf := fmt.Sprintf("port %d\nbind %s\nunixsocket /sock/redis.sock\nunixsocketperm 777\nsave \"\"\nappendonly no\nrequirepass %s\n", sf.Port, strings.ReplaceAll(sf.Bind, ",", " "), pw)
+	tlsPort := 0
+	if sf.TLS.Cert != "" {
+		conf += TLSConfig(sf.TLSPort, sf.TLS)
+		tlsPort = sf.TLSPort
+	}
+	if err := os.WriteFile(filepath.Join(sf.Dir, "redis.conf"), []byte(conf), 0o644); err != nil {
 		return compose.ContainerSpec{}, err
 	}
-	return compose.ContainerSpec{Cmd: []string{"redis-server", "/sock/redis.conf"}, Socket: "redis.sock", Config: "redis.conf", Password: pw}, nil
+	return compose.ContainerSpec{Cmd: []string{"redis-server", "/sock/redis.conf"}, Socket: "redis.sock", Config: "redis.conf", Password: pw, TLSPort: tlsPort}, nil
 }
