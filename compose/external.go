@@ -50,6 +50,12 @@ func (e *External) Supply(ctx context.Context, t Target) (*Server, error) {
 	} else {
 		srv.NoTCP6 = "its TCP address (" + p.TCP.Address + ") is not on 127.0.0.1, so dbsock does not take [::1] at its port for the same listener"
 	}
+	srv.TLS = p.TLS
+	if srv.TLS.Address == "" {
+		srv.NoTLS = "no --" + target + "-tls-ca (or --" + target + "-tls-insecure) was given"
+	} else if srv.TLS.TLS.InsecureSkipVerify && srv.TLS.TLS.VerifyConnection == nil {
+		srv.Warnings = append(srv.Warnings, "The tls path did not verify the server's certificate (--"+target+"-tls-insecure): the connection was encrypted, but not proven to reach this server.")
+	}
 	pid := e.ServerPIDs[target]
 	if pid > 0 {
 		if err := Owns(pid, p.TCP.Address); err != nil {

@@ -49,10 +49,12 @@ func TheRunCA() (*RunCA, error) { return runCA() }
 // NewRunCA makes a CA and one server certificate for the loopback names,
 // valid from a minute before now for certLife.
 func NewRunCA(now time.Time) (*RunCA, error) {
-	return newCA(now.Add(-time.Minute), now.Add(certLife))
+	return NewCA(now.Add(-time.Minute), now.Add(certLife))
 }
 
-func newCA(notBefore, notAfter time.Time) (*RunCA, error) {
+// NewCA makes a CA and one server certificate for the loopback names,
+// both valid from notBefore to notAfter (a test's expired certificate).
+func NewCA(notBefore, notAfter time.Time) (*RunCA, error) {
 	caKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
 		return nil, fmt.Errorf("make the run's TLS CA key: %w", err)
@@ -145,6 +147,11 @@ func WriteTLSFiles(dir, inside string, uid, gid int) (TLSFiles, error) {
 	if err != nil {
 		return TLSFiles{}, err
 	}
+	return ca.WriteFiles(dir, inside, uid, gid)
+}
+
+// WriteFiles is WriteTLSFiles with ca's certificates.
+func (ca *RunCA) WriteFiles(dir, inside string, uid, gid int) (TLSFiles, error) {
 	if inside == "" {
 		inside = dir
 	}

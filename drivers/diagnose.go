@@ -33,9 +33,11 @@ func explain(err error, ep Endpoint, first bool) error {
 	}
 	hint := ""
 	switch {
+	case ep.Transport == TLS && tlsHint(err, ep) != "":
+		hint = tlsHint(err, ep)
 	case ep.Transport == Unix && NotASocket(ep.Address) != "":
 		hint = NotASocket(ep.Address)
-	case errors.Is(err, syscall.ECONNREFUSED) && ep.Transport == TCP:
+	case errors.Is(err, syscall.ECONNREFUSED) && (ep.Transport == TCP || ep.Transport == TLS):
 		hint = fmt.Sprintf("nothing accepts connections on %s: is the server running and listening on that address and port?", ep.Address)
 	case errors.Is(err, syscall.ECONNREFUSED) && ep.Transport == Unix:
 		hint = fmt.Sprintf("the socket file %s exists but no server accepts on it: the server is down or left a stale socket behind", ep.Address)

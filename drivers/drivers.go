@@ -138,10 +138,11 @@ func (e Endpoint) Validate() error {
 }
 
 // Pair is the two endpoints of one server; either may be empty when not
-// given.
+// given. TLS, when given, is its tls path (a server the user runs).
 type Pair struct {
 	TCP  Endpoint
 	Unix Endpoint
+	TLS  Endpoint
 }
 
 // Given reports whether any endpoint address was given.

@@ -293,7 +293,7 @@ func openWorkers(ctx context.Context, d drivers.Driver, s *side, opt Options) (d
 		})
 		if err != nil {
 			if drivers.TimedOut(err) && ctx.Err() == nil {
-				return first, setting.Errorf("worker %d of %d: %s over %s did not answer within %s (%s) while connecting", i+1, len(s.ws), d.Name(), ep, opt.timeout(), setting.OpTimeout)
+				return first, setting.Errorf("worker %d of %d: %s over %s did not answer within %s (%s) while connecting%s", i+1, len(s.ws), d.Name(), ep, opt.timeout(), setting.OpTimeout, tlsSilence(ep))
 			}
 			return first, fmt.Errorf("worker %d of %d: %w", i+1, len(s.ws), drivers.Explain(err, ep))
 		}
@@ -459,4 +459,13 @@ func (f closerFunc) Close() error { return f() }
 // opener opens fresh connections on ep for the connect scenario.
 func opener(d drivers.Driver, ep drivers.Endpoint) Opener {
 	return func(ctx context.Context) (drivers.Conn, error) { return d.Open(ctx, ep) }
+}
+
+// tlsSilence says, for the tls path, why a connection may hang: a plain
+// port takes the TLS handshake for the start of a command and waits.
+func tlsSilence(ep drivers.Endpoint) string {
+	if ep.Transport != drivers.TLS {
+		return ""
+	}
+	return "; a port that does not serve TLS never answers a TLS handshake: check that " + ep.Address + " is the server's TLS port"
 }

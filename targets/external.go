@@ -1,6 +1,7 @@
 package targets
 
 import (
+	"cmp"
 	"fmt"
 	"os"
 	"strconv"
@@ -36,6 +37,8 @@ type ExternalFlags struct {
 	name, passwordFile string
 	addr, socket       string
 	user, db, password string
+	tlsAddr, tlsCA     string
+	tlsInsecure        bool
 	spec               External
 }
 
@@ -66,7 +69,40 @@ func (spec External) Bind(f *pflag.FlagSet, name string) *ExternalFlags {
 		f.StringVar(&x.db, name+"-db", spec.DB, spec.DBHelp)
 	}
 	f.StringVar(&x.passwordFile, name+"-password-file", "", "read the external "+name+" password from this file (first line)")
+	f.StringVar(&x.tlsCA, name+"-tls-ca", "", "the tls path to the external "+spec.Product+": trust the CA certificates in this PEM file (the server's certificate must name its address or localhost)")
+	f.StringVar(&x.tlsAddr, name+"-tls-addr", "", "the external "+spec.Product+"'s TLS address HOST:PORT on loopback, where it serves TLS on a port of its own (default: --"+name+"-addr)")
+	f.BoolVar(&x.tlsInsecure, name+"-tls-insecure", false, "the tls path to the external "+spec.Product+" without verifying its certificate (the report says so)")
 	return x
+}
+
+// tlsPath is the tls path of the flags given, with creds: none without
+// --NAME-tls-ca or --NAME-tls-insecure.
+func (x *ExternalFlags) tlsPath(creds drivers.Endpoint) (drivers.Endpoint, error) {
+	if x.tlsCA == "" && !x.tlsInsecure {
+		if x.tlsAddr != "" {
+			return drivers.Endpoint{}, fmt.Errorf("--%s-tls-addr %s: say which CA to trust with --%s-tls-ca FILE (or --%s-tls-insecure)", x.name, x.tlsAddr, x.name, x.name)
+		}
+		return drivers.Endpoint{}, nil
+	}
+	if x.tlsCA != "" && x.tlsInsecure {
+		return drivers.Endpoint{}, fmt.Errorf("--%s-tls-ca and --%s-tls-insecure: give one (a CA to verify the server with, or no verification)", x.name, x.name)
+	}
+	ep := creds
+	ep.Transport, ep.Address = drivers.TLS, cmp.Or(x.tlsAddr, x.addr)
+	host, _, _ := strings.Cut(ep.Address, ":")
+	if x.tlsInsecure {
+		ep.TLS, ep.TLSTrust = drivers.InsecureTLS(), "nothing: the server's certificate is not verified (--"+x.name+"-tls-insecure)"
+	} else {
+		pool, err := drivers.ReadCAs(x.tlsCA)
+		if err != nil {
+			return drivers.Endpoint{}, fmt.Errorf("--%s-tls-ca: %v", x.name, err)
+		}
+		ep.TLS, ep.TLSTrust = drivers.LoopbackTLS(pool, host), "the CAs in "+x.tlsCA+" (--"+x.name+"-tls-ca)"
+	}
+	if err := ep.Validate(); err != nil {
+		return drivers.Endpoint{}, fmt.Errorf("--%s-tls-addr: %v", x.name, err)
+	}
+	return ep, nil
 }
 
 func (x *ExternalFlags) envVar() string { return "DBSOCK_" + strings.ToUpper(x.name) + "_PASSWORD" }
@@ -102,6 +138,7 @@ func (x *ExternalFlags) Pair() (compose.Pair, error) {
 	tcp.Transport, tcp.Address = drivers.TCP, x.addr
 	unix.Transport, unix.Address = drivers.Unix, socket
 	p := compose.Pair{TCP: tcp, Unix: unix}
+	var err error
 	if p.TCP.Address != "" {
 		if err := p.TCP.Validate(); err != nil {
 			return p, fmt.Errorf("--%s-addr: %v", x.name, err)
@@ -114,6 +151,9 @@ func (x *ExternalFlags) Pair() (compose.Pair, error) {
 		if what := drivers.NotASocket(p.Unix.Address); what != "" {
 			return p, fmt.Errorf("%s: %s", x.spec.SocketFlag(x.name), what)
 		}
+	}
+	if p.TLS, err = x.tlsPath(creds); err != nil {
+		return p, err
 	}
 	if p.Given() && (p.TCP.Address == "" || p.Unix.Address == "") {
 		return p, fmt.Errorf("%s: give both --%s-addr and %s: dbsock compares the two transports of one server", x.name, x.name, x.spec.SocketFlag(x.name))
