@@ -170,6 +170,7 @@ func (d *Docker) Supply(ctx context.Context, t Target) (*Server, error) {
 		no6 = "its TCP port is published by Docker on 127.0.0.1 only"
 	}
 	offerTCP6(ctx, srv, hostNet && strings.Contains(bind, ":"), no6)
+	srv.NoTLS = spec.NoTLS
 	offerTLS(srv, spec.TLSPort, "its TLS port would be published by Docker, not loopback")
 	var config []byte // the config file, kept to start the container again
 	if spec.Config != "" {

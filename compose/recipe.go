@@ -91,6 +91,8 @@ type ContainerSpec struct {
 	// TLSPort is the port the server serves TLS on when its spec turned
 	// TLS on (SpecFor.Port or SpecFor.TLSPort); 0: it did not.
 	TLSPort int
+	// NoTLS, when it did not although given the files, says why.
+	NoTLS string
 	// Ready, when set, is probed until it succeeds (e.g. a real login).
 	Ready func(context.Context, *Server) error
 }

@@ -27,6 +27,7 @@ func container(sf compose.SpecFor) (compose.ContainerSpec, error) {
 		cmd = append(cmd, "--ipv6") // mongod listens on an IPv6 address only with it
 	}
 	return compose.ContainerSpec{Cmd: cmd,
+		NoTLS:  "its container serves no TLS: mongod (mongo:7.0) serves TLS on its one port and FerretDB (dbsock/ferretdb) on a second one, and one container spec serves both images; --provider local serves FerretDB's",
 		Env:    map[string]string{"MONGO_INITDB_ROOT_USERNAME": User, "MONGO_INITDB_ROOT_PASSWORD": pw},
 		Socket: "mongodb-" + p + ".sock", User: User, Password: pw}, nil
 }
