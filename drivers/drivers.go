@@ -550,6 +550,7 @@ func (s *Sockets) DialTLS(cfg *tls.Config) func(ctx context.Context, network, ad
 			c.Close()
 			return nil, fmt.Errorf("TLS handshake with %s: %w", addr, err)
 		}
+		TraceFrom(ctx).Secure()
 		s.mu.Lock()
 		s.tls = tc
 		s.mu.Unlock()
@@ -576,6 +577,7 @@ func (s *Sockets) Dial(ctx context.Context, network, addr string) (net.Conn, err
 	if err != nil {
 		return nil, err
 	}
+	TraceFrom(ctx).Dial()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.aborted.Load() {

@@ -98,6 +98,12 @@ func writeCPU(b *strings.Builder, sum *results.Summary) {
 // phaseTitles name the phases in reports.
 var phaseTitles = map[string]string{
 	"connect":     "connect phase",
+	"dial":        "— of which socket connect",
+	"tls":         "— of which TLS set-up (its request, if any, and handshake)",
+	"login":       "— of which protocol handshake and login",
 	"query":       "query phase",
 	"uncorrected": "from actual start (not corrected)",
 }
+
+// phaseOrder is the order of the phases in reports.
+var phaseOrder = []string{"connect", "dial", "tls", "login", "query", "uncorrected"}

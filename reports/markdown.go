@@ -374,7 +374,7 @@ func writePhases(b *strings.Builder, sum *results.Summary, unit unit) {
 		fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %.2f× |\n", name, unit.fmt(float64(tcp.P50)), unit.fmt(float64(unix.P50)),
 			unit.fmt(tcp.Mean), unit.fmt(unix.Mean), speedup(float64(tcp.P50), float64(unix.P50)))
 	}
-	for _, name := range []string{"connect", "query", "uncorrected"} {
+	for _, name := range phaseOrder {
 		tcp, okT := sum.TCP.Phases[name]
 		unix, okU := sum.Unix.Phases[name]
 		if okT || okU {
@@ -387,6 +387,7 @@ func writePhases(b *strings.Builder, sum *results.Summary, unit unit) {
 	}
 	row(total, sum.TCP.Latency, sum.Unix.Latency)
 	fmt.Fprintf(b, "\n(%s)\n\n", unit.name)
+	writePathPhases(b, sum, unit)
 }
 
 func speedup(tcp, unix float64) float64 {

@@ -57,3 +57,34 @@ func writePaths(b *strings.Builder, r *results.Report) {
 	}
 	b.WriteString("\n")
 }
+
+// writePathPhases is the parts of the op on every path of a case with
+// further paths (p50s; the table above compares TCP and Unix alone).
+func writePathPhases(b *strings.Builder, sum *results.Summary, unit unit) {
+	if len(sum.Paths) == 0 {
+		return
+	}
+	sides := []results.Side{sum.TCP, sum.Unix}
+	names := []string{"TCP", "Unix"}
+	for _, p := range sum.Paths {
+		sides, names = append(sides, p.Side), append(names, pathLabel(p))
+	}
+	b.WriteString("| part of the op (p50) | " + strings.Join(names, " | ") + " |\n|---" + strings.Repeat("|--:", len(names)) + "|\n")
+	for _, name := range phaseOrder {
+		cells, any := make([]string, len(sides)), false
+		for i, s := range sides {
+			cells[i] = "–"
+			if ph, ok := s.Phases[name]; ok {
+				cells[i], any = unit.fmt(float64(ph.P50)), true
+			}
+		}
+		if any {
+			fmt.Fprintf(b, "| %s | %s |\n", phaseTitles[name], strings.Join(cells, " | "))
+		}
+	}
+	cells := make([]string, len(sides))
+	for i, s := range sides {
+		cells[i] = unit.fmt(float64(s.Latency.P50))
+	}
+	fmt.Fprintf(b, "| whole op | %s |\n\n(%s; – where the path has no such part, or its driver does not say where it ends)\n\n", strings.Join(cells, " | "), unit.name)
+}

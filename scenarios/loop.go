@@ -293,7 +293,27 @@ type connectOp struct {
 	ctx            context.Context
 	open           Opener
 	connect, query *hdrhistogram.Histogram
-	ids            []int64 // the rows the next ops read (UseKeys)
+	// dial, tls and login, when set, split connect where the driver says
+	// when its socket connected and its TLS handshake ended
+	// (drivers.Trace): the socket's connect, the handshake, and the rest
+	// (the protocol's handshake, authentication, set-up).
+	dial, tls, login *hdrhistogram.Histogram
+	secure           bool    // the path is TLS: no split without the handshake's end
+	ids              []int64 // the rows the next ops read (UseKeys)
+	dialed, secured  time.Time
+	trace            context.Context // ctx with a Trace into dialed and secured
+}
+
+// traced is the op's context with a Trace that stamps dialed and secured,
+// made once: the op's connections are opened one at a time.
+func (c *connectOp) traced() context.Context {
+	if c.trace == nil {
+		c.trace = drivers.WithTrace(c.ctx, &drivers.Trace{
+			Dialed:  func() { c.dialed = time.Now() },
+			Secured: func() { c.secured = time.Now() },
+		})
+	}
+	return c.trace
 }
 
 // UseKeys implements drivers.Keyed: each fresh connection reads the next
@@ -305,12 +325,18 @@ func (c *connectOp) Do(ctx context.Context) error { return c.DoKey(ctx, 0, false
 // DoKey opens a connection, does one op on key i (a write when write) and
 // closes it.
 func (c *connectOp) DoKey(_ context.Context, i int, write bool) error {
+	ctx := c.ctx
+	if c.dial != nil {
+		ctx = c.traced()
+		c.dialed, c.secured = time.Time{}, time.Time{}
+	}
 	t0 := time.Now()
-	conn, err := c.open(c.ctx)
+	conn, err := c.open(ctx)
 	t1 := time.Now()
 	if err != nil {
 		return err
 	}
+	opened := t1
 	kc, keyed := conn.(drivers.Keyed)
 	if keyed && len(c.ids) > 0 {
 		kc.UseKeys(c.ids[i : i+1])
@@ -328,8 +354,27 @@ func (c *connectOp) DoKey(_ context.Context, i int, write bool) error {
 	if err == nil {
 		record(c.connect, int64(t1.Sub(t0)))
 		record(c.query, int64(t2.Sub(t1)))
+		c.recordParts(t0, opened)
 	}
 	return err
+}
+
+// recordParts splits the connect phase (t0 to opened) at the moments the
+// driver said, where it said them in order.
+func (c *connectOp) recordParts(t0, opened time.Time) {
+	if c.dial == nil || c.dialed.IsZero() || c.dialed.Before(t0) || c.dialed.After(opened) {
+		return
+	}
+	ready := c.dialed
+	if c.secure {
+		if c.secured.IsZero() || c.secured.Before(c.dialed) || c.secured.After(opened) {
+			return // the driver did not say when its handshake ended
+		}
+		record(c.tls, int64(c.secured.Sub(c.dialed)))
+		ready = c.secured
+	}
+	record(c.dial, int64(c.dialed.Sub(t0)))
+	record(c.login, int64(opened.Sub(ready)))
 }
 
 // sleepSlack is how late a timer sleep may wake up on this machine: on some

@@ -74,7 +74,7 @@ func (o Options) workerBytes() int64 {
 		hists = 2
 	}
 	if o.Scenario == Connect {
-		hists += 4
+		hists += 7 // connect, query and connect's three parts; the warm-up's connect and query
 	}
 	if o.Rate > 0 {
 		hists++

@@ -28,10 +28,11 @@ func TestCheckMemory(t *testing.T) {
 	if me.MaxWorkers != 952 || me.WorkerBytes != 704648 || me.Bytes != 953*704666 {
 		t.Errorf("953 workers: %+v", me)
 	}
-	// The connect scenario keeps 5 histograms per transport (the op's, its
-	// two phases and the warm-up's two): 2 x (5 x 221,252 + 131,072).
+	// The connect scenario keeps 8 histograms per transport (the op's, its
+	// two phases and connect's three parts, the warm-up's two):
+	// 2 x (8 x 221,252 + 131,072).
 	err := (Options{Concurrency: 300, Scenario: Connect}).CheckMemory(6, 1)
-	if !errors.As(err, &me) || me.WorkerBytes != 2*(5*221252+131072) || me.MaxWorkers != 671088640/(2*(5*221252+131072)+18) {
+	if !errors.As(err, &me) || me.WorkerBytes != 2*(8*221252+131072) || me.MaxWorkers != 671088640/(2*(8*221252+131072)+18) {
 		t.Errorf("connect, 300 workers: %v", err)
 	}
 	// Mixed reads and writes keep two; the open loop one more.

@@ -23,6 +23,12 @@ const (
 	PhaseConnect     = "connect"
 	PhaseQuery       = "query"
 	PhaseUncorrected = "uncorrected"
+	// The parts of connect, where the driver says when they end: the
+	// socket's connect, the TLS handshake (the tls path), and the rest
+	// (the protocol's handshake, authentication and set-up).
+	PhaseDial  = "dial"
+	PhaseTLS   = "tls"
+	PhaseLogin = "login"
 )
 
 // Options are one case's loop settings.

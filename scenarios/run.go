@@ -319,7 +319,11 @@ func openWorkers(ctx context.Context, d drivers.Driver, s *side, opt Options) (d
 			conn.Close() // each op opens its own
 			w.warm = &connectOp{ctx: s.ctx, open: opener(d, ep), connect: results.NewHistogram(), query: results.NewHistogram()}
 			w.phases[PhaseConnect], w.phases[PhaseQuery] = results.NewHistogram(), results.NewHistogram()
-			w.op = &connectOp{ctx: s.ctx, open: opener(d, ep), connect: w.phases[PhaseConnect], query: w.phases[PhaseQuery]}
+			for _, p := range []string{PhaseDial, PhaseTLS, PhaseLogin} {
+				w.phases[p] = results.NewHistogram()
+			}
+			w.op = &connectOp{ctx: s.ctx, open: opener(d, ep), connect: w.phases[PhaseConnect], query: w.phases[PhaseQuery],
+				dial: w.phases[PhaseDial], tls: w.phases[PhaseTLS], login: w.phases[PhaseLogin], secure: ep.Transport == drivers.TLS}
 		} else {
 			w.conn, w.op, w.warm = conn, conn, conn
 		}

@@ -272,6 +272,9 @@ func (s *side) finishPhases(run *results.Run) {
 	if len(phases) > 0 {
 		run.Phases = map[string]results.Phase{}
 		for name, ph := range phases {
+			if ph.TotalCount() == 0 {
+				continue // a part this path has not (no TLS handshake on tcp)
+			}
 			enc, err := results.EncodeHistogram(ph)
 			if err != nil {
 				run.Error = err.Error()

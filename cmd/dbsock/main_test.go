@@ -130,7 +130,7 @@ func TestUsageErrors(t *testing.T) {
 		{"query for echo", []string{"run", "echo", "--query", "SELECT 1"}, "this run measures no database target (echo: dbsock's own servers take no --query)"},
 		{"workers' histograms", []string{"run", "echo", "--concurrency", "4096"}, "--concurrency 4096 would hold about 2.7 GiB in dbsock (688 KiB per worker in latency histograms and connections"},
 		{"redis workers", []string{"run", "redis", "--concurrency", "1000"}, "lower --concurrency to at most 952"},
-		{"connect workers", []string{"run", "redis", "--concurrency", "600", "--scenario", "connect"}, "lower --concurrency to at most 271"},
+		{"connect workers", []string{"run", "redis", "--concurrency", "600", "--scenario", "connect"}, "lower --concurrency to at most 176"},
 		{"seeded values", []string{"run", "redis", "--rows", "100000", "--value-size", "1MiB"}, "--rows 100000 x --value-size 1.0 MiB seeds about 98 GiB into each server, more than half of the"},
 		{"doctor timeout zero", []string{"doctor", "--timeout", "0"}, "--timeout 0s is out of range; accepted: 1ms to 1h"},
 		{"doctor timeout negative", []string{"doctor", "--timeout", "-1s"}, "--timeout -1s is out of range"},

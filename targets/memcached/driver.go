@@ -122,11 +122,11 @@ func dialAuth(ctx context.Context, ep drivers.Endpoint) (net.Conn, error) {
 
 // client is a gomemcache client of one connection to ep; dialed, when set,
 // receives each connection it makes.
-func client(ep drivers.Endpoint, socks *drivers.Sockets, dialed func(net.Conn)) *memcache.Client {
+func client(ctx context.Context, ep drivers.Endpoint, socks *drivers.Sockets, dialed func(net.Conn)) *memcache.Client {
 	c := memcache.New(ep.Address) // a socket path (it has a "/"), or HOST:PORT
 	c.MaxIdleConns = 1
 	c.Timeout = 10 * time.Second
-	dial := socks.DialTLS(ep.TLS)
+	dial := drivers.KeepTrace(ctx, socks.DialTLS(ep.TLS)) // gomemcache dials with a context of its own
 	c.DialContext = func(ctx context.Context, network, address string) (net.Conn, error) {
 		nc, err := dial(ctx, network, address)
 		if err != nil {
@@ -224,14 +224,14 @@ func command(nc net.Conn, cmd string) (string, error) {
 
 // Open implements drivers.Driver: one connection, made at once (with a
 // version command) so that Verify can ask about it.
-func (d *Driver) Open(_ context.Context, ep drivers.Endpoint) (drivers.Conn, error) {
+func (d *Driver) Open(ctx context.Context, ep drivers.Endpoint) (drivers.Conn, error) {
 	c := &Conn{ep: ep, want: d.ValueSize(), w: d.w, reads: !d.w.Updates()}
 	if d.w.Query != "" {
 		c.pattern = strings.Fields(d.w.Query)[1] // CheckQuery made sure of "VERB PATTERN"
 	}
 	c.UseKeys(nil)
 	c.socks = &drivers.Sockets{}
-	c.client = client(ep, c.socks, func(nc net.Conn) {
+	c.client = client(ctx, ep, c.socks, func(nc net.Conn) {
 		c.mu.Lock()
 		c.nc = nc
 		c.mu.Unlock()
@@ -351,6 +351,9 @@ func (c *Conn) Verify(ctx context.Context) (drivers.Verification, error) {
 		return drivers.Verification{}, fmt.Errorf("stats conns: %w", err)
 	}
 	v, err := ParseConns(out, nc.LocalAddr().String())
+	if c.ep.Password != "" {
+		v.Negotiated.Auth = "password (the text protocol's auth file, -Y: user and password in a set command)"
+	}
 	if err != nil || v.Transport != drivers.TCP {
 		return v, err
 	}
@@ -372,7 +375,7 @@ func OnTLSListener(v drivers.Verification, settings string, n drivers.Negotiated
 	case enabled && !n.IsZero():
 		v.Transport = drivers.TLS
 		v.Evidence += " (a TLS listener: stats settings ssl_enabled yes, and the client's TLS handshake on it succeeded)"
-		v.Negotiated = n
+		v.Negotiated.TLSVersion, v.Negotiated.TLSCipher, v.Negotiated.TLSResumed = n.TLSVersion, n.TLSCipher, n.TLSResumed
 	case enabled:
 		v.Evidence += " (a plain listener: the server has TLS on, and this connection speaks plain text)"
 	default:

@@ -260,6 +260,7 @@ func ParseVersion(version, comment string) drivers.ServerInfo {
 // statements prepared on it in ModePrepared.
 func (d *Driver) Open(ctx context.Context, ep drivers.Endpoint) (drivers.Conn, error) {
 	socks := &drivers.Sockets{}
+	ep.TLS = drivers.TracedTLS(ctx, ep.TLS) // go-sql-driver runs the handshake itself
 	db, err := d.openDB(ep, socks, d.w.ReadsYourQuery())
 	if err != nil {
 		return nil, err
@@ -434,7 +435,37 @@ func (c *Conn) Verify(ctx context.Context) (drivers.Verification, error) {
 	if err := rows.Err(); err != nil {
 		return drivers.Verification{}, fmt.Errorf("read the session's Ssl_version and Ssl_cipher: %w", err)
 	}
-	return Verified(host, status["Ssl_version"], status["Ssl_cipher"]), nil
+	v := Verified(host, status["Ssl_version"], status["Ssl_cipher"])
+	// The account's authentication plugin, which the server used: an
+	// account may read its own CREATE USER (it holds a password hash,
+	// which is read for the plugin's name and dropped).
+	var create string
+	if err := c.conn.QueryRowContext(ctx, "SHOW CREATE USER CURRENT_USER()").Scan(&create); err == nil {
+		v.Negotiated.Auth = AuthPlugin(create)
+	}
+	return v, nil
+}
+
+// AuthPlugin is the authentication plugin a SHOW CREATE USER statement
+// names: MySQL's "IDENTIFIED WITH 'caching_sha2_password' AS ...",
+// MariaDB's "IDENTIFIED VIA ed25519 USING ..." or "IDENTIFIED BY
+// PASSWORD '*...'" (mysql_native_password); "" when it names none.
+func AuthPlugin(create string) string {
+	_, rest, ok := strings.Cut(create, " IDENTIFIED ")
+	if !ok {
+		return ""
+	}
+	switch {
+	case strings.HasPrefix(rest, "BY PASSWORD"), strings.HasPrefix(rest, "BY "):
+		return "mysql_native_password"
+	case strings.HasPrefix(rest, "WITH "), strings.HasPrefix(rest, "VIA "):
+		name := strings.Fields(rest[4:])
+		if len(name) == 0 {
+			return ""
+		}
+		return strings.Trim(name[0], "'`\"")
+	}
+	return ""
 }
 
 // Verified is the transport of a session whose processlist host is host

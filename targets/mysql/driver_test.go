@@ -97,3 +97,17 @@ func TestVerified(t *testing.T) {
 		}
 	}
 }
+
+func TestAuthPlugin(t *testing.T) {
+	for create, want := range map[string]string{
+		"CREATE USER `dbsock`@`%` IDENTIFIED BY PASSWORD '*0123'":                                     "mysql_native_password",
+		"CREATE USER `dbsock`@`%` IDENTIFIED VIA ed25519 USING 'abc'":                                 "ed25519",
+		"CREATE USER `dbsock`@`%` IDENTIFIED WITH 'caching_sha2_password' AS '$A$005$x' REQUIRE NONE": "caching_sha2_password",
+		"CREATE USER `dbsock`@`%` IDENTIFIED WITH 'mysql_native_password' AS '*0123'":                 "mysql_native_password",
+		"CREATE USER `dbsock`@`localhost`":                                                            "",
+	} {
+		if got := AuthPlugin(create); got != want {
+			t.Errorf("AuthPlugin(%q) = %q, want %q", create, got, want)
+		}
+	}
+}

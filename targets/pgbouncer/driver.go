@@ -127,7 +127,9 @@ func (c *Conn) Verify(ctx context.Context) (drivers.Verification, error) {
 	if err != nil {
 		return drivers.Verification{}, err
 	}
-	return FindClient(rows, c.LocalAddr(), c.ApplicationName())
+	v, err := FindClient(rows, c.LocalAddr(), c.ApplicationName())
+	v.Negotiated.Auth = c.Auth()
+	return v, err
 }
 
 // withTLS is v on the tls path when PgBouncer's tls column for the client

@@ -10,6 +10,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"path/filepath"
 	"strconv"
@@ -17,6 +18,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgproto3"
 
 	"github.com/dbsock/dbsock/drivers"
 )
@@ -180,14 +183,15 @@ func splitHostPort(addr string) (string, uint16, error) {
 	return strings.Trim(addr[:i], "[]"), uint16(p), nil
 }
 
-func (d *Driver) connect(ctx context.Context, ep drivers.Endpoint, socks *drivers.Sockets, readOnly bool) (*pgx.Conn, error) {
+func (d *Driver) connect(ctx context.Context, ep drivers.Endpoint, socks *drivers.Sockets, readOnly bool) (*pgx.Conn, string, error) {
 	cfg, err := Config(ep)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	if socks != nil {
 		cfg.DialFunc = socks.Dial
 	}
+	auth := watchAuth(cfg, ep)
 	if d.mode == ModeExec {
 		cfg.DefaultQueryExecMode = pgx.QueryExecModeExec
 	}
@@ -206,9 +210,60 @@ func (d *Driver) connect(ctx context.Context, ep drivers.Endpoint, socks *driver
 			// pgx's words for a reply that is not PostgreSQL's protocol.
 			err = errors.New(strings.ReplaceAll(msg, "received unexpected message: %!w(<nil>)", "received a message that is not PostgreSQL's protocol"))
 		}
-		return nil, fmt.Errorf("connect to postgres over %s: %w", ep, err)
+		return nil, "", fmt.Errorf("connect to postgres over %s: %w", ep, err)
 	}
-	return c, nil
+	c.PgConn().Frontend().Untrace() // the ops run untraced
+	auth.done = true
+	return c, auth.method, nil
+}
+
+// watchAuth has cfg's connection say how the server authenticated it (in
+// the returned authSeen, once connected) and, on the tls path, when its
+// TLS handshake is done (a Trace in the context).
+func watchAuth(cfg *pgx.ConnConfig, ep drivers.Endpoint) *authSeen {
+	a := &authSeen{}
+	cfg.BuildFrontend = func(r io.Reader, w io.Writer) *pgproto3.Frontend {
+		f := pgproto3.NewFrontend(r, w)
+		f.Trace(a, pgproto3.TracerOptions{SuppressTimestamps: true})
+		return f
+	}
+	if ep.Transport == drivers.TLS {
+		cfg.AfterNetConnect = func(ctx context.Context, _ *pgconn.Config, conn net.Conn) (net.Conn, error) {
+			drivers.TraceFrom(ctx).Secure()
+			return conn, nil // as it is: pgx binds SCRAM to a *tls.Conn's channel
+		}
+	}
+	return a
+}
+
+// authSeen reads the protocol trace of a connection's start-up for the
+// server's first authentication request, and keeps nothing else.
+type authSeen struct {
+	method string
+	done   bool
+}
+
+// Write implements io.Writer for pgproto3's tracer: one message per call,
+// "B\tAuthenticationSASL\t23" for one the backend sent.
+func (a *authSeen) Write(p []byte) (int, error) {
+	if a.method != "" || a.done || len(p) < 2 || p[0] != 'B' {
+		return len(p), nil
+	}
+	line := string(p)
+	switch {
+	case strings.Contains(line, "\tAuthenticationSASL\t"):
+		a.method = "scram-sha-256" // PostgreSQL's SASL mechanisms are SCRAM-SHA-256 (-PLUS over TLS)
+	case strings.Contains(line, "\tAuthenticationMD5Password\t"):
+		a.method = "md5"
+	case strings.Contains(line, "\tAuthenticationCleartextPassword\t"):
+		a.method = "password (clear text)"
+	case strings.Contains(line, "\tAuthenticationOk\t"):
+		a.method = "trust (no authentication asked)"
+	case strings.Contains(line, "\tAuthentication"):
+		_, rest, _ := strings.Cut(line, "\tAuthentication")
+		a.method, _, _ = strings.Cut(rest, "\t")
+	}
+	return len(p), nil
 }
 
 // Seed implements drivers.Driver: it creates the table and its rows
@@ -217,7 +272,7 @@ func (d *Driver) Seed(ctx context.Context, ep drivers.Endpoint) error {
 	if !d.w.Seeds() {
 		return nil
 	}
-	c, err := d.connect(ctx, ep, nil, false)
+	c, _, err := d.connect(ctx, ep, nil, false)
 	if err != nil {
 		return err
 	}
@@ -247,7 +302,7 @@ func (d *Driver) Seed(ctx context.Context, ep drivers.Endpoint) error {
 
 // Info implements drivers.Driver.
 func (d *Driver) Info(ctx context.Context, ep drivers.Endpoint) (drivers.ServerInfo, error) {
-	c, err := d.connect(ctx, ep, nil, false)
+	c, _, err := d.connect(ctx, ep, nil, false)
 	if err != nil {
 		return drivers.ServerInfo{}, err
 	}
@@ -267,11 +322,11 @@ func (d *Driver) Info(ctx context.Context, ep drivers.Endpoint) (drivers.ServerI
 // statements prepared in ModePrepared.
 func (d *Driver) Open(ctx context.Context, ep drivers.Endpoint) (drivers.Conn, error) {
 	socks := &drivers.Sockets{}
-	c, err := d.connect(ctx, ep, socks, d.w.ReadsYourQuery() && !d.Pooled)
+	c, auth, err := d.connect(ctx, ep, socks, d.w.ReadsYourQuery() && !d.Pooled)
 	if err != nil {
 		return nil, err
 	}
-	conn := &Conn{socks: socks, c: c, size: d.valueSize, depth: d.Depth(), app: c.Config().RuntimeParams["application_name"],
+	conn := &Conn{socks: socks, c: c, auth: auth, size: d.valueSize, depth: d.Depth(), app: c.Config().RuntimeParams["application_name"],
 		custom: d.w.Query != "", w: d.w}
 	conn.read, err = conn.prepare(ctx, d.mode, "lookup", d.readQuery(), ep)
 	if err == nil {
@@ -344,6 +399,7 @@ type Conn struct {
 	value       []byte
 	depth       int
 	app         string // application_name, unique to this connection
+	auth        string // how the server authenticated it (authSeen)
 }
 
 // Do implements drivers.Conn: one op on the first key.
@@ -478,8 +534,14 @@ func (c *Conn) Verify(ctx context.Context) (drivers.Verification, error) {
 	if err != nil {
 		return drivers.Verification{}, fmt.Errorf("inet_client_addr and pg_stat_ssl: %w", err)
 	}
-	return Verified(addr, ssl, version, cipher, drivers.TLSOf(c.c.PgConn().Conn())), nil
+	v := Verified(addr, ssl, version, cipher, drivers.TLSOf(c.c.PgConn().Conn()))
+	v.Negotiated.Auth = c.auth
+	return v, nil
 }
+
+// Auth is how the server authenticated this connection, in pg_hba's
+// words ("scram-sha-256", "md5", "trust ..."); "" when unknown.
+func (c *Conn) Auth() string { return c.auth }
 
 // Verified is the transport of a session whose inet_client_addr() is addr
 // and whose pg_stat_ssl row says ssl, version and cipher; n is what the
@@ -541,7 +603,7 @@ func (d *Driver) ListKeys(ctx context.Context, ep drivers.Endpoint, query string
 	if err := drivers.CheckKeysSQL(name, query); err != nil {
 		return nil, err
 	}
-	c, err := d.connect(ctx, ep, nil, false)
+	c, _, err := d.connect(ctx, ep, nil, false)
 	if err != nil {
 		return nil, err
 	}
@@ -570,7 +632,7 @@ func (*Driver) CheckQuery(q, op string) error { return drivers.CheckSQL(name, q,
 // VerifyEndpoint implements drivers.EndpointVerifier: inet_client_addr()
 // of a fresh connection that prepares nothing.
 func (d *Driver) VerifyEndpoint(ctx context.Context, ep drivers.Endpoint) (drivers.Verification, error) {
-	c, err := d.connect(ctx, ep, nil, false)
+	c, _, err := d.connect(ctx, ep, nil, false)
 	if err != nil {
 		return drivers.Verification{}, err
 	}

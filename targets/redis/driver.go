@@ -253,12 +253,14 @@ func ParseInfo(text string) drivers.ServerInfo {
 // Open implements drivers.Driver.
 func (d *Driver) Open(ctx context.Context, ep drivers.Endpoint) (drivers.Conn, error) {
 	o, socks := d.Options(ep), &drivers.Sockets{}
-	o.Dialer = socks.DialTLS(ep.TLS) // go-redis leaves TLS to a Dialer of its own
+	// go-redis leaves TLS to a Dialer of its own, and dials with a
+	// context of its own.
+	o.Dialer = drivers.KeepTrace(ctx, socks.DialTLS(ep.TLS))
 	client, conn, err := dial(ctx, o, ep)
 	if err != nil {
 		return nil, err
 	}
-	c := &Conn{socks: socks, client: client, conn: conn, size: d.ValueSize(), depth: d.Depth(), w: d.w,
+	c := &Conn{socks: socks, auth: authOf(ep, d.protocol), client: client, conn: conn, size: d.ValueSize(), depth: d.Depth(), w: d.w,
 		reads: !d.w.Updates(), template: strings.Fields(d.w.Query)}
 	if len(c.template) > 0 && c.reads {
 		if err := c.readOnly(ctx); err != nil {
@@ -312,6 +314,7 @@ func (c *Conn) commandInfo(ctx context.Context, name string) (*goredis.CommandIn
 // Conn is one dedicated Redis connection.
 type Conn struct {
 	socks    *drivers.Sockets
+	auth     string // how the client authenticated (Negotiated.Auth)
 	client   *goredis.Client
 	conn     *goredis.Conn
 	w        drivers.Workload
@@ -463,6 +466,7 @@ func (c *Conn) Verify(ctx context.Context) (drivers.Verification, error) {
 		return drivers.Verification{}, fmt.Errorf("CLIENT INFO: %w", err)
 	}
 	v, err := ParseClientInfo(line)
+	v.Negotiated.Auth = c.auth
 	if err != nil || v.Transport == drivers.Unix {
 		return v, err
 	}
@@ -480,6 +484,23 @@ func (c *Conn) Verify(ctx context.Context) (drivers.Verification, error) {
 	return OnTLSPort(v, tlsPort["tls-port"], n), nil
 }
 
+// authOf says how a client of ep authenticates: Redis's only method is a
+// password (of the default user, or an ACL user's), sent as it is in
+// HELLO or AUTH, in clear text unless the connection is TLS.
+func authOf(ep drivers.Endpoint, protocol int) string {
+	cmd := "AUTH"
+	if protocol == 3 {
+		cmd = "HELLO 3 AUTH"
+	}
+	switch {
+	case ep.Password == "":
+		return "none"
+	case ep.User != "":
+		return "password of ACL user (" + cmd + ")"
+	}
+	return "password (" + cmd + ")"
+}
+
 // OnTLSPort is v (a TCP client's CLIENT INFO) on the tls path when its
 // laddr is at tlsPort (the server's tls-port; "0" or "" for none), with
 // what the client negotiated.
@@ -490,7 +511,7 @@ func OnTLSPort(v drivers.Verification, tlsPort string, n drivers.Negotiated) dri
 	if tlsPort != "" && tlsPort != "0" && i >= 0 && laddr[i+1:] == tlsPort {
 		v.Transport = drivers.TLS
 		v.Evidence += " (the server's tls-port " + tlsPort + ")"
-		v.Negotiated = n
+		v.Negotiated.TLSVersion, v.Negotiated.TLSCipher, v.Negotiated.TLSResumed = n.TLSVersion, n.TLSCipher, n.TLSResumed
 	} else {
 		v.Evidence += " (tls-port " + cmp.Or(tlsPort, "0") + ": a plain listener)"
 	}
