@@ -53,10 +53,22 @@ func Run(t *testing.T, target, provider string, binaries ...string) *results.Rep
 			t.Errorf("FerretDB: tcp6 not measured and not said: warnings %q", w)
 		}
 	}
+	// Every database server dbsock starts serves the tls path, but those
+	// of compose.yaml (no certificate) and a mongo container (mongod and
+	// FerretDB serve TLS on different ports); dbsock's own servers have
+	// none. Each says why in the report.
+	if servesTLS(tg, provider, rep.Targets[0].Server.Product) {
+		paths++
+	} else if w := strings.Join(rep.Targets[0].Warnings, " "); !strings.Contains(w, "The tls path was not measured") {
+		t.Errorf("%s with %s: tls not measured and not said: warnings %q", target, provider, w)
+	}
 	if len(rep.Runs) != 2*paths {
 		t.Fatalf("%d runs, want %d paths x 2 rounds", len(rep.Runs), paths)
 	}
 	for _, r := range rep.Runs {
+		if tlsVersion := r.Negotiated != nil && r.Negotiated.TLSVersion != ""; tlsVersion != (r.Transport == drivers.TLS) {
+			t.Errorf("%s round %d: negotiated %+v (%s)", r.Transport, r.Round, r.Negotiated, r.Evidence)
+		}
 		if r.Transport == drivers.TCP6 && !strings.Contains(r.Evidence, "::1") {
 			t.Errorf("tcp6 round %d: evidence %q does not name ::1", r.Round, r.Evidence)
 		}
@@ -188,7 +200,7 @@ func run(t *testing.T, tg *targets.Target, p compose.Provider, name string) (*re
 		Reach:   drivers.Reach, FailFast: true,
 	}
 	if ok, _ := compose.IPv6Loopback(); ok {
-		plan.Paths = []drivers.Transport{drivers.TCP, drivers.TCP6, drivers.Unix}
+		plan.Paths = []drivers.Transport{drivers.TCP, drivers.TCP6, drivers.TLS, drivers.Unix}
 	}
 	rep, err := pipeline.Run(ctx, plan)
 	if cerr := p.Close(); cerr != nil && err == nil {
@@ -281,4 +293,16 @@ func MeasureOwn(t *testing.T, target string, p compose.Provider, opt scenarios.O
 // External is the external provider of srv's two endpoints for target.
 func External(target string, srv *compose.Server) *compose.External {
 	return &compose.External{Endpoints: map[string]compose.Pair{target: {TCP: srv.TCP, Unix: srv.Unix}}}
+}
+
+// servesTLS says whether provider starts target's server (product) with
+// TLS; the local recipe serves it from FerretDB, not mongod.
+func servesTLS(tg *targets.Target, provider, product string) bool {
+	switch {
+	case Binaries[tg.Name] == nil, provider == "compose":
+		return false
+	case tg.Name == "mongo" && (provider == "docker" || product != "FerretDB"):
+		return false
+	}
+	return true
 }
