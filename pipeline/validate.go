@@ -295,6 +295,9 @@ func (p Plan) pathsOf(srv *compose.Server, ti *results.Target) drivers.Paths {
 			continue
 		}
 		paths = append(paths, ep)
+		if t != drivers.TCP && t != drivers.Unix {
+			ti.Endpoints = append(ti.Endpoints, ep) // describeServer gave the two
+		}
 	}
 	return paths
 }

@@ -236,7 +236,11 @@ func writeTarget(b *strings.Builder, r *results.Report, t results.Target) {
 		}
 	}
 	for _, ep := range t.Endpoints {
-		fmt.Fprintf(b, "- Endpoint: %s\n", ep)
+		fmt.Fprintf(b, "- Endpoint: %s", ep)
+		if ep.TLSTrust != "" {
+			fmt.Fprintf(b, " (TLS 1.2 or later, the client trusting %s)", ep.TLSTrust)
+		}
+		b.WriteString("\n")
 	}
 	paths := r.Config.Paths
 	if len(paths) == 0 {
