@@ -404,8 +404,19 @@ func (ls *LocalServer) ServeTLS(port int) (TLSFiles, error) {
 	return files, nil
 }
 
+// ServeTLSApart is ServeTLS for a server that serves TLS on a listener of
+// its own: at a second free port, which it returns.
+func (ls *LocalServer) ServeTLSApart() (TLSFiles, int, error) {
+	port, err := freePort6()
+	if err != nil {
+		return TLSFiles{}, 0, err
+	}
+	files, err := ls.ServeTLS(port)
+	return files, port, err
+}
+
 // FreePort is another port free on 127.0.0.1 (and ::1 where this host has
-// it), for a server's second listener (e.g. its TLS port).
+// it), for a server's second listener.
 func FreePort() (int, error) { return freePort6() }
 
 // Fail stops what was started and returns err.

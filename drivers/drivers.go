@@ -211,53 +211,6 @@ type Verification struct {
 	Negotiated Negotiated
 }
 
-// Negotiated is what one connection negotiated with the server: its TLS
-// session (on the tls path) and how the server authenticated the client.
-type Negotiated struct {
-	TLSVersion string `json:"tls_version,omitempty"` // "TLS 1.3"
-	TLSCipher  string `json:"tls_cipher,omitempty"`  // "TLS_AES_128_GCM_SHA256"
-	// TLSResumed says the TLS session was resumed, not fully negotiated.
-	TLSResumed bool `json:"tls_resumed,omitempty"`
-	// Auth is the authentication method the server used, in its own
-	// words (scram-sha-256, mysql_native_password, ...); "" when unknown.
-	Auth string `json:"auth,omitempty"`
-}
-
-// IsZero says that nothing was learned.
-func (n Negotiated) IsZero() bool { return n == Negotiated{} }
-
-// String renders it for the report: "TLS 1.3 TLS_AES_128_GCM_SHA256,
-// auth scram-sha-256".
-func (n Negotiated) String() string {
-	var parts []string
-	if n.TLSVersion != "" {
-		s := n.TLSVersion + " " + n.TLSCipher
-		if n.TLSResumed {
-			s += " (resumed)"
-		}
-		parts = append(parts, strings.TrimSpace(s))
-	}
-	if n.Auth != "" {
-		parts = append(parts, "auth "+n.Auth)
-	}
-	return strings.Join(parts, ", ")
-}
-
-// TLSOf is the TLS session of a client's connection c, as the client
-// negotiated it; zero when c is not a TLS connection or its handshake
-// has not run.
-func TLSOf(c net.Conn) Negotiated {
-	tc, ok := c.(*tls.Conn)
-	if !ok {
-		return Negotiated{}
-	}
-	st := tc.ConnectionState()
-	if !st.HandshakeComplete {
-		return Negotiated{}
-	}
-	return Negotiated{TLSVersion: tls.VersionName(st.Version), TLSCipher: tls.CipherSuiteName(st.CipherSuite), TLSResumed: st.DidResume}
-}
-
 // Conn is one open client connection (a pool of one) to a seeded server.
 type Conn interface {
 	// Do performs one operation of the scenario (e.g. one primary-key lookup).
@@ -485,45 +438,6 @@ const (
 // now. The watchdog calls it; Close still follows.
 type Aborter interface {
 	Abort() error
-}
-
-// TLSRecorder keeps what the last TLS handshake of a configuration it
-// made negotiated, for client libraries that run the handshake themselves
-// and do not show their connection (the MongoDB driver).
-type TLSRecorder struct {
-	mu sync.Mutex
-	n  Negotiated
-}
-
-// Config is cfg with a VerifyConnection that records each handshake's
-// session (after the usual verification, which it leaves as it is); nil
-// when cfg is nil.
-func (r *TLSRecorder) Config(cfg *tls.Config) *tls.Config {
-	if cfg == nil {
-		return nil
-	}
-	c := cfg.Clone()
-	next := c.VerifyConnection
-	c.VerifyConnection = func(st tls.ConnectionState) error {
-		if next != nil {
-			if err := next(st); err != nil {
-				return err
-			}
-		}
-		r.mu.Lock()
-		r.n = Negotiated{TLSVersion: tls.VersionName(st.Version), TLSCipher: tls.CipherSuiteName(st.CipherSuite), TLSResumed: st.DidResume}
-		r.mu.Unlock()
-		return nil
-	}
-	return c
-}
-
-// Negotiated is the session of the last handshake recorded (zero before
-// one).
-func (r *TLSRecorder) Negotiated() Negotiated {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.n
 }
 
 // Sockets keeps the network connections a client library dials through

@@ -53,18 +53,7 @@ func TracedTLS(ctx context.Context, cfg *tls.Config) *tls.Config {
 	if cfg == nil || tr == nil || tr.Secured == nil {
 		return cfg
 	}
-	c := cfg.Clone()
-	next := c.VerifyConnection
-	c.VerifyConnection = func(st tls.ConnectionState) error {
-		if next != nil {
-			if err := next(st); err != nil {
-				return err
-			}
-		}
-		tr.Secure()
-		return nil
-	}
-	return c
+	return onHandshake(cfg, func(tls.ConnectionState) { tr.Secure() })
 }
 
 // KeepTrace is dial for a client library that dials with a context of its

@@ -44,11 +44,7 @@ func localServer(ctx context.Context, l *compose.Local, target string) (*compose
 	if err != nil {
 		return nil, tcp.Fail(err)
 	}
-	tlsPort, err := compose.FreePort()
-	if err != nil {
-		return nil, tcp.Fail(err)
-	}
-	tf, err := tcp.ServeTLS(tlsPort)
+	tf, tlsPort, err := tcp.ServeTLSApart()
 	if err != nil {
 		return nil, tcp.Fail(err)
 	}

@@ -43,11 +43,7 @@ func localServer(ctx context.Context, l *compose.Local, name string) (*compose.S
 			return nil, ls.Fail(err)
 		}
 		env = []string{"FERRETDB_SETUP_PASSWORD=" + password}
-		tlsPort, err := compose.FreePort()
-		if err != nil {
-			return nil, ls.Fail(err)
-		}
-		tf, err := ls.ServeTLS(tlsPort)
+		tf, tlsPort, err := ls.ServeTLSApart()
 		if err != nil {
 			return nil, ls.Fail(err)
 		}

@@ -26,11 +26,7 @@ func localServer(ctx context.Context, l *compose.Local, name string) (*compose.S
 	if err != nil {
 		return nil, ls.Fail(err)
 	}
-	tlsPort, err := compose.FreePort()
-	if err != nil {
-		return nil, ls.Fail(err)
-	}
-	tf, err := ls.ServeTLS(tlsPort)
+	tf, tlsPort, err := ls.ServeTLSApart()
 	if err != nil {
 		return nil, ls.Fail(err)
 	}
