@@ -241,8 +241,8 @@ func (p Plan) validateMemory() error {
 	depth := max(slices.Max(append([]int{1}, p.Pipelines...)), 1)
 	for _, opt := range p.cases() {
 		var me *scenarios.MemoryError
-		if err := opt.CheckMemory(size, depth); errors.As(err, &me) {
-			format := "%s %d would hold about %s in dbsock (%s per worker in latency histograms and connections, one per transport, and %s of values in flight at %s %d and %s %s), more than the %s it allows itself; "
+		if err := opt.CheckMemory(size, depth, len(p.paths())); errors.As(err, &me) {
+			format := "%s %d would hold about %s in dbsock (%s per worker in latency histograms and connections, one per path, and %s of values in flight at %s %d and %s %s), more than the %s it allows itself; "
 			args := []any{setting.Concurrency, me.Workers, setting.Bytes(me.Bytes), setting.Bytes(me.WorkerBytes), setting.Bytes(me.ValueBytes),
 				setting.Pipelines, depth, setting.ValueSizes, setting.Bytes(size), setting.Bytes(scenarios.ClientBudget)}
 			if me.MaxWorkers == 0 {

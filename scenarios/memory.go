@@ -45,30 +45,32 @@ func (e *MemoryError) Error() string {
 	if e.MaxWorkers == 0 {
 		lower = "even one worker does not fit: lower the pipeline depth or the value size"
 	}
-	return fmt.Sprintf("%d workers (Concurrency) would hold about %s in dbsock: %s per worker in latency histograms and connections (one per transport) and %s of values in flight (pipeline depth %d, values of %s, %d copies each); the limit is %s: %s",
+	return fmt.Sprintf("%d workers (Concurrency) would hold about %s in dbsock: %s per worker in latency histograms and connections (one per path) and %s of values in flight (pipeline depth %d, values of %s, %d copies each); the limit is %s: %s",
 		e.Workers, setting.Bytes(e.Bytes), setting.Bytes(e.WorkerBytes), setting.Bytes(e.ValueBytes), e.Depth,
 		setting.Bytes(e.ValueSize), CopiesPerValue, setting.Bytes(ClientBudget), lower)
 }
 
 // CheckMemory fails with a *MemoryError when a case of these options, with
-// values of valueSize bytes and pipelines depth deep, would hold more than
-// ClientBudget in dbsock at once.
-func (o Options) CheckMemory(valueSize int64, depth int) error {
+// values of valueSize bytes and pipelines depth deep, measuring paths
+// paths (2 when fewer), would hold more than ClientBudget in dbsock at
+// once.
+func (o Options) CheckMemory(valueSize int64, depth, paths int) error {
 	depth = max(depth, 1)
+	paths = max(paths, 2)
 	valueSize = max(valueSize, 1)
-	perWorker := o.workerBytes() + int64(depth)*valueSize*CopiesPerValue
+	perWorker := o.workerBytes(paths) + int64(depth)*valueSize*CopiesPerValue
 	if bytes := int64(o.workers()) * perWorker; bytes > ClientBudget {
 		return &MemoryError{Workers: o.workers(), Depth: depth, ValueSize: valueSize, Bytes: bytes,
-			WorkerBytes: o.workerBytes(), ValueBytes: int64(o.workers()) * int64(depth) * valueSize * CopiesPerValue,
+			WorkerBytes: o.workerBytes(paths), ValueBytes: int64(o.workers()) * int64(depth) * valueSize * CopiesPerValue,
 			MaxWorkers: int(ClientBudget / perWorker)}
 	}
 	return nil
 }
 
-// workerBytes is what one worker holds for both transports: each side's
+// workerBytes is what one worker holds for its paths: each path's
 // histograms (one per part of the op, the connect scenario's phases and
 // its warm-up's, the open loop's uncorrected latencies) and connection.
-func (o Options) workerBytes() int64 {
+func (o Options) workerBytes(paths int) int64 {
 	hists := int64(1)
 	if o.Op == drivers.OpMixed {
 		hists = 2
@@ -79,5 +81,5 @@ func (o Options) workerBytes() int64 {
 	if o.Rate > 0 {
 		hists++
 	}
-	return 2 * (hists*histogramBytes + ConnBytes)
+	return int64(paths) * (hists*histogramBytes + ConnBytes)
 }

@@ -35,7 +35,7 @@ func Run(ctx context.Context, d drivers.Driver, paths drivers.Paths, server driv
 	if err := opt.Validate(); err != nil {
 		return err
 	}
-	if err := opt.CheckMemory(int64(d.ValueSize()), c.Pipeline); err != nil {
+	if err := opt.CheckMemory(int64(d.ValueSize()), c.Pipeline, len(paths)); err != nil {
 		return err
 	}
 	if opt.Op == drivers.OpUpdate {
