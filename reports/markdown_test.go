@@ -230,3 +230,28 @@ func TestMethodSaysWhatAnInstanceWas(t *testing.T) {
 		}
 	}
 }
+
+// TestProviderPhrase: the method names the provider that supplied the
+// servers, what auto chose, and each target's where they differ.
+func TestProviderPhrase(t *testing.T) {
+	rep := func(config string, providers ...string) *results.Report {
+		r := &results.Report{Config: results.Config{Provider: config}}
+		for i, p := range providers {
+			r.Targets = append(r.Targets, results.Target{Name: []string{"mysql", "redis", "postgres"}[i], Provenance: drivers.Provenance{Provider: p}})
+		}
+		return r
+	}
+	for _, tt := range []struct {
+		r    *results.Report
+		want string
+	}{
+		{rep("local", "local", "local"), "local provider"},
+		{rep("auto", "docker", "docker"), "docker provider (chosen by auto)"},
+		{rep("auto", "local", "docker", "local"), "servers from the local provider (mysql, postgres) and the docker provider (redis), chosen by auto"},
+		{rep("auto"), "auto provider"},
+	} {
+		if got := providerPhrase(tt.r); got != tt.want {
+			t.Errorf("got %q, want %q", got, tt.want)
+		}
+	}
+}

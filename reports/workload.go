@@ -144,8 +144,45 @@ func methodSentence(r *results.Report) string {
 		stats += "; each other path's the same with TCP over it"
 	}
 	return fmt.Sprintf("Method: %s from one Go client%s over %s, %s of %s%s; "+
-		"%s; %s; %s, %d logical CPUs, %s provider, dbsock %s.",
-		ops, clientPlace(c.Client), routes, rounds, blocks, workload, stats, place, orUnknown(e.CPUModel), e.NumCPU, c.Provider, r.Tool.Version)
+		"%s; %s; %s, %d logical CPUs, %s, dbsock %s.",
+		ops, clientPlace(c.Client), routes, rounds, blocks, workload, stats, place, orUnknown(e.CPUModel), e.NumCPU, providerPhrase(r), r.Tool.Version)
+}
+
+// providerPhrase names the provider that supplied the servers ("local
+// provider", "docker provider (chosen by auto)"), or each target's where
+// they differ ("servers from the local provider (mysql, redis) and the
+// docker provider (postgres), chosen by auto"): container and local
+// numbers differ.
+func providerPhrase(r *results.Report) string {
+	var order []string
+	by := map[string][]string{}
+	for _, t := range r.Targets {
+		if t.Provider == "" {
+			continue
+		}
+		if by[t.Provider] == nil {
+			order = append(order, t.Provider)
+		}
+		by[t.Provider] = append(by[t.Provider], t.Name)
+	}
+	chosen := ""
+	if c := r.Config.Provider; c != "" && (len(order) != 1 || order[0] != c) {
+		chosen = ", chosen by " + c
+	}
+	switch len(order) {
+	case 0:
+		return r.Config.Provider + " provider"
+	case 1:
+		if chosen != "" {
+			chosen = " (" + strings.TrimPrefix(chosen, ", ") + ")"
+		}
+		return order[0] + " provider" + chosen
+	}
+	var parts []string
+	for _, p := range order {
+		parts = append(parts, fmt.Sprintf("the %s provider (%s)", p, strings.Join(by[p], ", ")))
+	}
+	return "servers from " + strings.Join(parts[:len(parts)-1], ", ") + " and " + parts[len(parts)-1] + chosen
 }
 
 // pathList names the paths of a run in words: "127.0.0.1 TCP, TCP6
