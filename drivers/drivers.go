@@ -12,6 +12,7 @@ package drivers
 import (
 	"context"
 	"crypto/tls"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
@@ -80,6 +81,9 @@ type Endpoint struct {
 	// TLSTrust says in words what the client trusts on the tls path
 	// ("the run's own CA", a CA file, or that it does not verify).
 	TLSTrust string `json:"tls_trust,omitempty"`
+	// HasPassword says, in a report read back from JSON (which never
+	// holds the password), that the endpoint had one.
+	HasPassword bool `json:"has_password,omitempty"`
 	// Opening, when not 0, names one call of a library user's Opener
 	// (dbsock.Compare): what dbsock.Dial dials for this endpoint is that
 	// call's, counted and aborted with it.
@@ -91,11 +95,19 @@ func (e Endpoint) String() string {
 	s := string(e.Transport) + " " + e.Address
 	if e.User != "" {
 		s += " as " + e.User
-		if e.Password != "" {
+		if e.Password != "" || e.HasPassword {
 			s += " (password ****)"
 		}
 	}
 	return s
+}
+
+// MarshalJSON writes the endpoint without its password, saying only
+// whether it had one (has_password).
+func (e Endpoint) MarshalJSON() ([]byte, error) {
+	type plain Endpoint // without this method
+	e.HasPassword = e.HasPassword || e.Password != ""
+	return json.Marshal(plain(e))
 }
 
 // Validate checks that the endpoint is well formed: a TCP address is

@@ -6,6 +6,7 @@ import (
 	"crypto/x509"
 	"database/sql"
 	"database/sql/driver"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -269,5 +270,29 @@ func TestTLSRecorder(t *testing.T) {
 	}
 	if _, err := tls.Dial("tcp", srv.Listener.Addr().String(), r.Config(&tls.Config{ServerName: "example.com"})); err == nil {
 		t.Error("a server no root vouches for was trusted")
+	}
+}
+
+// TestEndpointJSON: an endpoint read back from JSON renders as it did,
+// "(password ****)" included, and the JSON never holds the password.
+func TestEndpointJSON(t *testing.T) {
+	ep := Endpoint{Transport: TCP, Address: "127.0.0.1:6379", User: "app", Password: "s3cret-value"}
+	b, err := json.Marshal(ep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(b), "s3cret-value") || strings.Contains(string(b), `"password"`) {
+		t.Fatalf("the JSON holds the password: %s", b)
+	}
+	var back Endpoint
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	if back.String() != ep.String() || back.Password != "" {
+		t.Errorf("read back as %q, written as %q", back.String(), ep.String())
+	}
+	b, _ = json.Marshal(Endpoint{Transport: Unix, Address: "/tmp/s.sock"})
+	if strings.Contains(string(b), "has_password") {
+		t.Errorf("an endpoint without a password says it has one: %s", b)
 	}
 }
