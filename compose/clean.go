@@ -2,6 +2,7 @@ package compose
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -146,34 +147,51 @@ func argNames(cmdline, dir string) bool {
 	return false
 }
 
-// LeftoverContainer is a container a killed dbsock run left behind.
+// LeftoverContainer is a container (or, with Network set, a network) a
+// killed dbsock run left behind.
 type LeftoverContainer struct {
 	ID, Image, Target string
 	Owner             int
+	Network           bool
 }
 
-// FindLeftoverContainers lists containers labelled by dbsock whose dbsock
-// is no longer running. With no Docker engine it returns none.
+// FindLeftoverContainers lists containers, then networks (the published
+// and bridge paths'), labelled by dbsock whose dbsock is no longer
+// running. With no Docker engine it returns none.
 func FindLeftoverContainers(ctx context.Context, socket string) ([]LeftoverContainer, error) {
+	containers, err := findLeftovers(ctx, socket, "/containers/json?all=1&filters=", false)
+	if err != nil {
+		return nil, err
+	}
+	networks, err := findLeftovers(ctx, socket, "/networks?filters=", true)
+	return append(containers, networks...), err
+}
+
+func findLeftovers(ctx context.Context, socket, list string, network bool) ([]LeftoverContainer, error) {
 	filter := url.QueryEscape(`{"label":["` + Label + `=1"]}`)
-	resp, err := dockerAPI(ctx, socket, http.MethodGet, "/containers/json?all=1&filters="+filter)
+	resp, err := dockerAPI(ctx, socket, http.MethodGet, list+filter)
 	if err != nil {
 		return nil, nil // no engine: nothing of ours can be there
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("list dbsock containers: the Docker engine answered %s", resp.Status)
+		kind := "containers"
+		if network {
+			kind = "networks"
+		}
+		return nil, fmt.Errorf("list dbsock's %s: the Docker engine answered %s", kind, resp.Status)
 	}
-	var list []struct {
+	var found []struct {
 		ID     string `json:"Id"`
 		Image  string
+		Name   string
 		Labels map[string]string
 	}
-	if err := json.NewDecoder(resp.Body).Decode(&list); err != nil {
-		return nil, fmt.Errorf("list dbsock containers: %w", err)
+	if err := json.NewDecoder(resp.Body).Decode(&found); err != nil {
+		return nil, fmt.Errorf("list dbsock's containers and networks: %w", err)
 	}
 	var out []LeftoverContainer
-	for _, c := range list {
+	for _, c := range found {
 		spec := c.Labels[OwnerLabel]
 		if spec == "" {
 			spec = c.Labels[PIDLabel] // an older dbsock's
@@ -182,14 +200,19 @@ func FindLeftoverContainers(ctx context.Context, socket string) ([]LeftoverConta
 		if err != nil || owner.Alive() {
 			continue // started by hand (docker compose up), or a run in progress
 		}
-		out = append(out, LeftoverContainer{ID: c.ID, Image: c.Image, Target: c.Labels[Label+".target"], Owner: owner.PID})
+		out = append(out, LeftoverContainer{ID: c.ID, Image: c.Image, Target: cmp.Or(c.Labels[Label+".target"], c.Name), Owner: owner.PID, Network: network})
 	}
 	return out, nil
 }
 
-// Remove force-removes the container and its anonymous volumes.
+// Remove force-removes the container and its anonymous volumes (or the
+// network).
 func (c LeftoverContainer) Remove(ctx context.Context, socket string) error {
-	resp, err := dockerAPI(ctx, socket, http.MethodDelete, "/containers/"+c.ID+"?force=1&v=1")
+	path := "/containers/" + c.ID + "?force=1&v=1"
+	if c.Network {
+		path = "/networks/" + c.ID
+	}
+	resp, err := dockerAPI(ctx, socket, http.MethodDelete, path)
 	if err != nil {
 		return fmt.Errorf("remove container %s: %w", shortContainerID(c.ID), err)
 	}

@@ -16,6 +16,7 @@
 package compose
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -48,6 +49,15 @@ type Server struct {
 	// it has one; NoTLS says why not otherwise.
 	TLS   drivers.Endpoint
 	NoTLS string
+	// Published and Bridge are the paths to a server container on a
+	// bridge network (a port Docker publishes on 127.0.0.1, and the
+	// container's own address), when the provider gives them; NoRoutes
+	// says why not otherwise.
+	Published, Bridge drivers.Endpoint
+	NoRoutes          string
+	// SeedAlso are endpoints that reach other instances of the server
+	// (the container behind Published and Bridge): seeded too.
+	SeedAlso []drivers.Endpoint
 	// PID is the server's process ID when dbsock started it as a local
 	// process, else 0.
 	PID int
@@ -88,8 +98,17 @@ func (s *Server) Path(t drivers.Transport) (drivers.Endpoint, error) {
 			return drivers.Endpoint{}, errors.New(why)
 		}
 		return s.TLS, nil
+	case drivers.Published, drivers.Bridge:
+		ep := s.Published
+		if t == drivers.Bridge {
+			ep = s.Bridge
+		}
+		if ep.Address == "" {
+			return drivers.Endpoint{}, errors.New(cmp.Or(s.NoRoutes, "only the docker provider serves it (a second container of the server on a bridge network)"))
+		}
+		return ep, nil
 	}
-	return drivers.Endpoint{}, fmt.Errorf("%s: unknown path %q (want tcp, tcp6, tls or unix)", s.Target, t)
+	return drivers.Endpoint{}, fmt.Errorf("%s: unknown path %q (want tcp, tcp6, tls, published, bridge or unix)", s.Target, t)
 }
 
 // ErrNoRestart is returned by Restart for a server dbsock cannot restart

@@ -208,20 +208,7 @@ func (c *Compose) Supply(ctx context.Context, t Target) (*Server, error) {
 	srv.TCP = drivers.Endpoint{Transport: drivers.TCP, Address: "127.0.0.1:" + strconv.Itoa(c.ports[target]), User: sp.User, Password: pw, Database: sp.Database}
 	srv.Unix = srv.TCP
 	srv.Unix.Transport, srv.Unix.Address = drivers.Unix, filepath.Join(sockDir, sp.Socket)
-	var pid int
-	srv.ImageID, pid = c.inspect(ctx, target)
-	if cpus := c.cpuset[target]; cpus != "" {
-		srv.CPUs = cpus + " (container cpuset)"
-	}
-	if srv.CPUs == "" {
-		srv.Warnings = append(srv.Warnings, "This compose service was not pinned to a CPU (no cpuset), whatever the client's placement.")
-	}
-	if pid > 0 {
-		srv.CPU = cpustat.NewTree(pid, "container process tree (every process in the container)")
-		srv.CPUGroup = cgroupNote(pid)
-	} else {
-		srv.CPUWhyNot = "the engine did not say which process runs the container"
-	}
+	pid := c.describe(ctx, target, srv)
 	if err := c.waitReady(ctx, srv, sp.Ready); err != nil {
 		return nil, err
 	}
@@ -402,3 +389,23 @@ func (c *Compose) Close() error {
 
 // Project is the compose project name of this run ("" before it starts).
 func (c *Compose) Project() string { return c.project }
+
+// describe records what the engine says of target's container in srv
+// (image ID, cpuset, its process tree's CPU) and returns its first pid.
+func (c *Compose) describe(ctx context.Context, target string, srv *Server) int {
+	var pid int
+	srv.ImageID, pid = c.inspect(ctx, target)
+	if cpus := c.cpuset[target]; cpus != "" {
+		srv.CPUs = cpus + " (container cpuset)"
+	}
+	if srv.CPUs == "" {
+		srv.Warnings = append(srv.Warnings, "This compose service was not pinned to a CPU (no cpuset), whatever the client's placement.")
+	}
+	if pid > 0 {
+		srv.CPU = cpustat.NewTree(pid, "container process tree (every process in the container)")
+		srv.CPUGroup = cgroupNote(pid)
+	} else {
+		srv.CPUWhyNot = "the engine did not say which process runs the container"
+	}
+	return pid
+}

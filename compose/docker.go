@@ -56,12 +56,17 @@ type Docker struct {
 	// ServerCPUs, when set, becomes each container's cpuset.
 	ServerCPUs []int
 
-	runID  string
-	local  Local // only for its private temp dir
-	mu     sync.Mutex
-	probe  *Engine
-	stops  map[string]func(context.Context) error
-	closed bool
+	// Routes, when set, gives each server the published and bridge paths
+	// too: a second container of it on a bridge network of the run's.
+	Routes bool
+
+	runID   string
+	local   Local // only for its private temp dir
+	network *tc.DockerNetwork
+	mu      sync.Mutex
+	probe   *Engine
+	stops   map[string]func(context.Context) error
+	closed  bool
 }
 
 // NewDocker returns a docker provider.
@@ -143,24 +148,9 @@ func (d *Docker) Supply(ctx context.Context, t Target) (*Server, error) {
 		srv.NetworkMode = "published port"
 		srv.Warnings = append(srv.Warnings, fmt.Sprintf("Host networking is not available here (%s): TCP goes through a port Docker publishes on 127.0.0.1, which crosses Docker's userland proxy; the TCP numbers are not loopback-to-server numbers.", engineKind(eng)))
 	}
-	opts := d.containerOptions(target, dir, port, hostNet, spec)
-	c, err := tc.Run(ctx, image, opts...)
-	cleanup := func(ctx context.Context) error {
-		var errs []error
-		if c != nil {
-			errs = append(errs, tc.TerminateContainer(c, tc.StopContext(ctx), tc.StopTimeout(time.Second)))
-		}
-		return errors.Join(append(errs, os.RemoveAll(dir))...)
-	}
+	c, err := d.startContainer(ctx, image, port, spec, srv, d.containerOptions(target, dir, port, hostNet, spec)...)
 	if err != nil {
-		cerr := cleanup(context.Background())
-		return nil, errors.Join(fmt.Errorf("start %s container from %s: %w", target, image, err), cerr)
-	}
-	srv.stop = cleanup
-	d.track(srv, cleanup)
-	describeContainer(ctx, c, srv, image, port, spec)
-	if err := waitContainer(ctx, c, srv, spec.Ready); err != nil {
-		return nil, errors.Join(err, srv.Stop(context.Background()))
+		return nil, err
 	}
 	if insp, err := c.Inspect(ctx); err == nil && insp.State != nil {
 		srv.RunsAs = runsAs(insp.State.Pid) // the entrypoint has dropped root by now
@@ -172,14 +162,49 @@ func (d *Docker) Supply(ctx context.Context, t Target) (*Server, error) {
 	offerTCP6(ctx, srv, hostNet && strings.Contains(bind, ":"), no6)
 	srv.NoTLS = spec.NoTLS
 	offerTLS(srv, spec.TLSPort, "its TLS port would be published by Docker, not loopback")
-	var config []byte // the config file, kept to start the container again
-	if spec.Config != "" {
-		path := filepath.Join(dir, spec.Config)
-		config, _ = os.ReadFile(path)
-		os.Remove(path) // it held the password; the server has read it
-	}
+	config := takeConfig(srv.SocketDir, spec)
 	srv.restart = func(ctx context.Context) error { return restartContainer(ctx, c, srv, spec, config) }
+	if err := d.routes(ctx, t, image, srv, hostNet); err != nil {
+		return nil, errors.Join(err, srv.Stop(context.Background()))
+	}
 	return srv, nil
+}
+
+// startContainer runs image with opts as srv (its SocketDir the
+// container's /sock), removed with its socket dir on srv's Stop, and
+// waits until the server is ready.
+func (d *Docker) startContainer(ctx context.Context, image string, port int, spec ContainerSpec, srv *Server, opts ...tc.ContainerCustomizer) (tc.Container, error) {
+	c, err := tc.Run(ctx, image, opts...)
+	dir := srv.SocketDir
+	cleanup := func(ctx context.Context) error {
+		var errs []error
+		if c != nil {
+			errs = append(errs, tc.TerminateContainer(c, tc.StopContext(ctx), tc.StopTimeout(time.Second)))
+		}
+		return errors.Join(append(errs, os.RemoveAll(dir))...)
+	}
+	if err != nil {
+		return nil, errors.Join(fmt.Errorf("start %s container from %s: %w", srv.Target, image, err), cleanup(context.Background()))
+	}
+	srv.stop = cleanup
+	d.track(srv, cleanup)
+	describeContainer(ctx, c, srv, image, port, spec)
+	if err := waitContainer(ctx, c, srv, spec.Ready); err != nil {
+		return nil, errors.Join(err, srv.Stop(context.Background()))
+	}
+	return c, nil
+}
+
+// takeConfig removes the spec's config file (it held the password; the
+// server has read it) and returns it, to put back for a restart.
+func takeConfig(dir string, spec ContainerSpec) []byte {
+	if spec.Config == "" {
+		return nil
+	}
+	path := filepath.Join(dir, spec.Config)
+	config, _ := os.ReadFile(path)
+	os.Remove(path)
+	return config
 }
 
 // socketDirAndPort makes target's socket directory, open to the
@@ -320,7 +345,7 @@ func (d *Docker) Close() error {
 		errs = append(errs, stop(ctx))
 		cancel()
 	}
-	return errors.Join(append(errs, d.local.Close())...)
+	return errors.Join(append(errs, d.removeNetwork(), d.local.Close())...)
 }
 
 // waitContainer probes the server from the host until both endpoints accept

@@ -38,6 +38,12 @@ const (
 	Unix Transport = "unix" // the server's Unix domain socket
 	TCP6 Transport = "tcp6" // TCP on the IPv6 loopback, [::1]
 	TLS  Transport = "tls"  // TCP on 127.0.0.1 with TLS (Endpoint.TLS)
+	// Published is TCP to a port Docker publishes on 127.0.0.1 for a
+	// server container on a bridge network (docker-proxy or NAT rules).
+	Published Transport = "published"
+	// Bridge is TCP to a server container's own address on a bridge
+	// network dbsock created for the run.
+	Bridge Transport = "bridge"
 )
 
 // Label is the transport's name for people: "TCP", "Unix", "TCP6" or "TLS".
@@ -51,6 +57,10 @@ func (t Transport) Label() string {
 		return "TCP6"
 	case TLS:
 		return "TLS"
+	case Published:
+		return "Published port"
+	case Bridge:
+		return "Bridge"
 	}
 	return string(t)
 }
@@ -58,7 +68,8 @@ func (t Transport) Label() string {
 // Network is the network a client dials for t, in Go's words: "tcp" for
 // TLS (the handshake runs over it), else t itself.
 func (t Transport) Network() string {
-	if t == TLS {
+	switch t {
+	case TLS, Published, Bridge:
 		return "tcp"
 	}
 	return string(t)
@@ -115,7 +126,12 @@ func (e Endpoint) MarshalJSON() ([]byte, error) {
 // sun_path.
 func (e Endpoint) Validate() error {
 	switch e.Transport {
-	case TCP, TLS:
+	case Bridge:
+		ap, err := netip.ParseAddrPort(e.Address)
+		if err != nil || !ap.Addr().Is4() || !ap.Addr().IsPrivate() {
+			return fmt.Errorf("bridge address %q is not a container's IPv4:PORT on a private network", e.Address)
+		}
+	case TCP, TLS, Published:
 		if e.Transport == TLS && e.TLS == nil {
 			return fmt.Errorf("tls address %q has no TLS settings (a CA to trust)", e.Address)
 		}
@@ -144,7 +160,7 @@ func (e Endpoint) Validate() error {
 			return fmt.Errorf("unix socket path %q is %d bytes; the OS limit is %d (sun_path on %s): give the socket a shorter path, e.g. a directory under /tmp", e.Address, len(e.Address), MaxSocketPath, runtime.GOOS)
 		}
 	default:
-		return fmt.Errorf("unknown transport %q (want tcp, tcp6, tls or unix)", e.Transport)
+		return fmt.Errorf("unknown transport %q (want tcp, tcp6, tls, published, bridge or unix)", e.Transport)
 	}
 	return nil
 }
@@ -221,6 +237,10 @@ type Verification struct {
 	Evidence string
 	// Negotiated is what the connection negotiated, where known.
 	Negotiated Negotiated
+	// Peer is the client's address as the server sees it ("IP:PORT" or
+	// "IP"), where the driver reads one: on the published and bridge
+	// paths it is the bridge network's side of the host, not loopback.
+	Peer string
 }
 
 // Conn is one open client connection (a pool of one) to a seeded server.
@@ -266,10 +286,26 @@ func CheckTransport(ctx context.Context, c Conn, want Transport) (Verification, 
 	if err != nil {
 		return v, fmt.Errorf("verify transport %s: %w", want, err)
 	}
+	if (want == Published || want == Bridge) && v.Transport == TCP && Routed(v.Peer) {
+		v.Transport = want // the server sees a peer across a bridge, not on loopback
+	}
 	if v.Transport != want {
 		return v, fmt.Errorf("%w: connected over %s but the server reports %s (%s)", ErrMismatch, want, v.Transport, v.Evidence)
 	}
 	return v, nil
+}
+
+// Routed says whether peer ("IP", "IP:PORT", "IP/32", as a server prints
+// a client) is an IPv4 address off the loopback: a client that reached the
+// server across a bridge network (Docker's gateway, docker-proxy).
+func Routed(peer string) bool {
+	host := peer
+	if ap, err := netip.ParseAddrPort(peer); err == nil {
+		host = ap.Addr().String()
+	}
+	host, _, _ = strings.Cut(host, "/")
+	a, err := netip.ParseAddr(host)
+	return err == nil && a.Is4() && !a.IsLoopback() && !a.IsUnspecified()
 }
 
 // TransportOfPeer classifies a peer address as the server printed it:

@@ -296,3 +296,41 @@ func TestEndpointJSON(t *testing.T) {
 		t.Errorf("an endpoint without a password says it has one: %s", b)
 	}
 }
+
+// TestRoutedPeers: the published and bridge paths are verified by a peer
+// off loopback; the tcp path is not.
+func TestRoutedPeers(t *testing.T) {
+	for peer, want := range map[string]bool{"172.18.0.1": true, "172.18.0.1:40866": true, "172.18.0.1/32": true, "10.0.0.2:1": true,
+		"127.0.0.1:5000": false, "127.0.0.1/32": false, "::1": false, "[::1]:5000": false, "/tmp/x.sock": false, "": false, "0.0.0.0": false} {
+		if got := Routed(peer); got != want {
+			t.Errorf("Routed(%q) = %v, want %v", peer, got, want)
+		}
+	}
+	check := func(v Verification, want Transport) error {
+		_, err := CheckTransport(context.Background(), fixedConn{v}, want)
+		return err
+	}
+	routed := Verification{Transport: TCP, Peer: "172.18.0.1:40866", Evidence: "client addr=172.18.0.1:40866"}
+	local := Verification{Transport: TCP, Peer: "127.0.0.1:40866", Evidence: "client addr=127.0.0.1:40866"}
+	if check(routed, Published) != nil || check(routed, Bridge) != nil {
+		t.Error("a peer across the bridge did not verify the published and bridge paths")
+	}
+	if check(local, Published) == nil || check(local, Bridge) == nil {
+		t.Error("a loopback peer verified a path across the bridge")
+	}
+	if err := (Endpoint{Transport: Bridge, Address: "172.18.0.2:6379"}).Validate(); err != nil {
+		t.Error(err)
+	}
+	if err := (Endpoint{Transport: Bridge, Address: "8.8.8.8:53"}).Validate(); err == nil {
+		t.Error("a public address passed as a bridge address")
+	}
+	if err := (Endpoint{Transport: Published, Address: "8.8.8.8:53"}).Validate(); err == nil {
+		t.Error("a published port off loopback passed")
+	}
+}
+
+type fixedConn struct{ v Verification }
+
+func (fixedConn) Do(context.Context) error                       { return nil }
+func (c fixedConn) Verify(context.Context) (Verification, error) { return c.v, nil }
+func (fixedConn) Close() error                                   { return nil }

@@ -193,6 +193,7 @@ func (p Plan) seed(ctx context.Context, t *targets.Target, d drivers.Driver, srv
 	if srv.SeedEach || t.SeedEach {
 		over = append(over, srv.TCP)
 	}
+	over = append(over, srv.SeedAlso...)
 	limit := p.Options.Timeout() + time.Duration(max(rows, 1))*time.Millisecond
 	for _, ep := range over {
 		err := p.answerWithin(ctx, limit, "--op-timeout plus 1 ms per row", t.Name, ep, "while dbsock seeded the rows", func(ctx context.Context) error { return d.Seed(ctx, ep) })

@@ -317,9 +317,9 @@ func (p Plan) validatePaths() error {
 	seen := map[drivers.Transport]bool{}
 	for _, t := range p.paths() {
 		switch t {
-		case drivers.TCP, drivers.TCP6, drivers.TLS, drivers.Unix:
+		case drivers.TCP, drivers.TCP6, drivers.TLS, drivers.Published, drivers.Bridge, drivers.Unix:
 		default:
-			return setting.Errorf("%s: %q is not a path; use tcp, tcp6, tls or unix", setting.Paths, t)
+			return setting.Errorf("%s: %q is not a path; use tcp, tcp6, tls, published, bridge or unix", setting.Paths, t)
 		}
 		if seen[t] {
 			return setting.Errorf("%s names %s twice", setting.Paths, t)

@@ -19,6 +19,10 @@ func pathLabel(p results.PathSummary) string {
 		return "TCP6 ([::1])"
 	case "tls":
 		return "TLS (127.0.0.1)"
+	case "published":
+		return "published port (127.0.0.1)"
+	case "bridge":
+		return "bridge (container address)"
 	}
 	return p.Path.Label()
 }

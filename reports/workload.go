@@ -199,6 +199,10 @@ func pathList(paths []drivers.Transport) string {
 			names = append(names, "TCP6 ([::1])")
 		case "tls":
 			names = append(names, "TLS over 127.0.0.1 TCP")
+		case "published":
+			names = append(names, "a port Docker publishes on 127.0.0.1")
+		case "bridge":
+			names = append(names, "the container's address on a bridge network")
 		default:
 			names = append(names, p.Label())
 		}

@@ -157,11 +157,7 @@ func measureRound(ctx context.Context, d drivers.Driver, paths drivers.Paths, op
 		}
 		sides[i] = s
 		v, err := openWorkers(ctx, d, s, opt)
-		s.run.Evidence = v.Evidence
-		if !v.Negotiated.IsZero() {
-			n := v.Negotiated
-			s.run.Negotiated = &n
-		}
+		s.record(v)
 		if err != nil {
 			return s.fail(err), err
 		}

@@ -283,3 +283,13 @@ func (s *side) finishPhases(run *results.Run) {
 		}
 	}
 }
+
+// record keeps what the server said of the side's first connection: its
+// evidence, and what the connection negotiated.
+func (s *side) record(v drivers.Verification) {
+	s.run.Evidence = v.Evidence
+	if !v.Negotiated.IsZero() {
+		n := v.Negotiated
+		s.run.Negotiated = &n
+	}
+}

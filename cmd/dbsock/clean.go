@@ -45,6 +45,10 @@ removes them. Runs in progress are left alone.`,
 					errs = append(errs, err)
 					continue
 				}
+				if c.Network {
+					fmt.Fprintf(stdout, "%s network %.12s (%s, dbsock pid %d gone)\n", verb, c.ID, c.Target, c.Owner)
+					continue
+				}
 				fmt.Fprintf(stdout, "%s container %.12s (%s, image %s, dbsock pid %d gone)\n", verb, c.ID, c.Target, c.Image, c.Owner)
 			}
 			for _, l := range left {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/dbsock/dbsock/compose"
+	"github.com/dbsock/dbsock/drivers"
 	"github.com/dbsock/dbsock/internal/cpustat"
 	"github.com/dbsock/dbsock/internal/testutil"
 	"github.com/dbsock/dbsock/targets"
@@ -225,5 +226,74 @@ func TestComposeRedisIsTheContainersFirstProcess(t *testing.T) {
 	}
 	if got := strings.TrimSpace(string(comm)); got != "redis-server" {
 		t.Errorf("the redis container's first process is %q, want redis-server", got)
+	}
+}
+
+// TestPublishedAndBridgePaths measures the ways a host process reaches a
+// server container off the host network: a port Docker publishes on
+// 127.0.0.1 and the container's address on the run's bridge network,
+// beside host networking and the shared socket, each verified by the peer
+// the server sees; the report names what serves the published port.
+// Nothing is left after the run, nor after kill -9 and dbsock clean.
+func TestPublishedAndBridgePaths(t *testing.T) {
+	needImages(t)
+	tmp := shortTempDir(t)
+	t.Setenv("TMPDIR", tmp)
+	out := filepath.Join(t.TempDir(), "r.json")
+	code, _, stderr := dbsock(t, append([]string{"run", "redis", "postgres", "mysql", "--provider", "docker", "--paths", "tcp,published,bridge,unix",
+		"--n", "200", "--warmup", "20", "--instances", "1", "--rounds", "1", "--out", out, "-q"}, offlineImages...)...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	rep, err := readReport(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]int{}
+	for _, r := range rep.Runs {
+		if !r.TransportVerified || r.Errors != 0 {
+			t.Errorf("%s %s: verified %v (%s), errors %d", r.Target, r.Transport, r.TransportVerified, r.Evidence, r.Errors)
+		}
+		if (r.Transport == drivers.Published || r.Transport == drivers.Bridge) && !strings.Contains(r.Evidence, "172.") && !strings.Contains(r.Evidence, "192.168.") && !strings.Contains(r.Evidence, "10.") {
+			t.Errorf("%s %s: the evidence names no bridge address: %s", r.Target, r.Transport, r.Evidence)
+		}
+		seen[r.Target]++
+	}
+	for _, ti := range rep.Targets {
+		if seen[ti.Name] != 4 {
+			t.Errorf("%s: %d runs, want one per path", ti.Name, seen[ti.Name])
+		}
+		if w := strings.Join(ti.Warnings, " "); !strings.Contains(w, "docker-proxy (pid") && !strings.Contains(w, "NAT rules") {
+			t.Errorf("%s: the report does not say what serves the published port: %q", ti.Name, w)
+		}
+	}
+	checkNoDocker(t, tmp)
+
+	bin := buildDbsock(t)
+	cmd, sc := startDbsock(t, bin, tmp, append([]string{"run", "redis", "--provider", "docker", "--paths", "tcp,published,bridge,unix", "--n", "100000000", "--instances", "1", "--rounds", "1"}, offlineImages...)...)
+	waitForLine(sc, "dbsock: redis: ")
+	time.Sleep(300 * time.Millisecond)
+	if err := cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	_ = cmd.Wait()
+	if code, stdout, stderr := dbsock(t, "clean"); code != 0 || !strings.Contains(stdout, "removed network") {
+		t.Fatalf("clean: exit %d, %s%s", code, stdout, stderr)
+	}
+	checkNoDocker(t, tmp)
+}
+
+// checkNoDocker fails the test if a dbsock container, network or temp
+// dir is left.
+func checkNoDocker(t *testing.T, tmp string) {
+	t.Helper()
+	for _, kind := range [][]string{{"ps", "-aq"}, {"network", "ls", "-q"}} {
+		out, err := exec.Command("docker", append(kind, "--filter", "label="+compose.Label+"=1")...).Output()
+		if err != nil || strings.TrimSpace(string(out)) != "" {
+			t.Errorf("docker %s: dbsock's left: %q (%v)", kind[0], out, err)
+		}
+	}
+	if left := testutil.TempDirs(t, tmp); len(left) != 0 {
+		t.Errorf("temp dirs left: %v", left)
 	}
 }

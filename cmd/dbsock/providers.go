@@ -58,7 +58,7 @@ func (o *runOptions) newProvider(names []string, serverCPUs []int) (compose.Prov
 		case "local", "external":
 			return nil, usagef("--image chooses container images; it does not apply to --provider %s (use --provider docker or compose)", o.provider)
 		case "auto":
-			return o.layered(newDocker(images, serverCPUs), local), nil // an image was asked for: containers, or an error saying why not
+			return o.layered(o.newDocker(images, serverCPUs), local), nil // an image was asked for: containers, or an error saying why not
 		}
 	}
 	pids, err := parseServerPIDs(o.serverPIDs, names)
@@ -83,7 +83,7 @@ func (o *runOptions) newProvider(names []string, serverCPUs []int) (compose.Prov
 	case "local":
 		return local, nil
 	case "docker":
-		return o.layered(newDocker(images, serverCPUs), local), nil
+		return o.layered(o.newDocker(images, serverCPUs), local), nil
 	case "compose":
 		c := compose.NewCompose(targets.Containers())
 		c.Images, c.Keep, c.ServerCPUs = images, o.keep, serverCPUs
@@ -91,7 +91,7 @@ func (o *runOptions) newProvider(names []string, serverCPUs []int) (compose.Prov
 	case "external":
 		return o.layered(external, local), nil
 	}
-	return &compose.Auto{Providers: []compose.Provider{external, newDocker(images, serverCPUs), local}}, nil
+	return &compose.Auto{Providers: []compose.Provider{external, o.newDocker(images, serverCPUs), local}}, nil
 }
 
 // layered is p, with the targets --explain added (dbsock's own servers,

@@ -124,7 +124,7 @@ func (o *runOptions) bind(f *pflag.FlagSet) {
 	f.IntVar(&o.instances, "instances", 9, "server instances per case: dbsock restarts each server it started between instances (same data), "+
 		"and the 95% interval is computed over instances (6 or more are needed); with --precision, 1 unless given")
 	f.IntVar(&o.rounds, "rounds", 1, "rounds per server instance, each with fresh connections and a fresh warm-up")
-	f.StringSliceVar(&o.paths, "paths", []string{"tcp", "unix"}, "the routes to each server to measure, in the report's order: tcp (127.0.0.1, the one the others are compared with), unix (its socket), tcp6 ([::1], the IPv6 loopback), tls (127.0.0.1 with TLS, the client verifying the server's certificate)")
+	f.StringSliceVar(&o.paths, "paths", []string{"tcp", "unix"}, "the routes to each server to measure, in the report's order: tcp (127.0.0.1, the one the others are compared with), unix (its socket), tcp6 ([::1], the IPv6 loopback), tls (127.0.0.1 with TLS, the client verifying the server's certificate), published and bridge (--provider docker: a second container of the server on a bridge network, through the port Docker publishes on 127.0.0.1 and at its own address)")
 	f.IntVar(&o.blocks, "blocks", scenarios.DefaultBlocks, "block pairs per round: a round's lookups run as this many TCP blocks and as many Unix blocks, interleaved")
 	f.Uint64Var(&o.seed, "seed", 0, "seed of the block order (0: a new one, printed in the report; give it to repeat a run's order)")
 	f.StringVar(&o.precisionSpec, "precision", "", "keep adding rounds until the p50 speedup's 95% interval is within this half-width, e.g. 3%")
@@ -468,9 +468,10 @@ func secondSignal(ctx context.Context, done <-chan struct{}, provider compose.Pr
 	}
 }
 
-func newDocker(images map[string]string, cpus []int) *compose.Docker {
+func (o *runOptions) newDocker(images map[string]string, cpus []int) *compose.Docker {
 	d := compose.NewDocker()
 	d.Images, d.ServerCPUs = images, cpus
+	d.Routes = slices.Contains(o.paths, string(drivers.Published)) || slices.Contains(o.paths, string(drivers.Bridge))
 	return d
 }
 

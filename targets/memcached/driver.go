@@ -406,7 +406,15 @@ func ParseConns(out, local string) (drivers.Verification, error) {
 	}
 	for _, kv := range conns {
 		if kv["addr"] == "tcp:"+local || kv["addr"] == "tcp6:"+local {
-			return drivers.Verification{Transport: drivers.TransportOfHostPort(local), Evidence: "stats conns: addr " + kv["addr"] + " on listener " + kv["listen_addr"]}, nil
+			return drivers.Verification{Transport: drivers.TransportOfHostPort(local), Evidence: "stats conns: addr " + kv["addr"] + " on listener " + kv["listen_addr"], Peer: local}, nil
+		}
+	}
+	// Through a proxy (a published port) the server sees the proxy's
+	// address: the connection is then the one off loopback that is running
+	// this very command (the others wait for theirs).
+	for _, kv := range conns {
+		if peer, ok := strings.CutPrefix(kv["addr"], "tcp:"); ok && drivers.Routed(peer) && kv["state"] == "conn_parse_cmd" {
+			return drivers.Verification{Transport: drivers.TCP, Evidence: "stats conns: addr " + kv["addr"] + " (not this client's " + local + ": a proxy's) on listener " + kv["listen_addr"] + ", running this command", Peer: peer}, nil
 		}
 	}
 	for _, kv := range conns {

@@ -51,6 +51,13 @@ func TestParseConns(t *testing.T) {
 	if _, err := memcached.ParseConns(out, "127.0.0.1:6000"); err == nil {
 		t.Fatal("a listing without this connection verified it")
 	}
+	// Through docker-proxy: the connection off loopback running this
+	// command, not an idle one.
+	out = "STAT 26:addr tcp:172.18.0.1:40000\r\nSTAT 26:listen_addr tcp:172.18.0.2:11211\r\nSTAT 26:state conn_waiting\r\n" +
+		"STAT 27:addr tcp:172.18.0.1:40002\r\nSTAT 27:listen_addr tcp:172.18.0.2:11211\r\nSTAT 27:state conn_parse_cmd\r\nEND\r\n"
+	if v, err := memcached.ParseConns(out, "127.0.0.1:5000"); err != nil || v.Peer != "172.18.0.1:40002" {
+		t.Fatalf("through a proxy: %+v, %v", v, err)
+	}
 }
 
 // TestOnTLSListener: TLS needs both the server's ssl_enabled and the

@@ -425,7 +425,7 @@ func (c *Conn) Verify(ctx context.Context) (drivers.Verification, error) {
 // handshake with the server's certificate succeeded, which only a TLS
 // listener completes (and on which a plain client's commands fail).
 func PeerVerified(you string, n drivers.Negotiated) drivers.Verification {
-	v := drivers.Verification{Transport: drivers.TransportOfPeer(you), Evidence: "whatsmyuri you=" + you}
+	v := drivers.Verification{Transport: drivers.TransportOfPeer(you), Evidence: "whatsmyuri you=" + you, Peer: you}
 	if v.Transport == drivers.TCP && !n.IsZero() {
 		v.Transport, v.Negotiated = drivers.TLS, n
 		v.Evidence += " (the server does not say whether a connection is encrypted; the client's TLS handshake on this connection's listener succeeded)"

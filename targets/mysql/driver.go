@@ -472,7 +472,7 @@ func AuthPlugin(create string) string {
 // and whose Ssl_version and Ssl_cipher are version and cipher (empty for a
 // plain session): TLS for a TCP session the server encrypts.
 func Verified(host, version, cipher string) drivers.Verification {
-	v := drivers.Verification{Transport: TransportOfHost(host), Evidence: "processlist host " + host}
+	v := drivers.Verification{Transport: TransportOfHost(host), Evidence: "processlist host " + host, Peer: host}
 	if version == "" {
 		v.Evidence += ", Ssl_version empty (not encrypted)"
 		return v

@@ -159,10 +159,20 @@ func FindClient(rows []map[string]string, local net.Addr, app string) (drivers.V
 	if a, ok := local.(*net.TCPAddr); ok {
 		for _, r := range rows {
 			if r["port"] == strconv.Itoa(a.Port) && r["addr"] == a.IP.String() {
-				return withTLS(drivers.Verification{Transport: drivers.TransportOfIP(r["addr"]), Evidence: "SHOW CLIENTS: addr " + r["addr"] + " port " + r["port"]}, r["tls"]), nil
+				return withTLS(drivers.Verification{Transport: drivers.TransportOfIP(r["addr"]), Evidence: "SHOW CLIENTS: addr " + r["addr"] + " port " + r["port"], Peer: r["addr"]}, r["tls"]), nil
 			}
 		}
-		return drivers.Verification{}, fmt.Errorf("SHOW CLIENTS lists no client at %s", local)
+		// Through a proxy (a published port) PgBouncer sees the proxy's
+		// address: this connection is then the row of its own
+		// application_name.
+		for _, r := range rows {
+			if r["application_name"] == app && app != "" && drivers.Routed(r["addr"]) {
+				v := drivers.Verification{Transport: drivers.TransportOfIP(r["addr"]), Peer: r["addr"],
+					Evidence: "SHOW CLIENTS: application_name " + app + ", addr " + r["addr"] + " port " + r["port"] + " (not this client's " + local.String() + ": a proxy's)"}
+				return withTLS(v, r["tls"]), nil
+			}
+		}
+		return drivers.Verification{}, fmt.Errorf("SHOW CLIENTS lists no client at %s, nor one named %s", local, app)
 	}
 	for _, r := range rows {
 		if r["application_name"] == app && app != "" {

@@ -1,6 +1,7 @@
 package pgbouncer_test
 
 import (
+	"context"
 	"net"
 	"strings"
 	"testing"
@@ -65,4 +66,23 @@ func TestFindClient(t *testing.T) {
 	if _, err := pgbouncer.FindClient(rows, &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 5002}, "dbsock-0000aaaa"); err == nil {
 		t.Fatal("a TCP client at another port verified this one")
 	}
+	// Through docker-proxy PgBouncer sees the proxy's address: the row of
+	// this connection's own name, off loopback, is this connection.
+	rows = append(rows, map[string]string{"type": "C", "addr": "172.18.0.1", "port": "40000", "application_name": "dbsock-0000dddd"})
+	v, err = pgbouncer.FindClient(rows, &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 5003}, "dbsock-0000dddd")
+	if err != nil || v.Transport != drivers.TCP || v.Peer != "172.18.0.1" {
+		t.Fatalf("through a proxy: %+v, %v", v, err)
+	}
+	if _, err := drivers.CheckTransport(context.Background(), verified(v), drivers.Published); err != nil {
+		t.Errorf("a client through a proxy is not the published path: %v", err)
+	}
 }
+
+// verified is a drivers.Conn whose server reports v.
+type verified drivers.Verification
+
+func (v verified) Do(context.Context) error { return nil }
+func (v verified) Verify(context.Context) (drivers.Verification, error) {
+	return drivers.Verification(v), nil
+}
+func (verified) Close() error { return nil }
