@@ -104,7 +104,7 @@ func TestRunAllTargetsLocal(t *testing.T) {
 			}
 		}
 	}
-	if strings.Contains(string(raw), "password\":") { // a key; "mysql_native_password" is a value
+	if strings.Contains(string(raw), "\"password\":") { // the key; "mysql_native_password" is a value, has_password a flag
 		t.Errorf("the JSON has a password field")
 	}
 
