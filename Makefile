@@ -5,7 +5,7 @@ VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo deve
 COMMIT  ?= $(shell git rev-parse HEAD 2>/dev/null)
 LDFLAGS := -X github.com/dbsock/dbsock/internal/sysinfo.Version=$(VERSION) -X github.com/dbsock/dbsock/internal/sysinfo.Commit=$(COMMIT)
 
-.PHONY: all build deps test-deps images test unit vet cross bench clean
+.PHONY: all build deps test-deps images test integration unit vet cross bench clean
 
 all: build
 
@@ -34,7 +34,17 @@ cross:
 	done
 
 ## test: install what the tests need (servers, images), vet, cross-build, then run unit and real-server integration tests
-test: test-deps images vet cross
+test:
+	@rm -f .test-times
+	@scripts/timed.sh "install the servers and tools" $(MAKE) --no-print-directory test-deps
+	@scripts/timed.sh "build the images" $(MAKE) --no-print-directory images
+	@scripts/timed.sh "vet" $(MAKE) --no-print-directory vet
+	@scripts/timed.sh "cross-build four platforms" $(MAKE) --no-print-directory cross
+	@scripts/timed.sh "unit and real-server integration tests" $(MAKE) --no-print-directory integration
+	@scripts/timed.sh --summary
+
+## integration: unit and real-server integration tests (what make test runs after its set-up)
+integration:
 	# One package at a time: several start real servers and containers, and
 	# a test that compares two runs must not share the 2 CPUs with them.
 	DBSOCK_REQUIRE_SERVERS=1 $(GO) test -p 1 -count=1 ./...

@@ -71,14 +71,19 @@ func newRunCmd(stdout, stderr io.Writer) *cobra.Command {
 		Use:   "run TARGET... [flags]",
 		Short: "Measure primary-key lookups over 127.0.0.1 TCP and over a Unix socket",
 		Long: `Run measures each TARGET over 127.0.0.1 TCP and over its Unix domain socket.
-Each round opens one connection per transport (per worker), verifies it on
-the server side and warms it up; then the round's N lookups per transport,
-each timed on its own, run as --blocks short TCP blocks and as many Unix
-blocks, interleaved in pairs whose order is drawn from --seed. The speedup
-is the median TCP/Unix ratio over block pairs, with a distribution-free 95%
-interval, so that a few seconds of noise on the machine cannot flip it.
+Each server is measured as --instances server instances (restarted between
+them; a server you run is measured on its one instance). Each round opens
+one connection per transport (per worker), verifies it on the server side
+and warms it up; then the round's N lookups per transport, each timed on
+its own, run as --blocks short TCP blocks and as many Unix blocks,
+interleaved in pairs whose order is drawn from --seed. An instance's
+speedup is the median TCP/Unix ratio over its block pairs; the speedup
+reported is the median over instances, with a distribution-free 95%
+interval over instances (over block pairs with one instance), so that
+neither a few seconds of noise nor one lucky server start can flip it.
 --paths adds routes beside those two (tcp6: TCP on [::1]; tls: TCP on
-127.0.0.1 with TLS), each compared with TCP the same way.
+127.0.0.1 with TLS; published and bridge with --provider docker), each
+compared with TCP the same way.
 
 Targets (dbsock targets lists them with what one op is):
 ` + targetHelp() + `
