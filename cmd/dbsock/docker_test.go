@@ -108,16 +108,24 @@ func TestDockerProviderAllTargets(t *testing.T)  { checkContainerRun(t, "docker"
 func TestComposeProviderAllTargets(t *testing.T) { checkContainerRun(t, "compose") }
 
 // TestDockerProviderSIGINT interrupts a docker-provider run while it
-// measures: no container, no network and no temp dir may remain.
+// measures, with one container per server and with the second one of
+// the published and bridge paths on the run's network: no container, no
+// network and no temp dir may remain.
 func TestDockerProviderSIGINT(t *testing.T) {
 	needImages(t)
+	t.Run("host network", func(t *testing.T) { sigintDocker(t, 1) })
+	t.Run("published and bridge", func(t *testing.T) { sigintDocker(t, 2, "--paths", "tcp,published,bridge,unix") })
+}
+
+func sigintDocker(t *testing.T, containers int, args ...string) {
 	bin := buildDbsock(t)
 	tmp := shortTempDir(t)
 	out := filepath.Join(t.TempDir(), "partial.json")
-	cmd, sc := startDbsock(t, bin, tmp, append([]string{"run", "redis", "--provider", "docker", "--n", "100000000", "--instances", "1", "--rounds", "1", "--out", out}, offlineImages...)...)
+	args = append(append([]string{"run", "redis", "--provider", "docker", "--n", "100000000", "--instances", "1", "--rounds", "1", "--out", out}, args...), offlineImages...)
+	cmd, sc := startDbsock(t, bin, tmp, args...)
 	waitForLine(sc, "dbsock: redis: ")
-	if len(dbsockContainers(t, cmd.Process.Pid)) != 1 {
-		t.Fatalf("no dbsock container while measuring")
+	if n := len(dbsockContainers(t, cmd.Process.Pid)); n != containers {
+		t.Fatalf("%d dbsock containers while measuring, want %d", n, containers)
 	}
 	time.Sleep(300 * time.Millisecond)
 	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
