@@ -167,3 +167,44 @@ func TestSpeedupTitleSaysTheIntervalsScope(t *testing.T) {
 		}
 	}
 }
+
+// TestSpeedupAxisLabelsOne: the ratio axis labels 1.0 (no difference),
+// whatever its range, and says what the dashed line is (no legend over
+// the bars).
+func TestSpeedupAxisLabelsOne(t *testing.T) {
+	for _, r := range [][2]float64{{0, 1.2}, {0, 1.56}, {0, 3.7}, {0, 12}} {
+		found := false
+		for _, tk := range (withOne{}).Ticks(r[0], r[1]) {
+			found = found || (tk.Value == 1 && tk.Label == "1.0")
+		}
+		if !found {
+			t.Errorf("axis %v: no tick labelled 1.0 at 1", r)
+		}
+	}
+	p, err := speedupPlot(report(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(p.Y.Label.Text, "dashed at 1.0") {
+		t.Errorf("the axis does not say what the dashed line is: %q", p.Y.Label.Text)
+	}
+}
+
+// TestLogTicksLabelEveryAxis: a log axis of any span gets at least two
+// labelled ticks (a 14–90 µs axis got none at all).
+func TestLogTicksLabelEveryAxis(t *testing.T) {
+	for _, r := range [][2]float64{{14, 90}, {14, 1500}, {9.5, 31}, {150, 4000}, {0.8, 3}} {
+		var labels []string
+		for _, tk := range (logTicks{}).Ticks(r[0], r[1]) {
+			if tk.Label != "" {
+				labels = append(labels, tk.Label)
+			}
+			if tk.Value < r[0] || tk.Value > r[1] {
+				t.Errorf("axis %v: tick %v outside it", r, tk.Value)
+			}
+		}
+		if len(labels) < 2 {
+			t.Errorf("axis %v: labels %q, want at least two", r, labels)
+		}
+	}
+}
