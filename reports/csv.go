@@ -9,10 +9,11 @@ import (
 )
 
 // CSVHeader is the header row of CSV output: one row per target, scenario,
-// transport and round.
+// transport, server instance and round (instance is the last column, so
+// that readers of the columns before it keep working).
 var CSVHeader = []string{"target", "scenario", "concurrency", "value_size", "mode", "rate", "transport", "round", "n", "errors",
 	"min_ns", "p50_ns", "p90_ns", "p99_ns", "p999_ns", "max_ns", "mean_ns", "stddev_ns",
-	"ops_per_sec", "transport_verified", "incomplete", "server_product", "server_version"}
+	"ops_per_sec", "transport_verified", "incomplete", "server_product", "server_version", "instance"}
 
 // CSV writes one row per run.
 func CSV(w io.Writer, r *results.Report) error {
@@ -22,13 +23,14 @@ func CSV(w io.Writer, r *results.Report) error {
 	}
 	i := func(v int64) string { return strconv.FormatInt(v, 10) }
 	f := func(v float64) string { return strconv.FormatFloat(v, 'f', 1, 64) }
-	for _, run := range r.Runs {
+	for k := range r.Runs {
+		run := &r.Runs[k]
 		l := run.Latency
 		if err := cw.Write([]string{run.Target, run.Scenario, strconv.Itoa(run.Concurrency), strconv.Itoa(run.ValueSize),
 			run.Mode, strconv.FormatFloat(run.Rate, 'g', -1, 64), string(run.Transport), strconv.Itoa(run.Round),
 			i(run.N), i(run.Errors), i(l.Min), i(l.P50), i(l.P90), i(l.P99), i(l.P999), i(l.Max), f(l.Mean), f(l.StdDev),
 			f(run.OpsPerSec), strconv.FormatBool(run.TransportVerified), strconv.FormatBool(run.Incomplete),
-			run.Server.Product, run.Server.Version}); err != nil {
+			run.Server.Product, run.Server.Version, strconv.Itoa(instanceOf(run))}); err != nil {
 			return err
 		}
 	}
@@ -39,7 +41,7 @@ func CSV(w io.Writer, r *results.Report) error {
 // BlocksCSVHeader is the header row of the blocks table: one row per block,
 // in the order the blocks ran within each round.
 var BlocksCSVHeader = []string{"target", "scenario", "concurrency", "value_size", "mode", "rate", "transport", "round", "pair", "index",
-	"start_ns", "elapsed_ns", "n", "errors", "p50_ns", "mean_ns", "p99_ns", "noisy"}
+	"start_ns", "elapsed_ns", "n", "errors", "p50_ns", "mean_ns", "p99_ns", "noisy", "instance"}
 
 // BlocksCSV writes one row per block (format "blocks").
 func BlocksCSV(w io.Writer, r *results.Report) error {
@@ -54,11 +56,17 @@ func BlocksCSV(w io.Writer, r *results.Report) error {
 			if err := cw.Write([]string{run.Target, run.Scenario, strconv.Itoa(run.Concurrency), strconv.Itoa(run.ValueSize),
 				run.Mode, strconv.FormatFloat(run.Rate, 'g', -1, 64), string(run.Transport), strconv.Itoa(run.Round),
 				strconv.Itoa(b.Pair), strconv.Itoa(b.Index), i(b.StartNs), i(b.ElapsedNs), i(b.N), i(b.Errors), i(b.P50),
-				strconv.FormatFloat(b.Mean, 'f', 1, 64), i(b.P99), strconv.FormatBool(b.Noisy)}); err != nil {
+				strconv.FormatFloat(b.Mean, 'f', 1, 64), i(b.P99), strconv.FormatBool(b.Noisy), strconv.Itoa(instanceOf(run))}); err != nil {
 				return err
 			}
 		}
 	}
 	cw.Flush()
 	return cw.Error()
+}
+
+// instanceOf is the server instance a run measured: 1 in reports written
+// before runs recorded it.
+func instanceOf(run *results.Run) int {
+	return max(run.Instance, 1)
 }

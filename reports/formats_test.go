@@ -58,7 +58,7 @@ func TestBlocksCSV(t *testing.T) {
 		t.Fatalf("got %d rows (header %v), want a header and 16 blocks", len(rows), rows[0])
 	}
 	// Round 1's first TCP block: p50 10 µs, started 1 s after the report.
-	if got := strings.Join(rows[1], ","); got != "redis,pk,1,6,,0,tcp,1,0,0,1000000000,12500,1,0,10000,10000.0,10000,false" {
+	if got := strings.Join(rows[1], ","); got != "redis,pk,1,6,,0,tcp,1,0,0,1000000000,12500,1,0,10000,10000.0,10000,false,1" {
 		t.Fatalf("first block row %q", got)
 	}
 	if out, err := ParseOutput("b.csv:blocks"); err != nil || out.Format != "blocks" {
@@ -89,6 +89,18 @@ func TestCSVOneRowPerRun(t *testing.T) {
 	}
 	if rows[1][0] != "redis" || rows[1][2] != "1" || rows[1][3] != "6" || rows[1][6] != "tcp" || rows[1][7] != "1" || rows[1][11] != "11007" {
 		t.Fatalf("first row %v", rows[1])
+	}
+	// The server instance is the last column: two runs that differ only
+	// in it stay two rows a reader can tell apart.
+	r.Runs[1] = r.Runs[0]
+	r.Runs[1].Instance = 2
+	buf.Reset()
+	if err := CSV(&buf, r); err != nil {
+		t.Fatal(err)
+	}
+	rows, _ = csv.NewReader(&buf).ReadAll()
+	if last := len(CSVHeader) - 1; CSVHeader[last] != "instance" || rows[1][last] != "1" || rows[2][last] != "2" {
+		t.Fatalf("instance column: header %q, rows %q and %q", CSVHeader[last], rows[1], rows[2])
 	}
 }
 
