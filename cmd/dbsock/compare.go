@@ -18,6 +18,18 @@ func newCompareCmd(stdout io.Writer) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "compare OLD.json NEW.json [flags]",
 		Short: "Show how p50, p99 and mean changed between two saved runs, and whether significantly",
+		Long: `Compare reads two reports that "dbsock run --format json" wrote and shows,
+per target, case and path, how p50, p99 and mean moved, with a Mann-Whitney
+U test over the two runs' blocks (as benchstat tests), and each case's Unix
+speedup in both runs with its 95% interval over server instances ("apart"
+when the two intervals do not overlap). The interval covers what varies
+within a run, not a machine's drift between runs: compare runs made at
+other times before calling a difference real.
+
+It warns when the runs were made differently (placement, CPU model or
+count, kernel, virtualization, provider, client, a target's server or
+image); --fail-on-regression then refuses to judge unless --across-machines
+is given.`,
 		Example: `  dbsock compare main.json branch.json
   dbsock compare main.json branch.json --fail-on-regression 10%`,
 		Args: exactArgs(2, "OLD.json NEW.json"),
