@@ -50,6 +50,10 @@ type ClientOptions struct {
 	CPUs []int
 	// Target names what the client measures, for its label and errors.
 	Target string
+	// EnterNetns lets the client dial from other containers' network
+	// namespaces (the service and pod paths): it gets CAP_SYS_ADMIN for
+	// setns and CAP_SYS_PTRACE to open another user's /proc/PID/ns/net.
+	EnterNetns bool
 }
 
 // ClientContainer is a running client container: Exec runs dbsock in it.
@@ -103,6 +107,9 @@ func StartClient(ctx context.Context, o ClientOptions) (*ClientContainer, error)
 			}
 			if len(o.CPUs) > 0 {
 				hc.CpusetCpus = placement.FormatList(o.CPUs)
+			}
+			if o.EnterNetns {
+				hc.CapAdd = append(hc.CapAdd, "SYS_ADMIN", "SYS_PTRACE")
 			}
 		}))
 	cc := &ClientContainer{c: c, image: image}

@@ -54,7 +54,13 @@ type Server struct {
 	// container's own address), when the provider gives them; NoRoutes
 	// says why not otherwise.
 	Published, Bridge drivers.Endpoint
-	NoRoutes          string
+	// Service and Pod are the paths from inside containers: from a
+	// container on the same bridge network to the server container's
+	// address there (a compose application), and from inside the server
+	// container's own network namespace over its 127.0.0.1 (a pod's
+	// sidecar); NoRoutes says why not otherwise.
+	Service, Pod drivers.Endpoint
+	NoRoutes     string
 	// SeedAlso are endpoints that reach other instances of the server
 	// (the container behind Published and Bridge): seeded too.
 	SeedAlso []drivers.Endpoint
@@ -98,17 +104,28 @@ func (s *Server) Path(t drivers.Transport) (drivers.Endpoint, error) {
 			return drivers.Endpoint{}, errors.New(why)
 		}
 		return s.TLS, nil
-	case drivers.Published, drivers.Bridge:
-		ep := s.Published
-		if t == drivers.Bridge {
-			ep = s.Bridge
-		}
+	case drivers.Published, drivers.Bridge, drivers.Service, drivers.Pod:
+		ep := map[drivers.Transport]drivers.Endpoint{drivers.Published: s.Published, drivers.Bridge: s.Bridge, drivers.Service: s.Service, drivers.Pod: s.Pod}[t]
 		if ep.Address == "" {
 			return drivers.Endpoint{}, errors.New(cmp.Or(s.NoRoutes, "only the docker provider serves it (a second container of the server on a bridge network)"))
 		}
 		return ep, nil
 	}
-	return drivers.Endpoint{}, fmt.Errorf("%s: unknown path %q (want tcp, tcp6, tls, published, bridge or unix)", s.Target, t)
+	return drivers.Endpoint{}, fmt.Errorf("%s: unknown path %q (want tcp, tcp6, tls, published, bridge, service, pod or unix)", s.Target, t)
+}
+
+// Current is paths as the server serves them now: a restarted container
+// may have another address or network namespace (the bridge, service and
+// pod paths), so each server instance is measured on its own.
+func (s *Server) Current(paths drivers.Paths) drivers.Paths {
+	now := make(drivers.Paths, len(paths))
+	for i, ep := range paths {
+		now[i] = ep
+		if cur, err := s.Path(ep.Transport); err == nil {
+			now[i] = cur
+		}
+	}
+	return now
 }
 
 // ErrNoRestart is returned by Restart for a server dbsock cannot restart

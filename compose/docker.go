@@ -56,13 +56,19 @@ type Docker struct {
 	// ServerCPUs, when set, becomes each container's cpuset.
 	ServerCPUs []int
 
-	// Routes, when set, gives each server the published and bridge paths
-	// too: a second container of it on a bridge network of the run's.
+	// Routes, when set, gives each server the published, bridge, service
+	// and pod paths too: a second container of it on a bridge network of
+	// the run's.
 	Routes bool
+	// Service, with Routes, starts the idle container the service path
+	// dials from (one per run).
+	Service bool
 
 	runID   string
 	local   Local // only for its private temp dir
 	network *tc.DockerNetwork
+	nbMu    sync.Mutex          // held while the neighbour starts
+	nb      *neighbourContainer // the service path's, once started
 	mu      sync.Mutex
 	probe   *Engine
 	stops   map[string]func(context.Context) error
@@ -163,7 +169,8 @@ func (d *Docker) Supply(ctx context.Context, t Target) (*Server, error) {
 	srv.NoTLS = spec.NoTLS
 	offerTLS(srv, spec.TLSPort, "its TLS port would be published by Docker, not loopback")
 	config := takeConfig(srv.SocketDir, spec)
-	srv.restart = func(ctx context.Context) error { return restartContainer(ctx, c, srv, spec, config) }
+	tree, _ := srv.CPU.(*cpustat.Tree)
+	srv.restart = func(ctx context.Context) error { return restartContainer(ctx, c, srv, spec, config, tree) }
 	if err := d.routes(ctx, t, image, srv, hostNet); err != nil {
 		return nil, errors.Join(err, srv.Stop(context.Background()))
 	}
@@ -231,7 +238,7 @@ func (d *Docker) socketDirAndPort(target string) (string, int, error) {
 // data kept), with its config file back in the socket directory while it
 // starts, and waits until the server is ready; srv's CPU meter follows
 // the container's new first process.
-func restartContainer(ctx context.Context, c tc.Container, srv *Server, spec ContainerSpec, config []byte) error {
+func restartContainer(ctx context.Context, c tc.Container, srv *Server, spec ContainerSpec, config []byte, tree *cpustat.Tree) error {
 	timeout := 10 * time.Second
 	if err := c.Stop(ctx, &timeout); err != nil {
 		return fmt.Errorf("restart %s container: stop: %w", srv.Target, err)
@@ -250,8 +257,10 @@ func restartContainer(ctx context.Context, c tc.Container, srv *Server, spec Con
 	if err := waitContainer(ctx, c, srv, spec.Ready); err != nil {
 		return fmt.Errorf("restart: %w", err)
 	}
-	if insp, err := c.Inspect(ctx); err == nil && insp.State != nil && insp.State.Pid > 0 {
-		srv.CPU = cpustat.NewTree(insp.State.Pid, "container process tree (every process in the container)")
+	if insp, err := c.Inspect(ctx); err == nil && insp.State != nil && insp.State.Pid > 0 && tree != nil {
+		// The same meter, moved to the new process: a server joined to
+		// others (the paths' second container) sums the meters it holds.
+		tree.Root = insp.State.Pid
 	}
 	return nil
 }

@@ -16,8 +16,8 @@ import (
 	"github.com/dbsock/dbsock/internal/cpustat"
 )
 
-// The published and bridge paths: how applications in containers reach a
-// server when it is not on the host network. A container is on the host
+// The published, bridge, service and pod paths: how applications reach a
+// server in a container that is not on the host network. A container is on the host
 // network or on a bridge network, never both, so the docker provider
 // starts a second container of the same image, configured and pinned
 // alike, on a bridge network it creates for the run, its port published
@@ -35,7 +35,7 @@ func (d *Docker) runNetwork(ctx context.Context) (*tc.DockerNetwork, error) {
 	nw, err := tcnet.New(ctx, tcnet.WithDriver("bridge"), tcnet.WithLabels(map[string]string{
 		Label: "1", RunLabel: d.runID, PIDLabel: strconv.Itoa(os.Getpid()), OwnerLabel: Self().String()}))
 	if err != nil {
-		return nil, fmt.Errorf("create a bridge network for the published and bridge paths: %w", err)
+		return nil, fmt.Errorf("create a bridge network for the published, bridge, service and pod paths: %w", err)
 	}
 	d.network = nw
 	return nw, nil
@@ -58,8 +58,8 @@ func (d *Docker) removeNetwork() error {
 	return nil
 }
 
-// routes gives srv the published and bridge paths when asked for and
-// possible, or says why not in srv.NoRoutes.
+// routes gives srv the published, bridge, service and pod paths when
+// asked for and possible, or says why not in srv.NoRoutes.
 func (d *Docker) routes(ctx context.Context, t Target, image string, srv *Server, hostNet bool) error {
 	switch {
 	case !d.Routes:
@@ -73,8 +73,7 @@ func (d *Docker) routes(ctx context.Context, t Target, image string, srv *Server
 }
 
 // addRoutes starts srv's twin on the run's network (image, pinned as srv)
-// and gives srv the published and bridge paths to it; where it cannot, it
-// says why in srv.NoRoutes and leaves srv as it was.
+// and gives srv the published, bridge, service and pod paths to it.
 func (d *Docker) addRoutes(ctx context.Context, t Target, image string, srv *Server) error {
 	nw, err := d.runNetwork(ctx)
 	if err != nil {
@@ -94,20 +93,120 @@ func (d *Docker) addRoutes(ctx context.Context, t Target, image string, srv *Ser
 	if err != nil {
 		return err
 	}
-	ip, err := c.ContainerIP(ctx)
-	if err != nil || ip == "" {
-		return errors.Join(fmt.Errorf("%s: the engine gave no address of its container on the run's network: %v", t.Name, err), twin.Stop(context.Background()))
+	ip, pid, err := containerAddr(ctx, c)
+	if err != nil {
+		return errors.Join(fmt.Errorf("%s: %w", t.Name, err), twin.Stop(context.Background()))
+	}
+	nb := &neighbourContainer{}
+	if d.Service {
+		if nb, err = d.neighbour(ctx, image); err != nil {
+			return errors.Join(err, twin.Stop(context.Background()))
+		}
 	}
 	config := takeConfig(dir, spec)
-	twin.restart = func(ctx context.Context) error { return restartContainer(ctx, c, twin, spec, config) }
-	srv.Published, srv.Bridge = twin.TCP, twin.TCP
+	srv.Published, srv.Bridge, srv.Pod = twin.TCP, twin.TCP, twin.TCP
 	srv.Published.Transport = drivers.Published
-	srv.Bridge.Transport, srv.Bridge.Address = drivers.Bridge, ip+":"+strconv.Itoa(port)
+	srv.Bridge.Transport = drivers.Bridge
+	if d.Service {
+		srv.Service = twin.TCP
+		srv.Service.Transport, srv.Service.Netns, srv.Service.From = drivers.Service, netnsOf(nb.pid), nb.ip
+	}
+	srv.Pod.Transport, srv.Pod.Address = drivers.Pod, "127.0.0.1:"+strconv.Itoa(port)
+	at := func(ip string, pid int) {
+		srv.Bridge.Address = ip + ":" + strconv.Itoa(port)
+		if d.Service {
+			srv.Service.Address = srv.Bridge.Address
+		}
+		srv.Pod.Netns = netnsOf(pid)
+	}
+	at(ip, pid)
+	tree, _ := twin.CPU.(*cpustat.Tree)
+	twin.restart = func(ctx context.Context) error {
+		if err := restartContainer(ctx, c, twin, spec, config, tree); err != nil {
+			return err
+		}
+		ip, pid, err := containerAddr(ctx, c)
+		if err != nil {
+			return fmt.Errorf("restart %s container: %w", t.Name, err)
+		}
+		at(ip, pid) // a restarted container has a namespace of its own, perhaps another address
+		return nil
+	}
 	srv.SeedAlso = append(srv.SeedAlso, twin.TCP)
-	srv.Warnings = append(srv.Warnings, fmt.Sprintf("The published and bridge paths reach a second %s container from the same image, configured and pinned alike, on the run's bridge network %s (a container is on the host network or on a bridge, never both); its port %d is published on 127.0.0.1 through %s.",
-		t.Name, nw.Name, port, publishMechanism(port)))
+	service := ""
+	if d.Service {
+		service = fmt.Sprintf("; the service path dials that address from inside the network namespace of dbsock's idle container %s on the network (at %s), as a compose application reaches its database by name", nb.name, nb.ip)
+	}
+	srv.Warnings = append(srv.Warnings, fmt.Sprintf("The published, bridge, service and pod paths reach a second %s container from the same image, configured and pinned alike, on the run's bridge network %s (a container is on the host network or on a bridge, never both): its port %d is published on 127.0.0.1 through %s; the bridge path dials its address on the network from the host%s; the pod path dials its 127.0.0.1 from inside its own network namespace, as a sidecar of the same pod does.",
+		t.Name, nw.Name, port, publishMechanism(port), service))
 	srv.Join(twin)
 	return nil
+}
+
+// containerAddr is c's address on the run's network and its first
+// process (whose network namespace is the container's).
+func containerAddr(ctx context.Context, c tc.Container) (string, int, error) {
+	ip, err := c.ContainerIP(ctx)
+	if err != nil || ip == "" {
+		return "", 0, fmt.Errorf("the engine gave no address of its container on the run's network: %v", err)
+	}
+	insp, err := c.Inspect(ctx)
+	if err != nil || insp.State == nil || insp.State.Pid <= 0 {
+		return "", 0, fmt.Errorf("the engine did not say which process runs its container on the run's network: %v", err)
+	}
+	return ip, insp.State.Pid, nil
+}
+
+// netnsOf is the network namespace of process pid.
+func netnsOf(pid int) string { return fmt.Sprintf("/proc/%d/ns/net", pid) }
+
+// A neighbourContainer idles on the run's network: the service path's
+// clients dial from inside its network namespace, as an application
+// container of the same compose project would.
+type neighbourContainer struct {
+	name, ip string
+	pid      int
+}
+
+// neighbour starts the run's idle container on its network (once, from
+// image: any of the servers' images has a sleep), removed with the run.
+func (d *Docker) neighbour(ctx context.Context, image string) (*neighbourContainer, error) {
+	d.nbMu.Lock()
+	defer d.nbMu.Unlock()
+	if d.nb != nil {
+		return d.nb, nil
+	}
+	nw, err := d.runNetwork(ctx)
+	if err != nil {
+		return nil, err
+	}
+	c, err := tc.Run(ctx, image,
+		tc.WithEntrypoint("sleep"), tc.WithCmd("86400"),
+		tc.WithLabels(map[string]string{Label: "1", RunLabel: d.runID, Label + ".target": "service-path-client",
+			PIDLabel: strconv.Itoa(os.Getpid()), OwnerLabel: Self().String()}),
+		tcnet.WithNetwork([]string{"app"}, nw))
+	stop := func(ctx context.Context) error {
+		if c == nil {
+			return nil
+		}
+		return tc.TerminateContainer(c, tc.StopContext(ctx), tc.StopTimeout(0))
+	}
+	if err != nil {
+		return nil, errors.Join(fmt.Errorf("start the idle container the service path dials from (image %s): %w", image, err), stop(context.Background()))
+	}
+	d.mu.Lock()
+	d.stops["service-path-client"] = stop
+	d.mu.Unlock()
+	ip, pid, err := containerAddr(ctx, c)
+	if err != nil {
+		return nil, fmt.Errorf("the idle container the service path dials from: %w", err)
+	}
+	name := c.GetContainerID()
+	if len(name) > 12 {
+		name = name[:12]
+	}
+	d.nb = &neighbourContainer{name: name, ip: ip, pid: pid}
+	return d.nb, nil
 }
 
 // publishMechanism says what serves a port Docker publishes on 127.0.0.1:

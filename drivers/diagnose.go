@@ -196,8 +196,7 @@ func formatGroups(groups []int) string {
 // (PostgreSQL, MongoDB). It is for telling a user which kind of server an
 // endpoint really reaches when a client's first contact fails.
 func Sniff(ctx context.Context, ep Endpoint) string {
-	var d net.Dialer
-	c, err := d.DialContext(ctx, ep.Transport.Network(), ep.Address)
+	c, err := DialIn(ctx, ep.Netns, ep.Transport.Network(), ep.Address)
 	if err != nil {
 		return "nothing that accepts connections (" + err.Error() + ")"
 	}

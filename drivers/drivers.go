@@ -18,6 +18,7 @@ import (
 	"net"
 	"net/netip"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -44,6 +45,16 @@ const (
 	// Bridge is TCP to a server container's own address on a bridge
 	// network dbsock created for the run.
 	Bridge Transport = "bridge"
+	// Service is TCP from a container on the run's bridge network to the
+	// server container's address there, the one its name resolves to: a
+	// compose application reaching its database by service name. The
+	// client dials from inside that container's network namespace
+	// (Endpoint.Netns).
+	Service Transport = "service"
+	// Pod is TCP on 127.0.0.1 inside the server container's own network
+	// namespace: a sidecar or application container of the same
+	// Kubernetes pod. The client dials from inside it (Endpoint.Netns).
+	Pod Transport = "pod"
 )
 
 // Label is the transport's name for people: "TCP", "Unix", "TCP6" or "TLS".
@@ -61,6 +72,10 @@ func (t Transport) Label() string {
 		return "Published port"
 	case Bridge:
 		return "Bridge"
+	case Service:
+		return "Service name"
+	case Pod:
+		return "Pod loopback"
 	}
 	return string(t)
 }
@@ -69,10 +84,26 @@ func (t Transport) Label() string {
 // TLS (the handshake runs over it), else t itself.
 func (t Transport) Network() string {
 	switch t {
-	case TLS, Published, Bridge:
+	case TLS, Published, Bridge, Service, Pod:
 		return "tcp"
 	}
 	return string(t)
+}
+
+// AllPaths lists every path dbsock can measure, in the order --help
+// names them.
+var AllPaths = []Transport{TCP, Unix, TCP6, TLS, Published, Bridge, Service, Pod}
+
+// IsPath says whether t is one of AllPaths.
+func IsPath(t Transport) bool { return slices.Contains(AllPaths, t) }
+
+// PathNames is AllPaths in words for an error: "tcp, unix, ... or pod".
+func PathNames() string {
+	names := make([]string, len(AllPaths))
+	for i, t := range AllPaths {
+		names[i] = string(t)
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
 }
 
 // Transports lists both transports in their canonical order.
@@ -95,6 +126,14 @@ type Endpoint struct {
 	// HasPassword says, in a report read back from JSON (which never
 	// holds the password), that the endpoint had one.
 	HasPassword bool `json:"has_password,omitempty"`
+	// Netns, when set, is the network namespace the client dials from (a
+	// file such as /proc/PID/ns/net, of a container dbsock started): the
+	// service and pod paths. Empty: the client's own.
+	Netns string `json:"netns,omitempty"`
+	// From is the address the server must see this path's client at,
+	// where dbsock knows it (the service path: the address of the
+	// container whose namespace the client dials from).
+	From string `json:"from,omitempty"`
 	// Opening, when not 0, names one call of a library user's Opener
 	// (dbsock.Compare): what dbsock.Dial dials for this endpoint is that
 	// call's, counted and aborted with it.
@@ -109,6 +148,9 @@ func (e Endpoint) String() string {
 		if e.Password != "" || e.HasPassword {
 			s += " (password ****)"
 		}
+	}
+	if e.Netns != "" {
+		s += " from network namespace " + e.Netns
 	}
 	return s
 }
@@ -125,13 +167,16 @@ func (e Endpoint) MarshalJSON() ([]byte, error) {
 // host:port with a numeric port, a Unix path is absolute and fits in
 // sun_path.
 func (e Endpoint) Validate() error {
+	if (e.Transport == Service || e.Transport == Pod) != (e.Netns != "") {
+		return fmt.Errorf("%s address %q: the service and pod paths, and only they, are dialed from a container's network namespace", e.Transport, e.Address)
+	}
 	switch e.Transport {
-	case Bridge:
+	case Bridge, Service:
 		ap, err := netip.ParseAddrPort(e.Address)
 		if err != nil || !ap.Addr().Is4() || !ap.Addr().IsPrivate() {
-			return fmt.Errorf("bridge address %q is not a container's IPv4:PORT on a private network", e.Address)
+			return fmt.Errorf("%s address %q is not a container's IPv4:PORT on a private network", e.Transport, e.Address)
 		}
-	case TCP, TLS, Published:
+	case TCP, TLS, Published, Pod:
 		if e.Transport == TLS && e.TLS == nil {
 			return fmt.Errorf("tls address %q has no TLS settings (a CA to trust)", e.Address)
 		}
@@ -160,7 +205,7 @@ func (e Endpoint) Validate() error {
 			return fmt.Errorf("unix socket path %q is %d bytes; the OS limit is %d (sun_path on %s): give the socket a shorter path, e.g. a directory under /tmp", e.Address, len(e.Address), MaxSocketPath, runtime.GOOS)
 		}
 	default:
-		return fmt.Errorf("unknown transport %q (want tcp, tcp6, tls, published, bridge or unix)", e.Transport)
+		return fmt.Errorf("unknown transport %q (want tcp, tcp6, tls, published, bridge, service, pod or unix)", e.Transport)
 	}
 	return nil
 }
@@ -280,14 +325,27 @@ type Driver interface {
 // transport than the one the client asked for.
 var ErrMismatch = errors.New("transport mismatch")
 
-// CheckTransport runs c.Verify and fails unless the server reports want.
-func CheckTransport(ctx context.Context, c Conn, want Transport) (Verification, error) {
+// CheckTransport runs c.Verify and fails unless the server reports ep's
+// transport: a peer across a bridge for the published and bridge paths,
+// the address of the container the client dialed from for the service
+// path, a peer on the loopback of the server container's own namespace
+// for the pod path.
+func CheckTransport(ctx context.Context, c Conn, ep Endpoint) (Verification, error) {
+	want := ep.Transport
 	v, err := c.Verify(ctx)
 	if err != nil {
 		return v, fmt.Errorf("verify transport %s: %w", want, err)
 	}
-	if (want == Published || want == Bridge) && v.Transport == TCP && Routed(v.Peer) {
+	switch {
+	case v.Transport != TCP:
+	case (want == Published || want == Bridge) && Routed(v.Peer):
 		v.Transport = want // the server sees a peer across a bridge, not on loopback
+	case want == Service && Routed(v.Peer) && (ep.From == "" || peerHost(v.Peer) == ep.From):
+		v.Transport = want
+	case want == Pod && !Routed(v.Peer):
+		// The server container is on a bridge network only: a loopback
+		// peer can only be a client inside its own namespace.
+		v.Transport = want
 	}
 	if v.Transport != want {
 		return v, fmt.Errorf("%w: connected over %s but the server reports %s (%s)", ErrMismatch, want, v.Transport, v.Evidence)
@@ -299,13 +357,19 @@ func CheckTransport(ctx context.Context, c Conn, want Transport) (Verification, 
 // a client) is an IPv4 address off the loopback: a client that reached the
 // server across a bridge network (Docker's gateway, docker-proxy).
 func Routed(peer string) bool {
+	a, err := netip.ParseAddr(peerHost(peer))
+	return err == nil && a.Is4() && !a.IsLoopback() && !a.IsUnspecified()
+}
+
+// peerHost is the IP of a peer as a server prints it ("IP", "IP:PORT",
+// "IP/32").
+func peerHost(peer string) string {
 	host := peer
 	if ap, err := netip.ParseAddrPort(peer); err == nil {
 		host = ap.Addr().String()
 	}
 	host, _, _ = strings.Cut(host, "/")
-	a, err := netip.ParseAddr(host)
-	return err == nil && a.Is4() && !a.IsLoopback() && !a.IsUnspecified()
+	return host
 }
 
 // TransportOfPeer classifies a peer address as the server printed it:
@@ -405,8 +469,7 @@ type ThreadBound interface{ ThreadBound() }
 // Reach dials ep once and hangs up: it tells "nothing listens there" apart
 // from a server that answers slowly, whatever a driver would make of it.
 func Reach(ctx context.Context, ep Endpoint) error {
-	var d net.Dialer
-	c, err := d.DialContext(ctx, ep.Transport.Network(), ep.Address)
+	c, err := DialIn(ctx, ep.Netns, ep.Transport.Network(), ep.Address)
 	if err != nil {
 		return err
 	}
@@ -491,6 +554,9 @@ type Aborter interface {
 // Sockets keeps the network connections a client library dials through
 // Dial (or DialContext), so that Abort can close them under it.
 type Sockets struct {
+	// Netns is the network namespace to dial from (Endpoint.Netns), or
+	// empty for this process's.
+	Netns   string
 	mu      sync.Mutex
 	conns   []net.Conn
 	aborted atomic.Bool // read by ops: no lock on the measured path
@@ -534,8 +600,7 @@ func (s *Sockets) Negotiated() Negotiated {
 // Dial dials like net.Dialer and keeps the connection; after Abort it
 // refuses.
 func (s *Sockets) Dial(ctx context.Context, network, addr string) (net.Conn, error) {
-	var d net.Dialer
-	c, err := d.DialContext(ctx, network, addr)
+	c, err := DialIn(ctx, s.Netns, network, addr)
 	if err != nil {
 		return nil, err
 	}

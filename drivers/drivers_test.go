@@ -99,14 +99,14 @@ func (f fakeConn) Close() error                                 { return nil }
 
 func TestCheckTransport(t *testing.T) {
 	ctx := context.Background()
-	if _, err := CheckTransport(ctx, fakeConn{v: Verification{Transport: Unix}}, Unix); err != nil {
+	if _, err := CheckTransport(ctx, fakeConn{v: Verification{Transport: Unix}}, Endpoint{Transport: Unix}); err != nil {
 		t.Fatalf("matching transport: %v", err)
 	}
-	_, err := CheckTransport(ctx, fakeConn{v: Verification{Transport: TCP, Evidence: "host 127.0.0.1:1"}}, Unix)
+	_, err := CheckTransport(ctx, fakeConn{v: Verification{Transport: TCP, Evidence: "host 127.0.0.1:1"}}, Endpoint{Transport: Unix})
 	if !errors.Is(err, ErrMismatch) || !strings.Contains(err.Error(), "127.0.0.1:1") {
 		t.Fatalf("mismatch: got %v, want ErrMismatch naming the evidence", err)
 	}
-	if _, err := CheckTransport(ctx, fakeConn{err: errors.New("boom")}, TCP); err == nil || !strings.Contains(err.Error(), "boom") {
+	if _, err := CheckTransport(ctx, fakeConn{err: errors.New("boom")}, Endpoint{Transport: TCP}); err == nil || !strings.Contains(err.Error(), "boom") {
 		t.Fatalf("verify error: got %v", err)
 	}
 }
@@ -307,7 +307,7 @@ func TestRoutedPeers(t *testing.T) {
 		}
 	}
 	check := func(v Verification, want Transport) error {
-		_, err := CheckTransport(context.Background(), fixedConn{v}, want)
+		_, err := CheckTransport(context.Background(), fixedConn{v}, Endpoint{Transport: want})
 		return err
 	}
 	routed := Verification{Transport: TCP, Peer: "172.18.0.1:40866", Evidence: "client addr=172.18.0.1:40866"}
@@ -326,6 +326,84 @@ func TestRoutedPeers(t *testing.T) {
 	}
 	if err := (Endpoint{Transport: Published, Address: "8.8.8.8:53"}).Validate(); err == nil {
 		t.Error("a published port off loopback passed")
+	}
+}
+
+// TestServiceAndPodPaths: the service path is verified by the address of
+// the container the client dialed from, the pod path by a loopback peer
+// inside the server container's namespace; both are dialed from a
+// namespace, and no other path is.
+func TestServiceAndPodPaths(t *testing.T) {
+	check := func(v Verification, ep Endpoint) error {
+		_, err := CheckTransport(context.Background(), fixedConn{v}, ep)
+		return err
+	}
+	neighbour := Verification{Transport: TCP, Peer: "172.18.0.3:40866", Evidence: "client addr=172.18.0.3:40866"}
+	gateway := Verification{Transport: TCP, Peer: "172.18.0.1:40866", Evidence: "client addr=172.18.0.1:40866"}
+	local := Verification{Transport: TCP, Peer: "127.0.0.1:40866", Evidence: "client addr=127.0.0.1:40866"}
+	socket := Verification{Transport: Unix, Peer: "/sock/redis.sock", Evidence: "client addr=/sock/redis.sock:0"}
+	service := Endpoint{Transport: Service, Address: "172.18.0.2:6379", Netns: "/proc/1/ns/net", From: "172.18.0.3"}
+	pod := Endpoint{Transport: Pod, Address: "127.0.0.1:6379", Netns: "/proc/2/ns/net"}
+	if err := check(neighbour, service); err != nil {
+		t.Errorf("the neighbour's address did not verify the service path: %v", err)
+	}
+	for _, v := range []Verification{gateway, local, socket} {
+		if err := check(v, service); !errors.Is(err, ErrMismatch) {
+			t.Errorf("peer %s verified the service path from 172.18.0.3: %v", v.Peer, err)
+		}
+	}
+	if err := check(local, pod); err != nil {
+		t.Errorf("a loopback peer did not verify the pod path: %v", err)
+	}
+	for _, v := range []Verification{gateway, neighbour, socket} {
+		if err := check(v, pod); !errors.Is(err, ErrMismatch) {
+			t.Errorf("peer %s verified the pod path: %v", v.Peer, err)
+		}
+	}
+	for _, ep := range []Endpoint{service, pod} {
+		if err := ep.Validate(); err != nil {
+			t.Error(err)
+		}
+		ep.Netns = ""
+		if err := ep.Validate(); err == nil {
+			t.Errorf("a %s endpoint without a namespace passed", ep.Transport)
+		}
+	}
+	if err := (Endpoint{Transport: TCP, Address: "127.0.0.1:1", Netns: "/proc/1/ns/net"}).Validate(); err == nil {
+		t.Error("a tcp endpoint dialed from a namespace passed")
+	}
+	if got := pod.String(); !strings.Contains(got, "from network namespace /proc/2/ns/net") {
+		t.Errorf("the pod endpoint reads %q: it does not say where it is dialed from", got)
+	}
+}
+
+// TestDialInANamespace dials from another network namespace: this
+// process's own, entered by its file (a container's would need root and
+// an engine; the integration tests dial those).
+func TestDialInANamespace(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		if c, err := ln.Accept(); err == nil {
+			c.Close()
+		}
+	}()
+	c, err := DialIn(context.Background(), "/proc/self/ns/net", "tcp", ln.Addr().String())
+	if os.Geteuid() != 0 {
+		if err == nil || !strings.Contains(err.Error(), "root") {
+			t.Fatalf("without root: %v, want an error that says to run as root", err)
+		}
+		return
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Close()
+	if _, err := DialIn(context.Background(), "/proc/no-such/ns/net", "tcp", ln.Addr().String()); err == nil || !strings.Contains(err.Error(), "is gone") {
+		t.Fatalf("a namespace that is gone: %v", err)
 	}
 }
 

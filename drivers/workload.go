@@ -382,5 +382,5 @@ func VerifyEndpoint(ctx context.Context, d Driver, ep Endpoint) (Verification, e
 		return Verification{}, err
 	}
 	defer c.Close()
-	return CheckTransport(ctx, c, ep.Transport)
+	return CheckTransport(ctx, c, ep)
 }

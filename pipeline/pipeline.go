@@ -359,13 +359,13 @@ func (p Plan) loop(t *targets.Target, w drivers.Workload, d drivers.Driver, dept
 	info drivers.ServerInfo, rc *remoteClient) func(context.Context, scenarios.Options, func(results.Run)) error {
 	if rc == nil {
 		return func(ctx context.Context, opt scenarios.Options, emit func(results.Run)) error {
-			return scenarios.Run(ctx, d, paths, info, opt, emit)
+			return scenarios.Run(ctx, d, srv.Current(paths), info, opt, emit)
 		}
 	}
 	return func(ctx context.Context, opt scenarios.Options, emit func(results.Run)) error {
 		// The progress bar moves a run at a time: the client elsewhere
 		// counts its ops where this process cannot see.
-		return rc.measure(ctx, p.remoteCase(t, w, depth, srv, paths, info, opt), func(run results.Run) {
+		return rc.measure(ctx, p.remoteCase(t, w, depth, srv, srv.Current(paths), info, opt), func(run results.Run) {
 			if opt.Progress != nil {
 				opt.Progress.Add(run.N)
 			}

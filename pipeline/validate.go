@@ -316,10 +316,8 @@ func (p Plan) paths() []drivers.Transport {
 func (p Plan) validatePaths() error {
 	seen := map[drivers.Transport]bool{}
 	for _, t := range p.paths() {
-		switch t {
-		case drivers.TCP, drivers.TCP6, drivers.TLS, drivers.Published, drivers.Bridge, drivers.Unix:
-		default:
-			return setting.Errorf("%s: %q is not a path; use tcp, tcp6, tls, published, bridge or unix", setting.Paths, t)
+		if !drivers.IsPath(t) {
+			return setting.Errorf("%s: %q is not a path; use %s", setting.Paths, t, drivers.PathNames())
 		}
 		if seen[t] {
 			return setting.Errorf("%s names %s twice", setting.Paths, t)

@@ -203,6 +203,10 @@ func pathList(paths []drivers.Transport) string {
 			names = append(names, "a port Docker publishes on 127.0.0.1")
 		case "bridge":
 			names = append(names, "the container's address on a bridge network")
+		case "service":
+			names = append(names, "its address from another container on that network")
+		case "pod":
+			names = append(names, "127.0.0.1 inside its container's network namespace")
 		default:
 			names = append(names, p.Label())
 		}

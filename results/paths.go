@@ -25,6 +25,12 @@ type PathSummary struct {
 	// Verdict is VerdictKind in words ("TCP6 faster: ...", "no
 	// meaningful difference: ..."), as package reports writes it.
 	Verdict string `json:"verdict"`
+	// UnixGainP50 is what moving from this path to the Unix socket gains:
+	// the median over block groups of this path's p50 over Unix's (above
+	// 1: the socket is faster), by the same paired method and interval
+	// as SpeedupP50; descriptive, outside Holm's adjustment.
+	UnixGainP50   float64   `json:"unix_gain_p50,omitempty"`
+	UnixGainP50CI *Interval `json:"unix_gain_p50_ci,omitempty"`
 }
 
 // comparison is how one path compares with the baseline over their
@@ -62,12 +68,17 @@ func compare(pr pairs, base, path Side) comparison {
 	return c
 }
 
-// comparePath is path t of a case (its pooled result side) against TCP.
-func comparePath(runs []*Run, tcp Side, t drivers.Transport, side Side) PathSummary {
+// comparePath is path t of a case (its pooled result side) against TCP,
+// and the Unix socket (unix) against it.
+func comparePath(runs []*Run, tcp, unix Side, t drivers.Transport, side Side) PathSummary {
 	c := compare(blockPairs(runs, drivers.TCP, t), tcp, side)
 	ps := PathSummary{Path: t, Baseline: drivers.TCP, Side: side, SpeedupP50: c.p50, SpeedupP50CI: c.p50CI, InstanceSpeedups: c.instances, PValue: c.p}
 	if tcp.N-tcp.Errors <= 0 || side.N-side.Errors <= 0 {
 		ps.SpeedupP50, ps.SpeedupP50CI, ps.PValue = 0, nil, 1
+	}
+	if side.N-side.Errors > 0 && unix.N-unix.Errors > 0 {
+		g := compare(blockPairs(runs, t, drivers.Unix), side, unix)
+		ps.UnixGainP50, ps.UnixGainP50CI = g.p50, g.p50CI
 	}
 	return ps
 }

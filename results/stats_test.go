@@ -314,6 +314,21 @@ func TestAThirdPathLeavesTheFirstTwoAsTheyWere(t *testing.T) {
 	if p.N != 1 || p.VerdictKind == "" {
 		t.Errorf("tcp6 side %+v, verdict %q", p.Side, p.VerdictKind)
 	}
+	// What the socket gains over tcp6: tcp6's p50 over Unix's, group by
+	// group, by the same interval.
+	unix := three.Runs[1]
+	if unix.Transport != drivers.Unix {
+		t.Fatalf("run 1 is %s, want unix", unix.Transport)
+	}
+	var gains []float64
+	for j, b := range third.Blocks {
+		gains = append(gains, math.Log(float64(b.P50)/float64(unix.Blocks[j].P50)))
+	}
+	gmed, glo, ghi, _, ok := MedianCI(gains, 0.95)
+	gmed, glo, ghi = math.Exp(gmed), math.Exp(glo), math.Exp(ghi)
+	if !ok || p.UnixGainP50CI == nil || math.Abs(p.UnixGainP50-gmed) > 1e-9 || math.Abs(p.UnixGainP50CI.Lo-glo) > 1e-9 || math.Abs(p.UnixGainP50CI.Hi-ghi) > 1e-9 {
+		t.Fatalf("unix gain over tcp6: %.4f %+v, want median %.4f in [%.4f, %.4f]", p.UnixGainP50, p.UnixGainP50CI, gmed, glo, ghi)
+	}
 	// Holm over two comparisons: the smaller p-value doubled, at least.
 	if pmin := math.Min(b.PValue, p.PValue); math.Min(b.PValueHolm, p.PValueHolm) < math.Min(2*pmin, 1)-1e-12 {
 		t.Errorf("Holm: p %v and %v adjusted to %v and %v", b.PValue, p.PValue, b.PValueHolm, p.PValueHolm)

@@ -189,7 +189,7 @@ func (r *Report) Summarize() error {
 		sum.estimate(blockPairs(p.runs, drivers.TCP, drivers.Unix))
 		for _, t := range p.paths {
 			if t != drivers.TCP && t != drivers.Unix {
-				sum.Paths = append(sum.Paths, comparePath(p.runs, sum.TCP, t, p.sides[t].finish()))
+				sum.Paths = append(sum.Paths, comparePath(p.runs, sum.TCP, sum.Unix, t, p.sides[t].finish()))
 			}
 		}
 		sum.Blocks, sum.NoisyBlocks = flagNoisy(p.runs)

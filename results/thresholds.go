@@ -48,15 +48,8 @@ const Syntax = "TARGET.PATH.METRIC OP VALUE (PATH: tcp, unix, tcp6 or tls; " +
 // pathSpeedup is the metric of a further path's p50 speedup over TCP.
 const pathSpeedup = "speedup_p50"
 
-// isPath says whether s names a path dbsock measures: tcp, unix, tcp6 or
-// tls.
-func isPath(s string) bool {
-	switch drivers.Transport(s) {
-	case drivers.TCP, drivers.Unix, drivers.TCP6, drivers.TLS:
-		return true
-	}
-	return false
-}
+// isPath says whether s names a path dbsock measures.
+func isPath(s string) bool { return drivers.IsPath(drivers.Transport(s)) }
 
 // furtherSpeedup splits "tcp6_speedup_p50" into its path, for a further
 // path (not unix, whose speedups have their own names).

@@ -295,7 +295,7 @@ func openWorkers(ctx context.Context, d drivers.Driver, s *side, opt Options) (d
 		}
 		var v drivers.Verification
 		err = drivers.Within(ctx, opt.timeout(), func(octx context.Context) (err error) {
-			v, err = drivers.CheckTransport(octx, conn, ep.Transport)
+			v, err = drivers.CheckTransport(octx, conn, ep)
 			return err
 		})
 		if i == 0 {

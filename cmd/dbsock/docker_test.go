@@ -15,6 +15,7 @@ import (
 	"github.com/dbsock/dbsock/drivers"
 	"github.com/dbsock/dbsock/internal/cpustat"
 	"github.com/dbsock/dbsock/internal/testutil"
+	"github.com/dbsock/dbsock/results"
 	"github.com/dbsock/dbsock/targets"
 )
 
@@ -109,12 +110,15 @@ func TestComposeProviderAllTargets(t *testing.T) { checkContainerRun(t, "compose
 
 // TestDockerProviderSIGINT interrupts a docker-provider run while it
 // measures, with one container per server and with the second one of
-// the published and bridge paths on the run's network: no container, no
-// network and no temp dir may remain.
+// the paths off the host network and the service path's idle container
+// on the run's network: no container, no network and no temp dir may
+// remain.
 func TestDockerProviderSIGINT(t *testing.T) {
 	needImages(t)
 	t.Run("host network", func(t *testing.T) { sigintDocker(t, 1) })
-	t.Run("published and bridge", func(t *testing.T) { sigintDocker(t, 2, "--paths", "tcp,published,bridge,unix") })
+	t.Run("published, bridge, service and pod", func(t *testing.T) {
+		sigintDocker(t, 3, "--paths", "tcp,published,bridge,service,pod,unix")
+	})
 }
 
 func sigintDocker(t *testing.T, containers int, args ...string) {
@@ -237,49 +241,44 @@ func TestComposeRedisIsTheContainersFirstProcess(t *testing.T) {
 	}
 }
 
-// TestPublishedAndBridgePaths measures the ways a host process reaches a
-// server container off the host network: a port Docker publishes on
-// 127.0.0.1 and the container's address on the run's bridge network,
-// beside host networking and the shared socket, each verified by the peer
-// the server sees; the report names what serves the published port.
-// Nothing is left after the run, nor after kill -9 and dbsock clean.
-func TestPublishedAndBridgePaths(t *testing.T) {
+// TestContainerPaths measures the ways applications reach a server
+// container off the host network: a port Docker publishes on 127.0.0.1
+// and the container's address on the run's bridge network (from the
+// host), that address from another container on the network (service)
+// and 127.0.0.1 inside the server container's own namespace (pod), beside
+// host networking and the shared socket, each verified by the peer the
+// server sees, over two server instances (a restarted container has a new
+// namespace), with the client on the host and in a container; the report
+// names what serves the published port. Nothing is left after the runs,
+// nor after kill -9 and dbsock clean.
+func TestContainerPaths(t *testing.T) {
 	needImages(t)
 	tmp := shortTempDir(t)
 	t.Setenv("TMPDIR", tmp)
-	out := filepath.Join(t.TempDir(), "r.json")
-	code, _, stderr := dbsock(t, append([]string{"run", "redis", "postgres", "mysql", "--provider", "docker", "--paths", "tcp,published,bridge,unix",
-		"--n", "200", "--warmup", "20", "--instances", "1", "--rounds", "1", "--out", out, "-q"}, offlineImages...)...)
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, stderr)
+	for _, client := range []string{"host", "container"} {
+		t.Run("client="+client, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "r.json")
+			args := []string{"run", "redis", "postgres", "mysql", "--provider", "docker", "--client", client,
+				"--paths", "tcp,published,bridge,service,pod,unix", "--n", "200", "--warmup", "20", "--instances", "2", "--rounds", "1", "--out", out, "-q"}
+			if client == "container" {
+				args = append(args, "--client-binary", staticDbsock(t)) // this test binary is no dbsock
+			}
+			code, _, stderr := dbsock(t, append(args, offlineImages...)...)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			rep, err := readReport(out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkContainerPaths(t, rep)
+			checkNoDocker(t, tmp)
+		})
 	}
-	rep, err := readReport(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	seen := map[string]int{}
-	for _, r := range rep.Runs {
-		if !r.TransportVerified || r.Errors != 0 {
-			t.Errorf("%s %s: verified %v (%s), errors %d", r.Target, r.Transport, r.TransportVerified, r.Evidence, r.Errors)
-		}
-		if (r.Transport == drivers.Published || r.Transport == drivers.Bridge) && !strings.Contains(r.Evidence, "172.") && !strings.Contains(r.Evidence, "192.168.") && !strings.Contains(r.Evidence, "10.") {
-			t.Errorf("%s %s: the evidence names no bridge address: %s", r.Target, r.Transport, r.Evidence)
-		}
-		seen[r.Target]++
-	}
-	for _, ti := range rep.Targets {
-		if seen[ti.Name] != 4 {
-			t.Errorf("%s: %d runs, want one per path", ti.Name, seen[ti.Name])
-		}
-		if w := strings.Join(ti.Warnings, " "); !strings.Contains(w, "docker-proxy (pid") && !strings.Contains(w, "NAT rules") {
-			t.Errorf("%s: the report does not say what serves the published port: %q", ti.Name, w)
-		}
-	}
-	checkNoDocker(t, tmp)
 
 	bin := buildDbsock(t)
-	cmd, sc := startDbsock(t, bin, tmp, append([]string{"run", "redis", "--provider", "docker", "--paths", "tcp,published,bridge,unix", "--n", "100000000", "--instances", "1", "--rounds", "1"}, offlineImages...)...)
-	waitForLine(sc, "dbsock: redis: ")
+	cmd, sc := startDbsock(t, bin, tmp, append([]string{"run", "redis", "--provider", "docker", "--paths", "tcp,published,bridge,service,pod,unix", "--n", "100000000", "--instances", "1", "--rounds", "1"}, offlineImages...)...)
+	waitForLine(sc, "dbsock: redis: Redis") // ready: both containers and the idle one are up
 	time.Sleep(300 * time.Millisecond)
 	if err := cmd.Process.Kill(); err != nil {
 		t.Fatal(err)
@@ -289,6 +288,45 @@ func TestPublishedAndBridgePaths(t *testing.T) {
 		t.Fatalf("clean: exit %d, %s%s", code, stdout, stderr)
 	}
 	checkNoDocker(t, tmp)
+}
+
+// checkContainerPaths checks each run of a TestContainerPaths report: every
+// path verified by the peer its route gives (a bridge address; on the
+// service path the idle container's, not the gateway's; on the pod path
+// the loopback), and each target measured on all six paths in both
+// instances.
+func checkContainerPaths(t *testing.T, rep *results.Report) {
+	t.Helper()
+	seen := map[string]int{}
+	for _, r := range rep.Runs {
+		if !r.TransportVerified || r.Errors != 0 {
+			t.Errorf("%s %s: verified %v (%s), errors %d", r.Target, r.Transport, r.TransportVerified, r.Evidence, r.Errors)
+		}
+		bridged := strings.Contains(r.Evidence, "172.") || strings.Contains(r.Evidence, "192.168.") || strings.Contains(r.Evidence, "10.")
+		switch r.Transport {
+		case drivers.Published, drivers.Bridge:
+			if !bridged {
+				t.Errorf("%s %s: the evidence names no bridge address: %s", r.Target, r.Transport, r.Evidence)
+			}
+		case drivers.Service:
+			if from := r.Endpoint.From; from == "" || !strings.Contains(r.Evidence, from) || r.Endpoint.Netns == "" {
+				t.Errorf("%s service: dialed from %q in %q, but the server saw %s", r.Target, from, r.Endpoint.Netns, r.Evidence)
+			}
+		case drivers.Pod:
+			if !strings.Contains(r.Evidence, "127.0.0.1") || r.Endpoint.Netns == "" {
+				t.Errorf("%s pod: dialed in %q, the server saw %s", r.Target, r.Endpoint.Netns, r.Evidence)
+			}
+		}
+		seen[r.Target]++
+	}
+	for _, ti := range rep.Targets {
+		if seen[ti.Name] != 12 {
+			t.Errorf("%s: %d runs, want one per path and instance (12)", ti.Name, seen[ti.Name])
+		}
+		if w := strings.Join(ti.Warnings, " "); !strings.Contains(w, "docker-proxy (pid") && !strings.Contains(w, "NAT rules") {
+			t.Errorf("%s: the report does not say what serves the published port: %q", ti.Name, w)
+		}
+	}
 }
 
 // checkNoDocker fails the test if a dbsock container, network or temp

@@ -3,12 +3,14 @@ package main
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/dbsock/dbsock/compose"
+	"github.com/dbsock/dbsock/drivers"
 	"github.com/dbsock/dbsock/pipeline"
 	"github.com/dbsock/dbsock/targets"
 )
@@ -51,8 +53,9 @@ func (o *runOptions) remoteClient(cpus []int) pipeline.StartRemote {
 	if o.client != "container" {
 		return nil
 	}
+	netns := slices.Contains(o.paths, string(drivers.Service)) || slices.Contains(o.paths, string(drivers.Pod))
 	return func(ctx context.Context, target string, dirs []string) (pipeline.Remote, error) {
-		return compose.StartClient(ctx, compose.ClientOptions{Binary: o.clientBinary, Dirs: dirs, CPUs: cpus, Target: target})
+		return compose.StartClient(ctx, compose.ClientOptions{Binary: o.clientBinary, Dirs: dirs, CPUs: cpus, Target: target, EnterNetns: netns})
 	}
 }
 

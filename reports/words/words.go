@@ -19,7 +19,7 @@ var verdictWords = map[results.VerdictKind]string{
 	results.TCPFaster:       "TCP faster",
 	results.NoDifference:    "no meaningful difference",
 	results.Undecided:       "undecided: run longer",
-	results.NotSignificant:  "undecided: run longer",
+	results.NotSignificant:  "undecided after Holm's adjustment",
 	results.TooFewPairs:     "not enough block pairs for an interval",
 	results.TooFewInstances: fmt.Sprintf("not enough server instances for an interval (%d are needed)", results.MinInstances),
 	results.NoResult:        "no result: every op failed on one transport",
@@ -43,8 +43,8 @@ func Verdict(s *results.Summary, comparisons int) string {
 	case results.NoDifference:
 		return fmt.Sprintf("%s: %s, within the ±%s band", words, SpeedupCI(ci), band)
 	case results.NotSignificant:
-		return fmt.Sprintf("%s: %s, but not significant after Holm's adjustment for %d comparisons (p = %.3g)",
-			words, SpeedupCI(ci), comparisons, s.PValueHolm)
+		return fmt.Sprintf("%s: %s, but not significant after Holm's adjustment for %d comparisons (p = %.3g)%s",
+			words, SpeedupCI(ci), comparisons, s.PValueHolm, instancesForHolm(ci, comparisons))
 	case results.UnixFaster, results.TCPFaster:
 		lower, lo, hi := LowerLatency(s.VerdictKind, ci)
 		return fmt.Sprintf("%s: %.1f%% lower p50 latency (95%% CI %.1f%%–%.1f%%; TCP/Unix %.3f×)", words, lower, lo, hi, ci.Center)
@@ -142,6 +142,23 @@ func PathVerdict(p *results.PathSummary) string {
 		return verdictWords[results.TooFewPairs]
 	}
 	return fmt.Sprintf("%s: %s", verdictWords[p.VerdictKind], SpeedupCI(ci))
+}
+
+// instancesForHolm says, for an interval over server instances, when the
+// sign test over them cannot pass Holm's adjustment whatever they show:
+// over k instances its smallest p-value is 2/2^k, which Holm multiplies
+// by up to m comparisons, so 2^k must reach 2m/0.05.
+func instancesForHolm(ci *results.Interval, m int) string {
+	if ci == nil || ci.Instances < results.MinInstances {
+		return ""
+	}
+	floor := 2 / math.Pow(2, float64(ci.Instances))
+	if floor*float64(m) <= 0.05 {
+		return ""
+	}
+	need := int(math.Ceil(math.Log2(2 * float64(m) / 0.05)))
+	return fmt.Sprintf(": over %d server instances the sign test's p-value cannot go below %.3g, so none of the %d comparisons can pass; give --instances %d or more, or compare fewer cases and paths in one run",
+		ci.Instances, floor, m, need)
 }
 
 // ShortPathVerdict is PathVerdict's first words, for the table.

@@ -9,6 +9,32 @@ import (
 
 // TestVerdictWords: every kind gets its words and the interval as a
 // percentage, and the headline's short form is its first words.
+// TestHolmNeedsInstances: over k server instances the sign test's p-value
+// is at least 2/2^k, so with m comparisons no case can pass Holm's
+// adjustment unless 2^k reaches 2m/0.05; the verdict says which
+// --instances would let it (9 instances: up to 12 comparisons; 15 need
+// 10 instances, 2^10 = 1024 >= 600).
+func TestHolmNeedsInstances(t *testing.T) {
+	over := func(k int) *results.Interval {
+		return &results.Interval{Center: 1.5, Lo: 1.4, Hi: 1.6, Instances: k}
+	}
+	for _, c := range []struct {
+		k, m int
+		want string
+	}{
+		{9, 12, ""}, {9, 13, "give --instances 10 or more"}, {9, 15, "give --instances 10 or more"}, {10, 25, ""}, {10, 26, "give --instances 11 or more"}, {3, 40, ""},
+	} {
+		got := instancesForHolm(over(c.k), c.m)
+		if (c.want == "") != (got == "") || !strings.Contains(got, c.want) {
+			t.Errorf("%d instances, %d comparisons: %q, want %q", c.k, c.m, got, c.want)
+		}
+	}
+	s := results.Summary{VerdictKind: results.NotSignificant, UnixSpeedupP50CI: over(9), PValueHolm: 0.059}
+	if v := Verdict(&s, 15); !strings.Contains(v, "cannot go below 0.00391, so none of the 15 comparisons can pass; give --instances 10 or more") {
+		t.Errorf("verdict %q", v)
+	}
+}
+
 func TestVerdictWords(t *testing.T) {
 	unix := &results.Interval{Center: 1.3, Lo: 1.25, Hi: 1.35, Pairs: 30}
 	tcp := &results.Interval{Center: 0.8, Lo: 0.78, Hi: 0.82, Pairs: 30}
@@ -23,7 +49,7 @@ func TestVerdictWords(t *testing.T) {
 		{"tcp", results.Summary{VerdictKind: results.TCPFaster, UnixSpeedupP50CI: tcp}, "TCP faster: 20.0% lower p50 latency (95% CI 18.0%–22.0%; TCP/Unix 0.800×)", "TCP faster: 20.0% lower p50"},
 		{"band", results.Summary{VerdictKind: results.NoDifference, UnixSpeedupP50CI: flat}, "no meaningful difference: speedup 1.004× (95% CI 0.995–1.010), within the ±2% band", "no meaningful difference"},
 		{"wide", results.Summary{VerdictKind: results.Undecided, UnixSpeedupP50CI: wide}, "undecided: run longer: speedup 1.020× (95% CI 0.900–1.150) straddles 1", "undecided: run longer"},
-		{"holm", results.Summary{VerdictKind: results.NotSignificant, UnixSpeedupP50CI: unix, PValueHolm: 0.08}, "undecided: run longer: speedup 1.300× (95% CI 1.250–1.350), but not significant after Holm's adjustment for 2 comparisons (p = 0.08)", "undecided: run longer"},
+		{"holm", results.Summary{VerdictKind: results.NotSignificant, UnixSpeedupP50CI: unix, PValueHolm: 0.08}, "undecided after Holm's adjustment: speedup 1.300× (95% CI 1.250–1.350), but not significant after Holm's adjustment for 2 comparisons (p = 0.08)", "undecided after Holm's adjustment"},
 		{"few", results.Summary{VerdictKind: results.TooFewPairs}, "not enough block pairs for an interval", "not enough block pairs for an interval"},
 	}
 	for _, tt := range tests {

@@ -230,7 +230,7 @@ func (d *Driver) Open(ctx context.Context, ep drivers.Endpoint) (drivers.Conn, e
 		c.pattern = strings.Fields(d.w.Query)[1] // CheckQuery made sure of "VERB PATTERN"
 	}
 	c.UseKeys(nil)
-	c.socks = &drivers.Sockets{}
+	c.socks = drivers.SocketsFor(ep)
 	c.client = client(ctx, ep, c.socks, func(nc net.Conn) {
 		c.mu.Lock()
 		c.nc = nc

@@ -269,7 +269,7 @@ func ParseBuildInfo(raw bson.Raw) drivers.ServerInfo {
 
 // Open implements drivers.Driver.
 func (d *Driver) Open(ctx context.Context, ep drivers.Endpoint) (drivers.Conn, error) {
-	socks, rec := &drivers.Sockets{}, &drivers.TLSRecorder{}
+	socks, rec := drivers.SocketsFor(ep), &drivers.TLSRecorder{}
 	client, err := connect(ctx, ep, socks, rec)
 	if err != nil {
 		return nil, err

@@ -259,7 +259,7 @@ func ParseVersion(version, comment string) drivers.ServerInfo {
 // Open implements drivers.Driver: one dedicated connection, with the op's
 // statements prepared on it in ModePrepared.
 func (d *Driver) Open(ctx context.Context, ep drivers.Endpoint) (drivers.Conn, error) {
-	socks := &drivers.Sockets{}
+	socks := drivers.SocketsFor(ep)
 	ep.TLS = drivers.TracedTLS(ctx, ep.TLS) // go-sql-driver runs the handshake itself
 	db, err := d.openDB(ep, socks, d.w.ReadsYourQuery())
 	if err != nil {

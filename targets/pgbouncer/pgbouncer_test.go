@@ -73,7 +73,7 @@ func TestFindClient(t *testing.T) {
 	if err != nil || v.Transport != drivers.TCP || v.Peer != "172.18.0.1" {
 		t.Fatalf("through a proxy: %+v, %v", v, err)
 	}
-	if _, err := drivers.CheckTransport(context.Background(), verified(v), drivers.Published); err != nil {
+	if _, err := drivers.CheckTransport(context.Background(), verified(v), drivers.Endpoint{Transport: drivers.Published}); err != nil {
 		t.Errorf("a client through a proxy is not the published path: %v", err)
 	}
 }

@@ -143,7 +143,7 @@ func Config(ep drivers.Endpoint) (*pgx.ConnConfig, error) {
 		return nil, err
 	}
 	switch ep.Transport {
-	case drivers.TCP, drivers.TCP6, drivers.TLS, drivers.Published, drivers.Bridge:
+	default: // every path over TCP
 		host, port, err := splitHostPort(ep.Address)
 		if err != nil {
 			return nil, err
@@ -269,7 +269,7 @@ func (d *Driver) Info(ctx context.Context, ep drivers.Endpoint) (drivers.ServerI
 // Open implements drivers.Driver: one connection, with the op's
 // statements prepared in ModePrepared.
 func (d *Driver) Open(ctx context.Context, ep drivers.Endpoint) (drivers.Conn, error) {
-	socks := &drivers.Sockets{}
+	socks := drivers.SocketsFor(ep)
 	c, auth, err := d.connect(ctx, ep, socks, d.w.ReadsYourQuery() && !d.Pooled)
 	if err != nil {
 		return nil, err

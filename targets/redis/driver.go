@@ -251,7 +251,7 @@ func ParseInfo(text string) drivers.ServerInfo {
 
 // Open implements drivers.Driver.
 func (d *Driver) Open(ctx context.Context, ep drivers.Endpoint) (drivers.Conn, error) {
-	o, socks := d.Options(ep), &drivers.Sockets{}
+	o, socks := d.Options(ep), drivers.SocketsFor(ep)
 	// go-redis leaves TLS to a Dialer of its own, and dials with a
 	// context of its own.
 	o.Dialer = drivers.KeepTrace(ctx, socks.DialTLS(ep.TLS))
