@@ -15,6 +15,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"syscall"
 	"testing"
@@ -381,6 +382,9 @@ func TestServiceAndPodPaths(t *testing.T) {
 // process's own, entered by its file (a container's would need root and
 // an engine; the integration tests dial those).
 func TestDialInANamespace(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("network namespaces are Linux's")
+	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
