@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -45,17 +46,28 @@ type Compose struct {
 	Keep bool
 	// ServerCPUs, when set, becomes every service's cpuset.
 	ServerCPUs []int
+	// Routes, when set, gives each server the published, bridge, service
+	// and pod paths too (a second project: composeroutes.go); Service
+	// starts the idle service the service path dials from.
+	Routes, Service bool
 
 	mu      sync.Mutex
-	local   Local // for the private run dir
-	dir     string
-	project string
-	command []string
-	env     []string
-	ports   map[string]int
-	pw      map[string]string
-	cpuset  map[string]string // as the engine reports it
-	up      bool
+	compose []string // "docker compose" or docker-compose
+	net     *Compose // the second project, for Routes
+	// twin marks the second project itself: its servers' ports are
+	// published on hostPorts, and pods are its holders so far.
+	twin      bool
+	hostPorts map[string]int
+	pods      []pod
+	local     Local // for the private run dir
+	dir       string
+	project   string
+	command   []string
+	env       []string
+	ports     map[string]int
+	pw        map[string]string
+	cpuset    map[string]string // as the engine reports it
+	up        bool
 }
 
 // NewCompose returns a compose provider for the services of compose.yaml.
@@ -97,7 +109,7 @@ func (c *Compose) prepare() error {
 	if longest := filepath.Join(dir, "longest-service-name", "socket-name-65535.sock"); len(longest) > drivers.MaxSocketPath {
 		return fmt.Errorf("compose provider: socket paths under %s would be longer than %d bytes; set TMPDIR to a shorter directory", dir, drivers.MaxSocketPath)
 	}
-	c.dir, c.command = dir, append(cmd, "-f", file)
+	c.dir, c.compose, c.command = dir, cmd, append(slices.Clone(cmd), "-f", file)
 	c.project = "dbsock-" + strconv.FormatInt(time.Now().UnixNano(), 36)
 	c.command = append(c.command, "-p", c.project)
 	// DBSOCK_BIND is where the servers listen for TCP: 127.0.0.1, and
@@ -195,6 +207,10 @@ func (c *Compose) Supply(ctx context.Context, t Target) (*Server, error) {
 	}
 	srv := &Server{Target: target, Provenance: drivers.Provenance{Provider: c.Name(), Image: image, NetworkMode: "host", SocketDir: sockDir,
 		Origin: fmt.Sprintf("docker compose service %s of project %s, image %s", target, c.project, image)}}
+	port := c.ports[target]
+	if c.twin {
+		srv.NetworkMode, port = "the network namespace of service "+podOf(target), c.hostPorts[target]
+	}
 	srv.NoTLS = "compose.yaml gives its services no certificate; --provider docker or local serves the tls path"
 	if note != "" {
 		srv.Warnings = append(srv.Warnings, note)
@@ -205,7 +221,7 @@ func (c *Compose) Supply(ctx context.Context, t Target) (*Server, error) {
 	if sp.Password != "" {
 		pw = c.pw[target]
 	}
-	srv.TCP = drivers.Endpoint{Transport: drivers.TCP, Address: "127.0.0.1:" + strconv.Itoa(c.ports[target]), User: sp.User, Password: pw, Database: sp.Database}
+	srv.TCP = drivers.Endpoint{Transport: drivers.TCP, Address: "127.0.0.1:" + strconv.Itoa(port), User: sp.User, Password: pw, Database: sp.Database}
 	srv.Unix = srv.TCP
 	srv.Unix.Transport, srv.Unix.Address = drivers.Unix, filepath.Join(sockDir, sp.Socket)
 	pid := c.describe(ctx, target, srv)
@@ -213,8 +229,9 @@ func (c *Compose) Supply(ctx context.Context, t Target) (*Server, error) {
 		return nil, err
 	}
 	srv.RunsAs = runsAs(pid) // the entrypoint has dropped root by now
-	offerTCP6(ctx, srv, len(Loopbacks()) > 1, "")
-	srv.restart = func(ctx context.Context) error { return c.restartService(ctx, srv, sp.Ready) }
+	offerTCP6(ctx, srv, len(Loopbacks()) > 1 && !c.twin, "")
+	tree, _ := srv.CPU.(*cpustat.Tree)
+	srv.restart = func(ctx context.Context) error { return c.restartService(ctx, srv, sp.Ready, tree) }
 	srv.stop = func(ctx context.Context) error {
 		if c.Keep {
 			return nil
@@ -227,13 +244,19 @@ func (c *Compose) Supply(ctx context.Context, t Target) (*Server, error) {
 		}
 		return errors.Join(c.run(ctx, "stop", "-t", "1", target), c.run(ctx, "rm", "--force", "-v", target))
 	}
+	if c.Routes && !c.twin {
+		if err := c.addRoutes(ctx, t, image, srv); err != nil {
+			return nil, errors.Join(err, srv.Stop(context.Background()))
+		}
+	}
 	return srv, nil
 }
 
 // restartService restarts the service's container (compose restart: its
-// data kept) and waits until the server is ready; srv's CPU meter follows
-// the container's new first process.
-func (c *Compose) restartService(ctx context.Context, srv *Server, ready func(context.Context, *Server) error) error {
+// data kept) and waits until the server is ready; srv's CPU meter (tree,
+// which a server joined to others sums) follows the container's new first
+// process.
+func (c *Compose) restartService(ctx context.Context, srv *Server, ready func(context.Context, *Server) error, tree *cpustat.Tree) error {
 	c.mu.Lock()
 	err := c.run(ctx, "restart", "-t", "10", srv.Target)
 	c.mu.Unlock()
@@ -246,8 +269,8 @@ func (c *Compose) restartService(ctx context.Context, srv *Server, ready func(co
 	c.mu.Lock()
 	_, pid := c.inspect(ctx, srv.Target)
 	c.mu.Unlock()
-	if pid > 0 {
-		srv.CPU = cpustat.NewTree(pid, "container process tree (every process in the container)")
+	if pid > 0 && tree != nil {
+		tree.Root = pid
 	}
 	return nil
 }
@@ -366,9 +389,12 @@ func (c *Compose) logTail(ctx context.Context, target string) string {
 // Close implements Provider: "down -v" the project unless Keep, then remove
 // the run dir.
 func (c *Compose) Close() error {
+	var errs []error
+	if c.net != nil {
+		errs = append(errs, c.net.Close()) // the second project first: it lives in the run dir
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	var errs []error
 	if c.up && !c.Keep {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 		// What "down -v" does, through the engine's API at once; compose

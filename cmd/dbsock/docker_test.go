@@ -248,17 +248,19 @@ func TestComposeRedisIsTheContainersFirstProcess(t *testing.T) {
 // and 127.0.0.1 inside the server container's own namespace (pod), beside
 // host networking and the shared socket, each verified by the peer the
 // server sees, over two server instances (a restarted container has a new
-// namespace), with the client on the host and in a container; the report
-// names what serves the published port. Nothing is left after the runs,
-// nor after kill -9 and dbsock clean.
+// namespace), from the docker and the compose provider, with the client
+// on the host and in a container; the report names what serves the
+// published port. Nothing is left after the runs, nor after kill -9 and
+// dbsock clean.
 func TestContainerPaths(t *testing.T) {
 	needImages(t)
 	tmp := shortTempDir(t)
 	t.Setenv("TMPDIR", tmp)
-	for _, client := range []string{"host", "container"} {
-		t.Run("client="+client, func(t *testing.T) {
+	for _, c := range []struct{ provider, client string }{{"docker", "host"}, {"docker", "container"}, {"compose", "host"}, {"compose", "container"}} {
+		provider, client := c.provider, c.client
+		t.Run(provider+"/client="+client, func(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "r.json")
-			args := []string{"run", "redis", "postgres", "mysql", "--provider", "docker", "--client", client,
+			args := []string{"run", "redis", "postgres", "mysql", "--provider", provider, "--client", client,
 				"--paths", "tcp,published,bridge,service,pod,unix", "--n", "200", "--warmup", "20", "--instances", "2", "--rounds", "1", "--out", out, "-q"}
 			if client == "container" {
 				args = append(args, "--client-binary", staticDbsock(t)) // this test binary is no dbsock

@@ -87,6 +87,7 @@ func (o *runOptions) newProvider(names []string, serverCPUs []int) (compose.Prov
 	case "compose":
 		c := compose.NewCompose(targets.Containers())
 		c.Images, c.Keep, c.ServerCPUs = images, o.keep, serverCPUs
+		c.Routes, c.Service = o.routes()
 		return o.layered(c, local), nil
 	case "external":
 		return o.layered(external, local), nil

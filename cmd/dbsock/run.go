@@ -83,7 +83,7 @@ interval over instances (over block pairs with one instance), so that
 neither a few seconds of noise nor one lucky server start can flip it.
 --paths adds routes beside those two (tcp6: TCP on [::1]; tls: TCP on
 127.0.0.1 with TLS; published, bridge, service and pod with --provider
-docker), each compared with TCP the same way.
+docker or compose), each compared with TCP the same way.
 
 Targets (dbsock targets lists them with what one op is):
 ` + targetHelp() + `
@@ -129,7 +129,7 @@ func (o *runOptions) bind(f *pflag.FlagSet) {
 	f.IntVar(&o.instances, "instances", 9, "server instances per case: dbsock restarts each server it started between instances (same data), "+
 		"and the 95% interval is computed over instances (6 or more are needed); with --precision, 1 unless given")
 	f.IntVar(&o.rounds, "rounds", 1, "rounds per server instance, each with fresh connections and a fresh warm-up")
-	f.StringSliceVar(&o.paths, "paths", []string{"tcp", "unix"}, "the routes to each server to measure, in the report's order: tcp (127.0.0.1, the one the others are compared with), unix (its socket), tcp6 ([::1], the IPv6 loopback), tls (127.0.0.1 with TLS, the client verifying the server's certificate), published, bridge, service and pod (--provider docker: a second container of the server on a bridge network, reached through the port Docker publishes on 127.0.0.1, at its own address from the host, at that address from another container on the network as a compose application reaches it by name, and on 127.0.0.1 inside its own network namespace as a sidecar of the same pod)")
+	f.StringSliceVar(&o.paths, "paths", []string{"tcp", "unix"}, "the routes to each server to measure, in the report's order: tcp (127.0.0.1, the one the others are compared with), unix (its socket), tcp6 ([::1], the IPv6 loopback), tls (127.0.0.1 with TLS, the client verifying the server's certificate), published, bridge, service and pod (--provider docker or compose: a second container of the server on a bridge network, reached through the port Docker publishes on 127.0.0.1, at its own address from the host, at that address from another container on the network as a compose application reaches it by name, and on 127.0.0.1 inside its own network namespace as a sidecar of the same pod)")
 	f.IntVar(&o.blocks, "blocks", scenarios.DefaultBlocks, "block pairs per round: a round's lookups run as this many TCP blocks and as many Unix blocks, interleaved")
 	f.Uint64Var(&o.seed, "seed", 0, "seed of the block order (0: a new one, printed in the report; give it to repeat a run's order)")
 	f.StringVar(&o.precisionSpec, "precision", "", "keep adding rounds until the p50 speedup's 95% interval is within this half-width, e.g. 3%")
@@ -476,11 +476,18 @@ func secondSignal(ctx context.Context, done <-chan struct{}, provider compose.Pr
 func (o *runOptions) newDocker(images map[string]string, cpus []int) *compose.Docker {
 	d := compose.NewDocker()
 	d.Images, d.ServerCPUs = images, cpus
-	for _, t := range []drivers.Transport{drivers.Published, drivers.Bridge, drivers.Service, drivers.Pod} {
-		d.Routes = d.Routes || slices.Contains(o.paths, string(t))
-	}
-	d.Service = slices.Contains(o.paths, string(drivers.Service))
+	d.Routes, d.Service = o.routes()
 	return d
+}
+
+// routes says whether the run measures a path off the host network
+// (published, bridge, service or pod: a second container of each server),
+// and whether the service path is among them.
+func (o *runOptions) routes() (routes, service bool) {
+	for _, t := range []drivers.Transport{drivers.Published, drivers.Bridge, drivers.Service, drivers.Pod} {
+		routes = routes || slices.Contains(o.paths, string(t))
+	}
+	return routes, slices.Contains(o.paths, string(drivers.Service))
 }
 
 // containerNames lists the targets that run from an image.
