@@ -10,6 +10,7 @@ import (
 	"io"
 	"math"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
@@ -251,14 +252,14 @@ func percentilePlot(r *results.Report, s results.Summary) (*plot.Plot, error) {
 	p.Legend.Top = true
 	p.Legend.Left = true
 	lines := 0
-	for _, t := range drivers.Transports {
+	for _, t := range reportPaths(r) {
 		h, err := results.Pooled(r, s.Case, t)
 		if err != nil {
 			return nil, err
 		}
 		xys := curve(h)
 		if len(xys) < 2 {
-			continue // a log axis needs a range: nothing to draw
+			continue // a log axis needs a range (or the path was not measured): nothing to draw
 		}
 		lines++
 		line, err := plotter.NewLine(xys)
@@ -266,9 +267,9 @@ func percentilePlot(r *results.Report, s results.Summary) (*plot.Plot, error) {
 			return nil, err
 		}
 		line.Width = vg.Points(2)
-		line.Color = colorTCP
-		if t == drivers.Unix {
-			line.Color = colorUnix
+		line.Color = pathColor(t)
+		if t != drivers.TCP && t != drivers.Unix {
+			line.Dashes = []vg.Length{vg.Points(5), vg.Points(2)}
 		}
 		p.Add(line)
 		p.Legend.Add(t.Label(), line)
@@ -350,11 +351,22 @@ func speedupPlot(r *results.Report) (*plot.Plot, error) {
 	p.Y.Tick.Marker = withOne{}
 	var names []string
 	var bars speedupBars
+	failed, shown := map[string]bool{}, map[string]bool{}
+	for _, t := range r.Targets {
+		failed[t.Name] = t.Error != ""
+	}
 	for _, s := range r.Summary {
 		name := s.Target
 		if len(r.Summary) > len(r.Targets) {
 			name = shortLabel(s.Case)
 		}
+		switch {
+		case s.VerdictKind == results.NoResult:
+			name += " (no result)"
+		case failed[s.Target]:
+			name += " (incomplete)"
+		}
+		shown[s.Target] = true
 		names = append(names, name)
 		c, lo, hi := s.UnixSpeedupP50, s.UnixSpeedupP50, s.UnixSpeedupP50
 		if ci := s.UnixSpeedupP50CI; ci != nil {
@@ -363,6 +375,12 @@ func speedupPlot(r *results.Report) (*plot.Plot, error) {
 		bars.center = append(bars.center, c)
 		bars.lo = append(bars.lo, lo)
 		bars.hi = append(bars.hi, hi)
+	}
+	for _, t := range r.Targets {
+		if failed[t.Name] && !shown[t.Name] { // failed before any result: a place without a bar
+			names = append(names, t.Name+" (failed)")
+			bars.center, bars.lo, bars.hi = append(bars.center, 0), append(bars.lo, 0), append(bars.hi, 0)
+		}
 	}
 	bc, err := plotter.NewBarChart(plotter.Values(bars.center), vg.Points(28))
 	if err != nil {
@@ -400,6 +418,32 @@ func speedupPlot(r *results.Report) (*plot.Plot, error) {
 	return p, nil
 }
 
+// reportPaths are the paths of r in its order: TCP, Unix, then the
+// further ones (--paths).
+func reportPaths(r *results.Report) []drivers.Transport {
+	paths := []drivers.Transport{drivers.TCP, drivers.Unix}
+	for _, t := range r.Config.Paths {
+		if t != drivers.TCP && t != drivers.Unix {
+			paths = append(paths, t)
+		}
+	}
+	return paths
+}
+
+// pathColor is a path's color in every panel: TCP and Unix their own,
+// each further path one of a palette that stays apart from both.
+func pathColor(t drivers.Transport) color.Color {
+	switch t {
+	case drivers.TCP:
+		return colorTCP
+	case drivers.Unix:
+		return colorUnix
+	}
+	further := []color.Color{color.RGBA{R: 0x2c, G: 0xa0, B: 0x2c, A: 0xff}, color.RGBA{R: 0x94, G: 0x67, B: 0xbd, A: 0xff},
+		color.RGBA{R: 0x8c, G: 0x56, B: 0x4b, A: 0xff}, color.RGBA{R: 0xe3, G: 0x77, B: 0xc2, A: 0xff}, color.Gray{Y: 0x50}, color.RGBA{R: 0xbc, G: 0xbd, B: 0x22, A: 0xff}}
+	return further[max(slices.Index(drivers.AllPaths, t)-2, 0)%len(further)]
+}
+
 // span is one target's stretch of the run in the block panel.
 type span struct {
 	name   string
@@ -408,14 +452,20 @@ type span struct {
 }
 
 // addSpanLabels writes each target's name over its stretch of the run, at
-// height y.
+// height y, every other one a row higher (y×1.35 on the log axis), so
+// that the names of short stretches side by side do not run into each
+// other.
 func addSpanLabels(p *plot.Plot, spans []*span, y float64) error {
 	var labels plotter.XYLabels
-	for _, sp := range spans {
+	for i, sp := range spans {
 		if math.IsInf(sp.lo, 1) {
 			continue
 		}
-		labels.XYs = append(labels.XYs, plotter.XY{X: (sp.lo + sp.hi) / 2, Y: y})
+		at := y
+		if i%2 == 1 {
+			at = y * 1.35
+		}
+		labels.XYs = append(labels.XYs, plotter.XY{X: (sp.lo + sp.hi) / 2, Y: at})
 		labels.Labels = append(labels.Labels, sp.name)
 	}
 	if len(labels.XYs) == 0 {
@@ -468,7 +518,7 @@ func blocksPlot(r *results.Report) (*plot.Plot, error) {
 	p.Y.Scale = plot.LogScale{}
 	p.Y.Tick.Marker = logTicks{}
 	p.Add(plotter.NewGrid())
-	for _, t := range drivers.Transports {
+	for _, t := range reportPaths(r) {
 		if len(series[t]) == 0 {
 			continue
 		}
@@ -476,10 +526,7 @@ func blocksPlot(r *results.Report) (*plot.Plot, error) {
 		if err != nil {
 			return nil, err
 		}
-		sc.GlyphStyle.Color = colorTCP
-		if t == drivers.Unix {
-			sc.GlyphStyle.Color = colorUnix
-		}
+		sc.GlyphStyle.Color = pathColor(t)
 		sc.GlyphStyle.Radius = vg.Points(1.6)
 		sc.GlyphStyle.Shape = draw.CircleGlyph{}
 		p.Add(sc)
@@ -509,6 +556,9 @@ func blocksPlot(r *results.Report) (*plot.Plot, error) {
 		return nil, err
 	}
 	p.Y.Min, p.Y.Max = bottom/2.2, top*1.6
+	if len(spans) > 1 {
+		p.Y.Max = top * 2.1 // room for the second row of names
+	}
 	p.Legend.Top, p.Legend.Left = false, true
 	return p, nil
 }

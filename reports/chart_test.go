@@ -208,3 +208,32 @@ func TestLogTicksLabelEveryAxis(t *testing.T) {
 		}
 	}
 }
+
+// TestChartShowsFailedTargetsAndEveryPath: a target that failed keeps its
+// place in the speedup panel, named as failed; a further path gets its
+// own line and legend entry in the percentile panel.
+func TestChartShowsFailedTargetsAndEveryPath(t *testing.T) {
+	r := report(t)
+	r.Targets = append(r.Targets, results.Target{Name: "mysql", Error: "start mysql: no server"})
+	r.Config.Paths = []drivers.Transport{drivers.TCP, drivers.TCP6, drivers.Unix}
+	for round := 1; round <= 3; round++ {
+		h := results.NewHistogram()
+		for i := int64(0); i < 1000; i++ {
+			_ = h.RecordValue(9000 + i*int64(round)*7)
+		}
+		enc, _ := results.EncodeHistogram(h)
+		r.Runs = append(r.Runs, results.Run{Case: r.Runs[0].Case, Transport: drivers.TCP6, Round: round, N: 1000, Latency: results.LatencyOf(h), Histogram: enc, ElapsedNs: 1e7})
+	}
+	if err := r.Summarize(); err != nil {
+		t.Fatal(err)
+	}
+	var svg bytes.Buffer
+	if err := Plot(&svg, ".svg", r); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"mysql (failed)", ">TCP6<"} {
+		if !strings.Contains(svg.String(), want) {
+			t.Errorf("the chart lacks %q", want)
+		}
+	}
+}
