@@ -255,3 +255,48 @@ func TestProviderPhrase(t *testing.T) {
 		}
 	}
 }
+
+// TestPooledOutsideThePairedInterval: when the ratio of the headline's
+// pooled p50s lies outside the paired interval (drift between blocks moved
+// the pooled figures), the speedup is marked and a footnote says which
+// figure is which, in Markdown, HTML and the JSON's fields alike.
+func TestPooledOutsideThePairedInterval(t *testing.T) {
+	r := fixture(t)
+	s := &r.Summary[0]
+	s.TCP.Latency.P50 = 9_100 // 9.1 / 7.5 = 1.21, below the interval 1.42–1.50
+	s.UnixSpeedupP50Pooled = float64(s.TCP.Latency.P50) / float64(s.Unix.Latency.P50)
+	if ci := s.UnixSpeedupP50CI; ci == nil || s.UnixSpeedupP50Pooled >= ci.Lo {
+		t.Fatalf("fixture: pooled %.3f inside %+v", s.UnixSpeedupP50Pooled, ci)
+	}
+	var md bytes.Buffer
+	if err := Markdown(&md, r); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "report-apart.md", md.Bytes())
+	for _, want := range []string{"| 9.1 µs | 7.5 µs | 1.47× (1.42–1.50) ‡ |", "‡ The two p50 columns pool every block of the run, and their ratio lies outside the paired interval"} {
+		if !strings.Contains(md.String(), want) {
+			t.Errorf("Markdown lacks %q", want)
+		}
+	}
+	var html, js bytes.Buffer
+	if err := Write(&html, "html", r); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(html.String(), "1.47× (1.42–1.50) ‡") || !strings.Contains(html.String(), "‡ The two p50 columns pool every block") {
+		t.Error("the HTML page does not mark the speedup whose pooled ratio lies apart")
+	}
+	if err := Write(&js, "json", r); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(js.String(), `"unix_speedup_p50_pooled": 1.21`) || !strings.Contains(js.String(), `"unix_speedup_p50": 1.4`) {
+		t.Error("the JSON does not give both the paired and the pooled speedup")
+	}
+	// Inside the interval, no mark.
+	var plain bytes.Buffer
+	if err := Markdown(&plain, fixture(t)); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(plain.String(), "‡") {
+		t.Error("a speedup whose pooled ratio lies inside its interval is marked")
+	}
+}
