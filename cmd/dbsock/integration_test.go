@@ -126,7 +126,7 @@ func TestRunEchoMarkdown(t *testing.T) {
 	if stderr != "" {
 		t.Errorf("--quiet printed on stderr: %q", stderr)
 	}
-	for _, want := range []string{"# Unix domain socket vs TCP on 127.0.0.1", "## echo", "| TCP | 200 | 0 |", "| Unix | 200 | 0 |", "Unix speedup (TCP/Unix):", "Verified TCP: echo server sees tcp", "Verified Unix: echo server sees unix", "## Environment"} {
+	for _, want := range []string{"# Unix domain socket vs TCP on 127.0.0.1", "## echo", "| TCP | 200 | 0 |", "| Unix | 200 | 0 |", "Unix speedup (TCP/Unix, paired block by block):", "Verified TCP: echo server sees tcp", "Verified Unix: echo server sees unix", "## Environment"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("report lacks %q", want)
 		}
