@@ -1,0 +1,135 @@
+package reports
+
+import (
+	"image/color"
+	"math"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/dbsock/dbsock/drivers"
+	"github.com/dbsock/dbsock/results"
+)
+
+// The chart's block panel: every block's p50 over the run.
+
+// span is one target's stretch of the run in the block panel.
+type span struct {
+	name   string
+	lo, hi float64
+	top    float64
+}
+
+// addSpanLabels writes each target's name over its stretch of the run, at
+// height y, every other one a row higher (y×1.35 on the log axis), so
+// that the names of short stretches side by side do not run into each
+// other.
+func addSpanLabels(p *plot.Plot, spans []*span, y float64) error {
+	var labels plotter.XYLabels
+	for i, sp := range spans {
+		if math.IsInf(sp.lo, 1) {
+			continue
+		}
+		at := y
+		if i%2 == 1 {
+			at = y * 1.35
+		}
+		labels.XYs = append(labels.XYs, plotter.XY{X: (sp.lo + sp.hi) / 2, Y: at})
+		labels.Labels = append(labels.Labels, sp.name)
+	}
+	if len(labels.XYs) == 0 {
+		return nil
+	}
+	lb, err := plotter.NewLabels(labels)
+	if err != nil {
+		return err
+	}
+	for i := range lb.TextStyle {
+		lb.TextStyle[i].XAlign = draw.XCenter
+	}
+	p.Add(lb)
+	return nil
+}
+
+// blocksPlot draws every block's p50 against when it started, TCP and Unix
+// in their colors and noisy blocks ringed, with each target's name over its
+// stretch of the run: drift and noisy periods show at a glance. nil when the
+// report has no blocks.
+func blocksPlot(r *results.Report) (*plot.Plot, error) {
+	series := map[drivers.Transport]plotter.XYs{}
+	var noisy plotter.XYs
+	var spans []*span
+	for i := range r.Runs {
+		run := &r.Runs[i]
+		if len(spans) == 0 || spans[len(spans)-1].name != run.Target {
+			spans = append(spans, &span{name: run.Target, lo: math.Inf(1)})
+		}
+		sp := spans[len(spans)-1]
+		for _, b := range run.Blocks {
+			if b.P50 <= 0 {
+				continue
+			}
+			xy := plotter.XY{X: float64(b.StartNs) / 1e9, Y: float64(b.P50) / 1e3}
+			series[run.Transport] = append(series[run.Transport], xy)
+			if b.Noisy {
+				noisy = append(noisy, xy)
+			}
+			sp.lo, sp.hi, sp.top = math.Min(sp.lo, xy.X), math.Max(sp.hi, xy.X), math.Max(sp.top, xy.Y)
+		}
+	}
+	if len(series) == 0 {
+		return nil, nil
+	}
+	p := plot.New()
+	p.Title.Text = "Block p50 over the run (noisy blocks ringed)"
+	p.X.Label.Text = "seconds since the start"
+	p.Y.Label.Text = "block p50 (µs, log scale)"
+	p.Y.Scale = plot.LogScale{}
+	p.Y.Tick.Marker = logTicks{}
+	p.Add(plotter.NewGrid())
+	for _, t := range reportPaths(r) {
+		if len(series[t]) == 0 {
+			continue
+		}
+		sc, err := plotter.NewScatter(series[t])
+		if err != nil {
+			return nil, err
+		}
+		sc.GlyphStyle.Color = pathColor(t)
+		sc.GlyphStyle.Radius = vg.Points(1.6)
+		sc.GlyphStyle.Shape = draw.CircleGlyph{}
+		p.Add(sc)
+		p.Legend.Add(t.Label(), sc)
+	}
+	if len(noisy) > 0 {
+		ring, err := plotter.NewScatter(noisy)
+		if err != nil {
+			return nil, err
+		}
+		ring.GlyphStyle.Color = color.Black
+		ring.GlyphStyle.Radius = vg.Points(4)
+		ring.GlyphStyle.Shape = draw.RingGlyph{}
+		p.Add(ring)
+		p.Legend.Add("noisy block", ring)
+	}
+	top, bottom := 0.0, math.Inf(1)
+	for _, sp := range spans {
+		top = math.Max(top, sp.top)
+	}
+	for _, xys := range series {
+		for _, xy := range xys {
+			bottom = math.Min(bottom, xy.Y)
+		}
+	}
+	if err := addSpanLabels(p, spans, top*1.25); err != nil {
+		return nil, err
+	}
+	p.Y.Min, p.Y.Max = bottom/2.2, top*1.6
+	if len(spans) > 1 {
+		p.Y.Max = top * 2.1 // room for the second row of names
+	}
+	p.Legend.Top, p.Legend.Left = false, true
+	return p, nil
+}
