@@ -32,7 +32,10 @@ func main() {
 		// hold at most scenarios.ClientBudget).
 		debug.SetMemoryLimit(softMemoryLimit)
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	// SIGPIPE: the reader of its output went away (dbsock run ... | head):
+	// stop as on Ctrl-C, removing what it started, rather than die at the
+	// next write and leave its temp dir behind.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGPIPE)
 	code := Main(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)

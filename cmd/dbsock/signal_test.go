@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -84,6 +85,49 @@ func TestSIGINTStopsCleanly(t *testing.T) {
 	}
 	if len(rep.Targets) != 2 || !strings.Contains(rep.Targets[1].Error, "not run: interrupted") {
 		t.Fatalf("want redis marked not run; targets: %+v", rep.Targets)
+	}
+	if left := testutil.TempDirs(t, tmp); len(left) != 0 {
+		t.Errorf("temp dirs left: %v", left)
+	}
+	if procs := processesUsing(t, tmp); len(procs) != 0 {
+		t.Errorf("processes left: %v", procs)
+	}
+}
+
+// TestClosedPipeStopsCleanly closes the pipe dbsock writes its progress
+// to, as "dbsock run ... 2>&1 | head -3" does: dbsock stops as on Ctrl-C
+// and removes its servers and temp dir, instead of dying at its next write.
+func TestClosedPipeStopsCleanly(t *testing.T) {
+	bin := buildDbsock(t)
+	tmp := shortTempDir(t)
+	cmd := exec.Command(bin, "run", "echo", "--provider", "local", "--n", "2000", "--warmup", "10", "--instances", "100", "--rounds", "1", "--format", "json")
+	cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr, cmd.Stdout = w, w
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	t.Cleanup(func() { _ = cmd.Process.Kill() })
+	sc := bufio.NewScanner(r)
+	waitForLine(sc, "server instance 2 of 100") // measuring, and writing a line per instance
+	if len(testutil.TempDirs(t, tmp)) == 0 {
+		t.Fatal("no temp dir while the server runs")
+	}
+	r.Close() // the reader goes away
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(15 * time.Second):
+		cmd.Process.Kill()
+		t.Fatal("dbsock did not stop within 15 s of its reader going away")
+	}
+	if st, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && st.Signaled() {
+		t.Fatalf("dbsock died of %v instead of stopping", st.Signal())
 	}
 	if left := testutil.TempDirs(t, tmp); len(left) != 0 {
 		t.Errorf("temp dirs left: %v", left)

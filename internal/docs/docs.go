@@ -262,9 +262,11 @@ func commands(words []string) [][]string {
 		cur = nil
 	}
 	for _, w := range words {
-		switch w {
-		case "&&", "||", "|", ";":
+		switch {
+		case w == "&&" || w == "||" || w == "|" || w == ";":
 			flush()
+		case redirectRE.MatchString(w):
+			// a redirection (2>&1, >out.md, 2>/dev/null) is the shell's
 		default:
 			cur = append(cur, w)
 		}
@@ -272,6 +274,8 @@ func commands(words []string) [][]string {
 	flush()
 	return out
 }
+
+var redirectRE = regexp.MustCompile(`^[0-9]*[<>]`)
 
 // isAssignment says whether w is a shell environment assignment (NAME=...).
 func isAssignment(w string) bool {

@@ -26,7 +26,7 @@ func TestSplitQuotesLikeAShell(t *testing.T) {
 }
 
 const page = "# Title\n\nSee [the method](method.md#the-speedup-and-its-interval), [here](#title) and [a site](https://example.com).\n" +
-	"Run `dbsock targets` or `dbsock/mariadb:10.11`.\n\n" +
+	"Run `dbsock targets` or `dbsock/mariadb:10.11`, or `dbsock run all 2>&1 | head`.\n\n" +
 	"```sh\nDBSOCK_X=1 dbsock run mysql \\\n  --n 10   # ten\nscripts/install-deps.sh && go run ./cmd/dbsock run all | tee x\n```\n\n" +
 	"```go\ndbsock.Compare(x)\n```\n\n" +
 	"<!-- figure headline: dbsock run redis --provider local -->\nold\n<!-- /figure -->\n" +
@@ -37,7 +37,7 @@ func TestCommandLinesFindsEveryDbsockCommand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := [][]string{{"run", "mysql", "--n", "10"}, {"run", "all"}, {"targets"}, {"run", "redis", "--provider", "local"}}
+	want := [][]string{{"run", "mysql", "--n", "10"}, {"run", "all"}, {"targets"}, {"run", "all"}, {"run", "redis", "--provider", "local"}}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("CommandLines = %q, want %q", got, want)
 	}
