@@ -8,7 +8,9 @@ import (
 	"time"
 
 	"github.com/dbsock/dbsock/compose"
+	"github.com/dbsock/dbsock/drivers"
 	"github.com/dbsock/dbsock/results"
+	"github.com/dbsock/dbsock/targets"
 )
 
 // restartingProvider is fakeProvider whose servers can be restarted, and
@@ -113,5 +115,23 @@ func TestInstancesOfAServerNotOurs(t *testing.T) {
 	_, err = Run(context.Background(), pl)
 	if err == nil || !strings.Contains(err.Error(), "cannot start it again; use Plan.Instances 1") {
 		t.Errorf("explicit Instances on a server dbsock cannot restart: %v", err)
+	}
+}
+
+// TestHolmWarningBeforeTheRun: a run whose comparisons outnumber what a
+// sign test over its instances can carry through Holm's adjustment is
+// told so before anything starts (3 targets on 6 paths: 15 comparisons,
+// 10 instances needed); 4 paths (9 comparisons) over 9 instances are not.
+func TestHolmWarningBeforeTheRun(t *testing.T) {
+	three := []*targets.Target{{Target: compose.Target{Name: "a"}}, {Target: compose.Target{Name: "b"}}, {Target: compose.Target{Name: "c"}}}
+	six := []drivers.Transport{drivers.TCP, drivers.Published, drivers.Bridge, drivers.Service, drivers.Pod, drivers.Unix}
+	p := Plan{Targets: three, Paths: six, Instances: 9}
+	if w := p.holmWarning(); !strings.Contains(w, "15 comparisons (3 targets × 1 cases × 5 paths against TCP) over 9 server instances") || !strings.Contains(w, "--instances 10 or more") {
+		t.Errorf("six paths: %q", w)
+	}
+	for _, ok := range []Plan{{Targets: three, Paths: six, Instances: 10}, {Targets: three, Paths: six[2:], Instances: 9}, {Targets: three, Paths: six, Instances: 1}} {
+		if w := ok.holmWarning(); w != "" {
+			t.Errorf("%d paths over %d instances: warned %q", len(ok.Paths), ok.Instances, w)
+		}
 	}
 }

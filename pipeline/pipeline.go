@@ -123,6 +123,9 @@ func Run(ctx context.Context, p Plan) (*results.Report, error) {
 	if err := p.Validate(); err != nil {
 		return rep, err
 	}
+	if w := p.holmWarning(); w != "" {
+		fmt.Fprintf(p.log(), "dbsock: %s\n", w)
+	}
 	var errs []error
 	if len(p.Placement.Client) > 0 {
 		restore, err := placement.PinProcess(p.Placement.Client)

@@ -94,6 +94,20 @@ func (p Plan) validateInstances() error {
 	return nil
 }
 
+// holmWarning says, before anything starts, when the run makes more
+// comparisons (each case's paths against TCP) than a sign test over its
+// server instances can carry through Holm's adjustment: no verdict could
+// then name a winner, whatever the servers do.
+func (p Plan) holmWarning() string {
+	m := len(p.Targets) * p.Cases() * (len(p.paths()) - 1)
+	need := results.InstancesForHolm(m)
+	if p.Instances < results.MinInstances || p.Instances >= need {
+		return ""
+	}
+	return fmt.Sprintf("%d comparisons (%d targets × %d cases × %d paths against TCP) over %d server instances: Holm's adjustment will let none of them name a winner; give --instances %d or more for verdicts",
+		m, len(p.Targets), p.Cases(), len(p.paths())-1, p.Instances, need)
+}
+
 // InstancesPerCase is how many server instances each case measures:
 // Instances (at least 1), or 1 under Precision unless Instances was asked
 // for.

@@ -59,3 +59,11 @@ func InstanceSpeedup(perInstance [][]float64, rounds int) (ci *Interval, speedup
 	return &Interval{Center: math.Exp(med), Lo: math.Exp(lo), Hi: math.Exp(hi), Confidence: cov,
 		Rounds: rounds, Pairs: pairs, Instances: len(logs), Method: MethodInstances}, speedups, p
 }
+
+// InstancesForHolm is the fewest server instances over which a sign test
+// can pass Holm's adjustment for m comparisons at the 5% level: over k
+// instances its p-value is at least 2/2^k, which Holm multiplies by up to
+// m, so 2^k must reach 2m/0.05 (9 instances serve up to 12 comparisons).
+func InstancesForHolm(m int) int {
+	return max(MinInstances, int(math.Ceil(math.Log2(2*float64(max(m, 1))/0.05))))
+}

@@ -145,20 +145,18 @@ func PathVerdict(p *results.PathSummary) string {
 }
 
 // instancesForHolm says, for an interval over server instances, when the
-// sign test over them cannot pass Holm's adjustment whatever they show:
-// over k instances its smallest p-value is 2/2^k, which Holm multiplies
-// by up to m comparisons, so 2^k must reach 2m/0.05.
+// sign test over them cannot pass Holm's adjustment whatever they show
+// (results.InstancesForHolm).
 func instancesForHolm(ci *results.Interval, m int) string {
 	if ci == nil || ci.Instances < results.MinInstances {
 		return ""
 	}
-	floor := 2 / math.Pow(2, float64(ci.Instances))
-	if floor*float64(m) <= 0.05 {
+	need := results.InstancesForHolm(m)
+	if ci.Instances >= need {
 		return ""
 	}
-	need := int(math.Ceil(math.Log2(2 * float64(m) / 0.05)))
 	return fmt.Sprintf(": over %d server instances the sign test's p-value cannot go below %.3g, so none of the %d comparisons can pass; give --instances %d or more, or compare fewer cases and paths in one run",
-		ci.Instances, floor, m, need)
+		ci.Instances, 2/math.Pow(2, float64(ci.Instances)), m, need)
 }
 
 // ShortPathVerdict is PathVerdict's first words, for the table.
