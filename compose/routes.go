@@ -17,8 +17,9 @@ import (
 )
 
 // The published, bridge, service and pod paths: how applications reach a
-// server in a container that is not on the host network. A container is on the host
-// network or on a bridge network, never both, so the docker provider
+// server in a container that is not on the host network. A container is
+// on the host network or on a bridge network, never both, so the docker
+// provider
 // starts a second container of the same image, configured and pinned
 // alike, on a bridge network it creates for the run, its port published
 // on 127.0.0.1: published is that port (through docker-proxy, or NAT

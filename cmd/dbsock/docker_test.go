@@ -279,17 +279,19 @@ func TestContainerPaths(t *testing.T) {
 	}
 
 	bin := buildDbsock(t)
-	cmd, sc := startDbsock(t, bin, tmp, append([]string{"run", "redis", "--provider", "docker", "--paths", "tcp,published,bridge,service,pod,unix", "--n", "100000000", "--instances", "1", "--rounds", "1"}, offlineImages...)...)
-	waitForLine(sc, "dbsock: redis: Redis") // ready: both containers and the idle one are up
-	time.Sleep(300 * time.Millisecond)
-	if err := cmd.Process.Kill(); err != nil {
-		t.Fatal(err)
+	for _, provider := range []string{"docker", "compose"} {
+		cmd, sc := startDbsock(t, bin, tmp, append([]string{"run", "redis", "--provider", provider, "--paths", "tcp,published,bridge,service,pod,unix", "--n", "100000000", "--instances", "1", "--rounds", "1"}, offlineImages...)...)
+		waitForLine(sc, "dbsock: redis: Redis") // ready: both servers and the idle container are up
+		time.Sleep(300 * time.Millisecond)
+		if err := cmd.Process.Kill(); err != nil {
+			t.Fatal(err)
+		}
+		_ = cmd.Wait()
+		if code, stdout, stderr := dbsock(t, "clean"); code != 0 || !strings.Contains(stdout, "removed network") {
+			t.Fatalf("%s: clean: exit %d, %s%s", provider, code, stdout, stderr)
+		}
+		checkNoDocker(t, tmp)
 	}
-	_ = cmd.Wait()
-	if code, stdout, stderr := dbsock(t, "clean"); code != 0 || !strings.Contains(stdout, "removed network") {
-		t.Fatalf("clean: exit %d, %s%s", code, stdout, stderr)
-	}
-	checkNoDocker(t, tmp)
 }
 
 // checkContainerPaths checks each run of a TestContainerPaths report: every
