@@ -47,10 +47,12 @@ test:
 integration:
 	# One package at a time: several start real servers and containers, and
 	# a test that compares two runs must not share the 2 CPUs with them.
-	DBSOCK_REQUIRE_SERVERS=1 $(GO) test -p 1 -count=1 ./...
+	# Tests that start containers in their own process leave Ryuk off, as
+	# the dbsock command does (no registry to pull its image from).
+	TESTCONTAINERS_RYUK_DISABLED=true DBSOCK_REQUIRE_SERVERS=1 $(GO) test -p 1 -count=1 ./...
 	# The example module a Go developer copies (its own go.mod): its test,
 	# its benchmarks, and their benchstat table.
-	cd examples/yourquery && $(GO) vet ./... && DBSOCK_REQUIRE_SERVERS=1 $(GO) test -count=1 ./...
+	cd examples/yourquery && $(GO) vet ./... && TESTCONTAINERS_RYUK_DISABLED=true DBSOCK_REQUIRE_SERVERS=1 $(GO) test -count=1 ./...
 
 ## unit: tests that need no server (integration tests skip)
 unit:

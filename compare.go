@@ -21,21 +21,29 @@ import (
 // Opener opens your operation over ep: do performs one operation (it is
 // what is timed: one query, one command, one call of your own code), and
 // close releases what open made (it may be nil). Connect through ep with
-// MySQLConfig, PostgresConfig, RedisOptions or MongoOptions, or with Dial
-// in a client of your own: Compare checks that your op dialed ep.
+// your client's package of clients/ (dbsockpg.Config, dbsockmysql.Config,
+// dbsockredis.Options, dbsockmongo.Options, dbsockmemcache.Client), or with
+// Dial in a client of your own: Compare checks that your op dialed ep.
 type Opener func(ctx context.Context, ep Endpoint) (do func(context.Context) error, close func() error, err error)
 
-// CompareOptions size a comparison; zero values take the defaults given
-// below, and Compare refuses what dbsock run refuses (a negative N, more
-// Blocks than N, an OpTimeout under 10 ms), naming these fields. Compare
-// measures the one server it is given without restarting it (dbsock run's
-// --instances 1): its interval is over that instance's block pairs.
+// CompareOptions size a comparison. Zero values take dbsock run's defaults,
+// given below, so that Compare measures as the command does; NoWarmup asks
+// for no warm-up. Compare refuses what dbsock run refuses (a negative N,
+// more Blocks than N, an OpTimeout under 10 ms), naming these fields.
 type CompareOptions struct {
-	// N is the timed ops per transport and round (10,000); Warmup the
-	// untimed ops before them on each fresh connection (1,000).
+	// N is the timed ops per transport and round (3,000); Warmup the
+	// untimed ops before them on each fresh connection (1,000, or none
+	// with NoWarmup).
 	N, Warmup int
-	// Rounds each open fresh connections (3); Blocks is the block pairs
-	// per round, TCP and Unix interleaved (10).
+	// Instances is how many server instances the comparison measures (9),
+	// and its interval is over them. A server Start started is restarted
+	// between instances, its data kept (see Prepare for a server that
+	// keeps none); a server of External cannot be, so its instances are
+	// fresh connections to the one process and the report says that the
+	// interval covers that process only.
+	Instances int
+	// Rounds per server instance each open fresh connections (1); Blocks
+	// is the block pairs per round, TCP and Unix interleaved (10).
 	Rounds, Blocks int
 	// Concurrency is how many workers, each with its own open, run at once
 	// per transport (1).
@@ -43,20 +51,42 @@ type CompareOptions struct {
 	// Seed draws which block of each pair goes first (random when 0).
 	Seed uint64
 	// Placement is where this process runs while it measures: "auto"
-	// (the default: pinned as dbsock run pins its client), "none", or
-	// "same"/"split" (see dbsock run --help).
+	// (the default: pinned as dbsock run pins its client, and put back
+	// after), "none", or "same"/"split" (see dbsock run --help).
 	Placement string
 	// OpTimeout is how long an op may take before the server is given up
 	// on (10 s).
 	OpTimeout time.Duration
+	// Prepare, when set, loads your data over ep: before the first server
+	// instance, and again after each restart of a server that keeps no
+	// data over one (Redis and memcached as dbsock starts them). It is
+	// called once per endpoint that reaches data of its own: memcached's
+	// TCP and Unix endpoints are two processes, so data written over one
+	// is not read over the other.
+	Prepare func(ctx context.Context, ep Endpoint) error
 }
 
+// NoWarmup, as CompareOptions.Warmup, times every op from the first one on
+// each fresh connection.
+const NoWarmup = -1
+
+// The defaults of CompareOptions: dbsock run's.
+const (
+	defaultN         = 3000
+	defaultWarmup    = 1000
+	defaultInstances = 9
+	defaultRounds    = 1
+)
+
 // Compare runs your operation against srv over both of its transports the
-// way "dbsock run" runs its own: in rounds of fresh connections, verified
-// and warmed up, then timed op by op in interleaved TCP/Unix block pairs;
-// the speedup is the median paired ratio with a distribution-free 95%
-// interval. name names the operation in the report. It returns the report
-// even on error, with what was measured.
+// way "dbsock run" runs its own, with its defaults: over server instances
+// (the server restarted between them where it can be), each in rounds of
+// fresh connections, verified and warmed up, then timed op by op in
+// interleaved TCP/Unix block pairs; the speedup is the median over
+// instances of each instance's median paired ratio, with a
+// distribution-free 95% interval over instances, and the report's verdict
+// is filled as dbsock run's is. name names the operation in the report. It
+// returns the report even on error, with what was measured.
 func Compare(ctx context.Context, srv *Server, name string, open Opener, opt CompareOptions) (*Report, error) {
 	if srv == nil || open == nil || name == "" {
 		return nil, fmt.Errorf("dbsock.Compare: a server, a name and an Opener are needed")
@@ -69,19 +99,22 @@ func Compare(ctx context.Context, srv *Server, name string, open Opener, opt Com
 		return nil, compareError(err)
 	}
 	server, _ := targets.Lookup(srv.Target)
-	d := &userDriver{name: name, open: open, server: server.Settings(nil).Driver(drivers.Workload{}), ctx: ctx}
-	t := &targets.Target{Target: compose.Target{Name: name}, Settings: func(*pflag.FlagSet) targets.Settings { return userSettings{d} }}
+	d := &userDriver{name: name, open: open, prepare: opt.Prepare, server: server.Settings(nil).Driver(drivers.Workload{}), ctx: ctx}
+	t := &targets.Target{Target: compose.Target{Name: name, Volatile: server.Volatile, SeedEach: server.SeedEach},
+		Settings: func(*pflag.FlagSet) targets.Settings { return userSettings{d} }}
 	seed := opt.Seed
 	if seed == 0 {
 		seed = rand.Uint64()
 	}
 	plan := pipeline.Plan{
-		Targets:      []*targets.Target{t},
-		Settings:     map[string]targets.Settings{name: userSettings{d}},
-		Provider:     &compose.Lent{Target: name, Server: srv.srv},
-		ProviderName: srv.srv.Provider,
-		Concurrency:  []int{max(opt.Concurrency, 1)},
-		Options: scenarios.Options{N: orDefaultInt(opt.N, 10000), Warmup: orDefaultInt(opt.Warmup, 1000), Rounds: orDefaultInt(opt.Rounds, 3),
+		Targets:        []*targets.Target{t},
+		Settings:       map[string]targets.Settings{name: userSettings{d}},
+		Provider:       &compose.Lent{Target: name, Server: srv.srv, Restart: true},
+		ProviderName:   srv.srv.Provider,
+		Concurrency:    []int{max(opt.Concurrency, 1)},
+		Instances:      orDefaultInt(opt.Instances, defaultInstances),
+		InstancesAsked: opt.Instances != 0 && srv.srv.CanRestart(),
+		Options: scenarios.Options{N: orDefaultInt(opt.N, defaultN), Warmup: warmup(opt.Warmup), Rounds: orDefaultInt(opt.Rounds, defaultRounds),
 			Blocks: orDefaultInt(opt.Blocks, scenarios.DefaultBlocks), Seed: seed, OpTimeout: opt.OpTimeout, OwnQuery: true},
 		Placement: place,
 		Reach:     drivers.Reach,
@@ -102,7 +135,7 @@ func Compare(ctx context.Context, srv *Server, name string, open Opener, opt Com
 var compareFields = map[setting.Field]string{
 	setting.N: "CompareOptions.N", setting.Warmup: "CompareOptions.Warmup", setting.Rounds: "CompareOptions.Rounds",
 	setting.Blocks: "CompareOptions.Blocks", setting.Concurrency: "CompareOptions.Concurrency", setting.Seed: "CompareOptions.Seed",
-	setting.OpTimeout: "CompareOptions.OpTimeout", setting.Placement: "CompareOptions.Placement",
+	setting.OpTimeout: "CompareOptions.OpTimeout", setting.Placement: "CompareOptions.Placement", setting.Instances: "CompareOptions.Instances",
 }
 
 // compareField words a setting as the CompareOptions field that sets it.
@@ -119,6 +152,18 @@ func orDefault(s, def string) string {
 		return def
 	}
 	return s
+}
+
+// warmup is CompareOptions.Warmup as the engine reads it: 0 is the
+// default, NoWarmup none.
+func warmup(v int) int {
+	switch v {
+	case 0:
+		return defaultWarmup
+	case NoWarmup:
+		return 0
+	}
+	return v
 }
 
 // orDefaultInt is v, or def when v is 0 (a negative v is kept, and
@@ -141,10 +186,11 @@ func (userSettings) External() (compose.Pair, error)          { return compose.P
 // driver says what the server is and verifies each endpoint on the server
 // side; the op's connections are checked to have dialed that endpoint.
 type userDriver struct {
-	name   string
-	open   Opener
-	server drivers.Driver
-	ctx    context.Context // Compare's: your op's contexts end with it
+	name    string
+	open    Opener
+	prepare func(ctx context.Context, ep Endpoint) error
+	server  drivers.Driver
+	ctx     context.Context // Compare's: your op's contexts end with it
 }
 
 func (d *userDriver) Name() string         { return d.name }
@@ -154,7 +200,22 @@ func (d *userDriver) ConnectPhase() string { return "your Opener" }
 func (d *userDriver) Describe() string {
 	return fmt.Sprintf("your op %q (dbsock.Compare), against the %s server", d.name, d.server.Name())
 }
-func (d *userDriver) Seed(context.Context, drivers.Endpoint) error { return nil }
+
+// Seed runs CompareOptions.Prepare, when set.
+func (d *userDriver) Seed(ctx context.Context, ep drivers.Endpoint) (err error) {
+	if d.prepare == nil {
+		return nil
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("your Prepare over %s panicked: %v", ep, r)
+		}
+	}()
+	if err := d.prepare(ctx, ep); err != nil {
+		return fmt.Errorf("your Prepare over %s: %w", ep, err)
+	}
+	return nil
+}
 func (d *userDriver) Info(ctx context.Context, ep drivers.Endpoint) (drivers.ServerInfo, error) {
 	return d.server.Info(ctx, ep)
 }
@@ -254,7 +315,7 @@ func (c *userConn) Verify(ctx context.Context) (drivers.Verification, error) {
 		return drivers.Verification{}, fmt.Errorf("your op's first call: %w", err)
 	}
 	if c.opening.count() == 0 {
-		return drivers.Verification{}, fmt.Errorf("your op made no connection through dbsock.Dial of the endpoint your Opener was given (%s), so dbsock cannot tell which transport it used: connect with MySQLConfig, PostgresConfig, RedisOptions, MongoOptions, or Dial in your client, from that endpoint", c.ep)
+		return drivers.Verification{}, fmt.Errorf("your op made no connection through dbsock.Dial of the endpoint your Opener was given (%s), so dbsock cannot tell which transport it used: connect with the helper of your client's package in github.com/dbsock/dbsock/clients (dbsockpg.Config, dbsockmysql.Config, dbsockredis.Options, dbsockmongo.Options, dbsockmemcache.Client), or with dbsock.Dial in your client, from that endpoint", c.ep)
 	}
 	v, err := drivers.VerifyEndpoint(ctx, c.d.server, c.ep)
 	if err != nil {

@@ -12,17 +12,18 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/dbsock/dbsock"
+	"github.com/dbsock/dbsock/clients/dbsockredis"
 	"github.com/dbsock/dbsock/dbsocktest"
 )
 
 // faultOptions are small runs with a short op timeout.
-var faultOptions = dbsock.CompareOptions{N: 300, Warmup: 10, Rounds: 1, Blocks: 2, Seed: 1, OpTimeout: 2 * time.Second}
+var faultOptions = dbsock.CompareOptions{N: 300, Warmup: 10, Instances: 1, Rounds: 1, Blocks: 2, Seed: 1, OpTimeout: 2 * time.Second}
 
 // redisOp is a PING through go-redis with dbsock's options; after calls
 // ops, each op instead does what then says.
 func redisOp(after int, then func(ctx context.Context) error) dbsock.Opener {
 	return func(ctx context.Context, ep dbsock.Endpoint) (func(context.Context) error, func() error, error) {
-		c := redis.NewClient(dbsock.RedisOptions(ep))
+		c := redis.NewClient(dbsockredis.Options(ep))
 		n := 0
 		return func(ctx context.Context) error {
 			n++
@@ -159,7 +160,7 @@ func TestCompareChecksYourOpsOwnDial(t *testing.T) {
 	for _, ep := range []dbsock.Endpoint{srv.TCP, srv.Unix} {
 		go func(ep dbsock.Endpoint) {
 			for ctx.Err() == nil {
-				c := redis.NewClient(dbsock.RedisOptions(ep))
+				c := redis.NewClient(dbsockredis.Options(ep))
 				c.Ping(ctx)
 				c.Close()
 				time.Sleep(time.Millisecond)

@@ -3,17 +3,21 @@
 // and the paired statistics of the dbsock command.
 //
 // Start a server with both endpoints (or take a server you run with
-// External), point your client at either one
-// (MySQLConfig, PostgresConfig, RedisOptions, MongoOptions,
-// MemcachedServer), and Compare runs your operation over both transports
-// in interleaved block pairs and returns the same Report that
+// External), point your client at either one with the package of your
+// client library under clients/ (dbsockpg.Config, dbsockmysql.Config,
+// dbsockredis.Options, dbsockmongo.Options, dbsockmemcache.Client), or with
+// Dial in a client of your own, and Compare runs your operation over both
+// transports in interleaved block pairs and returns the same Report that
 // "dbsock run --format json" writes:
 //
-//	srv, err := dbsock.Start(ctx, "mysql", dbsock.StartOptions{})
+//	srv, err := dbsock.Start(ctx, "postgres", dbsock.StartOptions{})
 //	if err != nil { ... }
 //	defer srv.Close()
 //	rep, err := dbsock.Compare(ctx, srv, "my-query", open, dbsock.CompareOptions{})
-//	s := rep.Summary[0] // s.UnixSpeedupP50, s.UnixSpeedupP50CI, s.VerdictKind
+//	s := rep.Summary[0] // s.UnixSpeedupP50, s.UnixSpeedupP50CI, s.Verdict
+//
+// Importing a package of clients/ makes its targets known to Start and
+// External and compiles only that client library.
 //
 // Package dbsocktest wraps Start for tests (it skips when no server can be
 // had, and closes it in t.Cleanup) and runs an operation as
@@ -27,22 +31,13 @@ import (
 	"net"
 	"sync"
 	"sync/atomic"
-
-	gomysql "github.com/go-sql-driver/mysql"
-	"github.com/jackc/pgx/v5"
-	goredis "github.com/redis/go-redis/v9"
-	"go.mongodb.org/mongo-driver/v2/mongo/options"
+	"time"
 
 	"github.com/dbsock/dbsock/compose"
 	"github.com/dbsock/dbsock/drivers"
 	"github.com/dbsock/dbsock/internal/placement"
 	"github.com/dbsock/dbsock/results"
 	"github.com/dbsock/dbsock/targets"
-	_ "github.com/dbsock/dbsock/targets/all" // every target registers itself
-	"github.com/dbsock/dbsock/targets/mongo"
-	"github.com/dbsock/dbsock/targets/mysql"
-	"github.com/dbsock/dbsock/targets/postgres"
-	"github.com/dbsock/dbsock/targets/redis"
 )
 
 // Endpoint is one way to reach a server: a transport (TCP or Unix), an
@@ -75,8 +70,10 @@ var ErrUnavailable = compose.ErrCannotSupply
 // StartOptions say where a server comes from.
 type StartOptions struct {
 	// Provider is "local" (a private throwaway server from binaries on
-	// this machine; the default), "docker" or "compose" (containers with
-	// the socket directory bind-mounted).
+	// this machine; the default, which a test wants: no engine, no image),
+	// "docker" or "compose" (containers with the socket directory
+	// bind-mounted), or "auto", as dbsock run's default: a container where
+	// an engine answers and the image is here, else a local process.
 	Provider string
 	// Image, for the container providers, replaces the target's image.
 	Image string
@@ -104,9 +101,9 @@ type Server struct {
 // or pgbouncer) with both endpoints, ready for connections. Close it when
 // done; it is also stopped if this process dies.
 func Start(ctx context.Context, target string, opt StartOptions) (*Server, error) {
-	t, ok := targets.Lookup(target)
-	if !ok || t.Own {
-		return nil, fmt.Errorf("dbsock.Start(%q): not a database target; use one of mysql, postgres, redis, memcached, mongo, pgbouncer", target)
+	t, err := lookup(target)
+	if err != nil {
+		return nil, fmt.Errorf("dbsock.Start(%q): %w", target, err)
 	}
 	// Servers are pinned as dbsock run pins them (placement auto), so that
 	// Compare and dbsocktest.Benchmark measure what it measures.
@@ -134,8 +131,12 @@ func Start(ctx context.Context, target string, opt StartOptions) (*Server, error
 			c.Images = map[string]string{target: opt.Image}
 		}
 		p = c
+	case "auto":
+		d, l := compose.NewDocker(), compose.NewLocal()
+		d.ServerCPUs, l.ServerCPUs = place.Server, place.Server
+		p = &compose.Auto{Providers: []compose.Provider{d, l}}
 	default:
-		return nil, fmt.Errorf("dbsock.Start(%q): provider %q is not local, docker or compose", target, opt.Provider)
+		return nil, fmt.Errorf("dbsock.Start(%q): provider %q is not local, docker, compose or auto", target, opt.Provider)
 	}
 	srv, err := p.Supply(ctx, t.Supply())
 	if err != nil {
@@ -149,9 +150,9 @@ func Start(ctx context.Context, target string, opt StartOptions) (*Server, error
 // is started, and Close stops nothing. Both endpoints must reach the same
 // server: Compare checks that they do where the server can say.
 func External(target string, tcp, unix Endpoint) (*Server, error) {
-	t, ok := targets.Lookup(target)
-	if !ok || t.Own {
-		return nil, fmt.Errorf("dbsock.External(%q): not a database target; use one of mysql, postgres, redis, memcached, mongo, pgbouncer", target)
+	t, err := lookup(target)
+	if err != nil {
+		return nil, fmt.Errorf("dbsock.External(%q): %w", target, err)
 	}
 	tcp.Transport, unix.Transport = TCP, Unix
 	for _, ep := range []Endpoint{tcp, unix} {
@@ -170,11 +171,43 @@ func External(target string, tcp, unix Endpoint) (*Server, error) {
 // Endpoint is the server's endpoint on transport t.
 func (s *Server) Endpoint(t Transport) Endpoint { return s.srv.Endpoints().On(t) }
 
-// Close stops the server and removes what was made for it; it may be
-// called more than once.
+// clientPackages are the packages of clients/ that make each database
+// target known.
+var clientPackages = map[string]string{
+	"mysql": "dbsockmysql", "postgres": "dbsockpg", "pgbouncer": "dbsockpg",
+	"redis": "dbsockredis", "mongo": "dbsockmongo", "memcached": "dbsockmemcache",
+}
+
+// lookup finds a database target, or says which package makes it known.
+func lookup(target string) (*targets.Target, error) {
+	pkg, known := clientPackages[target]
+	if !known {
+		return nil, errors.New("not a database target; use one of mysql, postgres, redis, memcached, mongo, pgbouncer")
+	}
+	t, ok := targets.Lookup(target)
+	if !ok {
+		return nil, fmt.Errorf("the %s target is not compiled in: import github.com/dbsock/dbsock/clients/%s (its client's helpers)", target, pkg)
+	}
+	return t, nil
+}
+
+// CloseTimeout bounds Close: a server that has not stopped by then is
+// left to "dbsock clean" (or to this process's end, for a local one).
+const CloseTimeout = time.Minute
+
+// Close stops the server and removes what was made for it, within
+// CloseTimeout; it may be called more than once.
 func (s *Server) Close() error {
 	s.once.Do(func() {
-		s.err = errors.Join(s.srv.Stop(context.Background()), s.provider.Close())
+		ctx, cancel := context.WithTimeout(context.Background(), CloseTimeout)
+		defer cancel()
+		done := make(chan error, 1)
+		go func() { done <- errors.Join(s.srv.Stop(ctx), s.provider.Close()) }()
+		select {
+		case s.err = <-done:
+		case <-ctx.Done():
+			s.err = fmt.Errorf("dbsock: the %s server (%s) did not stop within %s; run dbsock clean to remove what is left", s.Target, s.Origin, CloseTimeout)
+		}
 	})
 	return s.err
 }
@@ -228,9 +261,8 @@ func (o *opening) abort() {
 // Dial returns a dial function that reaches ep whatever network and address
 // a client library passes it. Compare checks that your op connected
 // through the Dial of the endpoint your Opener was given, and closes those
-// connections when the server stops answering. MySQLConfig,
-// PostgresConfig, RedisOptions and MongoOptions set it already; use it
-// with a client of your own choosing.
+// connections when the server stops answering. The packages of clients/
+// set it already; use it with a client of your own choosing.
 func Dial(ep Endpoint) func(ctx context.Context, network, addr string) (net.Conn, error) {
 	return func(ctx context.Context, _, _ string) (net.Conn, error) {
 		var d net.Dialer
@@ -243,51 +275,3 @@ func Dial(ep Endpoint) func(ctx context.Context, network, addr string) (net.Conn
 		return c, err
 	}
 }
-
-// MySQLConfig is a go-sql-driver/mysql configuration for ep (use it with
-// mysql.NewConnector and sql.OpenDB); it dials through Dial.
-func MySQLConfig(ep Endpoint) *gomysql.Config {
-	cfg := mysql.Config(ep)
-	cfg.DialFunc = Dial(ep)
-	return cfg
-}
-
-// PostgresConfig is a pgx connection configuration for ep (TLS off, as on
-// both of dbsock's transports); it dials through Dial.
-func PostgresConfig(ep Endpoint) (*pgx.ConnConfig, error) {
-	cfg, err := postgres.Config(ep)
-	if err != nil {
-		return nil, err
-	}
-	cfg.DialFunc = Dial(ep)
-	return cfg, nil
-}
-
-// RedisOptions are go-redis options for ep (a pool of one); they dial
-// through Dial.
-func RedisOptions(ep Endpoint) *goredis.Options {
-	o := redis.Options(ep)
-	o.Dialer = Dial(ep)
-	return o
-}
-
-// MongoOptions are MongoDB Go driver options for ep (a direct connection,
-// a pool of one); they dial through Dial.
-func MongoOptions(ep Endpoint) (*options.ClientOptions, error) {
-	o, err := mongo.ClientOptions(ep)
-	if err != nil {
-		return nil, err
-	}
-	return o.SetDialer(dialFunc(Dial(ep))), nil
-}
-
-// dialFunc is a dial function as the MongoDB driver's ContextDialer.
-type dialFunc func(ctx context.Context, network, addr string) (net.Conn, error)
-
-func (f dialFunc) DialContext(ctx context.Context, network, addr string) (net.Conn, error) {
-	return f(ctx, network, addr)
-}
-
-// MemcachedServer is the server string gomemcache takes for ep (a socket
-// path, or host:port).
-func MemcachedServer(ep Endpoint) string { return ep.Address }

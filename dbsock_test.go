@@ -9,11 +9,15 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/bradfitz/gomemcache/memcache"
 	gomysql "github.com/go-sql-driver/mysql"
 	"github.com/redis/go-redis/v9"
 	"github.com/spf13/pflag"
 
 	"github.com/dbsock/dbsock"
+	"github.com/dbsock/dbsock/clients/dbsockmemcache"
+	"github.com/dbsock/dbsock/clients/dbsockmysql"
+	"github.com/dbsock/dbsock/clients/dbsockredis"
 	"github.com/dbsock/dbsock/compose"
 	"github.com/dbsock/dbsock/dbsocktest"
 	"github.com/dbsock/dbsock/internal/placement"
@@ -24,7 +28,7 @@ import (
 
 // openSQL opens a database/sql handle of one connection on ep.
 func openSQL(ep dbsock.Endpoint) (*sql.DB, error) {
-	c, err := gomysql.NewConnector(dbsock.MySQLConfig(ep))
+	c, err := gomysql.NewConnector(dbsockmysql.Config(ep))
 	if err != nil {
 		return nil, err
 	}
@@ -67,16 +71,34 @@ func TestCompareYourQuery(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	op := queryOp("SELECT name FROM products WHERE id = ?", func(i int) any { return i%100 + 1 })
-	rep, err := dbsock.Compare(context.Background(), srv, "products", op, dbsock.CompareOptions{N: 2000, Warmup: 100, Rounds: 2, Blocks: 5, Seed: 1})
+	held, err := db.Conn(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(rep.Runs) != 4 {
-		t.Fatalf("%d runs, want 2 rounds x 2 transports", len(rep.Runs))
+	defer held.Close()
+	op := queryOp("SELECT name FROM products WHERE id = ?", func(i int) any { return i%100 + 1 })
+	rep, err := dbsock.Compare(context.Background(), srv, "products", op, dbsock.CompareOptions{N: 500, Warmup: 100, Instances: 6, Blocks: 5, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// As dbsock run measures: server instances (the server restarted
+	// between them, its table kept), one round each.
+	if len(rep.Runs) != 12 || rep.Config.Instances != 6 || rep.Config.Rounds != 1 {
+		t.Fatalf("%d runs over %d instances of %d rounds, want 6 instances x 1 round x 2 transports", len(rep.Runs), rep.Config.Instances, rep.Config.Rounds)
+	}
+	instances := map[int]bool{}
+	for _, r := range rep.Runs {
+		instances[r.Instance] = true
+	}
+	if len(instances) != 6 {
+		t.Errorf("runs from instances %v, want 6", instances)
+	}
+	// The server was restarted: a connection from before is gone.
+	if err := held.PingContext(context.Background()); err == nil {
+		t.Error("a connection made before Compare still works: the server was not restarted between instances")
 	}
 	for _, r := range rep.Runs {
-		if !r.TransportVerified || r.Errors != 0 || r.N != 2000 || !strings.Contains(r.Evidence, "your op dialed "+string(r.Transport)) {
+		if !r.TransportVerified || r.Errors != 0 || r.N != 500 || !strings.Contains(r.Evidence, "your op dialed "+string(r.Transport)) {
 			t.Errorf("%s round %d: verified %v (%s), %d errors, %d ops", r.Transport, r.Round, r.TransportVerified, r.Evidence, r.Errors, r.N)
 		}
 	}
@@ -152,25 +174,106 @@ func TestCompareOnYourServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	open := func(ctx context.Context, ep dbsock.Endpoint) (func(context.Context) error, func() error, error) {
-		c := redis.NewClient(dbsock.RedisOptions(ep))
+		c := redis.NewClient(dbsockredis.Options(ep))
 		return func(ctx context.Context) error { return c.Ping(ctx).Err() }, c.Close, nil
 	}
-	rep, err := dbsock.Compare(context.Background(), srv, "ping", open, dbsock.CompareOptions{N: 500, Warmup: 50, Rounds: 1, Blocks: 5, Seed: 3})
+	rep, err := dbsock.Compare(context.Background(), srv, "ping", open, dbsock.CompareOptions{N: 200, Warmup: 50, Blocks: 5, Seed: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ti := rep.Targets[0]; ti.Provider != "external" || rep.Summary[0].Unix.N != 500 || !rep.Runs[1].TransportVerified {
-		t.Errorf("provider %q, %d Unix ops, verified %v", ti.Provider, rep.Summary[0].Unix.N, rep.Runs[1].TransportVerified)
+	// The default 9 instances, which dbsock cannot restart: fresh
+	// connections to the one process, and the report says so.
+	ti := rep.Targets[0]
+	if ti.Provider != "external" || rep.Summary[0].Unix.N != 9*200 || !rep.Runs[1].TransportVerified {
+		t.Errorf("provider %q, %d Unix ops (want 9 instances of 200), verified %v", ti.Provider, rep.Summary[0].Unix.N, rep.Runs[1].TransportVerified)
+	}
+	if !strings.Contains(strings.Join(ti.Warnings, " "), "the interval covers that process only") {
+		t.Errorf("no word that the interval covers one process: %q", ti.Warnings)
 	}
 	if err := srv.Close(); err != nil {
 		t.Fatal(err)
 	}
-	c := redis.NewClient(dbsock.RedisOptions(mine.Unix))
+	c := redis.NewClient(dbsockredis.Options(mine.Unix))
 	defer c.Close()
 	if err := c.Ping(context.Background()).Err(); err != nil {
 		t.Fatalf("closing the external server stopped it: %v", err)
 	}
 	if _, err := dbsock.External("redis", dbsock.Endpoint{Address: "10.0.0.1:6379"}, mine.Unix); err == nil || !strings.Contains(err.Error(), "not a loopback address") {
 		t.Errorf("an off-loopback address: %v", err)
+	}
+}
+
+// TestComparePrepareAcrossRestarts: Redis as dbsock starts it keeps no
+// data over a restart, so a GET of the user's key would miss on the
+// second instance; Prepare loads it again for each instance, and the op
+// finds it on every one. NoWarmup times from the first op.
+func TestComparePrepareAcrossRestarts(t *testing.T) {
+	srv := dbsocktest.Start(t, "redis", dbsock.StartOptions{})
+	prepared := 0
+	prepare := func(ctx context.Context, ep dbsock.Endpoint) error {
+		prepared++
+		c := redis.NewClient(dbsockredis.Options(ep))
+		defer c.Close()
+		return c.Set(ctx, "user:1", "Ada", 0).Err()
+	}
+	open := func(ctx context.Context, ep dbsock.Endpoint) (func(context.Context) error, func() error, error) {
+		c := redis.NewClient(dbsockredis.Options(ep))
+		return func(ctx context.Context) error { return c.Get(ctx, "user:1").Err() }, c.Close, nil
+	}
+	rep, err := dbsock.Compare(context.Background(), srv, "get-user", open,
+		dbsock.CompareOptions{N: 200, Warmup: dbsock.NoWarmup, Instances: 3, Blocks: 2, Seed: 4, Prepare: prepare})
+	if err != nil {
+		t.Fatalf("a GET after a restart: %v", err)
+	}
+	if prepared != 3 || rep.Config.Warmup != 0 || rep.Config.Instances != 3 {
+		t.Errorf("Prepare called %d times (want once per instance: 3), warm-up %d (want 0), %d instances", prepared, rep.Config.Warmup, rep.Config.Instances)
+	}
+	for _, r := range rep.Runs {
+		if r.Errors != 0 {
+			t.Errorf("instance %d %s: %d errors", r.Instance, r.Transport, r.Errors)
+		}
+	}
+}
+
+// TestCompareMemcachedThroughDial: gomemcache through dbsockmemcache.Client
+// dials through dbsock.Dial, so the op is verified on both endpoints; the
+// two endpoints are two memcached processes, and Prepare loads each.
+func TestCompareMemcachedThroughDial(t *testing.T) {
+	srv := dbsocktest.Start(t, "memcached", dbsock.StartOptions{})
+	var over []dbsock.Transport
+	prepare := func(ctx context.Context, ep dbsock.Endpoint) error {
+		over = append(over, ep.Transport)
+		return dbsockmemcache.Client(ep).Set(&memcache.Item{Key: "user:1", Value: []byte("Ada")})
+	}
+	open := func(ctx context.Context, ep dbsock.Endpoint) (func(context.Context) error, func() error, error) {
+		c := dbsockmemcache.Client(ep)
+		return func(context.Context) error { _, err := c.Get("user:1"); return err }, c.Close, nil
+	}
+	rep, err := dbsock.Compare(context.Background(), srv, "get-user", open,
+		dbsock.CompareOptions{N: 200, Warmup: 10, Instances: 1, Blocks: 2, Seed: 5, Prepare: prepare})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(over) != 2 || over[0] == over[1] {
+		t.Errorf("Prepare over %v, want once over each endpoint", over)
+	}
+	for _, r := range rep.Runs {
+		if !r.TransportVerified || r.Errors != 0 {
+			t.Errorf("%s: verified %v (%s), %d errors", r.Transport, r.TransportVerified, r.Evidence, r.Errors)
+		}
+	}
+}
+
+// TestStartNamesTheClientPackage: a target whose client package is not
+// imported (here postgres) is not compiled in, and Start says which
+// package to import; a name that is no database says so.
+func TestStartNamesTheClientPackage(t *testing.T) {
+	_, err := dbsock.Start(context.Background(), "postgres", dbsock.StartOptions{})
+	if err == nil || !strings.Contains(err.Error(), "import github.com/dbsock/dbsock/clients/dbsockpg") {
+		t.Errorf("postgres without dbsockpg: %v", err)
+	}
+	_, err = dbsock.Start(context.Background(), "echo", dbsock.StartOptions{})
+	if err == nil || !strings.Contains(err.Error(), "not a database target") {
+		t.Errorf("echo: %v", err)
 	}
 }

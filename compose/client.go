@@ -74,7 +74,6 @@ const ClientBase = "dbsock/base:bookworm"
 // o.Binary the first time (its tag is the binary's hash, so a rebuilt
 // dbsock gets its own image). The container idles until Stop.
 func StartClient(ctx context.Context, o ClientOptions) (*ClientContainer, error) {
-	quietTestcontainers()
 	eng := ProbeEngine(ctx, 10*time.Second)
 	switch {
 	case !eng.Reachable:
@@ -96,7 +95,7 @@ func StartClient(ctx context.Context, o ClientOptions) (*ClientContainer, error)
 	if err != nil {
 		return nil, fmt.Errorf("start dbsock's client container: %w", err)
 	}
-	c, err := tc.Run(ctx, image,
+	c, err := tc.Run(ctx, image, tc.WithLogger(quiet),
 		tc.WithCmd("measure", "--wait"),
 		tc.WithLabels(map[string]string{Label: "1", RunLabel: strconv.FormatInt(time.Now().UnixNano(), 36), Label + ".target": "client:" + o.Target,
 			PIDLabel: strconv.Itoa(os.Getpid()), OwnerLabel: Self().String()}),
@@ -113,7 +112,7 @@ func StartClient(ctx context.Context, o ClientOptions) (*ClientContainer, error)
 			}
 		}))
 	cc := &ClientContainer{c: c, image: image}
-	if err != nil {
+	if err = ryukHint(err); err != nil {
 		return nil, errors.Join(fmt.Errorf("start dbsock's client container from %s: %w", image, err), cc.Stop(context.Background()))
 	}
 	if insp, err := c.Inspect(ctx); err == nil && insp.State != nil {

@@ -167,6 +167,10 @@ func (s *Server) Stop(ctx context.Context) error {
 type Lent struct {
 	Target string
 	Server *Server
+	// Restart lets the run restart the lent server between instances,
+	// when its owner's provider can (its data kept; its owner still stops
+	// it).
+	Restart bool
 }
 
 // Name implements Provider: the lent server's own provider.
@@ -179,6 +183,17 @@ func (l *Lent) Supply(_ context.Context, t Target) (*Server, error) {
 	}
 	s := *l.Server
 	s.Target, s.stop, s.restart = t.Name, nil, nil // its owner stops it
+	if orig := l.Server; l.Restart && orig.restart != nil {
+		s.restart = func(ctx context.Context) error {
+			err := orig.Restart(ctx)
+			// What the restart changed (pid, meter, a container's
+			// addresses), under the lent name and without the owner's stop.
+			restart := s.restart
+			s = *orig
+			s.Target, s.stop, s.restart = t.Name, nil, restart
+			return err
+		}
+	}
 	return &s, nil
 }
 

@@ -46,10 +46,11 @@ const (
 // the same loopback path as a native server), and the server's socket
 // directory bind-mounted from a private temp dir on the host.
 //
-// Ryuk, testcontainers' reaper, needs an image of its own that a machine
-// without a registry cannot pull; NewDocker turns it off
-// (TESTCONTAINERS_RYUK_DISABLED) and dbsock removes its containers itself:
-// on Stop, on Close, and with "dbsock clean" for runs that were killed.
+// dbsock removes its containers itself: on Stop, on Close, and with
+// "dbsock clean" for runs that were killed. It leaves testcontainers'
+// process-wide settings as it finds them (its reaper, Ryuk, and its default
+// logger): the dbsock command turns them off with QuietTestcontainers; a
+// program of yours that also uses testcontainers keeps its own.
 type Docker struct {
 	// Images overrides the recipes' images per target.
 	Images map[string]string
@@ -77,18 +78,32 @@ type Docker struct {
 
 // NewDocker returns a docker provider.
 func NewDocker() *Docker {
-	quietTestcontainers()
 	return &Docker{runID: strconv.FormatInt(time.Now().UnixNano(), 36), stops: map[string]func(context.Context) error{}}
 }
 
-// quietTestcontainers turns off Ryuk (its image cannot be pulled without
-// a registry; dbsock removes its containers itself) and testcontainers'
-// log lines (dbsock says what it does on its own log).
-func quietTestcontainers() {
+// QuietTestcontainers turns off, for the whole process, testcontainers'
+// reaper, Ryuk (its image cannot be pulled without a registry, and dbsock
+// removes its containers itself), unless TESTCONTAINERS_RYUK_DISABLED says
+// otherwise, and its default logger. The dbsock command calls it first
+// thing; a library leaves such settings to the program that imports it.
+func QuietTestcontainers() {
 	if os.Getenv("TESTCONTAINERS_RYUK_DISABLED") == "" {
 		os.Setenv("TESTCONTAINERS_RYUK_DISABLED", "true")
 	}
-	tclog.SetDefault(tclog.NewNoopLogger())
+	tclog.SetDefault(quiet)
+}
+
+// quiet is the logger dbsock gives each of its containers: dbsock says
+// what it does on its own log.
+var quiet = tclog.NewNoopLogger()
+
+// ryukHint adds to err, when testcontainers' reaper could not start, what
+// to do about it.
+func ryukHint(err error) error {
+	if err == nil || !strings.Contains(err.Error(), "reaper") {
+		return err
+	}
+	return fmt.Errorf("%w (testcontainers' reaper, Ryuk, could not start: its image must be here or pullable; dbsock removes its own containers, so TESTCONTAINERS_RYUK_DISABLED=true in the environment lets it run without one)", err)
 }
 
 // Name implements Provider.
@@ -181,7 +196,8 @@ func (d *Docker) Supply(ctx context.Context, t Target) (*Server, error) {
 // container's /sock), removed with its socket dir on srv's Stop, and
 // waits until the server is ready.
 func (d *Docker) startContainer(ctx context.Context, image string, port int, spec ContainerSpec, srv *Server, opts ...tc.ContainerCustomizer) (tc.Container, error) {
-	c, err := tc.Run(ctx, image, opts...)
+	c, err := tc.Run(ctx, image, append([]tc.ContainerCustomizer{tc.WithLogger(quiet)}, opts...)...)
+	err = ryukHint(err)
 	dir := srv.SocketDir
 	cleanup := func(ctx context.Context) error {
 		var errs []error

@@ -181,7 +181,7 @@ func (d *Docker) neighbour(ctx context.Context, image string) (*neighbourContain
 	if err != nil {
 		return nil, err
 	}
-	c, err := tc.Run(ctx, image,
+	c, err := tc.Run(ctx, image, tc.WithLogger(quiet),
 		tc.WithEntrypoint("sleep"), tc.WithCmd("86400"),
 		tc.WithLabels(map[string]string{Label: "1", RunLabel: d.runID, Label + ".target": "service-path-client",
 			PIDLabel: strconv.Itoa(os.Getpid()), OwnerLabel: Self().String()}),

@@ -17,6 +17,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/dbsock/dbsock/compose"
 	"github.com/dbsock/dbsock/compose/child"
 	"github.com/dbsock/dbsock/drivers"
 	"github.com/dbsock/dbsock/targets"
@@ -26,6 +27,9 @@ import (
 func main() {
 	child.MaybeRun()
 	targets.Quiet()
+	// dbsock's own process: testcontainers' reaper and logger off (a
+	// library leaves them to the program that imports it).
+	compose.QuietTestcontainers()
 	if os.Getenv("GOMEMLIMIT") == "" {
 		// A soft limit: the runtime collects sooner as the heap nears it,
 		// so that garbage does not double what a run holds (its cases

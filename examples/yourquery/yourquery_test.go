@@ -16,6 +16,8 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/dbsock/dbsock"
+	"github.com/dbsock/dbsock/clients/dbsockmysql"
+	"github.com/dbsock/dbsock/clients/dbsockredis"
 	"github.com/dbsock/dbsock/dbsocktest"
 )
 
@@ -39,7 +41,7 @@ func seed(tb testing.TB, srv *dbsock.Server) {
 // open is your database/sql handle on an endpoint; dbsock.MySQLConfig
 // points the driver at it (and lets dbsock check where it connected).
 func open(ep dbsock.Endpoint) (*sql.DB, error) {
-	c, err := gomysql.NewConnector(dbsock.MySQLConfig(ep))
+	c, err := gomysql.NewConnector(dbsockmysql.Config(ep))
 	if err != nil {
 		return nil, err
 	}
@@ -77,7 +79,7 @@ func lookup() dbsock.Opener {
 func TestYourQueryOverBothTransports(t *testing.T) {
 	srv := dbsocktest.Start(t, "mysql", dbsock.StartOptions{})
 	seed(t, srv)
-	rep, err := dbsock.Compare(context.Background(), srv, "orders-by-id", lookup(), dbsock.CompareOptions{N: 2000, Warmup: 200, Rounds: 2, Blocks: 5})
+	rep, err := dbsock.Compare(context.Background(), srv, "orders-by-id", lookup(), dbsock.CompareOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,13 +112,13 @@ func BenchmarkYourQuery(b *testing.B) {
 // BenchmarkYourRedisGet is a go-redis GET, the same way.
 func BenchmarkYourRedisGet(b *testing.B) {
 	srv := dbsocktest.Start(b, "redis", dbsock.StartOptions{})
-	setup := redis.NewClient(dbsock.RedisOptions(srv.Unix))
+	setup := redis.NewClient(dbsockredis.Options(srv.Unix))
 	if err := setup.Set(context.Background(), "session:42", "payload", 0).Err(); err != nil {
 		b.Fatal(err)
 	}
 	setup.Close()
 	dbsocktest.Benchmark(b, srv, func(ctx context.Context, ep dbsock.Endpoint) (func(context.Context) error, func() error, error) {
-		c := redis.NewClient(dbsock.RedisOptions(ep))
+		c := redis.NewClient(dbsockredis.Options(ep))
 		return func(ctx context.Context) error { return c.Get(ctx, "session:42").Err() }, c.Close, nil
 	})
 }

@@ -120,6 +120,28 @@ func dialAuth(ctx context.Context, ep drivers.Endpoint) (net.Conn, error) {
 	return nc, nil
 }
 
+// NewClient is a gomemcache client of ep (one idle connection, a 10 s
+// timeout) that makes each connection with dial and logs it in with ep's
+// user and password (the text protocol's authentication, which gomemcache
+// does not speak).
+func NewClient(ep drivers.Endpoint, dial func(ctx context.Context, network, address string) (net.Conn, error)) *memcache.Client {
+	c := memcache.New(ep.Address) // a socket path (it has a "/"), or HOST:PORT
+	c.MaxIdleConns = 1
+	c.Timeout = 10 * time.Second
+	c.DialContext = func(ctx context.Context, network, address string) (net.Conn, error) {
+		nc, err := dial(ctx, network, address)
+		if err != nil {
+			return nil, err
+		}
+		if err := authenticate(nc, ep); err != nil {
+			nc.Close()
+			return nil, err
+		}
+		return nc, nil
+	}
+	return c
+}
+
 // client is a gomemcache client of one connection to ep; dialed, when set,
 // receives each connection it makes.
 func client(ctx context.Context, ep drivers.Endpoint, socks *drivers.Sockets, dialed func(net.Conn)) *memcache.Client {
