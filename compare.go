@@ -10,6 +10,7 @@ import (
 
 	"github.com/dbsock/dbsock/compose"
 	"github.com/dbsock/dbsock/drivers"
+	"github.com/dbsock/dbsock/internal/libhook"
 	"github.com/dbsock/dbsock/internal/placement"
 	"github.com/dbsock/dbsock/internal/setting"
 	"github.com/dbsock/dbsock/pipeline"
@@ -323,4 +324,26 @@ func (c *userConn) Verify(ctx context.Context) (drivers.Verification, error) {
 	}
 	v.Evidence = fmt.Sprintf("your op dialed %s %s through dbsock.Dial; the server sees that endpoint as %s (%s)", c.ep.Transport, c.ep.Address, v.Transport.Label(), v.Evidence)
 	return v, nil
+}
+
+func init() { libhook.Open = openVerified }
+
+// openVerified opens your op over ep of a server of target as Compare does,
+// and verifies it: dbsocktest.Benchmark's way in.
+func openVerified(ctx context.Context, target string, ep drivers.Endpoint, open libhook.Opener) (func(context.Context) error, func() error, string, error) {
+	t, err := lookup(target)
+	if err != nil {
+		return nil, nil, "", err
+	}
+	d := &userDriver{name: "benchmark", open: open, server: t.Settings(nil).Driver(drivers.Workload{}), ctx: ctx}
+	conn, err := d.Open(ctx, ep)
+	if err != nil {
+		return nil, nil, "", err
+	}
+	v, err := conn.Verify(ctx)
+	if err != nil {
+		conn.Close()
+		return nil, nil, "", fmt.Errorf("verify your op over %s: %w", ep, err)
+	}
+	return conn.Do, conn.Close, v.Evidence, nil
 }

@@ -27,10 +27,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/moby/moby/api/types/container"
-	tc "github.com/testcontainers/testcontainers-go"
-	tcexec "github.com/testcontainers/testcontainers-go/exec"
-
 	"github.com/dbsock/dbsock/internal/placement"
 	"github.com/dbsock/dbsock/internal/setting"
 )
@@ -58,7 +54,7 @@ type ClientOptions struct {
 
 // ClientContainer is a running client container: Exec runs dbsock in it.
 type ClientContainer struct {
-	c     tc.Container
+	c     RunningContainer
 	image string
 	pid   int
 }
@@ -95,28 +91,23 @@ func StartClient(ctx context.Context, o ClientOptions) (*ClientContainer, error)
 	if err != nil {
 		return nil, fmt.Errorf("start dbsock's client container: %w", err)
 	}
-	c, err := tc.Run(ctx, image, tc.WithLogger(quiet),
-		tc.WithCmd("measure", "--wait"),
-		tc.WithLabels(map[string]string{Label: "1", RunLabel: strconv.FormatInt(time.Now().UnixNano(), 36), Label + ".target": "client:" + o.Target,
-			PIDLabel: strconv.Itoa(os.Getpid()), OwnerLabel: Self().String()}),
-		tc.WithHostConfigModifier(func(hc *container.HostConfig) {
-			hc.NetworkMode, hc.PidMode = "host", "host"
-			for _, d := range o.Dirs {
-				hc.Binds = append(hc.Binds, d+":"+d)
-			}
-			if len(o.CPUs) > 0 {
-				hc.CpusetCpus = placement.FormatList(o.CPUs)
-			}
-			if o.EnterNetns {
-				hc.CapAdd = append(hc.CapAdd, "SYS_ADMIN", "SYS_PTRACE")
-			}
-		}))
+	req := ContainerRequest{Image: image, Cmd: []string{"measure", "--wait"},
+		Labels: map[string]string{Label: "1", RunLabel: strconv.FormatInt(time.Now().UnixNano(), 36), Label + ".target": "client:" + o.Target,
+			PIDLabel: strconv.Itoa(os.Getpid()), OwnerLabel: Self().String()},
+		HostNetwork: true, HostPID: true, CPUs: placement.FormatList(o.CPUs)}
+	for _, d := range o.Dirs {
+		req.Binds = append(req.Binds, d+":"+d)
+	}
+	if o.EnterNetns {
+		req.CapAdd = []string{"SYS_ADMIN", "SYS_PTRACE"}
+	}
+	c, err := runContainer(ctx, req)
 	cc := &ClientContainer{c: c, image: image}
-	if err = ryukHint(err); err != nil {
+	if err != nil {
 		return nil, errors.Join(fmt.Errorf("start dbsock's client container from %s: %w", image, err), cc.Stop(context.Background()))
 	}
-	if insp, err := c.Inspect(ctx); err == nil && insp.State != nil {
-		cc.pid = insp.State.Pid
+	if st, err := c.Inspect(ctx); err == nil {
+		cc.pid = st.Pid
 	}
 	return cc, nil
 }
@@ -124,7 +115,7 @@ func StartClient(ctx context.Context, o ClientOptions) (*ClientContainer, error)
 // Exec runs dbsock with args in the container and waits for it; a failure
 // carries the end of what it wrote.
 func (c *ClientContainer) Exec(ctx context.Context, args ...string) error {
-	code, out, err := c.c.Exec(ctx, append([]string{"/dbsock"}, args...), tcexec.Multiplexed())
+	code, out, err := c.c.Exec(ctx, append([]string{"/dbsock"}, args...))
 	if err != nil {
 		return fmt.Errorf("run dbsock %s in the client container: %w", args[0], err)
 	}
@@ -141,11 +132,11 @@ func (c *ClientContainer) PID() int { return c.pid }
 // Place says where the client runs, for the report.
 func (c *ClientContainer) Place() string {
 	cpus := ""
-	if insp, err := c.c.Inspect(context.Background()); err == nil && insp.HostConfig != nil && insp.HostConfig.CpusetCpus != "" {
-		cpus = ", cpuset " + insp.HostConfig.CpusetCpus
+	if st, err := c.c.Inspect(context.Background()); err == nil && st.CPUs != "" {
+		cpus = ", cpuset " + st.CPUs
 	}
 	return fmt.Sprintf("docker container %s from image %s (host network, host PID namespace, socket directory bind-mounted%s)",
-		shortContainerID(c.c.GetContainerID()), c.image, cpus)
+		shortContainerID(c.c.ID()), c.image, cpus)
 }
 
 // Stop removes the container.
@@ -153,7 +144,7 @@ func (c *ClientContainer) Stop(ctx context.Context) error {
 	if c == nil || c.c == nil {
 		return nil
 	}
-	err := tc.TerminateContainer(c.c, tc.StopContext(ctx), tc.StopTimeout(time.Second))
+	err := c.c.Remove(ctx, time.Second)
 	c.c = nil
 	return err
 }

@@ -8,7 +8,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"net/netip"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -16,11 +15,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-
-	"github.com/moby/moby/api/types/container"
-	"github.com/moby/moby/api/types/network"
-	tc "github.com/testcontainers/testcontainers-go"
-	tclog "github.com/testcontainers/testcontainers-go/log"
 
 	"github.com/dbsock/dbsock/drivers"
 	"github.com/dbsock/dbsock/internal/cpustat"
@@ -41,7 +35,8 @@ const (
 	OwnerLabel = "dbsock.owner"
 )
 
-// Docker starts servers as containers with testcontainers-go: host
+// Docker starts servers as containers (with the runtime package
+// compose/containers registers: testcontainers-go): host
 // networking with the server on a free 127.0.0.1 port (so that TCP takes
 // the same loopback path as a native server), and the server's socket
 // directory bind-mounted from a private temp dir on the host.
@@ -67,7 +62,7 @@ type Docker struct {
 
 	runID   string
 	local   Local // only for its private temp dir
-	network *tc.DockerNetwork
+	network Network
 	nbMu    sync.Mutex          // held while the neighbour starts
 	nb      *neighbourContainer // the service path's, once started
 	mu      sync.Mutex
@@ -79,31 +74,6 @@ type Docker struct {
 // NewDocker returns a docker provider.
 func NewDocker() *Docker {
 	return &Docker{runID: strconv.FormatInt(time.Now().UnixNano(), 36), stops: map[string]func(context.Context) error{}}
-}
-
-// QuietTestcontainers turns off, for the whole process, testcontainers'
-// reaper, Ryuk (its image cannot be pulled without a registry, and dbsock
-// removes its containers itself), unless TESTCONTAINERS_RYUK_DISABLED says
-// otherwise, and its default logger. The dbsock command calls it first
-// thing; a library leaves such settings to the program that imports it.
-func QuietTestcontainers() {
-	if os.Getenv("TESTCONTAINERS_RYUK_DISABLED") == "" {
-		os.Setenv("TESTCONTAINERS_RYUK_DISABLED", "true")
-	}
-	tclog.SetDefault(quiet)
-}
-
-// quiet is the logger dbsock gives each of its containers: dbsock says
-// what it does on its own log.
-var quiet = tclog.NewNoopLogger()
-
-// ryukHint adds to err, when testcontainers' reaper could not start, what
-// to do about it.
-func ryukHint(err error) error {
-	if err == nil || !strings.Contains(err.Error(), "reaper") {
-		return err
-	}
-	return fmt.Errorf("%w (testcontainers' reaper, Ryuk, could not start: its image must be here or pullable; dbsock removes its own containers, so TESTCONTAINERS_RYUK_DISABLED=true in the environment lets it run without one)", err)
 }
 
 // Name implements Provider.
@@ -129,6 +99,9 @@ func (d *Docker) Supply(ctx context.Context, t Target) (*Server, error) {
 	eng, err := d.usableEngine(ctx, target)
 	if err != nil {
 		return nil, err
+	}
+	if _, err := containerRuntime(); err != nil {
+		return nil, fmt.Errorf("%w %s: docker provider: %v", ErrCannotSupply, target, err)
 	}
 	image, note, err := chooseImage(ctx, eng.Socket, t, d.Images[target])
 	if err != nil {
@@ -169,12 +142,12 @@ func (d *Docker) Supply(ctx context.Context, t Target) (*Server, error) {
 		srv.NetworkMode = "published port"
 		srv.Warnings = append(srv.Warnings, fmt.Sprintf("Host networking is not available here (%s): TCP goes through a port Docker publishes on 127.0.0.1, which crosses Docker's userland proxy; the TCP numbers are not loopback-to-server numbers.", engineKind(eng)))
 	}
-	c, err := d.startContainer(ctx, image, port, spec, srv, d.containerOptions(target, dir, port, hostNet, spec)...)
+	c, err := d.startContainer(ctx, port, spec, srv, d.containerRequest(image, target, dir, port, hostNet, spec))
 	if err != nil {
 		return nil, err
 	}
-	if insp, err := c.Inspect(ctx); err == nil && insp.State != nil {
-		srv.RunsAs = runsAs(insp.State.Pid) // the entrypoint has dropped root by now
+	if st, err := c.Inspect(ctx); err == nil {
+		srv.RunsAs = runsAs(st.Pid) // the entrypoint has dropped root by now
 	}
 	no6 := ""
 	if !hostNet {
@@ -192,26 +165,25 @@ func (d *Docker) Supply(ctx context.Context, t Target) (*Server, error) {
 	return srv, nil
 }
 
-// startContainer runs image with opts as srv (its SocketDir the
-// container's /sock), removed with its socket dir on srv's Stop, and
-// waits until the server is ready.
-func (d *Docker) startContainer(ctx context.Context, image string, port int, spec ContainerSpec, srv *Server, opts ...tc.ContainerCustomizer) (tc.Container, error) {
-	c, err := tc.Run(ctx, image, append([]tc.ContainerCustomizer{tc.WithLogger(quiet)}, opts...)...)
-	err = ryukHint(err)
+// startContainer runs req as srv (its SocketDir the container's /sock),
+// removed with its socket dir on srv's Stop, and waits until the server
+// is ready.
+func (d *Docker) startContainer(ctx context.Context, port int, spec ContainerSpec, srv *Server, req ContainerRequest) (RunningContainer, error) {
+	c, err := runContainer(ctx, req)
 	dir := srv.SocketDir
 	cleanup := func(ctx context.Context) error {
 		var errs []error
 		if c != nil {
-			errs = append(errs, tc.TerminateContainer(c, tc.StopContext(ctx), tc.StopTimeout(time.Second)))
+			errs = append(errs, c.Remove(ctx, time.Second))
 		}
 		return errors.Join(append(errs, os.RemoveAll(dir))...)
 	}
 	if err != nil {
-		return nil, errors.Join(fmt.Errorf("start %s container from %s: %w", srv.Target, image, err), cleanup(context.Background()))
+		return nil, errors.Join(fmt.Errorf("start %s container from %s: %w", srv.Target, req.Image, err), cleanup(context.Background()))
 	}
 	srv.stop = cleanup
 	d.track(srv, cleanup)
-	describeContainer(ctx, c, srv, image, port, spec)
+	describeContainer(ctx, c, srv, req.Image, port, spec)
 	if err := waitContainer(ctx, c, srv, spec.Ready); err != nil {
 		return nil, errors.Join(err, srv.Stop(context.Background()))
 	}
@@ -254,9 +226,8 @@ func (d *Docker) socketDirAndPort(target string) (string, int, error) {
 // data kept), with its config file back in the socket directory while it
 // starts, and waits until the server is ready; srv's CPU meter follows
 // the container's new first process.
-func restartContainer(ctx context.Context, c tc.Container, srv *Server, spec ContainerSpec, config []byte, tree *cpustat.Tree) error {
-	timeout := 10 * time.Second
-	if err := c.Stop(ctx, &timeout); err != nil {
+func restartContainer(ctx context.Context, c RunningContainer, srv *Server, spec ContainerSpec, config []byte, tree *cpustat.Tree) error {
+	if err := c.Stop(ctx, 10*time.Second); err != nil {
 		return fmt.Errorf("restart %s container: stop: %w", srv.Target, err)
 	}
 	path := ""
@@ -273,57 +244,53 @@ func restartContainer(ctx context.Context, c tc.Container, srv *Server, spec Con
 	if err := waitContainer(ctx, c, srv, spec.Ready); err != nil {
 		return fmt.Errorf("restart: %w", err)
 	}
-	if insp, err := c.Inspect(ctx); err == nil && insp.State != nil && insp.State.Pid > 0 && tree != nil {
+	if st, err := c.Inspect(ctx); err == nil && st.Pid > 0 && tree != nil {
 		// The same meter, moved to the new process: a server joined to
 		// others (the paths' second container) sums the meters it holds.
-		tree.Root = insp.State.Pid
+		tree.Root = st.Pid
 	}
 	return nil
 }
 
-// containerOptions are the settings of target's container: its command
-// line and environment, dbsock's labels, the bind-mounted socket dir, host
+// containerRequest is target's container from image: its command line
+// and environment, dbsock's labels, the bind-mounted socket dir, host
 // networking (or a port published on 127.0.0.1) and the cpuset.
-func (d *Docker) containerOptions(target, dir string, port int, hostNet bool, spec ContainerSpec) []tc.ContainerCustomizer {
-	opts := []tc.ContainerCustomizer{
-		tc.WithCmd(spec.Cmd...),
-		tc.WithEnv(spec.Env),
-		tc.WithLabels(map[string]string{Label: "1", RunLabel: d.runID, Label + ".target": target, PIDLabel: strconv.Itoa(os.Getpid()), OwnerLabel: Self().String()}),
-		tc.WithHostConfigModifier(func(hc *container.HostConfig) {
-			hc.Binds = append(hc.Binds, dir+":/sock")
-			if hostNet {
-				hc.NetworkMode = "host"
-			} else {
-				hc.PortBindings = portBinding(port)
-			}
-			if len(d.ServerCPUs) > 0 {
-				hc.CpusetCpus = placement.FormatList(d.ServerCPUs)
-			}
-		}),
+func (d *Docker) containerRequest(image, target, dir string, port int, hostNet bool, spec ContainerSpec) ContainerRequest {
+	req := ContainerRequest{
+		Image: image, Cmd: spec.Cmd, Env: spec.Env,
+		Labels:      d.labels(target),
+		Binds:       []string{dir + ":/sock"},
+		HostNetwork: hostNet,
+		CPUs:        placement.FormatList(d.ServerCPUs),
 	}
 	if !hostNet {
-		opts = append(opts, tc.WithExposedPorts(strconv.Itoa(port)+"/tcp"))
+		req.Publish = port
 	}
-	return opts
+	return req
+}
+
+// labels are the labels of the run's container for target.
+func (d *Docker) labels(target string) map[string]string {
+	return map[string]string{Label: "1", RunLabel: d.runID, Label + ".target": target, PIDLabel: strconv.Itoa(os.Getpid()), OwnerLabel: Self().String()}
 }
 
 // describeContainer records in srv what the engine says of the started
 // container c (image ID, cpuset) and the two endpoints it serves.
-func describeContainer(ctx context.Context, c tc.Container, srv *Server, image string, port int, spec ContainerSpec) {
-	if insp, err := c.Inspect(ctx); err == nil {
-		srv.ImageID = insp.Image
-		if insp.HostConfig != nil && insp.HostConfig.CpusetCpus != "" {
-			srv.CPUs = insp.HostConfig.CpusetCpus + " (container cpuset)"
+func describeContainer(ctx context.Context, c RunningContainer, srv *Server, image string, port int, spec ContainerSpec) {
+	if st, err := c.Inspect(ctx); err == nil {
+		srv.ImageID = st.ImageID
+		if st.CPUs != "" {
+			srv.CPUs = st.CPUs + " (container cpuset)"
 		}
-		if insp.State != nil && insp.State.Pid > 0 {
-			srv.CPU = cpustat.NewTree(insp.State.Pid, "container process tree (every process in the container)")
-			srv.CPUGroup = cgroupNote(insp.State.Pid)
+		if st.Pid > 0 {
+			srv.CPU = cpustat.NewTree(st.Pid, "container process tree (every process in the container)")
+			srv.CPUGroup = cgroupNote(st.Pid)
 		}
 	}
 	if srv.CPU == nil {
 		srv.CPUWhyNot = "the engine did not say which process runs the container"
 	}
-	srv.Origin = fmt.Sprintf("docker container %s from image %s", shortContainerID(c.GetContainerID()), image)
+	srv.Origin = fmt.Sprintf("docker container %s from image %s", shortContainerID(c.ID()), image)
 	srv.TCP = drivers.Endpoint{Transport: drivers.TCP, Address: "127.0.0.1:" + strconv.Itoa(port), User: spec.User, Password: spec.Password, Database: spec.Database}
 	srv.Unix = drivers.Endpoint{Transport: drivers.Unix, Address: filepath.Join(srv.SocketDir, spec.Socket), User: spec.User, Password: spec.Password, Database: spec.Database}
 }
@@ -375,30 +342,19 @@ func (d *Docker) Close() error {
 
 // waitContainer probes the server from the host until both endpoints accept
 // and the driver can log in.
-func waitContainer(ctx context.Context, c tc.Container, srv *Server, ready func(context.Context, *Server) error) error {
+func waitContainer(ctx context.Context, c RunningContainer, srv *Server, ready func(context.Context, *Server) error) error {
 	gone := func() error {
-		if st, err := c.State(ctx); err == nil && !st.Running {
-			return fmt.Errorf("%s container exited before it was ready (exit %d); its log says:\n%s", srv.Target, st.ExitCode, containerLogs(c))
+		if st, err := c.Inspect(ctx); err == nil && !st.Running {
+			return fmt.Errorf("%s container exited before it was ready (exit %d); its log says:\n%s", srv.Target, st.ExitCode, readLogs(c))
 		}
 		return nil
 	}
 	err := Poll(ctx, 3*time.Minute, readyProbe(srv, ready), gone)
 	var late *notReady
 	if errors.As(err, &late) {
-		return fmt.Errorf("%s container was not ready after 3 minutes (last probe: %v); its log says:\n%s", srv.Target, late.last, containerLogs(c))
+		return fmt.Errorf("%s container was not ready after 3 minutes (last probe: %v); its log says:\n%s", srv.Target, late.last, readLogs(c))
 	}
 	return err
-}
-
-func containerLogs(c tc.Container) string {
-	rc, err := c.Logs(context.Background())
-	if err != nil {
-		return ""
-	}
-	defer rc.Close()
-	b := make([]byte, 64<<10)
-	n, _ := ioReadFull(rc, b)
-	return Tail(string(b[:n]), 8)
 }
 
 func shortContainerID(id string) string {
@@ -535,12 +491,6 @@ func dockerRequest(ctx context.Context, socket, method, path string, body io.Rea
 		req.Header.Set("Content-Type", "application/x-tar")
 	}
 	return client.Do(req)
-}
-
-// portBinding publishes port on 127.0.0.1 only.
-func portBinding(port int) network.PortMap {
-	p := network.MustParsePort(strconv.Itoa(port) + "/tcp")
-	return network.PortMap{p: []network.PortBinding{{HostIP: netip.MustParseAddr("127.0.0.1"), HostPort: strconv.Itoa(port)}}}
 }
 
 func ioReadFull(r io.Reader, b []byte) (int, error) {

@@ -9,9 +9,6 @@ import (
 	"strings"
 	"time"
 
-	tc "github.com/testcontainers/testcontainers-go"
-	tcnet "github.com/testcontainers/testcontainers-go/network"
-
 	"github.com/dbsock/dbsock/drivers"
 	"github.com/dbsock/dbsock/internal/cpustat"
 )
@@ -27,14 +24,18 @@ import (
 // address on the network.
 
 // runNetwork is the run's bridge network, created on first use.
-func (d *Docker) runNetwork(ctx context.Context) (*tc.DockerNetwork, error) {
+func (d *Docker) runNetwork(ctx context.Context) (Network, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.network != nil {
 		return d.network, nil
 	}
-	nw, err := tcnet.New(ctx, tcnet.WithDriver("bridge"), tcnet.WithLabels(map[string]string{
-		Label: "1", RunLabel: d.runID, PIDLabel: strconv.Itoa(os.Getpid()), OwnerLabel: Self().String()}))
+	rt, err := containerRuntime()
+	if err != nil {
+		return nil, err
+	}
+	nw, err := rt.NewNetwork(ctx, map[string]string{
+		Label: "1", RunLabel: d.runID, PIDLabel: strconv.Itoa(os.Getpid()), OwnerLabel: Self().String()})
 	if err != nil {
 		return nil, fmt.Errorf("create a bridge network for the published, bridge, service and pod paths: %w", err)
 	}
@@ -54,7 +55,7 @@ func (d *Docker) removeNetwork() error {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	if err := nw.Remove(ctx); err != nil {
-		return fmt.Errorf("remove the run's network %s: %w", nw.Name, err)
+		return fmt.Errorf("remove the run's network %s: %w", nw.Name(), err)
 	}
 	return nil
 }
@@ -90,7 +91,9 @@ func (d *Docker) addRoutes(ctx context.Context, t Target, image string, srv *Ser
 		return err
 	}
 	twin := &Server{Target: t.Name, Provenance: drivers.Provenance{SocketDir: dir}}
-	c, err := d.startContainer(ctx, image, port, spec, twin, append(d.containerOptions(t.Name, dir, port, false, spec), tcnet.WithNetwork([]string{t.Name}, nw))...)
+	req := d.containerRequest(image, t.Name, dir, port, false, spec)
+	req.Network, req.Aliases = nw, []string{t.Name}
+	c, err := d.startContainer(ctx, port, spec, twin, req)
 	if err != nil {
 		return err
 	}
@@ -139,23 +142,23 @@ func (d *Docker) addRoutes(ctx context.Context, t Target, image string, srv *Ser
 		service = fmt.Sprintf("; the service path dials that address from inside the network namespace of dbsock's idle container %s on the network (at %s), as a compose application reaches its database by name", nb.name, nb.ip)
 	}
 	srv.Warnings = append(srv.Warnings, fmt.Sprintf("The published, bridge, service and pod paths reach a second %s container from the same image, configured and pinned alike, on the run's bridge network %s (a container is on the host network or on a bridge, never both): its port %d is published on 127.0.0.1 through %s; the bridge path dials its address on the network from the host%s; the pod path dials its 127.0.0.1 from inside its own network namespace, as a sidecar of the same pod does.",
-		t.Name, nw.Name, port, publishMechanism(port), service))
+		t.Name, nw.Name(), port, publishMechanism(port), service))
 	srv.Join(twin)
 	return nil
 }
 
 // containerAddr is c's address on the run's network and its first
 // process (whose network namespace is the container's).
-func containerAddr(ctx context.Context, c tc.Container) (string, int, error) {
-	ip, err := c.ContainerIP(ctx)
+func containerAddr(ctx context.Context, c RunningContainer) (string, int, error) {
+	ip, err := c.IP(ctx)
 	if err != nil || ip == "" {
 		return "", 0, fmt.Errorf("the engine gave no address of its container on the run's network: %v", err)
 	}
-	insp, err := c.Inspect(ctx)
-	if err != nil || insp.State == nil || insp.State.Pid <= 0 {
+	st, err := c.Inspect(ctx)
+	if err != nil || st.Pid <= 0 {
 		return "", 0, fmt.Errorf("the engine did not say which process runs its container on the run's network: %v", err)
 	}
-	return ip, insp.State.Pid, nil
+	return ip, st.Pid, nil
 }
 
 // netnsOf is the network namespace of process pid.
@@ -181,16 +184,13 @@ func (d *Docker) neighbour(ctx context.Context, image string) (*neighbourContain
 	if err != nil {
 		return nil, err
 	}
-	c, err := tc.Run(ctx, image, tc.WithLogger(quiet),
-		tc.WithEntrypoint("sleep"), tc.WithCmd("86400"),
-		tc.WithLabels(map[string]string{Label: "1", RunLabel: d.runID, Label + ".target": "service-path-client",
-			PIDLabel: strconv.Itoa(os.Getpid()), OwnerLabel: Self().String()}),
-		tcnet.WithNetwork([]string{"app"}, nw))
+	c, err := runContainer(ctx, ContainerRequest{Image: image, Entrypoint: []string{"sleep"}, Cmd: []string{"86400"},
+		Labels: d.labels("service-path-client"), Network: nw, Aliases: []string{"app"}})
 	stop := func(ctx context.Context) error {
 		if c == nil {
 			return nil
 		}
-		return tc.TerminateContainer(c, tc.StopContext(ctx), tc.StopTimeout(0))
+		return c.Remove(ctx, 0)
 	}
 	if err != nil {
 		return nil, errors.Join(fmt.Errorf("start the idle container the service path dials from (image %s): %w", image, err), stop(context.Background()))
@@ -202,10 +202,7 @@ func (d *Docker) neighbour(ctx context.Context, image string) (*neighbourContain
 	if err != nil {
 		return nil, fmt.Errorf("the idle container the service path dials from: %w", err)
 	}
-	name := c.GetContainerID()
-	if len(name) > 12 {
-		name = name[:12]
-	}
+	name := shortContainerID(c.ID())
 	d.nb = &neighbourContainer{name: name, ip: ip, pid: pid}
 	return d.nb, nil
 }

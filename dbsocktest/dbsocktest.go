@@ -1,7 +1,7 @@
 // Package dbsocktest runs dbsock inside Go tests and benchmarks: Start
 // gives a test a server with a TCP and a Unix endpoint, and Benchmark runs
-// an operation over both transports as sub-benchmarks named
-// transport=tcp and transport=unix, so that
+// an operation over both transports, interleaved and verified, as
+// sub-benchmarks named transport=tcp and transport=unix, so that
 //
 //	go test -bench . -count 10 | benchstat -col /transport -
 //
@@ -16,7 +16,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/HdrHistogram/hdrhistogram-go"
+
 	"github.com/dbsock/dbsock"
+	"github.com/dbsock/dbsock/internal/libhook"
 	"github.com/dbsock/dbsock/internal/placement"
 	"github.com/dbsock/dbsock/results"
 	"github.com/dbsock/dbsock/scenarios"
@@ -48,12 +51,20 @@ func Start(tb testing.TB, target string, opt dbsock.StartOptions) *dbsock.Server
 	return srv
 }
 
-// Benchmark runs open's op over srv's TCP endpoint, then its Unix endpoint,
-// as the sub-benchmarks transport=tcp and transport=unix: each op timed on
-// its own by dbsock's timing loop after 100 untimed ones, with ns/op and
-// the p50 in ns (p50-ns); the Unix one also reports the p50 speedup over
-// the last TCP run (tcp/unix-p50). The process is pinned as dbsock run
-// pins its client (placement auto) while it runs.
+// Benchmark runs open's op over srv's TCP and Unix endpoints as the
+// sub-benchmarks transport=tcp and transport=unix. Each sub-benchmark
+// opens the op over both endpoints, checks that each connection dialed its
+// endpoint through dbsock.Dial and that the server sees its transport (it
+// fails otherwise), warms both up with 100 untimed ops, and then runs
+// b.N ops over each in interleaved blocks (up to 10 block pairs, which of
+// a pair goes first alternating), with the benchmark's timer running only
+// for its own transport's blocks: both columns are measured over the same
+// stretch of time, so that drift on a shared machine moves them alike.
+// Each op is timed on its own by dbsock's timing loop; besides ns/op it
+// reports the p50 in ns (p50-ns), and the Unix one the p50 speedup of
+// its own interleaved blocks (tcp/unix-p50). The process is pinned as
+// dbsock run pins its client (placement auto) while it runs, and put back
+// after.
 func Benchmark(b *testing.B, srv *dbsock.Server, open dbsock.Opener) {
 	b.Helper()
 	// The client where dbsock run puts it (placement auto), and back after.
@@ -62,44 +73,75 @@ func Benchmark(b *testing.B, srv *dbsock.Server, open dbsock.Opener) {
 			defer restore()
 		}
 	}
-	var tcpP50 float64
 	for _, t := range []dbsock.Transport{dbsock.TCP, dbsock.Unix} {
 		b.Run("transport="+string(t), func(b *testing.B) {
-			p50 := run(b, srv.Endpoint(t), open)
-			b.ReportMetric(p50, "p50-ns")
-			if t == dbsock.TCP {
-				tcpP50 = p50
-			} else if tcpP50 > 0 && p50 > 0 {
-				b.ReportMetric(tcpP50/p50, "tcp/unix-p50")
+			p50 := interleaved(b, srv, open, t)
+			b.ReportMetric(p50[t], "p50-ns")
+			if t == dbsock.Unix && p50[dbsock.TCP] > 0 && p50[dbsock.Unix] > 0 {
+				b.ReportMetric(p50[dbsock.TCP]/p50[dbsock.Unix], "tcp/unix-p50")
 			}
 		})
 	}
 }
+
+// maxBlocks is the most block pairs a sub-benchmark's ops are split into.
+const maxBlocks = 10
 
 // op adapts a function to the timing loop.
 type op func(context.Context) error
 
 func (f op) Do(ctx context.Context) error { return f(ctx) }
 
-// run times b.N ops over ep and returns their p50 in ns.
-func run(b *testing.B, ep dbsock.Endpoint, open dbsock.Opener) float64 {
-	ctx := context.Background()
-	do, closer, err := open(ctx, ep)
-	if err != nil {
-		b.Fatalf("open over %s: %v", ep, err)
-	}
-	if closer != nil {
-		defer closer()
-	}
-	h := results.NewHistogram()
-	if s := scenarios.Loop(ctx, op(do), scenarios.LoopConfig{Warmup: 100}, nil, nil); s.Err != nil {
-		b.Fatalf("warm-up over %s: %v", ep, s.Err)
-	}
-	b.ResetTimer()
-	s := scenarios.Loop(ctx, op(do), scenarios.LoopConfig{N: b.N}, h, nil)
+// interleaved runs b.N ops over each of srv's endpoints in interleaved
+// blocks, the benchmark's timer running for timed's blocks only, and
+// returns each transport's p50 in ns.
+func interleaved(b *testing.B, srv *dbsock.Server, open dbsock.Opener, timed dbsock.Transport) map[dbsock.Transport]float64 {
 	b.StopTimer()
-	if s.Err != nil || s.Errors > 0 {
-		b.Fatalf("over %s: %d of %d ops failed: %v", ep, s.Errors, s.Ops, s.LastErr)
+	ctx := context.Background()
+	order := []dbsock.Transport{dbsock.TCP, dbsock.Unix}
+	ops := map[dbsock.Transport]op{}
+	hist := map[dbsock.Transport]*hdrhistogram.Histogram{}
+	for _, t := range order {
+		do, closer, evidence, err := libhook.Open(ctx, srv.Target, srv.Endpoint(t), open)
+		if err != nil {
+			b.Fatalf("open over %s: %v", t, err)
+		}
+		if closer != nil {
+			defer closer()
+		}
+		if b.N == 1 {
+			b.Logf("%s: %s", t, evidence) // once, at the first probe
+		}
+		ops[t], hist[t] = op(do), results.NewHistogram()
+		if s := scenarios.Loop(ctx, ops[t], scenarios.LoopConfig{Warmup: 100}, nil, nil); s.Err != nil {
+			b.Fatalf("warm-up over %s: %v", t, s.Err)
+		}
 	}
-	return float64(h.ValueAtQuantile(50))
+	blocks := min(maxBlocks, b.N)
+	b.ResetTimer()
+	done := 0
+	for i := range blocks {
+		n := b.N*(i+1)/blocks - done
+		done += n
+		pair := order
+		if i%2 == 1 {
+			pair = []dbsock.Transport{dbsock.Unix, dbsock.TCP}
+		}
+		for _, t := range pair {
+			if t == timed {
+				b.StartTimer()
+			}
+			s := scenarios.Loop(ctx, ops[t], scenarios.LoopConfig{N: n}, hist[t], nil)
+			if t == timed {
+				b.StopTimer()
+			}
+			if s.Err != nil || s.Errors > 0 {
+				b.Fatalf("over %s: %d of %d ops failed: %v", t, s.Errors, s.Ops, s.LastErr)
+			}
+		}
+	}
+	return map[dbsock.Transport]float64{
+		dbsock.TCP:  float64(hist[dbsock.TCP].ValueAtQuantile(50)),
+		dbsock.Unix: float64(hist[dbsock.Unix].ValueAtQuantile(50)),
+	}
 }

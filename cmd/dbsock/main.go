@@ -17,8 +17,8 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/dbsock/dbsock/compose"
 	"github.com/dbsock/dbsock/compose/child"
+	"github.com/dbsock/dbsock/compose/containers" // the container runtime (testcontainers-go)
 	"github.com/dbsock/dbsock/drivers"
 	"github.com/dbsock/dbsock/targets"
 	_ "github.com/dbsock/dbsock/targets/all" // every target registers itself
@@ -29,7 +29,7 @@ func main() {
 	targets.Quiet()
 	// dbsock's own process: testcontainers' reaper and logger off (a
 	// library leaves them to the program that imports it).
-	compose.QuietTestcontainers()
+	containers.Quiet()
 	if os.Getenv("GOMEMLIMIT") == "" {
 		// A soft limit: the runtime collects sooner as the heap nears it,
 		// so that garbage does not double what a run holds (its cases

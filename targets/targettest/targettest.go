@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/dbsock/dbsock/compose"
+	_ "github.com/dbsock/dbsock/compose/containers" // the docker provider's runtime
 	"github.com/dbsock/dbsock/drivers"
 	"github.com/dbsock/dbsock/internal/placement"
 	"github.com/dbsock/dbsock/internal/testutil"

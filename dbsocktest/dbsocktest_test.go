@@ -1,0 +1,38 @@
+package dbsocktest
+
+import (
+	"context"
+	"testing"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/dbsock/dbsock"
+	"github.com/dbsock/dbsock/clients/dbsockredis"
+)
+
+// TestBenchmarkInterleavesAndVerifies: a sub-benchmark measures both
+// transports over the same stretch (each histogram holds b.N ops) with
+// the timer on its own transport's blocks; an op that dials the TCP
+// endpoint whatever it is given fails verification instead of being
+// reported as Unix.
+func TestBenchmarkInterleavesAndVerifies(t *testing.T) {
+	srv := Start(t, "redis", dbsock.StartOptions{})
+	ping := func(ctx context.Context, ep dbsock.Endpoint) (func(context.Context) error, func() error, error) {
+		c := redis.NewClient(dbsockredis.Options(ep))
+		return func(ctx context.Context) error { return c.Ping(ctx).Err() }, c.Close, nil
+	}
+	var p50 map[dbsock.Transport]float64
+	r := testing.Benchmark(func(b *testing.B) { p50 = interleaved(b, srv, ping, dbsock.Unix) })
+	if r.N == 0 || p50[dbsock.TCP] <= 0 || p50[dbsock.Unix] <= 0 {
+		t.Fatalf("result %v, p50s %v: want both transports measured", r, p50)
+	}
+	t.Logf("%d ops each: TCP p50 %.0f ns, Unix p50 %.0f ns, %s", r.N, p50[dbsock.TCP], p50[dbsock.Unix], r)
+
+	wrong := func(ctx context.Context, ep dbsock.Endpoint) (func(context.Context) error, func() error, error) {
+		return ping(ctx, srv.TCP) // not the endpoint it was given
+	}
+	p50 = nil
+	if r := testing.Benchmark(func(b *testing.B) { p50 = interleaved(b, srv, wrong, dbsock.Unix) }); r.N != 0 || p50 != nil {
+		t.Errorf("an op that ignores its endpoint was measured: %v", r)
+	}
+}
