@@ -114,7 +114,7 @@ func Compare(ctx context.Context, srv *Server, name string, open Opener, opt Com
 		ProviderName:   srv.srv.Provider,
 		Concurrency:    []int{max(opt.Concurrency, 1)},
 		Instances:      orDefaultInt(opt.Instances, defaultInstances),
-		InstancesAsked: opt.Instances != 0 && srv.srv.CanRestart(),
+		InstancesAsked: opt.Instances != 0,
 		Options: scenarios.Options{N: orDefaultInt(opt.N, defaultN), Warmup: warmup(opt.Warmup), Rounds: orDefaultInt(opt.Rounds, defaultRounds),
 			Blocks: orDefaultInt(opt.Blocks, scenarios.DefaultBlocks), Seed: seed, OpTimeout: opt.OpTimeout, OwnQuery: true},
 		Placement: place,

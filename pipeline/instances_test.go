@@ -135,3 +135,24 @@ func TestHolmWarningBeforeTheRun(t *testing.T) {
 		}
 	}
 }
+
+// TestInstancesOfAServerYouRun: --instances given or left at its default,
+// a server dbsock cannot restart gets fresh connections per instance, and
+// the target says the interval covers its one process; the plan is valid
+// either way.
+func TestInstancesOfAServerYouRun(t *testing.T) {
+	for _, asked := range []bool{false, true} {
+		p := Plan{Instances: 9, InstancesAsked: asked, ProviderName: "external"}
+		if err := p.validateInstances(); err != nil {
+			t.Errorf("asked %v: %v", asked, err)
+		}
+		ti := &results.Target{}
+		srv := &compose.Server{Target: "redis", Provenance: drivers.Provenance{Provider: "external"}}
+		if p.canRestart(srv, ti) {
+			t.Errorf("asked %v: a server dbsock did not start would be restarted", asked)
+		}
+		if len(ti.Warnings) != 1 || !strings.Contains(ti.Warnings[0], "its 9 instances are 9 sets of fresh connections") {
+			t.Errorf("asked %v: warnings %q", asked, ti.Warnings)
+		}
+	}
+}

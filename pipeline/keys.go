@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/dustin/go-humanize"
+
 	"github.com/dbsock/dbsock/compose"
 	"github.com/dbsock/dbsock/drivers"
 	"github.com/dbsock/dbsock/internal/setting"
@@ -45,9 +47,11 @@ func (p Plan) userKeys(ctx context.Context, t *targets.Target, d drivers.Driver,
 		return nil, drivers.Statementf("%s query: %s cannot list keys; give a file of keys, one per line", setting.KeysFrom, t.Name)
 	}
 	limit := max(p.Options.Rows, 1)
+	// Read up to countKeys past what it keeps, to say how many it left out.
+	upTo := max(limit+1, min(limit*100, countKeys))
 	var keys []string
 	err := p.answer(ctx, t.Name, srv.Unix, "while dbsock read your keys", func(ctx context.Context) (err error) {
-		keys, err = kl.ListKeys(ctx, srv.Unix, src.Query, limit+1) // one more: are there more than it keeps?
+		keys, err = kl.ListKeys(ctx, srv.Unix, src.Query, upTo)
 		return err
 	})
 	switch {
@@ -56,16 +60,24 @@ func (p Plan) userKeys(ctx context.Context, t *targets.Target, d drivers.Driver,
 	case len(keys) == 0:
 		return nil, drivers.Statementf("%s query:%q over %s returned no keys", setting.KeysFrom, src.Query, srv.Unix)
 	}
-	more := len(keys) > limit
+	returned := len(keys)
 	keys = distinct(keys[:min(len(keys), limit)])
-	if more {
-		w := fmt.Sprintf("Your keys query returned more than %d keys; dbsock kept the first %d (--rows %d): raise --rows to measure over more of them.", limit, limit, limit)
+	if returned > limit {
+		of := humanize.Comma(int64(returned))
+		if returned >= upTo {
+			of = "at least " + humanize.Comma(int64(upTo)) // it read no further
+		}
+		w := fmt.Sprintf("Your keys query returned %s keys; dbsock kept the first %s of them (--rows %d): raise --rows to measure over more of them.", of, humanize.Comma(int64(limit)), limit)
 		ti.Warnings = append(ti.Warnings, w)
 		fmt.Fprintf(p.log(), "dbsock: %s: %s\n", t.Name, w)
 	}
 	fmt.Fprintf(p.log(), "dbsock: %s: read %d keys (--keys-from)\n", t.Name, len(keys))
 	return keys, nil
 }
+
+// countKeys is how many keys of a --keys-from query dbsock reads at most
+// to say how many it left out.
+const countKeys = 1_000_000
 
 // distinct is keys without repeats, in their first order: a key named
 // twice (Redis's SCAN may return one twice) is one row.

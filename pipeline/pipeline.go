@@ -58,8 +58,10 @@ type Plan struct {
 	// Instances is how many server instances each case measures: between
 	// them the server is restarted (same endpoints, same data), and the
 	// interval is computed over instances (results.InstanceSpeedup). A
-	// server dbsock cannot restart (external) runs one instance with
-	// Instances times the rounds, unless InstancesAsked: then it fails.
+	// server dbsock cannot restart (one it did not start) gets each
+	// instance as fresh connections to its one process, and the report
+	// says that the interval covers that process only. InstancesAsked
+	// says the user gave Instances (Precision then refuses more than one).
 	Instances      int
 	InstancesAsked bool
 	// Placement pins the client (here) and names the servers' CPUs (the

@@ -21,11 +21,11 @@ import (
 
 // canRestart says whether srv is restarted between instances. A server
 // dbsock cannot restart (one it did not start) gets its instances as
-// fresh connections to the one server process, and ti a warning that the
-// interval covers that process only; asked for by the user, the restart
-// fails instead.
+// fresh connections to the one server process, whether --instances was
+// given or left at its default, and ti a warning that the interval covers
+// that process only.
 func (p Plan) canRestart(srv *compose.Server, ti *results.Target) bool {
-	if p.Instances <= 1 || srv.CanRestart() || p.InstancesAsked {
+	if p.Instances <= 1 || srv.CanRestart() {
 		return true
 	}
 	w := fmt.Sprintf("dbsock did not start this server (provider %s), so it could not restart it: its %d instances are %d sets of fresh connections "+

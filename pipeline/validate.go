@@ -76,9 +76,9 @@ func (p Plan) validateCases() error {
 	return nil
 }
 
-// validateInstances checks Instances against Precision and the provider:
-// Precision measures one instance until its interval is narrow enough, and
-// servers the user runs are not dbsock's to restart.
+// validateInstances checks Instances against Precision: Precision
+// measures one instance until its interval is narrow enough. (A server
+// the user runs is not restarted: its instances are fresh connections.)
 func (p Plan) validateInstances() error {
 	if p.Instances < 0 || p.Instances > MaxInstances {
 		return setting.Errorf("%s %d is out of range; accepted: 1 to %d", setting.Instances, p.Instances, MaxInstances)
@@ -87,9 +87,6 @@ func (p Plan) validateInstances() error {
 	case p.Options.Precision > 0 && p.InstancesAsked && p.Instances > 1:
 		return setting.Errorf("%s adds rounds to one server instance until its interval is narrow enough, and %s %d computes the interval over instances: give one of them",
 			setting.Precision, setting.Instances, p.Instances)
-	case p.ProviderName == "external" && p.InstancesAsked && p.Instances > 1:
-		return setting.Errorf("%s %d restarts each server between instances, and the servers of %s external are yours, which dbsock does not restart: "+
-			"give %s 1 (or leave it out: then the rounds run on the one instance)", setting.Instances, p.Instances, setting.Provider, setting.Instances)
 	}
 	return nil
 }

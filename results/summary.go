@@ -198,16 +198,24 @@ func (r *Report) Summarize() error {
 		if w := roundSpread(p.runs); w != "" {
 			sum.Warnings = append(sum.Warnings, w)
 		}
+		// The likely cause to name when latencies spread: other load, or
+		// a server of the user's that floats under a pinned client.
+		unpinned := r.unpinnedServer(c.Target)
+		cause := "look for other load on the machine."
+		if unpinned != "" {
+			sum.Warnings = append(sum.Warnings, unpinned)
+			cause = "the likely cause is that this server is not pinned (see above)."
+		}
 		for _, t := range drivers.Transports {
 			sp := p.sides[t]
 			if sp == nil {
 				continue
 			}
-			if w := wideMiddle(t, sp.hist, r.Config.Placement.Mode); w != "" {
+			if w := wideMiddle(t, sp.hist, r.Config.Placement.Mode, cause); w != "" {
 				sum.Warnings = append(sum.Warnings, w)
 			}
 		}
-		if w := noisyWarning(sum.Blocks, sum.NoisyBlocks); w != "" {
+		if w := noisyWarning(sum.Blocks, sum.NoisyBlocks, cause); w != "" {
 			sum.Warnings = append(sum.Warnings, w)
 		}
 		if sum.TCP.N-sum.TCP.Errors <= 0 || sum.Unix.N-sum.Unix.Errors <= 0 {
@@ -411,15 +419,15 @@ const NoisyShare = 0.10
 
 // noisyWarning says when the machine was noisy, if more than NoisyShare of
 // the blocks were flagged.
-func noisyWarning(total int, noisy []NoisyBlock) string {
+func noisyWarning(total int, noisy []NoisyBlock, cause string) string {
 	if total == 0 || float64(len(noisy)) <= NoisyShare*float64(total) {
 		return ""
 	}
 	from, to := noisy[0].StartNs, noisy[len(noisy)-1].StartNs
 	return fmt.Sprintf("The machine was noisy: %d of %d blocks (%.0f%%) were far from their transport's typical p50, between %s and %s after the start. "+
-		"The speedup is estimated from block pairs and its median resists such blocks, but look for other load on the machine.",
+		"The speedup is estimated from block pairs and its median resists such blocks, but %s",
 		len(noisy), total, 100*float64(len(noisy))/float64(total),
-		time.Duration(from).Round(time.Millisecond), time.Duration(to).Round(time.Millisecond))
+		time.Duration(from).Round(time.Millisecond), time.Duration(to).Round(time.Millisecond), cause)
 }
 
 // cpuSaving is TCP's CPU per op minus Unix's; nil unless both were read.
@@ -532,7 +540,7 @@ const BimodalSpread = 2.0
 // spans more than BimodalSpread: typically two modes (some ops served on the
 // client's CPU, some waking the server on another), where p50 can land on
 // either one.
-func wideMiddle(t drivers.Transport, h *hdrhistogram.Histogram, placementMode string) string {
+func wideMiddle(t drivers.Transport, h *hdrhistogram.Histogram, placementMode, cause string) string {
 	if h == nil || h.TotalCount() < 100 {
 		return ""
 	}
@@ -542,7 +550,7 @@ func wideMiddle(t drivers.Transport, h *hdrhistogram.Histogram, placementMode st
 	}
 	advice := "pin client and server with --placement same (or split) and run again."
 	if placementMode != "" && placementMode != "none" {
-		advice = "look for other load on the machine."
+		advice = cause
 	}
 	return fmt.Sprintf("%s latencies have a wide middle: p25 %s, p75 %s (%.1f×). The distribution is likely bimodal, so p50 may land on either mode; %s",
 		t.Label(), time.Duration(p25), time.Duration(p75), float64(p75)/float64(p25), advice)

@@ -168,8 +168,6 @@ func TestUsageErrors(t *testing.T) {
 		{"blocks zero", []string{"run", "echo", "--blocks", "0"}, "--blocks 0 is out of range"},
 		{"instances zero", []string{"run", "echo", "--instances", "0"}, "--instances 0 is out of range"},
 		{"instances and precision", []string{"run", "echo", "--instances", "3", "--precision", "3%"}, "give one of them"},
-		{"instances of external", []string{"run", "redis", "--provider", "external", "--instances", "2", "--redis-addr", "127.0.0.1:6379", "--redis-socket", "/tmp/r.sock"},
-			"the servers of --provider external are yours, which dbsock does not restart: give --instances 1"},
 		{"placement bogus", []string{"run", "echo", "--placement", "far"}, `--placement "far" is not accepted; use one of: auto, none, same, split`},
 	}
 	for _, tt := range tests {

@@ -72,7 +72,9 @@ func newRunCmd(stdout, stderr io.Writer) *cobra.Command {
 		Short: "Measure primary-key lookups over 127.0.0.1 TCP and over a Unix socket",
 		Long: `Run measures each TARGET over 127.0.0.1 TCP and over its Unix domain socket.
 Each server is measured as --instances server instances (restarted between
-them; a server you run is measured on its one instance). Each round opens
+them; a server you run, which dbsock cannot restart, gets fresh connections
+to its one process instead, and the report says that the interval covers
+that process only). Each round opens
 one connection per transport (per worker), verifies it on the server side
 and warms it up; then the round's N lookups per transport, each timed on
 its own, run as --blocks short TCP blocks and as many Unix blocks,
@@ -126,8 +128,8 @@ func (o *runOptions) bind(f *pflag.FlagSet) {
 	f.SortFlags = false
 	f.IntVar(&o.n, "n", 3000, "timed lookups per transport per round (with the defaults, 9 instances of 1 round: 27,000)")
 	f.IntVar(&o.warmup, "warmup", 1000, "untimed lookups before timing, on the same connection")
-	f.IntVar(&o.instances, "instances", 9, "server instances per case: dbsock restarts each server it started between instances (same data), "+
-		"and the 95% interval is computed over instances (6 or more are needed); with --precision, 1 unless given")
+	f.IntVar(&o.instances, "instances", 9, "server instances per case: dbsock restarts each server it started between instances (same data); "+
+		"a server you run gets fresh connections instead; the 95% interval is computed over instances (6 or more are needed); with --precision, 1 unless given")
 	f.IntVar(&o.rounds, "rounds", 1, "rounds per server instance, each with fresh connections and a fresh warm-up")
 	f.StringSliceVar(&o.paths, "paths", []string{"tcp", "unix"}, "the routes to each server to measure, in the report's order: tcp (127.0.0.1, the one the others are compared with), unix (its socket), tcp6 ([::1], the IPv6 loopback), tls (127.0.0.1 with TLS, the client verifying the server's certificate), published, bridge, service and pod (--provider docker or compose: a second container of the server on a bridge network, reached through the port Docker publishes on 127.0.0.1, at its own address from the host, at that address from another container on the network as a compose application reaches it by name, and on 127.0.0.1 inside its own network namespace as a sidecar of the same pod)")
 	f.IntVar(&o.blocks, "blocks", scenarios.DefaultBlocks, "block pairs per round: a round's lookups run as this many TCP blocks and as many Unix blocks, interleaved")

@@ -1,0 +1,108 @@
+// Command modproxy writes a Go module proxy directory (a GOPROXY=file://
+// one) that serves this checkout's HEAD commit as the module
+// github.com/dbsock/dbsock at that commit's pseudo-version, and prints
+// the version. The example module's test (scripts/example-module.sh)
+// builds against it as a user's module builds against a release: with no
+// replace directive, from outside this repository.
+//
+//	go run ./scripts/modproxy DIR
+//
+// It serves what is committed: uncommitted changes are not in the module
+// (it says so on stderr when there are some).
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"golang.org/x/mod/module"
+	modzip "golang.org/x/mod/zip"
+)
+
+const path = "github.com/dbsock/dbsock"
+
+func main() {
+	if len(os.Args) != 2 {
+		fmt.Fprintln(os.Stderr, "usage: go run ./scripts/modproxy DIR")
+		os.Exit(2)
+	}
+	version, err := write(os.Args[1])
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "modproxy:", err)
+		os.Exit(1)
+	}
+	fmt.Println(version)
+}
+
+// git runs git in the checkout and returns its trimmed output.
+func git(args ...string) (string, error) {
+	out, err := exec.Command("git", args...).Output()
+	if err != nil {
+		return "", fmt.Errorf("git %s: %w", strings.Join(args, " "), err)
+	}
+	return strings.TrimSpace(string(out)), nil
+}
+
+// write lays out dir as a module proxy serving HEAD, and returns its
+// version.
+func write(dir string) (string, error) {
+	root, err := git("rev-parse", "--show-toplevel")
+	if err != nil {
+		return "", err
+	}
+	rev, err := git("rev-parse", "HEAD")
+	if err != nil {
+		return "", err
+	}
+	secs, err := git("show", "-s", "--format=%ct", "HEAD")
+	if err != nil {
+		return "", err
+	}
+	unix, err := strconv.ParseInt(secs, 10, 64)
+	if err != nil {
+		return "", fmt.Errorf("commit time %q: %w", secs, err)
+	}
+	if dirty, _ := git("status", "--porcelain", "--untracked-files=no"); dirty != "" {
+		fmt.Fprintf(os.Stderr, "modproxy: serving HEAD (%.12s); uncommitted changes are not in it\n", rev)
+	}
+	when := time.Unix(unix, 0).UTC()
+	v := module.Version{Path: path, Version: module.PseudoVersion("", "", when, rev[:12])}
+	at := filepath.Join(dir, path, "@v")
+	if err := os.MkdirAll(at, 0o755); err != nil {
+		return "", err
+	}
+	gomod, err := exec.Command("git", "-C", root, "show", rev+":go.mod").Output()
+	if err != nil {
+		return "", fmt.Errorf("read go.mod at %.12s: %w", rev, err)
+	}
+	var zip bytes.Buffer
+	if err := modzip.CreateFromVCS(&zip, v, root, rev, ""); err != nil {
+		return "", fmt.Errorf("zip %s at %.12s: %w", path, rev, err)
+	}
+	info, _ := json.Marshal(struct {
+		Version string
+		Time    time.Time
+	}{v.Version, when})
+	for name, data := range map[string][]byte{
+		v.Version + ".info": info,
+		v.Version + ".mod":  gomod,
+		v.Version + ".zip":  zip.Bytes(),
+		"list":              []byte(v.Version + "\n"),
+	} {
+		if err := os.WriteFile(filepath.Join(at, name), data, 0o644); err != nil {
+			return "", err
+		}
+	}
+	// @latest: a proxy answers it when its list has no release version.
+	if err := os.WriteFile(filepath.Join(dir, path, "@latest"), info, 0o644); err != nil {
+		return "", err
+	}
+	return v.Version, nil
+}
