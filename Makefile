@@ -50,14 +50,15 @@ integration:
 	# Tests that start containers in their own process leave Ryuk off, as
 	# the dbsock command does (no registry to pull its image from).
 	TESTCONTAINERS_RYUK_DISABLED=true DBSOCK_REQUIRE_SERVERS=1 $(GO) test -p 1 -count=1 -timeout 30m ./...
-	# The example module a Go developer copies (its own go.mod): its test,
-	# its benchmarks, and their benchstat table.
-	cd examples/yourquery && $(GO) vet ./... && TESTCONTAINERS_RYUK_DISABLED=true DBSOCK_REQUIRE_SERVERS=1 $(GO) test -count=1 ./...
+	# The example module a Go developer copies (its own go.mod, no replace),
+	# outside this repository with dbsock served from a module proxy of
+	# HEAD: its tests, its benchmarks and their benchstat table.
+	DBSOCK_REQUIRE_SERVERS=1 scripts/example-module.sh
 
 ## unit: tests that need no server (integration tests skip)
 unit:
 	$(GO) test -count=1 -short ./...
-	cd examples/yourquery && $(GO) test -count=1 -short ./...
+	scripts/example-module.sh -short
 
 vet:
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go')); \

@@ -15,6 +15,7 @@ export GOPROXY="file://$work/proxy,$(go env GOPROXY)"
 export GONOSUMDB=github.com/dbsock/dbsock # served from the checkout: no public checksum
 export GOFLAGS="$(go env GOFLAGS) -mod=mod"
 echo "example-module: github.com/dbsock/dbsock@$version, in $work/yourquery"
-go get "github.com/dbsock/dbsock@$version"
+go mod edit -require="github.com/dbsock/dbsock@$version" # what go get ...@latest writes
+go mod tidy
 go vet ./...
 go test -count=1 "$@" ./...
