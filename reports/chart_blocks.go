@@ -126,10 +126,16 @@ func blocksPlot(r *results.Report) (*plot.Plot, error) {
 	if err := addSpanLabels(p, spans, top*1.25); err != nil {
 		return nil, err
 	}
-	p.Y.Min, p.Y.Max = bottom/2.2, top*1.6
+	p.Y.Max = top * 1.6
 	if len(spans) > 1 {
 		p.Y.Max = top * 2.1 // room for the second row of names
 	}
+	// The legend sits bottom left, in a band below the fastest block.
+	rows := len(series)
+	if len(noisy) > 0 {
+		rows++
+	}
+	p.Y.Min = legendBand(bottom, p.Y.Max, rows, false)
 	p.Legend.Top, p.Legend.Left = false, true
 	return p, nil
 }
