@@ -47,9 +47,7 @@ test:
 integration:
 	# One package at a time: several start real servers and containers, and
 	# a test that compares two runs must not share the 2 CPUs with them.
-	# Tests that start containers in their own process leave Ryuk off, as
-	# the dbsock command does (no registry to pull its image from).
-	TESTCONTAINERS_RYUK_DISABLED=true DBSOCK_REQUIRE_SERVERS=1 $(GO) test -p 1 -count=1 -timeout 30m ./...
+	DBSOCK_REQUIRE_SERVERS=1 $(GO) test -p 1 -count=1 -timeout 30m ./...
 	# The example module a Go developer copies (its own go.mod, no replace),
 	# outside this repository with dbsock served from a module proxy of
 	# HEAD: its tests, its benchmarks and their benchstat table.

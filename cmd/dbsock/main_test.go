@@ -10,11 +10,13 @@ import (
 	"testing"
 
 	"github.com/dbsock/dbsock/compose/child"
+	"github.com/dbsock/dbsock/compose/containers"
 	"github.com/dbsock/dbsock/internal/setting"
 )
 
 func TestMain(m *testing.M) {
 	child.MaybeRun()
+	containers.Quiet() // as main does: the in-process runs are dbsock's own
 	code := m.Run()
 	if staticBin != "" && staticErr == nil {
 		os.RemoveAll(filepath.Dir(staticBin))

@@ -16,7 +16,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/dbsock/dbsock/compose"
-	_ "github.com/dbsock/dbsock/compose/containers" // the docker provider's runtime
+	"github.com/dbsock/dbsock/compose/containers" // the docker provider's runtime
 	"github.com/dbsock/dbsock/drivers"
 	"github.com/dbsock/dbsock/internal/placement"
 	"github.com/dbsock/dbsock/internal/testutil"
@@ -34,6 +34,12 @@ import (
 // and no process, container or temp dir is left. With
 // "local" it skips (or, under testutil.RequireEnv, fails) unless one of
 // binaries is installed; with the others, unless the image is built.
+
+// Tests of dbsock's own targets start containers as the dbsock command
+// does: testcontainers' reaper off (no registry for its image here) and
+// its logger quiet.
+func init() { containers.Quiet() }
+
 func Run(t *testing.T, target, provider string, binaries ...string) *results.Report {
 	t.Helper()
 	tg := lookup(t, target)
