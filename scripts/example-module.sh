@@ -14,7 +14,7 @@ cd "$work/yourquery"
 export GOPROXY="file://$work/proxy,$(go env GOPROXY)"
 export GONOSUMDB=github.com/dbsock/dbsock # served from the checkout: no public checksum
 export GOFLAGS="$(go env GOFLAGS) -mod=mod"
-echo "example-module: github.com/dbsock/dbsock@$version, in $work/yourquery"
+echo "example-module: github.com/dbsock/dbsock@$version, in $work/yourquery" >&2
 go mod edit -require="github.com/dbsock/dbsock@$version" # what go get ...@latest writes
 go mod tidy
 go vet ./...
