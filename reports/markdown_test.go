@@ -288,6 +288,14 @@ func TestPooledOutsideThePairedInterval(t *testing.T) {
 	if err := Write(&js, "json", r); err != nil {
 		t.Fatal(err)
 	}
+	// One golden file per format, as a reader gets each.
+	golden(t, "report-apart.html", html.Bytes())
+	golden(t, "report-apart.json", js.Bytes())
+	var csv bytes.Buffer
+	if err := Write(&csv, "csv", r); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "report-apart.csv", csv.Bytes())
 	if !strings.Contains(js.String(), `"unix_speedup_p50_pooled": 1.21`) || !strings.Contains(js.String(), `"unix_speedup_p50": 1.4`) {
 		t.Error("the JSON does not give both the paired and the pooled speedup")
 	}
