@@ -76,7 +76,10 @@ func Plot(w io.Writer, ext string, r *results.Report) (err error) {
 	var canvas vg.CanvasWriterTo
 	switch ext {
 	case ".svg":
-		canvas = vgsvg.New(width, height)
+		// The fonts go with the picture: text is laid out with their metrics,
+		// and a browser without them would draw wider glyphs past the
+		// panels (a clipped title).
+		canvas = vgsvg.NewWith(vgsvg.UseWH(width, height), vgsvg.EmbedFonts(true))
 	case ".png":
 		canvas = vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(width, height), vgimg.UseDPI(144))}
 	default:
