@@ -112,6 +112,9 @@ func TestCompareYourQuery(t *testing.T) {
 	if err := rep.WriteJSON(&js); err != nil || s.Verdict == "" || !strings.Contains(js.String(), `"verdict": "`+s.Verdict) {
 		t.Errorf("verdict %q (kind %s) not in the JSON (%v)", s.Verdict, s.VerdictKind, err)
 	}
+	if v := rep.Environment.Drivers["github.com/go-sql-driver/mysql"]; v == "" {
+		t.Errorf("environment.drivers %v does not name the MySQL driver your op used", rep.Environment.Drivers)
+	}
 	if ti := rep.Targets[0]; ti.Provider != "local" || !strings.Contains(ti.Operation, `your op "products"`) || ti.Server.Product == "" {
 		t.Errorf("target record: provider %q, operation %q, server %q", ti.Provider, ti.Operation, ti.Server)
 	}

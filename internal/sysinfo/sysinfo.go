@@ -5,13 +5,16 @@ package sysinfo
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Tool names the measuring program.
@@ -52,7 +55,8 @@ func Collect(libraries []string) Environment {
 		Governor:  readTrim("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor"),
 	}
 	env.Virtualization = virtualization()
-	if bi, ok := debug.ReadBuildInfo(); ok {
+	bi, ok := debug.ReadBuildInfo()
+	if ok {
 		for _, dep := range bi.Deps {
 			for _, m := range libraries {
 				if dep.Path == m {
@@ -61,7 +65,36 @@ func Collect(libraries []string) Environment {
 			}
 		}
 	}
+	if !ok || len(bi.Deps) == 0 {
+		// A test binary carries no module information (golang/go#33976):
+		// the library's tests run with the go command at hand, in the
+		// module whose versions they were built from.
+		for m, v := range moduleVersions(libraries) {
+			env.Drivers[m] = v
+		}
+	}
 	return env
+}
+
+// moduleVersions asks the go command which version of each module the
+// module in the working directory builds with (nil when it cannot say).
+func moduleVersions(modules []string) map[string]string {
+	if len(modules) == 0 {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, "go", append([]string{"list", "-m", "-e", "-f", "{{.Path}} {{.Version}}"}, modules...)...).Output()
+	if err != nil {
+		return nil
+	}
+	versions := map[string]string{}
+	for _, line := range strings.Split(string(out), "\n") {
+		if path, v, ok := strings.Cut(strings.TrimSpace(line), " "); ok && v != "" {
+			versions[path] = v
+		}
+	}
+	return versions
 }
 
 func readTrim(path string) string {

@@ -88,6 +88,9 @@ func TestOrderLookupOverBothTransports(t *testing.T) {
 	if !seen[dbsock.TCP] || !seen[dbsock.Unix] {
 		t.Fatalf("transports measured: %v", seen)
 	}
+	if v := rep.Environment.Drivers["github.com/jackc/pgx/v5"]; v == "" {
+		t.Errorf("the report's environment does not name pgx's version: %v", rep.Environment.Drivers)
+	}
 	s := rep.Summary[0]
 	if s.UnixSpeedupP50CI == nil || s.Verdict == "" {
 		t.Fatalf("no interval or no verdict: %+v", s)
