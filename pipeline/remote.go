@@ -314,9 +314,12 @@ func ServeCase(ctx context.Context, file string) error {
 		return fmt.Errorf("write the runs to %s (a new file beside the case): %w", cs.Out, err)
 	}
 	defer out.Close()
+	// The heartbeat ends before this does: a beat written after the
+	// caller removed the file would leave it behind.
 	bctx, stop := context.WithCancel(ctx)
-	go beat(bctx, cs.Out+aliveSuffix)
-	defer stop()
+	beating := make(chan struct{})
+	go func() { defer close(beating); beat(bctx, cs.Out+aliveSuffix) }()
+	defer func() { stop(); <-beating }()
 	w := bufio.NewWriter(out)
 	enc := json.NewEncoder(w)
 	rerr := cs.run(ctx, func(run results.Run) { _ = enc.Encode(run) })
