@@ -35,7 +35,15 @@ func TestServerKilledMidRun(t *testing.T) {
 	if pid == 0 {
 		t.Fatalf("no redis-server pid in stderr: %q", lines)
 	}
-	time.Sleep(300 * time.Millisecond) // measuring by now
+	// Measuring by now: the server has spent 200 ms of CPU, far more than
+	// seeding and the warm-up cost it (a fixed sleep was not enough on a
+	// slow machine, where seeding and settling took longer).
+	for deadline := time.Now().Add(30 * time.Second); procCPUTicks(t, pid) < 20; { // 1/100 s ticks
+		if time.Now().After(deadline) {
+			t.Fatalf("redis (pid %d) spent under 200 ms of CPU in 30 s: dbsock is not measuring it", pid)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
