@@ -143,25 +143,18 @@ func NewClient(ep drivers.Endpoint, dial func(ctx context.Context, network, addr
 }
 
 // client is a gomemcache client of one connection to ep; dialed, when set,
-// receives each connection it makes.
+// receives each connection it makes, once logged in.
 func client(ctx context.Context, ep drivers.Endpoint, socks *drivers.Sockets, dialed func(net.Conn)) *memcache.Client {
-	c := memcache.New(ep.Address) // a socket path (it has a "/"), or HOST:PORT
-	c.MaxIdleConns = 1
-	c.Timeout = 10 * time.Second
-	dial := drivers.KeepTrace(ctx, socks.DialTLS(ep.TLS)) // gomemcache dials with a context of its own
-	c.DialContext = func(ctx context.Context, network, address string) (net.Conn, error) {
-		nc, err := dial(ctx, network, address)
-		if err != nil {
-			return nil, err
+	c := NewClient(ep, drivers.KeepTrace(ctx, socks.DialTLS(ep.TLS))) // gomemcache dials with a context of its own
+	if dialed != nil {
+		login := c.DialContext
+		c.DialContext = func(ctx context.Context, network, address string) (net.Conn, error) {
+			nc, err := login(ctx, network, address)
+			if err == nil {
+				dialed(nc)
+			}
+			return nc, err
 		}
-		if err := authenticate(nc, ep); err != nil {
-			nc.Close()
-			return nil, err
-		}
-		if dialed != nil {
-			dialed(nc)
-		}
-		return nc, nil
 	}
 	return c
 }
