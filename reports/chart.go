@@ -283,23 +283,19 @@ func percentilePlot(r *results.Report, s results.Summary) (*plot.Plot, error) {
 	return p, nil
 }
 
-// legendBand is the bound of a log axis over data from lo to hi that
-// leaves a band free for a legend of rows entries inside the plot area:
-// above hi (the upper bound, when above) or below lo (the lower bound).
-func legendBand(lo, hi float64, rows int, above bool) float64 {
+// legendFloor is the lower bound of a log axis over data from lo to hi
+// that leaves a band below lo free for a legend of rows entries inside the
+// plot area.
+func legendFloor(lo, hi float64, rows int) float64 {
 	frac := math.Min(legendRow*float64(rows)+legendPad, 0.6) // of the axis's height
 	if lo <= 0 || hi <= lo {
 		lo, hi = math.Max(lo, 1e-9), math.Max(hi, 2*math.Max(lo, 1e-9))
 	}
-	k := math.Pow(hi/lo, frac/(1-frac))
-	if above {
-		return hi * k
-	}
-	return lo / k
+	return lo / math.Pow(hi/lo, frac/(1-frac))
 }
 
 // A legend entry's share of a panel's plot height, and the margin around
-// the legend, as legendBand reserves them.
+// the legend, as legendFloor reserves them.
 const (
 	legendRow = 0.075
 	legendPad = 0.04

@@ -58,28 +58,8 @@ func addSpanLabels(p *plot.Plot, spans []*span, y float64) error {
 // stretch of the run: drift and noisy periods show at a glance. nil when the
 // report has no blocks.
 func blocksPlot(r *results.Report) (*plot.Plot, error) {
-	series := map[drivers.Transport]plotter.XYs{}
-	var noisy plotter.XYs
-	var spans []*span
-	for i := range r.Runs {
-		run := &r.Runs[i]
-		if len(spans) == 0 || spans[len(spans)-1].name != run.Target {
-			spans = append(spans, &span{name: run.Target, lo: math.Inf(1)})
-		}
-		sp := spans[len(spans)-1]
-		for _, b := range run.Blocks {
-			if b.P50 <= 0 {
-				continue
-			}
-			xy := plotter.XY{X: float64(b.StartNs) / 1e9, Y: float64(b.P50) / 1e3}
-			series[run.Transport] = append(series[run.Transport], xy)
-			if b.Noisy {
-				noisy = append(noisy, xy)
-			}
-			sp.lo, sp.hi, sp.top = math.Min(sp.lo, xy.X), math.Max(sp.hi, xy.X), math.Max(sp.top, xy.Y)
-		}
-	}
-	if len(series) == 0 {
+	b := collectBlocks(r)
+	if len(b.series) == 0 {
 		return nil, nil
 	}
 	p := plot.New()
@@ -89,13 +69,77 @@ func blocksPlot(r *results.Report) (*plot.Plot, error) {
 	p.Y.Scale = plot.LogScale{}
 	p.Y.Tick.Marker = logTicks{}
 	p.Add(plotter.NewGrid())
+	if err := addBlockScatters(p, r, b); err != nil {
+		return nil, err
+	}
+	top, bottom := 0.0, math.Inf(1)
+	for _, sp := range b.spans {
+		top = math.Max(top, sp.top)
+	}
+	for _, xys := range b.series {
+		for _, xy := range xys {
+			bottom = math.Min(bottom, xy.Y)
+		}
+	}
+	if err := addSpanLabels(p, b.spans, top*1.25); err != nil {
+		return nil, err
+	}
+	p.Y.Max = top * 1.6
+	if len(b.spans) > 1 {
+		p.Y.Max = top * 2.1 // room for the second row of names
+	}
+	// The legend sits bottom left, in a band below the fastest block.
+	rows := len(b.series)
+	if len(b.noisy) > 0 {
+		rows++
+	}
+	p.Y.Min = legendFloor(bottom, p.Y.Max, rows)
+	p.Legend.Top, p.Legend.Left = false, true
+	return p, nil
+}
+
+// blockPoints are a run's blocks as points (seconds since the start, p50
+// in µs): per path, the noisy ones again, and each target's stretch.
+type blockPoints struct {
+	series map[drivers.Transport]plotter.XYs
+	noisy  plotter.XYs
+	spans  []*span
+}
+
+// collectBlocks reads every block of r's runs, in the order they ran.
+func collectBlocks(r *results.Report) blockPoints {
+	b := blockPoints{series: map[drivers.Transport]plotter.XYs{}}
+	for i := range r.Runs {
+		run := &r.Runs[i]
+		if len(b.spans) == 0 || b.spans[len(b.spans)-1].name != run.Target {
+			b.spans = append(b.spans, &span{name: run.Target, lo: math.Inf(1)})
+		}
+		sp := b.spans[len(b.spans)-1]
+		for _, blk := range run.Blocks {
+			if blk.P50 <= 0 {
+				continue
+			}
+			xy := plotter.XY{X: float64(blk.StartNs) / 1e9, Y: float64(blk.P50) / 1e3}
+			b.series[run.Transport] = append(b.series[run.Transport], xy)
+			if blk.Noisy {
+				b.noisy = append(b.noisy, xy)
+			}
+			sp.lo, sp.hi, sp.top = math.Min(sp.lo, xy.X), math.Max(sp.hi, xy.X), math.Max(sp.top, xy.Y)
+		}
+	}
+	return b
+}
+
+// addBlockScatters draws each path's blocks as dots in its colour, and
+// rings the noisy ones, with a legend entry each.
+func addBlockScatters(p *plot.Plot, r *results.Report, b blockPoints) error {
 	for _, t := range reportPaths(r) {
-		if len(series[t]) == 0 {
+		if len(b.series[t]) == 0 {
 			continue
 		}
-		sc, err := plotter.NewScatter(series[t])
+		sc, err := plotter.NewScatter(b.series[t])
 		if err != nil {
-			return nil, err
+			return err
 		}
 		sc.GlyphStyle.Color = pathColor(t)
 		sc.GlyphStyle.Radius = vg.Points(1.6)
@@ -103,39 +147,17 @@ func blocksPlot(r *results.Report) (*plot.Plot, error) {
 		p.Add(sc)
 		p.Legend.Add(t.Label(), sc)
 	}
-	if len(noisy) > 0 {
-		ring, err := plotter.NewScatter(noisy)
-		if err != nil {
-			return nil, err
-		}
-		ring.GlyphStyle.Color = color.Black
-		ring.GlyphStyle.Radius = vg.Points(4)
-		ring.GlyphStyle.Shape = draw.RingGlyph{}
-		p.Add(ring)
-		p.Legend.Add("noisy block", ring)
+	if len(b.noisy) == 0 {
+		return nil
 	}
-	top, bottom := 0.0, math.Inf(1)
-	for _, sp := range spans {
-		top = math.Max(top, sp.top)
+	ring, err := plotter.NewScatter(b.noisy)
+	if err != nil {
+		return err
 	}
-	for _, xys := range series {
-		for _, xy := range xys {
-			bottom = math.Min(bottom, xy.Y)
-		}
-	}
-	if err := addSpanLabels(p, spans, top*1.25); err != nil {
-		return nil, err
-	}
-	p.Y.Max = top * 1.6
-	if len(spans) > 1 {
-		p.Y.Max = top * 2.1 // room for the second row of names
-	}
-	// The legend sits bottom left, in a band below the fastest block.
-	rows := len(series)
-	if len(noisy) > 0 {
-		rows++
-	}
-	p.Y.Min = legendBand(bottom, p.Y.Max, rows, false)
-	p.Legend.Top, p.Legend.Left = false, true
-	return p, nil
+	ring.GlyphStyle.Color = color.Black
+	ring.GlyphStyle.Radius = vg.Points(4)
+	ring.GlyphStyle.Shape = draw.RingGlyph{}
+	p.Add(ring)
+	p.Legend.Add("noisy block", ring)
+	return nil
 }
