@@ -195,18 +195,21 @@ func lookup(target string) (*targets.Target, error) {
 // left to "dbsock clean" (or to this process's end, for a local one).
 const CloseTimeout = time.Minute
 
+// serverCloseLimit is CloseTimeout (a test shortens it).
+var serverCloseLimit = CloseTimeout
+
 // Close stops the server and removes what was made for it, within
 // CloseTimeout; it may be called more than once.
 func (s *Server) Close() error {
 	s.once.Do(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), CloseTimeout)
+		ctx, cancel := context.WithTimeout(context.Background(), serverCloseLimit)
 		defer cancel()
 		done := make(chan error, 1)
 		go func() { done <- errors.Join(s.srv.Stop(ctx), s.provider.Close()) }()
 		select {
 		case s.err = <-done:
 		case <-ctx.Done():
-			s.err = fmt.Errorf("dbsock: the %s server (%s) did not stop within %s; run dbsock clean to remove what is left", s.Target, s.Origin, CloseTimeout)
+			s.err = fmt.Errorf("dbsock: the %s server (%s) did not stop within %s; run dbsock clean to remove what is left", s.Target, s.Origin, serverCloseLimit)
 		}
 	})
 	return s.err

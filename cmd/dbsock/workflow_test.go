@@ -185,26 +185,7 @@ func TestGitHubWorkflowInAUsersRepository(t *testing.T) {
 		t.Fatalf("the workflow is not YAML: %v", err)
 	}
 	dir := t.TempDir()
-	proxy := filepath.Join(dir, "proxy")
-	mp := exec.Command("go", "run", "./scripts/modproxy", proxy)
-	mp.Dir = "../.."
-	v, err := mp.Output()
-	if err != nil {
-		t.Fatalf("modproxy: %v", err)
-	}
-	goproxy, _ := exec.Command("go", "env", "GOPROXY").Output()
-	shims := filepath.Join(dir, "shims")
-	gobin := filepath.Join(dir, "gobin")
-	if _, err := exec.LookPath("sudo"); err != nil {
-		// The job's root here has no sudo: run the command itself.
-		os.MkdirAll(shims, 0o755)
-		os.WriteFile(filepath.Join(shims, "sudo"), []byte("#!/bin/sh\nexec env \"$@\"\n"), 0o755)
-	}
-	env := append(os.Environ(),
-		"GOPROXY=file://"+proxy+","+strings.TrimSpace(string(goproxy)),
-		"GONOSUMDB=github.com/dbsock/dbsock", "GOBIN="+gobin,
-		"PATH="+gobin+":"+shims+":"+os.Getenv("PATH"))
-	t.Logf("dbsock %s from %s", strings.TrimSpace(string(v)), proxy)
+	env := installEnv(t, dir)
 
 	cache := filepath.Join(dir, "cache")
 	newJob := func(name, ref string, overrides map[string]string) *job {
@@ -267,4 +248,31 @@ func TestGitHubWorkflowInAUsersRepository(t *testing.T) {
 	if !strings.Contains(sum, "Unix domain socket vs TCP") || !strings.Contains(sum, "## Against the baseline") {
 		t.Errorf("a failed gate's summary lacks the report or the comparison:\n%s", sum)
 	}
+}
+
+// installEnv is the environment the workflow's steps run in here: its
+// go install gets dbsock from a module proxy in dir that serves this
+// checkout's HEAD commit (scripts/modproxy), into dir/gobin on the PATH;
+// where this root has no sudo, a stand-in runs the command itself.
+func installEnv(t *testing.T, dir string) []string {
+	t.Helper()
+	proxy := filepath.Join(dir, "proxy")
+	mp := exec.Command("go", "run", "./scripts/modproxy", proxy)
+	mp.Dir = "../.."
+	v, err := mp.Output()
+	if err != nil {
+		t.Fatalf("modproxy: %v", err)
+	}
+	goproxy, _ := exec.Command("go", "env", "GOPROXY").Output()
+	shims := filepath.Join(dir, "shims")
+	gobin := filepath.Join(dir, "gobin")
+	if _, err := exec.LookPath("sudo"); err != nil {
+		os.MkdirAll(shims, 0o755)
+		os.WriteFile(filepath.Join(shims, "sudo"), []byte("#!/bin/sh\nexec env \"$@\"\n"), 0o755)
+	}
+	t.Logf("dbsock %s from %s", strings.TrimSpace(string(v)), proxy)
+	return append(os.Environ(),
+		"GOPROXY=file://"+proxy+","+strings.TrimSpace(string(goproxy)),
+		"GONOSUMDB=github.com/dbsock/dbsock", "GOBIN="+gobin,
+		"PATH="+gobin+":"+shims+":"+os.Getenv("PATH"))
 }
