@@ -10,7 +10,6 @@ package compose
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"sync"
 	"time"
@@ -127,6 +126,3 @@ func readLogs(c RunningContainer) string {
 	n, _ := ioReadFull(rc, b)
 	return Tail(string(b[:n]), 8)
 }
-
-// describe is c's short ID, for messages.
-func describe(c RunningContainer) string { return fmt.Sprintf("%.12s", c.ID()) }
