@@ -115,6 +115,20 @@ func (p Plan) InstancesPerCase() int {
 	return max(p.Instances, 1)
 }
 
+// TotalOps is how many timed ops the plan does when every case runs its
+// N ops per worker on every path it asks for (fewer where a server lacks
+// a path; unknown, and so not this, under Options.Duration), for a
+// progress bar.
+func (p Plan) TotalOps() int64 {
+	workers := 0
+	for _, c := range p.Concurrency {
+		workers += c
+	}
+	cases := int64(len(p.Targets)) * int64(max(len(p.Scenarios), 1)) * int64(max(len(p.ValueSizes), 1)) * int64(max(len(p.Pipelines), 1))
+	rounds := int64(max(p.Options.Rounds, 1)) * int64(p.InstancesPerCase())
+	return cases * int64(max(workers, 1)) * rounds * int64(len(p.PathsAsked())) * int64(p.Options.N)
+}
+
 // validateTargets checks that every target can do what the sweep asks of
 // it: batches of lookups (Pipelines) and values of other sizes.
 func (p Plan) validateTargets() error {
@@ -314,7 +328,11 @@ func (p Plan) pathsOf(srv *compose.Server, ti *results.Target) drivers.Paths {
 }
 
 // paths is Paths, or tcp and unix.
-func (p Plan) paths() []drivers.Transport {
+func (p Plan) paths() []drivers.Transport { return p.PathsAsked() }
+
+// PathsAsked are the paths every case measures where its server offers
+// them: Paths, or TCP and the Unix socket when it is empty.
+func (p Plan) PathsAsked() []drivers.Transport {
 	if len(p.Paths) == 0 {
 		return []drivers.Transport{drivers.TCP, drivers.Unix}
 	}

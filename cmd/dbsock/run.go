@@ -293,7 +293,7 @@ func runRun(ctx context.Context, o *runOptions, args []string, stdout, stderr io
 	case isTerminal(stderr):
 		total := int64(-1) // unknown with --duration: a spinner
 		if o.sweep.duration == 0 {
-			total = o.sweep.totalOps(len(plan.Targets), o.rounds*plan.InstancesPerCase(), o.n)
+			total = plan.TotalOps()
 		}
 		bar = startProgress(stderr, total)
 		plan.Log, plan.Options.Progress = bar, &bar.done
