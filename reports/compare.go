@@ -32,8 +32,8 @@ type Change struct {
 	OldBlocks, NewBlocks int
 }
 
-// Compare pairs the summaries of old and new by target, scenario and
-// transport.
+// Compare pairs the summaries of old and new by case and path: every
+// path both reports measured (TCP, the socket and the further ones).
 func Compare(old, new *results.Report) []Change {
 	var out []Change
 	for _, ns := range new.Summary {
@@ -41,8 +41,12 @@ func Compare(old, new *results.Report) []Change {
 			if os.Case != ns.Case {
 				continue
 			}
-			for _, t := range drivers.Transports {
-				oside, nside := side(os, t), side(ns, t)
+			for _, ps := range ns.Sides() {
+				t, nside := ps.Path, ps.Side
+				oside, ok := sideOf(os, t)
+				if !ok {
+					continue // a path the old run did not measure
+				}
 				for _, m := range []string{"p50", "p99", "mean"} {
 					c := Change{Case: ns.Case, Transport: t, Metric: m,
 						Old: metric(oside.Latency, m), New: metric(nside.Latency, m), P: 1}
@@ -65,11 +69,14 @@ func Compare(old, new *results.Report) []Change {
 	return out
 }
 
-func side(s results.Summary, t drivers.Transport) results.Side {
-	if t == drivers.Unix {
-		return s.Unix
+// sideOf is s's side on path t, if s measured it.
+func sideOf(s results.Summary, t drivers.Transport) (results.Side, bool) {
+	for _, ps := range s.Sides() {
+		if ps.Path == t {
+			return ps.Side, true
+		}
 	}
-	return s.TCP
+	return results.Side{}, false
 }
 
 func metric(l results.Latency, m string) float64 {
