@@ -140,3 +140,82 @@ func (d verifyDriver) Open(ctx context.Context, ep drivers.Endpoint) (drivers.Co
 	}
 	return d.hangDriver.Open(ctx, ep)
 }
+
+// lateConn answers every op after delay: a server that is slow, not hung.
+type lateConn struct {
+	hangConn
+	delay time.Duration
+}
+
+func (c *lateConn) Do(context.Context) error {
+	select {
+	case <-time.After(c.delay):
+		return nil
+	case <-c.closed:
+		return errors.New("use of closed connection")
+	}
+}
+
+// lateDriver serves one lateConn per transport.
+type lateDriver struct {
+	hangDriver
+	tcp, unix *lateConn
+}
+
+func (d lateDriver) Open(_ context.Context, ep drivers.Endpoint) (drivers.Conn, error) {
+	if ep.Transport == drivers.Unix {
+		return d.unix, nil
+	}
+	return d.tcp, nil
+}
+
+func newLateDriver(delay time.Duration) lateDriver {
+	return lateDriver{tcp: &lateConn{*newHangConn(drivers.TCP, 1<<30), delay}, unix: &lateConn{*newHangConn(drivers.Unix, 1<<30), delay}}
+}
+
+// The watchdog watches each op: ops that each answer well within the op
+// timeout never make it fire, however many of them together take longer
+// than the timeout, and neither does a paced loop's wait between ops
+// longer than the timeout. An op that never answers still fails the
+// round within the timeout and a little more.
+func TestWatchdogWatchesEachOp(t *testing.T) {
+	const timeout = 100 * time.Millisecond
+	tests := []struct {
+		name string
+		d    drivers.Driver
+		opt  Options
+		hung bool
+	}{
+		{"ops of a third of the timeout", newLateDriver(timeout / 3), Options{Scenario: PK, N: 6, Blocks: 1, Warmup: 6, OpTimeout: timeout}, false},
+		{"paced, 300ms between ops", newLateDriver(time.Millisecond), Options{Scenario: PK, N: 4, Blocks: 1, Rate: 1 / 0.3, OpTimeout: timeout}, false},
+		{"an op that never answers", hangDriver{tcp: newHangConn(drivers.TCP, 3), unix: newHangConn(drivers.Unix, 1<<30)},
+			Options{Scenario: PK, N: 10, Blocks: 1, OpTimeout: timeout}, true},
+		{"paced, then an op that never answers", hangDriver{tcp: newHangConn(drivers.TCP, 3), unix: newHangConn(drivers.Unix, 1<<30)},
+			Options{Scenario: PK, N: 10, Blocks: 1, Rate: 1 / 0.3, OpTimeout: timeout}, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			start := time.Now()
+			runs, err := round(t, tt.d, tt.opt)
+			took := time.Since(start)
+			if !tt.hung {
+				if err != nil {
+					t.Fatalf("a server that answers every op within %s failed the round after %s: %v", timeout, took, err)
+				}
+				if len(runs) != 2 || runs[0].N != int64(tt.opt.N) || runs[1].N != int64(tt.opt.N) {
+					t.Fatalf("runs %+v, want both transports with %d ops", runs, tt.opt.N)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), "did not answer for 100ms") {
+				t.Fatalf("err = %v, want the server said not to have answered for 100ms", err)
+			}
+			// The three ops before the hang take about a second paced; the
+			// watchdog fires within a timeout and an eighth of one, and
+			// the paced loop does not wait out its schedule after that.
+			if took > 2*time.Second {
+				t.Fatalf("the round ended %s after it started, with a %s op timeout", took, timeout)
+			}
+		})
+	}
+}
