@@ -145,7 +145,7 @@ func CompareMarkdown(w io.Writer, changes []Change) error {
 		if c.Significant {
 			sig = "**yes**"
 		}
-		fmt.Fprintf(b, "| %s | %s | %s | %s | %s %s | %s %s | %+.1f%% | %.3f | %s |\n", c.Target, c.Label(), c.Transport.Label(), c.Metric,
+		fmt.Fprintf(b, "| %s | %s | %s | %s | %s %s | %s %s | %+.1f%% | %.3f | %s |\n", cell(safeText(c.Target)), cell(safeText(c.Label())), cell(safeText(c.Transport.Label())), c.Metric,
 			u.fmt(c.Old), u.name, u.fmt(c.New), u.name, 100*c.Delta, c.P, sig)
 	}
 	if len(changes) == 0 {
@@ -160,13 +160,20 @@ func CompareMarkdown(w io.Writer, changes []Change) error {
 
 // WorkloadDiffers says how the workloads of old and new differ ("" when
 // they are the same): comparing latencies of different workloads compares
-// the workloads, not the transports or the code.
+// the workloads, not the transports or the code. It is Markdown: the
+// reports' strings in it are escaped (MarkdownText).
 func WorkloadDiffers(old, new *results.Report) string {
-	a, b := workloadText(old.Config.Workload), workloadText(new.Config.Workload)
-	if a == b {
+	a, b := old.Config.Workload, new.Config.Workload
+	if workloadText(a) == workloadText(b) {
 		return ""
 	}
-	return fmt.Sprintf("the two reports measured different workloads: %s against %s", a, b)
+	if a != nil {
+		a = cleanCopy(a, safeText)
+	}
+	if b != nil {
+		b = cleanCopy(b, safeText)
+	}
+	return fmt.Sprintf("the two reports measured different workloads: %s against %s", workloadText(a), workloadText(b))
 }
 
 func workloadText(w *results.Workload) string {
@@ -219,7 +226,7 @@ func SpeedupMarkdown(w io.Writer, old, new *results.Report) error {
 			} else if o.Hi < n.Lo || n.Hi < o.Lo {
 				verdict = "**apart: the speedup changed**"
 			}
-			fmt.Fprintf(b, "| %s | %s | %s | %s | %s |\n", ns.Target, ns.Label(), ci(os), ci(ns), verdict)
+			fmt.Fprintf(b, "| %s | %s | %s | %s | %s |\n", cell(safeText(ns.Target)), cell(safeText(ns.Label())), ci(os), ci(ns), verdict)
 		}
 	}
 	_, err := io.WriteString(w, b.String())

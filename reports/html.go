@@ -23,7 +23,7 @@ func HTML(w io.Writer, r *results.Report) error {
 	plain.Plot = "" // the chart is inlined, not linked
 	var head, full bytes.Buffer
 	writeHeadlineTo(&head, &plain)
-	if err := Markdown(&full, &plain); err != nil {
+	if err := writeMarkdown(&full, &plain); err != nil {
 		return err
 	}
 	details := strings.TrimPrefix(full.String(), head.String())
