@@ -161,7 +161,7 @@ func CompareMarkdown(w io.Writer, changes []Change) error {
 // WorkloadDiffers says how the workloads of old and new differ ("" when
 // they are the same): comparing latencies of different workloads compares
 // the workloads, not the transports or the code. It is Markdown: the
-// reports' strings in it are escaped (MarkdownText).
+// reports' strings in it are escaped (markdownText).
 func WorkloadDiffers(old, new *results.Report) string {
 	a, b := old.Config.Workload, new.Config.Workload
 	if workloadText(a) == workloadText(b) {

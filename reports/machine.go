@@ -13,7 +13,7 @@ import (
 // shared target's server and image. A comparison across any of them
 // measures the machines as much as the change (a --placement split run
 // against a same one reads as a 96% regression here); none: nil. Each is
-// Markdown: the reports' strings in it are escaped (MarkdownText).
+// Markdown: the reports' strings in it are escaped (markdownText).
 func RunsDiffer(old, new *results.Report) []string {
 	var out []string
 	differ := func(what, a, b string) {

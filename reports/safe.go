@@ -98,21 +98,19 @@ func plainText(s string) string {
 	return s
 }
 
-// safeText is s as Markdown text (markdownText) on one line, cut to
-// maxField characters.
+// safeText is s on one line, cut to maxField characters, as Markdown text
+// (markdownText).
 func safeText(s string) string { return markdownText(plainText(s)) }
 
-// MarkdownText is s, a string from a report file, a server or a user, as
-// Markdown text that reads as s: on one line, with every character that
-// Markdown or HTML would take for syntax escaped (<, > and & as entities;
-// \, *, _, [, ], ~, | and a backtick without its pair with a backslash;
-// a #, -, +, = or list number that starts it likewise), so that it raises
-// no HTML, heading, link or emphasis and stays in its table cell. A code
-// span (text between a pair of backticks, without | or a newline) is
-// kept as it is: inside one, every character shows as itself.
-func MarkdownText(s string) string { return markdownText(strings.Join(strings.Fields(s), " ")) }
-
-// markdownText is MarkdownText of a string already on one line.
+// markdownText is s, a string from a report file, a server or a user on
+// one line, as Markdown text that reads as s: every character that
+// Markdown or HTML would take for syntax is escaped (<, > and & as
+// entities; \\, *, _ (but within a word), [, ], ~, | and a backtick
+// without its pair with a backslash; a #, -, +, = or list number that
+// starts it likewise), so that it raises no HTML, heading, link or
+// emphasis and stays in its table cell. A code span (text between a pair
+// of backticks, without |) is kept as it is: inside one, every character
+// shows as itself.
 func markdownText(s string) string {
 	var b strings.Builder
 	for i := 0; i < len(s); {

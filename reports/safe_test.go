@@ -59,7 +59,7 @@ func TestReportStringsCannotBreakMarkdown(t *testing.T) {
 	}
 }
 
-func TestMarkdownText(t *testing.T) {
+func TestSafeText(t *testing.T) {
 	tests := []struct{ in, want string }{
 		{"redis", "redis"},
 		{"mysql_native_password", "mysql_native_password"},
@@ -76,14 +76,14 @@ func TestMarkdownText(t *testing.T) {
 		{`a\b &amp;`, `a\\b &amp;amp;`},
 	}
 	for _, tt := range tests {
-		if got := MarkdownText(tt.in); got != tt.want {
-			t.Errorf("MarkdownText(%q) = %q, want %q", tt.in, got, tt.want)
+		if got := safeText(tt.in); got != tt.want {
+			t.Errorf("safeText(%q) = %q, want %q", tt.in, got, tt.want)
 		}
 	}
 	for _, s := range []string{"a|b", `a\|b`, `a\\|b`, "`x|y`", "`x\\`|y"} {
-		c := cell(MarkdownText(s))
+		c := cell(safeText(s))
 		if page := markdownHTML(t, []byte("| h |\n|---|\n| "+c+" |\n")); strings.Count(page, "<td") != 1 {
-			t.Errorf("cell(MarkdownText(%q)) = %q is not one cell: %s", s, c, page)
+			t.Errorf("cell(safeText(%q)) = %q is not one cell: %s", s, c, page)
 		}
 	}
 }
