@@ -105,7 +105,7 @@ func safeText(s string) string { return markdownText(plainText(s)) }
 // markdownText is s, a string from a report file, a server or a user on
 // one line, as Markdown text that reads as s: every character that
 // Markdown or HTML would take for syntax is escaped (<, > and & as
-// entities; \\, *, _ (but within a word), [, ], ~, | and a backtick
+// entities; \, *, _ (but within a word), [, ], ~, | and a backtick
 // without its pair with a backslash; a #, -, +, = or list number that
 // starts it likewise), so that it raises no HTML, heading, link or
 // emphasis and stays in its table cell. A code span (text between a pair
