@@ -228,7 +228,15 @@ func beat(ctx context.Context, alive string) {
 	}
 }
 
-// readRuns emits every run in file and returns its last line.
+// Limits of what the host reads back from the client: one run's line (its
+// blocks and histogram), and a case's whole output.
+const (
+	maxRunLine  = 64 << 20
+	maxOutBytes = 1 << 30
+)
+
+// readRuns emits every run in file and returns its last line. It reads at
+// most maxOutBytes, in lines of at most maxRunLine.
 func readRuns(file string, emit func(results.Run)) (caseEnd, error) {
 	var end caseEnd
 	f, err := os.Open(file)
@@ -236,8 +244,11 @@ func readRuns(file string, emit func(results.Run)) (caseEnd, error) {
 		return end, err
 	}
 	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 1<<30)
+	if fi, err := f.Stat(); err == nil && fi.Size() > maxOutBytes {
+		return end, fmt.Errorf("%s holds %d bytes, more than a case's runs take (%d)", file, fi.Size(), maxOutBytes)
+	}
+	sc := bufio.NewScanner(io.LimitReader(f, maxOutBytes))
+	sc.Buffer(make([]byte, 64<<10), maxRunLine)
 	for sc.Scan() {
 		line := sc.Bytes()
 		if strings.HasPrefix(string(line), `{"end":`) {
@@ -252,6 +263,9 @@ func readRuns(file string, emit func(results.Run)) (caseEnd, error) {
 			return end, err
 		}
 		emit(run)
+	}
+	if errors.Is(sc.Err(), bufio.ErrTooLong) {
+		return end, fmt.Errorf("%s has a line longer than a run takes (%d bytes)", file, maxRunLine)
 	}
 	return end, sc.Err()
 }
@@ -381,14 +395,8 @@ func (cs Case) check(file string) error {
 	if _, _, err := scenarios.ParseOp(cs.Op); cs.Op != "" && err != nil {
 		return err
 	}
-	o := cs.Options
-	switch {
-	case o.N <= 0 && o.Duration <= 0:
-		return fmt.Errorf("n %d: a case times at least one op", o.N)
-	case o.N < 0 || o.Blocks < 0 || o.Warmup < 0 || o.Rounds <= 0 || o.Concurrency < 0 || cs.Depth < 0 || cs.Rows < 0:
-		return fmt.Errorf("a negative count (n %d, blocks %d, warmup %d, rounds %d, concurrency %d, depth %d, rows %d)", o.N, o.Blocks, o.Warmup, o.Rounds, o.Concurrency, cs.Depth, cs.Rows)
-	case cs.Depth > 10000 || o.Concurrency > 4096:
-		return fmt.Errorf("depth %d or concurrency %d above dbsock run's limits (10,000 and 4,096)", cs.Depth, o.Concurrency)
+	if err := cs.checkSettings(); err != nil {
+		return err
 	}
 	if len(cs.Paths) < 2 || len(cs.Passwords) != len(cs.Paths) {
 		return fmt.Errorf("%d paths with %d passwords: a case measures two or more paths", len(cs.Paths), len(cs.Passwords))
@@ -405,6 +413,31 @@ func (cs Case) check(file string) error {
 		}
 	}
 	return nil
+}
+
+// checkSettings checks the case's settings by the rules dbsock run checks
+// its plan with (scenarios.Options.Validate and the plan's own limits on
+// depth, value size and memory), so that a case file cannot ask for more
+// than dbsock run could have.
+func (cs Case) checkSettings() error {
+	o := cs.Options
+	if err := o.Validate(); err != nil {
+		return err
+	}
+	if cs.Depth != 0 {
+		if err := validDepth(cs.Depth); err != nil {
+			return err
+		}
+	}
+	if cs.ValueSize != 0 {
+		if err := validValueSize(cs.ValueSize); err != nil {
+			return err
+		}
+	}
+	if cs.Rows < 0 || cs.Rows > scenarios.MaxRows {
+		return setting.Errorf("%s %d is out of range; accepted: 0 to %d", setting.Rows, cs.Rows, scenarios.MaxRows)
+	}
+	return o.CheckMemory(max(int64(cs.ValueSize), 6), max(cs.Depth, 1), len(cs.Paths))
 }
 
 // loopback says whether host:port names a loopback address.

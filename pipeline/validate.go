@@ -47,13 +47,13 @@ func (p Plan) validateSweep() error {
 		}
 	}
 	for _, d := range p.Pipelines {
-		if d < 1 || d > MaxPipeline {
-			return setting.Errorf("%s %d is out of range; accepted: 1 to %d", setting.Pipelines, d, MaxPipeline)
+		if err := validDepth(d); err != nil {
+			return err
 		}
 	}
 	for _, s := range p.ValueSizes {
-		if s < 1 || s > MaxValueSize {
-			return setting.Errorf("%s %s is out of range; accepted: 1 B to 16 MiB", setting.ValueSizes, setting.Bytes(int64(s)))
+		if err := validValueSize(s); err != nil {
+			return err
 		}
 	}
 	if math.IsNaN(p.MaxErrorRate) || p.MaxErrorRate > 1 {
@@ -62,6 +62,22 @@ func (p Plan) validateSweep() error {
 	if p.Explain && (len(p.ValueSizes) > 0 || slices.ContainsFunc(p.Pipelines, func(d int) bool { return d > 1 })) {
 		return setting.Errorf("%s splits one lookup of each target's own value into its layers; it does not combine with %s or %s (leave those out, or %s)",
 			setting.Explain, setting.Pipelines, setting.ValueSizes, setting.Explain)
+	}
+	return nil
+}
+
+// validDepth checks one pipeline depth (Pipelines).
+func validDepth(d int) error {
+	if d < 1 || d > MaxPipeline {
+		return setting.Errorf("%s %d is out of range; accepted: 1 to %d", setting.Pipelines, d, MaxPipeline)
+	}
+	return nil
+}
+
+// validValueSize checks one value size (ValueSizes).
+func validValueSize(s int) error {
+	if s < 1 || s > MaxValueSize {
+		return setting.Errorf("%s %s is out of range; accepted: 1 B to 16 MiB", setting.ValueSizes, setting.Bytes(int64(s)))
 	}
 	return nil
 }
