@@ -181,7 +181,7 @@ func TLSEndpoint(ep drivers.Endpoint, addr string) (drivers.Endpoint, error) {
 	if err != nil {
 		return drivers.Endpoint{}, err
 	}
-	ep.Transport, ep.Address, ep.TLS, ep.TLSTrust = drivers.TLS, addr, ca.Client(), TrustRunCA
+	ep.Transport, ep.Address, ep.TLS, ep.TLSRoots, ep.TLSTrust = drivers.TLS, addr, ca.Client(), ca.CertPEM(), TrustRunCA
 	return ep, nil
 }
 

@@ -64,10 +64,14 @@ type Case struct {
 	Paths drivers.Paths `json:"paths"`
 	// Passwords are the paths' (Endpoint leaves its own out of JSON);
 	// the case file is private to this user and removed once read.
-	Passwords []string           `json:"passwords"`
-	Server    drivers.ServerInfo `json:"server"`
-	Instance  string             `json:"server_instance,omitempty"`
-	Options   scenarios.Options  `json:"options"`
+	Passwords []string `json:"passwords"`
+	// TLSRoots are, for each of Paths on the tls path, the CA
+	// certificates (PEM) its client trusts, "" when it verifies nothing
+	// (Endpoint.TLSRoots): certificates, never keys.
+	TLSRoots []string           `json:"tls_roots,omitempty"`
+	Server   drivers.ServerInfo `json:"server"`
+	Instance string             `json:"server_instance,omitempty"`
+	Options  scenarios.Options  `json:"options"`
 	// ServerPIDs are the roots of the server's process trees, whose CPU
 	// time the client reads (it sees the host's processes).
 	ServerPIDs      []int  `json:"server_pids,omitempty"`
@@ -276,6 +280,7 @@ func (p Plan) remoteCase(t *targets.Target, w drivers.Workload, depth int, srv *
 		Depth: depth, Paths: paths, Server: info, Instance: info.Instance, ServerCPUWhyNot: srv.CPUWhyNot}
 	for _, ep := range paths {
 		cs.Passwords = append(cs.Passwords, ep.Password)
+		cs.TLSRoots = append(cs.TLSRoots, string(ep.TLSRoots))
 	}
 	opt.ClientCPU, opt.ServerCPU, opt.Progress = nil, nil, nil
 	cs.Options = opt
@@ -401,6 +406,9 @@ func (cs Case) check(file string) error {
 	if len(cs.Paths) < 2 || len(cs.Passwords) != len(cs.Paths) {
 		return fmt.Errorf("%d paths with %d passwords: a case measures two or more paths", len(cs.Paths), len(cs.Passwords))
 	}
+	if err := cs.restoreTLS(); err != nil {
+		return err
+	}
 	for _, ep := range cs.Paths {
 		if err := ep.Validate(); err != nil {
 			return err
@@ -411,6 +419,30 @@ func (cs Case) check(file string) error {
 		if ep.Transport != drivers.Unix && !routed && !loopback(ep.Address) {
 			return fmt.Errorf("endpoint %s is not on loopback: dbsock measures only loopback, Unix sockets and containers on the run's network", ep.Address)
 		}
+	}
+	return nil
+}
+
+// restoreTLS gives each tls path of the case its client's TLS settings
+// from TLSRoots (drivers.TLSFrom), as dbsock run had them.
+func (cs Case) restoreTLS() error {
+	if len(cs.TLSRoots) != 0 && len(cs.TLSRoots) != len(cs.Paths) {
+		return fmt.Errorf("%d paths with TLS settings for %d", len(cs.Paths), len(cs.TLSRoots))
+	}
+	for i := range cs.Paths {
+		ep := &cs.Paths[i]
+		if ep.Transport != drivers.TLS {
+			continue
+		}
+		if len(cs.TLSRoots) == 0 {
+			return fmt.Errorf("the tls path %s comes without its TLS settings", ep.Address)
+		}
+		roots := cs.TLSRoots[i]
+		cfg, err := drivers.TLSFrom([]byte(roots), ep.Address)
+		if err != nil {
+			return err
+		}
+		ep.TLS, ep.TLSRoots = cfg, []byte(roots)
 	}
 	return nil
 }
