@@ -211,7 +211,7 @@ func (c *Compose) Supply(ctx context.Context, t Target) (*Server, error) {
 	if c.twin {
 		srv.NetworkMode, port = "the network namespace of service "+podOf(target), c.hostPorts[target]
 	}
-	srv.NoTLS = "compose.yaml gives its services no certificate; --provider docker or local serves the tls path"
+	srv.NoTLS = noComposeTLS
 	if note != "" {
 		srv.Warnings = append(srv.Warnings, note)
 	}
@@ -435,3 +435,6 @@ func (c *Compose) describe(ctx context.Context, target string, srv *Server) int 
 	}
 	return pid
 }
+
+// noComposeTLS is why the compose provider serves no tls path.
+const noComposeTLS = "compose.yaml gives its services no certificate; --provider docker or local serves the tls path"

@@ -375,6 +375,28 @@ func (p Plan) validatePaths() error {
 	if ok, why := compose.IPv6Loopback(); seen[drivers.TCP6] && !ok {
 		return setting.Errorf("%s %s: %s; leave tcp6 out", setting.Paths, joinPaths(p.paths()), why)
 	}
+	return p.ValidateProvider()
+}
+
+// ValidateProvider checks the paths against the plan's provider, when it
+// can say what it serves (compose.PathServer): a path it serves for none
+// of the targets is refused. Validate calls it; a caller that makes the
+// provider after validating the rest of the plan calls it then.
+func (p Plan) ValidateProvider() error {
+	ps, ok := p.Provider.(compose.PathServer)
+	if !ok {
+		return nil
+	}
+	var names []string
+	for _, t := range p.Targets {
+		names = append(names, t.Name)
+	}
+	for _, t := range p.paths() {
+		if why := ps.CannotServe(t, names); why != "" {
+			return setting.Errorf("%s %s with %s %s: the %s path cannot be measured: %s; leave %s out", setting.Paths, joinPaths(p.paths()),
+				setting.Provider, p.ProviderName, t, why, t)
+		}
+	}
 	return nil
 }
 

@@ -357,6 +357,10 @@ func (o *runOptions) plan(args []string) (pipeline.Plan, compose.Provider, error
 	if plan.Provider, err = o.newProvider(names, place.Server); err != nil {
 		return pipeline.Plan{}, nil, err
 	}
+	if err := plan.ValidateProvider(); err != nil {
+		plan.Provider.Close()
+		return pipeline.Plan{}, nil, usagef("%s", inWords(err))
+	}
 	return plan, plan.Provider, nil
 }
 
