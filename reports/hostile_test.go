@@ -17,8 +17,8 @@ import (
 
 // hostileText is what a report file, a server or a user may put in any
 // string: a table's |, a new line with a heading, HTML, a lone backtick
-// before a tag, emphasis and a link.
-const hostileText = "1|<img src=x onerror=alert(1)>\n# heading `<script>alert(2)</script> *bold* _em_ [link](http://x) &amp;"
+// before a tag, emphasis, a link and a terminal's escape sequence.
+const hostileText = "1|<img src=x onerror=alert(1)>\n# heading `<script>alert(2)</script> *bold* _em_ [link](http://x) &amp; \x1b[2J"
 
 // hostile is the fixture with hostileText in the strings that reports
 // print: the target's name, server, image, operation and warnings, the
@@ -115,6 +115,11 @@ func TestHostileStringsRenderAsText(t *testing.T) {
 		}
 	}
 	checkHTML(t, "html", out["html"].String())
+	for f, b := range out {
+		if bytes.ContainsRune(b.Bytes(), 0x1b) {
+			t.Errorf("%s: a terminal escape sequence from the report's strings", f)
+		}
+	}
 
 	var back results.Report
 	if err := json.Unmarshal(out["json"].Bytes(), &back); err != nil {

@@ -86,12 +86,19 @@ func copyClean(dst, src reflect.Value, field string, clean func(string) string) 
 	}
 }
 
-// plainText is s on one line, cut to maxField characters (with …).
+// plainText is s on one line, without control characters (a terminal's
+// escape sequences), cut to maxField characters (with …).
 func plainText(s string) string {
 	if len(s) > 4*maxField { // cut first: a huge string is never copied whole
 		s = strings.ToValidUTF8(s[:4*maxField], "")
 	}
 	s = strings.Join(strings.Fields(s), " ")
+	s = strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return -1
+		}
+		return r
+	}, s)
 	if utf8.RuneCountInString(s) > maxField {
 		s = string([]rune(s)[:maxField-1]) + "…"
 	}
