@@ -34,6 +34,7 @@ func hostile(t *testing.T, version string) *results.Report {
 	r.Targets[0].Warnings = []string{"line one\n## not a heading | <i>x</i>"}
 	r.Environment.CPUModel = hostileText
 	r.Environment.Kernel = "<script>k</script>"
+	r.Tool.Version = "v1 <script>v</script>\n# heading"
 	r.Environment.Drivers = map[string]string{hostileText: "v1|2"}
 	r.Config.Workload = &results.Workload{Rows: 10, Keys: "uniform", Op: "read", Query: map[string]string{name: "GET `k` | <b>" + version}}
 	for i := range r.Runs {

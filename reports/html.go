@@ -57,7 +57,7 @@ func HTML(w io.Writer, r *results.Report) error {
 		Details: template.HTML(detailsHTML.String()), // likewise
 		Chart:   template.HTML(chart),                // gonum/plot's SVG of this report
 		Started: r.StartedAt.UTC().Format("2006-01-02 15:04 UTC"),
-		Tool:    strings.TrimSpace(plain.Tool.Name + " " + plain.Tool.Version),
+		Tool:    plainText(r.Tool.Name + " " + r.Tool.Version), // html/template escapes it
 	})
 }
 
