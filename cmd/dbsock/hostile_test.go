@@ -15,7 +15,7 @@ import (
 // dbsock compare of a report whose strings carry |, new lines, backticks,
 // HTML and Markdown headings (reports/testdata/hostile.json) write them
 // as text: no tag and no heading of theirs, and every table row has its
-// header's number of cells.
+// header's number of cells; compare's error lines stay one line each.
 func TestHostileReportRendersAsText(t *testing.T) {
 	const hostile = "../../reports/testdata/hostile.json"
 	for _, f := range []string{"markdown", "html", "json", "csv", "blocks", "benchfmt"} {
@@ -56,6 +56,19 @@ func TestHostileReportRendersAsText(t *testing.T) {
 		t.Errorf("compare does not warn of the workload and the server:\n%s", stdout)
 	}
 	checkNoMarkup(t, "compare", stdout)
+	// --fail-on-regression's error lines (plain text) are one line each,
+	// without a terminal's escape sequences.
+	r.Targets[0].Error = "boom\n# heading \x1b[2J"
+	if b, err = json.Marshal(&r); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(other, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr = dbsock(t, "compare", hostile, other, "--fail-on-regression", "10%")
+	if code != 1 || !strings.Contains(stderr, "did not finish (boom # heading [2J)") || strings.Contains(stderr, "\n# heading") || strings.ContainsRune(stderr, 0x1b) {
+		t.Errorf("compare --fail-on-regression: exit %d, stderr:\n%s", code, stderr)
+	}
 }
 
 // checkNoMarkup fails when out (Markdown or HTML) holds a tag or heading
