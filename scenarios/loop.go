@@ -51,9 +51,9 @@ type LoopConfig struct {
 	Until time.Time
 	// Progress counts timed ops done, in steps of 256, for a progress bar.
 	Progress *atomic.Int64
-	// Heartbeat, when set, beats before every op and rests while the loop
-	// waits for a paced op's due time and after the loop, for the
-	// hung-server watchdog (StartWatchdog).
+	// Heartbeat, when set, beats before ops (as Heartbeat says) and rests
+	// while the loop waits for a paced op's due time and after the loop,
+	// for the hung-server watchdog (StartWatchdog).
 	Heartbeat *Heartbeat
 	// Interval, when set, runs the loop open: op i is due at
 	// start+Offset+i*Interval.
@@ -247,6 +247,7 @@ func Loop(ctx context.Context, op Op, cfg LoopConfig, h, actual *hdrhistogram.Hi
 	until := !cfg.Until.IsZero()
 	start := time.Now()
 	now, due := start, start
+	slow := true // the first op beats
 	for i := 0; i < n; i++ {
 		if cfg.tick(ctx, i, &s) || (until && now.After(cfg.Until)) {
 			break
@@ -263,8 +264,8 @@ func Loop(ctx context.Context, op Op, cfg LoopConfig, h, actual *hdrhistogram.Hi
 			}
 		}
 		write := k.next()
-		if hb != nil {
-			hb.beat()
+		if hb != nil && (slow || paced || i&15 == 0) {
+			hb.beat() // see Heartbeat: a quick op's beat waits for the 16th
 		}
 		var err error
 		t0 := time.Now()
@@ -274,6 +275,8 @@ func Loop(ctx context.Context, op Op, cfg LoopConfig, h, actual *hdrhistogram.Hi
 			err = op.Do(bg)
 		}
 		now = time.Now()
+		took := now.Sub(t0)
+		slow = took >= QuickOp
 		s.Ops++
 		into := h
 		if write {
@@ -291,9 +294,9 @@ func Loop(ctx context.Context, op Op, cfg LoopConfig, h, actual *hdrhistogram.Hi
 		}
 		if paced {
 			record(into, int64(now.Sub(due)))
-			record(actual, int64(now.Sub(t0)))
+			record(actual, int64(took))
 		} else {
-			record(into, int64(now.Sub(t0)))
+			record(into, int64(took))
 		}
 	}
 	cfg.finish(&s, start)

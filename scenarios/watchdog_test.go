@@ -219,3 +219,34 @@ func TestWatchdogWatchesEachOp(t *testing.T) {
 		})
 	}
 }
+
+// sleepOp takes at least d per op.
+type sleepOp time.Duration
+
+func (d sleepOp) Do(context.Context) error { time.Sleep(time.Duration(d)); return nil }
+
+// TestHeartbeatBeatsForEachSlowOp: the loop beats before every op that
+// follows one slower than QuickOp, and before every 16th op of quick ones
+// (their atomic store shared), and rests after the loop.
+func TestHeartbeatBeatsForEachSlowOp(t *testing.T) {
+	tests := []struct {
+		name        string
+		op          Op
+		n           int
+		least, most int64 // beats
+	}{
+		// A quick op the scheduler holds up past QuickOp beats for the
+		// next: a few more than one per 16, never one per op.
+		{"1600 quick ops", nopConn{}, 1600, 100, 199},
+		{"10 slow ops", sleepOp(2 * QuickOp), 10, 10, 10},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var hb Heartbeat
+			Loop(context.Background(), tt.op, LoopConfig{N: tt.n, Heartbeat: &hb}, results.NewHistogram(), nil)
+			if v := hb.v.Load(); v%2 != 0 || v/2 < tt.least || v/2 > tt.most {
+				t.Errorf("heartbeat %d: %d beats and at rest %v; want %d to %d beats, at rest", v, v/2, v%2 == 0, tt.least, tt.most)
+			}
+		})
+	}
+}
