@@ -179,15 +179,18 @@ func newLateDriver(delay time.Duration) lateDriver {
 // longer than the timeout. An op that never answers still fails the
 // round within the timeout and a little more.
 func TestWatchdogWatchesEachOp(t *testing.T) {
-	const timeout = 100 * time.Millisecond
+	// Wide margins: every op of a healthy server answers with most of the
+	// timeout to spare, so a busy machine's scheduling delays cannot make
+	// the watchdog fire; the old beat every 16th op fired on all of them.
+	const timeout = 250 * time.Millisecond
 	tests := []struct {
 		name string
 		d    drivers.Driver
 		opt  Options
 		hung bool
 	}{
-		{"ops of a third of the timeout", newLateDriver(timeout / 3), Options{Scenario: PK, N: 6, Blocks: 1, Warmup: 6, OpTimeout: timeout}, false},
-		{"paced, 300ms between ops", newLateDriver(time.Millisecond), Options{Scenario: PK, N: 4, Blocks: 1, Rate: 1 / 0.3, OpTimeout: timeout}, false},
+		{"ops of a tenth of the timeout", newLateDriver(timeout / 10), Options{Scenario: PK, N: 12, Blocks: 1, Warmup: 6, OpTimeout: timeout}, false},
+		{"paced, 400ms between ops", newLateDriver(time.Millisecond), Options{Scenario: PK, N: 3, Blocks: 1, Rate: 1 / 0.4, OpTimeout: timeout}, false},
 		{"an op that never answers", hangDriver{tcp: newHangConn(drivers.TCP, 3), unix: newHangConn(drivers.Unix, 1<<30)},
 			Options{Scenario: PK, N: 10, Blocks: 1, OpTimeout: timeout}, true},
 		{"paced, then an op that never answers", hangDriver{tcp: newHangConn(drivers.TCP, 3), unix: newHangConn(drivers.Unix, 1<<30)},
@@ -207,13 +210,13 @@ func TestWatchdogWatchesEachOp(t *testing.T) {
 				}
 				return
 			}
-			if err == nil || !strings.Contains(err.Error(), "did not answer for 100ms") {
-				t.Fatalf("err = %v, want the server said not to have answered for 100ms", err)
+			if err == nil || !strings.Contains(err.Error(), "did not answer for 250ms") {
+				t.Fatalf("err = %v, want the server said not to have answered for 250ms", err)
 			}
 			// The three ops before the hang take about a second paced; the
 			// watchdog fires within a timeout and an eighth of one, and
 			// the paced loop does not wait out its schedule after that.
-			if took > 2*time.Second {
+			if took > 3*time.Second {
 				t.Fatalf("the round ended %s after it started, with a %s op timeout", took, timeout)
 			}
 		})
