@@ -1,0 +1,206 @@
+package agents_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/dbsock/dbsock/agents"
+	"github.com/dbsock/dbsock/compose"
+	"github.com/dbsock/dbsock/drivers"
+	"github.com/dbsock/dbsock/internal/testutil"
+	"github.com/dbsock/dbsock/targets"
+	_ "github.com/dbsock/dbsock/targets/all" // every target's driver and recipe
+	"github.com/dbsock/dbsock/targets/postgres"
+)
+
+// rows is how many rows each test server is seeded with.
+const rows = 100
+
+// target is what a stack's test needs of one target: its server binaries,
+// its lookup's statement, and a key's form.
+type target struct {
+	name      string
+	binaries  []string
+	statement string
+	key       func(id int64) any
+}
+
+var stackTargets = []target{
+	{name: "redis", binaries: []string{"redis-server"}, key: func(id int64) any { return drivers.KeyName(id) }},
+	{name: "postgres", binaries: []string{"postgres"}, statement: postgres.Query, key: func(id int64) any { return id }},
+}
+
+// stackLibraries are the (stack, library) pairs each target is measured
+// from; "" is the stack's default library.
+var stackLibraries = map[string][][2]string{
+	"redis":     {{"python", ""}, {"c", ""}, {"php", ""}, {"node", ""}},
+	"postgres":  {{"python", ""}, {"python", "psycopg"}, {"c", ""}, {"php", ""}, {"node", ""}},
+	"mysql":     {{"python", ""}, {"python", "pymysql"}, {"c", ""}, {"php", ""}, {"node", ""}},
+	"memcached": {{"python", ""}, {"c", ""}, {"php", ""}},
+}
+
+// TestStacks has each stack's agent open a connection over tcp and over
+// the socket to a real local server, verified on the server side, run a
+// block, and return one latency per key without errors; it logs each
+// agent's overhead per op and each path's p50 (indicative only: the
+// machine is shared).
+func TestStacks(t *testing.T) {
+	for _, tg := range stackTargets {
+		t.Run(tg.name, func(t *testing.T) {
+			testutil.NeedAny(t, tg.binaries...)
+			srv, driver := startSeeded(t, tg.name)
+			finder, ok := driver.(drivers.ConnFinder)
+			if !ok {
+				t.Fatalf("the %s driver cannot find another process's connections", tg.name)
+			}
+			for _, sl := range stackLibraries[tg.name] {
+				name := sl[0]
+				if sl[1] != "" {
+					name += ":" + sl[1]
+				}
+				t.Run(name, func(t *testing.T) {
+					spec, err := agents.For(".", sl[0], tg.name, sl[1])
+					if err != nil {
+						needStack(t, err)
+					}
+					runStack(t, spec, srv, finder, tg, driver.ValueSize())
+				})
+			}
+		})
+	}
+}
+
+func needStack(t *testing.T, err error) {
+	t.Helper()
+	if os.Getenv(testutil.RequireEnv) != "" {
+		t.Fatal(err)
+	}
+	t.Skip(err)
+}
+
+func startSeeded(t *testing.T, name string) (*compose.Server, drivers.Driver) {
+	t.Helper()
+	l := compose.NewLocal()
+	t.Cleanup(func() { _ = l.Close() })
+	tt, ok := targets.Lookup(name)
+	if !ok {
+		t.Fatalf("no target %s", name)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	srv, err := l.Supply(ctx, tt.Supply())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = srv.Stop(context.Background()) })
+	d := tt.Settings(nil).Driver(drivers.Workload{Rows: rows})
+	for _, ep := range []drivers.Endpoint{srv.TCP, srv.Unix} {
+		if err := d.Seed(ctx, ep); err != nil {
+			t.Fatal(err)
+		}
+		if !srv.SeedEach {
+			break
+		}
+	}
+	return srv, d
+}
+
+func runStack(t *testing.T, spec agents.Spec, srv *compose.Server, cf drivers.ConnFinder, tg target, valueLen int) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	a, err := agents.Start(ctx, spec, agents.Limits{OpTimeout: 5 * time.Second, PerOp: time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := a.Close(); err != nil {
+			t.Error(err)
+		}
+	})
+	t.Logf("%s agent: %s", spec.Stack, a.Hello())
+	var keys []any
+	for i := range 500 {
+		keys = append(keys, tg.key(int64(i%rows)+1))
+	}
+	for _, path := range []drivers.Transport{drivers.TCP, drivers.Unix} {
+		ep, err := srv.Path(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, err := cf.OpenFinder(ctx, ep)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		id := "c-" + string(path)
+		o, err := agents.NewOpen(id, tg.name, ep, agents.Token(id), tg.statement, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, v, err := a.OpenVerified(ctx, f, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := a.Block(ctx, agents.Block{ID: id, Keys: keys, Warmup: 100, ValueLength: valueLen})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(r.Ns) != len(keys) || len(r.Errors) > 0 {
+			t.Fatalf("%s: %d latencies for %d keys, errors %+v", path, len(r.Ns), len(keys), r.Errors[:min(3, len(r.Errors))])
+		}
+		t.Logf("%s verified (%s): p50 %s over %d ops", path, v.Evidence, p50(r.Ns), len(r.Ns))
+		if err := a.CloseConn(ctx, id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ns, err := a.Overhead(ctx, 10000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("overhead per op (empty op, p50 of %d): %s", len(ns), p50(ns))
+}
+
+func p50(ns []int64) time.Duration {
+	s := slices.Clone(ns)
+	slices.Sort(s)
+	return time.Duration(s[len(s)/2])
+}
+
+// TestAgentThatLies: an agent asked for TCP that opens the socket, or
+// whose connection does not carry its token, is caught on the server side
+// before any op, and stopped.
+func TestAgentThatLies(t *testing.T) {
+	testutil.NeedAny(t, "redis-server")
+	srv, driver := startSeeded(t, "redis")
+	f, err := driver.(drivers.ConnFinder).OpenFinder(context.Background(), srv.Unix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	for _, tc := range []struct{ arg, want string }{
+		{"", "was to be on tcp (" + srv.TCP.Address + ") but the server sees the connection with token"},
+		{"noname", "CLIENT LIST has no connection named"},
+	} {
+		a, err := agents.Start(context.Background(), agents.Spec{Stack: "cmd", Argv: []string{"/usr/bin/python3", "testdata/liar.py", srv.Unix.Address, tc.arg}}, limits)
+		if err != nil {
+			needStack(t, err)
+		}
+		o, err := agents.NewOpen("c1", "redis", srv.TCP, agents.Token("c1"), "", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, _, err = a.OpenVerified(context.Background(), f, o)
+		if !errors.Is(err, agents.ErrRoute) || !strings.Contains(err.Error(), tc.want) {
+			t.Fatalf("a lying agent (%s): %v, want %q", tc.arg, err, tc.want)
+		}
+		if !strings.Contains(err.Error(), "on unix") && tc.arg == "" {
+			t.Errorf("the error does not say the server sees the socket: %v", err)
+		}
+		assertGone(t, a.PID())
+	}
+}
