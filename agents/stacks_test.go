@@ -15,6 +15,7 @@ import (
 	"github.com/dbsock/dbsock/internal/testutil"
 	"github.com/dbsock/dbsock/targets"
 	_ "github.com/dbsock/dbsock/targets/all" // every target's driver and recipe
+	"github.com/dbsock/dbsock/targets/mysql"
 	"github.com/dbsock/dbsock/targets/postgres"
 )
 
@@ -33,6 +34,8 @@ type target struct {
 var stackTargets = []target{
 	{name: "redis", binaries: []string{"redis-server"}, key: func(id int64) any { return drivers.KeyName(id) }},
 	{name: "postgres", binaries: []string{"postgres"}, statement: postgres.Query, key: func(id int64) any { return id }},
+	{name: "mysql", binaries: []string{"mariadbd", "mysqld"}, statement: mysql.Query, key: func(id int64) any { return id }},
+	{name: "memcached", binaries: []string{"memcached"}, key: func(id int64) any { return drivers.KeyName(id) }},
 }
 
 // stackLibraries are the (stack, library) pairs each target is measured
@@ -103,7 +106,7 @@ func startSeeded(t *testing.T, name string) (*compose.Server, drivers.Driver) {
 		if err := d.Seed(ctx, ep); err != nil {
 			t.Fatal(err)
 		}
-		if !srv.SeedEach {
+		if !srv.SeedEach && !tt.SeedEach {
 			break
 		}
 	}
