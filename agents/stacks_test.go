@@ -130,10 +130,18 @@ func runStack(t *testing.T, spec agents.Spec, srv *compose.Server, cf drivers.Co
 	for i := range 500 {
 		keys = append(keys, tg.key(int64(i%rows)+1))
 	}
-	for _, path := range []drivers.Transport{drivers.TCP, drivers.Unix} {
+	for _, path := range pathsOf(srv, spec.Stack, tg.name) {
 		ep, err := srv.Path(path)
 		if err != nil {
 			t.Fatal(err)
+		}
+		var caPEM []byte
+		if path == drivers.TLS {
+			ca, err := compose.TheRunCA()
+			if err != nil {
+				t.Fatal(err)
+			}
+			caPEM = ca.CertPEM()
 		}
 		f, err := cf.OpenFinder(ctx, ep)
 		if err != nil {
@@ -141,7 +149,7 @@ func runStack(t *testing.T, spec agents.Spec, srv *compose.Server, cf drivers.Co
 		}
 		defer f.Close()
 		id := "c-" + string(path)
-		o, err := agents.NewOpen(id, tg.name, ep, agents.Token(id), tg.statement, nil)
+		o, err := agents.NewOpen(id, tg.name, ep, agents.Token(id), tg.statement, caPEM)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -166,6 +174,24 @@ func runStack(t *testing.T, spec agents.Spec, srv *compose.Server, cf drivers.Co
 		t.Fatal(err)
 	}
 	t.Logf("overhead per op (empty op, p50 of %d): %s", len(ns), p50(ns))
+}
+
+// noTLS are the (stack, target) pairs whose library has no TLS here, and
+// the targets whose server does not show dbsock another session's TLS.
+var noTLS = map[string]bool{"cmd/redis": true, "c/redis": true, "c/memcached": true, "php/memcached": true, "python/memcached": true, "mysql": true}
+
+// pathsOf are the paths a stack's agent is tested on: tcp and unix, tcp6
+// where the server listens on ::1, and tls where the server serves it and
+// the library and the server's check can.
+func pathsOf(srv *compose.Server, stack, target string) []drivers.Transport {
+	paths := []drivers.Transport{drivers.TCP, drivers.Unix}
+	if srv.TCP6.Address != "" {
+		paths = append(paths, drivers.TCP6)
+	}
+	if srv.TLS.Address != "" && !noTLS[stack+"/"+target] && !noTLS[target] {
+		paths = append(paths, drivers.TLS)
+	}
+	return paths
 }
 
 func p50(ns []int64) time.Duration {

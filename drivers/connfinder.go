@@ -1,6 +1,11 @@
 package drivers
 
-import "context"
+import (
+	"context"
+	"net/netip"
+	"strconv"
+	"strings"
+)
 
 // A connection another process opened (a client stack's agent, see
 // package agents) is checked on the server side before any of its ops is
@@ -41,4 +46,32 @@ type Finder interface {
 	Find(ctx context.Context, claim Claim) (Verification, error)
 	// Close closes dbsock's own connection.
 	Close() error
+}
+
+// SameAddr says whether two IP:PORT addresses, as a server or a client
+// library prints them ("[::1]:5432", "::1:5432", "127.0.0.1:5432"), are
+// the same.
+func SameAddr(a, b string) bool {
+	pa, oka := parseHostPort(a)
+	pb, okb := parseHostPort(b)
+	if !oka || !okb {
+		return a == b
+	}
+	return pa == pb
+}
+
+func parseHostPort(s string) (netip.AddrPort, bool) {
+	i := strings.LastIndexByte(s, ':')
+	if i < 0 {
+		return netip.AddrPort{}, false
+	}
+	ip, err := netip.ParseAddr(strings.Trim(s[:i], "[]"))
+	if err != nil {
+		return netip.AddrPort{}, false
+	}
+	port, err := strconv.ParseUint(s[i+1:], 10, 16)
+	if err != nil {
+		return netip.AddrPort{}, false
+	}
+	return netip.AddrPortFrom(ip.Unmap(), uint16(port)), true
 }

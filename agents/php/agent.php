@@ -73,7 +73,8 @@ function backend(string $target, string $lib): array {
                 $m->ssl_set(null, null, ca_file($o), null, null);
                 $flags = MYSQLI_CLIENT_SSL;
             }
-            $m->real_connect(is_unix($o) ? 'localhost' : $o['host'], $o['user'], $o['password'], $o['database'],
+            $host = str_contains($o['host'] ?? '', ':') ? '[' . $o['host'] . ']' : ($o['host'] ?? ''); // mysqlnd takes [::1]
+            $m->real_connect(is_unix($o) ? 'localhost' : $host, $o['user'], $o['password'], $o['database'],
                 is_unix($o) ? 0 : $o['port'], is_unix($o) ? $o['socket'] : null, $flags);
             $s = $m->prepare('SELECT GET_LOCK(?, 0), CONNECTION_ID()'); // the token the server shows: a user lock
             $s->bind_param('s', $o['token']);

@@ -150,7 +150,7 @@ class Memcached:
         info = {}
         if o["network"] != "unix":
             host, port = c.sock.getsockname()[:2]
-            info["local_addr"] = "%s:%d" % (host, port)
+            info["local_addr"] = ("[%s]:%d" if ":" in host else "%s:%d") % (host, port)
         return c, info
 
     def op(self, c, key):

@@ -54,7 +54,7 @@ func (f *finder) Find(ctx context.Context, claim drivers.Claim) (drivers.Verific
 		if old, ok := f.before[fd]; ok && old["addr"] == kv["addr"] {
 			continue
 		}
-		if kv["addr"] == "tcp:"+claim.LocalAddr || kv["addr"] == "tcp6:"+claim.LocalAddr || claim.LocalAddr == "" {
+		if peer := strings.TrimPrefix(strings.TrimPrefix(kv["addr"], "tcp6:"), "tcp:"); claim.LocalAddr == "" || drivers.SameAddr(peer, claim.LocalAddr) {
 			fresh = append(fresh, fd)
 		}
 	}

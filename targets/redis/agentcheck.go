@@ -43,7 +43,7 @@ func (f *finder) Find(ctx context.Context, claim drivers.Claim) (drivers.Verific
 	if err != nil {
 		return v, err
 	}
-	if claim.LocalAddr != "" && v.Transport != drivers.Unix && claim.LocalAddr != v.Peer {
+	if claim.LocalAddr != "" && v.Transport != drivers.Unix && !drivers.SameAddr(claim.LocalAddr, v.Peer) {
 		return v, fmt.Errorf("the agent says its connection is from %s, the server sees it from %s", claim.LocalAddr, v.Peer)
 	}
 	if v.Transport != drivers.TCP {
