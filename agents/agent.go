@@ -148,7 +148,10 @@ func (a *Agent) request(ctx context.Context, what string, msg any, want string, 
 	}
 	wait := a.limits.wait(ops)
 	_ = a.stdin.SetWriteDeadline(time.Now().Add(wait))
-	if _, err := a.stdin.Write(append(b, '\n')); err != nil {
+	stop := context.AfterFunc(ctx, func() { _ = a.stdin.SetWriteDeadline(time.Now()) })
+	_, err = a.stdin.Write(append(b, '\n'))
+	stop()
+	if err != nil {
 		return a.fail(fmt.Errorf("%s: write the request to its stdin: %w%s", what, err, a.gone()))
 	}
 	line, err := a.read(ctx, "its answer to "+what, limit, wait)
@@ -176,6 +179,8 @@ func (a *Agent) read(ctx context.Context, what string, limit int, wait time.Dura
 		deadline = d
 	}
 	_ = a.stdout.SetReadDeadline(deadline)
+	stop := context.AfterFunc(ctx, func() { _ = a.stdout.SetReadDeadline(time.Now()) })
+	defer stop()
 	var line []byte
 	for {
 		chunk, err := a.br.ReadSlice('\n')

@@ -78,6 +78,35 @@ func TestMisbehavingAgents(t *testing.T) {
 	}
 }
 
+// TestAgentDeafOrCancelled: an agent that never reads its stdin cannot
+// block dbsock's write of a large request past the deadline, and a
+// cancelled context ends a wait at once; each stops the agent.
+func TestAgentDeafOrCancelled(t *testing.T) {
+	deaf := limits
+	deaf.PerOp = 0
+	a, err := agents.Start(context.Background(), agents.Spec{Stack: "cmd", Argv: []string{"testdata/fake.sh", "silent"}}, deaf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = a.Block(context.Background(), block(100000)) // far more than a pipe holds
+	if err == nil || !strings.Contains(err.Error(), "write the request to its stdin") {
+		t.Fatalf("a block to an agent that does not read: %v", err)
+	}
+	assertGone(t, a.PID())
+
+	a, err = fake(t, "hang")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(50*time.Millisecond, cancel)
+	_, err = a.Block(ctx, block(3))
+	if err == nil || !strings.Contains(err.Error(), "stopped waiting for its answer to block c1 of 3 keys: context canceled") {
+		t.Fatalf("a cancelled block: %v", err)
+	}
+	assertGone(t, a.PID())
+}
+
 // TestAgentSilentAtStart: an agent that never says hello, or says it in
 // another protocol, fails Start and is not left running.
 func TestAgentSilentAtStart(t *testing.T) {
