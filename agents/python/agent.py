@@ -7,8 +7,7 @@ length and returns each op's latency. Nothing else: dbsock seeds, verifies
 each connection on the server side, and does the statistics.
 
 Libraries (the first of each target is its default): redis: redis-py;
-postgres: psycopg2, psycopg; mysql: mysqldb, pymysql; memcached: pymemcache;
-mongo: pymongo.
+postgres: psycopg2, psycopg; mysql: mysqldb, pymysql; memcached: pymemcache.
 """
 import json
 import os
@@ -157,28 +156,6 @@ class Memcached:
         return c.get(key)
 
 
-class Mongo:
-    def __init__(self):
-        import pymongo
-        self.mod, self.name, self.version = pymongo, "pymongo", pymongo.version
-
-    def open(self, o):
-        from urllib.parse import quote_plus
-        host = quote_plus(o["socket"]) if o["network"] == "unix" else "%s:%d" % (o["host"], o["port"])
-        auth = "%s:%s@" % (quote_plus(o["user"]), quote_plus(o["password"])) if o.get("user") else ""
-        kw = dict(appname=o["token"], directConnection=True, maxPoolSize=1, serverSelectionTimeoutMS=o["op_timeout_ms"],
-                  socketTimeoutMS=o["op_timeout_ms"])
-        if o.get("tls_ca_pem"):
-            kw.update(tls=True, tlsCAFile=ca_file(o))
-        c = self.mod.MongoClient("mongodb://%s%s/%s" % (auth, host, o.get("database") or ""), **kw)
-        c.admin.command("ping")
-        return Held(c, c[o.get("database") or "dbsock"][o.get("collection") or "users"]), {}
-
-    def op(self, c, key):
-        doc = c.cur.find_one({"_id": key})
-        return None if doc is None else doc.get("nickname")
-
-
 def library(target, lib):
     if target == "redis" and lib in ("", "redis-py"):
         return Redis()
@@ -188,8 +165,6 @@ def library(target, lib):
         return MySQL(lib or "mysqldb")
     if target == "memcached" and lib in ("", "pymemcache"):
         return Memcached()
-    if target == "mongo" and lib in ("", "pymongo"):
-        return Mongo()
     raise SystemExit("agent.py: no library %r for target %r (see the docstring)" % (lib, target))
 
 
