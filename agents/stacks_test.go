@@ -233,3 +233,50 @@ func TestAgentThatLies(t *testing.T) {
 		assertGone(t, a.PID())
 	}
 }
+
+// TestTokenTwice: a second connection that carries the token of one
+// already open is refused: the server shows two connections of that name
+// (Redis, PostgreSQL), or the token's lock is held by another connection
+// than the one the agent reports (MariaDB). memcached names no
+// connection, so it is not among them.
+func TestTokenTwice(t *testing.T) {
+	for _, tg := range stackTargets[:3] {
+		t.Run(tg.name, func(t *testing.T) {
+			testutil.NeedAny(t, tg.binaries...)
+			spec, err := agents.For(".", "python", tg.name, "")
+			if err != nil {
+				needStack(t, err)
+			}
+			srv, driver := startSeeded(t, tg.name)
+			ctx := context.Background()
+			f, err := driver.(drivers.ConnFinder).OpenFinder(ctx, srv.TCP)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			a, err := agents.Start(ctx, spec, limits)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer a.Close()
+			token := agents.Token("c1")
+			for i, id := range []string{"c1", "c2"} {
+				o, err := agents.NewOpen(id, tg.name, srv.TCP, token, tg.statement, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				_, _, err = a.OpenVerified(ctx, f, o)
+				if i == 0 && err != nil {
+					t.Fatal(err)
+				}
+				if i == 1 && !errors.Is(err, agents.ErrRoute) {
+					t.Fatalf("a second connection with the token of the first: %v", err)
+				}
+				if i == 1 {
+					t.Logf("refused: %v", err)
+				}
+			}
+			assertGone(t, a.PID())
+		})
+	}
+}
