@@ -97,7 +97,7 @@ func Start(ctx context.Context, spec Spec, limits Limits) (*Agent, error) {
 	a.cmd.Env = append([]string{"PATH=/usr/local/bin:/usr/bin:/bin", "LANG=C.UTF-8"}, spec.Env...)
 	a.cmd.Dir = spec.Dir
 	a.cmd.Stdin, a.cmd.Stdout, a.cmd.Stderr = inR, outW, a.stderr
-	a.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	a.cmd.SysProcAttr = procAttr()
 	a.cmd.WaitDelay = time.Second
 	err = a.cmd.Start()
 	inR.Close()
