@@ -39,7 +39,7 @@ func TestDocExampleAgent(t *testing.T) {
 	if err := os.WriteFile(file, m[1], 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := os.Stat("/usr/bin/python3"); err != nil {
+	if err := agents.Installed("."); err != nil {
 		needStack(t, err)
 	}
 	srv, driver := startSeeded(t, "redis")
@@ -56,7 +56,7 @@ func TestStacksFor(t *testing.T) {
 	}
 	s, err := agents.For(".", "python", "postgres", "psycopg")
 	if err != nil {
-		t.Skip(err)
+		needStack(t, err)
 	}
 	if want := []string{"/usr/bin/python3", "python/agent.py", "postgres", "psycopg"}; strings.Join(s.Argv, " ") != strings.Join(want, " ") {
 		t.Errorf("python's argv %q, want %q", s.Argv, want)

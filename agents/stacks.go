@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -16,6 +17,12 @@ var Stacks = []string{"c", "python", "node", "php"}
 // stack's libraries ("" for its default). It says what to install when
 // the agent or its runtime is missing.
 func For(dir, stack, target, library string) (Spec, error) {
+	if !slices.Contains(Stacks, stack) {
+		return Spec{}, fmt.Errorf("no client stack %q (want one of %s)", stack, strings.Join(Stacks, ", "))
+	}
+	if err := Installed(dir); err != nil {
+		return Spec{}, err
+	}
 	args := []string{target}
 	if library != "" {
 		args = append(args, library)
@@ -60,4 +67,14 @@ func findNode() (string, error) {
 		}
 	}
 	return "", fmt.Errorf("the node stack needs node (20 or 18) in /usr/local/bin or /usr/bin")
+}
+
+// Installed says whether scripts/install-deps.sh --with-stacks has
+// installed every stack and built the C agent for the agents directory
+// dir (it leaves a marker, .stacks/complete, when it is done).
+func Installed(dir string) error {
+	if _, err := os.Stat(filepath.Join(dir, ".stacks", "complete")); err != nil {
+		return fmt.Errorf("the client stacks are not installed for %s: run scripts/install-deps.sh --with-stacks", dir)
+	}
+	return nil
 }
