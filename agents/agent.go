@@ -67,6 +67,9 @@ type Agent struct {
 	exited chan struct{}
 	waited error
 	dead   error // set once the agent is killed or gone: every later call fails with it
+	// secrets are the passwords sent to the agent: whatever of the
+	// agent's dbsock quotes in an error has them replaced by ****.
+	secrets []string
 }
 
 // Start starts the agent with a minimal environment (PATH, LANG and
@@ -166,7 +169,7 @@ func (a *Agent) request(ctx context.Context, what string, msg any, want string, 
 		return a.garbage("its answer to "+what, line, err)
 	}
 	if head.Type == TypeError {
-		return fmt.Errorf("the %s agent could not do %s: %s", a.spec.Stack, what, clip(head.Message, MaxErrorBytes))
+		return fmt.Errorf("the %s agent could not do %s: %s", a.spec.Stack, what, clip(a.redact(head.Message), MaxErrorBytes))
 	}
 	return a.decode("its answer to "+what, line, want, out)
 }
@@ -242,7 +245,7 @@ func (a *Agent) decode(what string, line []byte, want string, out any) error {
 }
 
 func (a *Agent) garbage(what string, line []byte, err error) error {
-	return a.fail(fmt.Errorf("it answered garbage for %s: %v, in %s", what, err, strconv.Quote(clip(string(line), 200))))
+	return a.fail(fmt.Errorf("it answered garbage for %s: %v, in %s", what, err, strconv.Quote(clip(a.redact(string(line)), 200))))
 }
 
 // fail kills the agent and returns err with what the agent is and what
@@ -250,7 +253,7 @@ func (a *Agent) garbage(what string, line []byte, err error) error {
 func (a *Agent) fail(err error) error {
 	a.kill()
 	said := ""
-	if s := strings.TrimSpace(a.stderr.String()); s != "" {
+	if s := strings.TrimSpace(a.redact(a.stderr.String())); s != "" {
 		said = "; its stderr: " + strconv.Quote(clip(s, 1000))
 	}
 	a.dead = fmt.Errorf("the %s agent (%s): %w; dbsock stopped it%s", a.spec.Stack, strings.Join(a.spec.Argv, " "), err, said)
@@ -278,7 +281,7 @@ func (a *Agent) Close() error {
 	select {
 	case <-a.exited:
 		if a.waited != nil {
-			err = fmt.Errorf("the %s agent exited with %v when dbsock closed its stdin; its stderr: %q", a.spec.Stack, a.waited, clip(a.stderr.String(), 1000))
+			err = fmt.Errorf("the %s agent exited with %v when dbsock closed its stdin; its stderr: %q", a.spec.Stack, a.waited, clip(a.redact(a.stderr.String()), 1000))
 		}
 	case <-time.After(a.limits.grace()):
 		err = fmt.Errorf("the %s agent did not exit within %s of dbsock closing its stdin; dbsock killed it", a.spec.Stack, a.limits.grace())
@@ -308,6 +311,14 @@ func (c *capped) String() string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.buf.String()
+}
+
+// redact replaces every password sent to the agent in s with ****.
+func (a *Agent) redact(s string) string {
+	for _, p := range a.secrets {
+		s = strings.ReplaceAll(s, p, "****")
+	}
+	return s
 }
 
 func clip(s string, n int) string {

@@ -107,6 +107,25 @@ func TestAgentDeafOrCancelled(t *testing.T) {
 	assertGone(t, a.PID())
 }
 
+// TestAgentNeverQuotesThePassword: an agent that echoes its open message
+// (password and all) to stdout and stderr gets an error that quotes both,
+// with the password replaced.
+func TestAgentNeverQuotesThePassword(t *testing.T) {
+	a, err := fake(t, "echo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const password = "Sw0rdf1sh-secret"
+	_, err = a.Open(context.Background(), agents.Open{ID: "c1", Path: "tcp", Address: "127.0.0.1:1", Password: password})
+	if err == nil || !strings.Contains(err.Error(), "answered garbage") || !strings.Contains(err.Error(), "its stderr") {
+		t.Fatalf("an agent that echoes its open: %v", err)
+	}
+	if strings.Contains(err.Error(), password) || !strings.Contains(err.Error(), `\"password\":\"****\"`) {
+		t.Errorf("the error shows the password, or not where it was: %v", err)
+	}
+	assertGone(t, a.PID())
+}
+
 // TestAgentSilentAtStart: an agent that never says hello, or says it in
 // another protocol, fails Start and is not left running.
 func TestAgentSilentAtStart(t *testing.T) {

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/dbsock/dbsock/drivers"
 )
@@ -24,6 +25,9 @@ func Token(id string) string {
 func (a *Agent) Open(ctx context.Context, o Open) (Opened, error) {
 	o.Type = TypeOpen
 	o.OpTimeoutMs = a.limits.OpTimeout.Milliseconds()
+	if o.Password != "" && !slices.Contains(a.secrets, o.Password) {
+		a.secrets = append(a.secrets, o.Password)
+	}
 	var r Opened
 	if err := a.request(ctx, "open "+o.ID+" ("+o.Path+" "+o.Address+")", o, TypeOpened, &r, MaxLine, 0); err != nil {
 		return Opened{}, err
@@ -86,10 +90,11 @@ func (a *Agent) Block(ctx context.Context, b Block) (BlockResult, error) {
 	if err := checkNs(r.Ns); err != nil {
 		return BlockResult{}, a.fail(fmt.Errorf("%s: %w", what, err))
 	}
-	for _, e := range r.Errors {
+	for i, e := range r.Errors {
 		if e.Index < 0 || e.Index >= len(b.Keys) {
 			return BlockResult{}, a.fail(fmt.Errorf("it reported an error at op %d of %s", e.Index, what))
 		}
+		r.Errors[i].Message = clip(a.redact(e.Message), MaxErrorBytes)
 	}
 	return r, nil
 }

@@ -6,7 +6,9 @@ echo '{"type":"hello","protocol":1,"language":"sh","runtime_version":"0","librar
 [ "$mode" = silent ] && exec sleep 600
 while IFS= read -r line; do
   case "$line" in
-  *'"type":"open"'*) echo '{"type":"opened","id":"c1"}' ;;
+  *'"type":"open"'*)
+    if [ "$mode" = echo ]; then echo "$line" >&2; echo "$line"; continue; fi
+    echo '{"type":"opened","id":"c1"}' ;;
   *'"type":"block"'*)
     case "$mode" in
     hang) sleep 600 ;;
