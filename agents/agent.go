@@ -33,10 +33,12 @@ type Spec struct {
 // Limits are how long dbsock waits for an agent.
 type Limits struct {
 	// OpTimeout is the limit of one op (the run's --op-timeout); the
-	// agent is given it for its library.
+	// agent is given it for its library. Every wait is at least this
+	// plus Grace.
 	OpTimeout time.Duration
 	// PerOp is what each op of a block or an overhead request adds to
-	// the wait for its result.
+	// the wait for its result (0: nothing, so that a whole block must
+	// come back within OpTimeout and Grace).
 	PerOp time.Duration
 	// Grace is what every wait adds to OpTimeout (2 s when 0).
 	Grace time.Duration
