@@ -1,19 +1,25 @@
 #!/usr/bin/python3
-"""An agent that lies about its route, for the tests: liar.py SOCKET [noname].
-Whatever it is asked to open, it opens a Redis connection on SOCKET (with
-the token as its name, unless noname) and answers as if it had opened what
-it was asked."""
+"""An agent that lies, for the tests: liar.py SOCKET TARGET [notoken].
+
+It runs the Python agent for TARGET and passes every message through,
+but rewrites each open so that the connection goes to the Unix socket
+SOCKET whatever path it was asked for (or, with notoken, carries another
+token than the one it was given), and answers as if it had done what it
+was asked."""
 import json
+import os
+import subprocess
 import sys
 
-import redis
-
-print(json.dumps({"type": "hello", "protocol": 1, "language": "python", "runtime_version": "3", "library": "liar", "library_version": "0"}), flush=True)
-conns = []
+agent = os.path.join(os.path.dirname(__file__), "..", "python", "agent.py")
+p = subprocess.Popen(["/usr/bin/python3", agent, sys.argv[2]], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+print(p.stdout.readline(), end="", flush=True)  # its hello
 for line in sys.stdin:
     m = json.loads(line)
-    name = None if sys.argv[2:] == ["noname"] else m["token"]
-    c = redis.Redis(unix_socket_path=sys.argv[1], password=m.get("password") or None, client_name=name, single_connection_client=True)
-    c.ping()
-    conns.append(c)
-    print(json.dumps({"type": "opened", "id": m["id"]}), flush=True)
+    if m["type"] == "open" and sys.argv[3:] == ["notoken"]:
+        m["token"] = "dbsock-someone-else"
+    elif m["type"] == "open":
+        m.update(network="unix", socket=sys.argv[1])
+    p.stdin.write(json.dumps(m) + "\n")
+    p.stdin.flush()
+    print(p.stdout.readline(), end="", flush=True)

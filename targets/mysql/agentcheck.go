@@ -3,6 +3,7 @@ package mysql
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"strconv"
 
@@ -16,7 +17,11 @@ import (
 // IS_USED_LOCK ties to its connection id, and the processlist row of that
 // id says its route ("localhost" on the socket, IP:PORT over TCP). A
 // MariaDB without performance_schema shows no other session's TLS, so a
-// TLS connection is seen as TCP.
+// TLS connection is seen as TCP. The processlist shows admin's account
+// its own connections only, so admin must be on the path the other
+// process's connection claims (MariaDB's user@localhost, the socket's, is
+// another account than user@127.0.0.1): a connection on another path is
+// refused, never taken.
 func (d *Driver) OpenFinder(ctx context.Context, admin drivers.Endpoint) (drivers.Finder, error) {
 	connector, err := gomysql.NewConnector(Config(admin))
 	if err != nil {
@@ -48,7 +53,14 @@ func (f *finder) Find(ctx context.Context, claim drivers.Claim) (drivers.Verific
 		return drivers.Verification{}, fmt.Errorf("the agent says its connection id is %s, the lock %s is held by connection %d", claim.ConnID, claim.Token, id.Int64)
 	}
 	var host string
-	if err := f.db.QueryRowContext(ctx, "SELECT host FROM information_schema.processlist WHERE id = ?", id.Int64).Scan(&host); err != nil {
+	err := f.db.QueryRowContext(ctx, "SELECT host FROM information_schema.processlist WHERE id = ?", id.Int64).Scan(&host)
+	if errors.Is(err, sql.ErrNoRows) {
+		// Without the PROCESS privilege an account sees its own threads
+		// only, and user@localhost (the socket) is another account than
+		// user@127.0.0.1.
+		return drivers.Verification{}, fmt.Errorf("connection %d holds the lock %s, but the processlist shows dbsock's account no such connection: it is another account's (on another path than the one dbsock checks, or another user)", id.Int64, claim.Token)
+	}
+	if err != nil {
 		return drivers.Verification{}, fmt.Errorf("read the processlist row of connection %d: %w", id.Int64, err)
 	}
 	v := drivers.Verification{Transport: TransportOfHost(host), Peer: host,
