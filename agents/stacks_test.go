@@ -3,8 +3,10 @@ package agents_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -172,6 +174,9 @@ func runStack(t *testing.T, spec agents.Spec, srv *compose.Server, cf drivers.Co
 			t.Fatalf("%s: %d latencies for %d keys, errors %+v", path, len(r.Ns), len(keys), r.Errors[:min(3, len(r.Errors))])
 		}
 		t.Logf("%s verified (%s): p50 %s over %d ops", path, v.Evidence, p50(r.Ns), len(r.Ns))
+		if path == drivers.TCP {
+			checkValues(ctx, t, a, id, tg, valueLen)
+		}
 		if err := a.CloseConn(ctx, id); err != nil {
 			t.Fatal(err)
 		}
@@ -181,6 +186,26 @@ func runStack(t *testing.T, spec agents.Spec, srv *compose.Server, cf drivers.Co
 		t.Fatal(err)
 	}
 	t.Logf("overhead per op (empty op, p50 of %d): %s", len(ns), p50(ns))
+}
+
+// checkValues has the agent read a value of another length than it is
+// told and a key that does not exist: each op is an error of its own.
+func checkValues(ctx context.Context, t *testing.T, a *agents.Agent, id string, tg target, valueLen int) {
+	t.Helper()
+	r, err := a.Block(ctx, agents.Block{ID: id, Keys: []any{tg.key(1), tg.key(rows + 1), tg.key(2)}, ValueLength: valueLen + 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wrong := fmt.Sprintf("value of %d bytes", valueLen)
+	want := []string{wrong, "no value", wrong}
+	if len(r.Errors) != 3 {
+		t.Fatalf("3 ops that read the wrong length or nothing: errors %+v", r.Errors)
+	}
+	for i, e := range r.Errors {
+		if e.Index != i || !strings.Contains(e.Message, want[i]) {
+			t.Errorf("op %d: error %+v, want one saying %q", i, e, want[i])
+		}
+	}
 }
 
 // noTLS are the (stack, target) pairs whose library has no TLS here, and
