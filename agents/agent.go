@@ -120,11 +120,11 @@ func Start(ctx context.Context, spec Spec, limits Limits) (*Agent, error) {
 }
 
 func (a *Agent) readHello(ctx context.Context) error {
-	line, err := a.read(ctx, "its hello", MaxLine, a.limits.wait(0))
+	line, err := a.read(ctx, "hello", MaxLine, a.limits.wait(0))
 	if err != nil {
 		return err
 	}
-	if err := a.decode("its hello", line, TypeHello, &a.hello); err != nil {
+	if err := a.decode("hello", line, TypeHello, &a.hello); err != nil {
 		return err
 	}
 	if a.hello.Protocol != Protocol || a.hello.Language == "" || a.hello.Library == "" {
@@ -159,7 +159,7 @@ func (a *Agent) request(ctx context.Context, what string, msg any, want string, 
 	if err != nil {
 		return a.fail(fmt.Errorf("%s: write the request to its stdin: %w%s", what, err, a.gone()))
 	}
-	line, err := a.read(ctx, "its answer to "+what, limit, wait)
+	line, err := a.read(ctx, "answer to "+what, limit, wait)
 	if err != nil {
 		return err
 	}
@@ -168,12 +168,12 @@ func (a *Agent) request(ctx context.Context, what string, msg any, want string, 
 		Message string `json:"message"`
 	}
 	if err := json.Unmarshal(line, &head); err != nil {
-		return a.garbage("its answer to "+what, line, err)
+		return a.garbage("answer to "+what, line, err)
 	}
 	if head.Type == TypeError {
 		return fmt.Errorf("the %s agent could not do %s: %s", a.spec.Stack, what, clip(a.redact(head.Message), MaxErrorBytes))
 	}
-	return a.decode("its answer to "+what, line, want, out)
+	return a.decode("answer to "+what, line, want, out)
 }
 
 // read reads one line of at most limit bytes within wait, or kills the
@@ -191,7 +191,7 @@ func (a *Agent) read(ctx context.Context, what string, limit int, wait time.Dura
 		chunk, err := a.br.ReadSlice('\n')
 		line = append(line, chunk...)
 		if len(line) > limit+1 {
-			return nil, a.fail(fmt.Errorf("it wrote a line over %d bytes for %s (the protocol's limit)", limit, what))
+			return nil, a.fail(fmt.Errorf("it wrote a line over %d bytes as its %s (the protocol's limit)", limit, what))
 		}
 		switch {
 		case err == nil:
@@ -200,12 +200,12 @@ func (a *Agent) read(ctx context.Context, what string, limit int, wait time.Dura
 			continue
 		case errors.Is(err, os.ErrDeadlineExceeded):
 			if ctx.Err() != nil {
-				return nil, a.fail(fmt.Errorf("stopped waiting for %s: %w", what, ctx.Err()))
+				return nil, a.fail(fmt.Errorf("stopped waiting for its %s: %w", what, ctx.Err()))
 			}
 			return nil, a.fail(fmt.Errorf("it hung: no %s within %s (op timeout %s + %s grace + %s per op)",
 				what, wait.Round(time.Millisecond), a.limits.OpTimeout, a.limits.grace(), a.limits.PerOp))
 		default:
-			return nil, a.fail(fmt.Errorf("it closed its stdout before %s%s", what, a.gone()))
+			return nil, a.fail(fmt.Errorf("it closed its stdout before its %s%s", what, a.gone()))
 		}
 	}
 }
@@ -247,7 +247,7 @@ func (a *Agent) decode(what string, line []byte, want string, out any) error {
 }
 
 func (a *Agent) garbage(what string, line []byte, err error) error {
-	return a.fail(fmt.Errorf("it answered garbage for %s: %v, in %s", what, err, strconv.Quote(clip(a.redact(string(line)), 200))))
+	return a.fail(fmt.Errorf("it answered garbage as its %s: %v, in %s", what, err, strconv.Quote(clip(a.redact(string(line)), 200))))
 }
 
 // fail kills the agent and returns err with what the agent is and what

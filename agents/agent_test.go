@@ -39,10 +39,10 @@ func TestMisbehavingAgents(t *testing.T) {
 		mode string
 		want string
 	}{
-		{"hang", "it hung: no its answer to block c1 of 3 keys within"},
+		{"hang", "it hung: no answer to block c1 of 3 keys within"},
 		{"exit", "it closed its stdout before its answer to block c1 of 3 keys (it exited with status 3)"},
 		{"count", "it returned 2 latencies for block c1 of 3 keys"},
-		{"garbage", "it answered garbage for its answer to block c1 of 3 keys"},
+		{"garbage", "it answered garbage as its answer to block c1 of 3 keys"},
 		{"huge", "it wrote a line over"},
 		{"negative", "a monotonic clock never runs back"},
 	} {
@@ -130,7 +130,7 @@ func TestAgentNeverQuotesThePassword(t *testing.T) {
 // another protocol, fails Start and is not left running.
 func TestAgentSilentAtStart(t *testing.T) {
 	a, err := agents.Start(context.Background(), agents.Spec{Stack: "cmd", Argv: []string{"sleep", "600"}}, limits)
-	if err == nil || !strings.Contains(err.Error(), "it hung: no its hello within") {
+	if err == nil || !strings.Contains(err.Error(), "it hung: no hello within") {
 		t.Fatalf("Start of a silent agent: %v, %v", a, err)
 	}
 	_, err = agents.Start(context.Background(), agents.Spec{Stack: "cmd", Argv: []string{"echo", `{"type":"hello","protocol":9}`}}, limits)
