@@ -88,7 +88,7 @@ func TestAgentDeafOrCancelled(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = a.Block(context.Background(), block(100000)) // far more than a pipe holds
+	_, err = a.Block(context.Background(), block(50000)) // far more than a pipe holds
 	if err == nil || !strings.Contains(err.Error(), "write the request to its stdin") {
 		t.Fatalf("a block to an agent that does not read: %v", err)
 	}
@@ -176,6 +176,9 @@ func TestAgentWellBehaved(t *testing.T) {
 		pid := a.PID()
 		if got := a.Hello(); got.Language != "sh" || got.Library != "fake" {
 			t.Errorf("hello %+v", got)
+		}
+		if _, err := a.Block(context.Background(), block(0)); err == nil || !strings.Contains(err.Error(), "want 1 to 100000") {
+			t.Errorf("%s: a block of no keys: %v", mode, err)
 		}
 		r, err := a.Block(context.Background(), block(3))
 		if err != nil || len(r.Ns) != 3 {

@@ -34,8 +34,9 @@ const (
 	MaxLatencyBytes = 20
 	// MaxErrorBytes is what each op's error may take in a result.
 	MaxErrorBytes = 512
-	// MaxOps is the most ops (keys) of one block or overhead request.
-	MaxOps = 1 << 20
+	// MaxOps is the most ops (keys and warm-up) of one block, or of one
+	// overhead request: a block's answer then takes at most about 53 MB.
+	MaxOps = 100_000
 	// MaxStderr is how much of an agent's stderr is kept for errors.
 	MaxStderr = 8 << 10
 )
