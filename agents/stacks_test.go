@@ -29,6 +29,7 @@ type target struct {
 	name      string
 	binaries  []string
 	statement string
+	noPrepare bool
 	key       func(id int64) any
 }
 
@@ -37,6 +38,7 @@ var stackTargets = []target{
 	{name: "postgres", binaries: []string{"postgres"}, statement: postgres.Query, key: func(id int64) any { return id }},
 	{name: "mysql", binaries: []string{"mariadbd", "mysqld"}, statement: mysql.Query, key: func(id int64) any { return id }},
 	{name: "memcached", binaries: []string{"memcached"}, key: func(id int64) any { return drivers.KeyName(id) }},
+	{name: "pgbouncer", binaries: []string{"pgbouncer"}, statement: postgres.Query, noPrepare: true, key: func(id int64) any { return id }},
 }
 
 // stackLibraries are the (stack, library) pairs each target is measured
@@ -46,6 +48,7 @@ var stackLibraries = map[string][][2]string{
 	"postgres":  {{"python", ""}, {"python", "psycopg"}, {"c", ""}, {"php", ""}, {"node", ""}},
 	"mysql":     {{"python", ""}, {"python", "pymysql"}, {"c", ""}, {"php", ""}, {"node", ""}},
 	"memcached": {{"python", ""}, {"c", ""}, {"php", ""}},
+	"pgbouncer": {{"python", ""}, {"python", "psycopg"}, {"c", ""}, {"php", ""}, {"node", ""}},
 }
 
 // TestStacks has each stack's agent open a connection over tcp and over
@@ -162,6 +165,7 @@ func runStack(t *testing.T, spec agents.Spec, srv *compose.Server, cf drivers.Co
 		if err != nil {
 			t.Fatal(err)
 		}
+		o.NoPrepare = tg.noPrepare
 		_, v, err := a.OpenVerified(ctx, f, o)
 		if err != nil {
 			t.Fatal(err)
@@ -261,6 +265,7 @@ func TestAgentThatLies(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
+				o.NoPrepare = tg.noPrepare
 				_, _, err = a.OpenVerified(context.Background(), f, o)
 				if !errors.Is(err, agents.ErrRoute) {
 					t.Fatalf("an agent that lies (%s): %v", lie, err)

@@ -1,5 +1,5 @@
 /*
- * The C agent's back ends: hiredis (redis), libpq (postgres), libmariadb
+ * The C agent's back ends: hiredis (redis), libpq (postgres, pgbouncer), libmariadb
  * (mysql), libmemcached (memcached). Each opens one connection as the open
  * message says, makes the server see its token, prepares the lookup once
  * where the library can, and does one lookup per op.
@@ -122,6 +122,11 @@ static void redis_close(void *c) { redisFree(c); }
 
 /* libpq */
 
+struct pg {
+	PGconn *c;
+	char *statement; /* the lookup, when it is not prepared (NULL: prepared) */
+};
+
 static const char *libpq_version(void) {
 	static char v[16];
 	int n = PQlibVersion();
@@ -154,25 +159,35 @@ static void *pg_open(json_t *m, json_t *reply, char *err, size_t errlen) {
 		PQfinish(c);
 		return NULL;
 	}
-	PGresult *r = PQprepare(c, "dbsock_lookup", str(m, "statement"), 1, NULL); /* once per connection */
-	if (PQresultStatus(r) != PGRES_COMMAND_OK) {
-		snprintf(err, errlen, "prepare %s: %s", str(m, "statement"), PQerrorMessage(c));
+	struct pg *p = calloc(1, sizeof *p);
+	p->c = c;
+	/* A pooler in transaction pooling cannot keep a prepared statement. */
+	if (json_is_true(json_object_get(m, "no_prepare"))) {
+		p->statement = strdup(str(m, "statement"));
+	} else {
+		PGresult *r = PQprepare(c, "dbsock_lookup", str(m, "statement"), 1, NULL); /* once per connection */
+		if (PQresultStatus(r) != PGRES_COMMAND_OK) {
+			snprintf(err, errlen, "prepare %s: %s", str(m, "statement"), PQerrorMessage(c));
+			PQclear(r);
+			PQfinish(c);
+			free(p);
+			return NULL;
+		}
 		PQclear(r);
-		PQfinish(c);
-		return NULL;
 	}
-	PQclear(r);
 	json_object_set_new(reply, "conn_id", json_integer(PQbackendPID(c)));
-	return c;
+	return p;
 }
 
 static int pg_op(void *conn, json_t *key, long *len, char *err, size_t errlen) {
+	struct pg *p = conn;
 	char buf[32];
 	const char *param = key_text(key, buf, sizeof buf);
-	PGresult *r = PQexecPrepared(conn, "dbsock_lookup", 1, &param, NULL, NULL, 0);
+	PGresult *r = p->statement ? PQexecParams(p->c, p->statement, 1, NULL, &param, NULL, NULL, 0)
+	                           : PQexecPrepared(p->c, "dbsock_lookup", 1, &param, NULL, NULL, 0);
 	int rc = 0;
 	if (PQresultStatus(r) != PGRES_TUPLES_OK) {
-		snprintf(err, errlen, "%s", PQerrorMessage(conn));
+		snprintf(err, errlen, "%s", PQerrorMessage(p->c));
 		rc = -1;
 	} else {
 		*len = PQntuples(r) > 0 && !PQgetisnull(r, 0, 0) ? PQgetlength(r, 0, 0) : -1;
@@ -181,7 +196,12 @@ static int pg_op(void *conn, json_t *key, long *len, char *err, size_t errlen) {
 	return rc;
 }
 
-static void pg_close(void *c) { PQfinish(c); }
+static void pg_close(void *conn) {
+	struct pg *p = conn;
+	PQfinish(p->c);
+	free(p->statement);
+	free(p);
+}
 
 /* libmariadb */
 
@@ -339,6 +359,7 @@ static void mc_close(void *c) { memcached_free(c); }
 static const struct backend backends[] = {
 	{"redis", "hiredis", hiredis_version, redis_open, redis_op, redis_close},
 	{"postgres", "libpq", libpq_version, pg_open, pg_op, pg_close},
+	{"pgbouncer", "libpq", libpq_version, pg_open, pg_op, pg_close},
 	{"mysql", "libmariadb", mariadb_version, my_open, my_op, my_close},
 	{"memcached", "libmemcached", libmemcached_version, mc_open, mc_op, mc_close},
 };

@@ -2,8 +2,8 @@
 // dbsock's Node.js agent (docs/agents.md): node agent.js TARGET [LIBRARY].
 //
 // Opens connections with one Node.js client library from Debian's node-*
-// packages (redis: node-redis; postgres: node-pg; mysql: node-mysql),
-// found through NODE_PATH; times each lookup of a block on
+// packages (redis: node-redis; postgres and pgbouncer: node-pg; mysql:
+// node-mysql), found through NODE_PATH; times each lookup of a block on
 // process.hrtime.bigint() (a monotonic clock, in nanoseconds), awaiting
 // each op before the next; checks each value's length and returns each
 // op's latency. Nothing else.
@@ -56,12 +56,13 @@ const backends = {
       }
       const c = new Client(cfg);
       await c.connect();
-      c.dbsockStatement = o.statement;
+      // A named query: node-pg prepares it once per connection (not through
+      // a pooler in transaction pooling, which cannot keep it).
+      c.dbsockQuery = { name: o.no_prepare ? undefined : 'dbsock_lookup', text: o.statement, rowMode: 'array' };
       return [c, { conn_id: c.processID }];
     },
     async op(c, key) {
-      // A named query: node-pg prepares it once per connection.
-      const r = await c.query({ name: 'dbsock_lookup', text: c.dbsockStatement, values: [key], rowMode: 'array' });
+      const r = await c.query({ ...c.dbsockQuery, values: [key] });
       return r.rows.length ? r.rows[0][0] : null;
     },
     close: (c) => c.end(),
@@ -90,6 +91,8 @@ const backends = {
     close: (c) => new Promise((resolve) => c.end(() => resolve())),
   },
 };
+
+backends.pgbouncer = backends.postgres;
 
 function size(v) {
   if (v === null || v === undefined) return -1;

@@ -1,8 +1,8 @@
 <?php
 // dbsock's PHP agent (docs/agents.md): php agent.php TARGET [LIBRARY].
 //
-// Opens connections with one PHP extension (redis: phpredis; postgres:
-// pgsql; mysql: mysqli; memcached: memcached), times each lookup of a block
+// Opens connections with one PHP extension (redis: phpredis; postgres and
+// pgbouncer: pgsql; mysql: mysqli; memcached: memcached), times each lookup of a block
 // on hrtime() (a monotonic clock, in nanoseconds), checks each value's
 // length and returns each op's latency. Nothing else.
 
@@ -34,7 +34,7 @@ function backend(string $target, string $lib): array {
             return [$r, []];
         }, function ($r, $key) { $v = $r->get((string)$key); return $v === false ? null : $v; },
         function ($r) { $r->close(); }];
-    case 'postgres:': case 'postgres:pgsql':
+    case 'postgres:': case 'postgres:pgsql': case 'pgbouncer:': case 'pgbouncer:pgsql':
         return ['pgsql', phpversion('pgsql'), function (array $o) {
             $q = fn($s) => "'" . addcslashes((string)$s, "'\\") . "'";
             if (is_unix($o)) { // libpq takes the socket's directory and the port its name ends with
@@ -50,18 +50,20 @@ function backend(string $target, string $lib): array {
             if ($c === false) {
                 throw new Exception('pg_connect failed');
             }
-            if (pg_prepare($c, 'dbsock_lookup', $o['statement']) === false) { // once per connection
+            $prepare = empty($o['no_prepare']); // a pooler in transaction pooling cannot keep a prepared statement
+            if ($prepare && pg_prepare($c, 'dbsock_lookup', $o['statement']) === false) { // once per connection
                 throw new Exception('prepare: ' . pg_last_error($c));
             }
-            return [$c, ['conn_id' => pg_get_pid($c)]];
-        }, function ($c, $key) {
-            $r = pg_execute($c, 'dbsock_lookup', [$key]);
+            return [[$c, $prepare ? null : $o['statement']], ['conn_id' => pg_get_pid($c)]];
+        }, function ($conn, $key) {
+            [$c, $unprepared] = $conn;
+            $r = $unprepared === null ? pg_execute($c, 'dbsock_lookup', [$key]) : pg_query_params($c, $unprepared, [$key]);
             if ($r === false) {
                 throw new Exception(pg_last_error($c));
             }
             $v = pg_fetch_result($r, 0, 0);
             return $v === false ? null : $v;
-        }, function ($c) { pg_close($c); }];
+        }, function ($conn) { pg_close($conn[0]); }];
     case 'mysql:': case 'mysql:mysqli':
         return ['mysqli', phpversion('mysqli') . ' (mysqlnd ' . (explode(' ', mysqli_get_client_info())[1] ?? '?') . ')', function (array $o) {
             mysqli_report(MYSQLI_REPORT_ERROR | MYSQLI_REPORT_STRICT);

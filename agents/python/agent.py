@@ -7,7 +7,7 @@ length and returns each op's latency. Nothing else: dbsock seeds, verifies
 each connection on the server side, and does the statistics.
 
 Libraries (the first of each target is its default): redis: redis-py;
-postgres: psycopg2, psycopg; mysql: mysqldb, pymysql; memcached: pymemcache.
+postgres and pgbouncer: psycopg2, psycopg; mysql: mysqldb, pymysql; memcached: pymemcache.
 """
 import json
 import os
@@ -80,19 +80,22 @@ class Postgres:
         if o.get("tls_ca_pem"):
             kw.update(sslmode="verify-ca", sslrootcert=ca_file(o))
         stmt = o["statement"].replace("$1", "%s")
+        self.prepare = not o.get("no_prepare")  # a pooler in transaction pooling cannot keep a prepared statement
         if self.psycopg3:
             c = self.mod.connect(autocommit=True, **kw)
             return Held(c, c.cursor(), stmt), {"conn_id": c.info.backend_pid}
         c = self.mod.connect(**kw)
         c.autocommit = True
         cur = c.cursor()
+        if not self.prepare:
+            return Held(c, cur, stmt), {"conn_id": c.get_backend_pid()}
         cur.execute("PREPARE dbsock_lookup AS " + o["statement"])  # once per connection
         return Held(c, cur, "EXECUTE dbsock_lookup (%s)"), {"conn_id": c.get_backend_pid()}
 
     def op(self, c, key):
         cur, stmt = c.cur, c.stmt
         if self.psycopg3:
-            cur.execute(stmt, (key,), prepare=True)  # prepared by the server from its first use
+            cur.execute(stmt, (key,), prepare=self.prepare)  # prepared by the server from its first use
         else:
             cur.execute(stmt, (key,))
         row = cur.fetchone()
@@ -159,7 +162,7 @@ class Memcached:
 def library(target, lib):
     if target == "redis" and lib in ("", "redis-py"):
         return Redis()
-    if target == "postgres" and lib in ("", "psycopg2", "psycopg"):
+    if target in ("postgres", "pgbouncer") and lib in ("", "psycopg2", "psycopg"):
         return Postgres(lib or "psycopg2")
     if target == "mysql" and lib in ("", "mysqldb", "pymysql"):
         return MySQL(lib or "mysqldb")
