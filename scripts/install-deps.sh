@@ -13,6 +13,16 @@ FERRETDB_VERSION="${FERRETDB_VERSION:-v1.24.0}"
 BENCHSTAT_VERSION="${BENCHSTAT_VERSION:-v0.0.0-20260908200009-22c9c6c9d4da}"
 BIN_DIR="${DBSOCK_BIN_DIR:-/usr/local/bin}"
 
+with_browser=false
+with_stacks=false
+for arg in "$@"; do
+  case "$arg" in
+    --with-browser) with_browser=true ;;
+    --with-stacks) with_stacks=true ;;
+    *) echo "install-deps: unknown option $arg (want --with-browser, --with-stacks)" >&2; exit 2 ;;
+  esac
+done
+
 need_apt=()
 command -v mariadbd >/dev/null 2>&1 || command -v mysqld >/dev/null 2>&1 || need_apt+=(mariadb-server)
 command -v redis-server >/dev/null 2>&1 || need_apt+=(redis-server)
@@ -21,7 +31,7 @@ command -v memcached >/dev/null 2>&1 || need_apt+=(memcached)
 ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || need_apt+=(postgresql)
 command -v taskset >/dev/null 2>&1 || need_apt+=(util-linux)
 # The HTML report's test renders it in a real browser.
-if [ "${1:-}" = "--with-browser" ]; then
+if $with_browser; then
   command -v chromium >/dev/null 2>&1 || need_apt+=(chromium)
 fi
 
@@ -66,7 +76,7 @@ else
   echo "install-deps: installed $BIN_DIR/ferretdb"
 fi
 
-if [ "${1:-}" = "--with-browser" ]; then
+if $with_browser; then
   if command -v benchstat >/dev/null 2>&1; then
     echo "install-deps: benchstat already installed"
   else
@@ -81,10 +91,6 @@ fi
 # would replace a node installed otherwise: they are downloaded and unpacked
 # into agents/.stacks/node (not committed), which the Node.js agent reads
 # through NODE_PATH; the machine's node is left as it is.
-with_stacks=false
-for arg in "$@"; do
-  if [ "$arg" = "--with-stacks" ]; then with_stacks=true; fi
-done
 if $with_stacks; then
   root=$(cd "$(dirname "$0")/.." && pwd)
   stacks=(gcc make pkg-config libjansson-dev libhiredis-dev libpq-dev libmariadb-dev libmemcached-dev libmongoc-dev
