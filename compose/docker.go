@@ -59,6 +59,10 @@ type Docker struct {
 	// Service, with Routes, starts the idle container the service path
 	// dials from (one per run).
 	Service bool
+	// TLS, when set, gives each server the tls path too (with host
+	// networking): the run's certificate and key in its socket directory,
+	// and a TLS listener on 127.0.0.1.
+	TLS bool
 
 	runID   string
 	local   Local // only for its private temp dir
@@ -121,10 +125,10 @@ func (d *Docker) Supply(ctx context.Context, t Target) (*Server, error) {
 		bind = "0.0.0.0"
 	}
 	sf := SpecFor{Port: port, Dir: dir, Bind: bind}
-	if hostNet {
+	if hostNet && d.TLS {
 		// The tls path: behind a published port the TLS port would need
 		// publishing too, and it would not be loopback anyway.
-		if sf.TLS, sf.TLSPort, err = containerTLS(dir, t.Container.UID); err != nil {
+		if sf.TLS, sf.TLSPort, err = containerTLS(dir); err != nil {
 			os.RemoveAll(dir)
 			return nil, err
 		}
@@ -155,6 +159,9 @@ func (d *Docker) Supply(ctx context.Context, t Target) (*Server, error) {
 	}
 	offerTCP6(ctx, srv, hostNet && strings.Contains(bind, ":"), no6)
 	srv.NoTLS = spec.NoTLS
+	if !d.TLS {
+		srv.NoTLS = "the tls path was not asked for"
+	}
 	offerTLS(srv, spec.TLSPort, "its TLS port would be published by Docker, not loopback")
 	config := takeConfig(srv.SocketDir, spec)
 	tree, _ := srv.CPU.(*cpustat.Tree)

@@ -479,6 +479,7 @@ func (o *runOptions) newDocker(images map[string]string, cpus []int) *compose.Do
 	d := compose.NewDocker()
 	d.Images, d.ServerCPUs = images, cpus
 	d.Routes, d.Service = o.routes()
+	d.TLS = slices.Contains(o.paths, string(drivers.TLS))
 	return d
 }
 
