@@ -159,19 +159,33 @@ func removeLabelled(pid int) {
 // TestContainersAsADockerGroupUser runs dbsock as an ordinary user in the
 // docker group, not root: the docker and compose providers, with the
 // client on the host and in dbsock's client container, over tcp, the
-// published port, the bridge network and the socket. Every path of every
-// target is verified on the server side, and nothing is left: no
-// container, no network, no temp dir.
+// published port, the bridge network and the socket; the tls path of
+// every server that serves it; the service and pod paths from the client
+// container (the host client needs root to enter another container's
+// network namespace). Every path of every target is verified on the
+// server side, and nothing is left: no container, no network, no temp
+// dir.
 func TestContainersAsADockerGroupUser(t *testing.T) {
 	needImages(t)
 	u := newDockerUser(t)
-	for _, c := range []struct{ provider, client string }{{"docker", "host"}, {"compose", "host"}, {"docker", "container"}, {"compose", "container"}} {
-		t.Run(c.provider+"/client="+c.client, func(t *testing.T) {
-			out := filepath.Join(u.home, c.provider+"-"+c.client+".json")
-			args := append([]string{"run", "redis", "postgres", "mysql", "--provider", c.provider, "--client", c.client,
-				"--paths", "tcp,published,bridge,unix", "--n", "100", "--warmup", "10", "--instances", "1", "--rounds", "1",
-				"--format", "json", "--out", out}, offlineImages...)
-			code, pid, stderr := u.run(t, nil, args...)
+	three := []string{"redis", "postgres", "mysql"}
+	for _, c := range []struct {
+		provider, client, paths string
+		targets                 []string
+	}{
+		{"docker", "host", "tcp,published,bridge,unix", three},
+		{"compose", "host", "tcp,published,bridge,unix", three},
+		{"docker", "container", "tcp,published,bridge,unix", three},
+		{"compose", "container", "tcp,published,bridge,unix", three},
+		{"docker", "host", "tcp,tls,unix", []string{"redis", "postgres", "mysql", "memcached", "pgbouncer"}},
+		{"docker", "container", "tcp,service,pod,unix", []string{"redis"}},
+	} {
+		t.Run(c.provider+"/client="+c.client+"/"+c.paths, func(t *testing.T) {
+			out := filepath.Join(u.home, "r.json")
+			args := append(append([]string{"run"}, c.targets...), "--provider", c.provider, "--client", c.client,
+				"--paths", c.paths, "--n", "100", "--warmup", "10", "--instances", "1", "--rounds", "1",
+				"--format", "json", "--out", out)
+			code, pid, stderr := u.run(t, nil, append(args, offlineImages...)...)
 			if code != 0 {
 				t.Fatalf("exit %d as uid %d in the docker group:\n%s", code, nobody, stderr)
 			}
@@ -179,6 +193,7 @@ func TestContainersAsADockerGroupUser(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			paths := len(strings.Split(c.paths, ","))
 			seen := map[string]int{}
 			for _, r := range rep.Runs {
 				seen[r.Target]++
@@ -187,15 +202,15 @@ func TestContainersAsADockerGroupUser(t *testing.T) {
 				}
 			}
 			for _, ti := range rep.Targets {
-				if ti.Error != "" || seen[ti.Name] != 4 {
-					t.Errorf("%s: %d runs, want one per path (4); error %q", ti.Name, seen[ti.Name], ti.Error)
+				if ti.Error != "" || seen[ti.Name] != paths {
+					t.Errorf("%s: %d runs, want one per path (%d); error %q", ti.Name, seen[ti.Name], paths, ti.Error)
 				}
 				if c.client == "container" && !strings.Contains(ti.Client, "docker container") {
 					t.Errorf("%s: the client ran in %q, not in its container", ti.Name, ti.Client)
 				}
 			}
-			if len(rep.Targets) != 3 {
-				t.Errorf("%d targets in the report, want 3", len(rep.Targets))
+			if len(rep.Targets) != len(c.targets) {
+				t.Errorf("%d targets in the report, want %d", len(rep.Targets), len(c.targets))
 			}
 			if left := labelled(t, pid); len(left) != 0 {
 				t.Errorf("left by the run: %v", left)
@@ -203,6 +218,7 @@ func TestContainersAsADockerGroupUser(t *testing.T) {
 			if left := testutil.TempDirs(t, u.tmp); len(left) != 0 {
 				t.Errorf("temp dirs left: %v", left)
 			}
+			os.Remove(out)
 		})
 	}
 }
