@@ -142,11 +142,14 @@ func (d *Docker) Supply(ctx context.Context, t Target) (*Server, error) {
 	if note != "" {
 		srv.Warnings = append(srv.Warnings, note)
 	}
+	req := d.containerRequest(image, target, dir, port, hostNet, spec)
 	if !hostNet {
-		srv.NetworkMode = "published port"
-		srv.Warnings = append(srv.Warnings, fmt.Sprintf("Host networking is not available here (%s): TCP goes through a port Docker publishes on 127.0.0.1, which crosses Docker's userland proxy; the TCP numbers are not loopback-to-server numbers.", engineKind(eng)))
+		if req.Network, err = d.offHostNetwork(ctx, srv, eng); err != nil {
+			os.RemoveAll(dir)
+			return nil, err
+		}
 	}
-	c, err := d.startContainer(ctx, port, spec, srv, d.containerRequest(image, target, dir, port, hostNet, spec))
+	c, err := d.startContainer(ctx, port, spec, srv, req)
 	if err != nil {
 		return nil, err
 	}
@@ -170,6 +173,30 @@ func (d *Docker) Supply(ctx context.Context, t Target) (*Server, error) {
 		return nil, errors.Join(err, srv.Stop(context.Background()))
 	}
 	return srv, nil
+}
+
+// offHostNetwork is the network of a server container without host
+// networking: it listens on every address of its own network namespace,
+// so only the run's own bridge network may carry it (Docker isolates a
+// network it did not make by default from its default bridge, where any
+// container lands, and from every other network), and its port is
+// published on 127.0.0.1. srv says so.
+func (d *Docker) offHostNetwork(ctx context.Context, srv *Server, eng Engine) (Network, error) {
+	nw, err := d.runNetwork(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", srv.Target, err)
+	}
+	srv.NetworkMode = "published port"
+	srv.Warnings = append(srv.Warnings, fmt.Sprintf("Host networking is not available here (%s): the server container is on the run's own bridge network %s, and TCP goes through the port Docker publishes on 127.0.0.1 (%s); the TCP numbers are not loopback-to-server numbers.", engineKind(eng), nw.Name(), publishPath(eng)))
+	return nw, nil
+}
+
+// publishPath says what a port published on 127.0.0.1 crosses.
+func publishPath(e Engine) string {
+	if e.Rootless {
+		return "rootlesskit's port forwarding into the engine's own network namespace"
+	}
+	return "Docker's userland proxy or its NAT rules"
 }
 
 // startContainer runs req as srv (its SocketDir the container's /sock),
