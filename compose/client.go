@@ -72,13 +72,11 @@ const ClientBase = "dbsock/base:bookworm"
 // dbsock gets its own image). The container idles until Stop.
 func StartClient(ctx context.Context, o ClientOptions) (*ClientContainer, error) {
 	eng := ProbeEngine(ctx, 10*time.Second)
-	switch {
-	case !eng.Reachable:
+	if !eng.Reachable {
 		return nil, fmt.Errorf("start dbsock's client container: %s", eng.Unusable())
-	case eng.Desktop:
-		return nil, setting.Errorf("start dbsock's client container: the engine is %s, which runs containers in a VM: %s container needs a Linux engine with host networking (it was built and tested only on one); use %s local with servers installed here", eng.OS, setting.Client, setting.Provider)
-	case !eng.HostNetwork:
-		return nil, setting.Errorf("start dbsock's client container: the engine (%s) gives containers no host network, so a client there would not share this host's 127.0.0.1 with the servers; use %s host", engineKind(eng), setting.Client)
+	}
+	if err := eng.CannotRun("", true); err != nil {
+		return nil, err
 	}
 	binary := o.Binary
 	if binary == "" {

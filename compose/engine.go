@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/dbsock/dbsock/drivers"
+	"github.com/dbsock/dbsock/internal/setting"
 )
 
 // Engine describes the Docker engine as dbsock's container providers see it.
@@ -42,6 +43,30 @@ func (e Engine) Unusable() string {
 		return fmt.Sprintf("this user may not use the Docker engine's socket %s (%s)", e.Socket, e.Problem)
 	}
 	return "no Docker engine answers (" + e.Problem + ")"
+}
+
+// CannotRun says, before anything starts, why provider (docker or
+// compose; the others need no engine) or, with client, dbsock's client
+// container cannot work with this engine: Docker Desktop runs containers
+// in a VM; without host networking (rootless Docker) compose.yaml's
+// servers and the client container would not share this host's
+// 127.0.0.1. Nil when they can, and when no engine answers: the providers
+// say so themselves when asked for a server.
+func (e Engine) CannotRun(provider string, client bool) error {
+	if !e.Reachable {
+		return nil
+	}
+	switch {
+	case e.Desktop && (provider == "docker" || provider == "compose"):
+		return desktopError(provider, e)
+	case provider == "compose" && !e.HostNetwork:
+		return setting.Errorf("compose provider: the engine (%s) gives containers no host network, and compose.yaml's servers listen on the host network's 127.0.0.1, which would not be this host's: use %s docker (its servers on the run's own bridge network, behind a port published on 127.0.0.1) or %s local", engineKind(e), setting.Provider, setting.Provider)
+	case client && e.Desktop:
+		return setting.Errorf("start dbsock's client container: the engine is %s, which runs containers in a VM: %s container needs a Linux engine with host networking (it was built and tested only on one); use %s local with servers installed here", e.OS, setting.Client, setting.Provider)
+	case client && !e.HostNetwork:
+		return setting.Errorf("start dbsock's client container: the engine (%s) gives containers no host network, so a client there would not share this host's 127.0.0.1 with the servers; use %s host", engineKind(e), setting.Client)
+	}
+	return nil
 }
 
 // ProbeEngine asks the engine at $DOCKER_HOST (unix://) or

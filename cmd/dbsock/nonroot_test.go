@@ -222,3 +222,24 @@ func TestContainersAsADockerGroupUser(t *testing.T) {
 		})
 	}
 }
+
+// TestServicePathRefusedWithoutPrivilege: a user who may not enter other
+// containers' network namespaces (nobody in the docker group) is refused
+// the service and pod paths from the host client before anything starts,
+// exit 2 and one line saying what to do; nothing was started.
+func TestServicePathRefusedWithoutPrivilege(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds dbsock; skipped with -short")
+	}
+	u := newDockerUser(t)
+	for _, paths := range []string{"tcp,service,unix", "tcp,pod,unix"} {
+		code, pid, stderr := u.run(t, nil, "run", "redis", "--provider", "docker", "--paths", paths)
+		if code != ExitUsage || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, "CAP_SYS_ADMIN and CAP_SYS_PTRACE") ||
+			!strings.Contains(stderr, "run as root, or give --client container") {
+			t.Errorf("--paths %s as uid %d: exit %d, stderr %q: want exit %d and one line saying what to do", paths, nobody, code, stderr, ExitUsage)
+		}
+		if left := labelled(t, pid); len(left) != 0 {
+			t.Errorf("--paths %s: started %v", paths, left)
+		}
+	}
+}

@@ -354,6 +354,9 @@ func (o *runOptions) plan(args []string) (pipeline.Plan, compose.Provider, error
 	if err := plan.Validate(); err != nil {
 		return pipeline.Plan{}, nil, usagef("%s", inWords(err))
 	}
+	if err := o.checkEngine(); err != nil {
+		return pipeline.Plan{}, nil, err
+	}
 	if plan.Provider, err = o.newProvider(names, place.Server); err != nil {
 		return pipeline.Plan{}, nil, err
 	}
