@@ -13,6 +13,7 @@ import (
 
 	"github.com/dbsock/dbsock/compose"
 	"github.com/dbsock/dbsock/internal/testutil"
+	"github.com/dbsock/dbsock/results"
 )
 
 // nobody is the ordinary user the non-root tests run dbsock as: no account
@@ -200,6 +201,12 @@ func TestContainersAsADockerGroupUser(t *testing.T) {
 				if !r.TransportVerified || r.Errors != 0 || r.N != 100 {
 					t.Errorf("%s %s: verified %v (%s), errors %d, n %d %s", r.Target, r.Transport, r.TransportVerified, r.Evidence, r.Errors, r.N, r.Error)
 				}
+				// The server's CPU time is read (its /proc files are
+				// everyone's); its read/write calls (/proc/PID/io) are not
+				// this user's to read: left out, never a zero.
+				if cpu := r.CPU; cpu == nil || cpu.ServerNs == nil || *cpu.ServerNs <= 0 || (cpu.ServerSyscalls != nil && *cpu.ServerSyscalls == 0) {
+					t.Errorf("%s %s: server CPU %s ns, read/write calls %s: want the server's time, and its calls counted or left out", r.Target, r.Transport, deref(cpu, func(c *results.CPU) *int64 { return c.ServerNs }), deref(cpu, func(c *results.CPU) *int64 { return c.ServerSyscalls }))
+				}
 			}
 			for _, ti := range rep.Targets {
 				if ti.Error != "" || seen[ti.Name] != paths {
@@ -242,4 +249,12 @@ func TestServicePathRefusedWithoutPrivilege(t *testing.T) {
 			t.Errorf("--paths %s: started %v", paths, left)
 		}
 	}
+}
+
+// deref is a count of cpu's in words: "none" when it is absent.
+func deref(cpu *results.CPU, field func(*results.CPU) *int64) string {
+	if cpu == nil || field(cpu) == nil {
+		return "none"
+	}
+	return strconv.FormatInt(*field(cpu), 10)
 }
