@@ -69,6 +69,20 @@ func (e Engine) CannotRun(provider string, client bool) error {
 	return nil
 }
 
+// Networking says, in words, what the engine's containers can have for
+// dbsock's servers and clients.
+func (e Engine) Networking() string {
+	switch {
+	case e.HostNetwork:
+		return "host networking: possible: a container server can listen on this host's 127.0.0.1, so TCP takes the same loopback path as a native server"
+	case e.Desktop:
+		return "host networking: not this host's (Docker Desktop runs containers in a VM, across which a socket in a bind mount cannot be reached): --provider docker and compose and --client container are refused"
+	case e.Rootless:
+		return "host networking: not this host's (rootless Docker's is the engine's own network namespace): --provider docker puts each server on the run's own bridge network behind a port published on 127.0.0.1 (said in the report; no tls, published or bridge path), sockets in bind mounts work; --provider compose and --client container are refused"
+	}
+	return "host networking: not possible here (" + e.OS + "): TCP to a container would cross Docker's port proxy"
+}
+
 // ProbeEngine asks the engine at $DOCKER_HOST (unix://) or
 // /var/run/docker.sock for /info.
 func ProbeEngine(ctx context.Context, timeout time.Duration) Engine {
@@ -76,7 +90,7 @@ func ProbeEngine(ctx context.Context, timeout time.Duration) Engine {
 	if h := os.Getenv("DOCKER_HOST"); strings.HasPrefix(h, "unix://") {
 		d.Socket = strings.TrimPrefix(h, "unix://")
 	} else if h != "" {
-		d.Problem = "DOCKER_HOST is " + h + ": doctor only probes unix:// engines"
+		d.Problem = "DOCKER_HOST is " + h + ": dbsock uses only an engine on this machine's Unix socket (unix://), whose bind mounts are this machine's directories and whose published ports are on this machine's 127.0.0.1"
 		return d
 	}
 	client := &http.Client{Timeout: timeout, Transport: &http.Transport{

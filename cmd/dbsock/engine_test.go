@@ -89,3 +89,16 @@ func TestEngineRefusalsBeforeAnythingStarts(t *testing.T) {
 		})
 	}
 }
+
+// TestDoctorSaysWhatARootlessEngineAllows: doctor, facing a rootless
+// engine, says what dbsock does there and what it refuses.
+func TestDoctorSaysWhatARootlessEngineAllows(t *testing.T) {
+	fakeEngine(t, `{"ServerVersion":"27.3.1","OperatingSystem":"Debian GNU/Linux 12 (bookworm)","OSType":"linux","SecurityOptions":["name=rootless"]}`)
+	_, stdout, stderr := dbsock(t, "doctor")
+	for _, want := range []string{"rootless:        yes", "host networking: not this host's (rootless Docker's is the engine's own network namespace)",
+		"--provider docker puts each server on the run's own bridge network", "--provider compose and --client container are refused"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("doctor does not say %q:\n%s%s", want, stdout, stderr)
+		}
+	}
+}
