@@ -31,7 +31,8 @@ const probeImage = "dbsock/redis:7.0"
 // container of the published and bridge paths on the run's network), with
 // host networking and without it (an engine that says it is rootless, as
 // Docker Desktop and rootless Docker have none that is this host's), and
-// checks from a container on Docker's default bridge, which dbsock did not
+// with the compose provider (its second project's pods, and the idle
+// service of the service path), and checks from a container on Docker's default bridge, which dbsock did not
 // start, that no server answers at any address the run uses: the default
 // bridge's gateway (this host), the gateway and the containers' own
 // addresses on every network the server containers are on, at every port
@@ -58,17 +59,33 @@ func TestServersUnreachableFromOtherContainers(t *testing.T) {
 	if open := probe.open(t, net.JoinHostPort(hostGW, strconv.Itoa(control))); len(open) != 1 {
 		t.Fatalf("the probe on the default bridge cannot reach this host's listener at %s:%d: it would prove nothing", hostGW, control)
 	}
+	images := map[string]string{"redis": "dbsock/redis:7.0", "postgres": "dbsock/postgres:15"}
 	for _, mode := range []struct {
 		name     string
 		rootless bool
-	}{{"host network", false}, {"no host network", true}} {
+		provider func() compose.Provider
+	}{
+		{"docker/host network", false, func() compose.Provider {
+			d := compose.NewDocker()
+			d.Images, d.Routes, d.TLS = images, true, true
+			return d
+		}},
+		{"docker/no host network", true, func() compose.Provider {
+			d := compose.NewDocker()
+			d.Images, d.Routes, d.TLS = images, true, true
+			return d
+		}},
+		{"compose", false, func() compose.Provider {
+			c := compose.NewCompose(targets.Containers())
+			c.Images, c.Routes, c.Service = images, true, true
+			return c
+		}},
+	} {
 		t.Run(mode.name, func(t *testing.T) {
 			if mode.rootless {
 				t.Setenv("DOCKER_HOST", "unix://"+rootlessEngine(t))
 			}
-			d := compose.NewDocker()
-			d.Images = map[string]string{"redis": "dbsock/redis:7.0", "postgres": "dbsock/postgres:15"}
-			d.Routes, d.TLS = true, true
+			d := mode.provider()
 			t.Cleanup(func() { d.Close() })
 			var ports []int
 			for _, name := range []string{"redis", "postgres"} {
@@ -94,8 +111,9 @@ func TestServersUnreachableFromOtherContainers(t *testing.T) {
 						t.Errorf("container %s is on Docker's default bridge", c.id)
 					}
 					addrs = append(addrs, nw.ip, nw.gateway)
-					// This host reaches the server at its address there.
-					if !reachesAny(nw.ip, ports) {
+					// This host reaches a server at its address there (the
+					// service path's idle container serves nothing).
+					if c.target != "service-path-client" && c.target != "app" && !reachesAny(nw.ip, ports) {
 						t.Errorf("this host reaches container %s at none of %s:%v: the probe would test a dead address", c.id, nw.ip, ports)
 					}
 				}
@@ -207,8 +225,8 @@ func (p prober) gateway(t *testing.T) string {
 type attached struct{ name, ip, gateway string }
 
 type runContainer struct {
-	id       string
-	networks []attached
+	id, target string
+	networks   []attached
 }
 
 // runContainers are the containers of this process's dbsock runs and the
@@ -221,15 +239,16 @@ func runContainers(t *testing.T) []runContainer {
 	}
 	var out []runContainer
 	for _, id := range strings.Fields(string(ids)) {
-		b, err := exec.Command("docker", "inspect", "-f", "{{json .NetworkSettings.Networks}}", id).Output()
+		b, err := exec.Command("docker", "inspect", "-f", `{{index .Config.Labels "dbsock.target"}} {{json .NetworkSettings.Networks}}`, id).Output()
 		if err != nil {
 			t.Fatal(err)
 		}
+		target, js, _ := strings.Cut(string(b), " ")
 		var nws map[string]struct{ IPAddress, Gateway string }
-		if err := json.Unmarshal(b, &nws); err != nil {
+		if err := json.Unmarshal([]byte(js), &nws); err != nil {
 			t.Fatal(err)
 		}
-		c := runContainer{id: id}
+		c := runContainer{id: id, target: target}
 		for name, nw := range nws {
 			if nw.IPAddress != "" {
 				c.networks = append(c.networks, attached{name, nw.IPAddress, nw.Gateway})
