@@ -178,9 +178,9 @@ func (d *Docker) Supply(ctx context.Context, t Target) (*Server, error) {
 // offHostNetwork is the network of a server container without host
 // networking: it listens on every address of its own network namespace,
 // so only the run's own bridge network may carry it (Docker isolates a
-// network it did not make by default from its default bridge, where any
-// container lands, and from every other network), and its port is
-// published on 127.0.0.1. srv says so.
+// bridge network made for a purpose from its default bridge, where any
+// container lands unless told otherwise, and from every other network),
+// and its port is published on 127.0.0.1. srv says so.
 func (d *Docker) offHostNetwork(ctx context.Context, srv *Server, eng Engine) (Network, error) {
 	nw, err := d.runNetwork(ctx)
 	if err != nil {
