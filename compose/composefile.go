@@ -178,8 +178,8 @@ func (c *Compose) Supply(ctx context.Context, t Target) (*Server, error) {
 	if t.Container == nil || !c.hasService(target) {
 		return nil, fmt.Errorf("%w %s: compose provider: compose.yaml has no %s service", ErrCannotSupply, target, target)
 	}
-	if eng := ProbeEngine(ctx, 3*time.Second); eng.Desktop {
-		return nil, desktopError("compose", eng) // before anything starts
+	if err := ProbeEngine(ctx, 3*time.Second).CannotRun("compose", false); err != nil {
+		return nil, err // before anything starts
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()

@@ -327,12 +327,16 @@ func ServeCase(ctx context.Context, file string) error {
 	if err != nil {
 		return err
 	}
+	uid, gid := caseOwner(file)
 	os.Remove(file)
 	out, err := os.OpenFile(cs.Out, os.O_CREATE|os.O_EXCL|os.O_WRONLY|syscall.O_NOFOLLOW, 0o600)
 	if err != nil {
 		return fmt.Errorf("write the runs to %s (a new file beside the case): %w", cs.Out, err)
 	}
 	defer out.Close()
+	if err := giveTo(out, cs.Out+aliveSuffix, uid, gid); err != nil {
+		return err
+	}
 	// The heartbeat ends before this does: a beat written after the
 	// caller removed the file would leave it behind.
 	bctx, stop := context.WithCancel(ctx)
@@ -355,6 +359,42 @@ func ServeCase(ctx context.Context, file string) error {
 		return fmt.Errorf("write the runs to %s: %w", cs.Out, err)
 	}
 	return rerr
+}
+
+// caseOwner is the owner of the case file (the user dbsock run runs as)
+// when this process is root (a client container that enters other
+// containers' network namespaces runs as root), else -1, -1: what the
+// client writes must be that user's to read back.
+func caseOwner(file string) (uid, gid int) {
+	fi, err := os.Lstat(file)
+	if os.Geteuid() != 0 || err != nil {
+		return -1, -1
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return -1, -1
+	}
+	return int(st.Uid), int(st.Gid)
+}
+
+// giveTo gives out, and the heartbeat file alive (made here, before the
+// heartbeat writes it), to uid:gid when uid >= 0.
+func giveTo(out *os.File, alive string, uid, gid int) error {
+	if uid < 0 {
+		return nil
+	}
+	if err := out.Chown(uid, gid); err != nil {
+		return fmt.Errorf("give the runs in %s to uid %d, who asked for them: %w", out.Name(), uid, err)
+	}
+	f, err := os.OpenFile(alive, os.O_CREATE|os.O_EXCL|os.O_WRONLY|syscall.O_NOFOLLOW, 0o600)
+	if err != nil {
+		return fmt.Errorf("make the heartbeat file %s: %w", alive, err)
+	}
+	defer f.Close()
+	if err := f.Chown(uid, gid); err != nil {
+		return fmt.Errorf("give the heartbeat file %s to uid %d, who reads it: %w", alive, uid, err)
+	}
+	return nil
 }
 
 // readCase reads and checks the case in file: a regular file of at most

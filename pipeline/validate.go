@@ -30,7 +30,7 @@ const (
 // memory. Its errors are *setting.Error values naming the plan's fields;
 // Run calls it first.
 func (p Plan) Validate() error {
-	for _, check := range []func() error{p.validatePaths, p.validateSweep, p.validateCases, p.validateInstances, p.validateTargets,
+	for _, check := range []func() error{p.validatePaths, p.validateNetns, p.validateSweep, p.validateCases, p.validateInstances, p.validateTargets,
 		p.validateQueries, p.validateWrites, p.validateThresholds, p.validateMemory} {
 		if err := check(); err != nil {
 			return err

@@ -203,6 +203,9 @@ func (s *side) cpu(ops int64) *results.CPU {
 		if s.server.NoSwitches { // macOS: CPU time only
 			scsw, ssys = nil, nil
 		}
+		if s.server.NoSyscalls { // another user's server, to a dbsock that is not root
+			ssys = nil
+		}
 	}
 	return results.NewCPU(ops, s.client.CPUNs, s.client.Voluntary+s.client.Involuntary, sns, scsw, by).
 		WithSyscalls(s.client.Syscr+s.client.Syscw, ssys)

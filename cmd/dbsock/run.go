@@ -354,6 +354,9 @@ func (o *runOptions) plan(args []string) (pipeline.Plan, compose.Provider, error
 	if err := plan.Validate(); err != nil {
 		return pipeline.Plan{}, nil, usagef("%s", inWords(err))
 	}
+	if err := o.checkEngine(); err != nil {
+		return pipeline.Plan{}, nil, err
+	}
 	if plan.Provider, err = o.newProvider(names, place.Server); err != nil {
 		return pipeline.Plan{}, nil, err
 	}
@@ -483,6 +486,7 @@ func (o *runOptions) newDocker(images map[string]string, cpus []int) *compose.Do
 	d := compose.NewDocker()
 	d.Images, d.ServerCPUs = images, cpus
 	d.Routes, d.Service = o.routes()
+	d.TLS = slices.Contains(o.paths, string(drivers.TLS))
 	return d
 }
 

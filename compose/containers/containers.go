@@ -71,6 +71,9 @@ func (runtime) Run(ctx context.Context, req compose.ContainerRequest) (compose.R
 	if len(req.Env) > 0 {
 		opts = append(opts, tc.WithEnv(req.Env))
 	}
+	if req.User != "" {
+		opts = append(opts, tc.WithConfigModifier(func(c *container.Config) { c.User = req.User }))
+	}
 	if len(req.Entrypoint) > 0 {
 		opts = append(opts, tc.WithEntrypoint(req.Entrypoint...))
 	}

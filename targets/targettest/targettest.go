@@ -180,7 +180,7 @@ func newProvider(t *testing.T, tg *targets.Target, provider string, binaries []s
 		images := map[string]string{tg.Name: image}
 		if provider == "docker" {
 			d := compose.NewDocker()
-			d.Images = images
+			d.Images, d.TLS = images, true // run asks for the tls path
 			return d
 		}
 		c := compose.NewCompose(targets.Containers())
