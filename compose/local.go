@@ -242,7 +242,8 @@ type LocalServer struct {
 	// StopSignal asks the server to stop (SIGTERM when 0): a throwaway
 	// server should stop at once, without waiting for its clients
 	// (PostgreSQL's SIGTERM waits for every session to end; its SIGINT
-	// does not).
+	// does not) or for a timer (memcached and Redis act on SIGTERM only
+	// at their next clock tick, and then only exit: they get SIGKILL).
 	StopSignal syscall.Signal
 	// Listen6 says the recipe had its server listen on ::1 too (Bind);
 	// NoTCP6, when it cannot, says why (the report says it).
