@@ -327,6 +327,11 @@ func (ls *LocalServer) restart(ctx context.Context) error {
 	if err := ls.proc.stop(ls.StopSignal, 10*time.Second); err != nil {
 		return err
 	}
+	// A server that exits before it closes its listener leaves its socket
+	// file, and the next one cannot bind there (FerretDB at times).
+	if fi, err := os.Lstat(ls.Sock); err == nil && fi.Mode()&os.ModeSocket != 0 {
+		_ = os.Remove(ls.Sock)
+	}
 	if err := ls.start(ctx); err != nil {
 		return fmt.Errorf("restart %s: %w", ls.proc.name, err)
 	}
