@@ -191,7 +191,7 @@ func contains(list []string, s string) bool {
 func TestOutputsAndReport(t *testing.T) {
 	dir := t.TempDir()
 	p := func(name string) string { return filepath.Join(dir, name) }
-	code, stdout, stderr := dbsock(t, "run", "echo", "--n", "200", "--warmup", "10", "-q",
+	code, stdout, stderr := dbsock(t, "run", "echo", "--n", "200", "--warmup", "10", "--instances", "2", "-q",
 		"--out", p("r.json"), "--out", p("r.md"), "--out", p("r.csv"), "--out", p("r.txt")+":benchfmt", "--plot", p("r.svg"))
 	if code != 0 || stdout != "" {
 		t.Fatalf("exit %d, stdout %q, stderr %s", code, stdout, stderr)
