@@ -159,7 +159,8 @@ func sigintDocker(t *testing.T, containers int, args ...string) {
 	if n := len(dbsockContainers(t, cmd.Process.Pid)); n != 0 {
 		t.Errorf("%d dbsock containers after SIGINT", n)
 	}
-	if nets, _ := exec.Command("docker", "network", "ls", "-q", "--filter", "label="+compose.Label+"=1").Output(); strings.TrimSpace(string(nets)) != "" {
+	if nets, _ := exec.Command("docker", "network", "ls", "-q", "--filter", "label="+compose.Label+"=1",
+		"--filter", "label="+compose.PIDLabel+"="+strconv.Itoa(cmd.Process.Pid)).Output(); strings.TrimSpace(string(nets)) != "" {
 		t.Errorf("dbsock networks left: %s", nets)
 	}
 	if left := testutil.TempDirs(t, tmp); len(left) != 0 {
@@ -289,7 +290,7 @@ func TestContainerPaths(t *testing.T) {
 				t.Fatalf("%d targets in the report, want %d", len(rep.Targets), len(c.targets))
 			}
 			checkContainerPaths(t, rep)
-			checkNoDocker(t, tmp)
+			checkNoDocker(t, tmp, os.Getpid())
 		})
 	}
 
@@ -305,7 +306,7 @@ func TestContainerPaths(t *testing.T) {
 		if code, stdout, stderr := dbsock(t, "clean"); code != 0 || !strings.Contains(stdout, "removed network") {
 			t.Fatalf("%s: clean: exit %d, %s%s", provider, code, stdout, stderr)
 		}
-		checkNoDocker(t, tmp)
+		checkNoDocker(t, tmp, cmd.Process.Pid)
 	}
 }
 
@@ -348,12 +349,14 @@ func checkContainerPaths(t *testing.T, rep *results.Report) {
 	}
 }
 
-// checkNoDocker fails the test if a dbsock container, network or temp
-// dir is left.
-func checkNoDocker(t *testing.T, tmp string) {
+// checkNoDocker fails the test if a container or network of the dbsock
+// of pid, or a temp dir, is left (other tests on the engine may have
+// theirs running).
+func checkNoDocker(t *testing.T, tmp string, pid int) {
 	t.Helper()
 	for _, kind := range [][]string{{"ps", "-aq"}, {"network", "ls", "-q"}} {
-		out, err := exec.Command("docker", append(kind, "--filter", "label="+compose.Label+"=1")...).Output()
+		out, err := exec.Command("docker", append(kind, "--filter", "label="+compose.Label+"=1",
+			"--filter", "label="+compose.PIDLabel+"="+strconv.Itoa(pid))...).Output()
 		if err != nil || strings.TrimSpace(string(out)) != "" {
 			t.Errorf("docker %s: dbsock's left: %q (%v)", kind[0], out, err)
 		}
