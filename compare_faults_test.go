@@ -13,7 +13,6 @@ import (
 
 	"github.com/dbsock/dbsock"
 	"github.com/dbsock/dbsock/clients/dbsockredis"
-	"github.com/dbsock/dbsock/dbsocktest"
 )
 
 // faultOptions are small runs with a short op timeout.
@@ -60,7 +59,7 @@ func compareErr(t *testing.T, ctx context.Context, srv *dbsock.Server, op dbsock
 // OpTimeout + 2 s (the op's context ends and its sockets are closed),
 // saying the server did not answer.
 func TestCompareGivesUpOnAStoppedServer(t *testing.T) {
-	srv := dbsocktest.Start(t, "mysql", dbsock.StartOptions{})
+	srv := startServer(t, "mysql", dbsock.StartOptions{})
 	m := regexp.MustCompile(`pid (\d+)`).FindStringSubmatch(srv.Origin)
 	if m == nil {
 		t.Fatalf("no pid in %q", srv.Origin)
@@ -96,7 +95,7 @@ func TestCompareGivesUpOnAStoppedServer(t *testing.T) {
 // in time, and the process lives on; a close that blocks is left behind
 // after 2 s.
 func TestCompareFaultsOfYourOp(t *testing.T) {
-	srv := dbsocktest.Start(t, "redis", dbsock.StartOptions{})
+	srv := startServer(t, "redis", dbsock.StartOptions{})
 	t.Run("waits on its context", func(t *testing.T) {
 		var since time.Time
 		op := redisOp(100, func(ctx context.Context) error {
@@ -154,7 +153,7 @@ func TestCompareFaultsOfYourOp(t *testing.T) {
 // goroutine of the process dials the same server through dbsock's options
 // is not verified: only what the Opener's own endpoint dialed counts.
 func TestCompareChecksYourOpsOwnDial(t *testing.T) {
-	srv := dbsocktest.Start(t, "redis", dbsock.StartOptions{})
+	srv := startServer(t, "redis", dbsock.StartOptions{})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	for _, ep := range []dbsock.Endpoint{srv.TCP, srv.Unix} {

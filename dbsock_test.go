@@ -26,6 +26,16 @@ import (
 	"github.com/dbsock/dbsock/targets"
 )
 
+// startServer is dbsocktest.Start for this package's tests of real
+// servers, which -short (make unit: no servers) skips.
+func startServer(t *testing.T, target string, opt dbsock.StartOptions) *dbsock.Server {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("needs a real server; skipped with -short")
+	}
+	return dbsocktest.Start(t, target, opt)
+}
+
 // openSQL opens a database/sql handle of one connection on ep.
 func openSQL(ep dbsock.Endpoint) (*sql.DB, error) {
 	c, err := gomysql.NewConnector(dbsockmysql.Config(ep))
@@ -59,7 +69,7 @@ func queryOp(query string, arg func(i int) any) dbsock.Opener {
 // verified (the op dialed its endpoint, and the server sees that endpoint
 // as the transport), error-free, and summarized with a paired interval.
 func TestCompareYourQuery(t *testing.T) {
-	srv := dbsocktest.Start(t, "mysql", dbsock.StartOptions{})
+	srv := startServer(t, "mysql", dbsock.StartOptions{})
 	db, err := openSQL(srv.Unix)
 	if err != nil {
 		t.Fatal(err)
@@ -134,7 +144,7 @@ func TestCompareAgreesWithRun(t *testing.T) {
 	if os.Getenv("DBSOCK_TIMING") == "" {
 		t.Skip("a timing comparison: scripts/stability.sh runs it (DBSOCK_TIMING=1)")
 	}
-	srv := dbsocktest.Start(t, "mysql", dbsock.StartOptions{})
+	srv := startServer(t, "mysql", dbsock.StartOptions{})
 	opt := scenarios.Options{N: 3000, Warmup: 300, Rounds: 2, Blocks: 10, Seed: 2}
 	mysql, _ := targets.Lookup("mysql")
 	fs := pflag.NewFlagSet("run", pflag.ContinueOnError)
@@ -171,7 +181,7 @@ func TestCompareAgreesWithRun(t *testing.T) {
 // started, given by its endpoints) is measured as it is, said to be
 // external, and left running.
 func TestCompareOnYourServer(t *testing.T) {
-	mine := dbsocktest.Start(t, "redis", dbsock.StartOptions{})
+	mine := startServer(t, "redis", dbsock.StartOptions{})
 	srv, err := dbsock.External("redis", mine.TCP, mine.Unix)
 	if err != nil {
 		t.Fatal(err)
@@ -211,7 +221,7 @@ func TestCompareOnYourServer(t *testing.T) {
 // second instance; Prepare loads it again for each instance, and the op
 // finds it on every one. NoWarmup times from the first op.
 func TestComparePrepareAcrossRestarts(t *testing.T) {
-	srv := dbsocktest.Start(t, "redis", dbsock.StartOptions{})
+	srv := startServer(t, "redis", dbsock.StartOptions{})
 	prepared := 0
 	prepare := func(ctx context.Context, ep dbsock.Endpoint) error {
 		prepared++
@@ -242,7 +252,7 @@ func TestComparePrepareAcrossRestarts(t *testing.T) {
 // dials through dbsock.Dial, so the op is verified on both endpoints; the
 // two endpoints are two memcached processes, and Prepare loads each.
 func TestCompareMemcachedThroughDial(t *testing.T) {
-	srv := dbsocktest.Start(t, "memcached", dbsock.StartOptions{})
+	srv := startServer(t, "memcached", dbsock.StartOptions{})
 	var over []dbsock.Transport
 	prepare := func(ctx context.Context, ep dbsock.Endpoint) error {
 		over = append(over, ep.Transport)

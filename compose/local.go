@@ -242,7 +242,8 @@ type LocalServer struct {
 	// StopSignal asks the server to stop (SIGTERM when 0): a throwaway
 	// server should stop at once, without waiting for its clients
 	// (PostgreSQL's SIGTERM waits for every session to end; its SIGINT
-	// does not).
+	// does not) or for a timer (memcached and Redis act on SIGTERM only
+	// at their next clock tick, and then only exit: they get SIGKILL).
 	StopSignal syscall.Signal
 	// Listen6 says the recipe had its server listen on ::1 too (Bind);
 	// NoTCP6, when it cannot, says why (the report says it).
@@ -325,6 +326,11 @@ func (ls *LocalServer) StartProbe(ctx context.Context, name, bin string, args, e
 func (ls *LocalServer) restart(ctx context.Context) error {
 	if err := ls.proc.stop(ls.StopSignal, 10*time.Second); err != nil {
 		return err
+	}
+	// A server that exits before it closes its listener leaves its socket
+	// file, and the next one cannot bind there (FerretDB at times).
+	if fi, err := os.Lstat(ls.Sock); err == nil && fi.Mode()&os.ModeSocket != 0 {
+		_ = os.Remove(ls.Sock)
 	}
 	if err := ls.start(ctx); err != nil {
 		return fmt.Errorf("restart %s: %w", ls.proc.name, err)

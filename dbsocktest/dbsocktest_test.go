@@ -20,6 +20,9 @@ import (
 // endpoint whatever it is given fails verification instead of being
 // reported as Unix.
 func TestBenchmarkInterleavesAndVerifies(t *testing.T) {
+	if testing.Short() {
+		t.Skip("needs a real server; skipped with -short")
+	}
 	srv := Start(t, "redis", dbsock.StartOptions{})
 	ping := func(ctx context.Context, ep dbsock.Endpoint) (func(context.Context) error, func() error, error) {
 		c := redis.NewClient(dbsockredis.Options(ep))

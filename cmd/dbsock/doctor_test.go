@@ -174,6 +174,9 @@ func TestSocketPermissionDiagnosis(t *testing.T) {
 // socket is told so, and what to do, not that an image could not be
 // pulled.
 func TestDockerSocketPermission(t *testing.T) {
+	if testing.Short() {
+		t.Skip("asks the Docker engine; skipped with -short")
+	}
 	sock := "/var/run/docker.sock"
 	if fi, err := os.Stat(sock); err != nil || fi.Mode().Perm()&0o002 != 0 {
 		t.Skip("no Docker engine socket closed to other users here")

@@ -19,7 +19,7 @@ func TestHTMLReportInABrowser(t *testing.T) {
 	testutil.NeedAny(t, "chromium")
 	dir := t.TempDir()
 	page := filepath.Join(dir, "r.html")
-	code, _, errs := dbsock(t, "run", "echo", "redis", "--provider", "local", "--n", "1000", "--warmup", "100", "-q", "--out", page)
+	code, _, errs := dbsock(t, "run", "echo", "redis", "--provider", "local", "--n", "300", "--warmup", "30", "--instances", "2", "-q", "--out", page)
 	if code != 0 {
 		t.Fatalf("run: exit %d: %s", code, errs)
 	}

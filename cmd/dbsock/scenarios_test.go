@@ -97,10 +97,11 @@ func TestConcurrencyDoesNTimesC(t *testing.T) {
 }
 
 // TestValueSizesEveryTarget reads a 16-byte and a 64 KiB value from every
-// real server; the drivers check each value's length on every op.
+// real server; the drivers check each value's length on every op. 100
+// rows: 10,000 (the default) of 64 KiB had each server seeded with 640 MiB.
 func TestValueSizesEveryTarget(t *testing.T) {
 	needAllServers(t)
-	r := runJSON(t, "run", "all", "echo", "--value-size", "16,64KiB", "--n", "50", "--warmup", "5", "--instances", "1", "--rounds", "1", "--provider", "local")
+	r := runJSON(t, "run", "all", "echo", "--value-size", "16,64KiB", "--rows", "100", "--n", "50", "--warmup", "5", "--instances", "1", "--rounds", "1", "--provider", "local")
 	seen := map[string]bool{}
 	for _, run := range r.Runs {
 		if run.Errors != 0 || run.N != 50 {

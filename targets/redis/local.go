@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"syscall"
 
 	"github.com/dbsock/dbsock/compose"
 	"github.com/dbsock/dbsock/drivers"
@@ -19,6 +20,10 @@ func localServer(ctx context.Context, l *compose.Local, name string) (*compose.S
 	if err != nil {
 		return nil, err
 	}
+	// SIGTERM only sets a flag that Redis reads in its next cron tick (up
+	// to 100 ms at hz 10), and then, without persistence, it only exits:
+	// SIGKILL stops it the same way at once.
+	ls.StopSignal = syscall.SIGKILL
 	if err := ls.Unprivileged("redis-server", "redis"); err != nil {
 		return nil, ls.Fail(err)
 	}
