@@ -18,6 +18,9 @@
 #  5. 50 back-to-back restarts of every server dbsock starts locally, each
 #     followed at once by a login over both endpoints (TestRestartsAcceptLogins
 #     with DBSOCK_RESTARTS=50; make test runs 10).
+#  6. The open loop holds its rate: echo at --rate 2000 achieves 2000
+#     ops/s within 10% (TestRateHoldsOnEcho with DBSOCK_TIMING=1; make
+#     test checks only that it never runs ahead).
 # It exits 1 when a coverage is below 9 of 10 (scaled to RUNS), a card
 # run is not "Unix faster" or has a warning, or a login after a restart
 # fails.
@@ -108,6 +111,10 @@ if ! DBSOCK_TIMING=1 DBSOCK_REQUIRE_SERVERS=1 go test -count=1 -run TestCompareA
 fi
 echo "== 5. 50 restarts of each server, each followed at once by a login over both endpoints"
 if ! DBSOCK_RESTARTS=50 DBSOCK_REQUIRE_SERVERS=1 go test -count=1 -run TestRestartsAcceptLogins ./targets/all/; then
+  failed=1
+fi
+echo "== 6. the open loop holds --rate 2000 on echo within 10%"
+if ! DBSOCK_TIMING=1 DBSOCK_REQUIRE_SERVERS=1 go test -count=1 -run TestRateHoldsOnEcho ./cmd/dbsock/; then
   failed=1
 fi
 if [ "$failed" = 1 ]; then
