@@ -332,6 +332,17 @@ func (ls *LocalServer) restart(ctx context.Context) error {
 	return nil
 }
 
+// StopProcess ends the started process as Stop would, keeping its
+// directory, so that the recipe can start it again another way: a server
+// first started for set-up only (an account made over its private socket,
+// no TCP listener yet), then for the run.
+func (ls *LocalServer) StopProcess() error {
+	if ls.proc == nil {
+		return nil
+	}
+	return ls.proc.stop(ls.StopSignal, 10*time.Second)
+}
+
 // PID is the started server's process ID.
 func (ls *LocalServer) PID() int { return ls.proc.cmd.Process.Pid }
 

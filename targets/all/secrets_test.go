@@ -1,0 +1,149 @@
+package all_test
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/dbsock/dbsock/compose"
+	"github.com/dbsock/dbsock/drivers"
+	"github.com/dbsock/dbsock/internal/cpustat"
+	"github.com/dbsock/dbsock/targets/targettest"
+)
+
+// serverTargets are the targets whose servers dbsock starts from binaries
+// or images, with an account and a password.
+var serverTargets = []string{"mysql", "redis", "mongo", "postgres", "memcached", "pgbouncer"}
+
+// passwordsOf are the passwords of srv's endpoints.
+func passwordsOf(t *testing.T, srv *compose.Server) []string {
+	t.Helper()
+	var pws []string
+	for _, ep := range []drivers.Endpoint{srv.TCP, srv.Unix} {
+		if ep.Password != "" {
+			pws = append(pws, ep.Password)
+		}
+	}
+	if len(pws) == 0 {
+		t.Fatalf("%s: the server has no password", srv.Target)
+	}
+	return pws
+}
+
+// procWhere lists, for every process on this host, the /proc files
+// (environ, cmdline) that hold one of secrets.
+func procWhere(t *testing.T, secrets ...string) []string {
+	t.Helper()
+	var found []string
+	files, _ := filepath.Glob("/proc/[0-9]*/environ")
+	cmdlines, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+	for _, f := range append(files, cmdlines...) {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			continue // gone, or not ours to read (the test runs as root where it matters)
+		}
+		for _, s := range secrets {
+			if bytes.Contains(b, []byte(s)) {
+				comm, _ := os.ReadFile(filepath.Join(filepath.Dir(f), "comm"))
+				found = append(found, f+" ("+strings.TrimSpace(string(comm))+")")
+			}
+		}
+	}
+	return found
+}
+
+// TestLocalServersGetOnlyTheirEnvironment: a variable in dbsock's
+// environment (a sentinel named like the external servers' passwords, and
+// one named like a CI job's token) reaches no process of any local server,
+// and the run's password is in no process's environment or command line
+// on this host while the server runs.
+func TestLocalServersGetOnlyTheirEnvironment(t *testing.T) {
+	sentinel, err := compose.RandomPassword()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("DBSOCK_MYSQL_PASSWORD", "sentinel-"+sentinel)
+	t.Setenv("CI_JOB_TOKEN", "sentinel-"+sentinel)
+	for _, target := range serverTargets {
+		t.Run(target, func(t *testing.T) {
+			srv := targettest.Local(t, target, targettest.Binaries[target]...)
+			pids, err := cpustat.Descendants(os.Getpid())
+			if err != nil {
+				t.Fatal(err)
+			}
+			servers := 0
+			for _, pid := range pids {
+				if pid == os.Getpid() {
+					continue
+				}
+				env, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/environ")
+				if err != nil {
+					continue
+				}
+				servers++
+				if bytes.Contains(env, []byte(sentinel)) {
+					comm, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/comm")
+					t.Errorf("process %d (%s) of the %s server has dbsock's sentinel variable in its environment", pid, strings.TrimSpace(string(comm)), target)
+				}
+			}
+			if servers == 0 {
+				t.Fatalf("no server process found under this test (pid %d)", os.Getpid())
+			}
+			if where := procWhere(t, passwordsOf(t, srv)...); len(where) > 0 {
+				t.Errorf("the run's password is in %s", strings.Join(where, ", "))
+			}
+		})
+	}
+}
+
+// TestContainersHoldNoPassword: a server dbsock starts in a container,
+// with the docker provider and with compose, has the run's password
+// neither in the container's configuration (docker inspect of every
+// container on this host) nor in any process's environment or command
+// line on this host, while it runs; and the files dbsock wrote to hand it
+// over are gone once the server is up.
+func TestContainersHoldNoPassword(t *testing.T) {
+	for _, provider := range []string{"docker", "compose"} {
+		for _, target := range serverTargets {
+			t.Run(provider+"/"+target, func(t *testing.T) {
+				srv := targettest.Supplied(t, target, provider)
+				pws := passwordsOf(t, srv)
+				if where := procWhere(t, pws...); len(where) > 0 {
+					t.Errorf("the run's password is in %s", strings.Join(where, ", "))
+				}
+				ids, err := exec.Command("docker", "ps", "-aq").Output()
+				if err != nil {
+					t.Fatal(err)
+				}
+				out, err := exec.Command("docker", append([]string{"inspect"}, strings.Fields(string(ids))...)...).Output()
+				if err != nil {
+					t.Fatalf("docker inspect: %v", err)
+				}
+				if !bytes.Contains(out, []byte(srv.SocketDir)) {
+					t.Fatalf("docker inspect does not show the server's container (no bind mount of %s)", srv.SocketDir)
+				}
+				for _, pw := range pws {
+					if bytes.Contains(out, []byte(pw)) {
+						t.Errorf("docker inspect shows the run's password")
+					}
+				}
+				_ = filepath.WalkDir(filepath.Dir(srv.SocketDir), func(path string, d os.DirEntry, err error) error {
+					if err != nil || !d.Type().IsRegular() {
+						return nil
+					}
+					b, _ := os.ReadFile(path)
+					for _, pw := range pws {
+						if bytes.Contains(b, []byte(pw)) {
+							t.Errorf("%s holds the run's password while the server runs", path)
+						}
+					}
+					return nil
+				})
+			})
+		}
+	}
+}
