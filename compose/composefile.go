@@ -33,8 +33,9 @@ var File []byte
 
 // Compose starts servers from compose.yaml with Docker Compose (v2 plugin,
 // or docker-compose 1.x): one project per run, a private socket dir, free
-// ports and random passwords passed through the environment, and "down"
-// afterwards unless Keep is set.
+// ports passed through the environment, random passwords as Compose
+// secrets (files in the run's private dir, never in Compose's or a
+// container's environment), and "down" afterwards unless Keep is set.
 type Compose struct {
 	// Services are the targets compose.yaml has a service for, each named
 	// after its target; every one gets a port and a password per run.
@@ -115,7 +116,11 @@ func (c *Compose) prepare() error {
 	// DBSOCK_BIND is where the servers listen for TCP: 127.0.0.1, and
 	// ::1 where this host has it (the tcp6 path); DBSOCK_BIND_SPACED is
 	// the same for Redis's syntax.
-	c.env = append(os.Environ(), "DBSOCK_SOCKET_DIR="+dir, "DBSOCK_PID="+strconv.Itoa(os.Getpid()),
+	secrets := filepath.Join(dir, "secrets")
+	if err := os.Mkdir(secrets, 0o700); err != nil {
+		return err
+	}
+	c.env = append(os.Environ(), "DBSOCK_SOCKET_DIR="+dir, "DBSOCK_SECRETS_DIR="+secrets, "DBSOCK_PID="+strconv.Itoa(os.Getpid()),
 		"DBSOCK_CPUSET="+placement.FormatList(c.ServerCPUs),
 		"DBSOCK_BIND="+strings.Join(Loopbacks(), ","), "DBSOCK_BIND_SPACED="+strings.Join(Loopbacks(), " "))
 	for _, t := range c.Services {
@@ -129,8 +134,10 @@ func (c *Compose) prepare() error {
 	return nil
 }
 
-// prepareService makes t's socket dir, port, password and secrets and puts
-// them in the environment compose.yaml reads (DBSOCK_<NAME>_PORT, ...).
+// prepareService makes t's socket dir and port, put in the environment
+// compose.yaml reads (DBSOCK_<NAME>_PORT, ...), and its password and
+// other secrets, written as the files compose.yaml's secrets name
+// (secrets/NAME-password, ...).
 func (c *Compose) prepareService(t Target) error {
 	sockDir := filepath.Join(c.dir, t.Name)
 	if err := os.Mkdir(sockDir, 0o777); err != nil {
@@ -146,16 +153,32 @@ func (c *Compose) prepareService(t Target) error {
 	if c.pw[t.Name], err = RandomPassword(); err != nil {
 		return err
 	}
-	v := "DBSOCK_" + strings.ToUpper(t.Name)
-	c.env = append(c.env, v+"_PORT="+strconv.Itoa(c.ports[t.Name]), v+"_PASSWORD="+c.pw[t.Name])
+	c.env = append(c.env, "DBSOCK_"+strings.ToUpper(t.Name)+"_PORT="+strconv.Itoa(c.ports[t.Name]))
+	if err := c.writeSecret(t.Name+"-password", c.pw[t.Name]); err != nil {
+		return err
+	}
 	if t.Container != nil {
 		for _, name := range t.Container.ComposeSecrets {
 			secret, err := RandomPassword()
 			if err != nil {
 				return err
 			}
-			c.env = append(c.env, name+"="+secret)
+			if err := c.writeSecret(name, secret); err != nil {
+				return err
+			}
 		}
+	}
+	return nil
+}
+
+// writeSecret writes one of compose.yaml's secrets into the run's 0700
+// secrets dir. Compose mounts the file as it is into the service's
+// container, where the user the server runs as must read it (memcached's
+// image never runs as root): 0644, in a directory no other host user may
+// enter.
+func (c *Compose) writeSecret(name, value string) error {
+	if err := os.WriteFile(filepath.Join(c.dir, "secrets", name), []byte(value), 0o644); err != nil {
+		return fmt.Errorf("compose provider: write the secret %s: %w", name, err)
 	}
 	return nil
 }
