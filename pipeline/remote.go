@@ -62,12 +62,14 @@ type Case struct {
 	Depth     int      `json:"depth,omitempty"`
 	// Paths are the endpoints the case measures, in order.
 	Paths drivers.Paths `json:"paths"`
-	// Passwords are the paths' (Endpoint leaves its own out of JSON);
-	// the case file is private to this user and removed once read.
-	Passwords []string           `json:"passwords"`
-	Server    drivers.ServerInfo `json:"server"`
-	Instance  string             `json:"server_instance,omitempty"`
-	Options   scenarios.Options  `json:"options"`
+	// Passwords are the paths' (Endpoint leaves its own out of JSON).
+	// In a case file they are empty, and PasswordPipe, FILE.pw, a named
+	// pipe dbsock run writes them to (casepipe.go), holds them.
+	Passwords    []string           `json:"passwords"`
+	PasswordPipe string             `json:"password_pipe,omitempty"`
+	Server       drivers.ServerInfo `json:"server"`
+	Instance     string             `json:"server_instance,omitempty"`
+	Options      scenarios.Options  `json:"options"`
 	// ServerPIDs are the roots of the server's process trees, whose CPU
 	// time the client reads (it sees the host's processes).
 	ServerPIDs      []int  `json:"server_pids,omitempty"`
@@ -140,6 +142,8 @@ func (c *remoteClient) measure(ctx context.Context, cs Case, emit func(results.R
 	c.n++
 	file := filepath.Join(c.dir, fmt.Sprintf("case-%d.json", c.n))
 	cs.Out = file + ".out"
+	pws := cs.Passwords
+	cs.Passwords, cs.PasswordPipe = make([]string, len(pws)), file+pipeSuffix
 	b, err := json.Marshal(cs)
 	if err != nil {
 		return fmt.Errorf("write the client's case: %w", err)
@@ -150,7 +154,15 @@ func (c *remoteClient) measure(ctx context.Context, cs Case, emit func(results.R
 	defer os.Remove(file)
 	defer os.Remove(cs.Out)
 	defer os.Remove(cs.Out + aliveSuffix)
+	pctx, stopOffer := context.WithCancel(ctx)
+	wait, err := offerPasswords(pctx, cs.PasswordPipe, pws)
+	if err != nil {
+		stopOffer()
+		return err
+	}
 	xerr := c.execWatched(ctx, file, cs.Out+aliveSuffix, cs.Options.Timeout())
+	stopOffer()
+	_ = wait() // a client that did not read them has failed, and says so below
 	if errors.Is(xerr, errClientSilent) {
 		return fmt.Errorf("the client in %s: %w", c.r.Place(), xerr)
 	}
@@ -309,6 +321,14 @@ func ServeCase(ctx context.Context, file string) error {
 		return err
 	}
 	os.Remove(file)
+	if cs.PasswordPipe != "" {
+		if cs.Passwords, err = readPasswords(cs.PasswordPipe); err != nil {
+			return fmt.Errorf("read the case's passwords: %w", err)
+		}
+		if len(cs.Passwords) != len(cs.Paths) {
+			return fmt.Errorf("%w: %s: %d passwords for %d paths", ErrBadCase, cs.PasswordPipe, len(cs.Passwords), len(cs.Paths))
+		}
+	}
 	out, err := os.OpenFile(cs.Out, os.O_CREATE|os.O_EXCL|os.O_WRONLY|syscall.O_NOFOLLOW, 0o600)
 	if err != nil {
 		return fmt.Errorf("write the runs to %s (a new file beside the case): %w", cs.Out, err)
@@ -377,6 +397,9 @@ func (cs Case) check(file string) error {
 	}
 	if cs.Out != file+".out" {
 		return fmt.Errorf("its out file %q is not %s.out", cs.Out, file)
+	}
+	if cs.PasswordPipe != "" && cs.PasswordPipe != file+pipeSuffix {
+		return fmt.Errorf("its password pipe %q is not %s%s", cs.PasswordPipe, file, pipeSuffix)
 	}
 	if _, _, err := scenarios.ParseOp(cs.Op); cs.Op != "" && err != nil {
 		return err
