@@ -67,8 +67,14 @@ type Compose struct {
 	env       []string
 	ports     map[string]int
 	pw        map[string]string
-	cpuset    map[string]string // as the engine reports it
-	up        bool
+	// secrets are compose.yaml's secrets (name: value), written into
+	// secretsDir for a service while it starts, and secretNames each
+	// service's.
+	secrets     map[string]string
+	secretNames map[string][]string
+	secretsDir  string
+	cpuset      map[string]string // as the engine reports it
+	up          bool
 }
 
 // NewCompose returns a compose provider for the services of compose.yaml.
@@ -120,6 +126,7 @@ func (c *Compose) prepare() error {
 	if err := os.Mkdir(secrets, 0o700); err != nil {
 		return err
 	}
+	c.secrets, c.secretNames, c.secretsDir = map[string]string{}, map[string][]string{}, secrets
 	c.env = append(os.Environ(), "DBSOCK_SOCKET_DIR="+dir, "DBSOCK_SECRETS_DIR="+secrets, "DBSOCK_PID="+strconv.Itoa(os.Getpid()),
 		"DBSOCK_CPUSET="+placement.FormatList(c.ServerCPUs),
 		"DBSOCK_BIND="+strings.Join(Loopbacks(), ","), "DBSOCK_BIND_SPACED="+strings.Join(Loopbacks(), " "))
@@ -154,33 +161,42 @@ func (c *Compose) prepareService(t Target) error {
 		return err
 	}
 	c.env = append(c.env, "DBSOCK_"+strings.ToUpper(t.Name)+"_PORT="+strconv.Itoa(c.ports[t.Name]))
-	if err := c.writeSecret(t.Name+"-password", c.pw[t.Name]); err != nil {
-		return err
-	}
+	name := t.Name + "-password"
+	c.secrets[name], c.secretNames[t.Name] = c.pw[t.Name], []string{name}
 	if t.Container != nil {
 		for _, name := range t.Container.ComposeSecrets {
-			secret, err := RandomPassword()
-			if err != nil {
+			if c.secrets[name], err = RandomPassword(); err != nil {
 				return err
 			}
-			if err := c.writeSecret(name, secret); err != nil {
-				return err
-			}
+			c.secretNames[t.Name] = append(c.secretNames[t.Name], name)
 		}
 	}
 	return nil
 }
 
-// writeSecret writes one of compose.yaml's secrets into the run's 0700
-// secrets dir. Compose mounts the file as it is into the service's
-// container, where the user the server runs as must read it (memcached's
-// image never runs as root): 0644, in a directory no other host user may
-// enter.
-func (c *Compose) writeSecret(name, value string) error {
-	if err := os.WriteFile(filepath.Join(c.dir, "secrets", name), []byte(value), 0o644); err != nil {
-		return fmt.Errorf("compose provider: write the secret %s: %w", name, err)
+// putSecrets writes target's secrets into the run's 0700 secrets dir,
+// for its service to start (or restart) with. Compose mounts each file as
+// it is into the service's container, where the user the server runs as
+// must read it (memcached's image never runs as root): 0644, in a
+// directory no other host user may enter.
+func (c *Compose) putSecrets(target string) error {
+	for _, name := range c.secretNames[target] {
+		if err := os.WriteFile(filepath.Join(c.secretsDir, name), []byte(c.secrets[name]), 0o644); err != nil {
+			return fmt.Errorf("compose provider: write the secret %s: %w", name, err)
+		}
 	}
 	return nil
+}
+
+// takeSecrets removes target's secrets once its server is ready (its
+// container keeps what it mounted), unless the project is kept.
+func (c *Compose) takeSecrets(target string) {
+	if c.Keep {
+		return
+	}
+	for _, name := range c.secretNames[target] {
+		os.Remove(filepath.Join(c.secretsDir, name))
+	}
 }
 
 // run runs one compose command; its output goes into the error.
@@ -216,6 +232,10 @@ func (c *Compose) Supply(ctx context.Context, t Target) (*Server, error) {
 	c.env = append(c.env, "DBSOCK_"+strings.ToUpper(target)+"_IMAGE="+image) // the last one counts
 	uctx, cancel := context.WithTimeout(ctx, 3*time.Minute)
 	defer cancel()
+	if err := c.putSecrets(target); err != nil {
+		return nil, err
+	}
+	defer c.takeSecrets(target)
 	if err := c.run(uctx, "up", "-d", target); err != nil {
 		return nil, fmt.Errorf("start compose service %s: %w", target, err)
 	}
@@ -281,8 +301,16 @@ func (c *Compose) Supply(ctx context.Context, t Target) (*Server, error) {
 // process.
 func (c *Compose) restartService(ctx context.Context, srv *Server, ready func(context.Context, *Server) error, tree *cpustat.Tree) error {
 	c.mu.Lock()
-	err := c.run(ctx, "restart", "-t", "10", srv.Target)
+	err := c.putSecrets(srv.Target)
+	if err == nil {
+		err = c.run(ctx, "restart", "-t", "10", srv.Target)
+	}
 	c.mu.Unlock()
+	defer func() {
+		c.mu.Lock()
+		c.takeSecrets(srv.Target)
+		c.mu.Unlock()
+	}()
 	if err != nil {
 		return fmt.Errorf("restart compose service %s: %w", srv.Target, err)
 	}

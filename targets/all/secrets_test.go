@@ -2,16 +2,19 @@ package all_test
 
 import (
 	"bytes"
+	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/dbsock/dbsock/compose"
 	"github.com/dbsock/dbsock/drivers"
 	"github.com/dbsock/dbsock/internal/cpustat"
+	"github.com/dbsock/dbsock/targets"
 	"github.com/dbsock/dbsock/targets/targettest"
 )
 
@@ -105,7 +108,8 @@ func TestLocalServersGetOnlyTheirEnvironment(t *testing.T) {
 // neither in the container's configuration (docker inspect of every
 // container on this host) nor in any process's environment or command
 // line on this host, while it runs; and the files dbsock wrote to hand it
-// over are gone once the server is up.
+// over are gone once the server is up, and again after a restart (which
+// gets them back while it starts, and after which a login works).
 func TestContainersHoldNoPassword(t *testing.T) {
 	for _, provider := range []string{"docker", "compose"} {
 		for _, target := range serverTargets {
@@ -131,19 +135,37 @@ func TestContainersHoldNoPassword(t *testing.T) {
 						t.Errorf("docker inspect shows the run's password")
 					}
 				}
-				_ = filepath.WalkDir(filepath.Dir(srv.SocketDir), func(path string, d os.DirEntry, err error) error {
-					if err != nil || !d.Type().IsRegular() {
-						return nil
+				noFileHolds(t, filepath.Dir(srv.SocketDir), pws)
+				ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+				defer cancel()
+				if err := srv.Restart(ctx); err != nil {
+					t.Fatalf("restart: %v", err)
+				}
+				tg, _ := targets.Lookup(target)
+				for _, ep := range []drivers.Endpoint{srv.TCP, srv.Unix} {
+					if _, err := tg.Settings(nil).Driver(drivers.Workload{}).Info(ctx, ep); err != nil {
+						t.Errorf("a login over %s after the restart: %v", ep.Transport, err)
 					}
-					b, _ := os.ReadFile(path)
-					for _, pw := range pws {
-						if bytes.Contains(b, []byte(pw)) {
-							t.Errorf("%s holds the run's password while the server runs", path)
-						}
-					}
-					return nil
-				})
+				}
+				noFileHolds(t, filepath.Dir(srv.SocketDir), pws)
 			})
 		}
 	}
+}
+
+// noFileHolds fails t for each file under dir that holds one of pws.
+func noFileHolds(t *testing.T, dir string, pws []string) {
+	t.Helper()
+	_ = filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
+		if err != nil || !d.Type().IsRegular() {
+			return nil
+		}
+		b, _ := os.ReadFile(path)
+		for _, pw := range pws {
+			if bytes.Contains(b, []byte(pw)) {
+				t.Errorf("%s holds the run's password while the server runs", path)
+			}
+		}
+		return nil
+	})
 }
