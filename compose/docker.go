@@ -194,8 +194,7 @@ func (d *Docker) startContainer(ctx context.Context, port int, spec ContainerSpe
 }
 
 // handOver are the files of a spec that hold a secret, by name in the
-// socket dir: its Config (0644: the server's own user reads it) and its
-// Secrets (0600: the image's entrypoint reads them as root).
+// socket dir: its Config and its Secrets.
 type handOver map[string]secretFile
 
 type secretFile struct {
@@ -203,11 +202,14 @@ type secretFile struct {
 	mode os.FileMode
 }
 
-// writeSecrets writes spec's Secrets into dir, 0600, before its container
-// starts.
+// writeSecrets writes spec's Secrets into dir before its container
+// starts: 0644, as whichever user reads them in the container must (the
+// mongo image reads its VAR_FILE after dropping root; a user namespace
+// maps root elsewhere), in a socket dir inside the run's 0700 dir, which
+// no other user of this host may enter.
 func writeSecrets(dir string, spec ContainerSpec) error {
 	for name, data := range spec.Secrets {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o600); err != nil {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644); err != nil {
 			return fmt.Errorf("hand the server its password: write %s into its socket dir: %w", name, err)
 		}
 	}
@@ -222,7 +224,7 @@ func takeConfig(dir string, spec ContainerSpec) handOver {
 		files[spec.Config] = secretFile{mode: 0o644}
 	}
 	for name := range spec.Secrets {
-		files[name] = secretFile{mode: 0o600}
+		files[name] = secretFile{mode: 0o644}
 	}
 	for name, f := range files {
 		path := filepath.Join(dir, name)

@@ -89,10 +89,11 @@ type ContainerSpec struct {
 	Config string
 	// Secrets are files that hand the server its passwords (a name in
 	// the socket dir, its contents): the image's VAR_FILE variables in Env
-	// name them (/sock/NAME). They are written 0600 before the container
-	// starts, read by the image's entrypoint as root, removed once the
-	// server is ready and put back while it restarts: a password is never
-	// in the container's configuration (docker inspect) or environment.
+	// name them (/sock/NAME). They are written before the container
+	// starts (see writeSecrets for their mode), read by the image's
+	// entrypoint, removed once the server is ready and put back while it
+	// restarts: a password is never in the container's configuration
+	// (docker inspect) or environment.
 	Secrets                  map[string]string
 	User, Password, Database string
 	// TLSPort is the port the server serves TLS on when its spec turned
