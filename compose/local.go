@@ -254,6 +254,54 @@ type LocalServer struct {
 	proc    *process
 	// start starts the process again as it was last started (Restart).
 	start func(context.Context) error
+	// handOver are files that hold a password the server reads as it
+	// starts (HandOver).
+	handOver []handedFile
+}
+
+// handedFile is a file of HandOver and what it holds.
+type handedFile struct {
+	path string
+	data []byte
+}
+
+// HandOver names files in the server's directory that hold a password
+// the server reads only as it starts (an auth file): from now on each is
+// removed once the server is ready and written back while it restarts, so
+// that a run that ends at once (SIGKILL, a second Ctrl-C) leaves no
+// password on disk unless it ends while its server starts.
+func (ls *LocalServer) HandOver(paths ...string) error {
+	for _, p := range paths {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return fmt.Errorf("hand %s to the server: %w", p, err)
+		}
+		ls.handOver = append(ls.handOver, handedFile{path: p, data: b})
+	}
+	return nil
+}
+
+// putBack writes the HandOver files that are not there (0600, the
+// server's user's); takeBack removes them.
+func (ls *LocalServer) putBack() error {
+	for _, f := range ls.handOver {
+		if _, err := os.Lstat(f.path); err == nil {
+			continue
+		}
+		if err := os.WriteFile(f.path, f.data, 0o600); err != nil {
+			return fmt.Errorf("write %s back for the server: %w", f.path, err)
+		}
+		if err := ls.Own(f.path); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (ls *LocalServer) takeBack() {
+	for _, f := range ls.handOver {
+		os.Remove(f.path)
+	}
 }
 
 // Prepare makes a LocalServer for target with its socket named sockName
@@ -310,6 +358,10 @@ func (ls *LocalServer) StartProbe(ctx context.Context, name, bin string, args, e
 		return err
 	}
 	ls.start = func(ctx context.Context) error {
+		if err := ls.putBack(); err != nil {
+			return err
+		}
+		defer ls.takeBack()
 		p, err := startProcess(ls.Dir, name, bin, args, env, stdin, ls.RunAs)
 		if err != nil {
 			return err

@@ -63,7 +63,7 @@ func procWhere(t *testing.T, secrets ...string) []string {
 // environment (a sentinel named like the external servers' passwords, and
 // one named like a CI job's token) reaches no process of any local server,
 // and the run's password is in no process's environment or command line
-// on this host while the server runs.
+// on this host, nor in any of the run's files, while the server runs.
 func TestLocalServersGetOnlyTheirEnvironment(t *testing.T) {
 	sentinel, err := compose.RandomPassword()
 	if err != nil {
@@ -99,6 +99,8 @@ func TestLocalServersGetOnlyTheirEnvironment(t *testing.T) {
 			if where := procWhere(t, passwordsOf(t, srv)...); len(where) > 0 {
 				t.Errorf("the run's password is in %s", strings.Join(where, ", "))
 			}
+			// Nor is it in a file of the run's once the server is up.
+			noFileHolds(t, filepath.Dir(filepath.Dir(srv.Unix.Address)), passwordsOf(t, srv))
 		})
 	}
 }
