@@ -15,7 +15,8 @@ import (
 
 // TestNoPasswordOnDiskAfterAKilledClientRun: with the client in a
 // container, the run's password is on no command line and in no
-// environment on this host while a case runs, and no file dbsock leaves
+// environment on this host, nor in the client container's configuration
+// (docker inspect), while a case runs, and no file dbsock leaves
 // behind when it ends at once (SIGKILL, as after a second Ctrl-C) holds
 // it: the case reached the client through a pipe.
 func TestNoPasswordOnDiskAfterAKilledClientRun(t *testing.T) {
@@ -69,6 +70,17 @@ func TestNoPasswordOnDiskAfterAKilledClientRun(t *testing.T) {
 			}
 		}
 	}
+	ids, err := exec.Command("docker", "ps", "-q", "--filter", "label=dbsock.pid="+strconv.Itoa(cmd.Process.Pid)).Output()
+	if err != nil || len(strings.Fields(string(ids))) == 0 {
+		t.Fatalf("no container of the run (pid %d) found: %v", cmd.Process.Pid, err)
+	}
+	inspect, err := exec.Command("docker", append([]string{"inspect"}, strings.Fields(string(ids))...)...).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(inspect, []byte(pw)) {
+		t.Error("docker inspect of the client container shows the run's password")
+	}
 	_ = cmd.Process.Kill()
 	_ = cmd.Wait()
 	left := 0
@@ -83,6 +95,6 @@ func TestNoPasswordOnDiskAfterAKilledClientRun(t *testing.T) {
 		return nil
 	})
 	if left == 0 {
-		t.Fatalf("the killed run (pid %s) left no file in %s to look into", strconv.Itoa(cmd.Process.Pid), tmp)
+		t.Fatalf("the killed run (pid %d) left no file in %s to look into", cmd.Process.Pid, tmp)
 	}
 }
