@@ -105,8 +105,7 @@ if [ -n "$MONGO_INITDB_ROOT_USERNAME" ]; then
   if [ ! -e "$dbpath/admin.sqlite" ]; then
     # The temporary server: it makes the user as it starts, before it
     # listens, on a private socket only; then it stops.
-    install -d -m 0700 "$handed"
-    setup=$handed/setup.sock
+    setup=$(mktemp -d)/setup.sock # a directory of this user's alone
     flags "" "$setup"
     FERRETDB_SETUP_PASSWORD=$MONGO_INITDB_ROOT_PASSWORD ferretdb "${flags[@]}" "${auth[@]}" \
       --setup-database=admin --setup-username="$MONGO_INITDB_ROOT_USERNAME" &
@@ -118,6 +117,7 @@ if [ -n "$MONGO_INITDB_ROOT_USERNAME" ]; then
     done
     kill "$temp"
     wait "$temp" || :
+    rm -rf "$(dirname "$setup")"
     [ -e "$dbpath/admin.sqlite" ] || { echo "error: dbsock/ferretdb: the temporary server made no user" >&2; exit 1; }
   fi
 fi
