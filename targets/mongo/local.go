@@ -90,10 +90,11 @@ func localServer(ctx context.Context, l *compose.Local, name string) (*compose.S
 
 // mongodArgs are mongod's flags, with authentication on: for set-up,
 // bound to the private socket path bind alone, with the localhost
-// exception (a socket path in --bind_ip is a listener of its own, and
-// without a loopback address mongod opens no TCP port); for the run,
-// bound to the loopback addresses bind, with its socket in its directory
-// and the exception off.
+// exception (mongod listens on each --bind_ip entry, a path being a Unix
+// socket, plus its own DIR/mongodb-PORT.sock, also in the private dir: no
+// TCP port; a connection over a Unix socket counts as local); for the
+// run, bound to the loopback addresses bind, with its socket in its
+// directory and the exception off.
 func mongodArgs(ls *compose.LocalServer, bind string, setup bool) []string {
 	args := []string{"--auth", "--dbpath", ls.Dir, "--port", strconv.Itoa(ls.Port), "--bind_ip", bind,
 		"--unixSocketPrefix", ls.Dir, "--filePermissions", "0700", "--quiet",
