@@ -230,16 +230,10 @@ func (c *Compose) Supply(ctx context.Context, t Target) (*Server, error) {
 		return nil, fmt.Errorf("%w %s: compose provider: %v", ErrCannotSupply, target, err)
 	}
 	c.env = append(c.env, "DBSOCK_"+strings.ToUpper(target)+"_IMAGE="+image) // the last one counts
-	uctx, cancel := context.WithTimeout(ctx, 3*time.Minute)
-	defer cancel()
-	if err := c.putSecrets(target); err != nil {
+	defer c.takeSecrets(target)                                              // once it is ready, or has failed
+	if err := c.upService(ctx, target); err != nil {
 		return nil, err
 	}
-	defer c.takeSecrets(target)
-	if err := c.run(uctx, "up", "-d", target); err != nil {
-		return nil, fmt.Errorf("start compose service %s: %w", target, err)
-	}
-	c.up = true
 	sockDir := filepath.Join(c.dir, target)
 	sp, err := t.Container.Spec(SpecFor{Port: c.ports[target], Dir: sockDir, Bind: "127.0.0.1"})
 	if err != nil {
@@ -293,6 +287,20 @@ func (c *Compose) Supply(ctx context.Context, t Target) (*Server, error) {
 		}
 	}
 	return srv, nil
+}
+
+// upService starts target's service ("up -d") with its secrets.
+func (c *Compose) upService(ctx context.Context, target string) error {
+	uctx, cancel := context.WithTimeout(ctx, 3*time.Minute)
+	defer cancel()
+	if err := c.putSecrets(target); err != nil {
+		return err
+	}
+	if err := c.run(uctx, "up", "-d", target); err != nil {
+		return fmt.Errorf("start compose service %s: %w", target, err)
+	}
+	c.up = true
+	return nil
 }
 
 // restartService restarts the service's container (compose restart: its
