@@ -221,16 +221,15 @@ func writeSecrets(dir string, spec ContainerSpec) error {
 func takeConfig(dir string, spec ContainerSpec) handOver {
 	files := handOver{}
 	if spec.Config != "" {
-		files[spec.Config] = secretFile{mode: 0o644}
+		path := filepath.Join(dir, spec.Config)
+		data, _ := os.ReadFile(path)
+		files[spec.Config] = secretFile{data: data, mode: 0o644}
 	}
-	for name := range spec.Secrets {
-		files[name] = secretFile{mode: 0o644}
+	for name, data := range spec.Secrets {
+		files[name] = secretFile{data: []byte(data), mode: 0o644}
 	}
-	for name, f := range files {
-		path := filepath.Join(dir, name)
-		f.data, _ = os.ReadFile(path)
-		os.Remove(path)
-		files[name] = f
+	for name := range files {
+		os.Remove(filepath.Join(dir, name))
 	}
 	return files
 }
