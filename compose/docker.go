@@ -173,6 +173,7 @@ func (d *Docker) startContainer(ctx context.Context, port int, spec ContainerSpe
 	if err := writeSecrets(dir, spec); err != nil {
 		return nil, errors.Join(err, os.RemoveAll(dir))
 	}
+	defer removeOnceRead(secretPaths(dir, spec))()
 	c, err := runContainer(ctx, req)
 	cleanup := func(ctx context.Context) error {
 		var errs []error
@@ -200,6 +201,18 @@ type handOver map[string]secretFile
 type secretFile struct {
 	data []byte
 	mode os.FileMode
+}
+
+// secretPaths are the paths of spec's Secrets in dir: each is read once,
+// by the image's entrypoint, and removed as soon as it has been
+// (removeOnceRead). Its Config is not: memcached's two instances read
+// theirs one after the other.
+func secretPaths(dir string, spec ContainerSpec) []string {
+	var paths []string
+	for name := range spec.Secrets {
+		paths = append(paths, filepath.Join(dir, name))
+	}
+	return paths
 }
 
 // writeSecrets writes spec's Secrets into dir before its container
@@ -284,6 +297,7 @@ func restartContainer(ctx context.Context, c RunningContainer, srv *Server, spec
 		return fmt.Errorf("restart %s container: write its config back: %w", srv.Target, err)
 	}
 	defer remove()
+	defer removeOnceRead(secretPaths(srv.SocketDir, spec))()
 	if err := c.Start(ctx); err != nil {
 		return fmt.Errorf("restart %s container: start: %w", srv.Target, err)
 	}

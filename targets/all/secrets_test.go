@@ -171,3 +171,57 @@ func noFileHolds(t *testing.T, dir string, pws []string) {
 		return nil
 	})
 }
+
+// TestContainerSecretsGoOnceRead: a password file handed to a container
+// is removed as soon as the image's entrypoint has read it, well before
+// the server is ready (MariaDB's set-up takes seconds after that), so that
+// a run killed while its server starts leaves none behind.
+func TestContainerSecretsGoOnceRead(t *testing.T) {
+	if testing.Short() {
+		t.Skip("needs Docker and images; skipped with -short")
+	}
+	tg, _ := targets.Lookup("mysql")
+	if err := exec.Command("docker", "image", "inspect", tg.Container.Offline).Run(); err != nil {
+		t.Skipf("Docker image %s is not here (run make images)", tg.Container.Offline)
+	}
+	tmp, err := os.MkdirTemp("/tmp", "t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(tmp) })
+	t.Setenv("TMPDIR", tmp)
+	d := compose.NewDocker()
+	d.Images = map[string]string{"mysql": tg.Container.Offline}
+	t.Cleanup(func() { _ = d.Close() })
+	type supplied struct {
+		srv *compose.Server
+		err error
+	}
+	done := make(chan supplied, 1)
+	go func() {
+		srv, err := d.Supply(context.Background(), tg.Supply())
+		done <- supplied{srv, err}
+	}()
+	seen, goneBeforeReady := false, false
+	for {
+		select {
+		case s := <-done:
+			if s.err != nil {
+				t.Fatal(s.err)
+			}
+			t.Cleanup(func() { _ = s.srv.Stop(context.Background()) })
+			if !seen || !goneBeforeReady {
+				t.Fatalf("password file seen %v, removed before the server was ready %v", seen, goneBeforeReady)
+			}
+			return
+		case <-time.After(2 * time.Millisecond):
+		}
+		files, _ := filepath.Glob(filepath.Join(tmp, "dbsock-*", "mysql-*", "mysql-password"))
+		switch {
+		case len(files) > 0:
+			seen = true
+		case seen:
+			goneBeforeReady = true
+		}
+	}
+}
