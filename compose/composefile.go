@@ -73,6 +73,7 @@ type Compose struct {
 	secrets     map[string]string
 	secretNames map[string][]string
 	secretsDir  string
+	secretWatch map[string]func() // ends putSecrets' removeOnceRead
 	cpuset      map[string]string // as the engine reports it
 	up          bool
 }
@@ -179,12 +180,28 @@ func (c *Compose) prepareService(t Target) error {
 // it is into the service's container, where the user the server runs as
 // must read it (memcached's image never runs as root): 0644, in a
 // directory no other host user may enter.
+//
+// Each is removed as soon as the service has read it (removeOnceRead), or
+// else by takeSecrets.
 func (c *Compose) putSecrets(target string) error {
+	var paths []string
 	for _, name := range c.secretNames[target] {
-		if err := os.WriteFile(filepath.Join(c.secretsDir, name), []byte(c.secrets[name]), 0o644); err != nil {
+		path := filepath.Join(c.secretsDir, name)
+		if err := os.WriteFile(path, []byte(c.secrets[name]), 0o644); err != nil {
 			return fmt.Errorf("compose provider: write the secret %s: %w", name, err)
 		}
+		paths = append(paths, path)
 	}
+	if c.Keep {
+		return nil
+	}
+	if c.secretWatch == nil {
+		c.secretWatch = map[string]func(){}
+	}
+	if stop := c.secretWatch[target]; stop != nil {
+		stop()
+	}
+	c.secretWatch[target] = removeOnceRead(paths)
 	return nil
 }
 
@@ -193,6 +210,10 @@ func (c *Compose) putSecrets(target string) error {
 func (c *Compose) takeSecrets(target string) {
 	if c.Keep {
 		return
+	}
+	if stop := c.secretWatch[target]; stop != nil {
+		stop()
+		delete(c.secretWatch, target)
 	}
 	for _, name := range c.secretNames[target] {
 		os.Remove(filepath.Join(c.secretsDir, name))

@@ -173,9 +173,10 @@ func noFileHolds(t *testing.T, dir string, pws []string) {
 }
 
 // TestContainerSecretsGoOnceRead: a password file handed to a container
-// is removed as soon as the image's entrypoint has read it, well before
-// the server is ready (MariaDB's set-up takes seconds after that), so that
-// a run killed while its server starts leaves none behind.
+// (docker: in its socket dir; compose: a Compose secret) is removed as
+// soon as the container has read it, well before the server is ready
+// (MariaDB's set-up takes seconds after that), so that a run killed while
+// its server starts leaves none behind.
 func TestContainerSecretsGoOnceRead(t *testing.T) {
 	if testing.Short() {
 		t.Skip("needs Docker and images; skipped with -short")
@@ -184,25 +185,48 @@ func TestContainerSecretsGoOnceRead(t *testing.T) {
 	if err := exec.Command("docker", "image", "inspect", tg.Container.Offline).Run(); err != nil {
 		t.Skipf("Docker image %s is not here (run make images)", tg.Container.Offline)
 	}
-	tmp, err := os.MkdirTemp("/tmp", "t")
-	if err != nil {
-		t.Fatal(err)
+	for _, c := range []struct{ provider, file string }{
+		{"docker", filepath.Join("dbsock-*", "mysql-*", "mysql-password")},
+		{"compose", filepath.Join("dbsock-*", "compose-*", "secrets", "mysql-password")},
+	} {
+		t.Run(c.provider, func(t *testing.T) {
+			tmp, err := os.MkdirTemp("/tmp", "t")
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { os.RemoveAll(tmp) })
+			t.Setenv("TMPDIR", tmp)
+			images := map[string]string{"mysql": tg.Container.Offline}
+			var p compose.Provider
+			if c.provider == "docker" {
+				d := compose.NewDocker()
+				d.Images, p = images, d
+			} else {
+				cp := compose.NewCompose(targets.Containers())
+				cp.Images, p = images, cp
+			}
+			t.Cleanup(func() { _ = p.Close() })
+			seen, gone := secretGoesBeforeReady(t, p, tg, filepath.Join(tmp, c.file))
+			if !seen || !gone {
+				t.Fatalf("password file seen %v, removed before the server was ready %v", seen, gone)
+			}
+		})
 	}
-	t.Cleanup(func() { os.RemoveAll(tmp) })
-	t.Setenv("TMPDIR", tmp)
-	d := compose.NewDocker()
-	d.Images = map[string]string{"mysql": tg.Container.Offline}
-	t.Cleanup(func() { _ = d.Close() })
+}
+
+// secretGoesBeforeReady supplies tg's server from p and watches file
+// meanwhile: whether it was there, and whether it was gone again before
+// the server was ready.
+func secretGoesBeforeReady(t *testing.T, p compose.Provider, tg *targets.Target, file string) (seen, gone bool) {
 	type supplied struct {
 		srv *compose.Server
 		err error
 	}
 	done := make(chan supplied, 1)
 	go func() {
-		srv, err := d.Supply(context.Background(), tg.Supply())
+		srv, err := p.Supply(context.Background(), tg.Supply())
 		done <- supplied{srv, err}
 	}()
-	seen, goneBeforeReady := false, false
 	for {
 		select {
 		case s := <-done:
@@ -210,18 +234,15 @@ func TestContainerSecretsGoOnceRead(t *testing.T) {
 				t.Fatal(s.err)
 			}
 			t.Cleanup(func() { _ = s.srv.Stop(context.Background()) })
-			if !seen || !goneBeforeReady {
-				t.Fatalf("password file seen %v, removed before the server was ready %v", seen, goneBeforeReady)
-			}
-			return
+			return seen, gone
 		case <-time.After(2 * time.Millisecond):
 		}
-		files, _ := filepath.Glob(filepath.Join(tmp, "dbsock-*", "mysql-*", "mysql-password"))
+		files, _ := filepath.Glob(file)
 		switch {
 		case len(files) > 0:
 			seen = true
 		case seen:
-			goneBeforeReady = true
+			gone = true
 		}
 	}
 }
