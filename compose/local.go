@@ -267,9 +267,10 @@ type handedFile struct {
 
 // HandOver names files in the server's directory that hold a password
 // the server reads only as it starts (an auth file): from now on each is
-// removed once the server is ready and written back while it restarts, so
-// that a run that ends at once (SIGKILL, a second Ctrl-C) leaves no
-// password on disk unless it ends while its server starts.
+// removed as soon as the server has read it (or else once it is ready)
+// and written back while it restarts, so that a run that ends at once
+// (SIGKILL, a second Ctrl-C) leaves no password on disk unless it ends
+// while its server reads it.
 func (ls *LocalServer) HandOver(paths ...string) error {
 	for _, p := range paths {
 		b, err := os.ReadFile(p)
@@ -296,6 +297,16 @@ func (ls *LocalServer) putBack() error {
 		}
 	}
 	return nil
+}
+
+// watchHandOver removes each HandOver file as soon as the server has read
+// it (removeOnceRead); what it returns ends the watch.
+func (ls *LocalServer) watchHandOver() (stop func()) {
+	var paths []string
+	for _, f := range ls.handOver {
+		paths = append(paths, f.path)
+	}
+	return removeOnceRead(paths)
 }
 
 func (ls *LocalServer) takeBack() {
@@ -362,6 +373,7 @@ func (ls *LocalServer) StartProbe(ctx context.Context, name, bin string, args, e
 			return err
 		}
 		defer ls.takeBack()
+		defer ls.watchHandOver()()
 		p, err := startProcess(ls.Dir, name, bin, args, env, stdin, ls.RunAs)
 		if err != nil {
 			return err
