@@ -285,9 +285,9 @@ func (d *Docker) socketDirAndPort(target string) (string, int, error) {
 }
 
 // restartContainer stops c and starts it again (the same container, its
-// data kept), with its config file and secrets back in the socket directory while it
-// starts, and waits until the server is ready; srv's CPU meter follows
-// the container's new first process.
+// data kept), with its config file and secrets back in the socket
+// directory while it starts, and waits until the server is ready; srv's
+// CPU meter follows the container's new first process.
 func restartContainer(ctx context.Context, c RunningContainer, srv *Server, spec ContainerSpec, config handOver, tree *cpustat.Tree) error {
 	if err := c.Stop(ctx, 10*time.Second); err != nil {
 		return fmt.Errorf("restart %s container: stop: %w", srv.Target, err)
