@@ -17,9 +17,9 @@ build:
 deps:
 	scripts/install-deps.sh
 
-## test-deps: deps, Chromium (the HTML report's browser test) and benchstat (the example module's)
+## test-deps: deps, Chromium (the HTML report's browser test), benchstat (the example module's) and the client stacks of the agents (C, Python, Node.js, PHP)
 test-deps:
-	scripts/install-deps.sh --with-browser
+	scripts/install-deps.sh --with-browser --with-stacks
 
 ## images: local images of every server dbsock starts in containers, from Debian's packages (no registry needed)
 images: deps
@@ -47,7 +47,7 @@ test:
 integration:
 	# One package at a time: several start real servers and containers, and
 	# a test that compares two runs must not share the 2 CPUs with them.
-	DBSOCK_REQUIRE_SERVERS=1 $(GO) test -p 1 -count=1 -timeout 30m ./...
+	DBSOCK_REQUIRE_SERVERS=1 DBSOCK_REQUIRE_STACKS=1 $(GO) test -p 1 -count=1 -timeout 30m ./...
 	# The example module a Go developer copies (its own go.mod, no replace),
 	# outside this repository with dbsock served from a module proxy of
 	# HEAD: its tests, its benchmarks and their benchstat table.

@@ -330,20 +330,20 @@ func init() { libhook.Open = openVerified }
 
 // openVerified opens your op over ep of a server of target as Compare does,
 // and verifies it: dbsocktest.Benchmark's way in.
-func openVerified(ctx context.Context, target string, ep drivers.Endpoint, open libhook.Opener) (func(context.Context) error, func() error, string, error) {
+func openVerified(ctx context.Context, target string, ep drivers.Endpoint, open libhook.Opener) (drivers.Conn, string, error) {
 	t, err := lookup(target)
 	if err != nil {
-		return nil, nil, "", err
+		return nil, "", err
 	}
 	d := &userDriver{name: "benchmark", open: open, server: t.Settings(nil).Driver(drivers.Workload{}), ctx: ctx}
 	conn, err := d.Open(ctx, ep)
 	if err != nil {
-		return nil, nil, "", err
+		return nil, "", err
 	}
 	v, err := conn.Verify(ctx)
 	if err != nil {
 		conn.Close()
-		return nil, nil, "", fmt.Errorf("verify your op over %s: %w", ep, err)
+		return nil, "", fmt.Errorf("verify your op over %s: %w", ep, err)
 	}
-	return conn.Do, conn.Close, v.Evidence, nil
+	return conn, v.Evidence, nil
 }

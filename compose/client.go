@@ -56,6 +56,7 @@ type ClientOptions struct {
 type ClientContainer struct {
 	c     RunningContainer
 	image string
+	user  string // "uid:gid", or "" for root with the capabilities to enter namespaces
 	pid   int
 }
 
@@ -71,13 +72,11 @@ const ClientBase = "dbsock/base:bookworm"
 // dbsock gets its own image). The container idles until Stop.
 func StartClient(ctx context.Context, o ClientOptions) (*ClientContainer, error) {
 	eng := ProbeEngine(ctx, 10*time.Second)
-	switch {
-	case !eng.Reachable:
+	if !eng.Reachable {
 		return nil, fmt.Errorf("start dbsock's client container: %s", eng.Unusable())
-	case eng.Desktop:
-		return nil, setting.Errorf("start dbsock's client container: the engine is %s, which runs containers in a VM: %s container needs a Linux engine with host networking (it was built and tested only on one); use %s local with servers installed here", eng.OS, setting.Client, setting.Provider)
-	case !eng.HostNetwork:
-		return nil, setting.Errorf("start dbsock's client container: the engine (%s) gives containers no host network, so a client there would not share this host's 127.0.0.1 with the servers; use %s host", engineKind(eng), setting.Client)
+	}
+	if err := eng.CannotRun("", true); err != nil {
+		return nil, err
 	}
 	binary := o.Binary
 	if binary == "" {
@@ -100,9 +99,14 @@ func StartClient(ctx context.Context, o ClientOptions) (*ClientContainer, error)
 	}
 	if o.EnterNetns {
 		req.CapAdd = []string{"SYS_ADMIN", "SYS_PTRACE"}
+	} else {
+		// With no other container's network namespace to enter, the
+		// client needs no privilege: it runs as this user, and what it
+		// writes back (the runs) is this user's to read.
+		req.User = fmt.Sprintf("%d:%d", os.Getuid(), os.Getgid())
 	}
 	c, err := runContainer(ctx, req)
-	cc := &ClientContainer{c: c, image: image}
+	cc := &ClientContainer{c: c, image: image, user: req.User}
 	if err != nil {
 		return nil, errors.Join(fmt.Errorf("start dbsock's client container from %s: %w", image, err), cc.Stop(context.Background()))
 	}
@@ -135,8 +139,12 @@ func (c *ClientContainer) Place() string {
 	if st, err := c.c.Inspect(context.Background()); err == nil && st.CPUs != "" {
 		cpus = ", cpuset " + st.CPUs
 	}
-	return fmt.Sprintf("docker container %s from image %s (host network, host PID namespace, socket directory bind-mounted%s)",
-		shortContainerID(c.c.ID()), c.image, cpus)
+	as := ", as root with CAP_SYS_ADMIN and CAP_SYS_PTRACE to dial from other containers' network namespaces"
+	if c.user != "" {
+		as = ", as uid:gid " + c.user
+	}
+	return fmt.Sprintf("docker container %s from image %s (host network, host PID namespace, socket directory bind-mounted%s%s)",
+		shortContainerID(c.c.ID()), c.image, as, cpus)
 }
 
 // Stop removes the container.

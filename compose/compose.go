@@ -107,7 +107,7 @@ func (s *Server) Path(t drivers.Transport) (drivers.Endpoint, error) {
 	case drivers.Published, drivers.Bridge, drivers.Service, drivers.Pod:
 		ep := map[drivers.Transport]drivers.Endpoint{drivers.Published: s.Published, drivers.Bridge: s.Bridge, drivers.Service: s.Service, drivers.Pod: s.Pod}[t]
 		if ep.Address == "" {
-			return drivers.Endpoint{}, errors.New(cmp.Or(s.NoRoutes, "only the docker and compose providers serve it (a second container of the server on a bridge network)"))
+			return drivers.Endpoint{}, errors.New(cmp.Or(s.NoRoutes, noRoutes))
 		}
 		return ep, nil
 	}

@@ -238,8 +238,8 @@ func (c *Compose) Supply(ctx context.Context, t Target) (*Server, error) {
 	if t.Container == nil || !c.hasService(target) {
 		return nil, fmt.Errorf("%w %s: compose provider: compose.yaml has no %s service", ErrCannotSupply, target, target)
 	}
-	if eng := ProbeEngine(ctx, 3*time.Second); eng.Desktop {
-		return nil, desktopError("compose", eng) // before anything starts
+	if err := ProbeEngine(ctx, 3*time.Second).CannotRun("compose", false); err != nil {
+		return nil, err // before anything starts
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -269,7 +269,7 @@ func (c *Compose) Supply(ctx context.Context, t Target) (*Server, error) {
 	if c.twin {
 		srv.NetworkMode, port = "the network namespace of service "+podOf(target), c.hostPorts[target]
 	}
-	srv.NoTLS = "compose.yaml gives its services no certificate; --provider docker or local serves the tls path"
+	srv.NoTLS = noComposeTLS
 	if note != "" {
 		srv.Warnings = append(srv.Warnings, note)
 	}
@@ -515,3 +515,6 @@ func (c *Compose) describe(ctx context.Context, target string, srv *Server) int 
 	}
 	return pid
 }
+
+// noComposeTLS is why the compose provider serves no tls path.
+const noComposeTLS = "compose.yaml gives its services no certificate; --provider docker or local serves the tls path"

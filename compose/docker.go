@@ -59,6 +59,10 @@ type Docker struct {
 	// Service, with Routes, starts the idle container the service path
 	// dials from (one per run).
 	Service bool
+	// TLS, when set, gives each server the tls path too (with host
+	// networking): the run's certificate and key in its socket directory,
+	// and a TLS listener on 127.0.0.1.
+	TLS bool
 
 	runID   string
 	local   Local // only for its private temp dir
@@ -121,10 +125,10 @@ func (d *Docker) Supply(ctx context.Context, t Target) (*Server, error) {
 		bind = "0.0.0.0"
 	}
 	sf := SpecFor{Port: port, Dir: dir, Bind: bind}
-	if hostNet {
+	if hostNet && d.TLS {
 		// The tls path: behind a published port the TLS port would need
 		// publishing too, and it would not be loopback anyway.
-		if sf.TLS, sf.TLSPort, err = containerTLS(dir, t.Container.UID); err != nil {
+		if sf.TLS, sf.TLSPort, err = containerTLS(dir); err != nil {
 			os.RemoveAll(dir)
 			return nil, err
 		}
@@ -138,11 +142,14 @@ func (d *Docker) Supply(ctx context.Context, t Target) (*Server, error) {
 	if note != "" {
 		srv.Warnings = append(srv.Warnings, note)
 	}
+	req := d.containerRequest(image, target, dir, port, hostNet, spec)
 	if !hostNet {
-		srv.NetworkMode = "published port"
-		srv.Warnings = append(srv.Warnings, fmt.Sprintf("Host networking is not available here (%s): TCP goes through a port Docker publishes on 127.0.0.1, which crosses Docker's userland proxy; the TCP numbers are not loopback-to-server numbers.", engineKind(eng)))
+		if req.Network, err = d.offHostNetwork(ctx, srv, eng); err != nil {
+			os.RemoveAll(dir)
+			return nil, err
+		}
 	}
-	c, err := d.startContainer(ctx, port, spec, srv, d.containerRequest(image, target, dir, port, hostNet, spec))
+	c, err := d.startContainer(ctx, port, spec, srv, req)
 	if err != nil {
 		return nil, err
 	}
@@ -155,6 +162,9 @@ func (d *Docker) Supply(ctx context.Context, t Target) (*Server, error) {
 	}
 	offerTCP6(ctx, srv, hostNet && strings.Contains(bind, ":"), no6)
 	srv.NoTLS = spec.NoTLS
+	if !d.TLS {
+		srv.NoTLS = "the tls path was not asked for"
+	}
 	offerTLS(srv, spec.TLSPort, "its TLS port would be published by Docker, not loopback")
 	config := takeConfig(srv.SocketDir, spec)
 	tree, _ := srv.CPU.(*cpustat.Tree)
@@ -163,6 +173,30 @@ func (d *Docker) Supply(ctx context.Context, t Target) (*Server, error) {
 		return nil, errors.Join(err, srv.Stop(context.Background()))
 	}
 	return srv, nil
+}
+
+// offHostNetwork is the network of a server container without host
+// networking: it listens on every address of its own network namespace,
+// so only the run's own bridge network may carry it (Docker isolates a
+// bridge network made for a purpose from its default bridge, where any
+// container lands unless told otherwise, and from every other network),
+// and its port is published on 127.0.0.1. srv says so.
+func (d *Docker) offHostNetwork(ctx context.Context, srv *Server, eng Engine) (Network, error) {
+	nw, err := d.runNetwork(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", srv.Target, err)
+	}
+	srv.NetworkMode = "published port"
+	srv.Warnings = append(srv.Warnings, fmt.Sprintf("Host networking is not available here (%s): the server container is on the run's own bridge network %s, and TCP goes through the port Docker publishes on 127.0.0.1 (%s); the TCP numbers are not loopback-to-server numbers.", engineKind(eng), nw.Name(), publishPath(eng)))
+	return nw, nil
+}
+
+// publishPath says what a port published on 127.0.0.1 crosses.
+func publishPath(e Engine) string {
+	if e.Rootless {
+		return "rootlesskit's port forwarding into the engine's own network namespace"
+	}
+	return "Docker's userland proxy or its NAT rules"
 }
 
 // startContainer runs req as srv (its SocketDir the container's /sock),
@@ -357,7 +391,7 @@ func describeContainer(ctx context.Context, c RunningContainer, srv *Server, ima
 
 // desktopError says why provider cannot measure through Docker Desktop.
 func desktopError(provider string, eng Engine) error {
-	return setting.Errorf("%s provider: %s is Docker Desktop, which runs containers in a VM: a Unix socket in a bind mount cannot be reached from this host across the VM boundary (docker/for-mac#483), and TCP would cross Docker's port proxy. Use %s local with servers installed here; dbsock's %s container (a client in a container beside the servers) needs a Linux engine with host networking, and was built and tested only on one", provider, eng.OS, setting.Provider, setting.Client)
+	return setting.Errorf("%s provider: the engine is %s, which runs containers in a VM: a Unix socket in a bind mount cannot be reached from this host across the VM boundary (docker/for-mac#483), and TCP would cross Docker's port proxy. Use %s local with servers installed here; dbsock's %s container (a client in a container beside the servers) needs a Linux engine with host networking, and was built and tested only on one", provider, eng.OS, setting.Provider, setting.Client)
 }
 
 // usableEngine returns the engine when dbsock can measure through it.

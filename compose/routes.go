@@ -23,7 +23,8 @@ import (
 // rules where the engine runs without it), bridge the container's own
 // address on the network.
 
-// runNetwork is the run's bridge network, created on first use.
+// runNetwork is the run's bridge network, created on first use: the one
+// network its containers off the host network are on.
 func (d *Docker) runNetwork(ctx context.Context) (Network, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -37,7 +38,7 @@ func (d *Docker) runNetwork(ctx context.Context) (Network, error) {
 	nw, err := rt.NewNetwork(ctx, map[string]string{
 		Label: "1", RunLabel: d.runID, PIDLabel: strconv.Itoa(os.Getpid()), OwnerLabel: Self().String()})
 	if err != nil {
-		return nil, fmt.Errorf("create a bridge network for the published, bridge, service and pod paths: %w", err)
+		return nil, fmt.Errorf("create the run's own bridge network (for the containers off the host network): %w", err)
 	}
 	d.network = nw
 	return nw, nil

@@ -28,8 +28,11 @@ type ContainerRequest struct {
 	HostNetwork bool
 	Publish     int
 	HostPID     bool
-	CPUs        string // the cpuset, e.g. "0" or "0-1"; "" unpinned
-	CapAdd      []string
+	// User is who the container's processes run as ("uid:gid"; "" the
+	// image's user).
+	User   string
+	CPUs   string // the cpuset, e.g. "0" or "0-1"; "" unpinned
+	CapAdd []string
 	// Network, when set, is a network of the run's the container joins
 	// under Aliases.
 	Network Network

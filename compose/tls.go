@@ -152,6 +152,22 @@ func WriteTLSFiles(dir, inside string, uid, gid int) (TLSFiles, error) {
 
 // WriteFiles is WriteTLSFiles with ca's certificates.
 func (ca *RunCA) WriteFiles(dir, inside string, uid, gid int) (TLSFiles, error) {
+	files, err := ca.writeFiles(dir, inside, 0o600)
+	if err != nil || uid < 0 {
+		return files, err
+	}
+	for _, name := range []string{"tls-cert.pem", "tls-key.pem", "tls-ca.pem"} {
+		if err := os.Chown(filepath.Join(dir, name), uid, gid); err != nil {
+			return TLSFiles{}, fmt.Errorf("give the server's TLS files in %s to uid %d: %w", dir, uid, err)
+		}
+	}
+	return files, nil
+}
+
+// writeFiles writes ca's server certificate, its key (with keyMode) and
+// the CA certificate into dir, named as the server sees dir (inside, or
+// dir itself when "").
+func (ca *RunCA) writeFiles(dir, inside string, keyMode os.FileMode) (TLSFiles, error) {
 	if inside == "" {
 		inside = dir
 	}
@@ -159,16 +175,14 @@ func (ca *RunCA) WriteFiles(dir, inside string, uid, gid int) (TLSFiles, error) 
 		name string
 		data []byte
 		mode os.FileMode
-	}{{"tls-cert.pem", ca.serverCert, 0o644}, {"tls-key.pem", ca.serverKey, 0o600}, {"tls-ca.pem", ca.certPEM, 0o644}}
+	}{{"tls-cert.pem", ca.serverCert, 0o644}, {"tls-key.pem", ca.serverKey, keyMode}, {"tls-ca.pem", ca.certPEM, 0o644}}
 	for _, f := range files {
 		p := filepath.Join(dir, f.name)
 		if err := os.WriteFile(p, f.data, f.mode); err != nil {
 			return TLSFiles{}, fmt.Errorf("write the server's TLS files in %s: %w", dir, err)
 		}
-		if uid >= 0 {
-			if err := os.Chown(p, uid, gid); err != nil {
-				return TLSFiles{}, fmt.Errorf("give the server's TLS files in %s to uid %d: %w", dir, uid, err)
-			}
+		if err := os.Chmod(p, f.mode); err != nil { // whatever the umask
+			return TLSFiles{}, fmt.Errorf("write the server's TLS files in %s: %w", dir, err)
 		}
 	}
 	return TLSFiles{Cert: filepath.Join(inside, "tls-cert.pem"), Key: filepath.Join(inside, "tls-key.pem"), CA: filepath.Join(inside, "tls-ca.pem")}, nil
@@ -181,15 +195,25 @@ func TLSEndpoint(ep drivers.Endpoint, addr string) (drivers.Endpoint, error) {
 	if err != nil {
 		return drivers.Endpoint{}, err
 	}
-	ep.Transport, ep.Address, ep.TLS, ep.TLSTrust = drivers.TLS, addr, ca.Client(), TrustRunCA
+	ep.Transport, ep.Address, ep.TLS, ep.TLSRoots, ep.TLSTrust = drivers.TLS, addr, ca.Client(), ca.CertPEM(), TrustRunCA
 	return ep, nil
 }
 
-// containerTLS writes the run's TLS files into a container's socket dir
-// for its server's user uid (its key private to it), as the container
-// sees them in /sock, and finds a second free port for a TLS listener.
-func containerTLS(dir string, uid int) (TLSFiles, int, error) {
-	files, err := WriteTLSFiles(dir, "/sock", uid, uid)
+// containerTLS writes the run's TLS files into a container's socket dir,
+// as the container sees them in /sock, and finds a second free port for a
+// TLS listener. The server in the container runs as a user of the image
+// (uid 999, 11211) that dbsock, not root itself as a member of the docker
+// group, cannot give files to: the key is readable by every user (0644),
+// and private on this host all the same, as the socket dir is reached
+// only through the run's directory (0700, this user's); in the container
+// nothing but the server runs. A server that refuses such a key
+// (PostgreSQL) has it copied to a private file first (PrivateKeyCmd).
+func containerTLS(dir string) (TLSFiles, int, error) {
+	ca, err := TheRunCA()
+	if err != nil {
+		return TLSFiles{}, 0, err
+	}
+	files, err := ca.writeFiles(dir, "/sock", 0o644)
 	if err != nil {
 		return TLSFiles{}, 0, err
 	}
@@ -198,6 +222,17 @@ func containerTLS(dir string, uid int) (TLSFiles, int, error) {
 		return TLSFiles{}, 0, err
 	}
 	return files, port, nil
+}
+
+// PrivateKeyCmd is cmd, run by the image's entrypoint (docker-entrypoint.sh,
+// as in the official images) after the run's TLS key in the container
+// (tf.Key, readable by all there) is copied to key, owned by user with mode
+// 0600, as root in the container: for a server that refuses a key others
+// may read (PostgreSQL). The image's entrypoint must run a command other
+// than its server as given, and as root, as the official images do.
+func PrivateKeyCmd(tf TLSFiles, user, key string, cmd []string) []string {
+	const script = `install -m 0600 -o "$1" -g "$1" "$2" "$3" && shift 3 && exec docker-entrypoint.sh "$@"`
+	return append([]string{"sh", "-c", script, "sh", user, tf.Key, key}, cmd...)
 }
 
 // offerTLS gives srv the tls path at tlsPort on 127.0.0.1 when its spec

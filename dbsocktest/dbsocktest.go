@@ -19,6 +19,7 @@ import (
 	"github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/dbsock/dbsock"
+	"github.com/dbsock/dbsock/drivers"
 	"github.com/dbsock/dbsock/internal/libhook"
 	"github.com/dbsock/dbsock/internal/placement"
 	"github.com/dbsock/dbsock/results"
@@ -62,7 +63,9 @@ func Start(tb testing.TB, target string, opt dbsock.StartOptions) *dbsock.Server
 // stretch of time, so that drift on a shared machine moves them alike.
 // Each op is timed on its own by dbsock's timing loop; besides ns/op it
 // reports the p50 in ns (p50-ns), and the Unix one the p50 speedup of
-// its own interleaved blocks (tcp/unix-p50). The process is pinned as
+// its own interleaved blocks (tcp/unix-p50). An op that has not returned
+// after 10 s (scenarios.DefaultOpTimeout) fails the sub-benchmark: its
+// connections are closed under it. The process is pinned as
 // dbsock run pins its client (placement auto) while it runs, and put back
 // after.
 func Benchmark(b *testing.B, srv *dbsock.Server, open dbsock.Opener) {
@@ -87,10 +90,9 @@ func Benchmark(b *testing.B, srv *dbsock.Server, open dbsock.Opener) {
 // maxBlocks is the most block pairs a sub-benchmark's ops are split into.
 const maxBlocks = 10
 
-// op adapts a function to the timing loop.
-type op func(context.Context) error
-
-func (f op) Do(ctx context.Context) error { return f(ctx) }
+// opTimeout is how long one op may be in flight before Benchmark gives up
+// on the server (a variable for this package's tests).
+var opTimeout = scenarios.DefaultOpTimeout
 
 // interleaved runs b.N ops over each of srv's endpoints in interleaved
 // blocks, the benchmark's timer running for timed's blocks only, and
@@ -99,21 +101,19 @@ func interleaved(b *testing.B, srv *dbsock.Server, open dbsock.Opener, timed dbs
 	b.StopTimer()
 	ctx := context.Background()
 	order := []dbsock.Transport{dbsock.TCP, dbsock.Unix}
-	ops := map[dbsock.Transport]op{}
+	conns := map[dbsock.Transport]drivers.Conn{}
 	hist := map[dbsock.Transport]*hdrhistogram.Histogram{}
 	for _, t := range order {
-		do, closer, evidence, err := libhook.Open(ctx, srv.Target, srv.Endpoint(t), open)
+		conn, evidence, err := libhook.Open(ctx, srv.Target, srv.Endpoint(t), open)
 		if err != nil {
 			b.Fatalf("open over %s: %v", t, err)
 		}
-		if closer != nil {
-			defer closer()
-		}
+		defer conn.Close()
 		if b.N == 1 {
 			b.Logf("%s: %s", t, evidence) // once, at the first probe
 		}
-		ops[t], hist[t] = op(do), results.NewHistogram()
-		if s := scenarios.Loop(ctx, ops[t], scenarios.LoopConfig{Warmup: 100}, nil, nil); s.Err != nil {
+		conns[t], hist[t] = conn, results.NewHistogram()
+		if s := watched(b, t, conn, scenarios.LoopConfig{Warmup: 100}, nil, false); s.Err != nil {
 			b.Fatalf("warm-up over %s: %v", t, s.Err)
 		}
 	}
@@ -128,13 +128,7 @@ func interleaved(b *testing.B, srv *dbsock.Server, open dbsock.Opener, timed dbs
 			pair = []dbsock.Transport{dbsock.Unix, dbsock.TCP}
 		}
 		for _, t := range pair {
-			if t == timed {
-				b.StartTimer()
-			}
-			s := scenarios.Loop(ctx, ops[t], scenarios.LoopConfig{N: n}, hist[t], nil)
-			if t == timed {
-				b.StopTimer()
-			}
+			s := watched(b, t, conns[t], scenarios.LoopConfig{N: n}, hist[t], t == timed)
 			if s.Err != nil || s.Errors > 0 {
 				b.Fatalf("over %s: %d of %d ops failed: %v", t, s.Errors, s.Ops, s.LastErr)
 			}
@@ -145,3 +139,33 @@ func interleaved(b *testing.B, srv *dbsock.Server, open dbsock.Opener, timed dbs
 		dbsock.Unix: float64(hist[dbsock.Unix].ValueAtQuantile(50)),
 	}
 }
+
+// watched runs the timing loop cfg over conn (t's), the benchmark's timer
+// running when timer, with a watchdog: an op in flight for opTimeout
+// aborts conn, and the benchmark fails saying that the server did not
+// answer.
+func watched(b *testing.B, t dbsock.Transport, conn drivers.Conn, cfg scenarios.LoopConfig, h *hdrhistogram.Histogram, timer bool) scenarios.Sample {
+	var hb scenarios.Heartbeat
+	cfg.Heartbeat = &hb
+	abort := conn.Close
+	if a, ok := conn.(drivers.Aborter); ok {
+		abort = a.Abort // Close may wait for the op in flight
+	}
+	dog := scenarios.StartWatchdog(closer(abort), &hb, opTimeout)
+	if timer {
+		b.StartTimer()
+	}
+	s := scenarios.Loop(context.Background(), conn, cfg, h, nil)
+	if timer {
+		b.StopTimer()
+	}
+	if dog.Done() {
+		b.Fatalf("over %s: %v for %s, so dbsock gave up on the connection after %d ops: %v", t, scenarios.ErrNoAnswer, opTimeout, s.Ops, s.LastErr)
+	}
+	return s
+}
+
+// closer adapts a function to io.Closer.
+type closer func() error
+
+func (f closer) Close() error { return f() }

@@ -2,7 +2,11 @@ package dbsocktest
 
 import (
 	"context"
+	"regexp"
+	"strconv"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 
@@ -34,5 +38,45 @@ func TestBenchmarkInterleavesAndVerifies(t *testing.T) {
 	p50 = nil
 	if r := testing.Benchmark(func(b *testing.B) { p50 = interleaved(b, srv, wrong, dbsock.Unix) }); r.N != 0 || p50 != nil {
 		t.Errorf("an op that ignores its endpoint was measured: %v", r)
+	}
+}
+
+// TestBenchmarkGivesUpOnAStoppedServer: a server stopped (SIGSTOP) in the
+// middle of a benchmark fails it within the op timeout and a little more,
+// instead of holding it until go test's own timeout.
+func TestBenchmarkGivesUpOnAStoppedServer(t *testing.T) {
+	srv := Start(t, "redis", dbsock.StartOptions{})
+	m := regexp.MustCompile(`pid (\d+)`).FindStringSubmatch(srv.Origin)
+	if m == nil {
+		t.Fatalf("no pid in %q", srv.Origin)
+	}
+	pid, _ := strconv.Atoi(m[1])
+	t.Cleanup(func() { syscall.Kill(pid, syscall.SIGCONT) })
+	old := opTimeout
+	opTimeout = time.Second
+	t.Cleanup(func() { opTimeout = old })
+	var stopped time.Time
+	calls := 0
+	ping := func(ctx context.Context, ep dbsock.Endpoint) (func(context.Context) error, func() error, error) {
+		c := redis.NewClient(dbsockredis.Options(ep))
+		return func(ctx context.Context) error {
+			if calls++; calls == 1000 {
+				syscall.Kill(pid, syscall.SIGSTOP)
+				stopped = time.Now()
+			}
+			return c.Ping(ctx).Err()
+		}, c.Close, nil
+	}
+	r := testing.Benchmark(func(b *testing.B) { interleaved(b, srv, ping, dbsock.Unix) })
+	if stopped.IsZero() {
+		t.Fatalf("the server was never stopped (%d ops): %v", calls, r)
+	}
+	took := time.Since(stopped)
+	t.Logf("the benchmark ended %s after the server was stopped", took.Round(time.Millisecond))
+	if r.N != 0 {
+		t.Errorf("a benchmark against a stopped server succeeded: %v", r)
+	}
+	if took > opTimeout+2*time.Second {
+		t.Errorf("the benchmark ended %s after the server was stopped, want within the op timeout %s and 2 s", took.Round(time.Millisecond), opTimeout)
 	}
 }

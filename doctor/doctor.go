@@ -178,11 +178,7 @@ func Report(ctx context.Context, w io.Writer, o Options) error {
 	} else {
 		fmt.Fprintf(b, "  engine:          %s, version %s, %s\n", d.Socket, d.Version, d.OS)
 		fmt.Fprintf(b, "  rootless:        %s\n  Docker Desktop:  %s\n", yes(d.Rootless), yes(d.Desktop))
-		if d.HostNetwork {
-			b.WriteString("  host networking: possible: a container server can listen on this host's 127.0.0.1, so TCP takes the same loopback path as a native server\n")
-		} else {
-			b.WriteString("  host networking: not possible here: TCP to a container would cross Docker's port proxy, and a socket in a bind mount may not be reachable\n")
-		}
+		b.WriteString("  " + d.Networking() + "\n")
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

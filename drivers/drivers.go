@@ -41,6 +41,10 @@ type Endpoint struct {
 	// TLSTrust says in words what the client trusts on the tls path
 	// ("the run's own CA", a CA file, or that it does not verify).
 	TLSTrust string `json:"tls_trust,omitempty"`
+	// TLSRoots are the certificates (PEM) of the CAs TLS trusts, nil when
+	// it verifies nothing: what a client in another process (dbsock's
+	// client container) builds the same TLS settings from (TLSFrom).
+	TLSRoots []byte `json:"-"`
 	// HasPassword says, in a report read back from JSON (which never
 	// holds the password), that the endpoint had one.
 	HasPassword bool `json:"has_password,omitempty"`

@@ -1,11 +1,14 @@
 package drivers
 
 import (
+	"bufio"
 	"context"
 	"fmt"
 	"net"
 	"os"
 	"runtime"
+	"strconv"
+	"strings"
 
 	"golang.org/x/sys/unix"
 )
@@ -52,4 +55,39 @@ func dialInNetns(ctx context.Context, d *net.Dialer, netns, network, addr string
 	}()
 	r := <-done
 	return r.c, r.err
+}
+
+// Capabilities a process needs to dial from another container's network
+// namespace: CAP_SYS_PTRACE to open another user's /proc/PID/ns/net, and
+// CAP_SYS_ADMIN to enter it.
+const (
+	capSysPtrace = 19
+	capSysAdmin  = 21
+)
+
+// CanEnterNetns says whether this process may dial from another
+// container's network namespace (the service and pod paths), and why not:
+// it needs CAP_SYS_ADMIN and CAP_SYS_PTRACE in effect, as root has them.
+func CanEnterNetns() (bool, string) {
+	f, err := os.Open("/proc/self/status")
+	if err != nil {
+		return false, "this process cannot read its own capabilities: " + err.Error()
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		hex, ok := strings.CutPrefix(sc.Text(), "CapEff:")
+		if !ok {
+			continue
+		}
+		caps, err := strconv.ParseUint(strings.TrimSpace(hex), 16, 64)
+		if err != nil {
+			return false, "this process's capabilities do not read: " + err.Error()
+		}
+		if caps&(1<<capSysAdmin) == 0 || caps&(1<<capSysPtrace) == 0 {
+			return false, "entering another container's network namespace takes CAP_SYS_ADMIN and CAP_SYS_PTRACE (root has them), and this process has not both"
+		}
+		return true, ""
+	}
+	return false, "this process's capabilities are not in /proc/self/status"
 }

@@ -143,18 +143,37 @@ func InsecureTLS() *tls.Config {
 	return &tls.Config{MinVersion: tls.VersionTLS12, InsecureSkipVerify: true}
 }
 
-// ReadCAs reads the PEM certificates of file into a pool; it fails when
-// the file holds none.
-func ReadCAs(file string) (*x509.CertPool, error) {
+// ReadCAs reads the PEM certificates of file into a pool, and returns
+// them as read; it fails when the file holds none.
+func ReadCAs(file string) (*x509.CertPool, []byte, error) {
 	b, err := os.ReadFile(file)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	pool := x509.NewCertPool()
 	if !pool.AppendCertsFromPEM(b) {
-		return nil, fmt.Errorf("%s holds no PEM certificate (-----BEGIN CERTIFICATE-----)", file)
+		return nil, nil, fmt.Errorf("%s holds no PEM certificate (-----BEGIN CERTIFICATE-----)", file)
 	}
-	return pool, nil
+	return pool, b, nil
+}
+
+// TLSFrom is the TLS configuration of a client of the tls path at addr
+// (a loopback host:port) that trusts the CA certificates roots (PEM), or,
+// with no roots, verifies nothing (InsecureTLS): the settings an
+// Endpoint's TLS and TLSRoots describe, rebuilt in another process.
+func TLSFrom(roots []byte, addr string) (*tls.Config, error) {
+	if len(roots) == 0 {
+		return InsecureTLS(), nil
+	}
+	pool := x509.NewCertPool()
+	if !pool.AppendCertsFromPEM(roots) {
+		return nil, fmt.Errorf("the tls path %s's CA certificates hold no PEM certificate", addr)
+	}
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return nil, fmt.Errorf("the tls path's address %q is not host:port: %w", addr, err)
+	}
+	return LoopbackTLS(pool, host), nil
 }
 
 // tlsHint says what a TLS failure on the tls path ep means and what to do

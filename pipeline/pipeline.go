@@ -408,19 +408,17 @@ func (p Plan) workload(target string, size, rows int, keys []string) drivers.Wor
 	return w
 }
 
-// errorRates fails every case side whose ops failed more often than
-// MaxErrorRate allows, saying how often and the last error.
+// errorRates fails every side of every case (each path it measured)
+// whose ops failed more often than MaxErrorRate allows, saying how often
+// and the last error.
 func (p Plan) errorRates(rep *results.Report) []error {
 	if p.MaxErrorRate < 0 {
 		return nil
 	}
 	var errs []error
 	for _, s := range rep.Summary {
-		for _, t := range drivers.Transports {
-			side := s.TCP
-			if t == drivers.Unix {
-				side = s.Unix
-			}
+		for _, ps := range s.Sides() {
+			t, side := ps.Path, ps.Side
 			if side.N == 0 || side.ErrorRate <= p.MaxErrorRate {
 				continue
 			}

@@ -276,3 +276,23 @@ func TestEveryOpFailedIsNoResult(t *testing.T) {
 		t.Fatalf("with the check off: %v", err)
 	}
 }
+
+// TestSeedLimitGrowsWithTheValues: seeding may take a millisecond per row
+// and one per 64 KiB of values beyond the op timeout, so that large
+// values are not taken for a server that stopped answering.
+func TestSeedLimitGrowsWithTheValues(t *testing.T) {
+	tests := []struct {
+		rows, size int
+		want       time.Duration
+	}{
+		{0, 0, 10*time.Second + time.Millisecond},
+		{10000, 6, 20 * time.Second},
+		{10000, 1 << 20, 20*time.Second + 160*time.Second},
+		{100, 16 << 20, 10*time.Second + 100*time.Millisecond + 25600*time.Millisecond},
+	}
+	for _, tt := range tests {
+		if got := seedLimit(10*time.Second, tt.rows, tt.size); got != tt.want {
+			t.Errorf("seedLimit(10s, %d rows, %d B) = %s, want %s", tt.rows, tt.size, got, tt.want)
+		}
+	}
+}

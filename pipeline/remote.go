@@ -65,11 +65,15 @@ type Case struct {
 	// Passwords are the paths' (Endpoint leaves its own out of JSON).
 	// In a case file they are empty, and PasswordPipe, FILE.pw, a named
 	// pipe dbsock run writes them to (casepipe.go), holds them.
-	Passwords    []string           `json:"passwords"`
-	PasswordPipe string             `json:"password_pipe,omitempty"`
-	Server       drivers.ServerInfo `json:"server"`
-	Instance     string             `json:"server_instance,omitempty"`
-	Options      scenarios.Options  `json:"options"`
+	Passwords    []string `json:"passwords"`
+	PasswordPipe string   `json:"password_pipe,omitempty"`
+	// TLSRoots are, for each of Paths on the tls path, the CA
+	// certificates (PEM) its client trusts, "" when it verifies nothing
+	// (Endpoint.TLSRoots): certificates, never keys.
+	TLSRoots []string           `json:"tls_roots,omitempty"`
+	Server   drivers.ServerInfo `json:"server"`
+	Instance string             `json:"server_instance,omitempty"`
+	Options  scenarios.Options  `json:"options"`
 	// ServerPIDs are the roots of the server's process trees, whose CPU
 	// time the client reads (it sees the host's processes).
 	ServerPIDs      []int  `json:"server_pids,omitempty"`
@@ -240,7 +244,15 @@ func beat(ctx context.Context, alive string) {
 	}
 }
 
-// readRuns emits every run in file and returns its last line.
+// Limits of what the host reads back from the client: one run's line (its
+// blocks and histogram), and a case's whole output.
+const (
+	maxRunLine  = 64 << 20
+	maxOutBytes = 1 << 30
+)
+
+// readRuns emits every run in file and returns its last line. It reads at
+// most maxOutBytes, in lines of at most maxRunLine.
 func readRuns(file string, emit func(results.Run)) (caseEnd, error) {
 	var end caseEnd
 	f, err := os.Open(file)
@@ -248,8 +260,11 @@ func readRuns(file string, emit func(results.Run)) (caseEnd, error) {
 		return end, err
 	}
 	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 1<<30)
+	if fi, err := f.Stat(); err == nil && fi.Size() > maxOutBytes {
+		return end, fmt.Errorf("%s holds %d bytes, more than a case's runs take (%d)", file, fi.Size(), maxOutBytes)
+	}
+	sc := bufio.NewScanner(io.LimitReader(f, maxOutBytes))
+	sc.Buffer(make([]byte, 64<<10), maxRunLine)
 	for sc.Scan() {
 		line := sc.Bytes()
 		if strings.HasPrefix(string(line), `{"end":`) {
@@ -265,6 +280,9 @@ func readRuns(file string, emit func(results.Run)) (caseEnd, error) {
 		}
 		emit(run)
 	}
+	if errors.Is(sc.Err(), bufio.ErrTooLong) {
+		return end, fmt.Errorf("%s has a line longer than a run takes (%d bytes)", file, maxRunLine)
+	}
 	return end, sc.Err()
 }
 
@@ -274,6 +292,7 @@ func (p Plan) remoteCase(t *targets.Target, w drivers.Workload, depth int, srv *
 		Depth: depth, Paths: paths, Server: info, Instance: info.Instance, ServerCPUWhyNot: srv.CPUWhyNot}
 	for _, ep := range paths {
 		cs.Passwords = append(cs.Passwords, ep.Password)
+		cs.TLSRoots = append(cs.TLSRoots, string(ep.TLSRoots))
 	}
 	opt.ClientCPU, opt.ServerCPU, opt.Progress = nil, nil, nil
 	cs.Options = opt
@@ -312,14 +331,16 @@ var ErrBadCase = errors.New("not a case file of dbsock's client container (dbsoc
 const maxCaseBytes = 256 << 20
 
 // ServeCase is "dbsock measure FILE": it reads the case in file, checks it
-// (ErrBadCase: the file is left as it is), removes it (it holds the
-// passwords), runs scenarios.Run on it in this process, and writes the
-// runs and the end to the case's Out file, which must not exist yet.
+// (ErrBadCase: the file is left as it is), removes it, reads the case's
+// passwords from its pipe (casepipe.go), runs scenarios.Run on it in this
+// process, and writes the runs and the end to the case's Out file, which
+// must not exist yet.
 func ServeCase(ctx context.Context, file string) error {
 	cs, err := readCase(file)
 	if err != nil {
 		return err
 	}
+	uid, gid := caseOwner(file)
 	os.Remove(file)
 	if cs.PasswordPipe != "" {
 		if cs.Passwords, err = readPasswords(cs.PasswordPipe); err != nil {
@@ -334,6 +355,9 @@ func ServeCase(ctx context.Context, file string) error {
 		return fmt.Errorf("write the runs to %s (a new file beside the case): %w", cs.Out, err)
 	}
 	defer out.Close()
+	if err := giveTo(out, cs.Out+aliveSuffix, uid, gid); err != nil {
+		return err
+	}
 	// The heartbeat ends before this does: a beat written after the
 	// caller removed the file would leave it behind.
 	bctx, stop := context.WithCancel(ctx)
@@ -356,6 +380,42 @@ func ServeCase(ctx context.Context, file string) error {
 		return fmt.Errorf("write the runs to %s: %w", cs.Out, err)
 	}
 	return rerr
+}
+
+// caseOwner is the owner of the case file (the user dbsock run runs as)
+// when this process is root (a client container that enters other
+// containers' network namespaces runs as root), else -1, -1: what the
+// client writes must be that user's to read back.
+func caseOwner(file string) (uid, gid int) {
+	fi, err := os.Lstat(file)
+	if os.Geteuid() != 0 || err != nil {
+		return -1, -1
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return -1, -1
+	}
+	return int(st.Uid), int(st.Gid)
+}
+
+// giveTo gives out, and the heartbeat file alive (made here, before the
+// heartbeat writes it), to uid:gid when uid >= 0.
+func giveTo(out *os.File, alive string, uid, gid int) error {
+	if uid < 0 {
+		return nil
+	}
+	if err := out.Chown(uid, gid); err != nil {
+		return fmt.Errorf("give the runs in %s to uid %d, who asked for them: %w", out.Name(), uid, err)
+	}
+	f, err := os.OpenFile(alive, os.O_CREATE|os.O_EXCL|os.O_WRONLY|syscall.O_NOFOLLOW, 0o600)
+	if err != nil {
+		return fmt.Errorf("make the heartbeat file %s: %w", alive, err)
+	}
+	defer f.Close()
+	if err := f.Chown(uid, gid); err != nil {
+		return fmt.Errorf("give the heartbeat file %s to uid %d, who reads it: %w", alive, uid, err)
+	}
+	return nil
 }
 
 // readCase reads and checks the case in file: a regular file of at most
@@ -404,17 +464,14 @@ func (cs Case) check(file string) error {
 	if _, _, err := scenarios.ParseOp(cs.Op); cs.Op != "" && err != nil {
 		return err
 	}
-	o := cs.Options
-	switch {
-	case o.N <= 0 && o.Duration <= 0:
-		return fmt.Errorf("n %d: a case times at least one op", o.N)
-	case o.N < 0 || o.Blocks < 0 || o.Warmup < 0 || o.Rounds <= 0 || o.Concurrency < 0 || cs.Depth < 0 || cs.Rows < 0:
-		return fmt.Errorf("a negative count (n %d, blocks %d, warmup %d, rounds %d, concurrency %d, depth %d, rows %d)", o.N, o.Blocks, o.Warmup, o.Rounds, o.Concurrency, cs.Depth, cs.Rows)
-	case cs.Depth > 10000 || o.Concurrency > 4096:
-		return fmt.Errorf("depth %d or concurrency %d above dbsock run's limits (10,000 and 4,096)", cs.Depth, o.Concurrency)
+	if err := cs.checkSettings(); err != nil {
+		return err
 	}
 	if len(cs.Paths) < 2 || len(cs.Passwords) != len(cs.Paths) {
 		return fmt.Errorf("%d paths with %d passwords: a case measures two or more paths", len(cs.Paths), len(cs.Passwords))
+	}
+	if err := cs.restoreTLS(); err != nil {
+		return err
 	}
 	for _, ep := range cs.Paths {
 		if err := ep.Validate(); err != nil {
@@ -428,6 +485,55 @@ func (cs Case) check(file string) error {
 		}
 	}
 	return nil
+}
+
+// restoreTLS gives each tls path of the case its client's TLS settings
+// from TLSRoots (drivers.TLSFrom), as dbsock run had them.
+func (cs Case) restoreTLS() error {
+	if len(cs.TLSRoots) != 0 && len(cs.TLSRoots) != len(cs.Paths) {
+		return fmt.Errorf("%d paths with TLS settings for %d", len(cs.Paths), len(cs.TLSRoots))
+	}
+	for i := range cs.Paths {
+		ep := &cs.Paths[i]
+		if ep.Transport != drivers.TLS {
+			continue
+		}
+		if len(cs.TLSRoots) == 0 {
+			return fmt.Errorf("the tls path %s comes without its TLS settings", ep.Address)
+		}
+		roots := cs.TLSRoots[i]
+		cfg, err := drivers.TLSFrom([]byte(roots), ep.Address)
+		if err != nil {
+			return err
+		}
+		ep.TLS, ep.TLSRoots = cfg, []byte(roots)
+	}
+	return nil
+}
+
+// checkSettings checks the case's settings by the rules dbsock run checks
+// its plan with (scenarios.Options.Validate and the plan's own limits on
+// depth, value size and memory), so that a case file cannot ask for more
+// than dbsock run could have.
+func (cs Case) checkSettings() error {
+	o := cs.Options
+	if err := o.Validate(); err != nil {
+		return err
+	}
+	if cs.Depth != 0 {
+		if err := validDepth(cs.Depth); err != nil {
+			return err
+		}
+	}
+	if cs.ValueSize != 0 {
+		if err := validValueSize(cs.ValueSize); err != nil {
+			return err
+		}
+	}
+	if cs.Rows < 0 || cs.Rows > scenarios.MaxRows {
+		return setting.Errorf("%s %d is out of range; accepted: 0 to %d", setting.Rows, cs.Rows, scenarios.MaxRows)
+	}
+	return o.CheckMemory(max(int64(cs.ValueSize), 6), max(cs.Depth, 1), len(cs.Paths))
 }
 
 // loopback says whether host:port names a loopback address.

@@ -1,10 +1,12 @@
 package pipeline
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -154,6 +156,15 @@ func TestRemoteClientErrorsComeBack(t *testing.T) {
 	}
 	if _, err := readRuns(dir+"/missing.out", func(results.Run) {}); err == nil {
 		t.Error("reading a missing output file gave no error")
+	}
+	// A line longer than a run takes is refused, not read into memory
+	// whole.
+	long := filepath.Join(dir, "long.out")
+	if err := os.WriteFile(long, bytes.Repeat([]byte("x"), maxRunLine+1), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := readRuns(long, func(results.Run) {}); err == nil || !strings.Contains(err.Error(), "longer than a run takes") {
+		t.Errorf("a %d-byte line: %v", maxRunLine+1, err)
 	}
 }
 

@@ -30,7 +30,7 @@ const (
 // memory. Its errors are *setting.Error values naming the plan's fields;
 // Run calls it first.
 func (p Plan) Validate() error {
-	for _, check := range []func() error{p.validatePaths, p.validateSweep, p.validateCases, p.validateInstances, p.validateTargets,
+	for _, check := range []func() error{p.validatePaths, p.validateNetns, p.validateSweep, p.validateCases, p.validateInstances, p.validateTargets,
 		p.validateQueries, p.validateWrites, p.validateThresholds, p.validateMemory} {
 		if err := check(); err != nil {
 			return err
@@ -47,13 +47,13 @@ func (p Plan) validateSweep() error {
 		}
 	}
 	for _, d := range p.Pipelines {
-		if d < 1 || d > MaxPipeline {
-			return setting.Errorf("%s %d is out of range; accepted: 1 to %d", setting.Pipelines, d, MaxPipeline)
+		if err := validDepth(d); err != nil {
+			return err
 		}
 	}
 	for _, s := range p.ValueSizes {
-		if s < 1 || s > MaxValueSize {
-			return setting.Errorf("%s %s is out of range; accepted: 1 B to 16 MiB", setting.ValueSizes, setting.Bytes(int64(s)))
+		if err := validValueSize(s); err != nil {
+			return err
 		}
 	}
 	if math.IsNaN(p.MaxErrorRate) || p.MaxErrorRate > 1 {
@@ -62,6 +62,22 @@ func (p Plan) validateSweep() error {
 	if p.Explain && (len(p.ValueSizes) > 0 || slices.ContainsFunc(p.Pipelines, func(d int) bool { return d > 1 })) {
 		return setting.Errorf("%s splits one lookup of each target's own value into its layers; it does not combine with %s or %s (leave those out, or %s)",
 			setting.Explain, setting.Pipelines, setting.ValueSizes, setting.Explain)
+	}
+	return nil
+}
+
+// validDepth checks one pipeline depth (Pipelines).
+func validDepth(d int) error {
+	if d < 1 || d > MaxPipeline {
+		return setting.Errorf("%s %d is out of range; accepted: 1 to %d", setting.Pipelines, d, MaxPipeline)
+	}
+	return nil
+}
+
+// validValueSize checks one value size (ValueSizes).
+func validValueSize(s int) error {
+	if s < 1 || s > MaxValueSize {
+		return setting.Errorf("%s %s is out of range; accepted: 1 B to 16 MiB", setting.ValueSizes, setting.Bytes(int64(s)))
 	}
 	return nil
 }
@@ -113,6 +129,20 @@ func (p Plan) InstancesPerCase() int {
 		return 1
 	}
 	return max(p.Instances, 1)
+}
+
+// TotalOps is how many timed ops the plan does when every case runs its
+// N ops per worker on every path it asks for (fewer where a server lacks
+// a path; unknown, and so not this, under Options.Duration), for a
+// progress bar.
+func (p Plan) TotalOps() int64 {
+	workers := 0
+	for _, c := range p.Concurrency {
+		workers += c
+	}
+	cases := int64(len(p.Targets)) * int64(max(len(p.Scenarios), 1)) * int64(max(len(p.ValueSizes), 1)) * int64(max(len(p.Pipelines), 1))
+	rounds := int64(max(p.Options.Rounds, 1)) * int64(p.InstancesPerCase())
+	return cases * int64(max(workers, 1)) * rounds * int64(len(p.PathsAsked())) * int64(p.Options.N)
 }
 
 // validateTargets checks that every target can do what the sweep asks of
@@ -314,7 +344,11 @@ func (p Plan) pathsOf(srv *compose.Server, ti *results.Target) drivers.Paths {
 }
 
 // paths is Paths, or tcp and unix.
-func (p Plan) paths() []drivers.Transport {
+func (p Plan) paths() []drivers.Transport { return p.PathsAsked() }
+
+// PathsAsked are the paths every case measures where its server offers
+// them: Paths, or TCP and the Unix socket when it is empty.
+func (p Plan) PathsAsked() []drivers.Transport {
 	if len(p.Paths) == 0 {
 		return []drivers.Transport{drivers.TCP, drivers.Unix}
 	}
@@ -340,6 +374,28 @@ func (p Plan) validatePaths() error {
 	}
 	if ok, why := compose.IPv6Loopback(); seen[drivers.TCP6] && !ok {
 		return setting.Errorf("%s %s: %s; leave tcp6 out", setting.Paths, joinPaths(p.paths()), why)
+	}
+	return p.ValidateProvider()
+}
+
+// ValidateProvider checks the paths against the plan's provider, when it
+// can say what it serves (compose.PathServer): a path it serves for none
+// of the targets is refused. Validate calls it; a caller that makes the
+// provider after validating the rest of the plan calls it then.
+func (p Plan) ValidateProvider() error {
+	ps, ok := p.Provider.(compose.PathServer)
+	if !ok {
+		return nil
+	}
+	var names []string
+	for _, t := range p.Targets {
+		names = append(names, t.Name)
+	}
+	for _, t := range p.paths() {
+		if why := ps.CannotServe(t, names); why != "" {
+			return setting.Errorf("%s %s with %s %s: the %s path cannot be measured: %s; leave %s out", setting.Paths, joinPaths(p.paths()),
+				setting.Provider, p.ProviderName, t, why, t)
+		}
 	}
 	return nil
 }

@@ -21,15 +21,15 @@ import (
 func BenchFmt(w io.Writer, r *results.Report) error {
 	b := &strings.Builder{}
 	e := r.Environment
-	fmt.Fprintf(b, "goos: %s\ngoarch: %s\n", e.OS, e.Arch)
+	fmt.Fprintf(b, "goos: %s\ngoarch: %s\n", benchValue(e.OS), benchValue(e.Arch))
 	if e.CPUModel != "" {
-		fmt.Fprintf(b, "cpu: %s\n", e.CPUModel)
+		fmt.Fprintf(b, "cpu: %s\n", benchValue(e.CPUModel))
 	}
-	fmt.Fprintf(b, "pkg: dbsock\ndbsock-version: %s\nplacement: %s client=%s server=%s\n",
-		r.Tool.Version, r.Config.Placement.Mode, orNotPinned(r.Config.Placement.ClientCPUs), orNotPinned(r.Config.Placement.ServerCPUs))
+	fmt.Fprintf(b, "pkg: dbsock\ndbsock-version: %s\nplacement: %s\n",
+		benchValue(r.Tool.Version), benchValue(fmt.Sprintf("%s client=%s server=%s", r.Config.Placement.Mode, orNotPinned(r.Config.Placement.ClientCPUs), orNotPinned(r.Config.Placement.ServerCPUs))))
 	for _, t := range r.Targets {
 		if t.Server.Product != "" {
-			fmt.Fprintf(b, "server-%s: %s\n", t.Name, t.Server)
+			fmt.Fprintf(b, "server-%s: %s\n", benchKey(t.Name), benchValue(t.Server.String()))
 		}
 	}
 	for i := range r.Runs {
@@ -43,7 +43,7 @@ func BenchFmt(w io.Writer, r *results.Report) error {
 				continue
 			}
 			fmt.Fprintf(b, "Benchmark%s/target=%s%s/transport=%s %d %.1f ns/op %d p50-ns %d p99-ns %.0f ops/s\n",
-				benchName(run.Scenario), run.Target, caseKeys(run.Case), run.Transport, ok, blk.Mean, blk.P50, blk.P99,
+				benchName(run.Scenario), benchKey(run.Target), caseKeys(run.Case), benchKey(string(run.Transport)), ok, blk.Mean, blk.P50, blk.P99,
 				float64(ok)/(float64(blk.ElapsedNs)/1e9))
 		}
 	}
@@ -55,7 +55,7 @@ func BenchFmt(w io.Writer, r *results.Report) error {
 func caseKeys(c results.Case) string {
 	s := fmt.Sprintf("/conc=%d/size=%d", max(c.Concurrency, 1), c.ValueSize)
 	if c.Mode != "" {
-		s += "/mode=" + c.Mode
+		s += "/mode=" + benchKey(c.Mode)
 	}
 	if c.Rate > 0 {
 		s += fmt.Sprintf("/rate=%g", c.Rate)
@@ -66,9 +66,33 @@ func caseKeys(c results.Case) string {
 	return s
 }
 
+// benchKey is s as a part of a benchmark name or a configuration key:
+// what would end the name or the key, or start another part (a space or
+// other blank, a control character, /, =, :), becomes _.
+func benchKey(s string) string {
+	return strings.Map(func(r rune) rune {
+		if unicode.IsSpace(r) || unicode.IsControl(r) || r == '/' || r == '=' || r == ':' {
+			return '_'
+		}
+		return r
+	}, s)
+}
+
+// benchValue is s as a configuration value: one line, without control
+// characters.
+func benchValue(s string) string {
+	return strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return -1
+		}
+		return r
+	}, strings.Join(strings.Fields(s), " "))
+}
+
 // benchName turns a scenario name such as "pk" into "PK", "connect" into
 // "Connect".
 func benchName(scenario string) string {
+	scenario = benchKey(scenario)
 	if len(scenario) <= 2 {
 		return strings.ToUpper(scenario)
 	}

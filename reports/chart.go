@@ -54,7 +54,7 @@ func Plot(w io.Writer, ext string, r *results.Report) (err error) {
 			err = fmt.Errorf("the figures cannot be drawn from this report (%v): too few results to plot", p)
 		}
 	}()
-	all, err := panels(safeCopy(r))
+	all, err := panels(plainCopy(r)) // gonum/plot escapes its SVG text
 	if err != nil {
 		return err
 	}

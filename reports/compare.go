@@ -32,8 +32,8 @@ type Change struct {
 	OldBlocks, NewBlocks int
 }
 
-// Compare pairs the summaries of old and new by target, scenario and
-// transport.
+// Compare pairs the summaries of old and new by case and path: every
+// path both reports measured (TCP, the socket and the further ones).
 func Compare(old, new *results.Report) []Change {
 	var out []Change
 	for _, ns := range new.Summary {
@@ -41,8 +41,12 @@ func Compare(old, new *results.Report) []Change {
 			if os.Case != ns.Case {
 				continue
 			}
-			for _, t := range drivers.Transports {
-				oside, nside := side(os, t), side(ns, t)
+			for _, ps := range ns.Sides() {
+				t, nside := ps.Path, ps.Side
+				oside, ok := sideOf(os, t)
+				if !ok {
+					continue // a path the old run did not measure
+				}
 				for _, m := range []string{"p50", "p99", "mean"} {
 					c := Change{Case: ns.Case, Transport: t, Metric: m,
 						Old: metric(oside.Latency, m), New: metric(nside.Latency, m), P: 1}
@@ -65,11 +69,14 @@ func Compare(old, new *results.Report) []Change {
 	return out
 }
 
-func side(s results.Summary, t drivers.Transport) results.Side {
-	if t == drivers.Unix {
-		return s.Unix
+// sideOf is s's side on path t, if s measured it.
+func sideOf(s results.Summary, t drivers.Transport) (results.Side, bool) {
+	for _, ps := range s.Sides() {
+		if ps.Path == t {
+			return ps.Side, true
+		}
 	}
-	return s.TCP
+	return results.Side{}, false
 }
 
 func metric(l results.Latency, m string) float64 {
@@ -138,7 +145,7 @@ func CompareMarkdown(w io.Writer, changes []Change) error {
 		if c.Significant {
 			sig = "**yes**"
 		}
-		fmt.Fprintf(b, "| %s | %s | %s | %s | %s %s | %s %s | %+.1f%% | %.3f | %s |\n", c.Target, c.Label(), c.Transport.Label(), c.Metric,
+		fmt.Fprintf(b, "| %s | %s | %s | %s | %s %s | %s %s | %+.1f%% | %.3f | %s |\n", cell(safeText(c.Target)), cell(safeText(c.Label())), cell(safeText(c.Transport.Label())), c.Metric,
 			u.fmt(c.Old), u.name, u.fmt(c.New), u.name, 100*c.Delta, c.P, sig)
 	}
 	if len(changes) == 0 {
@@ -153,13 +160,20 @@ func CompareMarkdown(w io.Writer, changes []Change) error {
 
 // WorkloadDiffers says how the workloads of old and new differ ("" when
 // they are the same): comparing latencies of different workloads compares
-// the workloads, not the transports or the code.
+// the workloads, not the transports or the code. It is Markdown: the
+// reports' strings in it are escaped (markdownText).
 func WorkloadDiffers(old, new *results.Report) string {
-	a, b := workloadText(old.Config.Workload), workloadText(new.Config.Workload)
-	if a == b {
+	a, b := old.Config.Workload, new.Config.Workload
+	if workloadText(a) == workloadText(b) {
 		return ""
 	}
-	return fmt.Sprintf("the two reports measured different workloads: %s against %s", a, b)
+	if a != nil {
+		a = cleanCopy(a, safeText)
+	}
+	if b != nil {
+		b = cleanCopy(b, safeText)
+	}
+	return fmt.Sprintf("the two reports measured different workloads: %s against %s", workloadText(a), workloadText(b))
 }
 
 func workloadText(w *results.Workload) string {
@@ -212,7 +226,7 @@ func SpeedupMarkdown(w io.Writer, old, new *results.Report) error {
 			} else if o.Hi < n.Lo || n.Hi < o.Lo {
 				verdict = "**apart: the speedup changed**"
 			}
-			fmt.Fprintf(b, "| %s | %s | %s | %s | %s |\n", ns.Target, ns.Label(), ci(os), ci(ns), verdict)
+			fmt.Fprintf(b, "| %s | %s | %s | %s | %s |\n", cell(safeText(ns.Target)), cell(safeText(ns.Label())), ci(os), ci(ns), verdict)
 		}
 	}
 	_, err := io.WriteString(w, b.String())

@@ -23,7 +23,7 @@ func HTML(w io.Writer, r *results.Report) error {
 	plain.Plot = "" // the chart is inlined, not linked
 	var head, full bytes.Buffer
 	writeHeadlineTo(&head, &plain)
-	if err := Markdown(&full, &plain); err != nil {
+	if err := writeMarkdown(&full, &plain); err != nil {
 		return err
 	}
 	details := strings.TrimPrefix(full.String(), head.String())
@@ -57,7 +57,7 @@ func HTML(w io.Writer, r *results.Report) error {
 		Details: template.HTML(detailsHTML.String()), // likewise
 		Chart:   template.HTML(chart),                // gonum/plot's SVG of this report
 		Started: r.StartedAt.UTC().Format("2006-01-02 15:04 UTC"),
-		Tool:    strings.TrimSpace(plain.Tool.Name + " " + plain.Tool.Version),
+		Tool:    plainText(r.Tool.Name + " " + r.Tool.Version), // html/template escapes it
 	})
 }
 

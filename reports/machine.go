@@ -12,12 +12,13 @@ import (
 // kernel, the virtualization, the provider, where the client ran, and each
 // shared target's server and image. A comparison across any of them
 // measures the machines as much as the change (a --placement split run
-// against a same one reads as a 96% regression here); none: nil.
+// against a same one reads as a 96% regression here); none: nil. Each is
+// Markdown: the reports' strings in it are escaped (markdownText).
 func RunsDiffer(old, new *results.Report) []string {
 	var out []string
 	differ := func(what, a, b string) {
 		if a != b {
-			out = append(out, fmt.Sprintf("%s %s against %s", what, orUnknown(a), orUnknown(b)))
+			out = append(out, fmt.Sprintf("%s %s against %s", what, safeText(orUnknown(a)), safeText(orUnknown(b))))
 		}
 	}
 	place := func(p results.Placement) string {
@@ -39,8 +40,8 @@ func RunsDiffer(old, new *results.Report) []string {
 			if ot.Name != nt.Name {
 				continue
 			}
-			differ(nt.Name+"'s server", ot.Server.String(), nt.Server.String())
-			differ(nt.Name+"'s image", orLocal(ot.Image), orLocal(nt.Image))
+			differ(safeText(nt.Name)+"'s server", ot.Server.String(), nt.Server.String())
+			differ(safeText(nt.Name)+"'s image", orLocal(ot.Image), orLocal(nt.Image))
 		}
 	}
 	return out

@@ -21,7 +21,11 @@ import (
 // the chart), then the details: method, one section per target,
 // thresholds, environment.
 func Markdown(w io.Writer, r *results.Report) error {
-	r = words.Fill(safeCopy(r))
+	return writeMarkdown(w, words.Fill(safeCopy(r)))
+}
+
+// writeMarkdown is Markdown of r, a safe copy (safeCopy) with its words.
+func writeMarkdown(w io.Writer, r *results.Report) error {
 	b := &strings.Builder{}
 	writeHeadline(b, r)
 	b.WriteString("## Details\n\n")

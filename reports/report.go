@@ -21,14 +21,16 @@ var Formats = []string{"markdown", "html", "json", "csv", "blocks", "benchfmt", 
 
 // Write renders r in format to w.
 func Write(w io.Writer, format string, r *results.Report) error {
-	r = words.Fill(safeCopy(r)) // reports never changes what it renders
-	switch format {
+	switch format { // each renders a copy: reports never changes what it renders
 	case "markdown", "md":
 		return Markdown(w, r)
 	case "summary":
 		return MarkdownSummary(w, r)
 	case "html":
 		return HTML(w, r)
+	}
+	r = words.Fill(plainCopy(r)) // JSON and CSV escape for themselves
+	switch format {
 	case "json":
 		return r.WriteJSON(w)
 	case "csv":

@@ -87,7 +87,7 @@ func joinByTarget(m map[string]string) string {
 	sort.Strings(names)
 	parts := make([]string, len(names))
 	for i, name := range names {
-		parts[i] = name + ": `" + m[name] + "`"
+		parts[i] = name + ": " + codeSpan(m[name])
 	}
 	return strings.Join(parts, "; ")
 }

@@ -82,3 +82,21 @@ func comparePath(runs []*Run, tcp, unix Side, t drivers.Transport, side Side) Pa
 	}
 	return ps
 }
+
+// PathSide is one path of a case and its pooled result.
+type PathSide struct {
+	Path drivers.Transport
+	Side Side
+}
+
+// Sides are every path a case measured with its pooled result: TCP, the
+// Unix socket, then the further paths in the order they ran. A reader
+// that must see every path (error rates, regressions) ranges over these
+// rather than over the named fields.
+func (s Summary) Sides() []PathSide {
+	out := []PathSide{{drivers.TCP, s.TCP}, {drivers.Unix, s.Unix}}
+	for _, p := range s.Paths {
+		out = append(out, PathSide{p.Path, p.Side})
+	}
+	return out
+}

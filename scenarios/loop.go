@@ -51,8 +51,10 @@ type LoopConfig struct {
 	Until time.Time
 	// Progress counts timed ops done, in steps of 256, for a progress bar.
 	Progress *atomic.Int64
-	// Heartbeat moves every 16 ops, for the hung-server watchdog.
-	Heartbeat *atomic.Int64
+	// Heartbeat, when set, beats before ops (as Heartbeat says) and rests
+	// while the loop waits for a paced op's due time and after the loop,
+	// for the hung-server watchdog (StartWatchdog).
+	Heartbeat *Heartbeat
 	// Interval, when set, runs the loop open: op i is due at
 	// start+Offset+i*Interval.
 	Interval, Offset time.Duration
@@ -115,13 +117,9 @@ func (s *Sample) tally(err error, consecutive *int) bool {
 	return false
 }
 
-// tick does the every-16 and every-256 bookkeeping at op i; it reports
-// whether the loop must stop (cancelled). Until is checked by the loop
-// after every op.
+// tick does the every-256 bookkeeping at op i; it reports whether the
+// loop must stop (cancelled). Until is checked by the loop after every op.
 func (cfg *LoopConfig) tick(ctx context.Context, i int, s *Sample) bool {
-	if i&15 == 0 && cfg.Heartbeat != nil {
-		cfg.Heartbeat.Add(1)
-	}
 	if i&255 != 0 {
 		return false
 	}
@@ -139,7 +137,8 @@ func (cfg *LoopConfig) tick(ctx context.Context, i int, s *Sample) bool {
 // false, with the sample saying why, when the loop must not go on.
 func warmUp(ctx context.Context, cfg *LoopConfig, op Op) (Sample, bool) {
 	var s Sample
-	warm := LoopConfig{Heartbeat: cfg.Heartbeat}
+	var warm LoopConfig
+	hb := cfg.Heartbeat
 	consecutive := 0
 	k, keys := kinds{w: cfg.Writes}, cfg.walk()
 	ko, keyed := op.(drivers.Keyed)
@@ -149,6 +148,9 @@ func warmUp(ctx context.Context, cfg *LoopConfig, op Op) (Sample, bool) {
 			return s, false
 		}
 		write := k.next()
+		if hb != nil {
+			hb.beat()
+		}
 		var err error
 		if keyed {
 			err = ko.DoKey(bg, keys.next(), write)
@@ -165,11 +167,21 @@ func warmUp(ctx context.Context, cfg *LoopConfig, op Op) (Sample, bool) {
 	return Sample{WarmOK: int64(cfg.Warmup) - s.Errors, WarmWrites: s.WarmWrites}, true
 }
 
-// finish records the elapsed time and the last progress step.
+// finish records the elapsed time and the last progress step, and rests
+// the heartbeat.
 func (cfg *LoopConfig) finish(s *Sample, start time.Time) {
 	s.Elapsed = time.Since(start)
+	cfg.rest()
 	if cfg.Progress != nil && s.Ops > 0 {
 		cfg.Progress.Add((s.Ops-1)%256 + 1) // the ops since the last step
+	}
+}
+
+// rest says the loop waits on no server (Heartbeat.rest), when it has a
+// heartbeat.
+func (cfg *LoopConfig) rest() {
+	if cfg.Heartbeat != nil {
+		cfg.Heartbeat.rest()
 	}
 }
 
@@ -215,8 +227,10 @@ func Loop(ctx context.Context, op Op, cfg LoopConfig, h, actual *hdrhistogram.Hi
 	bg := context.Background()
 	s, ok := warmUp(ctx, &cfg, op)
 	if !ok {
+		cfg.rest()
 		return s
 	}
+	hb := cfg.Heartbeat
 	ko, keyed := op.(drivers.Keyed)
 	keys := cfg.walk()
 	consecutive := 0
@@ -233,6 +247,7 @@ func Loop(ctx context.Context, op Op, cfg LoopConfig, h, actual *hdrhistogram.Hi
 	until := !cfg.Until.IsZero()
 	start := time.Now()
 	now, due := start, start
+	slow := true // the first op beats
 	for i := 0; i < n; i++ {
 		if cfg.tick(ctx, i, &s) || (until && now.After(cfg.Until)) {
 			break
@@ -242,12 +257,16 @@ func Loop(ctx context.Context, op Op, cfg LoopConfig, h, actual *hdrhistogram.Hi
 			if !cfg.Until.IsZero() && due.After(cfg.Until) {
 				break
 			}
+			cfg.rest() // waiting for the op's time is not a server's silence
 			if err := waitUntil(ctx, due, timer); err != nil {
 				s.Err = err
 				break
 			}
 		}
 		write := k.next()
+		if hb != nil && (slow || paced || i&15 == 0) {
+			hb.beat() // see Heartbeat: a quick op's beat waits for the 16th
+		}
 		var err error
 		t0 := time.Now()
 		if keyed {
@@ -256,6 +275,8 @@ func Loop(ctx context.Context, op Op, cfg LoopConfig, h, actual *hdrhistogram.Hi
 			err = op.Do(bg)
 		}
 		now = time.Now()
+		took := now.Sub(t0)
+		slow = took >= QuickOp
 		s.Ops++
 		into := h
 		if write {
@@ -273,9 +294,9 @@ func Loop(ctx context.Context, op Op, cfg LoopConfig, h, actual *hdrhistogram.Hi
 		}
 		if paced {
 			record(into, int64(now.Sub(due)))
-			record(actual, int64(now.Sub(t0)))
+			record(actual, int64(took))
 		} else {
-			record(into, int64(now.Sub(t0)))
+			record(into, int64(took))
 		}
 	}
 	cfg.finish(&s, start)

@@ -79,9 +79,9 @@ type Options struct {
 	// op on both sides; ServerCPUWhyNot says why ServerCPU is nil.
 	ClientCPU, ServerCPU cpustat.Meter
 	ServerCPUWhyNot      string
-	// OpTimeout is how long a connection may go without finishing an op
-	// (16 ops, strictly) before dbsock closes it and fails the run; 0 means
-	// DefaultOpTimeout.
+	// OpTimeout is how long one op may be in flight before dbsock closes
+	// its connection and fails the run (a paced loop's wait for an op's
+	// time does not count); 0 means DefaultOpTimeout.
 	OpTimeout time.Duration
 }
 

@@ -7,7 +7,6 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
@@ -111,7 +110,7 @@ func precise(runs []results.Run, precision float64) bool {
 type worker struct {
 	conn      drivers.Conn // PK only
 	op, warm  Op
-	heartbeat atomic.Int64
+	heartbeat Heartbeat
 	// hists are the current block's latencies, one per part of the side
 	// (under --op mixed, reads then writes).
 	hists      []*hdrhistogram.Histogram
@@ -119,7 +118,7 @@ type worker struct {
 	writes     []bool // under --op mixed, which of the handed ops write
 	phases     map[string]*hdrhistogram.Histogram
 	sample     Sample
-	dog        *watchdog
+	dog        *Watchdog
 	warmOK     int64 // successful warm-up ops
 	warmWrites int64 // how many of them wrote
 }
@@ -350,7 +349,7 @@ func (s *side) warmUp(d drivers.Driver, opt Options) error {
 	}
 	var wg sync.WaitGroup
 	for _, w := range s.ws {
-		w.dog = startWatchdog(s.closer(w), &w.heartbeat, opt.timeout())
+		w.dog = StartWatchdog(s.closer(w), &w.heartbeat, opt.timeout())
 		wg.Add(1)
 		go func(w *worker) {
 			defer wg.Done()
@@ -361,7 +360,7 @@ func (s *side) warmUp(d drivers.Driver, opt Options) error {
 	wg.Wait()
 	fired := false
 	for _, w := range s.ws {
-		fired = w.dog.done() || fired
+		fired = w.dog.Done() || fired
 	}
 	if fired {
 		return setting.Errorf("%s over %s: %w for %s (%s) during warm-up, so dbsock gave up on the connection", d.Name(), s.ep, ErrNoAnswer, opt.timeout(), setting.OpTimeout)
@@ -386,16 +385,21 @@ func (s *side) timeBlock(d drivers.Driver, opt Options, j, index int) error {
 		for _, h := range w.hists {
 			h.Reset()
 		}
-		w.dog = startWatchdog(s.closer(w), &w.heartbeat, opt.timeout())
+		// A watchdog that gives up also ends the worker's loop, so that a
+		// paced loop does not wait out its schedule on a closed connection.
+		ctx, cancel := context.WithCancel(s.ctx)
+		closer := s.closer(w)
+		w.dog = StartWatchdog(closerFunc(func() error { cancel(); return closer.Close() }), &w.heartbeat, opt.timeout())
 		wg.Add(1)
 		go func(i int, w *worker) {
 			defer wg.Done()
+			defer cancel()
 			if _, ok := w.op.(drivers.ThreadBound); ok {
 				runtime.LockOSThread() // blocking system calls, as a C client makes them
 				defer runtime.UnlockOSThread()
 			}
 			<-startTiming
-			w.sample = Loop(s.ctx, w.op, s.loopConfig(opt, j, i, w, start), w.hists[0], w.phases[PhaseUncorrected])
+			w.sample = Loop(ctx, w.op, s.loopConfig(opt, j, i, w, start), w.hists[0], w.phases[PhaseUncorrected])
 		}(i, w)
 	}
 	// The counters are read at the window's edges: the server first and
@@ -428,7 +432,7 @@ func (s *side) timeBlock(d drivers.Driver, opt Options, j, index int) error {
 // block.
 func (s *side) hung() bool {
 	for _, w := range s.ws {
-		if w.dog != nil && w.dog.fired.Load() {
+		if w.dog != nil && w.dog.Fired() {
 			return true
 		}
 	}

@@ -119,9 +119,13 @@ func (s *side) collect(d drivers.Driver, opt Options, b results.Block) error {
 	var errs []error
 	fired := false
 	for _, w := range s.ws {
-		fired = w.dog.done() || fired
-		if w.sample.Err != nil {
+		hung := w.dog.Done()
+		fired = hung || fired
+		switch {
+		case w.sample.Err != nil:
 			errs = append(errs, w.sample.Err)
+		case hung && w.sample.LastErr != nil:
+			errs = append(errs, w.sample.LastErr) // its connection is closed: fewer than MaxConsecutiveErrors ops were left
 		}
 		if w.sample.LastErr != nil {
 			s.lastErr = w.sample.LastErr
@@ -198,6 +202,9 @@ func (s *side) cpu(ops int64) *results.CPU {
 		sns, scsw, ssys, by = &ns, &csw, &sys, opt.ServerCPU.Describe()
 		if s.server.NoSwitches { // macOS: CPU time only
 			scsw, ssys = nil, nil
+		}
+		if s.server.NoSyscalls { // another user's server, to a dbsock that is not root
+			ssys = nil
 		}
 	}
 	return results.NewCPU(ops, s.client.CPUNs, s.client.Voluntary+s.client.Involuntary, sns, scsw, by).

@@ -140,3 +140,116 @@ func (d verifyDriver) Open(ctx context.Context, ep drivers.Endpoint) (drivers.Co
 	}
 	return d.hangDriver.Open(ctx, ep)
 }
+
+// lateConn answers every op after delay: a server that is slow, not hung.
+type lateConn struct {
+	hangConn
+	delay time.Duration
+}
+
+func (c *lateConn) Do(context.Context) error {
+	select {
+	case <-time.After(c.delay):
+		return nil
+	case <-c.closed:
+		return errors.New("use of closed connection")
+	}
+}
+
+// lateDriver serves one lateConn per transport.
+type lateDriver struct {
+	hangDriver
+	tcp, unix *lateConn
+}
+
+func (d lateDriver) Open(_ context.Context, ep drivers.Endpoint) (drivers.Conn, error) {
+	if ep.Transport == drivers.Unix {
+		return d.unix, nil
+	}
+	return d.tcp, nil
+}
+
+func newLateDriver(delay time.Duration) lateDriver {
+	return lateDriver{tcp: &lateConn{*newHangConn(drivers.TCP, 1<<30), delay}, unix: &lateConn{*newHangConn(drivers.Unix, 1<<30), delay}}
+}
+
+// The watchdog watches each op: ops that each answer well within the op
+// timeout never make it fire, however many of them together take longer
+// than the timeout, and neither does a paced loop's wait between ops
+// longer than the timeout. An op that never answers still fails the
+// round within the timeout and a little more.
+func TestWatchdogWatchesEachOp(t *testing.T) {
+	// Wide margins: every op of a healthy server answers with most of the
+	// timeout to spare, so a busy machine's scheduling delays cannot make
+	// the watchdog fire; the old beat every 16th op fired on all of them.
+	const timeout = 250 * time.Millisecond
+	tests := []struct {
+		name string
+		d    drivers.Driver
+		opt  Options
+		hung bool
+	}{
+		{"ops of a tenth of the timeout", newLateDriver(timeout / 10), Options{Scenario: PK, N: 12, Blocks: 1, Warmup: 6, OpTimeout: timeout}, false},
+		{"paced, 400ms between ops", newLateDriver(time.Millisecond), Options{Scenario: PK, N: 3, Blocks: 1, Rate: 1 / 0.4, OpTimeout: timeout}, false},
+		{"an op that never answers", hangDriver{tcp: newHangConn(drivers.TCP, 3), unix: newHangConn(drivers.Unix, 1<<30)},
+			Options{Scenario: PK, N: 10, Blocks: 1, OpTimeout: timeout}, true},
+		{"paced, then an op that never answers", hangDriver{tcp: newHangConn(drivers.TCP, 3), unix: newHangConn(drivers.Unix, 1<<30)},
+			Options{Scenario: PK, N: 10, Blocks: 1, Rate: 1 / 0.3, OpTimeout: timeout}, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			start := time.Now()
+			runs, err := round(t, tt.d, tt.opt)
+			took := time.Since(start)
+			if !tt.hung {
+				if err != nil {
+					t.Fatalf("a server that answers every op within %s failed the round after %s: %v", timeout, took, err)
+				}
+				if len(runs) != 2 || runs[0].N != int64(tt.opt.N) || runs[1].N != int64(tt.opt.N) {
+					t.Fatalf("runs %+v, want both transports with %d ops", runs, tt.opt.N)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), "did not answer for 250ms") {
+				t.Fatalf("err = %v, want the server said not to have answered for 250ms", err)
+			}
+			// The three ops before the hang take about a second paced; the
+			// watchdog fires within a timeout and an eighth of one, and
+			// the paced loop does not wait out its schedule after that.
+			if took > 3*time.Second {
+				t.Fatalf("the round ended %s after it started, with a %s op timeout", took, timeout)
+			}
+		})
+	}
+}
+
+// sleepOp takes at least d per op.
+type sleepOp time.Duration
+
+func (d sleepOp) Do(context.Context) error { time.Sleep(time.Duration(d)); return nil }
+
+// TestHeartbeatBeatsForEachSlowOp: the loop beats before every op that
+// follows one slower than QuickOp, and before every 16th op of quick ones
+// (their atomic store shared), and rests after the loop.
+func TestHeartbeatBeatsForEachSlowOp(t *testing.T) {
+	tests := []struct {
+		name        string
+		op          Op
+		n           int
+		least, most int64 // beats
+	}{
+		// A quick op the scheduler holds up past QuickOp beats for the
+		// next: a few more than one per 16, never one per op.
+		{"1600 quick ops", nopConn{}, 1600, 100, 199},
+		{"10 slow ops", sleepOp(2 * QuickOp), 10, 10, 10},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var hb Heartbeat
+			Loop(context.Background(), tt.op, LoopConfig{N: tt.n, Heartbeat: &hb}, results.NewHistogram(), nil)
+			if v := hb.v.Load(); v%2 != 0 || v/2 < tt.least || v/2 > tt.most {
+				t.Errorf("heartbeat %d: %d beats and at rest %v; want %d to %d beats, at rest", v, v/2, v%2 == 0, tt.least, tt.most)
+			}
+		})
+	}
+}

@@ -4,13 +4,24 @@
 # MongoDB-wire server) built from the Go module proxy. With --with-browser
 # (make test passes it) also Chromium, in which a test renders the HTML
 # report, and benchstat (golang.org/x/perf), through which a test reads the
-# example module's benchmarks. Safe to run again: what is already there is
-# kept.
+# example module's benchmarks. With --with-stacks also the client stacks
+# of the agents under agents/ (see the end of this script). Safe to run
+# again: what is already there is kept.
 set -euo pipefail
 
 FERRETDB_VERSION="${FERRETDB_VERSION:-v1.24.0}"
 BENCHSTAT_VERSION="${BENCHSTAT_VERSION:-v0.0.0-20260908200009-22c9c6c9d4da}"
 BIN_DIR="${DBSOCK_BIN_DIR:-/usr/local/bin}"
+
+with_browser=false
+with_stacks=false
+for arg in "$@"; do
+  case "$arg" in
+    --with-browser) with_browser=true ;;
+    --with-stacks) with_stacks=true ;;
+    *) echo "install-deps: unknown option $arg (want --with-browser, --with-stacks)" >&2; exit 2 ;;
+  esac
+done
 
 need_apt=()
 command -v mariadbd >/dev/null 2>&1 || command -v mysqld >/dev/null 2>&1 || need_apt+=(mariadb-server)
@@ -20,7 +31,7 @@ command -v memcached >/dev/null 2>&1 || need_apt+=(memcached)
 ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || need_apt+=(postgresql)
 command -v taskset >/dev/null 2>&1 || need_apt+=(util-linux)
 # The HTML report's test renders it in a real browser.
-if [ "${1:-}" = "--with-browser" ]; then
+if $with_browser; then
   command -v chromium >/dev/null 2>&1 || need_apt+=(chromium)
 fi
 
@@ -65,11 +76,61 @@ else
   echo "install-deps: installed $BIN_DIR/ferretdb"
 fi
 
-if [ "${1:-}" = "--with-browser" ]; then
+if $with_browser; then
   if command -v benchstat >/dev/null 2>&1; then
     echo "install-deps: benchstat already installed"
   else
     echo "install-deps: go install golang.org/x/perf/cmd/benchstat@${BENCHSTAT_VERSION}"
     GOBIN="$BIN_DIR" go install "golang.org/x/perf/cmd/benchstat@${BENCHSTAT_VERSION}"
   fi
+fi
+
+# --with-stacks: the client stacks of the agents under agents/ (C, Python,
+# Node.js, PHP), from Debian's packages, and the C agent built with the
+# system compiler. Debian's node-* packages depend on Debian's nodejs, which
+# would replace a node installed otherwise: they are downloaded and unpacked
+# into agents/.stacks/node (not committed), which the Node.js agent reads
+# through NODE_PATH; the machine's node is left as it is.
+if $with_stacks; then
+  root=$(cd "$(dirname "$0")/.." && pwd)
+  stacks=(gcc make pkg-config libjansson-dev libhiredis-dev libpq-dev libmariadb-dev libmemcached-dev libmongoc-dev
+    python3 python3-redis python3-psycopg2 python3-psycopg python3-mysqldb python3-pymysql python3-pymemcache python3-pymongo
+    php-cli php-redis php-pgsql php-mysql php-memcached php-mongodb)
+  missing=()
+  for p in "${stacks[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")
+  done
+  if [ ${#missing[@]} -gt 0 ]; then
+    if [ "$(id -u)" -ne 0 ]; then
+      echo "install-deps: need root to apt-get install ${missing[*]}; run: sudo $0 --with-stacks" >&2
+      exit 1
+    fi
+    export DEBIAN_FRONTEND=noninteractive
+    # Package lists older than a day (or none) are refreshed once.
+    if [ -z "$(find /var/lib/apt/lists -maxdepth 1 -name '*_Packages*' -mtime -1 2>/dev/null | head -1)" ]; then
+      apt-get update -qq
+    fi
+    echo "install-deps: apt-get install ${missing[*]}"
+    apt-get install -y -qq --no-install-recommends -o DPkg::Lock::Timeout=300 "${missing[@]}" >/dev/null
+  fi
+  node_dir="$root/agents/.stacks/node"
+  node_pkgs=(node-redis node-pg node-mysql node-mongodb)
+  if [ -f "$node_dir/.complete" ] && [ "$(cat "$node_dir/.complete")" = "${node_pkgs[*]}" ]; then
+    echo "install-deps: Node.js packages already in $node_dir"
+  else
+    # The packages and every node-* package they depend on.
+    mapfile -t closure < <(apt-cache depends --recurse --no-recommends --no-suggests --no-conflicts \
+      --no-breaks --no-replaces --no-enhances "${node_pkgs[@]}" | sed -n 's/^\(node-[a-z0-9.+-]*\)$/\1/p' | sort -u)
+    echo "install-deps: apt-get download ${#closure[@]} node-* packages into $node_dir"
+    rm -rf "$node_dir"
+    mkdir -p "$node_dir/debs"
+    (cd "$node_dir/debs" && apt-get download -qq "${closure[@]}" >/dev/null)
+    for deb in "$node_dir"/debs/*.deb; do dpkg-deb -x "$deb" "$node_dir"; done
+    rm -rf "$node_dir/debs"
+    echo "${node_pkgs[*]}" > "$node_dir/.complete"
+  fi
+  echo "install-deps: building the C agent (make -C agents/c)"
+  make -s -C "$root/agents/c"
+  # The agents' tests run when this marker says every stack is here.
+  echo "c python node php" > "$root/agents/.stacks/complete"
 fi

@@ -93,11 +93,11 @@ func (x *ExternalFlags) tlsPath(creds drivers.Endpoint) (drivers.Endpoint, error
 	if x.tlsInsecure {
 		ep.TLS, ep.TLSTrust = drivers.InsecureTLS(), "nothing: the server's certificate is not verified (--"+x.name+"-tls-insecure)"
 	} else {
-		pool, err := drivers.ReadCAs(x.tlsCA)
+		pool, pem, err := drivers.ReadCAs(x.tlsCA)
 		if err != nil {
 			return drivers.Endpoint{}, fmt.Errorf("--%s-tls-ca: %v", x.name, err)
 		}
-		ep.TLS, ep.TLSTrust = drivers.LoopbackTLS(pool, host), "the CAs in "+x.tlsCA+" (--"+x.name+"-tls-ca)"
+		ep.TLS, ep.TLSRoots, ep.TLSTrust = drivers.LoopbackTLS(pool, host), pem, "the CAs in "+x.tlsCA+" (--"+x.name+"-tls-ca)"
 	}
 	if err := ep.Validate(); err != nil {
 		return drivers.Endpoint{}, fmt.Errorf("--%s-tls-addr: %v", x.name, err)

@@ -96,3 +96,35 @@ func TestClientContainer(t *testing.T) {
 		})
 	}
 }
+
+// TestClientContainerTLS: the tls path runs in the client container too:
+// the case carries the run's CA certificate (never a key), and every path
+// is verified on the server side, the TLS one with its handshake.
+// (compose.yaml's services have no certificate: --provider compose
+// refuses the tls path.)
+func TestClientContainerTLS(t *testing.T) {
+	for _, provider := range []string{"docker"} {
+		t.Run(provider, func(t *testing.T) {
+			needImages(t)
+			t.Setenv("TMPDIR", shortTempDir(t))
+			bin := staticDbsock(t)
+			r := runJSON(t, append([]string{"run", "redis", "--provider", provider, "--client", "container", "--client-binary", bin,
+				"--paths", "tcp,tls,unix", "--n", "100", "--warmup", "10", "--blocks", "2", "--rounds", "1", "--instances", "1"}, offlineImages...)...)
+			seen := map[drivers.Transport]bool{}
+			for _, run := range r.Runs {
+				seen[run.Transport] = true
+				if !run.TransportVerified || run.Evidence == "" || run.Errors != 0 || run.N != 100 {
+					t.Errorf("%s: verified %v (%q), errors %d, n %d %s", run.Transport, run.TransportVerified, run.Evidence, run.Errors, run.N, run.Error)
+				}
+				if run.Transport == drivers.TLS && (run.Negotiated == nil || run.Negotiated.TLSVersion == "") {
+					t.Errorf("tls: no TLS handshake recorded (%+v)", run.Negotiated)
+				}
+			}
+			for _, tr := range []drivers.Transport{drivers.TCP, drivers.TLS, drivers.Unix} {
+				if !seen[tr] {
+					t.Errorf("no run over %s", tr)
+				}
+			}
+		})
+	}
+}

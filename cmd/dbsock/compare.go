@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unicode"
 
 	"github.com/spf13/cobra"
 
@@ -74,7 +75,7 @@ is given.`,
 			cannot := len(regressions) // what could not be checked: exit 1
 			for _, c := range reports.Regressions(changes, bound) {
 				regressions = append(regressions, fmt.Sprintf("%s %s %s %s is %.1f%% slower (p=%.3f), beyond --fail-on-regression %s",
-					c.Target, c.Label(), c.Transport.Label(), c.Metric, 100*c.Delta, c.P, failOn))
+					oneLine(c.Target), oneLine(c.Label()), oneLine(c.Transport.Label()), c.Metric, 100*c.Delta, c.P, failOn))
 			}
 			switch {
 			case len(regressions) > cannot:
@@ -105,16 +106,27 @@ func unchecked(old, new *results.Report, args []string, failOn, differs string, 
 	}
 	for _, m := range reports.Missing(old, new) {
 		regressions = append(regressions, fmt.Sprintf("%s %s is in %s but not in %s, so it cannot be checked against --fail-on-regression %s",
-			m.Target, m.Label(), args[0], args[1], failOn))
+			oneLine(m.Target), oneLine(m.Label()), args[0], args[1], failOn))
 	}
 	for _, t := range new.Targets {
 		if why := new.Incomplete(t.Name); why != "" {
 			regressions = append(regressions, fmt.Sprintf("%s in %s did not finish (%s), so it cannot be checked against --fail-on-regression %s",
-				t.Name, args[1], why, failOn))
+				oneLine(t.Name), args[1], oneLine(why), failOn))
 		}
 	}
 	if shared == 0 {
 		regressions = append(regressions, fmt.Sprintf("%s and %s share no target and case, so nothing could be checked against --fail-on-regression %s", args[0], args[1], failOn))
 	}
 	return regressions
+}
+
+// oneLine is s, a string from a report file, for an error line: on one
+// line, without control characters (a terminal's escape sequences).
+func oneLine(s string) string {
+	return strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return -1
+		}
+		return r
+	}, strings.Join(strings.Fields(s), " "))
 }

@@ -42,8 +42,10 @@ func TestRedisPipelineOfYourCommand(t *testing.T) {
 // TestMeasureRefusesWhatIsNotACase: dbsock measure checks a case file
 // before it removes it (it holds passwords, so it is removed once read):
 // a README, an empty file, [], null, a FIFO, an out file elsewhere, an
-// endpoint off loopback, an unknown op and negative counts are refused
-// with exit 2 and one line, and the file is left where it was.
+// endpoint off loopback, an unknown op, negative counts and settings
+// beyond dbsock run's limits (N, rounds, rate, op timeout, depth, value
+// size, memory) are refused with exit 2 and one line, and the file is
+// left where it was.
 func TestMeasureRefusesWhatIsNotACase(t *testing.T) {
 	dir := t.TempDir()
 	good := func(f string) map[string]any {
@@ -65,6 +67,31 @@ func TestMeasureRefusesWhatIsNotACase(t *testing.T) {
 		},
 		"op":       func(f string) any { c := good(f); c["op"] = "drop"; return c },
 		"negative": func(f string) any { c := good(f); c["options"] = map[string]any{"N": -5, "Rounds": 1}; return c },
+		// dbsock run's own limits, checked by the same rules.
+		"n absurd":      func(f string) any { c := good(f); c["options"] = map[string]any{"N": 1e12, "Rounds": 1}; return c },
+		"rounds absurd": func(f string) any { c := good(f); c["options"] = map[string]any{"N": 10, "Rounds": 1e6}; return c },
+		"rate absurd": func(f string) any {
+			c := good(f)
+			c["options"] = map[string]any{"N": 10, "Rounds": 1, "Rate": 1e12}
+			return c
+		},
+		"rate too slow": func(f string) any {
+			c := good(f)
+			c["options"] = map[string]any{"N": 10, "Rounds": 1, "Rate": 1e-9}
+			return c
+		},
+		"no timeout": func(f string) any {
+			c := good(f)
+			c["options"] = map[string]any{"N": 10, "Rounds": 1, "OpTimeout": 1}
+			return c
+		},
+		"depth":      func(f string) any { c := good(f); c["depth"] = 1e6; return c },
+		"value size": func(f string) any { c := good(f); c["value_size"] = 1 << 30; return c },
+		"memory": func(f string) any {
+			c := good(f)
+			c["value_size"], c["depth"], c["options"] = 16<<20, 1000, map[string]any{"N": 10, "Rounds": 1, "Concurrency": 4096}
+			return c
+		},
 	}
 	for name, mk := range cases {
 		f := filepath.Join(dir, name+".json")

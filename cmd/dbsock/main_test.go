@@ -57,6 +57,16 @@ func TestUsageErrors(t *testing.T) {
 		{"bad provider", []string{"run", "echo", "--provider", "cloud"}, `--provider "cloud" is not accepted; use one of: auto, docker, compose, local, external`},
 		{"bad format", []string{"run", "echo", "--format", "yaml"}, `--format "yaml" is not accepted`},
 		{"bad client", []string{"run", "echo", "--client", "vm"}, `--client "vm" is not accepted; use one of: host, container`},
+		// Paths the provider serves for no target: refused, not measured
+		// without them.
+		{"tls under compose", []string{"run", "redis", "--provider", "compose", "--paths", "tcp,tls,unix"},
+			"--paths tcp,tls,unix with --provider compose: the tls path cannot be measured: compose.yaml gives its services no certificate"},
+		{"published from local servers", []string{"run", "redis", "--provider", "local", "--paths", "tcp,published,unix"},
+			"the published path cannot be measured: only the docker and compose providers serve it"},
+		{"pod from a server you run", []string{"run", "redis", "--provider", "external", "--redis-addr", "127.0.0.1:1", "--redis-socket", "/tmp/x.sock", "--paths", "tcp,pod,unix"},
+			"the pod path cannot be measured: only the docker and compose providers serve it"},
+		{"tls of a server you run without its endpoint", []string{"run", "redis", "--provider", "external", "--redis-addr", "127.0.0.1:1", "--redis-socket", "/tmp/x.sock", "--paths", "tcp,tls,unix"},
+			"the tls path cannot be measured: no tls endpoint was given: add --redis-tls-ca FILE (or --redis-tls-insecure)"},
 		{"client binary without container", []string{"run", "echo", "--client-binary", "/bin/sh"}, "--client-binary is the dbsock that runs in the client container; give --client container too"},
 		{"client binary missing", []string{"run", "echo", "--client", "container", "--client-binary", "/nonexistent/dbsock"}, "--client-binary /nonexistent/dbsock is not a Linux executable (stat /nonexistent/dbsock: no such file"},
 		{"bad placement", []string{"run", "echo", "--placement", "diagonal"}, `--placement "diagonal" is not accepted`},

@@ -12,6 +12,7 @@ import (
 	"github.com/distribution/reference"
 
 	"github.com/dbsock/dbsock/compose"
+	"github.com/dbsock/dbsock/drivers"
 	"github.com/dbsock/dbsock/targets"
 )
 
@@ -118,6 +119,15 @@ func (l *layeredProvider) Supply(ctx context.Context, t compose.Target) (*compos
 }
 
 func (l *layeredProvider) Close() error { return errors.Join(l.Provider.Close(), l.local.Close()) }
+
+// CannotServe implements compose.PathServer: the provider it layers on
+// says.
+func (l *layeredProvider) CannotServe(t drivers.Transport, targets []string) string {
+	if ps, ok := l.Provider.(compose.PathServer); ok {
+		return ps.CannotServe(t, targets)
+	}
+	return ""
+}
 
 // parseServerPIDs reads the --server-pid TARGET=PID flags, each for a
 // target of the run (names).

@@ -293,7 +293,7 @@ func runRun(ctx context.Context, o *runOptions, args []string, stdout, stderr io
 	case isTerminal(stderr):
 		total := int64(-1) // unknown with --duration: a spinner
 		if o.sweep.duration == 0 {
-			total = o.sweep.totalOps(len(plan.Targets), o.rounds*plan.InstancesPerCase(), o.n)
+			total = plan.TotalOps()
 		}
 		bar = startProgress(stderr, total)
 		plan.Log, plan.Options.Progress = bar, &bar.done
@@ -354,8 +354,15 @@ func (o *runOptions) plan(args []string) (pipeline.Plan, compose.Provider, error
 	if err := plan.Validate(); err != nil {
 		return pipeline.Plan{}, nil, usagef("%s", inWords(err))
 	}
+	if err := o.checkEngine(); err != nil {
+		return pipeline.Plan{}, nil, err
+	}
 	if plan.Provider, err = o.newProvider(names, place.Server); err != nil {
 		return pipeline.Plan{}, nil, err
+	}
+	if err := plan.ValidateProvider(); err != nil {
+		plan.Provider.Close()
+		return pipeline.Plan{}, nil, usagef("%s", inWords(err))
 	}
 	return plan, plan.Provider, nil
 }
@@ -479,6 +486,7 @@ func (o *runOptions) newDocker(images map[string]string, cpus []int) *compose.Do
 	d := compose.NewDocker()
 	d.Images, d.ServerCPUs = images, cpus
 	d.Routes, d.Service = o.routes()
+	d.TLS = slices.Contains(o.paths, string(drivers.TLS))
 	return d
 }
 

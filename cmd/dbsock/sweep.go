@@ -73,15 +73,3 @@ func unique[T comparable](list []T) []T {
 	}
 	return out
 }
-
-// totalOps is how many timed ops a run of n ops per worker will do, for the
-// progress bar.
-func (s *sweepOptions) totalOps(targets, rounds, n int) int64 {
-	workers := 0
-	for _, c := range s.concurrency {
-		workers += c
-	}
-	sizes := max(len(s.sizes), 1)
-	depths := max(len(s.pipelines), 1)
-	return int64(targets) * int64(len(s.scenarios)) * int64(sizes) * int64(depths) * int64(workers) * int64(rounds) * 2 * int64(n)
-}

@@ -23,7 +23,6 @@ import (
 	"github.com/moby/moby/api/types/container"
 	"github.com/moby/moby/api/types/network"
 	tc "github.com/testcontainers/testcontainers-go"
-	tcexec "github.com/testcontainers/testcontainers-go/exec"
 	tclog "github.com/testcontainers/testcontainers-go/log"
 	tcnet "github.com/testcontainers/testcontainers-go/network"
 
@@ -71,6 +70,9 @@ func (runtime) Run(ctx context.Context, req compose.ContainerRequest) (compose.R
 	}
 	if len(req.Env) > 0 {
 		opts = append(opts, tc.WithEnv(req.Env))
+	}
+	if req.User != "" {
+		opts = append(opts, tc.WithConfigModifier(func(c *container.Config) { c.User = req.User }))
 	}
 	if len(req.Entrypoint) > 0 {
 		opts = append(opts, tc.WithEntrypoint(req.Entrypoint...))
@@ -153,7 +155,7 @@ func (c *ctr) Start(ctx context.Context) error { return c.c.Start(ctx) }
 func (c *ctr) Logs(ctx context.Context) (io.ReadCloser, error) { return c.c.Logs(ctx) }
 
 func (c *ctr) Exec(ctx context.Context, cmd []string) (int, io.Reader, error) {
-	return c.c.Exec(ctx, cmd, tcexec.Multiplexed())
+	return execBounded(ctx, c.c.GetContainerID(), cmd)
 }
 
 func (c *ctr) Remove(ctx context.Context, timeout time.Duration) error {

@@ -34,19 +34,23 @@ type Sample struct {
 	// NoSwitches says that the OS does not count this process's context
 	// switches and read/write calls (macOS): those fields mean nothing.
 	NoSwitches bool
+	// NoSyscalls says that this process may not read the read/write call
+	// counts (another user's /proc/PID/io, as a server container's is to
+	// a dbsock that is not root): Syscr and Syscw mean nothing.
+	NoSyscalls bool
 }
 
 // Sub returns s - o, each field at least 0 (a thread that exited between
 // two samples takes its counts with it).
 func (s Sample) Sub(o Sample) Sample {
 	return Sample{CPUNs: max(s.CPUNs-o.CPUNs, 0), Voluntary: max(s.Voluntary-o.Voluntary, 0), Involuntary: max(s.Involuntary-o.Involuntary, 0),
-		Syscr: max(s.Syscr-o.Syscr, 0), Syscw: max(s.Syscw-o.Syscw, 0), NoSwitches: s.NoSwitches || o.NoSwitches}
+		Syscr: max(s.Syscr-o.Syscr, 0), Syscw: max(s.Syscw-o.Syscw, 0), NoSwitches: s.NoSwitches || o.NoSwitches, NoSyscalls: s.NoSyscalls || o.NoSyscalls}
 }
 
 // Add returns s + o.
 func (s Sample) Add(o Sample) Sample {
 	return Sample{CPUNs: s.CPUNs + o.CPUNs, Voluntary: s.Voluntary + o.Voluntary, Involuntary: s.Involuntary + o.Involuntary,
-		Syscr: s.Syscr + o.Syscr, Syscw: s.Syscw + o.Syscw, NoSwitches: s.NoSwitches || o.NoSwitches}
+		Syscr: s.Syscr + o.Syscr, Syscw: s.Syscw + o.Syscw, NoSwitches: s.NoSwitches || o.NoSwitches, NoSyscalls: s.NoSyscalls || o.NoSyscalls}
 }
 
 // Meter reads one side's cumulative counters.
@@ -67,16 +71,17 @@ func (Self) Read() (Sample, error) {
 	if err := unix.Getrusage(unix.RUSAGE_SELF, &ru); err != nil {
 		return Sample{}, fmt.Errorf("getrusage: %w", err)
 	}
-	r, w := syscalls("/proc/self/io")
-	return Sample{CPUNs: ru.Utime.Nano() + ru.Stime.Nano(), Voluntary: ru.Nvcsw, Involuntary: ru.Nivcsw, Syscr: r, Syscw: w}, nil
+	r, w, ok := syscalls("/proc/self/io")
+	return Sample{CPUNs: ru.Utime.Nano() + ru.Stime.Nano(), Voluntary: ru.Nvcsw, Involuntary: ru.Nivcsw, Syscr: r, Syscw: w, NoSyscalls: !ok}, nil
 }
 
 // syscalls reads syscr and syscw from a /proc/PID/io file (the whole
-// process, every thread); 0 when it cannot.
-func syscalls(path string) (r, w int64) {
+// process, every thread); ok is false when this process may not read it
+// (a process that is gone counts nothing, and is no reason to drop them).
+func syscalls(path string) (r, w int64, ok bool) {
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return 0, 0
+		return 0, 0, !errors.Is(err, os.ErrPermission)
 	}
 	for _, line := range strings.Split(string(b), "\n") {
 		if v, ok := strings.CutPrefix(line, "syscr: "); ok {
@@ -85,7 +90,7 @@ func syscalls(path string) (r, w int64) {
 			w, _ = strconv.ParseInt(v, 10, 64)
 		}
 	}
-	return r, w
+	return r, w, true
 }
 
 // Describe implements Meter.
@@ -186,7 +191,9 @@ func ReadProcess(pid int) (Sample, error) {
 		s.Voluntary += vol
 		s.Involuntary += invol
 	}
-	s.Syscr, s.Syscw = syscalls(fmt.Sprintf("/proc/%d/io", pid))
+	var ok bool
+	s.Syscr, s.Syscw, ok = syscalls(fmt.Sprintf("/proc/%d/io", pid))
+	s.NoSyscalls = !ok
 	return s, nil
 }
 

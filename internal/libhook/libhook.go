@@ -16,5 +16,6 @@ type Opener = func(ctx context.Context, ep drivers.Endpoint) (do func(context.Co
 
 // Open opens open over ep of a server of target, checks that the op dialed
 // ep through dbsock.Dial and that the server sees ep's transport, and
-// returns the op, its close and the server's evidence.
-var Open func(ctx context.Context, target string, ep drivers.Endpoint, open Opener) (do func(context.Context) error, close func() error, evidence string, err error)
+// returns the op as a connection (a drivers.Aborter too: Abort ends an op
+// blocked on a server that stopped answering) and the server's evidence.
+var Open func(ctx context.Context, target string, ep drivers.Endpoint, open Opener) (conn drivers.Conn, evidence string, err error)

@@ -43,13 +43,22 @@ func (l *lines) Write(p []byte) (int, error) {
 // dbsock measures it: the op in flight must fail within --op-timeout plus
 // a little (the watchdog closes the socket under the client library,
 // whose own Close would wait for the op), and the run ends with an error
-// that says the server did not answer.
+// that says the server did not answer. Paced (--rate), the loop does not
+// wait out its schedule on the closed connection either.
 func TestHungServerEndsTheRun(t *testing.T) {
 	const opTimeout = 2 * time.Second
-	for _, tt := range []struct{ target, binary string }{
-		{"mysql", "mariadbd"}, {"postgres", "initdb"}, {"redis", "redis-server"}, {"memcached", "memcached"}, {"mongo", "ferretdb"}, {"pgbouncer", "pgbouncer"},
+	for _, tt := range []struct {
+		target, binary string
+		rate           float64
+	}{
+		{"mysql", "mariadbd", 0}, {"postgres", "initdb", 0}, {"redis", "redis-server", 0}, {"memcached", "memcached", 0}, {"mongo", "ferretdb", 0}, {"pgbouncer", "pgbouncer", 0},
+		{"redis", "redis-server", 1000},
 	} {
-		t.Run(tt.target, func(t *testing.T) {
+		name := tt.target
+		if tt.rate > 0 {
+			name += fmt.Sprintf(" at %g ops per second", tt.rate)
+		}
+		t.Run(name, func(t *testing.T) {
 			srv := targettest.Local(t, tt.target, tt.binary)
 			tg, _ := targets.Lookup(tt.target)
 			place, _ := placement.Resolve("none", "", "")
@@ -58,7 +67,7 @@ func TestHungServerEndsTheRun(t *testing.T) {
 				Placement: place, Reach: drivers.Reach, Log: log, MaxErrorRate: -1,
 				// Rounds of 2,000 ops, 1,000 of them: the server is stopped
 				// once round 1 is logged, in the middle of round 2.
-				Options: scenarios.Options{N: 2000, Warmup: 10, Rounds: 1000, Blocks: 1, Rows: 100, OpTimeout: opTimeout, Seed: 1}}
+				Options: scenarios.Options{N: 2000, Warmup: 10, Rounds: 1000, Blocks: 1, Rows: 100, OpTimeout: opTimeout, Seed: 1, Rate: tt.rate}}
 			done := make(chan error, 1)
 			go func() { _, err := pipeline.Run(context.Background(), plan); done <- err }()
 			select {

@@ -18,6 +18,11 @@ var recipe = compose.Recipe{Local: localServer, Container: &compose.Container{Im
 // directory bind-mounted from the host.
 const SocketDirs = "/var/run/postgresql,/sock"
 
+// privateKey is where the server's TLS key is copied in its container,
+// owned by the postgres user with mode 0600 (its home, in the official
+// image and dbsock/postgres alike).
+const privateKey = "/var/lib/postgresql/tls-key.pem"
+
 // container runs the official postgres image (and dbsock/postgres); the
 // password reaches it in a file in the socket dir that the image's
 // POSTGRES_PASSWORD_FILE names, never in its environment.
@@ -37,7 +42,12 @@ func container(sf compose.SpecFor) (compose.ContainerSpec, error) {
 		Ready: compose.LoginReady(New(drivers.Workload{})),
 	}
 	if sf.TLS.Cert != "" {
-		spec.Cmd, spec.TLSPort = append(spec.Cmd, TLSArgs(sf.TLS)...), sf.Port
+		// PostgreSQL refuses a key others may read: the container's root
+		// copies it, private to the postgres user, before the entrypoint.
+		tf := sf.TLS
+		tf.Key = privateKey
+		spec.Cmd = compose.PrivateKeyCmd(sf.TLS, "postgres", privateKey, append(spec.Cmd, TLSArgs(tf)...))
+		spec.TLSPort = sf.Port
 	}
 	return spec, nil
 }

@@ -1,0 +1,341 @@
+package agents
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// Spec says how to run one agent.
+type Spec struct {
+	// Stack names it in errors and reports: "python", "c", "cmd", ...
+	Stack string
+	// Argv is the command line (no secret ever goes in it).
+	Argv []string
+	// Env is the agent's whole environment beyond PATH and LANG: names
+	// of directories (NODE_PATH), never a secret.
+	Env []string
+	// Dir is the directory it runs in ("" for dbsock's).
+	Dir string
+}
+
+// Limits are how long dbsock waits for an agent.
+type Limits struct {
+	// OpTimeout is the limit of one op (the run's --op-timeout); the
+	// agent is given it for its library. Every wait is at least this
+	// plus Grace.
+	OpTimeout time.Duration
+	// PerOp is what each op of a block or an overhead request adds to
+	// the wait for its result (0: nothing, so that a whole block must
+	// come back within OpTimeout and Grace).
+	PerOp time.Duration
+	// Grace is what every wait adds to OpTimeout (2 s when 0).
+	Grace time.Duration
+}
+
+func (l Limits) grace() time.Duration {
+	if l.Grace <= 0 {
+		return 2 * time.Second
+	}
+	return l.Grace
+}
+
+// wait is how long dbsock waits for an answer to a request of ops ops.
+func (l Limits) wait(ops int) time.Duration {
+	return l.OpTimeout + l.grace() + time.Duration(ops)*l.PerOp
+}
+
+// Agent is one running agent process.
+type Agent struct {
+	spec   Spec
+	limits Limits
+	cmd    *exec.Cmd
+	stdin  *os.File
+	stdout *os.File
+	br     *bufio.Reader
+	stderr *capped
+	hello  Hello
+	exited chan struct{}
+	waited error
+	dead   error // set once the agent is killed or gone: every later call fails with it
+	// secrets are the passwords sent to the agent: whatever of the
+	// agent's dbsock quotes in an error has them replaced by ****.
+	secrets []string
+}
+
+// Start starts the agent with a minimal environment (PATH, LANG and
+// spec.Env: no DBSOCK_* variable, no secret) in a process group of its
+// own, and reads its hello within the limits' wait.
+func Start(ctx context.Context, spec Spec, limits Limits) (*Agent, error) {
+	if len(spec.Argv) == 0 {
+		return nil, fmt.Errorf("start the %s agent: no command", spec.Stack)
+	}
+	for _, kv := range spec.Env {
+		if strings.HasPrefix(kv, "DBSOCK_") {
+			return nil, fmt.Errorf("start the %s agent: its environment may not hold %s (dbsock's settings and secrets stay in dbsock)", spec.Stack, kv)
+		}
+	}
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		return nil, fmt.Errorf("start the %s agent: %w", spec.Stack, err)
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		inR.Close()
+		inW.Close()
+		return nil, fmt.Errorf("start the %s agent: %w", spec.Stack, err)
+	}
+	a := &Agent{spec: spec, limits: limits, stdin: inW, stdout: outR, br: bufio.NewReaderSize(outR, 64<<10),
+		stderr: &capped{max: MaxStderr}, exited: make(chan struct{})}
+	a.cmd = exec.Command(spec.Argv[0], spec.Argv[1:]...)
+	a.cmd.Env = append([]string{"PATH=/usr/local/bin:/usr/bin:/bin", "LANG=C.UTF-8"}, spec.Env...)
+	a.cmd.Dir = spec.Dir
+	a.cmd.Stdin, a.cmd.Stdout, a.cmd.Stderr = inR, outW, a.stderr
+	a.cmd.SysProcAttr = procAttr()
+	a.cmd.WaitDelay = time.Second
+	err = a.cmd.Start()
+	inR.Close()
+	outW.Close()
+	if err != nil {
+		inW.Close()
+		outR.Close()
+		return nil, fmt.Errorf("start the %s agent %q: %w", spec.Stack, strings.Join(spec.Argv, " "), err)
+	}
+	go func() { a.waited = a.cmd.Wait(); close(a.exited) }()
+	if err := a.readHello(ctx); err != nil {
+		return nil, err
+	}
+	return a, nil
+}
+
+func (a *Agent) readHello(ctx context.Context) error {
+	line, err := a.read(ctx, "hello", MaxLine, a.limits.wait(0))
+	if err != nil {
+		return err
+	}
+	if err := a.decode("hello", line, TypeHello, &a.hello); err != nil {
+		return err
+	}
+	if a.hello.Protocol != Protocol || a.hello.Language == "" || a.hello.Library == "" {
+		return a.fail(fmt.Errorf("its hello speaks protocol %d with language %q and library %q: dbsock speaks protocol %d and needs both named",
+			a.hello.Protocol, a.hello.Language, a.hello.Library, Protocol))
+	}
+	return nil
+}
+
+// Hello is what the agent said it is.
+func (a *Agent) Hello() Hello { return a.hello }
+
+// PID is the agent's process id.
+func (a *Agent) PID() int { return a.cmd.Process.Pid }
+
+// request writes msg and reads one answer of the wanted type into out,
+// within the wait for ops ops and under limit bytes; an "error" answer is
+// returned as an error and leaves the agent running.
+func (a *Agent) request(ctx context.Context, what string, msg any, want string, out any, limit int, ops int) error {
+	if a.dead != nil {
+		return a.dead
+	}
+	b, err := json.Marshal(msg)
+	if err != nil {
+		return fmt.Errorf("%s: encode the request: %w", what, err)
+	}
+	wait := a.limits.wait(ops)
+	_ = a.stdin.SetWriteDeadline(time.Now().Add(wait))
+	stop := context.AfterFunc(ctx, func() { _ = a.stdin.SetWriteDeadline(time.Now()) })
+	_, err = a.stdin.Write(append(b, '\n'))
+	stop()
+	if err != nil {
+		return a.fail(fmt.Errorf("%s: write the request to its stdin: %w%s", what, err, a.gone()))
+	}
+	line, err := a.read(ctx, "answer to "+what, limit, wait)
+	if err != nil {
+		return err
+	}
+	var head struct {
+		Type    string `json:"type"`
+		Message string `json:"message"`
+	}
+	if err := json.Unmarshal(line, &head); err != nil {
+		return a.garbage("answer to "+what, line, err)
+	}
+	if head.Type == TypeError {
+		return fmt.Errorf("the %s agent could not do %s: %s", a.spec.Stack, what, clip(a.redact(head.Message), MaxErrorBytes))
+	}
+	return a.decode("answer to "+what, line, want, out)
+}
+
+// read reads one line of at most limit bytes within wait, or kills the
+// agent and says what it did.
+func (a *Agent) read(ctx context.Context, what string, limit int, wait time.Duration) ([]byte, error) {
+	deadline := time.Now().Add(wait)
+	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
+		deadline = d
+	}
+	_ = a.stdout.SetReadDeadline(deadline)
+	stop := context.AfterFunc(ctx, func() { _ = a.stdout.SetReadDeadline(time.Now()) })
+	defer stop()
+	var line []byte
+	for {
+		chunk, err := a.br.ReadSlice('\n')
+		line = append(line, chunk...)
+		if len(line) > limit+1 {
+			return nil, a.fail(fmt.Errorf("it wrote a line over %d bytes as its %s (the protocol's limit)", limit, what))
+		}
+		switch {
+		case err == nil:
+			return bytes.TrimSpace(line), nil
+		case errors.Is(err, bufio.ErrBufferFull):
+			continue
+		case errors.Is(err, os.ErrDeadlineExceeded):
+			if ctx.Err() != nil {
+				return nil, a.fail(fmt.Errorf("stopped waiting for its %s: %w", what, ctx.Err()))
+			}
+			return nil, a.fail(fmt.Errorf("it hung: no %s within %s (op timeout %s + %s grace + %s per op)",
+				what, wait.Round(time.Millisecond), a.limits.OpTimeout, a.limits.grace(), a.limits.PerOp))
+		default:
+			return nil, a.fail(fmt.Errorf("it closed its stdout before its %s%s", what, a.gone()))
+		}
+	}
+}
+
+// gone waits a moment for the agent's exit and says how it ended.
+func (a *Agent) gone() string {
+	select {
+	case <-a.exited:
+		if a.waited == nil {
+			return " (it exited with status 0)"
+		}
+		var ee *exec.ExitError
+		if errors.As(a.waited, &ee) {
+			if st, ok := ee.Sys().(syscall.WaitStatus); ok && st.Signaled() {
+				return " (it was killed by " + st.Signal().String() + ")"
+			}
+			return " (it exited with status " + strconv.Itoa(ee.ExitCode()) + ")"
+		}
+		return " (" + a.waited.Error() + ")"
+	case <-time.After(time.Second):
+		return ""
+	}
+}
+
+func (a *Agent) decode(what string, line []byte, want string, out any) error {
+	dec := json.NewDecoder(bytes.NewReader(line))
+	dec.UseNumber()
+	if err := dec.Decode(out); err != nil {
+		return a.garbage(what, line, err)
+	}
+	var head struct {
+		Type string `json:"type"`
+	}
+	_ = json.Unmarshal(line, &head)
+	if head.Type != want {
+		return a.garbage(what, line, fmt.Errorf("type %q, want %q", head.Type, want))
+	}
+	return nil
+}
+
+func (a *Agent) garbage(what string, line []byte, err error) error {
+	return a.fail(fmt.Errorf("it answered garbage as its %s: %v, in %s", what, err, strconv.Quote(clip(a.redact(string(line)), 200))))
+}
+
+// fail kills the agent and returns err with what the agent is and what
+// it said on stderr.
+func (a *Agent) fail(err error) error {
+	a.kill()
+	said := ""
+	if s := strings.TrimSpace(a.redact(a.stderr.String())); s != "" {
+		said = "; its stderr: " + strconv.Quote(clip(s, 1000))
+	}
+	a.dead = fmt.Errorf("the %s agent (%s): %w; dbsock stopped it%s", a.spec.Stack, strings.Join(a.spec.Argv, " "), err, said)
+	return a.dead
+}
+
+// kill ends the agent's process group and reaps it.
+func (a *Agent) kill() {
+	if a.cmd.Process != nil {
+		_ = syscall.Kill(-a.cmd.Process.Pid, syscall.SIGKILL)
+	}
+	<-a.exited
+	a.stdin.Close()
+	a.stdout.Close()
+}
+
+// Close asks the agent to end by closing its stdin, waits up to its
+// grace for it to exit, then kills it; it is safe to call more than once.
+func (a *Agent) Close() error {
+	if a.dead != nil {
+		return nil
+	}
+	a.stdin.Close()
+	var err error
+	select {
+	case <-a.exited:
+		if a.waited != nil {
+			err = fmt.Errorf("the %s agent exited with %v when dbsock closed its stdin; its stderr: %q", a.spec.Stack, a.waited, clip(a.redact(a.stderr.String()), 1000))
+		}
+	case <-time.After(a.limits.grace()):
+		err = fmt.Errorf("the %s agent did not exit within %s of dbsock closing its stdin; dbsock killed it", a.spec.Stack, a.limits.grace())
+	}
+	a.kill()
+	a.dead = errors.New("the " + a.spec.Stack + " agent is closed")
+	return err
+}
+
+// capped keeps the first max bytes written to it and drops the rest.
+type capped struct {
+	mu  sync.Mutex
+	max int
+	buf bytes.Buffer
+}
+
+func (c *capped) Write(p []byte) (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if room := c.max - c.buf.Len(); room > 0 {
+		c.buf.Write(p[:min(room, len(p))])
+	}
+	return len(p), nil
+}
+
+func (c *capped) String() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.buf.String()
+}
+
+// redact replaces every password sent to the agent in s with ****.
+func (a *Agent) redact(s string) string {
+	for _, p := range a.secrets {
+		s = strings.ReplaceAll(s, p, "****")
+	}
+	return s
+}
+
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "..."
+}
+
+func splitHostPort(o *Open) error {
+	host, port, err := net.SplitHostPort(o.Address)
+	if err != nil {
+		return fmt.Errorf("open %s for an agent: address %q: %w", o.ID, o.Address, err)
+	}
+	o.Host = host
+	o.Port, err = strconv.Atoi(port)
+	return err
+}

@@ -1,0 +1,25 @@
+/* The C agent's back ends: one per client library (backends.c). */
+#ifndef DBSOCK_AGENT_H
+#define DBSOCK_AGENT_H
+
+#include <jansson.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct backend {
+	const char *target;
+	const char *library;
+	const char *(*version)(void);
+	/* open opens the connection an open message m describes, adds what it
+	 * knows of it (conn_id, local_addr) to reply, and returns it; NULL
+	 * with err set when it cannot. */
+	void *(*open)(json_t *m, json_t *reply, char *err, size_t errlen);
+	/* op looks key up: 0 with *len the value's length (-1 for none), or
+	 * -1 with err set. */
+	int (*op)(void *c, json_t *key, long *len, char *err, size_t errlen);
+	void (*close)(void *c);
+};
+
+const struct backend *backend_for(const char *target, const char *library);
+
+#endif

@@ -1,0 +1,251 @@
+#!/usr/bin/python3
+"""dbsock's Python agent (docs/agents.md): agent.py TARGET [LIBRARY].
+
+Opens connections with one Python client library, times each lookup of a
+block on time.perf_counter_ns (a monotonic clock), checks each value's
+length and returns each op's latency. Nothing else: dbsock seeds, verifies
+each connection on the server side, and does the statistics.
+
+Libraries (the first of each target is its default): redis: redis-py;
+postgres and pgbouncer: psycopg2, psycopg; mysql: mysqldb, pymysql; memcached: pymemcache.
+"""
+import json
+import os
+import platform
+import sys
+import tempfile
+import time
+
+clock = time.perf_counter_ns
+
+
+def ca_file(o):
+    """Writes the run's CA to a private temporary file; its path."""
+    fd, path = tempfile.mkstemp(prefix="dbsock-ca-", suffix=".pem")
+    with os.fdopen(fd, "w") as f:
+        f.write(o["tls_ca_pem"])
+    TEMP.append(path)
+    return path
+
+
+class Held:
+    """A connection and what its ops use (a cursor, the statement)."""
+
+    def __init__(self, conn, cur=None, stmt=None):
+        self.conn, self.cur, self.stmt = conn, cur, stmt
+
+    def close(self):
+        self.conn.close()
+
+
+class Redis:
+    def __init__(self):
+        import redis
+        self.mod, self.name, self.version = redis, "redis-py", redis.__version__
+
+    def open(self, o):
+        kw = dict(username=o.get("user") or None, password=o.get("password") or None, client_name=o["token"],
+                  socket_timeout=o["op_timeout_ms"] / 1000, single_connection_client=True)
+        if o["network"] == "unix":
+            kw["unix_socket_path"] = o["socket"]
+        else:
+            kw.update(host=o["host"], port=o["port"])
+        if o.get("tls_ca_pem"):
+            kw.update(ssl=True, ssl_ca_certs=ca_file(o), ssl_check_hostname=bool(o.get("tls_server_name")))
+        c = self.mod.Redis(**kw)
+        c.ping()
+        return c, {}
+
+    def op(self, c, key):
+        return c.get(key)
+
+
+class Postgres:
+    def __init__(self, lib):
+        if lib == "psycopg":
+            import psycopg
+            self.psycopg3, self.mod, self.version = True, psycopg, psycopg.__version__
+        else:
+            import psycopg2
+            self.psycopg3, self.mod, self.version = False, psycopg2, psycopg2.__version__.split()[0]
+        self.name = lib
+
+    def open(self, o):
+        kw = dict(user=o.get("user"), password=o.get("password"), dbname=o.get("database"), application_name=o["token"],
+                  connect_timeout=max(1, o["op_timeout_ms"] // 1000))
+        if o["network"] == "unix":  # libpq takes the socket's directory and the port its name ends with
+            kw.update(host=os.path.dirname(o["socket"]), port=o["socket"].rsplit(".", 1)[1], sslmode="disable")
+        else:
+            kw.update(host=o["host"], port=o["port"], sslmode="disable")
+        if o.get("tls_ca_pem"):
+            kw.update(sslmode="verify-ca", sslrootcert=ca_file(o))
+        stmt = o["statement"].replace("$1", "%s")
+        self.prepare = not o.get("no_prepare")  # a pooler in transaction pooling cannot keep a prepared statement
+        if self.psycopg3:
+            c = self.mod.connect(autocommit=True, **kw)
+            return Held(c, c.cursor(), stmt), {"conn_id": c.info.backend_pid}
+        c = self.mod.connect(**kw)
+        c.autocommit = True
+        cur = c.cursor()
+        if not self.prepare:
+            return Held(c, cur, stmt), {"conn_id": c.get_backend_pid()}
+        cur.execute("PREPARE dbsock_lookup AS " + o["statement"])  # once per connection
+        return Held(c, cur, "EXECUTE dbsock_lookup (%s)"), {"conn_id": c.get_backend_pid()}
+
+    def op(self, c, key):
+        cur, stmt = c.cur, c.stmt
+        if self.psycopg3:
+            cur.execute(stmt, (key,), prepare=self.prepare)  # prepared by the server from its first use
+        else:
+            cur.execute(stmt, (key,))
+        row = cur.fetchone()
+        return None if row is None else row[0]
+
+
+class MySQL:
+    def __init__(self, lib):
+        if lib == "pymysql":
+            import pymysql
+            self.mod, self.version = pymysql, pymysql.__version__
+        else:
+            import MySQLdb
+            self.mod, self.version = MySQLdb, ".".join(str(p) for p in MySQLdb.version_info[:3])
+        self.name = lib
+
+    def open(self, o):
+        pw = "password" if self.name == "pymysql" else "passwd"
+        kw = {"user": o.get("user"), pw: o.get("password") or "", "database" if self.name == "pymysql" else "db": o.get("database"),
+              "connect_timeout": max(1, o["op_timeout_ms"] // 1000), "autocommit": True}
+        if o["network"] == "unix":
+            kw.update(unix_socket=o["socket"], host="localhost")
+        else:
+            kw.update(host=o["host"], port=o["port"])
+        if o.get("tls_ca_pem"):
+            kw["ssl"] = {"ca": ca_file(o)}
+        c = self.mod.connect(**kw)
+        cur = c.cursor()
+        cur.execute("SELECT GET_LOCK(%s, 0), CONNECTION_ID()", (o["token"],))  # the token the server shows
+        _, conn_id = cur.fetchone()
+        # Neither library prepares on the server: each op is the statement with its key written in.
+        return Held(c, cur, o["statement"].replace("?", "%s")), {"conn_id": conn_id}
+
+    def op(self, c, key):
+        cur, stmt = c.cur, c.stmt
+        cur.execute(stmt, (key,))
+        row = cur.fetchone()
+        return None if row is None else row[0]
+
+
+class Memcached:
+    def __init__(self):
+        import pymemcache
+        from pymemcache.client.base import Client
+        self.client, self.name, self.version = Client, "pymemcache", pymemcache.__version__
+
+    def open(self, o):
+        server = o["socket"] if o["network"] == "unix" else (o["host"], o["port"])
+        t = o["op_timeout_ms"] / 1000
+        c = self.client(server, connect_timeout=t, timeout=t)
+        if o.get("password"):  # memcached's text-protocol authentication (-Y): a set of "user password"
+            c.set("auth", (o.get("user", "") + " " + o["password"]).encode(), noreply=False)
+        c.version()
+        info = {}
+        if o["network"] != "unix":
+            host, port = c.sock.getsockname()[:2]
+            info["local_addr"] = ("[%s]:%d" if ":" in host else "%s:%d") % (host, port)
+        return c, info
+
+    def op(self, c, key):
+        return c.get(key)
+
+
+def library(target, lib):
+    if target == "redis" and lib in ("", "redis-py"):
+        return Redis()
+    if target in ("postgres", "pgbouncer") and lib in ("", "psycopg2", "psycopg"):
+        return Postgres(lib or "psycopg2")
+    if target == "mysql" and lib in ("", "mysqldb", "pymysql"):
+        return MySQL(lib or "mysqldb")
+    if target == "memcached" and lib in ("", "pymemcache"):
+        return Memcached()
+    raise SystemExit("agent.py: no library %r for target %r (see the docstring)" % (lib, target))
+
+
+def size(v):
+    return -1 if v is None else len(v.encode() if isinstance(v, str) else v)
+
+
+def block(lib, c, m):
+    keys, want, ns, errors = m["keys"], m["value_length"], [], []
+    for i in range(m["warmup"]):
+        lib.op(c, keys[i % len(keys)])
+    for i, key in enumerate(keys):
+        err = None
+        t0 = clock()
+        try:
+            v = lib.op(c, key)
+        except Exception as e:  # the op's error, reported for that op
+            v, err = None, "%s: %s" % (type(e).__name__, e)
+        ns.append(clock() - t0)
+        if err is None and size(v) != want:
+            err = "value of %d bytes, want %d" % (size(v), want) if v is not None else "no value"
+        if err:
+            errors.append({"index": i, "message": err[:500]})
+    return {"type": "block_result", "id": m["id"], "ns": ns, "errors": errors}
+
+
+def overhead(n):
+    def empty(c, key):
+        return None
+    ns = []
+    for _ in range(n):
+        t0 = clock()
+        empty(None, None)
+        ns.append(clock() - t0)
+    return {"type": "overhead_result", "ns": ns}
+
+
+def serve(lib, stdin, out):
+    conns = {}
+    for line in stdin:
+        m = json.loads(line)
+        try:
+            if m["type"] == "open":
+                c, info = lib.open(m)
+                conns[m["id"]] = c
+                reply = dict(type="opened", id=m["id"], **info)
+            elif m["type"] == "block":
+                reply = block(lib, conns[m["id"]], m)
+            elif m["type"] == "overhead":
+                reply = overhead(m["n"])
+            elif m["type"] == "close":
+                conns.pop(m["id"]).close()
+                reply = {"type": "closed", "id": m["id"]}
+            else:
+                reply = {"type": "error", "message": "unknown message type %r" % m["type"]}
+        except Exception as e:
+            reply = {"type": "error", "id": m.get("id", ""), "message": "%s: %s" % (type(e).__name__, e)}
+        out.write(json.dumps(reply) + "\n")
+        out.flush()
+
+
+TEMP = []
+
+
+def main():
+    if len(sys.argv) not in (2, 3):
+        raise SystemExit("usage: agent.py TARGET [LIBRARY]")
+    lib = library(sys.argv[1], sys.argv[2] if len(sys.argv) == 3 else "")
+    out = sys.stdout
+    out.write(json.dumps(dict(type="hello", protocol=1, language="python", runtime_version=platform.python_version(),
+                              library=lib.name, library_version=lib.version)) + "\n")
+    out.flush()
+    try:
+        serve(lib, sys.stdin, out)
+    finally:
+        for p in TEMP:
+            os.unlink(p)
+
+
+if __name__ == "__main__":
+    main()

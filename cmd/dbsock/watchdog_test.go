@@ -1,0 +1,21 @@
+package main
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestPacedRunSlowerThanTheOpTimeout: a paced run whose ops are further
+// apart than --op-timeout (here 250 ms apart, 12 of them, with a 1 s
+// timeout, as --rate 1 is with the default 10 s) is measured: the wait
+// for an op's time is not a server that stopped answering.
+func TestPacedRunSlowerThanTheOpTimeout(t *testing.T) {
+	code, stdout, stderr := dbsock(t, "run", "redis", "--provider", "local", "--rate", "4", "--n", "12", "--rounds", "1", "--blocks", "1",
+		"--instances", "1", "--op-timeout", "1s", "--format", "json")
+	if code != 0 {
+		t.Fatalf("exit %d, stderr:\n%s", code, stderr)
+	}
+	if strings.Contains(stderr, "did not answer") || !strings.Contains(stdout, `"transport_verified": true`) {
+		t.Fatalf("stderr:\n%s\nstdout:\n%.2000s", stderr, stdout)
+	}
+}

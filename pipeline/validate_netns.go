@@ -1,0 +1,25 @@
+package pipeline
+
+import (
+	"github.com/dbsock/dbsock/drivers"
+	"github.com/dbsock/dbsock/internal/setting"
+)
+
+// validateNetns refuses the service and pod paths for a client on the host
+// that may not enter other containers' network namespaces (a user in the
+// docker group, not root): they would fail only once the servers are up.
+// The client container enters them with capabilities of its own.
+func (p Plan) validateNetns() error {
+	if p.Client != nil {
+		return nil
+	}
+	for _, t := range p.paths() {
+		if t != drivers.Service && t != drivers.Pod {
+			continue
+		}
+		if ok, why := drivers.CanEnterNetns(); !ok {
+			return setting.Errorf("%s %s: the %s path is dialed from inside another container's network namespace, and %s: run as root, or give %s container (the client container enters it with capabilities of its own)", setting.Paths, joinPaths(p.paths()), t, why, setting.Client)
+		}
+	}
+	return nil
+}

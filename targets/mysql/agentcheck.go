@@ -1,0 +1,74 @@
+package mysql
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strconv"
+
+	gomysql "github.com/go-sql-driver/mysql"
+
+	"github.com/dbsock/dbsock/drivers"
+)
+
+// OpenFinder implements drivers.ConnFinder: another process's connection
+// holds a user lock named by its token (SELECT GET_LOCK(token, 0)), which
+// IS_USED_LOCK ties to its connection id, and the processlist row of that
+// id says its route ("localhost" on the socket, IP:PORT over TCP). A
+// MariaDB without performance_schema shows no other session's TLS, so a
+// TLS connection is seen as TCP. The processlist shows admin's account
+// its own connections only, so admin must be on the path the other
+// process's connection claims (MariaDB's user@localhost, the socket's, is
+// another account than user@127.0.0.1): a connection on another path is
+// refused, never taken.
+func (d *Driver) OpenFinder(ctx context.Context, admin drivers.Endpoint) (drivers.Finder, error) {
+	connector, err := gomysql.NewConnector(Config(admin))
+	if err != nil {
+		return nil, fmt.Errorf("configure mysql client for %s: %w", admin, err)
+	}
+	db := sql.OpenDB(connector)
+	db.SetMaxOpenConns(1)
+	if err := db.PingContext(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("connect to mysql over %s to verify another process's connections: %w", admin, err)
+	}
+	return &finder{db: db}, nil
+}
+
+type finder struct{ db *sql.DB }
+
+func (*finder) Expect(context.Context, string) error { return nil }
+
+// Find reads which connection holds the lock claim.Token, and its host.
+func (f *finder) Find(ctx context.Context, claim drivers.Claim) (drivers.Verification, error) {
+	var id sql.NullInt64
+	if err := f.db.QueryRowContext(ctx, "SELECT IS_USED_LOCK(?)", claim.Token).Scan(&id); err != nil {
+		return drivers.Verification{}, fmt.Errorf("IS_USED_LOCK: %w", err)
+	}
+	if !id.Valid {
+		return drivers.Verification{}, fmt.Errorf("no connection holds the user lock %s (the agent must run SELECT GET_LOCK(token, 0) on its connection)", claim.Token)
+	}
+	if claim.ConnID != "" && claim.ConnID != strconv.FormatInt(id.Int64, 10) {
+		return drivers.Verification{}, fmt.Errorf("the agent says its connection id is %s, the lock %s is held by connection %d", claim.ConnID, claim.Token, id.Int64)
+	}
+	var host string
+	err := f.db.QueryRowContext(ctx, "SELECT host FROM information_schema.processlist WHERE id = ?", id.Int64).Scan(&host)
+	if errors.Is(err, sql.ErrNoRows) {
+		// Without the PROCESS privilege an account sees its own threads
+		// only, and user@localhost (the socket) is another account than
+		// user@127.0.0.1.
+		return drivers.Verification{}, fmt.Errorf("connection %d holds the lock %s, but the processlist shows dbsock's account no such connection: it is another account's (on another path than the one dbsock checks, or another user)", id.Int64, claim.Token)
+	}
+	if err != nil {
+		return drivers.Verification{}, fmt.Errorf("read the processlist row of connection %d: %w", id.Int64, err)
+	}
+	v := drivers.Verification{Transport: TransportOfHost(host), Peer: host,
+		Evidence: "user lock " + claim.Token + " held by connection " + strconv.FormatInt(id.Int64, 10) + ", processlist host " + host}
+	if claim.LocalAddr != "" && v.Transport != drivers.Unix && !drivers.SameAddr(claim.LocalAddr, host) {
+		return v, fmt.Errorf("the agent says its connection is from %s, the server sees it from %s", claim.LocalAddr, host)
+	}
+	return v, nil
+}
+
+func (f *finder) Close() error { return f.db.Close() }

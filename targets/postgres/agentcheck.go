@@ -1,0 +1,71 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/dbsock/dbsock/drivers"
+)
+
+// OpenFinder implements drivers.ConnFinder: another process's connection
+// carries its token as its application_name, and pg_stat_activity shows
+// each session's client_addr and client_port (NULL and -1 on the socket)
+// with pg_stat_ssl beside it.
+func (*Driver) OpenFinder(ctx context.Context, admin drivers.Endpoint) (drivers.Finder, error) {
+	cfg, err := Config(admin)
+	if err != nil {
+		return nil, err
+	}
+	c, err := pgx.ConnectConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("connect to postgres over %s to verify another process's connections: %w", admin, err)
+	}
+	return &finder{c: c}, nil
+}
+
+type finder struct{ c *pgx.Conn }
+
+func (*finder) Expect(context.Context, string) error { return nil }
+
+// Find reads the one session whose application_name is claim.Token.
+func (f *finder) Find(ctx context.Context, claim drivers.Claim) (drivers.Verification, error) {
+	rows, err := f.c.Query(ctx, `SELECT a.pid, host(a.client_addr), a.client_port, s.ssl, s.version, s.cipher
+		FROM pg_stat_activity a JOIN pg_stat_ssl s ON s.pid = a.pid WHERE a.application_name = $1`, claim.Token)
+	if err != nil {
+		return drivers.Verification{}, fmt.Errorf("read pg_stat_activity: %w", err)
+	}
+	defer rows.Close()
+	var v drivers.Verification
+	n := 0
+	for rows.Next() {
+		var pid int32
+		var addr, version, cipher *string
+		var port *int32
+		var ssl bool
+		if err := rows.Scan(&pid, &addr, &port, &ssl, &version, &cipher); err != nil {
+			return v, fmt.Errorf("read pg_stat_activity: %w", err)
+		}
+		n++
+		v = Verified(addr, ssl, version, cipher, drivers.Negotiated{})
+		v.Evidence = "pg_stat_activity pid " + strconv.Itoa(int(pid)) + ": " + v.Evidence
+		if port != nil && addr != nil {
+			v.Peer = *addr + ":" + strconv.Itoa(int(*port))
+			v.Evidence += ", client_port = " + strconv.Itoa(int(*port))
+		}
+		if claim.ConnID != "" && claim.ConnID != strconv.Itoa(int(pid)) {
+			return v, fmt.Errorf("the agent says its backend pid is %s, the session with its application_name has pid %d", claim.ConnID, pid)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return v, fmt.Errorf("read pg_stat_activity: %w", err)
+	}
+	if n != 1 {
+		return v, fmt.Errorf("pg_stat_activity has %d sessions with application_name %s; one is the protocol (the agent sets application_name to its token)", n, claim.Token)
+	}
+	return v, nil
+}
+
+func (f *finder) Close() error { return f.c.Close(context.Background()) }
