@@ -33,8 +33,9 @@ var File []byte
 
 // Compose starts servers from compose.yaml with Docker Compose (v2 plugin,
 // or docker-compose 1.x): one project per run, a private socket dir, free
-// ports and random passwords passed through the environment, and "down"
-// afterwards unless Keep is set.
+// ports passed through the environment, random passwords as Compose
+// secrets (files in the run's private dir, never in Compose's or a
+// container's environment), and "down" afterwards unless Keep is set.
 type Compose struct {
 	// Services are the targets compose.yaml has a service for, each named
 	// after its target; every one gets a port and a password per run.
@@ -66,8 +67,15 @@ type Compose struct {
 	env       []string
 	ports     map[string]int
 	pw        map[string]string
-	cpuset    map[string]string // as the engine reports it
-	up        bool
+	// secrets are compose.yaml's secrets (name: value), written into
+	// secretsDir for a service while it starts, and secretNames each
+	// service's.
+	secrets     map[string]string
+	secretNames map[string][]string
+	secretsDir  string
+	secretWatch map[string]func() // ends putSecrets' removeOnceRead
+	cpuset      map[string]string // as the engine reports it
+	up          bool
 }
 
 // NewCompose returns a compose provider for the services of compose.yaml.
@@ -115,7 +123,12 @@ func (c *Compose) prepare() error {
 	// DBSOCK_BIND is where the servers listen for TCP: 127.0.0.1, and
 	// ::1 where this host has it (the tcp6 path); DBSOCK_BIND_SPACED is
 	// the same for Redis's syntax.
-	c.env = append(os.Environ(), "DBSOCK_SOCKET_DIR="+dir, "DBSOCK_PID="+strconv.Itoa(os.Getpid()),
+	secrets := filepath.Join(dir, "secrets")
+	if err := os.Mkdir(secrets, 0o700); err != nil {
+		return err
+	}
+	c.secrets, c.secretNames, c.secretsDir = map[string]string{}, map[string][]string{}, secrets
+	c.env = append(os.Environ(), "DBSOCK_SOCKET_DIR="+dir, "DBSOCK_SECRETS_DIR="+secrets, "DBSOCK_PID="+strconv.Itoa(os.Getpid()),
 		"DBSOCK_CPUSET="+placement.FormatList(c.ServerCPUs),
 		"DBSOCK_BIND="+strings.Join(Loopbacks(), ","), "DBSOCK_BIND_SPACED="+strings.Join(Loopbacks(), " "))
 	for _, t := range c.Services {
@@ -129,8 +142,10 @@ func (c *Compose) prepare() error {
 	return nil
 }
 
-// prepareService makes t's socket dir, port, password and secrets and puts
-// them in the environment compose.yaml reads (DBSOCK_<NAME>_PORT, ...).
+// prepareService makes t's socket dir and port, put in the environment
+// compose.yaml reads (DBSOCK_<NAME>_PORT, ...), and its password and
+// other secrets, written as the files compose.yaml's secrets name
+// (secrets/NAME-password, ...).
 func (c *Compose) prepareService(t Target) error {
 	sockDir := filepath.Join(c.dir, t.Name)
 	if err := os.Mkdir(sockDir, 0o777); err != nil {
@@ -146,18 +161,63 @@ func (c *Compose) prepareService(t Target) error {
 	if c.pw[t.Name], err = RandomPassword(); err != nil {
 		return err
 	}
-	v := "DBSOCK_" + strings.ToUpper(t.Name)
-	c.env = append(c.env, v+"_PORT="+strconv.Itoa(c.ports[t.Name]), v+"_PASSWORD="+c.pw[t.Name])
+	c.env = append(c.env, "DBSOCK_"+strings.ToUpper(t.Name)+"_PORT="+strconv.Itoa(c.ports[t.Name]))
+	name := t.Name + "-password"
+	c.secrets[name], c.secretNames[t.Name] = c.pw[t.Name], []string{name}
 	if t.Container != nil {
 		for _, name := range t.Container.ComposeSecrets {
-			secret, err := RandomPassword()
-			if err != nil {
+			if c.secrets[name], err = RandomPassword(); err != nil {
 				return err
 			}
-			c.env = append(c.env, name+"="+secret)
+			c.secretNames[t.Name] = append(c.secretNames[t.Name], name)
 		}
 	}
 	return nil
+}
+
+// putSecrets writes target's secrets into the run's 0700 secrets dir,
+// for its service to start (or restart) with. Compose mounts each file as
+// it is into the service's container, where the user the server runs as
+// must read it (memcached's image never runs as root): 0644, in a
+// directory no other host user may enter.
+//
+// Each is removed as soon as the service has read it (removeOnceRead), or
+// else by takeSecrets.
+func (c *Compose) putSecrets(target string) error {
+	var paths []string
+	for _, name := range c.secretNames[target] {
+		path := filepath.Join(c.secretsDir, name)
+		if err := os.WriteFile(path, []byte(c.secrets[name]), 0o644); err != nil {
+			return fmt.Errorf("compose provider: write the secret %s: %w", name, err)
+		}
+		paths = append(paths, path)
+	}
+	if c.Keep {
+		return nil
+	}
+	if c.secretWatch == nil {
+		c.secretWatch = map[string]func(){}
+	}
+	if stop := c.secretWatch[target]; stop != nil {
+		stop()
+	}
+	c.secretWatch[target] = removeOnceRead(paths)
+	return nil
+}
+
+// takeSecrets removes target's secrets once its server is ready (its
+// container keeps what it mounted), unless the project is kept.
+func (c *Compose) takeSecrets(target string) {
+	if c.Keep {
+		return
+	}
+	if stop := c.secretWatch[target]; stop != nil {
+		stop()
+		delete(c.secretWatch, target)
+	}
+	for _, name := range c.secretNames[target] {
+		os.Remove(filepath.Join(c.secretsDir, name))
+	}
 }
 
 // run runs one compose command; its output goes into the error.
@@ -191,12 +251,10 @@ func (c *Compose) Supply(ctx context.Context, t Target) (*Server, error) {
 		return nil, fmt.Errorf("%w %s: compose provider: %v", ErrCannotSupply, target, err)
 	}
 	c.env = append(c.env, "DBSOCK_"+strings.ToUpper(target)+"_IMAGE="+image) // the last one counts
-	uctx, cancel := context.WithTimeout(ctx, 3*time.Minute)
-	defer cancel()
-	if err := c.run(uctx, "up", "-d", target); err != nil {
-		return nil, fmt.Errorf("start compose service %s: %w", target, err)
+	defer c.takeSecrets(target)                                              // once it is ready, or has failed
+	if err := c.upService(ctx, target); err != nil {
+		return nil, err
 	}
-	c.up = true
 	sockDir := filepath.Join(c.dir, target)
 	sp, err := t.Container.Spec(SpecFor{Port: c.ports[target], Dir: sockDir, Bind: "127.0.0.1"})
 	if err != nil {
@@ -252,14 +310,36 @@ func (c *Compose) Supply(ctx context.Context, t Target) (*Server, error) {
 	return srv, nil
 }
 
+// upService starts target's service ("up -d") with its secrets.
+func (c *Compose) upService(ctx context.Context, target string) error {
+	uctx, cancel := context.WithTimeout(ctx, 3*time.Minute)
+	defer cancel()
+	if err := c.putSecrets(target); err != nil {
+		return err
+	}
+	if err := c.run(uctx, "up", "-d", target); err != nil {
+		return fmt.Errorf("start compose service %s: %w", target, err)
+	}
+	c.up = true
+	return nil
+}
+
 // restartService restarts the service's container (compose restart: its
 // data kept) and waits until the server is ready; srv's CPU meter (tree,
 // which a server joined to others sums) follows the container's new first
 // process.
 func (c *Compose) restartService(ctx context.Context, srv *Server, ready func(context.Context, *Server) error, tree *cpustat.Tree) error {
 	c.mu.Lock()
-	err := c.run(ctx, "restart", "-t", "10", srv.Target)
+	err := c.putSecrets(srv.Target)
+	if err == nil {
+		err = c.run(ctx, "restart", "-t", "10", srv.Target)
+	}
 	c.mu.Unlock()
+	defer func() {
+		c.mu.Lock()
+		c.takeSecrets(srv.Target)
+		c.mu.Unlock()
+	}()
 	if err != nil {
 		return fmt.Errorf("restart compose service %s: %w", srv.Target, err)
 	}

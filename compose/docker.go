@@ -203,8 +203,12 @@ func publishPath(e Engine) string {
 // removed with its socket dir on srv's Stop, and waits until the server
 // is ready.
 func (d *Docker) startContainer(ctx context.Context, port int, spec ContainerSpec, srv *Server, req ContainerRequest) (RunningContainer, error) {
-	c, err := runContainer(ctx, req)
 	dir := srv.SocketDir
+	if err := writeSecrets(dir, spec); err != nil {
+		return nil, errors.Join(err, os.RemoveAll(dir))
+	}
+	defer removeOnceRead(secretPaths(dir, spec))()
+	c, err := runContainer(ctx, req)
 	cleanup := func(ctx context.Context) error {
 		var errs []error
 		if c != nil {
@@ -224,16 +228,74 @@ func (d *Docker) startContainer(ctx context.Context, port int, spec ContainerSpe
 	return c, nil
 }
 
-// takeConfig removes the spec's config file (it held the password; the
-// server has read it) and returns it, to put back for a restart.
-func takeConfig(dir string, spec ContainerSpec) []byte {
-	if spec.Config == "" {
-		return nil
+// handOver are the files of a spec that hold a secret, by name in the
+// socket dir: its Config and its Secrets.
+type handOver map[string]secretFile
+
+type secretFile struct {
+	data []byte
+	mode os.FileMode
+}
+
+// secretPaths are the paths of spec's Secrets in dir: each is read once,
+// by the image's entrypoint, and removed as soon as it has been
+// (removeOnceRead). Its Config is not: memcached's two instances read
+// theirs one after the other.
+func secretPaths(dir string, spec ContainerSpec) []string {
+	var paths []string
+	for name := range spec.Secrets {
+		paths = append(paths, filepath.Join(dir, name))
 	}
-	path := filepath.Join(dir, spec.Config)
-	config, _ := os.ReadFile(path)
-	os.Remove(path)
-	return config
+	return paths
+}
+
+// writeSecrets writes spec's Secrets into dir before its container
+// starts: 0644, as whichever user reads them in the container must (the
+// mongo image reads its VAR_FILE after dropping root; a user namespace
+// maps root elsewhere), in a socket dir inside the run's 0700 dir, which
+// no other user of this host may enter.
+func writeSecrets(dir string, spec ContainerSpec) error {
+	for name, data := range spec.Secrets {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644); err != nil {
+			return fmt.Errorf("hand the server its password: write %s into its socket dir: %w", name, err)
+		}
+	}
+	return nil
+}
+
+// takeConfig removes the spec's config file and secrets (the server has
+// read them) and returns them, to put back for a restart.
+func takeConfig(dir string, spec ContainerSpec) handOver {
+	files := handOver{}
+	if spec.Config != "" {
+		path := filepath.Join(dir, spec.Config)
+		data, _ := os.ReadFile(path)
+		files[spec.Config] = secretFile{data: data, mode: 0o644}
+	}
+	for name, data := range spec.Secrets {
+		files[name] = secretFile{data: []byte(data), mode: 0o644}
+	}
+	for name := range files {
+		os.Remove(filepath.Join(dir, name))
+	}
+	return files
+}
+
+// putBack writes files back into dir while a container restarts; the
+// returned func removes them again.
+func (files handOver) putBack(dir string) (func(), error) {
+	remove := func() {
+		for name := range files {
+			os.Remove(filepath.Join(dir, name))
+		}
+	}
+	for name, f := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), f.data, f.mode); err != nil {
+			remove()
+			return remove, err
+		}
+	}
+	return remove, nil
 }
 
 // socketDirAndPort makes target's socket directory, open to the
@@ -257,21 +319,19 @@ func (d *Docker) socketDirAndPort(target string) (string, int, error) {
 }
 
 // restartContainer stops c and starts it again (the same container, its
-// data kept), with its config file back in the socket directory while it
-// starts, and waits until the server is ready; srv's CPU meter follows
-// the container's new first process.
-func restartContainer(ctx context.Context, c RunningContainer, srv *Server, spec ContainerSpec, config []byte, tree *cpustat.Tree) error {
+// data kept), with its config file and secrets back in the socket
+// directory while it starts, and waits until the server is ready; srv's
+// CPU meter follows the container's new first process.
+func restartContainer(ctx context.Context, c RunningContainer, srv *Server, spec ContainerSpec, config handOver, tree *cpustat.Tree) error {
 	if err := c.Stop(ctx, 10*time.Second); err != nil {
 		return fmt.Errorf("restart %s container: stop: %w", srv.Target, err)
 	}
-	path := ""
-	if spec.Config != "" {
-		path = filepath.Join(srv.SocketDir, spec.Config)
-		if err := os.WriteFile(path, config, 0o644); err != nil {
-			return fmt.Errorf("restart %s container: write its config back: %w", srv.Target, err)
-		}
-		defer os.Remove(path)
+	remove, err := config.putBack(srv.SocketDir)
+	if err != nil {
+		return fmt.Errorf("restart %s container: write its config back: %w", srv.Target, err)
 	}
+	defer remove()
+	defer removeOnceRead(secretPaths(srv.SocketDir, spec))()
 	if err := c.Start(ctx); err != nil {
 		return fmt.Errorf("restart %s container: start: %w", srv.Target, err)
 	}

@@ -255,6 +255,65 @@ type LocalServer struct {
 	proc    *process
 	// start starts the process again as it was last started (Restart).
 	start func(context.Context) error
+	// handOver are files that hold a password the server reads as it
+	// starts (HandOver).
+	handOver []handedFile
+}
+
+// handedFile is a file of HandOver and what it holds.
+type handedFile struct {
+	path string
+	data []byte
+}
+
+// HandOver names files in the server's directory that hold a password
+// the server reads only as it starts (an auth file): from now on each is
+// removed as soon as the server has read it (or else once it is ready)
+// and written back while it restarts, so that a run that ends at once
+// (SIGKILL, a second Ctrl-C) leaves no password on disk unless it ends
+// while its server reads it.
+func (ls *LocalServer) HandOver(paths ...string) error {
+	for _, p := range paths {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return fmt.Errorf("hand %s to the server: %w", p, err)
+		}
+		ls.handOver = append(ls.handOver, handedFile{path: p, data: b})
+	}
+	return nil
+}
+
+// putBack writes the HandOver files that are not there (0600, the
+// server's user's); takeBack removes them.
+func (ls *LocalServer) putBack() error {
+	for _, f := range ls.handOver {
+		if _, err := os.Lstat(f.path); err == nil {
+			continue
+		}
+		if err := os.WriteFile(f.path, f.data, 0o600); err != nil {
+			return fmt.Errorf("write %s back for the server: %w", f.path, err)
+		}
+		if err := ls.Own(f.path); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// watchHandOver removes each HandOver file as soon as the server has read
+// it (removeOnceRead); what it returns ends the watch.
+func (ls *LocalServer) watchHandOver() (stop func()) {
+	var paths []string
+	for _, f := range ls.handOver {
+		paths = append(paths, f.path)
+	}
+	return removeOnceRead(paths)
+}
+
+func (ls *LocalServer) takeBack() {
+	for _, f := range ls.handOver {
+		os.Remove(f.path)
+	}
 }
 
 // Prepare makes a LocalServer for target with its socket named sockName
@@ -311,6 +370,11 @@ func (ls *LocalServer) StartProbe(ctx context.Context, name, bin string, args, e
 		return err
 	}
 	ls.start = func(ctx context.Context) error {
+		if err := ls.putBack(); err != nil {
+			return err
+		}
+		defer ls.takeBack()
+		defer ls.watchHandOver()()
 		p, err := startProcess(ls.Dir, name, bin, args, env, stdin, ls.RunAs)
 		if err != nil {
 			return err
@@ -336,6 +400,17 @@ func (ls *LocalServer) restart(ctx context.Context) error {
 		return fmt.Errorf("restart %s: %w", ls.proc.name, err)
 	}
 	return nil
+}
+
+// StopProcess ends the started process as Stop would, keeping its
+// directory, so that the recipe can start it again another way: a server
+// first started for set-up only (an account made over its private socket,
+// no TCP listener yet), then for the run.
+func (ls *LocalServer) StopProcess() error {
+	if ls.proc == nil {
+		return nil
+	}
+	return ls.proc.stop(ls.StopSignal, 10*time.Second)
 }
 
 // PID is the started server's process ID.

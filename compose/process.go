@@ -45,7 +45,7 @@ func startProcess(dir, name, bin string, args []string, env []string, stdin stri
 	cmd.Dir = dir
 	cmd.Stdout = logFile
 	cmd.Stderr = logFile
-	cmd.Env = append(os.Environ(), env...)
+	cmd.Env = ServerEnv(env...)
 	if stdin != "" {
 		cmd.Stdin = strings.NewReader(stdin)
 	}

@@ -58,9 +58,9 @@ type Container struct {
 	UID int
 	// Spec builds the container's command line (SpecFor says for what).
 	Spec func(SpecFor) (ContainerSpec, error)
-	// ComposeSecrets are extra environment variables compose.yaml needs
-	// for this service, each given a random value per run (e.g. a root
-	// password).
+	// ComposeSecrets are extra secrets compose.yaml's service uses (its
+	// names under secrets:, e.g. a root password), each given a random
+	// value per run; NAME-password, the run's password, is always there.
 	ComposeSecrets []string
 }
 
@@ -86,7 +86,15 @@ type ContainerSpec struct {
 	Socket string // file name in the socket dir
 	// Config is a file in the socket dir holding a secret, removed once the
 	// server is up.
-	Config                   string
+	Config string
+	// Secrets are files that hand the server its passwords (a name in
+	// the socket dir, its contents): the image's VAR_FILE variables in Env
+	// name them (/sock/NAME). They are written before the container
+	// starts (see writeSecrets for their mode), read by the image's
+	// entrypoint, removed once the server is ready and put back while it
+	// restarts: a password is never in the container's configuration
+	// (docker inspect) or environment.
+	Secrets                  map[string]string
 	User, Password, Database string
 	// TLSPort is the port the server serves TLS on when its spec turned
 	// TLS on (SpecFor.Port or SpecFor.TLSPort); 0: it did not.

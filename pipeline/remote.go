@@ -62,9 +62,11 @@ type Case struct {
 	Depth     int      `json:"depth,omitempty"`
 	// Paths are the endpoints the case measures, in order.
 	Paths drivers.Paths `json:"paths"`
-	// Passwords are the paths' (Endpoint leaves its own out of JSON);
-	// the case file is private to this user and removed once read.
-	Passwords []string `json:"passwords"`
+	// Passwords are the paths' (Endpoint leaves its own out of JSON).
+	// In a case file they are empty, and PasswordPipe, FILE.pw, a named
+	// pipe dbsock run writes them to (casepipe.go), holds them.
+	Passwords    []string `json:"passwords"`
+	PasswordPipe string   `json:"password_pipe,omitempty"`
 	// TLSRoots are, for each of Paths on the tls path, the CA
 	// certificates (PEM) its client trusts, "" when it verifies nothing
 	// (Endpoint.TLSRoots): certificates, never keys.
@@ -144,6 +146,8 @@ func (c *remoteClient) measure(ctx context.Context, cs Case, emit func(results.R
 	c.n++
 	file := filepath.Join(c.dir, fmt.Sprintf("case-%d.json", c.n))
 	cs.Out = file + ".out"
+	pws := cs.Passwords
+	cs.Passwords, cs.PasswordPipe = make([]string, len(pws)), file+pipeSuffix
 	b, err := json.Marshal(cs)
 	if err != nil {
 		return fmt.Errorf("write the client's case: %w", err)
@@ -154,7 +158,15 @@ func (c *remoteClient) measure(ctx context.Context, cs Case, emit func(results.R
 	defer os.Remove(file)
 	defer os.Remove(cs.Out)
 	defer os.Remove(cs.Out + aliveSuffix)
+	pctx, stopOffer := context.WithCancel(ctx)
+	wait, err := offerPasswords(pctx, cs.PasswordPipe, pws)
+	if err != nil {
+		stopOffer()
+		return err
+	}
 	xerr := c.execWatched(ctx, file, cs.Out+aliveSuffix, cs.Options.Timeout())
+	stopOffer()
+	_ = wait() // a client that did not read them has failed, and says so below
 	if errors.Is(xerr, errClientSilent) {
 		return fmt.Errorf("the client in %s: %w", c.r.Place(), xerr)
 	}
@@ -319,9 +331,10 @@ var ErrBadCase = errors.New("not a case file of dbsock's client container (dbsoc
 const maxCaseBytes = 256 << 20
 
 // ServeCase is "dbsock measure FILE": it reads the case in file, checks it
-// (ErrBadCase: the file is left as it is), removes it (it holds the
-// passwords), runs scenarios.Run on it in this process, and writes the
-// runs and the end to the case's Out file, which must not exist yet.
+// (ErrBadCase: the file is left as it is), removes it, reads the case's
+// passwords from its pipe (casepipe.go), runs scenarios.Run on it in this
+// process, and writes the runs and the end to the case's Out file, which
+// must not exist yet.
 func ServeCase(ctx context.Context, file string) error {
 	cs, err := readCase(file)
 	if err != nil {
@@ -329,6 +342,14 @@ func ServeCase(ctx context.Context, file string) error {
 	}
 	uid, gid := caseOwner(file)
 	os.Remove(file)
+	if cs.PasswordPipe != "" {
+		if cs.Passwords, err = readPasswords(cs.PasswordPipe); err != nil {
+			return fmt.Errorf("read the case's passwords: %w", err)
+		}
+		if len(cs.Passwords) != len(cs.Paths) {
+			return fmt.Errorf("%w: %s: %d passwords for %d paths", ErrBadCase, cs.PasswordPipe, len(cs.Passwords), len(cs.Paths))
+		}
+	}
 	out, err := os.OpenFile(cs.Out, os.O_CREATE|os.O_EXCL|os.O_WRONLY|syscall.O_NOFOLLOW, 0o600)
 	if err != nil {
 		return fmt.Errorf("write the runs to %s (a new file beside the case): %w", cs.Out, err)
@@ -436,6 +457,9 @@ func (cs Case) check(file string) error {
 	}
 	if cs.Out != file+".out" {
 		return fmt.Errorf("its out file %q is not %s.out", cs.Out, file)
+	}
+	if cs.PasswordPipe != "" && cs.PasswordPipe != file+pipeSuffix {
+		return fmt.Errorf("its password pipe %q is not %s%s", cs.PasswordPipe, file, pipeSuffix)
 	}
 	if _, _, err := scenarios.ParseOp(cs.Op); cs.Op != "" && err != nil {
 		return err

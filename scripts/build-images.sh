@@ -149,7 +149,7 @@ build dbsock/redis:7.0 redis-entrypoint.sh redis-server "Redis $(chroot "$root" 
   "$(renumber redis 999)" \
   'mkdir /data && chown redis:redis /data'
 build dbsock/ferretdb:1.24 mongo-entrypoint.sh mongod "FerretDB $(ferretdb --version 2>&1 | head -1 | awk '{print $2}')" \
-  "FerretDB with SQLite, not MongoDB: no accounts (MONGO_INITDB_ROOT_* refused), no temporary server, the mongod flags dbsock passes translated" \
+  "FerretDB with SQLite, not MongoDB: its own SCRAM authentication (MONGO_INITDB_ROOT_* make the user), the mongod flags dbsock passes translated" \
   "$path"',"Volumes":{"/data/db":{},"/data/configdb":{}}' \
   'groupadd --gid 999 --system mongodb && useradd --uid 999 --system --gid mongodb --home-dir /data/db mongodb && mkdir -p /data/db /data/configdb && chown -R mongodb:mongodb /data/db /data/configdb'
 build dbsock/postgres:15 postgres-entrypoint.sh postgres "PostgreSQL $(chroot "$root" dpkg-query -W -f '${Version}' postgresql)" \

@@ -97,7 +97,11 @@ func authFile(ls *compose.LocalServer, osUser, password string) (string, error) 
 	if err := os.WriteFile(path, []byte(User+":"+password+"\n"), 0o600); err != nil {
 		return "", err
 	}
-	return path, ls.Own(path)
+	if err := ls.Own(path); err != nil {
+		return "", err
+	}
+	// memcached reads it as it starts: it is on disk only then.
+	return path, ls.HandOver(path)
 }
 
 // dial is a readiness probe of one endpoint.

@@ -13,7 +13,8 @@ var recipe = compose.Recipe{Local: localServer, Container: &compose.Container{Im
 
 // container runs the official mongo image (and dbsock/ferretdb, which
 // translates mongod's flags) with the run's account: the image's
-// MONGO_INITDB_ROOT_USERNAME and MONGO_INITDB_ROOT_PASSWORD make the user
+// MONGO_INITDB_ROOT_USERNAME and MONGO_INITDB_ROOT_PASSWORD_FILE (a file
+// in the socket dir, never the password in its environment) make the user
 // in admin and start the server with --auth (dbsock/ferretdb: its SCRAM
 // authentication), so that every command but the handshake needs it.
 func container(sf compose.SpecFor) (compose.ContainerSpec, error) {
@@ -27,7 +28,8 @@ func container(sf compose.SpecFor) (compose.ContainerSpec, error) {
 		cmd = append(cmd, "--ipv6") // mongod listens on an IPv6 address only with it
 	}
 	return compose.ContainerSpec{Cmd: cmd,
-		NoTLS:  "its container serves no TLS: mongod (mongo:7.0) serves TLS on its one port and FerretDB (dbsock/ferretdb) on a second one, and one container spec serves both images; --provider local serves FerretDB's",
-		Env:    map[string]string{"MONGO_INITDB_ROOT_USERNAME": User, "MONGO_INITDB_ROOT_PASSWORD": pw},
-		Socket: "mongodb-" + p + ".sock", User: User, Password: pw}, nil
+		NoTLS:   "its container serves no TLS: mongod (mongo:7.0) serves TLS on its one port and FerretDB (dbsock/ferretdb) on a second one, and one container spec serves both images; --provider local serves FerretDB's",
+		Env:     map[string]string{"MONGO_INITDB_ROOT_USERNAME": User, "MONGO_INITDB_ROOT_PASSWORD_FILE": "/sock/mongo-password"},
+		Secrets: map[string]string{"mongo-password": pw},
+		Socket:  "mongodb-" + p + ".sock", User: User, Password: pw}, nil
 }

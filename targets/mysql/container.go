@@ -10,11 +10,12 @@ import (
 // recipe starts mysqld (Oracle MySQL) or mariadbd locally, and mysql:8.4
 // in a container (dbsock/mariadb:10.11 without a registry).
 var recipe = compose.Recipe{Local: localServer, Container: &compose.Container{Image: "mysql:8.4", Offline: "dbsock/mariadb:10.11", UID: 999,
-	Spec: container, ComposeSecrets: []string{"DBSOCK_MYSQL_ROOT_PASSWORD"}}}
+	Spec: container, ComposeSecrets: []string{"mysql-root-password"}}}
 
-// mysqlContainer runs the official mysql image (and dbsock/mariadb, which
-// takes the same flags). The password reaches it through the environment
-// the image reads.
+// container runs the official mysql image (and dbsock/mariadb, which
+// takes the same flags). The passwords reach it in files in the socket
+// dir that the image's MYSQL_PASSWORD_FILE and MYSQL_ROOT_PASSWORD_FILE
+// name, never in its environment.
 // With the run's TLS files it also serves TLS on its one port.
 func container(sf compose.SpecFor) (compose.ContainerSpec, error) {
 	port, bind := sf.Port, sf.Bind
@@ -32,9 +33,10 @@ func container(sf compose.SpecFor) (compose.ContainerSpec, error) {
 			// from ::1 (resolved, both are "localhost:PORT").
 			"--skip-name-resolve",
 			"--loose-mysqlx=OFF", "--max-connections=5000", "--max-allowed-packet=64M", "--innodb-flush-log-at-trx-commit=2"},
-		Env: map[string]string{"MYSQL_ROOT_PASSWORD": rootPW, "MYSQL_USER": User, "MYSQL_PASSWORD": pw,
-			"MYSQL_DATABASE": Database, "MYSQL_ROOT_HOST": "localhost"},
-		Socket: "mysqld.sock", User: User, Password: pw, Database: Database,
+		Env: map[string]string{"MYSQL_ROOT_PASSWORD_FILE": "/sock/mysql-root-password", "MYSQL_USER": User,
+			"MYSQL_PASSWORD_FILE": "/sock/mysql-password", "MYSQL_DATABASE": Database, "MYSQL_ROOT_HOST": "localhost"},
+		Secrets: map[string]string{"mysql-root-password": rootPW, "mysql-password": pw},
+		Socket:  "mysqld.sock", User: User, Password: pw, Database: Database,
 		Ready: compose.LoginReady(New("", drivers.Workload{})),
 	}
 	if sf.TLS.Cert != "" {

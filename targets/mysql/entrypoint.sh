@@ -25,13 +25,48 @@ set -Eeo pipefail
 note() { echo "$(date -u +%FT%TZ) [Entrypoint]: $*"; }
 fail() { echo "$(date -u +%FT%TZ) [Entrypoint]: error: $*" >&2; exit 1; }
 
-from_env() { # from_env VAR [DEFAULT]: VAR, or the contents of VAR_FILE
+# from_env VAR [DEFAULT]: VAR, or the contents of VAR_FILE, kept in this
+# shell only: not exported, so that no process started from here (the
+# server included) has it in its environment. A copy hand_over made is
+# removed once read.
+from_env() {
   local var=$1 file=${1}_FILE def=${2:-}
   if [ -n "${!var:-}" ] && [ -n "${!file:-}" ]; then fail "both $var and $file are set (but are exclusive)"; fi
   local val=$def
-  if [ -n "${!var:-}" ]; then val=${!var}; elif [ -n "${!file:-}" ]; then val=$(<"${!file}"); fi
-  export "$var"="$val"
-  unset "$file"
+  if [ -n "${!var:-}" ]; then
+    val=${!var}
+  elif [ -n "${!file:-}" ]; then
+    val=$(<"${!file}")
+    case "${!file}" in "$handed"/*) rm -f "${!file}" ;; esac
+  fi
+  unset "$file" "$var"
+  printf -v "$var" '%s' "$val"
+}
+
+# hand_over USER VAR...: as root, before switching to USER: each VAR given,
+# or the file VAR_FILE names (which may be root's alone, as a file from
+# the host often is), is copied into a directory of USER's, VAR_FILE then
+# names the copy and VAR is unset: the values cross the switch in files,
+# not in the environment every process inherits.
+handed=/run/dbsock-entrypoint
+hand_over() {
+  local user=$1 var file
+  shift
+  install -d -m 0700 -o "$user" "$handed"
+  for var; do
+    file=${var}_FILE
+    if [ -n "${!var:-}" ] && [ -n "${!file:-}" ]; then fail "both $var and $file are set (but are exclusive)"; fi
+    if [ -n "${!file:-}" ]; then
+      install -m 0400 -o "$user" "${!file}" "$handed/$var"
+    elif [ -n "${!var:-}" ]; then
+      (umask 0277 && printf '%s' "${!var}" >"$handed/$var")
+      chown "$user" "$handed/$var"
+    else
+      continue
+    fi
+    unset "$var"
+    export "$file=$handed/$var"
+  done
 }
 
 # config NAME FLAGS...: the value the server would use for NAME, from its
@@ -59,21 +94,21 @@ set -- mariadbd "$@"
 DATADIR=$(config datadir "$@")
 SOCKET=$(config socket "$@")
 [ -n "$DATADIR" ] && [ -n "$SOCKET" ] || fail "mariadbd refused the flags: $("$@" --verbose --help 2>&1 >/dev/null | head -3)"
-from_env MYSQL_ROOT_HOST %
-from_env MYSQL_DATABASE
-from_env MYSQL_USER
-from_env MYSQL_PASSWORD
-from_env MYSQL_ROOT_PASSWORD
-
 dirs=("$DATADIR" "$(dirname "$SOCKET")")
 pidfile=$(config pid-file "$@")
 if [ -n "$pidfile" ]; then dirs+=("$(dirname "$pidfile")"); fi
 mkdir -p "${dirs[@]}"
 if [ "$(id -u)" = 0 ]; then
   find "${dirs[@]}" \! -user mysql -exec chown --no-dereference mysql '{}' +
+  hand_over mysql MYSQL_ROOT_HOST MYSQL_DATABASE MYSQL_USER MYSQL_PASSWORD MYSQL_ROOT_PASSWORD
   note "Switching to dedicated user 'mysql'"
   exec gosu mysql "$BASH_SOURCE" "$@"
 fi
+from_env MYSQL_ROOT_HOST %
+from_env MYSQL_DATABASE
+from_env MYSQL_USER
+from_env MYSQL_PASSWORD
+from_env MYSQL_ROOT_PASSWORD
 
 default_socket=$(config socket mariadbd --no-defaults)
 link_default_socket() {
@@ -135,7 +170,9 @@ ident() { printf '`%s`' "$(printf %s "$1" | sed 's/`/``/g')"; }
   fail "setting up the accounts on the temporary server failed"
 
 note "Stopping temporary server"
-MYSQL_PWD=$MYSQL_ROOT_PASSWORD mariadb-admin --no-defaults --socket="$SOCKET" -uroot shutdown
+# The password through an option file on a pipe: not in an environment.
+mariadb-admin --defaults-file=<(printf '[client]\npassword="%s"\n' "$(printf %s "$MYSQL_ROOT_PASSWORD" | sed 's/[\\"]/\\&/g')") \
+  --socket="$SOCKET" -uroot shutdown
 wait "$temp" || :
 note "Temporary server stopped"
 note "MariaDB init process done. Ready for start up."

@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
@@ -118,7 +117,7 @@ func mysqlInit(l *compose.Local, ctx context.Context, bin string, mariadb bool, 
 	cmd.Dir = dir
 	// Its temporary files go to this server's own directory: runs at the
 	// same time must not meet in a shared /tmp.
-	cmd.Env = append(os.Environ(), "TMPDIR="+dir)
+	cmd.Env = compose.ServerEnv("TMPDIR=" + dir)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		if ctx.Err() != nil { // interrupted: the tool's output says nothing more
 			return fmt.Errorf("interrupted while %s initialised the data dir: %w", filepath.Base(cmd.Path), ctx.Err())

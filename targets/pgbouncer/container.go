@@ -23,7 +23,8 @@ const (
 
 // container runs dbsock/pgbouncer's entrypoint: it initialises PostgreSQL
 // (listening on its own socket only), then runs PgBouncer on port and
-// /sock. The password reaches it through the environment.
+// /sock. The password reaches it in a file in the socket dir that
+// PGBOUNCER_PASSWORD_FILE names, never in its environment.
 // With the run's TLS files PgBouncer serves TLS to the clients that ask.
 func container(sf compose.SpecFor) (compose.ContainerSpec, error) {
 	pw, err := compose.RandomPassword()
@@ -38,7 +39,8 @@ func container(sf compose.SpecFor) (compose.ContainerSpec, error) {
 	return compose.ContainerSpec{
 		TLSPort: tlsPort,
 		Cmd:     cmd,
-		Env:     map[string]string{"PGBOUNCER_USER": User, "PGBOUNCER_PASSWORD": pw, "PGBOUNCER_DB": Database},
+		Env:     map[string]string{"PGBOUNCER_USER": User, "PGBOUNCER_PASSWORD_FILE": "/sock/pgbouncer-password", "PGBOUNCER_DB": Database},
+		Secrets: map[string]string{"pgbouncer-password": pw},
 		Socket:  ".s.PGSQL." + p, User: User, Password: pw, Database: Database,
 		Ready: compose.LoginReady(New(drivers.Workload{})),
 	}, nil

@@ -3,9 +3,11 @@
 # (transaction pooling), for dbsock's pgbouncer target:
 #   pgbouncer --listen ADDR --port PORT --socket-dir DIR [--tls-cert F --tls-key F]
 # With a certificate and key, PgBouncer serves TLS to the clients that ask.
-# PGBOUNCER_USER, PGBOUNCER_PASSWORD and PGBOUNCER_DB name the account and
-# database; the account is PgBouncer's admin user too (SHOW CLIENTS). Both
-# servers run as the postgres user, as they must.
+# PGBOUNCER_USER, PGBOUNCER_PASSWORD (or PGBOUNCER_PASSWORD_FILE, a file
+# holding it) and PGBOUNCER_DB name the account and database; the account
+# is PgBouncer's admin user too (SHOW CLIENTS). The password goes to initdb
+# and PgBouncer in files, and is in the environment of neither server.
+# Both servers run as the postgres user, as they must.
 set -eu
 case "${1:-}" in pgbouncer) shift ;; esac
 listen=127.0.0.1 port=6432 sockdir=/var/run/postgresql tlscert= tlskey=
@@ -20,6 +22,12 @@ while [ $# -gt 0 ]; do
   esac
 done
 user=${PGBOUNCER_USER:-dbsock} db=${PGBOUNCER_DB:-postgres}
+password=${PGBOUNCER_PASSWORD:-}
+if [ -n "${PGBOUNCER_PASSWORD_FILE:-}" ]; then
+  [ -z "$password" ] || { echo "error: both PGBOUNCER_PASSWORD and PGBOUNCER_PASSWORD_FILE are set (but are exclusive)" >&2; exit 1; }
+  password=$(cat "$PGBOUNCER_PASSWORD_FILE")
+fi
+unset PGBOUNCER_PASSWORD PGBOUNCER_PASSWORD_FILE
 bin=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1)
 PGDATA=/var/lib/postgresql/data
 mkdir -p "$PGDATA" /var/run/postgresql /etc/dbsock
@@ -27,19 +35,19 @@ chown -R postgres:postgres "$PGDATA" /var/run/postgresql /etc/dbsock
 chmod 700 "$PGDATA" /etc/dbsock
 as() { setpriv --reuid=postgres --regid=postgres --init-groups "$@"; }
 if [ ! -s "$PGDATA/PG_VERSION" ]; then
-  pw=$(mktemp)
-  printf '%s\n' "${PGBOUNCER_PASSWORD:-}" >"$pw"
-  chown postgres "$pw"
-  as "$bin/initdb" -D "$PGDATA" -U "$user" --pwfile="$pw" --auth-local=scram-sha-256 \
+  pwfile=$(mktemp)
+  printf '%s\n' "$password" >"$pwfile"
+  chown postgres "$pwfile"
+  as "$bin/initdb" -D "$PGDATA" -U "$user" --pwfile="$pwfile" --auth-local=scram-sha-256 \
     --auth-host=scram-sha-256 -E UTF8 --locale=C >/tmp/initdb.log 2>&1 ||
-    { cat /tmp/initdb.log >&2; rm -f "$pw"; exit 1; }
-  rm -f "$pw"
+    { cat /tmp/initdb.log >&2; rm -f "$pwfile"; exit 1; }
+  rm -f "$pwfile"
 fi
 # PostgreSQL listens on its socket only: PgBouncer is the one way in.
 as "$bin/postgres" -D "$PGDATA" -c listen_addresses= -c unix_socket_directories=/var/run/postgresql \
   -c max_connections=300 -c fsync=off &
 umask 077
-printf '"%s" "%s"\n' "$user" "${PGBOUNCER_PASSWORD:-}" >/etc/dbsock/userlist.txt
+printf '"%s" "%s"\n' "$user" "$password" >/etc/dbsock/userlist.txt
 cat >/etc/dbsock/pgbouncer.ini <<INI
 [databases]
 * = host=/var/run/postgresql port=5432

@@ -51,6 +51,11 @@ func localServer(ctx context.Context, l *compose.Local, target string) (*compose
 	if err != nil {
 		return nil, fail(err)
 	}
+	// PgBouncer reads its auth file as it starts (and on a reload, which
+	// dbsock never asks for): it is on disk only then.
+	if err := ls.HandOver(filepath.Join(ls.Dir, "userlist.txt")); err != nil {
+		return nil, fail(err)
+	}
 	if err := ls.Start(ctx, server, bin, []string{ini}, nil, ""); err != nil {
 		return nil, fail(err)
 	}

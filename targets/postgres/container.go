@@ -23,7 +23,9 @@ const SocketDirs = "/var/run/postgresql,/sock"
 // image and dbsock/postgres alike).
 const privateKey = "/var/lib/postgresql/tls-key.pem"
 
-// container runs the official postgres image (and dbsock/postgres).
+// container runs the official postgres image (and dbsock/postgres); the
+// password reaches it in a file in the socket dir that the image's
+// POSTGRES_PASSWORD_FILE names, never in its environment.
 // With the run's TLS files it also serves TLS on its one port.
 func container(sf compose.SpecFor) (compose.ContainerSpec, error) {
 	pw, err := compose.RandomPassword()
@@ -34,8 +36,9 @@ func container(sf compose.SpecFor) (compose.ContainerSpec, error) {
 	spec := compose.ContainerSpec{
 		Cmd: []string{server, "-c", "listen_addresses=" + sf.Bind, "-c", "port=" + p, "-c", "unix_socket_directories=" + SocketDirs,
 			"-c", "unix_socket_permissions=0777", "-c", "max_connections=300"},
-		Env:    map[string]string{"POSTGRES_USER": User, "POSTGRES_PASSWORD": pw, "POSTGRES_DB": Database},
-		Socket: ".s.PGSQL." + p, User: User, Password: pw, Database: Database,
+		Env:     map[string]string{"POSTGRES_USER": User, "POSTGRES_PASSWORD_FILE": "/sock/postgres-password", "POSTGRES_DB": Database},
+		Secrets: map[string]string{"postgres-password": pw},
+		Socket:  ".s.PGSQL." + p, User: User, Password: pw, Database: Database,
 		Ready: compose.LoginReady(New(drivers.Workload{})),
 	}
 	if sf.TLS.Cert != "" {

@@ -76,6 +76,7 @@ func localServer(ctx context.Context, l *compose.Local, name string) (*compose.S
 	cmd := exec.CommandContext(ctx, initdb, "-D", data, "-U", User, "--pwfile="+pwfile,
 		"--auth-local=scram-sha-256", "--auth-host=scram-sha-256", "--no-sync", "-E", "UTF8", "--locale=C")
 	cmd.Dir = ls.Dir
+	cmd.Env = compose.ServerEnv()
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: ls.RunAs}
 	out, err := cmd.CombinedOutput()
 	os.Remove(pwfile)
