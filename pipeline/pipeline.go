@@ -417,7 +417,7 @@ func (p Plan) errorRates(rep *results.Report) []error {
 	}
 	var errs []error
 	for _, s := range rep.Summary {
-		for _, ps := range s.Sides() {
+		for _, ps := range s.Sides {
 			t, side := ps.Path, ps.Side
 			if side.N == 0 || side.ErrorRate <= p.MaxErrorRate {
 				continue

@@ -312,8 +312,9 @@ func title(r *results.Report, s results.Summary) string {
 	if len(r.Summary) > len(r.Targets) || s.Scenario != "pk" || s.Concurrency > 1 || s.Rate > 0 {
 		label = shortLabel(s.Case)
 	}
-	return fmt.Sprintf("%s: p50 TCP %.1f µs, Unix %.1f µs", label,
-		float64(s.TCP.Latency.P50)/1e3, float64(s.Unix.Latency.P50)/1e3)
+	tcp, _ := s.SideOf(drivers.TCP)
+	unix, _ := s.SideOf(drivers.Unix)
+	return fmt.Sprintf("%s: p50 TCP %.1f µs, Unix %.1f µs", label, float64(tcp.Latency.P50)/1e3, float64(unix.Latency.P50)/1e3)
 }
 
 // shortLabel names a case in a few characters: "redis pk c8 16 B".

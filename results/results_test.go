@@ -85,7 +85,7 @@ func TestJSONRoundTrip(t *testing.T) {
 	if strings.Contains(buf.String(), "secret") {
 		t.Fatal("the JSON contains the password")
 	}
-	for _, field := range []string{`"schema_version": 1`, `"latency_ns"`, `"transport_verified": true`, `"unix_speedup_p50"`, `"network": "tcp"`} {
+	for _, field := range []string{`"schema_version": 2`, `"latency_ns"`, `"transport_verified": true`, `"comparisons"`, `"speedup_p50"`, `"baseline": "tcp"`, `"network": "tcp"`} {
 		if !strings.Contains(buf.String(), field) {
 			t.Errorf("JSON lacks %s", field)
 		}
