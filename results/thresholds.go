@@ -175,6 +175,13 @@ func (th Threshold) comparison() (path drivers.Transport, mean, ok bool) {
 	return "", false, false
 }
 
+// Compared is the path whose comparison with the baseline th reads; ok is
+// false for a side's metric (a latency, a count).
+func (th Threshold) Compared() (path drivers.Transport, ok bool) {
+	path, _, ok = th.comparison()
+	return path, ok
+}
+
 func (th Threshold) actual(s Summary) float64 {
 	if path, mean, ok := th.comparison(); ok {
 		c := s.ComparisonOf(path)
