@@ -10,22 +10,20 @@ import (
 	"github.com/dbsock/dbsock/results"
 )
 
-// TestSchemaV1ReportRendersAsItDid: a report written in schema version 1
-// (by dbsock before comparisons were data: a run of redis and postgres
-// over tcp, tcp6, tls and unix) is read into sides and comparisons, renders
-// to the very Markdown that dbsock rendered from it (testdata/v1-paths.md,
-// written by that dbsock's "report"), is written back as version 2, and
-// compares with a version 2 report of the same run.
+// TestSchemaV1ReportRendersAsItDid: reports written in schema version 1
+// (by dbsock before comparisons were data) are read into sides and
+// comparisons. A run of TCP and Unix renders to the very Markdown that
+// dbsock rendered from it (testdata/v1-two.md, written by that dbsock's
+// "report"); a run over tcp, tcp6, tls and unix renders to its Markdown
+// with nothing taken away, and only the CPU table's rows of the further
+// paths added. The four-path report is written back as version 2 and
+// compares with it.
 func TestSchemaV1ReportRendersAsItDid(t *testing.T) {
-	f, err := os.Open("testdata/v1-paths.json")
-	if err != nil {
-		t.Fatal(err)
+	two := readV1(t, "v1-two")
+	if got, want := markdownOf(t, two), fileText(t, "testdata/v1-two.md"); got != want {
+		t.Errorf("the version 1 report of TCP and Unix renders differently from what dbsock rendered from it:\n%s", got)
 	}
-	defer f.Close()
-	r, err := results.ReadJSON(f)
-	if err != nil {
-		t.Fatalf("a version 1 report does not read: %v", err)
-	}
+	r := readV1(t, "v1-paths")
 	if r.SchemaVersion != results.SchemaVersion || len(r.Summary) != 2 {
 		t.Fatalf("schema %d, %d cases; want %d and 2", r.SchemaVersion, len(r.Summary), results.SchemaVersion)
 	}
@@ -40,16 +38,20 @@ func TestSchemaV1ReportRendersAsItDid(t *testing.T) {
 			}
 		}
 	}
-	want, err := os.ReadFile("testdata/v1-paths.md")
-	if err != nil {
-		t.Fatal(err)
+	old, got := strings.Split(fileText(t, "testdata/v1-paths.md"), "\n"), strings.Split(markdownOf(t, r), "\n")
+	i := 0
+	for _, line := range got {
+		switch {
+		case i < len(old) && line == old[i]:
+			i++
+		case strings.HasPrefix(line, "| TCP6 ([::1]) | ") || strings.HasPrefix(line, "| TLS (127.0.0.1) | "):
+			// a further path's row of the CPU table, which listed TCP and Unix only
+		default:
+			t.Errorf("line %q is new in the four-path report", line)
+		}
 	}
-	var md bytes.Buffer
-	if err := Markdown(&md, r); err != nil {
-		t.Fatal(err)
-	}
-	if md.String() != string(want) {
-		t.Errorf("the version 1 report renders differently from what dbsock rendered from it:\n%s", md.String())
+	if i != len(old) {
+		t.Errorf("the four-path report lost %q and what follows it", old[i])
 	}
 	var js bytes.Buffer
 	if err := Write(&js, "json", r); err != nil {
@@ -75,4 +77,36 @@ func TestSchemaV1ReportRendersAsItDid(t *testing.T) {
 	if err := SpeedupMarkdown(&b, r, v2); err != nil || strings.Count(b.String(), "overlap: no change shown")+strings.Count(b.String(), "no interval to compare") != 6 {
 		t.Errorf("the speedups of six comparisons: %v\n%s", err, b.String())
 	}
+}
+
+func readV1(t *testing.T, name string) *results.Report {
+	t.Helper()
+	f, err := os.Open("testdata/" + name + ".json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	r, err := results.ReadJSON(f)
+	if err != nil {
+		t.Fatalf("%s, a version 1 report, does not read: %v", name, err)
+	}
+	return r
+}
+
+func markdownOf(t *testing.T, r *results.Report) string {
+	t.Helper()
+	var md bytes.Buffer
+	if err := Markdown(&md, r); err != nil {
+		t.Fatal(err)
+	}
+	return md.String()
+}
+
+func fileText(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }

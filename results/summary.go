@@ -183,8 +183,10 @@ func (r *Report) Summarize() error {
 		sum.Comparisons = compareSides(p.runs, sum.Sides, base)
 		sum.Blocks, sum.NoisyBlocks = flagNoisy(p.runs)
 		sum.EndedBy = endedBy(p.runs)
-		if w := roundSpread(p.runs); w != "" {
-			sum.Warnings = append(sum.Warnings, w)
+		for _, c := range sum.Comparisons {
+			if w := roundSpread(p.runs, c.Baseline, c.Path); w != "" {
+				sum.Warnings = append(sum.Warnings, w)
+			}
 		}
 		// The likely cause to name when latencies spread: other load, or
 		// a server of the user's that floats under a pinned client.
@@ -451,12 +453,12 @@ func ratio(tcp, unix float64) float64 {
 // speedup above which the rounds are said to disagree.
 const UnstableSpread = 1.15
 
-// roundSpread warns when the paired p50 speedup moved by more than
+// roundSpread warns when the paired p50 speedup of path over base moved by more than
 // UnstableSpread between rounds. Blocks interleave the transports, so noise
 // on the machine hits both sides of a pair alike; a speedup that still
 // differs between rounds comes from the connections themselves (each round
 // opens new ones), e.g. a server thread placed differently.
-func roundSpread(runs []*Run) string {
+func roundSpread(runs []*Run, base, path drivers.Transport) string {
 	for _, run := range runs {
 		if run.Instance != runs[0].Instance {
 			return "" // the interval is over instances: it holds what moved between them
@@ -474,7 +476,7 @@ func roundSpread(runs []*Run) string {
 	var parts []string
 	lo, hi := math.Inf(1), 0.0
 	for _, rd := range rounds {
-		p := blockPairs(byRound[rd], drivers.TCP, drivers.Unix)
+		p := blockPairs(byRound[rd], base, path)
 		if len(p.p50) == 0 {
 			continue
 		}
@@ -485,8 +487,12 @@ func roundSpread(runs []*Run) string {
 	if len(parts) < 2 || hi <= UnstableSpread*lo {
 		return ""
 	}
-	return fmt.Sprintf("The p50 speedup differed between rounds (%s): each round opens new connections, so something about the connections "+
-		"(where the server ran each one, its buffers) changed the answer; run more --rounds to average over it.", strings.Join(parts, ", "))
+	what := "The p50 speedup"
+	if base != drivers.TCP || path != drivers.Unix {
+		what = fmt.Sprintf("The p50 speedup of %s over %s", path.Label(), base.Label())
+	}
+	return fmt.Sprintf("%s differed between rounds (%s): each round opens new connections, so something about the connections "+
+		"(where the server ran each one, its buffers) changed the answer; run more --rounds to average over it.", what, strings.Join(parts, ", "))
 }
 
 // BimodalSpread is the p75/p25 ratio above which the middle half of a

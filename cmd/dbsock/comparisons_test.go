@@ -95,20 +95,21 @@ func TestComparisonsOverEveryPath(t *testing.T) {
 	}
 }
 
-// TestReportAndCompareReadSchemaV1: a report written by dbsock in schema
-// version 1 (redis and postgres over tcp, tcp6, tls and unix) renders with
-// dbsock report to the Markdown that dbsock rendered from it, and compares
-// with dbsock compare, against itself and against its version 2 form.
+// TestReportAndCompareReadSchemaV1: reports written by dbsock in schema
+// version 1 render with dbsock report (a run of TCP and Unix to the
+// Markdown that dbsock rendered from it), and compare with dbsock compare,
+// a four-path run against its version 2 form.
 func TestReportAndCompareReadSchemaV1(t *testing.T) {
-	v1 := filepath.Join("..", "..", "reports", "testdata", "v1-paths.json")
-	want, err := os.ReadFile(filepath.Join("..", "..", "reports", "testdata", "v1-paths.md"))
+	testdata := filepath.Join("..", "..", "reports", "testdata")
+	want, err := os.ReadFile(filepath.Join(testdata, "v1-two.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	code, md, stderr := dbsock(t, "report", v1)
+	code, md, stderr := dbsock(t, "report", filepath.Join(testdata, "v1-two.json"))
 	if code != 0 || md != string(want) {
 		t.Fatalf("dbsock report of a version 1 file: exit %d, %s; Markdown differs from that dbsock's:\n%s", code, stderr, md)
 	}
+	v1 := filepath.Join(testdata, "v1-paths.json")
 	code, js, stderr := dbsock(t, "report", v1, "--format", "json")
 	if code != 0 || !strings.Contains(js, `"schema_version": 2`) {
 		t.Fatalf("dbsock report --format json of a version 1 file: exit %d, %s", code, stderr)
