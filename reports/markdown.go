@@ -123,9 +123,9 @@ func writeHeadline(b *strings.Builder, r *results.Report) {
 		b.WriteString("† This row has a warning: see its details (--detail full).\n\n")
 	}
 	if apart {
-		b.WriteString("‡ The two p50 columns pool every block of the run, and their ratio lies outside the paired interval: the speedup is the median of paired " +
-			"block ratios (TCP and Unix blocks side by side in time), which the drift between blocks and server instances that moves the pooled p50s cannot move. " +
-			"Quote the speedup with its interval; the pooled p50s describe the whole run.\n\n")
+		fmt.Fprintf(b, "‡ The two p50 columns pool every block of the run, and their ratio lies outside the paired interval: the speedup is the median of paired "+
+			"block ratios (%s and Unix blocks side by side in time), which the drift between blocks and server instances that moves the pooled p50s cannot move. "+
+			"Quote the speedup with its interval; the pooled p50s describe the whole run.\n\n", base.Label())
 	}
 	writePaths(b, r)
 	b.WriteString(methodSentence(r) + "\n\n")
