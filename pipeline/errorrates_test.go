@@ -16,7 +16,8 @@ func TestErrorRatesSeeEveryPath(t *testing.T) {
 	clean := results.Side{N: 1000}
 	rep := &results.Report{
 		Runs: []results.Run{{Case: c, Transport: drivers.TLS, Error: "read tcp 127.0.0.1:1->127.0.0.1:2: connection reset by peer"}},
-		Summary: []results.Summary{{Case: c, TCP: clean, Unix: clean, Paths: []results.PathSummary{
+		Summary: []results.Summary{{Case: c, Sides: []results.PathSide{
+			{Path: drivers.TCP, Side: clean}, {Path: drivers.Unix, Side: clean},
 			{Path: drivers.TCP6, Side: results.Side{N: 1000, Errors: 1, ErrorRate: 0.001}},
 			{Path: drivers.TLS, Side: results.Side{N: 1000, Errors: 400, ErrorRate: 0.4}},
 		}}},

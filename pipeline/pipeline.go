@@ -52,6 +52,9 @@ type Plan struct {
 	// one of them (no tcp6 where FerretDB listens on one address) is
 	// measured on the others, and the report says why.
 	Paths []drivers.Transport
+	// Baseline is the path every other one is compared with ("": TCP on
+	// 127.0.0.1); it must be one of Paths.
+	Baseline drivers.Transport
 	// Options holds the loop sizes; its Scenario and Concurrency are set
 	// per case.
 	Options scenarios.Options
@@ -143,6 +146,9 @@ func Run(ctx context.Context, p Plan) (*results.Report, error) {
 	rep.Config.Placement = p.placementRecord()
 	if len(p.paths()) > 2 {
 		rep.Config.Paths = p.paths()
+	}
+	if p.Baseline != drivers.TCP {
+		rep.Config.Baseline = p.Baseline
 	}
 	if p.Options.Precision > 0 {
 		rep.Config.MaxDurationNs = p.Options.MaxDuration.Nanoseconds()
@@ -417,7 +423,7 @@ func (p Plan) errorRates(rep *results.Report) []error {
 	}
 	var errs []error
 	for _, s := range rep.Summary {
-		for _, ps := range s.Sides() {
+		for _, ps := range s.Sides {
 			t, side := ps.Path, ps.Side
 			if side.N == 0 || side.ErrorRate <= p.MaxErrorRate {
 				continue

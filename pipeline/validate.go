@@ -266,6 +266,9 @@ func (p Plan) validateThresholds() error {
 		if th.Side != "" && !slices.Contains(p.paths(), drivers.Transport(th.Side)) {
 			return setting.Errorf("%s %q names path %s, which this run does not measure (its %s are %s)", setting.Thresholds, th.Expr, th.Side, setting.Paths, joinPaths(p.paths()))
 		}
+		if path, ok := th.Compared(); ok && path == p.baseline() {
+			return setting.Errorf("%s %q asks for %s's speedup over the baseline, which is %s itself; name another path, or another %s", setting.Thresholds, th.Expr, path, path, setting.Baseline)
+		}
 	}
 	return nil
 }
@@ -343,6 +346,14 @@ func (p Plan) pathsOf(srv *compose.Server, ti *results.Target) drivers.Paths {
 	return paths
 }
 
+// baseline is the path the others are compared with.
+func (p Plan) baseline() drivers.Transport {
+	if p.Baseline == "" {
+		return drivers.TCP
+	}
+	return p.Baseline
+}
+
 // paths is Paths, or tcp and unix.
 func (p Plan) paths() []drivers.Transport { return p.PathsAsked() }
 
@@ -371,6 +382,9 @@ func (p Plan) validatePaths() error {
 	}
 	if !seen[drivers.TCP] || !seen[drivers.Unix] {
 		return setting.Errorf("%s %s: every run measures tcp (the path each other one is compared with) and unix; add the one that is missing", setting.Paths, joinPaths(p.paths()))
+	}
+	if p.Baseline != "" && !seen[p.Baseline] {
+		return setting.Errorf("%s %s: the baseline must be one of the paths measured (%s %s)", setting.Baseline, p.Baseline, setting.Paths, joinPaths(p.paths()))
 	}
 	if ok, why := compose.IPv6Loopback(); seen[drivers.TCP6] && !ok {
 		return setting.Errorf("%s %s: %s; leave tcp6 out", setting.Paths, joinPaths(p.paths()), why)

@@ -312,8 +312,9 @@ func title(r *results.Report, s results.Summary) string {
 	if len(r.Summary) > len(r.Targets) || s.Scenario != "pk" || s.Concurrency > 1 || s.Rate > 0 {
 		label = shortLabel(s.Case)
 	}
-	return fmt.Sprintf("%s: p50 TCP %.1f µs, Unix %.1f µs", label,
-		float64(s.TCP.Latency.P50)/1e3, float64(s.Unix.Latency.P50)/1e3)
+	tcp, _ := s.SideOf(drivers.TCP)
+	unix, _ := s.SideOf(drivers.Unix)
+	return fmt.Sprintf("%s: p50 TCP %.1f µs, Unix %.1f µs", label, float64(tcp.Latency.P50)/1e3, float64(unix.Latency.P50)/1e3)
 }
 
 // shortLabel names a case in a few characters: "redis pk c8 16 B".
@@ -350,28 +351,57 @@ func curve(h *hdrhistogram.Histogram) plotter.XYs {
 	return xys
 }
 
-// speedupBars is the bar chart data: one bar per summary with its interval.
+// speedupBars is the bar chart data: one bar per summary with its
+// interval, drawn offset by x from the summary's place.
 type speedupBars struct {
 	center, lo, hi []float64
+	x              float64
 }
 
 func (b speedupBars) Len() int                    { return len(b.center) }
-func (b speedupBars) XY(i int) (float64, float64) { return float64(i), b.center[i] }
+func (b speedupBars) XY(i int) (float64, float64) { return float64(i) + b.x, b.center[i] }
 func (b speedupBars) YError(i int) (float64, float64) {
 	return b.center[i] - b.lo[i], b.hi[i] - b.center[i]
 }
 
+// comparedPaths are the paths r's cases compare with their baseline, in
+// the order they first appear.
+func comparedPaths(r *results.Report) []drivers.Transport {
+	var out []drivers.Transport
+	for _, s := range r.Summary {
+		for _, c := range s.Comparisons {
+			if !slices.Contains(out, c.Path) {
+				out = append(out, c.Path)
+			}
+		}
+	}
+	if len(out) == 0 {
+		out = []drivers.Transport{drivers.Unix}
+	}
+	return out
+}
+
+// speedupPlot draws every comparison of every case: one bar per case and
+// path, the baseline's p50 over the path's, with its interval.
 func speedupPlot(r *results.Report) (*plot.Plot, error) {
 	p := plot.New()
 	scope := "block pairs" // the interval's scope, as the report's method says
 	if r.Config.Instances > 1 {
 		scope = "server instances"
 	}
+	paths, base := comparedPaths(r), baseOf(r)
 	p.Title.Text = "Unix speedup at p50 (TCP/Unix), 95% CI over " + scope
+	if len(paths) > 1 || base != drivers.TCP {
+		p.Title.Text = fmt.Sprintf("Speedup at p50 over %s (%s/path), 95%% CI over %s", base.Label(), base.Label(), scope)
+	}
 	p.Y.Label.Text = "speedup (×; dashed at 1.0: no difference)"
 	p.Y.Tick.Marker = withOne{}
 	var names []string
-	var bars speedupBars
+	bars := make([]speedupBars, len(paths))
+	width := 0.8 / float64(len(paths)) // of the space between two cases, in data units
+	for j := range bars {
+		bars[j].x = (float64(j) - float64(len(paths)-1)/2) * width
+	}
 	failed, shown := map[string]bool{}, map[string]bool{}
 	for _, t := range r.Targets {
 		failed[t.Name] = t.Error != ""
@@ -389,51 +419,76 @@ func speedupPlot(r *results.Report) (*plot.Plot, error) {
 		}
 		shown[s.Target] = true
 		names = append(names, name)
-		c, lo, hi := s.UnixSpeedupP50, s.UnixSpeedupP50, s.UnixSpeedupP50
-		if ci := s.UnixSpeedupP50CI; ci != nil {
-			c, lo, hi = ci.Center, ci.Lo, ci.Hi
+		for j, path := range paths {
+			var c, lo, hi float64
+			if cmp := s.ComparisonOf(path); cmp != nil {
+				c, lo, hi = cmp.SpeedupP50, cmp.SpeedupP50, cmp.SpeedupP50
+				if ci := cmp.SpeedupP50CI; ci != nil {
+					c, lo, hi = ci.Center, ci.Lo, ci.Hi
+				}
+			}
+			b := &bars[j]
+			b.center, b.lo, b.hi = append(b.center, c), append(b.lo, lo), append(b.hi, hi)
 		}
-		bars.center = append(bars.center, c)
-		bars.lo = append(bars.lo, lo)
-		bars.hi = append(bars.hi, hi)
 	}
 	for _, t := range r.Targets {
 		if failed[t.Name] && !shown[t.Name] { // failed before any result: a place without a bar
 			names = append(names, t.Name+" (failed)")
-			bars.center, bars.lo, bars.hi = append(bars.center, 0), append(bars.lo, 0), append(bars.hi, 0)
+			for j := range bars {
+				b := &bars[j]
+				b.center, b.lo, b.hi = append(b.center, 0), append(b.lo, 0), append(b.hi, 0)
+			}
 		}
 	}
-	bc, err := plotter.NewBarChart(plotter.Values(bars.center), vg.Points(28))
-	if err != nil {
-		return nil, err
+	p.Add(plotter.NewGrid())
+	ymax := 1.2
+	for j := range bars {
+		b := &bars[j]
+		// An interval from two rounds can be enormous: keep the bars
+		// readable and let such a bar's whisker run off the top (the
+		// report has the numbers).
+		for _, c := range b.center {
+			ymax = math.Max(ymax, c*1.3)
+		}
+		for i := range b.hi {
+			ymax = math.Max(ymax, math.Min(b.hi[i]*1.05, 3*b.center[i]))
+		}
 	}
-	bc.Color = colorUnix
-	bc.LineStyle.Width = 0
-	errs, err := plotter.NewYErrorBars(bars)
-	if err != nil {
-		return nil, err
+	if len(paths) > 1 { // room above the bars for the legend, at the top
+		ymax *= 1 + legendRow*float64(len(paths)) + legendPad
+		p.Legend.Top = true
 	}
-	errs.LineStyle.Width = vg.Points(1.5)
+	for j := range bars {
+		b := bars[j]
+		for i := range b.hi {
+			b.hi[i] = math.Min(b.hi[i], ymax)
+		}
+		bc, err := plotter.NewBarChart(plotter.Values(b.center), vg.Points(math.Min(28, 84/float64(len(paths)))))
+		if err != nil {
+			return nil, err
+		}
+		bc.XMin = b.x
+		bc.Color = pathColor(paths[j])
+		bc.LineStyle.Width = 0
+		errs, err := plotter.NewYErrorBars(b)
+		if err != nil {
+			return nil, err
+		}
+		errs.LineStyle.Width = vg.Points(1.5)
+		p.Add(bc, errs)
+		if len(paths) > 1 {
+			p.Legend.Add(paths[j].Label(), bc)
+		}
+	}
 	one := plotter.NewFunction(func(float64) float64 { return 1 })
 	one.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
 	one.Color = color.Gray{Y: 0x70}
-	p.Add(plotter.NewGrid(), bc, errs, one)
+	p.Add(one)
 	p.NominalX(names...)
 	if len(names) > 4 {
 		p.X.Tick.Label.Rotation = math.Pi / 4
 		p.X.Tick.Label.XAlign = draw.XRight
 		p.X.Tick.Label.YAlign = draw.YCenter
-	}
-	// An interval from two rounds can be enormous: keep the bars readable
-	// and let such a bar's whisker run off the top (the report has the
-	// numbers).
-	ymax := 1.2
-	for _, c := range bars.center {
-		ymax = math.Max(ymax, c*1.3)
-	}
-	for i := range bars.hi {
-		ymax = math.Max(ymax, math.Min(bars.hi[i]*1.05, 3*bars.center[i]))
-		bars.hi[i] = math.Min(bars.hi[i], ymax)
 	}
 	p.Y.Min, p.Y.Max = 0, ymax
 	return p, nil

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"image/png"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -250,6 +251,50 @@ func TestLegendBandIsFreeOfData(t *testing.T) {
 			if got := math.Log(c.lo/min) / math.Log(c.hi/min); got < want-1e-9 {
 				t.Errorf("data %g..%g, %d rows: a band of %.3f of the height, want %.3f", c.lo, c.hi, rows, got, want)
 			}
+		}
+	}
+}
+
+// TestSpeedupPanelDrawsEveryComparison: with three paths the speedup
+// panel draws both comparisons (Unix and TCP6 against TCP), each named in
+// its legend; with a baseline other than TCP, its title says which.
+func TestSpeedupPanelDrawsEveryComparison(t *testing.T) {
+	r := report(t)
+	r.Config.Paths = []drivers.Transport{drivers.TCP, drivers.TCP6, drivers.Unix}
+	for round := 1; round <= 3; round++ {
+		h := results.NewHistogram()
+		for i := int64(0); i < 1000; i++ {
+			_ = h.RecordValue(9000 + i*int64(round)*7)
+		}
+		enc, _ := results.EncodeHistogram(h)
+		r.Runs = append(r.Runs, results.Run{Case: r.Runs[0].Case, Transport: drivers.TCP6, Round: round, N: 1000, Latency: results.LatencyOf(h), Histogram: enc, ElapsedNs: 1e7})
+	}
+	for _, base := range []drivers.Transport{"", drivers.TCP6} {
+		r.Config.Baseline = base
+		if err := r.Summarize(); err != nil {
+			t.Fatal(err)
+		}
+		want := []drivers.Transport{drivers.Unix, drivers.TCP6}
+		title := "Speedup at p50 over TCP (TCP/path)"
+		if base == drivers.TCP6 {
+			want, title = []drivers.Transport{drivers.TCP, drivers.Unix}, "Speedup at p50 over TCP6 (TCP6/path)"
+		}
+		if got := comparedPaths(r); !slices.Equal(got, want) {
+			t.Errorf("baseline %q: the panel draws %v, want %v", base, got, want)
+		}
+		p, err := speedupPlot(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.HasPrefix(p.Title.Text, title) {
+			t.Errorf("baseline %q: title %q, want it to start with %q", base, p.Title.Text, title)
+		}
+		var svg bytes.Buffer
+		if err := Plot(&svg, ".svg", r); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(svg.String(), title) {
+			t.Errorf("baseline %q: the chart lacks the panel %q", base, title)
 		}
 	}
 }

@@ -41,9 +41,9 @@ func Compare(old, new *results.Report) []Change {
 			if os.Case != ns.Case {
 				continue
 			}
-			for _, ps := range ns.Sides() {
+			for _, ps := range ns.Sides {
 				t, nside := ps.Path, ps.Side
-				oside, ok := sideOf(os, t)
+				oside, ok := os.SideOf(t)
 				if !ok {
 					continue // a path the old run did not measure
 				}
@@ -67,16 +67,6 @@ func Compare(old, new *results.Report) []Change {
 		}
 	}
 	return out
-}
-
-// sideOf is s's side on path t, if s measured it.
-func sideOf(s results.Summary, t drivers.Transport) (results.Side, bool) {
-	for _, ps := range s.Sides() {
-		if ps.Path == t {
-			return ps.Side, true
-		}
-	}
-	return results.Side{}, false
 }
 
 func metric(l results.Latency, m string) float64 {
@@ -200,33 +190,56 @@ func workloadText(w *results.Workload) string {
 	return s
 }
 
-// SpeedupMarkdown writes, for every case both reports hold, the Unix p50
-// speedup of each with its 95% interval, and whether they differ: their
-// intervals do not overlap (a conservative reading of two independent
-// intervals). Nothing when the reports share no case.
+// SpeedupMarkdown writes, for every comparison both reports hold (a case,
+// a path and its baseline), the p50 speedup of each with its 95% interval,
+// and whether they differ: their intervals do not overlap (a conservative
+// reading of two independent intervals). A report of TCP and Unix alone
+// gets the table of Unix speedups it always had; nothing when the reports
+// share no comparison.
 func SpeedupMarkdown(w io.Writer, old, new *results.Report) error {
 	b := &strings.Builder{}
-	ci := func(s results.Summary) string {
-		if c := s.UnixSpeedupP50CI; c != nil {
-			return fmt.Sprintf("%.3f× (%.3f–%.3f)", c.Center, c.Lo, c.Hi)
+	ci := func(c *results.Comparison) string {
+		if ci := c.SpeedupP50CI; ci != nil {
+			return fmt.Sprintf("%.3f× (%.3f–%.3f)", ci.Center, ci.Lo, ci.Hi)
 		}
-		return fmt.Sprintf("%.3f× (no interval)", s.UnixSpeedupP50)
+		return fmt.Sprintf("%.3f× (no interval)", c.SpeedupP50)
+	}
+	unixOnly := true
+	for _, r := range []*results.Report{old, new} {
+		for _, s := range r.Summary {
+			for _, c := range s.Comparisons {
+				unixOnly = unixOnly && c.Path == drivers.Unix && c.Baseline == drivers.TCP
+			}
+		}
 	}
 	for _, ns := range new.Summary {
 		for _, os := range old.Summary {
 			if os.Case != ns.Case {
 				continue
 			}
-			if b.Len() == 0 {
-				b.WriteString("\n| target | case | old Unix speedup (p50, 95% CI) | new | intervals |\n|---|---|--:|--:|---|\n")
+			for i := range ns.Comparisons {
+				nc := &ns.Comparisons[i]
+				oc := os.ComparisonOf(nc.Path)
+				if oc == nil || oc.Baseline != nc.Baseline {
+					continue // a comparison the old run did not make
+				}
+				if b.Len() == 0 && unixOnly {
+					b.WriteString("\n| target | case | old Unix speedup (p50, 95% CI) | new | intervals |\n|---|---|--:|--:|---|\n")
+				} else if b.Len() == 0 {
+					b.WriteString("\n| target | case | path (over its baseline) | old speedup (p50, 95% CI) | new | intervals |\n|---|---|---|--:|--:|---|\n")
+				}
+				verdict := "overlap: no change shown"
+				if o, n := oc.SpeedupP50CI, nc.SpeedupP50CI; o == nil || n == nil {
+					verdict = "no interval to compare"
+				} else if o.Hi < n.Lo || n.Hi < o.Lo {
+					verdict = "**apart: the speedup changed**"
+				}
+				path := ""
+				if !unixOnly {
+					path = " " + nc.Path.Label() + " over " + nc.Baseline.Label() + " |"
+				}
+				fmt.Fprintf(b, "| %s | %s |%s %s | %s | %s |\n", cell(safeText(ns.Target)), cell(safeText(ns.Label())), path, ci(oc), ci(nc), verdict)
 			}
-			verdict := "overlap: no change shown"
-			if o, n := os.UnixSpeedupP50CI, ns.UnixSpeedupP50CI; o == nil || n == nil {
-				verdict = "no interval to compare"
-			} else if o.Hi < n.Lo || n.Hi < o.Lo {
-				verdict = "**apart: the speedup changed**"
-			}
-			fmt.Fprintf(b, "| %s | %s | %s | %s | %s |\n", cell(safeText(ns.Target)), cell(safeText(ns.Label())), ci(os), ci(ns), verdict)
 		}
 	}
 	_, err := io.WriteString(w, b.String())

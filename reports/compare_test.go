@@ -101,8 +101,8 @@ func TestMethodNamesTheWorkload(t *testing.T) {
 func TestSpeedupComparedByInterval(t *testing.T) {
 	c := results.Case{Target: "redis", Scenario: "pk", Concurrency: 1}
 	rep := func(lo, hi float64) *results.Report {
-		return &results.Report{Summary: []results.Summary{{Case: c, UnixSpeedupP50: (lo + hi) / 2,
-			UnixSpeedupP50CI: &results.Interval{Center: (lo + hi) / 2, Lo: lo, Hi: hi}}}}
+		return &results.Report{Summary: []results.Summary{{Case: c, Comparisons: []results.Comparison{{Path: drivers.Unix, Baseline: drivers.TCP,
+			SpeedupP50: (lo + hi) / 2, SpeedupP50CI: &results.Interval{Center: (lo + hi) / 2, Lo: lo, Hi: hi}}}}}}
 	}
 	for _, tt := range []struct {
 		old, new *results.Report

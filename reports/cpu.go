@@ -55,6 +55,16 @@ func writeCPU(b *strings.Builder, sum *results.Summary) {
 	if tcp == nil || unix == nil {
 		return
 	}
+	type row struct {
+		name string
+		c    *results.CPU
+	}
+	var rows []row
+	for _, ps := range sum.Sides {
+		if ps.CPU != nil {
+			rows = append(rows, row{pathLabel(ps.Path), ps.CPU})
+		}
+	}
 	server := func(c *results.CPU) (string, string, string, string) {
 		if c.ServerNsPerOp == nil {
 			return "–", "–", "–", "–"
@@ -74,10 +84,7 @@ func writeCPU(b *strings.Builder, sum *results.Summary) {
 	}
 	b.WriteString("| transport | client CPU/op | client csw/op | client read+write calls/op | server CPU/op | server csw/op | server read+write calls/op | ops per server CPU-second |\n" +
 		"|---|--:|--:|--:|--:|--:|--:|--:|\n")
-	for _, row := range []struct {
-		name string
-		c    *results.CPU
-	}{{drivers.TCP.Label(), tcp}, {drivers.Unix.Label(), unix}} {
+	for _, row := range rows {
 		sns, scsw, ssys, perSec := server(row.c)
 		fmt.Fprintf(b, "| %s | %.1f µs | %.2f | %.2f | %s | %s | %s | %s |\n", row.name, row.c.ClientNsPerOp/1e3, row.c.ClientCswPerOp,
 			row.c.ClientSyscallsPerOp, sns, scsw, ssys, perSec)
@@ -86,7 +93,11 @@ func writeCPU(b *strings.Builder, sum *results.Summary) {
 		"read- and write-family calls, not recv/send) over the timed blocks only, per successful op. Client: %s. Server: %s.",
 		"dbsock's whole process (getrusage, /proc/self/io)", tcp.ServerMeasuredBy)
 	if s := sum.CPUSaving; s != nil {
-		fmt.Fprintf(b, " **Unix saves %.1f µs of client CPU per op", s.ClientNsPerOp/1e3)
+		over := ""
+		if base := sum.Baseline(); base != drivers.TCP {
+			over = " over " + base.Label()
+		}
+		fmt.Fprintf(b, " **Unix saves%s %.1f µs of client CPU per op", over, s.ClientNsPerOp/1e3)
 		if s.ServerNsPerOp != nil {
 			fmt.Fprintf(b, " and %.1f µs of server CPU per op", *s.ServerNsPerOp/1e3)
 		}

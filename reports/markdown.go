@@ -55,16 +55,17 @@ func MarkdownSummary(w io.Writer, r *results.Report) error {
 // case in a sweep) with the server, both p50s, the speedup with its
 // interval and the verdict; then one sentence of method, and the chart.
 func writeHeadline(b *strings.Builder, r *results.Report) {
-	b.WriteString("# Unix domain socket vs TCP on 127.0.0.1\n\n")
+	base := baseOf(r)
+	fmt.Fprintf(b, "# Unix domain socket vs %s\n\n", baseTitle(base))
 	sweep := len(r.Summary) > len(r.Targets)
 	cpu := false
 	for _, s := range r.Summary {
 		cpu = cpu || (s.CPUSaving != nil && s.CPUSaving.ServerNsPerOp != nil)
 	}
 	if cpu {
-		b.WriteString("| target | server | TCP p50 | Unix p50 | p50 speedup (95% CI) | verdict | server CPU saved per op |\n|---|---|--:|--:|--:|---|--:|\n")
+		fmt.Fprintf(b, "| target | server | %s p50 | Unix p50 | p50 speedup (95%% CI) | verdict | server CPU saved per op |\n|---|---|--:|--:|--:|---|--:|\n", base.Label())
 	} else {
-		b.WriteString("| target | server | TCP p50 | Unix p50 | p50 speedup (95% CI) | verdict |\n|---|---|--:|--:|--:|---|\n")
+		fmt.Fprintf(b, "| target | server | %s p50 | Unix p50 | p50 speedup (95%% CI) | verdict |\n|---|---|--:|--:|--:|---|\n", base.Label())
 	}
 	warned, apart := false, false
 	for _, s := range r.Summary {
@@ -81,7 +82,8 @@ func writeHeadline(b *strings.Builder, r *results.Report) {
 				targetWarned = true
 			}
 		}
-		u := pickUnit(s.TCP.Latency.P50, s.Unix.Latency.P50)
+		bs, _ := s.SideOf(base)
+		u := pickUnit(bs.Latency.P50, s.Unix.Latency.P50)
 		speed := fmt.Sprintf("%.2f×", s.UnixSpeedupP50)
 		if ci := s.UnixSpeedupP50CI; ci != nil {
 			speed = fmt.Sprintf("%.2f× (%.2f–%.2f)", ci.Center, ci.Lo, ci.Hi)
@@ -100,9 +102,9 @@ func writeHeadline(b *strings.Builder, r *results.Report) {
 				saved = fmt.Sprintf(" %.1f µs |", *s.CPUSaving.ServerNsPerOp/1e3)
 			}
 		}
-		tcp, unix := u.fmt(float64(s.TCP.Latency.P50))+" "+u.name, u.fmt(float64(s.Unix.Latency.P50))+" "+u.name
+		tcp, unix := u.fmt(float64(bs.Latency.P50))+" "+u.name, u.fmt(float64(s.Unix.Latency.P50))+" "+u.name
 		if s.VerdictKind == results.NoResult {
-			tcp, unix, speed = okOrDash(s.TCP, tcp), okOrDash(s.Unix, unix), "–"
+			tcp, unix, speed = okOrDash(bs, tcp), okOrDash(s.Unix, unix), "–"
 		}
 		fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s%s |%s\n", cell(name), cell(server), tcp, unix, speed, words.ShortVerdict(&s), mark, saved)
 	}
@@ -121,9 +123,9 @@ func writeHeadline(b *strings.Builder, r *results.Report) {
 		b.WriteString("† This row has a warning: see its details (--detail full).\n\n")
 	}
 	if apart {
-		b.WriteString("‡ The two p50 columns pool every block of the run, and their ratio lies outside the paired interval: the speedup is the median of paired " +
-			"block ratios (TCP and Unix blocks side by side in time), which the drift between blocks and server instances that moves the pooled p50s cannot move. " +
-			"Quote the speedup with its interval; the pooled p50s describe the whole run.\n\n")
+		fmt.Fprintf(b, "‡ The two p50 columns pool every block of the run, and their ratio lies outside the paired interval: the speedup is the median of paired "+
+			"block ratios (%s and Unix blocks side by side in time), which the drift between blocks and server instances that moves the pooled p50s cannot move. "+
+			"Quote the speedup with its interval; the pooled p50s describe the whole run.\n\n", base.Label())
 	}
 	writePaths(b, r)
 	b.WriteString(methodSentence(r) + "\n\n")
@@ -177,22 +179,23 @@ func writeStatsMethod(b *strings.Builder, r *results.Report) {
 	c := r.Config
 	if c.Blocks > 0 && len(c.Paths) > 2 {
 		fmt.Fprintf(b, "Within each round, every path's connections stayed open and the timed operations ran as %s, one block per path; "+
-			"the order of each group's blocks was drawn at random (seed %d; `--seed %d` repeats the order). Each further path is compared with TCP in the same way, over the same groups (the table under the headline). ",
-			plural(c.Blocks, "block group"), c.Seed, c.Seed)
+			"the order of each group's blocks was drawn at random (seed %d; `--seed %d` repeats the order). Each further path is compared with %s in the same way, over the same groups (the table under the headline). ",
+			plural(c.Blocks, "block group"), c.Seed, c.Seed, baseOf(r).Label())
 	} else if c.Blocks > 0 {
 		fmt.Fprintf(b, "Within each round, both transports' connections stayed open and the timed operations ran as %s, "+
 			"interleaved in TCP/Unix pairs; which block of a pair went first was drawn at random (seed %d; `--seed %d` repeats the order). ",
 			plural(c.Blocks, "block pair"), c.Seed, c.Seed)
 	}
+	ratio := baseOf(r).Label() + "/Unix"
 	if c.Instances > 1 {
-		b.WriteString("Each server instance's speedup is the median of its paired ratios TCP/Unix (of the blocks' p50s, or means), which one bad block cannot move; " +
+		b.WriteString("Each server instance's speedup is the median of its paired ratios " + ratio + " (of the blocks' p50s, or means), which one bad block cannot move; " +
 			"the speedup reported is the median of the instances' speedups, and its 95% confidence interval is the distribution-free interval of a median from order statistics " +
 			"over the instances (Conover, *Practical Nonparametric Statistics*, 1999, §3.2), never over block pairs pooled across instances, which would take the pairs of one instance " +
 			"for independent ones (Kalibera and Jones, *Rigorous Benchmarking in Reasonable Time*, ISMM 2013); the sign test is over the instances too. " +
 			"The interval covers what varies within this run (server instances, connections, blocks), not the machine's drift over minutes: " +
 			"to cover that, repeat the run at other times and compare the runs (dbsock compare). ")
 	} else {
-		b.WriteString("The speedup is the median of the paired ratios TCP/Unix (of the blocks' p50s, or means), which one bad block cannot move; " +
+		b.WriteString("The speedup is the median of the paired ratios " + ratio + " (of the blocks' p50s, or means), which one bad block cannot move; " +
 			"its 95% confidence interval is the distribution-free interval of a median from order statistics (Conover, *Practical Nonparametric Statistics*, 1999, §3.2); " +
 			"it covers this one server instance. ")
 	}
@@ -283,7 +286,11 @@ func isPlain(c results.Case) bool {
 
 // writeSweep gives one row per case: how the speedup moves across a sweep.
 func writeSweep(b *strings.Builder, cases []results.Summary) {
-	b.WriteString("| case | TCP p50 | Unix p50 | p50 speedup | 95% CI | TCP ops/s | Unix ops/s | TCP ops per server CPU-s | Unix ops per server CPU-s | errors | verdict |\n")
+	speedup := "p50 speedup"
+	if len(cases) > 0 && cases[0].Baseline() != drivers.TCP {
+		speedup = "Unix p50 speedup over " + cases[0].Baseline().Label()
+	}
+	b.WriteString("| case | TCP p50 | Unix p50 | " + speedup + " | 95% CI | TCP ops/s | Unix ops/s | TCP ops per server CPU-s | Unix ops per server CPU-s | errors | verdict |\n")
 	b.WriteString("|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|\n")
 	for _, s := range cases {
 		u := pickUnit(s.TCP.Latency.P50, s.Unix.Latency.P50)
@@ -309,9 +316,9 @@ func writeCase(b *strings.Builder, r *results.Report, sum *results.Summary) {
 		name string
 		side results.Side
 	}
-	rows := []row{{drivers.TCP.Label(), sum.TCP}, {drivers.Unix.Label(), sum.Unix}}
-	for _, p := range sum.Paths {
-		rows = append(rows, row{pathLabel(p), p.Side})
+	var rows []row
+	for _, ps := range sum.Sides {
+		rows = append(rows, row{pathLabel(ps.Path), ps.Side})
 	}
 	for _, row := range rows {
 		l := row.side.Latency
@@ -330,7 +337,7 @@ func writeCase(b *strings.Builder, r *results.Report, sum *results.Summary) {
 	}
 	fmt.Fprintf(b, "\nLatencies in %s, %s.", unit.name, what)
 	if sum.UnixSpeedupP50 > 0 {
-		fmt.Fprintf(b, " **Unix speedup (TCP/Unix, paired block by block): %.2f× at p50, %.2f× at mean.**", sum.UnixSpeedupP50, sum.UnixSpeedupMean)
+		fmt.Fprintf(b, " **Unix speedup (%s/Unix, paired block by block): %.2f× at p50, %.2f× at mean.**", sum.Baseline().Label(), sum.UnixSpeedupP50, sum.UnixSpeedupMean)
 		if q := sum.UnixSpeedupP50Pooled; q > 0 && math.Abs(q/sum.UnixSpeedupP50-1) >= 0.005 {
 			fmt.Fprintf(b, " The pooled p50s in the table give %.2f×: they pool blocks from different moments of the run, which the paired figure compares side by side.", q)
 		}
@@ -342,7 +349,7 @@ func writeCase(b *strings.Builder, r *results.Report, sum *results.Summary) {
 	writeVerdict(b, sum)
 	for i := range sum.Paths {
 		p := &sum.Paths[i]
-		fmt.Fprintf(b, "**%s against TCP: %s.**\n\n", pathLabel(*p), p.Verdict)
+		fmt.Fprintf(b, "**%s against %s: %s.**\n\n", pathLabel(p.Path), p.Baseline.Label(), p.Verdict)
 	}
 	for _, w := range sum.Warnings {
 		fmt.Fprintf(b, "> **Warning:** %s\n\n", w)

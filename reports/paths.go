@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/dbsock/dbsock/drivers"
 	"github.com/dbsock/dbsock/reports/words"
 	"github.com/dbsock/dbsock/results"
 )
@@ -13,8 +14,8 @@ import (
 // so that a two-path report reads as it always did.
 
 // pathLabel names a path for people: "TCP6 ([::1])".
-func pathLabel(p results.PathSummary) string {
-	switch p.Path {
+func pathLabel(p drivers.Transport) string {
+	switch p {
 	case "tcp6":
 		return "TCP6 ([::1])"
 	case "tls":
@@ -28,7 +29,25 @@ func pathLabel(p results.PathSummary) string {
 	case "pod":
 		return "pod (127.0.0.1 in its namespace)"
 	}
-	return p.Path.Label()
+	return p.Label()
+}
+
+// baseOf is the path r's cases are compared with (--baseline; TCP unless
+// it named another).
+func baseOf(r *results.Report) drivers.Transport {
+	if r.Config.Baseline == "" {
+		return drivers.TCP
+	}
+	return r.Config.Baseline
+}
+
+// baseTitle names the baseline in sentences: "TCP on 127.0.0.1", "TLS
+// (127.0.0.1)".
+func baseTitle(t drivers.Transport) string {
+	if t == drivers.TCP {
+		return "TCP on 127.0.0.1"
+	}
+	return pathLabel(t)
 }
 
 // writePaths is the table of every further path against TCP, when the run
@@ -41,9 +60,10 @@ func writePaths(b *strings.Builder, r *results.Report) {
 	if !any {
 		return
 	}
-	b.WriteString("Other paths to the same servers, each compared with TCP on 127.0.0.1 by the same paired method (speedup: TCP p50 over the path's; above 1, the path is faster), " +
-		"and what moving from the path to the Unix socket gains (the path's p50 over Unix's, paired the same way; above 1, the socket is faster):\n\n")
-	b.WriteString("| target | path | TCP p50 | path p50 | p50 speedup (95% CI) | verdict | Unix p50 speedup over the path (95% CI) |\n|---|---|--:|--:|--:|---|--:|\n")
+	base := baseOf(r)
+	fmt.Fprintf(b, "Other paths to the same servers, each compared with %s by the same paired method (speedup: %s p50 over the path's; above 1, the path is faster), "+
+		"and what moving from the path to the Unix socket gains (the path's p50 over Unix's, paired the same way; above 1, the socket is faster):\n\n", baseTitle(base), base.Label())
+	fmt.Fprintf(b, "| target | path | %s p50 | path p50 | p50 speedup (95%% CI) | verdict | Unix p50 speedup over the path (95%% CI) |\n|---|---|--:|--:|--:|---|--:|\n", base.Label())
 	sweep := len(r.Summary) > len(r.Targets)
 	for _, s := range r.Summary {
 		name := s.Target
@@ -52,7 +72,8 @@ func writePaths(b *strings.Builder, r *results.Report) {
 		}
 		for i := range s.Paths {
 			p := &s.Paths[i]
-			u := pickUnit(s.TCP.Latency.P50, p.Latency.P50)
+			bs, _ := s.SideOf(p.Baseline)
+			u := pickUnit(bs.Latency.P50, p.Latency.P50)
 			speed := fmt.Sprintf("%.2f×", p.SpeedupP50)
 			if ci := p.SpeedupP50CI; ci != nil {
 				speed = fmt.Sprintf("%.2f× (%.2f–%.2f)", ci.Center, ci.Lo, ci.Hi)
@@ -63,11 +84,11 @@ func writePaths(b *strings.Builder, r *results.Report) {
 			} else if p.UnixGainP50 > 0 {
 				gain = fmt.Sprintf("%.2f×", p.UnixGainP50)
 			}
-			tcp, path := u.fmt(float64(s.TCP.Latency.P50))+" "+u.name, u.fmt(float64(p.Latency.P50))+" "+u.name
+			tcp, path := u.fmt(float64(bs.Latency.P50))+" "+u.name, u.fmt(float64(p.Latency.P50))+" "+u.name
 			if p.VerdictKind == results.NoResult {
-				tcp, path, speed = okOrDash(s.TCP, tcp), okOrDash(p.Side, path), "–"
+				tcp, path, speed = okOrDash(bs, tcp), okOrDash(p.Side, path), "–"
 			}
-			fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s | %s |\n", cell(name), pathLabel(*p), tcp, path, speed, words.ShortPathVerdict(p), gain)
+			fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s | %s |\n", cell(name), pathLabel(p.Path), tcp, path, speed, words.ShortPathVerdict(p), gain)
 		}
 	}
 	b.WriteString("\n")
@@ -76,13 +97,13 @@ func writePaths(b *strings.Builder, r *results.Report) {
 // writePathPhases is the parts of the op on every path of a case with
 // further paths (p50s; the table above compares TCP and Unix alone).
 func writePathPhases(b *strings.Builder, sum *results.Summary, unit unit) {
-	if len(sum.Paths) == 0 {
+	if len(sum.Sides) <= 2 {
 		return
 	}
-	sides := []results.Side{sum.TCP, sum.Unix}
-	names := []string{"TCP", "Unix"}
-	for _, p := range sum.Paths {
-		sides, names = append(sides, p.Side), append(names, pathLabel(p))
+	var sides []results.Side
+	var names []string
+	for _, ps := range sum.Sides {
+		sides, names = append(sides, ps.Side), append(names, pathLabel(ps.Path))
 	}
 	b.WriteString("| part of the op (p50) | " + strings.Join(names, " | ") + " |\n|---" + strings.Repeat("|--:", len(names)) + "|\n")
 	for _, name := range phaseOrder {

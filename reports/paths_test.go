@@ -2,6 +2,7 @@ package reports
 
 import (
 	"bytes"
+	"os"
 	"strings"
 	"testing"
 
@@ -44,5 +45,55 @@ func TestAThirdPathAddsItsTable(t *testing.T) {
 	var js bytes.Buffer
 	if err := Write(&js, "json", r); err != nil || !strings.Contains(js.String(), `"path": "tcp6"`) || !strings.Contains(js.String(), `"verdict": "`) {
 		t.Errorf("the JSON has no tcp6 path with its verdict (%v)", err)
+	}
+}
+
+// TestBaselineNamesItself: a run whose baseline is not TCP (--baseline
+// tcp6 here) compares every other path with it, and the report says so:
+// the title, the headline's column, the paths table (TCP among its rows),
+// the verdicts' ratios and the JSON's comparisons.
+func TestBaselineNamesItself(t *testing.T) {
+	r := fixture(t)
+	r.Config.Paths = []drivers.Transport{drivers.TCP, drivers.TCP6, drivers.Unix}
+	r.Config.Baseline = drivers.TCP6
+	for round, values := range map[int][]int64{1: {9800, 10700, 11800, 29000}, 2: {9900, 10600, 11900, 30000}} {
+		h := results.NewHistogram()
+		var blocks []results.Block
+		for i, v := range values {
+			_ = h.RecordValue(v)
+			blocks = append(blocks, results.Block{Pair: i, Index: 3*i + 1, N: 1, P50: v, Mean: float64(v), P99: v})
+		}
+		enc, err := results.EncodeHistogram(h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.Runs = append(r.Runs, results.Run{Case: r.Runs[0].Case, Transport: drivers.TCP6, Round: round, N: int64(len(values)),
+			TransportVerified: true, Latency: results.LatencyOf(h), Histogram: enc, ElapsedNs: 50000, Blocks: blocks})
+	}
+	if err := r.Summarize(); err != nil {
+		t.Fatal(err)
+	}
+	s := r.Summary[0]
+	if len(s.Comparisons) != 2 || s.ComparisonOf(drivers.TCP) == nil || s.ComparisonOf(drivers.Unix) == nil || s.ComparisonOf(drivers.TCP6) != nil {
+		t.Fatalf("comparisons %+v, want tcp and unix against tcp6", s.Comparisons)
+	}
+	var md, js bytes.Buffer
+	if err := Markdown(&md, r); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"# Unix domain socket vs TCP6 ([::1])", "| target | server | TCP6 p50 | Unix p50 |", "each compared with TCP6 ([::1])",
+		"| TCP6 p50 | path p50 |", "| TCP |", "| TCP6 ([::1]) | 8 |", "TCP6/Unix", "**TCP against TCP6: ", "| redis | Redis 7.0.15 | 10.7 µs | 7.5 µs |"} {
+		if !strings.Contains(md.String(), want) {
+			t.Errorf("the Markdown lacks %q:\n%s", want, md.String())
+		}
+	}
+	if err := Write(&js, "json", r); err != nil {
+		t.Fatal(err)
+	}
+	if os.Getenv("DUMP") != "" {
+		t.Log(md.String())
+	}
+	if strings.Count(js.String(), `"baseline": "tcp6"`) != 3 { // config and both comparisons
+		t.Errorf("the JSON does not name tcp6 as the baseline of both comparisons and the run:\n%s", js.String())
 	}
 }

@@ -130,10 +130,11 @@ func methodSentence(r *results.Report) string {
 		}
 	}
 	e := r.Environment
-	rounds, stats := plural(c.Rounds, "round"), "the speedup is the median paired ratio TCP/Unix with a distribution-free 95% interval"
+	base := baseOf(r).Label()
+	rounds, stats := plural(c.Rounds, "round"), "the speedup is the median paired ratio "+base+"/Unix with a distribution-free 95% interval"
 	if c.Instances > 1 {
 		rounds = fmt.Sprintf("%d server instances (%s) of %s", c.Instances, restarted(r), plural(c.Rounds, "round"))
-		stats = "the speedup is the median over server instances of each instance's median paired ratio TCP/Unix, with a distribution-free 95% interval over instances"
+		stats = "the speedup is the median over server instances of each instance's median paired ratio " + base + "/Unix, with a distribution-free 95% interval over instances"
 	}
 	routes, blocks := "127.0.0.1 TCP and the server's Unix socket", plural(c.Blocks, "block pair")+" interleaved in TCP/Unix pairs"
 	workload := workloadPhrase(c.Workload)
@@ -141,7 +142,7 @@ func methodSentence(r *results.Report) string {
 		ops = strings.Replace(ops, "per transport", "per path", 1)
 		routes, blocks = pathList(c.Paths), plural(c.Blocks, "block group")+" (one block per path, in an order drawn at random)"
 		workload = strings.Replace(workload, "both blocks of a pair", "every block of a group", 1)
-		stats += "; each other path's the same with TCP over it"
+		stats += "; each other path's the same with " + base + " over it"
 	}
 	return fmt.Sprintf("Method: %s from one Go client%s over %s, %s of %s%s; "+
 		"%s; %s; %s, %d logical CPUs, %s, dbsock %s.",

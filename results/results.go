@@ -18,8 +18,11 @@ import (
 )
 
 // SchemaVersion is the version of the JSON layout. Fields may be added
-// without changing it; renaming or removing one changes it.
-const SchemaVersion = 1
+// without changing it; renaming or removing one changes it. Version 2
+// holds each case as its sides and comparisons; ReadJSON reads version 1
+// too (TCP, Unix and the Unix speedups as named fields, further paths in
+// "paths").
+const SchemaVersion = 2
 
 // Report is everything one dbsock run measured and the conditions it ran in.
 type Report struct {
@@ -88,6 +91,9 @@ type Config struct {
 	// Paths lists the routes measured, in order, when there were more
 	// than TCP and Unix (absent for those two).
 	Paths []drivers.Transport `json:"paths,omitempty"`
+	// Baseline is the path every other one was compared with (--baseline);
+	// absent for TCP, the default.
+	Baseline drivers.Transport `json:"baseline,omitempty"`
 	// Seed drew which block of each pair runs first; --seed repeats it.
 	Seed uint64 `json:"seed,omitempty"`
 	// Precision, when set, kept adding rounds until the p50 speedup's 95%
@@ -476,32 +482,39 @@ func (r *Report) WriteJSON(w io.Writer) error {
 	return err
 }
 
-// ReadJSON reads a report written by WriteJSON.
+// ReadJSON reads a report written by WriteJSON, by this dbsock or by one
+// that wrote schema version 1.
 func ReadJSON(rd io.Reader) (*Report, error) {
 	lr := &io.LimitedReader{R: rd, N: MaxReportBytes + 1}
 	dec := json.NewDecoder(lr)
-	var r Report
-	if err := dec.Decode(&r); err != nil {
+	var raw json.RawMessage
+	if err := dec.Decode(&raw); err != nil {
 		if lr.N <= 0 {
 			return nil, fmt.Errorf("the report is larger than %d MiB, far more than dbsock writes; is it a report?", MaxReportBytes>>20)
 		}
 		return nil, fmt.Errorf("decode report JSON: %w", err)
 	}
-	if r.SchemaVersion != SchemaVersion {
-		return nil, fmt.Errorf("report has schema_version %d; this dbsock reads %d", r.SchemaVersion, SchemaVersion)
-	}
 	if dec.More() {
 		return nil, fmt.Errorf("decode report JSON: trailing data after the report")
+	}
+	var r Report
+	if err := json.Unmarshal(raw, &r); err != nil {
+		return nil, fmt.Errorf("decode report JSON: %w", err)
+	}
+	switch r.SchemaVersion {
+	case SchemaVersion:
+	case 1:
+		if err := r.fromV1(raw); err != nil {
+			return nil, fmt.Errorf("decode report JSON (schema_version 1): %w", err)
+		}
+	default:
+		return nil, fmt.Errorf("report has schema_version %d; this dbsock reads 1 and %d", r.SchemaVersion, SchemaVersion)
 	}
 	if err := r.check(); err != nil {
 		return nil, fmt.Errorf("decode report JSON: %w", err)
 	}
-	// Reports written before verdict_kind carry the verdict in words only:
-	// judge their stored interval again.
 	for i := range r.Summary {
-		if s := &r.Summary[i]; s.VerdictKind == "" {
-			s.VerdictKind = Judge(s.UnixSpeedupP50CI, s.PValueHolm)
-		}
+		r.Summary[i].fillViews()
 	}
 	return &r, nil
 }
@@ -549,9 +562,11 @@ func (r *Report) check() error {
 		}
 	}
 	for _, s := range r.Summary {
-		for _, ci := range []*Interval{s.UnixSpeedupP50CI, s.UnixSpeedupMeanCI} {
-			if ci != nil && (ci.Lo > ci.Hi || ci.Center < ci.Lo || ci.Center > ci.Hi) {
-				return fmt.Errorf("%s %s: interval %g to %g around %g is not an interval", s.Target, s.Label(), ci.Lo, ci.Hi, ci.Center)
+		for _, c := range s.Comparisons {
+			for _, ci := range []*Interval{c.SpeedupP50CI, c.SpeedupMeanCI, c.UnixGainP50CI} {
+				if ci != nil && (ci.Lo > ci.Hi || ci.Center < ci.Lo || ci.Center > ci.Hi) {
+					return fmt.Errorf("%s %s %s: interval %g to %g around %g is not an interval", s.Target, s.Label(), c.Path, ci.Lo, ci.Hi, ci.Center)
+				}
 			}
 		}
 	}

@@ -71,6 +71,23 @@ func TestSummarizeWarnsWhenRoundsDisagree(t *testing.T) {
 	}
 }
 
+// TestRoundsDisagreeOnAFurtherPath: a further path whose speedup moves
+// between rounds is warned of by name, as Unix's is, while a path that
+// moves with TCP is not.
+func TestRoundsDisagreeOnAFurtherPath(t *testing.T) {
+	r := &Report{Runs: []Run{
+		run(t, "redis", drivers.TCP, 1, 11000), run(t, "redis", drivers.Unix, 1, 9000), run(t, "redis", drivers.TCP6, 1, 11000), run(t, "redis", drivers.TLS, 1, 12000),
+		run(t, "redis", drivers.TCP, 2, 11500), run(t, "redis", drivers.Unix, 2, 9400), run(t, "redis", drivers.TCP6, 2, 3000), run(t, "redis", drivers.TLS, 2, 12500),
+	}}
+	if err := r.Summarize(); err != nil {
+		t.Fatal(err)
+	}
+	w := r.Summary[0].Warnings
+	if len(w) != 1 || !strings.Contains(w[0], "The p50 speedup of TCP6 over TCP differed between rounds (1.00× in round 1, 3.83× in round 2)") {
+		t.Fatalf("warnings = %q, want one naming TCP6 and its speedup in each round", w)
+	}
+}
+
 func TestJSONRoundTrip(t *testing.T) {
 	r := &Report{SchemaVersion: SchemaVersion, StartedAt: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC),
 		Runs: []Run{run(t, "echo", drivers.TCP, 1, 5000), run(t, "echo", drivers.Unix, 1, 4000)}}
@@ -85,7 +102,7 @@ func TestJSONRoundTrip(t *testing.T) {
 	if strings.Contains(buf.String(), "secret") {
 		t.Fatal("the JSON contains the password")
 	}
-	for _, field := range []string{`"schema_version": 1`, `"latency_ns"`, `"transport_verified": true`, `"unix_speedup_p50"`, `"network": "tcp"`} {
+	for _, field := range []string{`"schema_version": 2`, `"latency_ns"`, `"transport_verified": true`, `"comparisons"`, `"speedup_p50"`, `"baseline": "tcp"`, `"network": "tcp"`} {
 		if !strings.Contains(buf.String(), field) {
 			t.Errorf("JSON lacks %s", field)
 		}

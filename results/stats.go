@@ -59,6 +59,9 @@ const (
 	// PathFaster: a further path's interval (TCP over it) lies above 1:
 	// that path is faster than TCP (likewise significant).
 	PathFaster VerdictKind = "path_faster"
+	// BaselineFaster: the interval lies below 1 in a comparison whose
+	// baseline is not TCP (--baseline): the baseline is faster.
+	BaselineFaster VerdictKind = "baseline_faster"
 	// NoDifference: the interval lies inside the ±Band practical band.
 	NoDifference VerdictKind = "no_difference"
 	// Undecided: the interval straddles 1 and is wider than the band.

@@ -94,54 +94,46 @@ type Side struct {
 	ServerExec *ServerExec `json:"server_exec,omitempty"`
 }
 
-// Summary pools a case's rounds per transport and compares them.
+// Summary pools a case's rounds per path and compares them: its result is
+// Sides (one per path) and Comparisons (each path against the baseline).
+// The named fields after them (TCP, Unix, the Unix speedups, Paths) are
+// views of those two, filled when the summary is made or read, for readers
+// of the baseline against the socket; JSON holds Sides and Comparisons.
 type Summary struct {
 	Case
-	TCP  Side `json:"tcp"`
-	Unix Side `json:"unix"`
-	// UnixSpeedupP50 is the typical TCP/Unix ratio of p50 over block
-	// pairs (the median of the paired ratios): above 1 means Unix is
-	// faster. UnixSpeedupMean is the same for the mean.
-	UnixSpeedupP50  float64 `json:"unix_speedup_p50"`
-	UnixSpeedupMean float64 `json:"unix_speedup_mean"`
-	// UnixSpeedupP50Pooled is the pooled TCP p50 over the pooled Unix p50
-	// (the two columns of the table).
-	UnixSpeedupP50Pooled float64 `json:"unix_speedup_p50_pooled"`
-	// UnixSpeedupP50CI and UnixSpeedupMeanCI are 95% distribution-free
-	// confidence intervals of the median paired ratio; absent with fewer
-	// than MinPairs pairs.
-	UnixSpeedupP50CI  *Interval `json:"unix_speedup_p50_ci,omitempty"`
-	UnixSpeedupMeanCI *Interval `json:"unix_speedup_mean_ci,omitempty"`
-	// InstanceSpeedups are the p50 speedups of each server instance, when
-	// the case ran on more than one (--instances): then the intervals are
-	// over instances (MethodInstances), not over pooled block pairs.
-	InstanceSpeedups []float64 `json:"instance_speedups,omitempty"`
-	// PValue is the two-sided sign test of "the p50 ratio is as often
-	// above 1 as below" (over the block pairs, or over the instances'
-	// speedups when there are several); PValueHolm is it adjusted by Holm's method over
-	// every case in the report.
-	PValue     float64 `json:"p_value"`
-	PValueHolm float64 `json:"p_value_holm"`
-	// VerdictKind is what the p50 interval says (see Judge).
-	VerdictKind VerdictKind `json:"verdict_kind"`
-	// Verdict is VerdictKind in words, with the interval: it starts with
-	// "Unix faster", "TCP faster", "no meaningful difference", "undecided"
-	// or "not enough block pairs". Package reports writes it when it
-	// renders the report (JSON included).
-	Verdict string `json:"verdict"`
+	// Sides are every path the case measured with its pooled result: TCP,
+	// the Unix socket, then the further paths in the order they ran.
+	Sides []PathSide `json:"sides"`
+	// Comparisons are every side but the baseline against the baseline,
+	// in the order of Sides.
+	Comparisons []Comparison `json:"comparisons"`
 	// NoisyBlocks lists the blocks flagged as noisy; Blocks counts all.
 	Blocks      int          `json:"blocks"`
 	NoisyBlocks []NoisyBlock `json:"noisy_blocks,omitempty"`
 	// EndedBy says what ended the case: rounds, precision or max-duration.
 	EndedBy string `json:"ended_by,omitempty"`
-	// CPUSaving is TCP's CPU per op minus Unix's, on each side.
-	CPUSaving *CPUSaving `json:"cpu_saving,omitempty"`
 	// Warnings say in words why the numbers above may not be solid.
 	Warnings []string `json:"warnings,omitempty"`
-	// Paths are the case's other paths (beyond TCP and Unix, such as
-	// tcp6), each compared with TCP by the same paired method as Unix;
-	// absent from a run of the two.
-	Paths []PathSummary `json:"paths,omitempty"`
+
+	// TCP and Unix are those paths' sides.
+	TCP  Side `json:"-"`
+	Unix Side `json:"-"`
+	// UnixSpeedupP50 ... CPUSaving are the Unix socket's comparison with
+	// the baseline (see Comparison): UnixSpeedupP50 is its SpeedupP50.
+	UnixSpeedupP50       float64     `json:"-"`
+	UnixSpeedupMean      float64     `json:"-"`
+	UnixSpeedupP50Pooled float64     `json:"-"`
+	UnixSpeedupP50CI     *Interval   `json:"-"`
+	UnixSpeedupMeanCI    *Interval   `json:"-"`
+	InstanceSpeedups     []float64   `json:"-"`
+	PValue               float64     `json:"-"`
+	PValueHolm           float64     `json:"-"`
+	VerdictKind          VerdictKind `json:"-"`
+	Verdict              string      `json:"-"`
+	CPUSaving            *CPUSaving  `json:"-"`
+	// Paths are the comparisons of the paths other than the Unix socket,
+	// each with its side.
+	Paths []PathSummary `json:"-"`
 }
 
 // Summarize pools the runs of each case per transport (merging their
@@ -177,26 +169,24 @@ func (r *Report) Summarize() error {
 		}
 	}
 	r.Summary = r.Summary[:0]
+	base := r.Config.Baseline
+	if base == "" {
+		base = drivers.TCP
+	}
 	for _, c := range order {
 		p := pools[c]
 		sum := Summary{Case: c}
-		if sp := p.sides[drivers.TCP]; sp != nil {
-			sum.TCP = sp.finish()
-		}
-		if sp := p.sides[drivers.Unix]; sp != nil {
-			sum.Unix = sp.finish()
-		}
-		sum.estimate(blockPairs(p.runs, drivers.TCP, drivers.Unix))
 		for _, t := range p.paths {
-			if t != drivers.TCP && t != drivers.Unix {
-				sum.Paths = append(sum.Paths, comparePath(p.runs, sum.TCP, sum.Unix, t, p.sides[t].finish()))
-			}
+			sum.Sides = append(sum.Sides, PathSide{Path: t, Side: p.sides[t].finish()})
 		}
+		orderSides(sum.Sides)
+		sum.Comparisons = compareSides(p.runs, sum.Sides, base)
 		sum.Blocks, sum.NoisyBlocks = flagNoisy(p.runs)
 		sum.EndedBy = endedBy(p.runs)
-		sum.CPUSaving = cpuSaving(sum.TCP.CPU, sum.Unix.CPU)
-		if w := roundSpread(p.runs); w != "" {
-			sum.Warnings = append(sum.Warnings, w)
+		for _, c := range sum.Comparisons {
+			if w := roundSpread(p.runs, c.Baseline, c.Path); w != "" {
+				sum.Warnings = append(sum.Warnings, w)
+			}
 		}
 		// The likely cause to name when latencies spread: other load, or
 		// a server of the user's that floats under a pinned client.
@@ -218,64 +208,33 @@ func (r *Report) Summarize() error {
 		if w := noisyWarning(sum.Blocks, sum.NoisyBlocks, cause); w != "" {
 			sum.Warnings = append(sum.Warnings, w)
 		}
-		if sum.TCP.N-sum.TCP.Errors <= 0 || sum.Unix.N-sum.Unix.Errors <= 0 {
-			// Latencies of nothing: no speedup, no interval.
-			sum.UnixSpeedupP50, sum.UnixSpeedupMean, sum.UnixSpeedupP50Pooled = 0, 0, 0
-			sum.UnixSpeedupP50CI, sum.UnixSpeedupMeanCI, sum.PValue = nil, nil, 1
-		}
 		r.Summary = append(r.Summary, sum)
 	}
 	r.judge()
 	return nil
 }
 
-// estimate sets s's speedups, their intervals and the sign test's p-value
-// from the case's block pairs: over the pairs of one instance, or over
-// instances when there are several (Kalibera and Jones); with no complete
-// pair, the pooled figures are all there is.
-func (s *Summary) estimate(pr pairs) {
-	c := compare(pr, s.TCP, s.Unix)
-	s.UnixSpeedupP50, s.UnixSpeedupMean, s.UnixSpeedupP50Pooled = c.p50, c.mean, c.pooled
-	s.UnixSpeedupP50CI, s.UnixSpeedupMeanCI = c.p50CI, c.meanCI
-	s.InstanceSpeedups, s.PValue = c.instances, c.p
-}
-
-// judge adjusts the sign tests' p-values over all cases (Holm) and sets
-// each verdict.
+// judge adjusts the sign tests' p-values over every comparison of every
+// case (Holm) and sets each verdict.
 func (r *Report) judge() {
 	var ps []float64
 	for _, s := range r.Summary {
-		ps = append(ps, s.PValue)
-		for _, p := range s.Paths {
-			ps = append(ps, p.PValue)
+		for _, c := range s.Comparisons {
+			ps = append(ps, c.PValue)
 		}
 	}
 	adj := Holm(ps)
 	k := 0
 	for i := range r.Summary {
 		s := &r.Summary[i]
-		s.PValueHolm = adj[k]
-		k++
-		for j := range s.Paths {
-			p := &s.Paths[j]
-			p.PValueHolm, k = adj[k], k+1
-			p.VerdictKind = Judge(p.SpeedupP50CI, p.PValueHolm)
-			switch {
-			case p.VerdictKind == UnixFaster:
-				p.VerdictKind = PathFaster
-			case p.N-p.Errors <= 0 || s.TCP.N-s.TCP.Errors <= 0:
-				p.VerdictKind = NoResult
-			case p.SpeedupP50CI == nil && len(p.InstanceSpeedups) > 1:
-				p.VerdictKind = TooFewInstances
-			}
+		for j := range s.Comparisons {
+			c := &s.Comparisons[j]
+			c.PValueHolm, k = adj[k], k+1
+			base, _ := s.SideOf(c.Baseline)
+			path, _ := s.SideOf(c.Path)
+			c.judge(base, path)
 		}
-		s.VerdictKind = Judge(s.UnixSpeedupP50CI, s.PValueHolm)
-		if s.UnixSpeedupP50CI == nil && len(s.InstanceSpeedups) > 1 {
-			s.VerdictKind = TooFewInstances
-		}
-		if s.TCP.N-s.TCP.Errors <= 0 || s.Unix.N-s.Unix.Errors <= 0 {
-			s.VerdictKind = NoResult
-		}
+		s.fillViews()
 	}
 }
 
@@ -494,12 +453,12 @@ func ratio(tcp, unix float64) float64 {
 // speedup above which the rounds are said to disagree.
 const UnstableSpread = 1.15
 
-// roundSpread warns when the paired p50 speedup moved by more than
+// roundSpread warns when the paired p50 speedup of path over base moved by more than
 // UnstableSpread between rounds. Blocks interleave the transports, so noise
 // on the machine hits both sides of a pair alike; a speedup that still
 // differs between rounds comes from the connections themselves (each round
 // opens new ones), e.g. a server thread placed differently.
-func roundSpread(runs []*Run) string {
+func roundSpread(runs []*Run, base, path drivers.Transport) string {
 	for _, run := range runs {
 		if run.Instance != runs[0].Instance {
 			return "" // the interval is over instances: it holds what moved between them
@@ -517,7 +476,7 @@ func roundSpread(runs []*Run) string {
 	var parts []string
 	lo, hi := math.Inf(1), 0.0
 	for _, rd := range rounds {
-		p := blockPairs(byRound[rd], drivers.TCP, drivers.Unix)
+		p := blockPairs(byRound[rd], base, path)
 		if len(p.p50) == 0 {
 			continue
 		}
@@ -528,8 +487,12 @@ func roundSpread(runs []*Run) string {
 	if len(parts) < 2 || hi <= UnstableSpread*lo {
 		return ""
 	}
-	return fmt.Sprintf("The p50 speedup differed between rounds (%s): each round opens new connections, so something about the connections "+
-		"(where the server ran each one, its buffers) changed the answer; run more --rounds to average over it.", strings.Join(parts, ", "))
+	what := "The p50 speedup"
+	if base != drivers.TCP || path != drivers.Unix {
+		what = fmt.Sprintf("The p50 speedup of %s over %s", path.Label(), base.Label())
+	}
+	return fmt.Sprintf("%s differed between rounds (%s): each round opens new connections, so something about the connections "+
+		"(where the server ran each one, its buffers) changed the answer; run more --rounds to average over it.", what, strings.Join(parts, ", "))
 }
 
 // BimodalSpread is the p75/p25 ratio above which the middle half of a

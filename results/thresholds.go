@@ -1,5 +1,5 @@
-// Thresholds: CI checks such as "redis.unix.p99<2ms" or
-// "mysql.unix_speedup_p50>=1.0" evaluated against a report's summary, as k6
+// Thresholds: CI checks such as "redis.unix.p99<2ms",
+// "mysql.unix_speedup_p50>=1.0" or "redis.tls.speedup_p50.lo>=1" evaluated against a report's summary, as k6
 // thresholds do: a run that violates one fails.
 
 package results
@@ -7,7 +7,6 @@ package results
 import (
 	"fmt"
 	"math"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -21,8 +20,9 @@ type Threshold struct {
 	Expr   string
 	Target string
 	// Side is the path of a latency metric ("tcp", "unix", or a further
-	// path such as "tcp6"), or of a further path's speedup over TCP
-	// (Metric "speedup_p50"); "" for Unix's speedups.
+	// path such as "tcp6"), or of a path's speedup over the baseline
+	// (Metric "speedup_p50" or "speedup_mean"); "" for Unix's speedups
+	// by their own names (unix_speedup_p50, unix_speedup_mean).
 	Side   string
 	Metric string
 	// Bound, for a speedup, is "lo" or "hi": the 95% interval's bound
@@ -42,8 +42,12 @@ var (
 // Syntax describes the accepted form, for error messages and help.
 const Syntax = "TARGET.PATH.METRIC OP VALUE (PATH: tcp, unix, tcp6 or tls; " +
 	"METRIC: min p50 p90 p99 p999 max mean stddev ops_per_sec errors error_rate; " +
-	"latencies take units like 2ms or 500us) or TARGET.unix_speedup_p50|unix_speedup_mean|PATH_speedup_p50[.lo|.hi] OP NUMBER " +
-	"(PATH_speedup_p50: TCP's p50 over a further path's; .lo and .hi: the 95% interval's bounds); OP: < <= > >= =="
+	"latencies take units like 2ms or 500us) or TARGET.PATH.speedup_p50|speedup_mean[.lo|.hi] OP NUMBER " +
+	"(the baseline's p50 or mean over the path's, paired; .lo and .hi: the 95% interval's bounds; " +
+	"unix_speedup_p50, unix_speedup_mean and PATH_speedup_p50 are other names for them); OP: < <= > >= =="
+
+// speedupMetrics are the metrics of a path's comparison with the baseline.
+var speedupMetrics = []string{pathSpeedup, "speedup_mean"}
 
 // pathSpeedup is the metric of a further path's p50 speedup over TCP.
 const pathSpeedup = "speedup_p50"
@@ -76,6 +80,11 @@ func Parse(expr string) (Threshold, error) {
 	switch {
 	case parts[0] == "":
 		return t, fmt.Errorf("threshold %q names no target; want %s", expr, Syntax)
+	case (len(parts) == 3 || len(parts) == 4 && (parts[3] == "lo" || parts[3] == "hi")) && isPath(parts[1]) && contains(speedupMetrics, parts[2]):
+		t.Target, t.Side, t.Metric = parts[0], parts[1], parts[2]
+		if len(parts) == 4 {
+			t.Bound = parts[3]
+		}
 	case len(parts) == 3 && isPath(parts[1]) && contains(sideMetrics, parts[2]):
 		t.Target, t.Side, t.Metric = parts[0], parts[1], parts[2]
 	case len(parts) == 2 && contains(targetMetrics, parts[1]):
@@ -152,27 +161,41 @@ func (r *Report) Incomplete(target string) string {
 	return ""
 }
 
-func (th Threshold) actual(s Summary) float64 {
+// comparison says which path's comparison with the baseline th reads,
+// and whether of the p50 or the mean; ok is false for a side's metric.
+func (th Threshold) comparison() (path drivers.Transport, mean, ok bool) {
 	switch th.Metric {
 	case "unix_speedup_p50":
-		return bound(s.UnixSpeedupP50, s.UnixSpeedupP50CI, th.Bound)
+		return drivers.Unix, false, true
 	case "unix_speedup_mean":
-		return bound(s.UnixSpeedupMean, s.UnixSpeedupMeanCI, th.Bound)
+		return drivers.Unix, true, true
+	case pathSpeedup, "speedup_mean":
+		return drivers.Transport(th.Side), th.Metric == "speedup_mean", true
 	}
-	side := s.TCP
-	switch th.Side {
-	case "tcp":
-	case "unix":
-		side = s.Unix
-	default:
-		i := slices.IndexFunc(s.Paths, func(p PathSummary) bool { return string(p.Path) == th.Side })
-		if i < 0 {
-			return math.NaN() // the case has no such path: nothing holds
+	return "", false, false
+}
+
+// Compared is the path whose comparison with the baseline th reads; ok is
+// false for a side's metric (a latency, a count).
+func (th Threshold) Compared() (path drivers.Transport, ok bool) {
+	path, _, ok = th.comparison()
+	return path, ok
+}
+
+func (th Threshold) actual(s Summary) float64 {
+	if path, mean, ok := th.comparison(); ok {
+		c := s.ComparisonOf(path)
+		switch {
+		case c == nil:
+			return math.NaN() // the path is the baseline, or was not measured: nothing holds
+		case mean:
+			return bound(c.SpeedupMean, c.SpeedupMeanCI, th.Bound)
 		}
-		if th.Metric == pathSpeedup {
-			return bound(s.Paths[i].SpeedupP50, s.Paths[i].SpeedupP50CI, th.Bound)
-		}
-		side = s.Paths[i].Side
+		return bound(c.SpeedupP50, c.SpeedupP50CI, th.Bound)
+	}
+	side, ok := s.SideOf(drivers.Transport(th.Side))
+	if !ok {
+		return math.NaN() // the case has no such path: nothing holds
 	}
 	l := side.Latency
 	switch th.Metric {
@@ -237,13 +260,15 @@ func (th Threshold) holds(v float64) bool {
 
 func (th Threshold) format(v float64) string {
 	name := th.Metric
-	if th.Side != "" && th.Side != "tcp" && th.Side != "unix" {
-		if th.Metric == pathSpeedup {
+	if path, _, ok := th.comparison(); ok {
+		if th.Side != "" {
 			name = th.Side + "_" + name
 		}
 		if math.IsNaN(v) && th.Bound == "" {
-			return name + ": no " + th.Side + " path measured in this case"
+			return name + ": no comparison of " + string(path) + " with the baseline in this case (it is the baseline, or was not measured)"
 		}
+	} else if math.IsNaN(v) {
+		return name + ": no " + th.Side + " path measured in this case"
 	}
 	if th.Bound != "" {
 		name += "." + th.Bound

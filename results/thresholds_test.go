@@ -26,6 +26,11 @@ func TestParse(t *testing.T) {
 		{"redis.tcp6_speedup_p50>=0.95", Threshold{Target: "redis", Side: "tcp6", Metric: "speedup_p50", Op: ">=", Value: 0.95}, ""},
 		{"redis.tcp6_speedup_p50.lo>=0.9", Threshold{Target: "redis", Side: "tcp6", Metric: "speedup_p50", Bound: "lo", Op: ">=", Value: 0.9}, ""},
 		{"redis.tcp_speedup_p50>=1", Threshold{}, "is not a metric"},
+		{"redis.tls.speedup_p50>=1", Threshold{Target: "redis", Side: "tls", Metric: "speedup_p50", Op: ">=", Value: 1}, ""},
+		{"redis.unix.speedup_p50.lo>=1", Threshold{Target: "redis", Side: "unix", Metric: "speedup_p50", Bound: "lo", Op: ">=", Value: 1}, ""},
+		{"redis.tcp.speedup_mean.hi<2", Threshold{Target: "redis", Side: "tcp", Metric: "speedup_mean", Bound: "hi", Op: "<", Value: 2}, ""},
+		{"redis.tls.speedup_p50.mid>=1", Threshold{}, "is not a metric"},
+		{"redis.tls.p50.lo<1ms", Threshold{}, "is not a metric"},
 		{"redis.udp_speedup_p50>=1", Threshold{}, "is not a metric"},
 		{"redis.unix.p42<1ms", Threshold{}, "is not a metric"},
 		{"redis.unix.p99<soon", Threshold{}, "not a duration"},
@@ -52,10 +57,10 @@ func TestParse(t *testing.T) {
 
 func TestEvaluate(t *testing.T) {
 	r := &Report{Summary: []Summary{{
-		Case: Case{Target: "redis", Scenario: "pk"}, UnixSpeedupP50: 1.4,
-		UnixSpeedupP50CI: &Interval{Center: 1.4, Lo: 1.05, Hi: 1.6},
-		TCP:              Side{N: 100, Latency: Latency{P50: 10000, P99: 40000}},
-		Unix:             Side{N: 100, Errors: 1, Latency: Latency{P50: 7000, P99: 30000}},
+		Case: Case{Target: "redis", Scenario: "pk"},
+		Sides: []PathSide{{Path: "tcp", Side: Side{N: 100, Latency: Latency{P50: 10000, P99: 40000}}},
+			{Path: "unix", Side: Side{N: 100, Errors: 1, Latency: Latency{P50: 7000, P99: 30000}}}},
+		Comparisons: []Comparison{{Path: "unix", Baseline: "tcp", SpeedupP50: 1.4, SpeedupP50CI: &Interval{Center: 1.4, Lo: 1.05, Hi: 1.6}}},
 	}}}
 	parse := func(e string) Threshold {
 		th, err := Parse(e)
@@ -94,7 +99,7 @@ func TestThresholdsFailOnIncompleteRuns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sum := Summary{Case: Case{Target: "redis", Scenario: "pk"}, TCP: Side{N: 100, Latency: Latency{P50: 10000}}, Unix: Side{N: 100, Latency: Latency{P50: 7000}}}
+	sum := Summary{Case: Case{Target: "redis", Scenario: "pk"}, Sides: []PathSide{{Path: "tcp", Side: Side{N: 100, Latency: Latency{P50: 10000}}}, {Path: "unix", Side: Side{N: 100, Latency: Latency{P50: 7000}}}}}
 	for name, r := range map[string]*Report{
 		"target failed": {Summary: []Summary{sum}, Targets: []Target{{Name: "redis", Error: "redis over unix /x went away"}}},
 		"run stopped":   {Summary: []Summary{sum}, Runs: []Run{{Case: sum.Case, Round: 2, Transport: "unix", Incomplete: true, Error: "server gone"}}},
@@ -113,7 +118,7 @@ func TestThresholdsFailOnIncompleteRuns(t *testing.T) {
 // case without an interval fails with a reason, and the report still
 // encodes (its actual is null, not NaN).
 func TestThresholdWithoutIntervalKeepsTheJSON(t *testing.T) {
-	r := &Report{SchemaVersion: SchemaVersion, Summary: []Summary{{Case: Case{Target: "redis", Scenario: "pk"}, UnixSpeedupP50: 1.2}}}
+	r := &Report{SchemaVersion: SchemaVersion, Summary: []Summary{{Case: Case{Target: "redis", Scenario: "pk"}, Comparisons: []Comparison{{Path: "unix", Baseline: "tcp", SpeedupP50: 1.2}}}}}
 	th, err := Parse("redis.unix_speedup_p50.lo>=1.0")
 	if err != nil {
 		t.Fatal(err)
@@ -132,19 +137,21 @@ func TestThresholdWithoutIntervalKeepsTheJSON(t *testing.T) {
 }
 
 // TestThresholdsOnAFurtherPath: a further path's latency and its speedup
-// over TCP are judged from the case's Paths; a case without that path
+// over the baseline are judged from the case's sides and comparisons, by
+// either name; a case without that path, or a path that is the baseline,
 // holds nothing, and says so.
 func TestThresholdsOnAFurtherPath(t *testing.T) {
 	r := &Report{Summary: []Summary{{
-		Case: Case{Target: "redis", Scenario: "pk"},
-		TCP:  Side{N: 100, Latency: Latency{P50: 10000}},
-		Paths: []PathSummary{{Path: "tcp6", Side: Side{N: 100, Latency: Latency{P50: 9800, P99: 30000}},
-			SpeedupP50: 1.02, SpeedupP50CI: &Interval{Center: 1.02, Lo: 0.99, Hi: 1.04}}},
+		Case:  Case{Target: "redis", Scenario: "pk"},
+		Sides: []PathSide{{Path: "tcp", Side: Side{N: 100, Latency: Latency{P50: 10000}}}, {Path: "tcp6", Side: Side{N: 100, Latency: Latency{P50: 9800, P99: 30000}}}},
+		Comparisons: []Comparison{{Path: "tcp6", Baseline: "tcp", SpeedupP50: 1.02, SpeedupP50CI: &Interval{Center: 1.02, Lo: 0.99, Hi: 1.04},
+			SpeedupMean: 1.01, SpeedupMeanCI: &Interval{Center: 1.01, Lo: 1.005, Hi: 1.03}}},
 	}, {
 		Case: Case{Target: "mongo", Scenario: "pk"},
 	}}}
 	var ths []Threshold
-	for _, e := range []string{"redis.tcp6.p99<40us", "redis.tcp6_speedup_p50>=1.01", "redis.tcp6_speedup_p50.lo>=1", "mongo.tcp6.p50<1s"} {
+	for _, e := range []string{"redis.tcp6.p99<40us", "redis.tcp6_speedup_p50>=1.01", "redis.tcp6_speedup_p50.lo>=1", "mongo.tcp6.p50<1s",
+		"redis.tcp6.speedup_p50>=1.01", "redis.tcp6.speedup_mean.lo>=1", "redis.tcp.speedup_p50>=1"} {
 		th, err := Parse(e)
 		if err != nil {
 			t.Fatal(err)
@@ -155,7 +162,9 @@ func TestThresholdsOnAFurtherPath(t *testing.T) {
 	want := []struct {
 		ok   bool
 		text string
-	}{{true, "p99 30µs"}, {true, "tcp6_speedup_p50 1.02"}, {false, "tcp6_speedup_p50.lo 0.99"}, {false, "p50: no tcp6 path measured in this case"}}
+	}{{true, "p99 30µs"}, {true, "tcp6_speedup_p50 1.02"}, {false, "tcp6_speedup_p50.lo 0.99"}, {false, "p50: no tcp6 path measured in this case"},
+		{true, "tcp6_speedup_p50 1.02"}, {true, "tcp6_speedup_mean.lo 1.005"},
+		{false, "tcp_speedup_p50: no comparison of tcp with the baseline in this case (it is the baseline, or was not measured)"}}
 	for i, w := range want {
 		if got[i].OK != w.ok || got[i].ActualText != w.text {
 			t.Errorf("%s: ok %v %q, want %v %q", got[i].Expr, got[i].OK, got[i].ActualText, w.ok, w.text)

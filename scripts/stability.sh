@@ -43,9 +43,10 @@ db="$work/dbsock"
 
 # row FILE: one line per summary: target, speedup, lo, hi, half-width %, noisy blocks, warnings, verdict.
 row() {
-  jq -r '.summary[] | [.target, (.unix_speedup_p50|tostring), ((.unix_speedup_p50_ci.lo // 0)|tostring), ((.unix_speedup_p50_ci.hi // 0)|tostring),
-    ((((.unix_speedup_p50_ci.hi // 0) - (.unix_speedup_p50_ci.lo // 0)) / 2 / .unix_speedup_p50 * 100)|tostring),
-    ((.noisy_blocks // [])|length|tostring), ((.warnings // [])|length|tostring), .verdict] | @tsv' "$1" |
+  jq -r '.summary[] | (.comparisons[] | select(.path == "unix")) as $u |
+    [.target, ($u.speedup_p50|tostring), (($u.speedup_p50_ci.lo // 0)|tostring), (($u.speedup_p50_ci.hi // 0)|tostring),
+    (((($u.speedup_p50_ci.hi // 0) - ($u.speedup_p50_ci.lo // 0)) / 2 / $u.speedup_p50 * 100)|tostring),
+    ((.noisy_blocks // [])|length|tostring), ((.warnings // [])|length|tostring), $u.verdict] | @tsv' "$1" |
     awk -F'\t' '{ printf "  %-9s speedup %.3f (95%% CI %.3f-%.3f, half-width %.1f%%)  noisy blocks %2d  warnings %d  %s\n", $1, $2, $3, $4, $5, $6, $7, $8 }'
 }
 
@@ -56,7 +57,8 @@ summary() {
   local t="$1"
   shift
   local line
-  line=$(jq -r --arg t "$t" '.summary[] | select(.target == $t) | [.unix_speedup_p50, (.unix_speedup_p50_ci.lo // 0), (.unix_speedup_p50_ci.hi // 0), (.verdict | startswith("Unix faster"))] | @tsv' "$@" |
+  line=$(jq -r --arg t "$t" '.summary[] | select(.target == $t) | .comparisons[] | select(.path == "unix") |
+    [.speedup_p50, (.speedup_p50_ci.lo // 0), (.speedup_p50_ci.hi // 0), (.verdict | startswith("Unix faster"))] | @tsv' "$@" |
     awk -v t="$t" '{ s[NR] = $1; lo[NR] = $2; hi[NR] = $3; if ($4 == "true") u++; h[NR] = ($3 - $2) / 2 / $1 * 100 } END {
       for (i = 1; i <= NR; i++) sorted[i] = s[i]
       n = asort(sorted); med = (n % 2) ? sorted[(n + 1) / 2] : (sorted[n / 2] + sorted[n / 2 + 1]) / 2

@@ -203,7 +203,7 @@ func TestOutputsAndReport(t *testing.T) {
 	if !strings.Contains(string(md), "](r.svg)") {
 		t.Errorf("the Markdown does not link the plot:\n%s", md)
 	}
-	for name, want := range map[string]string{"r.svg": "<svg", "r.json": `"schema_version": 1`, "r.csv": "target,scenario,concurrency,value_size,mode,rate,transport,round", "r.txt": "BenchmarkPK/target=echo/conc=1/size=4/transport=unix"} {
+	for name, want := range map[string]string{"r.svg": "<svg", "r.json": `"schema_version": 2`, "r.csv": "target,scenario,concurrency,value_size,mode,rate,transport,round", "r.txt": "BenchmarkPK/target=echo/conc=1/size=4/transport=unix"} {
 		b, err := os.ReadFile(p(name))
 		if err != nil || !strings.Contains(string(b), want) {
 			t.Errorf("%s: %v; want it to contain %q", name, err, want)
@@ -301,7 +301,8 @@ func TestCompareSavedRuns(t *testing.T) {
 		}
 	}
 	for i := range rep.Summary {
-		for _, l := range []*results.Latency{&rep.Summary[i].TCP.Latency, &rep.Summary[i].Unix.Latency} {
+		for j := range rep.Summary[i].Sides {
+			l := &rep.Summary[i].Sides[j].Latency
 			l.P50, l.P99, l.Mean = 2*l.P50, 2*l.P99, 2*l.Mean
 		}
 	}

@@ -56,6 +56,7 @@ type runOptions struct {
 	client            string
 	clientBinary      string
 	paths             []string
+	baseline          string
 
 	// settings are each target's own flags (driver modes, external
 	// endpoints), bound from the registry.
@@ -131,7 +132,7 @@ func (o *runOptions) bind(f *pflag.FlagSet) {
 	f.IntVar(&o.instances, "instances", 9, "server instances per case: dbsock restarts each server it started between instances (same data); "+
 		"a server you run gets fresh connections instead; the 95% interval is computed over instances (6 or more are needed); with --precision, 1 unless given")
 	f.IntVar(&o.rounds, "rounds", 1, "rounds per server instance, each with fresh connections and a fresh warm-up")
-	f.StringSliceVar(&o.paths, "paths", []string{"tcp", "unix"}, "the routes to each server to measure, in the report's order: tcp (127.0.0.1, the one the others are compared with), unix (its socket), tcp6 ([::1], the IPv6 loopback), tls (127.0.0.1 with TLS, the client verifying the server's certificate), published, bridge, service and pod (--provider docker or compose: a second container of the server on a bridge network, reached through the port Docker publishes on 127.0.0.1, at its own address from the host, at that address from another container on the network as a compose application reaches it by name, and on 127.0.0.1 inside its own network namespace as a sidecar of the same pod)")
+	f.StringSliceVar(&o.paths, "paths", []string{"tcp", "unix"}, "the routes to each server to measure, in the report's order: tcp (127.0.0.1, the one the others are compared with unless --baseline names another), unix (its socket), tcp6 ([::1], the IPv6 loopback), tls (127.0.0.1 with TLS, the client verifying the server's certificate), published, bridge, service and pod (--provider docker or compose: a second container of the server on a bridge network, reached through the port Docker publishes on 127.0.0.1, at its own address from the host, at that address from another container on the network as a compose application reaches it by name, and on 127.0.0.1 inside its own network namespace as a sidecar of the same pod)")
 	f.IntVar(&o.blocks, "blocks", scenarios.DefaultBlocks, "block pairs per round: a round's lookups run as this many TCP blocks and as many Unix blocks, interleaved")
 	f.Uint64Var(&o.seed, "seed", 0, "seed of the block order (0: a new one, printed in the report; give it to repeat a run's order)")
 	f.StringVar(&o.precisionSpec, "precision", "", "keep adding rounds until the p50 speedup's 95% interval is within this half-width, e.g. 3%")
@@ -154,6 +155,7 @@ func (o *runOptions) bind(f *pflag.FlagSet) {
 	o.flags = f
 	f.DurationVar(&o.opTimeout, "op-timeout", scenarios.DefaultOpTimeout, "give up on a connection whose server has not answered for this long")
 	f.BoolVar(&o.failFast, "fail-fast", false, "stop at the first target that fails instead of going on with the others")
+	f.StringVar(&o.baseline, "baseline", "tcp", "the path every other one is compared with, one of --paths: tcp (TCP on 127.0.0.1), or e.g. tls to ask what each path gains over a client's TLS connection")
 	f.StringArrayVar(&o.thresholds, "threshold", nil, "fail (exit 3) unless this holds after the run, e.g. 'redis.unix.p99<2ms', 'mysql.unix_speedup_p50>=1.0' or, with --paths tcp,tcp6,unix, 'redis.tcp6_speedup_p50.lo>=0.95'; repeatable")
 	f.BoolVarP(&o.quiet, "quiet", "q", false, "print no progress lines on stderr")
 	o.settings = map[string]targets.Settings{}
@@ -387,6 +389,7 @@ func (o *runOptions) newPlan(names []string, gates []results.Threshold, place pl
 		Pipelines:      o.sweep.pipelines,
 		Options:        opt,
 		Paths:          transports(o.paths),
+		Baseline:       drivers.Transport(o.baseline),
 		Instances:      o.instances,
 		InstancesAsked: o.flags.Changed("instances"),
 		Explain:        o.explain,

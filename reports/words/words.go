@@ -10,6 +10,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/dbsock/dbsock/drivers"
 	"github.com/dbsock/dbsock/results"
 )
 
@@ -95,48 +96,44 @@ func SpeedupCI(ci *results.Interval) string {
 // existed keep their words. Package reports fills its own copy of what it
 // renders, never the caller's report.
 func Fill(r *results.Report) *results.Report {
-	for i := range r.Summary {
-		s := &r.Summary[i]
-		if s.VerdictKind != "" {
-			s.Verdict = Verdict(s, Comparisons(r))
+	n := Comparisons(r)
+	r.SetVerdicts(func(s *results.Summary, c *results.Comparison) string {
+		if c.Path == drivers.Unix && c.Baseline == drivers.TCP {
+			return Verdict(s, n)
 		}
-		for j := range s.Paths {
-			if p := &s.Paths[j]; p.VerdictKind != "" {
-				p.Verdict = PathVerdict(p)
-			}
-		}
-	}
+		side, _ := s.SideOf(c.Path)
+		return PathVerdict(&results.PathSummary{Side: side, Comparison: *c})
+	})
 	return r
 }
 
-// Comparisons is how many comparisons Holm's adjustment is over: each
-// case's Unix against TCP, and each further path's.
-func Comparisons(r *results.Report) int {
-	n := len(r.Summary)
-	for _, s := range r.Summary {
-		n += len(s.Paths)
-	}
-	return n
-}
+// Comparisons is how many comparisons Holm's adjustment is over: every
+// path of every case against its baseline.
+func Comparisons(r *results.Report) int { return r.ComparisonCount() }
 
-// PathVerdict puts a further path's verdict in words, with its interval.
+// PathVerdict puts a path's verdict against its baseline in words, with
+// its interval.
 func PathVerdict(p *results.PathSummary) string {
 	ci := p.SpeedupP50CI
+	base := p.Baseline
+	if base == "" {
+		base = drivers.TCP
+	}
 	switch p.VerdictKind {
 	case results.NoResult:
-		return "no result: every op failed on " + p.Path.Label() + " or TCP"
+		return "no result: every op failed on " + p.Path.Label() + " or " + base.Label()
 	case results.TooFewInstances, results.TooFewPairs:
 		return verdictWords[p.VerdictKind]
-	case results.PathFaster, results.TCPFaster:
+	case results.PathFaster, results.UnixFaster, results.TCPFaster, results.BaselineFaster:
 		if ci == nil {
 			return verdictWords[results.TooFewPairs]
 		}
 		faster, kind := p.Path.Label(), results.UnixFaster
-		if p.VerdictKind == results.TCPFaster {
-			faster, kind = "TCP", results.TCPFaster
+		if p.VerdictKind == results.TCPFaster || p.VerdictKind == results.BaselineFaster {
+			faster, kind = base.Label(), results.TCPFaster
 		}
 		lower, lo, hi := LowerLatency(kind, ci)
-		return fmt.Sprintf("%s faster: %.1f%% lower p50 latency (95%% CI %.1f%%–%.1f%%; TCP/%s %.3f×)", faster, lower, lo, hi, p.Path.Label(), ci.Center)
+		return fmt.Sprintf("%s faster: %.1f%% lower p50 latency (95%% CI %.1f%%–%.1f%%; %s/%s %.3f×)", faster, lower, lo, hi, base.Label(), p.Path.Label(), ci.Center)
 	}
 	if ci == nil {
 		return verdictWords[results.TooFewPairs]
@@ -162,7 +159,7 @@ func instancesForHolm(ci *results.Interval, m int) string {
 // ShortPathVerdict is PathVerdict's first words, for the table.
 func ShortPathVerdict(p *results.PathSummary) string {
 	v := PathVerdict(p)
-	if i := strings.Index(v, " latency ("); i > 0 && (p.VerdictKind == results.PathFaster || p.VerdictKind == results.TCPFaster) {
+	if i := strings.Index(v, " latency ("); i > 0 && strings.Contains(v, " faster: ") {
 		return v[:i]
 	}
 	if i := strings.Index(v, ": speedup"); i > 0 {

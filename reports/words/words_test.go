@@ -67,9 +67,9 @@ func TestVerdictWords(t *testing.T) {
 // TestPathVerdictWords: a further path's verdict names the path, or TCP,
 // as the faster one, with the interval as a percentage.
 func TestPathVerdictWords(t *testing.T) {
-	faster := results.PathSummary{Path: "tcp6", VerdictKind: results.PathFaster, SpeedupP50CI: &results.Interval{Center: 1.05, Lo: 1.02, Hi: 1.08}}
-	slower := results.PathSummary{Path: "tcp6", VerdictKind: results.TCPFaster, SpeedupP50CI: &results.Interval{Center: 0.9, Lo: 0.88, Hi: 0.92}}
-	flat := results.PathSummary{Path: "tcp6", VerdictKind: results.NoDifference, SpeedupP50CI: &results.Interval{Center: 1.0, Lo: 0.99, Hi: 1.01}}
+	faster := results.PathSummary{Comparison: results.Comparison{Path: "tcp6", VerdictKind: results.PathFaster, SpeedupP50CI: &results.Interval{Center: 1.05, Lo: 1.02, Hi: 1.08}}}
+	slower := results.PathSummary{Comparison: results.Comparison{Path: "tcp6", VerdictKind: results.TCPFaster, SpeedupP50CI: &results.Interval{Center: 0.9, Lo: 0.88, Hi: 0.92}}}
+	flat := results.PathSummary{Comparison: results.Comparison{Path: "tcp6", VerdictKind: results.NoDifference, SpeedupP50CI: &results.Interval{Center: 1.0, Lo: 0.99, Hi: 1.01}}}
 	for _, tt := range []struct {
 		p           results.PathSummary
 		long, short string
