@@ -267,7 +267,7 @@ func restartContainer(ctx context.Context, c RunningContainer, srv *Server, spec
 	path := ""
 	if spec.Config != "" {
 		path = filepath.Join(srv.SocketDir, spec.Config)
-		if err := os.WriteFile(path, config, 0o644); err != nil {
+		if err := WriteServerFile(path, config, 0o644); err != nil {
 			return fmt.Errorf("restart %s container: write its config back: %w", srv.Target, err)
 		}
 		defer os.Remove(path)
