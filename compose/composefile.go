@@ -115,7 +115,7 @@ func (c *Compose) prepare() error {
 	// DBSOCK_BIND is where the servers listen for TCP: 127.0.0.1, and
 	// ::1 where this host has it (the tcp6 path); DBSOCK_BIND_SPACED is
 	// the same for Redis's syntax.
-	c.env = append(os.Environ(), "DBSOCK_SOCKET_DIR="+dir, "DBSOCK_PID="+strconv.Itoa(os.Getpid()),
+	c.env = append(os.Environ(), "DBSOCK_SOCKET_DIR="+dir, "DBSOCK_PID="+strconv.Itoa(os.Getpid()), "DBSOCK_OWNER="+Self().String(),
 		"DBSOCK_CPUSET="+placement.FormatList(c.ServerCPUs),
 		"DBSOCK_BIND="+strings.Join(Loopbacks(), ","), "DBSOCK_BIND_SPACED="+strings.Join(Loopbacks(), " "))
 	for _, t := range c.Services {
