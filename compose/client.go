@@ -92,7 +92,7 @@ func StartClient(ctx context.Context, o ClientOptions) (*ClientContainer, error)
 	}
 	req := ContainerRequest{Image: image, Cmd: []string{"measure", "--wait"},
 		Labels: map[string]string{Label: "1", RunLabel: strconv.FormatInt(time.Now().UnixNano(), 36), Label + ".target": "client:" + o.Target,
-			PIDLabel: strconv.Itoa(os.Getpid()), OwnerLabel: Self().String()},
+			PIDLabel: strconv.Itoa(os.Getpid()), OwnerLabel: OwnerOn(ctx, eng.Socket).String()},
 		HostNetwork: true, HostPID: true, CPUs: placement.FormatList(o.CPUs)}
 	for _, d := range o.Dirs {
 		req.Binds = append(req.Binds, d+":"+d)

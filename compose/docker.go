@@ -71,8 +71,12 @@ type Docker struct {
 	nb      *neighbourContainer // the service path's, once started
 	mu      sync.Mutex
 	probe   *Engine
-	stops   map[string]func(context.Context) error
-	closed  bool
+	// home is the container dbsock runs in (nil: on the host), and owner
+	// what its containers' labels record; both set by usableEngine.
+	home   *Home
+	owner  Owner
+	stops  map[string]func(context.Context) error
+	closed bool
 }
 
 // NewDocker returns a docker provider.
@@ -115,7 +119,9 @@ func (d *Docker) Supply(ctx context.Context, t Target) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	hostNet := eng.HostNetwork
+	// With host networking, or in the network namespace of the container
+	// dbsock runs in, the server shares dbsock's loopback.
+	hostNet := eng.HostNetwork || d.joined()
 	// With host networking the server listens on this host's 127.0.0.1
 	// (and ::1, for the tcp6 path); behind a published port it must listen
 	// on the container's interface, and Docker publishes it on 127.0.0.1
@@ -138,7 +144,7 @@ func (d *Docker) Supply(ctx context.Context, t Target) (*Server, error) {
 		os.RemoveAll(dir)
 		return nil, err
 	}
-	srv := &Server{Target: target, Provenance: drivers.Provenance{Provider: d.Name(), Image: image, SocketDir: dir, NetworkMode: "host"}}
+	srv := &Server{Target: target, Provenance: drivers.Provenance{Provider: d.Name(), Image: image, SocketDir: dir, NetworkMode: d.networkMode()}}
 	if note != "" {
 		srv.Warnings = append(srv.Warnings, note)
 	}
@@ -153,7 +159,7 @@ func (d *Docker) Supply(ctx context.Context, t Target) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	if st, err := c.Inspect(ctx); err == nil {
+	if st, err := c.Inspect(ctx); err == nil && d.hostPIDs() {
 		srv.RunsAs = runsAs(st.Pid) // the entrypoint has dropped root by now
 	}
 	no6 := ""
@@ -218,6 +224,10 @@ func (d *Docker) startContainer(ctx context.Context, port int, spec ContainerSpe
 	srv.stop = cleanup
 	d.track(srv, cleanup)
 	describeContainer(ctx, c, srv, req.Image, port, spec)
+	if !d.hostPIDs() {
+		srv.CPU, srv.CPUGroup = nil, ""
+		srv.CPUWhyNot = fmt.Sprintf("dbsock runs in container %s, in a PID namespace of its own, and the engine names the server's processes by the host's pids; run the job with --pid host to have the server's CPU time", d.home.Short())
+	}
 	if err := waitContainer(ctx, c, srv, spec.Ready); err != nil {
 		return nil, errors.Join(err, srv.Stop(context.Background()))
 	}
@@ -293,19 +303,61 @@ func (d *Docker) containerRequest(image, target, dir string, port int, hostNet b
 	req := ContainerRequest{
 		Image: image, Cmd: spec.Cmd, Env: spec.Env,
 		Labels:      d.labels(target),
-		Binds:       []string{dir + ":/sock"},
+		Binds:       []string{d.hostPath(dir) + ":/sock"},
 		HostNetwork: hostNet,
 		CPUs:        placement.FormatList(d.ServerCPUs),
 	}
-	if !hostNet {
+	switch {
+	case hostNet && d.joined():
+		req.HostNetwork, req.NetworkOf = false, d.home.ID
+	case !hostNet:
 		req.Publish = port
 	}
 	return req
 }
 
+// joined says whether the servers join the network namespace of the
+// container dbsock runs in (one not on the host's network): there dbsock
+// dials their 127.0.0.1 and sockets as it would on the host.
+func (d *Docker) joined() bool { return d.home != nil && !d.home.HostNetwork }
+
+// hostPIDs says whether dbsock sees the host's pids, which the engine
+// names containers' processes by.
+func (d *Docker) hostPIDs() bool { return d.home == nil || d.home.HostPID }
+
+// networkMode is the servers' network, for the report.
+func (d *Docker) networkMode() string {
+	if d.joined() {
+		return "the network namespace of dbsock's own container " + d.home.Short()
+	}
+	return "host"
+}
+
+// hostPath is dir as the engine's host sees it (the same on the host;
+// usableEngine has checked that it maps).
+func (d *Docker) hostPath(dir string) string {
+	if d.home == nil {
+		return dir
+	}
+	if p, ok := d.home.HostPath(dir); ok {
+		return p
+	}
+	return dir
+}
+
 // labels are the labels of the run's container for target.
 func (d *Docker) labels(target string) map[string]string {
-	return map[string]string{Label: "1", RunLabel: d.runID, Label + ".target": target, PIDLabel: strconv.Itoa(os.Getpid()), OwnerLabel: Self().String()}
+	return map[string]string{Label: "1", RunLabel: d.runID, Label + ".target": target, PIDLabel: strconv.Itoa(os.Getpid()), OwnerLabel: d.ownerLabel()}
+}
+
+// ownerLabel is the run's Owner as its labels and owner file record it.
+func (d *Docker) ownerLabel() string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.owner.PID == 0 {
+		return Self().String()
+	}
+	return d.owner.String()
 }
 
 // describeContainer records in srv what the engine says of the started
@@ -343,6 +395,16 @@ func (d *Docker) usableEngine(ctx context.Context, target string) (Engine, error
 	if eng.Desktop {
 		return eng, desktopError("docker", eng)
 	}
+	home, owner := HomeOn(ctx, eng.Socket), OwnerOn(ctx, eng.Socket)
+	if home != nil {
+		if err := CheckHome(ctx, eng.Socket, "docker", "host", d.Routes); err != nil {
+			return eng, fmt.Errorf("%w %s: docker provider: %v", ErrCannotSupply, target, err)
+		}
+	}
+	d.mu.Lock()
+	d.home, d.owner = home, owner
+	d.mu.Unlock()
+	d.local.setOwner(owner)
 	return eng, nil
 }
 

@@ -36,7 +36,7 @@ func (d *Docker) runNetwork(ctx context.Context) (Network, error) {
 		return nil, err
 	}
 	nw, err := rt.NewNetwork(ctx, map[string]string{
-		Label: "1", RunLabel: d.runID, PIDLabel: strconv.Itoa(os.Getpid()), OwnerLabel: Self().String()})
+		Label: "1", RunLabel: d.runID, PIDLabel: strconv.Itoa(os.Getpid()), OwnerLabel: d.ownerLabel()})
 	if err != nil {
 		return nil, fmt.Errorf("create the run's own bridge network (for the containers off the host network): %w", err)
 	}
