@@ -37,11 +37,21 @@ left (a run in another container): clean says so, and where to run it.`,
 			for _, k := range append(kept, keptDirs...) {
 				fmt.Fprintf(stdout, "left alone: %s, whose dbsock cannot be shown to have ended: %s\n", k.What, k.Why)
 			}
-			if len(left) == 0 && len(containers) == 0 {
+			tags := compose.DeadRunTags(cmd.Context(), socket)
+			if len(left) == 0 && len(containers) == 0 && len(tags) == 0 {
 				fmt.Fprintln(stdout, "nothing to clean")
 				return nil
 			}
 			var errs []error
+			for _, tag := range tags {
+				verb := "removed"
+				if dryRun {
+					verb = "would remove"
+				} else {
+					compose.RemoveTag(cmd.Context(), socket, tag)
+				}
+				fmt.Fprintf(stdout, "%s image tag %s (the client image's tag of a run that is over)\n", verb, tag)
+			}
 			for _, c := range containers {
 				verb := "removed"
 				if dryRun {
