@@ -44,28 +44,43 @@ type HomeMount struct {
 	Destination string
 }
 
-// anyContainerID finds a 64-hex container ID in a line of mountinfo
-// (Docker's and Podman's /etc/hostname, /etc/hosts and /etc/resolv.conf
-// come from the container's own directory) or of /proc/self/cgroup
-// (cgroup v1: /docker/ID; systemd: docker-ID.scope).
-var anyContainerID = regexp.MustCompile(`(?:containers|docker|libpod)[/-]([0-9a-f]{64})(?:[/.]|$| )`)
+// containerFile is the source of a container's /etc/hostname, /etc/hosts
+// or /etc/resolv.conf, which Docker and Podman bind-mount from the
+// container's own directory (named by its ID); cgroupContainer is a
+// cgroup v1 path of a container's (/docker/ID, docker-ID.scope).
+var (
+	containerFile   = regexp.MustCompile(`/([0-9a-f]{64})/(?:userdata/)?(?:hostname|hosts|resolv\.conf)$`)
+	cgroupContainer = regexp.MustCompile(`(?:/docker/|docker-|libpod-)([0-9a-f]{64})(?:\.scope)?$`)
+)
 
-// homeCandidates lists the container IDs this process's mounts and cgroups
-// name, each once, the most telling (mountinfo's) first.
+// homeCandidates lists the container IDs this process's own mounts and
+// cgroups name, each once, the most telling (mountinfo's) first. Only the
+// files mounted at /etc/hostname, /etc/hosts and /etc/resolv.conf count:
+// on the host, mountinfo lists other containers' mounts too.
 func homeCandidates() []string {
+	mountinfo, _ := os.ReadFile("/proc/self/mountinfo")
+	cgroup, _ := os.ReadFile("/proc/self/cgroup")
+	return candidatesIn(string(mountinfo), string(cgroup))
+}
+
+// candidatesIn is homeCandidates from the text of mountinfo and cgroup.
+func candidatesIn(mountinfo, cgroup string) []string {
 	var ids []string
 	seen := map[string]bool{}
-	for _, f := range []string{"/proc/self/mountinfo", "/proc/self/cgroup"} {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			continue
+	add := func(m []string) {
+		if m != nil && !seen[m[1]] {
+			seen[m[1]] = true
+			ids = append(ids, m[1])
 		}
-		for _, m := range anyContainerID.FindAllStringSubmatch(string(b), -1) {
-			if !seen[m[1]] {
-				seen[m[1]] = true
-				ids = append(ids, m[1])
-			}
+	}
+	for _, line := range strings.Split(mountinfo, "\n") {
+		f := strings.Fields(line)
+		if len(f) >= 5 && (f[4] == "/etc/hostname" || f[4] == "/etc/hosts" || f[4] == "/etc/resolv.conf") {
+			add(containerFile.FindStringSubmatch(f[3]))
 		}
+	}
+	for _, line := range strings.Split(cgroup, "\n") {
+		add(cgroupContainer.FindStringSubmatch(line))
 	}
 	return ids
 }

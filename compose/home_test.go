@@ -1,6 +1,10 @@
 package compose
 
-import "testing"
+import (
+	"slices"
+	"strings"
+	"testing"
+)
 
 // TestHomeHostPath: a path in the job's container is found on the host
 // through the container's bind mounts and volumes, the deepest mount
@@ -44,5 +48,32 @@ func TestNoHomeOnTheHost(t *testing.T) {
 	}
 	if o := OwnerOn(t.Context(), DockerSocket()); o.Container != "" {
 		t.Errorf("OwnerOn on the host names container %s", o.Container)
+	}
+}
+
+// TestHomeCandidatesFromTheContainersOwnFiles: the container's ID is read
+// from the files mounted at /etc/hostname and the like, or its cgroup,
+// never from the other containers' mounts that the host's mountinfo
+// lists.
+func TestHomeCandidatesFromTheContainersOwnFiles(t *testing.T) {
+	id := strings.Repeat("3f", 32)
+	other := strings.Repeat("a1", 32)
+	mount := func(root, at string) string {
+		return "266 248 254:0 " + root + " " + at + " rw,relatime - ext4 /dev/vda rw\n"
+	}
+	for _, c := range []struct {
+		name, mountinfo, cgroup string
+		want                    []string
+	}{
+		{"docker's own files", mount("/var/lib/docker/containers/"+id+"/resolv.conf", "/etc/resolv.conf") + mount("/var/lib/docker/containers/"+id+"/hostname", "/etc/hostname"), "", []string{id}},
+		{"podman's", mount("/containers/storage/overlay-containers/"+id+"/userdata/hosts", "/etc/hosts"), "", []string{id}},
+		{"cgroup v1", "", "9:name=systemd:/docker/" + id + "\n8:pids:/docker/" + id, []string{id}},
+		{"systemd's scope", "", "0::/system.slice/docker-" + id + ".scope", []string{id}},
+		{"the host: other containers' mounts", mount("/", "/var/lib/docker/containers/"+other+"/mounts/shm") + mount("/", "/var/lib/docker/overlay2/"+other+"/merged"),
+			"0::/user.slice/user-1000.slice/session-2.scope", nil},
+	} {
+		if got := candidatesIn(c.mountinfo, c.cgroup); !slices.Equal(got, c.want) {
+			t.Errorf("%s: %v, want %v", c.name, got, c.want)
+		}
 	}
 }
