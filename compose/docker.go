@@ -172,12 +172,13 @@ func (d *Docker) Supply(ctx context.Context, t Target) (*Server, error) {
 		srv.NoTLS = "the tls path was not asked for"
 	}
 	offerTLS(srv, spec.TLSPort, "its TLS port would be published by Docker, not loopback")
-	config := takeConfig(srv.SocketDir, spec)
+	config := takeConfig(dir, spec)
 	tree, _ := srv.CPU.(*cpustat.Tree)
-	srv.restart = func(ctx context.Context) error { return restartContainer(ctx, c, srv, spec, config, tree) }
+	srv.restart = func(ctx context.Context) error { return restartContainer(ctx, c, srv, dir, spec, config, tree) }
 	if err := d.routes(ctx, t, image, srv, hostNet); err != nil {
 		return nil, errors.Join(err, srv.Stop(context.Background()))
 	}
+	srv.SocketDir = d.hostPath(dir) // the report's: the host's directory
 	return srv, nil
 }
 
@@ -267,16 +268,16 @@ func (d *Docker) socketDirAndPort(target string) (string, int, error) {
 }
 
 // restartContainer stops c and starts it again (the same container, its
-// data kept), with its config file back in the socket directory while it
-// starts, and waits until the server is ready; srv's CPU meter follows
+// data kept), with its config file back in the socket directory dir while
+// it starts, and waits until the server is ready; srv's CPU meter follows
 // the container's new first process.
-func restartContainer(ctx context.Context, c RunningContainer, srv *Server, spec ContainerSpec, config []byte, tree *cpustat.Tree) error {
+func restartContainer(ctx context.Context, c RunningContainer, srv *Server, dir string, spec ContainerSpec, config []byte, tree *cpustat.Tree) error {
 	if err := c.Stop(ctx, 10*time.Second); err != nil {
 		return fmt.Errorf("restart %s container: stop: %w", srv.Target, err)
 	}
 	path := ""
 	if spec.Config != "" {
-		path = filepath.Join(srv.SocketDir, spec.Config)
+		path = filepath.Join(dir, spec.Config)
 		if err := WriteServerFile(path, config, 0o644); err != nil {
 			return fmt.Errorf("restart %s container: write its config back: %w", srv.Target, err)
 		}

@@ -127,7 +127,7 @@ func (d *Docker) addRoutes(ctx context.Context, t Target, image string, srv *Ser
 	at(ip, pid)
 	tree, _ := twin.CPU.(*cpustat.Tree)
 	twin.restart = func(ctx context.Context) error {
-		if err := restartContainer(ctx, c, twin, spec, config, tree); err != nil {
+		if err := restartContainer(ctx, c, twin, dir, spec, config, tree); err != nil {
 			return err
 		}
 		ip, pid, err := containerAddr(ctx, c)

@@ -137,6 +137,13 @@ func TestRunInsideAContainer(t *testing.T) {
 	if verified[drivers.TCP] == 0 || verified[drivers.Unix] == 0 {
 		t.Errorf("runs verified per path: %v, want tcp and unix", verified)
 	}
+	for _, target := range rep.Targets {
+		// The report names the host's socket directory and the network
+		// the server shared.
+		if !strings.HasPrefix(target.SocketDir, shared+"/dbsock-") || !strings.Contains(target.NetworkMode, "network namespace of dbsock's own container") {
+			t.Errorf("%s: socket dir %q, network %q; want the host's %s/dbsock-... and the job's network namespace", target.Name, target.SocketDir, target.NetworkMode, shared)
+		}
+	}
 	if left := jobContainers(t, job); len(left) > 0 {
 		t.Errorf("the run left containers %v", left)
 	}
