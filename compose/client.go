@@ -55,7 +55,8 @@ type ClientOptions struct {
 // ClientContainer is a running client container: Exec runs dbsock in it.
 type ClientContainer struct {
 	c      RunningContainer
-	image  string // the run's own tag of the client image
+	image  string
+	tag    string // the run's own tag of image
 	user   string // "uid:gid", or "" for root with the capabilities to enter namespaces
 	socket string
 	pid    int
@@ -94,10 +95,11 @@ func StartClient(ctx context.Context, o ClientOptions) (*ClientContainer, error)
 	// The run's own tag keeps the image while the run lasts: another
 	// dbsock that removes this image's tag (a run of another build) only
 	// untags it.
-	if image, err = tagForRun(ctx, eng, binary, image); err != nil {
+	tag, err := tagForRun(ctx, eng, binary, image)
+	if err != nil {
 		return nil, fmt.Errorf("start dbsock's client container: %w", err)
 	}
-	req := ContainerRequest{Image: image, Cmd: []string{"measure", "--wait"},
+	req := ContainerRequest{Image: tag, Cmd: []string{"measure", "--wait"},
 		Labels: map[string]string{Label: "1", RunLabel: strconv.FormatInt(time.Now().UnixNano(), 36), Label + ".target": "client:" + o.Target,
 			PIDLabel: strconv.Itoa(os.Getpid()), OwnerLabel: OwnerOn(ctx, eng.Socket).String()},
 		HostNetwork: true, HostPID: true, CPUs: placement.FormatList(o.CPUs)}
@@ -113,7 +115,7 @@ func StartClient(ctx context.Context, o ClientOptions) (*ClientContainer, error)
 		req.User = fmt.Sprintf("%d:%d", os.Getuid(), os.Getgid())
 	}
 	c, err := runContainer(ctx, req)
-	cc := &ClientContainer{c: c, image: image, user: req.User, socket: eng.Socket}
+	cc := &ClientContainer{c: c, image: image, tag: tag, user: req.User, socket: eng.Socket}
 	if err != nil {
 		return nil, errors.Join(fmt.Errorf("start dbsock's client container from %s: %w", image, err), cc.Stop(context.Background()))
 	}
@@ -164,9 +166,9 @@ func (c *ClientContainer) Stop(ctx context.Context) error {
 		err = c.c.Remove(ctx, time.Second)
 		c.c = nil
 	}
-	if c.image != "" {
-		untag(ctx, c.socket, c.image)
-		c.image = ""
+	if c.tag != "" {
+		untag(ctx, c.socket, c.tag)
+		c.tag = ""
 	}
 	return err
 }
