@@ -23,9 +23,6 @@ func (o *runOptions) newProvider(names []string, serverCPUs []int) (compose.Prov
 	if err != nil {
 		return nil, err
 	}
-	if err := o.checkHome(); err != nil {
-		return nil, err
-	}
 	images, err := parseImages(o.images)
 	if err != nil {
 		return nil, err
