@@ -39,15 +39,15 @@ type Kept struct {
 	What, Why string
 }
 
-// FindLeftovers lists dbsock temp dirs under base (and /tmp) whose owner
+// FindLeftovers lists dbsock temp dirs under bases (and /tmp) whose owner
 // is shown to be gone (Owner.Judge, asking the engine at socket about an
 // owner's container), and those it cannot judge. Only dirs with an
 // OwnerFile count.
-func FindLeftovers(ctx context.Context, base, socket string) ([]Leftover, []Kept, error) {
+func FindLeftovers(ctx context.Context, socket string, bases ...string) ([]Leftover, []Kept, error) {
 	seen := map[string]bool{}
 	var out []Leftover
 	var kept []Kept
-	for _, b := range []string{base, "/tmp"} {
+	for _, b := range append(bases, "/tmp") {
 		dirs, err := filepath.Glob(filepath.Join(b, "dbsock-*"))
 		if err != nil {
 			return nil, nil, err
@@ -173,6 +173,10 @@ type LeftoverContainer struct {
 	Network           bool
 	// Why says how its owner is known to be gone.
 	Why string
+	// RunDir is the run's temp dir on the host (the parent of the
+	// server's socket directory), where the engine knows it: that of a
+	// run inside a container, under a directory it shares with the host.
+	RunDir string
 }
 
 // FindLeftoverContainers lists containers, then networks (the published
@@ -207,6 +211,7 @@ func findLeftovers(ctx context.Context, socket, list string, network bool) ([]Le
 		Image  string
 		Name   string
 		Labels map[string]string
+		Mounts []HomeMount
 	}
 	if err := json.NewDecoder(io.LimitReader(resp.Body, 64<<20)).Decode(&found); err != nil {
 		return nil, nil, fmt.Errorf("list dbsock's %ss: %w", kind, err)
@@ -225,7 +230,7 @@ func findLeftovers(ctx context.Context, socket, list string, network bool) ([]Le
 		target := cmp.Or(c.Labels[Label+".target"], c.Name)
 		switch live, why := owner.Judge(ctx, socket); live {
 		case OwnerDead:
-			out = append(out, LeftoverContainer{ID: c.ID, Image: c.Image, Target: target, Owner: owner.PID, Network: network, Why: why})
+			out = append(out, LeftoverContainer{ID: c.ID, Image: c.Image, Target: target, Owner: owner.PID, Network: network, Why: why, RunDir: runDir(c.Mounts)})
 		case OwnerUnknown:
 			kept = append(kept, Kept{What: fmt.Sprintf("%s %s (%s)", kind, shortContainerID(c.ID), target), Why: why})
 		}
@@ -304,4 +309,17 @@ func removeLabelled(ctx context.Context, socket, kind string, labels ...string) 
 		}
 	}
 	return len(found), errors.Join(errs...)
+}
+
+// runDir is the run's temp dir that holds the socket directory mounted at
+// /sock, when it is one of dbsock's (dbsock-*).
+func runDir(mounts []HomeMount) string {
+	for _, m := range mounts {
+		if m.Destination == "/sock" && m.Type == "bind" {
+			if d := filepath.Dir(m.Source); strings.HasPrefix(filepath.Base(d), "dbsock-") {
+				return d
+			}
+		}
+	}
+	return ""
 }

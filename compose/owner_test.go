@@ -84,7 +84,7 @@ func TestCleanFindsContainerRunLeftovers(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() { sleeper.Process.Kill(); sleeper.Wait() }()
-	left, _, err := FindLeftovers(context.Background(), base, DockerSocket())
+	left, _, err := FindLeftovers(context.Background(), DockerSocket(), base)
 	if err != nil {
 		t.Fatal(err)
 	}

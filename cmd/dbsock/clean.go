@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 
 	"github.com/spf13/cobra"
 
@@ -26,11 +27,20 @@ left (a run in another container): clean says so, and where to run it.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			socket := compose.DockerSocket()
-			left, keptDirs, err := compose.FindLeftovers(cmd.Context(), os.TempDir(), socket)
+			containers, kept, err := compose.FindLeftoverContainers(cmd.Context(), socket)
 			if err != nil {
 				return err
 			}
-			containers, kept, err := compose.FindLeftoverContainers(cmd.Context(), socket)
+			// A killed run's temp dir is where its containers' socket
+			// directories are: under TMPDIR, /tmp, or, for a run inside a
+			// container, the directory it shared with the host.
+			bases := []string{os.TempDir()}
+			for _, c := range containers {
+				if c.RunDir != "" {
+					bases = append(bases, filepath.Dir(c.RunDir))
+				}
+			}
+			left, keptDirs, err := compose.FindLeftovers(cmd.Context(), socket, bases...)
 			if err != nil {
 				return err
 			}

@@ -72,12 +72,13 @@ func waitForServer(t *testing.T, job string) []string {
 	return nil
 }
 
-// hostClean runs dbsock clean on the host, with TMPDIR the shared
-// directory's host path (where the job's temp dirs are).
-func hostClean(t *testing.T, shared string, args ...string) string {
+// hostClean runs dbsock clean on the host, with TMPDIR tmp (when set).
+func hostClean(t *testing.T, tmp string, args ...string) string {
 	t.Helper()
 	cmd := exec.Command(staticDbsock(t), append([]string{"clean"}, args...)...)
-	cmd.Env = append(os.Environ(), "TMPDIR="+shared)
+	if tmp != "" {
+		cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
+	}
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("dbsock clean on the host: %v\n%s", err, out)
@@ -105,7 +106,7 @@ func TestRunInsideAContainer(t *testing.T) {
 	job := startJob(t, shared, "/dbsock run redis --provider docker --image redis=dbsock/redis:7.0 --n 50000 --instances 2 --blocks 4 -q --format json --out /shared/report.json")
 	servers := waitForServer(t, job)
 	dirs := runDirs(t, shared)
-	out := hostClean(t, shared)
+	out := hostClean(t, shared) // TMPDIR where the job's temp dir is: clean looks there
 	for _, id := range servers {
 		if !exists(id) || strings.Contains(out, id[:12]) {
 			t.Errorf("dbsock clean on the host touched the live run's container %s:\n%s", id, out)
@@ -156,7 +157,8 @@ func TestRunInsideAContainer(t *testing.T) {
 // clean in another container (another PID namespace, which cannot see the
 // job's) leaves the run's containers alone and says so; once dbsock in
 // the job is killed (the job's container still running), dbsock clean on
-// the host removes its containers and its temp dir.
+// the host (TMPDIR elsewhere) removes its containers and its temp dir,
+// which it finds through the containers' socket directories.
 func TestCleanAfterARunInsideAContainerIsKilled(t *testing.T) {
 	needImages(t)
 	shared := shortTempDir(t)
@@ -178,7 +180,7 @@ func TestCleanAfterARunInsideAContainerIsKilled(t *testing.T) {
 	if out, err := exec.Command("docker", "exec", job, "sh", "-c", "kill -9 $(cat /shared/pid)").CombinedOutput(); err != nil {
 		t.Fatalf("kill dbsock in the job: %v\n%s", err, out)
 	}
-	out := hostClean(t, shared)
+	out := hostClean(t, "")
 	for _, id := range servers {
 		if exists(id) {
 			t.Errorf("dbsock clean on the host left the killed run's container %s:\n%s", id, out)
