@@ -72,7 +72,9 @@ type Docker struct {
 	mu      sync.Mutex
 	probe   *Engine
 	// home is the container dbsock runs in (nil: on the host), and owner
-	// what its containers' labels record; both set by usableEngine.
+	// what its containers' labels record; both set by usableEngine, under
+	// omu (labels are made under mu too).
+	omu    sync.Mutex
 	home   *Home
 	owner  Owner
 	stops  map[string]func(context.Context) error
@@ -119,13 +121,11 @@ func (d *Docker) Supply(ctx context.Context, t Target) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	// With host networking, or in the network namespace of the container
-	// dbsock runs in, the server shares dbsock's loopback.
 	hostNet := eng.HostNetwork || d.joined()
-	// With host networking the server listens on this host's 127.0.0.1
-	// (and ::1, for the tcp6 path); behind a published port it must listen
-	// on the container's interface, and Docker publishes it on 127.0.0.1
-	// only.
+	// With host networking (or in the network namespace of the container
+	// dbsock runs in) the server listens on dbsock's 127.0.0.1 (and ::1,
+	// for the tcp6 path); behind a published port it must listen on the
+	// container's interface, and Docker publishes it on 127.0.0.1 only.
 	bind := strings.Join(Loopbacks(), ",")
 	if !hostNet {
 		bind = "0.0.0.0"
@@ -227,7 +227,7 @@ func (d *Docker) startContainer(ctx context.Context, port int, spec ContainerSpe
 	describeContainer(ctx, c, srv, req.Image, port, spec)
 	if !d.hostPIDs() {
 		srv.CPU, srv.CPUGroup = nil, ""
-		srv.CPUWhyNot = fmt.Sprintf("dbsock runs in container %s, in a PID namespace of its own, and the engine names the server's processes by the host's pids; run the job with --pid host to have the server's CPU time", d.home.Short())
+		srv.CPUWhyNot = fmt.Sprintf("dbsock runs in container %s, in a PID namespace of its own, and the engine names the server's processes by the host's pids; run the job with --pid host to have the server's CPU time", d.inContainer().Short())
 	}
 	if err := waitContainer(ctx, c, srv, spec.Ready); err != nil {
 		return nil, errors.Join(err, srv.Stop(context.Background()))
@@ -310,55 +310,16 @@ func (d *Docker) containerRequest(image, target, dir string, port int, hostNet b
 	}
 	switch {
 	case hostNet && d.joined():
-		req.HostNetwork, req.NetworkOf = false, d.home.ID
+		req.HostNetwork, req.NetworkOf = false, d.inContainer().ID
 	case !hostNet:
 		req.Publish = port
 	}
 	return req
 }
 
-// joined says whether the servers join the network namespace of the
-// container dbsock runs in (one not on the host's network): there dbsock
-// dials their 127.0.0.1 and sockets as it would on the host.
-func (d *Docker) joined() bool { return d.home != nil && !d.home.HostNetwork }
-
-// hostPIDs says whether dbsock sees the host's pids, which the engine
-// names containers' processes by.
-func (d *Docker) hostPIDs() bool { return d.home == nil || d.home.HostPID }
-
-// networkMode is the servers' network, for the report.
-func (d *Docker) networkMode() string {
-	if d.joined() {
-		return "the network namespace of dbsock's own container " + d.home.Short()
-	}
-	return "host"
-}
-
-// hostPath is dir as the engine's host sees it (the same on the host;
-// usableEngine has checked that it maps).
-func (d *Docker) hostPath(dir string) string {
-	if d.home == nil {
-		return dir
-	}
-	if p, ok := d.home.HostPath(dir); ok {
-		return p
-	}
-	return dir
-}
-
 // labels are the labels of the run's container for target.
 func (d *Docker) labels(target string) map[string]string {
 	return map[string]string{Label: "1", RunLabel: d.runID, Label + ".target": target, PIDLabel: strconv.Itoa(os.Getpid()), OwnerLabel: d.ownerLabel()}
-}
-
-// ownerLabel is the run's Owner as its labels and owner file record it.
-func (d *Docker) ownerLabel() string {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if d.owner.PID == 0 {
-		return Self().String()
-	}
-	return d.owner.String()
 }
 
 // describeContainer records in srv what the engine says of the started
@@ -402,9 +363,9 @@ func (d *Docker) usableEngine(ctx context.Context, target string) (Engine, error
 			return eng, fmt.Errorf("%w %s: docker provider: %v", ErrCannotSupply, target, err)
 		}
 	}
-	d.mu.Lock()
+	d.omu.Lock()
 	d.home, d.owner = home, owner
-	d.mu.Unlock()
+	d.omu.Unlock()
 	d.local.setOwner(owner)
 	return eng, nil
 }

@@ -201,3 +201,56 @@ func OwnerOn(ctx context.Context, socket string) Owner {
 	}
 	return o
 }
+
+// joined says whether the servers join the network namespace of the
+// container dbsock runs in (one not on the host's network): there dbsock
+// dials their 127.0.0.1 and sockets as it would on the host.
+func (d *Docker) joined() bool {
+	h := d.inContainer()
+	return h != nil && !h.HostNetwork
+}
+
+// inContainer is the container dbsock runs in (nil: on the host).
+func (d *Docker) inContainer() *Home {
+	d.omu.Lock()
+	defer d.omu.Unlock()
+	return d.home
+}
+
+// hostPIDs says whether dbsock sees the host's pids, which the engine
+// names containers' processes by.
+func (d *Docker) hostPIDs() bool {
+	h := d.inContainer()
+	return h == nil || h.HostPID
+}
+
+// networkMode is the servers' network, for the report.
+func (d *Docker) networkMode() string {
+	if d.joined() {
+		return "the network namespace of dbsock's own container " + d.inContainer().Short()
+	}
+	return "host"
+}
+
+// hostPath is dir as the engine's host sees it (the same on the host;
+// usableEngine has checked that it maps).
+func (d *Docker) hostPath(dir string) string {
+	h := d.inContainer()
+	if h == nil {
+		return dir
+	}
+	if p, ok := h.HostPath(dir); ok {
+		return p
+	}
+	return dir
+}
+
+// ownerLabel is the run's Owner as its labels and owner file record it.
+func (d *Docker) ownerLabel() string {
+	d.omu.Lock()
+	defer d.omu.Unlock()
+	if d.owner.PID == 0 {
+		return Self().String()
+	}
+	return d.owner.String()
+}
