@@ -105,8 +105,8 @@ func HomeOn(ctx context.Context, socket string) *Home {
 	return home
 }
 
-// inspectHome asks the engine about container id, which must run this very
-// process's PID namespace or share the host's.
+// inspectHome asks the engine about container id (read from this
+// process's own mounts or cgroup), which must be running.
 func inspectHome(ctx context.Context, socket, id string) (*Home, error) {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()

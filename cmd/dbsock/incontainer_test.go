@@ -103,7 +103,8 @@ func exists(id string) bool { return exec.Command("docker", "inspect", id).Run()
 func TestRunInsideAContainer(t *testing.T) {
 	needImages(t)
 	shared := shortTempDir(t)
-	job := startJob(t, shared, "/dbsock run redis --provider docker --image redis=dbsock/redis:7.0 --n 50000 --instances 2 --blocks 4 -q --format json --out /shared/report.json")
+	// Long enough (seconds) that the clean below runs while it measures.
+	job := startJob(t, shared, "/dbsock run redis --provider docker --image redis=dbsock/redis:7.0 --n 150000 --instances 2 --blocks 4 -q --format json --out /shared/report.json")
 	servers := waitForServer(t, job)
 	dirs := runDirs(t, shared)
 	out := hostClean(t, shared) // TMPDIR where the job's temp dir is: clean looks there
