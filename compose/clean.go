@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"os"
@@ -27,17 +28,29 @@ type Leftover struct {
 	Dir   string
 	Owner int
 	PIDs  []int
+	// Why says how its owner is known to be gone.
+	Why string
 }
 
-// FindLeftovers lists dbsock temp dirs under base (and /tmp) whose owner
-// is no longer running. Only dirs with an OwnerFile count.
-func FindLeftovers(base string) ([]Leftover, error) {
+// Kept is something of dbsock's that clean leaves alone because it cannot
+// show that its owner has ended (Owner.Judge): What it is, and Why, with
+// what to do.
+type Kept struct {
+	What, Why string
+}
+
+// FindLeftovers lists dbsock temp dirs under bases (and /tmp) whose owner
+// is shown to be gone (Owner.Judge, asking the engine at socket about an
+// owner's container), and those it cannot judge. Only dirs with an
+// OwnerFile count.
+func FindLeftovers(ctx context.Context, socket string, bases ...string) ([]Leftover, []Kept, error) {
 	seen := map[string]bool{}
 	var out []Leftover
-	for _, b := range []string{base, "/tmp"} {
+	var kept []Kept
+	for _, b := range append(bases, "/tmp") {
 		dirs, err := filepath.Glob(filepath.Join(b, "dbsock-*"))
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		for _, d := range dirs {
 			if seen[d] {
@@ -53,13 +66,18 @@ func FindLeftovers(base string) ([]Leftover, error) {
 				continue // not made by dbsock's local provider
 			}
 			owner, err := ParseOwner(string(b))
-			if err != nil || owner.Alive() {
-				continue // a run in progress
+			if err != nil {
+				continue
 			}
-			out = append(out, Leftover{Dir: d, Owner: owner.PID, PIDs: processesUsing(d)})
+			switch live, why := owner.Judge(ctx, socket); live {
+			case OwnerDead:
+				out = append(out, Leftover{Dir: d, Owner: owner.PID, PIDs: processesUsing(d), Why: why})
+			case OwnerUnknown:
+				kept = append(kept, Kept{What: d, Why: why})
+			}
 		}
 	}
-	return out, nil
+	return out, kept, nil
 }
 
 // Clean kills the leftover's server processes and removes its dir.
@@ -153,56 +171,71 @@ type LeftoverContainer struct {
 	ID, Image, Target string
 	Owner             int
 	Network           bool
+	// Why says how its owner is known to be gone.
+	Why string
+	// RunDir is the run's temp dir on the host (the parent of the
+	// server's socket directory), where the engine knows it: that of a
+	// run inside a container, under a directory it shares with the host.
+	RunDir string
 }
 
 // FindLeftoverContainers lists containers, then networks (the published
-// and bridge paths'), labelled by dbsock whose dbsock is no longer
-// running. With no Docker engine it returns none.
-func FindLeftoverContainers(ctx context.Context, socket string) ([]LeftoverContainer, error) {
-	containers, err := findLeftovers(ctx, socket, "/containers/json?all=1&filters=", false)
+// and bridge paths'), labelled by dbsock whose dbsock is shown to be gone
+// (Owner.Judge), and those whose owner it cannot judge. With no Docker
+// engine it returns none.
+func FindLeftoverContainers(ctx context.Context, socket string) ([]LeftoverContainer, []Kept, error) {
+	containers, kept, err := findLeftovers(ctx, socket, "/containers/json?all=1&filters=", false)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	networks, err := findLeftovers(ctx, socket, "/networks?filters=", true)
-	return append(containers, networks...), err
+	networks, keptNets, err := findLeftovers(ctx, socket, "/networks?filters=", true)
+	return append(containers, networks...), append(kept, keptNets...), err
 }
 
-func findLeftovers(ctx context.Context, socket, list string, network bool) ([]LeftoverContainer, error) {
+func findLeftovers(ctx context.Context, socket, list string, network bool) ([]LeftoverContainer, []Kept, error) {
 	filter := url.QueryEscape(`{"label":["` + Label + `=1"]}`)
 	resp, err := dockerAPI(ctx, socket, http.MethodGet, list+filter)
 	if err != nil {
-		return nil, nil // no engine: nothing of ours can be there
+		return nil, nil, nil // no engine: nothing of ours can be there
 	}
 	defer resp.Body.Close()
+	kind := "container"
+	if network {
+		kind = "network"
+	}
 	if resp.StatusCode != http.StatusOK {
-		kind := "containers"
-		if network {
-			kind = "networks"
-		}
-		return nil, fmt.Errorf("list dbsock's %s: the Docker engine answered %s", kind, resp.Status)
+		return nil, nil, fmt.Errorf("list dbsock's %ss: the Docker engine answered %s", kind, resp.Status)
 	}
 	var found []struct {
 		ID     string `json:"Id"`
 		Image  string
 		Name   string
 		Labels map[string]string
+		Mounts []HomeMount
 	}
-	if err := json.NewDecoder(resp.Body).Decode(&found); err != nil {
-		return nil, fmt.Errorf("list dbsock's containers and networks: %w", err)
+	if err := json.NewDecoder(io.LimitReader(resp.Body, 64<<20)).Decode(&found); err != nil {
+		return nil, nil, fmt.Errorf("list dbsock's %ss: %w", kind, err)
 	}
 	var out []LeftoverContainer
+	var kept []Kept
 	for _, c := range found {
 		spec := c.Labels[OwnerLabel]
 		if spec == "" {
 			spec = c.Labels[PIDLabel] // an older dbsock's
 		}
 		owner, err := ParseOwner(spec)
-		if err != nil || owner.Alive() {
-			continue // started by hand (docker compose up), or a run in progress
+		if err != nil {
+			continue // started by hand (docker compose up)
 		}
-		out = append(out, LeftoverContainer{ID: c.ID, Image: c.Image, Target: cmp.Or(c.Labels[Label+".target"], c.Name), Owner: owner.PID, Network: network})
+		target := cmp.Or(c.Labels[Label+".target"], c.Name)
+		switch live, why := owner.Judge(ctx, socket); live {
+		case OwnerDead:
+			out = append(out, LeftoverContainer{ID: c.ID, Image: c.Image, Target: target, Owner: owner.PID, Network: network, Why: why, RunDir: runDir(c.Mounts)})
+		case OwnerUnknown:
+			kept = append(kept, Kept{What: fmt.Sprintf("%s %s (%s)", kind, shortContainerID(c.ID), target), Why: why})
+		}
 	}
-	return out, nil
+	return out, kept, nil
 }
 
 // Remove force-removes the container and its anonymous volumes (or the
@@ -276,4 +309,17 @@ func removeLabelled(ctx context.Context, socket, kind string, labels ...string) 
 		}
 	}
 	return len(found), errors.Join(errs...)
+}
+
+// runDir is the run's temp dir that holds the socket directory mounted at
+// /sock, when it is one of dbsock's (dbsock-*).
+func runDir(mounts []HomeMount) string {
+	for _, m := range mounts {
+		if m.Destination == "/sock" && m.Type == "bind" {
+			if d := filepath.Dir(m.Source); strings.HasPrefix(filepath.Base(d), "dbsock-") {
+				return d
+			}
+		}
+	}
+	return ""
 }

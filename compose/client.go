@@ -54,10 +54,12 @@ type ClientOptions struct {
 
 // ClientContainer is a running client container: Exec runs dbsock in it.
 type ClientContainer struct {
-	c     RunningContainer
-	image string
-	user  string // "uid:gid", or "" for root with the capabilities to enter namespaces
-	pid   int
+	c      RunningContainer
+	image  string
+	tag    string // the run's own tag of image
+	user   string // "uid:gid", or "" for root with the capabilities to enter namespaces
+	socket string
+	pid    int
 }
 
 // ClientBase is the image a dynamically linked dbsock runs on (it needs
@@ -90,9 +92,16 @@ func StartClient(ctx context.Context, o ClientOptions) (*ClientContainer, error)
 	if err != nil {
 		return nil, fmt.Errorf("start dbsock's client container: %w", err)
 	}
-	req := ContainerRequest{Image: image, Cmd: []string{"measure", "--wait"},
+	// The run's own tag keeps the image while the run lasts: another
+	// dbsock that removes this image's tag (a run of another build) only
+	// untags it.
+	tag, err := tagForRun(ctx, eng, binary, image)
+	if err != nil {
+		return nil, fmt.Errorf("start dbsock's client container: %w", err)
+	}
+	req := ContainerRequest{Image: tag, Cmd: []string{"measure", "--wait"},
 		Labels: map[string]string{Label: "1", RunLabel: strconv.FormatInt(time.Now().UnixNano(), 36), Label + ".target": "client:" + o.Target,
-			PIDLabel: strconv.Itoa(os.Getpid()), OwnerLabel: Self().String()},
+			PIDLabel: strconv.Itoa(os.Getpid()), OwnerLabel: OwnerOn(ctx, eng.Socket).String()},
 		HostNetwork: true, HostPID: true, CPUs: placement.FormatList(o.CPUs)}
 	for _, d := range o.Dirs {
 		req.Binds = append(req.Binds, d+":"+d)
@@ -106,7 +115,7 @@ func StartClient(ctx context.Context, o ClientOptions) (*ClientContainer, error)
 		req.User = fmt.Sprintf("%d:%d", os.Getuid(), os.Getgid())
 	}
 	c, err := runContainer(ctx, req)
-	cc := &ClientContainer{c: c, image: image, user: req.User}
+	cc := &ClientContainer{c: c, image: image, tag: tag, user: req.User, socket: eng.Socket}
 	if err != nil {
 		return nil, errors.Join(fmt.Errorf("start dbsock's client container from %s: %w", image, err), cc.Stop(context.Background()))
 	}
@@ -147,14 +156,77 @@ func (c *ClientContainer) Place() string {
 		shortContainerID(c.c.ID()), c.image, as, cpus)
 }
 
-// Stop removes the container.
+// Stop removes the container and the run's tag of its image.
 func (c *ClientContainer) Stop(ctx context.Context) error {
-	if c == nil || c.c == nil {
+	if c == nil {
 		return nil
 	}
-	err := c.c.Remove(ctx, time.Second)
-	c.c = nil
+	var err error
+	if c.c != nil {
+		err = c.c.Remove(ctx, time.Second)
+		c.c = nil
+	}
+	if c.tag != "" {
+		untag(ctx, c.socket, c.tag)
+		c.tag = ""
+	}
 	return err
+}
+
+// runTag is the tag of image that this run holds: the image's own tag,
+// then this dbsock's pid and start time, which dbsock clean and other
+// runs judge as an Owner.
+func runTag(image string) string {
+	o := Self()
+	return fmt.Sprintf("%s-%d-%d", image, o.PID, o.Start)
+}
+
+// tagForRun gives image (built from binary) the run's own tag and returns
+// it; when another dbsock removed image in the meantime, it builds it
+// again, once.
+func tagForRun(ctx context.Context, eng Engine, binary, image string) (string, error) {
+	tag := runTag(image)
+	repo, name, _ := strings.Cut(tag, ":")
+	for attempt := 0; ; attempt++ {
+		resp, err := dockerAPI(ctx, eng.Socket, http.MethodPost, "/images/"+url.PathEscape(image)+"/tag?repo="+url.QueryEscape(repo)+"&tag="+url.QueryEscape(name))
+		if err != nil {
+			return "", fmt.Errorf("tag the client image %s for this run: %w", image, err)
+		}
+		resp.Body.Close()
+		switch {
+		case resp.StatusCode < 300:
+			return tag, nil
+		case resp.StatusCode != http.StatusNotFound || attempt > 0:
+			return "", fmt.Errorf("tag the client image %s for this run: the Docker engine answered %s", image, resp.Status)
+		}
+		if image, err = clientImage(ctx, eng, binary); err != nil {
+			return "", err
+		}
+	}
+}
+
+// untag removes one tag (the image goes with its last tag, unless a
+// container uses it).
+func untag(ctx context.Context, socket, tag string) {
+	if resp, err := dockerAPI(ctx, socket, http.MethodDelete, "/images/"+url.PathEscape(tag)+"?noprune=0"); err == nil {
+		resp.Body.Close()
+	}
+}
+
+// runTagOwner reads the owner from a run's tag of a client image
+// (dbsock/client:HASH-PID-START); ok is false for an image's own tag.
+func runTagOwner(tag string) (Owner, bool) {
+	_, name, _ := strings.Cut(tag, ":")
+	f := strings.Split(name, "-")
+	if len(f) != 3 {
+		return Owner{}, false
+	}
+	pid, err1 := strconv.Atoi(f[1])
+	start, err2 := strconv.ParseUint(f[2], 10, 64)
+	if err1 != nil || err2 != nil || pid <= 0 {
+		return Owner{}, false
+	}
+	return Owner{PID: pid, Start: start}, true
 }
 
 // elfMachines are the engine's architecture names by ELF machine.
@@ -260,33 +332,65 @@ func clientImage(ctx context.Context, eng Engine, binary string) (string, error)
 	return image, nil
 }
 
-// removeOtherClientImages removes the client images of other dbsock
-// binaries (each build of dbsock makes its own), unless a container uses
-// them: the engine refuses, and they stay.
+// removeOtherClientImages removes the tags of the client images of other
+// dbsock binaries (each build of dbsock makes its own), and the tags of
+// runs shown to be over: an image goes with its last tag, so one a run
+// still holds (by its own tag, or a container) stays.
 func removeOtherClientImages(ctx context.Context, socket, keep string) {
-	resp, err := dockerAPI(ctx, socket, http.MethodGet, "/images/json?filters="+url.QueryEscape(`{"reference":["dbsock/client"]}`))
-	if err != nil {
-		return
-	}
-	var list []struct {
-		ID       string `json:"Id"`
-		RepoTags []string
-	}
-	err = json.NewDecoder(resp.Body).Decode(&list)
-	resp.Body.Close()
-	if err != nil {
-		return
-	}
-	for _, img := range list {
-		for _, tag := range img.RepoTags {
-			if tag != keep && strings.HasPrefix(tag, "dbsock/client:") {
-				if resp, err := dockerAPI(ctx, socket, http.MethodDelete, "/images/"+url.PathEscape(tag)); err == nil {
-					resp.Body.Close()
-				}
+	for _, tag := range clientTags(ctx, socket) {
+		if o, ok := runTagOwner(tag); ok {
+			if live, _ := o.Judge(ctx, socket); live == OwnerDead {
+				untag(ctx, socket, tag)
 			}
+			continue
+		}
+		if tag != keep {
+			untag(ctx, socket, tag)
 		}
 	}
 }
+
+// clientTags lists the tags of dbsock's client images.
+func clientTags(ctx context.Context, socket string) []string {
+	resp, err := dockerAPI(ctx, socket, http.MethodGet, "/images/json?filters="+url.QueryEscape(`{"reference":["dbsock/client"]}`))
+	if err != nil {
+		return nil
+	}
+	defer resp.Body.Close()
+	var list []struct {
+		RepoTags []string
+	}
+	if err := json.NewDecoder(io.LimitReader(resp.Body, 16<<20)).Decode(&list); err != nil {
+		return nil
+	}
+	var tags []string
+	for _, img := range list {
+		for _, tag := range img.RepoTags {
+			if strings.HasPrefix(tag, "dbsock/client:") {
+				tags = append(tags, tag)
+			}
+		}
+	}
+	return tags
+}
+
+// DeadRunTags lists the tags of client images that runs shown to be over
+// (Owner.Judge) held: what dbsock clean removes (RemoveTag).
+func DeadRunTags(ctx context.Context, socket string) []string {
+	var dead []string
+	for _, tag := range clientTags(ctx, socket) {
+		if o, ok := runTagOwner(tag); ok {
+			if live, _ := o.Judge(ctx, socket); live == OwnerDead {
+				dead = append(dead, tag)
+			}
+		}
+	}
+	return dead
+}
+
+// RemoveTag removes one tag of an image (the image goes with its last
+// tag, unless a container uses it).
+func RemoveTag(ctx context.Context, socket, tag string) { untag(ctx, socket, tag) }
 
 // buildImage sends a build context (a tar holding a Dockerfile) to the
 // engine's /build and reads its answer to the end.

@@ -71,8 +71,14 @@ type Docker struct {
 	nb      *neighbourContainer // the service path's, once started
 	mu      sync.Mutex
 	probe   *Engine
-	stops   map[string]func(context.Context) error
-	closed  bool
+	// home is the container dbsock runs in (nil: on the host), and owner
+	// what its containers' labels record; both set by usableEngine, under
+	// omu (labels are made under mu too).
+	omu    sync.Mutex
+	home   *Home
+	owner  Owner
+	stops  map[string]func(context.Context) error
+	closed bool
 }
 
 // NewDocker returns a docker provider.
@@ -115,11 +121,11 @@ func (d *Docker) Supply(ctx context.Context, t Target) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	hostNet := eng.HostNetwork
-	// With host networking the server listens on this host's 127.0.0.1
-	// (and ::1, for the tcp6 path); behind a published port it must listen
-	// on the container's interface, and Docker publishes it on 127.0.0.1
-	// only.
+	hostNet := eng.HostNetwork || d.joined()
+	// With host networking (or in the network namespace of the container
+	// dbsock runs in) the server listens on dbsock's 127.0.0.1 (and ::1,
+	// for the tcp6 path); behind a published port it must listen on the
+	// container's interface, and Docker publishes it on 127.0.0.1 only.
 	bind := strings.Join(Loopbacks(), ",")
 	if !hostNet {
 		bind = "0.0.0.0"
@@ -138,7 +144,7 @@ func (d *Docker) Supply(ctx context.Context, t Target) (*Server, error) {
 		os.RemoveAll(dir)
 		return nil, err
 	}
-	srv := &Server{Target: target, Provenance: drivers.Provenance{Provider: d.Name(), Image: image, SocketDir: dir, NetworkMode: "host"}}
+	srv := &Server{Target: target, Provenance: drivers.Provenance{Provider: d.Name(), Image: image, SocketDir: dir, NetworkMode: d.networkMode()}}
 	if note != "" {
 		srv.Warnings = append(srv.Warnings, note)
 	}
@@ -153,7 +159,7 @@ func (d *Docker) Supply(ctx context.Context, t Target) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	if st, err := c.Inspect(ctx); err == nil {
+	if st, err := c.Inspect(ctx); err == nil && d.hostPIDs() {
 		srv.RunsAs = runsAs(st.Pid) // the entrypoint has dropped root by now
 	}
 	no6 := ""
@@ -166,12 +172,13 @@ func (d *Docker) Supply(ctx context.Context, t Target) (*Server, error) {
 		srv.NoTLS = "the tls path was not asked for"
 	}
 	offerTLS(srv, spec.TLSPort, "its TLS port would be published by Docker, not loopback")
-	config := takeConfig(srv.SocketDir, spec)
+	config := takeConfig(dir, spec)
 	tree, _ := srv.CPU.(*cpustat.Tree)
-	srv.restart = func(ctx context.Context) error { return restartContainer(ctx, c, srv, spec, config, tree) }
+	srv.restart = func(ctx context.Context) error { return restartContainer(ctx, c, srv, dir, spec, config, tree) }
 	if err := d.routes(ctx, t, image, srv, hostNet); err != nil {
 		return nil, errors.Join(err, srv.Stop(context.Background()))
 	}
+	srv.SocketDir = d.hostPath(dir) // the report's: the host's directory
 	return srv, nil
 }
 
@@ -222,6 +229,10 @@ func (d *Docker) startContainer(ctx context.Context, port int, spec ContainerSpe
 	srv.stop = cleanup
 	d.track(srv, cleanup)
 	describeContainer(ctx, c, srv, req.Image, port, spec)
+	if !d.hostPIDs() {
+		srv.CPU, srv.CPUGroup = nil, ""
+		srv.CPUWhyNot = fmt.Sprintf("dbsock runs in container %s, in a PID namespace of its own, and the engine names the server's processes by the host's pids; run the job with --pid host to have the server's CPU time", d.inContainer().Short())
+	}
 	if err := waitContainer(ctx, c, srv, spec.Ready); err != nil {
 		return nil, errors.Join(err, srv.Stop(context.Background()))
 	}
@@ -256,7 +267,7 @@ func secretPaths(dir string, spec ContainerSpec) []string {
 // no other user of this host may enter.
 func writeSecrets(dir string, spec ContainerSpec) error {
 	for name, data := range spec.Secrets {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644); err != nil {
+		if err := WriteServerFile(filepath.Join(dir, name), []byte(data), 0o644); err != nil {
 			return fmt.Errorf("hand the server its password: write %s into its socket dir: %w", name, err)
 		}
 	}
@@ -290,7 +301,7 @@ func (files handOver) putBack(dir string) (func(), error) {
 		}
 	}
 	for name, f := range files {
-		if err := os.WriteFile(filepath.Join(dir, name), f.data, f.mode); err != nil {
+		if err := WriteServerFile(filepath.Join(dir, name), f.data, f.mode); err != nil {
 			remove()
 			return remove, err
 		}
@@ -319,19 +330,19 @@ func (d *Docker) socketDirAndPort(target string) (string, int, error) {
 }
 
 // restartContainer stops c and starts it again (the same container, its
-// data kept), with its config file and secrets back in the socket
-// directory while it starts, and waits until the server is ready; srv's
-// CPU meter follows the container's new first process.
-func restartContainer(ctx context.Context, c RunningContainer, srv *Server, spec ContainerSpec, config handOver, tree *cpustat.Tree) error {
+// data kept), with its config file and secrets back in its socket
+// directory dir while it starts, and waits until the server is ready;
+// srv's CPU meter follows the container's new first process.
+func restartContainer(ctx context.Context, c RunningContainer, srv *Server, dir string, spec ContainerSpec, config handOver, tree *cpustat.Tree) error {
 	if err := c.Stop(ctx, 10*time.Second); err != nil {
 		return fmt.Errorf("restart %s container: stop: %w", srv.Target, err)
 	}
-	remove, err := config.putBack(srv.SocketDir)
+	remove, err := config.putBack(dir)
 	if err != nil {
 		return fmt.Errorf("restart %s container: write its config back: %w", srv.Target, err)
 	}
 	defer remove()
-	defer removeOnceRead(secretPaths(srv.SocketDir, spec))()
+	defer removeOnceRead(secretPaths(dir, spec))()
 	if err := c.Start(ctx); err != nil {
 		return fmt.Errorf("restart %s container: start: %w", srv.Target, err)
 	}
@@ -353,11 +364,14 @@ func (d *Docker) containerRequest(image, target, dir string, port int, hostNet b
 	req := ContainerRequest{
 		Image: image, Cmd: spec.Cmd, Env: spec.Env,
 		Labels:      d.labels(target),
-		Binds:       []string{dir + ":/sock"},
+		Binds:       []string{d.hostPath(dir) + ":/sock"},
 		HostNetwork: hostNet,
 		CPUs:        placement.FormatList(d.ServerCPUs),
 	}
-	if !hostNet {
+	switch {
+	case hostNet && d.joined():
+		req.HostNetwork, req.NetworkOf = false, d.inContainer().ID
+	case !hostNet:
 		req.Publish = port
 	}
 	return req
@@ -365,7 +379,7 @@ func (d *Docker) containerRequest(image, target, dir string, port int, hostNet b
 
 // labels are the labels of the run's container for target.
 func (d *Docker) labels(target string) map[string]string {
-	return map[string]string{Label: "1", RunLabel: d.runID, Label + ".target": target, PIDLabel: strconv.Itoa(os.Getpid()), OwnerLabel: Self().String()}
+	return map[string]string{Label: "1", RunLabel: d.runID, Label + ".target": target, PIDLabel: strconv.Itoa(os.Getpid()), OwnerLabel: d.ownerLabel()}
 }
 
 // describeContainer records in srv what the engine says of the started
@@ -403,6 +417,16 @@ func (d *Docker) usableEngine(ctx context.Context, target string) (Engine, error
 	if eng.Desktop {
 		return eng, desktopError("docker", eng)
 	}
+	home, owner := HomeOn(ctx, eng.Socket), OwnerOn(ctx, eng.Socket)
+	if home != nil {
+		if err := CheckHome(ctx, eng.Socket, "docker", "host", d.Routes); err != nil {
+			return eng, fmt.Errorf("%w %s: docker provider: %v", ErrCannotSupply, target, err)
+		}
+	}
+	d.omu.Lock()
+	d.home, d.owner = home, owner
+	d.omu.Unlock()
+	d.local.setOwner(owner)
 	return eng, nil
 }
 

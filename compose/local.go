@@ -44,6 +44,8 @@ type Local struct {
 
 	mu   sync.Mutex
 	root string
+	// owner is what its owner file records (zero: Self()).
+	owner Owner
 	// tmpNote says why the temp dir is not under $TMPDIR ("" when it is).
 	tmpNote string
 }
@@ -81,25 +83,43 @@ func (l *Local) serverDir(target string) (string, error) {
 	if l.root == "" {
 		// Socket paths must fit in 107 bytes: a long $TMPDIR (macOS has
 		// one) gives way to /tmp.
-		base := os.TempDir()
-		if len(base) > maxTempBase {
-			l.tmpNote = fmt.Sprintf("The temp dir %s (TMPDIR) is longer than %d bytes, too long for the servers' socket paths (at most %d bytes): their files and sockets are under /tmp instead.",
-				base, maxTempBase, drivers.MaxSocketPath)
-			base = "/tmp"
-		}
+		base, note := tempBase()
+		l.tmpNote = note
 		root, err := os.MkdirTemp(base, "dbsock-")
 		if err != nil {
 			return "", fmt.Errorf("create a temp dir for local servers in %s: %w; set TMPDIR to an existing directory this user may write (TMPDIR is %q)", base, err, os.Getenv("TMPDIR"))
 		}
 		// The owner's pid lets "dbsock clean" tell a live run from the
 		// leftovers of one that was killed.
-		if err := os.WriteFile(filepath.Join(root, OwnerFile), []byte(Self().String()+"\n"), 0o600); err != nil {
+		owner := l.owner
+		if owner.PID == 0 {
+			owner = Self()
+		}
+		if err := os.WriteFile(filepath.Join(root, OwnerFile), []byte(owner.String()+"\n"), 0o600); err != nil {
 			os.RemoveAll(root)
 			return "", fmt.Errorf("create a temp dir for local servers in %s: %w", base, err)
 		}
 		l.root = root
 	}
 	return os.MkdirTemp(l.root, target+"-")
+}
+
+// setOwner sets what the owner file of its temp dir records.
+func (l *Local) setOwner(o Owner) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.owner = o
+}
+
+// tempBase is where the run's temp dir goes: $TMPDIR, or /tmp when that
+// is too long for the servers' socket paths (note says so).
+func tempBase() (base, note string) {
+	base = os.TempDir()
+	if len(base) > maxTempBase {
+		return "/tmp", fmt.Sprintf("The temp dir %s (TMPDIR) is longer than %d bytes, too long for the servers' socket paths (at most %d bytes): their files and sockets are under /tmp instead.",
+			base, maxTempBase, drivers.MaxSocketPath)
+	}
+	return base, ""
 }
 
 // SearchPath is $PATH for messages, or a word saying it is empty.

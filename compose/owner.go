@@ -2,6 +2,7 @@ package compose
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"os"
 	"strconv"
@@ -16,22 +17,40 @@ import (
 // the host). Start is the process's start time in clock ticks after boot
 // (/proc/PID/stat, field 22), the same from every PID namespace of the
 // host; Boot is the kernel's boot id, so that nothing outlives a reboot.
+// PID is a number in the PID namespace PIDNS; Container, when the owner
+// ran in a container of the engine its containers are on, is that
+// container's ID, which the engine can be asked about (see Judge).
 type Owner struct {
 	PID   int
 	Start uint64 // 0: unknown (an older dbsock wrote only the pid)
 	Boot  string
+	// PIDNS is the inode of the owner's PID namespace (/proc/self/ns/pid;
+	// 0: unknown, an older dbsock's record).
+	PIDNS uint64
+	// Container is the engine's ID of the container the owner ran in
+	// ("": none the engine knew).
+	Container string
 }
 
-// Self is this process as an Owner.
+// Self is this process as an Owner (without Container: see OwnerOn).
 var Self = sync.OnceValue(func() Owner {
 	pid := os.Getpid()
 	start, _ := startTime(pid)
-	return Owner{PID: pid, Start: start, Boot: bootID()}
+	ns, _ := pidNamespace("self")
+	return Owner{PID: pid, Start: start, Boot: bootID(), PIDNS: ns}
 })
 
-// String is the form ParseOwner reads: "PID START BOOT".
+// String is the form ParseOwner reads: "PID START BOOT pidns=N
+// container=ID" (the last two when known).
 func (o Owner) String() string {
-	return fmt.Sprintf("%d %d %s", o.PID, o.Start, o.Boot)
+	s := fmt.Sprintf("%d %d %s", o.PID, o.Start, cmp.Or(o.Boot, "-"))
+	if o.PIDNS != 0 {
+		s += fmt.Sprintf(" pidns=%d", o.PIDNS)
+	}
+	if o.Container != "" {
+		s += " container=" + o.Container
+	}
+	return s
 }
 
 // ParseOwner reads an Owner's String, or a bare pid (older dbsock).
@@ -50,16 +69,31 @@ func ParseOwner(s string) (Owner, error) {
 			return Owner{}, fmt.Errorf("owner %q: bad start time", s)
 		}
 	}
-	if len(f) >= 3 {
+	if len(f) >= 3 && f[2] != "-" {
 		o.Boot = f[2]
+	}
+	for _, kv := range f[min(len(f), 3):] {
+		k, v, _ := strings.Cut(kv, "=")
+		switch k {
+		case "pidns":
+			if o.PIDNS, err = strconv.ParseUint(v, 10, 64); err != nil {
+				return Owner{}, fmt.Errorf("owner %q: bad PID namespace", s)
+			}
+		case "container":
+			if !containerID.MatchString(v) {
+				return Owner{}, fmt.Errorf("owner %q: bad container ID", s)
+			}
+			o.Container = v
+		}
 	}
 	return o, nil
 }
 
-// Alive says whether the owner still runs: the same boot, a live process
-// of that pid, and (where known) the same start time, so that a pid used
-// again, or the pid of a process in another PID namespace, is not taken
-// for it.
+// Alive says whether the owner is known to run, as seen from this PID
+// namespace alone: the same boot, a live process of that pid, and (where
+// known) the same start time, so that a pid used again is not taken for
+// it. Judge is what clean asks: it also tells an owner in another PID
+// namespace, and says when it cannot.
 func (o Owner) Alive() bool {
 	if o.Boot != "" && o.Boot != bootID() {
 		return false

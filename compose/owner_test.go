@@ -1,6 +1,7 @@
 package compose
 
 import (
+	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -83,7 +84,7 @@ func TestCleanFindsContainerRunLeftovers(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() { sleeper.Process.Kill(); sleeper.Wait() }()
-	left, err := FindLeftovers(base)
+	left, _, err := FindLeftovers(context.Background(), DockerSocket(), base)
 	if err != nil {
 		t.Fatal(err)
 	}

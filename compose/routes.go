@@ -36,7 +36,7 @@ func (d *Docker) runNetwork(ctx context.Context) (Network, error) {
 		return nil, err
 	}
 	nw, err := rt.NewNetwork(ctx, map[string]string{
-		Label: "1", RunLabel: d.runID, PIDLabel: strconv.Itoa(os.Getpid()), OwnerLabel: Self().String()})
+		Label: "1", RunLabel: d.runID, PIDLabel: strconv.Itoa(os.Getpid()), OwnerLabel: d.ownerLabel()})
 	if err != nil {
 		return nil, fmt.Errorf("create the run's own bridge network (for the containers off the host network): %w", err)
 	}
@@ -127,7 +127,7 @@ func (d *Docker) addRoutes(ctx context.Context, t Target, image string, srv *Ser
 	at(ip, pid)
 	tree, _ := twin.CPU.(*cpustat.Tree)
 	twin.restart = func(ctx context.Context) error {
-		if err := restartContainer(ctx, c, twin, spec, config, tree); err != nil {
+		if err := restartContainer(ctx, c, twin, dir, spec, config, tree); err != nil {
 			return err
 		}
 		ip, pid, err := containerAddr(ctx, c)

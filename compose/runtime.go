@@ -27,7 +27,10 @@ type ContainerRequest struct {
 	// Publish, when set, is a TCP port published on 127.0.0.1 only.
 	HostNetwork bool
 	Publish     int
-	HostPID     bool
+	// NetworkOf, when set, is a container whose network namespace this
+	// one joins (network mode container:ID).
+	NetworkOf string
+	HostPID   bool
 	// User is who the container's processes run as ("uid:gid"; "" the
 	// image's user).
 	User   string

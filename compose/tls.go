@@ -178,7 +178,7 @@ func (ca *RunCA) writeFiles(dir, inside string, keyMode os.FileMode) (TLSFiles, 
 	}{{"tls-cert.pem", ca.serverCert, 0o644}, {"tls-key.pem", ca.serverKey, keyMode}, {"tls-ca.pem", ca.certPEM, 0o644}}
 	for _, f := range files {
 		p := filepath.Join(dir, f.name)
-		if err := os.WriteFile(p, f.data, f.mode); err != nil {
+		if err := WriteServerFile(p, f.data, f.mode); err != nil {
 			return TLSFiles{}, fmt.Errorf("write the server's TLS files in %s: %w", dir, err)
 		}
 		if err := os.Chmod(p, f.mode); err != nil { // whatever the umask

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 
 	"github.com/spf13/cobra"
 
@@ -19,24 +20,48 @@ func newCleanCmd(stdout io.Writer) *cobra.Command {
 		Long: `A dbsock run removes everything it started, even on Ctrl-C. Only a run killed
 outright (SIGKILL, power loss) can leave a temp dir behind, and, if dbsock's
 own death did not take them along, its server processes. Clean finds the
-dbsock-* temp dirs whose dbsock is gone, kills the processes using them and
-removes them. Runs in progress are left alone.`,
+dbsock-* temp dirs and the containers and networks whose dbsock is gone,
+kills the processes using the dirs and removes them all. Runs in progress
+are left alone, and so is what a run in a PID namespace clean cannot see
+left (a run in another container): clean says so, and where to run it.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			left, err := compose.FindLeftovers(os.TempDir())
-			if err != nil {
-				return err
-			}
 			socket := compose.DockerSocket()
-			containers, err := compose.FindLeftoverContainers(cmd.Context(), socket)
+			containers, kept, err := compose.FindLeftoverContainers(cmd.Context(), socket)
 			if err != nil {
 				return err
 			}
-			if len(left) == 0 && len(containers) == 0 {
+			// A killed run's temp dir is where its containers' socket
+			// directories are: under TMPDIR, /tmp, or, for a run inside a
+			// container, the directory it shared with the host.
+			bases := []string{os.TempDir()}
+			for _, c := range containers {
+				if c.RunDir != "" {
+					bases = append(bases, filepath.Dir(c.RunDir))
+				}
+			}
+			left, keptDirs, err := compose.FindLeftovers(cmd.Context(), socket, bases...)
+			if err != nil {
+				return err
+			}
+			for _, k := range append(kept, keptDirs...) {
+				fmt.Fprintf(stdout, "left alone: %s, whose dbsock cannot be shown to have ended: %s\n", k.What, k.Why)
+			}
+			tags := compose.DeadRunTags(cmd.Context(), socket)
+			if len(left) == 0 && len(containers) == 0 && len(tags) == 0 {
 				fmt.Fprintln(stdout, "nothing to clean")
 				return nil
 			}
 			var errs []error
+			for _, tag := range tags {
+				verb := "removed"
+				if dryRun {
+					verb = "would remove"
+				} else {
+					compose.RemoveTag(cmd.Context(), socket, tag)
+				}
+				fmt.Fprintf(stdout, "%s image tag %s (the client image's tag of a run that is over)\n", verb, tag)
+			}
 			for _, c := range containers {
 				verb := "removed"
 				if dryRun {
@@ -46,10 +71,10 @@ removes them. Runs in progress are left alone.`,
 					continue
 				}
 				if c.Network {
-					fmt.Fprintf(stdout, "%s network %.12s (%s, dbsock pid %d gone)\n", verb, c.ID, c.Target, c.Owner)
+					fmt.Fprintf(stdout, "%s network %.12s (%s; %s)\n", verb, c.ID, c.Target, c.Why)
 					continue
 				}
-				fmt.Fprintf(stdout, "%s container %.12s (%s, image %s, dbsock pid %d gone)\n", verb, c.ID, c.Target, c.Image, c.Owner)
+				fmt.Fprintf(stdout, "%s container %.12s (%s, image %s; %s)\n", verb, c.ID, c.Target, c.Image, c.Why)
 			}
 			for _, l := range left {
 				verb := "removed"
@@ -59,7 +84,7 @@ removes them. Runs in progress are left alone.`,
 					errs = append(errs, err)
 					continue
 				}
-				fmt.Fprintf(stdout, "%s %s (dbsock pid %d, gone; server pids %v)\n", verb, l.Dir, l.Owner, l.PIDs)
+				fmt.Fprintf(stdout, "%s %s (%s; server pids %v)\n", verb, l.Dir, l.Why, l.PIDs)
 			}
 			return errors.Join(errs...)
 		},

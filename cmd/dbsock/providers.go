@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/distribution/reference"
 
@@ -169,4 +170,20 @@ func parseImages(specs []string) (map[string]string, error) {
 		images[name] = ref
 	}
 	return images, nil
+}
+
+// checkHome refuses, before anything starts, a run of containers that
+// cannot work from the container dbsock runs in (compose.CheckHome); on
+// the host it asks nothing.
+func (o *runOptions) checkHome() error {
+	if o.provider != "docker" && o.provider != "compose" && o.client != "container" {
+		return nil
+	}
+	routes, _ := o.routes()
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	if err := compose.CheckHome(ctx, compose.DockerSocket(), o.provider, o.client, routes); err != nil {
+		return usagef("%s", inWords(err))
+	}
+	return nil
 }

@@ -359,6 +359,9 @@ func (o *runOptions) plan(args []string) (pipeline.Plan, compose.Provider, error
 	if err := o.checkEngine(); err != nil {
 		return pipeline.Plan{}, nil, err
 	}
+	if err := o.checkHome(); err != nil {
+		return pipeline.Plan{}, nil, err
+	}
 	if plan.Provider, err = o.newProvider(names, place.Server); err != nil {
 		return pipeline.Plan{}, nil, err
 	}

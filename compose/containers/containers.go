@@ -58,6 +58,8 @@ func (runtime) Run(ctx context.Context, req compose.ContainerRequest) (compose.R
 			hc.Binds = append(hc.Binds, req.Binds...)
 			if req.HostNetwork {
 				hc.NetworkMode = "host"
+			} else if req.NetworkOf != "" {
+				hc.NetworkMode = container.NetworkMode("container:" + req.NetworkOf)
 			} else if req.Publish > 0 {
 				hc.PortBindings = portBinding(req.Publish)
 			}

@@ -1,7 +1,6 @@
 package memcached
 
 import (
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -27,7 +26,7 @@ func container(sf compose.SpecFor) (compose.ContainerSpec, error) {
 	if err != nil {
 		return compose.ContainerSpec{}, err
 	}
-	if err := os.WriteFile(filepath.Join(dir, "memcached.auth"), []byte(User+":"+pw+"\n"), 0o644); err != nil {
+	if err := compose.WriteServerFile(filepath.Join(dir, "memcached.auth"), []byte(User+":"+pw+"\n"), 0o644); err != nil {
 		return compose.ContainerSpec{}, err
 	}
 	flags := strings.Join(append([]string{"-u", "memcache", "-Y", "/sock/memcached.auth"}, memory...), " ")

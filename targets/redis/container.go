@@ -2,7 +2,6 @@ package redis
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -27,7 +26,7 @@ func container(sf compose.SpecFor) (compose.ContainerSpec, error) {
 		conf += TLSConfig(sf.TLSPort, sf.TLS)
 		tlsPort = sf.TLSPort
 	}
-	if err := os.WriteFile(filepath.Join(sf.Dir, "redis.conf"), []byte(conf), 0o644); err != nil {
+	if err := compose.WriteServerFile(filepath.Join(sf.Dir, "redis.conf"), []byte(conf), 0o644); err != nil {
 		return compose.ContainerSpec{}, err
 	}
 	return compose.ContainerSpec{Cmd: []string{"redis-server", "/sock/redis.conf"}, Socket: "redis.sock", Config: "redis.conf", Password: pw, TLSPort: tlsPort}, nil
