@@ -98,7 +98,7 @@ func Compare(ctx context.Context, srv *Server, name string, open Opener, opt Com
 		return nil, compareError(err)
 	}
 	server, _ := targets.Lookup(srv.Target)
-	d := &userDriver{name: name, open: open, prepare: opt.Prepare, server: server.Settings().Driver(drivers.Workload{}), ctx: ctx}
+	d := &userDriver{name: name, open: open, prepare: opt.Prepare, server: srv.driver(server), ctx: ctx}
 	t := &targets.Target{Target: compose.Target{Name: name, Volatile: server.Volatile, SeedEach: server.SeedEach},
 		Settings: func() targets.Settings { return userSettings{d} }}
 	seed := opt.Seed
@@ -172,6 +172,16 @@ func orDefaultInt(v, def int) int {
 		return def
 	}
 	return v
+}
+
+// driver is the server's own driver, t's, with the settings it was started
+// with (StartOptions.Settings) or t's defaults.
+func (s *Server) driver(t *targets.Target) drivers.Driver {
+	settings := s.settings
+	if settings == nil {
+		settings = t.Settings()
+	}
+	return settings.Driver(drivers.Workload{})
 }
 
 // userSettings hands the pipeline the caller's op as a target's driver; it
