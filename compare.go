@@ -6,8 +6,6 @@ import (
 	"math/rand/v2"
 	"time"
 
-	"github.com/spf13/pflag"
-
 	"github.com/dbsock/dbsock/compose"
 	"github.com/dbsock/dbsock/drivers"
 	"github.com/dbsock/dbsock/internal/libhook"
@@ -100,9 +98,9 @@ func Compare(ctx context.Context, srv *Server, name string, open Opener, opt Com
 		return nil, compareError(err)
 	}
 	server, _ := targets.Lookup(srv.Target)
-	d := &userDriver{name: name, open: open, prepare: opt.Prepare, server: server.Settings(nil).Driver(drivers.Workload{}), ctx: ctx}
+	d := &userDriver{name: name, open: open, prepare: opt.Prepare, server: srv.driver(server), ctx: ctx}
 	t := &targets.Target{Target: compose.Target{Name: name, Volatile: server.Volatile, SeedEach: server.SeedEach},
-		Settings: func(*pflag.FlagSet) targets.Settings { return userSettings{d} }}
+		Settings: func() targets.Settings { return userSettings{d} }}
 	seed := opt.Seed
 	if seed == 0 {
 		seed = rand.Uint64()
@@ -176,7 +174,18 @@ func orDefaultInt(v, def int) int {
 	return v
 }
 
-// userSettings hands the pipeline the caller's op as a target's driver.
+// driver is the server's own driver, t's, with the settings it was started
+// with (StartOptions.Settings) or t's defaults.
+func (s *Server) driver(t *targets.Target) drivers.Driver {
+	settings := s.settings
+	if settings == nil {
+		settings = t.Settings()
+	}
+	return settings.Driver(drivers.Workload{})
+}
+
+// userSettings hands the pipeline the caller's op as a target's driver; it
+// has no settings of its own (as JSON, {}).
 type userSettings struct{ d *userDriver }
 
 func (userSettings) Validate() error                          { return nil }
@@ -335,7 +344,7 @@ func openVerified(ctx context.Context, target string, ep drivers.Endpoint, open 
 	if err != nil {
 		return nil, "", err
 	}
-	d := &userDriver{name: "benchmark", open: open, server: t.Settings(nil).Driver(drivers.Workload{}), ctx: ctx}
+	d := &userDriver{name: "benchmark", open: open, server: t.Settings().Driver(drivers.Workload{}), ctx: ctx}
 	conn, err := d.Open(ctx, ep)
 	if err != nil {
 		return nil, "", err

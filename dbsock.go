@@ -29,6 +29,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"reflect"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -77,6 +78,15 @@ type StartOptions struct {
 	Provider string
 	// Image, for the container providers, replaces the target's image.
 	Image string
+	// Settings are the target's own settings, as dbsock run's
+	// --TARGET-* flags set them (nil: the defaults): the Settings of the
+	// target's package under targets/, from its DefaultSettings, e.g.
+	// redis.DefaultSettings() with Protocol 2. Compare's server-side
+	// client (which says what the server is and which path each of your
+	// connections is on) talks to the server with them. Start refuses
+	// settings that do not validate, naming their fields
+	// (redis.Settings.Protocol).
+	Settings targets.Settings
 }
 
 // Server is a running server with a TCP endpoint on 127.0.0.1 and a Unix
@@ -92,6 +102,7 @@ type Server struct {
 	Origin string
 
 	srv      *compose.Server
+	settings targets.Settings // nil: the target's defaults
 	provider compose.Provider
 	once     sync.Once
 	err      error
@@ -103,6 +114,9 @@ type Server struct {
 func Start(ctx context.Context, target string, opt StartOptions) (*Server, error) {
 	t, err := lookup(target)
 	if err != nil {
+		return nil, fmt.Errorf("dbsock.Start(%q): %w", target, err)
+	}
+	if err := checkSettings(t, opt.Settings); err != nil {
 		return nil, fmt.Errorf("dbsock.Start(%q): %w", target, err)
 	}
 	// Servers are pinned as dbsock run pins them (placement auto), so that
@@ -142,7 +156,21 @@ func Start(ctx context.Context, target string, opt StartOptions) (*Server, error
 	if err != nil {
 		return nil, errors.Join(fmt.Errorf("dbsock.Start(%q): %w", target, err), p.Close())
 	}
-	return &Server{Target: target, TCP: srv.TCP, Unix: srv.Unix, Origin: srv.Origin, srv: srv, provider: p}, nil
+	return &Server{Target: target, TCP: srv.TCP, Unix: srv.Unix, Origin: srv.Origin, srv: srv, settings: opt.Settings, provider: p}, nil
+}
+
+// checkSettings checks that s, when set, are t's settings and valid.
+func checkSettings(t *targets.Target, s targets.Settings) error {
+	if s == nil {
+		return nil
+	}
+	if got, want := reflect.TypeOf(s), reflect.TypeOf(t.Settings()); got != want {
+		return fmt.Errorf("StartOptions.Settings are a %s; the %s target takes a %s (its package's DefaultSettings)", got, t.Name, want)
+	}
+	if err := s.Validate(); err != nil {
+		return fmt.Errorf("StartOptions.Settings: %w", err)
+	}
+	return nil
 }
 
 // External is a server you already run (a CI service, your own database),

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"database/sql"
+	"encoding/json"
 	"math"
 	"os"
 	"strings"
@@ -12,7 +13,6 @@ import (
 	"github.com/bradfitz/gomemcache/memcache"
 	gomysql "github.com/go-sql-driver/mysql"
 	"github.com/redis/go-redis/v9"
-	"github.com/spf13/pflag"
 
 	"github.com/dbsock/dbsock"
 	"github.com/dbsock/dbsock/clients/dbsockmemcache"
@@ -147,9 +147,8 @@ func TestCompareAgreesWithRun(t *testing.T) {
 	srv := startServer(t, "mysql", dbsock.StartOptions{})
 	opt := scenarios.Options{N: 3000, Warmup: 300, Rounds: 2, Blocks: 10, Seed: 2}
 	mysql, _ := targets.Lookup("mysql")
-	fs := pflag.NewFlagSet("run", pflag.ContinueOnError)
-	settings := mysql.Settings(fs)
-	if err := fs.Parse([]string{"--mysql-mode", "default"}); err != nil {
+	settings := mysql.Settings()
+	if err := json.Unmarshal([]byte(`{"mode": "default"}`), settings); err != nil {
 		t.Fatal(err)
 	}
 	place, err := placement.Resolve("auto", "", "")

@@ -113,7 +113,7 @@ func startSeeded(t *testing.T, name string) (*compose.Server, drivers.Driver) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = srv.Stop(context.Background()) })
-	d := tt.Settings(nil).Driver(drivers.Workload{Rows: rows})
+	d := tt.Settings().Driver(drivers.Workload{Rows: rows})
 	for _, ep := range []drivers.Endpoint{srv.TCP, srv.Unix} {
 		if err := d.Seed(ctx, ep); err != nil {
 			t.Fatal(err)

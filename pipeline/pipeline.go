@@ -33,8 +33,8 @@ import (
 type Plan struct {
 	// Targets are the registry's targets to measure, in order.
 	Targets []*targets.Target
-	// Settings are each target's settings, read from its flags (a target
-	// without an entry runs with its defaults).
+	// Settings are each target's settings (a target without an entry runs
+	// with its defaults, Target.Settings).
 	Settings     map[string]targets.Settings
 	Provider     compose.Provider
 	ProviderName string // as the user gave it, e.g. "auto"
@@ -97,10 +97,9 @@ type Plan struct {
 	Queries  map[string]string
 	KeysFrom map[string]KeySource
 	// Client, when set, runs the timing loop outside this process: one
-	// Remote per target (dbsock run --client container), which reads each
-	// target's Flags to build the same driver.
+	// Remote per target (dbsock run --client container), which builds the
+	// same driver from the target's Settings, carried in each Case.
 	Client StartRemote
-	Flags  map[string][]string
 	// ClientName names where Client runs the loop, for the report
 	// (dbsock's "container"); without a Client it is "host".
 	ClientName string
@@ -376,7 +375,11 @@ func (p Plan) loop(t *targets.Target, w drivers.Workload, d drivers.Driver, dept
 	return func(ctx context.Context, opt scenarios.Options, emit func(results.Run)) error {
 		// The progress bar moves a run at a time: the client elsewhere
 		// counts its ops where this process cannot see.
-		return rc.measure(ctx, p.remoteCase(t, w, depth, srv, srv.Current(paths), info, opt), func(run results.Run) {
+		cs, err := p.remoteCase(t, w, depth, srv, srv.Current(paths), info, opt)
+		if err != nil {
+			return err
+		}
+		return rc.measure(ctx, cs, func(run results.Run) {
 			if opt.Progress != nil {
 				opt.Progress.Add(run.N)
 			}
@@ -464,7 +467,7 @@ func (p Plan) settings(t *targets.Target) targets.Settings {
 	if s, ok := p.Settings[t.Name]; ok {
 		return s
 	}
-	return t.Settings(nil)
+	return t.Settings()
 }
 
 func (p Plan) log() io.Writer {

@@ -9,6 +9,7 @@ package pipeline
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -21,8 +22,6 @@ import (
 	"strings"
 	"syscall"
 	"time"
-
-	"github.com/spf13/pflag"
 
 	"github.com/dbsock/dbsock/compose"
 	"github.com/dbsock/dbsock/drivers"
@@ -51,15 +50,16 @@ type StartRemote func(ctx context.Context, target string, dirs []string) (Remote
 // Case is one instance of one case, as the remote client reads it.
 type Case struct {
 	Target string `json:"target"`
-	// Flags are the target's own flags as given ("--name=value"), from
-	// which the client reads the same settings.
-	Flags     []string `json:"flags,omitempty"`
-	ValueSize int      `json:"value_size,omitempty"`
-	Rows      int      `json:"rows,omitempty"`
-	Op        string   `json:"op,omitempty"`
-	Query     string   `json:"query,omitempty"`
-	Keys      []string `json:"keys,omitempty"`
-	Depth     int      `json:"depth,omitempty"`
+	// Settings are the target's own settings as JSON (its Settings value,
+	// which holds no endpoint and no password), which the client decodes
+	// into the same type (Target.Settings).
+	Settings  json.RawMessage `json:"settings"`
+	ValueSize int             `json:"value_size,omitempty"`
+	Rows      int             `json:"rows,omitempty"`
+	Op        string          `json:"op,omitempty"`
+	Query     string          `json:"query,omitempty"`
+	Keys      []string        `json:"keys,omitempty"`
+	Depth     int             `json:"depth,omitempty"`
 	// Paths are the endpoints the case measures, in order.
 	Paths drivers.Paths `json:"paths"`
 	// Passwords are the paths' (Endpoint leaves its own out of JSON).
@@ -287,8 +287,12 @@ func readRuns(file string, emit func(results.Run)) (caseEnd, error) {
 }
 
 // remoteCase is the Case for one instance of opt on d's target.
-func (p Plan) remoteCase(t *targets.Target, w drivers.Workload, depth int, srv *compose.Server, paths drivers.Paths, info drivers.ServerInfo, opt scenarios.Options) Case {
-	cs := Case{Target: t.Name, Flags: p.Flags[t.Name], ValueSize: w.ValueSize, Rows: w.Rows, Op: w.Op, Query: w.Query, Keys: w.Keys,
+func (p Plan) remoteCase(t *targets.Target, w drivers.Workload, depth int, srv *compose.Server, paths drivers.Paths, info drivers.ServerInfo, opt scenarios.Options) (Case, error) {
+	settings, err := json.Marshal(p.settings(t))
+	if err != nil {
+		return Case{}, fmt.Errorf("write %s's settings for the client: %w", t.Name, err)
+	}
+	cs := Case{Target: t.Name, Settings: settings, ValueSize: w.ValueSize, Rows: w.Rows, Op: w.Op, Query: w.Query, Keys: w.Keys,
 		Depth: depth, Paths: paths, Server: info, Instance: info.Instance, ServerCPUWhyNot: srv.CPUWhyNot}
 	for _, ep := range paths {
 		cs.Passwords = append(cs.Passwords, ep.Password)
@@ -300,7 +304,7 @@ func (p Plan) remoteCase(t *targets.Target, w drivers.Workload, depth int, srv *
 	if srv.CPU != nil && len(cs.ServerPIDs) == 0 {
 		cs.ServerCPUWhyNot = "the client container reads a server's CPU time from its process trees, and this server's meter (" + srv.CPU.Describe() + ") is none"
 	}
-	return cs
+	return cs, nil
 }
 
 // meterRoots are the roots of m's process trees and what they are.
@@ -546,18 +550,30 @@ func loopback(addr string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
-// run builds the case's driver from its target's flags and runs the loop.
-func (cs Case) run(ctx context.Context, emit func(results.Run)) error {
+// targetSettings decodes the case's Settings into its target's settings,
+// refusing a field that type does not have, and validates them.
+func (cs Case) targetSettings() (targets.Settings, error) {
 	t, ok := targets.Lookup(cs.Target)
 	if !ok {
-		return fmt.Errorf("this dbsock has no target %q (the client is another version of dbsock?)", cs.Target)
+		return nil, fmt.Errorf("this dbsock has no target %q (the client is another version of dbsock?)", cs.Target)
 	}
-	fs := pflag.NewFlagSet(cs.Target, pflag.ContinueOnError)
-	settings := t.Settings(fs)
-	if err := fs.Parse(cs.Flags); err != nil {
-		return fmt.Errorf("read %s's flags %q: %w", cs.Target, cs.Flags, err)
+	s := t.Settings()
+	dec := json.NewDecoder(bytes.NewReader(cs.Settings))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(s); err != nil {
+		return nil, fmt.Errorf("read %s's settings %s: %w", cs.Target, cs.Settings, err)
 	}
-	if err := settings.Validate(); err != nil {
+	if err := s.Validate(); err != nil {
+		return nil, fmt.Errorf("%s's settings %s: %w", cs.Target, cs.Settings, err)
+	}
+	return s, nil
+}
+
+// run builds the case's driver from its target's settings and runs the
+// loop.
+func (cs Case) run(ctx context.Context, emit func(results.Run)) error {
+	settings, err := cs.targetSettings()
+	if err != nil {
 		return err
 	}
 	d := settings.Driver(drivers.Workload{ValueSize: cs.ValueSize, Rows: cs.Rows, Op: cs.Op, Query: cs.Query, Keys: cs.Keys})

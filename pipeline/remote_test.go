@@ -3,6 +3,7 @@ package pipeline
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -12,13 +13,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/spf13/pflag"
-
 	"github.com/dbsock/dbsock/compose"
 	"github.com/dbsock/dbsock/drivers"
 	"github.com/dbsock/dbsock/results"
 	"github.com/dbsock/dbsock/scenarios"
 	"github.com/dbsock/dbsock/targets"
+	"github.com/dbsock/dbsock/targets/redis"
 )
 
 // inProcess is a Remote that runs "dbsock measure FILE" in this process:
@@ -28,6 +28,7 @@ type inProcess struct {
 	dirs    []string
 	execs   int
 	stopped bool
+	cases   [][]byte // the case files as the client read them
 }
 
 func (r *inProcess) Exec(ctx context.Context, args ...string) error {
@@ -35,23 +36,31 @@ func (r *inProcess) Exec(ctx context.Context, args ...string) error {
 	if len(args) != 2 || args[0] != "measure" {
 		return errors.New("unexpected command")
 	}
+	if b, err := os.ReadFile(args[1]); err == nil {
+		r.cases = append(r.cases, b)
+	}
 	return ServeCase(ctx, args[1])
 }
 func (r *inProcess) Place() string              { return "the test's own process" }
 func (r *inProcess) PID() int                   { return 0 }
 func (r *inProcess) Stop(context.Context) error { r.stopped = true; return nil }
 
-// remoteSettings is the registered fake target's settings: --remote-fake-unix-us
-// sets its Unix op's cost, which only a client that read the flags knows.
+// remoteSettings is the registered fake target's settings: UnixUS sets its
+// Unix op's cost, which only a client that decoded the settings knows.
 type remoteSettings struct {
-	unixUS   *int
+	UnixUS   int `json:"unix_us"`
 	password *string
 }
 
-func (s remoteSettings) Validate() error                 { return nil }
-func (s remoteSettings) External() (compose.Pair, error) { return compose.Pair{}, nil }
-func (s remoteSettings) Driver(drivers.Workload) drivers.Driver {
-	return &passwordDriver{fakeDriver: fakeDriver{name: "remote-fake", tcpCost: 40 * time.Microsecond, unixCost: time.Duration(*s.unixUS) * time.Microsecond}, saw: s.password}
+func (s *remoteSettings) Validate() error {
+	if s.UnixUS < 1 {
+		return fmt.Errorf("unix_us %d: give 1 or more", s.UnixUS)
+	}
+	return nil
+}
+func (s *remoteSettings) External() (compose.Pair, error) { return compose.Pair{}, nil }
+func (s *remoteSettings) Driver(drivers.Workload) drivers.Driver {
+	return &passwordDriver{fakeDriver: fakeDriver{name: "remote-fake", tcpCost: 40 * time.Microsecond, unixCost: time.Duration(s.UnixUS) * time.Microsecond}, saw: s.password}
 }
 
 // passwordDriver records the password its connections were opened with.
@@ -71,11 +80,8 @@ func init() {
 	never := func(context.Context, *compose.Local, string) (*compose.Server, error) {
 		return nil, errors.New("the test supplies it")
 	}
-	targets.Register(targets.Target{Target: compose.Target{Name: "remote-fake", Recipe: compose.Recipe{Local: never}}, Settings: func(f *pflag.FlagSet) targets.Settings {
-		if f == nil {
-			f = pflag.NewFlagSet("remote-fake", pflag.ContinueOnError)
-		}
-		return remoteSettings{unixUS: f.Int("remote-fake-unix-us", 40, "the Unix op's cost"), password: &remotePassword}
+	targets.Register(targets.Target{Target: compose.Target{Name: "remote-fake", Recipe: compose.Recipe{Local: never}}, Settings: func() targets.Settings {
+		return &remoteSettings{UnixUS: 40, password: &remotePassword}
 	}})
 }
 
@@ -85,7 +91,8 @@ func TestRemoteClientRunsTheCaseFromItsFile(t *testing.T) {
 	var progress atomic.Int64
 	pl := Plan{Provider: &fakeProvider{}, ProviderName: "fake", Targets: []*targets.Target{tgt},
 		Options: scenarios.Options{N: 200, Warmup: 10, Rounds: 1, Progress: &progress}, Instances: 2,
-		Flags: map[string][]string{"remote-fake": {"--remote-fake-unix-us=10"}}, ClientName: "container",
+		Settings:   map[string]targets.Settings{"remote-fake": &remoteSettings{UnixUS: 10}},
+		ClientName: "container",
 		Client: func(_ context.Context, target string, dirs []string) (Remote, error) {
 			remote = &inProcess{dirs: dirs}
 			return remote, nil
@@ -121,9 +128,20 @@ func TestRemoteClientRunsTheCaseFromItsFile(t *testing.T) {
 	if got := progress.Load(); got != 800 {
 		t.Errorf("progress counted %d ops, want the 4 runs' 800", got)
 	}
-	// The flag reached the client: Unix ops cost 10 us there, TCP 40.
+	// The settings reached the client as data: Unix ops cost 10 us
+	// there, TCP 40.
 	if s := rep.Summary[0]; s.UnixSpeedupP50 < 2 {
-		t.Errorf("speedup %.2f: the client did not read --remote-fake-unix-us=10", s.UnixSpeedupP50)
+		t.Errorf("speedup %.2f: the client did not read the settings' unix_us 10", s.UnixSpeedupP50)
+	}
+	if len(remote.cases) != 2 {
+		t.Fatalf("%d case files read, want 2", len(remote.cases))
+	}
+	var cs Case
+	if err := json.Unmarshal(remote.cases[0], &cs); err != nil {
+		t.Fatal(err)
+	}
+	if got := string(cs.Settings); got != `{"unix_us":10}` {
+		t.Errorf("the case's settings are %s, want the target's settings as JSON values", got)
 	}
 }
 
@@ -143,10 +161,20 @@ func TestRemoteClientErrorsComeBack(t *testing.T) {
 	rc := &remoteClient{r: &inProcess{}, dir: dir}
 	srv := &compose.Server{TCP: drivers.Endpoint{Transport: drivers.TCP, Address: "127.0.0.1:1"}, Unix: drivers.Endpoint{Transport: drivers.Unix, Address: "/fake/x.sock"}}
 	tgt, _ := targets.Lookup("remote-fake")
-	pl := Plan{Flags: map[string][]string{"remote-fake": {"--no-such-flag=1"}}}
-	err := rc.measure(context.Background(), pl.remoteCase(tgt, drivers.Workload{}, 1, srv, srv.Endpoints().Paths(), drivers.ServerInfo{}, scenarios.Options{N: 10, Rounds: 1}), func(results.Run) {})
-	if err == nil || !strings.Contains(err.Error(), "read remote-fake's flags") || !strings.Contains(err.Error(), "no-such-flag") {
-		t.Fatalf("err = %v, want the client's own error, naming the flag", err)
+	cs, err := Plan{}.remoteCase(tgt, drivers.Workload{}, 1, srv, srv.Endpoints().Paths(), drivers.ServerInfo{}, scenarios.Options{N: 10, Rounds: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ settings, want string }{
+		{`{"no_such_setting":1}`, `unknown field "no_such_setting"`},
+		{`{"unix_us":"ten"}`, "cannot unmarshal string"},
+		{`{"unix_us":0}`, "unix_us 0: give 1 or more"},
+	} {
+		cs.Settings = json.RawMessage(c.settings)
+		err = rc.measure(context.Background(), cs, func(results.Run) {})
+		if err == nil || !strings.Contains(err.Error(), "remote-fake's settings") || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("settings %s: err = %v, want the client's own error, saying %q", c.settings, err, c.want)
+		}
 	}
 	// A server that did not answer keeps its identity across the process
 	// boundary: the pipeline then stops it without grace.
@@ -183,7 +211,11 @@ func TestSilentClientIsTimedOut(t *testing.T) {
 	tgt, _ := targets.Lookup("remote-fake")
 	opt := scenarios.Options{N: 10, Rounds: 1, OpTimeout: 100 * time.Millisecond}
 	start := time.Now()
-	err := rc.measure(context.Background(), Plan{}.remoteCase(tgt, drivers.Workload{}, 1, srv, srv.Endpoints().Paths(), drivers.ServerInfo{}, opt), func(results.Run) {})
+	cs, err := Plan{}.remoteCase(tgt, drivers.Workload{}, 1, srv, srv.Endpoints().Paths(), drivers.ServerInfo{}, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = rc.measure(context.Background(), cs, func(results.Run) {})
 	if !errors.Is(err, errClientSilent) || !strings.Contains(err.Error(), "the test's own process") {
 		t.Fatalf("err = %v, want the client's silence", err)
 	}
@@ -207,5 +239,49 @@ func TestServerAnswerIsNotSniffed(t *testing.T) {
 	}
 	if serverAnswered(errors.New("connection refused")) {
 		t.Error("a refused connection was taken as the server's answer")
+	}
+}
+
+// TestCaseCarriesSettingsAsData: a case holds its target's settings as
+// JSON values, which the client decodes into the target's own type
+// through the registry; no flag, and none of a server's endpoints or
+// password, is in them.
+func TestCaseCarriesSettingsAsData(t *testing.T) {
+	tgt, _ := targets.Lookup("redis")
+	s := redis.DefaultSettings()
+	s.Protocol, s.Identity = 2, true
+	s.Addr, s.Socket, s.Password = "127.0.0.1:6379", "/run/redis/redis.sock", "s3cret"
+	srv := &compose.Server{TCP: drivers.Endpoint{Transport: drivers.TCP, Address: "127.0.0.1:1"}, Unix: drivers.Endpoint{Transport: drivers.Unix, Address: "/fake/x.sock"}}
+	pl := Plan{Settings: map[string]targets.Settings{"redis": s}}
+	cs, err := pl.remoteCase(tgt, drivers.Workload{}, 1, srv, srv.Endpoints().Paths(), drivers.ServerInfo{}, scenarios.Options{N: 10, Rounds: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := json.Marshal(cs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var read Case
+	if err := json.Unmarshal(b, &read); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := string(read.Settings), `{"protocol":2,"identity":true}`; got != want {
+		t.Errorf("the case's settings are %s, want %s", got, want)
+	}
+	for _, not := range []string{"--", "redis-", "s3cret", "6379", "redis.sock"} {
+		if strings.Contains(string(read.Settings), not) {
+			t.Errorf("the case's settings %s hold %q", read.Settings, not)
+		}
+	}
+	got, err := read.targetSettings()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rs, ok := got.(*redis.Settings); !ok || rs.Protocol != 2 || !rs.Identity || rs.Addr != "" || rs.Password != "" {
+		t.Errorf("the client read a %T, want *redis.Settings with protocol 2 and identity, and no server", got)
+	}
+	read.Settings = json.RawMessage(`{"protocol":4}`)
+	if _, err := read.targetSettings(); err == nil || !strings.Contains(err.Error(), "redis.Settings.Protocol 4 is not accepted") {
+		t.Errorf("protocol 4: %v, want the settings' own error", err)
 	}
 }

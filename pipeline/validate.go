@@ -190,9 +190,14 @@ func (p Plan) validateQuery(name string) error {
 		return nil
 	}
 	q, hasQuery := p.Queries[name]
-	if qf, ok := s.(targets.QueryFlags); ok && !hasQuery {
-		if flags := qf.NeedQuery(); len(flags) > 0 {
-			return setting.Errorf("%s applies to your own op; give %s for %s too", strings.Join(flags, ", "), setting.Queries, name)
+	if qo, ok := s.(targets.QueryOnly); ok && !hasQuery {
+		if fields := qo.NeedQuery(); len(fields) > 0 {
+			args := []any{}
+			for _, f := range fields {
+				args = append(args, f)
+			}
+			format := strings.Repeat("%s, ", len(fields)-1) + "%s applies to your own op; give %s for %s too"
+			return setting.Errorf(format, append(args, setting.Queries, name)...)
 		}
 	}
 	if _, keyed := p.KeysFrom[name]; keyed && !hasQuery {

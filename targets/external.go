@@ -2,19 +2,17 @@ package targets
 
 import (
 	"cmp"
-	"fmt"
 	"os"
 	"strconv"
 	"strings"
 
-	"github.com/spf13/pflag"
-
 	"github.com/dbsock/dbsock/compose"
 	"github.com/dbsock/dbsock/drivers"
+	"github.com/dbsock/dbsock/internal/setting"
 )
 
-// External says which flags point dbsock at a server of one target that
-// the user already runs.
+// External describes the settings (Server) and flags that point dbsock at
+// a server of one target that the user already runs.
 type External struct {
 	// Product names the server in help texts, e.g. "MySQL".
 	Product string
@@ -32,14 +30,26 @@ type External struct {
 	PasswordFlag bool
 }
 
-// ExternalFlags hold the parsed flags of one target's external server.
-type ExternalFlags struct {
-	name, passwordFile string
-	addr, socket       string
-	user, db, password string
-	tlsAddr, tlsCA     string
-	tlsInsecure        bool
-	spec               External
+// Server is where a server of one target that the user runs is, and how
+// to log in: the fields its flags set (--NAME-addr, --NAME-socket, ...).
+// A target's settings embed it; it is no part of a case's JSON (the case
+// carries the endpoints it gives, and a password is never written there).
+type Server struct {
+	// Addr is the TCP address HOST:PORT on loopback; Socket the Unix
+	// socket (its directory, for a target whose External has SocketFile).
+	Addr, Socket string `json:"-"`
+	// User and DB log in (their defaults are External's).
+	User, DB string `json:"-"`
+	// Password, else $DBSOCK_NAME_PASSWORD; PasswordFile's first line
+	// wins over both.
+	Password, PasswordFile string `json:"-"`
+	// TLSAddr is the TLS address when it is not Addr; TLSCA the CA
+	// certificates (PEM) to trust, or TLSInsecure to verify nothing.
+	TLSAddr, TLSCA string `json:"-"`
+	TLSInsecure    bool   `json:"-"`
+
+	name string
+	spec External
 }
 
 // SocketFlag returns the flag that gives the socket for spec.
@@ -50,113 +60,117 @@ func (spec External) SocketFlag(name string) string {
 	return "--" + name + "-socket"
 }
 
-// Bind adds spec's flags for target name to f; a nil f binds nothing and
-// gives the defaults.
-func (spec External) Bind(f *pflag.FlagSet, name string) *ExternalFlags {
-	x := &ExternalFlags{name: name, spec: spec, user: spec.User, db: spec.DB}
-	if f == nil {
-		return x
-	}
-	f.StringVar(&x.addr, name+"-addr", "", "external "+spec.Product+" TCP address HOST:PORT (on loopback)")
-	f.StringVar(&x.socket, strings.TrimPrefix(spec.SocketFlag(name), "--"), "", spec.SocketHelp)
-	if spec.UserHelp != "" {
-		f.StringVar(&x.user, name+"-user", spec.User, spec.UserHelp)
-	}
-	if spec.PasswordFlag {
-		f.StringVar(&x.password, name+"-password", "", "external "+spec.Product+" password (prefer $"+x.envVar()+")")
-	}
-	if spec.DBHelp != "" {
-		f.StringVar(&x.db, name+"-db", spec.DB, spec.DBHelp)
-	}
-	f.StringVar(&x.passwordFile, name+"-password-file", "", "read the external "+name+" password from this file (first line)")
-	f.StringVar(&x.tlsCA, name+"-tls-ca", "", "the tls path to the external "+spec.Product+": trust the CA certificates in this PEM file (the server's certificate must name its address or localhost)")
-	f.StringVar(&x.tlsAddr, name+"-tls-addr", "", "the external "+spec.Product+"'s TLS address HOST:PORT on loopback, where it serves TLS on a port of its own (default: --"+name+"-addr)")
-	f.BoolVar(&x.tlsInsecure, name+"-tls-insecure", false, "the tls path to the external "+spec.Product+" without verifying its certificate (the report says so)")
-	return x
+// Server is spec's Server of target name at its defaults: no server given.
+func (spec External) Server(name string) Server {
+	return Server{name: name, spec: spec, User: spec.User, DB: spec.DB}
 }
 
-// tlsPath is the tls path of the flags given, with creds: none without
-// --NAME-tls-ca or --NAME-tls-insecure.
-func (x *ExternalFlags) tlsPath(creds drivers.Endpoint) (drivers.Endpoint, error) {
-	if x.tlsCA == "" && !x.tlsInsecure {
-		if x.tlsAddr != "" {
-			return drivers.Endpoint{}, fmt.Errorf("--%s-tls-addr %s: say which CA to trust with --%s-tls-ca FILE (or --%s-tls-insecure)", x.name, x.tlsAddr, x.name, x.name)
+// Flags are the flags of spec's Server for target name, in the order
+// help lists them.
+func (spec External) Flags(name string) []Flag {
+	fs := []Flag{
+		{"Addr", name + "-addr", "external " + spec.Product + " TCP address HOST:PORT (on loopback)"},
+		{"Socket", strings.TrimPrefix(spec.SocketFlag(name), "--"), spec.SocketHelp},
+	}
+	if spec.UserHelp != "" {
+		fs = append(fs, Flag{"User", name + "-user", spec.UserHelp})
+	}
+	if spec.PasswordFlag {
+		fs = append(fs, Flag{"Password", name + "-password", "external " + spec.Product + " password (prefer $" + envVar(name) + ")"})
+	}
+	if spec.DBHelp != "" {
+		fs = append(fs, Flag{"DB", name + "-db", spec.DBHelp})
+	}
+	return append(fs,
+		Flag{"PasswordFile", name + "-password-file", "read the external " + name + " password from this file (first line)"},
+		Flag{"TLSCA", name + "-tls-ca", "the tls path to the external " + spec.Product + ": trust the CA certificates in this PEM file (the server's certificate must name its address or localhost)"},
+		Flag{"TLSAddr", name + "-tls-addr", "the external " + spec.Product + "'s TLS address HOST:PORT on loopback, where it serves TLS on a port of its own (default: --" + name + "-addr)"},
+		Flag{"TLSInsecure", name + "-tls-insecure", "the tls path to the external " + spec.Product + " without verifying its certificate (the report says so)"},
+	)
+}
+
+// field names x's field f in errors.
+func (x *Server) field(f string) setting.Field { return Field(x.name, f) }
+
+// tlsPath is the tls path of the server given, with creds: none without
+// TLSCA or TLSInsecure.
+func (x *Server) tlsPath(creds drivers.Endpoint) (drivers.Endpoint, error) {
+	if x.TLSCA == "" && !x.TLSInsecure {
+		if x.TLSAddr != "" {
+			return drivers.Endpoint{}, setting.Errorf("%s %s: say which CA to trust with %s FILE (or %s)", x.field("TLSAddr"), x.TLSAddr, x.field("TLSCA"), x.field("TLSInsecure"))
 		}
 		return drivers.Endpoint{}, nil
 	}
-	if x.tlsCA != "" && x.tlsInsecure {
-		return drivers.Endpoint{}, fmt.Errorf("--%s-tls-ca and --%s-tls-insecure: give one (a CA to verify the server with, or no verification)", x.name, x.name)
+	if x.TLSCA != "" && x.TLSInsecure {
+		return drivers.Endpoint{}, setting.Errorf("%s and %s: give one (a CA to verify the server with, or no verification)", x.field("TLSCA"), x.field("TLSInsecure"))
 	}
 	ep := creds
-	ep.Transport, ep.Address = drivers.TLS, cmp.Or(x.tlsAddr, x.addr)
+	ep.Transport, ep.Address = drivers.TLS, cmp.Or(x.TLSAddr, x.Addr)
 	host, _, _ := strings.Cut(ep.Address, ":")
-	if x.tlsInsecure {
+	if x.TLSInsecure {
 		ep.TLS, ep.TLSTrust = drivers.InsecureTLS(), "nothing: the server's certificate is not verified (--"+x.name+"-tls-insecure)"
 	} else {
-		pool, pem, err := drivers.ReadCAs(x.tlsCA)
+		pool, pem, err := drivers.ReadCAs(x.TLSCA)
 		if err != nil {
-			return drivers.Endpoint{}, fmt.Errorf("--%s-tls-ca: %v", x.name, err)
+			return drivers.Endpoint{}, setting.Errorf("%s: %w", x.field("TLSCA"), err)
 		}
-		ep.TLS, ep.TLSRoots, ep.TLSTrust = drivers.LoopbackTLS(pool, host), pem, "the CAs in "+x.tlsCA+" (--"+x.name+"-tls-ca)"
+		ep.TLS, ep.TLSRoots, ep.TLSTrust = drivers.LoopbackTLS(pool, host), pem, "the CAs in "+x.TLSCA+" (--"+x.name+"-tls-ca)"
 	}
 	if err := ep.Validate(); err != nil {
-		return drivers.Endpoint{}, fmt.Errorf("--%s-tls-addr: %v", x.name, err)
+		return drivers.Endpoint{}, setting.Errorf("%s: %w", x.field("TLSAddr"), err)
 	}
 	return ep, nil
 }
 
-func (x *ExternalFlags) envVar() string { return "DBSOCK_" + strings.ToUpper(x.name) + "_PASSWORD" }
+func envVar(name string) string { return "DBSOCK_" + strings.ToUpper(name) + "_PASSWORD" }
 
-// Pair builds the endpoints given, reading the password from
-// --NAME-password, $DBSOCK_NAME_PASSWORD or --NAME-password-file (the
-// file wins), and validating every address given.
-func (x *ExternalFlags) Pair() (compose.Pair, error) {
-	if x == nil {
-		return compose.Pair{}, nil
+// External builds the endpoints given, reading the password from
+// Password, $DBSOCK_NAME_PASSWORD or PasswordFile (the file wins), and
+// validating every address given.
+func (x *Server) External() (compose.Pair, error) {
+	password := x.Password
+	if password == "" && x.name != "" {
+		password = os.Getenv(envVar(x.name))
 	}
-	password := x.password
-	if password == "" {
-		password = os.Getenv(x.envVar())
-	}
-	if x.passwordFile != "" {
-		b, err := os.ReadFile(x.passwordFile)
+	if x.PasswordFile != "" {
+		b, err := os.ReadFile(x.PasswordFile)
 		if err != nil {
-			return compose.Pair{}, fmt.Errorf("--%s-password-file: %v", x.name, err)
+			return compose.Pair{}, setting.Errorf("%s: %w", x.field("PasswordFile"), err)
 		}
 		line, _, _ := strings.Cut(string(b), "\n")
 		password = strings.TrimRight(line, "\r")
 		if password == "" {
-			return compose.Pair{}, fmt.Errorf("--%s-password-file %s: its first line is empty; put the password on it (for a server without a password, give no password file)", x.name, x.passwordFile)
+			return compose.Pair{}, setting.Errorf("%s %s: its first line is empty; put the password on it (for a server without a password, give no password file)", x.field("PasswordFile"), x.PasswordFile)
 		}
 	}
-	socket := x.socket
+	socket := x.Socket
 	if x.spec.SocketFile != nil && socket != "" {
-		socket = x.spec.SocketFile(socket, portOf(x.addr))
+		socket = x.spec.SocketFile(socket, portOf(x.Addr))
 	}
-	creds := drivers.Endpoint{User: x.user, Password: password, Database: x.db}
+	creds := drivers.Endpoint{User: x.User, Password: password, Database: x.DB}
 	tcp, unix := creds, creds
-	tcp.Transport, tcp.Address = drivers.TCP, x.addr
+	tcp.Transport, tcp.Address = drivers.TCP, x.Addr
 	unix.Transport, unix.Address = drivers.Unix, socket
 	p := compose.Pair{TCP: tcp, Unix: unix}
 	var err error
 	if p.TCP.Address != "" {
 		if err := p.TCP.Validate(); err != nil {
-			return p, fmt.Errorf("--%s-addr: %v", x.name, err)
+			return p, setting.Errorf("%s: %w", x.field("Addr"), err)
 		}
 	}
 	if p.Unix.Address != "" {
 		if err := p.Unix.Validate(); err != nil {
-			return p, fmt.Errorf("%s: %v", x.spec.SocketFlag(x.name), err)
+			return p, setting.Errorf("%s: %w", x.field("Socket"), err)
 		}
 		if what := drivers.NotASocket(p.Unix.Address); what != "" {
-			return p, fmt.Errorf("%s: %s", x.spec.SocketFlag(x.name), what)
+			return p, setting.Errorf("%s: %s", x.field("Socket"), what)
 		}
 	}
 	if p.TLS, err = x.tlsPath(creds); err != nil {
 		return p, err
 	}
 	if p.Given() && (p.TCP.Address == "" || p.Unix.Address == "") {
-		return p, fmt.Errorf("%s: give both --%s-addr and %s: dbsock compares the two transports of one server", x.name, x.name, x.spec.SocketFlag(x.name))
+		return p, setting.Errorf("%s: give both %s and %s: dbsock compares the two transports of one server", x.name, x.field("Addr"), x.field("Socket"))
 	}
 	return p, nil
 }
@@ -171,12 +185,12 @@ func portOf(addr string) int {
 	return 5432
 }
 
-// OneOf checks a string flag against its accepted values.
-func OneOf(flag, value string, accepted ...string) error {
+// OneOf checks a string setting, f, against its accepted values.
+func OneOf(f setting.Field, value string, accepted ...string) error {
 	for _, a := range accepted {
 		if value == a {
 			return nil
 		}
 	}
-	return fmt.Errorf("--%s %q is not accepted; use one of: %s", flag, value, strings.Join(accepted, ", "))
+	return setting.Errorf("%s %q is not accepted; use one of: %s", f, value, strings.Join(accepted, ", "))
 }

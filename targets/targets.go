@@ -1,23 +1,25 @@
 // Package targets is dbsock's registry of what it can measure. Each target
 // lives in its own package (targets/mysql, targets/redis, ...), which
-// registers itself once, in init: its name, what one op is, its flags, its
-// client driver, its server recipe, its doctor probe and the client library
-// the report names. Package targets/all imports every one of them; the CLI,
-// the pipeline, help texts and the environment's driver versions all read
-// this registry.
+// registers itself once, in init: its name, what one op is, its settings
+// (a typed value with json tags, and the flags the command binds on its
+// fields), its client driver, its server recipe, its doctor probe and the
+// client library the report names. Package targets/all imports every one
+// of them; the CLI, the pipeline, help texts and the environment's driver
+// versions all read this registry.
 package targets
 
 import (
 	"context"
 	"fmt"
 	"net"
+	"reflect"
 	"sort"
+	"strings"
 	"sync"
-
-	"github.com/spf13/pflag"
 
 	"github.com/dbsock/dbsock/compose"
 	"github.com/dbsock/dbsock/drivers"
+	"github.com/dbsock/dbsock/internal/setting"
 )
 
 // Target is everything dbsock knows about one thing it can measure.
@@ -43,9 +45,12 @@ type Target struct {
 	// Layer, when set, makes the target a layer of --explain's
 	// decomposition (results.LayerKernel, results.LayerRuntime).
 	Layer string
-	// Settings binds the target's own flags on f (nil f: defaults only)
-	// and returns what reads them once parsed.
-	Settings func(f *pflag.FlagSet) Settings
+	// Settings returns a new value of the target's settings at their
+	// defaults (see Settings).
+	Settings func() Settings
+	// Flags are the fields of its settings that the command sets from
+	// flags, in the order its help lists them.
+	Flags []Flag
 	// Doctor is what "dbsock doctor" knows of its sockets (nil: nothing).
 	Doctor *Doctor
 	// Quiet, when set, stops the client library from printing log lines
@@ -69,23 +74,51 @@ type Doctor struct {
 	Answer func(ctx context.Context, c net.Conn, path string) string
 }
 
-// Settings are one invocation's settings of a target, read from its flags.
+// Settings are one invocation's settings of a target: a pointer to a struct
+// whose exported fields are the settings, with their defaults as
+// Target.Settings returns them. What the fields hold with json tags is what
+// a case carries to a client elsewhere (dbsock measure), which decodes it
+// into the same type; a server the user runs (Server) is left out of it,
+// as the case carries that server's endpoints themselves.
 type Settings interface {
-	// Validate checks the flags once parsed.
+	// Validate checks the settings; its errors name the fields (Field).
 	Validate() error
 	// Driver returns the driver for one case's workload (value size,
 	// rows).
 	Driver(w drivers.Workload) drivers.Driver
 	// External returns the endpoints of a server the user runs, as given
-	// by flags and the environment (a zero Pair when none were given).
+	// by the settings and the environment (a zero Pair when none were
+	// given).
 	External() (compose.Pair, error)
 }
 
-// QueryFlags is an optional capability of Settings with flags that apply
-// only to the user's own op: NeedQuery names those given, which the
-// command refuses without --query for the target.
-type QueryFlags interface {
-	NeedQuery() []string
+// QueryOnly is an optional capability of Settings with fields that apply
+// only to the user's own op: NeedQuery names those set, which a run
+// refuses without a query of the user's for the target.
+type QueryOnly interface {
+	NeedQuery() []setting.Field
+}
+
+// Flag is one field of a target's settings that the command sets from a
+// flag: the field's Go name in the settings struct (a string, int or bool
+// field), the flag's name without "--" and its help. The flag's default
+// is the field's value in the target's defaults.
+type Flag struct {
+	Field, Name, Help string
+}
+
+// Field names the field of target's settings that errors name, e.g.
+// Field("redis", "Protocol") is "redis.Settings.Protocol" (field Protocol
+// of package redis's Settings); the command words it as its flag.
+func Field(target, field string) setting.Field {
+	return setting.Field(target + ".Settings." + field)
+}
+
+// FieldOf splits a Field into its target and the settings' field; ok is
+// false for a field that is no target's.
+func FieldOf(f setting.Field) (target, field string, ok bool) {
+	target, field, ok = strings.Cut(string(f), ".Settings.")
+	return target, field, ok && target != "" && field != ""
 }
 
 // Supply is what a provider is asked for to serve t.
@@ -104,10 +137,36 @@ func Register(t Target) {
 	if t.Name == "" || t.Settings == nil || t.Local == nil {
 		panic("targets: Register needs a Name, Settings and a local recipe")
 	}
+	if err := checkFlags(t); err != nil {
+		panic("targets: " + err.Error())
+	}
 	if _, dup := registry[t.Name]; dup {
 		panic(fmt.Sprintf("targets: %s registered twice", t.Name))
 	}
 	registry[t.Name] = &t
+}
+
+// checkFlags checks that each of t's flags names a string, int or bool
+// field of its settings, once.
+func checkFlags(t Target) error {
+	v := reflect.ValueOf(t.Settings())
+	if v.Kind() != reflect.Pointer || v.Elem().Kind() != reflect.Struct {
+		return fmt.Errorf("%s's settings are a %s, not a pointer to a struct", t.Name, v.Type())
+	}
+	seen := map[string]bool{}
+	for _, f := range t.Flags {
+		fv := v.Elem().FieldByName(f.Field)
+		switch {
+		case !fv.IsValid() || !fv.CanSet():
+			return fmt.Errorf("%s's flag --%s names %s, which is no exported field of its settings", t.Name, f.Name, f.Field)
+		case fv.Kind() != reflect.String && fv.Kind() != reflect.Int && fv.Kind() != reflect.Bool:
+			return fmt.Errorf("%s's flag --%s names field %s, a %s (a flag sets a string, int or bool)", t.Name, f.Name, f.Field, fv.Kind())
+		case seen[f.Name] || f.Name == "" || f.Help == "":
+			return fmt.Errorf("%s's flag %q is given twice or without its help", t.Name, f.Name)
+		}
+		seen[f.Name] = true
+	}
+	return nil
 }
 
 // Explainers lists the targets that are layers of --explain's
@@ -211,14 +270,16 @@ func Containers() []compose.Target {
 	return out
 }
 
-// Own gives the Settings of a target that has no flags of its own and whose
-// server is dbsock's (no external endpoints).
-func Own(driver func(valueSize int) drivers.Driver) func(*pflag.FlagSet) Settings {
-	return func(*pflag.FlagSet) Settings { return own(driver) }
+// Own gives the Settings of a target that has no settings of its own and
+// whose server is dbsock's (no external endpoints): as JSON, {}.
+func Own(driver func(valueSize int) drivers.Driver) func() Settings {
+	return func() Settings { return &own{driver: driver} }
 }
 
-type own func(valueSize int) drivers.Driver
+type own struct {
+	driver func(valueSize int) drivers.Driver
+}
 
-func (own) Validate() error                            { return nil }
-func (o own) Driver(w drivers.Workload) drivers.Driver { return o(w.ValueSize) }
-func (own) External() (compose.Pair, error)            { return compose.Pair{}, nil }
+func (*own) Validate() error                            { return nil }
+func (o *own) Driver(w drivers.Workload) drivers.Driver { return o.driver(w.ValueSize) }
+func (*own) External() (compose.Pair, error)            { return compose.Pair{}, nil }

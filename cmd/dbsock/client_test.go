@@ -56,7 +56,7 @@ func TestClientContainer(t *testing.T) {
 			t.Setenv("TMPDIR", shortTempDir(t))
 			bin := staticDbsock(t)
 			r := runJSON(t, append([]string{"run", "mysql", "redis", "postgres", "--provider", provider, "--client", "container", "--client-binary", bin,
-				"--instances", "1", "--n", "200", "--warmup", "20", "--blocks", "4"}, offlineImages...)...)
+				"--instances", "1", "--n", "200", "--warmup", "20", "--blocks", "4", "--redis-protocol", "2", "--mysql-mode", "interpolate"}, offlineImages...)...)
 			if r.Config.Client != "container" {
 				t.Errorf("config.client = %q, want container", r.Config.Client)
 			}
@@ -76,6 +76,11 @@ func TestClientContainer(t *testing.T) {
 				}
 				if run.CPU == nil || run.CPU.ServerNs == nil || *run.CPU.ServerNs <= 0 || run.CPU.ClientNs <= 0 {
 					t.Errorf("%s %s: CPU %+v, want both sides read from the client container", run.Target, run.Transport, run.CPU)
+				}
+				// The target's settings reached the client container's
+				// driver, which names its mode in each run.
+				if want := map[string]string{"mysql": "interpolate", "redis": "resp2", "postgres": "prepared"}[run.Target]; run.Mode != want {
+					t.Errorf("%s %s: mode %q, want %q (the flags' settings, as the client read them)", run.Target, run.Transport, run.Mode, want)
 				}
 			}
 			for _, target := range []string{"mysql", "redis", "postgres"} {

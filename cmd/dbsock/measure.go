@@ -4,15 +4,12 @@ import (
 	"context"
 	"errors"
 	"slices"
-	"strings"
 
 	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
 
 	"github.com/dbsock/dbsock/compose"
 	"github.com/dbsock/dbsock/drivers"
 	"github.com/dbsock/dbsock/pipeline"
-	"github.com/dbsock/dbsock/targets"
 )
 
 // newMeasureCmd is "dbsock measure", which dbsock runs in its client
@@ -57,40 +54,4 @@ func (o *runOptions) remoteClient(cpus []int) pipeline.StartRemote {
 	return func(ctx context.Context, target string, dirs []string) (pipeline.Remote, error) {
 		return compose.StartClient(ctx, compose.ClientOptions{Binary: o.clientBinary, Dirs: dirs, CPUs: cpus, Target: target, EnterNetns: netns})
 	}
-}
-
-// endpointFlags are the parts of a target's flag names that give the
-// endpoints of a server the user runs: the client container is handed the
-// endpoints themselves, never these (nor a password).
-var endpointFlags = []string{"-addr", "-socket", "-socket-dir", "-user", "-password", "-password-file", "-db"}
-
-// targetFlags lists, per target, the target's own flags the user gave, as
-// --name=value arguments, for the client container to read the same
-// driver settings from.
-func (o *runOptions) targetFlags(names []string) map[string][]string {
-	out := map[string][]string{}
-	for _, name := range names {
-		t, _ := targets.Lookup(name)
-		own := pflag.NewFlagSet(name, pflag.ContinueOnError)
-		t.Settings(own)
-		own.VisitAll(func(fl *pflag.Flag) {
-			given := o.flags.Lookup(fl.Name)
-			if given == nil || !given.Changed {
-				return
-			}
-			for _, suffix := range endpointFlags {
-				if strings.HasSuffix(fl.Name, suffix) {
-					return
-				}
-			}
-			values := []string{given.Value.String()}
-			if sv, ok := given.Value.(pflag.SliceValue); ok {
-				values = sv.GetSlice()
-			}
-			for _, v := range values {
-				out[name] = append(out[name], "--"+fl.Name+"="+v)
-			}
-		})
-	}
-	return out
 }

@@ -58,8 +58,8 @@ type runOptions struct {
 	paths             []string
 	baseline          string
 
-	// settings are each target's own flags (driver modes, external
-	// endpoints), bound from the registry.
+	// settings are each target's own settings (driver modes, external
+	// endpoints), its flags bound on them from the registry.
 	settings map[string]targets.Settings
 }
 
@@ -158,10 +158,7 @@ func (o *runOptions) bind(f *pflag.FlagSet) {
 	f.StringVar(&o.baseline, "baseline", "tcp", "the path every other one is compared with, one of --paths: tcp (TCP on 127.0.0.1), or e.g. tls to ask what each path gains over a client's TLS connection")
 	f.StringArrayVar(&o.thresholds, "threshold", nil, "fail (exit 3) unless this holds after the run, e.g. 'redis.unix.p99<2ms', 'mysql.unix_speedup_p50>=1.0' or, with --paths tcp,tcp6,unix, 'redis.tcp6_speedup_p50.lo>=0.95'; repeatable")
 	f.BoolVarP(&o.quiet, "quiet", "q", false, "print no progress lines on stderr")
-	o.settings = map[string]targets.Settings{}
-	for _, t := range targets.List() {
-		o.settings[t.Name] = t.Settings(f)
-	}
+	o.settings = bindSettings(f)
 }
 
 // parseTargets expands "all", rejects unknown names and drops repeats.
@@ -408,7 +405,6 @@ func (o *runOptions) newPlan(names []string, gates []results.Threshold, place pl
 		KeysFrom:       o.workload.keysFrom,
 		Client:         o.remoteClient(place.Client),
 		ClientName:     o.client,
-		Flags:          o.targetFlags(names),
 	}
 	for _, name := range names {
 		t, _ := targets.Lookup(name)

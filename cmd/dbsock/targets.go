@@ -21,7 +21,7 @@ func newTargetsCmd(stdout io.Writer) *cobra.Command {
 			tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
 			fmt.Fprintln(tw, "TARGET\tONE OPERATION\tSERVER")
 			for _, t := range targets.List() {
-				fmt.Fprintf(tw, "%s\t%s\t%s\n", t.Name, t.Settings(nil).Driver(drivers.Workload{}).Describe(), t.ServedBy)
+				fmt.Fprintf(tw, "%s\t%s\t%s\n", t.Name, t.Settings().Driver(drivers.Workload{}).Describe(), t.ServedBy)
 			}
 			fmt.Fprintf(tw, "all\t%s\t\n", strings.Join(targets.All(), ", "))
 			return tw.Flush()

@@ -18,8 +18,14 @@ var flags = map[setting.Field]string{
 	setting.Seed: "--seed", setting.Client: "--client", setting.Paths: "--paths", setting.Baseline: "--baseline", setting.ClientBinary: "--client-binary",
 }
 
-// flagName is the flag that sets f.
-func flagName(f setting.Field) string { return flags[f] }
+// flagName is the flag that sets f: one of run's own, or one of a
+// target's (its settings' fields, targets.Field).
+func flagName(f setting.Field) string {
+	if name, ok := flags[f]; ok {
+		return name
+	}
+	return settingFlag(f)
+}
 
 // inWords is err's text with the settings it names worded as flags.
 func inWords(err error) string { return setting.In(err, flagName) }

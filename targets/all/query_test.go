@@ -169,7 +169,7 @@ func TestMongoCollection(t *testing.T) {
 	p := targettest.External("mongo", srv)
 	opt := scenarios.Options{N: 200, Warmup: 10, Rounds: 1, Blocks: 2, Seed: 1, Rows: 1}
 	targettest.Measure(t, "mongo", p, opt) // dbsock.user, standing in for the user's collection
-	own := targettest.Own{Query: `{"_id": "{key}"}`, Flags: []string{"--mongo-collection", "dbsock.user"}}
+	own := targettest.Own{Query: `{"_id": "{key}"}`, Settings: `{"collection": "dbsock.user"}`}
 	rep, err := targettest.MeasureOwn(t, "mongo", p, opt, own)
 	if err != nil {
 		t.Fatal(err)
@@ -177,7 +177,7 @@ func TestMongoCollection(t *testing.T) {
 	if op := rep.Targets[0].Operation; !strings.Contains(op, "db.user.findOne") || rep.Runs[0].Errors != 0 {
 		t.Errorf("operation %q, %d errors", op, rep.Runs[0].Errors)
 	}
-	own.Flags = []string{"--mongo-collection", "dbsock.nothing"}
+	own.Settings = `{"collection": "dbsock.nothing"}`
 	_, err = targettest.MeasureOwn(t, "mongo", p, opt, own)
 	if !errors.Is(err, drivers.ErrStatement) {
 		t.Fatalf("an empty collection: %v; want a statement error (dbsock must not have seeded it)", err)

@@ -26,7 +26,7 @@ func TestRestartsAcceptLogins(t *testing.T) {
 		t.Run(target, func(t *testing.T) {
 			srv := targettest.Local(t, target, targettest.Binaries[target]...)
 			tg, _ := targets.Lookup(target)
-			d := tg.Settings(nil).Driver(drivers.Workload{})
+			d := tg.Settings().Driver(drivers.Workload{})
 			for i := 1; i <= n; i++ {
 				ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 				if err := srv.Restart(ctx); err != nil {

@@ -145,7 +145,7 @@ func TestContainersHoldNoPassword(t *testing.T) {
 				}
 				tg, _ := targets.Lookup(target)
 				for _, ep := range []drivers.Endpoint{srv.TCP, srv.Unix} {
-					if _, err := tg.Settings(nil).Driver(drivers.Workload{}).Info(ctx, ep); err != nil {
+					if _, err := tg.Settings().Driver(drivers.Workload{}).Info(ctx, ep); err != nil {
 						t.Errorf("a login over %s after the restart: %v", ep.Transport, err)
 					}
 				}

@@ -5,8 +5,6 @@ import (
 	"net"
 	"strings"
 
-	"github.com/spf13/pflag"
-
 	"github.com/dbsock/dbsock/compose"
 	"github.com/dbsock/dbsock/drivers"
 	"github.com/dbsock/dbsock/targets"
@@ -33,7 +31,8 @@ func init() {
 		Short:    "GET of one key (memcached: one instance per transport)",
 		ServedBy: "memcached, two instances started alike (-p for TCP, -s for the socket), local, container or yours",
 		Library:  "github.com/bradfitz/gomemcache",
-		Settings: bind,
+		Settings: func() targets.Settings { return DefaultSettings() },
+		Flags:    external.Flags(name),
 		Doctor: &targets.Doctor{
 			Name:      product,
 			WellKnown: []string{"/run/memcached/memcached.sock", "/var/run/memcached/memcached.sock", "/tmp/memcached.sock"},
@@ -44,15 +43,20 @@ func init() {
 	})
 }
 
-type settings struct{ ext *targets.ExternalFlags }
+// Settings are the memcached target's settings: a memcached the user runs
+// (dbsock run's --memcached-* flags), none by default.
+type Settings struct {
+	targets.Server `json:"-"`
+}
 
-func bind(f *pflag.FlagSet) targets.Settings { return &settings{ext: external.Bind(f, name)} }
+// DefaultSettings are the memcached target's settings at their defaults.
+func DefaultSettings() *Settings { return &Settings{Server: external.Server(name)} }
 
-func (*settings) Validate() error { return nil }
+// Validate implements targets.Settings.
+func (*Settings) Validate() error { return nil }
 
-func (*settings) Driver(w drivers.Workload) drivers.Driver { return New(w) }
-
-func (s *settings) External() (compose.Pair, error) { return s.ext.Pair() }
+// Driver implements targets.Settings.
+func (*Settings) Driver(w drivers.Workload) drivers.Driver { return New(w) }
 
 // version asks the version command, which needs no credentials.
 func version(_ context.Context, c net.Conn, _ string) string {

@@ -5,14 +5,12 @@ package mongo
 
 import (
 	"context"
-	"fmt"
 	"net"
 	"strings"
 
-	"github.com/spf13/pflag"
-
 	"github.com/dbsock/dbsock/compose"
 	"github.com/dbsock/dbsock/drivers"
+	"github.com/dbsock/dbsock/internal/setting"
 	"github.com/dbsock/dbsock/targets"
 )
 
@@ -34,7 +32,10 @@ func init() {
 		Short:    "findOne by _id (MongoDB, or FerretDB speaking its wire protocol)",
 		ServedBy: "mongod, or FerretDB (MongoDB wire protocol), local, container or yours",
 		Library:  "go.mongodb.org/mongo-driver/v2",
-		Settings: bind,
+		Settings: func() targets.Settings { return DefaultSettings() },
+		Flags: append(external.Flags(name),
+			targets.Flag{Field: "Op", Name: "mongo-op", Help: "what one MongoDB op is: " + strings.Join(Ops, ", ")},
+			targets.Flag{Field: "Collection", Name: "mongo-collection", Help: "the collection your --query filter reads, COLLECTION or DATABASE.COLLECTION (default: dbsock's own, which it seeds)"}),
 		Doctor: &targets.Doctor{
 			Name:      "MongoDB",
 			WellKnown: []string{"/tmp/mongodb-27017.sock"},
@@ -45,52 +46,56 @@ func init() {
 	})
 }
 
-type settings struct {
-	op, collection string
-	ext            *targets.ExternalFlags
+// Settings are the mongo target's settings (dbsock run's --mongo-*
+// flags).
+type Settings struct {
+	// Op is what one op is: one of Ops.
+	Op string `json:"op"`
+	// Collection is the collection the user's own filter reads,
+	// COLLECTION or DATABASE.COLLECTION ("": dbsock's own); it applies
+	// only to the user's own op.
+	Collection string `json:"collection,omitempty"`
+	// Server is a MongoDB the user runs (none by default).
+	targets.Server `json:"-"`
 }
 
-func bind(f *pflag.FlagSet) targets.Settings {
-	s := &settings{op: OpFind, ext: external.Bind(f, name)}
-	if f != nil {
-		f.StringVar(&s.op, "mongo-op", OpFind, "what one MongoDB op is: "+strings.Join(Ops, ", "))
-		f.StringVar(&s.collection, "mongo-collection", "", "the collection your --query filter reads, COLLECTION or DATABASE.COLLECTION (default: dbsock's own, which it seeds)")
+// DefaultSettings are the mongo target's settings at their defaults.
+func DefaultSettings() *Settings {
+	return &Settings{Op: OpFind, Server: external.Server(name)}
+}
+
+// Validate implements targets.Settings.
+func (s *Settings) Validate() error {
+	if db, coll, _ := s.split(); s.Collection != "" && (coll == "" || strings.ContainsAny(db+coll, "$\x00")) {
+		return setting.Errorf("%s %q is not COLLECTION or DATABASE.COLLECTION", targets.Field(name, "Collection"), s.Collection)
 	}
-	return s
+	return targets.OneOf(targets.Field(name, "Op"), s.Op, Ops...)
 }
 
-func (s *settings) Validate() error {
-	if db, coll, _ := s.split(); s.collection != "" && (coll == "" || strings.ContainsAny(db+coll, "$\x00")) {
-		return fmt.Errorf("--mongo-collection %q is not COLLECTION or DATABASE.COLLECTION", s.collection)
-	}
-	return targets.OneOf("mongo-op", s.op, Ops...)
-}
-
-// split reads --mongo-collection: DATABASE.COLLECTION, or COLLECTION.
-func (s *settings) split() (db, coll string, ok bool) {
-	if db, coll, ok := strings.Cut(s.collection, "."); ok {
+// split reads Collection: DATABASE.COLLECTION, or COLLECTION.
+func (s *Settings) split() (db, coll string, ok bool) {
+	if db, coll, ok := strings.Cut(s.Collection, "."); ok {
 		return db, coll, true
 	}
-	return "", s.collection, false
+	return "", s.Collection, false
 }
 
-func (s *settings) Driver(w drivers.Workload) drivers.Driver {
-	d := New(s.op, w)
+// Driver implements targets.Settings.
+func (s *Settings) Driver(w drivers.Workload) drivers.Driver {
+	d := New(s.Op, w)
 	if db, coll, _ := s.split(); coll != "" && w.Query != "" {
 		return d.InCollection(db, coll)
 	}
 	return d
 }
 
-// NeedQuery implements targets.QueryFlags.
-func (s *settings) NeedQuery() []string {
-	if s.collection != "" {
-		return []string{"--mongo-collection"}
+// NeedQuery implements targets.QueryOnly.
+func (s *Settings) NeedQuery() []setting.Field {
+	if s.Collection != "" {
+		return []setting.Field{targets.Field(name, "Collection")}
 	}
 	return nil
 }
-
-func (s *settings) External() (compose.Pair, error) { return s.ext.Pair() }
 
 // buildInfo asks the server at path what it is, through the driver (the
 // wire protocol needs a real handshake).

@@ -8,8 +8,6 @@ import (
 	"net"
 	"strings"
 
-	"github.com/spf13/pflag"
-
 	"github.com/dbsock/dbsock/compose"
 	"github.com/dbsock/dbsock/drivers"
 	"github.com/dbsock/dbsock/targets"
@@ -32,8 +30,10 @@ func init() {
 		Short:    "SELECT by primary key, statement prepared once (MySQL or MariaDB)",
 		ServedBy: "MySQL (mysqld) or MariaDB (mariadbd), local, container or yours",
 		Library:  "github.com/go-sql-driver/mysql",
-		Settings: bind,
-		Quiet:    Quiet,
+		Settings: func() targets.Settings { return DefaultSettings() },
+		Flags: append(external.Flags(name),
+			targets.Flag{Field: "Mode", Name: "mysql-mode", Help: "how the lookup reaches MySQL: " + strings.Join(Modes, ", ")}),
+		Quiet: Quiet,
 		Doctor: &targets.Doctor{
 			Name:      "MySQL/MariaDB",
 			WellKnown: []string{"/run/mysqld/mysqld.sock", "/var/run/mysqld/mysqld.sock", "/var/lib/mysql/mysql.sock", "/tmp/mysql.sock"},
@@ -44,24 +44,27 @@ func init() {
 	})
 }
 
-type settings struct {
-	mode string
-	ext  *targets.ExternalFlags
+// Settings are the mysql target's settings (dbsock run's --mysql-*
+// flags).
+type Settings struct {
+	// Mode is how the lookup reaches the server: one of Modes.
+	Mode string `json:"mode"`
+	// Server is a MySQL the user runs (none by default).
+	targets.Server `json:"-"`
 }
 
-func bind(f *pflag.FlagSet) targets.Settings {
-	s := &settings{mode: ModePrepared, ext: external.Bind(f, name)}
-	if f != nil {
-		f.StringVar(&s.mode, "mysql-mode", ModePrepared, "how the lookup reaches MySQL: "+strings.Join(Modes, ", "))
-	}
-	return s
+// DefaultSettings are the mysql target's settings at their defaults.
+func DefaultSettings() *Settings {
+	return &Settings{Mode: ModePrepared, Server: external.Server(name)}
 }
 
-func (s *settings) Validate() error { return targets.OneOf("mysql-mode", s.mode, Modes...) }
+// Validate implements targets.Settings.
+func (s *Settings) Validate() error {
+	return targets.OneOf(targets.Field(name, "Mode"), s.Mode, Modes...)
+}
 
-func (s *settings) Driver(w drivers.Workload) drivers.Driver { return New(s.mode, w) }
-
-func (s *settings) External() (compose.Pair, error) { return s.ext.Pair() }
+// Driver implements targets.Settings.
+func (s *Settings) Driver(w drivers.Workload) drivers.Driver { return New(s.Mode, w) }
 
 // greeting reads the handshake a MySQL-protocol server sends first: it
 // names the server version without any credentials.

@@ -4,8 +4,6 @@ import (
 	"context"
 	"net"
 
-	"github.com/spf13/pflag"
-
 	"github.com/dbsock/dbsock/compose"
 	"github.com/dbsock/dbsock/drivers"
 	"github.com/dbsock/dbsock/targets"
@@ -41,7 +39,8 @@ func init() {
 		Short:    "the postgres lookup through PgBouncer (transaction pooling) in front of PostgreSQL",
 		ServedBy: "PgBouncer with a PostgreSQL behind it on a Unix socket, local, container or yours",
 		Library:  "github.com/jackc/pgx/v5",
-		Settings: bind,
+		Settings: func() targets.Settings { return DefaultSettings() },
+		Flags:    external.Flags(name),
 		Doctor: &targets.Doctor{
 			Name:      "PgBouncer",
 			WellKnown: []string{"/run/postgresql/.s.PGSQL.6432", "/var/run/postgresql/.s.PGSQL.6432", "/tmp/.s.PGSQL.6432"},
@@ -54,12 +53,17 @@ func init() {
 	})
 }
 
-type settings struct{ ext *targets.ExternalFlags }
+// Settings are the pgbouncer target's settings: a PgBouncer the user runs
+// (dbsock run's --pgbouncer-* flags), none by default.
+type Settings struct {
+	targets.Server `json:"-"`
+}
 
-func bind(f *pflag.FlagSet) targets.Settings { return &settings{ext: external.Bind(f, name)} }
+// DefaultSettings are the pgbouncer target's settings at their defaults.
+func DefaultSettings() *Settings { return &Settings{Server: external.Server(name)} }
 
-func (*settings) Validate() error { return nil }
+// Validate implements targets.Settings.
+func (*Settings) Validate() error { return nil }
 
-func (*settings) Driver(w drivers.Workload) drivers.Driver { return New(w) }
-
-func (s *settings) External() (compose.Pair, error) { return s.ext.Pair() }
+// Driver implements targets.Settings.
+func (*Settings) Driver(w drivers.Workload) drivers.Driver { return New(w) }

@@ -9,8 +9,6 @@ import (
 	"net"
 	"strings"
 
-	"github.com/spf13/pflag"
-
 	"github.com/dbsock/dbsock/compose"
 	"github.com/dbsock/dbsock/drivers"
 	"github.com/dbsock/dbsock/targets"
@@ -41,7 +39,9 @@ func init() {
 		Short:    "SELECT by primary key, statement prepared once (PostgreSQL)",
 		ServedBy: "PostgreSQL, local, container or yours",
 		Library:  "github.com/jackc/pgx/v5",
-		Settings: bind,
+		Settings: func() targets.Settings { return DefaultSettings() },
+		Flags: append(external.Flags(name),
+			targets.Flag{Field: "Mode", Name: "postgres-mode", Help: "how the lookup reaches PostgreSQL: prepared (a named statement per connection) or exec (an unnamed statement per op, as poolers in transaction mode need)"}),
 		Doctor: &targets.Doctor{
 			Name:      "PostgreSQL",
 			WellKnown: []string{"/run/postgresql/.s.PGSQL.5432", "/var/run/postgresql/.s.PGSQL.5432", "/tmp/.s.PGSQL.5432"},
@@ -52,28 +52,31 @@ func init() {
 	})
 }
 
-type settings struct {
-	mode string
-	ext  *targets.ExternalFlags
+// Settings are the postgres target's settings (dbsock run's --postgres-*
+// flags).
+type Settings struct {
+	// Mode is how the lookup reaches the server: one of Modes.
+	Mode string `json:"mode"`
+	// Server is a PostgreSQL the user runs (none by default).
+	targets.Server `json:"-"`
 }
 
-func bind(f *pflag.FlagSet) targets.Settings {
-	s := &settings{mode: ModePrepared, ext: external.Bind(f, name)}
-	if f != nil {
-		f.StringVar(&s.mode, "postgres-mode", ModePrepared, "how the lookup reaches PostgreSQL: prepared (a named statement per connection) or exec (an unnamed statement per op, as poolers in transaction mode need)")
-	}
-	return s
+// DefaultSettings are the postgres target's settings at their defaults.
+func DefaultSettings() *Settings {
+	return &Settings{Mode: ModePrepared, Server: external.Server(name)}
 }
 
-func (s *settings) Validate() error { return targets.OneOf("postgres-mode", s.mode, Modes...) }
+// Validate implements targets.Settings.
+func (s *Settings) Validate() error {
+	return targets.OneOf(targets.Field(name, "Mode"), s.Mode, Modes...)
+}
 
-func (s *settings) Driver(w drivers.Workload) drivers.Driver { return NewMode(s.mode, w) }
+// Driver implements targets.Settings.
+func (s *Settings) Driver(w drivers.Workload) drivers.Driver { return NewMode(s.Mode, w) }
 
 // StartLocal starts a private PostgreSQL with the local provider, for
 // targets that put something in front of it (a pooler).
 var StartLocal = localServer
-
-func (s *settings) External() (compose.Pair, error) { return s.ext.Pair() }
 
 // sslRequest asks the server at c whether it speaks TLS, the one question
 // PostgreSQL (and PgBouncer) answers without a login: 'S' or 'N'.

@@ -5,15 +5,13 @@ package redis
 import (
 	"bufio"
 	"context"
-	"fmt"
 	"io"
 	"net"
 	"strings"
 
-	"github.com/spf13/pflag"
-
 	"github.com/dbsock/dbsock/compose"
 	"github.com/dbsock/dbsock/drivers"
+	"github.com/dbsock/dbsock/internal/setting"
 	"github.com/dbsock/dbsock/targets"
 )
 
@@ -32,8 +30,11 @@ func init() {
 		Short:    "GET of one key",
 		ServedBy: "redis-server, local, container or yours",
 		Library:  "github.com/redis/go-redis/v9",
-		Settings: bind,
-		Quiet:    Quiet,
+		Settings: func() targets.Settings { return DefaultSettings() },
+		Flags: append(external.Flags(name),
+			targets.Flag{Field: "Protocol", Name: "redis-protocol", Help: "RESP protocol version: 2 or 3"},
+			targets.Flag{Field: "Identity", Name: "redis-identity", Help: "send go-redis's CLIENT SETINFO identity commands on connect"}),
+		Quiet: Quiet,
 		Doctor: &targets.Doctor{
 			Name:      "Redis",
 			WellKnown: []string{"/run/redis/redis-server.sock", "/var/run/redis/redis-server.sock", "/var/run/redis/redis.sock", "/tmp/redis.sock"},
@@ -44,33 +45,35 @@ func init() {
 	})
 }
 
-type settings struct {
-	protocol int
-	identity bool
-	ext      *targets.ExternalFlags
+// Settings are the redis target's settings (dbsock run's --redis-*
+// flags).
+type Settings struct {
+	// Protocol is the RESP protocol version: 2 or 3.
+	Protocol int `json:"protocol"`
+	// Identity sends go-redis's CLIENT SETINFO identity commands on
+	// connect.
+	Identity bool `json:"identity"`
+	// Server is a Redis the user runs (none by default).
+	targets.Server `json:"-"`
 }
 
-func bind(f *pflag.FlagSet) targets.Settings {
-	s := &settings{protocol: 3, ext: external.Bind(f, name)}
-	if f != nil {
-		f.IntVar(&s.protocol, "redis-protocol", 3, "RESP protocol version: 2 or 3")
-		f.BoolVar(&s.identity, "redis-identity", false, "send go-redis's CLIENT SETINFO identity commands on connect")
-	}
-	return s
+// DefaultSettings are the redis target's settings at their defaults.
+func DefaultSettings() *Settings {
+	return &Settings{Protocol: 3, Server: external.Server(name)}
 }
 
-func (s *settings) Validate() error {
-	if s.protocol != 2 && s.protocol != 3 {
-		return fmt.Errorf("--redis-protocol %d is not accepted; use 2 or 3", s.protocol)
+// Validate implements targets.Settings.
+func (s *Settings) Validate() error {
+	if s.Protocol != 2 && s.Protocol != 3 {
+		return setting.Errorf("%s %d is not accepted; use 2 or 3", targets.Field(name, "Protocol"), s.Protocol)
 	}
 	return nil
 }
 
-func (s *settings) Driver(w drivers.Workload) drivers.Driver {
-	return New(s.protocol, s.identity, w)
+// Driver implements targets.Settings.
+func (s *Settings) Driver(w drivers.Workload) drivers.Driver {
+	return New(s.Protocol, s.Identity, w)
 }
-
-func (s *settings) External() (compose.Pair, error) { return s.ext.Pair() }
 
 // info asks INFO server without credentials.
 func info(_ context.Context, c net.Conn, _ string) string {

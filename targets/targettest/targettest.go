@@ -6,14 +6,13 @@ package targettest
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/spf13/pflag"
 
 	"github.com/dbsock/dbsock/compose"
 	"github.com/dbsock/dbsock/compose/containers" // the docker provider's runtime
@@ -256,9 +255,9 @@ func Measure(t *testing.T, target string, p compose.Provider, opt scenarios.Opti
 type Own struct {
 	Query    string
 	KeysFrom *pipeline.KeySource
-	// Flags are the target's own flags, as a command line would give
-	// them (e.g. --mongo-collection db.coll).
-	Flags []string
+	// Settings are the target's own settings as JSON, decoded into its
+	// defaults (e.g. {"collection": "dbsock.user"} for mongo).
+	Settings string
 }
 
 // MeasureOwn is Measure with the user's own op and keys; it returns the
@@ -283,10 +282,9 @@ func MeasureOwn(t *testing.T, target string, p compose.Provider, opt scenarios.O
 	if own.KeysFrom != nil {
 		plan.KeysFrom = map[string]pipeline.KeySource{target: *own.KeysFrom}
 	}
-	if len(own.Flags) > 0 {
-		fs := pflag.NewFlagSet(target, pflag.ContinueOnError)
-		settings := lookup(t, target).Settings(fs)
-		if err := fs.Parse(own.Flags); err != nil {
+	if own.Settings != "" {
+		settings := lookup(t, target).Settings()
+		if err := json.Unmarshal([]byte(own.Settings), settings); err != nil {
 			t.Fatal(err)
 		}
 		if err := settings.Validate(); err != nil {
