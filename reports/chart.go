@@ -396,6 +396,35 @@ func speedupPlot(r *results.Report) (*plot.Plot, error) {
 	}
 	p.Y.Label.Text = "speedup (×; dashed at 1.0: no difference)"
 	p.Y.Tick.Marker = withOne{}
+	names, bars := collectSpeedupBars(r, paths)
+	p.Add(plotter.NewGrid())
+	ymax := speedupYMax(bars)
+	if len(paths) > 1 { // room above the bars for the legend, at the top
+		ymax *= 1 + legendRow*float64(len(paths)) + legendPad
+		p.Legend.Top = true
+	}
+	if err := addSpeedupBars(p, bars, paths, ymax); err != nil {
+		return nil, err
+	}
+	one := plotter.NewFunction(func(float64) float64 { return 1 })
+	one.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
+	one.Color = color.Gray{Y: 0x70}
+	p.Add(one)
+	p.NominalX(names...)
+	if len(names) > 4 {
+		p.X.Tick.Label.Rotation = math.Pi / 4
+		p.X.Tick.Label.XAlign = draw.XRight
+		p.X.Tick.Label.YAlign = draw.YCenter
+	}
+	p.Y.Min, p.Y.Max = 0, ymax
+	return p, nil
+}
+
+// collectSpeedupBars are the speedup panel's case names and, per compared
+// path, one bar per case (its p50 speedup and interval; nothing for a
+// case without that comparison or a target that failed before any
+// result).
+func collectSpeedupBars(r *results.Report, paths []drivers.Transport) ([]string, []speedupBars) {
 	var names []string
 	bars := make([]speedupBars, len(paths))
 	width := 0.8 / float64(len(paths)) // of the space between two cases, in data units
@@ -440,13 +469,16 @@ func speedupPlot(r *results.Report) (*plot.Plot, error) {
 			}
 		}
 	}
-	p.Add(plotter.NewGrid())
+	return names, bars
+}
+
+// speedupYMax is the panel's top: above every bar, and above every
+// whisker unless an interval from two rounds is enormous (then it runs
+// off the top; the report has the numbers).
+func speedupYMax(bars []speedupBars) float64 {
 	ymax := 1.2
 	for j := range bars {
 		b := &bars[j]
-		// An interval from two rounds can be enormous: keep the bars
-		// readable and let such a bar's whisker run off the top (the
-		// report has the numbers).
 		for _, c := range b.center {
 			ymax = math.Max(ymax, c*1.3)
 		}
@@ -454,10 +486,12 @@ func speedupPlot(r *results.Report) (*plot.Plot, error) {
 			ymax = math.Max(ymax, math.Min(b.hi[i]*1.05, 3*b.center[i]))
 		}
 	}
-	if len(paths) > 1 { // room above the bars for the legend, at the top
-		ymax *= 1 + legendRow*float64(len(paths)) + legendPad
-		p.Legend.Top = true
-	}
+	return ymax
+}
+
+// addSpeedupBars draws each path's bars and whiskers (cut at ymax), with
+// a legend entry per path when there are several.
+func addSpeedupBars(p *plot.Plot, bars []speedupBars, paths []drivers.Transport, ymax float64) error {
 	for j := range bars {
 		b := bars[j]
 		for i := range b.hi {
@@ -465,14 +499,14 @@ func speedupPlot(r *results.Report) (*plot.Plot, error) {
 		}
 		bc, err := plotter.NewBarChart(plotter.Values(b.center), vg.Points(math.Min(28, 84/float64(len(paths)))))
 		if err != nil {
-			return nil, err
+			return err
 		}
 		bc.XMin = b.x
 		bc.Color = pathColor(paths[j])
 		bc.LineStyle.Width = 0
 		errs, err := plotter.NewYErrorBars(b)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		errs.LineStyle.Width = vg.Points(1.5)
 		p.Add(bc, errs)
@@ -480,18 +514,7 @@ func speedupPlot(r *results.Report) (*plot.Plot, error) {
 			p.Legend.Add(paths[j].Label(), bc)
 		}
 	}
-	one := plotter.NewFunction(func(float64) float64 { return 1 })
-	one.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
-	one.Color = color.Gray{Y: 0x70}
-	p.Add(one)
-	p.NominalX(names...)
-	if len(names) > 4 {
-		p.X.Tick.Label.Rotation = math.Pi / 4
-		p.X.Tick.Label.XAlign = draw.XRight
-		p.X.Tick.Label.YAlign = draw.YCenter
-	}
-	p.Y.Min, p.Y.Max = 0, ymax
-	return p, nil
+	return nil
 }
 
 // reportPaths are the paths of r in its order: TCP, Unix, then the
