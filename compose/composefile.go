@@ -164,6 +164,13 @@ func (c *Compose) prepareService(t Target) error {
 	c.env = append(c.env, "DBSOCK_"+strings.ToUpper(t.Name)+"_PORT="+strconv.Itoa(c.ports[t.Name]))
 	name := t.Name + "-password"
 	c.secrets[name], c.secretNames[t.Name] = c.pw[t.Name], []string{name}
+	if t.Container != nil && t.Container.Rotate != nil {
+		// The file holds a bootstrap password, changed to the run's once
+		// the server is up.
+		if c.secrets[name], err = RandomPassword(); err != nil {
+			return err
+		}
+	}
 	if t.Container != nil {
 		for _, name := range t.Container.ComposeSecrets {
 			if c.secrets[name], err = RandomPassword(); err != nil {
@@ -260,6 +267,11 @@ func (c *Compose) Supply(ctx context.Context, t Target) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
+	bootstrap := map[string]string{}
+	for _, name := range c.secretNames[target] {
+		bootstrap[name] = c.secrets[name]
+	}
+	sp.Ready = rotating(t.Container.Rotate, bootstrap, sp.Ready)
 	if sp.Config != "" {
 		os.Remove(filepath.Join(sockDir, sp.Config)) // the file passes Redis's password another way
 	}

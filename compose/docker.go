@@ -144,6 +144,7 @@ func (d *Docker) Supply(ctx context.Context, t Target) (*Server, error) {
 		os.RemoveAll(dir)
 		return nil, err
 	}
+	spec.Ready = rotating(t.Container.Rotate, spec.Secrets, spec.Ready)
 	srv := &Server{Target: target, Provenance: drivers.Provenance{Provider: d.Name(), Image: image, SocketDir: dir, NetworkMode: d.networkMode()}}
 	if note != "" {
 		srv.Warnings = append(srv.Warnings, note)

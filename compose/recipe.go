@@ -2,6 +2,7 @@ package compose
 
 import (
 	"context"
+	"maps"
 
 	"github.com/dbsock/dbsock/drivers"
 )
@@ -62,6 +63,15 @@ type Container struct {
 	// names under secrets:, e.g. a root password), each given a random
 	// value per run; NAME-password, the run's password, is always there.
 	ComposeSecrets []string
+	// Rotate, when set, changes the passwords of the accounts the image's
+	// entrypoint created to the run's (those of srv's endpoints) as soon as
+	// the server is up: the image is handed bootstrap passwords (its Secrets
+	// files, and compose.yaml's, given here by name), which an image may
+	// leave in its server's environment, and which no account accepts once
+	// Rotate returns. It is probed with the readiness check, so it fails
+	// while the server is not up yet, and returns nil when the accounts
+	// already take the run's password (after a restart).
+	Rotate func(ctx context.Context, srv *Server, bootstrap map[string]string) error
 }
 
 // SpecFor is what a container's spec is built for.
@@ -111,6 +121,23 @@ func ChildRecipe(kind string) Recipe {
 	return Recipe{Local: func(ctx context.Context, l *Local, name string) (*Server, error) {
 		return l.childServer(ctx, name, kind)
 	}}
+}
+
+// rotating is ready preceded by rotate, with the bootstrap passwords.
+func rotating(rotate func(context.Context, *Server, map[string]string) error, bootstrap map[string]string, ready func(context.Context, *Server) error) func(context.Context, *Server) error {
+	if rotate == nil {
+		return ready
+	}
+	bootstrap = maps.Clone(bootstrap)
+	return func(ctx context.Context, srv *Server) error {
+		if err := rotate(ctx, srv, bootstrap); err != nil {
+			return err
+		}
+		if ready == nil {
+			return nil
+		}
+		return ready(ctx, srv)
+	}
 }
 
 // LoginReady is a ContainerSpec.Ready that holds until d can ask the

@@ -10,7 +10,7 @@ import (
 // recipe starts PostgreSQL from Debian's versioned directory or PATH
 // locally, and postgres:16 in a container (dbsock/postgres:15 without a
 // registry).
-var recipe = compose.Recipe{Local: localServer, Container: &compose.Container{Image: "postgres:16", Offline: "dbsock/postgres:15", UID: 999, Spec: container}}
+var recipe = compose.Recipe{Local: localServer, Container: &compose.Container{Image: "postgres:16", Offline: "dbsock/postgres:15", UID: 999, Spec: container, Rotate: rotate}}
 
 // SocketDirs are the server's socket directories in a container: the
 // image's default first, where its entrypoint's set-up (a temporary server
@@ -25,10 +25,17 @@ const privateKey = "/var/lib/postgresql/tls-key.pem"
 
 // container runs the official postgres image (and dbsock/postgres); the
 // password reaches it in a file in the socket dir that the image's
-// POSTGRES_PASSWORD_FILE names, never in its environment.
+// POSTGRES_PASSWORD_FILE names, never in its environment: a bootstrap
+// password, which rotate changes to the run's (pw) once the server is up,
+// since the official image leaves the one it read in the server's
+// environment.
 // With the run's TLS files it also serves TLS on its one port.
 func container(sf compose.SpecFor) (compose.ContainerSpec, error) {
 	pw, err := compose.RandomPassword()
+	if err != nil {
+		return compose.ContainerSpec{}, err
+	}
+	boot, err := compose.RandomPassword()
 	if err != nil {
 		return compose.ContainerSpec{}, err
 	}
@@ -37,7 +44,7 @@ func container(sf compose.SpecFor) (compose.ContainerSpec, error) {
 		Cmd: []string{server, "-c", "listen_addresses=" + sf.Bind, "-c", "port=" + p, "-c", "unix_socket_directories=" + SocketDirs,
 			"-c", "unix_socket_permissions=0777", "-c", "max_connections=300"},
 		Env:     map[string]string{"POSTGRES_USER": User, "POSTGRES_PASSWORD_FILE": "/sock/postgres-password", "POSTGRES_DB": Database},
-		Secrets: map[string]string{"postgres-password": pw},
+		Secrets: map[string]string{secretPassword: boot},
 		Socket:  ".s.PGSQL." + p, User: User, Password: pw, Database: Database,
 		Ready: compose.LoginReady(New(drivers.Workload{})),
 	}

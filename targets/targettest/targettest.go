@@ -136,10 +136,17 @@ func Local(t *testing.T, target string, binaries ...string) *compose.Server {
 // stops it when the test ends.
 func Supplied(t *testing.T, target, provider string) *compose.Server {
 	t.Helper()
-	tg := lookup(t, target)
-	p := newProvider(t, tg, provider, Binaries[target])
+	return SuppliedAs(t, lookup(t, target).Supply(), provider)
+}
+
+// SuppliedAs is Supplied for a recipe of the test's own (a registered
+// target's, changed).
+func SuppliedAs(t *testing.T, ct compose.Target, provider string) *compose.Server {
+	t.Helper()
+	tg := lookup(t, ct.Name)
+	p := newProvider(t, tg, provider, Binaries[ct.Name])
 	t.Cleanup(func() { _ = p.Close() })
-	srv, err := p.Supply(context.Background(), tg.Supply())
+	srv, err := p.Supply(context.Background(), ct)
 	if err != nil {
 		t.Fatal(err)
 	}
