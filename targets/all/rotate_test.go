@@ -88,11 +88,16 @@ func checkRotated(t *testing.T, d drivers.Driver, srv *compose.Server, boot map[
 		eps = append(eps, root)
 	}
 	if srv.Target == "postgres" {
-		// Both images' pg_hba.conf trust local and loopback connections
-		// (initdb's default), so a login says nothing of the password:
-		// the stored verifier does.
+		// The socket is trusted (initdb's default, inside the run's
+		// private directory), so a login there says nothing of the
+		// password: the stored verifier does. TCP asks for it.
 		checkVerifier(ctx, t, srv, boot)
-		eps = nil
+		eps = []drivers.Endpoint{srv.TCP}
+		wrong := srv.TCP
+		wrong.Password = "not-the-runs-password"
+		if _, err := d.Info(ctx, wrong); err == nil {
+			t.Errorf("postgres over tcp logs in with a wrong password")
+		}
 	}
 	for _, ep := range eps {
 		if _, err := d.Info(ctx, ep); err != nil {

@@ -18,6 +18,11 @@ var recipe = compose.Recipe{Local: localServer, Container: &compose.Container{Im
 // directory bind-mounted from the host.
 const SocketDirs = "/var/run/postgresql,/sock"
 
+// InitdbArgs make every TCP login to a container's server give its
+// password (scram-sha-256): initdb's default, kept by the images, trusts
+// 127.0.0.1 and ::1, which under host networking are this host's.
+const InitdbArgs = "--auth-host=scram-sha-256"
+
 // privateKey is where the server's TLS key is copied in its container,
 // owned by the postgres user with mode 0600 (its home, in the official
 // image and dbsock/postgres alike).
@@ -43,7 +48,11 @@ func container(sf compose.SpecFor) (compose.ContainerSpec, error) {
 	spec := compose.ContainerSpec{
 		Cmd: []string{server, "-c", "listen_addresses=" + sf.Bind, "-c", "port=" + p, "-c", "unix_socket_directories=" + SocketDirs,
 			"-c", "unix_socket_permissions=0777", "-c", "max_connections=300"},
-		Env:     map[string]string{"POSTGRES_USER": User, "POSTGRES_PASSWORD_FILE": "/sock/postgres-password", "POSTGRES_DB": Database},
+		// initdb's default trusts loopback TCP, which with host networking
+		// is this host's: every TCP login must give the password (the
+		// socket stays trusted, inside the run's private directory).
+		Env: map[string]string{"POSTGRES_USER": User, "POSTGRES_PASSWORD_FILE": "/sock/postgres-password", "POSTGRES_DB": Database,
+			"POSTGRES_INITDB_ARGS": InitdbArgs},
 		Secrets: map[string]string{secretPassword: boot},
 		Socket:  ".s.PGSQL." + p, User: User, Password: pw, Database: Database,
 		Ready: compose.LoginReady(New(drivers.Workload{})),
