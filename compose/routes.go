@@ -91,6 +91,7 @@ func (d *Docker) addRoutes(ctx context.Context, t Target, image string, srv *Ser
 		os.RemoveAll(dir)
 		return err
 	}
+	spec.Ready = rotating(t.Container.Rotate, spec.Secrets, spec.Ready) // the twin's accounts too
 	twin := &Server{Target: t.Name, Provenance: drivers.Provenance{SocketDir: dir}}
 	req := d.containerRequest(image, t.Name, dir, port, false, spec)
 	req.Network, req.Aliases = nw, []string{t.Name}
