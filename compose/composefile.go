@@ -302,24 +302,29 @@ func (c *Compose) Supply(ctx context.Context, t Target) (*Server, error) {
 	offerTCP6(ctx, srv, len(Loopbacks()) > 1 && !c.twin, "")
 	tree, _ := srv.CPU.(*cpustat.Tree)
 	srv.restart = func(ctx context.Context) error { return c.restartService(ctx, srv, sp.Ready, tree) }
-	srv.stop = func(ctx context.Context) error {
-		if c.Keep {
-			return nil
-		}
-		// A throwaway server needs no grace period: its container is
-		// force-removed through the engine's API (compose rm --stop would
-		// wait its 10 s stop timeout); compose itself is the fallback.
-		if _, err := removeLabelled(ctx, DockerSocket(), "containers", "com.docker.compose.project="+c.project, "com.docker.compose.service="+target); err == nil {
-			return nil
-		}
-		return errors.Join(c.run(ctx, "stop", "-t", "1", target), c.run(ctx, "rm", "--force", "-v", target))
-	}
+	srv.stop = c.stopService(target)
 	if c.Routes && !c.twin {
 		if err := c.addRoutes(ctx, t, image, srv); err != nil {
 			return nil, errors.Join(err, srv.Stop(context.Background()))
 		}
 	}
 	return srv, nil
+}
+
+// stopService stops target's service, unless Keep: a throwaway server
+// needs no grace period, so its container is force-removed through the
+// engine's API (compose rm --stop would wait its 10 s stop timeout);
+// compose itself is the fallback.
+func (c *Compose) stopService(target string) func(context.Context) error {
+	return func(ctx context.Context) error {
+		if c.Keep {
+			return nil
+		}
+		if _, err := removeLabelled(ctx, DockerSocket(), "containers", "com.docker.compose.project="+c.project, "com.docker.compose.service="+target); err == nil {
+			return nil
+		}
+		return errors.Join(c.run(ctx, "stop", "-t", "1", target), c.run(ctx, "rm", "--force", "-v", target))
+	}
 }
 
 // upService starts target's service ("up -d") with its secrets.

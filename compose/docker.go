@@ -117,34 +117,11 @@ func (d *Docker) Supply(ctx context.Context, t Target) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w %s: docker provider: %v", ErrCannotSupply, target, err)
 	}
-	dir, port, err := d.socketDirAndPort(target)
-	if err != nil {
-		return nil, err
-	}
 	hostNet := eng.HostNetwork || d.joined()
-	// With host networking (or in the network namespace of the container
-	// dbsock runs in) the server listens on dbsock's 127.0.0.1 (and ::1,
-	// for the tcp6 path); behind a published port it must listen on the
-	// container's interface, and Docker publishes it on 127.0.0.1 only.
-	bind := strings.Join(Loopbacks(), ",")
-	if !hostNet {
-		bind = "0.0.0.0"
-	}
-	sf := SpecFor{Port: port, Dir: dir, Bind: bind}
-	if hostNet && d.TLS {
-		// The tls path: behind a published port the TLS port would need
-		// publishing too, and it would not be loopback anyway.
-		if sf.TLS, sf.TLSPort, err = containerTLS(dir); err != nil {
-			os.RemoveAll(dir)
-			return nil, err
-		}
-	}
-	spec, err := t.Container.Spec(sf)
+	spec, dir, port, bind, err := d.spec(t, hostNet)
 	if err != nil {
-		os.RemoveAll(dir)
 		return nil, err
 	}
-	spec.Ready = rotating(t.Container.Rotate, spec.Secrets, spec.Ready)
 	srv := &Server{Target: target, Provenance: drivers.Provenance{Provider: d.Name(), Image: image, SocketDir: dir, NetworkMode: d.networkMode()}}
 	if note != "" {
 		srv.Warnings = append(srv.Warnings, note)
@@ -181,6 +158,37 @@ func (d *Docker) Supply(ctx context.Context, t Target) (*Server, error) {
 	}
 	srv.SocketDir = d.hostPath(dir) // the report's: the host's directory
 	return srv, nil
+}
+
+// spec is t's container spec in a socket directory and on a free port of
+// its own, listening on bind: with host networking (or in the network
+// namespace of the container dbsock runs in) dbsock's 127.0.0.1 (and ::1,
+// for the tcp6 path); behind a published port the container's interface,
+// which Docker publishes on 127.0.0.1 only. Its readiness check first
+// changes the bootstrap passwords to the run's (Container.Rotate).
+func (d *Docker) spec(t Target, hostNet bool) (spec ContainerSpec, dir string, port int, bind string, err error) {
+	if dir, port, err = d.socketDirAndPort(t.Name); err != nil {
+		return spec, "", 0, "", err
+	}
+	bind = strings.Join(Loopbacks(), ",")
+	if !hostNet {
+		bind = "0.0.0.0"
+	}
+	sf := SpecFor{Port: port, Dir: dir, Bind: bind}
+	if hostNet && d.TLS {
+		// The tls path: behind a published port the TLS port would need
+		// publishing too, and it would not be loopback anyway.
+		if sf.TLS, sf.TLSPort, err = containerTLS(dir); err != nil {
+			os.RemoveAll(dir)
+			return spec, "", 0, "", err
+		}
+	}
+	if spec, err = t.Container.Spec(sf); err != nil {
+		os.RemoveAll(dir)
+		return spec, "", 0, "", err
+	}
+	spec.Ready = rotating(t.Container.Rotate, spec.Secrets, spec.Ready)
+	return spec, dir, port, bind, nil
 }
 
 // offHostNetwork is the network of a server container without host
