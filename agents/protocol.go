@@ -100,7 +100,7 @@ type Open struct {
 	// written as the server's own placeholder ($1 or ?); "" for others.
 	Statement string `json:"statement,omitempty"`
 	// NoPrepare says that the statement must not be prepared on the
-	// server: a pooler in transaction pooling (PgBouncer) cannot keep it.
+	// server: a pooler in transaction pooling cannot keep it.
 	NoPrepare bool `json:"no_prepare,omitempty"`
 	// OpTimeoutMs is the limit of one op, for the agent's library.
 	OpTimeoutMs int64 `json:"op_timeout_ms"`

@@ -185,7 +185,7 @@ func (c *Compose) prepareService(t Target) error {
 // putSecrets writes target's secrets into the run's 0700 secrets dir,
 // for its service to start (or restart) with. Compose mounts each file as
 // it is into the service's container, where the user the server runs as
-// must read it (memcached's image never runs as root): 0644, in a
+// must read it (an image may never run as root): 0644, in a
 // directory no other host user may enter.
 //
 // Each is removed as soon as the service has read it (removeOnceRead), or

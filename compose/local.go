@@ -261,9 +261,10 @@ type LocalServer struct {
 	RunAs *syscall.Credential
 	// StopSignal asks the server to stop (SIGTERM when 0): a throwaway
 	// server should stop at once, without waiting for its clients
-	// (PostgreSQL's SIGTERM waits for every session to end; its SIGINT
-	// does not) or for a timer (memcached and Redis act on SIGTERM only
-	// at their next clock tick, and then only exit: they get SIGKILL).
+	// (a server whose SIGTERM waits for every session to end may have a
+	// signal that does not) or for a timer (a server that acts on
+	// SIGTERM only at its next clock tick, and keeps nothing, gets
+	// SIGKILL; each target's recipe says which).
 	StopSignal syscall.Signal
 	// Listen6 says the recipe had its server listen on ::1 too (Bind);
 	// NoTCP6, when it cannot, says why (the report says it).
@@ -412,7 +413,7 @@ func (ls *LocalServer) restart(ctx context.Context) error {
 		return err
 	}
 	// A server that exits before it closes its listener leaves its socket
-	// file, and the next one cannot bind there (FerretDB at times).
+	// file, and the next one cannot bind there.
 	if fi, err := os.Lstat(ls.Sock); err == nil && fi.Mode()&os.ModeSocket != 0 {
 		_ = os.Remove(ls.Sock)
 	}

@@ -24,7 +24,7 @@ type Target struct {
 	// server, each with its own data: the data is seeded over both.
 	SeedEach bool
 	// Volatile says that the server keeps no data over a restart (no
-	// persistence, as dbsock runs Redis and memcached): after each restart
+	// persistence, as dbsock runs its in-memory servers): after each restart
 	// (--instances) the data is seeded again.
 	Volatile bool
 }
