@@ -85,6 +85,11 @@ type Server struct {
 // Path is the server's endpoint on path t (tcp, tcp6, tls or unix), or an
 // error saying why it has none.
 func (s *Server) Path(t drivers.Transport) (drivers.Endpoint, error) {
+	if r := t.Route(); r != t { // a control: its route's endpoint, under its own name
+		ep, err := s.Path(r)
+		ep.Transport = t
+		return ep, err
+	}
 	switch t {
 	case drivers.TCP:
 		return s.TCP, nil

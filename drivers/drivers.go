@@ -89,10 +89,10 @@ func (e Endpoint) MarshalJSON() ([]byte, error) {
 // host:port with a numeric port, a Unix path is absolute and fits in
 // sun_path.
 func (e Endpoint) Validate() error {
-	if (e.Transport == Service || e.Transport == Pod) != (e.Netns != "") {
+	if r := e.Transport.Route(); (r == Service || r == Pod) != (e.Netns != "") {
 		return fmt.Errorf("%s address %q: the service and pod paths, and only they, are dialed from a container's network namespace", e.Transport, e.Address)
 	}
-	switch e.Transport {
+	switch e.Transport.Route() { // a control is the path it repeats
 	case Bridge, Service:
 		ap, err := netip.ParseAddrPort(e.Address)
 		if err != nil || !ap.Addr().Is4() || !ap.Addr().IsPrivate() {

@@ -37,42 +37,88 @@ const (
 	Pod Transport = "pod"
 )
 
-// Label is the transport's name for people: "TCP", "Unix", "TCP6" or "TLS".
-func (t Transport) Label() string {
-	switch t {
-	case TCP:
-		return "TCP"
-	case Unix:
-		return "Unix"
-	case TCP6:
-		return "TCP6"
-	case TLS:
-		return "TLS"
-	case Published:
-		return "Published port"
-	case Bridge:
-		return "Bridge"
-	case Service:
-		return "Service name"
-	case Pod:
-		return "Pod loopback"
-	}
-	return string(t)
+// PathInfo is what dbsock knows about one path. PathTable is the one table of
+// them: every name, label and network lookup reads it, so adding a path is
+// an entry here (plus the supply layer's route to it where it needs one,
+// and each target's server-side check where the server sees it apart).
+type PathInfo struct {
+	Path Transport
+	// Label names it in a column, a legend or a ratio: "TCP", "Unix".
+	Label string
+	// Title names it in a table's row: "TCP6 ([::1])".
+	Title string
+	// Phrase names it in a sentence that lists a run's paths.
+	Phrase string
+	// Help says what it is, for --paths' help: "[::1], the IPv6 loopback".
+	Help string
+	// Network is what its clients dial, in Go's words: "tcp", "tcp6" or
+	// "unix".
+	Network string
+	// Repeats, when set, makes the path an A/A control: the route of the
+	// path it names again, over connections of its own. The supply layer
+	// serves it with that path's endpoint, the server sees that path's
+	// transport, and the reports label it a control, where a verdict other
+	// than no difference is noise: the run's own false-positive rate.
+	Repeats Transport
 }
+
+// PathTable is every path dbsock can measure, in the order --help names them
+// and the reports list them.
+var PathTable = []PathInfo{
+	{Path: TCP, Label: "TCP", Title: "TCP", Phrase: "127.0.0.1 TCP", Help: "127.0.0.1, the one the others are compared with unless --baseline names another", Network: "tcp"},
+	{Path: Unix, Label: "Unix", Title: "Unix", Phrase: "the server's Unix socket", Help: "its socket", Network: "unix"},
+	{Path: TCP6, Label: "TCP6", Title: "TCP6 ([::1])", Phrase: "TCP6 ([::1])", Help: "[::1], the IPv6 loopback", Network: "tcp6"},
+	{Path: TLS, Label: "TLS", Title: "TLS (127.0.0.1)", Phrase: "TLS over 127.0.0.1 TCP", Help: "127.0.0.1 with TLS, the client verifying the server's certificate", Network: "tcp"},
+	{Path: Published, Label: "Published port", Title: "published port (127.0.0.1)", Phrase: "a port Docker publishes on 127.0.0.1",
+		Help: "--provider docker or compose: the port Docker publishes on 127.0.0.1 for a second container of the server on a bridge network", Network: "tcp"},
+	{Path: Bridge, Label: "Bridge", Title: "bridge (container address)", Phrase: "the container's address on a bridge network",
+		Help: "that container's own address on the network, from the host", Network: "tcp"},
+	{Path: Service, Label: "Service name", Title: "service (from a container on its network)", Phrase: "its address from another container on that network",
+		Help: "that address from another container on the network, as a compose application reaches it by name", Network: "tcp"},
+	{Path: Pod, Label: "Pod loopback", Title: "pod (127.0.0.1 in its namespace)", Phrase: "127.0.0.1 inside its container's network namespace",
+		Help: "127.0.0.1 inside that container's network namespace, as a sidecar of the same pod", Network: "tcp"},
+}
+
+// Info is t's entry in PathTable; a path dbsock does not know is named by
+// itself and dialed as t.
+func (t Transport) Info() PathInfo {
+	for _, p := range PathTable {
+		if p.Path == t {
+			return p
+		}
+	}
+	return PathInfo{Path: t, Label: string(t), Title: string(t), Phrase: string(t), Network: string(t)}
+}
+
+// Label is the path's name for people: "TCP", "Unix", "TCP6", "TLS".
+func (t Transport) Label() string { return t.Info().Label }
 
 // Network is the network a client dials for t, in Go's words: "tcp" for
-// TLS (the handshake runs over it), else t itself.
-func (t Transport) Network() string {
-	switch t {
-	case TLS, Published, Bridge, Service, Pod:
-		return "tcp"
+// TLS (the handshake runs over it) and every path over TCP.
+func (t Transport) Network() string { return t.Info().Network }
+
+// Route is the path whose route t takes: the path a control repeats, else
+// t itself. The supply layer serves t with Route's endpoint, and a server
+// sees a connection on t as one on Route.
+func (t Transport) Route() Transport {
+	if r := t.Info().Repeats; r != "" {
+		return r
 	}
-	return string(t)
+	return t
 }
 
+// Control says whether t is an A/A control (PathInfo.Repeats).
+func (t Transport) Control() bool { return t.Info().Repeats != "" }
+
 // AllPaths lists every path dbsock can measure, in the order --help
-// names them.
-var AllPaths = []Transport{TCP, Unix, TCP6, TLS, Published, Bridge, Service, Pod}
+// names them: PathTable's names.
+var AllPaths = func() []Transport {
+	names := make([]Transport, len(PathTable))
+	for i, p := range PathTable {
+		names[i] = p.Path
+	}
+	return names
+}()
 
 // IsPath says whether t is one of AllPaths.
 func IsPath(t Transport) bool { return slices.Contains(AllPaths, t) }
@@ -106,6 +152,8 @@ func CheckTransport(ctx context.Context, c Conn, ep Endpoint) (Verification, err
 		return v, fmt.Errorf("verify transport %s: %w", want, err)
 	}
 	switch {
+	case v.Transport == want.Route():
+		v.Transport = want // a control: the server sees the path it repeats
 	case v.Transport != TCP:
 	case (want == Published || want == Bridge) && Routed(v.Peer):
 		v.Transport = want // the server sees a peer across a bridge, not on loopback

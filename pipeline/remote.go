@@ -483,7 +483,7 @@ func (cs Case) check(file string) error {
 		}
 		// A container's address on the run's network (Validate: a private
 		// IPv4) is the bridge and service paths' only way off loopback.
-		routed := ep.Transport == drivers.Bridge || ep.Transport == drivers.Service
+		routed := ep.Transport.Route() == drivers.Bridge || ep.Transport.Route() == drivers.Service
 		if ep.Transport != drivers.Unix && !routed && !loopback(ep.Address) {
 			return fmt.Errorf("endpoint %s is not on loopback: dbsock measures only loopback, Unix sockets and containers on the run's network", ep.Address)
 		}

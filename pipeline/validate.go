@@ -411,7 +411,7 @@ func (p Plan) ValidateProvider() error {
 		names = append(names, t.Name)
 	}
 	for _, t := range p.paths() {
-		if why := ps.CannotServe(t, names); why != "" {
+		if why := ps.CannotServe(t.Route(), names); why != "" { // a control as the path it repeats
 			return setting.Errorf("%s %s with %s %s: the %s path cannot be measured: %s; leave %s out", setting.Paths, joinPaths(p.paths()),
 				setting.Provider, p.ProviderName, t, why, t)
 		}

@@ -2,6 +2,7 @@ package reports
 
 import (
 	"bytes"
+	"image/color"
 	"image/png"
 	"math"
 	"slices"
@@ -296,5 +297,17 @@ func TestSpeedupPanelDrawsEveryComparison(t *testing.T) {
 		if !strings.Contains(svg.String(), title) {
 			t.Errorf("baseline %q: the chart lacks the panel %q", base, title)
 		}
+	}
+}
+
+// Every path of the table has a color of its own in the charts.
+func TestPathColorsDistinct(t *testing.T) {
+	seen := map[color.Color]drivers.Transport{}
+	for _, p := range drivers.AllPaths {
+		c := pathColor(p)
+		if other, ok := seen[c]; ok {
+			t.Errorf("paths %s and %s share the color %v", other, p, c)
+		}
+		seen[c] = p
 	}
 }

@@ -13,23 +13,13 @@ import (
 // comparison of a path with TCP, in a table of its own under the headline,
 // so that a two-path report reads as it always did.
 
-// pathLabel names a path for people: "TCP6 ([::1])".
+// pathLabel names a path for people in a table's row: "TCP6 ([::1])",
+// and a control says so.
 func pathLabel(p drivers.Transport) string {
-	switch p {
-	case "tcp6":
-		return "TCP6 ([::1])"
-	case "tls":
-		return "TLS (127.0.0.1)"
-	case "published":
-		return "published port (127.0.0.1)"
-	case "bridge":
-		return "bridge (container address)"
-	case "service":
-		return "service (from a container on its network)"
-	case "pod":
-		return "pod (127.0.0.1 in its namespace)"
+	if p.Control() {
+		return p.Info().Title + " (A/A control)"
 	}
-	return p.Label()
+	return p.Info().Title
 }
 
 // baseOf is the path r's cases are compared with (--baseline; TCP unless
@@ -88,10 +78,29 @@ func writePaths(b *strings.Builder, r *results.Report) {
 			if p.VerdictKind == results.NoResult {
 				tcp, path, speed = okOrDash(bs, tcp), okOrDash(p.Side, path), "–"
 			}
-			fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s | %s |\n", cell(name), pathLabel(p.Path), tcp, path, speed, words.ShortPathVerdict(p), gain)
+			verdict := words.ShortPathVerdict(p)
+			if p.Path.Control() && p.VerdictKind.Winner() {
+				verdict += " (noise: an A/A control)"
+			}
+			fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s | %s |\n", cell(name), pathLabel(p.Path), tcp, path, speed, verdict, gain)
 		}
 	}
 	b.WriteString("\n")
+	writeControls(b, r)
+}
+
+// writeControls says what the run's A/A controls are (drivers.PathInfo's
+// Repeats), when it has any: a path with no effect to find, so that its
+// verdicts are the run's own false positives.
+func writeControls(b *strings.Builder, r *results.Report) {
+	for _, t := range reportPaths(r) {
+		if !t.Control() {
+			continue
+		}
+		fmt.Fprintf(b, "%s is an A/A control: the route of %s again, over connections of its own, measured like every other path. "+
+			"There is no difference to find, so a faster side named on it is noise, a false positive of the same test that judges every path "+
+			"(each comparison at 5%%, Holm-corrected over the run's comparisons): read the other paths' verdicts beside it.\n\n", t.Info().Title, t.Route().Info().Phrase)
+	}
 }
 
 // writePathPhases is the parts of the op on every path of a case with

@@ -191,26 +191,7 @@ func providerPhrase(r *results.Report) string {
 func pathList(paths []drivers.Transport) string {
 	var names []string
 	for _, p := range paths {
-		switch p {
-		case drivers.TCP:
-			names = append(names, "127.0.0.1 TCP")
-		case drivers.Unix:
-			names = append(names, "the server's Unix socket")
-		case "tcp6":
-			names = append(names, "TCP6 ([::1])")
-		case "tls":
-			names = append(names, "TLS over 127.0.0.1 TCP")
-		case "published":
-			names = append(names, "a port Docker publishes on 127.0.0.1")
-		case "bridge":
-			names = append(names, "the container's address on a bridge network")
-		case "service":
-			names = append(names, "its address from another container on that network")
-		case "pod":
-			names = append(names, "127.0.0.1 inside its container's network namespace")
-		default:
-			names = append(names, p.Label())
-		}
+		names = append(names, p.Info().Phrase)
 	}
 	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
 }

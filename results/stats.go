@@ -79,6 +79,16 @@ const (
 	NoResult VerdictKind = "no_result"
 )
 
+// Winner says whether the verdict names a faster side: a significant
+// difference outside the practical band.
+func (k VerdictKind) Winner() bool {
+	switch k {
+	case UnixFaster, TCPFaster, PathFaster, BaselineFaster:
+		return true
+	}
+	return false
+}
+
 // Interval is a confidence interval of the median paired ratio.
 type Interval struct {
 	Center float64 `json:"center"`

@@ -84,9 +84,9 @@ speedup is the median TCP/Unix ratio over its block pairs; the speedup
 reported is the median over instances, with a distribution-free 95%
 interval over instances (over block pairs with one instance), so that
 neither a few seconds of noise nor one lucky server start can flip it.
---paths adds routes beside those two (tcp6: TCP on [::1]; tls: TCP on
-127.0.0.1 with TLS; published, bridge, service and pod with --provider
-docker or compose), each compared with TCP the same way.
+--paths adds routes beside those two (tcp6, tls, and with --provider
+docker or compose the routes through Docker's networks), each compared
+with TCP the same way.
 
 Targets (dbsock targets lists them with what one op is):
 ` + targetHelp() + `
@@ -132,7 +132,7 @@ func (o *runOptions) bind(f *pflag.FlagSet) {
 	f.IntVar(&o.instances, "instances", 9, "server instances per case: dbsock restarts each server it started between instances (same data); "+
 		"a server you run gets fresh connections instead; the 95% interval is computed over instances (6 or more are needed); with --precision, 1 unless given")
 	f.IntVar(&o.rounds, "rounds", 1, "rounds per server instance, each with fresh connections and a fresh warm-up")
-	f.StringSliceVar(&o.paths, "paths", []string{"tcp", "unix"}, "the routes to each server to measure, in the report's order: tcp (127.0.0.1, the one the others are compared with unless --baseline names another), unix (its socket), tcp6 ([::1], the IPv6 loopback), tls (127.0.0.1 with TLS, the client verifying the server's certificate), published, bridge, service and pod (--provider docker or compose: a second container of the server on a bridge network, reached through the port Docker publishes on 127.0.0.1, at its own address from the host, at that address from another container on the network as a compose application reaches it by name, and on 127.0.0.1 inside its own network namespace as a sidecar of the same pod)")
+	f.StringSliceVar(&o.paths, "paths", []string{"tcp", "unix"}, pathsHelp())
 	f.IntVar(&o.blocks, "blocks", scenarios.DefaultBlocks, "block pairs per round: a round's lookups run as this many TCP blocks and as many Unix blocks, interleaved")
 	f.Uint64Var(&o.seed, "seed", 0, "seed of the block order (0: a new one, printed in the report; give it to repeat a run's order)")
 	f.StringVar(&o.precisionSpec, "precision", "", "keep adding rounds until the p50 speedup's 95% interval is within this half-width, e.g. 3%")
@@ -542,6 +542,15 @@ func parsePercent(s string) (float64, error) {
 		return 0, fmt.Errorf("%q is not a number", s)
 	}
 	return v * scale, nil
+}
+
+// pathsHelp is --paths' help, from the table of paths.
+func pathsHelp() string {
+	var each []string
+	for _, p := range drivers.PathTable {
+		each = append(each, string(p.Path)+" ("+p.Help+")")
+	}
+	return "the routes to each server to measure, in the report's order: " + strings.Join(each, ", ")
 }
 
 // transports are the --paths as the engine names them.
