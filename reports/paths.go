@@ -17,7 +17,7 @@ import (
 // and a control says so.
 func pathLabel(p drivers.Transport) string {
 	if p.Control() {
-		return p.Info().Title + " (A/A control)"
+		return p.Info().Title + ": A/A control"
 	}
 	return p.Info().Title
 }
