@@ -35,6 +35,10 @@ const (
 	// namespace: a sidecar or application container of the same
 	// Kubernetes pod. The client dials from inside it (Endpoint.Netns).
 	Pod Transport = "pod"
+	// TCP2 is TCP on 127.0.0.1 again, over connections of its own: an A/A
+	// control, the same route as TCP, so that a run shows its own false
+	// positives beside the effects it measures.
+	TCP2 Transport = "tcp2"
 )
 
 // PathInfo is what dbsock knows about one path. PathTable is the one table of
@@ -77,6 +81,8 @@ var PathTable = []PathInfo{
 		Help: "that address from another container on the network, as a compose application reaches it by name", Network: "tcp"},
 	{Path: Pod, Label: "Pod loopback", Title: "pod (127.0.0.1 in its namespace)", Phrase: "127.0.0.1 inside its container's network namespace",
 		Help: "127.0.0.1 inside that container's network namespace, as a sidecar of the same pod", Network: "tcp"},
+	{Path: TCP2, Label: "TCP2", Title: "TCP2 (127.0.0.1 again)", Phrase: "127.0.0.1 TCP again on connections of its own (an A/A control)",
+		Help: "an A/A control: 127.0.0.1 TCP again, on connections of its own, compared with tcp like any path; a winner there is noise", Network: "tcp", Repeats: TCP},
 }
 
 // Info is t's entry in PathTable; a path dbsock does not know is named by

@@ -97,3 +97,48 @@ func TestBaselineNamesItself(t *testing.T) {
 		t.Errorf("the JSON does not name tcp6 as the baseline of both comparisons and the run:\n%s", js.String())
 	}
 }
+
+// TestControlIsLabelled: an A/A control (tcp2, the route of tcp again) is
+// labelled a control in every table, the report says what it is, and a
+// winner named on it is called noise.
+func TestControlIsLabelled(t *testing.T) {
+	r := fixture(t)
+	r.Config.Paths = []drivers.Transport{drivers.TCP, drivers.TCP2, drivers.Unix}
+	for round := 1; round <= 2; round++ {
+		h := results.NewHistogram()
+		var blocks []results.Block
+		for i := range 4 {
+			v := int64(5000 + 10*i) // far below TCP's: a winner, as noise would name one
+			_ = h.RecordValue(v)
+			blocks = append(blocks, results.Block{Pair: i, Index: 3*i + 2, N: 1, P50: v, Mean: float64(v), P99: v})
+		}
+		enc, err := results.EncodeHistogram(h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.Runs = append(r.Runs, results.Run{Case: r.Runs[0].Case, Transport: drivers.TCP2, Round: round, N: 4,
+			TransportVerified: true, Evidence: "client addr=127.0.0.1:5001 flags=N", Latency: results.LatencyOf(h), Histogram: enc, ElapsedNs: 50000, Blocks: blocks})
+	}
+	if err := r.Summarize(); err != nil {
+		t.Fatal(err)
+	}
+	c := r.Summary[0].ComparisonOf(drivers.TCP2)
+	if c == nil || !c.VerdictKind.Winner() {
+		t.Fatalf("the fixture's tcp2 comparison names no winner (%+v): the test needs one", c)
+	}
+	var buf bytes.Buffer
+	if err := Markdown(&buf, r); err != nil {
+		t.Fatal(err)
+	}
+	md := buf.String()
+	for _, want := range []string{
+		"| TCP2 (127.0.0.1 again): A/A control |",
+		"(noise: an A/A control)",
+		"TCP2 (127.0.0.1 again) is an A/A control: the route of 127.0.0.1 TCP again",
+		"127.0.0.1 TCP again on connections of its own (an A/A control)",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("the report lacks %q:\n%s", want, md)
+		}
+	}
+}

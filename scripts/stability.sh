@@ -21,13 +21,22 @@
 #  6. The open loop holds its rate: echo at --rate 2000 achieves 2000
 #     ops/s within 10% (TestRateHoldsOnEcho with DBSOCK_TIMING=1; make
 #     test checks only that it never runs ahead).
+#  7. AA_RUNS (default 20) runs of dbsock run redis postgres mysql --paths
+#     tcp,tcp2,unix --provider local: tcp2 is an A/A control (TCP again), so
+#     a winner named on it is a false positive. The goal: no winner on tcp2
+#     in at least 19 of 20 runs, and unix faster in every run.
+# ONLY=7 (or ONLY="1 7") runs only those sections.
 # It exits 1 when a coverage is below 9 of 10 (scaled to RUNS), a card
-# run is not "Unix faster" or has a warning, or a login after a restart
-# fails.
+# run is not "Unix faster" or has a warning, a login after a restart
+# fails, or the A/A control misses its goal.
 # Needs the local servers (scripts/install-deps.sh) and jq.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs="${RUNS:-10}"
+aa_runs="${AA_RUNS:-20}"
+only="${ONLY:-1 2 3 4 5 6 7}"
+# section N: whether section N is to run (ONLY).
+section() { [[ " $only " == *" $1 "* ]]; }
 failed=0
 targets=(mysql redis postgres echo)
 command -v jq >/dev/null 2>&1 || { echo "stability: jq is needed (apt-get install jq)" >&2; exit 1; }
@@ -71,56 +80,83 @@ summary() {
   case "$line" in *"BELOW GOAL"*) failed=1 ;; esac
 }
 
-echo "== 1. $runs runs of: dbsock run ${targets[*]} --provider local"
-for i in $(seq 1 "$runs"); do
-  start=$(date +%s.%N)
-  "$db" run "${targets[@]}" --provider local -q --format json > "$work/quiet-$i.json"
-  end=$(date +%s.%N)
-  echo "run $i ($(jq -r '.config.placement.mode + " client " + .config.placement.client_cpus + " server " + .config.placement.server_cpus' "$work/quiet-$i.json"), $(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.1f", b - a }') s):"
-  row "$work/quiet-$i.json"
-done
-echo "per target over the $runs runs:"
-for t in "${targets[@]}"; do
-  summary "$t" "$work"/quiet-*.json
-done
+if section 1; then
+  echo "== 1. $runs runs of: dbsock run ${targets[*]} --provider local"
+  for i in $(seq 1 "$runs"); do
+    start=$(date +%s.%N)
+    "$db" run "${targets[@]}" --provider local -q --format json > "$work/quiet-$i.json"
+    end=$(date +%s.%N)
+    echo "run $i ($(jq -r '.config.placement.mode + " client " + .config.placement.client_cpus + " server " + .config.placement.server_cpus' "$work/quiet-$i.json"), $(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.1f", b - a }') s):"
+    row "$work/quiet-$i.json"
+  done
+  echo "per target over the $runs runs:"
+  for t in "${targets[@]}"; do
+    summary "$t" "$work"/quiet-*.json
+  done
 
-echo "== 2. the same with a noisy neighbour (busy 0.3 s every 2 s, not pinned)"
-( while :; do timeout 0.3 sh -c 'while :; do :; done' || true; sleep 1.7; done ) &
-neighbour=$!
-"$db" run "${targets[@]}" --provider local -q --format json > "$work/noisy.json"
-kill "$neighbour" 2>/dev/null || true
-wait "$neighbour" 2>/dev/null || true
-neighbour=""
-row "$work/noisy.json"
-jq -r '.summary[] | .target as $t | (.noisy_blocks // [])[] | "  noisy: \($t) \(.transport) round \(.round) at \(.start_ns / 1e9 * 1000 | floor) ms, p50 \(.p50_ns / 1000) us (z \(.z * 10 | floor / 10))"' "$work/noisy.json" | head -40
+fi
+if section 2; then
+  echo "== 2. the same with a noisy neighbour (busy 0.3 s every 2 s, not pinned)"
+  ( while :; do timeout 0.3 sh -c 'while :; do :; done' || true; sleep 1.7; done ) &
+  neighbour=$!
+  "$db" run "${targets[@]}" --provider local -q --format json > "$work/noisy.json"
+  kill "$neighbour" 2>/dev/null || true
+  wait "$neighbour" 2>/dev/null || true
+  neighbour=""
+  row "$work/noisy.json"
+  jq -r '.summary[] | .target as $t | (.noisy_blocks // [])[] | "  noisy: \($t) \(.transport) round \(.round) at \(.start_ns / 1e9 * 1000 | floor) ms, p50 \(.p50_ns / 1000) us (z \(.z * 10 | floor / 10))"' "$work/noisy.json" | head -40
 
-echo "== 3. $runs runs of: dbsock run mysql --n 10000"
-for i in $(seq 1 "$runs"); do
-  start=$(date +%s.%N)
-  "$db" run mysql --n 10000 -q --format json > "$work/card-$i.json"
-  end=$(date +%s.%N)
-  echo "run $i ($(jq -r '.config.provider + ", " + (.targets[0].server.product // "?")' "$work/card-$i.json"), $(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.1f", b - a }') s):"
-  row "$work/card-$i.json"
-  jq -r '.summary[] | (.warnings // [])[] | "    warning: " + .' "$work/card-$i.json"
-  if ! jq -e '.summary[0] | (.verdict | startswith("Unix faster")) and ((.warnings // []) | length == 0)' "$work/card-$i.json" >/dev/null; then
+fi
+if section 3; then
+  echo "== 3. $runs runs of: dbsock run mysql --n 10000"
+  for i in $(seq 1 "$runs"); do
+    start=$(date +%s.%N)
+    "$db" run mysql --n 10000 -q --format json > "$work/card-$i.json"
+    end=$(date +%s.%N)
+    echo "run $i ($(jq -r '.config.provider + ", " + (.targets[0].server.product // "?")' "$work/card-$i.json"), $(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.1f", b - a }') s):"
+    row "$work/card-$i.json"
+    jq -r '.summary[] | (.warnings // [])[] | "    warning: " + .' "$work/card-$i.json"
+    if ! jq -e '.summary[0] | (.verdict | startswith("Unix faster")) and ((.warnings // []) | length == 0)' "$work/card-$i.json" >/dev/null; then
+      failed=1
+    fi
+  done
+  summary mysql "$work"/card-*.json
+fi
+if section 4; then
+  echo "== 4. dbsock.Compare against dbsock run on the same query (TestCompareAgreesWithRun)"
+  if ! DBSOCK_TIMING=1 DBSOCK_REQUIRE_SERVERS=1 go test -count=1 -run TestCompareAgreesWithRun -v . | grep -E 'your op|^(ok|FAIL|---)'; then
     failed=1
   fi
-done
-summary mysql "$work"/card-*.json
-echo "== 4. dbsock.Compare against dbsock run on the same query (TestCompareAgreesWithRun)"
-if ! DBSOCK_TIMING=1 DBSOCK_REQUIRE_SERVERS=1 go test -count=1 -run TestCompareAgreesWithRun -v . | grep -E 'your op|^(ok|FAIL|---)'; then
-  failed=1
 fi
-echo "== 5. 50 restarts of each server, each followed at once by a login over both endpoints"
-if ! DBSOCK_RESTARTS=50 DBSOCK_REQUIRE_SERVERS=1 go test -count=1 -run TestRestartsAcceptLogins ./targets/all/; then
-  failed=1
+if section 5; then
+  echo "== 5. 50 restarts of each server, each followed at once by a login over both endpoints"
+  if ! DBSOCK_RESTARTS=50 DBSOCK_REQUIRE_SERVERS=1 go test -count=1 -run TestRestartsAcceptLogins ./targets/all/; then
+    failed=1
+  fi
 fi
-echo "== 6. the open loop holds --rate 2000 on echo within 10%"
-if ! DBSOCK_TIMING=1 DBSOCK_REQUIRE_SERVERS=1 go test -count=1 -run TestRateHoldsOnEcho ./cmd/dbsock/; then
-  failed=1
+if section 6; then
+  echo "== 6. the open loop holds --rate 2000 on echo within 10%"
+  if ! DBSOCK_TIMING=1 DBSOCK_REQUIRE_SERVERS=1 go test -count=1 -run TestRateHoldsOnEcho ./cmd/dbsock/; then
+    failed=1
+  fi
+fi
+if section 7; then
+  echo "== 7. $aa_runs runs of: dbsock run redis postgres mysql --paths tcp,tcp2,unix --provider local (tcp2: an A/A control)"
+  clean=0
+  for i in $(seq 1 "$aa_runs"); do
+    "$db" run redis postgres mysql --paths tcp,tcp2,unix --provider local -q --format json > "$work/aa-$i.json"
+    winners=$(jq -r '[.summary[] | .target as $t | .comparisons[] | select(.path == "tcp2" and (.verdict_kind | IN("path_faster", "tcp_faster", "unix_faster", "baseline_faster"))) | $t] | join(",")' "$work/aa-$i.json")
+    unix=$(jq -r '[.summary[] | .comparisons[] | select(.path == "unix") | .verdict_kind] | join(",")' "$work/aa-$i.json")
+    echo "  run $i: tcp2 $(jq -r '[.summary[] | .target + " " + (.comparisons[] | select(.path == "tcp2") | (.speedup_p50 * 1000 | round / 1000 | tostring) + " " + .verdict_kind)] | join(", ")' "$work/aa-$i.json"); unix $unix"
+    [ -z "$winners" ] && clean=$((clean + 1))
+    [[ "$unix" == "unix_faster,unix_faster,unix_faster" ]] || { echo "  run $i: unix lost its verdict ($unix)"; failed=1; }
+  done
+  need=$(( (aa_runs * 19 + 19) / 20 ))
+  echo "  tcp2 named no winner in $clean of $aa_runs runs (goal: at least $need)"
+  [ "$clean" -ge "$need" ] || failed=1
 fi
 if [ "$failed" = 1 ]; then
   echo "stability: below the goal (see above)"
   exit 1
 fi
-echo "stability: every coverage at least 9 of 10, every card run \"Unix faster\" without a warning"
+echo "stability: every coverage at least 9 of 10, every card run \"Unix faster\" without a warning, tcp2 (A/A) quiet in 19 of 20 runs"

@@ -123,3 +123,69 @@ func TestReportAndCompareReadSchemaV1(t *testing.T) {
 		t.Fatalf("dbsock compare of a version 1 file and its version 2 form: exit %d, %s\n%s", code, stderr, out)
 	}
 }
+
+// TestControlPathOnEveryTarget: the A/A control tcp2 (the route of tcp
+// again, on connections of its own) runs on every target dbsock starts
+// locally, each of its connections verified on the server side as
+// 127.0.0.1 TCP, and is compared with tcp like any path; the Markdown
+// labels it a control.
+func TestControlPathOnEveryTarget(t *testing.T) {
+	testutil.NeedAny(t, "redis-server")
+	testutil.NeedAny(t, "initdb")
+	testutil.NeedAny(t, "mariadbd", "mysqld")
+	testutil.NeedAny(t, "memcached")
+	testutil.NeedAny(t, "ferretdb")
+	testutil.NeedAny(t, "pgbouncer")
+	args := []string{"run", "mysql", "redis", "memcached", "mongo", "postgres", "pgbouncer", "echo", "floor", "grpc", "http", "--paths", "tcp,tcp2,unix", "--provider", "local", "--format", "json", "--n", "200", "--instances", "1", "--blocks", "5"}
+	code, out, stderr := dbsock(t, args...)
+	if code != 0 {
+		t.Fatalf("%v: exit %d: %s", args, code, stderr)
+	}
+	var rep struct {
+		comparisonsJSON
+		Runs []struct {
+			Target    string `json:"target"`
+			Transport string `json:"transport"`
+			Verified  bool   `json:"transport_verified"`
+			Evidence  string `json:"transport_evidence"`
+		} `json:"runs"`
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Summary) != 10 {
+		t.Fatalf("%d cases, want one per target", len(rep.Summary))
+	}
+	for _, s := range rep.Summary {
+		found := false
+		for _, c := range s.Comparisons {
+			found = found || (c.Path == "tcp2" && c.Baseline == "tcp" && c.SpeedupP50 > 0 && c.Verdict != "")
+		}
+		if !found {
+			t.Errorf("%s: no comparison of tcp2 with tcp: %+v", s.Target, s.Comparisons)
+		}
+	}
+	verified := map[string]bool{}
+	for _, r := range rep.Runs {
+		if r.Transport != "tcp2" {
+			continue
+		}
+		if !r.Verified || !(strings.Contains(r.Evidence, "127.0.0.1") || strings.HasSuffix(r.Evidence, " on tcp")) {
+			t.Errorf("%s tcp2: verified %v, evidence %q: want the server to see 127.0.0.1", r.Target, r.Verified, r.Evidence)
+		}
+		verified[r.Target] = true
+	}
+	for _, s := range rep.Summary {
+		if !verified[s.Target] {
+			t.Errorf("%s: no tcp2 run", s.Target)
+		}
+	}
+	file := filepath.Join(t.TempDir(), "aa.json")
+	if err := os.WriteFile(file, []byte(out), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, md, stderr := dbsock(t, "report", file)
+	if code != 0 || !strings.Contains(md, "TCP2 (127.0.0.1 again): A/A control") || !strings.Contains(md, "is an A/A control") {
+		t.Errorf("the Markdown does not label tcp2 a control: exit %d, %s\n%s", code, stderr, md)
+	}
+}
