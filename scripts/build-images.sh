@@ -46,7 +46,7 @@ mirror=$(sed -n 's/^URIs:[[:space:]]*\([^[:space:]]*\).*/\1/p' /etc/apt/sources.
 [ -n "$mirror" ] || { echo "build-images: cannot find a Debian mirror in /etc/apt" >&2; exit 1; }
 
 work=$(mktemp -d)
-trap 'umount -q "$work"/mnt/* 2>/dev/null; rm -rf "$work"' EXIT
+trap 'umount -q "$work"/mnt/* 2>/dev/null || true; rm -rf "$work"' EXIT
 root="$work/rootfs"
 # One root filesystem with every server, built once (mmdebstrap: apt's
 # resolver, parallel downloads and one dpkg run); each image is it plus a
