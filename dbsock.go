@@ -31,12 +31,12 @@ import (
 	"net"
 	"reflect"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/dbsock/dbsock/compose"
 	"github.com/dbsock/dbsock/drivers"
 	"github.com/dbsock/dbsock/internal/placement"
+	"github.com/dbsock/dbsock/internal/userop"
 	"github.com/dbsock/dbsock/results"
 	"github.com/dbsock/dbsock/targets"
 )
@@ -243,52 +243,6 @@ func (s *Server) Close() error {
 	return s.err
 }
 
-// openings are the calls of Openers under way in Compare, by
-// Endpoint.Opening: what Dial dials for each, so that Compare can check
-// that an op dialed its own endpoint and can close its sockets when the
-// server stops answering.
-var (
-	openings    sync.Map // uint64 -> *opening
-	lastOpening atomic.Uint64
-)
-
-// opening is one call of an Opener: the connections Dial made for it.
-type opening struct {
-	mu     sync.Mutex
-	dialed int
-	conns  []net.Conn
-}
-
-// newOpening registers a new opening and tags ep with it.
-func newOpening(ep Endpoint) (Endpoint, *opening) {
-	ep.Opening = lastOpening.Add(1)
-	o := &opening{}
-	openings.Store(ep.Opening, o)
-	return ep, o
-}
-
-func (o *opening) add(c net.Conn) {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	o.dialed++
-	o.conns = append(o.conns, c)
-}
-
-func (o *opening) count() int {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	return o.dialed
-}
-
-// abort closes every connection dialed for the opening.
-func (o *opening) abort() {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	for _, c := range o.conns {
-		c.Close()
-	}
-}
-
 // Dial returns a dial function that reaches ep whatever network and address
 // a client library passes it. Compare checks that your op connected
 // through the Dial of the endpoint your Opener was given, and closes those
@@ -298,10 +252,8 @@ func Dial(ep Endpoint) func(ctx context.Context, network, addr string) (net.Conn
 	return func(ctx context.Context, _, _ string) (net.Conn, error) {
 		var d net.Dialer
 		c, err := d.DialContext(ctx, ep.Transport.Network(), ep.Address)
-		if err == nil && ep.Opening != 0 {
-			if o, ok := openings.Load(ep.Opening); ok {
-				o.(*opening).add(c)
-			}
+		if err == nil {
+			userop.Dialed(ep, c)
 		}
 		return c, err
 	}
