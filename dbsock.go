@@ -30,9 +30,11 @@ import (
 	"fmt"
 	"net"
 	"reflect"
+	"strings"
 	"sync"
 	"time"
 
+	"github.com/dbsock/dbsock/clients"
 	"github.com/dbsock/dbsock/compose"
 	"github.com/dbsock/dbsock/drivers"
 	"github.com/dbsock/dbsock/internal/placement"
@@ -92,13 +94,13 @@ type StartOptions struct {
 // Server is a running server with a TCP endpoint on 127.0.0.1 and a Unix
 // socket endpoint. Close stops it.
 type Server struct {
-	// Target is the kind of server: mysql, postgres, redis, memcached,
-	// mongo or pgbouncer.
+	// Target is the kind of server: one of the database targets that the
+	// packages of clients/ make known.
 	Target string
 	// TCP and Unix are its two endpoints.
 	TCP, Unix Endpoint
 	// Origin says where it came from, e.g. "local process
-	// /usr/sbin/mariadbd (pid 1234)".
+	// /usr/sbin/SERVER (pid 1234)".
 	Origin string
 
 	srv      *compose.Server
@@ -108,9 +110,10 @@ type Server struct {
 	err      error
 }
 
-// Start starts a server of target (mysql, postgres, redis, memcached, mongo
-// or pgbouncer) with both endpoints, ready for connections. Close it when
-// done; it is also stopped if this process dies.
+// Start starts a server of target (a database target that a package of
+// clients/ makes known, e.g. postgres) with both endpoints, ready for
+// connections. Close it when done; it is also stopped if this process
+// dies.
 func Start(ctx context.Context, target string, opt StartOptions) (*Server, error) {
 	t, err := lookup(target)
 	if err != nil {
@@ -199,22 +202,16 @@ func External(target string, tcp, unix Endpoint) (*Server, error) {
 // Endpoint is the server's endpoint on transport t.
 func (s *Server) Endpoint(t Transport) Endpoint { return s.srv.Endpoints().On(t) }
 
-// clientPackages are the packages of clients/ that make each database
-// target known.
-var clientPackages = map[string]string{
-	"mysql": "dbsockmysql", "postgres": "dbsockpg", "pgbouncer": "dbsockpg",
-	"redis": "dbsockredis", "mongo": "dbsockmongo", "memcached": "dbsockmemcache",
-}
-
-// lookup finds a database target, or says which package makes it known.
+// lookup finds a database target, or says which package of clients/
+// makes it known.
 func lookup(target string) (*targets.Target, error) {
-	pkg, known := clientPackages[target]
+	pkg, known := clients.Path(target)
 	if !known {
-		return nil, errors.New("not a database target; use one of mysql, postgres, redis, memcached, mongo, pgbouncer")
+		return nil, fmt.Errorf("not a database target; use one of %s", strings.Join(clients.Targets(), ", "))
 	}
 	t, ok := targets.Lookup(target)
 	if !ok {
-		return nil, fmt.Errorf("the %s target is not compiled in: import github.com/dbsock/dbsock/clients/%s (its client's helpers)", target, pkg)
+		return nil, fmt.Errorf("the %s target is not compiled in: import %s (its client's helpers)", target, pkg)
 	}
 	return t, nil
 }
