@@ -53,6 +53,10 @@ type Target struct {
 	Flags []Flag
 	// Doctor is what "dbsock doctor" knows of its sockets (nil: nothing).
 	Doctor *Doctor
+	// Kind, when set, is what tells a server of this target apart when a
+	// client's first contact fails, and how it opens its socket to others
+	// (drivers.Kind; Register registers it, at the target's Order).
+	Kind *drivers.Kind
 	// Quiet, when set, stops the client library from printing log lines
 	// of its own: the command reports failures itself, with what to do.
 	Quiet func()
@@ -144,6 +148,11 @@ func Register(t Target) {
 		panic(fmt.Sprintf("targets: %s registered twice", t.Name))
 	}
 	registry[t.Name] = &t
+	if t.Kind != nil {
+		k := *t.Kind
+		k.Order = t.Order
+		drivers.RegisterKind(k)
+	}
 }
 
 // checkFlags checks that each of t's flags names a string, int or bool
