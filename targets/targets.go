@@ -53,6 +53,11 @@ type Target struct {
 	Flags []Flag
 	// Doctor is what "dbsock doctor" knows of its sockets (nil: nothing).
 	Doctor *Doctor
+	// Query says how the user's own op (--query) is written for it, with
+	// one key placeholder, e.g. "SQL with ?" ("" when it takes none);
+	// KeysQuery what a --keys-from query:TEXT is for it ("" when it lists
+	// no keys from a query). Help texts list them.
+	Query, KeysQuery string
 	// Kind, when set, is what tells a server of this target apart when a
 	// client's first contact fails, and how it opens its socket to others
 	// (drivers.Kind; Register registers it, at the target's Order).

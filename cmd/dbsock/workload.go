@@ -46,8 +46,10 @@ func (w *workloadOptions) bind(f *pflag.FlagSet) {
 	f.StringVar(&w.maxErrorSpec, "max-error-rate", "1%", "fail the run (exit 1) when more than this share of a case's ops failed on either transport, e.g. 0.1% or 0")
 	f.BoolVar(&w.allowWrites, "allow-writes", false, "let --op update and mixed write to servers dbsock did not start (to dbsock's own table, keys or collection, or with --query your statement)")
 	f.StringVar(&w.keysSpec, "keys", scenarios.Uniform, "how the ops choose rows: uniform, zipf[:THETA] (YCSB's scrambled zipfian, theta 0.99), sequential, hotspot:FRACTION[:OPS]; drawn from --seed before timing, the same for both blocks of a pair")
-	f.StringArrayVar(&w.querySpecs, "query", nil, "[TARGET=]your own op instead of dbsock's lookup, one key placeholder: SQL with ? (mysql) or $1 (postgres, pgbouncer), a command with {key} (redis: 'HGET user:{key} name'; memcached: 'get user:{key}'), a filter with {key} (mongo: '{\"_id\": {key}}'); repeat with TARGET= for several targets")
-	f.StringArrayVar(&w.keysFromSpec, "keys-from", nil, "[TARGET=]your own keys instead of ids 1..ROWS, and dbsock creates no table: a file (one key per line) or query:TEXT (SQL returning keys in its first column; redis: a SCAN MATCH pattern)")
+	f.StringArrayVar(&w.querySpecs, "query", nil, "[TARGET=]your own op instead of dbsock's lookup, with one key placeholder ("+
+		perTarget(func(t *targets.Target) string { return t.Query })+"); repeat with TARGET= for several targets")
+	f.StringArrayVar(&w.keysFromSpec, "keys-from", nil, "[TARGET=]your own keys instead of ids 1..ROWS, and dbsock creates no table: a file (one key per line) or query:TEXT ("+
+		perTarget(func(t *targets.Target) string { return t.KeysQuery })+")")
 }
 
 // parse reads the workload flags; --rows and --keys given for targets that
@@ -194,4 +196,26 @@ func (w *workloadOptions) keySource(target, src string) (pipeline.KeySource, err
 		return pipeline.KeySource{}, usagef("--keys-from %q for %s holds no keys (one per line)", src, target)
 	}
 	return pipeline.KeySource{File: src, Keys: keys}, nil
+}
+
+// perTarget lists what of says of each registered target, the targets that
+// say the same together: "mysql: X; postgres, pgbouncer: Y".
+func perTarget(of func(*targets.Target) string) string {
+	var texts []string
+	names := map[string][]string{}
+	for _, t := range targets.List() {
+		text := of(t)
+		if text == "" {
+			continue
+		}
+		if names[text] == nil {
+			texts = append(texts, text)
+		}
+		names[text] = append(names[text], t.Name)
+	}
+	parts := make([]string, len(texts))
+	for i, text := range texts {
+		parts[i] = strings.Join(names[text], ", ") + ": " + text
+	}
+	return strings.Join(parts, "; ")
 }

@@ -33,7 +33,9 @@ func init() {
 		Settings: func() targets.Settings { return DefaultSettings() },
 		Flags: append(external.Flags(name),
 			targets.Flag{Field: "Mode", Name: "mysql-mode", Help: "how the lookup reaches MySQL: " + strings.Join(Modes, ", ")}),
-		Quiet: Quiet,
+		Query:     "SQL with ?",
+		KeysQuery: "SQL returning keys in its first column",
+		Quiet:     Quiet,
 		Kind: &drivers.Kind{
 			Greeting:   sniffGreeting,
 			SocketMode: "MySQL and MariaDB always create 0777 sockets",

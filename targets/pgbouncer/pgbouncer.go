@@ -41,6 +41,9 @@ func init() {
 		Library:  "github.com/jackc/pgx/v5",
 		Settings: func() targets.Settings { return DefaultSettings() },
 		Flags:    external.Flags(name),
+		// the postgres target's SQL, through the pooler
+		Query:     "SQL with $1",
+		KeysQuery: "SQL returning keys in its first column",
 		Doctor: &targets.Doctor{
 			Name:      "PgBouncer",
 			WellKnown: []string{"/run/postgresql/.s.PGSQL.6432", "/var/run/postgresql/.s.PGSQL.6432", "/tmp/.s.PGSQL.6432"},

@@ -42,7 +42,9 @@ func init() {
 		Settings: func() targets.Settings { return DefaultSettings() },
 		Flags: append(external.Flags(name),
 			targets.Flag{Field: "Mode", Name: "postgres-mode", Help: "how the lookup reaches PostgreSQL: prepared (a named statement per connection) or exec (an unnamed statement per op, as poolers in transaction mode need)"}),
-		Kind: &drivers.Kind{Waits: "PostgreSQL"},
+		Query:     "SQL with $1",
+		KeysQuery: "SQL returning keys in its first column",
+		Kind:      &drivers.Kind{Waits: "PostgreSQL"},
 		Doctor: &targets.Doctor{
 			Name:      "PostgreSQL",
 			WellKnown: []string{"/run/postgresql/.s.PGSQL.5432", "/var/run/postgresql/.s.PGSQL.5432", "/tmp/.s.PGSQL.5432"},
