@@ -39,6 +39,7 @@ func init() {
 		Kind: &drivers.Kind{
 			Greeting:   sniffGreeting,
 			SocketMode: "MySQL and MariaDB always create 0777 sockets",
+			ExecSetup:  "MariaDB's performance_schema",
 		},
 		Doctor: &targets.Doctor{
 			Name:      "MySQL/MariaDB",

@@ -44,7 +44,7 @@ func init() {
 			targets.Flag{Field: "Mode", Name: "postgres-mode", Help: "how the lookup reaches PostgreSQL: prepared (a named statement per connection) or exec (an unnamed statement per op, as poolers in transaction mode need)"}),
 		Query:     "SQL with $1",
 		KeysQuery: "SQL returning keys in its first column",
-		Kind:      &drivers.Kind{Waits: "PostgreSQL"},
+		Kind:      &drivers.Kind{Waits: "PostgreSQL", ExecSetup: "PostgreSQL's pg_stat_statements"},
 		Doctor: &targets.Doctor{
 			Name:      "PostgreSQL",
 			WellKnown: []string{"/run/postgresql/.s.PGSQL.5432", "/var/run/postgresql/.s.PGSQL.5432", "/tmp/.s.PGSQL.5432"},

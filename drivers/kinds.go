@@ -12,7 +12,8 @@ import (
 
 // A Kind is what dbsock knows of one kind of server for telling, without
 // credentials, what answers at an endpoint (Sniff), and for saying how such
-// a server opens its socket to other users. Each target registers its
+// a server opens its socket to other users and what it needs to report its
+// own execution time. Each target registers its
 // kind from its own package (targets.Target.Kind); the fields it leaves
 // empty say nothing.
 type Kind struct {
@@ -31,6 +32,10 @@ type Kind struct {
 	// SocketMode says how a server of this kind is made to create its
 	// socket writable by its group or by everyone.
 	SocketMode string
+	// ExecSetup names what a server of this kind needs set up before it
+	// reports its own execution time per command ("" when it needs
+	// nothing, or never reports it).
+	ExecSetup string
 }
 
 var (
@@ -51,6 +56,17 @@ func registered() []Kind {
 	kindsMu.Lock()
 	defer kindsMu.Unlock()
 	return slices.Clone(kinds)
+}
+
+// ExecSetups lists every registered kind's ExecSetup, in order.
+func ExecSetups() []string {
+	var out []string
+	for _, k := range registered() {
+		if k.ExecSetup != "" {
+			out = append(out, k.ExecSetup)
+		}
+	}
+	return out
 }
 
 // socketModes is " (" and every kind's SocketMode, "; " between them, and
