@@ -58,10 +58,11 @@ type CompareOptions struct {
 	OpTimeout time.Duration
 	// Prepare, when set, loads your data over ep: before the first server
 	// instance, and again after each restart of a server that keeps no
-	// data over one (Redis and memcached as dbsock starts them). It is
-	// called once per endpoint that reaches data of its own: memcached's
-	// TCP and Unix endpoints are two processes, so data written over one
-	// is not read over the other.
+	// data over one (the in-memory servers, as dbsock starts them). It is
+	// called once per endpoint that reaches data of its own: a target
+	// whose TCP and Unix endpoints are two processes (a cache that serves
+	// a socket only with TCP off) does not read over one what was
+	// written over the other.
 	Prepare func(ctx context.Context, ep Endpoint) error
 }
 

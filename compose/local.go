@@ -256,8 +256,8 @@ type LocalServer struct {
 	Port int    // a free TCP port on 127.0.0.1
 	Sock string // the socket path (Dir/sockName unless the recipe changes it)
 	CPUs []int  // CPUs the server is pinned to (none: unpinned)
-	// RunAs, when set, starts the server as another user (PostgreSQL
-	// refuses to run as root).
+	// RunAs, when set, starts the server as another user (for a server
+	// that refuses to run as root).
 	RunAs *syscall.Credential
 	// StopSignal asks the server to stop (SIGTERM when 0): a throwaway
 	// server should stop at once, without waiting for its clients

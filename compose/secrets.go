@@ -22,8 +22,8 @@ type secretFile struct {
 
 // secretPaths are the paths of spec's Secrets in dir: each is read once,
 // by the image's entrypoint, and removed as soon as it has been
-// (removeOnceRead). Its Config is not: memcached's two instances read
-// theirs one after the other.
+// (removeOnceRead). Its Config is not: a target served by two instances
+// has both read theirs, one after the other.
 func secretPaths(dir string, spec ContainerSpec) []string {
 	var paths []string
 	for name := range spec.Secrets {

@@ -199,7 +199,7 @@ func (w *workloadOptions) keySource(target, src string) (pipeline.KeySource, err
 }
 
 // perTarget lists what of says of each registered target, the targets that
-// say the same together: "mysql: X; postgres, pgbouncer: Y".
+// say the same together: "a: X; b, c: Y".
 func perTarget(of func(*targets.Target) string) string {
 	var texts []string
 	names := map[string][]string{}
