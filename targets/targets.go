@@ -53,11 +53,8 @@ type Target struct {
 	Flags []Flag
 	// Doctor is what "dbsock doctor" knows of its sockets (nil: nothing).
 	Doctor *Doctor
-	// Query says how the user's own op (--query) is written for it, with
-	// one key placeholder, e.g. "SQL with ?" ("" when it takes none);
-	// KeysQuery what a --keys-from query:TEXT is for it ("" when it lists
-	// no keys from a query). Help texts list them.
-	Query, KeysQuery string
+	// Help says how ops are written for it, for help texts.
+	Help Help
 	// Kind, when set, is what tells a server of this target apart when a
 	// client's first contact fails, and how it opens its socket to others
 	// (drivers.Kind; Register registers it, at the target's Order).
@@ -65,6 +62,23 @@ type Target struct {
 	// Quiet, when set, stops the client library from printing log lines
 	// of its own: the command reports failures itself, with what to do.
 	Quiet func()
+}
+
+// Help says how the ops of one target are written, for the help of the
+// flags that take them; "" where one does not apply.
+type Help struct {
+	// Query is how the user's own op (--query) is written, with one key
+	// placeholder, e.g. "SQL with ?".
+	Query string
+	// KeysQuery is what a --keys-from query:TEXT is, e.g. "SQL returning
+	// keys in its first column".
+	KeysQuery string
+	// Update is what dbsock's op does under --op update, e.g. "UPDATE ...
+	// SET n = n + 1".
+	Update string
+	// Pipeline is how a batch of lookups (--pipeline) is sent, e.g. "the
+	// client's pipeline".
+	Pipeline string
 }
 
 // Doctor is what "dbsock doctor" knows of one database's sockets.

@@ -33,7 +33,7 @@ func init() {
 		Library:  "github.com/bradfitz/gomemcache",
 		Settings: func() targets.Settings { return DefaultSettings() },
 		Flags:    external.Flags(name),
-		Query:    "a command with {key}, e.g. 'get user:{key}'",
+		Help:     targets.Help{Query: "a command with {key}, e.g. 'get user:{key}'", Update: "incr"},
 		Kind: &drivers.Kind{Pong: func(answer []byte) string {
 			if strings.HasPrefix(string(answer), "ERROR") {
 				return "a memcached server"

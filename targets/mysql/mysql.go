@@ -33,9 +33,8 @@ func init() {
 		Settings: func() targets.Settings { return DefaultSettings() },
 		Flags: append(external.Flags(name),
 			targets.Flag{Field: "Mode", Name: "mysql-mode", Help: "how the lookup reaches MySQL: " + strings.Join(Modes, ", ")}),
-		Query:     "SQL with ?",
-		KeysQuery: "SQL returning keys in its first column",
-		Quiet:     Quiet,
+		Help:  targets.Help{Query: "SQL with ?", KeysQuery: "SQL returning keys in its first column", Update: "UPDATE ... SET n = n + 1"},
+		Quiet: Quiet,
 		Kind: &drivers.Kind{
 			Greeting:   sniffGreeting,
 			SocketMode: "MySQL and MariaDB always create 0777 sockets",

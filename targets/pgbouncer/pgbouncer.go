@@ -41,9 +41,7 @@ func init() {
 		Library:  "github.com/jackc/pgx/v5",
 		Settings: func() targets.Settings { return DefaultSettings() },
 		Flags:    external.Flags(name),
-		// the postgres target's SQL, through the pooler
-		Query:     "SQL with $1",
-		KeysQuery: "SQL returning keys in its first column",
+		Help:     postgres.Help(), // the postgres target's ops, through the pooler
 		Doctor: &targets.Doctor{
 			Name:      "PgBouncer",
 			WellKnown: []string{"/run/postgresql/.s.PGSQL.6432", "/var/run/postgresql/.s.PGSQL.6432", "/tmp/.s.PGSQL.6432"},
