@@ -33,8 +33,8 @@ func secretPaths(dir string, spec ContainerSpec) []string {
 }
 
 // writeSecrets writes spec's Secrets into dir before its container
-// starts: 0644, as whichever user reads them in the container must (the
-// mongo image reads its VAR_FILE after dropping root; a user namespace
+// starts: 0644, as whichever user reads them in the container must (an
+// image may read its VAR_FILE after dropping root; a user namespace
 // maps root elsewhere), in a socket dir inside the run's 0700 dir, which
 // no other user of this host may enter.
 func writeSecrets(dir string, spec ContainerSpec) error {
