@@ -16,12 +16,13 @@ func newDoctorCmd(stdout io.Writer) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "doctor [flags]",
 		Short: "Find database sockets, check you can connect, and see whether Docker can serve dbsock",
-		Long: `Doctor looks for database sockets (` + doctorNames() + `) at the
-usual paths and among listening Unix sockets, and for each says whether you
-may connect (and if not, which permission is missing where), what answers
-there, and how clients read "localhost" for it. It also says whether the
-Docker engine is reachable, rootless or Docker Desktop, and whether host
-networking is possible.`,
+		Long: `Doctor looks for database sockets at the usual paths and among listening
+Unix sockets, and for each says whether you may connect (and if not, which
+permission is missing where), what answers there, and how clients read
+"localhost" for it. It also says whether the Docker engine is reachable,
+rootless or Docker Desktop, and whether host networking is possible.
+
+It knows the sockets of ` + doctorNames() + `.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if o.Timeout < time.Millisecond || o.Timeout > time.Hour {

@@ -521,19 +521,19 @@ func targetHelp() string {
 	return b.String()
 }
 
-// socketDirs names, as " (--NAME-socket-dir for NAME)", the targets whose
-// socket flag gives a directory; "" when none does.
+// socketDirs names, as " (--TARGET-socket-dir for a, b)", the targets
+// whose socket flag gives a directory; "" when none does.
 func socketDirs() string {
-	var dirs []string
+	var names []string
 	for _, t := range targets.List() {
-		if strings.HasSuffix(t.SocketFlag, "-socket-dir") {
-			dirs = append(dirs, t.SocketFlag+" for "+t.Name)
+		if t.SocketFlag == "--"+t.Name+"-socket-dir" {
+			names = append(names, t.Name)
 		}
 	}
-	if len(dirs) == 0 {
+	if len(names) == 0 {
 		return ""
 	}
-	return " (" + strings.Join(dirs, ", ") + ")"
+	return " (--TARGET-socket-dir for " + strings.Join(names, ", ") + ")"
 }
 
 // wellKnownSocket is the first place packages put the sockets of target's
