@@ -21,7 +21,8 @@ type Kind struct {
 	Order int
 	// Greeting names a server of this kind from what it sends before the
 	// client says anything, e.g. "a SQL server (VERSION)"; "" when first
-	// is not its greeting.
+	// is not its greeting. first (and Pong's answer) is valid only during
+	// the call.
 	Greeting func(first []byte) string
 	// Pong names a server of this kind from its answer to a PING line,
 	// e.g. "a key-value server"; "" when answer is not its.

@@ -32,7 +32,7 @@ func fakeServer(t *testing.T, serve func(net.Conn)) Endpoint {
 // PING or waits, with the kinds a test registers (the targets' own kinds
 // are tested in their packages).
 func TestSniff(t *testing.T) {
-	RegisterKind(Kind{Order: 2, Waits: "Y", Pong: func(b []byte) string {
+	RegisterKind(Kind{Order: 2, Waits: "Y", SocketMode: "Y: mode 777", ExecSetup: "Y's statistics", Pong: func(b []byte) string {
 		if strings.HasPrefix(string(b), "+PONG") {
 			return "a pong server"
 		}
@@ -76,5 +76,11 @@ func TestSniff(t *testing.T) {
 	}
 	if got := Sniff(context.Background(), Endpoint{Transport: Unix, Address: "/nonexistent/x.sock"}); !strings.HasPrefix(got, "nothing that accepts connections") {
 		t.Errorf("Sniff of no socket = %q", got)
+	}
+	if got := socketModes(); got != " (Y: mode 777)" {
+		t.Errorf("socketModes() = %q", got)
+	}
+	if got := ExecSetups(); len(got) != 1 || got[0] != "Y's statistics" {
+		t.Errorf("ExecSetups() = %q", got)
 	}
 }
