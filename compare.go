@@ -8,9 +8,9 @@ import (
 
 	"github.com/dbsock/dbsock/compose"
 	"github.com/dbsock/dbsock/drivers"
-	"github.com/dbsock/dbsock/internal/libhook"
 	"github.com/dbsock/dbsock/internal/placement"
 	"github.com/dbsock/dbsock/internal/setting"
+	"github.com/dbsock/dbsock/internal/userop"
 	"github.com/dbsock/dbsock/pipeline"
 	"github.com/dbsock/dbsock/reports/words"
 	"github.com/dbsock/dbsock/scenarios"
@@ -58,10 +58,11 @@ type CompareOptions struct {
 	OpTimeout time.Duration
 	// Prepare, when set, loads your data over ep: before the first server
 	// instance, and again after each restart of a server that keeps no
-	// data over one (Redis and memcached as dbsock starts them). It is
-	// called once per endpoint that reaches data of its own: memcached's
-	// TCP and Unix endpoints are two processes, so data written over one
-	// is not read over the other.
+	// data over one (the in-memory servers, as dbsock starts them). It is
+	// called once per endpoint that reaches data of its own: a target
+	// whose TCP and Unix endpoints are two processes (a cache that serves
+	// a socket only with TCP off) does not read over one what was
+	// written over the other.
 	Prepare func(ctx context.Context, ep Endpoint) error
 }
 
@@ -98,7 +99,7 @@ func Compare(ctx context.Context, srv *Server, name string, open Opener, opt Com
 		return nil, compareError(err)
 	}
 	server, _ := targets.Lookup(srv.Target)
-	d := &userDriver{name: name, open: open, prepare: opt.Prepare, server: srv.driver(server), ctx: ctx}
+	d := userop.New(ctx, name, open, opt.Prepare, srv.driver(server))
 	t := &targets.Target{Target: compose.Target{Name: name, Volatile: server.Volatile, SeedEach: server.SeedEach},
 		Settings: func() targets.Settings { return userSettings{d} }}
 	seed := opt.Seed
@@ -186,173 +187,8 @@ func (s *Server) driver(t *targets.Target) drivers.Driver {
 
 // userSettings hands the pipeline the caller's op as a target's driver; it
 // has no settings of its own (as JSON, {}).
-type userSettings struct{ d *userDriver }
+type userSettings struct{ d *userop.Driver }
 
 func (userSettings) Validate() error                          { return nil }
 func (s userSettings) Driver(drivers.Workload) drivers.Driver { return s.d }
 func (userSettings) External() (compose.Pair, error)          { return compose.Pair{}, nil }
-
-// userDriver is the caller's op as a drivers.Driver: the server's own
-// driver says what the server is and verifies each endpoint on the server
-// side; the op's connections are checked to have dialed that endpoint.
-type userDriver struct {
-	name    string
-	open    Opener
-	prepare func(ctx context.Context, ep Endpoint) error
-	server  drivers.Driver
-	ctx     context.Context // Compare's: your op's contexts end with it
-}
-
-func (d *userDriver) Name() string         { return d.name }
-func (d *userDriver) Mode() string         { return "" }
-func (d *userDriver) ValueSize() int       { return 0 }
-func (d *userDriver) ConnectPhase() string { return "your Opener" }
-func (d *userDriver) Describe() string {
-	return fmt.Sprintf("your op %q (dbsock.Compare), against the %s server", d.name, d.server.Name())
-}
-
-// Seed runs CompareOptions.Prepare, when set.
-func (d *userDriver) Seed(ctx context.Context, ep drivers.Endpoint) (err error) {
-	if d.prepare == nil {
-		return nil
-	}
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("your Prepare over %s panicked: %v", ep, r)
-		}
-	}()
-	if err := d.prepare(ctx, ep); err != nil {
-		return fmt.Errorf("your Prepare over %s: %w", ep, err)
-	}
-	return nil
-}
-func (d *userDriver) Info(ctx context.Context, ep drivers.Endpoint) (drivers.ServerInfo, error) {
-	return d.server.Info(ctx, ep)
-}
-
-func (d *userDriver) Open(ctx context.Context, ep drivers.Endpoint) (conn drivers.Conn, err error) {
-	tagged, o := newOpening(ep)
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("your Opener over %s panicked: %v", ep, r)
-		}
-		if err != nil {
-			o.abort()
-			openings.Delete(tagged.Opening)
-		}
-	}()
-	do, closer, err := d.open(ctx, tagged)
-	if err != nil {
-		return nil, fmt.Errorf("your Opener over %s: %w", ep, err)
-	}
-	if do == nil {
-		if closer != nil {
-			closer()
-		}
-		return nil, fmt.Errorf("your Opener over %s returned no op (a nil do function and no error)", ep)
-	}
-	// The op's context ends with the caller's (Compare's ctx) and when
-	// dbsock gives up on the server (Abort): the timed loop itself passes
-	// one that never ends, so that no driver starts a cancellation
-	// watcher per op.
-	opCtx, cancel := context.WithCancel(d.ctx)
-	return &userConn{d: d, ep: tagged, do: do, close: closer, opening: o, ctx: opCtx, cancel: cancel}, nil
-}
-
-type userConn struct {
-	d       *userDriver
-	ep      drivers.Endpoint
-	do      func(context.Context) error
-	close   func() error
-	opening *opening
-	ctx     context.Context
-	cancel  context.CancelFunc
-}
-
-// Do runs your op once; a panic in it is this op's error, not the
-// process's end.
-func (c *userConn) Do(context.Context) (err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("your op panicked: %v", r)
-		}
-	}()
-	return c.do(c.ctx)
-}
-
-// Abort implements drivers.Aborter: your op's context is cancelled and the
-// connections it dialed through Dial are closed, so that an op blocked on
-// a server that stopped answering returns now.
-func (c *userConn) Abort() error {
-	c.cancel()
-	c.opening.abort()
-	return nil
-}
-
-// closeLimit bounds your close function: one that blocks is left behind.
-const closeLimit = 2 * time.Second
-
-// Close runs your close function, for at most closeLimit.
-func (c *userConn) Close() error {
-	defer openings.Delete(c.ep.Opening)
-	defer c.cancel()
-	if c.close == nil {
-		return nil
-	}
-	done := make(chan error, 1)
-	go func() {
-		defer func() {
-			if r := recover(); r != nil {
-				done <- fmt.Errorf("your close function panicked: %v", r)
-			}
-		}()
-		done <- c.close()
-	}()
-	select {
-	case err := <-done:
-		return err
-	case <-time.After(closeLimit):
-		c.opening.abort()
-		return fmt.Errorf("your close function over %s did not return within %s; dbsock closed its connections and went on", c.ep, closeLimit)
-	}
-}
-
-// Verify runs one op (a client may dial only when first used), checks that
-// it dialed the endpoint through Dial, and verifies the endpoint on the
-// server side with a connection of dbsock's own.
-func (c *userConn) Verify(ctx context.Context) (drivers.Verification, error) {
-	if err := c.do(ctx); err != nil {
-		return drivers.Verification{}, fmt.Errorf("your op's first call: %w", err)
-	}
-	if c.opening.count() == 0 {
-		return drivers.Verification{}, fmt.Errorf("your op made no connection through dbsock.Dial of the endpoint your Opener was given (%s), so dbsock cannot tell which transport it used: connect with the helper of your client's package in github.com/dbsock/dbsock/clients (dbsockpg.Config, dbsockmysql.Config, dbsockredis.Options, dbsockmongo.Options, dbsockmemcache.Client), or with dbsock.Dial in your client, from that endpoint", c.ep)
-	}
-	v, err := drivers.VerifyEndpoint(ctx, c.d.server, c.ep)
-	if err != nil {
-		return v, err
-	}
-	v.Evidence = fmt.Sprintf("your op dialed %s %s through dbsock.Dial; the server sees that endpoint as %s (%s)", c.ep.Transport, c.ep.Address, v.Transport.Label(), v.Evidence)
-	return v, nil
-}
-
-func init() { libhook.Open = openVerified }
-
-// openVerified opens your op over ep of a server of target as Compare does,
-// and verifies it: dbsocktest.Benchmark's way in.
-func openVerified(ctx context.Context, target string, ep drivers.Endpoint, open libhook.Opener) (drivers.Conn, string, error) {
-	t, err := lookup(target)
-	if err != nil {
-		return nil, "", err
-	}
-	d := &userDriver{name: "benchmark", open: open, server: t.Settings().Driver(drivers.Workload{}), ctx: ctx}
-	conn, err := d.Open(ctx, ep)
-	if err != nil {
-		return nil, "", err
-	}
-	v, err := conn.Verify(ctx)
-	if err != nil {
-		conn.Close()
-		return nil, "", fmt.Errorf("verify your op over %s: %w", ep, err)
-	}
-	return conn, v.Evidence, nil
-}

@@ -30,13 +30,15 @@ import (
 	"fmt"
 	"net"
 	"reflect"
+	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
+	"github.com/dbsock/dbsock/clients"
 	"github.com/dbsock/dbsock/compose"
 	"github.com/dbsock/dbsock/drivers"
 	"github.com/dbsock/dbsock/internal/placement"
+	"github.com/dbsock/dbsock/internal/userop"
 	"github.com/dbsock/dbsock/results"
 	"github.com/dbsock/dbsock/targets"
 )
@@ -92,13 +94,13 @@ type StartOptions struct {
 // Server is a running server with a TCP endpoint on 127.0.0.1 and a Unix
 // socket endpoint. Close stops it.
 type Server struct {
-	// Target is the kind of server: mysql, postgres, redis, memcached,
-	// mongo or pgbouncer.
+	// Target is the kind of server: one of the database targets that the
+	// packages of clients/ make known.
 	Target string
 	// TCP and Unix are its two endpoints.
 	TCP, Unix Endpoint
 	// Origin says where it came from, e.g. "local process
-	// /usr/sbin/mariadbd (pid 1234)".
+	// /usr/sbin/SERVER (pid 1234)".
 	Origin string
 
 	srv      *compose.Server
@@ -108,9 +110,10 @@ type Server struct {
 	err      error
 }
 
-// Start starts a server of target (mysql, postgres, redis, memcached, mongo
-// or pgbouncer) with both endpoints, ready for connections. Close it when
-// done; it is also stopped if this process dies.
+// Start starts a server of target (a database target that a package of
+// clients/ makes known, e.g. postgres) with both endpoints, ready for
+// connections. Close it when done; it is also stopped if this process
+// dies.
 func Start(ctx context.Context, target string, opt StartOptions) (*Server, error) {
 	t, err := lookup(target)
 	if err != nil {
@@ -199,22 +202,16 @@ func External(target string, tcp, unix Endpoint) (*Server, error) {
 // Endpoint is the server's endpoint on transport t.
 func (s *Server) Endpoint(t Transport) Endpoint { return s.srv.Endpoints().On(t) }
 
-// clientPackages are the packages of clients/ that make each database
-// target known.
-var clientPackages = map[string]string{
-	"mysql": "dbsockmysql", "postgres": "dbsockpg", "pgbouncer": "dbsockpg",
-	"redis": "dbsockredis", "mongo": "dbsockmongo", "memcached": "dbsockmemcache",
-}
-
-// lookup finds a database target, or says which package makes it known.
+// lookup finds a database target, or says which package of clients/
+// makes it known.
 func lookup(target string) (*targets.Target, error) {
-	pkg, known := clientPackages[target]
+	pkg, known := clients.Path(target)
 	if !known {
-		return nil, errors.New("not a database target; use one of mysql, postgres, redis, memcached, mongo, pgbouncer")
+		return nil, fmt.Errorf("not a database target; use one of %s", strings.Join(clients.Targets(), ", "))
 	}
 	t, ok := targets.Lookup(target)
 	if !ok {
-		return nil, fmt.Errorf("the %s target is not compiled in: import github.com/dbsock/dbsock/clients/%s (its client's helpers)", target, pkg)
+		return nil, fmt.Errorf("the %s target is not compiled in: import %s (its client's helpers)", target, pkg)
 	}
 	return t, nil
 }
@@ -243,52 +240,6 @@ func (s *Server) Close() error {
 	return s.err
 }
 
-// openings are the calls of Openers under way in Compare, by
-// Endpoint.Opening: what Dial dials for each, so that Compare can check
-// that an op dialed its own endpoint and can close its sockets when the
-// server stops answering.
-var (
-	openings    sync.Map // uint64 -> *opening
-	lastOpening atomic.Uint64
-)
-
-// opening is one call of an Opener: the connections Dial made for it.
-type opening struct {
-	mu     sync.Mutex
-	dialed int
-	conns  []net.Conn
-}
-
-// newOpening registers a new opening and tags ep with it.
-func newOpening(ep Endpoint) (Endpoint, *opening) {
-	ep.Opening = lastOpening.Add(1)
-	o := &opening{}
-	openings.Store(ep.Opening, o)
-	return ep, o
-}
-
-func (o *opening) add(c net.Conn) {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	o.dialed++
-	o.conns = append(o.conns, c)
-}
-
-func (o *opening) count() int {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	return o.dialed
-}
-
-// abort closes every connection dialed for the opening.
-func (o *opening) abort() {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	for _, c := range o.conns {
-		c.Close()
-	}
-}
-
 // Dial returns a dial function that reaches ep whatever network and address
 // a client library passes it. Compare checks that your op connected
 // through the Dial of the endpoint your Opener was given, and closes those
@@ -298,10 +249,8 @@ func Dial(ep Endpoint) func(ctx context.Context, network, addr string) (net.Conn
 	return func(ctx context.Context, _, _ string) (net.Conn, error) {
 		var d net.Dialer
 		c, err := d.DialContext(ctx, ep.Transport.Network(), ep.Address)
-		if err == nil && ep.Opening != 0 {
-			if o, ok := openings.Load(ep.Opening); ok {
-				o.(*opening).add(c)
-			}
+		if err == nil {
+			userop.Dialed(ep, c)
 		}
 		return c, err
 	}

@@ -13,7 +13,7 @@ import (
 
 // Token is a fresh token for connection id: "dbsock-" and 16 random hex
 // digits and the id, short enough for every server's name field (a
-// PostgreSQL application_name holds 63 bytes, a MariaDB lock name 64).
+// SQL server's application name holds 63 bytes, another's lock name 64).
 func Token(id string) string {
 	b := make([]byte, 8)
 	_, _ = rand.Read(b)

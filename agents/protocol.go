@@ -111,7 +111,7 @@ type Opened struct {
 	Type string `json:"type"`
 	ID   string `json:"id"`
 	// ConnID is the server's id of the connection, where the agent reads
-	// one (MariaDB CONNECTION_ID(), PostgreSQL's backend pid).
+	// one (a connection id, a backend process id).
 	ConnID json.Number `json:"conn_id,omitempty"`
 	// LocalAddr is the agent's own IP:PORT of a TCP connection, where its
 	// library shows it.

@@ -10,9 +10,9 @@ import (
 // dbsock's client runs in its own process's. Sharing one CPU, a server
 // woken across two cgroups is scheduled as a group against the client
 // rather than as a task beside it, and that changes the answer: measured
-// on a 2-vCPU AMD EPYC guest (Linux 6.18, cgroup v1, client and MariaDB
-// 10.11 on CPU 0), moving the same local mariadbd into a cpu cgroup of its
-// own took its Unix p50 from 22.1 to 24.2 µs while TCP's went from 26.8 to
+// on a 2-vCPU AMD EPYC guest (Linux 6.18, cgroup v1, client and a local
+// SQL server on CPU 0), moving the same server process into a cpu cgroup
+// of its own took its Unix p50 from 22.1 to 24.2 µs while TCP's went from 26.8 to
 // 25.8 µs: the p50 speedup fell from 1.21 to 1.07, and back to 1.22 when it
 // was moved back. So the report says where each ran.
 

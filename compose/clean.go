@@ -117,7 +117,8 @@ func zombie(pid int) bool {
 
 // processesUsing lists processes that run in dir or below it, or have it
 // (or a path below it) as an argument or a flag's value: servers get their
-// paths as arguments, or through stdin for Redis, and all run in their own
+// paths as arguments, or through stdin (a configuration that holds a
+// password), and all run in their own
 // directory. A path is matched whole: /tmp/dbsock-1 does not match
 // /tmp/dbsock-12, and a process whose environment merely names it is left
 // alone.

@@ -122,7 +122,8 @@ func (c *Compose) prepare() error {
 	c.command = append(c.command, "-p", c.project)
 	// DBSOCK_BIND is where the servers listen for TCP: 127.0.0.1, and
 	// ::1 where this host has it (the tcp6 path); DBSOCK_BIND_SPACED is
-	// the same for Redis's syntax.
+	// the same separated by spaces, for servers whose configuration
+	// lists addresses so.
 	secrets := filepath.Join(dir, "secrets")
 	if err := os.Mkdir(secrets, 0o700); err != nil {
 		return err
@@ -273,7 +274,7 @@ func (c *Compose) Supply(ctx context.Context, t Target) (*Server, error) {
 	}
 	sp.Ready = rotating(t.Container.Rotate, bootstrap, sp.Ready)
 	if sp.Config != "" {
-		os.Remove(filepath.Join(sockDir, sp.Config)) // the file passes Redis's password another way
+		os.Remove(filepath.Join(sockDir, sp.Config)) // the file passes the server's password another way
 	}
 	srv := &Server{Target: target, Provenance: drivers.Provenance{Provider: c.Name(), Image: image, NetworkMode: "host", SocketDir: sockDir,
 		Origin: fmt.Sprintf("docker compose service %s of project %s, image %s", target, c.project, image)}}

@@ -154,7 +154,7 @@ func (l *Local) Find(names ...string) (name, path string) {
 }
 
 // FindIn is Find that also looks in the directories dirGlobs match, the
-// highest version first (e.g. /usr/lib/postgresql/*/bin). A LookPath set
+// highest version first (e.g. /usr/lib/SERVER/*/bin). A LookPath set
 // on l (a test's) is the only place looked.
 func (l *Local) FindIn(dirGlobs []string, names ...string) (name, path string) {
 	if n, p := l.Find(names...); p != "" || l.LookPath != nil {
@@ -201,7 +201,7 @@ func numbers(s string) []int {
 // systemDirs are where packages put servers and their tools, looked in
 // after PATH (which may lack the sbin directories, or be empty): Debian's
 // and Homebrew's (/opt/homebrew on Apple silicon, /usr/local on Intel).
-var systemDirs = []string{"/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin", "/sbin", "/bin", "/usr/local/mysql/bin",
+var systemDirs = []string{"/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin", "/sbin", "/bin",
 	"/opt/homebrew/bin", "/opt/homebrew/sbin"}
 
 // HomebrewPrefixes are where Homebrew lives: /opt/homebrew on Apple
@@ -210,7 +210,7 @@ var HomebrewPrefixes = []string{"/opt/homebrew", "/usr/local"}
 
 // HomebrewKegs are the directory globs of a Homebrew formula's binaries,
 // for FindIn: the formula's own keg, then its versioned ones (keg-only
-// formulas such as postgresql@16 or mysql@8.4 are not linked onto PATH).
+// formulas, such as a server's FORMULA@16, are not linked onto PATH).
 func HomebrewKegs(formula string) []string {
 	var out []string
 	for _, p := range HomebrewPrefixes {
@@ -256,8 +256,8 @@ type LocalServer struct {
 	Port int    // a free TCP port on 127.0.0.1
 	Sock string // the socket path (Dir/sockName unless the recipe changes it)
 	CPUs []int  // CPUs the server is pinned to (none: unpinned)
-	// RunAs, when set, starts the server as another user (PostgreSQL
-	// refuses to run as root).
+	// RunAs, when set, starts the server as another user (for a server
+	// that refuses to run as root).
 	RunAs *syscall.Credential
 	// StopSignal asks the server to stop (SIGTERM when 0): a throwaway
 	// server should stop at once, without waiting for its clients

@@ -32,8 +32,8 @@ type process struct {
 // dir/name.log, stdin from stdin (so that secrets never appear in the
 // process listing). The child is killed if dbsock dies.
 //
-// runAs, when set, starts the process as another user (PostgreSQL refuses
-// to run as root).
+// runAs, when set, starts the process as another user (for a server that
+// refuses to run as root).
 func startProcess(dir, name, bin string, args []string, env []string, stdin string, runAs *syscall.Credential) (*process, error) {
 	logPath := filepath.Join(dir, name+".log")
 	logFile, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
@@ -82,8 +82,8 @@ func (p *process) logTail() string {
 
 // stop ends the server: SIGCONT first (a stopped server cannot act on
 // SIGTERM), then sig (SIGTERM when 0), then after grace SIGKILL, each to the process
-// group and to every descendant found before (PostgreSQL's backends run
-// in sessions of their own, out of the group's reach); descendants left
+// group and to every descendant found before (a server's backend
+// processes may run in sessions of their own, out of the group's reach); descendants left
 // once the server has gone are killed.
 func (p *process) stop(sig syscall.Signal, grace time.Duration) error {
 	if sig == 0 {
@@ -224,8 +224,8 @@ func VersionOutput(bin string) string {
 // Tail returns the last n lines of s, for error messages.
 //
 // A server's last lines are often boilerplate after the one that says
-// what went wrong (MariaDB's "No space left on device" is followed by a
-// dozen lines of shutdown): lines that name an error, earlier than the
+// what went wrong (a "No space left on device" may be followed by a dozen
+// lines of shutdown): lines that name an error, earlier than the
 // tail, come first, up to n of them.
 func Tail(s string, n int) string {
 	lines := strings.Split(strings.TrimSpace(s), "\n")
@@ -257,7 +257,7 @@ func errorLine(l string) bool {
 }
 
 // SystemUser looks up a user to run a server as (servers that refuse to
-// run as root, such as PostgreSQL and PgBouncer, run as their own user).
+// run as root run as their own user).
 func SystemUser(name, why string) (*syscall.Credential, error) {
 	u, err := user.Lookup(name)
 	if err != nil {
@@ -270,8 +270,7 @@ func SystemUser(name, why string) (*syscall.Credential, error) {
 
 // ClosedTo explains err, a failure to start a program as runAs in dir,
 // when it is that runAs may not enter a directory on the way there (a
-// 0700 TMPDIR under a server that runs as its own user, as PostgreSQL
-// does): ": that user cannot enter DIR ...", else "".
+// 0700 TMPDIR under a server that runs as its own user): ": that user cannot enter DIR ...", else "".
 func ClosedTo(err error, dir string, runAs *syscall.Credential) string {
 	if runAs == nil || !errors.Is(err, fs.ErrPermission) {
 		return ""

@@ -142,8 +142,8 @@ func rotating(rotate func(context.Context, *Server, map[string]string) error, bo
 
 // LoginReady is a ContainerSpec.Ready that holds until d can ask the
 // server what it is over both endpoints: a real login, which an image
-// that first runs a temporary server for set-up (mysql, postgres) does
-// not allow before it is done.
+// that first runs a temporary server for set-up (as SQL servers' images
+// do) does not allow before it is done.
 func LoginReady(d drivers.Driver) func(context.Context, *Server) error {
 	return func(ctx context.Context, srv *Server) error {
 		for _, ep := range []drivers.Endpoint{srv.TCP, srv.Unix} {

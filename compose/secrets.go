@@ -22,8 +22,8 @@ type secretFile struct {
 
 // secretPaths are the paths of spec's Secrets in dir: each is read once,
 // by the image's entrypoint, and removed as soon as it has been
-// (removeOnceRead). Its Config is not: memcached's two instances read
-// theirs one after the other.
+// (removeOnceRead). Its Config is not: a target served by two instances
+// has both read theirs, one after the other.
 func secretPaths(dir string, spec ContainerSpec) []string {
 	var paths []string
 	for name := range spec.Secrets {
@@ -33,8 +33,8 @@ func secretPaths(dir string, spec ContainerSpec) []string {
 }
 
 // writeSecrets writes spec's Secrets into dir before its container
-// starts: 0644, as whichever user reads them in the container must (the
-// mongo image reads its VAR_FILE after dropping root; a user namespace
+// starts: 0644, as whichever user reads them in the container must (an
+// image may read its VAR_FILE after dropping root; a user namespace
 // maps root elsewhere), in a socket dir inside the run's 0700 dir, which
 // no other user of this host may enter.
 func writeSecrets(dir string, spec ContainerSpec) error {

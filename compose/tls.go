@@ -138,8 +138,8 @@ type TLSFiles struct {
 
 // WriteTLSFiles writes the run's server certificate, its key and the CA
 // certificate into dir (the key 0600), owned by uid/gid when uid >= 0 (a
-// server that runs as another user must read its key, and PostgreSQL
-// refuses a key others may read). Names are as the server sees dir:
+// server that runs as another user must read its key, and some servers
+// refuse a key others may read). Names are as the server sees dir:
 // inside is dir's path for the server (a container's mount point), or ""
 // for the same.
 func WriteTLSFiles(dir, inside string, uid, gid int) (TLSFiles, error) {
@@ -206,8 +206,8 @@ func TLSEndpoint(ep drivers.Endpoint, addr string) (drivers.Endpoint, error) {
 // group, cannot give files to: the key is readable by every user (0644),
 // and private on this host all the same, as the socket dir is reached
 // only through the run's directory (0700, this user's); in the container
-// nothing but the server runs. A server that refuses such a key
-// (PostgreSQL) has it copied to a private file first (PrivateKeyCmd).
+// nothing but the server runs. A server that refuses such a key has it
+// copied to a private file first (PrivateKeyCmd).
 func containerTLS(dir string) (TLSFiles, int, error) {
 	ca, err := TheRunCA()
 	if err != nil {
@@ -228,7 +228,7 @@ func containerTLS(dir string) (TLSFiles, int, error) {
 // as in the official images) after the run's TLS key in the container
 // (tf.Key, readable by all there) is copied to key, owned by user with mode
 // 0600, as root in the container: for a server that refuses a key others
-// may read (PostgreSQL). The image's entrypoint must run a command other
+// may read. The image's entrypoint must run a command other
 // than its server as given, and as root, as the official images do.
 func PrivateKeyCmd(tf TLSFiles, user, key string, cmd []string) []string {
 	const script = `install -m 0600 -o "$1" -g "$1" "$2" "$3" && shift 3 && exec docker-entrypoint.sh "$@"`

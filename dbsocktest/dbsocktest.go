@@ -20,10 +20,11 @@ import (
 
 	"github.com/dbsock/dbsock"
 	"github.com/dbsock/dbsock/drivers"
-	"github.com/dbsock/dbsock/internal/libhook"
 	"github.com/dbsock/dbsock/internal/placement"
+	"github.com/dbsock/dbsock/internal/userop"
 	"github.com/dbsock/dbsock/results"
 	"github.com/dbsock/dbsock/scenarios"
+	"github.com/dbsock/dbsock/targets"
 )
 
 // RequireEnv, when set in the environment, makes Start fail a test instead
@@ -103,8 +104,9 @@ func interleaved(b *testing.B, srv *dbsock.Server, open dbsock.Opener, timed dbs
 	order := []dbsock.Transport{dbsock.TCP, dbsock.Unix}
 	conns := map[dbsock.Transport]drivers.Conn{}
 	hist := map[dbsock.Transport]*hdrhistogram.Histogram{}
+	server := serverDriver(b, srv)
 	for _, t := range order {
-		conn, evidence, err := libhook.Open(ctx, srv.Target, srv.Endpoint(t), open)
+		conn, evidence, err := userop.Open(ctx, server, srv.Endpoint(t), open)
 		if err != nil {
 			b.Fatalf("open over %s: %v", t, err)
 		}
@@ -138,6 +140,16 @@ func interleaved(b *testing.B, srv *dbsock.Server, open dbsock.Opener, timed dbs
 		dbsock.TCP:  float64(hist[dbsock.TCP].ValueAtQuantile(50)),
 		dbsock.Unix: float64(hist[dbsock.Unix].ValueAtQuantile(50)),
 	}
+}
+
+// serverDriver is the driver of srv's target at its defaults: it says
+// which path each of the op's connections is on, on the server side.
+func serverDriver(b *testing.B, srv *dbsock.Server) drivers.Driver {
+	t, ok := targets.Lookup(srv.Target)
+	if !ok {
+		b.Fatalf("dbsocktest.Benchmark: the %s target is not compiled in", srv.Target)
+	}
+	return t.Settings().Driver(drivers.Workload{})
 }
 
 // watched runs the timing loop cfg over conn (t's), the benchmark's timer

@@ -16,8 +16,8 @@ import (
 // that process says of it.
 type Claim struct {
 	// Token is the name dbsock gave the connection to carry where the
-	// server shows it (Redis CLIENT SETNAME, PostgreSQL application_name,
-	// a MariaDB user lock).
+	// server shows it (a client name, an application name, a user lock:
+	// each target's own).
 	Token string
 	// ConnID is the server's id of the connection as the other process
 	// read it ("" when it gave none).

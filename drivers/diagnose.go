@@ -14,7 +14,6 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
-	"time"
 )
 
 // Explain adds to a failed connection's error what most likely went wrong
@@ -67,7 +66,7 @@ func NotASocket(path string) string {
 	what := "a regular file"
 	switch m := fi.Mode(); {
 	case m.IsDir():
-		return fmt.Sprintf("%s is a directory, not a socket: give the socket file inside it (for example %s)", path, filepath.Join(path, "mysqld.sock"))
+		return fmt.Sprintf("%s is a directory, not a socket: give the socket file inside it%s", path, socketsIn(path))
 	case m&os.ModeNamedPipe != 0:
 		what = "a FIFO (named pipe)"
 	case m&os.ModeCharDevice != 0:
@@ -76,6 +75,23 @@ func NotASocket(path string) string {
 		what = "a block device"
 	}
 	return fmt.Sprintf("%s is %s, not a Unix socket: check the server's socket setting and give the socket file it creates", path, what)
+}
+
+// socketsIn names, as " (for example PATH)", the first Unix socket among
+// the first entries of dir; "" when it has none.
+func socketsIn(dir string) string {
+	f, err := os.Open(dir)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	entries, _ := f.ReadDir(100)
+	for _, e := range entries {
+		if e.Type()&os.ModeSocket != 0 {
+			return " (for example " + filepath.Join(dir, e.Name()) + ")"
+		}
+	}
+	return ""
 }
 
 // WentAway reports whether err is a connection that the other side closed
@@ -124,7 +140,7 @@ func SocketPermissions(path string) string {
 		return who
 	}
 	if !may(fi, uid, gid, groups, 2) {
-		fix := "have the server create it with group or world write permission (Redis: unixsocketperm 770 or 777; MongoDB: --filePermissions 0770 or 0777; MySQL and MariaDB always create 0777 sockets)"
+		fix := "have the server create it with group or world write permission" + socketModes()
 		if st, ok := fi.Sys().(*syscall.Stat_t); ok && fi.Mode().Perm()&0o020 != 0 {
 			fix = fmt.Sprintf("join its group (usermod -aG %s %s, then log in again)", groupName(int(st.Gid)), userName(uid))
 		}
@@ -189,76 +205,10 @@ func formatGroups(groups []int) string {
 	return strings.Join(names, ",")
 }
 
-// Sniff says what answers at ep, without speaking any client's protocol
-// first: whether it greets (MySQL and MariaDB send their version before
-// the client says anything), hangs up at once, answers a Redis PING
-// (Redis, memcached's "ERROR"), or waits for a handshake of its own
-// (PostgreSQL, MongoDB). It is for telling a user which kind of server an
-// endpoint really reaches when a client's first contact fails.
-func Sniff(ctx context.Context, ep Endpoint) string {
-	c, err := DialIn(ctx, ep.Netns, ep.Transport.Network(), ep.Address)
-	if err != nil {
-		return "nothing that accepts connections (" + err.Error() + ")"
-	}
-	defer c.Close()
-	buf := make([]byte, 512)
-	read := func() (string, error) {
-		_ = c.SetReadDeadline(time.Now().Add(300 * time.Millisecond))
-		n, err := c.Read(buf)
-		return string(buf[:n]), err
-	}
-	got, err := read()
-	switch {
-	case got != "":
-		if v := mysqlGreeting(got); v != "" {
-			return "a MySQL-protocol server (" + v + ")"
-		}
-		return fmt.Sprintf("a server that speaks first, with %s", quoteShort(got))
-	case err != nil && !TimedOut(err):
-		return "a server that hangs up at once, before any client speaks"
-	}
-	if _, err := c.Write([]byte("PING\r\n")); err != nil {
-		return "a server that hangs up at once"
-	}
-	got, err = read()
-	switch {
-	case strings.HasPrefix(got, "+PONG"), strings.HasPrefix(got, "-NOAUTH"), strings.HasPrefix(got, "-ERR"):
-		return "a Redis server (it answered PING with " + quoteShort(got) + ")"
-	case strings.HasPrefix(got, "ERROR"):
-		return "a memcached server (it answered PING with ERROR)"
-	case got != "":
-		return "a server that answered PING with " + quoteShort(got)
-	case err != nil && !TimedOut(err):
-		return "a server that hangs up on a Redis PING (as PostgreSQL and MongoDB servers do)"
-	}
-	return "a server that waits for a handshake of its own (as PostgreSQL and MongoDB servers do)"
-}
-
-// mysqlGreeting is the server version in a MySQL handshake packet (""
-// when b is not one): 3-byte length, sequence 0, protocol 10, version.
-func mysqlGreeting(b string) string {
-	if len(b) < 6 || b[3] != 0 || b[4] != 10 {
-		return ""
-	}
-	v, _, ok := strings.Cut(b[5:], "\x00")
-	if !ok || v == "" {
-		return ""
-	}
-	return strings.TrimPrefix(v, "5.5.5-")
-}
-
 // TimedOut says whether err is a timeout: a context's deadline, or a
 // network deadline (a client library's own on its socket, as gomemcache
 // sets one).
 func TimedOut(err error) bool {
 	var ne net.Error
 	return errors.Is(err, context.DeadlineExceeded) || errors.As(err, &ne) && ne.Timeout()
-}
-
-// quoteShort quotes at most 40 bytes of s.
-func quoteShort(s string) string {
-	if len(s) > 40 {
-		return strconv.Quote(s[:40]) + "…"
-	}
-	return strconv.Quote(s)
 }

@@ -172,16 +172,18 @@ func (p Paths) On(t Transport) (Endpoint, bool) {
 // dbsock's own servers say which network they accepted a request on.
 const NetworkHeader = "X-Dbsock-Network"
 
-// ServerInfo names the server product really measured (MariaDB is not MySQL,
-// FerretDB is not MongoDB) and its version.
+// ServerInfo names the server product really measured (a fork, or a server
+// that speaks another product's protocol, is named as itself) and its
+// version.
 type ServerInfo struct {
 	Product string `json:"product"`
 	Version string `json:"version"`
-	// Detail is what else the server said about itself, e.g. the MongoDB
-	// version FerretDB claims compatibility with.
+	// Detail is what else the server said about itself, e.g. the version
+	// of the protocol's original product that it claims compatibility
+	// with.
 	Detail string `json:"detail,omitempty"`
 	// Instance names the server process, where the server can say it
-	// (Redis's run_id, MySQL's data directory, PostgreSQL's start time):
+	// (a run id, a data directory, a start time):
 	// both endpoints of a run must reach the same one. "" when unknown.
 	Instance string `json:"-"`
 }
@@ -199,7 +201,7 @@ type Verification struct {
 	// Transport is the transport the server reports for this connection:
 	// TLS only when the server says the connection is encrypted.
 	Transport Transport
-	// Evidence is the server's own words, e.g. MySQL's processlist host
+	// Evidence is the server's own words, e.g. a process list's host
 	// "localhost" or "127.0.0.1:51234".
 	Evidence string
 	// Negotiated is what the connection negotiated, where known.
@@ -285,7 +287,8 @@ type ExecReader interface {
 }
 
 // ExecStatter is an optional capability of a Driver whose server reports
-// its own per-command execution time (Redis INFO commandstats, ...):
+// its own per-command execution time (a key-value server's command
+// statistics, ...):
 // OpenExecStats opens a connection for reading it, and says where the
 // figure comes from.
 type ExecStatter interface {
@@ -294,7 +297,8 @@ type ExecStatter interface {
 
 // Pipeliner is an optional capability of a Driver that can send a batch of
 // lookups in one round trip: Pipeline returns the driver whose op is depth
-// lookups sent together (Redis pipelining, PostgreSQL's pipeline mode);
+// lookups sent together (a protocol's pipelining, or a SQL client's
+// pipeline mode);
 // Depth is the current driver's batch size (1: one lookup per op).
 type Pipeliner interface {
 	Pipeline(depth int) Driver

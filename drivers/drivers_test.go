@@ -143,7 +143,7 @@ func TestExplainSaysWhatASocketPathReallyIs(t *testing.T) {
 	l.(*net.UnixListener).SetUnlinkOnClose(false)
 	l.Close() // the file stays, nobody listens: a real stale socket
 	for _, tt := range []struct{ path, want string }{
-		{dir, "is a directory, not a socket"},
+		{dir, "is a directory, not a socket: give the socket file inside it (for example " + stale + ")"},
 		{file, "is a regular file, not a Unix socket"},
 		{fifo, "is a FIFO (named pipe), not a Unix socket"},
 		{"/dev/null", "is a character device, not a Unix socket"},
@@ -157,7 +157,7 @@ func TestExplainSaysWhatASocketPathReallyIs(t *testing.T) {
 		if !strings.Contains(got, tt.want) {
 			t.Errorf("%s: %q, want %q", tt.path, got, tt.want)
 		}
-		if tt.path != stale && strings.Contains(got, "stale") {
+		if tt.path != stale && strings.Contains(got, "stale socket") {
 			t.Errorf("%s called stale: %q", tt.path, got)
 		}
 	}

@@ -28,39 +28,59 @@ func fakeServer(t *testing.T, serve func(net.Conn)) Endpoint {
 	return Endpoint{Transport: TCP, Address: l.Addr().String()}
 }
 
+// TestSniff: what Sniff says of a server that greets, hangs up, answers
+// PING or waits, with the kinds a test registers (the targets' own kinds
+// are tested in their packages).
 func TestSniff(t *testing.T) {
-	greeting := "\x4a\x00\x00\x00\x0a5.5.5-10.11.19-MariaDB\x00rest"
+	RegisterKind(Kind{Order: 2, Waits: "Y", SocketMode: "Y: mode 777", ExecSetup: "Y's statistics", Pong: func(b []byte) string {
+		if strings.HasPrefix(string(b), "+PONG") {
+			return "a pong server"
+		}
+		return ""
+	}})
+	RegisterKind(Kind{Order: 1, Waits: "X", Greeting: func(b []byte) string {
+		if v, ok := strings.CutPrefix(string(b), "HELLO "); ok {
+			return "a hello server (" + v + ")"
+		}
+		return ""
+	}})
 	for _, tt := range []struct {
 		name  string
 		serve func(net.Conn)
 		want  string
 	}{
-		{"mysql", func(c net.Conn) { c.Write([]byte(greeting)); time.Sleep(time.Second) }, "a MySQL-protocol server (10.11.19-MariaDB)"},
+		{"greets", func(c net.Conn) { c.Write([]byte("HELLO 1.2")); time.Sleep(time.Second) }, "a hello server (1.2)"},
 		{"garbage", func(c net.Conn) { c.Write([]byte("\x00\xffjunk")) }, `a server that speaks first, with "\x00\xffjunk"`},
 		{"closer", func(c net.Conn) {}, "a server that hangs up at once, before any client speaks"},
-		{"redis", func(c net.Conn) {
+		{"pong", func(c net.Conn) {
 			buf := make([]byte, 64)
 			c.Read(buf)
 			c.Write([]byte("+PONG\r\n"))
-		}, `a Redis server (it answered PING with "+PONG\r\n")`},
-		{"memcached", func(c net.Conn) {
+		}, `a pong server (it answered PING with "+PONG\r\n")`},
+		{"other answer", func(c net.Conn) {
 			buf := make([]byte, 64)
 			c.Read(buf)
-			c.Write([]byte("ERROR\r\n"))
-		}, "a memcached server"},
-		{"waits", func(c net.Conn) { time.Sleep(2 * time.Second) }, "waits for a handshake of its own"},
+			c.Write([]byte("NO\r\n"))
+		}, `a server that answered PING with "NO\r\n"`},
+		{"waits", func(c net.Conn) { time.Sleep(2 * time.Second) }, "a server that waits for a handshake of its own (as X and Y servers do)"},
 		{"hangs up on ping", func(c net.Conn) {
 			buf := make([]byte, 64)
 			c.Read(buf)
-		}, "hangs up on a Redis PING"},
+		}, "a server that hangs up on a PING line (as X and Y servers do)"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := Sniff(context.Background(), fakeServer(t, tt.serve)); !strings.Contains(got, tt.want) {
+			if got := Sniff(context.Background(), fakeServer(t, tt.serve)); got != tt.want {
 				t.Errorf("Sniff = %q, want %q", got, tt.want)
 			}
 		})
 	}
 	if got := Sniff(context.Background(), Endpoint{Transport: Unix, Address: "/nonexistent/x.sock"}); !strings.HasPrefix(got, "nothing that accepts connections") {
 		t.Errorf("Sniff of no socket = %q", got)
+	}
+	if got := socketModes(); got != " (Y: mode 777)" {
+		t.Errorf("socketModes() = %q", got)
+	}
+	if got := ExecSetups(); len(got) != 1 || got[0] != "Y's statistics" {
+		t.Errorf("ExecSetups() = %q", got)
 	}
 }

@@ -60,7 +60,8 @@ func TLSOf(c net.Conn) Negotiated {
 
 // TLSRecorder keeps what the last TLS handshake of a configuration it
 // made negotiated, for client libraries that run the handshake themselves
-// and do not show their connection (the MongoDB driver).
+// and do not show their connection (as some document databases' drivers
+// do).
 type TLSRecorder struct {
 	mu sync.Mutex
 	n  Negotiated

@@ -26,10 +26,10 @@ type Workload struct {
 	// OpUpdate increments its counter (n) by one, OpMixed does either, as
 	// the scenario hands it (Keyed's write).
 	Op string
-	// Query is the user's own op (--query), "" for dbsock's: SQL with one
-	// placeholder for the key (? for MySQL, $1 for PostgreSQL), a command
-	// template with {key} (Redis, memcached), or a filter with {key}
-	// (MongoDB). Under OpRead it must return something; under OpUpdate it
+	// Query is the user's own op (--query), "" for dbsock's, with one
+	// placeholder for the key as its target writes it (targets.Target's
+	// Query): SQL with a placeholder, a command template or a filter with
+	// {key}. Under OpRead it must return something; under OpUpdate it
 	// is the write.
 	Query string
 	// Keys, when set, are the user's own keys (--keys-from): row id i is

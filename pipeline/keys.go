@@ -80,7 +80,7 @@ func (p Plan) userKeys(ctx context.Context, t *targets.Target, d drivers.Driver,
 const countKeys = 1_000_000
 
 // distinct is keys without repeats, in their first order: a key named
-// twice (Redis's SCAN may return one twice) is one row.
+// twice (a key-value server's scan may return one twice) is one row.
 func distinct(keys []string) []string {
 	seen := make(map[string]bool, len(keys))
 	out := keys[:0:0]

@@ -49,7 +49,7 @@ type Plan struct {
 	// Paths are the routes to each server that every case measures, in
 	// the order the report lists them (nil: drivers.TCP and drivers.Unix);
 	// each further path is compared with TCP as Unix is. A server without
-	// one of them (no tcp6 where FerretDB listens on one address) is
+	// one of them (no tcp6 where a server listens on one address) is
 	// measured on the others, and the report says why.
 	Paths []drivers.Transport
 	// Baseline is the path every other one is compared with ("": TCP on

@@ -38,8 +38,8 @@ func (p Plan) canRestart(srv *compose.Server, ti *results.Target) bool {
 
 // restart starts instance inst of t's server: it restarts the server,
 // checks that the same server answers on both endpoints, seeds it again
-// when it keeps nothing over a restart (t.Volatile: Redis as dbsock runs
-// it starts empty), and waits for it to go idle.
+// when it keeps nothing over a restart (t.Volatile: an in-memory server
+// as dbsock runs it starts empty), and waits for it to go idle.
 func (p Plan) restart(ctx context.Context, t *targets.Target, d drivers.Driver, srv *compose.Server, rows, inst int) error {
 	began, pid := time.Now(), srv.PID
 	if err := srv.Restart(ctx); err != nil {
@@ -79,9 +79,9 @@ func stopServer(t *targets.Target, srv *compose.Server, err error) error {
 }
 
 // serverAnswered says that err is the server's own answer in its own
-// protocol (an SQLSTATE: PostgreSQL's "the database system is starting
-// up"), so what answers there needs no guessing: no Redis PING is sent to
-// a PostgreSQL port.
+// protocol (an SQLSTATE, such as a SQL server's "the database system is
+// starting up"), so what answers there needs no guessing: no PING line is
+// sent to a server that has answered in its own protocol.
 func serverAnswered(err error) bool {
 	var state interface{ SQLState() string }
 	return errors.As(err, &state) && state.SQLState() != ""

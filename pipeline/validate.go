@@ -20,7 +20,7 @@ import (
 const (
 	MaxInstances = 100
 	MaxPipeline  = 10_000
-	MaxValueSize = 16 << 20 // MongoDB's document limit; MySQL's default packet size
+	MaxValueSize = 16 << 20 // the largest document or packet a server takes by default
 )
 
 // Validate checks, before anything starts, that the plan can run: every
@@ -145,6 +145,21 @@ func (p Plan) TotalOps() int64 {
 	return cases * int64(max(workers, 1)) * rounds * int64(len(p.PathsAsked())) * int64(p.Options.N)
 }
 
+// pipeliners lists the registered targets whose driver can send a batch
+// of lookups in one round trip (drivers.Pipeliner), as "a, b and c".
+func pipeliners() string {
+	var names []string
+	for _, t := range targets.List() {
+		if _, ok := t.Settings().Driver(drivers.Workload{}).(drivers.Pipeliner); ok {
+			names = append(names, t.Name)
+		}
+	}
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
+}
+
 // validateTargets checks that every target can do what the sweep asks of
 // it: batches of lookups (Pipelines) and values of other sizes.
 func (p Plan) validateTargets() error {
@@ -152,7 +167,7 @@ func (p Plan) validateTargets() error {
 	for _, t := range p.Targets {
 		s := p.settings(t)
 		if _, ok := s.Driver(drivers.Workload{}).(drivers.Pipeliner); deep && !ok {
-			return setting.Errorf("%s applies to redis and postgres (a batch of lookups in one round trip); target %s has no pipelining", setting.Pipelines, t.Name)
+			return setting.Errorf("%s applies to %s (a batch of lookups in one round trip); target %s has no pipelining", setting.Pipelines, pipeliners(), t.Name)
 		}
 		for _, size := range p.ValueSizes {
 			if d := s.Driver(drivers.Workload{ValueSize: size}); d.ValueSize() != size {

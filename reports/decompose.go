@@ -100,5 +100,9 @@ func writeDecomposition(b *strings.Builder, r *results.Report) {
 	for _, k := range slices.Sorted(maps.Keys(sources)) {
 		fmt.Fprintf(b, "; %s: %s", k, sources[k])
 	}
-	b.WriteString("; the other servers do not report it without extra setup (MariaDB's performance_schema, PostgreSQL's pg_stat_statements).\n\n")
+	b.WriteString("; the other servers do not report it")
+	if setups := drivers.ExecSetups(); len(setups) > 0 {
+		b.WriteString(" without extra setup (" + strings.Join(setups, ", ") + ")")
+	}
+	b.WriteString(".\n\n")
 }

@@ -12,8 +12,9 @@ import (
 // but the server, which dbsock did not start and so did not pin, may run
 // on several CPUs other than the ones the placement gives servers ("" when
 // not): such a server moves between CPUs, to and away from the client's,
-// and that moves its latency more than other load does (a Redis a user
-// ran went from 118/89 µs to 53/36 µs TCP/Unix p50 once pinned).
+// and that moves its latency more than other load does (a key-value
+// server a user ran went from 118/89 µs to 53/36 µs TCP/Unix p50 once
+// pinned).
 func (r *Report) unpinnedServer(target string) string {
 	p := r.Config.Placement
 	if p.Mode == "" || p.Mode == "none" || p.ClientCPUs == "" {

@@ -189,8 +189,8 @@ type Case struct {
 	Concurrency int `json:"concurrency"`
 	// ValueSize is the size in bytes of the value each lookup returns.
 	ValueSize int `json:"value_size"`
-	// Mode is the driver setting that changes round trips, e.g. MySQL
-	// "prepared", Redis "resp3", Mongo "find".
+	// Mode is the driver setting that changes round trips, e.g.
+	// "prepared", "resp3", "find".
 	Mode string `json:"mode,omitempty"`
 	// Op is "update" when each op writes its row (--op update); "" for
 	// reads. Under --op mixed a case's reads ("read") and its writes
@@ -446,7 +446,7 @@ func (c *CPU) Pool(o *CPU) *CPU {
 }
 
 // ServerExec is the server's own account of executing the lookups in the
-// timed windows (e.g. Redis INFO commandstats): calls, total time, time per
+// timed windows (e.g. a server's command statistics): calls, total time, time per
 // call, and where the figure comes from.
 type ServerExec struct {
 	Calls     int64   `json:"calls"`

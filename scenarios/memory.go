@@ -16,8 +16,8 @@ const ClientBudget = 640 << 20
 
 // ConnBytes is what dbsock counts for one open connection on its side: a
 // client library's buffers (go-redis keeps 32 KiB to read and 32 KiB to
-// write) and its bookkeeping, rounded up from what a run with 400 Redis
-// workers holds per connection beyond its histograms.
+// write) and its bookkeeping, rounded up from what a run of the redis
+// target with 400 workers holds per connection beyond its histograms.
 const ConnBytes = 128 << 10
 
 // CopiesPerValue is how many copies of a value in flight dbsock holds at

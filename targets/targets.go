@@ -53,9 +53,32 @@ type Target struct {
 	Flags []Flag
 	// Doctor is what "dbsock doctor" knows of its sockets (nil: nothing).
 	Doctor *Doctor
+	// Help says how ops are written for it, for help texts.
+	Help Help
+	// Kind, when set, is what tells a server of this target apart when a
+	// client's first contact fails, and how it opens its socket to others
+	// (drivers.Kind; Register registers it, at the target's Order).
+	Kind *drivers.Kind
 	// Quiet, when set, stops the client library from printing log lines
 	// of its own: the command reports failures itself, with what to do.
 	Quiet func()
+}
+
+// Help says how the ops of one target are written, for the help of the
+// flags that take them; "" where one does not apply.
+type Help struct {
+	// Query is how the user's own op (--query) is written, with one key
+	// placeholder, e.g. "SQL with ?".
+	Query string
+	// KeysQuery is what a --keys-from query:TEXT is, e.g. "SQL returning
+	// keys in its first column".
+	KeysQuery string
+	// Update is what dbsock's op does under --op update, e.g. "UPDATE ...
+	// SET n = n + 1".
+	Update string
+	// Pipeline is how a batch of lookups (--pipeline) is sent, e.g. "the
+	// client's pipeline".
+	Pipeline string
 }
 
 // Doctor is what "dbsock doctor" knows of one database's sockets.
@@ -144,6 +167,11 @@ func Register(t Target) {
 		panic(fmt.Sprintf("targets: %s registered twice", t.Name))
 	}
 	registry[t.Name] = &t
+	if t.Kind != nil {
+		k := *t.Kind
+		k.Order = t.Order
+		drivers.RegisterKind(k)
+	}
 }
 
 // checkFlags checks that each of t's flags names a string, int or bool

@@ -155,7 +155,7 @@ func TestUsageErrors(t *testing.T) {
 		{"explain with value size", []string{"run", "redis", "--explain", "--value-size", "1KiB"}, "does not combine with --pipeline or --value-size"},
 		{"server pid for a target not run", []string{"run", "redis", "--server-pid", "mysql=1"}, "is for target mysql, which this run does not measure (it runs redis)"},
 		{"server pid with local", []string{"run", "redis", "--provider", "local", "--server-pid", "redis=1"}, "applies to --provider external or auto"},
-		{"pipeline on mysql", []string{"run", "mysql", "--pipeline", "1,16"}, "--pipeline applies to redis and postgres"},
+		{"pipeline on mysql", []string{"run", "mysql", "--pipeline", "1,16"}, "--pipeline applies to redis, postgres and pgbouncer"},
 		{"op unknown", []string{"run", "mysql", "--op", "delete"}, `--op "delete" is not accepted; use read, update or mixed:R/W`},
 		{"error rate words", []string{"run", "echo", "--max-error-rate", "some"}, `--max-error-rate "some" is not a share from 0% to 100%`},
 		{"error rate over 100", []string{"run", "echo", "--max-error-rate", "150%"}, `--max-error-rate "150%" is not a share`},

@@ -15,9 +15,12 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "dbsock",
 		Short: "Compare database client latency over a Unix domain socket and over TCP on 127.0.0.1",
-		Long: `dbsock issues primary-key lookups against real MySQL/MariaDB, Redis and
-MongoDB-wire servers, once over 127.0.0.1 TCP and once over the server's
-Unix domain socket, and reports the latency of both side by side.`,
+		Long: `dbsock issues primary-key lookups against real database servers, once over
+127.0.0.1 TCP and once over the server's Unix domain socket, and reports
+the latency of both side by side.
+
+Its servers: ` + doctorNames() + `;
+dbsock targets lists what it measures of each.`,
 		SilenceErrors: true,
 		SilenceUsage:  true,
 		Args:          noArgs,

@@ -102,7 +102,7 @@ Providers:
             target's, as dbsock targets lists them) and dbsock's own
             servers as child processes
   external  measure servers you already run: give both --TARGET-addr and
-            --TARGET-socket (--postgres-socket-dir for PostgreSQL)
+            --TARGET-socket` + socketDirs() + `
   auto      external for targets whose endpoints are given, else docker when
             an engine answers and the image is here or can be pulled, else local
 
@@ -113,7 +113,7 @@ random password per run; no password is ever printed.`,
 		Example: `  dbsock run mysql --n 10000
   dbsock run all --format json --out results.json
   DBSOCK_MYSQL_PASSWORD=secret dbsock run mysql --provider external \
-    --mysql-addr 127.0.0.1:3306 --mysql-socket /run/mysqld/mysqld.sock --mysql-user app --mysql-db app`,
+    --mysql-addr 127.0.0.1:3306 --mysql-socket ` + wellKnownSocket("mysql") + ` --mysql-user app --mysql-db app`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return execRun(cmd.Context(), o, args, stdout, stderr)
@@ -519,6 +519,30 @@ func targetHelp() string {
 	}
 	fmt.Fprintf(b, "  %-9s %s\n", "all", strings.Join(targets.All(), " "))
 	return b.String()
+}
+
+// socketDirs names, as " (--TARGET-socket-dir for a, b)", the targets
+// whose socket flag gives a directory; "" when none does.
+func socketDirs() string {
+	var names []string
+	for _, t := range targets.List() {
+		if t.SocketFlag == "--"+t.Name+"-socket-dir" {
+			names = append(names, t.Name)
+		}
+	}
+	if len(names) == 0 {
+		return ""
+	}
+	return " (--TARGET-socket-dir for " + strings.Join(names, ", ") + ")"
+}
+
+// wellKnownSocket is the first place packages put the sockets of target's
+// servers, as the target registers it for doctor.
+func wellKnownSocket(target string) string {
+	if t, ok := targets.Lookup(target); ok && t.Doctor != nil && len(t.Doctor.WellKnown) > 0 {
+		return t.Doctor.WellKnown[0]
+	}
+	return "PATH"
 }
 
 // imageList lists one image of every target that has one.

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/dbsock/dbsock/scenarios"
+	"github.com/dbsock/dbsock/targets"
 )
 
 // sweepOptions are the flags that choose which cases run.
@@ -29,7 +30,8 @@ func (s *sweepOptions) bind(f *pflag.FlagSet) {
 	f.IntSliceVar(&s.concurrency, "concurrency", []int{1}, "workers per transport, each with its own connection; a list such as 1,8,64 sweeps")
 	f.StringSliceVar(&s.sizeSpecs, "value-size", nil, "size of the looked-up value, e.g. 16,1KiB,64KiB,1MiB (default: the target's own small value)")
 	f.DurationVar(&s.duration, "duration", 0, "run each transport and round for this long instead of --n ops")
-	f.IntSliceVar(&s.pipelines, "pipeline", nil, "send this many lookups per op in one round trip (redis: go-redis pipeline; postgres: pgx batch); a list such as 1,16,128 sweeps")
+	f.IntSliceVar(&s.pipelines, "pipeline", nil, "send this many lookups per op in one round trip ("+
+		perTarget(func(h targets.Help) string { return h.Pipeline })+"); a list such as 1,16,128 sweeps")
 	f.Float64Var(&s.rate, "rate", 0, "open loop: this many ops/s per transport, latency from the intended start (scenario pk)")
 }
 

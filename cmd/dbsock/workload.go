@@ -42,12 +42,15 @@ type workloadOptions struct {
 
 func (w *workloadOptions) bind(f *pflag.FlagSet) {
 	f.IntVar(&w.rows, "rows", 10000, "rows (keys) dbsock seeds and the ops read, ids 1..ROWS; 1 reads one row, as a single hot cache line (with --keys-from: at most this many of your keys)")
-	f.StringVar(&w.opSpec, "op", drivers.OpRead, "what each op does to its row: read (its value), update (its counter up by one: UPDATE ... SET n = n + 1, INCR, $inc, incr), or mixed:R/W (R reads to W updates, interleaved, e.g. mixed:95/5; reads and updates reported apart)")
+	f.StringVar(&w.opSpec, "op", drivers.OpRead, "what each op does to its row: read (its value), update (its counter up by one: "+
+		perTarget(func(h targets.Help) string { return h.Update })+"), or mixed:R/W (R reads to W updates, interleaved, e.g. mixed:95/5; reads and updates reported apart)")
 	f.StringVar(&w.maxErrorSpec, "max-error-rate", "1%", "fail the run (exit 1) when more than this share of a case's ops failed on either transport, e.g. 0.1% or 0")
 	f.BoolVar(&w.allowWrites, "allow-writes", false, "let --op update and mixed write to servers dbsock did not start (to dbsock's own table, keys or collection, or with --query your statement)")
 	f.StringVar(&w.keysSpec, "keys", scenarios.Uniform, "how the ops choose rows: uniform, zipf[:THETA] (YCSB's scrambled zipfian, theta 0.99), sequential, hotspot:FRACTION[:OPS]; drawn from --seed before timing, the same for both blocks of a pair")
-	f.StringArrayVar(&w.querySpecs, "query", nil, "[TARGET=]your own op instead of dbsock's lookup, one key placeholder: SQL with ? (mysql) or $1 (postgres, pgbouncer), a command with {key} (redis: 'HGET user:{key} name'; memcached: 'get user:{key}'), a filter with {key} (mongo: '{\"_id\": {key}}'); repeat with TARGET= for several targets")
-	f.StringArrayVar(&w.keysFromSpec, "keys-from", nil, "[TARGET=]your own keys instead of ids 1..ROWS, and dbsock creates no table: a file (one key per line) or query:TEXT (SQL returning keys in its first column; redis: a SCAN MATCH pattern)")
+	f.StringArrayVar(&w.querySpecs, "query", nil, "[TARGET=]your own op instead of dbsock's lookup, with one key placeholder ("+
+		perTarget(func(h targets.Help) string { return h.Query })+"); repeat with TARGET= for several targets")
+	f.StringArrayVar(&w.keysFromSpec, "keys-from", nil, "[TARGET=]your own keys instead of ids 1..ROWS, and dbsock creates no table: a file (one key per line) or query:TEXT ("+
+		perTarget(func(h targets.Help) string { return h.KeysQuery })+")")
 }
 
 // parse reads the workload flags; --rows and --keys given for targets that
@@ -109,7 +112,7 @@ func scoped(flag, spec string, names []string) (string, string, error) {
 	}
 	if len(dbs) != 1 {
 		return "", "", usagef("--%s %q: this run measures %d database targets (%s); say which one it is for, e.g. --%s '%s=...'",
-			flag, spec, len(dbs), strings.Join(dbs, ", "), flag, append(dbs, "mysql")[0])
+			flag, spec, len(dbs), strings.Join(dbs, ", "), flag, dbs[0])
 	}
 	return dbs[0], spec, nil
 }
@@ -194,4 +197,26 @@ func (w *workloadOptions) keySource(target, src string) (pipeline.KeySource, err
 		return pipeline.KeySource{}, usagef("--keys-from %q for %s holds no keys (one per line)", src, target)
 	}
 	return pipeline.KeySource{File: src, Keys: keys}, nil
+}
+
+// perTarget lists what of says of each registered target, the targets that
+// say the same together: "a: X; b, c: Y".
+func perTarget(of func(targets.Help) string) string {
+	var texts []string
+	names := map[string][]string{}
+	for _, t := range targets.List() {
+		text := of(t.Help)
+		if text == "" {
+			continue
+		}
+		if names[text] == nil {
+			texts = append(texts, text)
+		}
+		names[text] = append(names[text], t.Name)
+	}
+	parts := make([]string, len(texts))
+	for i, text := range texts {
+		parts[i] = strings.Join(names[text], ", ") + ": " + text
+	}
+	return strings.Join(parts, "; ")
 }

@@ -96,8 +96,8 @@ func syscalls(path string) (r, w int64, ok bool) {
 // Describe implements Meter.
 func (Self) Describe() string { return "dbsock's own process, getrusage(RUSAGE_SELF)" }
 
-// Tree measures a process and all its descendants (PostgreSQL's backends
-// are children of the postmaster; a container's processes descend from its
+// Tree measures a process and all its descendants (a server's backend
+// processes may be children of its first one; a container's processes descend from its
 // first one): CPU time from every thread's /proc/PID/task/TID/schedstat (in
 // nanoseconds, where the kernel keeps it), context switches from each
 // thread's status. The set of processes is found once and again after

@@ -33,6 +33,13 @@ func init() {
 		Library:  "github.com/bradfitz/gomemcache",
 		Settings: func() targets.Settings { return DefaultSettings() },
 		Flags:    external.Flags(name),
+		Help:     targets.Help{Query: "a command with {key}, e.g. 'get user:{key}'", Update: "incr"},
+		Kind: &drivers.Kind{Pong: func(answer []byte) string {
+			if strings.HasPrefix(string(answer), "ERROR") {
+				return "a memcached server"
+			}
+			return ""
+		}},
 		Doctor: &targets.Doctor{
 			Name:      product,
 			WellKnown: []string{"/run/memcached/memcached.sock", "/var/run/memcached/memcached.sock", "/tmp/memcached.sock"},

@@ -36,6 +36,8 @@ func init() {
 		Flags: append(external.Flags(name),
 			targets.Flag{Field: "Op", Name: "mongo-op", Help: "what one MongoDB op is: " + strings.Join(Ops, ", ")},
 			targets.Flag{Field: "Collection", Name: "mongo-collection", Help: "the collection your --query filter reads, COLLECTION or DATABASE.COLLECTION (default: dbsock's own, which it seeds)"}),
+		Help: targets.Help{Query: `a filter with {key}, e.g. '{"_id": {key}}'`, Update: "$inc"},
+		Kind: &drivers.Kind{Waits: "MongoDB", SocketMode: "MongoDB: --filePermissions 0770 or 0777"},
 		Doctor: &targets.Doctor{
 			Name:      "MongoDB",
 			WellKnown: []string{"/tmp/mongodb-27017.sock"},

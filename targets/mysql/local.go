@@ -22,11 +22,15 @@ const (
 	Database = "dbsock"
 )
 
+// oracleDir is where Oracle's MySQL installer puts its binaries, off PATH.
+const oracleDir = "/usr/local/mysql/bin"
+
 // mysqlServer picks the server binary: Oracle MySQL's mysqld when present,
 // else MariaDB's mariadbd (Debian's mysqld is a link to it).
-// Homebrew's keg-only mysql@N and mariadb@N count too.
+// Homebrew's keg-only mysql@N and mariadb@N count too, and Oracle's
+// installer's directory (oracleDir).
 func mysqlServer(l *compose.Local) (bin string, mariadb bool, ok bool) {
-	if _, p := l.FindIn(compose.HomebrewKegs("mysql"), "mysqld"); p != "" && !strings.Contains(strings.ToLower(compose.VersionOutput(p)), "mariadb") {
+	if _, p := l.FindIn(append(compose.HomebrewKegs("mysql"), oracleDir), "mysqld"); p != "" && !strings.Contains(strings.ToLower(compose.VersionOutput(p)), "mariadb") {
 		return p, false, true
 	}
 	if _, p := l.FindIn(compose.HomebrewKegs("mariadb"), "mariadbd", "mysqld"); p != "" {

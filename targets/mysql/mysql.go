@@ -33,7 +33,13 @@ func init() {
 		Settings: func() targets.Settings { return DefaultSettings() },
 		Flags: append(external.Flags(name),
 			targets.Flag{Field: "Mode", Name: "mysql-mode", Help: "how the lookup reaches MySQL: " + strings.Join(Modes, ", ")}),
+		Help:  targets.Help{Query: "SQL with ?", KeysQuery: "SQL returning keys in its first column", Update: "UPDATE ... SET n = n + 1"},
 		Quiet: Quiet,
+		Kind: &drivers.Kind{
+			Greeting:   sniffGreeting,
+			SocketMode: "MySQL and MariaDB always create 0777 sockets",
+			ExecSetup:  "MariaDB's performance_schema",
+		},
 		Doctor: &targets.Doctor{
 			Name:      "MySQL/MariaDB",
 			WellKnown: []string{"/run/mysqld/mysqld.sock", "/var/run/mysqld/mysqld.sock", "/var/lib/mysql/mysql.sock", "/tmp/mysql.sock"},
@@ -84,11 +90,39 @@ func greeting(_ context.Context, c net.Conn, _ string) string {
 	if body[0] == 0xff {
 		return "the server refused the connection: " + string(body[3:])
 	}
-	version, _, _ := strings.Cut(string(body[1:]), "\x00")
-	version = strings.TrimPrefix(version, "5.5.5-") // MariaDB's prefix for old clients
+	version := handshakeVersion(body)
+	if version == "" {
+		return "not a MySQL greeting"
+	}
 	product := "MySQL"
 	if strings.Contains(strings.ToLower(version), "mariadb") {
 		product = "MariaDB"
 	}
 	return product + " " + version
+}
+
+// handshakeVersion is the server version in the body of a MySQL handshake
+// packet (protocol 10, then the version up to a NUL byte); "" when body is
+// not one.
+func handshakeVersion(body []byte) string {
+	if len(body) < 2 || body[0] != 10 {
+		return ""
+	}
+	v, _, ok := strings.Cut(string(body[1:]), "\x00")
+	if !ok {
+		return ""
+	}
+	return strings.TrimPrefix(v, "5.5.5-") // MariaDB's prefix for old clients
+}
+
+// sniffGreeting implements drivers.Kind.Greeting: first is a MySQL
+// handshake packet (3-byte length, sequence 0, body).
+func sniffGreeting(first []byte) string {
+	if len(first) < 6 || first[3] != 0 {
+		return ""
+	}
+	if v := handshakeVersion(first[4:]); v != "" {
+		return "a MySQL-protocol server (" + v + ")"
+	}
+	return ""
 }

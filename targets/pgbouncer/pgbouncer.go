@@ -41,6 +41,7 @@ func init() {
 		Library:  "github.com/jackc/pgx/v5",
 		Settings: func() targets.Settings { return DefaultSettings() },
 		Flags:    external.Flags(name),
+		Help:     postgres.Help(), // the postgres target's ops, through the pooler
 		Doctor: &targets.Doctor{
 			Name:      "PgBouncer",
 			WellKnown: []string{"/run/postgresql/.s.PGSQL.6432", "/var/run/postgresql/.s.PGSQL.6432", "/tmp/.s.PGSQL.6432"},

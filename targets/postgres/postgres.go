@@ -32,6 +32,13 @@ var external = targets.External{
 	DB: name, DBHelp: "external PostgreSQL database; dbsock creates its table (user) in it",
 }
 
+// help is how the postgres target's ops are written (pgbouncer's too,
+// through the pooler).
+var help = targets.Help{Query: "SQL with $1", KeysQuery: "SQL returning keys in its first column", Update: "UPDATE ... SET n = n + 1", Pipeline: "pgx batch"}
+
+// Help is how the postgres target's ops are written.
+func Help() targets.Help { return help }
+
 func init() {
 	targets.Register(targets.Target{
 		Target:   compose.Target{Name: name, Recipe: recipe, SocketFlag: external.SocketFlag(name)},
@@ -42,6 +49,8 @@ func init() {
 		Settings: func() targets.Settings { return DefaultSettings() },
 		Flags: append(external.Flags(name),
 			targets.Flag{Field: "Mode", Name: "postgres-mode", Help: "how the lookup reaches PostgreSQL: prepared (a named statement per connection) or exec (an unnamed statement per op, as poolers in transaction mode need)"}),
+		Help: help,
+		Kind: &drivers.Kind{Waits: "PostgreSQL", ExecSetup: "PostgreSQL's pg_stat_statements"},
 		Doctor: &targets.Doctor{
 			Name:      "PostgreSQL",
 			WellKnown: []string{"/run/postgresql/.s.PGSQL.5432", "/var/run/postgresql/.s.PGSQL.5432", "/tmp/.s.PGSQL.5432"},

@@ -34,7 +34,20 @@ func init() {
 		Flags: append(external.Flags(name),
 			targets.Flag{Field: "Protocol", Name: "redis-protocol", Help: "RESP protocol version: 2 or 3"},
 			targets.Flag{Field: "Identity", Name: "redis-identity", Help: "send go-redis's CLIENT SETINFO identity commands on connect"}),
+		Help: targets.Help{Query: "a command with {key}, e.g. 'HGET user:{key} name'", KeysQuery: "a SCAN MATCH pattern",
+			Update: "INCR", Pipeline: "go-redis pipeline"},
 		Quiet: Quiet,
+		Kind: &drivers.Kind{
+			Pong: func(answer []byte) string {
+				for _, p := range []string{"+PONG", "-NOAUTH", "-ERR"} {
+					if strings.HasPrefix(string(answer), p) {
+						return "a Redis server"
+					}
+				}
+				return ""
+			},
+			SocketMode: "Redis: unixsocketperm 770 or 777",
+		},
 		Doctor: &targets.Doctor{
 			Name:      "Redis",
 			WellKnown: []string{"/run/redis/redis-server.sock", "/var/run/redis/redis-server.sock", "/var/run/redis/redis.sock", "/tmp/redis.sock"},
