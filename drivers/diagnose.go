@@ -31,18 +31,19 @@ func explain(err error, ep Endpoint, first bool) error {
 		return nil
 	}
 	hint := ""
+	route := ep.Transport.Route() // a control is diagnosed as the path it repeats
 	switch {
-	case ep.Transport == TLS && tlsHint(err, ep) != "":
+	case route == TLS && tlsHint(err, ep) != "":
 		hint = tlsHint(err, ep)
-	case ep.Transport == Unix && NotASocket(ep.Address) != "":
+	case route == Unix && NotASocket(ep.Address) != "":
 		hint = NotASocket(ep.Address)
-	case errors.Is(err, syscall.ECONNREFUSED) && (ep.Transport == TCP || ep.Transport == TLS):
+	case errors.Is(err, syscall.ECONNREFUSED) && (route == TCP || route == TLS):
 		hint = fmt.Sprintf("nothing accepts connections on %s: is the server running and listening on that address and port?", ep.Address)
-	case errors.Is(err, syscall.ECONNREFUSED) && ep.Transport == Unix:
+	case errors.Is(err, syscall.ECONNREFUSED) && route == Unix:
 		hint = fmt.Sprintf("the socket file %s exists but no server accepts on it: the server is down or left a stale socket behind", ep.Address)
-	case errors.Is(err, syscall.ENOENT) && ep.Transport == Unix:
+	case errors.Is(err, syscall.ENOENT) && route == Unix:
 		hint = missingSocket(ep.Address)
-	case errors.Is(err, syscall.EACCES) && ep.Transport == Unix:
+	case errors.Is(err, syscall.EACCES) && route == Unix:
 		hint = SocketPermissions(ep.Address)
 	case WentAway(err) && first:
 		hint = "the server hung up on the client's first words: is it really a server of this kind?"

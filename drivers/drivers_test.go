@@ -416,3 +416,19 @@ type fixedConn struct{ v Verification }
 func (fixedConn) Do(context.Context) error                       { return nil }
 func (c fixedConn) Verify(context.Context) (Verification, error) { return c.v, nil }
 func (fixedConn) Close() error                                   { return nil }
+
+// TestControlIsDiagnosedAsItsRoute: a refused connection on the A/A
+// control tcp2 gets TCP's hint, as the path it repeats.
+func TestControlIsDiagnosedAsItsRoute(t *testing.T) {
+	ep := Endpoint{Transport: TCP2, Address: "127.0.0.1:1"}
+	err := Explain(fmt.Errorf("dial: %w", syscall.ECONNREFUSED), ep)
+	if !strings.Contains(err.Error(), "nothing accepts connections on 127.0.0.1:1") {
+		t.Errorf("tcp2 refused: %v", err)
+	}
+	if err := ep.Validate(); err != nil {
+		t.Errorf("a tcp2 endpoint on 127.0.0.1 is refused: %v", err)
+	}
+	if err := (Endpoint{Transport: TCP2, Address: "10.0.0.1:5"}).Validate(); err == nil {
+		t.Error("a tcp2 endpoint off loopback is accepted")
+	}
+}
