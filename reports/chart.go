@@ -127,7 +127,7 @@ func panels(r *results.Report) ([]*plot.Plot, error) {
 	if overTime != nil {
 		out = append(out, overTime)
 	}
-	if parts := Decompose(r); len(parts) > 0 {
+	if parts := results.Decompose(r); len(parts) > 0 {
 		p, err := decompositionPlot(parts)
 		if err != nil {
 			return nil, err
@@ -546,7 +546,7 @@ func pathColor(t drivers.Transport) color.Color {
 
 // decompositionPlot stacks each target's p50 per transport: kernel floor,
 // Go client runtime, server work and protocol.
-func decompositionPlot(parts []Decomposition) (*plot.Plot, error) {
+func decompositionPlot(parts []results.Decomposition) (*plot.Plot, error) {
 	p := plot.New()
 	p.Title.Text = "Where the p50 goes (µs)"
 	p.Y.Label.Text = "p50 (µs)"

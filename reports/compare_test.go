@@ -36,11 +36,11 @@ func scaled(t *testing.T, factor float64) *results.Report {
 
 func TestCompareFindsRegression(t *testing.T) {
 	old, slower := scaled(t, 1), scaled(t, 1.5)
-	changes := Compare(old, slower)
+	changes := results.Changes(old, slower)
 	if len(changes) != 6 {
 		t.Fatalf("got %d changes, want 2 transports x 3 metrics", len(changes))
 	}
-	var unixP50 *Change
+	var unixP50 *results.Change
 	for i := range changes {
 		c := &changes[i]
 		if c.Transport == drivers.TCP && c.Delta != 0 {
@@ -53,13 +53,13 @@ func TestCompareFindsRegression(t *testing.T) {
 	if unixP50 == nil || unixP50.Delta < 0.45 || unixP50.Delta > 0.55 || !unixP50.Significant {
 		t.Fatalf("Unix p50 change %+v, want about +50%% and significant", unixP50)
 	}
-	if regs := Regressions(changes, 0.10); len(regs) == 0 {
+	if regs := results.Regressions(changes, 0.10); len(regs) == 0 {
 		t.Fatal("a 50% slowdown is not reported as a regression beyond 10%")
 	}
-	if regs := Regressions(changes, 0.60); len(regs) != 0 {
+	if regs := results.Regressions(changes, 0.60); len(regs) != 0 {
 		t.Fatalf("a 50%% slowdown reported beyond 60%%: %+v", regs)
 	}
-	if regs := Regressions(Compare(old, old), 0); len(regs) != 0 {
+	if regs := results.Regressions(results.Changes(old, old), 0); len(regs) != 0 {
 		t.Fatalf("a report compared with itself regressed: %+v", regs)
 	}
 	var buf bytes.Buffer

@@ -47,11 +47,11 @@ func TestCompareSeesEveryPath(t *testing.T) {
 	if len(slower.Summary) == 0 || len(slower.Summary[0].Paths) != 1 {
 		t.Fatalf("the fixture has no tls path in its summary: %+v", slower.Summary)
 	}
-	changes := Compare(old, slower)
+	changes := results.Changes(old, slower)
 	if len(changes) != 9 {
 		t.Fatalf("%d changes, want 3 paths x 3 metrics", len(changes))
 	}
-	regs := Regressions(changes, 0.10)
+	regs := results.Regressions(changes, 0.10)
 	if len(regs) == 0 {
 		t.Fatal("a 50% slowdown on the tls path alone is no regression")
 	}
@@ -61,7 +61,7 @@ func TestCompareSeesEveryPath(t *testing.T) {
 		}
 	}
 	// A path only the new report measured is no change.
-	if n := len(Compare(fixture(t), slower)); n != 6 {
+	if n := len(results.Changes(fixture(t), slower)); n != 6 {
 		t.Errorf("%d changes against a report without tls, want 6", n)
 	}
 }

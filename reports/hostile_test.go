@@ -171,7 +171,7 @@ func TestHostileStringsCompareAsText(t *testing.T) {
 	var b bytes.Buffer
 	b.WriteString("> **Warning:** " + WorkloadDiffers(old, new) + ".\n\n")
 	b.WriteString("> **Warning:** " + strings.Join(RunsDiffer(old, new), "; ") + ".\n\n")
-	if err := CompareMarkdown(&b, Compare(old, new)); err != nil {
+	if err := CompareMarkdown(&b, results.Changes(old, new)); err != nil {
 		t.Fatal(err)
 	}
 	if err := SpeedupMarkdown(&b, old, new); err != nil {

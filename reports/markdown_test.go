@@ -159,7 +159,7 @@ func TestDecompositionAddsUp(t *testing.T) {
 	if err := r.Summarize(); err != nil {
 		t.Fatal(err)
 	}
-	parts := Decompose(r)
+	parts := results.Decompose(r)
 	if len(parts) != 2 {
 		t.Fatalf("%d decompositions, want redis over TCP and Unix: %+v", len(parts), parts)
 	}
@@ -178,7 +178,7 @@ func TestDecompositionAddsUp(t *testing.T) {
 	if got := titles(t, r); !slices.Contains(got, "Where the p50 goes (µs)") {
 		t.Fatalf("panels %q lack the stacked decomposition", got)
 	}
-	if Decompose(fixture(t)) != nil {
+	if results.Decompose(fixture(t)) != nil {
 		t.Fatal("a report without floor and echo has a decomposition")
 	}
 }

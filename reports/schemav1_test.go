@@ -64,7 +64,7 @@ func TestSchemaV1ReportRendersAsItDid(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	changes := Compare(r, v2)
+	changes := results.Changes(r, v2)
 	if len(changes) != 2*4*3 {
 		t.Fatalf("%d changes, want one per case, path and metric (24)", len(changes))
 	}

@@ -53,7 +53,7 @@ is given.`,
 			if err != nil {
 				return err
 			}
-			changes := reports.Compare(old, new)
+			changes := results.Changes(old, new)
 			differs := reports.WorkloadDiffers(old, new)
 			if differs != "" {
 				fmt.Fprintf(stdout, "> **Warning:** %s.\n\n", differs)
@@ -73,7 +73,7 @@ is given.`,
 			}
 			regressions := unchecked(old, new, args, failOn, differs, machines, acrossMachines, len(changes))
 			cannot := len(regressions) // what could not be checked: exit 1
-			for _, c := range reports.Regressions(changes, bound) {
+			for _, c := range results.Regressions(changes, bound) {
 				regressions = append(regressions, fmt.Sprintf("%s %s %s %s is %.1f%% slower (p=%.3f), beyond --fail-on-regression %s",
 					oneLine(c.Target), oneLine(c.Label()), oneLine(c.Transport.Label()), c.Metric, 100*c.Delta, c.P, failOn))
 			}
@@ -104,7 +104,7 @@ func unchecked(old, new *results.Report, args []string, failOn, differs string, 
 		regressions = append(regressions, fmt.Sprintf("the two runs differ in how they ran (%s): --fail-on-regression compares only runs made alike; give --across-machines to compare them anyway",
 			strings.Join(machines, "; ")))
 	}
-	for _, m := range reports.Missing(old, new) {
+	for _, m := range results.Missing(old, new) {
 		regressions = append(regressions, fmt.Sprintf("%s %s is in %s but not in %s, so it cannot be checked against --fail-on-regression %s",
 			oneLine(m.Target), oneLine(m.Label()), args[0], args[1], failOn))
 	}
