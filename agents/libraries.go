@@ -1,0 +1,66 @@
+package agents
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+)
+
+// libraries are each stack's client libraries by target, the default
+// first (docs/agents.md): a target a stack has none for is not measured
+// from it.
+var libraries = map[string]map[string][]string{
+	"c": {"redis": {"hiredis"}, "postgres": {"libpq"}, "pgbouncer": {"libpq"}, "mysql": {"libmariadb"}, "memcached": {"libmemcached"}},
+	"python": {"redis": {"redis-py"}, "postgres": {"psycopg2", "psycopg"}, "pgbouncer": {"psycopg2", "psycopg"},
+		"mysql": {"mysqldb", "pymysql"}, "memcached": {"pymemcache"}},
+	"node": {"redis": {"node-redis"}, "postgres": {"node-pg"}, "pgbouncer": {"node-pg"}, "mysql": {"node-mysql"}},
+	"php":  {"redis": {"phpredis"}, "postgres": {"pgsql"}, "pgbouncer": {"pgsql"}, "mysql": {"mysqli"}, "memcached": {"memcached"}},
+}
+
+// ErrNoLibrary is wrapped when a stack's agent has no client library for
+// a target.
+var ErrNoLibrary = errors.New("no client library")
+
+// Library is the library stack's agent uses for target: library when it
+// is one of the stack's libraries for target, its default when library is
+// "". The error wraps ErrNoLibrary, and names what the stack has.
+func Library(stack, target, library string) (string, error) {
+	libs, ok := libraries[stack]
+	if !ok {
+		return "", fmt.Errorf("no client stack %q", stack)
+	}
+	have := libs[target]
+	switch {
+	case len(have) == 0:
+		return "", fmt.Errorf("%w: the %s agent has no client library for %s", ErrNoLibrary, stack, target)
+	case library == "":
+		return have[0], nil
+	case !slices.Contains(have, library):
+		return "", fmt.Errorf("%w: the %s agent has no library %q for %s (it has %v)", ErrNoLibrary, stack, library, target, have)
+	}
+	return library, nil
+}
+
+// Dir is the agents directory dbsock runs its agents from: the one
+// beside this package's source, when dbsock runs from its source tree,
+// else ./agents. It says where it looked when neither is there.
+func Dir() (string, error) {
+	var tried []string
+	if _, file, _, ok := runtime.Caller(0); ok && filepath.IsAbs(file) {
+		dir := filepath.Dir(file)
+		if _, err := os.Stat(filepath.Join(dir, "c", "Makefile")); err == nil {
+			return dir, nil
+		}
+		tried = append(tried, dir)
+	}
+	if abs, err := filepath.Abs("agents"); err == nil {
+		if _, err := os.Stat(filepath.Join(abs, "c", "Makefile")); err == nil {
+			return abs, nil
+		}
+		tried = append(tried, abs)
+	}
+	return "", fmt.Errorf("the agents directory of dbsock's source is not at %v: run dbsock from its source tree, with scripts/install-deps.sh --with-stacks done", tried)
+}
