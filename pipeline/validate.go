@@ -31,7 +31,7 @@ const (
 // Run calls it first.
 func (p Plan) Validate() error {
 	for _, check := range []func() error{p.validatePaths, p.validateNetns, p.validateSweep, p.validateCases, p.validateInstances, p.validateTargets,
-		p.validateQueries, p.validateWrites, p.validateThresholds, p.validateMemory} {
+		p.validateQueries, p.validateWrites, p.validateThresholds, p.validateMemory, p.validateClients, p.validateMeasurable} {
 		if err := check(); err != nil {
 			return err
 		}
@@ -141,6 +141,7 @@ func (p Plan) TotalOps() int64 {
 		workers += c
 	}
 	cases := int64(len(p.Targets)) * int64(max(len(p.Scenarios), 1)) * int64(max(len(p.ValueSizes), 1)) * int64(max(len(p.Pipelines), 1))
+	cases *= int64(len(p.clients())) // a stack without a library for a target does fewer
 	rounds := int64(max(p.Options.Rounds, 1)) * int64(p.InstancesPerCase())
 	return cases * int64(max(workers, 1)) * rounds * int64(len(p.PathsAsked())) * int64(p.Options.N)
 }

@@ -164,6 +164,9 @@ type Target struct {
 	// the workload's Rows: the user's keys (--keys-from), or fewer where
 	// the server reads many too slowly (0: the workload's).
 	Rows int `json:"rows,omitempty"`
+	// Skipped are the client stacks asked for (run --clients) that this
+	// target was not measured from, each with its reason.
+	Skipped []SkippedClient `json:"skipped_clients,omitempty"`
 	// Error is why the target could not be measured completely.
 	Error string `json:"error,omitempty"`
 }
@@ -208,6 +211,10 @@ type Case struct {
 	// Pipeline is how many lookups one op sends together in one round
 	// trip; 0 means one lookup per op.
 	Pipeline int `json:"pipeline,omitempty"`
+	// Stack is the client stack whose agent did the ops ("c", "python",
+	// "python:psycopg", ...); "" for Go's drivers in dbsock itself (run
+	// --clients).
+	Stack string `json:"stack,omitempty"`
 }
 
 // Label names the case for people, e.g. "pk, 16 workers, 1 KiB".
@@ -238,6 +245,9 @@ func (c Case) Label() string {
 	if c.Pipeline > 1 {
 		s += fmt.Sprintf(", pipeline %d", c.Pipeline)
 	}
+	if c.Stack != "" {
+		s += ", from " + c.Stack
+	}
 	return s
 }
 
@@ -258,6 +268,8 @@ func FormatSize(n int) string {
 // Run is one timed loop: one case, transport and round.
 type Run struct {
 	Case
+	// Client is the client stack that did the run's ops, where known.
+	Client    *Client           `json:"client,omitempty"`
 	Transport drivers.Transport `json:"transport"`
 	// Instance numbers the server instance the run measured (1 for the
 	// first; 0 in reports from before --instances): with --instances K
