@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strings"
 )
 
 // libraries are each stack's client libraries by target, the default
@@ -35,11 +36,11 @@ func Library(stack, target, library string) (string, error) {
 	have := libs[target]
 	switch {
 	case len(have) == 0:
-		return "", fmt.Errorf("%w: the %s agent has no client library for %s", ErrNoLibrary, stack, target)
+		return "", fmt.Errorf("the %s agent has %w for %s", stack, ErrNoLibrary, target)
 	case library == "":
 		return have[0], nil
 	case !slices.Contains(have, library):
-		return "", fmt.Errorf("%w: the %s agent has no library %q for %s (it has %v)", ErrNoLibrary, stack, library, target, have)
+		return "", fmt.Errorf("the %s agent has %w %q for %s (it has %s)", stack, ErrNoLibrary, library, target, strings.Join(have, ", "))
 	}
 	return library, nil
 }

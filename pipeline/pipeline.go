@@ -152,6 +152,9 @@ func Run(ctx context.Context, p Plan) (*results.Report, error) {
 		}()
 	}
 	rep.Config.Placement = p.placementRecord()
+	if p.agentStacks() {
+		rep.Config.Clients = p.clients()
+	}
 	if len(p.paths()) > 2 {
 		rep.Config.Paths = p.paths()
 	}

@@ -62,17 +62,18 @@ func writeHeadline(b *strings.Builder, r *results.Report) {
 	for _, s := range r.Summary {
 		cpu = cpu || (s.CPUSaving != nil && s.CPUSaving.ServerNsPerOp != nil)
 	}
+	first := "target"
+	if len(r.Config.Clients) > 0 {
+		first = "target and client"
+	}
 	if cpu {
-		fmt.Fprintf(b, "| target | server | %s p50 | Unix p50 | p50 speedup (95%% CI) | verdict | server CPU saved per op |\n|---|---|--:|--:|--:|---|--:|\n", base.Label())
+		fmt.Fprintf(b, "| %s | server | %s p50 | Unix p50 | p50 speedup (95%% CI) | verdict | server CPU saved per op |\n|---|---|--:|--:|--:|---|--:|\n", first, base.Label())
 	} else {
-		fmt.Fprintf(b, "| target | server | %s p50 | Unix p50 | p50 speedup (95%% CI) | verdict |\n|---|---|--:|--:|--:|---|\n", base.Label())
+		fmt.Fprintf(b, "| %s | server | %s p50 | Unix p50 | p50 speedup (95%% CI) | verdict |\n|---|---|--:|--:|--:|---|\n", first, base.Label())
 	}
 	warned, apart := false, false
 	for _, s := range r.Summary {
-		name := s.Target
-		if sweep || !isPlain(s.Case) || len(r.Config.ValueSizes) > 0 {
-			name = s.Target + ": " + s.Label()
-		}
+		name := rowName(r, s, sweep)
 		server, targetWarned := "–", false
 		for _, t := range r.Targets {
 			if t.Name == s.Target && t.Server.Product != "" {
@@ -108,16 +109,7 @@ func writeHeadline(b *strings.Builder, r *results.Report) {
 		}
 		fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s%s |%s\n", cell(name), cell(server), tcp, unix, speed, words.ShortVerdict(&s), mark, saved)
 	}
-	for _, t := range r.Targets {
-		if t.Error == "" || slices.ContainsFunc(r.Summary, func(s results.Summary) bool { return s.Target == t.Name }) {
-			continue // a target with results has its row above; its details say what went wrong
-		}
-		row := fmt.Sprintf("| %s | %s | – | – | – | not measured (see its details) |", cell(t.Name), cell(orUnknown(t.Server.String())))
-		if cpu {
-			row += " – |"
-		}
-		b.WriteString(row + "\n")
-	}
+	writeUnmeasured(b, r, cpu)
 	b.WriteString("\n")
 	if warned {
 		b.WriteString("† This row has a warning: see its details (--detail full).\n\n")
@@ -131,6 +123,25 @@ func writeHeadline(b *strings.Builder, r *results.Report) {
 	b.WriteString(methodSentence(r) + "\n\n")
 	if r.Plot != "" {
 		fmt.Fprintf(b, "![The Unix speedup per target with its interval, latency by percentile, and block p50 over the run](%s)\n\n", r.Plot)
+	}
+}
+
+// writeUnmeasured gives a row to each target that failed without a
+// result, and to each client stack a target was not measured from.
+func writeUnmeasured(b *strings.Builder, r *results.Report, cpu bool) {
+	end := " |"
+	if cpu {
+		end = " | – |"
+	}
+	for _, t := range r.Targets {
+		server := cell(orUnknown(t.Server.String()))
+		for _, sk := range t.Skipped {
+			fmt.Fprintf(b, "| %s from %s | %s | – | – | – | skipped: %s%s\n", cell(t.Name), cell(sk.Stack), server, cell(sk.Reason), end)
+		}
+		if t.Error == "" || slices.ContainsFunc(r.Summary, func(s results.Summary) bool { return s.Target == t.Name }) {
+			continue // a target with results has its row above; its details say what went wrong
+		}
+		fmt.Fprintf(b, "| %s | %s | – | – | – | not measured (see its details)%s\n", cell(t.Name), server, end)
 	}
 }
 
@@ -164,11 +175,11 @@ func writeMethod(b *strings.Builder, r *results.Report) {
 	if len(c.Paths) > 2 {
 		how, routes = strings.Replace(how, "per transport", "per path", 1), pathList(c.Paths)
 	}
-	fmt.Fprintf(b, "dbsock measured %s from one Go client%s on %s: "+
+	fmt.Fprintf(b, "dbsock measured %s from %s%s on %s: "+
 		"%s, then %s, each timed on its own, "+
 		"over %s, in %s. Before timing, each connection's transport "+
 		"was verified on the server side. Servers were supplied by the %s provider. %s\n\n",
-		strings.Join(names, ", "), clientPlace(c.Client), how, plural(c.Warmup, "untimed warm-up operation"), timed,
+		strings.Join(names, ", "), clientsPhrase(r), clientPlace(c.Client), how, plural(c.Warmup, "untimed warm-up operation"), timed,
 		routes, roundsPhrase(c), c.Provider, placementSentence(r))
 	writeStatsMethod(b, r)
 }
@@ -243,6 +254,9 @@ func writeTarget(b *strings.Builder, r *results.Report, t results.Target) {
 	}
 	if t.Operation != "" {
 		fmt.Fprintf(b, "- Operation: %s\n", t.Operation)
+	}
+	for _, sk := range t.Skipped {
+		fmt.Fprintf(b, "- Not measured from %s: %s\n", sk.Stack, sk.Reason)
 	}
 	cases := r.Cases(t.Name)
 	for _, c := range cases {

@@ -72,6 +72,9 @@ type Config struct {
 	// Client is where the client ran: "host" ("" in older reports) or
 	// "container" (--client container).
 	Client string `json:"client,omitempty"`
+	// Clients are the client stacks each target was measured from, when
+	// the run asked for others than Go's (run --clients).
+	Clients []string `json:"clients,omitempty"`
 	// Scenario lists the scenarios, comma-separated.
 	Scenario string `json:"scenario"`
 	// DurationNs, when set, replaced N: each run lasted this long.
