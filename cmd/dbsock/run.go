@@ -230,6 +230,9 @@ func (o *runOptions) parse() error {
 		}
 		o.precision = p
 	}
+	if o.flags.Changed("clients") && len(o.clients) == 0 {
+		return usagef("--clients \"\" names no client stack; give some of %s (go alone is the default)", strings.Join(pipeline.ClientStacks(), ", "))
+	}
 	if err := oneOf("provider", o.provider, providers...); err != nil {
 		return err
 	}
