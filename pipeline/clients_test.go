@@ -1,0 +1,64 @@
+package pipeline
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/dbsock/dbsock/compose"
+	"github.com/dbsock/dbsock/drivers"
+	"github.com/dbsock/dbsock/targets"
+)
+
+// agentReadyDriver is a fakeDriver that an agent could measure: it can
+// find another process's connection and says its lookup as data.
+type agentReadyDriver struct{ fakeDriver }
+
+func (*agentReadyDriver) OpenFinder(context.Context, drivers.Endpoint) (drivers.Finder, error) {
+	return nil, nil
+}
+func (*agentReadyDriver) AgentOp() drivers.AgentLookup {
+	return drivers.AgentLookup{Key: func(id int64) any { return id }}
+}
+
+// TestClientSkipReasons: a target is skipped from a stack, with the
+// reason, when dbsock cannot verify an agent's connection to it, when the
+// stack has no library for it, and when the stack is not installed; Go
+// is never skipped; a run in which nothing is measurable is refused
+// before it starts, naming every reason.
+func TestClientSkipReasons(t *testing.T) {
+	memcached := &agentReadyDriver{fakeDriver{name: "memcached"}}
+	floor := &fakeDriver{name: "floor"}
+	pl := plan(&fakeProvider{}, floor)
+	pl.Targets = append(pl.Targets, &targets.Target{Target: compose.Target{Name: "memcached"}, Settings: targets.Own(func(int) drivers.Driver { return memcached })})
+	pl.AgentsDir = t.TempDir() // no stack installed there
+	floorT, memcachedT := pl.Targets[0], pl.Targets[1]
+	for _, tt := range []struct {
+		target *targets.Target
+		stack  string
+		want   string
+	}{
+		{floorT, "go", ""},
+		{memcachedT, "go", ""},
+		{floorT, "python", "no agent measures floor: dbsock cannot list another process's connections on its server, so it could not verify an agent's route there"},
+		{memcachedT, "node", "the node agent has no client library for memcached"},
+		{memcachedT, "python:pylibmc", `the python agent has no client library "pylibmc" for memcached (it has pymemcache)`},
+		{memcachedT, "python", "the client stacks are not installed for " + pl.AgentsDir + ": run scripts/install-deps.sh --with-stacks"},
+	} {
+		if got := pl.skipReason(tt.target, tt.stack); got != tt.want {
+			t.Errorf("%s from %s: skip reason %q, want %q", tt.target.Name, tt.stack, got, tt.want)
+		}
+	}
+	pl.Clients = []string{"go", "node", "python"}
+	if err := pl.Validate(); err != nil {
+		t.Errorf("a run with go is measurable: %v", err)
+	}
+	pl.Clients = []string{"node", "python"}
+	err := pl.Validate()
+	for _, want := range []string{"Plan.Clients node,python: nothing to measure", "floor from node: no agent measures floor",
+		"memcached from node: the node agent has no client library for memcached", "memcached from python: the client stacks are not installed"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("Validate: %v; want %q in it", err, want)
+		}
+	}
+}

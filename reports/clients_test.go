@@ -1,0 +1,50 @@
+package reports
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/dbsock/dbsock/results"
+)
+
+// TestHeadlineRowPerStack: a run of several client stacks has one
+// headline row per target and stack, named with the stack's runtime and
+// library as its hello said them (escaped: a hello is input), and a row
+// for each stack a target was skipped from, with the reason.
+func TestHeadlineRowPerStack(t *testing.T) {
+	r := fixture(t)
+	goClient := &results.Client{Language: "go", RuntimeVersion: "go1.26.8", Library: "github.com/redis/go-redis/v9", LibraryVersion: "v9.23.0"}
+	py := &results.Client{Language: "python", RuntimeVersion: "3.11.2", Library: "redis|py <b>", LibraryVersion: "4.3.4"}
+	for _, run := range r.Runs {
+		run.Client = goClient
+		r.Runs = append(r.Runs, run)
+		run.Stack, run.Client = "python", py
+		r.Runs = append(r.Runs, run)
+	}
+	r.Runs = r.Runs[4:]
+	r.Config.Clients = []string{"go", "python", "node"}
+	r.Targets[0].Skipped = []results.SkippedClient{{Stack: "node", Reason: "the node agent has no client library for redis"}}
+	if err := r.Summarize(); err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := MarkdownSummary(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	md := b.String()
+	for _, want := range []string{
+		"| target and client | server | TCP p50 |",
+		"| redis from Go 1.26.8 (github.com/redis/go-redis/v9 v9.23.0) | Redis 7.0.15 |",
+		`| redis from Python 3.11.2 (redis\|py &lt;b&gt; 4.3.4) | Redis 7.0.15 |`,
+		"| redis from node | Redis 7.0.15 | – | – | – | skipped: the node agent has no client library for redis |",
+		"from each of Go, Python, Node.js in turn",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("no %q in:\n%s", want, md)
+		}
+	}
+	if strings.Contains(md, "<b>") || strings.Count(md, "| redis from ") != 3 {
+		t.Errorf("want three escaped rows:\n%s", md)
+	}
+}
