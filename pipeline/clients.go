@@ -212,11 +212,29 @@ func (p Plan) startClients(ctx context.Context, t *targets.Target, ti *results.T
 			return cs, stop, err
 		}
 		h := a.Hello()
-		cs = append(cs, stackClient{name: c, agent: a, client: &results.Client{Language: h.Language, RuntimeVersion: h.RuntimeVersion,
-			Library: h.Library, LibraryVersion: h.LibraryVersion}})
-		fmt.Fprintf(p.log(), "dbsock: %s: the %s agent (%s), pid %d%s\n", t.Name, c, h, a.PID(), agentCPUs(a.PID()))
+		client := &results.Client{Language: h.Language, RuntimeVersion: h.RuntimeVersion, Library: h.Library, LibraryVersion: h.LibraryVersion}
+		cs = append(cs, stackClient{name: c, agent: a, client: client})
+		if client.TimingOverheadNs, err = timingOverhead(ctx, a); err != nil {
+			return cs, stop, err
+		}
+		fmt.Fprintf(p.log(), "dbsock: %s: the %s agent (%s), pid %d%s, %d ns per op to time it\n", t.Name, c, h, a.PID(), agentCPUs(a.PID()), client.TimingOverheadNs)
 	}
 	return cs, stop, nil
+}
+
+// overheadOps is how many empty ops measure an agent's own cost of timing
+// an op.
+const overheadOps = 10_000
+
+// timingOverhead is the p50 of overheadOps empty ops timed by a as it
+// times an op.
+func timingOverhead(ctx context.Context, a *agents.Agent) (int64, error) {
+	ns, err := a.Overhead(ctx, overheadOps)
+	if err != nil {
+		return 0, err
+	}
+	slices.Sort(ns)
+	return ns[len(ns)/2], nil
 }
 
 // agentCPUs says where the agent process may run: it inherits the

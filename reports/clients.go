@@ -1,6 +1,8 @@
 package reports
 
 import (
+	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/dbsock/dbsock/results"
@@ -84,5 +86,63 @@ func clientsPhrase(r *results.Report) string {
 		names = append(names, name)
 	}
 	return "each of " + strings.Join(names, ", ") + " in turn (Go: dbsock's own drivers; the others: an agent process with that language's client library, " +
-		"started pinned where dbsock's client runs, timing each op on its language's monotonic clock, each connection verified on the server side)"
+		"started by dbsock, so that it inherits the CPUs dbsock's client is pinned to, timing each op on its language's monotonic clock, each connection verified on the server side)"
+}
+
+// writeUnmeasured gives a row to each target without a result: failed,
+// or skipped from every client stack asked for.
+func writeUnmeasured(b *strings.Builder, r *results.Report, cpu bool) {
+	for _, t := range r.Targets {
+		if slices.ContainsFunc(r.Summary, func(s results.Summary) bool { return s.Target == t.Name }) {
+			continue // a target with results has its rows above; its details say what went wrong
+		}
+		writeSkipped(b, r, t.Name, cpu)
+		if t.Error != "" {
+			fmt.Fprintf(b, "| %s | %s | – | – | – | not measured (see its details)%s\n", cell(t.Name), cell(orUnknown(t.Server.String())), rowEnd(cpu))
+		}
+	}
+}
+
+// writeSkipped gives a row to each client stack target was not measured
+// from, with the reason.
+func writeSkipped(b *strings.Builder, r *results.Report, target string, cpu bool) {
+	for _, t := range r.Targets {
+		if t.Name != target {
+			continue
+		}
+		for _, sk := range t.Skipped {
+			fmt.Fprintf(b, "| %s from %s | %s | – | – | – | skipped: %s%s\n", cell(t.Name), cell(sk.Stack), cell(orUnknown(t.Server.String())), cell(sk.Reason), rowEnd(cpu))
+		}
+	}
+}
+
+// rowEnd ends a headline row without figures.
+func rowEnd(cpu bool) string {
+	if cpu {
+		return " | – |"
+	}
+	return " |"
+}
+
+// writeOverheads says each agent's own cost of timing an op, and what
+// share of its case's Unix p50 that is (none without agents).
+func writeOverheads(b *strings.Builder, r *results.Report) {
+	var parts []string
+	seen := map[[2]string]bool{}
+	for _, s := range r.Summary {
+		k := [2]string{s.Target, s.Stack}
+		if s.Stack == "" || s.Client == nil || s.Client.TimingOverheadNs <= 0 || seen[k] {
+			continue
+		}
+		seen[k] = true
+		part := fmt.Sprintf("%s from %s %d ns", s.Target, s.Stack, s.Client.TimingOverheadNs)
+		if p50 := s.Unix.Latency.P50; p50 > 0 {
+			part += fmt.Sprintf(" (%.2f%% of its Unix p50)", 100*float64(s.Client.TimingOverheadNs)/float64(p50))
+		}
+		parts = append(parts, part)
+	}
+	if len(parts) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "Each agent's own cost of timing an op (the p50 of 10,000 empty ops timed as it times an op, part of each op it times): %s.\n\n", strings.Join(parts, "; "))
 }

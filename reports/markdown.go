@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -72,7 +71,10 @@ func writeHeadline(b *strings.Builder, r *results.Report) {
 		fmt.Fprintf(b, "| %s | server | %s p50 | Unix p50 | p50 speedup (95%% CI) | verdict |\n|---|---|--:|--:|--:|---|\n", first, base.Label())
 	}
 	warned, apart := false, false
-	for _, s := range r.Summary {
+	for i, s := range r.Summary {
+		if i > 0 && r.Summary[i-1].Target != s.Target {
+			writeSkipped(b, r, r.Summary[i-1].Target, cpu) // a target's skipped stacks below its rows
+		}
 		name := rowName(r, s, sweep)
 		server, targetWarned := "–", false
 		for _, t := range r.Targets {
@@ -109,6 +111,9 @@ func writeHeadline(b *strings.Builder, r *results.Report) {
 		}
 		fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s%s |%s\n", cell(name), cell(server), tcp, unix, speed, words.ShortVerdict(&s), mark, saved)
 	}
+	if n := len(r.Summary); n > 0 {
+		writeSkipped(b, r, r.Summary[n-1].Target, cpu)
+	}
 	writeUnmeasured(b, r, cpu)
 	b.WriteString("\n")
 	if warned {
@@ -123,25 +128,6 @@ func writeHeadline(b *strings.Builder, r *results.Report) {
 	b.WriteString(methodSentence(r) + "\n\n")
 	if r.Plot != "" {
 		fmt.Fprintf(b, "![The Unix speedup per target with its interval, latency by percentile, and block p50 over the run](%s)\n\n", r.Plot)
-	}
-}
-
-// writeUnmeasured gives a row to each target that failed without a
-// result, and to each client stack a target was not measured from.
-func writeUnmeasured(b *strings.Builder, r *results.Report, cpu bool) {
-	end := " |"
-	if cpu {
-		end = " | – |"
-	}
-	for _, t := range r.Targets {
-		server := cell(orUnknown(t.Server.String()))
-		for _, sk := range t.Skipped {
-			fmt.Fprintf(b, "| %s from %s | %s | – | – | – | skipped: %s%s\n", cell(t.Name), cell(sk.Stack), server, cell(sk.Reason), end)
-		}
-		if t.Error == "" || slices.ContainsFunc(r.Summary, func(s results.Summary) bool { return s.Target == t.Name }) {
-			continue // a target with results has its row above; its details say what went wrong
-		}
-		fmt.Fprintf(b, "| %s | %s | – | – | – | not measured (see its details)%s\n", cell(t.Name), server, end)
 	}
 }
 
@@ -181,6 +167,7 @@ func writeMethod(b *strings.Builder, r *results.Report) {
 		"was verified on the server side. Servers were supplied by the %s provider. %s\n\n",
 		strings.Join(names, ", "), clientsPhrase(r), clientPlace(c.Client), how, plural(c.Warmup, "untimed warm-up operation"), timed,
 		routes, roundsPhrase(c), c.Provider, placementSentence(r))
+	writeOverheads(b, r)
 	writeStatsMethod(b, r)
 }
 

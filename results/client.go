@@ -8,6 +8,10 @@ type Client struct {
 	RuntimeVersion string `json:"runtime_version"`
 	Library        string `json:"library"`
 	LibraryVersion string `json:"library_version"`
+	// TimingOverheadNs is the agent's own cost of timing an op: the p50
+	// of empty ops timed as it times an op, in nanoseconds (0: not
+	// measured, as for Go, whose loop's cost dbsock's benchmarks give).
+	TimingOverheadNs int64 `json:"timing_overhead_ns,omitempty"`
 }
 
 // SkippedClient is a client stack a target was not measured from, and why

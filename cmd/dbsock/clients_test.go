@@ -75,6 +75,7 @@ type clientsJSON struct {
 			RuntimeVersion string `json:"runtime_version"`
 			Library        string `json:"library"`
 			LibraryVersion string `json:"library_version"`
+			OverheadNs     int64  `json:"timing_overhead_ns"`
 		} `json:"client"`
 		Sides []struct {
 			Path string `json:"path"`
@@ -130,6 +131,8 @@ func TestClientStacks(t *testing.T) {
 		seen[key] = true
 		if c := s.Client; c == nil || c.Language != languages[s.Stack] || c.RuntimeVersion == "" || (s.Target != "echo" && (c.Library == "" || c.LibraryVersion == "")) {
 			t.Errorf("%s: client %+v", key, s.Client)
+		} else if (c.OverheadNs > 0) != (s.Stack != "") {
+			t.Errorf("%s: the agent's own timing cost %d ns (an agent's is measured, Go's is not)", key, c.OverheadNs)
 		}
 		if len(s.Sides) != 2 || len(s.Comparisons) != 1 {
 			t.Fatalf("%s: %d sides and %d comparisons, want 2 and 1", key, len(s.Sides), len(s.Comparisons))
