@@ -49,3 +49,25 @@ func TestHeadlineRowPerStack(t *testing.T) {
 		t.Errorf("want three escaped rows:\n%s", md)
 	}
 }
+
+// TestCSVNamesTheStack: a run of several client stacks has a client
+// column after the others, in both CSV tables; a run of Go's alone has
+// not (TestCSVHasOneRowPerRun and TestBlocksCSV keep its columns).
+func TestCSVNamesTheStack(t *testing.T) {
+	r := fixture(t)
+	r.Runs[1].Stack = "python:psycopg"
+	r.Config.Clients = []string{"go", "python:psycopg"}
+	for name, write := range map[string]func(*bytes.Buffer, *results.Report) error{
+		"csv":    func(b *bytes.Buffer, r *results.Report) error { return CSV(b, r) },
+		"blocks": func(b *bytes.Buffer, r *results.Report) error { return BlocksCSV(b, r) },
+	} {
+		var b bytes.Buffer
+		if err := write(&b, r); err != nil {
+			t.Fatal(err)
+		}
+		lines := strings.Split(strings.TrimSpace(b.String()), "\n")
+		if !strings.HasSuffix(lines[0], ",instance,client") || !strings.HasSuffix(lines[1], ",go") || !strings.Contains(b.String(), ",python:psycopg\n") {
+			t.Errorf("%s: no client column:\n%s", name, b.String())
+		}
+	}
+}
