@@ -65,3 +65,24 @@ func Dir() (string, error) {
 	}
 	return "", fmt.Errorf("the agents directory of dbsock's source is not at %v: run dbsock from its source tree, with scripts/install-deps.sh --with-stacks done", tried)
 }
+
+// noTLS says why an agent cannot be measured on the tls path to a
+// target: its library has no TLS here, or the server shows dbsock no other
+// session's TLS, so that an agent's claim could not be checked.
+var noTLS = map[string]string{
+	"c/redis":          "hiredis 0.14 has no TLS",
+	"c/memcached":      "libmemcached has no TLS",
+	"python/memcached": "the agent's pymemcache connection has no TLS",
+	"php/memcached":    "the memcached extension has no TLS",
+	"memcached":        "memcached's stats conns does not say whether another connection is encrypted, so dbsock could not verify an agent's TLS",
+	"mysql":            "MariaDB shows no other session's TLS without performance_schema, so dbsock could not verify an agent's TLS",
+}
+
+// NoTLS is why stack's agent is not measured on the tls path to target,
+// or "" when it is.
+func NoTLS(stack, target string) string {
+	if why := noTLS[target]; why != "" {
+		return why
+	}
+	return noTLS[stack+"/"+target]
+}

@@ -154,6 +154,9 @@ func (p Plan) skipReason(t *targets.Target, c string) string {
 	if _, err := agents.Library(lang, t.Name, lib); err != nil {
 		return err.Error()
 	}
+	if why := agents.NoTLS(lang, t.Name); why != "" && p.baseline() == drivers.TLS {
+		return "its baseline, tls, is not measured from it: " + why
+	}
 	if _, err := p.agentSpec(lang, t.Name, lib); err != nil {
 		return err.Error()
 	}
@@ -177,6 +180,22 @@ type stackClient struct {
 	name   string // as Plan.Clients names it; "" for Go
 	agent  *agents.Agent
 	client *results.Client
+	noTLS  bool // the agent is not measured on the tls path (agents.NoTLS)
+}
+
+// paths are the paths c measures of paths: all but tls where its agent
+// has none.
+func (c stackClient) paths(paths drivers.Paths) drivers.Paths {
+	if !c.noTLS {
+		return paths
+	}
+	var out drivers.Paths
+	for _, ep := range paths {
+		if ep.Transport != drivers.TLS {
+			out = append(out, ep)
+		}
+	}
+	return out
 }
 
 // startClients starts t's agents, one per stack that has a library for
@@ -213,7 +232,12 @@ func (p Plan) startClients(ctx context.Context, t *targets.Target, ti *results.T
 		}
 		h := a.Hello()
 		client := &results.Client{Language: h.Language, RuntimeVersion: h.RuntimeVersion, Library: h.Library, LibraryVersion: h.LibraryVersion}
-		cs = append(cs, stackClient{name: c, agent: a, client: client})
+		sc := stackClient{name: c, agent: a, client: client}
+		if why := agents.NoTLS(lang, t.Name); why != "" && slices.Contains(p.paths(), drivers.TLS) {
+			sc.noTLS = true
+			ti.Warnings = append(ti.Warnings, fmt.Sprintf("%s from %s is not measured on the tls path: %s.", t.Name, c, why))
+		}
+		cs = append(cs, sc)
 		if client.TimingOverheadNs, err = timingOverhead(ctx, a); err != nil {
 			return cs, stop, err
 		}
@@ -255,6 +279,7 @@ func agentLoop(c stackClient, d drivers.Driver, srv *compose.Server, paths drive
 	if err != nil {
 		return nil, err
 	}
+	paths = c.paths(paths)
 	return func(ctx context.Context, opt scenarios.Options, emit func(results.Run)) error {
 		opt.ClientCPU = cpustat.NewTree(c.agent.PID(), "the "+c.name+" agent's process tree")
 		return scenarios.Run(ctx, ad, srv.Current(paths), info, opt, func(run results.Run) {

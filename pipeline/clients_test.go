@@ -62,3 +62,22 @@ func TestClientSkipReasons(t *testing.T) {
 		}
 	}
 }
+
+// TestClientWithoutTLS: a stack whose agent has no TLS to a target is
+// measured on the other paths, and skipped when tls is the baseline.
+func TestClientWithoutTLS(t *testing.T) {
+	paths := drivers.Paths{{Transport: drivers.TCP}, {Transport: drivers.TLS}, {Transport: drivers.Unix}}
+	if got := (stackClient{noTLS: true}).paths(paths); len(got) != 2 || got[0].Transport != drivers.TCP || got[1].Transport != drivers.Unix {
+		t.Errorf("paths without tls: %v", got)
+	}
+	if got := (stackClient{}).paths(paths); len(got) != 3 {
+		t.Errorf("paths with tls: %v", got)
+	}
+	memcached := &agentReadyDriver{fakeDriver{name: "memcached"}}
+	pl := plan(&fakeProvider{})
+	pl.Targets = append(pl.Targets, &targets.Target{Target: compose.Target{Name: "memcached"}, Settings: targets.Own(func(int) drivers.Driver { return memcached })})
+	pl.Paths, pl.Baseline = []drivers.Transport{drivers.TCP, drivers.TLS, drivers.Unix}, drivers.TLS
+	if got, want := pl.skipReason(pl.Targets[0], "c"), "its baseline, tls, is not measured from it: memcached's stats conns does not say whether another connection is encrypted"; !strings.HasPrefix(got, want) {
+		t.Errorf("skip reason %q, want %q...", got, want)
+	}
+}

@@ -194,3 +194,41 @@ func checkClientRuns(t *testing.T, rep clientsJSON) {
 		}
 	}
 }
+
+// TestClientStacksOverTLS: over tcp, tls and unix, a stack whose library
+// has TLS (redis-py) is measured and verified on all three, and one whose
+// library has none (hiredis 0.14) on tcp and unix, with a warning saying
+// why not on tls.
+func TestClientStacksOverTLS(t *testing.T) {
+	testutil.NeedAny(t, "redis-server")
+	dir, err := agents.Dir()
+	if err == nil {
+		err = agents.Installed(dir)
+	}
+	if err != nil {
+		if os.Getenv("DBSOCK_REQUIRE_STACKS") != "" {
+			t.Fatal(err)
+		}
+		t.Skip(err)
+	}
+	code, out, stderr := dbsock(t, "run", "redis", "--clients", "c,python", "--provider", "local", "--paths", "tcp,tls,unix",
+		"--format", "json", "--n", "200", "--instances", "1", "--warmup", "50")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var rep clientsJSON
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	checkClientRuns(t, rep)
+	tls := map[string]bool{}
+	for _, r := range rep.Runs {
+		tls[r.Stack] = tls[r.Stack] || r.Transport == "tls"
+	}
+	if !tls["python"] || tls["c"] || len(rep.Summary) != 2 {
+		t.Errorf("tls runs by stack %v, %d cases; want python's and not c's, 2 cases", tls, len(rep.Summary))
+	}
+	if !strings.Contains(out, "redis from c is not measured on the tls path: hiredis 0.14 has no TLS") {
+		t.Error("no warning that c is not measured on tls")
+	}
+}
