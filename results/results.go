@@ -45,7 +45,9 @@ type Report struct {
 type ThresholdResult struct {
 	Expr     string `json:"expr"`
 	Scenario string `json:"scenario,omitempty"`
-	OK       bool   `json:"ok"`
+	// Stack is the client stack of the case checked ("" for Go's).
+	Stack string `json:"stack,omitempty"`
+	OK    bool   `json:"ok"`
 	// Actual is the value checked; null when there is none (an interval
 	// bound asked of a case with too few block pairs): the threshold then
 	// fails, and ActualText says why.

@@ -161,7 +161,7 @@ func (o *runOptions) bind(f *pflag.FlagSet) {
 	f.BoolVar(&o.failFast, "fail-fast", false, "stop at the first target that fails instead of going on with the others")
 	f.StringSliceVar(&o.clients, "clients", []string{"go"}, "the client stacks to measure each target from: go (dbsock's own Go drivers), c, python, node, php (an agent with that language's client library, its connections verified on the server side), with :LIBRARY where a stack has several, e.g. python:psycopg; a stack without a library for a target is skipped and the report says why")
 	f.StringVar(&o.baseline, "baseline", "tcp", "the path every other one is compared with, one of --paths: tcp (TCP on 127.0.0.1), or e.g. tls to ask what each path gains over a client's TLS connection")
-	f.StringArrayVar(&o.thresholds, "threshold", nil, "fail (exit 3) unless this holds after the run, e.g. 'redis.unix.p99<2ms', 'mysql.unix_speedup_p50>=1.0' or, with --paths tcp,tcp6,unix, 'redis.tcp6_speedup_p50.lo>=0.95'; repeatable")
+	f.StringArrayVar(&o.thresholds, "threshold", nil, "fail (exit 3) unless this holds after the run, e.g. 'redis.unix.p99<2ms', 'mysql.unix_speedup_p50>=1.0' or, with --paths tcp,tcp6,unix, 'redis.tcp6_speedup_p50.lo>=0.95'; with --clients, 'redis@python.unix_speedup_p50>=1.1' checks one client stack's case; repeatable")
 	f.BoolVarP(&o.quiet, "quiet", "q", false, "print no progress lines on stderr")
 	o.settings = bindSettings(f)
 }
