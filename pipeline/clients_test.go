@@ -81,3 +81,16 @@ func TestClientWithoutTLS(t *testing.T) {
 		t.Errorf("skip reason %q, want %q...", got, want)
 	}
 }
+
+// TestTotalOpsCountsMeasuredStacks: the progress bar's total counts each
+// (target, stack) that is measured, not the ones skipped.
+func TestTotalOpsCountsMeasuredStacks(t *testing.T) {
+	memcached := &agentReadyDriver{fakeDriver{name: "memcached"}}
+	pl := plan(&fakeProvider{}, &fakeDriver{name: "floor"})
+	pl.Targets = append(pl.Targets, &targets.Target{Target: compose.Target{Name: "memcached"}, Settings: targets.Own(func(int) drivers.Driver { return memcached })})
+	one := pl.TotalOps() / 2 // two targets from go
+	pl.Clients = []string{"go", "node"}
+	if got := pl.TotalOps(); got != 2*one {
+		t.Errorf("TotalOps %d with node skipped for both targets, want %d", got, 2*one)
+	}
+}

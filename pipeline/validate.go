@@ -140,8 +140,15 @@ func (p Plan) TotalOps() int64 {
 	for _, c := range p.Concurrency {
 		workers += c
 	}
-	cases := int64(len(p.Targets)) * int64(max(len(p.Scenarios), 1)) * int64(max(len(p.ValueSizes), 1)) * int64(max(len(p.Pipelines), 1))
-	cases *= int64(len(p.clients())) // a stack without a library for a target does fewer
+	measured := 0 // (target, client stack) pairs: a stack skipped for a target measures nothing
+	for _, t := range p.Targets {
+		for _, c := range p.clients() {
+			if p.skipReason(t, c) == "" {
+				measured++
+			}
+		}
+	}
+	cases := int64(measured) * int64(max(len(p.Scenarios), 1)) * int64(max(len(p.ValueSizes), 1)) * int64(max(len(p.Pipelines), 1))
 	rounds := int64(max(p.Options.Rounds, 1)) * int64(p.InstancesPerCase())
 	return cases * int64(max(workers, 1)) * rounds * int64(len(p.PathsAsked())) * int64(p.Options.N)
 }
