@@ -103,6 +103,15 @@ type Plan struct {
 	// ClientName names where Client runs the loop, for the report
 	// (dbsock's "container"); without a Client it is "host".
 	ClientName string
+	// Clients are the client stacks each target is measured from (nil:
+	// Go's drivers in dbsock alone): "go", or a stack whose agent dbsock
+	// carries (c, python, node, php; ClientStacks), with ":LIBRARY" to
+	// choose one of its libraries (python:psycopg). Each (target, stack)
+	// is a case of its own; a stack without a library for a target, or
+	// not installed here, is skipped and the report says why.
+	Clients []string
+	// AgentsDir is the agents' directory (agents.Dir when "").
+	AgentsDir string
 	// Reach, when set, is tried on an endpoint before a driver asks the
 	// server anything there (dbsock uses drivers.Reach, a plain dial), so
 	// that nothing listening is said at once.
@@ -143,6 +152,9 @@ func Run(ctx context.Context, p Plan) (*results.Report, error) {
 		}()
 	}
 	rep.Config.Placement = p.placementRecord()
+	if p.agentStacks() {
+		rep.Config.Clients = p.clients()
+	}
 	if len(p.paths()) > 2 {
 		rep.Config.Paths = p.paths()
 	}
@@ -173,6 +185,7 @@ func Run(ctx context.Context, p Plan) (*results.Report, error) {
 		rep.Targets = append(rep.Targets, ti)
 	}
 	rep.FinishedAt = time.Now().UTC()
+	fillGoClients(rep)
 	if err := rep.Summarize(); err != nil {
 		errs = append(errs, err)
 	}
@@ -312,14 +325,46 @@ func (p Plan) measureTarget(ctx context.Context, t *targets.Target, ti *results.
 		}
 		ti.Operation = settings.Driver(p.workload(t.Name, size, rows, keys)).Describe()
 	}
+	cs, stopClients, err := p.startClients(ctx, t, ti)
+	defer func() { err = errors.Join(err, stopClients()) }()
+	if err != nil {
+		return nil, err
+	}
+	tr := &targetRun{t: t, settings: settings, srv: srv, ti: ti, paths: paths, info: info, rc: rc, rows: rows, keys: keys, clients: cs}
+	err = p.measureCases(ctx, tr, func(run results.Run) {
+		runs = append(runs, run)
+		logRun(log, run)
+	})
+	return runs, err
+}
+
+// targetRun is what measuring one target's cases needs: its server, what
+// it is, its paths and rows, and the client stacks it is measured from.
+type targetRun struct {
+	t        *targets.Target
+	settings targets.Settings
+	srv      *compose.Server
+	ti       *results.Target
+	paths    drivers.Paths
+	info     drivers.ServerInfo
+	rc       *remoteClient
+	rows     int
+	keys     []string
+	clients  []stackClient
+}
+
+// measureCases seeds tr's server for each value size and measures every
+// case of it from each client stack in turn; emit receives every run.
+func (p Plan) measureCases(ctx context.Context, tr *targetRun, emit func(results.Run)) error {
+	t, srv := tr.t, tr.srv
 	for _, size := range p.valueSizes() {
-		w := p.workload(t.Name, size, rows, keys)
-		d := settings.Driver(w)
-		if err := p.seed(ctx, t, d, srv, rows); err != nil {
-			return runs, err
+		w := p.workload(t.Name, size, tr.rows, tr.keys)
+		d := tr.settings.Driver(w)
+		if err := p.seed(ctx, t, d, srv, tr.rows); err != nil {
+			return err
 		}
 		if err := p.checkStatement(ctx, t, d, srv); err != nil {
-			return runs, err
+			return err
 		}
 		for _, depth := range p.depths() {
 			d := d
@@ -327,19 +372,24 @@ func (p Plan) measureTarget(ctx context.Context, t *targets.Target, ti *results.
 				d = pl.Pipeline(depth)
 			}
 			for _, opt := range p.cases() {
-				opt.Rows = rows
+				opt.Rows = tr.rows
 				_, opt.OwnQuery = p.Queries[t.Name]
-				err := p.measureCase(ctx, t, d, srv, ti, opt, p.loop(t, w, d, depth, srv, paths, info, rc), func(run results.Run) {
-					runs = append(runs, run)
-					logRun(log, run)
-				})
-				if err != nil {
-					return runs, err
+				for _, c := range tr.clients {
+					loop := p.loop(t, w, d, depth, srv, tr.paths, tr.info, tr.rc)
+					if c.agent != nil {
+						var err error
+						if loop, err = agentLoop(c, d, srv, tr.paths, tr.info); err != nil {
+							return err
+						}
+					}
+					if err := p.measureCase(ctx, t, d, srv, tr.ti, opt, loop, emit); err != nil {
+						return err
+					}
 				}
 			}
 		}
 	}
-	return runs, nil
+	return nil
 }
 
 // measureCase measures one case on each server instance in turn with loop

@@ -31,7 +31,7 @@ const (
 // Run calls it first.
 func (p Plan) Validate() error {
 	for _, check := range []func() error{p.validatePaths, p.validateNetns, p.validateSweep, p.validateCases, p.validateInstances, p.validateTargets,
-		p.validateQueries, p.validateWrites, p.validateThresholds, p.validateMemory} {
+		p.validateQueries, p.validateWrites, p.validateThresholds, p.validateMemory, p.validateClients, p.validateMeasurable} {
 		if err := check(); err != nil {
 			return err
 		}
@@ -140,7 +140,15 @@ func (p Plan) TotalOps() int64 {
 	for _, c := range p.Concurrency {
 		workers += c
 	}
-	cases := int64(len(p.Targets)) * int64(max(len(p.Scenarios), 1)) * int64(max(len(p.ValueSizes), 1)) * int64(max(len(p.Pipelines), 1))
+	measured := 0 // (target, client stack) pairs: a stack skipped for a target measures nothing
+	for _, t := range p.Targets {
+		for _, c := range p.clients() {
+			if p.skipReason(t, c) == "" {
+				measured++
+			}
+		}
+	}
+	cases := int64(measured) * int64(max(len(p.Scenarios), 1)) * int64(max(len(p.ValueSizes), 1)) * int64(max(len(p.Pipelines), 1))
 	rounds := int64(max(p.Options.Rounds, 1)) * int64(p.InstancesPerCase())
 	return cases * int64(max(workers, 1)) * rounds * int64(len(p.PathsAsked())) * int64(p.Options.N)
 }

@@ -89,9 +89,13 @@ func writeCPU(b *strings.Builder, sum *results.Summary) {
 		fmt.Fprintf(b, "| %s | %.1f µs | %.2f | %.2f | %s | %s | %s | %s |\n", row.name, row.c.ClientNsPerOp/1e3, row.c.ClientCswPerOp,
 			row.c.ClientSyscallsPerOp, sns, scsw, ssys, perSec)
 	}
+	client := "dbsock's whole process (getrusage, /proc/self/io)"
+	if sum.Stack != "" {
+		client = "the " + sum.Stack + " agent's process tree (every thread's /proc schedstat, status and io), which did the ops"
+	}
 	fmt.Fprintf(b, "\nCPU time (user + system), context switches (voluntary + involuntary) and read/write system calls (as /proc/PID/io counts them: "+
 		"read- and write-family calls, not recv/send) over the timed blocks only, per successful op. Client: %s. Server: %s.",
-		"dbsock's whole process (getrusage, /proc/self/io)", tcp.ServerMeasuredBy)
+		client, tcp.ServerMeasuredBy)
 	if s := sum.CPUSaving; s != nil {
 		over := ""
 		if base := sum.Baseline(); base != drivers.TCP {

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -62,17 +61,21 @@ func writeHeadline(b *strings.Builder, r *results.Report) {
 	for _, s := range r.Summary {
 		cpu = cpu || (s.CPUSaving != nil && s.CPUSaving.ServerNsPerOp != nil)
 	}
+	first := "target"
+	if len(r.Config.Clients) > 0 {
+		first = "target and client"
+	}
 	if cpu {
-		fmt.Fprintf(b, "| target | server | %s p50 | Unix p50 | p50 speedup (95%% CI) | verdict | server CPU saved per op |\n|---|---|--:|--:|--:|---|--:|\n", base.Label())
+		fmt.Fprintf(b, "| %s | server | %s p50 | Unix p50 | p50 speedup (95%% CI) | verdict | server CPU saved per op |\n|---|---|--:|--:|--:|---|--:|\n", first, base.Label())
 	} else {
-		fmt.Fprintf(b, "| target | server | %s p50 | Unix p50 | p50 speedup (95%% CI) | verdict |\n|---|---|--:|--:|--:|---|\n", base.Label())
+		fmt.Fprintf(b, "| %s | server | %s p50 | Unix p50 | p50 speedup (95%% CI) | verdict |\n|---|---|--:|--:|--:|---|\n", first, base.Label())
 	}
 	warned, apart := false, false
-	for _, s := range r.Summary {
-		name := s.Target
-		if sweep || !isPlain(s.Case) || len(r.Config.ValueSizes) > 0 {
-			name = s.Target + ": " + s.Label()
+	for i, s := range r.Summary {
+		if i > 0 && r.Summary[i-1].Target != s.Target {
+			writeSkipped(b, r, r.Summary[i-1].Target, cpu) // a target's skipped stacks below its rows
 		}
+		name := rowName(r, s, sweep)
 		server, targetWarned := "–", false
 		for _, t := range r.Targets {
 			if t.Name == s.Target && t.Server.Product != "" {
@@ -108,16 +111,10 @@ func writeHeadline(b *strings.Builder, r *results.Report) {
 		}
 		fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s%s |%s\n", cell(name), cell(server), tcp, unix, speed, words.ShortVerdict(&s), mark, saved)
 	}
-	for _, t := range r.Targets {
-		if t.Error == "" || slices.ContainsFunc(r.Summary, func(s results.Summary) bool { return s.Target == t.Name }) {
-			continue // a target with results has its row above; its details say what went wrong
-		}
-		row := fmt.Sprintf("| %s | %s | – | – | – | not measured (see its details) |", cell(t.Name), cell(orUnknown(t.Server.String())))
-		if cpu {
-			row += " – |"
-		}
-		b.WriteString(row + "\n")
+	if n := len(r.Summary); n > 0 {
+		writeSkipped(b, r, r.Summary[n-1].Target, cpu)
 	}
+	writeUnmeasured(b, r, cpu)
 	b.WriteString("\n")
 	if warned {
 		b.WriteString("† This row has a warning: see its details (--detail full).\n\n")
@@ -164,12 +161,13 @@ func writeMethod(b *strings.Builder, r *results.Report) {
 	if len(c.Paths) > 2 {
 		how, routes = strings.Replace(how, "per transport", "per path", 1), pathList(c.Paths)
 	}
-	fmt.Fprintf(b, "dbsock measured %s from one Go client%s on %s: "+
+	fmt.Fprintf(b, "dbsock measured %s from %s%s on %s: "+
 		"%s, then %s, each timed on its own, "+
 		"over %s, in %s. Before timing, each connection's transport "+
 		"was verified on the server side. Servers were supplied by the %s provider. %s\n\n",
-		strings.Join(names, ", "), clientPlace(c.Client), how, plural(c.Warmup, "untimed warm-up operation"), timed,
+		strings.Join(names, ", "), clientsPhrase(r), clientPlace(c.Client), how, plural(c.Warmup, "untimed warm-up operation"), timed,
 		routes, roundsPhrase(c), c.Provider, placementSentence(r))
+	writeOverheads(b, r)
 	writeStatsMethod(b, r)
 }
 
@@ -243,6 +241,9 @@ func writeTarget(b *strings.Builder, r *results.Report, t results.Target) {
 	}
 	if t.Operation != "" {
 		fmt.Fprintf(b, "- Operation: %s\n", t.Operation)
+	}
+	for _, sk := range t.Skipped {
+		fmt.Fprintf(b, "- Not measured from %s: %s\n", sk.Stack, sk.Reason)
 	}
 	cases := r.Cases(t.Name)
 	for _, c := range cases {

@@ -144,9 +144,9 @@ func methodSentence(r *results.Report) string {
 		workload = strings.Replace(workload, "both blocks of a pair", "every block of a group", 1)
 		stats += "; each other path's the same with " + base + " over it"
 	}
-	return fmt.Sprintf("Method: %s from one Go client%s over %s, %s of %s%s; "+
+	return fmt.Sprintf("Method: %s from %s%s over %s, %s of %s%s; "+
 		"%s; %s; %s, %d logical CPUs, %s, dbsock %s.",
-		ops, clientPlace(c.Client), routes, rounds, blocks, workload, stats, place, orUnknown(e.CPUModel), e.NumCPU, providerPhrase(r), r.Tool.Version)
+		ops, clientsPhrase(r), clientPlace(c.Client), routes, rounds, blocks, workload, stats, place, orUnknown(e.CPUModel), e.NumCPU, providerPhrase(r), r.Tool.Version)
 }
 
 // providerPhrase names the provider that supplied the servers ("local

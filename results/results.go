@@ -45,7 +45,9 @@ type Report struct {
 type ThresholdResult struct {
 	Expr     string `json:"expr"`
 	Scenario string `json:"scenario,omitempty"`
-	OK       bool   `json:"ok"`
+	// Stack is the client stack of the case checked ("" for Go's).
+	Stack string `json:"stack,omitempty"`
+	OK    bool   `json:"ok"`
 	// Actual is the value checked; null when there is none (an interval
 	// bound asked of a case with too few block pairs): the threshold then
 	// fails, and ActualText says why.
@@ -72,6 +74,9 @@ type Config struct {
 	// Client is where the client ran: "host" ("" in older reports) or
 	// "container" (--client container).
 	Client string `json:"client,omitempty"`
+	// Clients are the client stacks each target was measured from, when
+	// the run asked for others than Go's (run --clients).
+	Clients []string `json:"clients,omitempty"`
 	// Scenario lists the scenarios, comma-separated.
 	Scenario string `json:"scenario"`
 	// DurationNs, when set, replaced N: each run lasted this long.
@@ -164,6 +169,9 @@ type Target struct {
 	// the workload's Rows: the user's keys (--keys-from), or fewer where
 	// the server reads many too slowly (0: the workload's).
 	Rows int `json:"rows,omitempty"`
+	// Skipped are the client stacks asked for (run --clients) that this
+	// target was not measured from, each with its reason.
+	Skipped []SkippedClient `json:"skipped_clients,omitempty"`
 	// Error is why the target could not be measured completely.
 	Error string `json:"error,omitempty"`
 }
@@ -208,6 +216,10 @@ type Case struct {
 	// Pipeline is how many lookups one op sends together in one round
 	// trip; 0 means one lookup per op.
 	Pipeline int `json:"pipeline,omitempty"`
+	// Stack is the client stack whose agent did the ops ("c", "python",
+	// "python:psycopg", ...); "" for Go's drivers in dbsock itself (run
+	// --clients).
+	Stack string `json:"stack,omitempty"`
 }
 
 // Label names the case for people, e.g. "pk, 16 workers, 1 KiB".
@@ -238,6 +250,9 @@ func (c Case) Label() string {
 	if c.Pipeline > 1 {
 		s += fmt.Sprintf(", pipeline %d", c.Pipeline)
 	}
+	if c.Stack != "" {
+		s += ", from " + c.Stack
+	}
 	return s
 }
 
@@ -258,6 +273,8 @@ func FormatSize(n int) string {
 // Run is one timed loop: one case, transport and round.
 type Run struct {
 	Case
+	// Client is the client stack that did the run's ops, where known.
+	Client    *Client           `json:"client,omitempty"`
 	Transport drivers.Transport `json:"transport"`
 	// Instance numbers the server instance the run measured (1 for the
 	// first; 0 in reports from before --instances): with --instances K

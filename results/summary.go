@@ -101,6 +101,9 @@ type Side struct {
 // of the baseline against the socket; JSON holds Sides and Comparisons.
 type Summary struct {
 	Case
+	// Client is the client stack that did the case's ops (its runs'),
+	// where known.
+	Client *Client `json:"client,omitempty"`
 	// Sides are every path the case measured with its pooled result: TCP,
 	// the Unix socket, then the further paths in the order they ran.
 	Sides []PathSide `json:"sides"`
@@ -175,7 +178,7 @@ func (r *Report) Summarize() error {
 	}
 	for _, c := range order {
 		p := pools[c]
-		sum := Summary{Case: c}
+		sum := Summary{Case: c, Client: p.runs[0].Client}
 		for _, t := range p.paths {
 			sum.Sides = append(sum.Sides, PathSide{Path: t, Side: p.sides[t].finish()})
 		}

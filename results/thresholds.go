@@ -19,6 +19,10 @@ import (
 type Threshold struct {
 	Expr   string
 	Target string
+	// Stack, when set (TARGET@STACK), is the client stack whose case the
+	// threshold checks: go, c, python, python:psycopg, ... ("": every
+	// stack's).
+	Stack string
 	// Side is the path of a latency metric ("tcp", "unix", or a further
 	// path such as "tcp6"), or of a path's speedup over the baseline
 	// (Metric "speedup_p50" or "speedup_mean"); "" for Unix's speedups
@@ -44,7 +48,8 @@ const Syntax = "TARGET.PATH.METRIC OP VALUE (PATH: tcp, unix, tcp6 or tls; " +
 	"METRIC: min p50 p90 p99 p999 max mean stddev ops_per_sec errors error_rate; " +
 	"latencies take units like 2ms or 500us) or TARGET.PATH.speedup_p50|speedup_mean[.lo|.hi] OP NUMBER " +
 	"(the baseline's p50 or mean over the path's, paired; .lo and .hi: the 95% interval's bounds; " +
-	"unix_speedup_p50, unix_speedup_mean and PATH_speedup_p50 are other names for them); OP: < <= > >= =="
+	"unix_speedup_p50, unix_speedup_mean and PATH_speedup_p50 are other names for them); OP: < <= > >= ==; " +
+	"TARGET@STACK (such as redis@python) checks that client stack's case alone"
 
 // speedupMetrics are the metrics of a path's comparison with the baseline.
 var speedupMetrics = []string{pathSpeedup, "speedup_mean"}
@@ -100,6 +105,12 @@ func Parse(expr string) (Threshold, error) {
 	default:
 		return t, fmt.Errorf("threshold %q: %q is not a metric; want %s", expr, lhs, Syntax)
 	}
+	if target, stack, ok := strings.Cut(t.Target, "@"); ok {
+		if target == "" || stack == "" {
+			return t, fmt.Errorf("threshold %q: %q names no target and client stack, such as redis@python", expr, t.Target)
+		}
+		t.Target, t.Stack = target, stack
+	}
 	if contains(latencyMetrics, t.Metric) {
 		d, err := time.ParseDuration(rhs)
 		if err != nil || d < 0 {
@@ -123,12 +134,12 @@ func Evaluate(r *Report, ths []Threshold) []ThresholdResult {
 	for _, th := range ths {
 		found := false
 		for _, s := range r.Summary {
-			if s.Target != th.Target {
+			if s.Target != th.Target || !th.ofStack(s.Stack) {
 				continue
 			}
 			found = true
 			actual := th.actual(s)
-			res := ThresholdResult{Expr: th.Expr, Scenario: s.Scenario, OK: th.holds(actual), ActualText: th.format(actual)}
+			res := ThresholdResult{Expr: th.Expr, Scenario: s.Scenario, Stack: s.Stack, OK: th.holds(actual), ActualText: th.format(actual)}
 			if !math.IsNaN(actual) && !math.IsInf(actual, 0) {
 				res.Actual = &actual
 			}
@@ -139,10 +150,20 @@ func Evaluate(r *Report, ths []Threshold) []ThresholdResult {
 			out = append(out, res)
 		}
 		if !found {
-			out = append(out, ThresholdResult{Expr: th.Expr, OK: false, ActualText: "no result for target " + th.Target})
+			what := "target " + th.Target
+			if th.Stack != "" {
+				what += " from client stack " + th.Stack
+			}
+			out = append(out, ThresholdResult{Expr: th.Expr, OK: false, ActualText: "no result for " + what})
 		}
 	}
 	return out
+}
+
+// ofStack says whether the threshold checks the case of client stack
+// stack ("" for Go's drivers in dbsock, which TARGET@go names).
+func (th Threshold) ofStack(stack string) bool {
+	return th.Stack == "" || th.Stack == stack || th.Stack == "go" && stack == ""
 }
 
 // Incomplete says why target's measurement did not finish ("" when it

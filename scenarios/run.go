@@ -108,8 +108,11 @@ func precise(runs []results.Run, precision float64) bool {
 
 // worker is one connection's share of one transport in a round.
 type worker struct {
-	conn      drivers.Conn // PK only
-	op, warm  Op
+	conn     drivers.Conn // PK only
+	op, warm Op
+	// timer is conn when its ops are timed where they are done
+	// (drivers.BlockTimer: an agent's connection); nil otherwise.
+	timer     drivers.BlockTimer
 	heartbeat Heartbeat
 	// hists are the current block's latencies, one per part of the side
 	// (under --op mixed, reads then writes).
@@ -121,6 +124,7 @@ type worker struct {
 	dog        *Watchdog
 	warmOK     int64 // successful warm-up ops
 	warmWrites int64 // how many of them wrote
+	warmErr    error // why a timer's warm-up stopped (timed elsewhere)
 }
 
 // measureRound is one round: open and verify every path's connections,
@@ -321,6 +325,7 @@ func openWorkers(ctx context.Context, d drivers.Driver, s *side, opt Options) (d
 				dial: w.phases[PhaseDial], tls: w.phases[PhaseTLS], login: w.phases[PhaseLogin], secure: ep.Transport == drivers.TLS}
 		} else {
 			w.conn, w.op, w.warm = conn, conn, conn
+			w.timer, _ = conn.(drivers.BlockTimer)
 		}
 		if opt.Rate > 0 {
 			w.phases[PhaseUncorrected] = results.NewHistogram()
@@ -353,7 +358,14 @@ func (s *side) warmUp(d drivers.Driver, opt Options) error {
 		wg.Add(1)
 		go func(w *worker) {
 			defer wg.Done()
-			ws := Loop(s.ctx, w.warm, LoopConfig{Warmup: opt.Warmup, Heartbeat: &w.heartbeat, Writes: w.writes, Keys: w.keys, Step: s.step}, nil, nil)
+			cfg := LoopConfig{Warmup: opt.Warmup, Heartbeat: &w.heartbeat, Writes: w.writes, Keys: w.keys, Step: s.step}
+			var ws Sample
+			if w.timer != nil {
+				ws = timedElsewhere(s.ctx, w.timer, cfg, nil)
+				w.warmErr = ws.Err
+			} else {
+				ws = Loop(s.ctx, w.warm, cfg, nil, nil)
+			}
 			w.warmOK, w.warmWrites = ws.WarmOK, ws.WarmWrites
 		}(w)
 	}
@@ -367,6 +379,11 @@ func (s *side) warmUp(d drivers.Driver, opt Options) error {
 	}
 	if err := s.ctx.Err(); err != nil {
 		return fmt.Errorf("%s over %s interrupted during warm-up: %w", d.Name(), s.ep, err)
+	}
+	for _, w := range s.ws {
+		if w.warmErr != nil {
+			return fmt.Errorf("%s over %s during warm-up: %w", d.Name(), s.ep, w.warmErr)
+		}
 	}
 	return nil
 }
@@ -399,6 +416,10 @@ func (s *side) timeBlock(d drivers.Driver, opt Options, j, index int) error {
 				defer runtime.UnlockOSThread()
 			}
 			<-startTiming
+			if w.timer != nil {
+				w.sample = timedElsewhere(ctx, w.timer, s.loopConfig(opt, j, i, w, start), w.hists[0])
+				return
+			}
 			w.sample = Loop(ctx, w.op, s.loopConfig(opt, j, i, w, start), w.hists[0], w.phases[PhaseUncorrected])
 		}(i, w)
 	}

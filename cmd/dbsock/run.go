@@ -57,6 +57,7 @@ type runOptions struct {
 	clientBinary      string
 	paths             []string
 	baseline          string
+	clients           []string
 
 	// settings are each target's own settings (driver modes, external
 	// endpoints), its flags bound on them from the registry.
@@ -87,6 +88,9 @@ neither a few seconds of noise nor one lucky server start can flip it.
 --paths adds routes beside those two (tcp6, tls, and with --provider
 docker or compose the routes through Docker's networks), each compared
 with TCP the same way.
+--clients measures each target from other client stacks too (C, Python,
+Node.js, PHP: agents under agents/, installed by scripts/install-deps.sh
+--with-stacks), each (target, stack) a case of its own.
 
 Targets (dbsock targets lists them with what one op is):
 ` + targetHelp() + `
@@ -155,8 +159,9 @@ func (o *runOptions) bind(f *pflag.FlagSet) {
 	o.flags = f
 	f.DurationVar(&o.opTimeout, "op-timeout", scenarios.DefaultOpTimeout, "give up on a connection whose server has not answered for this long")
 	f.BoolVar(&o.failFast, "fail-fast", false, "stop at the first target that fails instead of going on with the others")
+	f.StringSliceVar(&o.clients, "clients", []string{"go"}, "the client stacks to measure each target from: go (dbsock's own Go drivers), c, python, node, php (an agent with that language's client library, its connections verified on the server side), with :LIBRARY where a stack has several, e.g. python:psycopg; a stack without a library for a target is skipped and the report says why")
 	f.StringVar(&o.baseline, "baseline", "tcp", "the path every other one is compared with, one of --paths: tcp (TCP on 127.0.0.1), or e.g. tls to ask what each path gains over a client's TLS connection")
-	f.StringArrayVar(&o.thresholds, "threshold", nil, "fail (exit 3) unless this holds after the run, e.g. 'redis.unix.p99<2ms', 'mysql.unix_speedup_p50>=1.0' or, with --paths tcp,tcp6,unix, 'redis.tcp6_speedup_p50.lo>=0.95'; repeatable")
+	f.StringArrayVar(&o.thresholds, "threshold", nil, "fail (exit 3) unless this holds after the run, e.g. 'redis.unix.p99<2ms', 'mysql.unix_speedup_p50>=1.0' or, with --paths tcp,tcp6,unix, 'redis.tcp6_speedup_p50.lo>=0.95'; with --clients, 'redis@python.unix_speedup_p50>=1.1' checks one client stack's case; repeatable")
 	f.BoolVarP(&o.quiet, "quiet", "q", false, "print no progress lines on stderr")
 	o.settings = bindSettings(f)
 }
@@ -224,6 +229,9 @@ func (o *runOptions) parse() error {
 			return usagef("--precision %q is not a share from 0.1%% to 50%%, such as 3%% or 0.03", o.precisionSpec)
 		}
 		o.precision = p
+	}
+	if o.flags.Changed("clients") && len(o.clients) == 0 {
+		return usagef("--clients \"\" names no client stack; give some of %s (go alone is the default)", strings.Join(pipeline.ClientStacks(), ", "))
 	}
 	if err := oneOf("provider", o.provider, providers...); err != nil {
 		return err
@@ -390,6 +398,7 @@ func (o *runOptions) newPlan(names []string, gates []results.Threshold, place pl
 		Options:        opt,
 		Paths:          transports(o.paths),
 		Baseline:       drivers.Transport(o.baseline),
+		Clients:        o.clients,
 		Instances:      o.instances,
 		InstancesAsked: o.flags.Changed("instances"),
 		Explain:        o.explain,

@@ -15,7 +15,7 @@ var flags = map[setting.Field]string{
 	setting.KeysFrom: "--keys-from", setting.AllowWrites: "--allow-writes", setting.Explain: "--explain",
 	setting.MaxErrors: "--max-error-rate", setting.Placement: "--placement", setting.ClientCPU: "--client-cpu",
 	setting.ServerCPU: "--server-cpu", setting.ServerPID: "--server-pid", setting.FailFast: "--fail-fast",
-	setting.Seed: "--seed", setting.Client: "--client", setting.Paths: "--paths", setting.Baseline: "--baseline", setting.ClientBinary: "--client-binary",
+	setting.Seed: "--seed", setting.Client: "--client", setting.Paths: "--paths", setting.Baseline: "--baseline", setting.Clients: "--clients", setting.ClientBinary: "--client-binary",
 }
 
 // flagName is the flag that sets f: one of run's own, or one of a

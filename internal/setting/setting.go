@@ -50,6 +50,7 @@ const (
 	Client      Field = "Plan.Client"
 	Paths       Field = "Plan.Paths"
 	Baseline    Field = "Plan.Baseline"
+	Clients     Field = "Plan.Clients"
 	// ClientBinary is the dbsock a client container runs (compose.Client's
 	// Binary).
 	ClientBinary Field = "Client.Binary"
@@ -58,7 +59,7 @@ const (
 // All lists every Field above, for those who word them (a test checks
 // that each has a word).
 var All = []Field{N, Warmup, Rounds, Blocks, Duration, Rate, Precision, MaxDuration, OpTimeout, Rows, Op,
-	Scenario, Concurrency, ValueSizes, Pipelines, Instances, Provider, Thresholds, Queries, KeysFrom, AllowWrites, Explain, MaxErrors, FailFast, Keys, Seed, Placement, ClientCPU, ServerCPU, ServerPID, Client, Paths, Baseline, ClientBinary}
+	Scenario, Concurrency, ValueSizes, Pipelines, Instances, Provider, Thresholds, Queries, KeysFrom, AllowWrites, Explain, MaxErrors, FailFast, Keys, Seed, Placement, ClientCPU, ServerCPU, ServerPID, Client, Paths, Baseline, Clients, ClientBinary}
 
 // Namer gives a field its name for a reader: a flag, an option's field.
 type Namer func(Field) string

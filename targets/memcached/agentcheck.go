@@ -101,3 +101,8 @@ func (f *finder) conns(ctx context.Context) (map[string]map[string]string, error
 }
 
 func (f *finder) Close() error { return f.nc.Close() }
+
+// AgentOp implements drivers.AgentOp: an agent gets each row's key.
+func (*Driver) AgentOp() drivers.AgentLookup {
+	return drivers.AgentLookup{Key: func(id int64) any { return drivers.KeyName(id) }}
+}

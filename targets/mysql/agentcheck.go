@@ -72,3 +72,10 @@ func (f *finder) Find(ctx context.Context, claim drivers.Claim) (drivers.Verific
 }
 
 func (f *finder) Close() error { return f.db.Close() }
+
+// AgentOp implements drivers.AgentOp: an agent runs the driver's lookup
+// with each row's id, prepared once per connection in the prepared mode
+// (where its library can).
+func (d *Driver) AgentOp() drivers.AgentLookup {
+	return drivers.AgentLookup{Statement: d.readQuery(), NoPrepare: d.mode != ModePrepared, Key: func(id int64) any { return id }}
+}

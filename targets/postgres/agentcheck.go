@@ -69,3 +69,11 @@ func (f *finder) Find(ctx context.Context, claim drivers.Claim) (drivers.Verific
 }
 
 func (f *finder) Close() error { return f.c.Close(context.Background()) }
+
+// AgentOp implements drivers.AgentOp: an agent runs the driver's lookup
+// with each row's id, prepared once per connection unless the driver's
+// mode sends it as an unnamed statement each time (exec, as through
+// PgBouncer).
+func (d *Driver) AgentOp() drivers.AgentLookup {
+	return drivers.AgentLookup{Statement: d.readQuery(), NoPrepare: d.mode == ModeExec, Key: func(id int64) any { return id }}
+}

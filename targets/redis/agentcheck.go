@@ -76,3 +76,8 @@ func namedClient(list, token string) (string, error) {
 }
 
 func (f *finder) Close() error { return errors.Join(f.conn.Close(), f.client.Close()) }
+
+// AgentOp implements drivers.AgentOp: an agent GETs each row's key.
+func (*Driver) AgentOp() drivers.AgentLookup {
+	return drivers.AgentLookup{Key: func(id int64) any { return drivers.KeyName(id) }}
+}

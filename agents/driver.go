@@ -1,0 +1,148 @@
+package agents
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"sync"
+
+	"github.com/dbsock/dbsock/drivers"
+)
+
+// Driver is a target's driver whose connections an agent opens and whose
+// ops the agent does and times: what it seeds, what the server is and the
+// sentence that describes the op are the target driver's own. Open asks
+// the agent for a connection and checks it on the server side (through
+// the target driver's drivers.ConnFinder, on the same path) before it
+// returns it, so that no op of an unverified connection is ever timed.
+// Its connections are drivers.BlockTimer: the timing loop hands each a
+// block of keys and records the latencies the agent returns.
+type Driver struct {
+	drivers.Driver
+	agent  *Agent
+	finder drivers.ConnFinder
+	lookup drivers.AgentLookup
+	mu     sync.Mutex // one request at a time: the protocol is one answer per request, in order
+	opened int
+}
+
+// NewDriver is d's op done by agent a. d must be a drivers.ConnFinder and
+// a drivers.AgentOp: dbsock does not time an agent's connection it cannot
+// check on the server side.
+func NewDriver(d drivers.Driver, a *Agent) (*Driver, error) {
+	f, ok := d.(drivers.ConnFinder)
+	if !ok {
+		return nil, fmt.Errorf("dbsock cannot find another process's connection on a %s server, so it cannot verify an agent's route there", d.Name())
+	}
+	op, ok := d.(drivers.AgentOp)
+	if !ok {
+		return nil, fmt.Errorf("the %s driver does not say its lookup in a form an agent can do", d.Name())
+	}
+	return &Driver{Driver: d, agent: a, finder: f, lookup: op.AgentOp()}, nil
+}
+
+// Agent is the agent that does the driver's ops.
+func (d *Driver) Agent() *Agent { return d.agent }
+
+// Open implements drivers.Driver: the agent opens a connection on ep,
+// which dbsock finds on the server over a connection of its own on the
+// same path, carrying the token it gave, on ep's path.
+func (d *Driver) Open(ctx context.Context, ep drivers.Endpoint) (drivers.Conn, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.opened++
+	id := string(ep.Transport) + "-" + strconv.Itoa(d.opened)
+	f, err := d.finder.OpenFinder(ctx, ep)
+	if err != nil {
+		return nil, fmt.Errorf("open dbsock's own connection to verify the %s agent's: %w", d.agent.spec.Stack, err)
+	}
+	defer f.Close()
+	o, err := NewOpen(id, d.Name(), ep, Token(id), d.lookup.Statement, ep.TLSRoots)
+	if err != nil {
+		return nil, err
+	}
+	o.NoPrepare = d.lookup.NoPrepare
+	_, v, err := d.agent.OpenVerified(ctx, f, o)
+	if err != nil {
+		return nil, err
+	}
+	c := &conn{d: d, id: id, v: v, valueLen: d.ValueSize()}
+	c.UseKeys(nil)
+	return c, nil
+}
+
+// conn is one of the agent's connections, verified when it was opened.
+type conn struct {
+	d        *Driver
+	id       string
+	v        drivers.Verification
+	keys     []any
+	valueLen int
+}
+
+// Verify implements drivers.Conn: what the server said of this very
+// connection, over dbsock's own connection, when the agent opened it.
+func (c *conn) Verify(context.Context) (drivers.Verification, error) { return c.v, nil }
+
+// UseKeys implements drivers.Keyed: the rows' keys in the form the agent
+// is sent (none: the one-row lookup, row 1).
+func (c *conn) UseKeys(ids []int64) {
+	c.keys = c.keys[:0]
+	if len(ids) == 0 {
+		c.keys = append(c.keys, c.d.lookup.Key(1))
+	}
+	for _, id := range ids {
+		c.keys = append(c.keys, c.d.lookup.Key(id))
+	}
+}
+
+// Do implements drivers.Conn: one op on the first key.
+func (c *conn) Do(ctx context.Context) error { return c.DoKey(ctx, 0, false) }
+
+// DoKey implements drivers.Keyed: one op, on key i, done by the agent.
+func (c *conn) DoKey(ctx context.Context, i int, _ bool) error {
+	r, err := c.block(ctx, []any{c.keys[i%len(c.keys)]})
+	if err != nil {
+		return err
+	}
+	if len(r.Errors) > 0 {
+		return fmt.Errorf("the %s agent: %s", c.d.agent.spec.Stack, r.Errors[0].Message)
+	}
+	return nil
+}
+
+// TimeBlock implements drivers.BlockTimer: n ops on the handed keys in
+// order, in requests of at most MaxOps.
+func (c *conn) TimeBlock(ctx context.Context, n int) ([]int64, []drivers.OpFailure, error) {
+	ns := make([]int64, 0, n)
+	var failed []drivers.OpFailure
+	for done := 0; done < n; {
+		keys := make([]any, min(n-done, MaxOps))
+		for i := range keys {
+			keys[i] = c.keys[(done+i)%len(c.keys)]
+		}
+		r, err := c.block(ctx, keys)
+		if err != nil {
+			return ns, failed, err
+		}
+		ns = append(ns, r.Ns...)
+		for _, e := range r.Errors {
+			failed = append(failed, drivers.OpFailure{Index: done + e.Index, Message: e.Message})
+		}
+		done += len(keys)
+	}
+	return ns, failed, nil
+}
+
+func (c *conn) block(ctx context.Context, keys []any) (BlockResult, error) {
+	c.d.mu.Lock()
+	defer c.d.mu.Unlock()
+	return c.d.agent.Block(ctx, Block{ID: c.id, Keys: keys, ValueLength: c.valueLen})
+}
+
+// Close implements drivers.Conn: the agent closes the connection.
+func (c *conn) Close() error {
+	c.d.mu.Lock()
+	defer c.d.mu.Unlock()
+	return c.d.agent.CloseConn(context.Background(), c.id)
+}

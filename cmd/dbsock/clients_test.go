@@ -1,0 +1,234 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/dbsock/dbsock/agents"
+	"github.com/dbsock/dbsock/internal/testutil"
+)
+
+// TestClientsRefused: a --clients that names no stack, names one twice,
+// gives Go a library, or asks agents for what they cannot do, or with
+// which nothing can be measured, exits 2 with one line naming the flag,
+// before anything starts.
+func TestClientsRefused(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"unknown stack", []string{"redis", "--clients", "go,cobol"}, `--clients "cobol" is not a client stack; give some of go, c, python, node, php`},
+		{"empty", []string{"redis", "--clients", ""}, `--clients "" names no client stack; give some of go, c, python, node, php`},
+		{"empty stack", []string{"redis", "--clients", "go,,c"}, `--clients "" is not a client stack`},
+		{"twice", []string{"redis", "--clients", "python,go,python"}, "--clients names python twice"},
+		{"go with a library", []string{"redis", "--clients", "go:pgx"}, `--clients "go:pgx": the go stack's library is each target's own driver`},
+		{"library not a name", []string{"postgres", "--clients", "python:Psy/copg"}, `is not a library's name`},
+		{"concurrency", []string{"redis", "--clients", "go,python", "--concurrency", "1,4"}, "--clients go,python: an agent measures one connection per path: give --concurrency 1"},
+		{"connect", []string{"redis", "--clients", "c", "--scenario", "connect"}, "give --scenario pk"},
+		{"pipeline", []string{"redis", "--clients", "c", "--pipeline", "8"}, "leave out --pipeline"},
+		{"writes", []string{"redis", "--clients", "php", "--op", "update"}, "an agent reads: leave out --op update"},
+		{"nothing to measure", []string{"floor", "echo", "--clients", "python,node"}, "--clients python,node: nothing to measure (floor from python: no agent measures floor"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, _, stderr := dbsock(t, append([]string{"run", "--provider", "local"}, tt.args...)...)
+			if code != ExitUsage || !strings.Contains(stderr, tt.want) || strings.Count(stderr, "\n") != 1 {
+				t.Errorf("exit %d, stderr %q; want 2 and one line with %q", code, stderr, tt.want)
+			}
+			if strings.Contains(stderr, "Plan.") || strings.Contains(stderr, "Options.") {
+				t.Errorf("the error names a field, not a flag: %q", stderr)
+			}
+		})
+	}
+}
+
+// clientsJSON is what TestClientStacks reads of a run's JSON.
+type clientsJSON struct {
+	Config struct {
+		Clients []string `json:"clients"`
+	} `json:"config"`
+	Targets []struct {
+		Name    string `json:"target"`
+		Skipped []struct {
+			Stack  string `json:"stack"`
+			Reason string `json:"reason"`
+		} `json:"skipped_clients"`
+	} `json:"targets"`
+	Runs []struct {
+		Target    string `json:"target"`
+		Stack     string `json:"stack"`
+		Transport string `json:"transport"`
+		Verified  bool   `json:"transport_verified"`
+		Evidence  string `json:"transport_evidence"`
+		N         int64  `json:"n"`
+		Errors    int64  `json:"errors"`
+	} `json:"runs"`
+	Summary []struct {
+		Target string `json:"target"`
+		Stack  string `json:"stack"`
+		Client *struct {
+			Language       string `json:"language"`
+			RuntimeVersion string `json:"runtime_version"`
+			Library        string `json:"library"`
+			LibraryVersion string `json:"library_version"`
+			OverheadNs     int64  `json:"timing_overhead_ns"`
+		} `json:"client"`
+		Sides []struct {
+			Path string `json:"path"`
+			N    int64  `json:"n"`
+			P50  struct {
+				P50 int64 `json:"p50"`
+			} `json:"latency_ns"`
+		} `json:"sides"`
+		Comparisons []struct {
+			Path       string  `json:"path"`
+			Baseline   string  `json:"baseline"`
+			SpeedupP50 float64 `json:"speedup_p50"`
+		} `json:"comparisons"`
+	} `json:"summary"`
+}
+
+// TestClientStacks: dbsock run redis postgres echo --clients
+// go,c,python,node,php against real local servers measures each (target,
+// stack) as a case of its own: every run verified on the server side,
+// both sides with ops and latencies, the comparison of Unix with TCP, and
+// the stack's client named from its agent's hello; echo, which no agent
+// speaks, is measured from Go and skipped with a reason from the others.
+func TestClientStacks(t *testing.T) {
+	testutil.NeedAny(t, "redis-server")
+	testutil.NeedAny(t, "initdb")
+	dir, err := agents.Dir()
+	if err == nil {
+		err = agents.Installed(dir)
+	}
+	if err != nil {
+		if os.Getenv("DBSOCK_REQUIRE_STACKS") != "" {
+			t.Fatal(err)
+		}
+		t.Skip(err)
+	}
+	stacks := []string{"go", "c", "python", "node", "php"}
+	code, out, stderr := dbsock(t, "run", "redis", "postgres", "echo", "--clients", strings.Join(stacks, ","), "--provider", "local",
+		"--paths", "tcp,unix", "--format", "json", "--n", "300", "--instances", "1", "--warmup", "100")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var rep clientsJSON
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(rep.Config.Clients, stacks) {
+		t.Errorf("config clients %v, want %v", rep.Config.Clients, stacks)
+	}
+	languages := map[string]string{"": "go", "c": "c", "python": "python", "node": "node", "php": "php"}
+	seen := map[string]bool{}
+	for _, s := range rep.Summary {
+		key := s.Target + " from " + languages[s.Stack]
+		seen[key] = true
+		if c := s.Client; c == nil || c.Language != languages[s.Stack] || c.RuntimeVersion == "" || (s.Target != "echo" && (c.Library == "" || c.LibraryVersion == "")) {
+			t.Errorf("%s: client %+v", key, s.Client)
+		} else if (c.OverheadNs > 0) != (s.Stack != "") {
+			t.Errorf("%s: the agent's own timing cost %d ns (an agent's is measured, Go's is not)", key, c.OverheadNs)
+		}
+		if len(s.Sides) != 2 || len(s.Comparisons) != 1 {
+			t.Fatalf("%s: %d sides and %d comparisons, want 2 and 1", key, len(s.Sides), len(s.Comparisons))
+		}
+		for _, side := range s.Sides {
+			if side.N < 300 || side.P50.P50 <= 0 {
+				t.Errorf("%s over %s: n %d, p50 %d ns", key, side.Path, side.N, side.P50.P50)
+			}
+		}
+		if c := s.Comparisons[0]; c.Path != "unix" || c.Baseline != "tcp" || c.SpeedupP50 <= 0 {
+			t.Errorf("%s: comparison %+v", key, c)
+		}
+	}
+	for _, target := range []string{"redis", "postgres"} {
+		for _, stack := range stacks {
+			if !seen[target+" from "+stack] {
+				t.Errorf("no case of %s from %s", target, stack)
+			}
+		}
+	}
+	if !seen["echo from go"] || len(rep.Summary) != 11 {
+		t.Errorf("%d cases (%v), want 11 with echo from go", len(rep.Summary), seen)
+	}
+	checkClientRuns(t, rep)
+	for _, tg := range rep.Targets {
+		want := 0
+		if tg.Name == "echo" {
+			want = 4
+		}
+		if len(tg.Skipped) != want {
+			t.Errorf("%s: skipped %+v, want %d stacks", tg.Name, tg.Skipped, want)
+		}
+		for _, sk := range tg.Skipped {
+			if !strings.Contains(sk.Reason, "no agent measures echo") {
+				t.Errorf("%s from %s skipped for %q", tg.Name, sk.Stack, sk.Reason)
+			}
+		}
+	}
+}
+
+// checkClientRuns: every run of every stack on both paths was verified on
+// the server side before it was timed, and no op failed.
+func checkClientRuns(t *testing.T, rep clientsJSON) {
+	t.Helper()
+	paths := map[string]map[string]bool{}
+	for _, r := range rep.Runs {
+		key := r.Target + " from " + r.Stack
+		if !r.Verified || r.Evidence == "" || r.N == 0 || r.Errors != 0 {
+			t.Errorf("%s over %s: verified %v (%q), %d ops, %d errors", key, r.Transport, r.Verified, r.Evidence, r.N, r.Errors)
+		}
+		if paths[key] == nil {
+			paths[key] = map[string]bool{}
+		}
+		paths[key][r.Transport] = true
+	}
+	for key, p := range paths {
+		if !p["tcp"] || !p["unix"] {
+			t.Errorf("%s ran over %v, want tcp and unix", key, p)
+		}
+	}
+}
+
+// TestClientStacksOverTLS: over tcp, tls and unix, a stack whose library
+// has TLS (redis-py) is measured and verified on all three, and one whose
+// library has none (hiredis 0.14) on tcp and unix, with a warning saying
+// why not on tls.
+func TestClientStacksOverTLS(t *testing.T) {
+	testutil.NeedAny(t, "redis-server")
+	dir, err := agents.Dir()
+	if err == nil {
+		err = agents.Installed(dir)
+	}
+	if err != nil {
+		if os.Getenv("DBSOCK_REQUIRE_STACKS") != "" {
+			t.Fatal(err)
+		}
+		t.Skip(err)
+	}
+	code, out, stderr := dbsock(t, "run", "redis", "--clients", "c,python", "--provider", "local", "--paths", "tcp,tls,unix",
+		"--format", "json", "--n", "200", "--instances", "1", "--warmup", "50")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var rep clientsJSON
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	checkClientRuns(t, rep)
+	tls := map[string]bool{}
+	for _, r := range rep.Runs {
+		tls[r.Stack] = tls[r.Stack] || r.Transport == "tls"
+	}
+	if !tls["python"] || tls["c"] || len(rep.Summary) != 2 {
+		t.Errorf("tls runs by stack %v, %d cases; want python's and not c's, 2 cases", tls, len(rep.Summary))
+	}
+	if !strings.Contains(out, "redis from c is not measured on the tls path: hiredis 0.14 has no TLS") {
+		t.Error("no warning that c is not measured on tls")
+	}
+}

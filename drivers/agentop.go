@@ -1,0 +1,54 @@
+package drivers
+
+import "context"
+
+// A client stack's agent (package agents) does a target's op in another
+// process, in its own language: it needs the op as data (AgentOp), and the
+// timing loop hands such a connection a whole block of keys at once
+// (BlockTimer), since its ops are timed where they are done.
+
+// AgentLookup is a driver's lookup as another process does it: the same
+// statement on the same rows, each row's key in the form the agent
+// protocol carries (docs/agents.md).
+type AgentLookup struct {
+	// Statement is the lookup of an SQL target, with its one parameter
+	// written as the server's own placeholder ($1 or ?); "" for a
+	// key-value target.
+	Statement string
+	// NoPrepare says that the statement must not be prepared on the
+	// server (a pooler in transaction pooling, or a mode that sends it
+	// as text each time).
+	NoPrepare bool
+	// Key is row id's key: a string for a key-value target, the integer
+	// id for an SQL one.
+	Key func(id int64) any
+}
+
+// AgentOp is an optional capability of a Driver whose op an agent can do
+// as the driver does it: the driver's current workload's lookup.
+type AgentOp interface {
+	AgentOp() AgentLookup
+}
+
+// OpFailure is one failed op of a block timed elsewhere: its index in the
+// block and what went wrong.
+type OpFailure struct {
+	Index   int
+	Message string
+}
+
+// BlockTimer is an optional capability of a Keyed Conn whose ops are timed
+// where they are done, in another process (an agent's connection): the
+// timing loop hands it a block's worth of ops at once instead of timing
+// each op itself, and records the latencies it returns as it records its
+// own.
+type BlockTimer interface {
+	Keyed
+	// TimeBlock does n ops, op i on the key at index i of those handed
+	// to UseKeys (starting over at the end), and returns one latency in
+	// nanoseconds per op, on the timing process's monotonic clock, and
+	// the ops that failed (their latencies are not results). An error
+	// is the timer itself failing (its process gone or hung): the block
+	// is lost.
+	TimeBlock(ctx context.Context, n int) (ns []int64, failed []OpFailure, err error)
+}

@@ -1,0 +1,307 @@
+package pipeline
+
+// Client stacks (Plan.Clients): each target measured from Go's drivers in
+// dbsock and from agents in other languages (package agents), each
+// (target, stack) a case of its own over the same paths, keys, rounds and
+// server instances. The agent only does and times the ops; dbsock opens
+// nothing of its own on the measured paths but the connection through
+// which it verifies each of the agent's on the server side.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/dbsock/dbsock/agents"
+	"github.com/dbsock/dbsock/compose"
+	"github.com/dbsock/dbsock/drivers"
+	"github.com/dbsock/dbsock/internal/cpustat"
+	"github.com/dbsock/dbsock/internal/placement"
+	"github.com/dbsock/dbsock/internal/setting"
+	"github.com/dbsock/dbsock/results"
+	"github.com/dbsock/dbsock/scenarios"
+	"github.com/dbsock/dbsock/targets"
+)
+
+// GoClient is the client stack of Go's drivers in dbsock itself.
+const GoClient = "go"
+
+// ClientStacks are the stacks Plan.Clients may name, in a report's order.
+func ClientStacks() []string { return append([]string{GoClient}, agents.Stacks...) }
+
+// AgentPaths are the paths an agent can be given: it dials 127.0.0.1,
+// [::1] or the socket itself, from this host.
+var AgentPaths = []drivers.Transport{drivers.TCP, drivers.TCP6, drivers.TLS, drivers.Unix}
+
+var libraryName = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,39}$`)
+
+// clients are the stacks each target is measured from.
+func (p Plan) clients() []string {
+	if len(p.Clients) == 0 {
+		return []string{GoClient}
+	}
+	return p.Clients
+}
+
+// agentStacks says whether any stack but Go's is asked for.
+func (p Plan) agentStacks() bool {
+	return slices.ContainsFunc(p.clients(), func(c string) bool { return c != GoClient })
+}
+
+// validateClients checks each client stack's name, and what a run with
+// agents cannot do (yet): agents measure one connection per path, the
+// closed-loop lookup of each target's own row, from this host.
+func (p Plan) validateClients() error {
+	seen := map[string]bool{}
+	for _, c := range p.Clients {
+		lang, lib, hasLib := strings.Cut(c, ":")
+		switch {
+		case seen[c]:
+			return setting.Errorf("%s names %s twice", setting.Clients, c)
+		case !slices.Contains(ClientStacks(), lang):
+			return setting.Errorf("%s %q is not a client stack; give some of %s (a library after a colon where a stack has several, such as python:psycopg)",
+				setting.Clients, c, strings.Join(ClientStacks(), ", "))
+		case lang == GoClient && hasLib:
+			return setting.Errorf("%s %q: the go stack's library is each target's own driver; give go alone", setting.Clients, c)
+		case hasLib && !libraryName.MatchString(lib):
+			return setting.Errorf("%s %q: %q is not a library's name (lower-case letters, digits, - and _)", setting.Clients, c, lib)
+		}
+		seen[c] = true
+	}
+	if !p.agentStacks() {
+		return nil
+	}
+	return p.validateAgentRun()
+}
+
+// validateAgentRun refuses what agents cannot do.
+func (p Plan) validateAgentRun() error {
+	o, asked := p.Options, strings.Join(p.Clients, ",")
+	refuse := func(format string, args ...any) error {
+		return setting.Errorf("%s %s: "+format, append([]any{setting.Clients, asked}, args...)...)
+	}
+	switch {
+	case p.Client != nil:
+		return refuse("its agents run on this host, which %s does not combine with", setting.Client)
+	case slices.ContainsFunc(p.Concurrency, func(c int) bool { return c > 1 }):
+		return refuse("an agent measures one connection per path: give %s 1", setting.Concurrency)
+	case slices.ContainsFunc(p.scenarios(), func(s string) bool { return s != scenarios.PK }):
+		return refuse("an agent measures lookups on open connections: give %s %s", setting.Scenario, scenarios.PK)
+	case o.Rate > 0 || o.Duration > 0:
+		return refuse("an agent runs a closed loop of a given number of ops: leave out %s and %s", setting.Rate, setting.Duration)
+	case slices.ContainsFunc(p.Pipelines, func(d int) bool { return d > 1 }):
+		return refuse("an agent sends one lookup per op: leave out %s", setting.Pipelines)
+	case o.Op != "" && o.Op != drivers.OpRead:
+		return refuse("an agent reads: leave out %s %s", setting.Op, o.Op)
+	case len(p.Queries) > 0 || len(p.KeysFrom) > 0:
+		return refuse("an agent does each target's own lookup: leave out %s and %s", setting.Queries, setting.KeysFrom)
+	case p.Explain:
+		return refuse("the decomposition is Go's: leave out %s", setting.Explain)
+	}
+	for _, t := range p.paths() {
+		if !slices.Contains(AgentPaths, t) {
+			return refuse("an agent dials %s itself, not path %s: leave %s out of %s", pathNames(AgentPaths), t, t, setting.Paths)
+		}
+	}
+	return nil
+}
+
+func pathNames(ts []drivers.Transport) string {
+	var s []string
+	for _, t := range ts {
+		s = append(s, string(t))
+	}
+	return strings.Join(s, ", ")
+}
+
+// validateMeasurable refuses a run in which no (target, stack) can be
+// measured: each other one is a skip the report names.
+func (p Plan) validateMeasurable() error {
+	if !p.agentStacks() || len(p.Targets) == 0 {
+		return nil
+	}
+	var why []string
+	for _, t := range p.Targets {
+		for _, c := range p.clients() {
+			r := p.skipReason(t, c)
+			if r == "" {
+				return nil
+			}
+			why = append(why, t.Name+" from "+c+": "+r)
+		}
+	}
+	return setting.Errorf("%s %s: nothing to measure (%s)", setting.Clients, strings.Join(p.Clients, ","), strings.Join(why, "; "))
+}
+
+// skipReason says why target t is not measured from client stack c, or
+// "" when it is.
+func (p Plan) skipReason(t *targets.Target, c string) string {
+	lang, lib, _ := strings.Cut(c, ":")
+	if lang == GoClient {
+		return ""
+	}
+	d := p.settings(t).Driver(drivers.Workload{Rows: p.Options.Rows})
+	if _, ok := d.(drivers.ConnFinder); !ok {
+		return "no agent measures " + t.Name + ": dbsock cannot list another process's connections on its server, so it could not verify an agent's route there"
+	}
+	if _, ok := d.(drivers.AgentOp); !ok {
+		return "no agent does " + t.Name + "'s op"
+	}
+	if _, err := agents.Library(lang, t.Name, lib); err != nil {
+		return err.Error()
+	}
+	if why := agents.NoTLS(lang, t.Name); why != "" && p.baseline() == drivers.TLS {
+		return "its baseline, tls, is not measured from it: " + why
+	}
+	if _, err := p.agentSpec(lang, t.Name, lib); err != nil {
+		return err.Error()
+	}
+	return ""
+}
+
+func (p Plan) agentSpec(lang, target, lib string) (agents.Spec, error) {
+	dir := p.AgentsDir
+	if dir == "" {
+		var err error
+		if dir, err = agents.Dir(); err != nil {
+			return agents.Spec{}, err
+		}
+	}
+	return agents.For(dir, lang, target, lib)
+}
+
+// stackClient is one client stack a target is measured from: Go's drivers
+// (agent nil) or a running agent.
+type stackClient struct {
+	name   string // as Plan.Clients names it; "" for Go
+	agent  *agents.Agent
+	client *results.Client
+	noTLS  bool // the agent is not measured on the tls path (agents.NoTLS)
+}
+
+// paths are the paths c measures of paths: all but tls where its agent
+// has none.
+func (c stackClient) paths(paths drivers.Paths) drivers.Paths {
+	if !c.noTLS {
+		return paths
+	}
+	var out drivers.Paths
+	for _, ep := range paths {
+		if ep.Transport != drivers.TLS {
+			out = append(out, ep)
+		}
+	}
+	return out
+}
+
+// startClients starts t's agents, one per stack that has a library for
+// t and is installed (the others are recorded in ti as skipped); stop
+// ends them.
+func (p Plan) startClients(ctx context.Context, t *targets.Target, ti *results.Target) (cs []stackClient, stop func() error, err error) {
+	stop = func() error {
+		var errs []error
+		for _, c := range cs {
+			if c.agent != nil {
+				errs = append(errs, c.agent.Close())
+			}
+		}
+		return errors.Join(errs...)
+	}
+	for _, c := range p.clients() {
+		if c == GoClient {
+			cs = append(cs, stackClient{})
+			continue
+		}
+		if why := p.skipReason(t, c); why != "" {
+			ti.Skipped = append(ti.Skipped, results.SkippedClient{Stack: c, Reason: why})
+			fmt.Fprintf(p.log(), "dbsock: %s: not measured from %s: %s\n", t.Name, c, why)
+			continue
+		}
+		lang, lib, _ := strings.Cut(c, ":")
+		spec, err := p.agentSpec(lang, t.Name, lib)
+		if err != nil {
+			return cs, stop, err
+		}
+		a, err := agents.Start(ctx, spec, agents.Limits{OpTimeout: p.Options.Timeout(), PerOp: time.Millisecond})
+		if err != nil {
+			return cs, stop, err
+		}
+		h := a.Hello()
+		client := &results.Client{Language: h.Language, RuntimeVersion: h.RuntimeVersion, Library: h.Library, LibraryVersion: h.LibraryVersion}
+		sc := stackClient{name: c, agent: a, client: client}
+		if why := agents.NoTLS(lang, t.Name); why != "" && slices.Contains(p.paths(), drivers.TLS) {
+			sc.noTLS = true
+			ti.Warnings = append(ti.Warnings, fmt.Sprintf("%s from %s is not measured on the tls path: %s.", t.Name, c, why))
+		}
+		cs = append(cs, sc)
+		if client.TimingOverheadNs, err = timingOverhead(ctx, a); err != nil {
+			return cs, stop, err
+		}
+		fmt.Fprintf(p.log(), "dbsock: %s: the %s agent (%s), pid %d%s, %d ns per op to time it\n", t.Name, c, h, a.PID(), agentCPUs(a.PID()), client.TimingOverheadNs)
+	}
+	return cs, stop, nil
+}
+
+// overheadOps is how many empty ops measure an agent's own cost of timing
+// an op.
+const overheadOps = 10_000
+
+// timingOverhead is the p50 of overheadOps empty ops timed by a as it
+// times an op.
+func timingOverhead(ctx context.Context, a *agents.Agent) (int64, error) {
+	ns, err := a.Overhead(ctx, overheadOps)
+	if err != nil {
+		return 0, err
+	}
+	slices.Sort(ns)
+	return ns[len(ns)/2], nil
+}
+
+// agentCPUs says where the agent process may run: it inherits the
+// client's pinning (Plan.Placement.Client) from dbsock.
+func agentCPUs(pid int) string {
+	cpus, err := placement.Affinity(pid)
+	if err != nil {
+		return ""
+	}
+	return ", on CPUs " + placement.FormatList(cpus)
+}
+
+// agentLoop is loop for a stack's agent: scenarios.Run with d's ops done
+// by the agent, its CPU the agent's process's, each run marked with the
+// stack.
+func agentLoop(c stackClient, d drivers.Driver, srv *compose.Server, paths drivers.Paths, info drivers.ServerInfo) (func(context.Context, scenarios.Options, func(results.Run)) error, error) {
+	ad, err := agents.NewDriver(d, c.agent)
+	if err != nil {
+		return nil, err
+	}
+	paths = c.paths(paths)
+	return func(ctx context.Context, opt scenarios.Options, emit func(results.Run)) error {
+		opt.ClientCPU = cpustat.NewTree(c.agent.PID(), "the "+c.name+" agent's process tree")
+		return scenarios.Run(ctx, ad, srv.Current(paths), info, opt, func(run results.Run) {
+			run.Stack, run.Client = c.name, c.client
+			emit(run)
+		})
+	}, nil
+}
+
+// fillGoClients names Go's client stack on every run it did: the Go
+// release and the target's driver module with its version, as the
+// report's environment names them.
+func fillGoClients(rep *results.Report) {
+	for i := range rep.Runs {
+		run := &rep.Runs[i]
+		if run.Stack != "" || run.Client != nil {
+			continue
+		}
+		c := &results.Client{Language: GoClient, RuntimeVersion: rep.Environment.GoVersion}
+		if t, ok := targets.Lookup(run.Target); ok && t.Library != "" {
+			c.Library, c.LibraryVersion = t.Library, rep.Environment.Drivers[t.Library]
+		}
+		run.Client = c
+	}
+}

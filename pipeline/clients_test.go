@@ -1,0 +1,96 @@
+package pipeline
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/dbsock/dbsock/compose"
+	"github.com/dbsock/dbsock/drivers"
+	"github.com/dbsock/dbsock/targets"
+)
+
+// agentReadyDriver is a fakeDriver that an agent could measure: it can
+// find another process's connection and says its lookup as data.
+type agentReadyDriver struct{ fakeDriver }
+
+func (*agentReadyDriver) OpenFinder(context.Context, drivers.Endpoint) (drivers.Finder, error) {
+	return nil, nil
+}
+func (*agentReadyDriver) AgentOp() drivers.AgentLookup {
+	return drivers.AgentLookup{Key: func(id int64) any { return id }}
+}
+
+// TestClientSkipReasons: a target is skipped from a stack, with the
+// reason, when dbsock cannot verify an agent's connection to it, when the
+// stack has no library for it, and when the stack is not installed; Go
+// is never skipped; a run in which nothing is measurable is refused
+// before it starts, naming every reason.
+func TestClientSkipReasons(t *testing.T) {
+	memcached := &agentReadyDriver{fakeDriver{name: "memcached"}}
+	floor := &fakeDriver{name: "floor"}
+	pl := plan(&fakeProvider{}, floor)
+	pl.Targets = append(pl.Targets, &targets.Target{Target: compose.Target{Name: "memcached"}, Settings: targets.Own(func(int) drivers.Driver { return memcached })})
+	pl.AgentsDir = t.TempDir() // no stack installed there
+	floorT, memcachedT := pl.Targets[0], pl.Targets[1]
+	for _, tt := range []struct {
+		target *targets.Target
+		stack  string
+		want   string
+	}{
+		{floorT, "go", ""},
+		{memcachedT, "go", ""},
+		{floorT, "python", "no agent measures floor: dbsock cannot list another process's connections on its server, so it could not verify an agent's route there"},
+		{memcachedT, "node", "the node agent has no client library for memcached"},
+		{memcachedT, "python:pylibmc", `the python agent has no client library "pylibmc" for memcached (it has pymemcache)`},
+		{memcachedT, "python", "the client stacks are not installed for " + pl.AgentsDir + ": run scripts/install-deps.sh --with-stacks"},
+	} {
+		if got := pl.skipReason(tt.target, tt.stack); got != tt.want {
+			t.Errorf("%s from %s: skip reason %q, want %q", tt.target.Name, tt.stack, got, tt.want)
+		}
+	}
+	pl.Clients = []string{"go", "node", "python"}
+	if err := pl.Validate(); err != nil {
+		t.Errorf("a run with go is measurable: %v", err)
+	}
+	pl.Clients = []string{"node", "python"}
+	err := pl.Validate()
+	for _, want := range []string{"Plan.Clients node,python: nothing to measure", "floor from node: no agent measures floor",
+		"memcached from node: the node agent has no client library for memcached", "memcached from python: the client stacks are not installed"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("Validate: %v; want %q in it", err, want)
+		}
+	}
+}
+
+// TestClientWithoutTLS: a stack whose agent has no TLS to a target is
+// measured on the other paths, and skipped when tls is the baseline.
+func TestClientWithoutTLS(t *testing.T) {
+	paths := drivers.Paths{{Transport: drivers.TCP}, {Transport: drivers.TLS}, {Transport: drivers.Unix}}
+	if got := (stackClient{noTLS: true}).paths(paths); len(got) != 2 || got[0].Transport != drivers.TCP || got[1].Transport != drivers.Unix {
+		t.Errorf("paths without tls: %v", got)
+	}
+	if got := (stackClient{}).paths(paths); len(got) != 3 {
+		t.Errorf("paths with tls: %v", got)
+	}
+	memcached := &agentReadyDriver{fakeDriver{name: "memcached"}}
+	pl := plan(&fakeProvider{})
+	pl.Targets = append(pl.Targets, &targets.Target{Target: compose.Target{Name: "memcached"}, Settings: targets.Own(func(int) drivers.Driver { return memcached })})
+	pl.Paths, pl.Baseline = []drivers.Transport{drivers.TCP, drivers.TLS, drivers.Unix}, drivers.TLS
+	if got, want := pl.skipReason(pl.Targets[0], "c"), "its baseline, tls, is not measured from it: memcached's stats conns does not say whether another connection is encrypted"; !strings.HasPrefix(got, want) {
+		t.Errorf("skip reason %q, want %q...", got, want)
+	}
+}
+
+// TestTotalOpsCountsMeasuredStacks: the progress bar's total counts each
+// (target, stack) that is measured, not the ones skipped.
+func TestTotalOpsCountsMeasuredStacks(t *testing.T) {
+	memcached := &agentReadyDriver{fakeDriver{name: "memcached"}}
+	pl := plan(&fakeProvider{}, &fakeDriver{name: "floor"})
+	pl.Targets = append(pl.Targets, &targets.Target{Target: compose.Target{Name: "memcached"}, Settings: targets.Own(func(int) drivers.Driver { return memcached })})
+	one := pl.TotalOps() / 2 // two targets from go
+	pl.Clients = []string{"go", "node"}
+	if got := pl.TotalOps(); got != 2*one {
+		t.Errorf("TotalOps %d with node skipped for both targets, want %d", got, 2*one)
+	}
+}

@@ -1,0 +1,148 @@
+package reports
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/dbsock/dbsock/results"
+)
+
+// rowName names summary s's row in the headline: its target, the client
+// stack when the run measured several ("redis from Python 3.11.2
+// (redis-py 4.3.4)"), and the case where the run has more than one per
+// target and stack (sweep) or it is not the plain lookup.
+func rowName(r *results.Report, s results.Summary, sweep bool) string {
+	c := s.Case
+	name := c.Target
+	if len(r.Config.Clients) > 0 {
+		name += " from " + stackName(s)
+		c.Stack = ""
+		sweep = casesPerStack(r) > 1
+	}
+	if sweep || !isPlain(c) || len(r.Config.ValueSizes) > 0 {
+		name += ": " + c.Label()
+	}
+	return name
+}
+
+// casesPerStack is the most cases the run has of one target and client
+// stack.
+func casesPerStack(r *results.Report) int {
+	n := map[[2]string]int{}
+	most := 0
+	for _, s := range r.Summary {
+		k := [2]string{s.Target, s.Stack}
+		n[k]++
+		most = max(most, n[k])
+	}
+	return most
+}
+
+// languages are the client stacks' languages as a reader names them.
+var languages = map[string]string{"go": "Go", "c": "C", "python": "Python", "node": "Node.js", "php": "PHP"}
+
+// stackName names the client stack that did s's ops: its language and
+// runtime, and its library with its version, as its agent said them
+// (already escaped in a safe copy).
+func stackName(s results.Summary) string {
+	c := s.Client
+	if c == nil {
+		if s.Stack == "" {
+			return "Go"
+		}
+		return s.Stack
+	}
+	lang, ok := languages[c.Language]
+	if !ok {
+		lang = c.Language
+	}
+	name := lang
+	if v := strings.TrimPrefix(c.RuntimeVersion, "go"); v != "" {
+		name += " " + v
+	}
+	if c.Library != "" {
+		name += " (" + strings.TrimSpace(c.Library+" "+c.LibraryVersion) + ")"
+	}
+	return name
+}
+
+// clientsPhrase says who did the ops: "one Go client", or the stacks of a
+// run with several (run --clients).
+func clientsPhrase(r *results.Report) string {
+	if len(r.Config.Clients) == 0 {
+		return "one Go client"
+	}
+	var names []string
+	for _, c := range r.Config.Clients {
+		lang, lib, _ := strings.Cut(c, ":")
+		name, ok := languages[lang]
+		if !ok {
+			name = lang
+		}
+		if lib != "" {
+			name += " (" + lib + ")"
+		}
+		names = append(names, name)
+	}
+	return "each of " + strings.Join(names, ", ") + " in turn (Go: dbsock's own drivers; the others: an agent process with that language's client library, " +
+		"started by dbsock, so that it inherits the CPUs dbsock's client is pinned to, timing each op on its language's monotonic clock, each connection verified on the server side)"
+}
+
+// writeUnmeasured gives a row to each target without a result: failed,
+// or skipped from every client stack asked for.
+func writeUnmeasured(b *strings.Builder, r *results.Report, cpu bool) {
+	for _, t := range r.Targets {
+		if slices.ContainsFunc(r.Summary, func(s results.Summary) bool { return s.Target == t.Name }) {
+			continue // a target with results has its rows above; its details say what went wrong
+		}
+		writeSkipped(b, r, t.Name, cpu)
+		if t.Error != "" {
+			fmt.Fprintf(b, "| %s | %s | – | – | – | not measured (see its details)%s\n", cell(t.Name), cell(orUnknown(t.Server.String())), rowEnd(cpu))
+		}
+	}
+}
+
+// writeSkipped gives a row to each client stack target was not measured
+// from, with the reason.
+func writeSkipped(b *strings.Builder, r *results.Report, target string, cpu bool) {
+	for _, t := range r.Targets {
+		if t.Name != target {
+			continue
+		}
+		for _, sk := range t.Skipped {
+			fmt.Fprintf(b, "| %s from %s | %s | – | – | – | skipped: %s%s\n", cell(t.Name), cell(sk.Stack), cell(orUnknown(t.Server.String())), cell(sk.Reason), rowEnd(cpu))
+		}
+	}
+}
+
+// rowEnd ends a headline row without figures.
+func rowEnd(cpu bool) string {
+	if cpu {
+		return " | – |"
+	}
+	return " |"
+}
+
+// writeOverheads says each agent's own cost of timing an op, and what
+// share of its case's Unix p50 that is (none without agents).
+func writeOverheads(b *strings.Builder, r *results.Report) {
+	var parts []string
+	seen := map[[2]string]bool{}
+	for _, s := range r.Summary {
+		k := [2]string{s.Target, s.Stack}
+		if s.Stack == "" || s.Client == nil || s.Client.TimingOverheadNs <= 0 || seen[k] {
+			continue
+		}
+		seen[k] = true
+		part := fmt.Sprintf("%s from %s %d ns", s.Target, s.Stack, s.Client.TimingOverheadNs)
+		if p50 := s.Unix.Latency.P50; p50 > 0 {
+			part += fmt.Sprintf(" (%.2f%% of its Unix p50)", 100*float64(s.Client.TimingOverheadNs)/float64(p50))
+		}
+		parts = append(parts, part)
+	}
+	if len(parts) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "Each agent's own cost of timing an op (the p50 of 10,000 empty ops timed as it times an op, part of each op it times): %s.\n\n", strings.Join(parts, "; "))
+}

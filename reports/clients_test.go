@@ -1,0 +1,73 @@
+package reports
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/dbsock/dbsock/results"
+)
+
+// TestHeadlineRowPerStack: a run of several client stacks has one
+// headline row per target and stack, named with the stack's runtime and
+// library as its hello said them (escaped: a hello is input), and a row
+// for each stack a target was skipped from, with the reason.
+func TestHeadlineRowPerStack(t *testing.T) {
+	r := fixture(t)
+	goClient := &results.Client{Language: "go", RuntimeVersion: "go1.26.8", Library: "github.com/redis/go-redis/v9", LibraryVersion: "v9.23.0"}
+	py := &results.Client{Language: "python", RuntimeVersion: "3.11.2", Library: "redis|py <b>", LibraryVersion: "4.3.4", TimingOverheadNs: 70}
+	for _, run := range r.Runs {
+		run.Client = goClient
+		r.Runs = append(r.Runs, run)
+		run.Stack, run.Client = "python", py
+		r.Runs = append(r.Runs, run)
+	}
+	r.Runs = r.Runs[4:]
+	r.Config.Clients = []string{"go", "python", "node"}
+	r.Targets[0].Skipped = []results.SkippedClient{{Stack: "node", Reason: "the node agent has no client library for redis"}}
+	if err := r.Summarize(); err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := Markdown(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	md := b.String()
+	for _, want := range []string{
+		"| target and client | server | TCP p50 |",
+		"| redis from Go 1.26.8 (github.com/redis/go-redis/v9 v9.23.0) | Redis 7.0.15 |",
+		`| redis from Python 3.11.2 (redis\|py &lt;b&gt; 4.3.4) | Redis 7.0.15 |`,
+		"| redis from node | Redis 7.0.15 | – | – | – | skipped: the node agent has no client library for redis |",
+		"from each of Go, Python, Node.js in turn",
+		"timed as it times an op, part of each op it times): redis from python 70 ns (0.93% of its Unix p50).",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("no %q in:\n%s", want, md)
+		}
+	}
+	if strings.Contains(md, "<b>") || strings.Count(md, "| redis from ") != 3 {
+		t.Errorf("want three escaped rows:\n%s", md)
+	}
+}
+
+// TestCSVNamesTheStack: a run of several client stacks has a client
+// column after the others, in both CSV tables; a run of Go's alone has
+// not (TestCSVHasOneRowPerRun and TestBlocksCSV keep its columns).
+func TestCSVNamesTheStack(t *testing.T) {
+	r := fixture(t)
+	r.Runs[1].Stack = "python:psycopg"
+	r.Config.Clients = []string{"go", "python:psycopg"}
+	for name, write := range map[string]func(*bytes.Buffer, *results.Report) error{
+		"csv":    func(b *bytes.Buffer, r *results.Report) error { return CSV(b, r) },
+		"blocks": func(b *bytes.Buffer, r *results.Report) error { return BlocksCSV(b, r) },
+	} {
+		var b bytes.Buffer
+		if err := write(&b, r); err != nil {
+			t.Fatal(err)
+		}
+		lines := strings.Split(strings.TrimSpace(b.String()), "\n")
+		if !strings.HasSuffix(lines[0], ",instance,client") || !strings.HasSuffix(lines[1], ",go") || !strings.Contains(b.String(), ",python:psycopg\n") {
+			t.Errorf("%s: no client column:\n%s", name, b.String())
+		}
+	}
+}
