@@ -177,7 +177,9 @@ func NewOpen(id, target string, ep drivers.Endpoint, token, statement string, ca
 	if err := ep.Validate(); err != nil {
 		return Open{}, fmt.Errorf("open %s for an agent: %w", id, err)
 	}
-	o := Open{Type: TypeOpen, ID: id, Target: target, Path: string(ep.Transport), Network: ep.Transport.Network(),
+	// The agent is given the route it dials: a control (tcp2) is the path
+	// it repeats, to the agent and to the server alike.
+	o := Open{Type: TypeOpen, ID: id, Target: target, Path: string(ep.Transport.Route()), Network: ep.Transport.Network(),
 		Address: ep.Address, User: ep.User, Password: ep.Password, Database: ep.Database, Token: token, Statement: statement}
 	if o.Network == "unix" {
 		o.Socket = ep.Address

@@ -103,7 +103,7 @@ func (p Plan) validateAgentRun() error {
 		return refuse("the decomposition is Go's: leave out %s", setting.Explain)
 	}
 	for _, t := range p.paths() {
-		if !slices.Contains(AgentPaths, t) {
+		if !slices.Contains(AgentPaths, t.Route()) { // a control as the path it repeats
 			return refuse("an agent dials %s itself, not path %s: leave %s out of %s", pathNames(AgentPaths), t, t, setting.Paths)
 		}
 	}

@@ -56,10 +56,7 @@ func writePaths(b *strings.Builder, r *results.Report) {
 	fmt.Fprintf(b, "| target | path | %s p50 | path p50 | p50 speedup (95%% CI) | verdict | Unix p50 speedup over the path (95%% CI) |\n|---|---|--:|--:|--:|---|--:|\n", base.Label())
 	sweep := len(r.Summary) > len(r.Targets)
 	for _, s := range r.Summary {
-		name := s.Target
-		if sweep || !isPlain(s.Case) || len(r.Config.ValueSizes) > 0 {
-			name = s.Target + ": " + s.Label()
-		}
+		name := rowName(r, s, sweep)
 		for i := range s.Paths {
 			p := &s.Paths[i]
 			bs, _ := s.SideOf(p.Baseline)

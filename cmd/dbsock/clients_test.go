@@ -195,10 +195,11 @@ func checkClientRuns(t *testing.T, rep clientsJSON) {
 	}
 }
 
-// TestClientStacksOverTLS: over tcp, tls and unix, a stack whose library
-// has TLS (redis-py) is measured and verified on all three, and one whose
-// library has none (hiredis 0.14) on tcp and unix, with a warning saying
-// why not on tls.
+// TestClientStacksOverTLS: over tcp, tcp2, tls and unix, a stack whose
+// library has TLS (redis-py) is measured and verified on all four, and one
+// whose library has none (hiredis 0.14) on tcp, tcp2 and unix, with a
+// warning saying why not on tls; the A/A control tcp2 is verified on the
+// server side as 127.0.0.1 TCP from every stack.
 func TestClientStacksOverTLS(t *testing.T) {
 	testutil.NeedAny(t, "redis-server")
 	dir, err := agents.Dir()
@@ -211,7 +212,7 @@ func TestClientStacksOverTLS(t *testing.T) {
 		}
 		t.Skip(err)
 	}
-	code, out, stderr := dbsock(t, "run", "redis", "--clients", "c,python", "--provider", "local", "--paths", "tcp,tls,unix",
+	code, out, stderr := dbsock(t, "run", "redis", "--clients", "c,python", "--provider", "local", "--paths", "tcp,tcp2,tls,unix",
 		"--format", "json", "--n", "200", "--instances", "1", "--warmup", "50")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
@@ -221,9 +222,13 @@ func TestClientStacksOverTLS(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkClientRuns(t, rep)
-	tls := map[string]bool{}
+	tls, tcp2 := map[string]bool{}, map[string]bool{}
 	for _, r := range rep.Runs {
 		tls[r.Stack] = tls[r.Stack] || r.Transport == "tls"
+		tcp2[r.Stack] = tcp2[r.Stack] || (r.Transport == "tcp2" && strings.Contains(r.Evidence, "127.0.0.1"))
+	}
+	if !tcp2["c"] || !tcp2["python"] {
+		t.Errorf("tcp2 runs seen as 127.0.0.1 by stack: %v; want c's and python's", tcp2)
 	}
 	if !tls["python"] || tls["c"] || len(rep.Summary) != 2 {
 		t.Errorf("tls runs by stack %v, %d cases; want python's and not c's, 2 cases", tls, len(rep.Summary))
