@@ -20,7 +20,7 @@ func rowName(r *results.Report, s results.Summary, sweep bool) string {
 		c.Stack = ""
 		sweep = casesPerStack(r) > 1
 	}
-	if sweep || !isPlain(c) || len(r.Config.ValueSizes) > 0 {
+	if sweep || !c.Plain() || len(r.Config.ValueSizes) > 0 {
 		name += ": " + c.Label()
 	}
 	return name

@@ -51,7 +51,7 @@ func Hgrm(r *results.Report) (map[string][]byte, error) {
 // case's short label when the report holds several cases per target.
 func hgrmName(r *results.Report, c results.Case, t drivers.Transport) string {
 	name := c.Target
-	if len(r.Summary) > len(r.Targets) || !isPlain(c) {
+	if len(r.Summary) > len(r.Targets) || !c.Plain() {
 		name = shortLabel(c)
 	}
 	name = strings.NewReplacer(" ", "-", "/", "_", "@", "at-").Replace(name)

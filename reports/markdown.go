@@ -272,18 +272,13 @@ func writeTarget(b *strings.Builder, r *results.Report, t results.Target) {
 	}
 	for i := range cases {
 		sum := &cases[i]
-		if len(cases) > 1 || !isPlain(sum.Case) || len(r.Config.ValueSizes) > 0 {
+		if len(cases) > 1 || !sum.Plain() || len(r.Config.ValueSizes) > 0 {
 			fmt.Fprintf(b, "#### %s: %s\n\n", t.Name, sum.Label())
 		}
 		writeCase(b, r, sum)
 	}
 }
 
-// isPlain reports whether c is the default case (one worker, closed loop,
-// pk), which needs no heading of its own.
-func isPlain(c results.Case) bool {
-	return c.Scenario == "pk" && c.Concurrency <= 1 && c.Rate == 0
-}
 
 // writeSweep gives one row per case: how the speedup moves across a sweep.
 func writeSweep(b *strings.Builder, cases []results.Summary) {
