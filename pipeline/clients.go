@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/dbsock/dbsock/agents"
 	"github.com/dbsock/dbsock/compose"
@@ -30,8 +31,15 @@ import (
 // GoClient is the client stack of Go's drivers in dbsock itself.
 const GoClient = "go"
 
+// CmdClient is the stack of a user's own agent: cmd:COMMAND in
+// Plan.Clients runs COMMAND TARGET through /bin/sh (agents.Command).
+const CmdClient = "cmd"
+
 // ClientStacks are the stacks Plan.Clients may name, in a report's order.
 func ClientStacks() []string { return append([]string{GoClient}, agents.Stacks...) }
+
+// MaxCommand is the longest command of a cmd: client stack.
+const MaxCommand = 4096
 
 // AgentPaths are the paths an agent can be given: it dials 127.0.0.1,
 // [::1] or the socket itself, from this host.
@@ -62,8 +70,12 @@ func (p Plan) validateClients() error {
 		switch {
 		case seen[c]:
 			return setting.Errorf("%s names %s twice", setting.Clients, c)
+		case lang == CmdClient && (strings.TrimSpace(lib) == "" || len(lib) > MaxCommand || strings.ContainsFunc(lib, unicode.IsControl)):
+			return setting.Errorf("%s %q: give your agent's command after cmd: on one line, at most %d bytes, such as cmd:'/usr/bin/python3 agent.py' (dbsock adds the target's name as its last argument)",
+				setting.Clients, c, MaxCommand)
+		case lang == CmdClient:
 		case !slices.Contains(ClientStacks(), lang):
-			return setting.Errorf("%s %q is not a client stack; give some of %s (a library after a colon where a stack has several, such as python:psycopg)",
+			return setting.Errorf("%s %q is not a client stack; give some of %s, or cmd:COMMAND for your own agent (a library after a colon where a stack has several, such as python:psycopg)",
 				setting.Clients, c, strings.Join(ClientStacks(), ", "))
 		case lang == GoClient && hasLib:
 			return setting.Errorf("%s %q: the go stack's library is each target's own driver; give go alone", setting.Clients, c)
@@ -151,6 +163,9 @@ func (p Plan) skipReason(t *targets.Target, c string) string {
 	if _, ok := d.(drivers.AgentOp); !ok {
 		return "no agent does " + t.Name + "'s op"
 	}
+	if lang == CmdClient {
+		return "" // the user's agent: what it can do, it says when it is asked
+	}
 	if _, err := agents.Library(lang, t.Name, lib); err != nil {
 		return err.Error()
 	}
@@ -164,6 +179,9 @@ func (p Plan) skipReason(t *targets.Target, c string) string {
 }
 
 func (p Plan) agentSpec(lang, target, lib string) (agents.Spec, error) {
+	if lang == CmdClient {
+		return agents.Command(lib, target), nil
+	}
 	dir := p.AgentsDir
 	if dir == "" {
 		var err error
@@ -232,6 +250,9 @@ func (p Plan) startClients(ctx context.Context, t *targets.Target, ti *results.T
 		}
 		h := a.Hello()
 		client := &results.Client{Language: h.Language, RuntimeVersion: h.RuntimeVersion, Library: h.Library, LibraryVersion: h.LibraryVersion}
+		if lang == CmdClient { // your agent, in the language its hello names
+			client.Language, client.RuntimeVersion = CmdClient, strings.TrimSpace(h.Language+" "+h.RuntimeVersion)
+		}
 		sc := stackClient{name: c, agent: a, client: client}
 		if why := agents.NoTLS(lang, t.Name); why != "" && slices.Contains(p.paths(), drivers.TLS) {
 			sc.noTLS = true

@@ -40,7 +40,7 @@ func casesPerStack(r *results.Report) int {
 }
 
 // languages are the client stacks' languages as a reader names them.
-var languages = map[string]string{"go": "Go", "c": "C", "python": "Python", "node": "Node.js", "php": "PHP"}
+var languages = map[string]string{"go": "Go", "c": "C", "python": "Python", "node": "Node.js", "php": "PHP", "cmd": "your agent in"}
 
 // stackName names the client stack that did s's ops: its language and
 // runtime, and its library with its version, as its agent said them
@@ -79,6 +79,9 @@ func clientsPhrase(r *results.Report) string {
 		name, ok := languages[lang]
 		if !ok {
 			name = lang
+		}
+		if lang == "cmd" {
+			name = "your agent"
 		}
 		if lib != "" {
 			name += " (" + lib + ")"

@@ -3,9 +3,13 @@ package main
 import (
 	"encoding/json"
 	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/dbsock/dbsock/agents"
 	"github.com/dbsock/dbsock/internal/testutil"
@@ -31,6 +35,8 @@ func TestClientsRefused(t *testing.T) {
 		{"connect", []string{"redis", "--clients", "c", "--scenario", "connect"}, "give --scenario pk"},
 		{"pipeline", []string{"redis", "--clients", "c", "--pipeline", "8"}, "leave out --pipeline"},
 		{"writes", []string{"redis", "--clients", "php", "--op", "update"}, "an agent reads: leave out --op update"},
+		{"cmd without a command", []string{"redis", "--clients", "go,cmd: "}, `--clients "cmd: ": give your agent's command after cmd: on one line`},
+		{"cmd with a control character", []string{"redis", "--clients", "cmd:agent\tx"}, `give your agent's command after cmd: on one line`},
 		{"nothing to measure", []string{"floor", "echo", "--clients", "python,node"}, "--clients python,node: nothing to measure (floor from python: no agent measures floor"},
 	}
 	for _, tt := range tests {
@@ -235,5 +241,107 @@ func TestClientStacksOverTLS(t *testing.T) {
 	}
 	if !strings.Contains(out, "redis from c is not measured on the tls path: hiredis 0.14 has no TLS") {
 		t.Error("no warning that c is not measured on tls")
+	}
+}
+
+// needStacks skips (or fails under DBSOCK_REQUIRE_STACKS) without the
+// client stacks installed.
+func needStacks(t *testing.T) {
+	t.Helper()
+	dir, err := agents.Dir()
+	if err == nil {
+		err = agents.Installed(dir)
+	}
+	if err != nil {
+		if os.Getenv("DBSOCK_REQUIRE_STACKS") != "" {
+			t.Fatal(err)
+		}
+		t.Skip(err)
+	}
+}
+
+// docAgent is the first Python code block of docs/agents.md, written to a
+// file as a user would copy it.
+func docAgent(t *testing.T) string {
+	t.Helper()
+	b, err := os.ReadFile("../../docs/agents.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile("(?s)```python\n(.*?)```").FindSubmatch(b)
+	if m == nil {
+		t.Fatal("docs/agents.md has no Python code block")
+	}
+	file := filepath.Join(t.TempDir(), "agent.py")
+	if err := os.WriteFile(file, m[1], 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return file
+}
+
+// TestOwnAgent: the docs' example agent, copied verbatim, runs with
+// --clients cmd:... and gives a result verified on the server side on
+// both paths, its row naming it as the user's agent.
+func TestOwnAgent(t *testing.T) {
+	testutil.NeedAny(t, "redis-server")
+	needStacks(t)
+	cmd := "cmd:/usr/bin/python3 " + docAgent(t)
+	code, out, stderr := dbsock(t, "run", "redis", "--clients", "go,"+cmd, "--provider", "local",
+		"--format", "json", "--n", "300", "--instances", "1", "--warmup", "50")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var rep clientsJSON
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	checkClientRuns(t, rep)
+	found := false
+	for _, s := range rep.Summary {
+		if s.Stack == cmd {
+			found = true
+			if c := s.Client; c == nil || c.Language != "cmd" || !strings.HasPrefix(c.RuntimeVersion, "python ") || c.Library != "redis-py" || len(s.Comparisons) != 1 {
+				t.Errorf("your agent's case: client %+v, %d comparisons", s.Client, len(s.Comparisons))
+			}
+		}
+	}
+	if !found || len(rep.Summary) != 2 {
+		t.Errorf("%d cases, your agent's among them %v", len(rep.Summary), found)
+	}
+}
+
+// TestOwnAgentMisbehaves: an agent of the user's that hangs, exits
+// mid-block, returns the wrong count of latencies, or claims TCP while it
+// uses the socket fails the run with an error naming what it did, within
+// --op-timeout and 2 s of the op (and its start-up), and nothing it
+// started is left running.
+func TestOwnAgentMisbehaves(t *testing.T) {
+	testutil.NeedAny(t, "redis-server")
+	needStacks(t)
+	script, err := filepath.Abs("../../agents/testdata/unruly.py")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ mode, want string }{
+		{"hang", "it hung: no answer to block unix-1 of"},
+		{"exit", "it closed its stdout before its answer to block unix-1 of"},
+		{"count", "latencies for block unix-1 of"},
+		{"lie", "was to be on tcp (127.0.0.1:"},
+	} {
+		t.Run(tc.mode, func(t *testing.T) {
+			start := time.Now()
+			code, _, stderr := dbsock(t, "run", "redis", "--clients", "cmd:/usr/bin/python3 "+script+" "+tc.mode, "--provider", "local",
+				"--paths", "unix,tcp", "--n", "100", "--instances", "1", "--warmup", "10", "--op-timeout", "1s")
+			if code != 1 || !strings.Contains(stderr, tc.want) || !strings.Contains(stderr, "the cmd agent") {
+				t.Errorf("exit %d, stderr %q: want exit 1 and an error saying %q", code, stderr, tc.want)
+			}
+			if took := time.Since(start); took > 30*time.Second {
+				t.Errorf("the error took %s", took) // a bound on a hang, not a timing check: the agent's wait is 1s + 2s
+			}
+			out, _ := exec.Command("pgrep", "-f", script+" "+tc.mode).Output()
+			if len(out) > 0 {
+				t.Errorf("left running: %s", out)
+			}
+		})
 	}
 }
