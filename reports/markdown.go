@@ -279,7 +279,6 @@ func writeTarget(b *strings.Builder, r *results.Report, t results.Target) {
 	}
 }
 
-
 // writeSweep gives one row per case: how the speedup moves across a sweep.
 func writeSweep(b *strings.Builder, cases []results.Summary) {
 	speedup := "p50 speedup"
