@@ -5,6 +5,7 @@
 package reports
 
 import (
+	"cmp"
 	"fmt"
 	"image/color"
 	"io"
@@ -309,12 +310,30 @@ func title(r *results.Report, s results.Summary) string {
 		}
 	}
 	label := name
-	if len(r.Summary) > len(r.Targets) || s.Scenario != "pk" || s.Concurrency > 1 || s.Rate > 0 {
-		label = shortLabel(s.Case)
+	if len(r.Summary) > len(r.Targets) || !s.Plain() {
+		label = caseName(r, s.Case)
 	}
 	tcp, _ := s.SideOf(drivers.TCP)
 	unix, _ := s.SideOf(drivers.Unix)
 	return fmt.Sprintf("%s: p50 TCP %.1f µs, Unix %.1f µs", label, float64(tcp.Latency.P50)/1e3, float64(unix.Latency.P50)/1e3)
+}
+
+// caseName names a case in a chart or a file name: its target, with its
+// client stack when the run measured several ("redis python"), and its
+// short label when the run has several cases per target and stack or the
+// case is not the plain lookup.
+func caseName(r *results.Report, c results.Case) string {
+	several := len(r.Summary) > len(r.Targets)
+	stack := ""
+	if len(r.Config.Clients) > 0 {
+		stack, _, _ = strings.Cut(c.Stack, ":") // cmd:COMMAND is "cmd"
+		stack = " " + cmp.Or(stack, "go")
+		several = casesPerStack(r) > 1
+	}
+	if several || !c.Plain() {
+		return shortLabel(c) + stack
+	}
+	return c.Target + stack
 }
 
 // shortLabel names a case in a few characters: "redis pk c8 16 B".
@@ -436,10 +455,7 @@ func collectSpeedupBars(r *results.Report, paths []drivers.Transport) ([]string,
 		failed[t.Name] = t.Error != ""
 	}
 	for _, s := range r.Summary {
-		name := s.Target
-		if len(r.Summary) > len(r.Targets) {
-			name = shortLabel(s.Case)
-		}
+		name := caseName(r, s.Case)
 		switch {
 		case s.VerdictKind == results.NoResult:
 			name += " (no result)"

@@ -131,6 +131,7 @@ func rowEnd(cpu bool) string {
 // share of its case's Unix p50 that is (none without agents).
 func writeOverheads(b *strings.Builder, r *results.Report) {
 	var parts []string
+	over := 0
 	seen := map[[2]string]bool{}
 	for _, s := range r.Summary {
 		k := [2]string{s.Target, s.Stack}
@@ -142,10 +143,27 @@ func writeOverheads(b *strings.Builder, r *results.Report) {
 		if p50 := s.Unix.Latency.P50; p50 > 0 {
 			part += fmt.Sprintf(" (%.2f%% of its Unix p50)", 100*float64(s.Client.TimingOverheadNs)/float64(p50))
 		}
+		if s.Client.OverheadOverGoal(s.Unix.Latency.P50) {
+			part += ", **over its goal**"
+			over++
+		}
 		parts = append(parts, part)
 	}
 	if len(parts) == 0 {
 		return
 	}
-	fmt.Fprintf(b, "Each agent's own cost of timing an op (the p50 of 10,000 empty ops timed as it times an op, part of each op it times): %s.\n\n", strings.Join(parts, "; "))
+	fmt.Fprintf(b, "Each agent's own cost of timing an op (the p50 of 10,000 empty ops timed as it times an op, part of each op it times): %s. "+
+		"The goal is at most %g%% of the case's Unix p50 (and at most %d ns for C); %s.\n\n", strings.Join(parts, "; "),
+		100*results.MaxOverheadShare, results.MaxOverheadC, overWords(over, len(parts)))
+}
+
+// overWords says how many of n agents' timing costs miss their goal.
+func overWords(over, n int) string {
+	switch {
+	case over == 0:
+		return "every agent here is within it"
+	case over == n:
+		return "no agent here is within it: its cost is a visible part of each op"
+	}
+	return fmt.Sprintf("%d of %d agents here are over it: their cost is a visible part of each op", over, n)
 }

@@ -48,6 +48,21 @@ func TestHeadlineRowPerStack(t *testing.T) {
 	if strings.Contains(md, "<b>") || strings.Count(md, "| redis from ") != 3 {
 		t.Errorf("want three escaped rows:\n%s", md)
 	}
+	if !strings.Contains(md, "The goal is at most 1% of the case's Unix p50 (and at most 1000 ns for C); every agent here is within it.") {
+		t.Errorf("the method does not judge the agent's cost against its goal:\n%s", md)
+	}
+	var names []string
+	for _, s := range r.Summary {
+		names = append(names, caseName(r, s.Case)) // the chart's ticks and the .hgrm files
+	}
+	if strings.Join(names, ",") != "redis go,redis python" {
+		t.Errorf("the chart names the cases %q, want each with its stack", names)
+	}
+	r.Summary[1].Client.TimingOverheadNs = 2000
+	b.Reset()
+	if err := Markdown(&b, r); err != nil || !strings.Contains(b.String(), "redis from python 2000 ns (26.66% of its Unix p50), **over its goal**") {
+		t.Errorf("an agent over its goal is not said to be (%v):\n%s", err, b.String())
+	}
 }
 
 // TestCSVNamesTheStack: a run of several client stacks has a client

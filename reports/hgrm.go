@@ -50,10 +50,7 @@ func Hgrm(r *results.Report) (map[string][]byte, error) {
 // hgrmName names a case's file: the target alone for a plain run, with the
 // case's short label when the report holds several cases per target.
 func hgrmName(r *results.Report, c results.Case, t drivers.Transport) string {
-	name := c.Target
-	if len(r.Summary) > len(r.Targets) || !c.Plain() {
-		name = shortLabel(c)
-	}
+	name := caseName(r, c)
 	name = strings.NewReplacer(" ", "-", "/", "_", "@", "at-").Replace(name)
 	return filepath.Clean(name + "-" + string(t) + ".hgrm")
 }

@@ -20,3 +20,20 @@ type SkippedClient struct {
 	Stack  string `json:"stack"`
 	Reason string `json:"reason"`
 }
+
+// The goals of an agent's own timing cost: at most MaxOverheadShare of
+// its case's Unix p50, and for C, whose clock is the cheapest to read,
+// at most MaxOverheadC.
+const (
+	MaxOverheadShare = 0.01
+	MaxOverheadC     = 1000 // ns
+)
+
+// OverheadOverGoal says whether the agent's timing cost misses its goal
+// against its case's Unix p50 (ns); false when either is unknown.
+func (c *Client) OverheadOverGoal(unixP50 int64) bool {
+	if c == nil || c.TimingOverheadNs <= 0 || unixP50 <= 0 {
+		return false
+	}
+	return float64(c.TimingOverheadNs) > MaxOverheadShare*float64(unixP50) || (c.Language == "c" && c.TimingOverheadNs > MaxOverheadC)
+}

@@ -42,3 +42,29 @@ func TestThresholdNamesAStack(t *testing.T) {
 		}
 	}
 }
+
+// TestOverheadGoal: an agent's timing cost misses its goal above 1% of
+// its case's Unix p50, or above 1 µs for C; unknown figures miss nothing.
+func TestOverheadGoal(t *testing.T) {
+	for _, tc := range []struct {
+		lang     string
+		ns, unix int64
+		over     bool
+	}{
+		{"python", 70, 30_000, false},
+		{"python", 301, 30_000, true},
+		{"c", 29, 20_000, false},
+		{"c", 1001, 200_000, true},
+		{"node", 999, 200_000, false},
+		{"php", 0, 30_000, false},
+		{"php", 50, 0, false},
+	} {
+		c := &Client{Language: tc.lang, TimingOverheadNs: tc.ns}
+		if got := c.OverheadOverGoal(tc.unix); got != tc.over {
+			t.Errorf("%s %d ns against a Unix p50 of %d ns: over %v, want %v", tc.lang, tc.ns, tc.unix, got, tc.over)
+		}
+	}
+	if (*Client)(nil).OverheadOverGoal(1) {
+		t.Error("no client is over its goal")
+	}
+}
