@@ -50,7 +50,7 @@ const (
 	Client      Field = "Plan.Client"
 	Paths       Field = "Plan.Paths"
 	Baseline    Field = "Plan.Baseline"
-	// ClientBinary is the dbsock a client container runs (compose.Client's
+	// ClientBinary is the dbsock a client container runs (supply.Client's
 	// Binary).
 	ClientBinary Field = "Client.Binary"
 )
