@@ -5,11 +5,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/dbsock/dbsock/compose"
+	"github.com/dbsock/dbsock/supply"
 )
 
 // stuckProvider's Close never returns: an engine that stopped answering.
-type stuckProvider struct{ compose.Provider }
+type stuckProvider struct{ supply.Provider }
 
 func (stuckProvider) Close() error { select {} }
 
@@ -19,7 +19,7 @@ func (stuckProvider) Close() error { select {} }
 func TestCloseIsBounded(t *testing.T) {
 	serverCloseLimit = 200 * time.Millisecond
 	defer func() { serverCloseLimit = CloseTimeout }()
-	s := &Server{Target: "redis", Origin: "docker container 0123456789ab", srv: &compose.Server{}, provider: stuckProvider{}}
+	s := &Server{Target: "redis", Origin: "docker container 0123456789ab", srv: &supply.Server{}, provider: stuckProvider{}}
 	err := s.Close() // without the bound, it would never return
 	if err == nil || !strings.Contains(err.Error(), "did not stop within 200ms; run dbsock clean") {
 		t.Fatalf("Close of a stuck server: %v", err)

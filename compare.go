@@ -6,7 +6,6 @@ import (
 	"math/rand/v2"
 	"time"
 
-	"github.com/dbsock/dbsock/compose"
 	"github.com/dbsock/dbsock/drivers"
 	"github.com/dbsock/dbsock/internal/placement"
 	"github.com/dbsock/dbsock/internal/setting"
@@ -14,6 +13,7 @@ import (
 	"github.com/dbsock/dbsock/pipeline"
 	"github.com/dbsock/dbsock/reports/words"
 	"github.com/dbsock/dbsock/scenarios"
+	"github.com/dbsock/dbsock/supply"
 	"github.com/dbsock/dbsock/targets"
 )
 
@@ -100,7 +100,7 @@ func Compare(ctx context.Context, srv *Server, name string, open Opener, opt Com
 	}
 	server, _ := targets.Lookup(srv.Target)
 	d := userop.New(ctx, name, open, opt.Prepare, srv.driver(server))
-	t := &targets.Target{Target: compose.Target{Name: name, Volatile: server.Volatile, SeedEach: server.SeedEach},
+	t := &targets.Target{Target: supply.Target{Name: name, Volatile: server.Volatile, SeedEach: server.SeedEach},
 		Settings: func() targets.Settings { return userSettings{d} }}
 	seed := opt.Seed
 	if seed == 0 {
@@ -109,7 +109,7 @@ func Compare(ctx context.Context, srv *Server, name string, open Opener, opt Com
 	plan := pipeline.Plan{
 		Targets:        []*targets.Target{t},
 		Settings:       map[string]targets.Settings{name: userSettings{d}},
-		Provider:       &compose.Lent{Target: name, Server: srv.srv, Restart: true},
+		Provider:       &supply.Lent{Target: name, Server: srv.srv, Restart: true},
 		ProviderName:   srv.srv.Provider,
 		Concurrency:    []int{max(opt.Concurrency, 1)},
 		Instances:      orDefaultInt(opt.Instances, defaultInstances),
@@ -191,4 +191,4 @@ type userSettings struct{ d *userop.Driver }
 
 func (userSettings) Validate() error                          { return nil }
 func (s userSettings) Driver(drivers.Workload) drivers.Driver { return s.d }
-func (userSettings) External() (compose.Pair, error)          { return compose.Pair{}, nil }
+func (userSettings) External() (supply.Pair, error)           { return supply.Pair{}, nil }

@@ -40,6 +40,7 @@ import (
 	"github.com/dbsock/dbsock/internal/placement"
 	"github.com/dbsock/dbsock/internal/userop"
 	"github.com/dbsock/dbsock/results"
+	"github.com/dbsock/dbsock/supply"
 	"github.com/dbsock/dbsock/targets"
 )
 
@@ -68,7 +69,7 @@ type Summary = results.Summary
 // ErrUnavailable is wrapped by Start's error when no server of the target
 // can be had here (no server binaries installed, no Docker engine, no
 // image): a test may skip then.
-var ErrUnavailable = compose.ErrCannotSupply
+var ErrUnavailable = supply.ErrCannotSupply
 
 // StartOptions say where a server comes from.
 type StartOptions struct {
@@ -103,9 +104,9 @@ type Server struct {
 	// /usr/sbin/SERVER (pid 1234)".
 	Origin string
 
-	srv      *compose.Server
+	srv      *supply.Server
 	settings targets.Settings // nil: the target's defaults
-	provider compose.Provider
+	provider supply.Provider
 	once     sync.Once
 	err      error
 }
@@ -128,14 +129,14 @@ func Start(ctx context.Context, target string, opt StartOptions) (*Server, error
 	if err != nil {
 		return nil, fmt.Errorf("dbsock.Start(%q): %w", target, err)
 	}
-	var p compose.Provider
+	var p supply.Provider
 	switch opt.Provider {
 	case "", "local":
-		l := compose.NewLocal()
+		l := supply.NewLocal()
 		l.ServerCPUs = place.Server
 		p = l
 	case "docker":
-		d := compose.NewDocker()
+		d := supply.NewDocker()
 		d.ServerCPUs = place.Server
 		if opt.Image != "" {
 			d.Images = map[string]string{target: opt.Image}
@@ -149,9 +150,9 @@ func Start(ctx context.Context, target string, opt StartOptions) (*Server, error
 		}
 		p = c
 	case "auto":
-		d, l := compose.NewDocker(), compose.NewLocal()
+		d, l := supply.NewDocker(), supply.NewLocal()
 		d.ServerCPUs, l.ServerCPUs = place.Server, place.Server
-		p = &compose.Auto{Providers: []compose.Provider{d, l}}
+		p = &supply.Auto{Providers: []supply.Provider{d, l}}
 	default:
 		return nil, fmt.Errorf("dbsock.Start(%q): provider %q is not local, docker, compose or auto", target, opt.Provider)
 	}
@@ -191,7 +192,7 @@ func External(target string, tcp, unix Endpoint) (*Server, error) {
 			return nil, fmt.Errorf("dbsock.External(%q): %w", target, err)
 		}
 	}
-	p := &compose.External{Endpoints: map[string]compose.Pair{target: {TCP: tcp, Unix: unix}}}
+	p := &supply.External{Endpoints: map[string]supply.Pair{target: {TCP: tcp, Unix: unix}}}
 	srv, err := p.Supply(context.Background(), t.Supply())
 	if err != nil {
 		return nil, fmt.Errorf("dbsock.External(%q): %w", target, err)

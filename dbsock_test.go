@@ -18,11 +18,11 @@ import (
 	"github.com/dbsock/dbsock/clients/dbsockmemcache"
 	"github.com/dbsock/dbsock/clients/dbsockmysql"
 	"github.com/dbsock/dbsock/clients/dbsockredis"
-	"github.com/dbsock/dbsock/compose"
 	"github.com/dbsock/dbsock/dbsocktest"
 	"github.com/dbsock/dbsock/internal/placement"
 	"github.com/dbsock/dbsock/pipeline"
 	"github.com/dbsock/dbsock/scenarios"
+	"github.com/dbsock/dbsock/supply"
 	"github.com/dbsock/dbsock/targets"
 )
 
@@ -156,7 +156,7 @@ func TestCompareAgreesWithRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	theirs, err := pipeline.Run(context.Background(), pipeline.Plan{Targets: []*targets.Target{mysql}, Settings: map[string]targets.Settings{"mysql": settings},
-		Provider: &compose.External{Endpoints: map[string]compose.Pair{"mysql": {TCP: srv.TCP, Unix: srv.Unix}}}, Options: opt, Placement: place})
+		Provider: &supply.External{Endpoints: map[string]supply.Pair{"mysql": {TCP: srv.TCP, Unix: srv.Unix}}}, Options: opt, Placement: place})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,9 +11,9 @@ import (
 	"time"
 
 	"github.com/dbsock/dbsock/agents"
-	"github.com/dbsock/dbsock/compose"
 	"github.com/dbsock/dbsock/drivers"
 	"github.com/dbsock/dbsock/internal/testutil"
+	"github.com/dbsock/dbsock/supply"
 	"github.com/dbsock/dbsock/targets"
 	_ "github.com/dbsock/dbsock/targets/all" // every target's driver and recipe
 	"github.com/dbsock/dbsock/targets/mysql"
@@ -98,9 +98,9 @@ func needStack(t *testing.T, err error) {
 	t.Skip(err)
 }
 
-func startSeeded(t *testing.T, name string) (*compose.Server, drivers.Driver) {
+func startSeeded(t *testing.T, name string) (*supply.Server, drivers.Driver) {
 	t.Helper()
-	l := compose.NewLocal()
+	l := supply.NewLocal()
 	t.Cleanup(func() { _ = l.Close() })
 	tt, ok := targets.Lookup(name)
 	if !ok {
@@ -125,7 +125,7 @@ func startSeeded(t *testing.T, name string) (*compose.Server, drivers.Driver) {
 	return srv, d
 }
 
-func runStack(t *testing.T, spec agents.Spec, srv *compose.Server, cf drivers.ConnFinder, tg target, valueLen int) {
+func runStack(t *testing.T, spec agents.Spec, srv *supply.Server, cf drivers.ConnFinder, tg target, valueLen int) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	a, err := agents.Start(ctx, spec, agents.Limits{OpTimeout: 5 * time.Second, PerOp: time.Millisecond})
@@ -149,7 +149,7 @@ func runStack(t *testing.T, spec agents.Spec, srv *compose.Server, cf drivers.Co
 		}
 		var caPEM []byte
 		if path == drivers.TLS {
-			ca, err := compose.TheRunCA()
+			ca, err := supply.TheRunCA()
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -219,7 +219,7 @@ var noTLS = map[string]bool{"cmd/redis": true, "c/redis": true, "c/memcached": t
 // pathsOf are the paths a stack's agent is tested on: tcp and unix, tcp6
 // where the server listens on ::1, and tls where the server serves it and
 // the library and the server's check can.
-func pathsOf(srv *compose.Server, stack, target string) []drivers.Transport {
+func pathsOf(srv *supply.Server, stack, target string) []drivers.Transport {
 	paths := []drivers.Transport{drivers.TCP, drivers.Unix}
 	if srv.TCP6.Address != "" {
 		paths = append(paths, drivers.TCP6)

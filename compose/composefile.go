@@ -1,3 +1,9 @@
+// Package compose is the Docker Compose provider of dbsock's server supply
+// (package supply): Compose starts the services of compose.yaml, the file
+// users also run by hand, which it embeds (File).
+//
+// It is part of dbsock's own machinery, and its API may change between
+// versions: programs that measure their own code use package dbsock.
 package compose
 
 import (
@@ -24,6 +30,7 @@ import (
 	"github.com/dbsock/dbsock/drivers"
 	"github.com/dbsock/dbsock/internal/cpustat"
 	"github.com/dbsock/dbsock/internal/placement"
+	"github.com/dbsock/dbsock/supply"
 )
 
 // File is compose.yaml: the same file users run by hand.
@@ -39,7 +46,7 @@ var File []byte
 type Compose struct {
 	// Services are the targets compose.yaml has a service for, each named
 	// after its target; every one gets a port and a password per run.
-	Services []Target
+	Services []supply.Target
 	// Images overrides the file's default images per target.
 	Images map[string]string
 	// Keep leaves the project running after the run (for inspection);
@@ -60,7 +67,7 @@ type Compose struct {
 	twin      bool
 	hostPorts map[string]int
 	pods      []pod
-	local     Local // for the private run dir
+	local     supply.Local // for the private run dir
 	dir       string
 	project   string
 	command   []string
@@ -73,15 +80,15 @@ type Compose struct {
 	secrets     map[string]string
 	secretNames map[string][]string
 	secretsDir  string
-	secretWatch map[string]func() // ends putSecrets' removeOnceRead
+	secretWatch map[string]func() // ends putSecrets' supply.RemoveOnceRead
 	cpuset      map[string]string // as the engine reports it
 	up          bool
 }
 
 // NewCompose returns a compose provider for the services of compose.yaml.
-func NewCompose(services []Target) *Compose { return &Compose{Services: services} }
+func NewCompose(services []supply.Target) *Compose { return &Compose{Services: services} }
 
-// Name implements Provider.
+// Name implements supply.Provider.
 func (*Compose) Name() string { return "compose" }
 
 // composeCommand finds "docker compose" or "docker-compose".
@@ -103,9 +110,9 @@ func (c *Compose) prepare() error {
 	}
 	cmd, err := composeCommand()
 	if err != nil {
-		return fmt.Errorf("%w: compose provider: %v", ErrCannotSupply, err)
+		return fmt.Errorf("%w: compose provider: %v", supply.ErrCannotSupply, err)
 	}
-	dir, err := c.local.serverDir("compose")
+	dir, err := c.local.ServerDir("compose")
 	if err != nil {
 		return err
 	}
@@ -129,9 +136,9 @@ func (c *Compose) prepare() error {
 		return err
 	}
 	c.secrets, c.secretNames, c.secretsDir = map[string]string{}, map[string][]string{}, secrets
-	c.env = append(os.Environ(), "DBSOCK_SOCKET_DIR="+dir, "DBSOCK_SECRETS_DIR="+secrets, "DBSOCK_PID="+strconv.Itoa(os.Getpid()), "DBSOCK_OWNER="+Self().String(),
+	c.env = append(os.Environ(), "DBSOCK_SOCKET_DIR="+dir, "DBSOCK_SECRETS_DIR="+secrets, "DBSOCK_PID="+strconv.Itoa(os.Getpid()), "DBSOCK_OWNER="+supply.Self().String(),
 		"DBSOCK_CPUSET="+placement.FormatList(c.ServerCPUs),
-		"DBSOCK_BIND="+strings.Join(Loopbacks(), ","), "DBSOCK_BIND_SPACED="+strings.Join(Loopbacks(), " "))
+		"DBSOCK_BIND="+strings.Join(supply.Loopbacks(), ","), "DBSOCK_BIND_SPACED="+strings.Join(supply.Loopbacks(), " "))
 	for _, t := range c.Services {
 		if err := c.prepareService(t); err != nil {
 			return err
@@ -147,7 +154,7 @@ func (c *Compose) prepare() error {
 // compose.yaml reads (DBSOCK_<NAME>_PORT, ...), and its password and
 // other secrets, written as the files compose.yaml's secrets name
 // (secrets/NAME-password, ...).
-func (c *Compose) prepareService(t Target) error {
+func (c *Compose) prepareService(t supply.Target) error {
 	sockDir := filepath.Join(c.dir, t.Name)
 	if err := os.Mkdir(sockDir, 0o777); err != nil {
 		return err
@@ -156,10 +163,10 @@ func (c *Compose) prepareService(t Target) error {
 		return err
 	}
 	var err error
-	if c.ports[t.Name], err = freePort6(); err != nil {
+	if c.ports[t.Name], err = supply.FreePort(); err != nil {
 		return err
 	}
-	if c.pw[t.Name], err = RandomPassword(); err != nil {
+	if c.pw[t.Name], err = supply.RandomPassword(); err != nil {
 		return err
 	}
 	c.env = append(c.env, "DBSOCK_"+strings.ToUpper(t.Name)+"_PORT="+strconv.Itoa(c.ports[t.Name]))
@@ -168,13 +175,13 @@ func (c *Compose) prepareService(t Target) error {
 	if t.Container != nil && t.Container.Rotate != nil {
 		// The file holds a bootstrap password, changed to the run's once
 		// the server is up.
-		if c.secrets[name], err = RandomPassword(); err != nil {
+		if c.secrets[name], err = supply.RandomPassword(); err != nil {
 			return err
 		}
 	}
 	if t.Container != nil {
 		for _, name := range t.Container.ComposeSecrets {
-			if c.secrets[name], err = RandomPassword(); err != nil {
+			if c.secrets[name], err = supply.RandomPassword(); err != nil {
 				return err
 			}
 			c.secretNames[t.Name] = append(c.secretNames[t.Name], name)
@@ -189,7 +196,7 @@ func (c *Compose) prepareService(t Target) error {
 // must read it (an image may never run as root): 0644, in a
 // directory no other host user may enter.
 //
-// Each is removed as soon as the service has read it (removeOnceRead), or
+// Each is removed as soon as the service has read it (supply.RemoveOnceRead), or
 // else by takeSecrets.
 func (c *Compose) putSecrets(target string) error {
 	var paths []string
@@ -209,7 +216,7 @@ func (c *Compose) putSecrets(target string) error {
 	if stop := c.secretWatch[target]; stop != nil {
 		stop()
 	}
-	c.secretWatch[target] = removeOnceRead(paths)
+	c.secretWatch[target] = supply.RemoveOnceRead(paths)
 	return nil
 }
 
@@ -234,19 +241,19 @@ func (c *Compose) run(ctx context.Context, args ...string) error {
 	cmd.Env = c.env
 	out, err := cmd.CombinedOutput()
 	if err != nil {
-		return fmt.Errorf("%s %s: %w\n%s", filepath.Base(c.command[0]), strings.Join(args, " "), err, Tail(string(out), 8))
+		return fmt.Errorf("%s %s: %w\n%s", filepath.Base(c.command[0]), strings.Join(args, " "), err, supply.Tail(string(out), 8))
 	}
 	return nil
 }
 
-// Supply implements Provider: "up -d" the target's service, then probe it
+// Supply implements supply.Provider: "up -d" the target's service, then probe it
 // from the host.
-func (c *Compose) Supply(ctx context.Context, t Target) (*Server, error) {
+func (c *Compose) Supply(ctx context.Context, t supply.Target) (*supply.Server, error) {
 	target := t.Name
 	if t.Container == nil || !c.hasService(target) {
-		return nil, fmt.Errorf("%w %s: compose provider: compose.yaml has no %s service", ErrCannotSupply, target, target)
+		return nil, fmt.Errorf("%w %s: compose provider: compose.yaml has no %s service", supply.ErrCannotSupply, target, target)
 	}
-	if err := ProbeEngine(ctx, 3*time.Second).CannotRun("compose", false); err != nil {
+	if err := supply.ProbeEngine(ctx, 3*time.Second).CannotRun("compose", false); err != nil {
 		return nil, err // before anything starts
 	}
 	c.mu.Lock()
@@ -254,9 +261,9 @@ func (c *Compose) Supply(ctx context.Context, t Target) (*Server, error) {
 	if err := c.prepare(); err != nil {
 		return nil, err
 	}
-	image, note, err := chooseImage(ctx, DockerSocket(), t, c.Images[target])
+	image, note, err := supply.ChooseImage(ctx, supply.DockerSocket(), t, c.Images[target])
 	if err != nil {
-		return nil, fmt.Errorf("%w %s: compose provider: %v", ErrCannotSupply, target, err)
+		return nil, fmt.Errorf("%w %s: compose provider: %v", supply.ErrCannotSupply, target, err)
 	}
 	c.env = append(c.env, "DBSOCK_"+strings.ToUpper(target)+"_IMAGE="+image) // the last one counts
 	defer c.takeSecrets(target)                                              // once it is ready, or has failed
@@ -264,7 +271,7 @@ func (c *Compose) Supply(ctx context.Context, t Target) (*Server, error) {
 		return nil, err
 	}
 	sockDir := filepath.Join(c.dir, target)
-	sp, err := t.Container.Spec(SpecFor{Port: c.ports[target], Dir: sockDir, Bind: "127.0.0.1"})
+	sp, err := t.Container.Spec(supply.SpecFor{Port: c.ports[target], Dir: sockDir, Bind: "127.0.0.1"})
 	if err != nil {
 		return nil, err
 	}
@@ -272,11 +279,11 @@ func (c *Compose) Supply(ctx context.Context, t Target) (*Server, error) {
 	for _, name := range c.secretNames[target] {
 		bootstrap[name] = c.secrets[name]
 	}
-	sp.Ready = rotating(t.Container.Rotate, bootstrap, sp.Ready)
+	sp.Ready = supply.Rotating(t.Container.Rotate, bootstrap, sp.Ready)
 	if sp.Config != "" {
 		os.Remove(filepath.Join(sockDir, sp.Config)) // the file passes the server's password another way
 	}
-	srv := &Server{Target: target, Provenance: drivers.Provenance{Provider: c.Name(), Image: image, NetworkMode: "host", SocketDir: sockDir,
+	srv := &supply.Server{Target: target, Provenance: drivers.Provenance{Provider: c.Name(), Image: image, NetworkMode: "host", SocketDir: sockDir,
 		Origin: fmt.Sprintf("docker compose service %s of project %s, image %s", target, c.project, image)}}
 	port := c.ports[target]
 	if c.twin {
@@ -299,11 +306,11 @@ func (c *Compose) Supply(ctx context.Context, t Target) (*Server, error) {
 	if err := c.waitReady(ctx, srv, sp.Ready); err != nil {
 		return nil, err
 	}
-	srv.RunsAs = runsAs(pid) // the entrypoint has dropped root by now
-	offerTCP6(ctx, srv, len(Loopbacks()) > 1 && !c.twin, "")
+	srv.RunsAs = supply.RunsAs(pid) // the entrypoint has dropped root by now
+	supply.OfferTCP6(ctx, srv, len(supply.Loopbacks()) > 1 && !c.twin, "")
 	tree, _ := srv.CPU.(*cpustat.Tree)
-	srv.restart = func(ctx context.Context) error { return c.restartService(ctx, srv, sp.Ready, tree) }
-	srv.stop = c.stopService(target)
+	supply.SetRestart(srv, func(ctx context.Context) error { return c.restartService(ctx, srv, sp.Ready, tree) })
+	supply.SetStop(srv, c.stopService(target))
 	if c.Routes && !c.twin {
 		if err := c.addRoutes(ctx, t, image, srv); err != nil {
 			return nil, errors.Join(err, srv.Stop(context.Background()))
@@ -321,7 +328,7 @@ func (c *Compose) stopService(target string) func(context.Context) error {
 		if c.Keep {
 			return nil
 		}
-		if _, err := removeLabelled(ctx, DockerSocket(), "containers", "com.docker.compose.project="+c.project, "com.docker.compose.service="+target); err == nil {
+		if _, err := supply.RemoveLabelled(ctx, supply.DockerSocket(), "containers", "com.docker.compose.project="+c.project, "com.docker.compose.service="+target); err == nil {
 			return nil
 		}
 		return errors.Join(c.run(ctx, "stop", "-t", "1", target), c.run(ctx, "rm", "--force", "-v", target))
@@ -346,7 +353,7 @@ func (c *Compose) upService(ctx context.Context, target string) error {
 // data kept) and waits until the server is ready; srv's CPU meter (tree,
 // which a server joined to others sums) follows the container's new first
 // process.
-func (c *Compose) restartService(ctx context.Context, srv *Server, ready func(context.Context, *Server) error, tree *cpustat.Tree) error {
+func (c *Compose) restartService(ctx context.Context, srv *supply.Server, ready func(context.Context, *supply.Server) error, tree *cpustat.Tree) error {
 	c.mu.Lock()
 	err := c.putSecrets(srv.Target)
 	if err == nil {
@@ -393,7 +400,7 @@ func (c *Compose) inspect(ctx context.Context, target string) (imageID string, p
 		return "", 0
 	}
 	id := strings.TrimSpace(string(out))
-	resp, err := dockerAPI(ctx, DockerSocket(), http.MethodGet, "/containers/"+id+"/json")
+	resp, err := supply.DockerAPI(ctx, supply.DockerSocket(), http.MethodGet, "/containers/"+id+"/json")
 	if err != nil {
 		return "", 0
 	}
@@ -412,11 +419,11 @@ func (c *Compose) inspect(ctx context.Context, target string) (imageID string, p
 
 // waitReady probes srv until it is ready; a service whose container exits
 // meanwhile is an error at once, with the last lines of its log.
-func (c *Compose) waitReady(ctx context.Context, srv *Server, ready func(context.Context, *Server) error) error {
-	err := Poll(ctx, 3*time.Minute, readyProbe(srv, ready), func() error { return c.exited(ctx, srv.Target) })
-	var late *notReady
+func (c *Compose) waitReady(ctx context.Context, srv *supply.Server, ready func(context.Context, *supply.Server) error) error {
+	err := supply.Poll(ctx, 3*time.Minute, supply.ReadyProbe(srv, ready), func() error { return c.exited(ctx, srv.Target) })
+	var late *supply.NotReady
 	if errors.As(err, &late) {
-		return fmt.Errorf("compose service %s of project %s was not ready after 3 minutes (last probe: %v); its log says:\n%s", srv.Target, c.project, late.last, c.logTail(ctx, srv.Target))
+		return fmt.Errorf("compose service %s of project %s was not ready after 3 minutes (last probe: %v); its log says:\n%s", srv.Target, c.project, late.Last, c.logTail(ctx, srv.Target))
 	}
 	return err
 }
@@ -432,7 +439,7 @@ type service struct {
 // labels it), running or not; ok is false when the engine does not say.
 func (c *Compose) container(ctx context.Context, target string) (s service, ok bool) {
 	b, _ := json.Marshal(map[string][]string{"label": {"com.docker.compose.project=" + c.project, "com.docker.compose.service=" + target}})
-	resp, err := dockerAPI(ctx, DockerSocket(), http.MethodGet, "/containers/json?all=1&filters="+url.QueryEscape(string(b)))
+	resp, err := supply.DockerAPI(ctx, supply.DockerSocket(), http.MethodGet, "/containers/json?all=1&filters="+url.QueryEscape(string(b)))
 	if err != nil {
 		return s, false
 	}
@@ -443,7 +450,7 @@ func (c *Compose) container(ctx context.Context, target string) (s service, ok b
 	}
 	s = found[0]
 	if s.State == "exited" || s.State == "dead" {
-		if resp, err := dockerAPI(ctx, DockerSocket(), http.MethodGet, "/containers/"+s.ID+"/json"); err == nil {
+		if resp, err := supply.DockerAPI(ctx, supply.DockerSocket(), http.MethodGet, "/containers/"+s.ID+"/json"); err == nil {
 			var insp struct{ State struct{ ExitCode int } }
 			_ = json.NewDecoder(resp.Body).Decode(&insp)
 			resp.Body.Close()
@@ -471,7 +478,7 @@ func (c *Compose) logTail(ctx context.Context, target string) string {
 	if !ok {
 		return by
 	}
-	resp, err := dockerAPI(ctx, DockerSocket(), http.MethodGet, "/containers/"+s.ID+"/logs?stdout=1&stderr=1&tail=200")
+	resp, err := supply.DockerAPI(ctx, supply.DockerSocket(), http.MethodGet, "/containers/"+s.ID+"/logs?stdout=1&stderr=1&tail=200")
 	if err != nil {
 		return by
 	}
@@ -481,10 +488,10 @@ func (c *Compose) logTail(ctx context.Context, target string) string {
 	if _, err := stdcopy.StdCopy(&out, &out, io.LimitReader(resp.Body, 1<<20)); err != nil && out.Len() == 0 {
 		return by
 	}
-	return Tail(out.String(), 8)
+	return supply.Tail(out.String(), 8)
 }
 
-// Close implements Provider: "down -v" the project unless Keep, then remove
+// Close implements supply.Provider: "down -v" the project unless Keep, then remove
 // the run dir.
 func (c *Compose) Close() error {
 	var errs []error
@@ -498,8 +505,8 @@ func (c *Compose) Close() error {
 		// What "down -v" does, through the engine's API at once; compose
 		// itself (a second or more per call) is the fallback.
 		project := "com.docker.compose.project=" + c.project
-		_, cerr := removeLabelled(ctx, DockerSocket(), "containers", project)
-		_, nerr := removeLabelled(ctx, DockerSocket(), "networks", project)
+		_, cerr := supply.RemoveLabelled(ctx, supply.DockerSocket(), "containers", project)
+		_, nerr := supply.RemoveLabelled(ctx, supply.DockerSocket(), "networks", project)
 		if cerr != nil || nerr != nil {
 			errs = append(errs, c.run(ctx, "down", "-v", "--remove-orphans", "-t", "1"))
 		}
@@ -516,7 +523,7 @@ func (c *Compose) Project() string { return c.project }
 
 // describe records what the engine says of target's container in srv
 // (image ID, cpuset, its process tree's CPU) and returns its first pid.
-func (c *Compose) describe(ctx context.Context, target string, srv *Server) int {
+func (c *Compose) describe(ctx context.Context, target string, srv *supply.Server) int {
 	var pid int
 	srv.ImageID, pid = c.inspect(ctx, target)
 	if cpus := c.cpuset[target]; cpus != "" {
@@ -527,7 +534,7 @@ func (c *Compose) describe(ctx context.Context, target string, srv *Server) int 
 	}
 	if pid > 0 {
 		srv.CPU = cpustat.NewTree(pid, "container process tree (every process in the container)")
-		srv.CPUGroup = cgroupNote(pid)
+		srv.CPUGroup = supply.CgroupNote(pid, 0)
 	} else {
 		srv.CPUWhyNot = "the engine did not say which process runs the container"
 	}
@@ -536,3 +543,12 @@ func (c *Compose) describe(ctx context.Context, target string, srv *Server) int 
 
 // noComposeTLS is why the compose provider serves no tls path.
 const noComposeTLS = "compose.yaml gives its services no certificate; --provider docker or local serves the tls path"
+
+// CannotServe implements supply.PathServer: compose.yaml's services have no
+// certificate.
+func (*Compose) CannotServe(t drivers.Transport, _ []string) string {
+	if t == drivers.TLS {
+		return noComposeTLS
+	}
+	return ""
+}

@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/dbsock/dbsock/supply"
 )
 
 // TestComposeServicesCarryTheirOwner: every service compose.yaml starts
@@ -23,11 +25,11 @@ func TestComposeServicesCarryTheirOwner(t *testing.T) {
 		t.Fatal("compose.yaml has no services")
 	}
 	for name, s := range f.Services {
-		if got := s.Labels[OwnerLabel]; got != "${DBSOCK_OWNER:-by-hand}" {
-			t.Errorf("service %s: label %s is %q", name, OwnerLabel, got)
+		if got := s.Labels[supply.OwnerLabel]; got != "${DBSOCK_OWNER:-by-hand}" {
+			t.Errorf("service %s: label %s is %q", name, supply.OwnerLabel, got)
 		}
 	}
-	if _, err := ParseOwner("by-hand"); err == nil {
+	if _, err := supply.ParseOwner("by-hand"); err == nil {
 		t.Error(`"by-hand" parses as an owner`)
 	}
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/dbsock/dbsock/drivers"
 	"github.com/dbsock/dbsock/internal/placement"
+	"github.com/dbsock/dbsock/supply"
 )
 
 // The published, bridge, service and pod paths with the compose provider:
@@ -57,7 +58,7 @@ func (c *Compose) routesProject() (*Compose, error) {
 
 // addRoutes starts target's second server (the pod), and gives srv the
 // published, bridge, service and pod paths to it.
-func (c *Compose) addRoutes(ctx context.Context, t Target, image string, srv *Server) error {
+func (c *Compose) addRoutes(ctx context.Context, t supply.Target, image string, srv *supply.Server) error {
 	n, err := c.routesProject()
 	if err != nil {
 		return err
@@ -69,7 +70,7 @@ func (c *Compose) addRoutes(ctx context.Context, t Target, image string, srv *Se
 	if err := os.Chmod(sockDir, 0o777); err != nil {
 		return err
 	}
-	if n.hostPorts[t.Name], err = freePort(); err != nil {
+	if n.hostPorts[t.Name], err = supply.FreePort4(); err != nil {
 		return err
 	}
 	n.pods = append(n.pods, pod{target: t.Name, image: image})
@@ -88,7 +89,7 @@ func (c *Compose) addRoutes(ctx context.Context, t Target, image string, srv *Se
 	srv.Published, srv.Bridge, srv.Pod = twin.TCP, twin.TCP, twin.TCP
 	srv.Published.Transport = drivers.Published
 	srv.Bridge.Transport, srv.Bridge.Address = drivers.Bridge, holder.ip+":"+port
-	srv.Pod.Transport, srv.Pod.Address, srv.Pod.Netns = drivers.Pod, "127.0.0.1:"+port, netnsOf(holder.pid)
+	srv.Pod.Transport, srv.Pod.Address, srv.Pod.Netns = drivers.Pod, "127.0.0.1:"+port, supply.NetnsOf(holder.pid)
 	service := ""
 	if c.Service {
 		if err := n.run(ctx, "up", "-d", appService); err != nil {
@@ -99,12 +100,12 @@ func (c *Compose) addRoutes(ctx context.Context, t Target, image string, srv *Se
 			return errors.Join(err, twin.Stop(context.Background()))
 		}
 		srv.Service = srv.Bridge
-		srv.Service.Transport, srv.Service.Netns, srv.Service.From = drivers.Service, netnsOf(app.pid), app.ip
+		srv.Service.Transport, srv.Service.Netns, srv.Service.From = drivers.Service, supply.NetnsOf(app.pid), app.ip
 		service = fmt.Sprintf("; the service path dials %s:%s from inside the network namespace of service %s (at %s), as a compose application reaches its database by name", t.Name, port, appService, app.ip)
 	}
 	srv.SeedAlso = append(srv.SeedAlso, twin.TCP)
 	srv.Warnings = append(srv.Warnings, fmt.Sprintf("The published, bridge, service and pod paths reach a second %s server, compose.yaml's service run again in compose project %s, in the network namespace of its holder service %s on the project's network (as a pod's containers share one), listening on 0.0.0.0 there: the holder publishes its port on 127.0.0.1 (host port %d) through %s; the bridge path dials the holder's address %s from the host%s; the pod path dials 127.0.0.1 from inside the holder's namespace.",
-		t.Name, n.project, podOf(t.Name), n.hostPorts[t.Name], publishMechanism(n.hostPorts[t.Name]), holder.ip, service))
+		t.Name, n.project, podOf(t.Name), n.hostPorts[t.Name], supply.PublishMechanism(n.hostPorts[t.Name]), holder.ip, service))
 	srv.Join(twin)
 	return nil
 }
@@ -118,9 +119,9 @@ type pod struct{ target, image string }
 // idle app service when the service path is measured.
 func (c *Compose) writePods(app bool) error {
 	var b strings.Builder
-	labels := fmt.Sprintf("%s: \"1\", %s: %q, %s: %q", Label, PIDLabel, strconv.Itoa(os.Getpid()), OwnerLabel, Self().String())
+	labels := fmt.Sprintf("%s: \"1\", %s: %q, %s: %q", supply.Label, supply.PIDLabel, strconv.Itoa(os.Getpid()), supply.OwnerLabel, supply.Self().String())
 	idle := func(name, image string) {
-		fmt.Fprintf(&b, "  %s:\n    image: %q\n    entrypoint: [\"sleep\"]\n    command: [\"86400\"]\n    stop_signal: SIGKILL\n    labels: {%s, %s.target: %q}\n", name, image, labels, Label, name)
+		fmt.Fprintf(&b, "  %s:\n    image: %q\n    entrypoint: [\"sleep\"]\n    command: [\"86400\"]\n    stop_signal: SIGKILL\n    labels: {%s, %s.target: %q}\n", name, image, labels, supply.Label, name)
 		if cpus := placement.FormatList(c.ServerCPUs); cpus != "" {
 			fmt.Fprintf(&b, "    cpuset: %q\n", cpus)
 		}
@@ -153,7 +154,7 @@ func (c *Compose) address(ctx context.Context, service string) (addr, error) {
 	if !ok {
 		return addr{}, fmt.Errorf("compose service %s of project %s: the engine does not know its container", service, c.project)
 	}
-	resp, err := dockerAPI(ctx, DockerSocket(), http.MethodGet, "/containers/"+s.ID+"/json")
+	resp, err := supply.DockerAPI(ctx, supply.DockerSocket(), http.MethodGet, "/containers/"+s.ID+"/json")
 	if err != nil {
 		return addr{}, fmt.Errorf("inspect compose service %s of project %s: %w", service, c.project, err)
 	}

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/dbsock/dbsock/supply"
 )
 
 // TestDockerDesktopIsSaidBeforeAnythingStarts: an engine that says it is
@@ -38,18 +40,18 @@ func TestDockerDesktopIsSaidBeforeAnythingStarts(t *testing.T) {
 	go srv.Serve(l)
 	defer srv.Close()
 	t.Setenv("DOCKER_HOST", "unix://"+sock)
-	target := Target{Name: "redis", Recipe: Recipe{Container: &Container{Image: "redis:7", Offline: "dbsock/redis:7.0"}}}
-	d := NewDocker()
+	target := supply.Target{Name: "redis", Recipe: supply.Recipe{Container: &supply.Container{Image: "redis:7", Offline: "dbsock/redis:7.0"}}}
+	d := supply.NewDocker()
 	defer d.Close()
-	c := NewCompose([]Target{target})
+	c := NewCompose([]supply.Target{target})
 	defer c.Close()
-	for _, p := range []Provider{d, c} {
+	for _, p := range []supply.Provider{d, c} {
 		_, err := p.Supply(context.Background(), target)
 		if err == nil || !strings.Contains(err.Error(), "is Docker Desktop, which runs containers in a VM") || !strings.Contains(err.Error(), "Use Plan.ProviderName local") {
 			t.Errorf("%s provider: %v", p.Name(), err)
 		}
 	}
-	_, err = StartClient(context.Background(), ClientOptions{Binary: "/nonexistent", Target: "redis"})
+	_, err = supply.StartClient(context.Background(), supply.ClientOptions{Binary: "/nonexistent", Target: "redis"})
 	if err == nil || !strings.Contains(err.Error(), "the engine is Docker Desktop, which runs containers in a VM") || !strings.Contains(err.Error(), "needs a Linux engine with host networking") {
 		t.Errorf("client container: %v", err)
 	}

@@ -17,8 +17,9 @@ import (
 	"time"
 
 	"github.com/dbsock/dbsock/compose"
-	_ "github.com/dbsock/dbsock/compose/containers" // the container runtime
 	"github.com/dbsock/dbsock/internal/testutil"
+	"github.com/dbsock/dbsock/supply"
+	_ "github.com/dbsock/dbsock/supply/containers" // the container runtime
 	"github.com/dbsock/dbsock/targets"
 )
 
@@ -63,19 +64,19 @@ func TestServersUnreachableFromOtherContainers(t *testing.T) {
 	for _, mode := range []struct {
 		name     string
 		rootless bool
-		provider func() compose.Provider
+		provider func() supply.Provider
 	}{
-		{"docker/host network", false, func() compose.Provider {
-			d := compose.NewDocker()
+		{"docker/host network", false, func() supply.Provider {
+			d := supply.NewDocker()
 			d.Images, d.Routes, d.TLS = images, true, true
 			return d
 		}},
-		{"docker/no host network", true, func() compose.Provider {
-			d := compose.NewDocker()
+		{"docker/no host network", true, func() supply.Provider {
+			d := supply.NewDocker()
 			d.Images, d.Routes, d.TLS = images, true, true
 			return d
 		}},
-		{"compose", false, func() compose.Provider {
+		{"compose", false, func() supply.Provider {
 			c := compose.NewCompose(targets.Containers())
 			c.Images, c.Routes, c.Service = images, true, true
 			return c
@@ -131,7 +132,7 @@ func TestServersUnreachableFromOtherContainers(t *testing.T) {
 			if err := d.Close(); err != nil {
 				t.Fatal(err)
 			}
-			nets, err := exec.Command("docker", "network", "ls", "-q", "--filter", "label="+compose.PIDLabel+"="+strconv.Itoa(os.Getpid())).Output()
+			nets, err := exec.Command("docker", "network", "ls", "-q", "--filter", "label="+supply.PIDLabel+"="+strconv.Itoa(os.Getpid())).Output()
 			if err != nil || len(bytes.Fields(nets)) != 0 {
 				t.Errorf("the run's networks after Close: %q (%v)", nets, err)
 			}
@@ -233,7 +234,7 @@ type runContainer struct {
 // networks each is on.
 func runContainers(t *testing.T) []runContainer {
 	t.Helper()
-	ids, err := exec.Command("docker", "ps", "-q", "--filter", "label="+compose.PIDLabel+"="+strconv.Itoa(os.Getpid())).Output()
+	ids, err := exec.Command("docker", "ps", "-q", "--filter", "label="+supply.PIDLabel+"="+strconv.Itoa(os.Getpid())).Output()
 	if err != nil || len(bytes.Fields(ids)) == 0 {
 		t.Fatalf("the run's containers: %v %q", err, ids)
 	}

@@ -18,8 +18,8 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/dbsock/dbsock/compose"
 	"github.com/dbsock/dbsock/drivers"
+	"github.com/dbsock/dbsock/supply"
 	"github.com/dbsock/dbsock/targets"
 )
 
@@ -171,7 +171,7 @@ func Report(ctx context.Context, w io.Writer, o Options) error {
 			fmt.Fprintf(b, "    localhost: %s\n", s.Kind.Localhost)
 		}
 	}
-	d := compose.ProbeEngine(ctx, o.Timeout)
+	d := supply.ProbeEngine(ctx, o.Timeout)
 	b.WriteString("\nDocker\n")
 	if !d.Reachable {
 		fmt.Fprintf(b, "  engine: not reachable at %s: %s\n", d.Socket, d.Problem)

@@ -18,13 +18,13 @@ import (
 	"unicode"
 
 	"github.com/dbsock/dbsock/agents"
-	"github.com/dbsock/dbsock/compose"
 	"github.com/dbsock/dbsock/drivers"
 	"github.com/dbsock/dbsock/internal/cpustat"
 	"github.com/dbsock/dbsock/internal/placement"
 	"github.com/dbsock/dbsock/internal/setting"
 	"github.com/dbsock/dbsock/results"
 	"github.com/dbsock/dbsock/scenarios"
+	"github.com/dbsock/dbsock/supply"
 	"github.com/dbsock/dbsock/targets"
 )
 
@@ -295,7 +295,7 @@ func agentCPUs(pid int) string {
 // agentLoop is loop for a stack's agent: scenarios.Run with d's ops done
 // by the agent, its CPU the agent's process's, each run marked with the
 // stack.
-func agentLoop(c stackClient, d drivers.Driver, srv *compose.Server, paths drivers.Paths, info drivers.ServerInfo) (func(context.Context, scenarios.Options, func(results.Run)) error, error) {
+func agentLoop(c stackClient, d drivers.Driver, srv *supply.Server, paths drivers.Paths, info drivers.ServerInfo) (func(context.Context, scenarios.Options, func(results.Run)) error, error) {
 	ad, err := agents.NewDriver(d, c.agent)
 	if err != nil {
 		return nil, err

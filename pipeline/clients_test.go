@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dbsock/dbsock/compose"
 	"github.com/dbsock/dbsock/drivers"
+	"github.com/dbsock/dbsock/supply"
 	"github.com/dbsock/dbsock/targets"
 )
 
@@ -30,7 +30,7 @@ func TestClientSkipReasons(t *testing.T) {
 	memcached := &agentReadyDriver{fakeDriver{name: "memcached"}}
 	floor := &fakeDriver{name: "floor"}
 	pl := plan(&fakeProvider{}, floor)
-	pl.Targets = append(pl.Targets, &targets.Target{Target: compose.Target{Name: "memcached"}, Settings: targets.Own(func(int) drivers.Driver { return memcached })})
+	pl.Targets = append(pl.Targets, &targets.Target{Target: supply.Target{Name: "memcached"}, Settings: targets.Own(func(int) drivers.Driver { return memcached })})
 	pl.AgentsDir = t.TempDir() // no stack installed there
 	floorT, memcachedT := pl.Targets[0], pl.Targets[1]
 	for _, tt := range []struct {
@@ -75,7 +75,7 @@ func TestClientWithoutTLS(t *testing.T) {
 	}
 	memcached := &agentReadyDriver{fakeDriver{name: "memcached"}}
 	pl := plan(&fakeProvider{})
-	pl.Targets = append(pl.Targets, &targets.Target{Target: compose.Target{Name: "memcached"}, Settings: targets.Own(func(int) drivers.Driver { return memcached })})
+	pl.Targets = append(pl.Targets, &targets.Target{Target: supply.Target{Name: "memcached"}, Settings: targets.Own(func(int) drivers.Driver { return memcached })})
 	pl.Paths, pl.Baseline = []drivers.Transport{drivers.TCP, drivers.TLS, drivers.Unix}, drivers.TLS
 	if got, want := pl.skipReason(pl.Targets[0], "c"), "its baseline, tls, is not measured from it: memcached's stats conns does not say whether another connection is encrypted"; !strings.HasPrefix(got, want) {
 		t.Errorf("skip reason %q, want %q...", got, want)
@@ -87,7 +87,7 @@ func TestClientWithoutTLS(t *testing.T) {
 func TestTotalOpsCountsMeasuredStacks(t *testing.T) {
 	memcached := &agentReadyDriver{fakeDriver{name: "memcached"}}
 	pl := plan(&fakeProvider{}, &fakeDriver{name: "floor"})
-	pl.Targets = append(pl.Targets, &targets.Target{Target: compose.Target{Name: "memcached"}, Settings: targets.Own(func(int) drivers.Driver { return memcached })})
+	pl.Targets = append(pl.Targets, &targets.Target{Target: supply.Target{Name: "memcached"}, Settings: targets.Own(func(int) drivers.Driver { return memcached })})
 	one := pl.TotalOps() / 2 // two targets from go
 	pl.Clients = []string{"go", "node"}
 	if got := pl.TotalOps(); got != 2*one {

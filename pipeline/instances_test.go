@@ -7,9 +7,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/dbsock/dbsock/compose"
 	"github.com/dbsock/dbsock/drivers"
 	"github.com/dbsock/dbsock/results"
+	"github.com/dbsock/dbsock/supply"
 	"github.com/dbsock/dbsock/targets"
 )
 
@@ -20,10 +20,10 @@ type restartingProvider struct {
 	restarts atomic.Int32
 }
 
-func (p *restartingProvider) Supply(ctx context.Context, t compose.Target) (*compose.Server, error) {
+func (p *restartingProvider) Supply(ctx context.Context, t supply.Target) (*supply.Server, error) {
 	srv, err := p.fakeProvider.Supply(ctx, t)
 	if err == nil {
-		compose.SetRestart(srv, func(context.Context) error { p.restarts.Add(1); return nil })
+		supply.SetRestart(srv, func(context.Context) error { p.restarts.Add(1); return nil })
 	}
 	return srv, err
 }
@@ -124,7 +124,7 @@ func TestInstancesOfAServerNotOurs(t *testing.T) {
 // told so before anything starts (3 targets on 6 paths: 15 comparisons,
 // 10 instances needed); 4 paths (9 comparisons) over 9 instances are not.
 func TestHolmWarningBeforeTheRun(t *testing.T) {
-	three := []*targets.Target{{Target: compose.Target{Name: "a"}}, {Target: compose.Target{Name: "b"}}, {Target: compose.Target{Name: "c"}}}
+	three := []*targets.Target{{Target: supply.Target{Name: "a"}}, {Target: supply.Target{Name: "b"}}, {Target: supply.Target{Name: "c"}}}
 	six := []drivers.Transport{drivers.TCP, drivers.Published, drivers.Bridge, drivers.Service, drivers.Pod, drivers.Unix}
 	p := Plan{Targets: three, Paths: six, Instances: 9}
 	if w := p.holmWarning(); !strings.Contains(w, "15 comparisons (3 targets × 1 cases × 5 paths against TCP) over 9 server instances") || !strings.Contains(w, "--instances 10 or more") {
@@ -148,7 +148,7 @@ func TestInstancesOfAServerYouRun(t *testing.T) {
 			t.Errorf("asked %v: %v", asked, err)
 		}
 		ti := &results.Target{}
-		srv := &compose.Server{Target: "redis", Provenance: drivers.Provenance{Provider: "external"}}
+		srv := &supply.Server{Target: "redis", Provenance: drivers.Provenance{Provider: "external"}}
 		if p.canRestart(srv, ti) {
 			t.Errorf("asked %v: a server dbsock did not start would be restarted", asked)
 		}

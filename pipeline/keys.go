@@ -8,10 +8,10 @@ import (
 
 	"github.com/dustin/go-humanize"
 
-	"github.com/dbsock/dbsock/compose"
 	"github.com/dbsock/dbsock/drivers"
 	"github.com/dbsock/dbsock/internal/setting"
 	"github.com/dbsock/dbsock/results"
+	"github.com/dbsock/dbsock/supply"
 	"github.com/dbsock/dbsock/targets"
 )
 
@@ -34,7 +34,7 @@ func (k KeySource) String() string {
 // userKeys are t's own keys (nil: dbsock's ids 1..Rows): the file's, or
 // what the query returns over the Unix endpoint, at most Options.Rows (a
 // query that has more is said in ti's warnings).
-func (p Plan) userKeys(ctx context.Context, t *targets.Target, d drivers.Driver, srv *compose.Server, ti *results.Target) ([]string, error) {
+func (p Plan) userKeys(ctx context.Context, t *targets.Target, d drivers.Driver, srv *supply.Server, ti *results.Target) ([]string, error) {
 	src, ok := p.KeysFrom[t.Name]
 	if !ok {
 		return nil, nil
@@ -96,7 +96,7 @@ func distinct(keys []string) []string {
 // checkStatement runs the user's op (--query, or dbsock's op on the user's
 // keys) once over each transport before anything is timed: one that fails
 // or returns nothing stops the run with the server's own message.
-func (p Plan) checkStatement(ctx context.Context, t *targets.Target, d drivers.Driver, srv *compose.Server) error {
+func (p Plan) checkStatement(ctx context.Context, t *targets.Target, d drivers.Driver, srv *supply.Server) error {
 	q, hasQuery := p.Queries[t.Name]
 	if _, hasKeys := p.KeysFrom[t.Name]; !hasQuery && !hasKeys {
 		return nil

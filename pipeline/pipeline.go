@@ -1,5 +1,5 @@
 // Package pipeline is dbsock's one pipeline, read top to bottom in Run:
-// supply each target's server (package compose), seed it and ask what it is
+// supply each target's server (package supply), seed it and ask what it is
 // (package drivers), measure every case over both transports (package
 // scenarios, the one timing loop), summarize (package results), check the
 // thresholds, and render (package reports, through Plan.Render). Nothing
@@ -17,7 +17,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/dbsock/dbsock/compose"
 	"github.com/dbsock/dbsock/drivers"
 	"github.com/dbsock/dbsock/internal/cpustat"
 	"github.com/dbsock/dbsock/internal/placement"
@@ -25,6 +24,7 @@ import (
 	"github.com/dbsock/dbsock/internal/sysinfo"
 	"github.com/dbsock/dbsock/results"
 	"github.com/dbsock/dbsock/scenarios"
+	"github.com/dbsock/dbsock/supply"
 	"github.com/dbsock/dbsock/targets"
 )
 
@@ -36,7 +36,7 @@ type Plan struct {
 	// Settings are each target's settings (a target without an entry runs
 	// with its defaults, Target.Settings).
 	Settings     map[string]targets.Settings
-	Provider     compose.Provider
+	Provider     supply.Provider
 	ProviderName string // as the user gave it, e.g. "auto"
 	// Scenarios, Concurrency and ValueSizes span the sweep: every target
 	// runs every combination. Empty means PK, 1 worker, the natural value.
@@ -343,7 +343,7 @@ func (p Plan) measureTarget(ctx context.Context, t *targets.Target, ti *results.
 type targetRun struct {
 	t        *targets.Target
 	settings targets.Settings
-	srv      *compose.Server
+	srv      *supply.Server
 	ti       *results.Target
 	paths    drivers.Paths
 	info     drivers.ServerInfo
@@ -395,7 +395,7 @@ func (p Plan) measureCases(ctx context.Context, tr *targetRun, emit func(results
 // measureCase measures one case on each server instance in turn with loop
 // (scenarios.Run, here or in the remote client), restarting srv between
 // instances where it can; emit receives every run.
-func (p Plan) measureCase(ctx context.Context, t *targets.Target, d drivers.Driver, srv *compose.Server, ti *results.Target,
+func (p Plan) measureCase(ctx context.Context, t *targets.Target, d drivers.Driver, srv *supply.Server, ti *results.Target,
 	opt scenarios.Options, loop func(context.Context, scenarios.Options, func(results.Run)) error, emit func(results.Run)) error {
 	restart := p.canRestart(srv, ti)
 	for inst := 1; inst <= max(p.Instances, 1); inst++ {
@@ -415,7 +415,7 @@ func (p Plan) measureCase(ctx context.Context, t *targets.Target, d drivers.Driv
 
 // loop runs one instance of a case with d (w's driver at pipeline depth
 // depth): scenarios.Run in this process, or in the remote client rc.
-func (p Plan) loop(t *targets.Target, w drivers.Workload, d drivers.Driver, depth int, srv *compose.Server, paths drivers.Paths,
+func (p Plan) loop(t *targets.Target, w drivers.Workload, d drivers.Driver, depth int, srv *supply.Server, paths drivers.Paths,
 	info drivers.ServerInfo, rc *remoteClient) func(context.Context, scenarios.Options, func(results.Run)) error {
 	if rc == nil {
 		return func(ctx context.Context, opt scenarios.Options, emit func(results.Run)) error {

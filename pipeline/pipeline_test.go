@@ -10,11 +10,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/dbsock/dbsock/compose"
 	"github.com/dbsock/dbsock/drivers"
 	"github.com/dbsock/dbsock/internal/placement"
 	"github.com/dbsock/dbsock/results"
 	"github.com/dbsock/dbsock/scenarios"
+	"github.com/dbsock/dbsock/supply"
 	"github.com/dbsock/dbsock/targets"
 )
 
@@ -27,15 +27,15 @@ type fakeProvider struct {
 
 func (*fakeProvider) Name() string { return "fake" }
 func (*fakeProvider) Close() error { return nil }
-func (p *fakeProvider) Supply(_ context.Context, t compose.Target) (*compose.Server, error) {
+func (p *fakeProvider) Supply(_ context.Context, t supply.Target) (*supply.Server, error) {
 	if err := p.fail[t.Name]; err != nil {
 		return nil, err
 	}
 	p.supplied.Add(1)
-	srv := &compose.Server{Target: t.Name, Provenance: drivers.Provenance{Provider: "fake", Origin: "memory"},
+	srv := &supply.Server{Target: t.Name, Provenance: drivers.Provenance{Provider: "fake", Origin: "memory"},
 		TCP:  drivers.Endpoint{Transport: drivers.TCP, Address: "127.0.0.1:1"},
 		Unix: drivers.Endpoint{Transport: drivers.Unix, Address: "/fake/" + t.Name + ".sock"}}
-	compose.SetStop(srv, func(context.Context) error { p.stopped.Add(1); return nil })
+	supply.SetStop(srv, func(context.Context) error { p.stopped.Add(1); return nil })
 	return srv, nil
 }
 
@@ -96,7 +96,7 @@ func plan(p *fakeProvider, ds ...*fakeDriver) Plan {
 		Options: scenarios.Options{N: 300, Warmup: 10, Rounds: 2}}
 	for _, d := range ds {
 		d := d
-		pl.Targets = append(pl.Targets, &targets.Target{Target: compose.Target{Name: d.name}, Settings: targets.Own(func(int) drivers.Driver { return d })})
+		pl.Targets = append(pl.Targets, &targets.Target{Target: supply.Target{Name: d.name}, Settings: targets.Own(func(int) drivers.Driver { return d })})
 	}
 	return pl
 }

@@ -6,15 +6,15 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/dbsock/dbsock/compose"
 	"github.com/dbsock/dbsock/drivers"
+	"github.com/dbsock/dbsock/supply"
 )
 
 // pathsProvider supplies fakeProvider's servers with the tcp6 and tls
 // paths too.
 type pathsProvider struct{ fakeProvider }
 
-func (p *pathsProvider) Supply(ctx context.Context, t compose.Target) (*compose.Server, error) {
+func (p *pathsProvider) Supply(ctx context.Context, t supply.Target) (*supply.Server, error) {
 	srv, err := p.fakeProvider.Supply(ctx, t)
 	if err != nil {
 		return nil, err

@@ -23,12 +23,12 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/dbsock/dbsock/compose"
 	"github.com/dbsock/dbsock/drivers"
 	"github.com/dbsock/dbsock/internal/cpustat"
 	"github.com/dbsock/dbsock/internal/setting"
 	"github.com/dbsock/dbsock/results"
 	"github.com/dbsock/dbsock/scenarios"
+	"github.com/dbsock/dbsock/supply"
 	"github.com/dbsock/dbsock/targets"
 )
 
@@ -107,14 +107,14 @@ type remoteClient struct {
 
 // startClient starts t's remote client beside srv, and records its place
 // in ti.
-func (p Plan) startClient(ctx context.Context, t *targets.Target, srv *compose.Server, ti *results.Target) (*remoteClient, error) {
+func (p Plan) startClient(ctx context.Context, t *targets.Target, srv *supply.Server, ti *results.Target) (*remoteClient, error) {
 	dir, err := os.MkdirTemp("", "dbsock-client-")
 	if err != nil {
 		return nil, fmt.Errorf("%s: make a directory for the client's case files: %w", t.Name, err)
 	}
 	// Marked as this dbsock's, so that "dbsock clean" removes it after a
 	// run that was killed (a case file holds the endpoints' passwords).
-	if err := os.WriteFile(filepath.Join(dir, compose.OwnerFile), []byte(compose.Self().String()+"\n"), 0o600); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, supply.OwnerFile), []byte(supply.Self().String()+"\n"), 0o600); err != nil {
 		os.RemoveAll(dir)
 		return nil, fmt.Errorf("%s: mark the client's case directory: %w", t.Name, err)
 	}
@@ -126,7 +126,7 @@ func (p Plan) startClient(ctx context.Context, t *targets.Target, srv *compose.S
 	}
 	ti.Client = r.Place()
 	if pids, _ := meterRoots(srv.CPU); len(pids) > 0 && r.PID() > 0 {
-		ti.Provenance.CPUGroup = compose.CgroupNote(pids[0], r.PID())
+		ti.Provenance.CPUGroup = supply.CgroupNote(pids[0], r.PID())
 	}
 	fmt.Fprintf(p.log(), "dbsock: %s: the client runs in %s\n", t.Name, ti.Client)
 	return &remoteClient{r: r, dir: dir}, nil
@@ -287,7 +287,7 @@ func readRuns(file string, emit func(results.Run)) (caseEnd, error) {
 }
 
 // remoteCase is the Case for one instance of opt on d's target.
-func (p Plan) remoteCase(t *targets.Target, w drivers.Workload, depth int, srv *compose.Server, paths drivers.Paths, info drivers.ServerInfo, opt scenarios.Options) (Case, error) {
+func (p Plan) remoteCase(t *targets.Target, w drivers.Workload, depth int, srv *supply.Server, paths drivers.Paths, info drivers.ServerInfo, opt scenarios.Options) (Case, error) {
 	settings, err := json.Marshal(p.settings(t))
 	if err != nil {
 		return Case{}, fmt.Errorf("write %s's settings for the client: %w", t.Name, err)

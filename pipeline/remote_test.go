@@ -13,10 +13,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/dbsock/dbsock/compose"
 	"github.com/dbsock/dbsock/drivers"
 	"github.com/dbsock/dbsock/results"
 	"github.com/dbsock/dbsock/scenarios"
+	"github.com/dbsock/dbsock/supply"
 	"github.com/dbsock/dbsock/targets"
 	"github.com/dbsock/dbsock/targets/redis"
 )
@@ -58,7 +58,7 @@ func (s *remoteSettings) Validate() error {
 	}
 	return nil
 }
-func (s *remoteSettings) External() (compose.Pair, error) { return compose.Pair{}, nil }
+func (s *remoteSettings) External() (supply.Pair, error) { return supply.Pair{}, nil }
 func (s *remoteSettings) Driver(drivers.Workload) drivers.Driver {
 	return &passwordDriver{fakeDriver: fakeDriver{name: "remote-fake", tcpCost: 40 * time.Microsecond, unixCost: time.Duration(s.UnixUS) * time.Microsecond}, saw: s.password}
 }
@@ -77,10 +77,10 @@ func (d *passwordDriver) Open(ctx context.Context, ep drivers.Endpoint) (drivers
 var remotePassword string
 
 func init() {
-	never := func(context.Context, *compose.Local, string) (*compose.Server, error) {
+	never := func(context.Context, *supply.Local, string) (*supply.Server, error) {
 		return nil, errors.New("the test supplies it")
 	}
-	targets.Register(targets.Target{Target: compose.Target{Name: "remote-fake", Recipe: compose.Recipe{Local: never}}, Settings: func() targets.Settings {
+	targets.Register(targets.Target{Target: supply.Target{Name: "remote-fake", Recipe: supply.Recipe{Local: never}}, Settings: func() targets.Settings {
 		return &remoteSettings{UnixUS: 40, password: &remotePassword}
 	}})
 }
@@ -148,7 +148,7 @@ func TestRemoteClientRunsTheCaseFromItsFile(t *testing.T) {
 // passwordProvider supplies fake servers whose endpoints have a password.
 type passwordProvider struct{ *fakeProvider }
 
-func (p passwordProvider) Supply(ctx context.Context, t compose.Target) (*compose.Server, error) {
+func (p passwordProvider) Supply(ctx context.Context, t supply.Target) (*supply.Server, error) {
 	srv, err := p.fakeProvider.Supply(ctx, t)
 	if srv != nil {
 		srv.TCP.Password, srv.Unix.Password = "s3cret", "s3cret"
@@ -159,7 +159,7 @@ func (p passwordProvider) Supply(ctx context.Context, t compose.Target) (*compos
 func TestRemoteClientErrorsComeBack(t *testing.T) {
 	dir := t.TempDir()
 	rc := &remoteClient{r: &inProcess{}, dir: dir}
-	srv := &compose.Server{TCP: drivers.Endpoint{Transport: drivers.TCP, Address: "127.0.0.1:1"}, Unix: drivers.Endpoint{Transport: drivers.Unix, Address: "/fake/x.sock"}}
+	srv := &supply.Server{TCP: drivers.Endpoint{Transport: drivers.TCP, Address: "127.0.0.1:1"}, Unix: drivers.Endpoint{Transport: drivers.Unix, Address: "/fake/x.sock"}}
 	tgt, _ := targets.Lookup("remote-fake")
 	cs, err := Plan{}.remoteCase(tgt, drivers.Workload{}, 1, srv, srv.Endpoints().Paths(), drivers.ServerInfo{}, scenarios.Options{N: 10, Rounds: 1})
 	if err != nil {
@@ -207,7 +207,7 @@ func (r *hungRemote) Exec(context.Context, ...string) error { select {} }
 // run for ever.
 func TestSilentClientIsTimedOut(t *testing.T) {
 	rc := &remoteClient{r: &hungRemote{}, dir: t.TempDir()}
-	srv := &compose.Server{TCP: drivers.Endpoint{Transport: drivers.TCP, Address: "127.0.0.1:1"}, Unix: drivers.Endpoint{Transport: drivers.Unix, Address: "/fake/x.sock"}}
+	srv := &supply.Server{TCP: drivers.Endpoint{Transport: drivers.TCP, Address: "127.0.0.1:1"}, Unix: drivers.Endpoint{Transport: drivers.Unix, Address: "/fake/x.sock"}}
 	tgt, _ := targets.Lookup("remote-fake")
 	opt := scenarios.Options{N: 10, Rounds: 1, OpTimeout: 100 * time.Millisecond}
 	start := time.Now()
@@ -251,7 +251,7 @@ func TestCaseCarriesSettingsAsData(t *testing.T) {
 	s := redis.DefaultSettings()
 	s.Protocol, s.Identity = 2, true
 	s.Addr, s.Socket, s.Password = "127.0.0.1:6379", "/run/redis/redis.sock", "s3cret"
-	srv := &compose.Server{TCP: drivers.Endpoint{Transport: drivers.TCP, Address: "127.0.0.1:1"}, Unix: drivers.Endpoint{Transport: drivers.Unix, Address: "/fake/x.sock"}}
+	srv := &supply.Server{TCP: drivers.Endpoint{Transport: drivers.TCP, Address: "127.0.0.1:1"}, Unix: drivers.Endpoint{Transport: drivers.Unix, Address: "/fake/x.sock"}}
 	pl := Plan{Settings: map[string]targets.Settings{"redis": s}}
 	cs, err := pl.remoteCase(tgt, drivers.Workload{}, 1, srv, srv.Endpoints().Paths(), drivers.ServerInfo{}, scenarios.Options{N: 10, Rounds: 1})
 	if err != nil {

@@ -10,12 +10,12 @@ import (
 	"strings"
 	"time"
 
-	"github.com/dbsock/dbsock/compose"
 	"github.com/dbsock/dbsock/drivers"
 	"github.com/dbsock/dbsock/internal/cpustat"
 	"github.com/dbsock/dbsock/internal/placement"
 	"github.com/dbsock/dbsock/results"
 	"github.com/dbsock/dbsock/scenarios"
+	"github.com/dbsock/dbsock/supply"
 	"github.com/dbsock/dbsock/targets"
 )
 
@@ -24,7 +24,7 @@ import (
 // fresh connections to the one server process, whether --instances was
 // given or left at its default, and ti a warning that the interval covers
 // that process only.
-func (p Plan) canRestart(srv *compose.Server, ti *results.Target) bool {
+func (p Plan) canRestart(srv *supply.Server, ti *results.Target) bool {
 	if p.Instances <= 1 || srv.CanRestart() {
 		return true
 	}
@@ -40,7 +40,7 @@ func (p Plan) canRestart(srv *compose.Server, ti *results.Target) bool {
 // checks that the same server answers on both endpoints, seeds it again
 // when it keeps nothing over a restart (t.Volatile: an in-memory server
 // as dbsock runs it starts empty), and waits for it to go idle.
-func (p Plan) restart(ctx context.Context, t *targets.Target, d drivers.Driver, srv *compose.Server, rows, inst int) error {
+func (p Plan) restart(ctx context.Context, t *targets.Target, d drivers.Driver, srv *supply.Server, rows, inst int) error {
 	began, pid := time.Now(), srv.PID
 	if err := srv.Restart(ctx); err != nil {
 		return fmt.Errorf("start server instance %d of %d: %w", inst, p.Instances, err)
@@ -65,7 +65,7 @@ func (p Plan) restart(ctx context.Context, t *targets.Target, d drivers.Driver, 
 
 // stopServer stops srv once t's cases are done (or failed with err): a
 // server that stopped answering gets no grace.
-func stopServer(t *targets.Target, srv *compose.Server, err error) error {
+func stopServer(t *targets.Target, srv *supply.Server, err error) error {
 	limit := StopTimeout
 	if errors.Is(err, scenarios.ErrNoAnswer) {
 		limit = HungStopTimeout
@@ -90,7 +90,7 @@ func serverAnswered(err error) bool {
 // identify asks the server what it is over each endpoint: both must be the
 // same product, so that a socket of another kind of server (one target's
 // socket given as another's) is said to be that before anything is timed.
-func (p Plan) identify(ctx context.Context, t *targets.Target, d drivers.Driver, srv *compose.Server) (drivers.ServerInfo, error) {
+func (p Plan) identify(ctx context.Context, t *targets.Target, d drivers.Driver, srv *supply.Server) (drivers.ServerInfo, error) {
 	target := t.Name
 	var infos [2]drivers.ServerInfo
 	for i, ep := range []drivers.Endpoint{srv.TCP, srv.Unix} {
@@ -161,7 +161,7 @@ const firstContact = "while dbsock asked what server it is"
 
 // describeServer records where the server came from and checks its
 // endpoints.
-func describeServer(srv *compose.Server, ti *results.Target) error {
+func describeServer(srv *supply.Server, ti *results.Target) error {
 	ti.Provenance = srv.Provenance
 	ti.Endpoints = []drivers.Endpoint{srv.TCP, srv.Unix}
 	switch {
@@ -188,7 +188,7 @@ func describeServer(srv *compose.Server, ti *results.Target) error {
 // instances), within seedLimit, then waits for the server to settle: a
 // database writes what was seeded back in the background, which would
 // otherwise land in the first blocks.
-func (p Plan) seed(ctx context.Context, t *targets.Target, d drivers.Driver, srv *compose.Server, rows int) error {
+func (p Plan) seed(ctx context.Context, t *targets.Target, d drivers.Driver, srv *supply.Server, rows int) error {
 	over := []drivers.Endpoint{srv.Unix}
 	if srv.SeedEach || t.SeedEach {
 		over = append(over, srv.TCP)

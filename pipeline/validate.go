@@ -7,12 +7,12 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/dbsock/dbsock/compose"
 	"github.com/dbsock/dbsock/drivers"
 	"github.com/dbsock/dbsock/internal/setting"
 	"github.com/dbsock/dbsock/internal/sysinfo"
 	"github.com/dbsock/dbsock/results"
 	"github.com/dbsock/dbsock/scenarios"
+	"github.com/dbsock/dbsock/supply"
 	"github.com/dbsock/dbsock/targets"
 )
 
@@ -356,7 +356,7 @@ func (p Plan) names() string {
 
 // pathsOf is the endpoints of srv on the plan's paths; a path the server
 // does not have is left out, and ti's warnings say why.
-func (p Plan) pathsOf(srv *compose.Server, ti *results.Target) drivers.Paths {
+func (p Plan) pathsOf(srv *supply.Server, ti *results.Target) drivers.Paths {
 	var paths drivers.Paths
 	for _, t := range p.paths() {
 		ep, err := srv.Path(t)
@@ -414,18 +414,18 @@ func (p Plan) validatePaths() error {
 	if p.Baseline != "" && !seen[p.Baseline] {
 		return setting.Errorf("%s %s: the baseline must be one of the paths measured (%s %s)", setting.Baseline, p.Baseline, setting.Paths, joinPaths(p.paths()))
 	}
-	if ok, why := compose.IPv6Loopback(); seen[drivers.TCP6] && !ok {
+	if ok, why := supply.IPv6Loopback(); seen[drivers.TCP6] && !ok {
 		return setting.Errorf("%s %s: %s; leave tcp6 out", setting.Paths, joinPaths(p.paths()), why)
 	}
 	return p.ValidateProvider()
 }
 
 // ValidateProvider checks the paths against the plan's provider, when it
-// can say what it serves (compose.PathServer): a path it serves for none
+// can say what it serves (supply.PathServer): a path it serves for none
 // of the targets is refused. Validate calls it; a caller that makes the
 // provider after validating the rest of the plan calls it then.
 func (p Plan) ValidateProvider() error {
-	ps, ok := p.Provider.(compose.PathServer)
+	ps, ok := p.Provider.(supply.PathServer)
 	if !ok {
 		return nil
 	}

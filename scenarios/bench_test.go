@@ -16,11 +16,11 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/dbsock/dbsock/compose"
-	"github.com/dbsock/dbsock/compose/child"
 	"github.com/dbsock/dbsock/drivers"
 	"github.com/dbsock/dbsock/internal/placement"
 	"github.com/dbsock/dbsock/results"
+	"github.com/dbsock/dbsock/supply"
+	"github.com/dbsock/dbsock/supply/child"
 	"github.com/dbsock/dbsock/targets/echo"
 	"github.com/dbsock/dbsock/targets/floor"
 )
@@ -79,10 +79,10 @@ func BenchmarkEchoVsMinimal(b *testing.B) {
 	if _, err := placement.PinProcess([]int{0}); err != nil {
 		b.Skip(err)
 	}
-	local := compose.NewLocal()
+	local := supply.NewLocal()
 	local.ServerCPUs = []int{0}
 	defer local.Close()
-	srv, err := local.Supply(context.Background(), compose.Target{Name: "echo", Recipe: compose.ChildRecipe("echo")})
+	srv, err := local.Supply(context.Background(), supply.Target{Name: "echo", Recipe: supply.ChildRecipe("echo")})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -208,10 +208,10 @@ func BenchmarkFloorVsMinimal(b *testing.B) {
 	if _, err := placement.PinProcess([]int{0}); err != nil {
 		b.Skip(err)
 	}
-	local := compose.NewLocal()
+	local := supply.NewLocal()
 	local.ServerCPUs = []int{0}
 	defer local.Close()
-	srv, err := local.Supply(context.Background(), compose.Target{Name: "floor", Recipe: compose.ChildRecipe("floor")})
+	srv, err := local.Supply(context.Background(), supply.Target{Name: "floor", Recipe: supply.ChildRecipe("floor")})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -6,9 +6,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/dbsock/dbsock/compose"
 	"github.com/dbsock/dbsock/drivers"
 	"github.com/dbsock/dbsock/internal/setting"
+	"github.com/dbsock/dbsock/supply"
 )
 
 // External describes the settings (Server) and flags that point dbsock at
@@ -127,7 +127,7 @@ func envVar(name string) string { return "DBSOCK_" + strings.ToUpper(name) + "_P
 // External builds the endpoints given, reading the password from
 // Password, $DBSOCK_NAME_PASSWORD or PasswordFile (the file wins), and
 // validating every address given.
-func (x *Server) External() (compose.Pair, error) {
+func (x *Server) External() (supply.Pair, error) {
 	password := x.Password
 	if password == "" && x.name != "" {
 		password = os.Getenv(envVar(x.name))
@@ -135,12 +135,12 @@ func (x *Server) External() (compose.Pair, error) {
 	if x.PasswordFile != "" {
 		b, err := os.ReadFile(x.PasswordFile)
 		if err != nil {
-			return compose.Pair{}, setting.Errorf("%s: %w", x.field("PasswordFile"), err)
+			return supply.Pair{}, setting.Errorf("%s: %w", x.field("PasswordFile"), err)
 		}
 		line, _, _ := strings.Cut(string(b), "\n")
 		password = strings.TrimRight(line, "\r")
 		if password == "" {
-			return compose.Pair{}, setting.Errorf("%s %s: its first line is empty; put the password on it (for a server without a password, give no password file)", x.field("PasswordFile"), x.PasswordFile)
+			return supply.Pair{}, setting.Errorf("%s %s: its first line is empty; put the password on it (for a server without a password, give no password file)", x.field("PasswordFile"), x.PasswordFile)
 		}
 	}
 	socket := x.Socket
@@ -151,7 +151,7 @@ func (x *Server) External() (compose.Pair, error) {
 	tcp, unix := creds, creds
 	tcp.Transport, tcp.Address = drivers.TCP, x.Addr
 	unix.Transport, unix.Address = drivers.Unix, socket
-	p := compose.Pair{TCP: tcp, Unix: unix}
+	p := supply.Pair{TCP: tcp, Unix: unix}
 	var err error
 	if p.TCP.Address != "" {
 		if err := p.TCP.Validate(); err != nil {

@@ -17,9 +17,9 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/dbsock/dbsock/compose"
 	"github.com/dbsock/dbsock/drivers"
 	"github.com/dbsock/dbsock/internal/setting"
+	"github.com/dbsock/dbsock/supply"
 )
 
 // Target is everything dbsock knows about one thing it can measure.
@@ -27,7 +27,7 @@ type Target struct {
 	// Target is what a provider is asked to supply: the name users call
 	// it by (e.g. mysql), the flag that gives the socket of a server the
 	// user runs, and the Recipe by which providers start its server.
-	compose.Target
+	supply.Target
 	// Order places it in listings and reports (lower first).
 	Order int
 	// Short says in a few words what one op is, for help texts.
@@ -112,7 +112,7 @@ type Settings interface {
 	// External returns the endpoints of a server the user runs, as given
 	// by the settings and the environment (a zero Pair when none were
 	// given).
-	External() (compose.Pair, error)
+	External() (supply.Pair, error)
 }
 
 // QueryOnly is an optional capability of Settings with fields that apply
@@ -145,7 +145,7 @@ func FieldOf(f setting.Field) (target, field string, ok bool) {
 }
 
 // Supply is what a provider is asked for to serve t.
-func (t *Target) Supply() compose.Target { return t.Target }
+func (t *Target) Supply() supply.Target { return t.Target }
 
 var (
 	mu       sync.Mutex
@@ -288,8 +288,8 @@ func DoctorKinds() []Doctor {
 
 // Containers lists the targets with an image, as the compose provider's
 // services.
-func Containers() []compose.Target {
-	var out []compose.Target
+func Containers() []supply.Target {
+	var out []supply.Target
 	for _, t := range List() {
 		if t.Container != nil {
 			out = append(out, t.Supply())
@@ -310,4 +310,4 @@ type own struct {
 
 func (*own) Validate() error                            { return nil }
 func (o *own) Driver(w drivers.Workload) drivers.Driver { return o.driver(w.ValueSize) }
-func (*own) External() (compose.Pair, error)            { return compose.Pair{}, nil }
+func (*own) External() (supply.Pair, error)             { return supply.Pair{}, nil }

@@ -9,7 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/dbsock/dbsock/compose"
+	"github.com/dbsock/dbsock/supply"
 )
 
 func newCleanCmd(stdout io.Writer) *cobra.Command {
@@ -26,8 +26,8 @@ are left alone, and so is what a run in a PID namespace clean cannot see
 left (a run in another container): clean says so, and where to run it.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			socket := compose.DockerSocket()
-			containers, kept, err := compose.FindLeftoverContainers(cmd.Context(), socket)
+			socket := supply.DockerSocket()
+			containers, kept, err := supply.FindLeftoverContainers(cmd.Context(), socket)
 			if err != nil {
 				return err
 			}
@@ -40,14 +40,14 @@ left (a run in another container): clean says so, and where to run it.`,
 					bases = append(bases, filepath.Dir(c.RunDir))
 				}
 			}
-			left, keptDirs, err := compose.FindLeftovers(cmd.Context(), socket, bases...)
+			left, keptDirs, err := supply.FindLeftovers(cmd.Context(), socket, bases...)
 			if err != nil {
 				return err
 			}
 			for _, k := range append(kept, keptDirs...) {
 				fmt.Fprintf(stdout, "left alone: %s, whose dbsock cannot be shown to have ended: %s\n", k.What, k.Why)
 			}
-			tags := compose.DeadRunTags(cmd.Context(), socket)
+			tags := supply.DeadRunTags(cmd.Context(), socket)
 			if len(left) == 0 && len(containers) == 0 && len(tags) == 0 {
 				fmt.Fprintln(stdout, "nothing to clean")
 				return nil
@@ -58,7 +58,7 @@ left (a run in another container): clean says so, and where to run it.`,
 				if dryRun {
 					verb = "would remove"
 				} else {
-					compose.RemoveTag(cmd.Context(), socket, tag)
+					supply.RemoveTag(cmd.Context(), socket, tag)
 				}
 				fmt.Fprintf(stdout, "%s image tag %s (the client image's tag of a run that is over)\n", verb, tag)
 			}

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dbsock/dbsock/compose"
 	"github.com/dbsock/dbsock/internal/testutil"
+	"github.com/dbsock/dbsock/supply"
 )
 
 // comparisonsJSON is what a schema version 2 report says of each case.
@@ -42,7 +42,7 @@ type comparisonsJSON struct {
 func TestComparisonsOverEveryPath(t *testing.T) {
 	testutil.NeedAny(t, "redis-server")
 	testutil.NeedAny(t, "initdb")
-	if ok, why := compose.IPv6Loopback(); !ok {
+	if ok, why := supply.IPv6Loopback(); !ok {
 		t.Skip(why)
 	}
 	dir := t.TempDir()

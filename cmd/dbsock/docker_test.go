@@ -16,6 +16,7 @@ import (
 	"github.com/dbsock/dbsock/internal/cpustat"
 	"github.com/dbsock/dbsock/internal/testutil"
 	"github.com/dbsock/dbsock/results"
+	"github.com/dbsock/dbsock/supply"
 	"github.com/dbsock/dbsock/targets"
 )
 
@@ -59,8 +60,8 @@ func needImages(t *testing.T) {
 // (tests of other packages may run containers at the same time).
 func dbsockContainers(t *testing.T, pid int) []string {
 	t.Helper()
-	out, err := exec.Command("docker", "ps", "-aq", "--filter", "label="+compose.Label+"=1",
-		"--filter", "label="+compose.PIDLabel+"="+strconv.Itoa(pid)).Output()
+	out, err := exec.Command("docker", "ps", "-aq", "--filter", "label="+supply.Label+"=1",
+		"--filter", "label="+supply.PIDLabel+"="+strconv.Itoa(pid)).Output()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -159,8 +160,8 @@ func sigintDocker(t *testing.T, containers int, args ...string) {
 	if n := len(dbsockContainers(t, cmd.Process.Pid)); n != 0 {
 		t.Errorf("%d dbsock containers after SIGINT", n)
 	}
-	if nets, _ := exec.Command("docker", "network", "ls", "-q", "--filter", "label="+compose.Label+"=1",
-		"--filter", "label="+compose.PIDLabel+"="+strconv.Itoa(cmd.Process.Pid)).Output(); strings.TrimSpace(string(nets)) != "" {
+	if nets, _ := exec.Command("docker", "network", "ls", "-q", "--filter", "label="+supply.Label+"=1",
+		"--filter", "label="+supply.PIDLabel+"="+strconv.Itoa(cmd.Process.Pid)).Output(); strings.TrimSpace(string(nets)) != "" {
 		t.Errorf("dbsock networks left: %s", nets)
 	}
 	if left := testutil.TempDirs(t, tmp); len(left) != 0 {
@@ -355,8 +356,8 @@ func checkContainerPaths(t *testing.T, rep *results.Report) {
 func checkNoDocker(t *testing.T, tmp string, pid int) {
 	t.Helper()
 	for _, kind := range [][]string{{"ps", "-aq"}, {"network", "ls", "-q"}} {
-		out, err := exec.Command("docker", append(kind, "--filter", "label="+compose.Label+"=1",
-			"--filter", "label="+compose.PIDLabel+"="+strconv.Itoa(pid))...).Output()
+		out, err := exec.Command("docker", append(kind, "--filter", "label="+supply.Label+"=1",
+			"--filter", "label="+supply.PIDLabel+"="+strconv.Itoa(pid))...).Output()
 		if err != nil || strings.TrimSpace(string(out)) != "" {
 			t.Errorf("docker %s: dbsock's left: %q (%v)", kind[0], out, err)
 		}

@@ -4,7 +4,7 @@ import (
 	"context"
 	"time"
 
-	"github.com/dbsock/dbsock/compose"
+	"github.com/dbsock/dbsock/supply"
 )
 
 // checkEngine refuses, before anything starts, a provider or a client
@@ -16,7 +16,7 @@ func (o *runOptions) checkEngine() error {
 	if o.provider != "docker" && o.provider != "compose" && !container {
 		return nil
 	}
-	eng := compose.ProbeEngine(context.Background(), 3*time.Second)
+	eng := supply.ProbeEngine(context.Background(), 3*time.Second)
 	if err := eng.CannotRun(o.provider, container); err != nil {
 		return usagef("%s", inWords(err))
 	}

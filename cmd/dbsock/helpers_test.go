@@ -9,16 +9,16 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dbsock/dbsock/compose"
 	"github.com/dbsock/dbsock/results"
+	"github.com/dbsock/dbsock/supply"
 	"github.com/dbsock/dbsock/targets"
 )
 
 // startLocal starts a real server through the local provider for tests
 // that need one running "outside" the command under test.
-func startLocal(t *testing.T, target string) *compose.Server {
+func startLocal(t *testing.T, target string) *supply.Server {
 	t.Helper()
-	l := compose.NewLocal()
+	l := supply.NewLocal()
 	t.Cleanup(func() { _ = l.Close() })
 	tt, ok := targets.Lookup(target)
 	if !ok {

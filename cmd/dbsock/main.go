@@ -17,9 +17,9 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/dbsock/dbsock/compose/child"
-	"github.com/dbsock/dbsock/compose/containers" // the container runtime (testcontainers-go)
 	"github.com/dbsock/dbsock/drivers"
+	"github.com/dbsock/dbsock/supply/child"
+	"github.com/dbsock/dbsock/supply/containers" // the container runtime (testcontainers-go)
 	"github.com/dbsock/dbsock/targets"
 	_ "github.com/dbsock/dbsock/targets/all" // every target registers itself
 )

@@ -9,9 +9,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dbsock/dbsock/compose/child"
-	"github.com/dbsock/dbsock/compose/containers"
 	"github.com/dbsock/dbsock/internal/setting"
+	"github.com/dbsock/dbsock/supply/child"
+	"github.com/dbsock/dbsock/supply/containers"
 )
 
 func TestMain(m *testing.M) {

@@ -7,9 +7,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/dbsock/dbsock/compose"
 	"github.com/dbsock/dbsock/drivers"
 	"github.com/dbsock/dbsock/pipeline"
+	"github.com/dbsock/dbsock/supply"
 )
 
 // newMeasureCmd is "dbsock measure", which dbsock runs in its client
@@ -52,6 +52,6 @@ func (o *runOptions) remoteClient(cpus []int) pipeline.StartRemote {
 	}
 	netns := slices.Contains(o.paths, string(drivers.Service)) || slices.Contains(o.paths, string(drivers.Pod))
 	return func(ctx context.Context, target string, dirs []string) (pipeline.Remote, error) {
-		return compose.StartClient(ctx, compose.ClientOptions{Binary: o.clientBinary, Dirs: dirs, CPUs: cpus, Target: target, EnterNetns: netns})
+		return supply.StartClient(ctx, supply.ClientOptions{Binary: o.clientBinary, Dirs: dirs, CPUs: cpus, Target: target, EnterNetns: netns})
 	}
 }

@@ -11,9 +11,9 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/dbsock/dbsock/compose"
 	"github.com/dbsock/dbsock/internal/testutil"
 	"github.com/dbsock/dbsock/results"
+	"github.com/dbsock/dbsock/supply"
 )
 
 // nobody is the ordinary user the non-root tests run dbsock as: no account
@@ -134,7 +134,7 @@ func labelled(t *testing.T, pid int) []string {
 	t.Helper()
 	var found []string
 	for _, kind := range [][]string{{"ps", "-aq"}, {"network", "ls", "-q"}} {
-		out, err := exec.Command("docker", append(kind, "--filter", "label="+compose.PIDLabel+"="+strconv.Itoa(pid))...).Output()
+		out, err := exec.Command("docker", append(kind, "--filter", "label="+supply.PIDLabel+"="+strconv.Itoa(pid))...).Output()
 		if err != nil {
 			t.Fatalf("docker %s: %v", kind[0], err)
 		}
@@ -148,7 +148,7 @@ func labelled(t *testing.T, pid int) []string {
 // removeLabelled removes the containers and networks of the dbsock of pid
 // (after a failed test).
 func removeLabelled(pid int) {
-	filter := "label=" + compose.PIDLabel + "=" + strconv.Itoa(pid)
+	filter := "label=" + supply.PIDLabel + "=" + strconv.Itoa(pid)
 	if out, _ := exec.Command("docker", "ps", "-aq", "--filter", filter).Output(); len(strings.Fields(string(out))) > 0 {
 		_ = exec.Command("docker", append([]string{"rm", "-f"}, strings.Fields(string(out))...)...).Run()
 	}

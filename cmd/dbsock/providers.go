@@ -14,11 +14,12 @@ import (
 
 	"github.com/dbsock/dbsock/compose"
 	"github.com/dbsock/dbsock/drivers"
+	"github.com/dbsock/dbsock/supply"
 	"github.com/dbsock/dbsock/targets"
 )
 
 // newProvider builds the provider --provider names, for targets names.
-func (o *runOptions) newProvider(names []string, serverCPUs []int) (compose.Provider, error) {
+func (o *runOptions) newProvider(names []string, serverCPUs []int) (supply.Provider, error) {
 	pairs, err := o.externalEndpoints()
 	if err != nil {
 		return nil, err
@@ -53,7 +54,7 @@ func (o *runOptions) newProvider(names []string, serverCPUs []int) (compose.Prov
 			}
 		}
 	}
-	local := compose.NewLocal()
+	local := supply.NewLocal()
 	local.ServerCPUs = serverCPUs
 	if len(images) > 0 {
 		switch o.provider {
@@ -75,12 +76,12 @@ func (o *runOptions) newProvider(names []string, serverCPUs []int) (compose.Prov
 			return nil, usagef("--server-pid %s=%d names %s, whose process tree is not the server's: the server CPU per op would count every process in it; give the pid of the server itself", name, pid, map[bool]string{true: "the first process of this machine (or container)", false: "dbsock itself"}[pid == 1])
 		}
 		if addr := pairs[name].TCP.Address; addr != "" {
-			if err := compose.Owns(pid, addr); err != nil {
+			if err := supply.Owns(pid, addr); err != nil {
 				return nil, usagef("--server-pid %s=%d: %v; give the pid of the server listening there", name, pid, err)
 			}
 		}
 	}
-	external := &compose.External{Endpoints: pairs, ServerPIDs: pids}
+	external := &supply.External{Endpoints: pairs, ServerPIDs: pids}
 	switch o.provider {
 	case "local":
 		return local, nil
@@ -94,12 +95,12 @@ func (o *runOptions) newProvider(names []string, serverCPUs []int) (compose.Prov
 	case "external":
 		return o.layered(external, local), nil
 	}
-	return &compose.Auto{Providers: []compose.Provider{external, o.newDocker(images, serverCPUs), local}}, nil
+	return &supply.Auto{Providers: []supply.Provider{external, o.newDocker(images, serverCPUs), local}}, nil
 }
 
 // layered is p, with the targets --explain added (dbsock's own servers,
 // which run as local child processes) supplied by local instead.
-func (o *runOptions) layered(p compose.Provider, local *compose.Local) compose.Provider {
+func (o *runOptions) layered(p supply.Provider, local *supply.Local) supply.Provider {
 	if len(o.layers) == 0 {
 		return p
 	}
@@ -107,12 +108,12 @@ func (o *runOptions) layered(p compose.Provider, local *compose.Local) compose.P
 }
 
 type layeredProvider struct {
-	compose.Provider
-	local  *compose.Local
+	supply.Provider
+	local  *supply.Local
 	layers []string
 }
 
-func (l *layeredProvider) Supply(ctx context.Context, t compose.Target) (*compose.Server, error) {
+func (l *layeredProvider) Supply(ctx context.Context, t supply.Target) (*supply.Server, error) {
 	if slices.Contains(l.layers, t.Name) {
 		return l.local.Supply(ctx, t)
 	}
@@ -121,10 +122,10 @@ func (l *layeredProvider) Supply(ctx context.Context, t compose.Target) (*compos
 
 func (l *layeredProvider) Close() error { return errors.Join(l.Provider.Close(), l.local.Close()) }
 
-// CannotServe implements compose.PathServer: the provider it layers on
+// CannotServe implements supply.PathServer: the provider it layers on
 // says.
 func (l *layeredProvider) CannotServe(t drivers.Transport, targets []string) string {
-	if ps, ok := l.Provider.(compose.PathServer); ok {
+	if ps, ok := l.Provider.(supply.PathServer); ok {
 		return ps.CannotServe(t, targets)
 	}
 	return ""
@@ -173,7 +174,7 @@ func parseImages(specs []string) (map[string]string, error) {
 }
 
 // checkHome refuses, before anything starts, a run of containers that
-// cannot work from the container dbsock runs in (compose.CheckHome); on
+// cannot work from the container dbsock runs in (supply.CheckHome); on
 // the host it asks nothing.
 func (o *runOptions) checkHome() error {
 	if o.provider != "docker" && o.provider != "compose" && o.client != "container" {
@@ -182,7 +183,7 @@ func (o *runOptions) checkHome() error {
 	routes, _ := o.routes()
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
-	if err := compose.CheckHome(ctx, compose.DockerSocket(), o.provider, o.client, routes); err != nil {
+	if err := supply.CheckHome(ctx, supply.DockerSocket(), o.provider, o.client, routes); err != nil {
 		return usagef("%s", inWords(err))
 	}
 	return nil

@@ -24,6 +24,7 @@ import (
 	"github.com/dbsock/dbsock/pipeline"
 	"github.com/dbsock/dbsock/results"
 	"github.com/dbsock/dbsock/scenarios"
+	"github.com/dbsock/dbsock/supply"
 	"github.com/dbsock/dbsock/targets"
 )
 
@@ -97,9 +98,9 @@ Targets (dbsock targets lists them with what one op is):
 Providers:
   docker    start containers (testcontainers-go) with host networking, the
             server on 127.0.0.1 only and its socket dir bind-mounted; official
-            images ` + imageList(func(c *compose.Container) string { return c.Image }) + `,
+            images ` + imageList(func(c *supply.Container) string { return c.Image }) + `,
             or --image TARGET=REF; make images builds
-            ` + imageList(func(c *compose.Container) string { return c.Offline }) + `,
+            ` + imageList(func(c *supply.Container) string { return c.Offline }) + `,
             used when the official ones cannot be pulled
   compose   the same from compose/compose.yaml with Docker Compose
   local     start private throwaway servers from binaries on PATH (each
@@ -196,8 +197,8 @@ func parseTargets(args []string) ([]string, error) {
 
 // externalEndpoints reads each target's external endpoints from its flags
 // and the environment, validating every address given.
-func (o *runOptions) externalEndpoints() (map[string]compose.Pair, error) {
-	pairs := map[string]compose.Pair{}
+func (o *runOptions) externalEndpoints() (map[string]supply.Pair, error) {
+	pairs := map[string]supply.Pair{}
 	for _, t := range targets.List() {
 		p, err := o.settings[t.Name].External()
 		if err != nil {
@@ -258,7 +259,7 @@ func (o *runOptions) validateClient() error {
 	if o.client != "container" {
 		return usagef("--client-binary is the dbsock that runs in the client container; give --client container too")
 	}
-	if err := compose.CheckClientBinary(o.clientBinary); err != nil {
+	if err := supply.CheckClientBinary(o.clientBinary); err != nil {
 		return usagef("--client-binary %s", inWords(err))
 	}
 	return nil
@@ -332,7 +333,7 @@ func runRun(ctx context.Context, o *runOptions, args []string, stdout, stderr io
 
 // plan checks every flag and builds the pipeline's plan and the provider,
 // before anything is started.
-func (o *runOptions) plan(args []string) (pipeline.Plan, compose.Provider, error) {
+func (o *runOptions) plan(args []string) (pipeline.Plan, supply.Provider, error) {
 	names, err := parseTargets(args)
 	if err != nil {
 		return pipeline.Plan{}, nil, err
@@ -475,7 +476,7 @@ func (o *runOptions) parseCases(names []string) ([]results.Threshold, error) {
 // secondSignal waits, once a run is interrupted, for another Ctrl-C or
 // SIGTERM: then dbsock removes what it can at once and exits (its server
 // processes die with it: they are started with Pdeathsig).
-func secondSignal(ctx context.Context, done <-chan struct{}, provider compose.Provider, stderr io.Writer) {
+func secondSignal(ctx context.Context, done <-chan struct{}, provider supply.Provider, stderr io.Writer) {
 	select {
 	case <-done:
 		return
@@ -493,8 +494,8 @@ func secondSignal(ctx context.Context, done <-chan struct{}, provider compose.Pr
 	}
 }
 
-func (o *runOptions) newDocker(images map[string]string, cpus []int) *compose.Docker {
-	d := compose.NewDocker()
+func (o *runOptions) newDocker(images map[string]string, cpus []int) *supply.Docker {
+	d := supply.NewDocker()
 	d.Images, d.ServerCPUs = images, cpus
 	d.Routes, d.Service = o.routes()
 	d.TLS = slices.Contains(o.paths, string(drivers.TLS))
@@ -555,7 +556,7 @@ func wellKnownSocket(target string) string {
 }
 
 // imageList lists one image of every target that has one.
-func imageList(image func(*compose.Container) string) string {
+func imageList(image func(*supply.Container) string) string {
 	var out []string
 	for _, t := range targets.Containers() {
 		out = append(out, image(t.Container))

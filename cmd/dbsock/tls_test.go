@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/dbsock/dbsock/compose"
 	"github.com/dbsock/dbsock/internal/testutil"
+	"github.com/dbsock/dbsock/supply"
 	"github.com/dbsock/dbsock/targets/redis"
 )
 
@@ -18,21 +18,21 @@ import (
 // certificate from ca (not dbsock's): a plain port, a TLS port and a
 // socket, on loopback, behind a password. It returns the ports, the
 // socket and a password file.
-func tlsRedis(t *testing.T, ca *compose.RunCA) (plain, tlsPort int, sock, pwFile string) {
+func tlsRedis(t *testing.T, ca *supply.RunCA) (plain, tlsPort int, sock, pwFile string) {
 	t.Helper()
 	dir := shortTempDir(t)
 	tf, err := ca.WriteFiles(dir, "", -1, -1)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if plain, err = compose.FreePort(); err != nil {
+	if plain, err = supply.FreePort(); err != nil {
 		t.Fatal(err)
 	}
-	if tlsPort, err = compose.FreePort(); err != nil {
+	if tlsPort, err = supply.FreePort(); err != nil {
 		t.Fatal(err)
 	}
 	sock, pwFile = filepath.Join(dir, "r.sock"), filepath.Join(dir, "pw")
-	password, err := compose.RandomPassword()
+	password, err := supply.RandomPassword()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,19 +67,19 @@ func tlsRedis(t *testing.T, ca *compose.RunCA) (plain, tlsPort int, sock, pwFile
 func TestExternalTLS(t *testing.T) {
 	testutil.NeedAny(t, "redis-server")
 	now := time.Now()
-	good, err := compose.NewRunCA(now)
+	good, err := supply.NewRunCA(now)
 	if err != nil {
 		t.Fatal(err)
 	}
-	expired, err := compose.NewCA(now.Add(-72*time.Hour), now.Add(-24*time.Hour))
+	expired, err := supply.NewCA(now.Add(-72*time.Hour), now.Add(-24*time.Hour))
 	if err != nil {
 		t.Fatal(err)
 	}
-	other, err := compose.NewRunCA(now)
+	other, err := supply.NewRunCA(now)
 	if err != nil {
 		t.Fatal(err)
 	}
-	caFile := func(ca *compose.RunCA) string {
+	caFile := func(ca *supply.RunCA) string {
 		p := filepath.Join(t.TempDir(), "ca.pem")
 		if err := os.WriteFile(p, ca.CertPEM(), 0o644); err != nil {
 			t.Fatal(err)
@@ -105,7 +105,7 @@ func TestExternalTLS(t *testing.T) {
 
 	for _, tt := range []struct {
 		name       string
-		server     *compose.RunCA
+		server     *supply.RunCA
 		ca         string
 		plainAsTLS bool
 		want       string

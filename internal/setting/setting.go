@@ -51,7 +51,7 @@ const (
 	Paths       Field = "Plan.Paths"
 	Baseline    Field = "Plan.Baseline"
 	Clients     Field = "Plan.Clients"
-	// ClientBinary is the dbsock a client container runs (compose.Client's
+	// ClientBinary is the dbsock a client container runs (supply.Client's
 	// Binary).
 	ClientBinary Field = "Client.Binary"
 )

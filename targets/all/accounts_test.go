@@ -16,9 +16,9 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 	gomongo "go.mongodb.org/mongo-driver/v2/mongo"
 
-	"github.com/dbsock/dbsock/compose"
 	"github.com/dbsock/dbsock/drivers"
 	"github.com/dbsock/dbsock/internal/testutil"
+	"github.com/dbsock/dbsock/supply"
 	"github.com/dbsock/dbsock/targets/mongo"
 	"github.com/dbsock/dbsock/targets/targettest"
 )
@@ -129,7 +129,7 @@ func TestFerretDBWantsTheRunsAccount(t *testing.T) {
 	}
 }
 
-func mongoRefuses(t *testing.T, srv *compose.Server) {
+func mongoRefuses(t *testing.T, srv *supply.Server) {
 	if srv.TCP.Password == "" {
 		t.Fatal("the server has no password")
 	}

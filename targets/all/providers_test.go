@@ -11,10 +11,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/dbsock/dbsock/compose"
-	"github.com/dbsock/dbsock/compose/child"
 	"github.com/dbsock/dbsock/drivers"
 	"github.com/dbsock/dbsock/internal/testutil"
+	"github.com/dbsock/dbsock/supply"
+	"github.com/dbsock/dbsock/supply/child"
 	"github.com/dbsock/dbsock/targets"
 	"github.com/dbsock/dbsock/targets/targettest"
 )
@@ -39,7 +39,7 @@ func TestLocalSupplyAndStop(t *testing.T) {
 			}
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 			defer cancel()
-			l := compose.NewLocal()
+			l := supply.NewLocal()
 			t.Cleanup(func() { _ = l.Close() })
 			srv, err := l.Supply(ctx, tg.Supply())
 			if err != nil {
@@ -68,7 +68,7 @@ func TestLocalSupplyAndStop(t *testing.T) {
 	}
 }
 
-func checkLocalServer(t *testing.T, l *compose.Local, srv *compose.Server) {
+func checkLocalServer(t *testing.T, l *supply.Local, srv *supply.Server) {
 	t.Helper()
 	if srv.PID <= 0 || srv.Provider != "local" {
 		t.Fatalf("server = %+v, want a local process", srv)
@@ -108,14 +108,14 @@ func checkLocalServer(t *testing.T, l *compose.Local, srv *compose.Server) {
 // database target's recipe says the local provider cannot supply it, and
 // where it looked.
 func TestLocalCannotSupplyWithoutBinaries(t *testing.T) {
-	l := &compose.Local{LookPath: func(string) (string, error) { return "", os.ErrNotExist }}
+	l := &supply.Local{LookPath: func(string) (string, error) { return "", os.ErrNotExist }}
 	defer l.Close()
 	for _, tg := range targets.List() {
 		if tg.Own {
 			continue
 		}
 		_, err := l.Supply(context.Background(), tg.Supply())
-		if !errors.Is(err, compose.ErrCannotSupply) {
+		if !errors.Is(err, supply.ErrCannotSupply) {
 			t.Errorf("%s: got %v, want ErrCannotSupply", tg.Name, err)
 		}
 		if err != nil && (!strings.Contains(err.Error(), "PATH") || strings.Contains(err.Error(), "is not installed")) {
@@ -130,7 +130,7 @@ func TestContainerSpecKeepsPasswordsOffCommandLines(t *testing.T) {
 	for _, tg := range targets.Containers() {
 		target := tg.Name
 		dir := t.TempDir()
-		sp, err := tg.Container.Spec(compose.SpecFor{Port: 12345, Dir: dir, Bind: "127.0.0.1"})
+		sp, err := tg.Container.Spec(supply.SpecFor{Port: 12345, Dir: dir, Bind: "127.0.0.1"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -162,10 +162,10 @@ func TestContainerSpecKeepsPasswordsOffCommandLines(t *testing.T) {
 // mongo's serves TLS with the run's certificate when given it, at a port
 // of the spec's, with the files named on its command line or config.
 func TestContainerSpecServesTLS(t *testing.T) {
-	tf := compose.TLSFiles{Cert: "/sock/tls-cert.pem", Key: "/sock/tls-key.pem", CA: "/sock/tls-ca.pem"}
+	tf := supply.TLSFiles{Cert: "/sock/tls-cert.pem", Key: "/sock/tls-key.pem", CA: "/sock/tls-ca.pem"}
 	for _, tg := range targets.Containers() {
 		dir := t.TempDir()
-		sp, err := tg.Container.Spec(compose.SpecFor{Port: 12345, Dir: dir, Bind: "127.0.0.1,::1", TLS: tf, TLSPort: 12346})
+		sp, err := tg.Container.Spec(supply.SpecFor{Port: 12345, Dir: dir, Bind: "127.0.0.1,::1", TLS: tf, TLSPort: 12346})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -10,10 +10,10 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/dbsock/dbsock/compose"
 	"github.com/dbsock/dbsock/drivers"
 	"github.com/dbsock/dbsock/pipeline"
 	"github.com/dbsock/dbsock/scenarios"
+	"github.com/dbsock/dbsock/supply"
 	"github.com/dbsock/dbsock/targets/postgres"
 	"github.com/dbsock/dbsock/targets/targettest"
 )
@@ -120,7 +120,7 @@ func TestReadsCannotWriteMySQL(t *testing.T) {
 
 // checkRefused runs each case against srv under --op read and wants a
 // statement error (exit 2) that says what the case says.
-func checkRefused(t *testing.T, target string, srv *compose.Server, cases []writeThroughARead) {
+func checkRefused(t *testing.T, target string, srv *supply.Server, cases []writeThroughARead) {
 	t.Helper()
 	p := targettest.External(target, srv)
 	opt := scenarios.Options{N: 50, Warmup: 5, Rounds: 1, Blocks: 1, Seed: 1, Rows: 50}

@@ -15,8 +15,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/dbsock/dbsock/compose"
 	"github.com/dbsock/dbsock/drivers"
+	"github.com/dbsock/dbsock/supply"
 	"github.com/dbsock/dbsock/targets"
 	"github.com/dbsock/dbsock/targets/postgres"
 	"github.com/dbsock/dbsock/targets/targettest"
@@ -40,7 +40,7 @@ func TestContainersRotateBootstrapPasswords(t *testing.T) {
 				var boot map[string]string
 				var took bool // the server took a bootstrap password before Rotate
 				d := tg.Settings().Driver(drivers.Workload{})
-				c.Rotate = func(ctx context.Context, srv *compose.Server, b map[string]string) error {
+				c.Rotate = func(ctx context.Context, srv *supply.Server, b map[string]string) error {
 					for _, pw := range b {
 						ep := srv.TCP
 						ep.Password = pw
@@ -77,7 +77,7 @@ func TestContainersRotateBootstrapPasswords(t *testing.T) {
 
 // checkRotated fails t unless srv's accounts take the run's password
 // and none of boot.
-func checkRotated(t *testing.T, d drivers.Driver, srv *compose.Server, boot map[string]string) {
+func checkRotated(t *testing.T, d drivers.Driver, srv *supply.Server, boot map[string]string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -117,7 +117,7 @@ func checkRotated(t *testing.T, d drivers.Driver, srv *compose.Server, boot map[
 
 // checkVerifier fails t unless the SCRAM verifier PostgreSQL stores for
 // srv's account is the run's password's, and not a bootstrap one's.
-func checkVerifier(ctx context.Context, t *testing.T, srv *compose.Server, boot map[string]string) {
+func checkVerifier(ctx context.Context, t *testing.T, srv *supply.Server, boot map[string]string) {
 	t.Helper()
 	cfg, err := postgres.Config(srv.Unix)
 	if err != nil {

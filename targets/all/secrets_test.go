@@ -14,6 +14,7 @@ import (
 	"github.com/dbsock/dbsock/compose"
 	"github.com/dbsock/dbsock/drivers"
 	"github.com/dbsock/dbsock/internal/cpustat"
+	"github.com/dbsock/dbsock/supply"
 	"github.com/dbsock/dbsock/targets"
 	"github.com/dbsock/dbsock/targets/targettest"
 )
@@ -23,7 +24,7 @@ import (
 var serverTargets = []string{"mysql", "redis", "mongo", "postgres", "memcached", "pgbouncer"}
 
 // passwordsOf are the passwords of srv's endpoints.
-func passwordsOf(t *testing.T, srv *compose.Server) []string {
+func passwordsOf(t *testing.T, srv *supply.Server) []string {
 	t.Helper()
 	var pws []string
 	for _, ep := range []drivers.Endpoint{srv.TCP, srv.Unix} {
@@ -65,7 +66,7 @@ func procWhere(t *testing.T, secrets ...string) []string {
 // and the run's password is in no process's environment or command line
 // on this host, nor in any of the run's files, while the server runs.
 func TestLocalServersGetOnlyTheirEnvironment(t *testing.T) {
-	sentinel, err := compose.RandomPassword()
+	sentinel, err := supply.RandomPassword()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -197,9 +198,9 @@ func TestContainerSecretsGoOnceRead(t *testing.T) {
 			t.Cleanup(func() { os.RemoveAll(tmp) })
 			t.Setenv("TMPDIR", tmp)
 			images := map[string]string{"mysql": tg.Container.Offline}
-			var p compose.Provider
+			var p supply.Provider
 			if c.provider == "docker" {
-				d := compose.NewDocker()
+				d := supply.NewDocker()
 				d.Images, p = images, d
 			} else {
 				cp := compose.NewCompose(targets.Containers())
@@ -217,9 +218,9 @@ func TestContainerSecretsGoOnceRead(t *testing.T) {
 // secretGoesBeforeReady supplies tg's server from p and watches file
 // meanwhile: whether it was there, and whether it was gone again before
 // the server was ready.
-func secretGoesBeforeReady(t *testing.T, p compose.Provider, tg *targets.Target, file string) (seen, gone bool) {
+func secretGoesBeforeReady(t *testing.T, p supply.Provider, tg *targets.Target, file string) (seen, gone bool) {
 	type supplied struct {
-		srv *compose.Server
+		srv *supply.Server
 		err error
 	}
 	done := make(chan supplied, 1)

@@ -3,9 +3,9 @@
 package echo
 
 import (
-	"github.com/dbsock/dbsock/compose"
-	"github.com/dbsock/dbsock/compose/child"
 	"github.com/dbsock/dbsock/drivers"
+	"github.com/dbsock/dbsock/supply"
+	"github.com/dbsock/dbsock/supply/child"
 	"github.com/dbsock/dbsock/targets"
 )
 
@@ -14,7 +14,7 @@ const name = "echo"
 func init() {
 	child.Register(name, func() child.Server { return child.Server{Serve: serveEcho} })
 	targets.Register(targets.Target{
-		Target: compose.Target{Name: name, Recipe: compose.ChildRecipe(name)},
+		Target: supply.Target{Name: name, Recipe: supply.ChildRecipe(name)},
 		Order:  50, Own: true, Layer: drivers.LayerRuntime,
 		Short:    "4-byte ping-pong with dbsock's own echo server: the transport through Go's runtime",
 		ServedBy: "dbsock's echo server in a child process (Go netpoller on both sides)",

@@ -8,8 +8,8 @@ package echo
 import (
 	"net"
 
-	"github.com/dbsock/dbsock/compose/child"
 	"github.com/dbsock/dbsock/drivers"
+	"github.com/dbsock/dbsock/supply/child"
 )
 
 // serveEcho accepts on l until it is closed, echoing on every connection.

@@ -4,9 +4,9 @@
 package floor
 
 import (
-	"github.com/dbsock/dbsock/compose"
-	"github.com/dbsock/dbsock/compose/child"
 	"github.com/dbsock/dbsock/drivers"
+	"github.com/dbsock/dbsock/supply"
+	"github.com/dbsock/dbsock/supply/child"
 	"github.com/dbsock/dbsock/targets"
 )
 
@@ -15,7 +15,7 @@ const name = "floor"
 func init() {
 	child.Register(name, func() child.Server { return child.Server{Serve: serveFloor} })
 	targets.Register(targets.Target{
-		Target: compose.Target{Name: name, Recipe: compose.ChildRecipe(name)},
+		Target: supply.Target{Name: name, Recipe: supply.ChildRecipe(name)},
 		Order:  55, Own: true, Layer: drivers.LayerKernel,
 		Short:    "4-byte ping-pong with blocking syscalls on both sides: the kernel floor",
 		ServedBy: "dbsock's floor server in a child process (blocking read/write on a locked OS thread)",

@@ -3,9 +3,9 @@
 package grpc
 
 import (
-	"github.com/dbsock/dbsock/compose"
-	"github.com/dbsock/dbsock/compose/child"
 	"github.com/dbsock/dbsock/drivers"
+	"github.com/dbsock/dbsock/supply"
+	"github.com/dbsock/dbsock/supply/child"
 	"github.com/dbsock/dbsock/targets"
 )
 
@@ -14,7 +14,7 @@ const name = "grpc"
 func init() {
 	child.Register(name, newServer)
 	targets.Register(targets.Target{
-		Target: compose.Target{Name: name, Recipe: compose.ChildRecipe(name)},
+		Target: supply.Target{Name: name, Recipe: supply.ChildRecipe(name)},
 		Order:  60, Own: true,
 		Short:    "gRPC health Check on a kept HTTP/2 connection (dbsock's server)",
 		ServedBy: "dbsock's gRPC health server (grpc-go) in a child process",

@@ -3,9 +3,9 @@
 package http
 
 import (
-	"github.com/dbsock/dbsock/compose"
-	"github.com/dbsock/dbsock/compose/child"
 	"github.com/dbsock/dbsock/drivers"
+	"github.com/dbsock/dbsock/supply"
+	"github.com/dbsock/dbsock/supply/child"
 	"github.com/dbsock/dbsock/targets"
 )
 
@@ -14,7 +14,7 @@ const name = "http"
 func init() {
 	child.Register(name, newServer)
 	targets.Register(targets.Target{
-		Target: compose.Target{Name: name, Recipe: compose.ChildRecipe(name)},
+		Target: supply.Target{Name: name, Recipe: supply.ChildRecipe(name)},
 		Order:  70, Own: true,
 		Short:    "HTTP/1.1 GET with keep-alive (dbsock's server)",
 		ServedBy: "dbsock's HTTP/1.1 server (net/http) in a child process",

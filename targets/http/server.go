@@ -10,8 +10,8 @@ import (
 	"net"
 	"net/http"
 
-	"github.com/dbsock/dbsock/compose/child"
 	"github.com/dbsock/dbsock/drivers"
+	"github.com/dbsock/dbsock/supply/child"
 )
 
 func newServer() child.Server {

@@ -5,13 +5,13 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/dbsock/dbsock/compose"
+	"github.com/dbsock/dbsock/supply"
 )
 
 // recipe starts two memcached instances locally, and in a container from
 // memcached:1.6 (dbsock/memcached:1.6 without a registry), both instances
 // in the one container.
-var recipe = compose.Recipe{Local: localServer, Container: &compose.Container{Image: "memcached:1.6", Offline: "dbsock/memcached:1.6", UID: 11211, Spec: container}}
+var recipe = supply.Recipe{Local: localServer, Container: &supply.Container{Image: "memcached:1.6", Offline: "dbsock/memcached:1.6", UID: 11211, Spec: container}}
 
 // container runs both instances in one container: the official image's
 // entrypoint runs the command as given, as its memcache user; dbsock's
@@ -20,14 +20,14 @@ var recipe = compose.Recipe{Local: localServer, Container: &compose.Container{Im
 // directory (-Y), removed once they are up and written back for a restart.
 // With the run's TLS files the TCP instance also serves TLS on a listener
 // of its own.
-func container(sf compose.SpecFor) (compose.ContainerSpec, error) {
+func container(sf supply.SpecFor) (supply.ContainerSpec, error) {
 	port, dir, bind := sf.Port, sf.Dir, sf.Bind
-	pw, err := compose.RandomPassword()
+	pw, err := supply.RandomPassword()
 	if err != nil {
-		return compose.ContainerSpec{}, err
+		return supply.ContainerSpec{}, err
 	}
-	if err := compose.WriteServerFile(filepath.Join(dir, "memcached.auth"), []byte(User+":"+pw+"\n"), 0o644); err != nil {
-		return compose.ContainerSpec{}, err
+	if err := supply.WriteServerFile(filepath.Join(dir, "memcached.auth"), []byte(User+":"+pw+"\n"), 0o644); err != nil {
+		return supply.ContainerSpec{}, err
 	}
 	flags := strings.Join(append([]string{"-u", "memcache", "-Y", "/sock/memcached.auth"}, memory...), " ")
 	listen, tlsPort := "-l "+bind, 0
@@ -36,6 +36,6 @@ func container(sf compose.SpecFor) (compose.ContainerSpec, error) {
 	}
 	script := "memcached -p " + strconv.Itoa(port) + " " + listen + " -U 0 " + flags + " & " +
 		"exec memcached -s /sock/memcached.sock -a 0777 " + flags
-	return compose.ContainerSpec{Cmd: []string{"sh", "-c", script}, Socket: "memcached.sock", Config: "memcached.auth",
+	return supply.ContainerSpec{Cmd: []string{"sh", "-c", script}, Socket: "memcached.sock", Config: "memcached.auth",
 		User: User, Password: pw, TLSPort: tlsPort}, nil
 }

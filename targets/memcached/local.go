@@ -10,8 +10,8 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/dbsock/dbsock/compose"
 	"github.com/dbsock/dbsock/drivers"
+	"github.com/dbsock/dbsock/supply"
 )
 
 // perTransport says in the report why two processes serve the target;
@@ -34,12 +34,12 @@ const stopSignal = syscall.SIGKILL
 var memory = []string{"-m", "128", "-I", "32m"}
 
 // localServer starts two memcached instances, one per transport.
-func localServer(ctx context.Context, l *compose.Local, target string) (*compose.Server, error) {
+func localServer(ctx context.Context, l *supply.Local, target string) (*supply.Server, error) {
 	_, bin := l.Find(server)
 	if bin == "" {
-		return nil, compose.NotFound(target, server, "apt-get install "+server+", or run scripts/install-deps.sh")
+		return nil, supply.NotFound(target, server, "apt-get install "+server+", or run scripts/install-deps.sh")
 	}
-	password, err := compose.RandomPassword()
+	password, err := supply.RandomPassword()
 	if err != nil {
 		return nil, err
 	}
@@ -59,7 +59,7 @@ func localServer(ctx context.Context, l *compose.Local, target string) (*compose
 		return nil, tcp.Fail(err)
 	}
 	tcp.Bind(",") // the tcp6 path, where this host has ::1
-	args := append([]string{"-p", strconv.Itoa(tcp.Port), "-U", "0", "-Y", tcpAuth}, TLSArgs(tf, tlsPort, compose.Loopbacks())...)
+	args := append([]string{"-p", strconv.Itoa(tcp.Port), "-U", "0", "-Y", tcpAuth}, TLSArgs(tf, tlsPort, supply.Loopbacks())...)
 	args = append(args, memory...)
 	if err := tcp.StartProbe(ctx, "memcached-tcp", bin, args, nil, "", dial("tcp", tcp.TCPAddr())); err != nil {
 		return nil, tcp.Fail(err)
@@ -89,7 +89,7 @@ func localServer(ctx context.Context, l *compose.Local, target string) (*compose
 // (memcached would run as root only with -u root), writes its auth file
 // (user:password) into its directory, private to that user, and returns
 // its path.
-func authFile(ls *compose.LocalServer, osUser, password string) (string, error) {
+func authFile(ls *supply.LocalServer, osUser, password string) (string, error) {
 	if err := ls.Unprivileged(server, osUser); err != nil {
 		return "", err
 	}
@@ -119,7 +119,7 @@ func dial(network, address string) func(context.Context) error {
 // TLSArgs turn on TLS with the run's certificate on a listener of its own
 // at tlsPort on 127.0.0.1, and keep the listeners on addrs (at -p's port)
 // plain ("notls:").
-func TLSArgs(tf compose.TLSFiles, tlsPort int, addrs []string) []string {
+func TLSArgs(tf supply.TLSFiles, tlsPort int, addrs []string) []string {
 	var ls []string
 	for _, a := range addrs {
 		if strings.Contains(a, ":") {

@@ -5,8 +5,8 @@ import (
 	"net"
 	"strings"
 
-	"github.com/dbsock/dbsock/compose"
 	"github.com/dbsock/dbsock/drivers"
+	"github.com/dbsock/dbsock/supply"
 	"github.com/dbsock/dbsock/targets"
 )
 
@@ -25,7 +25,7 @@ var external = targets.External{
 
 func init() {
 	targets.Register(targets.Target{
-		Target: compose.Target{Name: name, Recipe: recipe, SocketFlag: external.SocketFlag(name),
+		Target: supply.Target{Name: name, Recipe: recipe, SocketFlag: external.SocketFlag(name),
 			Serving: perTransport, SeedEach: true, Volatile: true},
 		Order:    25,
 		Short:    "GET of one key (memcached: one instance per transport)",

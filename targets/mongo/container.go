@@ -4,12 +4,12 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/dbsock/dbsock/compose"
+	"github.com/dbsock/dbsock/supply"
 )
 
 // recipe starts mongod, or FerretDB speaking its wire protocol, locally,
 // and mongo:7.0 in a container (dbsock/ferretdb:1.24 without a registry).
-var recipe = compose.Recipe{Local: localServer, Container: &compose.Container{Image: "mongo:7.0", Offline: "dbsock/ferretdb:1.24", UID: 999, Spec: container}}
+var recipe = supply.Recipe{Local: localServer, Container: &supply.Container{Image: "mongo:7.0", Offline: "dbsock/ferretdb:1.24", UID: 999, Spec: container}}
 
 // container runs the official mongo image (and dbsock/ferretdb, which
 // translates mongod's flags) with the run's account: the image's
@@ -17,17 +17,17 @@ var recipe = compose.Recipe{Local: localServer, Container: &compose.Container{Im
 // in the socket dir, never the password in its environment) make the user
 // in admin and start the server with --auth (dbsock/ferretdb: its SCRAM
 // authentication), so that every command but the handshake needs it.
-func container(sf compose.SpecFor) (compose.ContainerSpec, error) {
+func container(sf supply.SpecFor) (supply.ContainerSpec, error) {
 	p, bind := strconv.Itoa(sf.Port), sf.Bind
-	pw, err := compose.RandomPassword()
+	pw, err := supply.RandomPassword()
 	if err != nil {
-		return compose.ContainerSpec{}, err
+		return supply.ContainerSpec{}, err
 	}
 	cmd := []string{"mongod", "--port", p, "--bind_ip", bind, "--unixSocketPrefix", "/sock", "--filePermissions", "0777"}
 	if strings.Contains(bind, ":") {
 		cmd = append(cmd, "--ipv6") // mongod listens on an IPv6 address only with it
 	}
-	return compose.ContainerSpec{Cmd: cmd,
+	return supply.ContainerSpec{Cmd: cmd,
 		NoTLS:   "its container serves no TLS: mongod (mongo:7.0) serves TLS on its one port and FerretDB (dbsock/ferretdb) on a second one, and one container spec serves both images; --provider local serves FerretDB's",
 		Env:     map[string]string{"MONGO_INITDB_ROOT_USERNAME": User, "MONGO_INITDB_ROOT_PASSWORD_FILE": "/sock/mongo-password"},
 		Secrets: map[string]string{"mongo-password": pw},

@@ -13,8 +13,8 @@ import (
 	gomongo "go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
-	"github.com/dbsock/dbsock/compose"
 	"github.com/dbsock/dbsock/drivers"
+	"github.com/dbsock/dbsock/supply"
 )
 
 // localServer starts mongod, or FerretDB, with authentication and the
@@ -38,10 +38,10 @@ import (
 // 127.0.0.1 while it makes the account, leaves that port open to every
 // local user meanwhile). The password reaches the server over that
 // socket, never through a command line, an environment or a file.
-func localServer(ctx context.Context, l *compose.Local, name string) (*compose.Server, error) {
+func localServer(ctx context.Context, l *supply.Local, name string) (*supply.Server, error) {
 	prog, bin := l.Find("mongod", "ferretdb")
 	if bin == "" {
-		return nil, fmt.Errorf("%w %s: local provider: neither mongod nor ferretdb was found on PATH (%s) (scripts/install-deps.sh builds FerretDB)", compose.ErrCannotSupply, name, compose.SearchPath())
+		return nil, fmt.Errorf("%w %s: local provider: neither mongod nor ferretdb was found on PATH (%s) (scripts/install-deps.sh builds FerretDB)", supply.ErrCannotSupply, name, supply.SearchPath())
 	}
 	ls, err := l.Prepare(prog, "")
 	if err != nil {
@@ -50,7 +50,7 @@ func localServer(ctx context.Context, l *compose.Local, name string) (*compose.S
 	if err := ls.Unprivileged(prog, "mongodb", "ferretdb"); err != nil {
 		return nil, ls.Fail(err)
 	}
-	password, err := compose.RandomPassword()
+	password, err := supply.RandomPassword()
 	if err != nil {
 		return nil, ls.Fail(err)
 	}
@@ -95,7 +95,7 @@ func localServer(ctx context.Context, l *compose.Local, name string) (*compose.S
 // TCP port; a connection over a Unix socket counts as local); for the
 // run, bound to the loopback addresses bind, with its socket in its
 // directory and the exception off.
-func mongodArgs(ls *compose.LocalServer, bind string, setup bool) []string {
+func mongodArgs(ls *supply.LocalServer, bind string, setup bool) []string {
 	args := []string{"--auth", "--dbpath", ls.Dir, "--port", strconv.Itoa(ls.Port), "--bind_ip", bind,
 		"--unixSocketPrefix", ls.Dir, "--filePermissions", "0700", "--quiet",
 		"--setParameter", "enableLocalhostAuthBypass=" + strconv.FormatBool(setup)}
@@ -108,7 +108,7 @@ func mongodArgs(ls *compose.LocalServer, bind string, setup bool) []string {
 // ferretdbArgs are FerretDB's flags on SQLite in ls's directory, with
 // authentication (its SCRAM authentication: every command but the
 // handshake's needs a login), listening at tcp ("": no TCP) and socket.
-func ferretdbArgs(ls *compose.LocalServer, tcp, socket string) []string {
+func ferretdbArgs(ls *supply.LocalServer, tcp, socket string) []string {
 	return []string{"--handler=sqlite", "--sqlite-url=file:" + ls.Dir + "/", "--state-dir=" + ls.Dir,
 		"--listen-addr=" + tcp, "--listen-unix=" + socket, "--telemetry=disable",
 		"--log-level=warn", "--debug-addr=-", "--test-enable-new-auth"}
@@ -159,6 +159,6 @@ func dialUnix(path string) func(context.Context) error {
 
 // TLSArgs have FerretDB listen with TLS at addr too, with the run's
 // certificate (its plain listener stays as it is).
-func TLSArgs(tf compose.TLSFiles, addr string) []string {
+func TLSArgs(tf supply.TLSFiles, addr string) []string {
 	return []string{"--listen-tls=" + addr, "--listen-tls-cert-file=" + tf.Cert, "--listen-tls-key-file=" + tf.Key}
 }

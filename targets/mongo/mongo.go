@@ -8,9 +8,9 @@ import (
 	"net"
 	"strings"
 
-	"github.com/dbsock/dbsock/compose"
 	"github.com/dbsock/dbsock/drivers"
 	"github.com/dbsock/dbsock/internal/setting"
+	"github.com/dbsock/dbsock/supply"
 	"github.com/dbsock/dbsock/targets"
 )
 
@@ -27,7 +27,7 @@ var external = targets.External{
 
 func init() {
 	targets.Register(targets.Target{
-		Target: compose.Target{Name: name, Recipe: recipe, SocketFlag: external.SocketFlag(name)},
+		Target: supply.Target{Name: name, Recipe: recipe, SocketFlag: external.SocketFlag(name)},
 		Order:  30, InAll: true,
 		Short:    "findOne by _id (MongoDB, or FerretDB speaking its wire protocol)",
 		ServedBy: "mongod, or FerretDB (MongoDB wire protocol), local, container or yours",

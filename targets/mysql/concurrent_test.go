@@ -5,8 +5,8 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/dbsock/dbsock/compose"
 	"github.com/dbsock/dbsock/internal/testutil"
+	"github.com/dbsock/dbsock/supply"
 	"github.com/dbsock/dbsock/targets"
 	_ "github.com/dbsock/dbsock/targets/mysql"
 )
@@ -24,7 +24,7 @@ func TestConcurrentLocalServersStart(t *testing.T) {
 		wg.Add(1)
 		go func(i int) {
 			defer wg.Done()
-			l := compose.NewLocal()
+			l := supply.NewLocal()
 			defer l.Close()
 			srv, err := l.Supply(context.Background(), tg.Supply())
 			if err == nil {

@@ -3,13 +3,13 @@ package mysql
 import (
 	"strconv"
 
-	"github.com/dbsock/dbsock/compose"
 	"github.com/dbsock/dbsock/drivers"
+	"github.com/dbsock/dbsock/supply"
 )
 
 // recipe starts mysqld (Oracle MySQL) or mariadbd locally, and mysql:8.4
 // in a container (dbsock/mariadb:10.11 without a registry).
-var recipe = compose.Recipe{Local: localServer, Container: &compose.Container{Image: "mysql:8.4", Offline: "dbsock/mariadb:10.11", UID: 999,
+var recipe = supply.Recipe{Local: localServer, Container: &supply.Container{Image: "mysql:8.4", Offline: "dbsock/mariadb:10.11", UID: 999,
 	Spec: container, ComposeSecrets: []string{secretRootPassword}, Rotate: rotate}}
 
 // container runs the official mysql image (and dbsock/mariadb, which
@@ -19,17 +19,17 @@ var recipe = compose.Recipe{Local: localServer, Container: &compose.Container{Im
 // changes to the run's (pw) once the server is up, since the official
 // image leaves the ones it read in mysqld's environment.
 // With the run's TLS files it also serves TLS on its one port.
-func container(sf compose.SpecFor) (compose.ContainerSpec, error) {
+func container(sf supply.SpecFor) (supply.ContainerSpec, error) {
 	port, bind := sf.Port, sf.Bind
-	pw, err := compose.RandomPassword()
+	pw, err := supply.RandomPassword()
 	if err != nil {
-		return compose.ContainerSpec{}, err
+		return supply.ContainerSpec{}, err
 	}
 	boot, err := bootstrap(secretPassword, secretRootPassword)
 	if err != nil {
-		return compose.ContainerSpec{}, err
+		return supply.ContainerSpec{}, err
 	}
-	spec := compose.ContainerSpec{
+	spec := supply.ContainerSpec{
 		Cmd: []string{"mysqld", "--socket=/sock/mysqld.sock", "--port=" + strconv.Itoa(port), "--bind-address=" + bind,
 			// Hosts as addresses, so that the processlist tells 127.0.0.1
 			// from ::1 (resolved, both are "localhost:PORT").
@@ -39,7 +39,7 @@ func container(sf compose.SpecFor) (compose.ContainerSpec, error) {
 			"MYSQL_PASSWORD_FILE": "/sock/mysql-password", "MYSQL_DATABASE": Database, "MYSQL_ROOT_HOST": "localhost"},
 		Secrets: boot,
 		Socket:  "mysqld.sock", User: User, Password: pw, Database: Database,
-		Ready: compose.LoginReady(New("", drivers.Workload{})),
+		Ready: supply.LoginReady(New("", drivers.Workload{})),
 	}
 	if sf.TLS.Cert != "" {
 		spec.Cmd, spec.TLSPort = append(spec.Cmd, TLSArgs(sf.TLS)...), sf.Port
@@ -51,7 +51,7 @@ func container(sf compose.SpecFor) (compose.ContainerSpec, error) {
 func bootstrap(names ...string) (map[string]string, error) {
 	m := map[string]string{}
 	for _, name := range names {
-		pw, err := compose.RandomPassword()
+		pw, err := supply.RandomPassword()
 		if err != nil {
 			return nil, err
 		}

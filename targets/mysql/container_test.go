@@ -4,11 +4,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dbsock/dbsock/compose"
+	"github.com/dbsock/dbsock/supply"
 )
 
 func TestContainerListensOnTheGivenInterface(t *testing.T) {
-	sp, err := container(compose.SpecFor{Port: 1, Dir: t.TempDir(), Bind: "0.0.0.0"})
+	sp, err := container(supply.SpecFor{Port: 1, Dir: t.TempDir(), Bind: "0.0.0.0"})
 	if err != nil {
 		t.Fatal(err)
 	}

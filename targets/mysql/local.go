@@ -11,8 +11,8 @@ import (
 
 	gomysql "github.com/go-sql-driver/mysql"
 
-	"github.com/dbsock/dbsock/compose"
 	"github.com/dbsock/dbsock/drivers"
+	"github.com/dbsock/dbsock/supply"
 )
 
 // User and Database are the account and schema dbsock creates in
@@ -29,20 +29,20 @@ const oracleDir = "/usr/local/mysql/bin"
 // else MariaDB's mariadbd (Debian's mysqld is a link to it).
 // Homebrew's keg-only mysql@N and mariadb@N count too, and Oracle's
 // installer's directory (oracleDir).
-func mysqlServer(l *compose.Local) (bin string, mariadb bool, ok bool) {
-	if _, p := l.FindIn(append(compose.HomebrewKegs("mysql"), oracleDir), "mysqld"); p != "" && !strings.Contains(strings.ToLower(compose.VersionOutput(p)), "mariadb") {
+func mysqlServer(l *supply.Local) (bin string, mariadb bool, ok bool) {
+	if _, p := l.FindIn(append(supply.HomebrewKegs("mysql"), oracleDir), "mysqld"); p != "" && !strings.Contains(strings.ToLower(supply.VersionOutput(p)), "mariadb") {
 		return p, false, true
 	}
-	if _, p := l.FindIn(compose.HomebrewKegs("mariadb"), "mariadbd", "mysqld"); p != "" {
+	if _, p := l.FindIn(supply.HomebrewKegs("mariadb"), "mariadbd", "mysqld"); p != "" {
 		return p, true, true
 	}
 	return "", false, false
 }
 
-func localServer(ctx context.Context, l *compose.Local, name string) (*compose.Server, error) {
+func localServer(ctx context.Context, l *supply.Local, name string) (*supply.Server, error) {
 	bin, mariadb, ok := mysqlServer(l)
 	if !ok {
-		return nil, fmt.Errorf("%w %s: local provider: neither mysqld nor mariadbd was found on PATH (%s) or in /usr/sbin (apt-get install mariadb-server, or run scripts/install-deps.sh)", compose.ErrCannotSupply, name, compose.SearchPath())
+		return nil, fmt.Errorf("%w %s: local provider: neither mysqld nor mariadbd was found on PATH (%s) or in /usr/sbin (apt-get install mariadb-server, or run scripts/install-deps.sh)", supply.ErrCannotSupply, name, supply.SearchPath())
 	}
 	ls, err := l.Prepare(name, "mysql.sock")
 	if err != nil {
@@ -78,7 +78,7 @@ func localServer(ctx context.Context, l *compose.Local, name string) (*compose.S
 	if err := ls.Start(ctx, filepath.Base(bin), bin, args, nil, ""); err != nil {
 		return nil, ls.Fail(err)
 	}
-	password, err := compose.RandomPassword()
+	password, err := supply.RandomPassword()
 	if err != nil {
 		return nil, ls.Fail(err)
 	}
@@ -96,12 +96,12 @@ func localServer(ctx context.Context, l *compose.Local, name string) (*compose.S
 // whose root account has no password until mysqlCreateAccount locks the
 // server: meanwhile it is reachable only through the socket of this
 // private server, in a directory no other user may enter.
-func mysqlInit(l *compose.Local, ctx context.Context, bin string, mariadb bool, datadir, dir, osUser string) error {
+func mysqlInit(l *supply.Local, ctx context.Context, bin string, mariadb bool, datadir, dir, osUser string) error {
 	var cmd *exec.Cmd
 	if mariadb {
 		_, installDB := l.Find("mariadb-install-db", "mysql_install_db")
 		if installDB == "" {
-			return fmt.Errorf("initialize MariaDB data dir for %s: %w", bin, compose.NotFound(name, "mariadb-install-db", "apt-get install mariadb-server"))
+			return fmt.Errorf("initialize MariaDB data dir for %s: %w", bin, supply.NotFound(name, "mariadb-install-db", "apt-get install mariadb-server"))
 		}
 		// --force: do not insist that this host's name resolves (it need
 		// not, for a server that only listens on 127.0.0.1 and a socket).
@@ -121,7 +121,7 @@ func mysqlInit(l *compose.Local, ctx context.Context, bin string, mariadb bool, 
 	cmd.Dir = dir
 	// Its temporary files go to this server's own directory: runs at the
 	// same time must not meet in a shared /tmp.
-	cmd.Env = compose.ServerEnv("TMPDIR=" + dir)
+	cmd.Env = supply.ServerEnv("TMPDIR=" + dir)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		if ctx.Err() != nil { // interrupted: the tool's output says nothing more
 			return fmt.Errorf("interrupted while %s initialised the data dir: %w", filepath.Base(cmd.Path), ctx.Err())
@@ -142,9 +142,9 @@ func errorLines(out string) string {
 		}
 	}
 	if len(errs) == 0 {
-		return compose.Tail(out, 8)
+		return supply.Tail(out, 8)
 	}
-	return compose.Tail(strings.Join(errs, "\n"), 8)
+	return supply.Tail(strings.Join(errs, "\n"), 8)
 }
 
 // mysqlCreateAccount creates the measuring account for the hosts a
@@ -163,7 +163,7 @@ func mysqlCreateAccount(ctx context.Context, root drivers.Endpoint, password str
 	defer db.Close()
 	db.SetMaxOpenConns(1) // root's password changes last, on this connection
 	stmts := []string{"CREATE DATABASE IF NOT EXISTS " + Database}
-	for _, host := range append([]string{"localhost"}, compose.Loopbacks()...) {
+	for _, host := range append([]string{"localhost"}, supply.Loopbacks()...) {
 		account := fmt.Sprintf("'%s'@'%s'", User, host)
 		stmts = append(stmts,
 			"CREATE USER IF NOT EXISTS "+account+" IDENTIFIED BY '"+password+"'",
@@ -176,7 +176,7 @@ func mysqlCreateAccount(ctx context.Context, root drivers.Endpoint, password str
 	for _, a := range others {
 		stmts = append(stmts, "DROP USER "+a)
 	}
-	rootPW, err := compose.RandomPassword()
+	rootPW, err := supply.RandomPassword()
 	if err != nil {
 		return err
 	}
@@ -224,6 +224,6 @@ func quoteAccount(user, host string) string {
 // TLSArgs are the server options that turn TLS on with the run's
 // certificate: a client that asks for it gets it; one that does not stays
 // plain (require_secure_transport stays off).
-func TLSArgs(tf compose.TLSFiles) []string {
+func TLSArgs(tf supply.TLSFiles) []string {
 	return []string{"--ssl-cert=" + tf.Cert, "--ssl-key=" + tf.Key, "--ssl-ca=" + tf.CA}
 }

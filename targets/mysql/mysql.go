@@ -8,8 +8,8 @@ import (
 	"net"
 	"strings"
 
-	"github.com/dbsock/dbsock/compose"
 	"github.com/dbsock/dbsock/drivers"
+	"github.com/dbsock/dbsock/supply"
 	"github.com/dbsock/dbsock/targets"
 )
 
@@ -25,7 +25,7 @@ var external = targets.External{
 
 func init() {
 	targets.Register(targets.Target{
-		Target: compose.Target{Name: name, Recipe: recipe, SocketFlag: external.SocketFlag(name)},
+		Target: supply.Target{Name: name, Recipe: recipe, SocketFlag: external.SocketFlag(name)},
 		Order:  10, InAll: true,
 		Short:    "SELECT by primary key, statement prepared once (MySQL or MariaDB)",
 		ServedBy: "MySQL (mysqld) or MariaDB (mariadbd), local, container or yours",

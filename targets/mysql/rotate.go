@@ -8,8 +8,8 @@ import (
 
 	gomysql "github.com/go-sql-driver/mysql"
 
-	"github.com/dbsock/dbsock/compose"
 	"github.com/dbsock/dbsock/drivers"
+	"github.com/dbsock/dbsock/supply"
 )
 
 // Names of the container's secret files: the bootstrap passwords its
@@ -19,7 +19,7 @@ const (
 	secretRootPassword = "mysql-root-password"
 )
 
-// rotate is the container's compose.Container.Rotate: once the server
+// rotate is the container's supply.Container.Rotate: once the server
 // takes the dbsock account's bootstrap password over TCP (the real server,
 // not the entrypoint's temporary one, which has no network), it logs in as
 // root@localhost over the Unix socket with root's bootstrap password and
@@ -27,7 +27,7 @@ const (
 // run's password in one statement, the password sent as a quoted literal
 // over the connection. A server that takes the run's password already
 // (a restart) is left as it is.
-func rotate(ctx context.Context, srv *compose.Server, bootstrap map[string]string) error {
+func rotate(ctx context.Context, srv *supply.Server, bootstrap map[string]string) error {
 	d := New("", drivers.Workload{})
 	if _, err := d.Info(ctx, srv.TCP); err == nil {
 		return nil

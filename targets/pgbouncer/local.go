@@ -9,8 +9,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/dbsock/dbsock/compose"
 	"github.com/dbsock/dbsock/drivers"
+	"github.com/dbsock/dbsock/supply"
 	"github.com/dbsock/dbsock/targets/postgres"
 )
 
@@ -18,10 +18,10 @@ import (
 // and PgBouncer in front of it, in transaction pooling, reaching it over
 // PostgreSQL's Unix socket; the client reaches PgBouncer over 127.0.0.1
 // TCP or PgBouncer's own socket.
-func localServer(ctx context.Context, l *compose.Local, target string) (*compose.Server, error) {
+func localServer(ctx context.Context, l *supply.Local, target string) (*supply.Server, error) {
 	_, bin := l.Find(server)
 	if bin == "" {
-		return nil, compose.NotFound(target, server, "apt-get install "+server+", or run scripts/install-deps.sh")
+		return nil, supply.NotFound(target, server, "apt-get install "+server+", or run scripts/install-deps.sh")
 	}
 	pg, err := postgres.StartLocal(ctx, l, target+"-postgres")
 	if err != nil {
@@ -39,7 +39,7 @@ func localServer(ctx context.Context, l *compose.Local, target string) (*compose
 	// PgBouncer will not run as root either: as root it runs as the user
 	// PostgreSQL runs as, in a directory of its own.
 	if os.Geteuid() == 0 {
-		if ls.RunAs, err = compose.SystemUser(osUser, "PgBouncer"); err != nil {
+		if ls.RunAs, err = supply.SystemUser(osUser, "PgBouncer"); err != nil {
 			return nil, fail(err)
 		}
 	}
@@ -73,14 +73,14 @@ type listen struct {
 	port       int
 	socketDir  string
 	socketMode string
-	tls        compose.TLSFiles // TLS for clients that ask ("" files: none)
+	tls        supply.TLSFiles // TLS for clients that ask ("" files: none)
 }
 
 // writeConfig writes pgbouncer.ini and its auth file into ls.Dir, owned by
 // the user PgBouncer runs as, for the database behind it at backend (a
 // Unix socket path DIR/.s.PGSQL.PORT), and returns the ini's path. The
 // password is in the auth file only, never on a command line.
-func writeConfig(ls *compose.LocalServer, backend drivers.Endpoint, b listen) (string, error) {
+func writeConfig(ls *supply.LocalServer, backend drivers.Endpoint, b listen) (string, error) {
 	dir, port, ok := strings.Cut(filepath.Base(backend.Address), ".s.PGSQL.")
 	if !ok || dir != "" {
 		return "", fmt.Errorf("pgbouncer: the backend socket %s is not DIR/.s.PGSQL.PORT", backend.Address)
@@ -134,7 +134,7 @@ func config(backendDir, backendPort, user, authFile string, b listen) string {
 // tlsConfig turns TLS on between clients and PgBouncer with the run's
 // certificate, for the clients that ask ("allow": a plain one stays
 // plain); PgBouncer to PostgreSQL stays on the socket.
-func tlsConfig(tf compose.TLSFiles) string {
+func tlsConfig(tf supply.TLSFiles) string {
 	if tf.Cert == "" {
 		return ""
 	}

@@ -4,8 +4,8 @@ import (
 	"context"
 	"net"
 
-	"github.com/dbsock/dbsock/compose"
 	"github.com/dbsock/dbsock/drivers"
+	"github.com/dbsock/dbsock/supply"
 	"github.com/dbsock/dbsock/targets"
 	"github.com/dbsock/dbsock/targets/postgres"
 )
@@ -33,7 +33,7 @@ var external = targets.External{
 
 func init() {
 	targets.Register(targets.Target{
-		Target: compose.Target{Name: name, Recipe: recipe, SocketFlag: external.SocketFlag(name),
+		Target: supply.Target{Name: name, Recipe: recipe, SocketFlag: external.SocketFlag(name),
 			Serving: serving},
 		Order:    45,
 		Short:    "the postgres lookup through PgBouncer (transaction pooling) in front of PostgreSQL",

@@ -3,14 +3,14 @@ package postgres
 import (
 	"strconv"
 
-	"github.com/dbsock/dbsock/compose"
 	"github.com/dbsock/dbsock/drivers"
+	"github.com/dbsock/dbsock/supply"
 )
 
 // recipe starts PostgreSQL from Debian's versioned directory or PATH
 // locally, and postgres:16 in a container (dbsock/postgres:15 without a
 // registry).
-var recipe = compose.Recipe{Local: localServer, Container: &compose.Container{Image: "postgres:16", Offline: "dbsock/postgres:15", UID: 999, Spec: container, Rotate: rotate}}
+var recipe = supply.Recipe{Local: localServer, Container: &supply.Container{Image: "postgres:16", Offline: "dbsock/postgres:15", UID: 999, Spec: container, Rotate: rotate}}
 
 // SocketDirs are the server's socket directories in a container: the
 // image's default first, where its entrypoint's set-up (a temporary server
@@ -35,17 +35,17 @@ const privateKey = "/var/lib/postgresql/tls-key.pem"
 // since the official image leaves the one it read in the server's
 // environment.
 // With the run's TLS files it also serves TLS on its one port.
-func container(sf compose.SpecFor) (compose.ContainerSpec, error) {
-	pw, err := compose.RandomPassword()
+func container(sf supply.SpecFor) (supply.ContainerSpec, error) {
+	pw, err := supply.RandomPassword()
 	if err != nil {
-		return compose.ContainerSpec{}, err
+		return supply.ContainerSpec{}, err
 	}
-	boot, err := compose.RandomPassword()
+	boot, err := supply.RandomPassword()
 	if err != nil {
-		return compose.ContainerSpec{}, err
+		return supply.ContainerSpec{}, err
 	}
 	p := strconv.Itoa(sf.Port)
-	spec := compose.ContainerSpec{
+	spec := supply.ContainerSpec{
 		Cmd: []string{server, "-c", "listen_addresses=" + sf.Bind, "-c", "port=" + p, "-c", "unix_socket_directories=" + SocketDirs,
 			"-c", "unix_socket_permissions=0777", "-c", "max_connections=300"},
 		// initdb's default trusts loopback TCP, which with host networking
@@ -55,14 +55,14 @@ func container(sf compose.SpecFor) (compose.ContainerSpec, error) {
 			"POSTGRES_INITDB_ARGS": InitdbArgs},
 		Secrets: map[string]string{secretPassword: boot},
 		Socket:  ".s.PGSQL." + p, User: User, Password: pw, Database: Database,
-		Ready: compose.LoginReady(New(drivers.Workload{})),
+		Ready: supply.LoginReady(New(drivers.Workload{})),
 	}
 	if sf.TLS.Cert != "" {
 		// PostgreSQL refuses a key others may read: the container's root
 		// copies it, private to the postgres user, before the entrypoint.
 		tf := sf.TLS
 		tf.Key = privateKey
-		spec.Cmd = compose.PrivateKeyCmd(sf.TLS, "postgres", privateKey, append(spec.Cmd, TLSArgs(tf)...))
+		spec.Cmd = supply.PrivateKeyCmd(sf.TLS, "postgres", privateKey, append(spec.Cmd, TLSArgs(tf)...))
 		spec.TLSPort = sf.Port
 	}
 	return spec, nil

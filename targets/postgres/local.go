@@ -9,8 +9,8 @@ import (
 	"strconv"
 	"syscall"
 
-	"github.com/dbsock/dbsock/compose"
 	"github.com/dbsock/dbsock/drivers"
+	"github.com/dbsock/dbsock/supply"
 )
 
 // User is the role dbsock uses, and Database (postgres.go) the database,
@@ -22,15 +22,15 @@ const (
 // postgresBin finds a PostgreSQL server binary: on PATH, else in Debian's
 // versioned /usr/lib/postgresql/N/bin or Homebrew's postgresql@N kegs
 // (newest first).
-func postgresBin(l *compose.Local, name string) string {
-	_, p := l.FindIn(append([]string{"/usr/lib/postgresql/*/bin"}, compose.HomebrewKegs("postgresql")...), name)
+func postgresBin(l *supply.Local, name string) string {
+	_, p := l.FindIn(append([]string{"/usr/lib/postgresql/*/bin"}, supply.HomebrewKegs("postgresql")...), name)
 	return p
 }
 
-func localServer(ctx context.Context, l *compose.Local, name string) (*compose.Server, error) {
+func localServer(ctx context.Context, l *supply.Local, name string) (*supply.Server, error) {
 	initdb, serverBin := postgresBin(l, "initdb"), postgresBin(l, server)
 	if initdb == "" || serverBin == "" {
-		return nil, fmt.Errorf("%w %s: local provider: PostgreSQL's initdb and postgres were not found on PATH (%s), in /usr/lib/postgresql/*/bin or in Homebrew's postgresql kegs (apt-get install postgresql, or brew install postgresql@16, or run scripts/install-deps.sh)", compose.ErrCannotSupply, name, compose.SearchPath())
+		return nil, fmt.Errorf("%w %s: local provider: PostgreSQL's initdb and postgres were not found on PATH (%s), in /usr/lib/postgresql/*/bin or in Homebrew's postgresql kegs (apt-get install postgresql, or brew install postgresql@16, or run scripts/install-deps.sh)", supply.ErrCannotSupply, name, supply.SearchPath())
 	}
 	ls, err := l.Prepare(name, "")
 	if err != nil {
@@ -47,7 +47,7 @@ func localServer(ctx context.Context, l *compose.Local, name string) (*compose.S
 	// which gets its own server dir, and the run dir lets it pass (0711:
 	// enter, not list).
 	if os.Geteuid() == 0 {
-		cred, err := compose.SystemUser(OSUser, "PostgreSQL")
+		cred, err := supply.SystemUser(OSUser, "PostgreSQL")
 		if err != nil {
 			return nil, ls.Fail(err)
 		}
@@ -59,7 +59,7 @@ func localServer(ctx context.Context, l *compose.Local, name string) (*compose.S
 			return nil, ls.Fail(err)
 		}
 	}
-	password, err := compose.RandomPassword()
+	password, err := supply.RandomPassword()
 	if err != nil {
 		return nil, ls.Fail(err)
 	}
@@ -76,7 +76,7 @@ func localServer(ctx context.Context, l *compose.Local, name string) (*compose.S
 	cmd := exec.CommandContext(ctx, initdb, "-D", data, "-U", User, "--pwfile="+pwfile,
 		"--auth-local=scram-sha-256", "--auth-host=scram-sha-256", "--no-sync", "-E", "UTF8", "--locale=C")
 	cmd.Dir = ls.Dir
-	cmd.Env = compose.ServerEnv()
+	cmd.Env = supply.ServerEnv()
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: ls.RunAs}
 	out, err := cmd.CombinedOutput()
 	os.Remove(pwfile)
@@ -84,7 +84,7 @@ func localServer(ctx context.Context, l *compose.Local, name string) (*compose.S
 		return nil, ls.Fail(fmt.Errorf("interrupted while initdb initialised the data dir: %w", ctx.Err()))
 	}
 	if err != nil {
-		return nil, ls.Fail(fmt.Errorf("initialize PostgreSQL data dir %s with %s: %w%s\n%s", data, initdb, err, compose.ClosedTo(err, ls.Dir, ls.RunAs), compose.Tail(string(out), 8)))
+		return nil, ls.Fail(fmt.Errorf("initialize PostgreSQL data dir %s with %s: %w%s\n%s", data, initdb, err, supply.ClosedTo(err, ls.Dir, ls.RunAs), supply.Tail(string(out), 8)))
 	}
 	tf, err := ls.ServeTLS(0) // TLS on its one port, for clients that ask (SSLRequest)
 	if err != nil {
@@ -122,7 +122,7 @@ func loginProbe(eps ...drivers.Endpoint) func(context.Context) error {
 // TLSArgs are the server settings that turn TLS on with the run's
 // certificate: a client that asks for it gets it, on the server's one
 // port; one that does not stays plain.
-func TLSArgs(tf compose.TLSFiles) []string {
+func TLSArgs(tf supply.TLSFiles) []string {
 	return []string{"-c", "ssl=on", "-c", "ssl_cert_file=" + tf.Cert, "-c", "ssl_key_file=" + tf.Key,
 		"-c", "ssl_min_protocol_version=TLSv1.2"}
 }

@@ -9,8 +9,8 @@ import (
 	"net"
 	"strings"
 
-	"github.com/dbsock/dbsock/compose"
 	"github.com/dbsock/dbsock/drivers"
+	"github.com/dbsock/dbsock/supply"
 	"github.com/dbsock/dbsock/targets"
 )
 
@@ -41,7 +41,7 @@ func Help() targets.Help { return help }
 
 func init() {
 	targets.Register(targets.Target{
-		Target:   compose.Target{Name: name, Recipe: recipe, SocketFlag: external.SocketFlag(name)},
+		Target:   supply.Target{Name: name, Recipe: recipe, SocketFlag: external.SocketFlag(name)},
 		Order:    40,
 		Short:    "SELECT by primary key, statement prepared once (PostgreSQL)",
 		ServedBy: "PostgreSQL, local, container or yours",

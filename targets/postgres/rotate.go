@@ -7,15 +7,15 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/dbsock/dbsock/compose"
 	"github.com/dbsock/dbsock/drivers"
+	"github.com/dbsock/dbsock/supply"
 )
 
 // secretPassword names the container's secret file: the bootstrap
 // password its entrypoint gives POSTGRES_USER.
 const secretPassword = "postgres-password"
 
-// rotate is the container's compose.Container.Rotate: once the server
+// rotate is the container's supply.Container.Rotate: once the server
 // takes the run's or the bootstrap password over TCP (the real server, not
 // the entrypoint's temporary one, which has no network), it logs in with
 // the same over the Unix socket and gives the account (POSTGRES_USER, the
@@ -23,7 +23,7 @@ const secretPassword = "postgres-password"
 // connection. It does so after a restart too: the images trust loopback
 // connections (initdb's default pg_hba.conf), so a login does not tell
 // which password the account has.
-func rotate(ctx context.Context, srv *compose.Server, bootstrap map[string]string) error {
+func rotate(ctx context.Context, srv *supply.Server, bootstrap map[string]string) error {
 	d := New(drivers.Workload{})
 	ep := srv.TCP
 	if _, err := d.Info(ctx, ep); err != nil {

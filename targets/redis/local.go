@@ -7,14 +7,14 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/dbsock/dbsock/compose"
 	"github.com/dbsock/dbsock/drivers"
+	"github.com/dbsock/dbsock/supply"
 )
 
-func localServer(ctx context.Context, l *compose.Local, name string) (*compose.Server, error) {
+func localServer(ctx context.Context, l *supply.Local, name string) (*supply.Server, error) {
 	_, bin := l.Find("redis-server")
 	if bin == "" {
-		return nil, fmt.Errorf("%w %s: local provider: redis-server was not found on PATH (%s) (apt-get install redis-server, or run scripts/install-deps.sh)", compose.ErrCannotSupply, name, compose.SearchPath())
+		return nil, fmt.Errorf("%w %s: local provider: redis-server was not found on PATH (%s) (apt-get install redis-server, or run scripts/install-deps.sh)", supply.ErrCannotSupply, name, supply.SearchPath())
 	}
 	ls, err := l.Prepare(name, "redis.sock")
 	if err != nil {
@@ -27,7 +27,7 @@ func localServer(ctx context.Context, l *compose.Local, name string) (*compose.S
 	if err := ls.Unprivileged("redis-server", "redis"); err != nil {
 		return nil, ls.Fail(err)
 	}
-	password, err := compose.RandomPassword()
+	password, err := supply.RandomPassword()
 	if err != nil {
 		return nil, ls.Fail(err)
 	}
@@ -61,7 +61,7 @@ func localServer(ctx context.Context, l *compose.Local, name string) (*compose.S
 // TLSConfig is the configuration that has a server also listen with TLS at
 // tlsPort (on the addresses of its bind), with the run's certificate,
 // clients not asked for one.
-func TLSConfig(tlsPort int, tf compose.TLSFiles) string {
+func TLSConfig(tlsPort int, tf supply.TLSFiles) string {
 	return strings.Join([]string{
 		"tls-port " + strconv.Itoa(tlsPort),
 		"tls-cert-file " + tf.Cert,

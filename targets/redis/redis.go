@@ -9,9 +9,9 @@ import (
 	"net"
 	"strings"
 
-	"github.com/dbsock/dbsock/compose"
 	"github.com/dbsock/dbsock/drivers"
 	"github.com/dbsock/dbsock/internal/setting"
+	"github.com/dbsock/dbsock/supply"
 	"github.com/dbsock/dbsock/targets"
 )
 
@@ -25,7 +25,7 @@ var external = targets.External{
 
 func init() {
 	targets.Register(targets.Target{
-		Target: compose.Target{Name: name, Recipe: recipe, SocketFlag: external.SocketFlag(name), Volatile: true},
+		Target: supply.Target{Name: name, Recipe: recipe, SocketFlag: external.SocketFlag(name), Volatile: true},
 		Order:  20, InAll: true,
 		Short:    "GET of one key",
 		ServedBy: "redis-server, local, container or yours",

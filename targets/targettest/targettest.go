@@ -15,13 +15,14 @@ import (
 	"time"
 
 	"github.com/dbsock/dbsock/compose"
-	"github.com/dbsock/dbsock/compose/containers" // the docker provider's runtime
 	"github.com/dbsock/dbsock/drivers"
 	"github.com/dbsock/dbsock/internal/placement"
 	"github.com/dbsock/dbsock/internal/testutil"
 	"github.com/dbsock/dbsock/pipeline"
 	"github.com/dbsock/dbsock/results"
 	"github.com/dbsock/dbsock/scenarios"
+	"github.com/dbsock/dbsock/supply"
+	"github.com/dbsock/dbsock/supply/containers" // the docker provider's runtime
 	"github.com/dbsock/dbsock/targets"
 	_ "github.com/dbsock/dbsock/targets/all" // every target, as in the command
 )
@@ -51,7 +52,7 @@ func Run(t *testing.T, target, provider string, binaries ...string) *results.Rep
 	// ::1, verified on the server side; FerretDB, which listens on one
 	// address, is the one reasoned skip, said in the report.
 	paths := 3
-	if ok, _ := compose.IPv6Loopback(); !ok {
+	if ok, _ := supply.IPv6Loopback(); !ok {
 		paths = 2
 	} else if ti := rep.Targets[0]; ti.Server.Product == "FerretDB" {
 		paths = 2
@@ -94,7 +95,7 @@ func Run(t *testing.T, target, provider string, binaries ...string) *results.Rep
 		t.Errorf("server processes left running: %v", kids)
 	}
 	if provider != "local" {
-		out, err := exec.Command("docker", "ps", "-aq", "--filter", "label="+compose.PIDLabel+"="+strconv.Itoa(os.Getpid())).Output()
+		out, err := exec.Command("docker", "ps", "-aq", "--filter", "label="+supply.PIDLabel+"="+strconv.Itoa(os.Getpid())).Output()
 		if err != nil || len(strings.TrimSpace(string(out))) > 0 {
 			t.Errorf("containers left running: %q (%v)", out, err)
 		}
@@ -118,14 +119,14 @@ var Binaries = map[string][]string{
 func Mismatched(t *testing.T, target string, tcp, unix drivers.Endpoint) error {
 	t.Helper()
 	tg := lookup(t, target)
-	p := &compose.External{Endpoints: map[string]compose.Pair{target: {TCP: tcp, Unix: unix}}}
+	p := &supply.External{Endpoints: map[string]supply.Pair{target: {TCP: tcp, Unix: unix}}}
 	_, err := run(t, tg, p, "external")
 	return err
 }
 
 // Local starts target's server with the local provider; it is stopped when
 // the test ends.
-func Local(t *testing.T, target string, binaries ...string) *compose.Server {
+func Local(t *testing.T, target string, binaries ...string) *supply.Server {
 	t.Helper()
 	testutil.NeedAny(t, binaries...)
 	return Supplied(t, target, "local")
@@ -134,14 +135,14 @@ func Local(t *testing.T, target string, binaries ...string) *compose.Server {
 // Supplied starts target's server with provider (local, docker or
 // compose; skipped where that provider has no binaries or images here) and
 // stops it when the test ends.
-func Supplied(t *testing.T, target, provider string) *compose.Server {
+func Supplied(t *testing.T, target, provider string) *supply.Server {
 	t.Helper()
 	return SuppliedAs(t, lookup(t, target).Supply(), provider)
 }
 
 // SuppliedAs is Supplied for a recipe of the test's own (a registered
 // target's, changed).
-func SuppliedAs(t *testing.T, ct compose.Target, provider string) *compose.Server {
+func SuppliedAs(t *testing.T, ct supply.Target, provider string) *supply.Server {
 	t.Helper()
 	tg := lookup(t, ct.Name)
 	p := newProvider(t, tg, provider, Binaries[ct.Name])
@@ -163,12 +164,12 @@ func lookup(t *testing.T, target string) *targets.Target {
 	return tg
 }
 
-func newProvider(t *testing.T, tg *targets.Target, provider string, binaries []string) compose.Provider {
+func newProvider(t *testing.T, tg *targets.Target, provider string, binaries []string) supply.Provider {
 	t.Helper()
 	switch provider {
 	case "local":
 		testutil.NeedAny(t, binaries...)
-		return compose.NewLocal()
+		return supply.NewLocal()
 	case "docker", "compose":
 		if testing.Short() {
 			t.Skip("needs Docker and images; skipped with -short")
@@ -185,7 +186,7 @@ func newProvider(t *testing.T, tg *targets.Target, provider string, binaries []s
 		}
 		images := map[string]string{tg.Name: image}
 		if provider == "docker" {
-			d := compose.NewDocker()
+			d := supply.NewDocker()
 			d.Images, d.TLS = images, true // run asks for the tls path
 			return d
 		}
@@ -197,13 +198,13 @@ func newProvider(t *testing.T, tg *targets.Target, provider string, binaries []s
 	return nil
 }
 
-func run(t *testing.T, tg *targets.Target, p compose.Provider, name string) (*results.Report, error) {
+func run(t *testing.T, tg *targets.Target, p supply.Provider, name string) (*results.Report, error) {
 	t.Helper()
 	place, err := placement.Resolve("auto", "", "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if l, ok := p.(*compose.Local); ok {
+	if l, ok := p.(*supply.Local); ok {
 		l.ServerCPUs = place.Server
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
@@ -213,9 +214,9 @@ func run(t *testing.T, tg *targets.Target, p compose.Provider, name string) (*re
 		Options: scenarios.Options{N: 300, Warmup: 30, Rounds: 2, OpTimeout: 10 * time.Second, Seed: 1},
 		Reach:   drivers.Reach, FailFast: true,
 	}
-	if ok, _ := compose.IPv6Loopback(); ok {
+	if ok, _ := supply.IPv6Loopback(); ok {
 		plan.Paths = []drivers.Transport{drivers.TCP, drivers.TCP6, drivers.TLS, drivers.Unix}
-		if ps, ok := p.(compose.PathServer); ok && ps.CannotServe(drivers.TLS, []string{tg.Name}) != "" {
+		if ps, ok := p.(supply.PathServer); ok && ps.CannotServe(drivers.TLS, []string{tg.Name}) != "" {
 			plan.Paths = []drivers.Transport{drivers.TCP, drivers.TCP6, drivers.Unix}
 		}
 	}
@@ -249,7 +250,7 @@ func Contains(t *testing.T, err error, words ...string) {
 // Measure runs target against the servers p supplies with a test's own
 // options (rows, keys, op, sizes) and returns the report; any error fails
 // the test.
-func Measure(t *testing.T, target string, p compose.Provider, opt scenarios.Options) *results.Report {
+func Measure(t *testing.T, target string, p supply.Provider, opt scenarios.Options) *results.Report {
 	t.Helper()
 	rep, err := MeasureOwn(t, target, p, opt, Own{})
 	if err != nil {
@@ -270,7 +271,7 @@ type Own struct {
 // MeasureOwn is Measure with the user's own op and keys; it returns the
 // run's error (a bad statement wraps drivers.ErrStatement) instead of
 // failing the test.
-func MeasureOwn(t *testing.T, target string, p compose.Provider, opt scenarios.Options, own Own) (*results.Report, error) {
+func MeasureOwn(t *testing.T, target string, p supply.Provider, opt scenarios.Options, own Own) (*results.Report, error) {
 	t.Helper()
 	place, err := placement.Resolve("auto", "", "")
 	if err != nil {
@@ -307,8 +308,8 @@ func MeasureOwn(t *testing.T, target string, p compose.Provider, opt scenarios.O
 }
 
 // External is the external provider of srv's two endpoints for target.
-func External(target string, srv *compose.Server) *compose.External {
-	return &compose.External{Endpoints: map[string]compose.Pair{target: {TCP: srv.TCP, Unix: srv.Unix}}}
+func External(target string, srv *supply.Server) *supply.External {
+	return &supply.External{Endpoints: map[string]supply.Pair{target: {TCP: srv.TCP, Unix: srv.Unix}}}
 }
 
 // servesTLS says whether provider starts target's server (product) with

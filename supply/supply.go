@@ -1,0 +1,311 @@
+// Package supply is where the servers dbsock measures come from. A Provider
+// supplies a running Server for a target, with one endpoint on 127.0.0.1 TCP
+// and one on a Unix socket; dbsock measures it and then stops it.
+//
+// Providers: Local starts private throwaway servers from binaries on PATH;
+// Docker starts containers with testcontainers-go; External points at
+// servers the user already runs; package compose's Compose starts the
+// services of compose.yaml with Docker Compose. Auto tries providers in
+// order and takes the first that can supply the target. Nothing here names
+// a target: how each kind of server is started (its Recipe: a local recipe
+// built on LocalServer, and a container spec) lives in the target's own
+// package under targets/; package child runs dbsock's own servers as child
+// processes.
+//
+// It is part of dbsock's own machinery, and its API may change between
+// versions: programs that measure their own code use package dbsock.
+package supply
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/dbsock/dbsock/drivers"
+	"github.com/dbsock/dbsock/internal/cpustat"
+	"github.com/dbsock/dbsock/internal/setting"
+)
+
+// ErrCannotSupply is wrapped by a provider that has no way to supply a target
+// (e.g. no server binary installed, no endpoint given). Auto then tries the
+// next provider.
+var ErrCannotSupply = errors.New("cannot supply")
+
+// Server is a running server with both endpoints.
+type Server struct {
+	Target string
+	// Provenance says where the server came from (provider, origin,
+	// image, network mode, socket dir) and warns of what makes its
+	// numbers not comparable with a native server's.
+	drivers.Provenance
+	TCP  drivers.Endpoint
+	Unix drivers.Endpoint
+	// TCP6 is the server's TCP port on the IPv6 loopback ([::1]), when it
+	// accepts there (the tcp6 path); NoTCP6 says why not otherwise.
+	TCP6   drivers.Endpoint
+	NoTCP6 string
+	// TLS is the server's TLS endpoint on 127.0.0.1 (the tls path), when
+	// it has one; NoTLS says why not otherwise.
+	TLS   drivers.Endpoint
+	NoTLS string
+	// Published and Bridge are the paths to a server container on a
+	// bridge network (a port Docker publishes on 127.0.0.1, and the
+	// container's own address), when the provider gives them; NoRoutes
+	// says why not otherwise.
+	Published, Bridge drivers.Endpoint
+	// Service and Pod are the paths from inside containers: from a
+	// container on the same bridge network to the server container's
+	// address there (a compose application), and from inside the server
+	// container's own network namespace over its 127.0.0.1 (a pod's
+	// sidecar); NoRoutes says why not otherwise.
+	Service, Pod drivers.Endpoint
+	NoRoutes     string
+	// SeedAlso are endpoints that reach other instances of the server
+	// (the container behind Published and Bridge): seeded too.
+	SeedAlso []drivers.Endpoint
+	// PID is the server's process ID when dbsock started it as a local
+	// process, else 0.
+	PID int
+	// CPU reads the server's CPU time and context switches (its process
+	// tree, or its container's); nil when the server's processes cannot be
+	// seen, and CPUWhyNot says why.
+	CPU       cpustat.Meter
+	CPUWhyNot string
+	// CPUs is the container's cpuset as the engine reports it ("" when
+	// not pinned); local servers are read back through PID instead.
+	CPUs string
+	// SeedEach says that the two endpoints reach different data (two
+	// instances of one server): the data is seeded over both.
+	SeedEach bool
+	stop     func(context.Context) error
+	restart  func(context.Context) error
+}
+
+// Path is the server's endpoint on path t (tcp, tcp6, tls or unix), or an
+// error saying why it has none.
+func (s *Server) Path(t drivers.Transport) (drivers.Endpoint, error) {
+	if r := t.Route(); r != t { // a control: its route's endpoint, under its own name
+		ep, err := s.Path(r)
+		ep.Transport = t
+		return ep, err
+	}
+	switch t {
+	case drivers.TCP:
+		return s.TCP, nil
+	case drivers.Unix:
+		return s.Unix, nil
+	case drivers.TCP6:
+		if s.TCP6.Address == "" {
+			return drivers.Endpoint{}, errors.New(s.NoTCP6)
+		}
+		return s.TCP6, nil
+	case drivers.TLS:
+		if s.TLS.Address == "" {
+			why := s.NoTLS
+			if why == "" {
+				why = "dbsock does not start it with TLS"
+			}
+			return drivers.Endpoint{}, errors.New(why)
+		}
+		return s.TLS, nil
+	case drivers.Published, drivers.Bridge, drivers.Service, drivers.Pod:
+		ep := map[drivers.Transport]drivers.Endpoint{drivers.Published: s.Published, drivers.Bridge: s.Bridge, drivers.Service: s.Service, drivers.Pod: s.Pod}[t]
+		if ep.Address == "" {
+			return drivers.Endpoint{}, errors.New(cmp.Or(s.NoRoutes, noRoutes))
+		}
+		return ep, nil
+	}
+	return drivers.Endpoint{}, fmt.Errorf("%s: unknown path %q (want tcp, tcp6, tls, published, bridge, service, pod or unix)", s.Target, t)
+}
+
+// Current is paths as the server serves them now: a restarted container
+// may have another address or network namespace (the bridge, service and
+// pod paths), so each server instance is measured on its own.
+func (s *Server) Current(paths drivers.Paths) drivers.Paths {
+	now := make(drivers.Paths, len(paths))
+	for i, ep := range paths {
+		now[i] = ep
+		if cur, err := s.Path(ep.Transport); err == nil {
+			now[i] = cur
+		}
+	}
+	return now
+}
+
+// ErrNoRestart is returned by Restart for a server dbsock cannot restart
+// (one it did not start).
+var ErrNoRestart = errors.New("cannot restart")
+
+// Restart stops the server and starts it again on the same endpoints and
+// data (a new server instance; nothing is re-created), and returns once it
+// accepts connections again: a server instance is what --instances
+// repeats. Connections to the old instance are gone.
+func (s *Server) Restart(ctx context.Context) error {
+	if s.restart == nil {
+		return setting.Errorf("%w %s: dbsock did not start this server (provider %s), so it cannot start it again; use %s 1", ErrNoRestart, s.Target, s.Provider, setting.Instances)
+	}
+	return s.restart(ctx)
+}
+
+// CanRestart says whether Restart can restart the server.
+func (s *Server) CanRestart() bool { return s.restart != nil }
+
+// Endpoints returns the server's two endpoints.
+func (s *Server) Endpoints() drivers.Pair { return drivers.Pair{TCP: s.TCP, Unix: s.Unix} }
+
+// Stop stops the server if the provider started it and removes what it
+// created. It is safe to call more than once.
+func (s *Server) Stop(ctx context.Context) error {
+	if s.stop == nil {
+		return nil
+	}
+	stop := s.stop
+	s.stop = nil
+	return stop(ctx)
+}
+
+// Lent is a provider that supplies one server already running, for one
+// target, and leaves stopping it to its owner: a measurement of a server a
+// library user started keeps its provenance (local, docker) and its CPU
+// meter.
+type Lent struct {
+	Target string
+	Server *Server
+	// Restart lets the run restart the lent server between instances,
+	// when its owner's provider can (its data kept; its owner still stops
+	// it).
+	Restart bool
+}
+
+// Name implements Provider: the lent server's own provider.
+func (l *Lent) Name() string { return l.Server.Provider }
+
+// Supply implements Provider.
+func (l *Lent) Supply(_ context.Context, t Target) (*Server, error) {
+	if t.Name != l.Target {
+		return nil, fmt.Errorf("%w %s: only %s's server was lent", ErrCannotSupply, t.Name, l.Target)
+	}
+	s := *l.Server
+	s.Target, s.stop, s.restart = t.Name, nil, nil // its owner stops it
+	if orig := l.Server; l.Restart && orig.restart != nil {
+		s.restart = func(ctx context.Context) error {
+			err := orig.Restart(ctx)
+			// What the restart changed (pid, meter, a container's
+			// addresses), under the lent name and without the owner's stop.
+			restart := s.restart
+			s = *orig
+			s.Target, s.stop, s.restart = t.Name, nil, restart
+			return err
+		}
+	}
+	return &s, nil
+}
+
+// Close implements Provider: the server is its owner's to stop.
+func (*Lent) Close() error { return nil }
+
+// Provider supplies servers.
+type Provider interface {
+	// Name is the provider's name as given to --provider.
+	Name() string
+	// Supply returns a running server for target, or an error wrapping
+	// ErrCannotSupply when this provider has no way to.
+	Supply(ctx context.Context, t Target) (*Server, error)
+	// Close removes whatever the provider created that its servers' Stop
+	// has not.
+	Close() error
+}
+
+// Auto tries its providers in order.
+type Auto struct {
+	Providers []Provider
+}
+
+// Name implements Provider.
+func (*Auto) Name() string { return "auto" }
+
+// Supply implements Provider: the first provider that can supply target wins.
+func (a *Auto) Supply(ctx context.Context, t Target) (*Server, error) {
+	var reasons []string
+	for _, p := range a.Providers {
+		s, err := p.Supply(ctx, t)
+		if err == nil {
+			return s, nil
+		}
+		if !errors.Is(err, ErrCannotSupply) {
+			return nil, err
+		}
+		reasons = append(reasons, err.Error())
+	}
+	return nil, fmt.Errorf("%w %s: %s", ErrCannotSupply, t.Name, strings.Join(reasons, "; "))
+}
+
+// Close implements Provider.
+func (a *Auto) Close() error {
+	var errs []error
+	for _, p := range a.Providers {
+		errs = append(errs, p.Close())
+	}
+	return errors.Join(errs...)
+}
+
+// Join makes one Server of s and the servers it stands for together (the
+// database behind a pooler; the other instance of a server that serves one
+// transport per process): Stop stops s, then each of them, and CPU reads
+// all of them. s keeps its own endpoints; a caller takes others' as it
+// needs.
+func (s *Server) Join(others ...*Server) *Server {
+	stops := []func(context.Context) error{s.stop}
+	restarts := []func(context.Context) error{}
+	meters := cpustat.Sum{}
+	var whyNot []string
+	for _, srv := range append([]*Server{s}, others...) {
+		if srv != s {
+			stops = append(stops, srv.stop)
+		}
+		restarts = append(restarts, srv.restart)
+		if srv.CPU != nil {
+			meters = append(meters, srv.CPU)
+		} else if srv.CPUWhyNot != "" {
+			whyNot = append(whyNot, srv.CPUWhyNot)
+		}
+	}
+	s.stop = func(ctx context.Context) error {
+		var errs []error
+		for _, stop := range stops {
+			if stop != nil {
+				errs = append(errs, stop(ctx))
+			}
+		}
+		return errors.Join(errs...)
+	}
+	// Restarted the other way round: what s stands in front of first.
+	s.restart = func(ctx context.Context) error {
+		for i := len(restarts) - 1; i >= 0; i-- {
+			if err := restarts[i](ctx); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	for _, r := range restarts {
+		if r == nil {
+			s.restart = nil
+		}
+	}
+	if len(whyNot) > 0 {
+		s.CPU, s.CPUWhyNot = nil, strings.Join(whyNot, "; ")
+	} else if len(meters) > 1 {
+		s.CPU = meters
+	}
+	return s
+}
+
+// SetStop sets what srv.Stop does: for providers outside this package
+// (test fakes among them).
+func SetStop(srv *Server, stop func(context.Context) error) { srv.stop = stop }
+
+// SetRestart sets what srv.Restart does, likewise.
+func SetRestart(srv *Server, restart func(context.Context) error) { srv.restart = restart }
