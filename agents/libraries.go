@@ -1,6 +1,7 @@
 package agents
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"os"
@@ -10,30 +11,33 @@ import (
 	"strings"
 )
 
-// libraries are each stack's client libraries by target, the default
-// first (docs/agents.md): a target a stack has none for is not measured
-// from it.
-var libraries = map[string]map[string][]string{
-	"c": {"redis": {"hiredis"}, "postgres": {"libpq"}, "pgbouncer": {"libpq"}, "mysql": {"libmariadb"}, "memcached": {"libmemcached"}},
-	"python": {"redis": {"redis-py"}, "postgres": {"psycopg2", "psycopg"}, "pgbouncer": {"psycopg2", "psycopg"},
-		"mysql": {"mysqldb", "pymysql"}, "memcached": {"pymemcache"}},
-	"node": {"redis": {"node-redis"}, "postgres": {"node-pg"}, "pgbouncer": {"node-pg"}, "mysql": {"node-mysql"}},
-	"php":  {"redis": {"phpredis"}, "postgres": {"pgsql"}, "pgbouncer": {"pgsql"}, "mysql": {"mysqli"}, "memcached": {"memcached"}},
+// Support is what a target tells the agents about itself, in its
+// registration (targets.Target.Agents): each stack's client libraries for
+// it, the default first (docs/agents.md), and why a stack's agent is not
+// measured on its tls path (the key "" for every stack: the server shows
+// dbsock no other session's TLS). A stack with no library for a target is
+// not measured from it.
+type Support struct {
+	Libraries map[string][]string
+	NoTLS     map[string]string
 }
 
 // ErrNoLibrary is wrapped when a stack's agent has no client library for
 // a target.
 var ErrNoLibrary = errors.New("no client library")
 
-// Library is the library stack's agent uses for target: library when it
-// is one of the stack's libraries for target, its default when library is
-// "". The error wraps ErrNoLibrary, and names what the stack has.
-func Library(stack, target, library string) (string, error) {
-	libs, ok := libraries[stack]
-	if !ok {
+// Library is the library stack's agent uses for target (whose Support s
+// is; nil when it registered none): library when it is one of the stack's
+// libraries for target, its default when library is "". The error wraps
+// ErrNoLibrary, and names what the stack has.
+func (s *Support) Library(stack, target, library string) (string, error) {
+	if !slices.Contains(Stacks, stack) {
 		return "", fmt.Errorf("no client stack %q", stack)
 	}
-	have := libs[target]
+	var have []string
+	if s != nil {
+		have = s.Libraries[stack]
+	}
 	switch {
 	case len(have) == 0:
 		return "", fmt.Errorf("the %s agent has %w for %s", stack, ErrNoLibrary, target)
@@ -43,6 +47,15 @@ func Library(stack, target, library string) (string, error) {
 		return "", fmt.Errorf("the %s agent has %w %q for %s (it has %s)", stack, ErrNoLibrary, library, target, strings.Join(have, ", "))
 	}
 	return library, nil
+}
+
+// NoTLSFor is why stack's agent is not measured on the tls path to the
+// target whose Support s is, or "" when it is.
+func (s *Support) NoTLSFor(stack string) string {
+	if s == nil {
+		return ""
+	}
+	return cmp.Or(s.NoTLS[""], s.NoTLS[stack])
 }
 
 // Dir is the agents directory dbsock runs its agents from: the one
@@ -64,25 +77,4 @@ func Dir() (string, error) {
 		tried = append(tried, abs)
 	}
 	return "", fmt.Errorf("the agents directory of dbsock's source is not at %v: run dbsock from its source tree, with scripts/install-deps.sh --with-stacks done", tried)
-}
-
-// noTLS says why an agent cannot be measured on the tls path to a
-// target: its library has no TLS here, or the server shows dbsock no other
-// session's TLS, so that an agent's claim could not be checked.
-var noTLS = map[string]string{
-	"c/redis":          "hiredis 0.14 has no TLS",
-	"c/memcached":      "libmemcached has no TLS",
-	"python/memcached": "the agent's pymemcache connection has no TLS",
-	"php/memcached":    "the memcached extension has no TLS",
-	"memcached":        "memcached's stats conns does not say whether another connection is encrypted, so dbsock could not verify an agent's TLS",
-	"mysql":            "MariaDB shows no other session's TLS without performance_schema, so dbsock could not verify an agent's TLS",
-}
-
-// NoTLS is why stack's agent is not measured on the tls path to target,
-// or "" when it is.
-func NoTLS(stack, target string) string {
-	if why := noTLS[target]; why != "" {
-		return why
-	}
-	return noTLS[stack+"/"+target]
 }

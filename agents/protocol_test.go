@@ -2,6 +2,7 @@ package agents_test
 
 import (
 	"crypto/tls"
+	"errors"
 	"strings"
 	"testing"
 
@@ -42,5 +43,35 @@ func TestNewOpen(t *testing.T) {
 		if tc.ca != "" && o.ServerName != "localhost" {
 			t.Errorf("%s: server name %q", tc.ep, o.ServerName)
 		}
+	}
+}
+
+// TestSupport: a target's Support gives a stack's default library, the one
+// asked for when it has it, an error wrapping ErrNoLibrary that names what
+// it has otherwise, and why a stack is not measured on tls, the whole
+// target's reason first.
+func TestSupport(t *testing.T) {
+	s := &agents.Support{Libraries: map[string][]string{"python": {"a", "b"}}, NoTLS: map[string]string{"c": "no TLS in c"}}
+	if lib, err := s.Library("python", "x", ""); lib != "a" || err != nil {
+		t.Errorf("default: %q, %v", lib, err)
+	}
+	if lib, err := s.Library("python", "x", "b"); lib != "b" || err != nil {
+		t.Errorf("asked for b: %q, %v", lib, err)
+	}
+	if _, err := s.Library("python", "x", "z"); !errors.Is(err, agents.ErrNoLibrary) || !strings.Contains(err.Error(), "(it has a, b)") {
+		t.Errorf("asked for z: %v", err)
+	}
+	if _, err := (*agents.Support)(nil).Library("node", "x", ""); !errors.Is(err, agents.ErrNoLibrary) {
+		t.Errorf("a target without support: %v", err)
+	}
+	if _, err := s.Library("cobol", "x", ""); err == nil || errors.Is(err, agents.ErrNoLibrary) {
+		t.Errorf("an unknown stack: %v", err)
+	}
+	if s.NoTLSFor("c") != "no TLS in c" || s.NoTLSFor("python") != "" {
+		t.Error("per-stack tls reasons")
+	}
+	s.NoTLS[""] = "the server cannot show it"
+	if s.NoTLSFor("python") != "the server cannot show it" || s.NoTLSFor("c") != "the server cannot show it" {
+		t.Error("the target's tls reason comes first")
 	}
 }

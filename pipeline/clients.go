@@ -166,10 +166,10 @@ func (p Plan) skipReason(t *targets.Target, c string) string {
 	if lang == CmdClient {
 		return "" // the user's agent: what it can do, it says when it is asked
 	}
-	if _, err := agents.Library(lang, t.Name, lib); err != nil {
+	if _, err := t.Agents.Library(lang, t.Name, lib); err != nil {
 		return err.Error()
 	}
-	if why := agents.NoTLS(lang, t.Name); why != "" && p.baseline() == drivers.TLS {
+	if why := t.Agents.NoTLSFor(lang); why != "" && p.baseline() == drivers.TLS {
 		return "its baseline, tls, is not measured from it: " + why
 	}
 	if _, err := p.agentSpec(lang, t.Name, lib); err != nil {
@@ -198,7 +198,7 @@ type stackClient struct {
 	name   string // as Plan.Clients names it; "" for Go
 	agent  *agents.Agent
 	client *results.Client
-	noTLS  bool // the agent is not measured on the tls path (agents.NoTLS)
+	noTLS  bool // the agent is not measured on the tls path (agents.Support.NoTLSFor)
 }
 
 // paths are the paths c measures of paths: all but tls where its agent
@@ -254,7 +254,7 @@ func (p Plan) startClients(ctx context.Context, t *targets.Target, ti *results.T
 			client.Language, client.RuntimeVersion = CmdClient, strings.TrimSpace(h.Language+" "+h.RuntimeVersion)
 		}
 		sc := stackClient{name: c, agent: a, client: client}
-		if why := agents.NoTLS(lang, t.Name); why != "" && slices.Contains(p.paths(), drivers.TLS) {
+		if why := t.Agents.NoTLSFor(lang); why != "" && slices.Contains(p.paths(), drivers.TLS) {
 			sc.noTLS = true
 			ti.Warnings = append(ti.Warnings, fmt.Sprintf("%s from %s is not measured on the tls path: %s.", t.Name, c, why))
 		}

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dbsock/dbsock/agents"
 	"github.com/dbsock/dbsock/drivers"
 	"github.com/dbsock/dbsock/supply"
 	"github.com/dbsock/dbsock/targets"
@@ -21,6 +22,15 @@ func (*agentReadyDriver) AgentOp() drivers.AgentLookup {
 	return drivers.AgentLookup{Key: func(id int64) any { return id }}
 }
 
+// agentTarget is a target "memcached" of d with what its registration
+// tells the agents: a library for python and none for node, and no agent
+// verified on tls.
+func agentTarget(d drivers.Driver) *targets.Target {
+	return &targets.Target{Target: supply.Target{Name: "memcached"}, Settings: targets.Own(func(int) drivers.Driver { return d }),
+		Agents: &agents.Support{Libraries: map[string][]string{"c": {"libmemcached"}, "python": {"pymemcache"}},
+			NoTLS: map[string]string{"": "memcached's stats conns does not say whether another connection is encrypted"}}}
+}
+
 // TestClientSkipReasons: a target is skipped from a stack, with the
 // reason, when dbsock cannot verify an agent's connection to it, when the
 // stack has no library for it, and when the stack is not installed; Go
@@ -30,7 +40,7 @@ func TestClientSkipReasons(t *testing.T) {
 	memcached := &agentReadyDriver{fakeDriver{name: "memcached"}}
 	floor := &fakeDriver{name: "floor"}
 	pl := plan(&fakeProvider{}, floor)
-	pl.Targets = append(pl.Targets, &targets.Target{Target: supply.Target{Name: "memcached"}, Settings: targets.Own(func(int) drivers.Driver { return memcached })})
+	pl.Targets = append(pl.Targets, agentTarget(memcached))
 	pl.AgentsDir = t.TempDir() // no stack installed there
 	floorT, memcachedT := pl.Targets[0], pl.Targets[1]
 	for _, tt := range []struct {
@@ -75,7 +85,7 @@ func TestClientWithoutTLS(t *testing.T) {
 	}
 	memcached := &agentReadyDriver{fakeDriver{name: "memcached"}}
 	pl := plan(&fakeProvider{})
-	pl.Targets = append(pl.Targets, &targets.Target{Target: supply.Target{Name: "memcached"}, Settings: targets.Own(func(int) drivers.Driver { return memcached })})
+	pl.Targets = append(pl.Targets, agentTarget(memcached))
 	pl.Paths, pl.Baseline = []drivers.Transport{drivers.TCP, drivers.TLS, drivers.Unix}, drivers.TLS
 	if got, want := pl.skipReason(pl.Targets[0], "c"), "its baseline, tls, is not measured from it: memcached's stats conns does not say whether another connection is encrypted"; !strings.HasPrefix(got, want) {
 		t.Errorf("skip reason %q, want %q...", got, want)
@@ -87,7 +97,7 @@ func TestClientWithoutTLS(t *testing.T) {
 func TestTotalOpsCountsMeasuredStacks(t *testing.T) {
 	memcached := &agentReadyDriver{fakeDriver{name: "memcached"}}
 	pl := plan(&fakeProvider{}, &fakeDriver{name: "floor"})
-	pl.Targets = append(pl.Targets, &targets.Target{Target: supply.Target{Name: "memcached"}, Settings: targets.Own(func(int) drivers.Driver { return memcached })})
+	pl.Targets = append(pl.Targets, agentTarget(memcached))
 	one := pl.TotalOps() / 2 // two targets from go
 	pl.Clients = []string{"go", "node"}
 	if got := pl.TotalOps(); got != 2*one {

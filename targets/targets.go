@@ -17,6 +17,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/dbsock/dbsock/agents"
 	"github.com/dbsock/dbsock/drivers"
 	"github.com/dbsock/dbsock/internal/setting"
 	"github.com/dbsock/dbsock/supply"
@@ -53,6 +54,10 @@ type Target struct {
 	Flags []Flag
 	// Doctor is what "dbsock doctor" knows of its sockets (nil: nothing).
 	Doctor *Doctor
+	// Agents is what the client stacks' agents have for it: each stack's
+	// libraries, and why one is not measured on the tls path (nil: no
+	// agent has a library for it).
+	Agents *agents.Support
 	// Help says how ops are written for it, for help texts.
 	Help Help
 	// Kind, when set, is what tells a server of this target apart when a
