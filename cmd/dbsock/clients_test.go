@@ -107,16 +107,7 @@ type clientsJSON struct {
 func TestClientStacks(t *testing.T) {
 	testutil.NeedAny(t, "redis-server")
 	testutil.NeedAny(t, "initdb")
-	dir, err := agents.Dir()
-	if err == nil {
-		err = agents.Installed(dir)
-	}
-	if err != nil {
-		if os.Getenv("DBSOCK_REQUIRE_STACKS") != "" {
-			t.Fatal(err)
-		}
-		t.Skip(err)
-	}
+	needStacks(t)
 	stacks := []string{"go", "c", "python", "node", "php"}
 	code, out, stderr := dbsock(t, "run", "redis", "postgres", "echo", "--clients", strings.Join(stacks, ","), "--provider", "local",
 		"--paths", "tcp,unix", "--format", "json", "--n", "300", "--instances", "1", "--warmup", "100")
@@ -208,16 +199,7 @@ func checkClientRuns(t *testing.T, rep clientsJSON) {
 // server side as 127.0.0.1 TCP from every stack.
 func TestClientStacksOverTLS(t *testing.T) {
 	testutil.NeedAny(t, "redis-server")
-	dir, err := agents.Dir()
-	if err == nil {
-		err = agents.Installed(dir)
-	}
-	if err != nil {
-		if os.Getenv("DBSOCK_REQUIRE_STACKS") != "" {
-			t.Fatal(err)
-		}
-		t.Skip(err)
-	}
+	needStacks(t)
 	code, out, stderr := dbsock(t, "run", "redis", "--clients", "c,python", "--provider", "local", "--paths", "tcp,tcp2,tls,unix",
 		"--format", "json", "--n", "200", "--instances", "1", "--warmup", "50")
 	if code != 0 {
