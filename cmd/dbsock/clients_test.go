@@ -109,15 +109,8 @@ func TestClientStacks(t *testing.T) {
 	testutil.NeedAny(t, "initdb")
 	needStacks(t)
 	stacks := []string{"go", "c", "python", "node", "php"}
-	code, out, stderr := dbsock(t, "run", "redis", "postgres", "echo", "--clients", strings.Join(stacks, ","), "--provider", "local",
+	rep, _ := runClients(t, "run", "redis", "postgres", "echo", "--clients", strings.Join(stacks, ","), "--provider", "local",
 		"--paths", "tcp,unix", "--format", "json", "--n", "300", "--instances", "1", "--warmup", "100")
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, stderr)
-	}
-	var rep clientsJSON
-	if err := json.Unmarshal([]byte(out), &rep); err != nil {
-		t.Fatal(err)
-	}
 	if !slices.Equal(rep.Config.Clients, stacks) {
 		t.Errorf("config clients %v, want %v", rep.Config.Clients, stacks)
 	}
@@ -200,15 +193,8 @@ func checkClientRuns(t *testing.T, rep clientsJSON) {
 func TestClientStacksOverTLS(t *testing.T) {
 	testutil.NeedAny(t, "redis-server")
 	needStacks(t)
-	code, out, stderr := dbsock(t, "run", "redis", "--clients", "c,python", "--provider", "local", "--paths", "tcp,tcp2,tls,unix",
+	rep, out := runClients(t, "run", "redis", "--clients", "c,python", "--provider", "local", "--paths", "tcp,tcp2,tls,unix",
 		"--format", "json", "--n", "200", "--instances", "1", "--warmup", "50")
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, stderr)
-	}
-	var rep clientsJSON
-	if err := json.Unmarshal([]byte(out), &rep); err != nil {
-		t.Fatal(err)
-	}
 	checkClientRuns(t, rep)
 	tls, tcp2 := map[string]bool{}, map[string]bool{}
 	for _, r := range rep.Runs {
@@ -268,15 +254,8 @@ func TestOwnAgent(t *testing.T) {
 	testutil.NeedAny(t, "redis-server")
 	needStacks(t)
 	cmd := "cmd:/usr/bin/python3 " + docAgent(t)
-	code, out, stderr := dbsock(t, "run", "redis", "--clients", "go,"+cmd, "--provider", "local",
+	rep, _ := runClients(t, "run", "redis", "--clients", "go,"+cmd, "--provider", "local",
 		"--format", "json", "--n", "300", "--instances", "1", "--warmup", "50")
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, stderr)
-	}
-	var rep clientsJSON
-	if err := json.Unmarshal([]byte(out), &rep); err != nil {
-		t.Fatal(err)
-	}
 	checkClientRuns(t, rep)
 	found := false
 	for _, s := range rep.Summary {
@@ -326,4 +305,19 @@ func TestOwnAgentMisbehaves(t *testing.T) {
 			}
 		})
 	}
+}
+
+// runClients runs dbsock with args, which must exit 0 with a JSON report,
+// and returns the report decoded and as written.
+func runClients(t *testing.T, args ...string) (clientsJSON, string) {
+	t.Helper()
+	code, out, stderr := dbsock(t, args...)
+	if code != 0 {
+		t.Fatalf("%v: exit %d: %s", args, code, stderr)
+	}
+	var rep clientsJSON
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	return rep, out
 }
