@@ -295,7 +295,7 @@ func agentCPUs(pid int) string {
 // agentLoop is loop for a stack's agent: scenarios.Run with d's ops done
 // by the agent, its CPU the agent's process's, each run marked with the
 // stack.
-func agentLoop(c stackClient, d drivers.Driver, srv *supply.Server, paths drivers.Paths, info drivers.ServerInfo) (func(context.Context, scenarios.Options, func(results.Run)) error, error) {
+func agentLoop(c stackClient, d drivers.Driver, srv *supply.Server, paths drivers.Paths, info drivers.ServerInfo) (caseLoop, error) {
 	ad, err := agents.NewDriver(d, c.agent)
 	if err != nil {
 		return nil, err

@@ -2,11 +2,14 @@ package pipeline
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/dbsock/dbsock/agents"
 	"github.com/dbsock/dbsock/drivers"
+	"github.com/dbsock/dbsock/results"
+	"github.com/dbsock/dbsock/scenarios"
 	"github.com/dbsock/dbsock/supply"
 	"github.com/dbsock/dbsock/targets"
 )
@@ -102,5 +105,31 @@ func TestTotalOpsCountsMeasuredStacks(t *testing.T) {
 	pl.Clients = []string{"go", "node"}
 	if got := pl.TotalOps(); got != 2*one {
 		t.Errorf("TotalOps %d with node skipped for both targets, want %d", got, 2*one)
+	}
+}
+
+// TestStacksShareEachInstance: the client stacks of a case run on the
+// same server instances, one after another on each, in an order that
+// rotates from one instance to the next.
+func TestStacksShareEachInstance(t *testing.T) {
+	p := Plan{Instances: 3}
+	var got []string
+	var loops []caseLoop
+	for _, name := range []string{"go", "c", "python"} {
+		loops = append(loops, func(_ context.Context, opt scenarios.Options, _ func(results.Run)) error {
+			got = append(got, fmt.Sprintf("%d:%s", opt.Instance, name))
+			return nil
+		})
+	}
+	ti := &results.Target{}
+	if err := p.measureCase(context.Background(), agentTarget(&agentReadyDriver{}), &agentReadyDriver{}, &supply.Server{}, ti, scenarios.Options{}, loops, nil); err != nil {
+		t.Fatal(err)
+	}
+	want := "1:go 1:c 1:python 2:c 2:python 2:go 3:python 3:go 3:c"
+	if s := strings.Join(got, " "); s != want {
+		t.Errorf("the stacks ran in the order %s; want %s", s, want)
+	}
+	if len(ti.Warnings) != 1 || !strings.Contains(ti.Warnings[0], "could not restart it") {
+		t.Errorf("a server dbsock cannot restart: warnings %q; want the one saying its instances are fresh connections", ti.Warnings)
 	}
 }

@@ -374,17 +374,12 @@ func (p Plan) measureCases(ctx context.Context, tr *targetRun, emit func(results
 			for _, opt := range p.cases() {
 				opt.Rows = tr.rows
 				_, opt.OwnQuery = p.Queries[t.Name]
-				for _, c := range tr.clients {
-					loop := p.loop(t, w, d, depth, srv, tr.paths, tr.info, tr.rc)
-					if c.agent != nil {
-						var err error
-						if loop, err = agentLoop(c, d, srv, tr.paths, tr.info); err != nil {
-							return err
-						}
-					}
-					if err := p.measureCase(ctx, t, d, srv, tr.ti, opt, loop, emit); err != nil {
-						return err
-					}
+				loops, err := p.stackLoops(tr, w, d, depth)
+				if err != nil {
+					return err
+				}
+				if err := p.measureCase(ctx, t, d, srv, tr.ti, opt, loops, emit); err != nil {
+					return err
 				}
 			}
 		}
@@ -392,11 +387,35 @@ func (p Plan) measureCases(ctx context.Context, tr *targetRun, emit func(results
 	return nil
 }
 
-// measureCase measures one case on each server instance in turn with loop
-// (scenarios.Run, here or in the remote client), restarting srv between
-// instances where it can; emit receives every run.
+// caseLoop runs one server instance of a case from one client stack.
+type caseLoop func(context.Context, scenarios.Options, func(results.Run)) error
+
+// stackLoops are the loops of a case (d at pipeline depth depth), one per
+// client stack of tr, in the order Plan.Clients names them.
+func (p Plan) stackLoops(tr *targetRun, w drivers.Workload, d drivers.Driver, depth int) ([]caseLoop, error) {
+	var loops []caseLoop
+	for _, c := range tr.clients {
+		loop := p.loop(tr.t, w, d, depth, tr.srv, tr.paths, tr.info, tr.rc)
+		if c.agent != nil {
+			var err error
+			if loop, err = agentLoop(c, d, tr.srv, tr.paths, tr.info); err != nil {
+				return nil, err
+			}
+		}
+		loops = append(loops, loop)
+	}
+	return loops, nil
+}
+
+// measureCase measures one case on each server instance in turn,
+// restarting srv between instances where it can. On each instance every
+// client stack's loop (scenarios.Run, here, in the remote client or in an
+// agent) runs its rounds, one stack after another in an order that
+// rotates from one instance to the next, so that the stacks share their
+// server instances and no stack always runs first on a fresh one; emit
+// receives every run.
 func (p Plan) measureCase(ctx context.Context, t *targets.Target, d drivers.Driver, srv *supply.Server, ti *results.Target,
-	opt scenarios.Options, loop func(context.Context, scenarios.Options, func(results.Run)) error, emit func(results.Run)) error {
+	opt scenarios.Options, loops []caseLoop, emit func(results.Run)) error {
 	restart := p.canRestart(srv, ti)
 	for inst := 1; inst <= max(p.Instances, 1); inst++ {
 		if inst > 1 && restart {
@@ -406,8 +425,10 @@ func (p Plan) measureCase(ctx context.Context, t *targets.Target, d drivers.Driv
 		}
 		opt.Instance = inst
 		opt.ClientCPU, opt.ServerCPU, opt.ServerCPUWhyNot = cpustat.Self{}, srv.CPU, srv.CPUWhyNot
-		if err := loop(ctx, opt, emit); err != nil {
-			return err
+		for k := range loops {
+			if err := loops[(inst-1+k)%len(loops)](ctx, opt, emit); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
@@ -416,7 +437,7 @@ func (p Plan) measureCase(ctx context.Context, t *targets.Target, d drivers.Driv
 // loop runs one instance of a case with d (w's driver at pipeline depth
 // depth): scenarios.Run in this process, or in the remote client rc.
 func (p Plan) loop(t *targets.Target, w drivers.Workload, d drivers.Driver, depth int, srv *supply.Server, paths drivers.Paths,
-	info drivers.ServerInfo, rc *remoteClient) func(context.Context, scenarios.Options, func(results.Run)) error {
+	info drivers.ServerInfo, rc *remoteClient) caseLoop {
 	if rc == nil {
 		return func(ctx context.Context, opt scenarios.Options, emit func(results.Run)) error {
 			return scenarios.Run(ctx, d, srv.Current(paths), info, opt, emit)

@@ -88,7 +88,7 @@ func clientsPhrase(r *results.Report) string {
 		}
 		names = append(names, name)
 	}
-	return "each of " + strings.Join(names, ", ") + " in turn (Go: dbsock's own drivers; the others: an agent process with that language's client library, " +
+	return "each of " + strings.Join(names, ", ") + " in turn on each server instance, the order rotating from one instance to the next (Go: dbsock's own drivers; the others: an agent process with that language's client library, " +
 		"started by dbsock, so that it inherits the CPUs dbsock's client is pinned to, timing each op on its language's monotonic clock, each connection verified on the server side)"
 }
 
