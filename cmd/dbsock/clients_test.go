@@ -163,6 +163,57 @@ func TestClientStacks(t *testing.T) {
 	}
 }
 
+// TestClientStacksEveryTarget: the other targets an agent measures
+// (MariaDB, memcached, PgBouncer) from every stack whose library Debian
+// has, each (target, stack) verified on the server side over tcp and unix
+// with no failed op; the pairs Debian has no library for (memcached from
+// Node.js) and the target no agent can be verified on (FerretDB) are
+// skipped, each with its reason, and the other stacks still run.
+func TestClientStacksEveryTarget(t *testing.T) {
+	testutil.NeedAny(t, "mariadbd", "mysqld")
+	testutil.NeedAny(t, "memcached")
+	testutil.NeedAny(t, "pgbouncer")
+	testutil.NeedAny(t, "initdb")
+	testutil.NeedAny(t, "ferretdb")
+	needStacks(t)
+	stacks := []string{"go", "c", "python", "node", "php"}
+	rep, _ := runClients(t, "run", "mysql", "memcached", "pgbouncer", "mongo", "--clients", strings.Join(stacks, ","), "--provider", "local",
+		"--paths", "tcp,unix", "--format", "json", "--n", "200", "--instances", "1", "--warmup", "50")
+	checkClientRuns(t, rep)
+	measured := map[string]bool{}
+	for _, s := range rep.Summary {
+		stack := s.Stack
+		if stack == "" {
+			stack = "go"
+		}
+		measured[s.Target+" from "+stack] = true
+		if len(s.Sides) != 2 || len(s.Comparisons) != 1 || s.Comparisons[0].SpeedupP50 <= 0 {
+			t.Errorf("%s from %s: %d sides, comparisons %+v", s.Target, stack, len(s.Sides), s.Comparisons)
+		}
+	}
+	skipped := map[string]string{}
+	for _, tg := range rep.Targets {
+		for _, sk := range tg.Skipped {
+			skipped[tg.Name+" from "+sk.Stack] = sk.Reason
+		}
+	}
+	for _, target := range []string{"mysql", "memcached", "pgbouncer", "mongo"} {
+		for _, stack := range stacks {
+			key := target + " from " + stack
+			unsupported := target == "mongo" && stack != "go" || key == "memcached from node"
+			switch {
+			case unsupported && (measured[key] || skipped[key] == ""):
+				t.Errorf("%s: measured %v, skipped for %q; want skipped with a reason", key, measured[key], skipped[key])
+			case !unsupported && !measured[key]:
+				t.Errorf("%s: not measured (skipped for %q)", key, skipped[key])
+			}
+		}
+	}
+	if r := skipped["memcached from node"]; !strings.Contains(r, "node") {
+		t.Errorf("memcached from node skipped for %q; want the reason to name the stack", r)
+	}
+}
+
 // checkClientRuns: every run of every stack on both paths was verified on
 // the server side before it was timed, and no op failed.
 func checkClientRuns(t *testing.T, rep clientsJSON) {
