@@ -45,6 +45,7 @@ if $with_peers; then
   command -v redis-benchmark >/dev/null 2>&1 || need_apt+=(redis-tools)
   ls /usr/lib/postgresql/*/bin/pgbench >/dev/null 2>&1 || command -v pgbench >/dev/null 2>&1 || need_apt+=(postgresql)
   command -v jq >/dev/null 2>&1 || need_apt+=(jq)
+  command -v ss >/dev/null 2>&1 || need_apt+=(iproute2)
 fi
 
 if [ ${#need_apt[@]} -gt 0 ]; then

@@ -109,6 +109,7 @@ pg_bin() {
 check_tools() {
   local missing=() t
   command -v jq >/dev/null 2>&1 || missing+=(jq)
+  command -v ss >/dev/null 2>&1 || missing+=("ss (iproute2)")
   command -v go >/dev/null 2>&1 || die "go is missing: dbsock is built from this tree (install Go 1.26 or later)"
   for t in $TARGETS; do
     case "$t" in
