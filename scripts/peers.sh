@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Peers like for like, run by hand, alone on a quiet machine (nothing else
-# should run meanwhile; at the defaults it takes a few minutes): do the
+# should run meanwhile; about ten minutes at the defaults): do the
 # TCP/Unix speedups of dbsock's C client stack agree with those of the C
 # tools the field quotes, on the same servers with the same placement?
 #
@@ -32,7 +32,9 @@
 # INSTANCES=9 (dbsock's --instances: on servers it did not start, fresh
 # connections), PEER_N=N*INSTANCES (the tool's ops per path: as many as
 # dbsock times per path), TARGETS="redis postgres mysql", TOLERANCE=10,
-# SERVER_USER=nobody (as root only). A smoke test: N=2000 ROUNDS=1.
+# SERVER_USER=nobody (as root only), OUT=DIR (also keep dbsock's JSON
+# reports, the tools' outputs and the table's figures there). A smoke test:
+# N=2000 ROUNDS=1.
 # Exit status: 0 when every gap is within TOLERANCE, 1 when one is over it
 # (or a step failed), 2 on a bad setting (before anything starts).
 #
@@ -64,7 +66,9 @@ INSTANCES="${INSTANCES:-9}"
 TARGETS="${TARGETS:-redis postgres mysql}"
 TOLERANCE="${TOLERANCE:-10}"
 SERVER_USER="${SERVER_USER:-nobody}"
+OUT="${OUT:-}"
 ROWS=10000 # keys the ops read (pgbench: its scale 1, 100,000)
+PG_BIN=""  # PostgreSQL's programs (check_tools finds them)
 
 # bad SETTING WHY: exit 2 with one line, before anything starts.
 bad() { echo "peers: $1: $2" >&2; exit 2; }
@@ -77,7 +81,6 @@ check_settings() {
   for v in ROUNDS N INSTANCES; do
     [[ "${!v}" =~ ^[1-9][0-9]*$ ]] || bad "$v=${!v}" "want a whole number of 1 or more"
   done
-  [ "$INSTANCES" -ge 6 ] || bad "INSTANCES=$INSTANCES" "dbsock needs 6 or more for its interval over instances"
   PEER_N="${PEER_N:-$((N * INSTANCES))}"
   [[ "$PEER_N" =~ ^[1-9][0-9]*$ ]] || bad "PEER_N=$PEER_N" "want a whole number of 1 or more"
   [[ "$CPU" =~ ^[0-9]+$ ]] || bad "CPU=$CPU" "want one CPU number, such as 0"
@@ -87,6 +90,9 @@ check_settings() {
   for v in $TARGETS; do
     case "$v" in redis | postgres | mysql) ;; *) bad "TARGETS=$TARGETS" "$v is none of: redis postgres mysql" ;; esac
   done
+  if [ -n "$OUT" ] && ! mkdir -p "$OUT" 2>/dev/null; then
+    bad "OUT=$OUT" "cannot make this directory"
+  fi
   if [ "$(id -u)" -eq 0 ]; then
     id -u "$SERVER_USER" >/dev/null 2>&1 || bad "SERVER_USER=$SERVER_USER" "no such user; the servers run as it when this script runs as root"
   fi
@@ -151,7 +157,6 @@ chmod 700 "$work"
 declare -A pids=()     # target -> server pid
 declare -A stopsig=()  # target -> the signal that stops it quickly
 as_server=()           # the command prefix that runs a server as SERVER_USER (as root)
-PG_BIN="${PG_BIN:-}"
 
 # stop_server T: stop T's server (its quick shutdown), waiting up to 20 s
 # before killing it.
@@ -380,10 +385,10 @@ $(tail -n 20 "$work/$t-$r.err")"
   fi
 }
 
-# run_tool T PATH: the field's tool for T, pinned to CPU, PEER_N ops over
-# PATH (tcp or unix); prints its ops/s.
+# run_tool T ROUND PATH: the field's tool for T, pinned to CPU, PEER_N ops
+# over PATH (tcp or unix); prints its ops/s.
 run_tool() {
-  local t="$1" path="$2" out="$work/$1-tool-$2.out" ops=""
+  local t="$1" path="$3" out="$work/$1-$2-tool-$3.out" ops=""
   local where=()
   case "$t" in
     redis)
@@ -430,8 +435,8 @@ measure() {
   local t="$1" r="$2" tcp unix figures start
   start=$SECONDS
   if ((r % 2 == 1)); then run_dbsock "$t" "$r"; fi
-  tcp=$(run_tool "$t" tcp)
-  unix=$(run_tool "$t" unix)
+  tcp=$(run_tool "$t" "$r" tcp)
+  unix=$(run_tool "$t" "$r" unix)
   if ((r % 2 == 0)); then run_dbsock "$t" "$r"; fi
   figures=$(dbsock_figures "$t" "$r")
   printf '%s\t%s\t%s\t%s\t%s\n' "$t" "$r" "$tcp" "$unix" "$figures" >>"$work/results.tsv"
@@ -469,6 +474,10 @@ report() {
       END { exit bad }' "$work/results.tsv" || over=1
   done
   echo
+  if [ -n "$OUT" ]; then
+    cp "$work"/*.json "$work"/*-tool-*.out "$work/results.tsv" "$OUT"/
+    echo "peers: dbsock's reports, the tools' outputs and results.tsv are in $OUT"
+  fi
   if [ "$over" = 1 ]; then
     echo "peers: a gap between dbsock's C stack and its peer tool is over ${TOLERANCE}%"
     exit 1
