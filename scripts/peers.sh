@@ -72,8 +72,14 @@ PG_BIN=""  # PostgreSQL's programs (check_tools finds them)
 
 # bad SETTING WHY: exit 2 with one line, before anything starts.
 bad() { echo "peers: $1: $2" >&2; exit 2; }
-# die WHAT: a step failed.
-die() { echo "peers: $*" >&2; exit 1; }
+# die WHAT: a step failed (or was interrupted: a command that died of
+# Ctrl-C's SIGINT exits 130, and so does the script then).
+die() {
+  local rc=$?
+  if [ "$rc" = 130 ]; then echo "peers: interrupted" >&2; exit 130; fi
+  echo "peers: $*" >&2
+  exit 1
+}
 
 # check_settings: every setting is valid, or exit 2.
 check_settings() {
