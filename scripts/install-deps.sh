@@ -5,8 +5,11 @@
 # (make test passes it) also Chromium, in which a test renders the HTML
 # report, and benchstat (golang.org/x/perf), through which a test reads the
 # example module's benchmarks. With --with-stacks also the client stacks
-# of the agents under agents/ (see the end of this script). Safe to run
-# again: what is already there is kept.
+# of the agents under agents/ (see the end of this script). With
+# --with-peers also the field's tools that scripts/peers.sh runs beside
+# dbsock: sysbench, redis-benchmark (redis-tools), pgbench (PostgreSQL's
+# server package has it) and jq. Safe to run again: what is already there
+# is kept.
 set -euo pipefail
 
 FERRETDB_VERSION="${FERRETDB_VERSION:-v1.24.0}"
@@ -15,11 +18,13 @@ BIN_DIR="${DBSOCK_BIN_DIR:-/usr/local/bin}"
 
 with_browser=false
 with_stacks=false
+with_peers=false
 for arg in "$@"; do
   case "$arg" in
     --with-browser) with_browser=true ;;
     --with-stacks) with_stacks=true ;;
-    *) echo "install-deps: unknown option $arg (want --with-browser, --with-stacks)" >&2; exit 2 ;;
+    --with-peers) with_peers=true ;;
+    *) echo "install-deps: unknown option $arg (want --with-browser, --with-stacks, --with-peers)" >&2; exit 2 ;;
   esac
 done
 
@@ -34,10 +39,18 @@ command -v taskset >/dev/null 2>&1 || need_apt+=(util-linux)
 if $with_browser; then
   command -v chromium >/dev/null 2>&1 || need_apt+=(chromium)
 fi
+# scripts/peers.sh's tools (pgbench comes with the postgresql package above).
+if $with_peers; then
+  command -v sysbench >/dev/null 2>&1 || need_apt+=(sysbench)
+  command -v redis-benchmark >/dev/null 2>&1 || need_apt+=(redis-tools)
+  ls /usr/lib/postgresql/*/bin/pgbench >/dev/null 2>&1 || command -v pgbench >/dev/null 2>&1 || need_apt+=(postgresql)
+  command -v jq >/dev/null 2>&1 || need_apt+=(jq)
+  command -v ss >/dev/null 2>&1 || need_apt+=(iproute2)
+fi
 
 if [ ${#need_apt[@]} -gt 0 ]; then
   if [ "$(id -u)" -ne 0 ]; then
-    echo "install-deps: need root to apt-get install ${need_apt[*]}; run: sudo $0" >&2
+    echo "install-deps: need root to apt-get install ${need_apt[*]}; run: sudo $0 $*" >&2
     exit 1
   fi
   echo "install-deps: apt-get install ${need_apt[*]}"

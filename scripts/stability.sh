@@ -30,6 +30,10 @@
 # run is not "Unix faster" or has a warning, a login after a restart
 # fails, or the A/A control misses its goal.
 # Needs the local servers (scripts/install-deps.sh) and jq.
+# Its companion, scripts/peers.sh (run the same way, alone), checks dbsock's
+# C client stack against redis-benchmark, pgbench -S -M prepared and sysbench
+# oltp_point_select on the same servers and CPU: their TCP/Unix ratios of
+# mean latency must agree within 10%.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs="${RUNS:-10}"

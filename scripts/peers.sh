@@ -1,0 +1,510 @@
+#!/usr/bin/env bash
+# Peers like for like, run by hand, alone on a quiet machine (nothing else
+# should run meanwhile; about ten minutes at the defaults): do the
+# TCP/Unix speedups of dbsock's C client stack agree with those of the C
+# tools the field quotes, on the same servers with the same placement?
+#
+# It starts its own throwaway Redis, MariaDB and PostgreSQL in a private
+# temporary directory (mode 0700, with their Unix sockets; as root they run
+# as SERVER_USER, default nobody), on 127.0.0.1 at free ports, each pinned
+# with taskset to CPU, the CPU every client runs on too, and stops and
+# removes them on exit, on error and on Ctrl-C. Then ROUNDS times, for each
+# target in turn (dbsock first in odd rounds, the tool first in even ones):
+#   dbsock run TARGET --provider external --clients go,c --paths tcp,unix
+#     --client-cpu CPU --n N --instances INSTANCES  (uniform keys, 10,000 rows)
+#   and the field's tool, one client on one connection, PEER_N ops over TCP
+#   and then PEER_N over the socket:
+#     redis     redis-benchmark -t get -r 10000 -c 1 -P 1: GET of keys
+#               key:0..9999, which the script sets first (6-byte values, as
+#               dbsock's);
+#     postgres  pgbench -S -M prepared -c 1 on its own table at scale 1:
+#               100,000 rows, not 10,000 (abalance, an integer);
+#     mysql     sysbench oltp_point_select --rand-type=uniform
+#               --table-size=10000 --threads=1 (column c: 120 bytes).
+# It prints a table per target: each round's tool TCP/Unix ratio of mean
+# latency (its ops/s over the socket over its ops/s over TCP: one client,
+# closed loop), dbsock's mean-based speedup (speedup_mean of the unix
+# comparison) from its C and its Go stack, and the gap between C and the
+# tool, OK within TOLERANCE percent. Do not run it while others use the
+# machine: the numbers mean nothing then.
+#
+# Settings (environment): CPU=0, ROUNDS=3, N=3000 (dbsock's --n),
+# INSTANCES=9 (dbsock's --instances: on servers it did not start, fresh
+# connections), PEER_N=N*INSTANCES (the tool's ops per path: as many as
+# dbsock times per path), TARGETS="redis postgres mysql", TOLERANCE=10,
+# SERVER_USER=nobody (as root only), OUT=DIR (also keep dbsock's JSON
+# reports, the tools' outputs and the table's figures there). A smoke test:
+# N=2000 ROUNDS=1.
+# Exit status: 0 when every gap is within TOLERANCE, 1 when one is over it
+# (or a step failed), 2 on a bad setting (before anything starts).
+#
+# Passwords: each server gets new random ones; none is printed, none is put
+# in the environment, and only one in a command line:
+#   dbsock reads each server's from a 0600 file (--TARGET-password-file);
+#   pgbench reads its from a 0600 password file (PGPASSFILE holds the
+#     file's name, not the password);
+#   sysbench reads its from a 0600 file of options (--config-file);
+#   redis-benchmark (Redis 7.0) takes a password only on its command line
+#     (-a, or in a -u URI): it logs in as an account "peer" of its own on
+#     the throwaway Redis, with a one-off random password, allowed only GET,
+#     SET, PING and ECHO on keys key:*. Anyone on the machine can read that
+#     password in the process list while redis-benchmark runs.
+# The servers' files hold only what they need: Redis's ACL has the SHA-256
+# of its passwords; MariaDB's setup SQL and PostgreSQL's initdb password
+# file are deleted once the data directories are made.
+#
+# Needs jq, taskset, redis-server and redis-tools, mariadb-server,
+# postgresql and sysbench (sudo scripts/install-deps.sh --with-peers), the
+# C stack (sudo scripts/install-deps.sh --with-stacks) and Go.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+CPU="${CPU:-0}"
+ROUNDS="${ROUNDS:-3}"
+N="${N:-3000}"
+INSTANCES="${INSTANCES:-9}"
+TARGETS="${TARGETS:-redis postgres mysql}"
+TOLERANCE="${TOLERANCE:-10}"
+SERVER_USER="${SERVER_USER:-nobody}"
+OUT="${OUT:-}"
+ROWS=10000 # keys the ops read (pgbench: its scale 1, 100,000)
+PG_BIN=""  # PostgreSQL's programs (check_tools finds them)
+
+# bad SETTING WHY: exit 2 with one line, before anything starts.
+bad() { echo "peers: $1: $2" >&2; exit 2; }
+# die WHAT: a step failed (or was interrupted: a command that died of
+# Ctrl-C's SIGINT exits 130, and so does the script then).
+die() {
+  local rc=$?
+  if [ "$rc" = 130 ]; then echo "peers: interrupted" >&2; exit 130; fi
+  echo "peers: $*" >&2
+  exit 1
+}
+
+# check_settings: every setting is valid, or exit 2.
+check_settings() {
+  local v
+  for v in ROUNDS N INSTANCES; do
+    [[ "${!v}" =~ ^[1-9][0-9]*$ ]] || bad "$v=${!v}" "want a whole number of 1 or more"
+  done
+  PEER_N="${PEER_N:-$((N * INSTANCES))}"
+  [[ "$PEER_N" =~ ^[1-9][0-9]*$ ]] || bad "PEER_N=$PEER_N" "want a whole number of 1 or more"
+  [[ "$CPU" =~ ^[0-9]+$ ]] || bad "CPU=$CPU" "want one CPU number, such as 0"
+  taskset -c "$CPU" true 2>/dev/null || bad "CPU=$CPU" "taskset cannot pin to it (this machine's CPUs: $(taskset -pc $$ | sed 's/.*: //'))"
+  [[ "$TOLERANCE" =~ ^[0-9]+([.][0-9]+)?$ ]] || bad "TOLERANCE=$TOLERANCE" "want a percentage, such as 10"
+  [ -n "$TARGETS" ] || bad "TARGETS" "empty; want some of: redis postgres mysql"
+  for v in $TARGETS; do
+    case "$v" in redis | postgres | mysql) ;; *) bad "TARGETS=$TARGETS" "$v is none of: redis postgres mysql" ;; esac
+  done
+  if [ -n "$OUT" ] && ! mkdir -p "$OUT" 2>/dev/null; then
+    bad "OUT=$OUT" "cannot make this directory"
+  fi
+  if [ "$(id -u)" -eq 0 ]; then
+    id -u "$SERVER_USER" >/dev/null 2>&1 || bad "SERVER_USER=$SERVER_USER" "no such user; the servers run as it when this script runs as root"
+  fi
+}
+
+# pg_bin: PostgreSQL's newest versioned bin directory (Debian), else the
+# directory of initdb on PATH.
+pg_bin() {
+  local d
+  d=$(find /usr/lib/postgresql -maxdepth 2 -name bin -type d 2>/dev/null | sort -V | tail -1)
+  if [ -n "$d" ] && [ -x "$d/initdb" ]; then
+    echo "$d"
+  elif command -v initdb >/dev/null 2>&1; then
+    dirname "$(command -v initdb)"
+  fi
+}
+
+# check_tools: every program the chosen targets need is here, else say
+# which command installs it.
+check_tools() {
+  local missing=() t
+  command -v jq >/dev/null 2>&1 || missing+=(jq)
+  command -v ss >/dev/null 2>&1 || missing+=("ss (iproute2)")
+  command -v go >/dev/null 2>&1 || die "go is missing: dbsock is built from this tree (install Go 1.26 or later)"
+  for t in $TARGETS; do
+    case "$t" in
+      redis) for b in redis-server redis-cli redis-benchmark; do command -v "$b" >/dev/null 2>&1 || missing+=("$b"); done ;;
+      mysql)
+        for b in mariadbd mariadb-install-db sysbench; do
+          command -v "$b" >/dev/null 2>&1 || [ -x "/usr/sbin/$b" ] || missing+=("$b")
+        done
+        ;;
+      postgres)
+        PG_BIN=$(pg_bin)
+        for b in initdb postgres pg_isready pgbench; do [ -n "$PG_BIN" ] && [ -x "$PG_BIN/$b" ] || missing+=("$b"); done
+        ;;
+    esac
+  done
+  if [ ${#missing[@]} -gt 0 ]; then
+    die "missing: ${missing[*]}; run: sudo scripts/install-deps.sh --with-peers"
+  fi
+  if [ ! -f agents/.stacks/complete ] || [ ! -x agents/c/dbsock-agent ]; then
+    die "dbsock's C stack is not built here (agents/.stacks/complete, agents/c/dbsock-agent); run: sudo scripts/install-deps.sh --with-stacks"
+  fi
+}
+
+check_settings
+check_tools
+PATH="$PATH:/usr/sbin"
+
+# ---- private directories, the servers, and their removal ---------------
+
+# Two private directories (0700), both removed on exit: $work, the
+# clients' (dbsock, password files, every log and output), and $srv, the
+# servers' (data, configs, sockets). As root, $srv and what is in it
+# belong to SERVER_USER, and the script writes nothing there after
+# handing it over: the servers' files are written first (prepare_T), the
+# servers started afterwards (start_T).
+work=$(mktemp -d "${TMPDIR:-/tmp}/peers.XXXXXX")
+srv=""
+chmod 700 "$work"
+declare -A pids=()     # target -> server pid
+declare -A stopsig=()  # target -> the signal that stops it quickly
+as_server=()           # the command prefix that runs a server as SERVER_USER (as root)
+
+# stop_server T: stop T's server (its quick shutdown), waiting up to 20 s
+# before killing it.
+stop_server() {
+  local t="$1" pid="${pids[$1]}" i
+  kill "-${stopsig[$t]}" "$pid" 2>/dev/null || return 0
+  for i in $(seq 1 200); do
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 0.1
+  done
+  kill -KILL "$pid" 2>/dev/null || true
+  wait "$pid" 2>/dev/null || true
+}
+
+# cleanup: stop every server this script started and remove both
+# directories; runs on every exit (errors and Ctrl-C included).
+cleanup() {
+  local rc=$? t
+  trap - EXIT INT TERM
+  for t in "${!pids[@]}"; do stop_server "$t"; done
+  rm -rf "$work" ${srv:+"$srv"}
+  exit "$rc"
+}
+trap cleanup EXIT
+trap 'echo "peers: interrupted" >&2; exit 130' INT
+trap 'exit 143' TERM
+
+srv=$(mktemp -d "${TMPDIR:-/tmp}/peers-srv.XXXXXX")
+chmod 700 "$srv"
+if [ "$(id -u)" -eq 0 ]; then
+  # PostgreSQL refuses to run as root, and no server here needs it.
+  as_server=(setpriv "--reuid=$SERVER_USER" "--regid=$(id -g "$SERVER_USER")" --clear-groups)
+fi
+
+# password: a new random password (32 hex digits).
+password() { od -An -N16 -tx1 /dev/urandom | tr -d ' \n'; }
+# secret FILE VALUE: write VALUE to FILE, readable by its owner only.
+secret() { (umask 077 && printf '%s\n' "$2" >"$1"); }
+# sha256 VALUE: VALUE's SHA-256 in hex (VALUE on a pipe, not in argv).
+sha256() { printf '%s' "$1" | sha256sum | cut -d' ' -f1; }
+
+declare -A used_ports=()
+# free_port: a TCP port nothing listens on at 127.0.0.1, not handed out before.
+free_port() {
+  local p
+  while :; do
+    p=$((20000 + RANDOM % 40000))
+    [ -z "${used_ports[$p]:-}" ] || continue
+    [ -z "$(ss -Htln "sport = :$p")" ] || continue
+    used_ports[$p]=1
+    echo "$p"
+    return
+  done
+}
+
+# as_srv COMMAND...: run COMMAND as the servers' user (as root), pinned to CPU.
+as_srv() { taskset -c "$CPU" "${as_server[@]}" "$@"; }
+
+# start_server T SIGNAL COMMAND...: start T's server pinned to CPU, as
+# SERVER_USER, its output to $work/T.log.
+start_server() {
+  local t="$1"
+  stopsig[$t]="$2"
+  shift 2
+  # Not through as_srv: a function in the background is a subshell, and
+  # $! must be the server's own pid (taskset and setpriv exec it).
+  taskset -c "$CPU" "${as_server[@]}" "$@" >"$work/$t.log" 2>&1 &
+  pids[$t]=$!
+}
+
+# wait_ready T CHECK...: wait up to 60 s until CHECK succeeds, failing at
+# once if T's server exits (with its log's end).
+wait_ready() {
+  local t="$1" i
+  shift
+  for i in $(seq 1 600); do
+    if ! kill -0 "${pids[$t]}" 2>/dev/null; then
+      die "the $t server exited while starting; the end of its log:
+$(tail -n 15 "$work/$t.log")"
+    fi
+    "$@" >/dev/null 2>&1 && return 0
+    sleep 0.1
+  done
+  die "the $t server did not get ready within 60 s; the end of its log:
+$(tail -n 15 "$work/$t.log")"
+}
+
+# listening PORT SOCKET: TCP PORT on 127.0.0.1 and Unix SOCKET are served.
+listening() { [ -S "$2" ] && [ -n "$(ss -Htln "sport = :$1")" ]; }
+
+# prepare_redis: Redis's config, with two accounts, default (dbsock's, its
+# password in $work/redis.pw) and peer (redis-benchmark's: GET, SET, PING
+# and ECHO on keys key:*), by their passwords' SHA-256 only.
+prepare_redis() {
+  local pw
+  REDIS_PORT=$(free_port)
+  REDIS_SOCK="$srv/redis.sock"
+  pw=$(password)
+  PEER_REDIS_PW=$(password)
+  secret "$work/redis.pw" "$pw"
+  mkdir "$srv/redis"
+  (umask 077 && cat >"$srv/redis.conf") <<EOF
+port $REDIS_PORT
+bind 127.0.0.1
+unixsocket $REDIS_SOCK
+unixsocketperm 700
+dir $srv/redis
+save ""
+appendonly no
+user default on #$(sha256 "$pw") ~* &* +@all
+user peer on #$(sha256 "$PEER_REDIS_PW") ~key:* resetchannels -@all +get +set +ping +echo
+EOF
+}
+
+# start_redis: Redis, then keys key:0..9999 for redis-benchmark (6-byte
+# values), set over the socket, the password on redis-cli's stdin.
+start_redis() {
+  local i
+  start_server redis TERM redis-server "$srv/redis.conf"
+  wait_ready redis listening "$REDIS_PORT" "$REDIS_SOCK"
+  # redis-benchmark -r 10000 reads key:__rand_int__, a 12-digit number.
+  {
+    printf 'AUTH peer %s\r\n' "$PEER_REDIS_PW"
+    for ((i = 0; i < ROWS; i++)); do printf 'SET key:%012d xxxxxx\r\n' "$i"; done
+  } | redis-cli -s "$REDIS_SOCK" --pipe >"$work/redis-seed.log" 2>&1 ||
+    die "could not set redis-benchmark's keys through $REDIS_SOCK: $(tail -n 5 "$work/redis-seed.log")"
+}
+
+# prepare_mysql: the SQL that makes MariaDB's one account, bench
+# (localhost: the socket; 127.0.0.1: TCP), on databases dbsock and sbtest,
+# and drops every other (root included); sysbench's file of options.
+prepare_mysql() {
+  local pw
+  MYSQL_PORT=$(free_port)
+  MYSQL_SOCK="$srv/mysql.sock"
+  pw=$(password)
+  secret "$work/mysql.pw" "$pw"
+  (umask 077 && printf 'db-driver=mysql\nmysql-user=bench\nmysql-password=%s\nmysql-db=sbtest\n' "$pw" >"$work/sysbench.cfg")
+  mkdir "$srv/mysql"
+  # FLUSH PRIVILEGES first: the installer's server starts without its
+  # grant tables loaded, and CREATE USER needs them.
+  (umask 077 && cat >"$srv/mysql-setup.sql") <<EOF
+FLUSH PRIVILEGES;
+CREATE DATABASE dbsock;
+CREATE DATABASE sbtest;
+CREATE USER 'bench'@'localhost' IDENTIFIED BY '$pw';
+CREATE USER 'bench'@'127.0.0.1' IDENTIFIED BY '$pw';
+GRANT ALL ON dbsock.* TO 'bench'@'localhost', 'bench'@'127.0.0.1';
+GRANT ALL ON sbtest.* TO 'bench'@'localhost', 'bench'@'127.0.0.1';
+DELETE FROM mysql.global_priv WHERE User NOT IN ('mariadb.sys', 'bench');
+EOF
+}
+
+# start_mysql: MariaDB's data directory (the setup SQL deleted once it
+# ran), the server, then sysbench's table sbtest1 of 10,000 rows.
+start_mysql() {
+  local rc=0
+  # --force: this host's name need not resolve; the server listens on
+  # 127.0.0.1 and its socket only.
+  (cd "$srv/mysql" && as_srv mariadb-install-db --no-defaults --datadir="$srv/mysql/data" \
+    --auth-root-authentication-method=socket --skip-test-db --skip-name-resolve --force \
+    --extra-file="$srv/mysql-setup.sql") >"$work/mysql-install.log" 2>&1 || rc=$?
+  rm -f "$srv/mysql-setup.sql"
+  [ "$rc" = 0 ] || die "mariadb-install-db failed; its errors:
+$(grep -m 10 ERROR "$work/mysql-install.log" || tail -n 15 "$work/mysql-install.log")"
+  start_server mysql TERM mariadbd --no-defaults --datadir="$srv/mysql/data" --socket="$MYSQL_SOCK" \
+    --port="$MYSQL_PORT" --bind-address=127.0.0.1 --skip-name-resolve --skip-log-bin \
+    --pid-file="$srv/mysql/mysqld.pid" --tmpdir="$srv/mysql"
+  wait_ready mysql listening "$MYSQL_PORT" "$MYSQL_SOCK"
+  sysbench --config-file="$work/sysbench.cfg" oltp_point_select --mysql-socket="$MYSQL_SOCK" \
+    --tables=1 --table-size="$ROWS" prepare >"$work/sysbench-prepare.log" 2>&1 ||
+    die "sysbench prepare failed: $(tail -n 5 "$work/sysbench-prepare.log")"
+}
+
+# prepare_postgres: initdb's password file for PostgreSQL's one
+# superuser, bench (scram-sha-256 on both paths), whose password is also in
+# $work/postgres.pw (dbsock's) and $work/pgpass (pgbench's).
+prepare_postgres() {
+  local pw
+  PG_PORT=$(free_port)
+  PG_SOCKDIR="$srv/pg"
+  pw=$(password)
+  secret "$work/postgres.pw" "$pw"
+  secret "$work/pgpass" "*:*:*:bench:$pw"
+  mkdir "$PG_SOCKDIR"
+  secret "$srv/pg-initdb.pw" "$pw"
+}
+
+# start_postgres: the data directory (initdb's password file deleted once
+# it ran), the server, then pgbench's tables at scale 1 in database
+# postgres.
+start_postgres() {
+  local rc=0
+  as_srv "$PG_BIN/initdb" -D "$PG_SOCKDIR/data" -U bench --pwfile="$srv/pg-initdb.pw" \
+    --auth-local=scram-sha-256 --auth-host=scram-sha-256 --no-sync -E UTF8 --locale=C >"$work/pg-initdb.log" 2>&1 || rc=$?
+  rm -f "$srv/pg-initdb.pw"
+  [ "$rc" = 0 ] || die "initdb failed; the end of its output:
+$(tail -n 15 "$work/pg-initdb.log")"
+  # SIGINT is PostgreSQL's fast shutdown.
+  start_server postgres INT "$PG_BIN/postgres" -D "$PG_SOCKDIR/data" -c listen_addresses=127.0.0.1 \
+    -c port="$PG_PORT" -c unix_socket_directories="$PG_SOCKDIR" -c unix_socket_permissions=0700 -c fsync=off
+  wait_ready postgres "$PG_BIN/pg_isready" -q -h "$PG_SOCKDIR" -p "$PG_PORT"
+  wait_ready postgres "$PG_BIN/pg_isready" -q -h 127.0.0.1 -p "$PG_PORT"
+  PGPASSFILE="$work/pgpass" "$PG_BIN/pgbench" -i -s 1 -q -h "$PG_SOCKDIR" -p "$PG_PORT" -U bench postgres \
+    >"$work/pgbench-init.log" 2>&1 || die "pgbench -i failed: $(tail -n 5 "$work/pgbench-init.log")"
+}
+
+# ---- one measurement each -----------------------------------------------
+
+# run_dbsock T ROUND: dbsock run T from its Go and C stacks on the server
+# started above; its JSON report to $work/T-ROUND.json.
+run_dbsock() {
+  local t="$1" r="$2" flags=()
+  case "$t" in
+    redis) flags=(--redis-addr "127.0.0.1:$REDIS_PORT" --redis-socket "$REDIS_SOCK" --redis-password-file "$work/redis.pw") ;;
+    mysql) flags=(--mysql-addr "127.0.0.1:$MYSQL_PORT" --mysql-socket "$MYSQL_SOCK" --mysql-user bench
+      --mysql-db dbsock --mysql-password-file "$work/mysql.pw") ;;
+    postgres) flags=(--postgres-addr "127.0.0.1:$PG_PORT" --postgres-socket-dir "$PG_SOCKDIR" --postgres-user bench
+      --postgres-db postgres --postgres-password-file "$work/postgres.pw") ;;
+  esac
+  if ! "$work/dbsock" run "$t" --provider external --clients go,c --paths tcp,unix --client-cpu "$CPU" \
+    --server-pid "$t=${pids[$t]}" --n "$N" --instances "$INSTANCES" --rows "$ROWS" --keys uniform \
+    -q --format json -o "$work/$t-$r.json" "${flags[@]}" 2>"$work/$t-$r.err"; then
+    die "dbsock run $t failed (round $r):
+$(tail -n 20 "$work/$t-$r.err")"
+  fi
+}
+
+# run_tool T ROUND PATH: the field's tool for T, pinned to CPU, PEER_N ops
+# over PATH (tcp or unix); prints its ops/s.
+run_tool() {
+  local t="$1" path="$3" out="$work/$1-$2-tool-$3.out" ops=""
+  local where=()
+  case "$t" in
+    redis)
+      if [ "$path" = tcp ]; then where=(-h 127.0.0.1 -p "$REDIS_PORT"); else where=(-s "$REDIS_SOCK"); fi
+      # -a: redis-benchmark has no other way to take a password (see the header).
+      taskset -c "$CPU" redis-benchmark "${where[@]}" --user peer -a "$PEER_REDIS_PW" -c 1 -P 1 -n "$PEER_N" \
+        -r "$ROWS" -t get --csv >"$out" 2>&1 || die "redis-benchmark over $path failed: $(tail -n 5 "$out")"
+      ops=$(awk -F'"' '$2 == "GET" { print $4 }' "$out")
+      ;;
+    postgres)
+      if [ "$path" = tcp ]; then where=(-h 127.0.0.1); else where=(-h "$PG_SOCKDIR"); fi
+      PGPASSFILE="$work/pgpass" taskset -c "$CPU" "$PG_BIN/pgbench" -n -S -M prepared -c 1 -j 1 -t "$PEER_N" \
+        "${where[@]}" -p "$PG_PORT" -U bench postgres >"$out" 2>&1 || die "pgbench over $path failed: $(tail -n 5 "$out")"
+      ops=$(sed -n 's/^tps = \([0-9.]*\) (without initial connection time)$/\1/p' "$out")
+      ;;
+    mysql)
+      if [ "$path" = tcp ]; then where=(--mysql-host=127.0.0.1 --mysql-port="$MYSQL_PORT"); else where=(--mysql-socket="$MYSQL_SOCK"); fi
+      taskset -c "$CPU" sysbench --config-file="$work/sysbench.cfg" oltp_point_select "${where[@]}" --tables=1 \
+        --table-size="$ROWS" --threads=1 --rand-type=uniform --events="$PEER_N" --time=0 run >"$out" 2>&1 ||
+        die "sysbench over $path failed: $(tail -n 5 "$out")"
+      ops=$(sed -n 's/^ *queries: *[0-9]* *(\([0-9.]*\) per sec\.)$/\1/p' "$out")
+      ;;
+  esac
+  [ -n "$ops" ] || die "no ops/s in the output of $t's tool over $path: $(tail -n 5 "$out")"
+  echo "$ops"
+}
+
+# dbsock_figures T ROUND: from dbsock's report, the C stack's TCP and Unix
+# mean (us) and its speedup_mean, and the Go stack's speedup_mean.
+dbsock_figures() {
+  jq -r '
+    def case($l): [.summary[] | select((.client.language // "go") == $l)] | first;
+    def mean($c; $p): ($c.sides[] | select(.path == $p) | .latency_ns.mean / 1000);
+    def speedup($c): ($c.comparisons[] | select(.path == "unix") | .speedup_mean);
+    case("c") as $c | case("go") as $g |
+    if $c == null or $g == null then error("no c or go case in the report") else
+    [mean($c; "tcp"), mean($c; "unix"), speedup($c), speedup($g)] | @tsv end' "$work/$1-$2.json" ||
+    die "could not read the C and Go stacks' figures from dbsock's report of $1 (round $2)"
+}
+
+# measure T ROUND: dbsock and the tool on T, in the round's order; appends
+# a line to $work/results.tsv.
+measure() {
+  local t="$1" r="$2" tcp unix figures start
+  start=$SECONDS
+  if ((r % 2 == 1)); then run_dbsock "$t" "$r"; fi
+  tcp=$(run_tool "$t" "$r" tcp)
+  unix=$(run_tool "$t" "$r" unix)
+  if ((r % 2 == 0)); then run_dbsock "$t" "$r"; fi
+  figures=$(dbsock_figures "$t" "$r")
+  printf '%s\t%s\t%s\t%s\t%s\n' "$t" "$r" "$tcp" "$unix" "$figures" >>"$work/results.tsv"
+  echo "round $r/$ROUNDS: $t done ($((SECONDS - start)) s)"
+}
+
+# ---- the table ------------------------------------------------------------
+
+# tool_name T: the tool and its workload, for the table's title.
+tool_name() {
+  case "$1" in
+    redis) echo "redis-benchmark -t get -r $ROWS -c 1 -P 1 (-n $PEER_N)" ;;
+    postgres) echo "pgbench -S -M prepared -c 1 (-t $PEER_N, scale 1: 100,000 rows)" ;;
+    mysql) echo "sysbench oltp_point_select --rand-type=uniform --table-size=$ROWS --threads=1 (--events $PEER_N)" ;;
+  esac
+}
+
+# report: a table per target from $work/results.tsv; exits 1 when a gap is
+# over TOLERANCE.
+report() {
+  local t over=0
+  echo
+  echo "Peers like for like: TCP/Unix ratio of mean latency, everything on CPU $CPU"
+  echo "(dbsock: speedup_mean of dbsock run TARGET --clients go,c --n $N --instances $INSTANCES; C vs tool: (C - tool) / tool)"
+  for t in $TARGETS; do
+    echo
+    echo "== $t: $(tool_name "$t")"
+    awk -F'\t' -v t="$t" -v tol="$TOLERANCE" '
+      BEGIN { printf "%-6s %12s %12s %10s %10s %10s %10s %10s  %s\n", "round", "tool tcp us", "tool unix us", "tool", "C tcp us", "C unix us", "dbsock C", "dbsock Go", "C vs tool" }
+      $1 == t {
+        tool = $4 / $3; gap = ($7 - tool) / tool * 100; ok = (gap <= tol && gap >= -tol)
+        if (!ok) bad = 1
+        printf "%-6s %12.1f %12.1f %10.3f %10.1f %10.1f %10.3f %10.3f  %+.1f%% %s\n", $2, 1e6 / $3, 1e6 / $4, tool, $5, $6, $7, $8, gap, ok ? "OK" : "OVER " tol "%"
+      }
+      END { exit bad }' "$work/results.tsv" || over=1
+  done
+  echo
+  if [ -n "$OUT" ]; then
+    cp "$work"/*.json "$work"/*-tool-*.out "$work/results.tsv" "$OUT"/
+    echo "peers: dbsock's reports, the tools' outputs and results.tsv are in $OUT"
+  fi
+  if [ "$over" = 1 ]; then
+    echo "peers: a gap between dbsock's C stack and its peer tool is over ${TOLERANCE}%"
+    exit 1
+  fi
+  echo "peers: dbsock's C stack agrees with every peer tool within ${TOLERANCE}%"
+}
+
+# ---- main -------------------------------------------------------------------
+
+echo "peers: building dbsock into $work"
+go build -o "$work/dbsock" ./cmd/dbsock
+for t in $TARGETS; do "prepare_$t"; done
+if [ ${#as_server[@]} -gt 0 ]; then
+  chown -R "$SERVER_USER:$(id -g "$SERVER_USER")" "$srv"
+fi
+for t in $TARGETS; do
+  echo "peers: starting $t (pinned to CPU $CPU)"
+  "start_$t"
+done
+: >"$work/results.tsv"
+for r in $(seq 1 "$ROUNDS"); do
+  for t in $TARGETS; do measure "$t" "$r"; done
+done
+report
