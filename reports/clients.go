@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/dbsock/dbsock/drivers"
 	"github.com/dbsock/dbsock/results"
 )
 
@@ -166,4 +167,70 @@ func overWords(over, n int) string {
 		return "no agent here is within it: its cost is a visible part of each op"
 	}
 	return fmt.Sprintf("%d of %d agents here are over it: their cost is a visible part of each op", over, n)
+}
+
+// writeEndpoints lists the target's endpoints, and each path's evidence
+// from the server and what its connection negotiated.
+func writeEndpoints(b *strings.Builder, r *results.Report, t results.Target) {
+	for _, ep := range t.Endpoints {
+		fmt.Fprintf(b, "- Endpoint: %s", ep)
+		if ep.TLSTrust != "" {
+			fmt.Fprintf(b, " (TLS 1.2 or later, the client trusting %s)", ep.TLSTrust)
+		}
+		b.WriteString("\n")
+	}
+	paths := r.Config.Paths
+	if len(paths) == 0 {
+		paths = drivers.Transports[:]
+	}
+	stacks := targetStacks(r, t.Name)
+	for _, tr := range paths {
+		for _, stack := range stacks {
+			i := slices.IndexFunc(r.Runs, func(run results.Run) bool {
+				return run.Target == t.Name && run.Stack == stack && run.TransportVerified && run.Transport == tr
+			})
+			if i < 0 {
+				continue
+			}
+			run, from := r.Runs[i], ""
+			if len(stacks) > 1 {
+				from = " from " + stackLabel(stack)
+			}
+			fmt.Fprintf(b, "- Verified %s%s: %s\n", run.Transport.Label(), from, run.Evidence)
+			if run.Negotiated != nil {
+				fmt.Fprintf(b, "- Negotiated over %s%s: %s\n", run.Transport.Label(), from, run.Negotiated)
+			}
+		}
+	}
+}
+
+// targetStacks are the client stacks target's runs came from, in the
+// order they first appear ("" for Go's drivers).
+func targetStacks(r *results.Report, target string) []string {
+	var stacks []string
+	for _, run := range r.Runs {
+		if run.Target == target && !slices.Contains(stacks, run.Stack) {
+			stacks = append(stacks, run.Stack)
+		}
+	}
+	return stacks
+}
+
+// stackLabel names a client stack as --clients gave it, in words: "Go"
+// for dbsock's own drivers, "Python (psycopg)", "your agent".
+func stackLabel(stack string) string {
+	lang, lib, _ := strings.Cut(stack, ":")
+	switch {
+	case stack == "":
+		return "Go"
+	case lang == "cmd":
+		return "your agent"
+	}
+	if l, ok := languages[lang]; ok {
+		lang = l
+	}
+	if lib != "" {
+		lang += " (" + lib + ")"
+	}
+	return lang
 }

@@ -11,7 +11,8 @@ import (
 // TestHeadlineRowPerStack: a run of several client stacks has one
 // headline row per target and stack, named with the stack's runtime and
 // library as its hello said them (escaped: a hello is input), and a row
-// for each stack a target was skipped from, with the reason.
+// for each stack a target was skipped from, with the reason; the details
+// give each stack's server-side evidence of each path.
 func TestHeadlineRowPerStack(t *testing.T) {
 	r := fixture(t)
 	goClient := &results.Client{Language: "go", RuntimeVersion: "go1.26.8", Library: "github.com/redis/go-redis/v9", LibraryVersion: "v9.23.0"}
@@ -40,6 +41,7 @@ func TestHeadlineRowPerStack(t *testing.T) {
 		"| redis from node | Redis 7.0.15 | – | – | – | skipped: the node agent has no client library for redis |",
 		"from each of Go, Python, Node.js in turn",
 		"timed as it times an op, part of each op it times): redis from python 70 ns (0.93% of its Unix p50).",
+		"- Verified TCP from Go: ", "- Verified TCP from Python: ", "- Verified Unix from Go: ", "- Verified Unix from Python: ",
 	} {
 		if !strings.Contains(md, want) {
 			t.Errorf("no %q in:\n%s", want, md)

@@ -546,30 +546,3 @@ func pickUnit(p50s ...int64) unit {
 	}
 	return unit{"ns", 1, 0}
 }
-
-// writeEndpoints lists the target's endpoints, and each path's evidence
-// from the server and what its connection negotiated.
-func writeEndpoints(b *strings.Builder, r *results.Report, t results.Target) {
-	for _, ep := range t.Endpoints {
-		fmt.Fprintf(b, "- Endpoint: %s", ep)
-		if ep.TLSTrust != "" {
-			fmt.Fprintf(b, " (TLS 1.2 or later, the client trusting %s)", ep.TLSTrust)
-		}
-		b.WriteString("\n")
-	}
-	paths := r.Config.Paths
-	if len(paths) == 0 {
-		paths = drivers.Transports[:]
-	}
-	for _, tr := range paths {
-		for _, run := range r.Runs {
-			if run.Target == t.Name && run.TransportVerified && run.Transport == tr {
-				fmt.Fprintf(b, "- Verified %s: %s\n", run.Transport.Label(), run.Evidence)
-				if run.Negotiated != nil {
-					fmt.Fprintf(b, "- Negotiated over %s: %s\n", run.Transport.Label(), run.Negotiated)
-				}
-				break
-			}
-		}
-	}
-}
