@@ -127,8 +127,11 @@ func (c *Conn) Close() error { return c.nc.Close() }
 
 // Greeting builds the greeting the echo server sends on accept: one length byte,
 // then "<network> <peer>".
-func Greeting(network, peer string) []byte {
-	s := network + " " + peer
+func Greeting(network, peer string) []byte { return frame(network + " " + peer) }
+
+// frame is a server's frame of text: a length byte, then the text (cut at
+// 255 bytes).
+func frame(s string) []byte {
 	if len(s) > 255 {
 		s = s[:255]
 	}
@@ -137,16 +140,26 @@ func Greeting(network, peer string) []byte {
 
 // ReadGreeting reads a greeting written by Greeting.
 func ReadGreeting(r io.Reader) (network, peer string, err error) {
+	s, err := ReadFrame(r)
+	if err != nil {
+		return "", "", fmt.Errorf("read echo greeting: %w", err)
+	}
+	network, peer, _ = splitOnce(s)
+	return network, peer, nil
+}
+
+// ReadFrame reads one of the server's frames (a greeting, or the answer to
+// a control frame): a length byte and that many bytes of text.
+func ReadFrame(r io.Reader) (string, error) {
 	var n [1]byte
 	if _, err := io.ReadFull(r, n[:]); err != nil {
-		return "", "", fmt.Errorf("read echo greeting: %w", err)
+		return "", err
 	}
 	buf := make([]byte, n[0])
 	if _, err := io.ReadFull(r, buf); err != nil {
-		return "", "", fmt.Errorf("read echo greeting: %w", err)
+		return "", err
 	}
-	network, peer, _ = splitOnce(string(buf))
-	return network, peer, nil
+	return string(buf), nil
 }
 
 func splitOnce(s string) (string, string, bool) {

@@ -12,7 +12,7 @@ import (
 const name = "echo"
 
 func init() {
-	child.Register(name, func() child.Server { return child.Server{Serve: serveEcho} })
+	child.Register(name, newServer)
 	targets.Register(targets.Target{
 		Target: supply.Target{Name: name, Recipe: supply.ChildRecipe(name)},
 		Order:  50, Own: true, Layer: drivers.LayerRuntime,

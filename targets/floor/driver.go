@@ -126,3 +126,17 @@ func (c *Conn) Close() error {
 	_ = unix.Shutdown(c.fd, unix.SHUT_RDWR)
 	return unix.Close(c.fd)
 }
+
+// OpenFinder implements drivers.ConnFinder as echo's does: another
+// process's connection says its token in a hello frame before its first
+// message, and dbsock's own connection asks the floor server for it.
+func (*Driver) OpenFinder(ctx context.Context, admin drivers.Endpoint) (drivers.Finder, error) {
+	return echo.DialFinder(ctx, admin, "floor server")
+}
+
+// AgentOp implements drivers.AgentOp: an agent's op is the ping-pong of
+// one message of echo.Size bytes (the key is its size), with blocking
+// calls.
+func (*Driver) AgentOp() drivers.AgentLookup {
+	return drivers.AgentLookup{Key: func(int64) any { return int64(echo.Size) }}
+}

@@ -13,7 +13,7 @@ import (
 const name = "floor"
 
 func init() {
-	child.Register(name, func() child.Server { return child.Server{Serve: serveFloor} })
+	child.Register(name, newServer)
 	targets.Register(targets.Target{
 		Target: supply.Target{Name: name, Recipe: supply.ChildRecipe(name)},
 		Order:  55, Own: true, Layer: drivers.LayerKernel,
