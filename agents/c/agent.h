@@ -20,6 +20,12 @@ struct backend {
 	void (*close)(void *c);
 };
 
+/* The ping-pong of dbsock's own servers (floor, echo) through libc (libc.c). */
+const char *libc_version(void);
+void *pp_open(json_t *m, json_t *reply, char *err, size_t errlen);
+int pp_op(void *c, json_t *key, long *len, char *err, size_t errlen);
+void pp_close(void *c);
+
 const struct backend *backend_for(const char *target, const char *library);
 
 #endif

@@ -1,8 +1,9 @@
 /*
  * The C agent's back ends: hiredis (redis), libpq (postgres, pgbouncer), libmariadb
- * (mysql), libmemcached (memcached). Each opens one connection as the open
- * message says, makes the server see its token, prepares the lookup once
- * where the library can, and does one lookup per op.
+ * (mysql), libmemcached (memcached), and libc for dbsock's own servers
+ * (floor, echo: libc.c). Each opens one connection as the open message
+ * says, makes the server see its token, prepares the lookup once where the
+ * library can, and does one lookup per op.
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -362,6 +363,8 @@ static const struct backend backends[] = {
 	{"pgbouncer", "libpq", libpq_version, pg_open, pg_op, pg_close},
 	{"mysql", "libmariadb", mariadb_version, my_open, my_op, my_close},
 	{"memcached", "libmemcached", libmemcached_version, mc_open, mc_op, mc_close},
+	{"floor", "libc", libc_version, pp_open, pp_op, pp_close},
+	{"echo", "libc", libc_version, pp_open, pp_op, pp_close},
 };
 
 const struct backend *backend_for(const char *target, const char *library) {

@@ -7,11 +7,13 @@ length and returns each op's latency. Nothing else: dbsock seeds, verifies
 each connection on the server side, and does the statistics.
 
 Libraries (the first of each target is its default): redis: redis-py;
-postgres and pgbouncer: psycopg2, psycopg; mysql: mysqldb, pymysql; memcached: pymemcache.
+postgres and pgbouncer: psycopg2, psycopg; mysql: mysqldb, pymysql; memcached: pymemcache;
+floor and echo (dbsock's own servers): socket.
 """
 import json
 import os
 import platform
+import struct
 import sys
 import tempfile
 import time
@@ -159,6 +161,84 @@ class Memcached:
         return c.get(key)
 
 
+class PingPong:
+    """dbsock's own servers (floor, echo): the ping-pong of one message
+    through the socket module's blocking calls (no Python-level timeout,
+    which would poll before each call: the socket's own SO_RCVTIMEO and
+    SO_SNDTIMEO bound an op)."""
+
+    CHUNK = 32 << 10  # the most an op writes before it reads back
+
+    def __init__(self):
+        import socket
+        self.socket, self.name, self.version = socket, "socket", platform.python_version()
+
+    @staticmethod
+    def read_frame(s):
+        """One of the server's frames: a length byte and text."""
+        n = s.recv(1)
+        text = b""
+        while n and len(text) < n[0]:
+            more = s.recv(n[0] - len(text))
+            if not more:
+                break
+            text += more
+        if not n or len(text) < n[0]:
+            raise ConnectionError("the server closed the connection")
+        return text.decode()
+
+    def open(self, o):
+        sk = self.socket
+        if o.get("tls_ca_pem"):
+            raise ValueError("dbsock's own servers have no TLS")
+        t = o["op_timeout_ms"] / 1000
+        if o["network"] == "unix":
+            s = sk.socket(sk.AF_UNIX, sk.SOCK_STREAM)
+            s.settimeout(t)
+            s.connect(o["socket"])
+        else:
+            s = sk.create_connection((o["host"], o["port"]), timeout=t)
+            s.setsockopt(sk.IPPROTO_TCP, sk.TCP_NODELAY, 1)
+        s.settimeout(None)
+        tv = struct.pack("ll", int(t), int(t * 1e6) % 1000000)
+        s.setsockopt(sk.SOL_SOCKET, sk.SO_RCVTIMEO, tv)
+        s.setsockopt(sk.SOL_SOCKET, sk.SO_SNDTIMEO, tv)
+        # The server's greeting, then the hello that names the token,
+        # answered with "ok ID": untimed, before any op.
+        self.read_frame(s)
+        hello = ("hello " + o["token"]).encode()
+        s.sendall(b"\0" + bytes([len(hello)]) + hello)
+        answer = self.read_frame(s)
+        if not answer.startswith("ok "):
+            s.close()
+            raise ConnectionError("the server answered the hello with %r" % answer)
+        info = {"conn_id": int(answer[3:])}
+        if o["network"] != "unix":
+            host, port = s.getsockname()[:2]
+            info["local_addr"] = ("[%s]:%d" if ":" in host else "%s:%d") % (host, port)
+        c = Held(s)
+        out = bytearray(self.CHUNK)
+        out[:4] = b"ping"
+        c.out, c.into = memoryview(out), memoryview(bytearray(self.CHUNK))
+        return c, info
+
+    def op(self, c, key):
+        s, out, into, done = c.conn, c.out, c.into, 0
+        while done < key:
+            k = min(key - done, self.CHUNK)
+            s.sendall(out[:k])
+            got = 0
+            while got < k:
+                r = s.recv_into(into[got:k])
+                if r == 0:
+                    raise ConnectionError("the server closed the connection after %d of %d bytes" % (done + got, key))
+                got += r
+            done += k
+        if key > 0 and into[0] != 0x70:  # "p"
+            raise ValueError("the server echoed other bytes than it was sent")
+        return key  # the bytes read back
+
+
 def library(target, lib):
     if target == "redis" and lib in ("", "redis-py"):
         return Redis()
@@ -168,10 +248,14 @@ def library(target, lib):
         return MySQL(lib or "mysqldb")
     if target == "memcached" and lib in ("", "pymemcache"):
         return Memcached()
+    if target in ("floor", "echo") and lib in ("", "socket"):
+        return PingPong()
     raise SystemExit("agent.py: no library %r for target %r (see the docstring)" % (lib, target))
 
 
 def size(v):
+    if isinstance(v, int):  # a ping-pong's count of bytes read back
+        return v
     return -1 if v is None else len(v.encode() if isinstance(v, str) else v)
 
 

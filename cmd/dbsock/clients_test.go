@@ -37,7 +37,7 @@ func TestClientsRefused(t *testing.T) {
 		{"writes", []string{"redis", "--clients", "php", "--op", "update"}, "an agent reads: leave out --op update"},
 		{"cmd without a command", []string{"redis", "--clients", "go,cmd: "}, `--clients "cmd: ": give your agent's command after cmd: on one line`},
 		{"cmd with a control character", []string{"redis", "--clients", "cmd:agent\tx"}, `give your agent's command after cmd: on one line`},
-		{"nothing to measure", []string{"floor", "echo", "--clients", "python,node"}, "--clients python,node: nothing to measure (floor from python: no agent measures floor"},
+		{"nothing to measure", []string{"grpc", "http", "--clients", "python,node"}, "--clients python,node: nothing to measure (grpc from python: no agent measures grpc"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -102,8 +102,9 @@ type clientsJSON struct {
 // go,c,python,node,php against real local servers measures each (target,
 // stack) as a case of its own: every run verified on the server side,
 // both sides with ops and latencies, the comparison of Unix with TCP, and
-// the stack's client named from its agent's hello; echo, which no agent
-// speaks, is measured from Go and skipped with a reason from the others.
+// the stack's client named from its agent's hello; echo is measured from
+// Go, C and Python, and skipped with a reason from the stacks that have no
+// library for it.
 func TestClientStacks(t *testing.T) {
 	testutil.NeedAny(t, "redis-server")
 	testutil.NeedAny(t, "initdb")
@@ -143,20 +144,20 @@ func TestClientStacks(t *testing.T) {
 			}
 		}
 	}
-	if !seen["echo from go"] || len(rep.Summary) != 11 {
-		t.Errorf("%d cases (%v), want 11 with echo from go", len(rep.Summary), seen)
+	if !seen["echo from go"] || !seen["echo from c"] || !seen["echo from python"] || len(rep.Summary) != 13 {
+		t.Errorf("%d cases (%v), want 13 with echo from go, c and python", len(rep.Summary), seen)
 	}
 	checkClientRuns(t, rep)
 	for _, tg := range rep.Targets {
 		want := 0
 		if tg.Name == "echo" {
-			want = 4
+			want = 2
 		}
 		if len(tg.Skipped) != want {
 			t.Errorf("%s: skipped %+v, want %d stacks", tg.Name, tg.Skipped, want)
 		}
 		for _, sk := range tg.Skipped {
-			if !strings.Contains(sk.Reason, "no agent measures echo") {
+			if !strings.Contains(sk.Reason, "agent has no client library for echo") {
 				t.Errorf("%s from %s skipped for %q", tg.Name, sk.Stack, sk.Reason)
 			}
 		}
