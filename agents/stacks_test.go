@@ -254,6 +254,11 @@ func p50(ns []int64) time.Duration {
 	return time.Duration(s[len(s)/2])
 }
 
+// startLimits are for tests of what an agent does, not of how long dbsock
+// waits: a Python agent that starts another (liar.py) may take more than
+// limits' half second to say hello on a busy machine.
+var startLimits = agents.Limits{OpTimeout: 5 * time.Second, PerOp: time.Millisecond}
+
 // TestAgentThatLies: an agent asked for TCP that opens the socket, or
 // whose connection carries another token than its own, is caught on the
 // server side before any op, and stopped, on every target (memcached
@@ -275,7 +280,7 @@ func TestAgentThatLies(t *testing.T) {
 				if lie == "notoken" && tg.name == "memcached" {
 					continue
 				}
-				a, err := agents.Start(context.Background(), agents.Spec{Stack: "cmd", Argv: []string{"/usr/bin/python3", "testdata/liar.py", srv.Unix.Address, tg.name, lie}}, limits)
+				a, err := agents.Start(context.Background(), agents.Spec{Stack: "cmd", Argv: []string{"/usr/bin/python3", "testdata/liar.py", srv.Unix.Address, tg.name, lie}}, startLimits)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -298,13 +303,14 @@ func TestAgentThatLies(t *testing.T) {
 // TestTokenTwice: a second connection that carries the token of one
 // already open is refused: the server shows two connections of that name
 // (Redis, PostgreSQL), or the token's lock is held by another connection
-// than the one the agent reports (MariaDB). memcached names no
-// connection, so it is not among them.
+// than the one the agent reports (MariaDB), or the floor server has two
+// connections that said hello with it. memcached names no connection, so
+// it is not among them.
 func TestTokenTwice(t *testing.T) {
 	if err := agents.Installed("."); err != nil {
 		needStack(t, err)
 	}
-	for _, tg := range stackTargets[:3] {
+	for _, tg := range append(stackTargets[:3:3], stackTargets[5]) {
 		t.Run(tg.name, func(t *testing.T) {
 			tg.need(t)
 			spec, err := agents.For(".", "python", tg.name, "")
@@ -318,7 +324,7 @@ func TestTokenTwice(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer f.Close()
-			a, err := agents.Start(ctx, spec, limits)
+			a, err := agents.Start(ctx, spec, startLimits)
 			if err != nil {
 				t.Fatal(err)
 			}
