@@ -142,7 +142,7 @@ if $with_stacks; then
     rm -rf "$node_dir/debs"
     echo "${node_pkgs[*]}" > "$node_dir/.complete"
   fi
-  echo "install-deps: building the C agent (make -C agents/c)"
+  echo "install-deps: building the C agent and floor-pingpong (make -C agents/c)"
   make -s -C "$root/agents/c"
   # The agents' tests run when this marker says every stack is here.
   echo "c python node php" > "$root/agents/.stacks/complete"

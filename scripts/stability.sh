@@ -25,6 +25,14 @@
 #     tcp,tcp2,unix --provider local: tcp2 is an A/A control (TCP again), so
 #     a winner named on it is a false positive. The goal: no winner on tcp2
 #     in at least 19 of 20 runs, and unix faster in every run.
+#  8. The kernel floor from C: FLOOR_RUNS (default 3) times, alternating,
+#     dbsock run floor --clients c --paths tcp,unix --provider local --n
+#     FLOOR_N (default 20000) and agents/c/floor-pingpong (a plain C
+#     blocking ping-pong, FLOOR_N ops per path in interleaved blocks) against
+#     dbsock's floor server, on the CPUs the run's placement gave client and
+#     server: both p50s per path and their ratio. The goal: the C agent
+#     within 10% of the plain C ping-pong on both paths (the median ratio
+#     of the runs).
 # ONLY=7 (or ONLY="1 7") runs only those sections.
 # It exits 1 when a coverage is below 9 of 10 (scaled to RUNS), a card
 # run is not "Unix faster" or has a warning, a login after a restart
@@ -38,7 +46,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 runs="${RUNS:-10}"
 aa_runs="${AA_RUNS:-20}"
-only="${ONLY:-1 2 3 4 5 6 7}"
+floor_runs="${FLOOR_RUNS:-3}"
+floor_n="${FLOOR_N:-20000}"
+only="${ONLY:-1 2 3 4 5 6 7 8}"
 # section N: whether section N is to run (ONLY).
 section() { [[ " $only " == *" $1 "* ]]; }
 failed=0
@@ -46,8 +56,10 @@ targets=(mysql redis postgres echo)
 command -v jq >/dev/null 2>&1 || { echo "stability: jq is needed (apt-get install jq)" >&2; exit 1; }
 work=$(mktemp -d)
 neighbour=""
+floor_server=""
 cleanup() {
   [ -n "$neighbour" ] && kill "$neighbour" 2>/dev/null || true
+  [ -n "$floor_server" ] && kill "$floor_server" 2>/dev/null || true
   rm -rf "$work"
 }
 trap cleanup EXIT
@@ -159,8 +171,43 @@ if section 7; then
   echo "  tcp2 named no winner in $clean of $aa_runs runs (goal: at least $need)"
   [ "$clean" -ge "$need" ] || failed=1
 fi
+if section 8; then
+  echo "== 8. the kernel floor from C, in $floor_runs rounds of: dbsock run floor --clients c --paths tcp,unix --n $floor_n, then a plain C blocking ping-pong (agents/c/floor-pingpong) on the same server and CPUs"
+  [ -f agents/.stacks/complete ] || { echo "stability: section 8 needs the client stacks (scripts/install-deps.sh --with-stacks)" >&2; exit 1; }
+  make -s -C agents/c floor-pingpong
+  for i in $(seq 1 "$floor_runs"); do
+    "$db" run floor --clients c --paths tcp,unix --provider local -q --format json --n "$floor_n" > "$work/floor-$i.json"
+    # The reference runs against dbsock's floor server too, started as dbsock
+    # starts it (a child process of its binary), on the CPUs the run used.
+    client_cpus=$(jq -r '.config.placement.client_cpus // ""' "$work/floor-$i.json")
+    server_cpus=$(jq -r '.config.placement.server_cpus // ""' "$work/floor-$i.json")
+    port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+    sock="$work/floor-$i.sock"
+    DBSOCK_CHILD_SERVER="floor 127.0.0.1:$port $sock" ${server_cpus:+taskset -c "$server_cpus"} "$db" &
+    floor_server=$!
+    for _ in $(seq 1 100); do [ -S "$sock" ] && break; sleep 0.05; done
+    ${client_cpus:+taskset -c "$client_cpus"} agents/c/floor-pingpong "127.0.0.1:$port" "$sock" "$floor_n" > "$work/ref-$i.txt"
+    kill "$floor_server"
+    wait "$floor_server" 2>/dev/null || true
+    floor_server=""
+    for path in tcp unix; do
+      agent=$(jq -r --arg p "$path" '.summary[] | select(.stack == "c") | .sides[] | select(.path == $p) | .latency_ns.p50' "$work/floor-$i.json")
+      ref=$(awk -v p="$path" '$1 == p { print $2 }' "$work/ref-$i.txt")
+      echo "$path $agent $ref" >> "$work/floor-ratios.txt"
+      awk -v i="$i" -v p="$path" -v a="$agent" -v r="$ref" -v c="$client_cpus" -v s="$server_cpus" 'BEGIN {
+        printf "  run %d %-4s  dbsock (C agent) p50 %.2f us  plain C p50 %.2f us  ratio %.3f  (client CPUs %s, server CPUs %s)\n", i, p, a / 1000, r / 1000, a / r, c, s }'
+    done
+  done
+  for path in tcp unix; do
+    line=$(awk -v p="$path" '$1 == p { r[++n] = $2 / $3 } END {
+      m = asort(r); med = (m % 2) ? r[(m + 1) / 2] : (r[m / 2] + r[m / 2 + 1]) / 2
+      printf "  %-4s median ratio %.3f over %d runs %s", p, med, m, (med >= 0.9 && med <= 1.1) ? "ok" : "BEYOND 10%" }' "$work/floor-ratios.txt")
+    echo "$line"
+    case "$line" in *"BEYOND"*) failed=1 ;; esac
+  done
+fi
 if [ "$failed" = 1 ]; then
   echo "stability: below the goal (see above)"
   exit 1
 fi
-echo "stability: every coverage at least 9 of 10, every card run \"Unix faster\" without a warning, tcp2 (A/A) quiet in 19 of 20 runs"
+echo "stability: every section run met its goal (coverage at least 9 of 10, card runs \"Unix faster\" without a warning, tcp2 quiet in 19 of 20 runs, the C agent's floor within 10% of plain C)"
