@@ -30,7 +30,8 @@
 #     FLOOR_N (default 20000) and agents/c/floor-pingpong (a plain C
 #     blocking ping-pong, FLOOR_N ops per path in interleaved blocks) against
 #     dbsock's floor server, on the CPUs the run's placement gave client and
-#     server: both p50s per path and their ratio. The goal: the C agent
+#     server: both p50s per path and their ratio (unlike scripts/floor.c,
+#     C on both sides, only the client differs here). The goal: the C agent
 #     within 10% of the plain C ping-pong on both paths (the median ratio
 #     of the runs).
 # ONLY=7 (or ONLY="1 7") runs only those sections.
