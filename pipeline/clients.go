@@ -111,8 +111,6 @@ func (p Plan) validateAgentRun() error {
 		return refuse("an agent reads: leave out %s %s", setting.Op, o.Op)
 	case len(p.Queries) > 0 || len(p.KeysFrom) > 0:
 		return refuse("an agent does each target's own lookup: leave out %s and %s", setting.Queries, setting.KeysFrom)
-	case p.Explain:
-		return refuse("the decomposition is Go's: leave out %s", setting.Explain)
 	}
 	for _, t := range p.paths() {
 		if !slices.Contains(AgentPaths, t.Route()) { // a control as the path it repeats

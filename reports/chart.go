@@ -509,8 +509,9 @@ func pathColor(t drivers.Transport) color.Color {
 	return further[max(slices.Index(drivers.AllPaths, t)-2, 0)%len(further)]
 }
 
-// decompositionPlot stacks each target's p50 per transport: kernel floor,
-// Go client runtime, server work and protocol.
+// decompositionPlot stacks each case's p50 per transport: kernel floor,
+// the client stack's own round trip on top (Go's runtime), server work and
+// protocol.
 func decompositionPlot(parts []results.Decomposition) (*plot.Plot, error) {
 	p := plot.New()
 	p.Title.Text = "Where the p50 goes (µs)"
@@ -518,13 +519,20 @@ func decompositionPlot(parts []results.Decomposition) (*plot.Plot, error) {
 	var names []string
 	layers := [3]plotter.Values{}
 	for _, d := range parts {
-		names = append(names, fmt.Sprintf("%s %s", d.Target, d.Transport))
+		name := d.Target
+		if d.Stack != "" {
+			name += "@" + d.Stack
+		}
+		names = append(names, fmt.Sprintf("%s %s", name, d.Transport))
 		layers[0] = append(layers[0], d.Kernel/1e3)
-		layers[1] = append(layers[1], math.Max(d.GoRuntime, 0)/1e3)
+		layers[1] = append(layers[1], math.Max(d.Client, 0)/1e3)
 		layers[2] = append(layers[2], math.Max(d.Server, 0)/1e3)
 	}
 	colors := []color.Color{color.Gray{Y: 0x70}, colorUnix, colorTCP}
 	labels := []string{"kernel floor", "Go client runtime", "server work and protocol"}
+	if slices.ContainsFunc(parts, func(d results.Decomposition) bool { return d.Stack != "" }) {
+		labels[1] = "the stack's client (Go: its runtime)"
+	}
 	var below *plotter.BarChart
 	for i, vals := range layers {
 		bc, err := plotter.NewBarChart(vals, vg.Points(18))

@@ -1,6 +1,7 @@
 package reports
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"slices"
@@ -17,11 +18,22 @@ func writeDecomposition(b *strings.Builder, r *results.Report) {
 		return
 	}
 	b.WriteString("### Where the microseconds go\n\n")
-	b.WriteString("Each target's p50, split by what the floor and echo targets measured in the same run: the kernel floor " +
-		"(a blocking-syscall ping-pong, as a C program would do it), the Go client runtime on top of it (echo, the same ping-pong " +
-		"through Go's netpoller, minus the floor), and the server's own work and protocol (the target minus echo). " +
-		"The parts add up to the measured p50; a negative part means the server answers faster than dbsock's echo server.\n\n")
-	b.WriteString("| target | transport | kernel floor | + Go client runtime | + server work and protocol | = measured p50 | of which the server says it executed |\n|---|---|--:|--:|--:|--:|--:|\n")
+	stacks := slices.ContainsFunc(parts, func(d results.Decomposition) bool { return d.Stack != "" })
+	if !stacks {
+		b.WriteString("Each target's p50, split by what the floor and echo targets measured in the same run: the kernel floor " +
+			"(a blocking-syscall ping-pong, as a C program would do it), the Go client runtime on top of it (echo, the same ping-pong " +
+			"through Go's netpoller, minus the floor), and the server's own work and protocol (the target minus echo). " +
+			"The parts add up to the measured p50; a negative part means the server answers faster than dbsock's echo server.\n\n")
+		b.WriteString("| target | transport | kernel floor | + Go client runtime | + server work and protocol | = measured p50 | of which the server says it executed |\n|---|---|--:|--:|--:|--:|--:|\n")
+	} else {
+		b.WriteString("Each case's p50, split by what the floor and echo targets measured in the same run from each stack: the kernel floor " +
+			"(the floor's blocking ping-pong from C, or from Go's blocking client where C did not run), the stack's own cost of a round trip " +
+			"on top of it (Go: echo, the ping-pong through Go's netpoller; another stack: its own floor; minus the kernel floor), and the server's " +
+			"own work and protocol with the stack's library (the case minus the stack's own round trip). The parts add up to the measured p50; " +
+			"a negative part means the stack's own round trip is faster than the one it is measured against. A stack that has no floor here " +
+			"is not split.\n\n")
+		b.WriteString("| target and client | transport | kernel floor | + the stack's client | + server work and protocol | = measured p50 | of which the server says it executed |\n|---|---|--:|--:|--:|--:|--:|\n")
+	}
 	sources := map[string]string{}
 	for _, d := range parts {
 		exec := "not reported"
@@ -29,8 +41,12 @@ func writeDecomposition(b *strings.Builder, r *results.Report) {
 			exec = fmt.Sprintf("%.1f µs", d.Exec/1e3)
 			sources[d.Target] = d.ExecSource
 		}
-		fmt.Fprintf(b, "| %s | %s | %.1f µs | %+.1f µs | %+.1f µs | %.1f µs | %s |\n", d.Target, d.Transport.Label(),
-			d.Kernel/1e3, d.GoRuntime/1e3, d.Server/1e3, d.Total/1e3, exec)
+		name := d.Target
+		if stacks {
+			name += " from " + cmp.Or(d.Stack, "go")
+		}
+		fmt.Fprintf(b, "| %s | %s | %.1f µs | %+.1f µs | %+.1f µs | %.1f µs | %s |\n", cell(name), d.Transport.Label(),
+			d.Kernel/1e3, d.Client/1e3, d.Server/1e3, d.Total/1e3, exec)
 	}
 	b.WriteString("\nThe last column is the server's own account of executing the command (a mean per call over the same timed blocks)")
 	for _, k := range slices.Sorted(maps.Keys(sources)) {

@@ -164,7 +164,7 @@ func TestDecompositionAddsUp(t *testing.T) {
 		t.Fatalf("%d decompositions, want redis over TCP and Unix: %+v", len(parts), parts)
 	}
 	for _, d := range parts {
-		if d.Target != "redis" || d.Kernel <= 0 || d.GoRuntime <= 0 || d.Server <= 0 || math.Abs(d.Kernel+d.GoRuntime+d.Server-d.Total) > 1e-6 {
+		if d.Target != "redis" || d.Kernel <= 0 || d.Client <= 0 || d.Server <= 0 || math.Abs(d.Kernel+d.Client+d.Server-d.Total) > 1e-6 {
 			t.Fatalf("parts do not add up: %+v", d)
 		}
 	}

@@ -1,16 +1,25 @@
 package results
 
-import "github.com/dbsock/dbsock/drivers"
+import (
+	"strings"
 
-// Decomposition is where one target's p50 goes on one transport: the
-// kernel floor (the floor target), the Go client runtime on top (echo -
-// floor), and the server's work and protocol (target - echo). The parts
-// add up to the target's p50 by construction.
+	"github.com/dbsock/dbsock/drivers"
+)
+
+// Decomposition is where one case's p50 goes on one transport: the kernel
+// floor (the floor target, from C where the run measured it from C, else
+// from Go's blocking client), the client stack's own cost of a round trip
+// on top (for Go's drivers their runtime: echo - floor; for an agent's
+// stack its own floor - the kernel floor), and the server's work and
+// protocol (the case - that stack's own round trip). The parts add up to
+// the case's p50 by construction.
 type Decomposition struct {
-	Target    string
+	Target string
+	// Stack is the case's client stack ("" for Go's drivers in dbsock).
+	Stack     string
 	Transport drivers.Transport
 	Kernel    float64 // ns
-	GoRuntime float64
+	Client    float64
 	Server    float64
 	Total     float64
 	// Exec is the part of Server the server itself reports as executing
@@ -21,16 +30,17 @@ type Decomposition struct {
 }
 
 // Decompose returns the decomposition of every plain case of a target other
-// than floor and echo, when the report has both floor and echo; nil
-// otherwise.
+// than floor and echo, when the report has both floor and echo from Go;
+// nil otherwise. A case from an agent's stack is decomposed when the
+// report has floor from that stack too.
 func Decompose(r *Report) []Decomposition {
 	kernel, runtime := r.LayerTarget(drivers.LayerKernel), r.LayerTarget(drivers.LayerRuntime)
 	if kernel == "" || runtime == "" {
 		return nil
 	}
-	sideOf := func(target string, t drivers.Transport) (Side, bool) {
+	sideOf := func(target, stack string, t drivers.Transport) (Side, bool) {
 		for _, s := range r.Summary {
-			if s.Target == target && s.Case.Plain() {
+			if s.Target == target && s.Case.Stack == stack && s.Case.Plain() {
 				if t == drivers.Unix {
 					return s.Unix, s.Unix.Latency.P50 > 0
 				}
@@ -39,14 +49,14 @@ func Decompose(r *Report) []Decomposition {
 		}
 		return Side{}, false
 	}
-	p50 := func(target string, t drivers.Transport) (float64, bool) {
-		side, ok := sideOf(target, t)
+	p50 := func(target, stack string, t drivers.Transport) (float64, bool) {
+		side, ok := sideOf(target, stack, t)
 		return float64(side.Latency.P50), ok
 	}
 	var out []Decomposition
 	for _, t := range drivers.Transports {
-		floor, okF := p50(kernel, t)
-		echo, okE := p50(runtime, t)
+		floor, okF := kernelFloor(r, p50, kernel, t)
+		_, okE := p50(runtime, "", t)
 		if !okF || !okE {
 			return nil
 		}
@@ -54,16 +64,37 @@ func Decompose(r *Report) []Decomposition {
 			if s.Target == kernel || s.Target == runtime || !s.Case.Plain() {
 				continue
 			}
-			if total, ok := p50(s.Target, t); ok {
-				d := Decomposition{Target: s.Target, Transport: t, Kernel: floor, GoRuntime: echo - floor, Server: total - echo, Total: total, Exec: -1}
-				if side, _ := sideOf(s.Target, t); side.ServerExec != nil && side.ServerExec.Calls > 0 {
-					d.Exec, d.ExecSource = side.ServerExec.NsPerCall, side.ServerExec.Source
-				}
-				out = append(out, d)
+			stack, own := s.Case.Stack, runtime // Go's own round trip: echo, through its runtime
+			if stack != "" {
+				own = kernel // an agent's: its floor
 			}
+			trip, okT := p50(own, stack, t)
+			total, ok := p50(s.Target, stack, t)
+			if !ok || !okT {
+				continue
+			}
+			d := Decomposition{Target: s.Target, Stack: stack, Transport: t, Kernel: floor, Client: trip - floor, Server: total - trip, Total: total, Exec: -1}
+			if side, _ := sideOf(s.Target, stack, t); side.ServerExec != nil && side.ServerExec.Calls > 0 {
+				d.Exec, d.ExecSource = side.ServerExec.NsPerCall, side.ServerExec.Source
+			}
+			out = append(out, d)
 		}
 	}
 	return out
+}
+
+// kernelFloor is the floor's p50 on t from the C stack where the report
+// has it (the kernel's own cost, as a C program sees it), else from Go's
+// blocking client.
+func kernelFloor(r *Report, p50 func(string, string, drivers.Transport) (float64, bool), kernel string, t drivers.Transport) (float64, bool) {
+	for _, s := range r.Summary {
+		if st := s.Case.Stack; s.Target == kernel && (st == "c" || strings.HasPrefix(st, "c:")) {
+			if v, ok := p50(kernel, st, t); ok {
+				return v, true
+			}
+		}
+	}
+	return p50(kernel, "", t)
 }
 
 // Plain says whether c is the plain case a run's headline reads: the pk

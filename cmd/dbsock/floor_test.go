@@ -4,6 +4,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/dbsock/dbsock/internal/testutil"
 )
 
 // TestFloorFromClientStacks: dbsock run floor --clients go,c,python
@@ -57,5 +59,24 @@ func TestFloorAgentThatLies(t *testing.T) {
 	want := "was to be on tcp (127.0.0.1:"
 	if code != 1 || !strings.Contains(stderr, want) || !strings.Contains(stderr, "floor server sees connection") || !strings.Contains(stderr, "on unix") {
 		t.Errorf("exit %d, stderr %q: want exit 1 and an error saying %q with the floor server's record (on unix)", code, stderr, want)
+	}
+}
+
+// TestFloorExplainPerStack: --explain with --clients measures the floor
+// from each stack too and splits each stack's case on its own: the kernel
+// floor from C, the stack's client above it, the server's work.
+func TestFloorExplainPerStack(t *testing.T) {
+	testutil.NeedAny(t, "redis-server")
+	needStacks(t)
+	code, out, stderr := dbsock(t, "run", "redis", "--explain", "--clients", "go,c", "--provider", "local", "--paths", "tcp,unix",
+		"--n", "200", "--instances", "1", "--warmup", "50")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{"| target and client | transport | kernel floor | + the stack's client |",
+		"| redis from go | TCP |", "| redis from c | TCP |", "| redis from go | Unix |", "| redis from c | Unix |"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no %q in the report's decomposition", want)
+		}
 	}
 }

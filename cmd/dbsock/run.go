@@ -148,7 +148,7 @@ func (o *runOptions) bind(f *pflag.FlagSet) {
 	f.StringVar(&o.serverCPU, "server-cpu", "", "pin servers dbsock starts to this CPU list; overrides --placement")
 	f.StringArrayVar(&o.images, "image", nil, "docker provider: use this image for a target, TARGET=REF (repeatable), e.g. mysql=dbsock/mariadb:10.11")
 	f.StringArrayVar(&o.serverPIDs, "server-pid", nil, "external provider: the server's pid, TARGET=PID (repeatable), whose process tree's CPU time dbsock reads; without it dbsock looks for the TCP listener in /proc")
-	f.BoolVar(&o.explain, "explain", false, "also run the floor and echo targets, and show where each target's microseconds go: kernel floor, Go client runtime, server work")
+	f.BoolVar(&o.explain, "explain", false, "also run the floor and echo targets, and show where each target's microseconds go: kernel floor, client (Go's runtime, or with --clients each stack's own), server work")
 	f.BoolVar(&o.keep, "keep", false, "compose provider: leave the servers running afterwards (docker compose -p PROJECT down removes them)")
 	f.StringVar(&o.provider, "provider", "auto", "where servers come from: "+strings.Join(providers, ", "))
 	f.StringVar(&o.client, "client", "host", "where the client (the timing loop) runs: host (in this process) "+

@@ -1,0 +1,30 @@
+package reports
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/dbsock/dbsock/drivers"
+	"github.com/dbsock/dbsock/results"
+)
+
+// TestDecompositionFromStacks: with cases from several stacks, the
+// decomposition names each row's stack, and the split is the stack's own:
+// the kernel floor from C, the stack's client above it.
+func TestDecompositionFromStacks(t *testing.T) {
+	plain := func(target, stack string, tcp, unix int64) results.Summary {
+		return results.Summary{Case: results.Case{Target: target, Scenario: "pk", Concurrency: 1, Stack: stack},
+			TCP: results.Side{Latency: results.Latency{P50: tcp}}, Unix: results.Side{Latency: results.Latency{P50: unix}}}
+	}
+	r := &results.Report{Targets: []results.Target{{Name: "floor", Layer: drivers.LayerKernel}, {Name: "echo", Layer: drivers.LayerRuntime}},
+		Summary: []results.Summary{plain("floor", "", 17000, 11000), plain("floor", "c", 15000, 8000), plain("echo", "", 22000, 15000),
+			plain("redis", "", 40000, 30000), plain("redis", "c", 30000, 21000)}}
+	var b strings.Builder
+	writeDecomposition(&b, r)
+	for _, want := range []string{"| target and client | transport | kernel floor | + the stack's client |",
+		"| redis from go | TCP | 15.0 µs | +7.0 µs | +18.0 µs | 40.0 µs |", "| redis from c | Unix | 8.0 µs | +0.0 µs | +13.0 µs | 21.0 µs |"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("no %q in:\n%s", want, b.String())
+		}
+	}
+}

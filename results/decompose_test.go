@@ -1,0 +1,62 @@
+package results
+
+import (
+	"testing"
+
+	"github.com/dbsock/dbsock/drivers"
+)
+
+// summaryOf is a plain case of target from stack with these p50s (ns).
+func summaryOf(target, stack string, tcp, unix int64) Summary {
+	return Summary{Case: Case{Target: target, Scenario: "pk", Concurrency: 1, Stack: stack},
+		TCP: Side{Latency: Latency{P50: tcp}}, Unix: Side{Latency: Latency{P50: unix}}}
+}
+
+// TestDecomposeStacks: with floor measured from C, every stack's case is
+// split over the C floor (the kernel's own): Go's client is its echo above
+// it, another stack's its own floor above it; a stack without a floor
+// (node here) is not split, and each stack's case is read from its own
+// summary, never another stack's.
+func TestDecomposeStacks(t *testing.T) {
+	r := &Report{Targets: []Target{{Name: "floor", Layer: drivers.LayerKernel}, {Name: "echo", Layer: drivers.LayerRuntime}, {Name: "redis"}},
+		Summary: []Summary{
+			summaryOf("floor", "", 17000, 11000), summaryOf("floor", "c", 15000, 8000), summaryOf("floor", "python", 20000, 13000),
+			summaryOf("echo", "", 22000, 15000),
+			summaryOf("redis", "", 40000, 30000), summaryOf("redis", "c", 30000, 21000), summaryOf("redis", "python", 45000, 33000),
+			summaryOf("redis", "node", 60000, 40000),
+		}}
+	want := map[string]Decomposition{
+		"redis@ tcp":        {Kernel: 15000, Client: 7000, Server: 18000, Total: 40000},
+		"redis@ unix":       {Kernel: 8000, Client: 7000, Server: 15000, Total: 30000},
+		"redis@c tcp":       {Kernel: 15000, Client: 0, Server: 15000, Total: 30000},
+		"redis@c unix":      {Kernel: 8000, Client: 0, Server: 13000, Total: 21000},
+		"redis@python tcp":  {Kernel: 15000, Client: 5000, Server: 25000, Total: 45000},
+		"redis@python unix": {Kernel: 8000, Client: 5000, Server: 20000, Total: 33000},
+	}
+	parts := Decompose(r)
+	if len(parts) != len(want) {
+		t.Fatalf("%d parts, want %d: %+v", len(parts), len(want), parts)
+	}
+	for _, d := range parts {
+		key := d.Target + "@" + d.Stack + " " + string(d.Transport)
+		w, ok := want[key]
+		if !ok || d.Kernel != w.Kernel || d.Client != w.Client || d.Server != w.Server || d.Total != w.Total {
+			t.Errorf("%s: %+v, want %+v", key, d, w)
+		}
+	}
+}
+
+// TestDecomposeGoOnly: without C, the kernel floor is Go's blocking
+// client's, as before stacks were measured.
+func TestDecomposeGoOnly(t *testing.T) {
+	r := &Report{Targets: []Target{{Name: "floor", Layer: drivers.LayerKernel}, {Name: "echo", Layer: drivers.LayerRuntime}},
+		Summary: []Summary{summaryOf("floor", "", 17000, 11000), summaryOf("echo", "", 22000, 15000), summaryOf("redis", "", 40000, 30000)}}
+	parts := Decompose(r)
+	if len(parts) != 2 || parts[0].Kernel != 17000 || parts[0].Client != 5000 || parts[0].Server != 18000 || parts[0].Stack != "" {
+		t.Fatalf("%+v", parts)
+	}
+	r.Summary = r.Summary[1:]
+	if Decompose(r) != nil {
+		t.Error("a decomposition without the floor")
+	}
+}
