@@ -37,7 +37,8 @@
 # ONLY=7 (or ONLY="1 7") runs only those sections.
 # It exits 1 when a coverage is below 9 of 10 (scaled to RUNS), a card
 # run is not "Unix faster" or has a warning, a login after a restart
-# fails, or the A/A control misses its goal.
+# fails, the A/A control misses its goal, or the C agent's floor is beyond
+# 10% of the plain C ping-pong.
 # Needs the local servers (scripts/install-deps.sh) and jq.
 # Its companion, scripts/peers.sh (run the same way, alone), checks dbsock's
 # C client stack against redis-benchmark, pgbench -S -M prepared and sysbench
