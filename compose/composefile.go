@@ -91,6 +91,17 @@ func NewCompose(services []supply.Target) *Compose { return &Compose{Services: s
 // Name implements supply.Provider.
 func (*Compose) Name() string { return "compose" }
 
+// EngineNeeds is what the compose provider needs of the Docker engine,
+// and of where dbsock runs: compose.yaml's servers listen on the host
+// network, so the engine's must be this host's, and compose hands the
+// engine compose.yaml's paths as this host has them, so dbsock cannot run
+// it from inside a container.
+func EngineNeeds() supply.EngineNeeds {
+	return supply.EngineNeeds{Provider: "compose",
+		HostNetwork: "compose.yaml's servers listen on the host network's 127.0.0.1",
+		HostView:    "runs compose.yaml's paths and host network as the host sees them"}
+}
+
 // composeCommand finds "docker compose" or "docker-compose".
 func composeCommand() ([]string, error) {
 	if err := exec.Command("docker", "compose", "version").Run(); err == nil {
@@ -253,7 +264,7 @@ func (c *Compose) Supply(ctx context.Context, t supply.Target) (*supply.Server, 
 	if t.Container == nil || !c.hasService(target) {
 		return nil, fmt.Errorf("%w %s: compose provider: compose.yaml has no %s service", supply.ErrCannotSupply, target, target)
 	}
-	if err := supply.ProbeEngine(ctx, 3*time.Second).CannotRun("compose", false); err != nil {
+	if err := supply.ProbeEngine(ctx, 3*time.Second).CannotRun(EngineNeeds(), false); err != nil {
 		return nil, err // before anything starts
 	}
 	c.mu.Lock()

@@ -77,7 +77,7 @@ func StartClient(ctx context.Context, o ClientOptions) (*ClientContainer, error)
 	if !eng.Reachable {
 		return nil, fmt.Errorf("start dbsock's client container: %s", eng.Unusable())
 	}
-	if err := eng.CannotRun("", true); err != nil {
+	if err := eng.CannotRun(EngineNeeds{}, true); err != nil {
 		return nil, err
 	}
 	binary := o.Binary

@@ -353,12 +353,12 @@ func (d *Docker) usableEngine(ctx context.Context, target string) (Engine, error
 	if !eng.Reachable {
 		return eng, fmt.Errorf("%w %s: docker provider: %s", ErrCannotSupply, target, eng.Unusable())
 	}
-	if eng.Desktop {
-		return eng, desktopError("docker", eng)
+	if err := eng.CannotRun(DockerNeeds(), false); err != nil {
+		return eng, err
 	}
 	home, owner := HomeOn(ctx, eng.Socket), OwnerOn(ctx, eng.Socket)
 	if home != nil {
-		if err := CheckHome(ctx, eng.Socket, "docker", "host", d.Routes); err != nil {
+		if err := CheckHome(ctx, eng.Socket, DockerNeeds(), "host", d.Routes); err != nil {
 			return eng, fmt.Errorf("%w %s: docker provider: %v", ErrCannotSupply, target, err)
 		}
 	}

@@ -45,22 +45,48 @@ func (e Engine) Unusable() string {
 	return "no Docker engine answers (" + e.Problem + ")"
 }
 
-// CannotRun says, before anything starts, why provider (docker or
-// compose; the others need no engine) or, with client, dbsock's client
-// container cannot work with this engine: Docker Desktop runs containers
-// in a VM; without host networking (rootless Docker) compose.yaml's
-// servers and the client container would not share this host's
-// 127.0.0.1. Nil when they can, and when no engine answers: the providers
-// say so themselves when asked for a server.
-func (e Engine) CannotRun(provider string, client bool) error {
+// EngineNeeds is what a provider that runs its servers in the Docker
+// engine's containers needs of that engine, and of where dbsock runs: the
+// checks made before anything starts (Engine.CannotRun, CheckHome) read
+// it, and each such provider gives its own (DockerNeeds; package compose's
+// EngineNeeds), so that the checks know no provider by name. The zero
+// value is a provider that runs no containers.
+type EngineNeeds struct {
+	// Provider is the provider's name, as --provider takes it.
+	Provider string
+	// HostNetwork, when set, says why the provider's servers need the
+	// engine's host network to be this host's (what listens where): an
+	// engine whose containers have no host network of this host's is
+	// refused.
+	HostNetwork string
+	// HostView, when set, says why the provider cannot run from inside a
+	// container (what it hands the engine as the host sees it): a run
+	// from a container of the engine is refused.
+	HostView string
+}
+
+// DockerNeeds is what the docker provider needs of the engine: a Linux
+// engine (not Docker Desktop's VM); without host networking its servers
+// sit behind ports published on 127.0.0.1, and from a container of the
+// engine it maps that container's paths and network namespace.
+func DockerNeeds() EngineNeeds { return EngineNeeds{Provider: "docker"} }
+
+// CannotRun says, before anything starts, why the provider that needs
+// needs (none: the zero value) or, with client, dbsock's client container
+// cannot work with this engine: Docker Desktop runs containers in a VM;
+// without host networking (rootless Docker) a provider whose servers
+// listen on the host network, and the client container, would not share
+// this host's 127.0.0.1. Nil when they can, and when no engine answers:
+// the providers say so themselves when asked for a server.
+func (e Engine) CannotRun(needs EngineNeeds, client bool) error {
 	if !e.Reachable {
 		return nil
 	}
 	switch {
-	case e.Desktop && (provider == "docker" || provider == "compose"):
-		return desktopError(provider, e)
-	case provider == "compose" && !e.HostNetwork:
-		return setting.Errorf("compose provider: the engine (%s) gives containers no host network, and compose.yaml's servers listen on the host network's 127.0.0.1, which would not be this host's: use %s docker (its servers on the run's own bridge network, behind a port published on 127.0.0.1) or %s local", engineKind(e), setting.Provider, setting.Provider)
+	case e.Desktop && needs.Provider != "":
+		return desktopError(needs.Provider, e)
+	case needs.HostNetwork != "" && !e.HostNetwork:
+		return setting.Errorf("%s provider: the engine (%s) gives containers no host network, and %s, which would not be this host's: use %s docker (its servers on the run's own bridge network, behind a port published on 127.0.0.1) or %s local", needs.Provider, engineKind(e), needs.HostNetwork, setting.Provider, setting.Provider)
 	case client && e.Desktop:
 		return setting.Errorf("start dbsock's client container: the engine is %s, which runs containers in a VM: %s container needs a Linux engine with host networking (it was built and tested only on one); use %s local with servers installed here", e.OS, setting.Client, setting.Provider)
 	case client && !e.HostNetwork:

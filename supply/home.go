@@ -168,17 +168,17 @@ func (h *Home) Short() string {
 // dbsock runs in (nil on the host): its temp dir, where the servers'
 // socket directories go, must be shared with the host (the engine
 // resolves bind mounts there). routes: the run asks for paths off the
-// host network (published, bridge, service, pod); provider and client
-// name the provider and the client's place.
-func CheckHome(ctx context.Context, socket, provider, client string, routes bool) error {
+// host network (published, bridge, service, pod); needs is what the
+// provider needs (EngineNeeds), client the client's place.
+func CheckHome(ctx context.Context, socket string, needs EngineNeeds, client string, routes bool) error {
 	h := HomeOn(ctx, socket)
 	if h == nil {
 		return nil
 	}
 	where := fmt.Sprintf("dbsock runs in container %s of the Docker engine at %s", h.Short(), socket)
 	switch {
-	case provider == "compose":
-		return setting.Errorf("%s: %s compose runs compose.yaml's paths and host network as the host sees them; use %s docker, which maps this container's paths to the host's and starts the servers in this container's network namespace", where, setting.Provider, setting.Provider)
+	case needs.HostView != "":
+		return setting.Errorf("%s: %s %s %s; use %s docker, which maps this container's paths to the host's and starts the servers in this container's network namespace", where, setting.Provider, needs.Provider, needs.HostView, setting.Provider)
 	case client == "container":
 		return setting.Errorf("%s: %s container starts a client container beside the servers, which this container already is; use %s host (the default)", where, setting.Client, setting.Client)
 	case routes && !(h.HostNetwork && h.HostPID):

@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/dbsock/dbsock/compose"
 	"github.com/dbsock/dbsock/supply"
 )
 
@@ -12,13 +13,25 @@ import (
 // and the client container without host networking, as under rootless
 // Docker): exit 2 and one line, instead of a failure once servers run.
 func (o *runOptions) checkEngine() error {
-	container := o.client == "container"
-	if o.provider != "docker" && o.provider != "compose" && !container {
+	container, needs := o.client == "container", o.engineNeeds()
+	if needs.Provider == "" && !container {
 		return nil
 	}
 	eng := supply.ProbeEngine(context.Background(), 3*time.Second)
-	if err := eng.CannotRun(o.provider, container); err != nil {
+	if err := eng.CannotRun(needs, container); err != nil {
 		return usagef("%s", inWords(err))
 	}
 	return nil
+}
+
+// engineNeeds is what --provider needs of the Docker engine: nothing (the
+// zero value) but for the providers that run containers.
+func (o *runOptions) engineNeeds() supply.EngineNeeds {
+	switch o.provider {
+	case "docker":
+		return supply.DockerNeeds()
+	case "compose":
+		return compose.EngineNeeds()
+	}
+	return supply.EngineNeeds{}
 }

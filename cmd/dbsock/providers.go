@@ -177,13 +177,14 @@ func parseImages(specs []string) (map[string]string, error) {
 // cannot work from the container dbsock runs in (supply.CheckHome); on
 // the host it asks nothing.
 func (o *runOptions) checkHome() error {
-	if o.provider != "docker" && o.provider != "compose" && o.client != "container" {
+	needs := o.engineNeeds()
+	if needs.Provider == "" && o.client != "container" {
 		return nil
 	}
 	routes, _ := o.routes()
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
-	if err := supply.CheckHome(ctx, supply.DockerSocket(), o.provider, o.client, routes); err != nil {
+	if err := supply.CheckHome(ctx, supply.DockerSocket(), needs, o.client, routes); err != nil {
 		return usagef("%s", inWords(err))
 	}
 	return nil
