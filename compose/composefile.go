@@ -26,6 +26,7 @@ import (
 	"time"
 
 	"github.com/moby/moby/api/pkg/stdcopy"
+	"go.yaml.in/yaml/v3"
 
 	"github.com/dbsock/dbsock/drivers"
 	"github.com/dbsock/dbsock/internal/cpustat"
@@ -150,8 +151,12 @@ func (c *Compose) prepare() error {
 	c.env = append(os.Environ(), "DBSOCK_SOCKET_DIR="+dir, "DBSOCK_SECRETS_DIR="+secrets, "DBSOCK_PID="+strconv.Itoa(os.Getpid()), "DBSOCK_OWNER="+supply.Self().String(),
 		"DBSOCK_CPUSET="+placement.FormatList(c.ServerCPUs),
 		"DBSOCK_BIND="+strings.Join(supply.Loopbacks(), ","), "DBSOCK_BIND_SPACED="+strings.Join(supply.Loopbacks(), " "))
+	uses, err := serviceSecrets()
+	if err != nil {
+		return err
+	}
 	for _, t := range c.Services {
-		if err := c.prepareService(t); err != nil {
+		if err := c.prepareService(t, uses[t.Name]); err != nil {
 			return err
 		}
 	}
@@ -161,11 +166,29 @@ func (c *Compose) prepare() error {
 	return nil
 }
 
+// serviceSecrets is what each service of compose.yaml lists under its
+// secrets:, by service name.
+func serviceSecrets() (map[string][]string, error) {
+	var f struct {
+		Services map[string]struct{ Secrets []string }
+	}
+	if err := yaml.Unmarshal(File, &f); err != nil {
+		return nil, fmt.Errorf("compose provider: read the services' secrets in compose.yaml: %w", err)
+	}
+	uses := map[string][]string{}
+	for name, s := range f.Services {
+		uses[name] = s.Secrets
+	}
+	return uses, nil
+}
+
 // prepareService makes t's socket dir and port, put in the environment
-// compose.yaml reads (DBSOCK_<NAME>_PORT, ...), and its password and
-// other secrets, written as the files compose.yaml's secrets name
-// (secrets/NAME-password, ...).
-func (c *Compose) prepareService(t supply.Target) error {
+// compose.yaml reads (DBSOCK_<NAME>_PORT, ...), and its secrets, written
+// as the files compose.yaml's secrets name: NAME-password, the run's
+// password (a bootstrap one, for a target that rotates it), and a random
+// value for each other secret its service uses (uses, from its secrets:
+// in compose.yaml; e.g. a root password), which only compose.yaml names.
+func (c *Compose) prepareService(t supply.Target, uses []string) error {
 	sockDir := filepath.Join(c.dir, t.Name)
 	if err := os.Mkdir(sockDir, 0o777); err != nil {
 		return err
@@ -190,13 +213,14 @@ func (c *Compose) prepareService(t supply.Target) error {
 			return err
 		}
 	}
-	if t.Container != nil {
-		for _, name := range t.Container.ComposeSecrets {
-			if c.secrets[name], err = supply.RandomPassword(); err != nil {
-				return err
-			}
-			c.secretNames[t.Name] = append(c.secretNames[t.Name], name)
+	for _, other := range uses {
+		if other == name {
+			continue
 		}
+		if c.secrets[other], err = supply.RandomPassword(); err != nil {
+			return err
+		}
+		c.secretNames[t.Name] = append(c.secretNames[t.Name], other)
 	}
 	return nil
 }

@@ -59,10 +59,6 @@ type Container struct {
 	UID int
 	// Spec builds the container's command line (SpecFor says for what).
 	Spec func(SpecFor) (ContainerSpec, error)
-	// ComposeSecrets are extra secrets compose.yaml's service uses (its
-	// names under secrets:, e.g. a root password), each given a random
-	// value per run; NAME-password, the run's password, is always there.
-	ComposeSecrets []string
 	// Rotate, when set, changes the passwords of the accounts the image's
 	// entrypoint created to the run's (those of srv's endpoints) as soon as
 	// the server is up: the image is handed bootstrap passwords (its Secrets

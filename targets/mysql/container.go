@@ -10,7 +10,7 @@ import (
 // recipe starts mysqld (Oracle MySQL) or mariadbd locally, and mysql:8.4
 // in a container (dbsock/mariadb:10.11 without a registry).
 var recipe = supply.Recipe{Local: localServer, Container: &supply.Container{Image: "mysql:8.4", Offline: "dbsock/mariadb:10.11", UID: 999,
-	Spec: container, ComposeSecrets: []string{secretRootPassword}, Rotate: rotate}}
+	Spec: container, Rotate: rotate}}
 
 // container runs the official mysql image (and dbsock/mariadb, which
 // takes the same flags). The passwords reach it in files in the socket
