@@ -38,6 +38,7 @@ import (
 	"github.com/dbsock/dbsock/compose"
 	"github.com/dbsock/dbsock/drivers"
 	"github.com/dbsock/dbsock/internal/placement"
+	"github.com/dbsock/dbsock/internal/setting"
 	"github.com/dbsock/dbsock/internal/userop"
 	"github.com/dbsock/dbsock/results"
 	"github.com/dbsock/dbsock/supply"
@@ -158,9 +159,18 @@ func Start(ctx context.Context, target string, opt StartOptions) (*Server, error
 	}
 	srv, err := p.Supply(ctx, t.Supply())
 	if err != nil {
-		return nil, errors.Join(fmt.Errorf("dbsock.Start(%q): %w", target, err), p.Close())
+		return nil, setting.Reword(errors.Join(fmt.Errorf("dbsock.Start(%q): %w", target, err), p.Close()), startField)
 	}
 	return &Server{Target: target, TCP: srv.TCP, Unix: srv.Unix, Origin: srv.Origin, srv: srv, settings: opt.Settings, provider: p}, nil
+}
+
+// startField words a setting that the supply layer's errors name as the
+// StartOptions field that sets it.
+func startField(f setting.Field) string {
+	if f == setting.Provider {
+		return "StartOptions.Provider"
+	}
+	return ""
 }
 
 // checkSettings checks that s, when set, are t's settings and valid.
@@ -188,6 +198,9 @@ func External(target string, tcp, unix Endpoint) (*Server, error) {
 	}
 	tcp.Transport, unix.Transport = TCP, Unix
 	for _, ep := range []Endpoint{tcp, unix} {
+		if ep.Address == "" {
+			continue // the supply layer says which is missing
+		}
 		if err := ep.Validate(); err != nil {
 			return nil, fmt.Errorf("dbsock.External(%q): %w", target, err)
 		}
@@ -195,9 +208,20 @@ func External(target string, tcp, unix Endpoint) (*Server, error) {
 	p := &supply.External{Endpoints: map[string]supply.Pair{target: {TCP: tcp, Unix: unix}}}
 	srv, err := p.Supply(context.Background(), t.Supply())
 	if err != nil {
-		return nil, fmt.Errorf("dbsock.External(%q): %w", target, err)
+		err = fmt.Errorf("dbsock.External(%q): %w", target, err)
+		return nil, setting.Worded(err, setting.WordAs(err.Error(), err, externalArgs))
 	}
 	return &Server{Target: target, TCP: srv.TCP, Unix: srv.Unix, Origin: srv.Origin, srv: srv, provider: p}, nil
+}
+
+// externalArgs words a missing endpoint as External's arguments.
+func externalArgs(m *supply.MissingEndpoint) string {
+	var paths []string
+	for _, p := range m.Paths {
+		paths = append(paths, string(p))
+	}
+	return fmt.Sprintf("no %s endpoint was given: pass External's %s argument (an Endpoint whose Address is HOST:PORT on loopback for tcp, the socket's path for unix)",
+		strings.Join(paths, " or "), strings.Join(paths, " and "))
 }
 
 // Endpoint is the server's endpoint on transport t.

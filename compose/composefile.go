@@ -31,6 +31,7 @@ import (
 	"github.com/dbsock/dbsock/drivers"
 	"github.com/dbsock/dbsock/internal/cpustat"
 	"github.com/dbsock/dbsock/internal/placement"
+	"github.com/dbsock/dbsock/internal/setting"
 	"github.com/dbsock/dbsock/supply"
 )
 
@@ -581,9 +582,9 @@ const noComposeTLS = "compose.yaml gives its services no certificate; --provider
 
 // CannotServe implements supply.PathServer: compose.yaml's services have no
 // certificate.
-func (*Compose) CannotServe(t drivers.Transport, _ []string) string {
+func (*Compose) CannotServe(t drivers.Transport, _ []string) error {
 	if t == drivers.TLS {
-		return noComposeTLS
+		return setting.Errorf("compose.yaml gives its services no certificate; %s docker or local serves the tls path", setting.Provider)
 	}
-	return ""
+	return nil
 }

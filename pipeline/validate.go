@@ -434,8 +434,8 @@ func (p Plan) ValidateProvider() error {
 		names = append(names, t.Name)
 	}
 	for _, t := range p.paths() {
-		if why := ps.CannotServe(t.Route(), names); why != "" { // a control as the path it repeats
-			return setting.Errorf("%s %s with %s %s: the %s path cannot be measured: %s; leave %s out", setting.Paths, joinPaths(p.paths()),
+		if why := ps.CannotServe(t.Route(), names); why != nil { // a control as the path it repeats
+			return setting.Errorf("%s %s with %s %s: the %s path cannot be measured: %w; leave %s out", setting.Paths, joinPaths(p.paths()),
 				setting.Provider, p.ProviderName, t, why, t)
 		}
 	}

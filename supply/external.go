@@ -33,16 +33,15 @@ func (*External) Name() string { return "external" }
 func (e *External) Supply(ctx context.Context, t Target) (*Server, error) {
 	target := t.Name
 	p, ok := e.Endpoints[target]
-	addr, sock := "--"+target+"-addr", t.Flag()
 	if !ok || !p.Given() {
-		return nil, fmt.Errorf("%w %s: external provider: no %s or %s given", ErrCannotSupply, target, addr, sock)
+		return nil, fmt.Errorf("%w %s: external provider: %w", ErrCannotSupply, target, &MissingEndpoint{Target: target, Paths: []drivers.Transport{drivers.TCP, drivers.Unix}})
 	}
 	if p.TCP.Address == "" || p.Unix.Address == "" {
-		missing := addr
+		missing := drivers.TCP
 		if p.Unix.Address == "" {
-			missing = sock
+			missing = drivers.Unix
 		}
-		return nil, fmt.Errorf("external %s server: both transports are compared, so both %s and %s are needed; add %s", target, addr, sock, missing)
+		return nil, fmt.Errorf("external %s server: both transports are compared, so both endpoints are needed: %w", target, &MissingEndpoint{Target: target, Paths: []drivers.Transport{missing}})
 	}
 	srv := &Server{Target: target, Provenance: drivers.Provenance{Provider: e.Name(), Origin: "external (already running)"}, TCP: p.TCP, Unix: p.Unix}
 	if host, _, _ := net.SplitHostPort(p.TCP.Address); host == "127.0.0.1" {

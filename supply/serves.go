@@ -1,7 +1,9 @@
 package supply
 
 import (
+	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/dbsock/dbsock/drivers"
 )
@@ -12,13 +14,33 @@ import (
 // without it.
 type PathServer interface {
 	// CannotServe says why the provider serves path t for none of
-	// targets, or "" when it may serve it for some.
-	CannotServe(t drivers.Transport, targets []string) string
+	// targets, or nil when it may serve it for some.
+	CannotServe(t drivers.Transport, targets []string) error
+}
+
+// MissingEndpoint is what a server the user runs (External) was not
+// given: its endpoints on Paths, for Target. Its Error names External's
+// field; whoever faces a person words it in that person's terms (dbsock
+// run: its --TARGET-* flags; package dbsock: External's arguments).
+type MissingEndpoint struct {
+	Target string
+	Paths  []drivers.Transport
+}
+
+func (m *MissingEndpoint) Error() string {
+	var paths, fields []string
+	for _, p := range m.Paths {
+		paths = append(paths, string(p))
+		fields = append(fields, strings.ToUpper(string(p))) // Pair's field
+	}
+	return fmt.Sprintf("no %s endpoint was given for %s: set %s of External.Endpoints[%q]", strings.Join(paths, " or "), m.Target, strings.Join(fields, " and "), m.Target)
 }
 
 // noRoutes is why a provider serves no published, bridge, service or pod
 // path.
 const noRoutes = "only the docker and compose providers serve it (a second container of the server on a bridge network)"
+
+var errNoRoutes = errors.New(noRoutes)
 
 // routed says whether t is a path through Docker's networks.
 func routed(t drivers.Transport) bool {
@@ -31,28 +53,29 @@ func routed(t drivers.Transport) bool {
 
 // CannotServe implements PathServer: local servers have no routes through
 // Docker's networks.
-func (*Local) CannotServe(t drivers.Transport, _ []string) string {
+func (*Local) CannotServe(t drivers.Transport, _ []string) error {
 	if routed(t) {
-		return noRoutes
+		return errNoRoutes
 	}
-	return ""
+	return nil
 }
 
 // CannotServe implements PathServer: a server the user runs has no routes
-// through Docker's networks, and a tls path only where its flags give one.
-func (e *External) CannotServe(t drivers.Transport, targets []string) string {
+// through Docker's networks, and a tls path only where it was given one
+// (a MissingEndpoint otherwise).
+func (e *External) CannotServe(t drivers.Transport, targets []string) error {
 	switch {
 	case routed(t):
-		return noRoutes
+		return errNoRoutes
 	case t != drivers.TLS:
-		return ""
+		return nil
 	}
-	name := "TARGET"
+	var missing error
 	for _, n := range targets {
 		if e.Endpoints[n].TLS.Address != "" {
-			return ""
+			return nil
 		}
-		name = n
+		missing = &MissingEndpoint{Target: n, Paths: []drivers.Transport{drivers.TLS}}
 	}
-	return fmt.Sprintf("no tls endpoint was given: add --%s-tls-ca FILE (or --%s-tls-insecure), and --%s-tls-addr where TLS listens on another port", name, name, name)
+	return missing
 }

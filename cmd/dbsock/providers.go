@@ -124,11 +124,11 @@ func (l *layeredProvider) Close() error { return errors.Join(l.Provider.Close(),
 
 // CannotServe implements supply.PathServer: the provider it layers on
 // says.
-func (l *layeredProvider) CannotServe(t drivers.Transport, targets []string) string {
+func (l *layeredProvider) CannotServe(t drivers.Transport, targets []string) error {
 	if ps, ok := l.Provider.(supply.PathServer); ok {
 		return ps.CannotServe(t, targets)
 	}
-	return ""
+	return nil
 }
 
 // parseServerPIDs reads the --server-pid TARGET=PID flags, each for a

@@ -1,6 +1,15 @@
 package main
 
-import "github.com/dbsock/dbsock/internal/setting"
+import (
+	"cmp"
+	"fmt"
+	"strings"
+
+	"github.com/dbsock/dbsock/drivers"
+	"github.com/dbsock/dbsock/internal/setting"
+	"github.com/dbsock/dbsock/supply"
+	"github.com/dbsock/dbsock/targets"
+)
 
 // flags names each of the engine's settings by the flag of dbsock run that
 // sets it: the engine's errors name fields (Options.N), the command line
@@ -27,5 +36,30 @@ func flagName(f setting.Field) string {
 	return settingFlag(f)
 }
 
-// inWords is err's text with the settings it names worded as flags.
-func inWords(err error) string { return setting.In(err, flagName) }
+// inWords is err's text with the settings it names worded as flags, and
+// the supply layer's typed errors in the flags' terms.
+func inWords(err error) string {
+	return setting.WordAs(setting.In(err, flagName), err, missingFlags)
+}
+
+// missingFlags words a missing endpoint of a server the user runs with
+// the flags that give it.
+func missingFlags(m *supply.MissingEndpoint) string {
+	flag := func(field string) string {
+		f := targets.Field(m.Target, field)
+		return cmp.Or(flagName(f), string(f))
+	}
+	var paths, add []string
+	for _, p := range m.Paths {
+		paths = append(paths, string(p))
+		switch p {
+		case drivers.TCP:
+			add = append(add, flag("Addr"))
+		case drivers.Unix:
+			add = append(add, flag("Socket"))
+		case drivers.TLS:
+			add = append(add, fmt.Sprintf("%s FILE (or %s), and %s where TLS listens on another port", flag("TLSCA"), flag("TLSInsecure"), flag("TLSAddr")))
+		}
+	}
+	return fmt.Sprintf("no %s endpoint was given: add %s", strings.Join(paths, " or "), strings.Join(add, " and "))
+}

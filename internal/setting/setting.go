@@ -183,3 +183,24 @@ type worded struct {
 
 func (w *worded) Error() string { return w.text }
 func (w *worded) Unwrap() error { return w.err }
+
+// WordAs is text (err's, as a reader words it so far) with the first
+// error of type T in err worded by word: the engine's typed errors (a
+// kind and its fields, such as a missing endpoint) are worded by each
+// reader in its own terms. text is returned as it is when err holds no T.
+func WordAs[T error](text string, err error, word func(T) string) string {
+	var t T
+	if !errors.As(err, &t) {
+		return text
+	}
+	return strings.Replace(text, t.Error(), word(t), 1)
+}
+
+// Worded is err with text for its words, as an error that errors.Is and
+// As still see through to err.
+func Worded(err error, text string) error {
+	if err == nil {
+		return nil
+	}
+	return &worded{text: text, err: err}
+}

@@ -67,3 +67,27 @@ func TestNestedErrorsAreWorded(t *testing.T) {
 		t.Error("the inner error is lost")
 	}
 }
+
+type missing struct{ what string }
+
+func (m *missing) Error() string { return "no " + m.what + " (Engine.Field)" }
+
+func TestTypedErrorIsWordedByItsReader(t *testing.T) {
+	inner := &missing{what: "socket"}
+	err := fmt.Errorf("redis: %w", Errorf("%s: %w; fix it", Paths, inner))
+	text := WordAs(In(err, func(Field) string { return "--paths" }), err, func(m *missing) string { return "no " + m.what + ": add --redis-socket" })
+	if want := "redis: --paths: no socket: add --redis-socket; fix it"; text != want {
+		t.Errorf("WordAs = %q, want %q", text, want)
+	}
+	if got := WordAs(io.EOF.Error(), io.EOF, func(*missing) string { return "x" }); got != "EOF" {
+		t.Errorf("WordAs without one = %q", got)
+	}
+	w := Worded(err, text)
+	var m *missing
+	if w.Error() != text || !errors.As(w, &m) || m != inner {
+		t.Errorf("Worded = %q, As %v", w, m)
+	}
+	if Worded(nil, "x") != nil {
+		t.Error("Worded(nil) is not nil")
+	}
+}

@@ -216,7 +216,7 @@ func run(t *testing.T, tg *targets.Target, p supply.Provider, name string) (*res
 	}
 	if ok, _ := supply.IPv6Loopback(); ok {
 		plan.Paths = []drivers.Transport{drivers.TCP, drivers.TCP6, drivers.TLS, drivers.Unix}
-		if ps, ok := p.(supply.PathServer); ok && ps.CannotServe(drivers.TLS, []string{tg.Name}) != "" {
+		if ps, ok := p.(supply.PathServer); ok && ps.CannotServe(drivers.TLS, []string{tg.Name}) != nil {
 			plan.Paths = []drivers.Transport{drivers.TCP, drivers.TCP6, drivers.Unix}
 		}
 	}

@@ -1,0 +1,44 @@
+package supply
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"testing"
+
+	"github.com/dbsock/dbsock/drivers"
+)
+
+// TestExternalSaysWhatIsMissing: a server the user runs without a tls
+// endpoint cannot serve the tls path, and one given by a single endpoint
+// cannot be supplied; each says so as a MissingEndpoint (the target and
+// the paths), in the supply layer's own terms, which name no flag.
+func TestExternalSaysWhatIsMissing(t *testing.T) {
+	tcp := drivers.Endpoint{Transport: drivers.TCP, Address: "127.0.0.1:6379"}
+	e := &External{Endpoints: map[string]Pair{"redis": {TCP: tcp}, "mysql": {TCP: tcp, TLS: drivers.Endpoint{Transport: drivers.TLS, Address: "127.0.0.1:3306"}}}}
+	var m *MissingEndpoint
+	err := e.CannotServe(drivers.TLS, []string{"redis"})
+	if !errors.As(err, &m) || m.Target != "redis" || !slices.Equal(m.Paths, []drivers.Transport{drivers.TLS}) {
+		t.Fatalf("CannotServe(tls) = %v", err)
+	}
+	if want := `no tls endpoint was given for redis: set TLS of External.Endpoints["redis"]`; err.Error() != want {
+		t.Errorf("Error() = %q, want %q", err, want)
+	}
+	if err := e.CannotServe(drivers.TLS, []string{"redis", "mysql"}); err != nil {
+		t.Errorf("tls given for mysql: %v", err)
+	}
+	if err := e.CannotServe(drivers.Pod, []string{"redis"}); !errors.Is(err, errNoRoutes) {
+		t.Errorf("pod: %v", err)
+	}
+	if err := e.CannotServe(drivers.TCP6, []string{"redis"}); err != nil {
+		t.Errorf("tcp6: %v", err)
+	}
+	_, err = e.Supply(context.Background(), Target{Name: "redis"})
+	if !errors.As(err, &m) || !slices.Equal(m.Paths, []drivers.Transport{drivers.Unix}) || errors.Is(err, ErrCannotSupply) {
+		t.Errorf("Supply with tcp alone: %v", err)
+	}
+	_, err = e.Supply(context.Background(), Target{Name: "postgres"})
+	if !errors.As(err, &m) || !slices.Equal(m.Paths, []drivers.Transport{drivers.TCP, drivers.Unix}) || !errors.Is(err, ErrCannotSupply) {
+		t.Errorf("Supply with nothing given: %v", err)
+	}
+}
