@@ -26,7 +26,6 @@ import (
 	"time"
 
 	"github.com/moby/moby/api/pkg/stdcopy"
-	"go.yaml.in/yaml/v3"
 
 	"github.com/dbsock/dbsock/drivers"
 	"github.com/dbsock/dbsock/internal/cpustat"
@@ -70,21 +69,19 @@ type Compose struct {
 	hostPorts map[string]int
 	pods      []pod
 	local     supply.Local // for the private run dir
-	dir       string
-	project   string
-	command   []string
-	env       []string
-	ports     map[string]int
-	pw        map[string]string
-	// secrets are compose.yaml's secrets (name: value), written into
-	// secretsDir for a service while it starts, and secretNames each
-	// service's.
-	secrets     map[string]string
-	secretNames map[string][]string
-	secretsDir  string
+	composeProject
+	serviceValues
 	secretWatch map[string]func() // ends putSecrets' supply.RemoveOnceRead
 	cpuset      map[string]string // as the engine reports it
 	up          bool
+}
+
+// composeProject is one compose project of the run: its directory (with
+// the services' socket dirs), its name, the compose command line that
+// runs it and the environment compose reads.
+type composeProject struct {
+	dir, project string
+	command, env []string
 }
 
 // NewCompose returns a compose provider for the services of compose.yaml.
@@ -167,22 +164,6 @@ func (c *Compose) prepare() error {
 	return nil
 }
 
-// serviceSecrets is what each service of compose.yaml lists under its
-// secrets:, by service name.
-func serviceSecrets() (map[string][]string, error) {
-	var f struct {
-		Services map[string]struct{ Secrets []string }
-	}
-	if err := yaml.Unmarshal(File, &f); err != nil {
-		return nil, fmt.Errorf("compose provider: read the services' secrets in compose.yaml: %w", err)
-	}
-	uses := map[string][]string{}
-	for name, s := range f.Services {
-		uses[name] = s.Secrets
-	}
-	return uses, nil
-}
-
 // prepareService makes t's socket dir and port, put in the environment
 // compose.yaml reads (DBSOCK_<NAME>_PORT, ...), and its secrets, written
 // as the files compose.yaml's secrets name: NAME-password, the run's
@@ -224,51 +205,6 @@ func (c *Compose) prepareService(t supply.Target, uses []string) error {
 		c.secretNames[t.Name] = append(c.secretNames[t.Name], other)
 	}
 	return nil
-}
-
-// putSecrets writes target's secrets into the run's 0700 secrets dir,
-// for its service to start (or restart) with. Compose mounts each file as
-// it is into the service's container, where the user the server runs as
-// must read it (an image may never run as root): 0644, in a
-// directory no other host user may enter.
-//
-// Each is removed as soon as the service has read it (supply.RemoveOnceRead), or
-// else by takeSecrets.
-func (c *Compose) putSecrets(target string) error {
-	var paths []string
-	for _, name := range c.secretNames[target] {
-		path := filepath.Join(c.secretsDir, name)
-		if err := os.WriteFile(path, []byte(c.secrets[name]), 0o644); err != nil {
-			return fmt.Errorf("compose provider: write the secret %s: %w", name, err)
-		}
-		paths = append(paths, path)
-	}
-	if c.Keep {
-		return nil
-	}
-	if c.secretWatch == nil {
-		c.secretWatch = map[string]func(){}
-	}
-	if stop := c.secretWatch[target]; stop != nil {
-		stop()
-	}
-	c.secretWatch[target] = supply.RemoveOnceRead(paths)
-	return nil
-}
-
-// takeSecrets removes target's secrets once its server is ready (its
-// container keeps what it mounted), unless the project is kept.
-func (c *Compose) takeSecrets(target string) {
-	if c.Keep {
-		return
-	}
-	if stop := c.secretWatch[target]; stop != nil {
-		stop()
-		delete(c.secretWatch, target)
-	}
-	for _, name := range c.secretNames[target] {
-		os.Remove(filepath.Join(c.secretsDir, name))
-	}
 }
 
 // run runs one compose command; its output goes into the error.

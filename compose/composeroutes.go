@@ -43,8 +43,7 @@ func (c *Compose) routesProject() (*Compose, error) {
 		return c.net, nil
 	}
 	n := &Compose{Services: c.Services, Images: c.Images, Keep: c.Keep, ServerCPUs: c.ServerCPUs, twin: true,
-		ports: c.ports, pw: c.pw, secrets: c.secrets, secretNames: c.secretNames, secretsDir: c.secretsDir,
-		cpuset: map[string]string{}, hostPorts: map[string]int{}}
+		serviceValues: c.serviceValues, cpuset: map[string]string{}, hostPorts: map[string]int{}}
 	n.dir = filepath.Join(c.dir, "net")
 	if err := os.Mkdir(n.dir, 0o700); err != nil {
 		return nil, err

@@ -50,18 +50,9 @@ type Server struct {
 	// it has one; NoTLS says why not otherwise.
 	TLS   drivers.Endpoint
 	NoTLS string
-	// Published and Bridge are the paths to a server container on a
-	// bridge network (a port Docker publishes on 127.0.0.1, and the
-	// container's own address), when the provider gives them; NoRoutes
-	// says why not otherwise.
-	Published, Bridge drivers.Endpoint
-	// Service and Pod are the paths from inside containers: from a
-	// container on the same bridge network to the server container's
-	// address there (a compose application), and from inside the server
-	// container's own network namespace over its 127.0.0.1 (a pod's
-	// sidecar); NoRoutes says why not otherwise.
-	Service, Pod drivers.Endpoint
-	NoRoutes     string
+	// DockerRoutes are the paths through Docker's networks (published,
+	// bridge, service, pod), when the provider gives them.
+	DockerRoutes
 	// SeedAlso are endpoints that reach other instances of the server
 	// (the container behind Published and Bridge): seeded too.
 	SeedAlso []drivers.Endpoint
@@ -81,6 +72,22 @@ type Server struct {
 	SeedEach bool
 	stop     func(context.Context) error
 	restart  func(context.Context) error
+}
+
+// DockerRoutes are a server's paths through Docker's networks, to a
+// second container of it on a bridge network.
+type DockerRoutes struct {
+	// Published and Bridge are the paths to a server container on a
+	// bridge network (a port Docker publishes on 127.0.0.1, and the
+	// container's own address); NoRoutes says why not otherwise.
+	Published, Bridge drivers.Endpoint
+	// Service and Pod are the paths from inside containers: from a
+	// container on the same bridge network to the server container's
+	// address there (a compose application), and from inside the server
+	// container's own network namespace over its 127.0.0.1 (a pod's
+	// sidecar); NoRoutes says why not otherwise.
+	Service, Pod drivers.Endpoint
+	NoRoutes     string
 }
 
 // Path is the server's endpoint on path t (tcp, tcp6, tls or unix), or an
