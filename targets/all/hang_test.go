@@ -15,6 +15,7 @@ import (
 	"github.com/dbsock/dbsock/internal/cpustat"
 	"github.com/dbsock/dbsock/internal/placement"
 	"github.com/dbsock/dbsock/pipeline"
+	"github.com/dbsock/dbsock/pipeline/pipelinetest"
 	"github.com/dbsock/dbsock/scenarios"
 	"github.com/dbsock/dbsock/targets"
 	"github.com/dbsock/dbsock/targets/targettest"
@@ -110,7 +111,7 @@ func TestHungServerEndsTheRun(t *testing.T) {
 func TestStoppedServerIsStopped(t *testing.T) {
 	srv := targettest.Local(t, "postgres", "initdb")
 	// Connections make backends: a run's worth.
-	targettest.Measure(t, "postgres", targettest.External("postgres", srv), scenarios.Options{N: 200, Warmup: 10, Rounds: 1, Blocks: 1, Seed: 1})
+	pipelinetest.Measure(t, "postgres", targettest.External("postgres", srv), scenarios.Options{N: 200, Warmup: 10, Rounds: 1, Blocks: 1, Seed: 1})
 	tree, err := cpustat.Descendants(srv.PID)
 	if err != nil {
 		t.Fatal(err)

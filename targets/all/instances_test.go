@@ -6,6 +6,7 @@ import (
 
 	"github.com/dbsock/dbsock/drivers"
 
+	"github.com/dbsock/dbsock/pipeline/pipelinetest"
 	"github.com/dbsock/dbsock/targets/targettest"
 )
 
@@ -18,9 +19,9 @@ func TestTwoServersAreNotOneRun(t *testing.T) {
 		t.Run(tt.target, func(t *testing.T) {
 			a := targettest.Local(t, tt.target, tt.binary)
 			b := targettest.Local(t, tt.target, tt.binary)
-			err := targettest.Mismatched(t, tt.target, a.TCP, b.Unix)
+			err := pipelinetest.Mismatched(t, tt.target, a.TCP, b.Unix)
 			targettest.Contains(t, err, "reach two different servers", a.TCP.Address, b.Unix.Address)
-			if err := targettest.Mismatched(t, tt.target, a.TCP, a.Unix); err != nil {
+			if err := pipelinetest.Mismatched(t, tt.target, a.TCP, a.Unix); err != nil {
 				t.Fatalf("one server's two endpoints: %v", err)
 			}
 		})
@@ -34,13 +35,13 @@ func TestAnotherKindOfServer(t *testing.T) {
 	rd := targettest.Local(t, "redis", targettest.Binaries["redis"]...)
 	pgAtMySQL := my.TCP
 	pgAtMySQL.User = "postgres"
-	err := targettest.Mismatched(t, "postgres", pgAtMySQL, drivers.Endpoint{Transport: drivers.Unix, Address: "/tmp/none/.s.PGSQL.5432"})
+	err := pipelinetest.Mismatched(t, "postgres", pgAtMySQL, drivers.Endpoint{Transport: drivers.Unix, Address: "/tmp/none/.s.PGSQL.5432"})
 	targettest.Contains(t, err, "received a message that is not PostgreSQL's protocol", "what answers at "+my.TCP.Address+": a MySQL-protocol server (")
 	if strings.Contains(err.Error(), "%!w") {
 		t.Errorf("a formatting slip reaches the user: %v", err)
 	}
-	err = targettest.Mismatched(t, "redis", drivers.Endpoint{Transport: drivers.TCP, Address: my.TCP.Address}, rd.Unix)
+	err = pipelinetest.Mismatched(t, "redis", drivers.Endpoint{Transport: drivers.TCP, Address: my.TCP.Address}, rd.Unix)
 	targettest.Contains(t, err, "a MySQL-protocol server (")
-	err = targettest.Mismatched(t, "mysql", drivers.Endpoint{Transport: drivers.TCP, Address: rd.TCP.Address, User: "root"}, my.Unix)
+	err = pipelinetest.Mismatched(t, "mysql", drivers.Endpoint{Transport: drivers.TCP, Address: rd.TCP.Address, User: "root"}, my.Unix)
 	targettest.Contains(t, err, "a Redis server (it answered PING")
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/dbsock/dbsock/drivers"
 	"github.com/dbsock/dbsock/pipeline"
+	"github.com/dbsock/dbsock/pipeline/pipelinetest"
 	"github.com/dbsock/dbsock/scenarios"
 	"github.com/dbsock/dbsock/targets/mysql"
 	"github.com/dbsock/dbsock/targets/targettest"
@@ -35,7 +36,7 @@ func TestYourQuery(t *testing.T) {
 			srv := targettest.Local(t, tt.target, targettest.Binaries[tt.target]...)
 			p := targettest.External(tt.target, srv)
 			opt := scenarios.Options{N: 200, Warmup: 10, Rounds: 1, Blocks: 2, Seed: 1, Rows: 50}
-			rep, err := targettest.MeasureOwn(t, tt.target, p, opt, targettest.Own{Query: tt.good})
+			rep, err := pipelinetest.MeasureOwn(t, tt.target, p, opt, pipelinetest.Own{Query: tt.good})
 			if err != nil {
 				t.Fatalf("--query %q: %v", tt.good, err)
 			}
@@ -47,7 +48,7 @@ func TestYourQuery(t *testing.T) {
 			if op := rep.Targets[0].Operation; !strings.Contains(op, "--query") {
 				t.Errorf("operation %q does not say it is the user's query", op)
 			}
-			_, err = targettest.MeasureOwn(t, tt.target, p, opt, targettest.Own{Query: tt.nothing})
+			_, err = pipelinetest.MeasureOwn(t, tt.target, p, opt, pipelinetest.Own{Query: tt.nothing})
 			if !errors.Is(err, drivers.ErrStatement) {
 				t.Fatalf("--query %q: %v; want a statement error", tt.nothing, err)
 			}
@@ -55,7 +56,7 @@ func TestYourQuery(t *testing.T) {
 			if tt.refused == "" {
 				return
 			}
-			_, err = targettest.MeasureOwn(t, tt.target, p, opt, targettest.Own{Query: tt.refused})
+			_, err = pipelinetest.MeasureOwn(t, tt.target, p, opt, pipelinetest.Own{Query: tt.refused})
 			if !errors.Is(err, drivers.ErrStatement) {
 				t.Fatalf("--query %q: %v; want a statement error", tt.refused, err)
 			}
@@ -73,7 +74,7 @@ func TestRedisCommandsByTheirFlags(t *testing.T) {
 	srv := targettest.Local(t, "redis", targettest.Binaries["redis"]...)
 	p := targettest.External("redis", srv)
 	opt := scenarios.Options{N: 50, Warmup: 5, Rounds: 1, Blocks: 1, Seed: 1, Rows: 20}
-	if _, err := targettest.MeasureOwn(t, "redis", p, opt, targettest.Own{Query: "OBJECT ENCODING dbsock:user:{key}"}); err != nil {
+	if _, err := pipelinetest.MeasureOwn(t, "redis", p, opt, pipelinetest.Own{Query: "OBJECT ENCODING dbsock:user:{key}"}); err != nil {
 		t.Errorf("OBJECT ENCODING: %v", err)
 	}
 	for q, says := range map[string]string{
@@ -81,7 +82,7 @@ func TestRedisCommandsByTheirFlags(t *testing.T) {
 		"NOSUCHCMD {key}":           "the server has no command NOSUCHCMD",
 		"HGET dbsock:user:{key} f":  "WRONGTYPE", // the server's error, not "returned nothing"
 	} {
-		_, err := targettest.MeasureOwn(t, "redis", p, opt, targettest.Own{Query: q})
+		_, err := pipelinetest.MeasureOwn(t, "redis", p, opt, pipelinetest.Own{Query: q})
 		if !errors.Is(err, drivers.ErrStatement) {
 			t.Errorf("%s: %v; want a statement error", q, err)
 			continue
@@ -97,14 +98,14 @@ func TestYourKeysAndWrite(t *testing.T) {
 	srv := targettest.Local(t, "mysql", targettest.Binaries["mysql"]...)
 	p := targettest.External("mysql", srv)
 	opt := scenarios.Options{N: 300, Warmup: 10, Rounds: 1, Blocks: 3, Seed: 1, Rows: 100}
-	targettest.Measure(t, "mysql", p, opt) // dbsock's table, standing in for the user's
+	pipelinetest.Measure(t, "mysql", p, opt) // dbsock's table, standing in for the user's
 	file := filepath.Join(t.TempDir(), "keys")
 	if err := os.WriteFile(file, []byte("5\n7\n9\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	keys := &pipeline.KeySource{File: file, Keys: []string{"5", "7", "9"}}
 	opt.Op = drivers.OpUpdate
-	rep, err := targettest.MeasureOwn(t, "mysql", p, opt, targettest.Own{Query: "UPDATE user SET n = n + 2 WHERE id = ?", KeysFrom: keys})
+	rep, err := pipelinetest.MeasureOwn(t, "mysql", p, opt, pipelinetest.Own{Query: "UPDATE user SET n = n + 2 WHERE id = ?", KeysFrom: keys})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -145,8 +146,8 @@ func TestRedisKeysFromScan(t *testing.T) {
 	srv := targettest.Local(t, "redis", targettest.Binaries["redis"]...)
 	p := targettest.External("redis", srv)
 	opt := scenarios.Options{N: 400, Warmup: 10, Rounds: 1, Blocks: 2, Seed: 1, Rows: 40}
-	targettest.Measure(t, "redis", p, opt) // dbsock's keys, standing in for the user's
-	rep, err := targettest.MeasureOwn(t, "redis", p, opt, targettest.Own{Query: "STRLEN {key}", KeysFrom: &pipeline.KeySource{Query: "dbsock:user:1*"}})
+	pipelinetest.Measure(t, "redis", p, opt) // dbsock's keys, standing in for the user's
+	rep, err := pipelinetest.MeasureOwn(t, "redis", p, opt, pipelinetest.Own{Query: "STRLEN {key}", KeysFrom: &pipeline.KeySource{Query: "dbsock:user:1*"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -168,9 +169,9 @@ func TestMongoCollection(t *testing.T) {
 	srv := targettest.Local(t, "mongo", targettest.Binaries["mongo"]...)
 	p := targettest.External("mongo", srv)
 	opt := scenarios.Options{N: 200, Warmup: 10, Rounds: 1, Blocks: 2, Seed: 1, Rows: 1}
-	targettest.Measure(t, "mongo", p, opt) // dbsock.user, standing in for the user's collection
-	own := targettest.Own{Query: `{"_id": "{key}"}`, Settings: `{"collection": "dbsock.user"}`}
-	rep, err := targettest.MeasureOwn(t, "mongo", p, opt, own)
+	pipelinetest.Measure(t, "mongo", p, opt) // dbsock.user, standing in for the user's collection
+	own := pipelinetest.Own{Query: `{"_id": "{key}"}`, Settings: `{"collection": "dbsock.user"}`}
+	rep, err := pipelinetest.MeasureOwn(t, "mongo", p, opt, own)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -178,7 +179,7 @@ func TestMongoCollection(t *testing.T) {
 		t.Errorf("operation %q, %d errors", op, rep.Runs[0].Errors)
 	}
 	own.Settings = `{"collection": "dbsock.nothing"}`
-	_, err = targettest.MeasureOwn(t, "mongo", p, opt, own)
+	_, err = pipelinetest.MeasureOwn(t, "mongo", p, opt, own)
 	if !errors.Is(err, drivers.ErrStatement) {
 		t.Fatalf("an empty collection: %v; want a statement error (dbsock must not have seeded it)", err)
 	}

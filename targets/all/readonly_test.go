@@ -12,6 +12,7 @@ import (
 
 	"github.com/dbsock/dbsock/drivers"
 	"github.com/dbsock/dbsock/pipeline"
+	"github.com/dbsock/dbsock/pipeline/pipelinetest"
 	"github.com/dbsock/dbsock/scenarios"
 	"github.com/dbsock/dbsock/supply"
 	"github.com/dbsock/dbsock/targets/postgres"
@@ -125,11 +126,11 @@ func checkRefused(t *testing.T, target string, srv *supply.Server, cases []write
 	p := targettest.External(target, srv)
 	opt := scenarios.Options{N: 50, Warmup: 5, Rounds: 1, Blocks: 1, Seed: 1, Rows: 50}
 	for _, tc := range cases {
-		own := targettest.Own{Query: tc.query}
+		own := pipelinetest.Own{Query: tc.query}
 		if tc.keys != "" {
-			own = targettest.Own{KeysFrom: &pipeline.KeySource{Query: tc.keys}, Query: map[string]string{"postgres": "SELECT id FROM items WHERE id = $1", "pgbouncer": "SELECT id FROM items WHERE id = $1", "mysql": "SELECT id FROM items WHERE id = ?"}[target]}
+			own = pipelinetest.Own{KeysFrom: &pipeline.KeySource{Query: tc.keys}, Query: map[string]string{"postgres": "SELECT id FROM items WHERE id = $1", "pgbouncer": "SELECT id FROM items WHERE id = $1", "mysql": "SELECT id FROM items WHERE id = ?"}[target]}
 		}
-		_, err := targettest.MeasureOwn(t, target, p, opt, own)
+		_, err := pipelinetest.MeasureOwn(t, target, p, opt, own)
 		if !errors.Is(err, drivers.ErrStatement) {
 			t.Errorf("%+v: %v; want a statement error", tc, err)
 			continue
@@ -164,8 +165,8 @@ func TestKeysQueryStopsAtRows(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			srv := targettest.Local(t, target, targettest.Binaries[target]...)
 			opt := scenarios.Options{N: 20, Warmup: 2, Rounds: 1, Blocks: 1, Seed: 1, Rows: 10, OpTimeout: 30 * time.Second}
-			rep, err := targettest.MeasureOwn(t, target, targettest.External(target, srv), opt,
-				targettest.Own{Query: tc[1], KeysFrom: &pipeline.KeySource{Query: tc[0]}})
+			rep, err := pipelinetest.MeasureOwn(t, target, targettest.External(target, srv), opt,
+				pipelinetest.Own{Query: tc[1], KeysFrom: &pipeline.KeySource{Query: tc[0]}})
 			if err != nil {
 				t.Fatal(err)
 			}

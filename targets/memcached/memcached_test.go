@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/dbsock/dbsock/drivers"
+	"github.com/dbsock/dbsock/pipeline/pipelinetest"
 	"github.com/dbsock/dbsock/targets/memcached"
 	"github.com/dbsock/dbsock/targets/targettest"
 )
@@ -13,19 +14,19 @@ import (
 const name = "memcached"
 
 func TestLocal(t *testing.T) {
-	rep := targettest.Run(t, name, "local", "memcached")
+	rep := pipelinetest.Run(t, name, "local", "memcached")
 	if tg := rep.Targets[0]; !strings.Contains(tg.Serving, "two memcached instances") || tg.Server.Product != "memcached" {
 		t.Errorf("the report does not say what serves memcached: %+v", tg)
 	}
 }
 
-func TestDocker(t *testing.T)  { targettest.Run(t, name, "docker") }
-func TestCompose(t *testing.T) { targettest.Run(t, name, "compose") }
+func TestDocker(t *testing.T)  { pipelinetest.Run(t, name, "docker") }
+func TestCompose(t *testing.T) { pipelinetest.Run(t, name, "compose") }
 
 // TestExternal measures a memcached pair that is already running.
 func TestExternal(t *testing.T) {
 	srv := targettest.Local(t, name, "memcached")
-	if err := targettest.Mismatched(t, name, srv.TCP, srv.Unix); err != nil {
+	if err := pipelinetest.Mismatched(t, name, srv.TCP, srv.Unix); err != nil {
 		t.Fatalf("the right endpoints: %v", err)
 	}
 }
@@ -34,7 +35,7 @@ func TestExternal(t *testing.T) {
 func TestWrongSocket(t *testing.T) {
 	srv := targettest.Local(t, name, "memcached")
 	redis := targettest.Local(t, "redis", "redis-server")
-	err := targettest.Mismatched(t, name, srv.TCP, drivers.Endpoint{Transport: drivers.Unix, Address: redis.Unix.Address})
+	err := pipelinetest.Mismatched(t, name, srv.TCP, drivers.Endpoint{Transport: drivers.Unix, Address: redis.Unix.Address})
 	targettest.Contains(t, err, "memcached", redis.Unix.Address)
 }
 

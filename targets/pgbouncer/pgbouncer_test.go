@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/dbsock/dbsock/drivers"
+	"github.com/dbsock/dbsock/pipeline/pipelinetest"
 	"github.com/dbsock/dbsock/targets/pgbouncer"
 	"github.com/dbsock/dbsock/targets/targettest"
 )
@@ -17,20 +18,20 @@ const name = "pgbouncer"
 var binaries = []string{"pgbouncer"}
 
 func TestLocal(t *testing.T) {
-	rep := targettest.Run(t, name, "local", binaries...)
+	rep := pipelinetest.Run(t, name, "local", binaries...)
 	tg := rep.Targets[0]
 	if tg.Server.Product != "PgBouncer" || !strings.Contains(tg.Server.Detail, "in front of PostgreSQL") || !strings.Contains(tg.Serving, "transaction pooling") {
 		t.Errorf("the report does not say what serves pgbouncer: %+v", tg)
 	}
 }
 
-func TestDocker(t *testing.T)  { targettest.Run(t, name, "docker") }
-func TestCompose(t *testing.T) { targettest.Run(t, name, "compose") }
+func TestDocker(t *testing.T)  { pipelinetest.Run(t, name, "docker") }
+func TestCompose(t *testing.T) { pipelinetest.Run(t, name, "compose") }
 
 // TestExternal measures a PgBouncer that is already running.
 func TestExternal(t *testing.T) {
 	srv := targettest.Local(t, name, binaries...)
-	if err := targettest.Mismatched(t, name, srv.TCP, srv.Unix); err != nil {
+	if err := pipelinetest.Mismatched(t, name, srv.TCP, srv.Unix); err != nil {
 		t.Fatalf("the right endpoints: %v", err)
 	}
 }
@@ -42,7 +43,7 @@ func TestWrongSocket(t *testing.T) {
 	pg := targettest.Local(t, "postgres", "initdb")
 	unix := pg.Unix
 	unix.User, unix.Password, unix.Database = srv.Unix.User, srv.Unix.Password, srv.Unix.Database
-	err := targettest.Mismatched(t, name, srv.TCP, unix)
+	err := pipelinetest.Mismatched(t, name, srv.TCP, unix)
 	targettest.Contains(t, err, "pgbouncer", pg.Unix.Address, "another server's socket")
 }
 

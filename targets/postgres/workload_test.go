@@ -9,6 +9,7 @@ import (
 
 	"github.com/dbsock/dbsock/drivers"
 	"github.com/dbsock/dbsock/pipeline"
+	"github.com/dbsock/dbsock/pipeline/pipelinetest"
 	"github.com/dbsock/dbsock/scenarios"
 	"github.com/dbsock/dbsock/targets/postgres"
 	"github.com/dbsock/dbsock/targets/targettest"
@@ -45,7 +46,7 @@ func TestUpdatesCountedOnTheServer(t *testing.T) {
 	srv := targettest.Local(t, "postgres", "initdb")
 	for _, dist := range []string{"uniform", "zipf"} {
 		keys, _ := scenarios.ParseKeys(dist)
-		rep := targettest.Measure(t, "postgres", targettest.External("postgres", srv),
+		rep := pipelinetest.Measure(t, "postgres", targettest.External("postgres", srv),
 			scenarios.Options{N: 10000, Warmup: 100, Rounds: 1, Blocks: 10, Seed: 3, Rows: 1000, Keys: keys, Op: drivers.OpUpdate})
 		var writes int64
 		for _, r := range rep.Runs {
@@ -78,7 +79,7 @@ func TestUpdatesCountedOnTheServer(t *testing.T) {
 // the reads and the writes are two cases, each with its own speedup.
 func TestMixedCountedOnTheServer(t *testing.T) {
 	srv := targettest.Local(t, "postgres", "initdb")
-	rep := targettest.Measure(t, "postgres", targettest.External("postgres", srv),
+	rep := pipelinetest.Measure(t, "postgres", targettest.External("postgres", srv),
 		scenarios.Options{N: 2000, Warmup: 50, Rounds: 1, Blocks: 10, Seed: 5, Rows: 1000, Op: drivers.OpMixed, Mix: scenarios.Mix{Reads: 1, Writes: 1}})
 	var writes, reads int64
 	for _, r := range rep.Runs {
@@ -114,8 +115,8 @@ func TestYourQueryAndKeys(t *testing.T) {
 	srv := targettest.Local(t, "postgres", "initdb")
 	p := targettest.External("postgres", srv)
 	opt := scenarios.Options{N: 300, Warmup: 10, Rounds: 1, Blocks: 3, Seed: 1, Rows: 200}
-	targettest.Measure(t, "postgres", p, opt) // dbsock's table, standing in for the user's
-	rep, err := targettest.MeasureOwn(t, "postgres", p, opt, targettest.Own{
+	pipelinetest.Measure(t, "postgres", p, opt) // dbsock's table, standing in for the user's
+	rep, err := pipelinetest.MeasureOwn(t, "postgres", p, opt, pipelinetest.Own{
 		Query:    `SELECT nickname, n FROM "user" WHERE id = $1`,
 		KeysFrom: &pipeline.KeySource{Query: `SELECT id FROM "user" WHERE id % 10 = 0`},
 	})
@@ -130,11 +131,11 @@ func TestYourQueryAndKeys(t *testing.T) {
 	if op := rep.Targets[0].Operation; !strings.Contains(op, `SELECT nickname, n FROM "user" WHERE id = ID`) || !strings.Contains(op, "--query") {
 		t.Errorf("operation %q does not name the user's query", op)
 	}
-	_, err = targettest.MeasureOwn(t, "postgres", p, opt, targettest.Own{Query: `SELECT nope FROM "user" WHERE id = $1`})
+	_, err = pipelinetest.MeasureOwn(t, "postgres", p, opt, pipelinetest.Own{Query: `SELECT nope FROM "user" WHERE id = $1`})
 	if !errors.Is(err, drivers.ErrStatement) {
 		t.Fatalf("a bad query: %v; want a statement error", err)
 	}
 	targettest.Contains(t, err, `column "nope" does not exist`, "Plan.Queries")
-	_, err = targettest.MeasureOwn(t, "postgres", p, opt, targettest.Own{Query: `SELECT nickname FROM "user" WHERE id = $1::int + 100000`})
+	_, err = pipelinetest.MeasureOwn(t, "postgres", p, opt, pipelinetest.Own{Query: `SELECT nickname FROM "user" WHERE id = $1::int + 100000`})
 	targettest.Contains(t, err, "returned nothing")
 }

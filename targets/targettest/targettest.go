@@ -1,107 +1,29 @@
-// Package targettest runs one registered target end to end for that
-// target's own integration tests: a real server from a real provider,
-// both transports measured and verified on the server side, and nothing
-// left behind. A target's test is then a few lines in its own directory.
+// Package targettest gives a registered target's own tests its real
+// server: from a real provider (local, docker or compose; skipped where
+// that provider has no binaries or images here), stopped when the test
+// ends. It imports nothing above the targets; package
+// pipeline/pipelinetest measures a target end to end with it.
 package targettest
 
 import (
 	"context"
-	"encoding/json"
 	"os"
 	"os/exec"
-	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/dbsock/dbsock/compose"
-	"github.com/dbsock/dbsock/drivers"
-	"github.com/dbsock/dbsock/internal/placement"
 	"github.com/dbsock/dbsock/internal/testutil"
-	"github.com/dbsock/dbsock/pipeline"
-	"github.com/dbsock/dbsock/results"
-	"github.com/dbsock/dbsock/scenarios"
 	"github.com/dbsock/dbsock/supply"
 	"github.com/dbsock/dbsock/supply/containers" // the docker provider's runtime
 	"github.com/dbsock/dbsock/targets"
 	_ "github.com/dbsock/dbsock/targets/all" // every target, as in the command
 )
 
-// Run measures target with provider ("local", "docker" or "compose"; the
-// container providers use the target's offline image), 2 rounds of 300
-// ops, and fails the test unless every run was verified on the server side
-// and error-free, a container's server ran as its official image's user,
-// and no process, container or temp dir is left. With
-// "local" it skips (or, under testutil.RequireEnv, fails) unless one of
-// binaries is installed; with the others, unless the image is built.
-
 // Tests of dbsock's own targets start containers as the dbsock command
 // does: testcontainers' reaper off (no registry for its image here) and
 // its logger quiet.
 func init() { containers.Quiet() }
-
-func Run(t *testing.T, target, provider string, binaries ...string) *results.Report {
-	t.Helper()
-	tg := lookup(t, target)
-	p := newProvider(t, tg, provider, binaries)
-	rep, err := run(t, tg, p, provider)
-	if err != nil {
-		t.Fatalf("%s with the %s provider: %v", target, provider, err)
-	}
-	// Every server dbsock starts has the tcp6 path where this host has
-	// ::1, verified on the server side; FerretDB, which listens on one
-	// address, is the one reasoned skip, said in the report.
-	paths := 3
-	if ok, _ := supply.IPv6Loopback(); !ok {
-		paths = 2
-	} else if ti := rep.Targets[0]; ti.Server.Product == "FerretDB" {
-		paths = 2
-		if w := strings.Join(ti.Warnings, " "); !strings.Contains(w, "The tcp6 path was not measured") {
-			t.Errorf("FerretDB: tcp6 not measured and not said: warnings %q", w)
-		}
-	}
-	// Every database server dbsock starts serves the tls path, but those
-	// of compose.yaml (no certificate: the path is not asked of it, which
-	// refuses it) and a mongo container (mongod and FerretDB serve TLS on
-	// different ports); dbsock's own servers have none. Each says why in
-	// the report.
-	if servesTLS(tg, provider, rep.Targets[0].Server.Product) {
-		paths++
-	} else if w := strings.Join(rep.Targets[0].Warnings, " "); provider != "compose" && !strings.Contains(w, "The tls path was not measured") {
-		t.Errorf("%s with %s: tls not measured and not said: warnings %q", target, provider, w)
-	}
-	if len(rep.Runs) != 2*paths {
-		t.Fatalf("%d runs, want %d paths x 2 rounds", len(rep.Runs), paths)
-	}
-	for _, r := range rep.Runs {
-		if tlsVersion := r.Negotiated != nil && r.Negotiated.TLSVersion != ""; tlsVersion != (r.Transport == drivers.TLS) {
-			t.Errorf("%s round %d: negotiated %+v (%s)", r.Transport, r.Round, r.Negotiated, r.Evidence)
-		}
-		if r.Transport == drivers.TCP6 && !strings.Contains(r.Evidence, "::1") {
-			t.Errorf("tcp6 round %d: evidence %q does not name ::1", r.Round, r.Evidence)
-		}
-		if !r.TransportVerified || r.Errors != 0 || r.N != 300 || r.Latency.P50 <= 0 || r.Evidence == "" {
-			t.Errorf("%s round %d: verified %v (%s), errors %d, n %d, p50 %d", r.Transport, r.Round, r.TransportVerified, r.Evidence, r.Errors, r.N, r.Latency.P50)
-		}
-	}
-	if ti := rep.Targets[0]; ti.Provider != provider || ti.Server.Product == "" {
-		t.Errorf("target record %+v: want provider %s and a server product", ti, provider)
-	}
-	// The offline image drops root as the official image does.
-	if ti := rep.Targets[0]; provider != "local" && tg.Container.UID != 0 && ti.RunsAs != "uid "+strconv.Itoa(tg.Container.UID) {
-		t.Errorf("the %s container's server ran as %q, want uid %d as in %s", target, ti.RunsAs, tg.Container.UID, tg.Container.Image)
-	}
-	if kids := testutil.Children(t); len(kids) != 0 {
-		t.Errorf("server processes left running: %v", kids)
-	}
-	if provider != "local" {
-		out, err := exec.Command("docker", "ps", "-aq", "--filter", "label="+supply.PIDLabel+"="+strconv.Itoa(os.Getpid())).Output()
-		if err != nil || len(strings.TrimSpace(string(out))) > 0 {
-			t.Errorf("containers left running: %q (%v)", out, err)
-		}
-	}
-	return rep
-}
 
 // Binaries are the server binaries each database target's local recipe
 // can start (any one will do); dbsock's own servers need none.
@@ -112,16 +34,6 @@ var Binaries = map[string][]string{
 	"postgres":  {"initdb"},
 	"memcached": {"memcached"},
 	"pgbouncer": {"pgbouncer"},
-}
-
-// Mismatched runs target against the external endpoints given (which a
-// test points at the wrong servers) and returns the run's error.
-func Mismatched(t *testing.T, target string, tcp, unix drivers.Endpoint) error {
-	t.Helper()
-	tg := lookup(t, target)
-	p := &supply.External{Endpoints: map[string]supply.Pair{target: {TCP: tcp, Unix: unix}}}
-	_, err := run(t, tg, p, "external")
-	return err
 }
 
 // Local starts target's server with the local provider; it is stopped when
@@ -137,15 +49,15 @@ func Local(t *testing.T, target string, binaries ...string) *supply.Server {
 // stops it when the test ends.
 func Supplied(t *testing.T, target, provider string) *supply.Server {
 	t.Helper()
-	return SuppliedAs(t, lookup(t, target).Supply(), provider)
+	return SuppliedAs(t, Lookup(t, target).Supply(), provider)
 }
 
 // SuppliedAs is Supplied for a recipe of the test's own (a registered
 // target's, changed).
 func SuppliedAs(t *testing.T, ct supply.Target, provider string) *supply.Server {
 	t.Helper()
-	tg := lookup(t, ct.Name)
-	p := newProvider(t, tg, provider, Binaries[ct.Name])
+	tg := Lookup(t, ct.Name)
+	p := Provider(t, tg, provider, Binaries[ct.Name])
 	t.Cleanup(func() { _ = p.Close() })
 	srv, err := p.Supply(context.Background(), ct)
 	if err != nil {
@@ -155,7 +67,8 @@ func SuppliedAs(t *testing.T, ct supply.Target, provider string) *supply.Server 
 	return srv
 }
 
-func lookup(t *testing.T, target string) *targets.Target {
+// Lookup is the registered target; an unknown one fails the test.
+func Lookup(t *testing.T, target string) *targets.Target {
 	t.Helper()
 	tg, ok := targets.Lookup(target)
 	if !ok {
@@ -164,7 +77,11 @@ func lookup(t *testing.T, target string) *targets.Target {
 	return tg
 }
 
-func newProvider(t *testing.T, tg *targets.Target, provider string, binaries []string) supply.Provider {
+// Provider is a provider of tg's server for a test: "local" (skipped, or
+// under testutil.RequireEnv failed, unless one of binaries is installed),
+// "docker" (with the tls path) or "compose", each of those with the
+// target's offline image (skipped with -short, or where it is not built).
+func Provider(t *testing.T, tg *targets.Target, provider string, binaries []string) supply.Provider {
 	t.Helper()
 	switch provider {
 	case "local":
@@ -198,42 +115,6 @@ func newProvider(t *testing.T, tg *targets.Target, provider string, binaries []s
 	return nil
 }
 
-func run(t *testing.T, tg *targets.Target, p supply.Provider, name string) (*results.Report, error) {
-	t.Helper()
-	place, err := placement.Resolve("auto", "", "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if l, ok := p.(*supply.Local); ok {
-		l.ServerCPUs = place.Server
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	plan := pipeline.Plan{
-		Targets: []*targets.Target{tg}, Provider: p, ProviderName: name, Placement: place,
-		Options: scenarios.Options{N: 300, Warmup: 30, Rounds: 2, OpTimeout: 10 * time.Second, Seed: 1},
-		Reach:   drivers.Reach, FailFast: true,
-	}
-	if ok, _ := supply.IPv6Loopback(); ok {
-		plan.Paths = []drivers.Transport{drivers.TCP, drivers.TCP6, drivers.TLS, drivers.Unix}
-		if ps, ok := p.(supply.PathServer); ok && ps.CannotServe(drivers.TLS, []string{tg.Name}) != nil {
-			plan.Paths = []drivers.Transport{drivers.TCP, drivers.TCP6, drivers.Unix}
-		}
-	}
-	rep, err := pipeline.Run(ctx, plan)
-	if cerr := p.Close(); cerr != nil && err == nil {
-		err = cerr
-	}
-	if err == nil && rep.Targets[0].Error != "" {
-		err = errorString(rep.Targets[0].Error)
-	}
-	return rep, err
-}
-
-type errorString string
-
-func (e errorString) Error() string { return string(e) }
-
 // Contains fails the test unless err's text has every one of words.
 func Contains(t *testing.T, err error, words ...string) {
 	t.Helper()
@@ -247,79 +128,7 @@ func Contains(t *testing.T, err error, words ...string) {
 	}
 }
 
-// Measure runs target against the servers p supplies with a test's own
-// options (rows, keys, op, sizes) and returns the report; any error fails
-// the test.
-func Measure(t *testing.T, target string, p supply.Provider, opt scenarios.Options) *results.Report {
-	t.Helper()
-	rep, err := MeasureOwn(t, target, p, opt, Own{})
-	if err != nil {
-		t.Fatalf("%s: %v", target, err)
-	}
-	return rep
-}
-
-// Own is the user's own op and keys for MeasureOwn (--query, --keys-from).
-type Own struct {
-	Query    string
-	KeysFrom *pipeline.KeySource
-	// Settings are the target's own settings as JSON, decoded into its
-	// defaults (e.g. {"collection": "dbsock.user"} for mongo).
-	Settings string
-}
-
-// MeasureOwn is Measure with the user's own op and keys; it returns the
-// run's error (a bad statement wraps drivers.ErrStatement) instead of
-// failing the test.
-func MeasureOwn(t *testing.T, target string, p supply.Provider, opt scenarios.Options, own Own) (*results.Report, error) {
-	t.Helper()
-	place, err := placement.Resolve("auto", "", "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	if opt.OpTimeout == 0 {
-		opt.OpTimeout = 10 * time.Second
-	}
-	plan := pipeline.Plan{Targets: []*targets.Target{lookup(t, target)}, Provider: p, ProviderName: p.Name(),
-		Placement: place, Options: opt, Reach: drivers.Reach}
-	if own.Query != "" {
-		plan.Queries = map[string]string{target: own.Query}
-	}
-	if own.KeysFrom != nil {
-		plan.KeysFrom = map[string]pipeline.KeySource{target: *own.KeysFrom}
-	}
-	if own.Settings != "" {
-		settings := lookup(t, target).Settings()
-		if err := json.Unmarshal([]byte(own.Settings), settings); err != nil {
-			t.Fatal(err)
-		}
-		if err := settings.Validate(); err != nil {
-			t.Fatal(err)
-		}
-		plan.Settings = map[string]targets.Settings{target: settings}
-	}
-	rep, err := pipeline.Run(ctx, plan)
-	if err == nil && rep.Targets[0].Error != "" {
-		err = errorString(rep.Targets[0].Error)
-	}
-	return rep, err
-}
-
 // External is the external provider of srv's two endpoints for target.
 func External(target string, srv *supply.Server) *supply.External {
 	return &supply.External{Endpoints: map[string]supply.Pair{target: {TCP: srv.TCP, Unix: srv.Unix}}}
-}
-
-// servesTLS says whether provider starts target's server (product) with
-// TLS; the local recipe serves it from FerretDB, not mongod.
-func servesTLS(tg *targets.Target, provider, product string) bool {
-	switch {
-	case Binaries[tg.Name] == nil, provider == "compose":
-		return false
-	case tg.Name == "mongo" && (provider == "docker" || product != "FerretDB"):
-		return false
-	}
-	return true
 }
