@@ -149,10 +149,7 @@ func (c *Compose) prepare() error {
 	c.env = append(os.Environ(), "DBSOCK_SOCKET_DIR="+dir, "DBSOCK_SECRETS_DIR="+secrets, "DBSOCK_PID="+strconv.Itoa(os.Getpid()), "DBSOCK_OWNER="+supply.Self().String(),
 		"DBSOCK_CPUSET="+placement.FormatList(c.ServerCPUs),
 		"DBSOCK_BIND="+strings.Join(supply.Loopbacks(), ","), "DBSOCK_BIND_SPACED="+strings.Join(supply.Loopbacks(), " "))
-	uses, err := serviceSecrets()
-	if err != nil {
-		return err
-	}
+	uses := serviceSecrets()
 	for _, t := range c.Services {
 		if err := c.prepareService(t, uses[t.Name]); err != nil {
 			return err

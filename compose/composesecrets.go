@@ -4,8 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-
-	"go.yaml.in/yaml/v3"
+	"strings"
 
 	"github.com/dbsock/dbsock/supply"
 )
@@ -23,19 +22,28 @@ type serviceValues struct {
 }
 
 // serviceSecrets is what each service of compose.yaml lists under its
-// secrets:, by service name.
-func serviceSecrets() (map[string][]string, error) {
-	var f struct {
-		Services map[string]struct{ Secrets []string }
-	}
-	if err := yaml.Unmarshal(File, &f); err != nil {
-		return nil, fmt.Errorf("compose provider: read the services' secrets in compose.yaml: %w", err)
-	}
+// secrets:, by service name. The file gives each list in one line
+// ("    secrets: [a, b]"), which is read as it is, without a YAML parser
+// that every program importing dbsock would compile; a test checks that
+// it reads what a YAML parser reads.
+func serviceSecrets() map[string][]string {
 	uses := map[string][]string{}
-	for name, s := range f.Services {
-		uses[name] = s.Secrets
+	inServices, service := false, ""
+	for _, line := range strings.Split(string(File), "\n") {
+		trimmed := strings.TrimSpace(line)
+		switch {
+		case trimmed == "" || strings.HasPrefix(trimmed, "#"):
+		case !strings.HasPrefix(line, " "): // a top-level key
+			inServices, service = trimmed == "services:", ""
+		case inServices && strings.HasPrefix(line, "  ") && !strings.HasPrefix(line, "   ") && strings.HasSuffix(trimmed, ":"):
+			service = strings.TrimSuffix(trimmed, ":")
+		case service != "" && strings.HasPrefix(line, "    secrets: [") && strings.HasSuffix(trimmed, "]"):
+			for _, name := range strings.Split(strings.TrimSuffix(strings.TrimPrefix(line, "    secrets: ["), "]"), ",") {
+				uses[service] = append(uses[service], strings.TrimSpace(name))
+			}
+		}
 	}
-	return uses, nil
+	return uses
 }
 
 // putSecrets writes target's secrets into the run's 0700 secrets dir,

@@ -9,21 +9,27 @@ import (
 )
 
 // TestServiceSecretsComeFromComposeYAML: the compose provider reads the
-// secrets each service uses from compose.yaml itself: every service has
-// its NAME-password, each secret a service uses is its own (named after
-// it) and declared under the file's secrets:, and mysql's root password,
-// which only compose.yaml names, is among mysql's.
+// secrets each service uses from compose.yaml itself, as a YAML parser
+// reads them: every service has its NAME-password, each secret a service
+// uses is its own (named after it) and declared under the file's
+// secrets:, and mysql's root password, which only compose.yaml names, is
+// among mysql's.
 func TestServiceSecretsComeFromComposeYAML(t *testing.T) {
-	uses, err := serviceSecrets()
-	if err != nil {
-		t.Fatal(err)
+	uses := serviceSecrets()
+	var f struct {
+		Services map[string]struct{ Secrets []string }
+		Secrets  map[string]any
 	}
-	var f struct{ Secrets map[string]any }
 	if err := yaml.Unmarshal(File, &f); err != nil {
 		t.Fatal(err)
 	}
-	if len(uses) == 0 {
-		t.Fatal("compose.yaml has no services")
+	if len(f.Services) == 0 || len(uses) != len(f.Services) {
+		t.Fatalf("read the secrets of %d services, the YAML parser %d", len(uses), len(f.Services))
+	}
+	for service, s := range f.Services {
+		if !slices.Equal(uses[service], s.Secrets) {
+			t.Errorf("service %s: read secrets %q, the YAML parser %q", service, uses[service], s.Secrets)
+		}
 	}
 	for service, names := range uses {
 		if !slices.Contains(names, service+"-password") {
