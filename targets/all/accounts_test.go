@@ -31,7 +31,7 @@ import (
 // itself runs as the mysql user, not as root.
 func TestNoAccountWithoutTheRunsPassword(t *testing.T) {
 	testutil.NeedAny(t, "mariadb")
-	srv := targettest.Local(t, "mysql", targettest.Binaries["mysql"]...)
+	srv := sharedLocal(t, "mysql")
 	host, port, _ := strings.Cut(srv.TCP.Address, ":")
 	client, err := exec.LookPath("mariadb")
 	if err != nil {
@@ -96,7 +96,7 @@ func uidOf(t *testing.T, pid int) int {
 // account: over TCP (any local user can reach it) a get is refused, and a
 // wrong password is refused.
 func TestMemcachedWantsTheRunsAccount(t *testing.T) {
-	srv := targettest.Local(t, "memcached", targettest.Binaries["memcached"]...)
+	srv := sharedLocal(t, "memcached")
 	for _, first := range []string{"get dbsock:user:1\r\n", "set auth 0 0 12\r\ndbsock wrong\r\n"} {
 		c, err := net.DialTimeout("tcp", srv.TCP.Address, 5*time.Second)
 		if err != nil {
@@ -124,7 +124,7 @@ func TestFerretDBWantsTheRunsAccount(t *testing.T) {
 			if provider == "local" {
 				testutil.NeedAny(t, "ferretdb")
 			}
-			mongoRefuses(t, targettest.Supplied(t, "mongo", provider))
+			mongoRefuses(t, sharedSupplied(t, "mongo", provider).srv)
 		})
 	}
 }
@@ -171,9 +171,9 @@ func TestServersRunUnprivileged(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("dbsock runs as an unprivileged user already")
 	}
-	for target, binaries := range targettest.Binaries {
+	for target := range targettest.Binaries {
 		t.Run(target, func(t *testing.T) {
-			srv := targettest.Local(t, target, binaries...)
+			srv := sharedLocal(t, target)
 			pids := append([]int{srv.PID}, pidsNaming(t, srv.Unix.Address)...)
 			for _, pid := range pids {
 				if uid := uidOf(t, pid); uid == 0 {

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/dbsock/dbsock/drivers"
-
+	"github.com/dbsock/dbsock/internal/testutil"
 	"github.com/dbsock/dbsock/pipeline/pipelinetest"
 	"github.com/dbsock/dbsock/targets/targettest"
 )
@@ -17,8 +17,9 @@ import (
 func TestTwoServersAreNotOneRun(t *testing.T) {
 	for _, tt := range []struct{ target, binary string }{{"redis", "redis-server"}, {"mysql", "mariadbd"}, {"postgres", "initdb"}} {
 		t.Run(tt.target, func(t *testing.T) {
-			a := targettest.Local(t, tt.target, tt.binary)
-			b := targettest.Local(t, tt.target, tt.binary)
+			testutil.NeedAny(t, tt.binary)
+			a := sharedLocal(t, tt.target)
+			b := targettest.Local(t, tt.target, tt.binary) // a second instance of its own
 			err := pipelinetest.Mismatched(t, tt.target, a.TCP, b.Unix)
 			targettest.Contains(t, err, "reach two different servers", a.TCP.Address, b.Unix.Address)
 			if err := pipelinetest.Mismatched(t, tt.target, a.TCP, a.Unix); err != nil {
@@ -31,8 +32,8 @@ func TestTwoServersAreNotOneRun(t *testing.T) {
 // TestAnotherKindOfServer: a target pointed at a real server of another
 // kind says what really answers there, in the first error.
 func TestAnotherKindOfServer(t *testing.T) {
-	my := targettest.Local(t, "mysql", targettest.Binaries["mysql"]...)
-	rd := targettest.Local(t, "redis", targettest.Binaries["redis"]...)
+	my := sharedLocal(t, "mysql")
+	rd := sharedLocal(t, "redis")
 	pgAtMySQL := my.TCP
 	pgAtMySQL.User = "postgres"
 	err := pipelinetest.Mismatched(t, "postgres", pgAtMySQL, drivers.Endpoint{Transport: drivers.Unix, Address: "/tmp/none/.s.PGSQL.5432"})

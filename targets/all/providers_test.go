@@ -21,7 +21,9 @@ import (
 
 func TestMain(m *testing.M) {
 	child.MaybeRun()
-	os.Exit(m.Run())
+	code := m.Run()
+	stopShared()
+	os.Exit(code)
 }
 
 // TestLocalSupplyAndStop starts every registered target's real server with

@@ -33,7 +33,7 @@ func TestYourQuery(t *testing.T) {
 		{"mongo", `{"_id": "{key}"}`, `{"_id": "x{key}"}`, `{"_id": {"$bogus": "{key}"}}`, "$bogus"},
 	} {
 		t.Run(tt.target, func(t *testing.T) {
-			srv := targettest.Local(t, tt.target, targettest.Binaries[tt.target]...)
+			srv := sharedLocal(t, tt.target)
 			p := targettest.External(tt.target, srv)
 			opt := scenarios.Options{N: 200, Warmup: 10, Rounds: 1, Blocks: 2, Seed: 1, Rows: 50}
 			rep, err := pipelinetest.MeasureOwn(t, tt.target, p, opt, pipelinetest.Own{Query: tt.good})
@@ -95,7 +95,7 @@ func TestRedisCommandsByTheirFlags(t *testing.T) {
 // made for them), and the user's own UPDATE (--op update --query) writes
 // exactly once per successful op, as the counters on the server say.
 func TestYourKeysAndWrite(t *testing.T) {
-	srv := targettest.Local(t, "mysql", targettest.Binaries["mysql"]...)
+	srv := sharedLocal(t, "mysql") // the user table's counters are this test's alone: it seeds them back to 0
 	p := targettest.External("mysql", srv)
 	opt := scenarios.Options{N: 300, Warmup: 10, Rounds: 1, Blocks: 3, Seed: 1, Rows: 100}
 	pipelinetest.Measure(t, "mysql", p, opt) // dbsock's table, standing in for the user's
@@ -166,7 +166,7 @@ func TestRedisKeysFromScan(t *testing.T) {
 // (--mongo-collection DB.COLL) reads that collection, and dbsock seeds
 // nothing there; a key it does not hold is a statement error.
 func TestMongoCollection(t *testing.T) {
-	srv := targettest.Local(t, "mongo", targettest.Binaries["mongo"]...)
+	srv := sharedLocal(t, "mongo") // no test makes the collection dbsock.nothing
 	p := targettest.External("mongo", srv)
 	opt := scenarios.Options{N: 200, Warmup: 10, Rounds: 1, Blocks: 2, Seed: 1, Rows: 1}
 	pipelinetest.Measure(t, "mongo", p, opt) // dbsock.user, standing in for the user's collection

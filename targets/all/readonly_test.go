@@ -40,7 +40,7 @@ func TestReadsCannotWritePostgres(t *testing.T) {
 }
 
 func readsCannotWritePostgres(t *testing.T, target string) {
-	srv := targettest.Local(t, target, targettest.Binaries[target]...)
+	srv := sharedLocal(t, target)
 	ctx := context.Background()
 	cfg, err := postgres.Config(srv.Unix)
 	if err != nil {
@@ -53,6 +53,9 @@ func readsCannotWritePostgres(t *testing.T, target string) {
 	}
 	defer c.Close(ctx)
 	for _, q := range []string{
+		"DROP TABLE IF EXISTS items, log, stolen", // the shared server's, from a run before (-count)
+		"DROP SEQUENCE IF EXISTS seq",
+		"DROP FUNCTION IF EXISTS sidefx(int)",
 		"CREATE TABLE items (id int PRIMARY KEY, n int NOT NULL DEFAULT 0)",
 		"INSERT INTO items (id) SELECT generate_series(1, 50)",
 		"CREATE TABLE log (i int)",
@@ -88,13 +91,15 @@ func readsCannotWritePostgres(t *testing.T, target string) {
 // that inserts is refused in the read-only session, keys queries that
 // write are refused, and the data is as it was.
 func TestReadsCannotWriteMySQL(t *testing.T) {
-	srv := targettest.Local(t, "mysql", targettest.Binaries["mysql"]...)
+	srv := sharedLocal(t, "mysql")
 	db, err := sqlOpen(srv.Unix)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer db.Close()
 	for _, q := range []string{
+		"DROP TABLE IF EXISTS items, log", // the shared server's, from a run before (-count)
+		"DROP FUNCTION IF EXISTS sidefx",
 		"CREATE TABLE items (id INT PRIMARY KEY, n INT NOT NULL DEFAULT 0)",
 		"INSERT INTO items (id) VALUES " + values(50),
 		"CREATE TABLE log (i INT)",
@@ -163,7 +168,7 @@ func TestKeysQueryStopsAtRows(t *testing.T) {
 	} {
 		target, _, _ := strings.Cut(name, "/")
 		t.Run(name, func(t *testing.T) {
-			srv := targettest.Local(t, target, targettest.Binaries[target]...)
+			srv := sharedLocal(t, target)
 			opt := scenarios.Options{N: 20, Warmup: 2, Rounds: 1, Blocks: 1, Seed: 1, Rows: 10, OpTimeout: 30 * time.Second}
 			rep, err := pipelinetest.MeasureOwn(t, target, targettest.External(target, srv), opt,
 				pipelinetest.Own{Query: tc[1], KeysFrom: &pipeline.KeySource{Query: tc[0]}})

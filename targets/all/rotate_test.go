@@ -6,10 +6,8 @@ import (
 	"crypto/pbkdf2"
 	"crypto/sha256"
 	"encoding/base64"
-	"maps"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -19,7 +17,6 @@ import (
 	"github.com/dbsock/dbsock/supply"
 	"github.com/dbsock/dbsock/targets"
 	"github.com/dbsock/dbsock/targets/postgres"
-	"github.com/dbsock/dbsock/targets/targettest"
 )
 
 // TestContainersRotateBootstrapPasswords: the mysql and postgres
@@ -33,33 +30,10 @@ func TestContainersRotateBootstrapPasswords(t *testing.T) {
 		for _, target := range []string{"mysql", "postgres"} {
 			t.Run(provider+"/"+target, func(t *testing.T) {
 				tg, _ := targets.Lookup(target)
-				ct := tg.Supply()
-				c := *ct.Container
-				rotate := c.Rotate
-				var mu sync.Mutex
-				var boot map[string]string
-				var took bool // the server took a bootstrap password before Rotate
 				d := tg.Settings().Driver(drivers.Workload{})
-				c.Rotate = func(ctx context.Context, srv *supply.Server, b map[string]string) error {
-					for _, pw := range b {
-						ep := srv.TCP
-						ep.Password = pw
-						if _, err := d.Info(ctx, ep); err == nil {
-							mu.Lock()
-							took = true
-							mu.Unlock()
-						}
-					}
-					mu.Lock()
-					boot = maps.Clone(b)
-					mu.Unlock()
-					return rotate(ctx, srv, b)
-				}
-				ct.Container = &c
-				srv := targettest.SuppliedAs(t, ct, provider)
-				mu.Lock()
-				handed, took := maps.Clone(boot), took
-				mu.Unlock()
+				s := sharedSupplied(t, target, provider) // its recipe's Rotate records what it is handed
+				srv := s.srv
+				handed, took := s.rotated()
 				if !took || len(handed) == 0 {
 					t.Fatalf("the server never took a bootstrap password (%d handed over)", len(handed))
 				}

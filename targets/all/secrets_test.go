@@ -117,7 +117,7 @@ func TestContainersHoldNoPassword(t *testing.T) {
 	for _, provider := range []string{"docker", "compose"} {
 		for _, target := range serverTargets {
 			t.Run(provider+"/"+target, func(t *testing.T) {
-				srv := targettest.Supplied(t, target, provider)
+				srv := sharedSupplied(t, target, provider).srv
 				pws := passwordsOf(t, srv)
 				if where := procWhere(t, pws...); len(where) > 0 {
 					t.Errorf("the run's password is in %s", strings.Join(where, ", "))
