@@ -17,7 +17,7 @@
 #     or overlapping intervals).
 #  5. 50 back-to-back restarts of every server dbsock starts locally, each
 #     followed at once by a login over both endpoints (TestRestartsAcceptLogins
-#     with DBSOCK_RESTARTS=50; make test runs 10).
+#     with DBSOCK_RESTARTS=50; make test runs 3).
 #  6. The open loop holds its rate: echo at --rate 2000 achieves 2000
 #     ops/s within 10% (TestRateHoldsOnEcho with DBSOCK_TIMING=1; make
 #     test checks only that it never runs ahead).
