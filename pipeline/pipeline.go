@@ -208,8 +208,8 @@ func (p Plan) newReport() *results.Report {
 		Environment:   sysinfo.Collect(p.Libraries),
 		Config: results.Config{N: o.N, Warmup: o.Warmup, Rounds: o.Rounds, Instances: max(p.Instances, 1),
 			Provider: p.ProviderName, Client: p.clientName(), Scenario: strings.Join(p.scenarios(), ","), DurationNs: o.Duration.Nanoseconds(),
-			Concurrency: p.Concurrency, ValueSizes: p.ValueSizes, Rate: o.Rate, Pipelines: p.Pipelines,
-			Blocks: o.BlocksPerRound(), Seed: o.Seed, Precision: o.Precision, Workload: p.workloadRecord()},
+			Sweep:     results.Sweep{Concurrency: p.Concurrency, ValueSizes: p.ValueSizes, Rate: o.Rate},
+			Pipelines: p.Pipelines, Blocks: o.BlocksPerRound(), Seed: o.Seed, Goal: results.Goal{Precision: o.Precision}, Workload: p.workloadRecord()},
 		Targets: []results.Target{},
 		Runs:    []results.Run{},
 	}

@@ -24,7 +24,7 @@ func run(t *testing.T, target string, tr drivers.Transport, round int, values ..
 		t.Fatal(err)
 	}
 	return Run{Case: Case{Target: target, Scenario: "pk", Concurrency: 1, ValueSize: 6}, Transport: tr, Round: round, N: int64(len(values)),
-		Latency: LatencyOf(h), Histogram: enc, ElapsedNs: int64(len(values)) * 1000, TransportVerified: true}
+		Timing: Timing{Latency: LatencyOf(h), ElapsedNs: int64(len(values)) * 1000}, Histogram: enc, Connection: Connection{TransportVerified: true}}
 }
 
 func TestSummarizePoolsRoundsAndComputesSpeedup(t *testing.T) {

@@ -119,24 +119,29 @@ type Summary struct {
 	Warnings []string `json:"warnings,omitempty"`
 
 	// TCP and Unix are those paths' sides.
-	TCP  Side `json:"-"`
-	Unix Side `json:"-"`
-	// UnixSpeedupP50 ... CPUSaving are the Unix socket's comparison with
-	// the baseline (see Comparison): UnixSpeedupP50 is its SpeedupP50.
-	UnixSpeedupP50       float64     `json:"-"`
-	UnixSpeedupMean      float64     `json:"-"`
-	UnixSpeedupP50Pooled float64     `json:"-"`
-	UnixSpeedupP50CI     *Interval   `json:"-"`
-	UnixSpeedupMeanCI    *Interval   `json:"-"`
-	InstanceSpeedups     []float64   `json:"-"`
-	PValue               float64     `json:"-"`
-	PValueHolm           float64     `json:"-"`
-	VerdictKind          VerdictKind `json:"-"`
-	Verdict              string      `json:"-"`
-	CPUSaving            *CPUSaving  `json:"-"`
+	TCP      Side `json:"-"`
+	Unix     Side `json:"-"`
+	UnixView `json:"-"`
 	// Paths are the comparisons of the paths other than the Unix socket,
 	// each with its side.
 	Paths []PathSummary `json:"-"`
+}
+
+// UnixView is the Unix socket's comparison with the baseline (see
+// Comparison) as a Summary's named fields: UnixSpeedupP50 is its
+// SpeedupP50.
+type UnixView struct {
+	UnixSpeedupP50       float64
+	UnixSpeedupMean      float64
+	UnixSpeedupP50Pooled float64
+	UnixSpeedupP50CI     *Interval
+	UnixSpeedupMeanCI    *Interval
+	InstanceSpeedups     []float64
+	PValue               float64
+	PValueHolm           float64
+	VerdictKind          VerdictKind
+	Verdict              string
+	CPUSaving            *CPUSaving
 }
 
 // Summarize pools the runs of each case per transport (merging their
