@@ -187,7 +187,7 @@ func TestDecompositionAddsUp(t *testing.T) {
 // its case) marks its headline row.
 func TestHeadlineMarksATargetsWarning(t *testing.T) {
 	r := fixture(t)
-	r.Targets[0].Warnings = []string{"FerretDB read one document"}
+	r.Targets[0].Warnings = []results.Warning{results.Says("FerretDB read one document")}
 	var b strings.Builder
 	if err := MarkdownSummary(&b, r); err != nil {
 		t.Fatal(err)

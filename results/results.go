@@ -70,6 +70,9 @@ type Target struct {
 	Layer string `json:"layer,omitempty"`
 	// Provenance is where the server came from, as its provider said.
 	drivers.Provenance
+	// Warnings say what makes this server's numbers not what they would
+	// be for another (its provider's, Provenance.Warnings, among them).
+	Warnings  []Warning          `json:"warnings,omitempty"`
 	Server    drivers.ServerInfo `json:"server"`
 	Operation string             `json:"operation,omitempty"`
 	// ConnectPhase says what the connect scenario's connect phase covers.
@@ -91,6 +94,8 @@ type Target struct {
 	Skipped []SkippedClient `json:"skipped_clients,omitempty"`
 	// Error is why the target could not be measured completely.
 	Error string `json:"error,omitempty"`
+
+	err error // Error's error, where it was measured in this process (Fail)
 }
 
 // Latency is a latency distribution in nanoseconds.

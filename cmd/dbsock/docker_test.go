@@ -344,7 +344,7 @@ func checkContainerPaths(t *testing.T, rep *results.Report) {
 		if seen[ti.Name] != 12 {
 			t.Errorf("%s: %d runs, want one per path and instance (12)", ti.Name, seen[ti.Name])
 		}
-		if w := strings.Join(ti.Warnings, " "); !strings.Contains(w, "docker-proxy (pid") && !strings.Contains(w, "NAT rules") {
+		if w := strings.Join(results.Texts(ti.Warnings), " "); !strings.Contains(w, "docker-proxy (pid") && !strings.Contains(w, "NAT rules") {
 			t.Errorf("%s: the report does not say what serves the published port: %q", ti.Name, w)
 		}
 	}
