@@ -127,7 +127,8 @@ func Compare(ctx context.Context, srv *Server, name string, open Opener, opt Com
 		return nil, compareError(err)
 	}
 	rep, err := pipeline.Run(ctx, plan)
-	words.Fill(rep) // its verdicts in the words dbsock run's report gives them
+	words.Fill(rep)        // its verdicts in the words dbsock run's report gives them
+	rep.Word(compareField) // its warnings and errors name CompareOptions' fields
 	return rep, setting.Reword(err, compareField)
 }
 

@@ -67,6 +67,12 @@ type Report = results.Report
 // Summary is one case of a Report.
 type Summary = results.Summary
 
+// Warning is why a case's or a server's numbers may not be solid
+// (Summary.Warnings, a target's Warnings): its Kind, and its words, in
+// which Compare names the settings it advises on as CompareOptions'
+// fields.
+type Warning = results.Warning
+
 // ErrUnavailable is wrapped by Start's error when no server of the target
 // can be had here (no server binaries installed, no Docker engine, no
 // image): a test may skip then.

@@ -21,6 +21,7 @@ import (
 	"github.com/dbsock/dbsock/dbsocktest"
 	"github.com/dbsock/dbsock/internal/placement"
 	"github.com/dbsock/dbsock/pipeline"
+	"github.com/dbsock/dbsock/results"
 	"github.com/dbsock/dbsock/scenarios"
 	"github.com/dbsock/dbsock/supply"
 	"github.com/dbsock/dbsock/targets"
@@ -199,7 +200,7 @@ func TestCompareOnYourServer(t *testing.T) {
 	if ti.Provider != "external" || rep.Summary[0].Unix.N != 9*200 || !rep.Runs[1].TransportVerified {
 		t.Errorf("provider %q, %d Unix ops (want 9 instances of 200), verified %v", ti.Provider, rep.Summary[0].Unix.N, rep.Runs[1].TransportVerified)
 	}
-	if !strings.Contains(strings.Join(ti.Warnings, " "), "the interval covers that process only") {
+	if !strings.Contains(strings.Join(results.Texts(ti.Warnings), " "), "the interval covers that process only") {
 		t.Errorf("no word that the interval covers one process: %q", ti.Warnings)
 	}
 	if err := srv.Close(); err != nil {

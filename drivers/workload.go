@@ -177,7 +177,8 @@ func KeyText(w Workload) string {
 // RowLimiter is an optional capability of a Driver whose server reads a
 // large keyspace too slowly to measure the transport: RowLimit says, for
 // the server Info named, how many rows a run reads at most, and why (0: no
-// limit).
+// limit): a sentence without its full stop, which the report's warning
+// ends with the rows asked for.
 type RowLimiter interface {
 	RowLimit(ServerInfo) (rows int, why string)
 }

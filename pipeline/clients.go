@@ -254,7 +254,7 @@ func (p Plan) startClients(ctx context.Context, t *targets.Target, ti *results.T
 		sc := stackClient{name: c, agent: a, client: client}
 		if why := t.Agents.NoTLSFor(lang); why != "" && slices.Contains(p.paths(), drivers.TLS) {
 			sc.noTLS = true
-			ti.Warnings = append(ti.Warnings, fmt.Sprintf("%s from %s is not measured on the tls path: %s.", t.Name, c, why))
+			ti.Warnings = append(ti.Warnings, results.Warn(results.StackWithoutTLS, "%s from %s is not measured on the tls path: %s.", t.Name, c, why))
 		}
 		cs = append(cs, sc)
 		if client.TimingOverheadNs, err = timingOverhead(ctx, a); err != nil {

@@ -129,7 +129,7 @@ func TestStacksShareEachInstance(t *testing.T) {
 	if s := strings.Join(got, " "); s != want {
 		t.Errorf("the stacks ran in the order %s; want %s", s, want)
 	}
-	if len(ti.Warnings) != 1 || !strings.Contains(ti.Warnings[0], "could not restart it") {
+	if len(ti.Warnings) != 1 || !strings.Contains(ti.Warnings[0].String(), "could not restart it") {
 		t.Errorf("a server dbsock cannot restart: warnings %q; want the one saying its instances are fresh connections", ti.Warnings)
 	}
 }

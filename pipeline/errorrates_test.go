@@ -15,7 +15,7 @@ func TestErrorRatesSeeEveryPath(t *testing.T) {
 	c := results.Case{Target: "redis", Scenario: "pk-lookup", Concurrency: 1}
 	clean := results.Side{N: 1000}
 	rep := &results.Report{
-		Runs: []results.Run{{Case: c, Transport: drivers.TLS, Error: "read tcp 127.0.0.1:1->127.0.0.1:2: connection reset by peer"}},
+		Runs: []results.Run{{Case: c, Transport: drivers.TLS, Failure: results.Failure{Error: "read tcp 127.0.0.1:1->127.0.0.1:2: connection reset by peer"}}},
 		Summary: []results.Summary{{Case: c, Sides: []results.PathSide{
 			{Path: drivers.TCP, Side: clean}, {Path: drivers.Unix, Side: clean},
 			{Path: drivers.TCP6, Side: results.Side{N: 1000, Errors: 1, ErrorRate: 0.001}},

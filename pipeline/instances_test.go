@@ -105,7 +105,7 @@ func TestInstancesOfAServerNotOurs(t *testing.T) {
 	if last := rep.Runs[len(rep.Runs)-1]; len(rep.Runs) != 12 || last.Instance != 6 || last.Round != 1 {
 		t.Errorf("%d runs, the last round %d of instance %d: want 6 instances of 1 round", len(rep.Runs), last.Round, last.Instance)
 	}
-	if w := strings.Join(rep.Targets[0].Warnings, " "); !strings.Contains(w, "could not restart it") || !strings.Contains(w, "6 instances are 6 sets of fresh connections") {
+	if w := strings.Join(results.Texts(rep.Targets[0].Warnings), " "); !strings.Contains(w, "could not restart it") || !strings.Contains(w, "6 instances are 6 sets of fresh connections") {
 		t.Errorf("target warnings %q do not say the interval covers one server process", w)
 	}
 	if ci := rep.Summary[0].UnixSpeedupP50CI; ci == nil || ci.Instances != 6 {
@@ -114,7 +114,7 @@ func TestInstancesOfAServerNotOurs(t *testing.T) {
 	// Given explicitly, the same: fresh connections, said so.
 	pl.InstancesAsked = true
 	rep, err = Run(context.Background(), pl)
-	if err != nil || len(rep.Runs) != 12 || !strings.Contains(strings.Join(rep.Targets[0].Warnings, " "), "6 instances are 6 sets of fresh connections") {
+	if err != nil || len(rep.Runs) != 12 || !strings.Contains(strings.Join(results.Texts(rep.Targets[0].Warnings), " "), "6 instances are 6 sets of fresh connections") {
 		t.Errorf("explicit Instances on a server dbsock cannot restart: %v, %d runs, warnings %q", err, len(rep.Runs), rep.Targets[0].Warnings)
 	}
 }
@@ -152,7 +152,7 @@ func TestInstancesOfAServerYouRun(t *testing.T) {
 		if p.canRestart(srv, ti) {
 			t.Errorf("asked %v: a server dbsock did not start would be restarted", asked)
 		}
-		if len(ti.Warnings) != 1 || !strings.Contains(ti.Warnings[0], "its 9 instances are 9 sets of fresh connections") {
+		if len(ti.Warnings) != 1 || !strings.Contains(ti.Warnings[0].String(), "its 9 instances are 9 sets of fresh connections") {
 			t.Errorf("asked %v: warnings %q", asked, ti.Warnings)
 		}
 	}

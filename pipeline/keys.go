@@ -67,11 +67,12 @@ func (p Plan) userKeys(ctx context.Context, t *targets.Target, d drivers.Driver,
 		if returned >= upTo {
 			of = "at least " + humanize.Comma(int64(upTo)) // it read no further
 		}
-		w := fmt.Sprintf("Your keys query returned %s keys; dbsock kept the first %s of them (--rows %d): raise --rows to measure over more of them.", of, humanize.Comma(int64(limit)), limit)
-		ti.Warnings = append(ti.Warnings, w)
-		fmt.Fprintf(p.log(), "dbsock: %s: %s\n", t.Name, w)
+		kept := humanize.Comma(int64(limit))
+		ti.Warnings = append(ti.Warnings, results.Warn(results.KeysCut, "Your keys query returned %s keys; dbsock kept the first %s of them (%s %d): raise %s to measure over more of them.",
+			of, kept, setting.Rows, limit, setting.Rows))
+		fmt.Fprintf(p.log(), "dbsock: %s: your keys query returned %s keys; dbsock kept the first %s of them (the rows asked for)\n", t.Name, of, kept)
 	}
-	fmt.Fprintf(p.log(), "dbsock: %s: read %d keys (--keys-from)\n", t.Name, len(keys))
+	fmt.Fprintf(p.log(), "dbsock: %s: read %d keys of your own\n", t.Name, len(keys))
 	return keys, nil
 }
 

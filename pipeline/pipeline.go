@@ -169,16 +169,16 @@ func Run(ctx context.Context, p Plan) (*results.Report, error) {
 		ti := results.Target{Name: t.Name, Layer: t.Layer}
 		switch {
 		case p.FailFast && len(errs) > 0:
-			ti.Error = "not run: an earlier target failed (--fail-fast)"
+			ti.Fail(setting.Errorf("not run: an earlier target failed (%s)", setting.FailFast))
 		case ctx.Err() != nil:
 			err := fmt.Errorf("not run: interrupted (%w)", ctx.Err())
-			ti.Error = err.Error()
+			ti.Fail(err)
 			errs = append(errs, fmt.Errorf("%s: %w", t.Name, err))
 		default:
 			runs, err := p.measureTarget(ctx, t, &ti)
 			rep.Runs = append(rep.Runs, runs...)
 			if err != nil {
-				ti.Error = err.Error()
+				ti.Fail(err)
 				errs = append(errs, fmt.Errorf("%s: %w", t.Name, err))
 			}
 		}
@@ -208,8 +208,8 @@ func (p Plan) newReport() *results.Report {
 		Environment:   sysinfo.Collect(p.Libraries),
 		Config: results.Config{N: o.N, Warmup: o.Warmup, Rounds: o.Rounds, Instances: max(p.Instances, 1),
 			Provider: p.ProviderName, Client: p.clientName(), Scenario: strings.Join(p.scenarios(), ","), DurationNs: o.Duration.Nanoseconds(),
-			Concurrency: p.Concurrency, ValueSizes: p.ValueSizes, Rate: o.Rate, Pipelines: p.Pipelines,
-			Blocks: o.BlocksPerRound(), Seed: o.Seed, Precision: o.Precision, Workload: p.workloadRecord()},
+			Sweep:     results.Sweep{Concurrency: p.Concurrency, ValueSizes: p.ValueSizes, Rate: o.Rate},
+			Pipelines: p.Pipelines, Blocks: o.BlocksPerRound(), Seed: o.Seed, Goal: results.Goal{Precision: o.Precision}, Workload: p.workloadRecord()},
 		Targets: []results.Target{},
 		Runs:    []results.Run{},
 	}
@@ -526,7 +526,7 @@ func (p Plan) rows(d drivers.Driver, info drivers.ServerInfo, ti *results.Target
 	}
 	if rl, ok := d.(drivers.RowLimiter); ok && rows > 0 {
 		if limit, why := rl.RowLimit(info); limit > 0 && rows > limit {
-			ti.Warnings = append(ti.Warnings, why)
+			ti.Warnings = append(ti.Warnings, results.Warn(results.RowsLimited, "%s (%s was %d).", why, setting.Rows, rows))
 			return limit
 		}
 	}

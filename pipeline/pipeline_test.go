@@ -150,7 +150,7 @@ func TestRunGoesOnAfterOneTargetFails(t *testing.T) {
 	}
 	pl.FailFast = true
 	rep, _ = Run(context.Background(), pl)
-	if !strings.Contains(rep.Targets[2].Error, "--fail-fast") {
+	if !strings.Contains(rep.Targets[2].Error, "(Plan.FailFast)") {
 		t.Errorf("with FailFast the third target says %q", rep.Targets[2].Error)
 	}
 }

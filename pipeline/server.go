@@ -13,6 +13,7 @@ import (
 	"github.com/dbsock/dbsock/drivers"
 	"github.com/dbsock/dbsock/internal/cpustat"
 	"github.com/dbsock/dbsock/internal/placement"
+	"github.com/dbsock/dbsock/internal/setting"
 	"github.com/dbsock/dbsock/results"
 	"github.com/dbsock/dbsock/scenarios"
 	"github.com/dbsock/dbsock/supply"
@@ -28,9 +29,9 @@ func (p Plan) canRestart(srv *supply.Server, ti *results.Target) bool {
 	if p.Instances <= 1 || srv.CanRestart() {
 		return true
 	}
-	w := fmt.Sprintf("dbsock did not start this server (provider %s), so it could not restart it: its %d instances are %d sets of fresh connections "+
+	w := results.Warn(results.NotRestarted, "dbsock did not start this server (provider %s), so it could not restart it: its %d instances are %d sets of fresh connections "+
 		"to one server process, and the interval covers that process only.", srv.Provider, p.Instances, p.Instances)
-	if len(ti.Warnings) == 0 || ti.Warnings[len(ti.Warnings)-1] != w {
+	if len(ti.Warnings) == 0 || ti.Warnings[len(ti.Warnings)-1].String() != w.String() {
 		ti.Warnings = append(ti.Warnings, w)
 	}
 	return false
@@ -128,11 +129,12 @@ func (p Plan) identify(ctx context.Context, t *targets.Target, d drivers.Driver,
 // accepts and never answers cannot hang dbsock; the error says which server
 // did not answer, over what, during which step.
 func (p Plan) answer(ctx context.Context, target string, ep drivers.Endpoint, during string, step func(context.Context) error) error {
-	return p.answerWithin(ctx, p.Options.Timeout(), "--op-timeout", target, ep, during, step)
+	return p.answerWithin(ctx, p.Options.Timeout(), setting.Sprintf("%s", setting.OpTimeout), target, ep, during, step)
 }
 
-// answerWithin is answer with its own limit, which what names.
-func (p Plan) answerWithin(ctx context.Context, limit time.Duration, what, target string, ep drivers.Endpoint, during string, step func(context.Context) error) error {
+// answerWithin is answer with its own limit, which what names (in the
+// settings' names, which the error's reader words).
+func (p Plan) answerWithin(ctx context.Context, limit time.Duration, what setting.Message, target string, ep drivers.Endpoint, during string, step func(context.Context) error) error {
 	// A plain dial first: a refused port or a missing socket gets its own
 	// diagnosis, whatever the driver would make of it (some retry until
 	// their deadline and report their whole topology).
@@ -149,7 +151,7 @@ func (p Plan) answerWithin(ctx context.Context, limit time.Duration, what, targe
 	case ctx.Err() != nil:
 		return fmt.Errorf("%s over %s: interrupted %s: %w", target, ep, during, ctx.Err())
 	case errors.Is(err, context.DeadlineExceeded):
-		return fmt.Errorf("%s over %s did not answer within %s (%s) %s; is a %s server really listening there?", target, ep, limit, what, during, target)
+		return setting.Errorf("%s over %s did not answer within %s (%s) %s; is a %s server really listening there?", target, ep, limit, what, during, target)
 	case strings.HasPrefix(during, firstContact):
 		return drivers.ExplainFirst(err, ep)
 	}
@@ -163,6 +165,11 @@ const firstContact = "while dbsock asked what server it is"
 // endpoints.
 func describeServer(srv *supply.Server, ti *results.Target) error {
 	ti.Provenance = srv.Provenance
+	said := make([]results.Warning, 0, len(srv.Warnings)+len(ti.Warnings))
+	for _, w := range srv.Warnings { // the provider's, in its own words
+		said = append(said, results.Says(w))
+	}
+	ti.Warnings, ti.Provenance.Warnings = append(said, ti.Warnings...), nil
 	ti.Endpoints = []drivers.Endpoint{srv.TCP, srv.Unix}
 	switch {
 	case srv.PID > 0 && !placement.Supported:
@@ -196,7 +203,8 @@ func (p Plan) seed(ctx context.Context, t *targets.Target, d drivers.Driver, srv
 	over = append(over, srv.SeedAlso...)
 	limit := seedLimit(p.Options.Timeout(), rows, d.ValueSize())
 	for _, ep := range over {
-		err := p.answerWithin(ctx, limit, "--op-timeout plus 1 ms per row and per 64 KiB of values", t.Name, ep, "while dbsock seeded the rows", func(ctx context.Context) error { return d.Seed(ctx, ep) })
+		what := setting.Sprintf("%s plus 1 ms per row and per 64 KiB of values", setting.OpTimeout)
+		err := p.answerWithin(ctx, limit, what, t.Name, ep, "while dbsock seeded the rows", func(ctx context.Context) error { return d.Seed(ctx, ep) })
 		if err != nil {
 			return err
 		}

@@ -361,7 +361,7 @@ func (p Plan) pathsOf(srv *supply.Server, ti *results.Target) drivers.Paths {
 	for _, t := range p.paths() {
 		ep, err := srv.Path(t)
 		if err != nil {
-			w := fmt.Sprintf("The %s path was not measured: %v.", t, err)
+			w := results.Warn(results.PathNotMeasured, "The %s path was not measured: %v.", t, err)
 			ti.Warnings = append(ti.Warnings, w)
 			fmt.Fprintf(p.log(), "dbsock: %s: %s\n", ti.Name, w)
 			continue

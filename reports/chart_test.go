@@ -28,7 +28,7 @@ func report(t *testing.T) *results.Report {
 			}
 			enc, _ := results.EncodeHistogram(h)
 			r.Runs = append(r.Runs, results.Run{Case: results.Case{Target: "redis", Scenario: "pk", Concurrency: 1, ValueSize: 6}, Transport: tr, Round: round,
-				N: 1000, Latency: results.LatencyOf(h), Histogram: enc, ElapsedNs: 1e7})
+				N: 1000, Timing: results.Timing{Latency: results.LatencyOf(h), ElapsedNs: 1e7}, Histogram: enc})
 		}
 	}
 	if err := r.Summarize(); err != nil {
@@ -136,7 +136,7 @@ func TestThinReportsDrawWhatTheyCan(t *testing.T) {
 		_ = h.RecordValue(100000)
 		enc, _ := results.EncodeHistogram(h)
 		r.Runs = append(r.Runs, results.Run{Case: results.Case{Target: "echo", Scenario: "pk", Concurrency: 1, ValueSize: 4}, Transport: tr, Round: 1,
-			N: 1, Latency: results.LatencyOf(h), Histogram: enc, ElapsedNs: 1e5,
+			N: 1, Timing: results.Timing{Latency: results.LatencyOf(h), ElapsedNs: 1e5}, Histogram: enc,
 			Blocks: []results.Block{{Pair: 0, StartNs: 1e6, ElapsedNs: 1e5, N: 1, P50: 100000, Mean: 1e5, P99: 100000}}})
 	}
 	if err := r.Summarize(); err != nil {
@@ -225,7 +225,7 @@ func TestChartShowsFailedTargetsAndEveryPath(t *testing.T) {
 			_ = h.RecordValue(9000 + i*int64(round)*7)
 		}
 		enc, _ := results.EncodeHistogram(h)
-		r.Runs = append(r.Runs, results.Run{Case: r.Runs[0].Case, Transport: drivers.TCP6, Round: round, N: 1000, Latency: results.LatencyOf(h), Histogram: enc, ElapsedNs: 1e7})
+		r.Runs = append(r.Runs, results.Run{Case: r.Runs[0].Case, Transport: drivers.TCP6, Round: round, N: 1000, Timing: results.Timing{Latency: results.LatencyOf(h), ElapsedNs: 1e7}, Histogram: enc})
 	}
 	if err := r.Summarize(); err != nil {
 		t.Fatal(err)
@@ -268,7 +268,7 @@ func TestSpeedupPanelDrawsEveryComparison(t *testing.T) {
 			_ = h.RecordValue(9000 + i*int64(round)*7)
 		}
 		enc, _ := results.EncodeHistogram(h)
-		r.Runs = append(r.Runs, results.Run{Case: r.Runs[0].Case, Transport: drivers.TCP6, Round: round, N: 1000, Latency: results.LatencyOf(h), Histogram: enc, ElapsedNs: 1e7})
+		r.Runs = append(r.Runs, results.Run{Case: r.Runs[0].Case, Transport: drivers.TCP6, Round: round, N: 1000, Timing: results.Timing{Latency: results.LatencyOf(h), ElapsedNs: 1e7}, Histogram: enc})
 	}
 	for _, base := range []drivers.Transport{"", drivers.TCP6} {
 		r.Config.Baseline = base

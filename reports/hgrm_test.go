@@ -26,7 +26,7 @@ func TestHgrmKnownValues(t *testing.T) {
 	r := &results.Report{Targets: []results.Target{{Name: "redis"}}}
 	for _, tr := range drivers.Transports {
 		r.Runs = append(r.Runs, results.Run{Case: results.Case{Target: "redis", Scenario: "pk", Concurrency: 1, ValueSize: 6},
-			Transport: tr, Round: 1, N: 1000, Latency: results.LatencyOf(h), Histogram: enc})
+			Transport: tr, Round: 1, N: 1000, Timing: results.Timing{Latency: results.LatencyOf(h)}, Histogram: enc})
 	}
 	if err := r.Summarize(); err != nil {
 		t.Fatal(err)

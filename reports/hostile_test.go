@@ -31,7 +31,7 @@ func hostile(t *testing.T, version string) *results.Report {
 	r.Targets[0].Server.Version = version
 	r.Targets[0].Image = hostileText
 	r.Targets[0].Operation = "`GET k` then " + hostileText
-	r.Targets[0].Warnings = []string{"line one\n## not a heading | <i>x</i>"}
+	r.Targets[0].Warnings = []results.Warning{results.Says("line one\n## not a heading | <i>x</i>")}
 	r.Environment.CPUModel = hostileText
 	r.Environment.Kernel = "<script>k</script>"
 	r.Tool.Version = "v1 <script>v</script>\n# heading"

@@ -54,8 +54,8 @@ func fixture(t *testing.T) *results.Report {
 			ev = "client addr=/tmp/dbsock-1/redis.sock:0 flags=U"
 		}
 		r.Runs = append(r.Runs, results.Run{Case: results.Case{Target: "redis", Scenario: "pk", Concurrency: 1, ValueSize: 6}, Transport: tr, Round: round,
-			N: int64(len(values)), TransportVerified: true, Evidence: ev, Latency: results.LatencyOf(h),
-			Histogram: enc, ElapsedNs: 50000, Blocks: blocks})
+			N: int64(len(values)), Connection: results.Connection{TransportVerified: true, Evidence: ev},
+			Timing: results.Timing{Latency: results.LatencyOf(h), ElapsedNs: 50000}, Histogram: enc, Blocks: blocks})
 	}
 	add(drivers.TCP, 1, 10000, 11000, 12000, 30000)
 	add(drivers.Unix, 1, 7000, 7500, 8000, 20000)
@@ -187,7 +187,7 @@ func TestDecompositionAddsUp(t *testing.T) {
 // its case) marks its headline row.
 func TestHeadlineMarksATargetsWarning(t *testing.T) {
 	r := fixture(t)
-	r.Targets[0].Warnings = []string{"FerretDB read one document"}
+	r.Targets[0].Warnings = []results.Warning{results.Says("FerretDB read one document")}
 	var b strings.Builder
 	if err := MarkdownSummary(&b, r); err != nil {
 		t.Fatal(err)

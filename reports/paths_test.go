@@ -29,7 +29,7 @@ func TestAThirdPathAddsItsTable(t *testing.T) {
 			t.Fatal(err)
 		}
 		r.Runs = append(r.Runs, results.Run{Case: r.Runs[0].Case, Transport: drivers.TCP6, Round: round, N: int64(len(values)),
-			TransportVerified: true, Evidence: "client addr=[::1]:5000 flags=N", Latency: results.LatencyOf(h), Histogram: enc, ElapsedNs: 50000, Blocks: blocks})
+			Connection: results.Connection{TransportVerified: true, Evidence: "client addr=[::1]:5000 flags=N"}, Timing: results.Timing{Latency: results.LatencyOf(h), ElapsedNs: 50000}, Histogram: enc, Blocks: blocks})
 	}
 	if err := r.Summarize(); err != nil {
 		t.Fatal(err)
@@ -68,7 +68,7 @@ func TestBaselineNamesItself(t *testing.T) {
 			t.Fatal(err)
 		}
 		r.Runs = append(r.Runs, results.Run{Case: r.Runs[0].Case, Transport: drivers.TCP6, Round: round, N: int64(len(values)),
-			TransportVerified: true, Latency: results.LatencyOf(h), Histogram: enc, ElapsedNs: 50000, Blocks: blocks})
+			Connection: results.Connection{TransportVerified: true}, Timing: results.Timing{Latency: results.LatencyOf(h), ElapsedNs: 50000}, Histogram: enc, Blocks: blocks})
 	}
 	if err := r.Summarize(); err != nil {
 		t.Fatal(err)
@@ -117,7 +117,7 @@ func TestControlIsLabelled(t *testing.T) {
 			t.Fatal(err)
 		}
 		r.Runs = append(r.Runs, results.Run{Case: r.Runs[0].Case, Transport: drivers.TCP2, Round: round, N: 4,
-			TransportVerified: true, Evidence: "client addr=127.0.0.1:5001 flags=N", Latency: results.LatencyOf(h), Histogram: enc, ElapsedNs: 50000, Blocks: blocks})
+			Connection: results.Connection{TransportVerified: true, Evidence: "client addr=127.0.0.1:5001 flags=N"}, Timing: results.Timing{Latency: results.LatencyOf(h), ElapsedNs: 50000}, Histogram: enc, Blocks: blocks})
 	}
 	if err := r.Summarize(); err != nil {
 		t.Fatal(err)

@@ -37,9 +37,15 @@ func cleanCopy[T any](v *T, clean func(string) string) *T {
 	return c.Addr().Interface().(*T)
 }
 
+var warningType = reflect.TypeOf(results.Warning{})
+
 // copyClean copies src into dst, each string through clean but fields
 // called Histogram, without ever copying a long string whole.
 func copyClean(dst, src reflect.Value, field string, clean func(string) string) {
+	if src.Type() == warningType { // its words are unexported: copy them as they read
+		dst.Set(reflect.ValueOf(results.Says(clean(src.Interface().(results.Warning).String()))))
+		return
+	}
 	switch src.Kind() {
 	case reflect.String:
 		if field == "Histogram" {

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"strings"
 	"testing"
+
+	"github.com/dbsock/dbsock/results"
 )
 
 // TestReportStringsCannotBreakMarkdown: strings from a report file (which
@@ -16,7 +18,7 @@ func TestReportStringsCannotBreakMarkdown(t *testing.T) {
 	r.Tool.Version = huge
 	r.Targets[0].Server.Product = "Evil | <script>alert(1)</script>\n# heading"
 	r.Targets[0].Operation = "`SELECT a FROM t WHERE b < ? || c`"
-	r.Targets[0].Warnings = []string{"line one\n\n## not a heading"}
+	r.Targets[0].Warnings = []results.Warning{results.Says("line one\n\n## not a heading")}
 	var md bytes.Buffer
 	if err := Markdown(&md, r); err != nil {
 		t.Fatal(err)

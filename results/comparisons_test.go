@@ -19,7 +19,7 @@ func TestEveryPathAgainstTheBaseline(t *testing.T) {
 	rs := []float64{1.4, 1.5, 1.6, 1.45, 1.55, 1.5, 1.52, 1.48, 1.51, 1.49, 1.5, 1.47}
 	reports := map[drivers.Transport]*Report{}
 	for _, base := range []drivers.Transport{"", drivers.TCP6} {
-		r := &Report{Config: Config{Baseline: base}, Runs: blockRuns(t, "redis", 1, ratios(rs...)...)}
+		r := &Report{Config: Config{Routes: Routes{Baseline: base}}, Runs: blockRuns(t, "redis", 1, ratios(rs...)...)}
 		third := run(t, "redis", drivers.TCP6, 1, 1000)
 		for j, b := range r.Runs[0].Blocks {
 			v := int64(math.Round(float64(b.P50) / 1.1)) // tcp6 10% faster than TCP

@@ -2,10 +2,12 @@ package results
 
 import (
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/dbsock/dbsock/drivers"
+	"github.com/dbsock/dbsock/internal/setting"
 )
 
 // TestUnpinnedServerIsNamed: a server dbsock did not start, free to run on
@@ -23,8 +25,12 @@ func TestUnpinnedServerIsNamed(t *testing.T) {
 		}
 	}
 	w := report("auto", "external", "0-1").unpinnedServer("redis")
-	if !strings.Contains(w, "pinned its client to CPU 0, but this server") || !strings.Contains(w, "may run on CPUs 0-1") || !strings.Contains(w, "--placement none") {
-		t.Errorf("an unpinned server of yours: %q", w)
+	if s := w.String(); w.Kind != UnpinnedServer || !strings.Contains(s, "pinned its client to CPU 0, but this server") || !strings.Contains(s, "may run on CPUs 0-1") ||
+		!strings.Contains(s, "Plan.Placement none") || !slices.Equal(w.Settings(), []setting.Field{setting.Placement}) {
+		t.Errorf("an unpinned server of yours: %s %q", w.Kind, s)
+	}
+	if s := w.In(func(setting.Field) string { return "--placement" }); !strings.Contains(s, "run with --placement none") {
+		t.Errorf("worded for the command line: %q", s)
 	}
 	for name, r := range map[string]*Report{
 		"pinned by you":      report("auto", "external", "0"),
@@ -32,11 +38,11 @@ func TestUnpinnedServerIsNamed(t *testing.T) {
 		"client not pinned":  report("none", "external", "0-1"),
 		"affinity not known": report("auto", "external", ""),
 	} {
-		if w := r.unpinnedServer("redis"); w != "" {
+		if w := r.unpinnedServer("redis"); w.Kind != "" {
 			t.Errorf("%s: %q", name, w)
 		}
 	}
-	if cause := "the likely cause is that this server is not pinned (see above)."; !strings.Contains(noisyWarning(10, make([]NoisyBlock, 5), cause), cause) {
+	if cause := "the likely cause is that this server is not pinned (see above)."; !strings.Contains(noisyWarning(10, make([]NoisyBlock, 5), cause).String(), cause) {
 		t.Error("the noisy-machine warning does not name the cause it is given")
 	}
 }

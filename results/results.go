@@ -62,89 +62,6 @@ type Tool = sysinfo.Tool
 // sysinfo).
 type Environment = sysinfo.Environment
 
-// Config is what the user asked for.
-type Config struct {
-	N      int `json:"n"`
-	Warmup int `json:"warmup"`
-	Rounds int `json:"rounds"`
-	// Instances is how many times each server was started (restarted
-	// between instances); 0 in reports from before --instances.
-	Instances int    `json:"instances,omitempty"`
-	Provider  string `json:"provider"`
-	// Client is where the client ran: "host" ("" in older reports) or
-	// "container" (--client container).
-	Client string `json:"client,omitempty"`
-	// Clients are the client stacks each target was measured from, when
-	// the run asked for others than Go's (run --clients).
-	Clients []string `json:"clients,omitempty"`
-	// Scenario lists the scenarios, comma-separated.
-	Scenario string `json:"scenario"`
-	// DurationNs, when set, replaced N: each run lasted this long.
-	DurationNs int64 `json:"duration_ns,omitempty"`
-	// Concurrency, ValueSizes and Rate list the sweep, as asked.
-	Concurrency []int   `json:"concurrency,omitempty"`
-	ValueSizes  []int   `json:"value_sizes,omitempty"`
-	Rate        float64 `json:"rate,omitempty"`
-	// Placement is where the client ran, read back from the OS.
-	Placement Placement `json:"placement"`
-	// Pipelines lists the batch depths swept (--pipeline).
-	Pipelines []int `json:"pipelines,omitempty"`
-	// Blocks is how many block pairs each round holds: the timed ops of a
-	// round run as that many short TCP blocks and as many Unix blocks,
-	// interleaved in pairs.
-	Blocks int `json:"blocks,omitempty"`
-	// Paths lists the routes measured, in order, when there were more
-	// than TCP and Unix (absent for those two).
-	Paths []drivers.Transport `json:"paths,omitempty"`
-	// Baseline is the path every other one was compared with (--baseline);
-	// absent for TCP, the default.
-	Baseline drivers.Transport `json:"baseline,omitempty"`
-	// Seed drew which block of each pair runs first; --seed repeats it.
-	Seed uint64 `json:"seed,omitempty"`
-	// Precision, when set, kept adding rounds until the p50 speedup's 95%
-	// interval was within this relative half-width (0.03 for 3%), or until
-	// MaxDurationNs had passed for the case.
-	Precision     float64 `json:"precision,omitempty"`
-	MaxDurationNs int64   `json:"max_duration_ns,omitempty"`
-	// Workload is what the ops read (nil in reports of older dbsock, which
-	// read one row).
-	Workload *Workload `json:"workload,omitempty"`
-}
-
-// Workload is what the ops of the report's database targets read: how many
-// rows were seeded and how the ops chose among them.
-type Workload struct {
-	// Rows is how many rows (keys) were seeded, ids 1..Rows.
-	Rows int `json:"rows"`
-	// Keys is the key distribution: uniform, zipf, sequential or hotspot.
-	Keys string `json:"keys"`
-	// Theta is zipf's constant; HotRows and HotOps are hotspot's shares of
-	// the rows and of the ops.
-	Theta   float64 `json:"theta,omitempty"`
-	HotRows float64 `json:"hot_rows,omitempty"`
-	HotOps  float64 `json:"hot_ops,omitempty"`
-	// Op is what each op does: read, update or mixed; Mix is mixed's R/W.
-	Op  string `json:"op"`
-	Mix string `json:"mix,omitempty"`
-	// Query is the user's own op by target (--query); KeysFrom where a
-	// target's keys came from (--keys-from): then Rows is how many keys.
-	Query    map[string]string `json:"query,omitempty"`
-	KeysFrom map[string]string `json:"keys_from,omitempty"`
-}
-
-// Placement records the CPU placement in effect. CPU lists are as the OS
-// reported them after pinning (e.g. "0" or "0,1").
-type Placement struct {
-	// Mode is none (not pinned), same, split or custom.
-	Mode string `json:"mode"`
-	// ClientCPUs are the CPUs the client's threads may run on.
-	ClientCPUs string `json:"client_cpus"`
-	// ServerCPUs are the CPUs requested for servers ("" when not pinned).
-	ServerCPUs string `json:"server_cpus,omitempty"`
-	// Reason says why this placement was chosen (--placement auto).
-	Reason string `json:"reason,omitempty"`
-}
-
 // Target records one target's server and what one op on it is.
 type Target struct {
 	Name string `json:"target"`
@@ -153,6 +70,9 @@ type Target struct {
 	Layer string `json:"layer,omitempty"`
 	// Provenance is where the server came from, as its provider said.
 	drivers.Provenance
+	// Warnings say what makes this server's numbers not what they would
+	// be for another (its provider's, Provenance.Warnings, among them).
+	Warnings  []Warning          `json:"warnings,omitempty"`
 	Server    drivers.ServerInfo `json:"server"`
 	Operation string             `json:"operation,omitempty"`
 	// ConnectPhase says what the connect scenario's connect phase covers.
@@ -174,6 +94,8 @@ type Target struct {
 	Skipped []SkippedClient `json:"skipped_clients,omitempty"`
 	// Error is why the target could not be measured completely.
 	Error string `json:"error,omitempty"`
+
+	err error // Error's error, where it was measured in this process (Fail)
 }
 
 // Latency is a latency distribution in nanoseconds.
@@ -279,23 +201,13 @@ type Run struct {
 	// Instance numbers the server instance the run measured (1 for the
 	// first; 0 in reports from before --instances): with --instances K
 	// each server is restarted between instances.
-	Instance          int              `json:"instance,omitempty"`
-	Round             int              `json:"round"`
-	N                 int64            `json:"n"`
-	Errors            int64            `json:"errors"`
-	Endpoint          drivers.Endpoint `json:"endpoint"`
-	TransportVerified bool             `json:"transport_verified"`
-	Evidence          string           `json:"transport_evidence,omitempty"`
-	// Negotiated is what the run's first connection negotiated (its TLS
-	// session, the server's authentication method), where known.
-	Negotiated *drivers.Negotiated `json:"negotiated,omitempty"`
-	Server     drivers.ServerInfo  `json:"server"`
-	Latency    Latency             `json:"latency_ns"`
-	OpsPerSec  float64             `json:"ops_per_sec"`
-	ElapsedNs  int64               `json:"elapsed_ns"`
-	// Incomplete marks a run that stopped before its N ops; Error says why.
-	Incomplete bool   `json:"incomplete,omitempty"`
-	Error      string `json:"error,omitempty"`
+	Instance int   `json:"instance,omitempty"`
+	Round    int   `json:"round"`
+	N        int64 `json:"n"`
+	Errors   int64 `json:"errors"`
+	Connection
+	Timing
+	Failure
 	// Histogram is the run's HdrHistogram in its compressed V2 encoding
 	// (base64), so that a saved report can be re-rendered or pooled.
 	Histogram string `json:"histogram,omitempty"`
@@ -329,6 +241,34 @@ type Run struct {
 	// hist is Histogram decoded, when the run was measured in this process
 	// (nil when read from JSON): Summarize pools it without decoding.
 	hist *hdrhistogram.Histogram
+}
+
+// Connection is what a run connected to and how dbsock knows its ops went
+// over the run's transport (JSON holds it as the Run's).
+type Connection struct {
+	Endpoint          drivers.Endpoint `json:"endpoint"`
+	TransportVerified bool             `json:"transport_verified"`
+	Evidence          string           `json:"transport_evidence,omitempty"`
+	// Negotiated is what the run's first connection negotiated (its TLS
+	// session, the server's authentication method), where known.
+	Negotiated *drivers.Negotiated `json:"negotiated,omitempty"`
+	Server     drivers.ServerInfo  `json:"server"`
+}
+
+// Timing is a run's timed ops as a whole: their latencies, throughput and
+// wall time (JSON holds it as the Run's).
+type Timing struct {
+	Latency   Latency `json:"latency_ns"`
+	OpsPerSec float64 `json:"ops_per_sec"`
+	ElapsedNs int64   `json:"elapsed_ns"`
+}
+
+// Failure is a run that stopped before its N ops, and why (JSON holds it
+// as the Run's).
+type Failure struct {
+	// Incomplete marks a run that stopped before its N ops; Error says why.
+	Incomplete bool   `json:"incomplete,omitempty"`
+	Error      string `json:"error,omitempty"`
 }
 
 // SetHistogram records h as the run's histogram, encoded for JSON and kept

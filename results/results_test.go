@@ -3,11 +3,13 @@ package results
 import (
 	"bytes"
 	"io"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/dbsock/dbsock/drivers"
+	"github.com/dbsock/dbsock/internal/setting"
 )
 
 // run builds a run whose histogram holds n copies of each value.
@@ -24,7 +26,7 @@ func run(t *testing.T, target string, tr drivers.Transport, round int, values ..
 		t.Fatal(err)
 	}
 	return Run{Case: Case{Target: target, Scenario: "pk", Concurrency: 1, ValueSize: 6}, Transport: tr, Round: round, N: int64(len(values)),
-		Latency: LatencyOf(h), Histogram: enc, ElapsedNs: int64(len(values)) * 1000, TransportVerified: true}
+		Timing: Timing{Latency: LatencyOf(h), ElapsedNs: int64(len(values)) * 1000}, Histogram: enc, Connection: Connection{TransportVerified: true}}
 }
 
 func TestSummarizePoolsRoundsAndComputesSpeedup(t *testing.T) {
@@ -66,7 +68,7 @@ func TestSummarizeWarnsWhenRoundsDisagree(t *testing.T) {
 		t.Fatal(err)
 	}
 	w := r.Summary[0].Warnings
-	if len(w) != 1 || !strings.Contains(w[0], "1.22× in round 1, 6.89× in round 2") || !strings.Contains(w[0], "--rounds") {
+	if len(w) != 1 || !strings.Contains(w[0].String(), "1.22× in round 1, 6.89× in round 2") || w[0].Kind != RoundsDiffer || !slices.Contains(w[0].Settings(), setting.Rounds) {
 		t.Fatalf("warnings = %q, want one naming each round's speedup", w)
 	}
 }
@@ -83,7 +85,7 @@ func TestRoundsDisagreeOnAFurtherPath(t *testing.T) {
 		t.Fatal(err)
 	}
 	w := r.Summary[0].Warnings
-	if len(w) != 1 || !strings.Contains(w[0], "The p50 speedup of TCP6 over TCP differed between rounds (1.00× in round 1, 3.83× in round 2)") {
+	if len(w) != 1 || !strings.Contains(w[0].String(), "The p50 speedup of TCP6 over TCP differed between rounds (1.00× in round 1, 3.83× in round 2)") {
 		t.Fatalf("warnings = %q, want one naming TCP6 and its speedup in each round", w)
 	}
 }
@@ -139,7 +141,7 @@ func TestSummarizeWarnsOnBimodalDistribution(t *testing.T) {
 		t.Fatal(err)
 	}
 	w := r.Summary[0].Warnings
-	if len(w) != 1 || !strings.Contains(w[0], "TCP latencies have a wide middle") || !strings.Contains(w[0], "bimodal") {
+	if len(w) != 1 || !strings.Contains(w[0].String(), "TCP latencies have a wide middle") || !strings.Contains(w[0].String(), "bimodal") {
 		t.Fatalf("warnings = %q, want one bimodality warning for TCP", w)
 	}
 }

@@ -253,7 +253,7 @@ func TestNoisyBlocksFlaggedAndWarned(t *testing.T) {
 		pairs[j][1] = 16000
 	}
 	s = summarize(t, blockRuns(t, "x", 1, pairs...)).Summary[0]
-	if len(s.Warnings) != 1 || !strings.Contains(s.Warnings[0], "machine was noisy: 8 of 60 blocks") || !strings.Contains(s.Warnings[0], "3ms and 13ms") {
+	if len(s.Warnings) != 1 || !strings.Contains(s.Warnings[0].String(), "machine was noisy: 8 of 60 blocks") || !strings.Contains(s.Warnings[0].String(), "3ms and 13ms") {
 		t.Fatalf("warnings %q, want the noisy machine and when", s.Warnings)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/dbsock/dbsock/drivers"
+	"github.com/dbsock/dbsock/internal/setting"
 )
 
 // sidePool accumulates one transport's runs of one case.
@@ -116,27 +117,32 @@ type Summary struct {
 	// EndedBy says what ended the case: rounds, precision or max-duration.
 	EndedBy string `json:"ended_by,omitempty"`
 	// Warnings say in words why the numbers above may not be solid.
-	Warnings []string `json:"warnings,omitempty"`
+	Warnings []Warning `json:"warnings,omitempty"`
 
 	// TCP and Unix are those paths' sides.
-	TCP  Side `json:"-"`
-	Unix Side `json:"-"`
-	// UnixSpeedupP50 ... CPUSaving are the Unix socket's comparison with
-	// the baseline (see Comparison): UnixSpeedupP50 is its SpeedupP50.
-	UnixSpeedupP50       float64     `json:"-"`
-	UnixSpeedupMean      float64     `json:"-"`
-	UnixSpeedupP50Pooled float64     `json:"-"`
-	UnixSpeedupP50CI     *Interval   `json:"-"`
-	UnixSpeedupMeanCI    *Interval   `json:"-"`
-	InstanceSpeedups     []float64   `json:"-"`
-	PValue               float64     `json:"-"`
-	PValueHolm           float64     `json:"-"`
-	VerdictKind          VerdictKind `json:"-"`
-	Verdict              string      `json:"-"`
-	CPUSaving            *CPUSaving  `json:"-"`
+	TCP      Side `json:"-"`
+	Unix     Side `json:"-"`
+	UnixView `json:"-"`
 	// Paths are the comparisons of the paths other than the Unix socket,
 	// each with its side.
 	Paths []PathSummary `json:"-"`
+}
+
+// UnixView is the Unix socket's comparison with the baseline (see
+// Comparison) as a Summary's named fields: UnixSpeedupP50 is its
+// SpeedupP50.
+type UnixView struct {
+	UnixSpeedupP50       float64
+	UnixSpeedupMean      float64
+	UnixSpeedupP50Pooled float64
+	UnixSpeedupP50CI     *Interval
+	UnixSpeedupMeanCI    *Interval
+	InstanceSpeedups     []float64
+	PValue               float64
+	PValueHolm           float64
+	VerdictKind          VerdictKind
+	Verdict              string
+	CPUSaving            *CPUSaving
 }
 
 // Summarize pools the runs of each case per transport (merging their
@@ -187,7 +193,7 @@ func (r *Report) Summarize() error {
 		sum.Blocks, sum.NoisyBlocks = flagNoisy(p.runs)
 		sum.EndedBy = endedBy(p.runs)
 		for _, c := range sum.Comparisons {
-			if w := roundSpread(p.runs, c.Baseline, c.Path); w != "" {
+			if w := roundSpread(p.runs, c.Baseline, c.Path); w.Kind != "" {
 				sum.Warnings = append(sum.Warnings, w)
 			}
 		}
@@ -195,7 +201,7 @@ func (r *Report) Summarize() error {
 		// a server of the user's that floats under a pinned client.
 		unpinned := r.unpinnedServer(c.Target)
 		cause := "look for other load on the machine."
-		if unpinned != "" {
+		if unpinned.Kind != "" {
 			sum.Warnings = append(sum.Warnings, unpinned)
 			cause = "the likely cause is that this server is not pinned (see above)."
 		}
@@ -204,11 +210,11 @@ func (r *Report) Summarize() error {
 			if sp == nil {
 				continue
 			}
-			if w := wideMiddle(t, sp.hist, r.Config.Placement.Mode, cause); w != "" {
+			if w := wideMiddle(t, sp.hist, r.Config.Placement.Mode, cause); w.Kind != "" {
 				sum.Warnings = append(sum.Warnings, w)
 			}
 		}
-		if w := noisyWarning(sum.Blocks, sum.NoisyBlocks, cause); w != "" {
+		if w := noisyWarning(sum.Blocks, sum.NoisyBlocks, cause); w.Kind != "" {
 			sum.Warnings = append(sum.Warnings, w)
 		}
 		r.Summary = append(r.Summary, sum)
@@ -381,12 +387,12 @@ const NoisyShare = 0.10
 
 // noisyWarning says when the machine was noisy, if more than NoisyShare of
 // the blocks were flagged.
-func noisyWarning(total int, noisy []NoisyBlock, cause string) string {
+func noisyWarning(total int, noisy []NoisyBlock, cause string) Warning {
 	if total == 0 || float64(len(noisy)) <= NoisyShare*float64(total) {
-		return ""
+		return Warning{}
 	}
 	from, to := noisy[0].StartNs, noisy[len(noisy)-1].StartNs
-	return fmt.Sprintf("The machine was noisy: %d of %d blocks (%.0f%%) were far from their transport's typical p50, between %s and %s after the start. "+
+	return Warn(NoisyMachine, "The machine was noisy: %d of %d blocks (%.0f%%) were far from their transport's typical p50, between %s and %s after the start. "+
 		"The speedup is estimated from block pairs and its median resists such blocks, but %s",
 		len(noisy), total, 100*float64(len(noisy))/float64(total),
 		time.Duration(from).Round(time.Millisecond), time.Duration(to).Round(time.Millisecond), cause)
@@ -461,10 +467,10 @@ const UnstableSpread = 1.15
 // on the machine hits both sides of a pair alike; a speedup that still
 // differs between rounds comes from the connections themselves (each round
 // opens new ones), e.g. a server thread placed differently.
-func roundSpread(runs []*Run, base, path drivers.Transport) string {
+func roundSpread(runs []*Run, base, path drivers.Transport) Warning {
 	for _, run := range runs {
 		if run.Instance != runs[0].Instance {
-			return "" // the interval is over instances: it holds what moved between them
+			return Warning{} // the interval is over instances: it holds what moved between them
 		}
 	}
 	byRound := map[int][]*Run{}
@@ -488,14 +494,14 @@ func roundSpread(runs []*Run, base, path drivers.Transport) string {
 		parts = append(parts, fmt.Sprintf("%.2f× in round %d", s, rd))
 	}
 	if len(parts) < 2 || hi <= UnstableSpread*lo {
-		return ""
+		return Warning{}
 	}
 	what := "The p50 speedup"
 	if base != drivers.TCP || path != drivers.Unix {
 		what = fmt.Sprintf("The p50 speedup of %s over %s", path.Label(), base.Label())
 	}
-	return fmt.Sprintf("%s differed between rounds (%s): each round opens new connections, so something about the connections "+
-		"(where the server ran each one, its buffers) changed the answer; run more --rounds to average over it.", what, strings.Join(parts, ", "))
+	return Warn(RoundsDiffer, "%s differed between rounds (%s): each round opens new connections, so something about the connections "+
+		"(where the server ran each one, its buffers) changed the answer; run more %s to average over it.", what, strings.Join(parts, ", "), setting.Rounds)
 }
 
 // BimodalSpread is the p75/p25 ratio above which the middle half of a
@@ -506,19 +512,19 @@ const BimodalSpread = 2.0
 // spans more than BimodalSpread: typically two modes (some ops served on the
 // client's CPU, some waking the server on another), where p50 can land on
 // either one.
-func wideMiddle(t drivers.Transport, h *hdrhistogram.Histogram, placementMode, cause string) string {
+func wideMiddle(t drivers.Transport, h *hdrhistogram.Histogram, placementMode, cause string) Warning {
 	if h == nil || h.TotalCount() < 100 {
-		return ""
+		return Warning{}
 	}
 	p25, p75 := h.ValueAtQuantile(25), h.ValueAtQuantile(75)
 	if p25 <= 0 || float64(p75) <= BimodalSpread*float64(p25) {
-		return ""
+		return Warning{}
 	}
-	advice := "pin client and server with --placement same (or split) and run again."
+	advice := setting.Sprintf("pin client and server with %s same (or split) and run again.", setting.Placement)
 	if placementMode != "" && placementMode != "none" {
-		advice = cause
+		advice = setting.Sprintf("%s", cause)
 	}
-	return fmt.Sprintf("%s latencies have a wide middle: p25 %s, p75 %s (%.1f×). The distribution is likely bimodal, so p50 may land on either mode; %s",
+	return Warn(WideMiddle, "%s latencies have a wide middle: p25 %s, p75 %s (%.1f×). The distribution is likely bimodal, so p50 may land on either mode; %s",
 		t.Label(), time.Duration(p25), time.Duration(p75), float64(p75)/float64(p25), advice)
 }
 

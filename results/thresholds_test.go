@@ -102,7 +102,7 @@ func TestThresholdsFailOnIncompleteRuns(t *testing.T) {
 	sum := Summary{Case: Case{Target: "redis", Scenario: "pk"}, Sides: []PathSide{{Path: "tcp", Side: Side{N: 100, Latency: Latency{P50: 10000}}}, {Path: "unix", Side: Side{N: 100, Latency: Latency{P50: 7000}}}}}
 	for name, r := range map[string]*Report{
 		"target failed": {Summary: []Summary{sum}, Targets: []Target{{Name: "redis", Error: "redis over unix /x went away"}}},
-		"run stopped":   {Summary: []Summary{sum}, Runs: []Run{{Case: sum.Case, Round: 2, Transport: "unix", Incomplete: true, Error: "server gone"}}},
+		"run stopped":   {Summary: []Summary{sum}, Runs: []Run{{Case: sum.Case, Round: 2, Transport: "unix", Failure: Failure{Incomplete: true, Error: "server gone"}}}},
 	} {
 		got := Evaluate(r, []Threshold{th})
 		if len(got) != 1 || got[0].OK || !strings.Contains(got[0].ActualText, "not judged: the run did not finish") {

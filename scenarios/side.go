@@ -76,7 +76,7 @@ func (e *execStats) read(ctx context.Context) drivers.ExecStats {
 }
 
 func newSide(ctx context.Context, ep drivers.Endpoint, opt Options) *side {
-	s := &side{ep: ep, opt: opt, ws: make([]*worker, opt.workers()), run: results.Run{Transport: ep.Transport, Endpoint: ep}}
+	s := &side{ep: ep, opt: opt, ws: make([]*worker, opt.workers()), run: results.Run{Transport: ep.Transport, Connection: results.Connection{Endpoint: ep}}}
 	ops := []string{""}
 	if opt.Op == drivers.OpMixed {
 		ops = []string{drivers.OpRead, drivers.OpUpdate}

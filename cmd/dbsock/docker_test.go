@@ -348,7 +348,7 @@ func checkRoutes(t *testing.T, rep *results.Report, perTarget int) {
 		if seen[ti.Name] != perTarget {
 			t.Errorf("%s: %d runs, want one per path and instance (%d)", ti.Name, seen[ti.Name], perTarget)
 		}
-		if w := strings.Join(ti.Warnings, " "); published[ti.Name] && !strings.Contains(w, "docker-proxy (pid") && !strings.Contains(w, "NAT rules") {
+		if w := strings.Join(results.Texts(ti.Warnings), " "); published[ti.Name] && !strings.Contains(w, "docker-proxy (pid") && !strings.Contains(w, "NAT rules") {
 			t.Errorf("%s: the report does not say what serves the published port: %q", ti.Name, w)
 		}
 	}

@@ -313,6 +313,7 @@ func runRun(ctx context.Context, o *runOptions, args []string, stdout, stderr io
 		if bar != nil {
 			bar.finish()
 		}
+		rep.Word(flagName) // its warnings and errors name the flags that set what they name
 		return writeOutputs(ctx, rep, outputs, plot, stdout, stderr)
 	}
 	rep, runErr := pipeline.Run(ctx, plan)

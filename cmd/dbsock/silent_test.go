@@ -2,6 +2,7 @@ package main
 
 import (
 	"net"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -124,6 +125,29 @@ func TestNothingListeningIsSaidAtOnce(t *testing.T) {
 		}
 		if strings.Contains(errs, "topology") {
 			t.Errorf("%s: the driver's topology reached the user: %q", target, errs)
+		}
+	}
+}
+
+// TestReportNamesTheFlags: the report of a run whose server never answers
+// says so in the flags' words (--op-timeout), in Markdown and in JSON, as
+// stderr does; not in the engine's (Options.OpTimeout).
+func TestReportNamesTheFlags(t *testing.T) {
+	addr, sock := silentPair(t, "redis.sock")
+	dir := t.TempDir()
+	md, js := filepath.Join(dir, "report.md"), filepath.Join(dir, "report.json")
+	code, _, errs := dbsock(t, "run", "redis", "--provider", "external", "--op-timeout", "300ms", "-q", "--n", "10",
+		"--redis-addr", addr, "--redis-socket", sock, "--out", md, "--out", js)
+	if code != ExitFailed {
+		t.Fatalf("exit %d, want %d; stderr %q", code, ExitFailed, errs)
+	}
+	for _, path := range []string{md, js} {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if out := string(b); !strings.Contains(out, "did not answer within 300ms (--op-timeout)") || strings.Contains(out, "Options.") {
+			t.Errorf("%s does not name --op-timeout, or names the engine's fields:\n%s", filepath.Base(path), out)
 		}
 	}
 }

@@ -86,20 +86,30 @@ func (e *Error) In(name Namer) string { return e.render(name).Error() }
 // Unwrap returns what the error wraps with %w, if anything.
 func (e *Error) Unwrap() error { return errors.Unwrap(e.render(nil)) }
 
-// Fields lists the settings the error names, in order.
-func (e *Error) Fields() []Field {
+// Fields lists the settings the error names, in order (those of a Message
+// it names among them).
+func (e *Error) Fields() []Field { return fields(e.args) }
+
+func fields(args []any) []Field {
 	var fs []Field
-	for _, a := range e.args {
-		if f, ok := a.(Field); ok {
-			fs = append(fs, f)
+	for _, a := range args {
+		switch v := a.(type) {
+		case Field:
+			fs = append(fs, v)
+		case Message:
+			fs = append(fs, v.Fields()...)
 		}
 	}
 	return fs
 }
 
-func (e *Error) render(name Namer) error {
-	args := make([]any, len(e.args))
-	for i, a := range e.args {
+func (e *Error) render(name Namer) error { return fmt.Errorf(e.format, named(e.args, name)...) }
+
+// named is args with every Field worded by name (its own name when name is
+// nil or says ""), and every *Error or Message among them worded too.
+func named(args []any, name Namer) []any {
+	out := make([]any, len(args))
+	for i, a := range args {
 		switch v := a.(type) {
 		case Field:
 			s := string(v)
@@ -109,15 +119,41 @@ func (e *Error) render(name Namer) error {
 				}
 			}
 			a = s
+		case Message:
+			a = v.In(name)
 		case error:
 			if name != nil && len(all(v)) > 0 {
 				a = &worded{text: In(v, name), err: v} // an *Error it wraps is worded too
 			}
 		}
-		args[i] = a
+		out[i] = a
 	}
-	return fmt.Errorf(e.format, args...)
+	return out
 }
+
+// Message is words that name settings, as an Error's do, for what is not
+// an error: a warning a report carries, a limit an error names. Its
+// String names the fields; In words it for another reader.
+type Message struct {
+	format string
+	args   []any
+}
+
+// Sprintf makes a Message: args that are Fields are the settings named,
+// the others are formatted as fmt.Sprintf does.
+func Sprintf(format string, args ...any) Message { return Message{format: format, args: args} }
+
+// IsZero says that m holds no words.
+func (m Message) IsZero() bool { return m.format == "" }
+
+func (m Message) String() string { return m.In(nil) }
+
+// In words m with name(f) for every Field f it names (the field's own name
+// when name is nil or says "").
+func (m Message) In(name Namer) string { return fmt.Sprintf(m.format, named(m.args, name)...) }
+
+// Fields lists the settings m names, in order.
+func (m Message) Fields() []Field { return fields(m.args) }
 
 // In words err for a reader with name: the text of every *Error it is or
 // wraps (through errors.Join too) is worded with name, the rest is left as

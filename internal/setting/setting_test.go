@@ -91,3 +91,21 @@ func TestTypedErrorIsWordedByItsReader(t *testing.T) {
 		t.Error("Worded(nil) is not nil")
 	}
 }
+
+func TestMessageIsWordedLikeAnError(t *testing.T) {
+	limit := Sprintf("%s plus 1 ms per row", OpTimeout)
+	m := Sprintf("no answer within %s (%s); raise %s", "12s", limit, Rows)
+	if got, want := m.String(), "no answer within 12s (Options.OpTimeout plus 1 ms per row); raise Options.Rows"; got != want {
+		t.Errorf("String() = %q, want %q", got, want)
+	}
+	flags := func(f Field) string { return map[Field]string{OpTimeout: "--op-timeout", Rows: "--rows"}[f] }
+	if got, want := m.In(flags), "no answer within 12s (--op-timeout plus 1 ms per row); raise --rows"; got != want {
+		t.Errorf("In(flags) = %q, want %q", got, want)
+	}
+	if got := Errorf("seeding took too long (%s)", limit).(*Error).In(flags); got != "seeding took too long (--op-timeout plus 1 ms per row)" {
+		t.Errorf("an Error naming a Message: %q", got)
+	}
+	if !Sprintf("").IsZero() || m.IsZero() || !slices.Equal(m.Fields(), []Field{OpTimeout, Rows}) {
+		t.Errorf("IsZero or Fields: %v", m.Fields())
+	}
+}

@@ -50,7 +50,7 @@ func Run(t *testing.T, target, provider string, binaries ...string) *results.Rep
 		paths = 2
 	} else if ti := rep.Targets[0]; ti.Server.Product == "FerretDB" {
 		paths = 2
-		if w := strings.Join(ti.Warnings, " "); !strings.Contains(w, "The tcp6 path was not measured") {
+		if w := strings.Join(results.Texts(ti.Warnings), " "); !strings.Contains(w, "The tcp6 path was not measured") {
 			t.Errorf("FerretDB: tcp6 not measured and not said: warnings %q", w)
 		}
 	}
@@ -61,7 +61,7 @@ func Run(t *testing.T, target, provider string, binaries ...string) *results.Rep
 	// the report.
 	if servesTLS(tg, provider, rep.Targets[0].Server.Product) {
 		paths++
-	} else if w := strings.Join(rep.Targets[0].Warnings, " "); provider != "compose" && !strings.Contains(w, "The tls path was not measured") {
+	} else if w := strings.Join(results.Texts(rep.Targets[0].Warnings), " "); provider != "compose" && !strings.Contains(w, "The tls path was not measured") {
 		t.Errorf("%s with %s: tls not measured and not said: warnings %q", target, provider, w)
 	}
 	if len(rep.Runs) != 2*paths {

@@ -29,7 +29,7 @@ func TestHolmNeedsInstances(t *testing.T) {
 			t.Errorf("%d instances, %d comparisons: %q, want %q", c.k, c.m, got, c.want)
 		}
 	}
-	s := results.Summary{VerdictKind: results.NotSignificant, UnixSpeedupP50CI: over(9), PValueHolm: 0.059}
+	s := results.Summary{UnixView: results.UnixView{VerdictKind: results.NotSignificant, UnixSpeedupP50CI: over(9), PValueHolm: 0.059}}
 	if v := Verdict(&s, 15); !strings.Contains(v, "cannot go below 0.00391, so none of the 15 comparisons can pass; give --instances 10 or more") {
 		t.Errorf("verdict %q", v)
 	}
@@ -45,12 +45,12 @@ func TestVerdictWords(t *testing.T) {
 		s           results.Summary
 		long, short string
 	}{
-		{"unix", results.Summary{VerdictKind: results.UnixFaster, UnixSpeedupP50CI: unix}, "Unix faster: 23.1% lower p50 latency (95% CI 20.0%–25.9%; TCP/Unix 1.300×)", "Unix faster: 23.1% lower p50"},
-		{"tcp", results.Summary{VerdictKind: results.TCPFaster, UnixSpeedupP50CI: tcp}, "TCP faster: 20.0% lower p50 latency (95% CI 18.0%–22.0%; TCP/Unix 0.800×)", "TCP faster: 20.0% lower p50"},
-		{"band", results.Summary{VerdictKind: results.NoDifference, UnixSpeedupP50CI: flat}, "no meaningful difference: speedup 1.004× (95% CI 0.995–1.010), within the ±2% band", "no meaningful difference"},
-		{"wide", results.Summary{VerdictKind: results.Undecided, UnixSpeedupP50CI: wide}, "undecided: run longer: speedup 1.020× (95% CI 0.900–1.150) straddles 1", "undecided: run longer"},
-		{"holm", results.Summary{VerdictKind: results.NotSignificant, UnixSpeedupP50CI: unix, PValueHolm: 0.08}, "undecided after Holm's adjustment: speedup 1.300× (95% CI 1.250–1.350), but not significant after Holm's adjustment for 2 comparisons (p = 0.08)", "undecided after Holm's adjustment"},
-		{"few", results.Summary{VerdictKind: results.TooFewPairs}, "not enough block pairs for an interval", "not enough block pairs for an interval"},
+		{"unix", results.Summary{UnixView: results.UnixView{VerdictKind: results.UnixFaster, UnixSpeedupP50CI: unix}}, "Unix faster: 23.1% lower p50 latency (95% CI 20.0%–25.9%; TCP/Unix 1.300×)", "Unix faster: 23.1% lower p50"},
+		{"tcp", results.Summary{UnixView: results.UnixView{VerdictKind: results.TCPFaster, UnixSpeedupP50CI: tcp}}, "TCP faster: 20.0% lower p50 latency (95% CI 18.0%–22.0%; TCP/Unix 0.800×)", "TCP faster: 20.0% lower p50"},
+		{"band", results.Summary{UnixView: results.UnixView{VerdictKind: results.NoDifference, UnixSpeedupP50CI: flat}}, "no meaningful difference: speedup 1.004× (95% CI 0.995–1.010), within the ±2% band", "no meaningful difference"},
+		{"wide", results.Summary{UnixView: results.UnixView{VerdictKind: results.Undecided, UnixSpeedupP50CI: wide}}, "undecided: run longer: speedup 1.020× (95% CI 0.900–1.150) straddles 1", "undecided: run longer"},
+		{"holm", results.Summary{UnixView: results.UnixView{VerdictKind: results.NotSignificant, UnixSpeedupP50CI: unix, PValueHolm: 0.08}}, "undecided after Holm's adjustment: speedup 1.300× (95% CI 1.250–1.350), but not significant after Holm's adjustment for 2 comparisons (p = 0.08)", "undecided after Holm's adjustment"},
+		{"few", results.Summary{UnixView: results.UnixView{VerdictKind: results.TooFewPairs}}, "not enough block pairs for an interval", "not enough block pairs for an interval"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -13,6 +13,7 @@ import (
 	"github.com/dbsock/dbsock/drivers"
 	"github.com/dbsock/dbsock/pipeline"
 	"github.com/dbsock/dbsock/pipeline/pipelinetest"
+	"github.com/dbsock/dbsock/results"
 	"github.com/dbsock/dbsock/scenarios"
 	"github.com/dbsock/dbsock/supply"
 	"github.com/dbsock/dbsock/targets/postgres"
@@ -180,7 +181,7 @@ func TestKeysQueryStopsAtRows(t *testing.T) {
 					t.Errorf("%s: %d distinct keys; want at most the 10 rows asked for", r.Transport, r.DistinctKeys)
 				}
 			}
-			if w := strings.Join(rep.Targets[0].Warnings, " "); !strings.Contains(w, tc[2]) {
+			if w := strings.Join(results.Texts(rep.Targets[0].Warnings), " "); !strings.Contains(w, tc[2]) {
 				t.Errorf("warnings %q do not say %q", w, tc[2])
 			}
 		})

@@ -254,7 +254,7 @@ func (*Driver) RowLimit(info drivers.ServerInfo) (int, string) {
 	}
 	return 1, "FerretDB v1 (SQLite backend) finds a document by _id far more slowly in a large collection than MongoDB does " +
 		"(measured here: about 10 ms per find over 10,000 documents, against 0.3 ms over one), so this target read one document " +
-		"whatever --rows says; a MongoDB (mongod on PATH, or the mongo image) reads them all."
+		"whatever the rows asked for; a MongoDB (mongod on PATH, or the mongo image) reads them all"
 }
 
 // ParseBuildInfo names the product behind a buildInfo reply.

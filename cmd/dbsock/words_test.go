@@ -1,0 +1,54 @@
+package main
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/dbsock/dbsock/drivers"
+	"github.com/dbsock/dbsock/internal/setting"
+	"github.com/dbsock/dbsock/results"
+)
+
+// roundsDiffer is a report whose case's speedup moved between its two
+// rounds (1.2x, then 2x), summarized: the engine warns of it, naming the
+// rounds setting.
+func roundsDiffer(t *testing.T) *results.Report {
+	t.Helper()
+	c := results.Case{Target: "redis", Scenario: "pk", Concurrency: 1}
+	rep := &results.Report{Targets: []results.Target{{Name: "redis"}}}
+	for round, tcp := range map[int]int64{1: 12000, 2: 20000} {
+		for tr, p50 := range map[drivers.Transport]int64{drivers.TCP: tcp, drivers.Unix: 10000} {
+			run := results.Run{Case: c, Transport: tr, Round: round, N: 300}
+			for pair := range 3 {
+				run.Blocks = append(run.Blocks, results.Block{Pair: pair, N: 100, P50: p50, Mean: float64(p50)})
+			}
+			rep.Runs = append(rep.Runs, run)
+		}
+	}
+	if err := rep.Summarize(); err != nil {
+		t.Fatal(err)
+	}
+	return rep
+}
+
+// TestWarningsNameTheFlags: dbsock run words a report's warnings and
+// errors with its flags, where the engine names its own fields; a warning
+// read from a file keeps its words.
+func TestWarningsNameTheFlags(t *testing.T) {
+	rep := roundsDiffer(t)
+	rep.Summary[0].Warnings = append(rep.Summary[0].Warnings, results.Says("a file's words: run more --rounds"))
+	rep.Targets[0].Fail(setting.Errorf("redis over TCP did not answer within 10s (%s)", setting.OpTimeout))
+	if w := rep.Summary[0].Warnings[0]; w.Kind != results.RoundsDiffer || !strings.Contains(w.String(), "run more Options.Rounds") {
+		t.Fatalf("before it is worded, the warning names the engine's field: %s %q", w.Kind, w)
+	}
+	rep.Word(flagName)
+	got := strings.Join(results.Texts(rep.Summary[0].Warnings), "\n") + "\n" + rep.Targets[0].Error
+	for _, want := range []string{"1.20× in round 1, 2.00× in round 2", "run more --rounds to average", "a file's words: run more --rounds", "within 10s (--op-timeout)"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("worded for the command line, %q does not say %q", got, want)
+		}
+	}
+	if strings.Contains(got, "Options.") || strings.Contains(got, "Plan.") {
+		t.Errorf("worded for the command line, %q names the engine's fields", got)
+	}
+}
