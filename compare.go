@@ -114,14 +114,14 @@ func Compare(ctx context.Context, srv *Server, name string, open Opener, opt Com
 		Concurrency:    []int{max(opt.Concurrency, 1)},
 		Instances:      orDefaultInt(opt.Instances, defaultInstances),
 		InstancesAsked: opt.Instances != 0,
-		Options: scenarios.Options{N: orDefaultInt(opt.N, defaultN), Warmup: warmup(opt.Warmup), Rounds: orDefaultInt(opt.Rounds, defaultRounds),
-			Blocks: orDefaultInt(opt.Blocks, scenarios.DefaultBlocks), Seed: seed, OpTimeout: opt.OpTimeout, OwnQuery: true},
+		Loop: scenarios.Settings{N: orDefaultInt(opt.N, defaultN), Warmup: warmup(opt.Warmup), Rounds: orDefaultInt(opt.Rounds, defaultRounds),
+			Blocks: orDefaultInt(opt.Blocks, scenarios.DefaultBlocks), Seed: seed, OpTimeout: opt.OpTimeout},
 		Placement: place,
 		Reach:     drivers.Reach,
 		Libraries: targets.Libraries(),
 	}
-	if opt.Blocks == 0 && plan.Options.N < plan.Options.Blocks {
-		plan.Options.Blocks = 0 // the default, at most N
+	if opt.Blocks == 0 && plan.Loop.N < plan.Loop.Blocks {
+		plan.Loop.Blocks = 0 // the default, at most N
 	}
 	if err := plan.Validate(); err != nil {
 		return nil, compareError(err)

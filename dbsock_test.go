@@ -146,7 +146,7 @@ func TestCompareAgreesWithRun(t *testing.T) {
 		t.Skip("a timing comparison: scripts/stability.sh runs it (DBSOCK_TIMING=1)")
 	}
 	srv := startServer(t, "mysql", dbsock.StartOptions{})
-	opt := scenarios.Options{N: 3000, Warmup: 300, Rounds: 2, Blocks: 10, Seed: 2}
+	opt := scenarios.Settings{N: 3000, Warmup: 300, Rounds: 2, Blocks: 10, Seed: 2}
 	mysql, _ := targets.Lookup("mysql")
 	settings := mysql.Settings()
 	if err := json.Unmarshal([]byte(`{"mode": "default"}`), settings); err != nil {
@@ -157,7 +157,7 @@ func TestCompareAgreesWithRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	theirs, err := pipeline.Run(context.Background(), pipeline.Plan{Targets: []*targets.Target{mysql}, Settings: map[string]targets.Settings{"mysql": settings},
-		Provider: &supply.External{Endpoints: map[string]supply.Pair{"mysql": {TCP: srv.TCP, Unix: srv.Unix}}}, Options: opt, Placement: place})
+		Provider: &supply.External{Endpoints: map[string]supply.Pair{"mysql": {TCP: srv.TCP, Unix: srv.Unix}}}, Loop: opt, Placement: place})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -46,7 +46,7 @@ func TestCasePasswordsNeverOnDisk(t *testing.T) {
 	var remote *peekingRemote
 	remotePassword = ""
 	pl := Plan{Provider: passwordProvider{&fakeProvider{}}, ProviderName: "fake", Targets: []*targets.Target{tgt},
-		Options: scenarios.Options{N: 50, Rounds: 1}, Instances: 1, ClientName: "container",
+		Loop: scenarios.Settings{N: 50, Rounds: 1}, Instances: 1, ClientName: "container",
 		Client: func(_ context.Context, target string, dirs []string) (Remote, error) {
 			remote = &peekingRemote{inProcess: inProcess{dirs: dirs}}
 			return remote, nil

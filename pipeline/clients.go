@@ -92,7 +92,7 @@ func (p Plan) validateClients() error {
 
 // validateAgentRun refuses what agents cannot do.
 func (p Plan) validateAgentRun() error {
-	o, asked := p.Options, strings.Join(p.Clients, ",")
+	o, asked := p.Loop, strings.Join(p.Clients, ",")
 	refuse := func(format string, args ...any) error {
 		return setting.Errorf("%s %s: "+format, append([]any{setting.Clients, asked}, args...)...)
 	}
@@ -154,7 +154,7 @@ func (p Plan) skipReason(t *targets.Target, c string) string {
 	if lang == GoClient {
 		return ""
 	}
-	d := p.settings(t).Driver(drivers.Workload{Rows: p.Options.Rows})
+	d := p.settings(t).Driver(drivers.Workload{Rows: p.Rows})
 	if _, ok := d.(drivers.ConnFinder); !ok {
 		return "no agent measures " + t.Name + ": dbsock cannot list another process's connections on its server, so it could not verify an agent's route there"
 	}
@@ -242,7 +242,7 @@ func (p Plan) startClients(ctx context.Context, t *targets.Target, ti *results.T
 		if err != nil {
 			return cs, stop, err
 		}
-		a, err := agents.Start(ctx, spec, agents.Limits{OpTimeout: p.Options.Timeout(), PerOp: time.Millisecond})
+		a, err := agents.Start(ctx, spec, agents.Limits{OpTimeout: p.Loop.Timeout(), PerOp: time.Millisecond})
 		if err != nil {
 			return cs, stop, err
 		}
@@ -290,18 +290,18 @@ func agentCPUs(pid int) string {
 	return ", on CPUs " + placement.FormatList(cpus)
 }
 
-// agentLoop is loop for a stack's agent: scenarios.Run with d's ops done
-// by the agent, its CPU the agent's process's, each run marked with the
-// stack.
-func agentLoop(c stackClient, d drivers.Driver, srv *supply.Server, paths drivers.Paths, info drivers.ServerInfo) (caseLoop, error) {
+// agentLoop is the loop for a stack's agent: scenarios.Run with settings
+// s and d's ops done by the agent, its CPU the agent's process's, each run
+// marked with the stack.
+func agentLoop(c stackClient, d drivers.Driver, srv *supply.Server, paths drivers.Paths, info drivers.ServerInfo, s scenarios.Settings) (caseLoop, error) {
 	ad, err := agents.NewDriver(d, c.agent)
 	if err != nil {
 		return nil, err
 	}
 	paths = c.paths(paths)
-	return func(ctx context.Context, opt scenarios.Options, emit func(results.Run)) error {
-		opt.ClientCPU = cpustat.NewTree(c.agent.PID(), "the "+c.name+" agent's process tree")
-		return scenarios.Run(ctx, ad, srv.Current(paths), info, opt, func(run results.Run) {
+	return func(ctx context.Context, cs scenarios.Case, in scenarios.Instance, emit func(results.Run)) error {
+		in.ClientCPU = cpustat.NewTree(c.agent.PID(), "the "+c.name+" agent's process tree")
+		return scenarios.Run(ctx, ad, srv.Current(paths), info, s, cs, in, func(run results.Run) {
 			run.Stack, run.Client = c.name, c.client
 			emit(run)
 		})

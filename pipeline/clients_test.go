@@ -116,13 +116,14 @@ func TestStacksShareEachInstance(t *testing.T) {
 	var got []string
 	var loops []caseLoop
 	for _, name := range []string{"go", "c", "python"} {
-		loops = append(loops, func(_ context.Context, opt scenarios.Options, _ func(results.Run)) error {
-			got = append(got, fmt.Sprintf("%d:%s", opt.Instance, name))
+		loops = append(loops, func(_ context.Context, _ scenarios.Case, in scenarios.Instance, _ func(results.Run)) error {
+			got = append(got, fmt.Sprintf("%d:%s", in.Number, name))
 			return nil
 		})
 	}
 	ti := &results.Target{}
-	if err := p.measureCase(context.Background(), agentTarget(&agentReadyDriver{}), &agentReadyDriver{}, &supply.Server{}, ti, scenarios.Options{}, loops, nil); err != nil {
+	tr := &targetRun{t: agentTarget(&agentReadyDriver{}), srv: &supply.Server{}, ti: ti}
+	if err := p.measureCase(context.Background(), tr, &agentReadyDriver{}, scenarios.Case{}, loops, nil); err != nil {
 		t.Fatal(err)
 	}
 	want := "1:go 1:c 1:python 2:c 2:python 2:go 3:python 3:go 3:c"

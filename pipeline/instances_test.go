@@ -34,7 +34,7 @@ func TestInstancesRestartTheServerAndGiveTheInterval(t *testing.T) {
 	d := &fakeDriver{name: "a", tcpCost: 40 * time.Microsecond, unixCost: 20 * time.Microsecond}
 	pl := plan(&p.fakeProvider, d)
 	pl.Provider = p
-	pl.Options.Rounds, pl.Options.Blocks, pl.Options.N, pl.Instances = 1, 4, 100, 6
+	pl.Loop.Rounds, pl.Loop.Blocks, pl.Loop.N, pl.Instances = 1, 4, 100, 6
 	d.onSeed = func() { seeds.Add(1) }
 	rep, err := Run(context.Background(), pl)
 	if err != nil {
@@ -78,7 +78,7 @@ func TestInstancesSeedAVolatileServerAgain(t *testing.T) {
 	pl := plan(&p.fakeProvider, d)
 	pl.Provider = p
 	pl.Targets[0].Volatile = true
-	pl.Options.Rounds, pl.Options.Blocks, pl.Options.N, pl.Instances = 1, 4, 100, 3
+	pl.Loop.Rounds, pl.Loop.Blocks, pl.Loop.N, pl.Instances = 1, 4, 100, 3
 	rep, err := Run(context.Background(), pl)
 	if err != nil {
 		t.Fatal(err)
@@ -97,7 +97,7 @@ func TestInstancesSeedAVolatileServerAgain(t *testing.T) {
 func TestInstancesOfAServerNotOurs(t *testing.T) {
 	p := &fakeProvider{}
 	pl := plan(p, &fakeDriver{name: "a", tcpCost: 40 * time.Microsecond, unixCost: 20 * time.Microsecond})
-	pl.Options.Rounds, pl.Options.Blocks, pl.Options.N, pl.Instances = 1, 4, 100, 6
+	pl.Loop.Rounds, pl.Loop.Blocks, pl.Loop.N, pl.Instances = 1, 4, 100, 6
 	rep, err := Run(context.Background(), pl)
 	if err != nil {
 		t.Fatal(err)

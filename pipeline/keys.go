@@ -32,7 +32,7 @@ func (k KeySource) String() string {
 }
 
 // userKeys are t's own keys (nil: dbsock's ids 1..Rows): the file's, or
-// what the query returns over the Unix endpoint, at most Options.Rows (a
+// what the query returns over the Unix endpoint, at most Plan.Rows (a
 // query that has more is said in ti's warnings).
 func (p Plan) userKeys(ctx context.Context, t *targets.Target, d drivers.Driver, srv *supply.Server, ti *results.Target) ([]string, error) {
 	src, ok := p.KeysFrom[t.Name]
@@ -46,7 +46,7 @@ func (p Plan) userKeys(ctx context.Context, t *targets.Target, d drivers.Driver,
 	if !ok {
 		return nil, drivers.Statementf("%s query: %s cannot list keys; give a file of keys, one per line", setting.KeysFrom, t.Name)
 	}
-	limit := max(p.Options.Rows, 1)
+	limit := max(p.Rows, 1)
 	// Read up to countKeys past what it keeps, to say how many it left out.
 	upTo := max(limit+1, min(limit*100, countKeys))
 	var keys []string
@@ -109,7 +109,7 @@ func (p Plan) checkStatement(ctx context.Context, t *targets.Target, d drivers.D
 		}
 	}
 	for _, ep := range []drivers.Endpoint{srv.TCP, srv.Unix} {
-		err := drivers.Within(ctx, p.Options.Timeout(), func(ctx context.Context) error {
+		err := drivers.Within(ctx, p.Loop.Timeout(), func(ctx context.Context) error {
 			conn, err := d.Open(ctx, ep)
 			if err != nil {
 				return err
@@ -125,7 +125,7 @@ func (p Plan) checkStatement(ctx context.Context, t *targets.Target, d drivers.D
 		case errors.Is(err, drivers.ErrStatement):
 			return err
 		case errors.Is(err, context.DeadlineExceeded):
-			return fail(ep, setting.Errorf("no answer within %s (%s)", p.Options.Timeout().Round(time.Millisecond), setting.OpTimeout))
+			return fail(ep, setting.Errorf("no answer within %s (%s)", p.Loop.Timeout().Round(time.Millisecond), setting.OpTimeout))
 		default:
 			return fail(ep, err)
 		}

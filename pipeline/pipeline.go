@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/dbsock/dbsock/drivers"
@@ -55,9 +56,18 @@ type Plan struct {
 	// Baseline is the path every other one is compared with ("": TCP on
 	// 127.0.0.1); it must be one of Paths.
 	Baseline drivers.Transport
-	// Options holds the loop sizes; its Scenario and Concurrency are set
-	// per case.
-	Options scenarios.Options
+	// Loop is what the user asked of every case's timing loop: how many
+	// ops, rounds and blocks, what ends a case, what each op does. Run
+	// passes it down as it is; what it decides per case and per server
+	// instance (scenarios.Case, scenarios.Instance) goes beside it.
+	Loop scenarios.Settings
+	// Rows is how many rows dbsock seeds and the ops read, ids 1..Rows (0:
+	// the one-row lookup); a target whose server reads many too slowly, or
+	// given fewer keys of the user's own, gets fewer.
+	Rows int
+	// Progress, when set, counts the timed ops done, for a progress bar
+	// that reads it from another goroutine.
+	Progress *atomic.Int64
 	// Instances is how many server instances each case measures: between
 	// them the server is restarted (same endpoints, same data), and the
 	// interval is computed over instances (results.InstanceSpeedup). A
@@ -86,7 +96,7 @@ type Plan struct {
 	// one lookup of each target's own value, so no Pipelines or
 	// ValueSizes.
 	Explain bool
-	// AllowWrites lets an Options.Op that writes write to servers the user
+	// AllowWrites lets a Loop.Op that writes write to servers the user
 	// runs (external endpoints given); without it Validate refuses.
 	AllowWrites bool
 	// MaxErrorRate is the share of failed ops above which a case fails the
@@ -161,10 +171,9 @@ func Run(ctx context.Context, p Plan) (*results.Report, error) {
 	if p.Baseline != drivers.TCP {
 		rep.Config.Baseline = p.Baseline
 	}
-	if p.Options.Precision > 0 {
-		rep.Config.MaxDurationNs = p.Options.MaxDuration.Nanoseconds()
+	if p.Loop.Precision > 0 {
+		rep.Config.MaxDurationNs = p.Loop.MaxDuration.Nanoseconds()
 	}
-	p.Options.Epoch = rep.StartedAt
 	for _, t := range p.Targets {
 		ti := results.Target{Name: t.Name, Layer: t.Layer}
 		switch {
@@ -175,7 +184,7 @@ func Run(ctx context.Context, p Plan) (*results.Report, error) {
 			ti.Fail(err)
 			errs = append(errs, fmt.Errorf("%s: %w", t.Name, err))
 		default:
-			runs, err := p.measureTarget(ctx, t, &ti)
+			runs, err := p.measureTarget(ctx, t, &ti, rep.StartedAt)
 			rep.Runs = append(rep.Runs, runs...)
 			if err != nil {
 				ti.Fail(err)
@@ -200,7 +209,7 @@ func Run(ctx context.Context, p Plan) (*results.Report, error) {
 }
 
 func (p Plan) newReport() *results.Report {
-	o := p.Options
+	o := p.Loop
 	return &results.Report{
 		SchemaVersion: results.SchemaVersion,
 		Tool:          sysinfo.Self(),
@@ -218,16 +227,16 @@ func (p Plan) newReport() *results.Report {
 // workloadRecord is the report's account of the workload (nil when the
 // ops read one row, as a Plan without Rows does).
 func (p Plan) workloadRecord() *results.Workload {
-	o := p.Options
+	o := p.Loop
 	own := true
 	for _, t := range p.Targets {
 		own = own && t.Own
 	}
-	if o.Rows <= 0 || own {
+	if p.Rows <= 0 || own {
 		return nil
 	}
 	k := o.Keys
-	w := &results.Workload{Rows: o.Rows, Keys: k.Dist, Op: o.Op, Mix: o.Mix.String()}
+	w := &results.Workload{Rows: p.Rows, Keys: k.Dist, Op: o.Op, Mix: o.Mix.String()}
 	for name, q := range p.Queries {
 		if w.Query == nil {
 			w.Query = map[string]string{}
@@ -274,13 +283,14 @@ func (p Plan) placementRecord() results.Placement {
 }
 
 // measureTarget supplies t's server, records what it is into ti, and
-// measures every case; the server is stopped before it returns.
-func (p Plan) measureTarget(ctx context.Context, t *targets.Target, ti *results.Target) (runs []results.Run, err error) {
+// measures every case, each block's start recorded from epoch; the server
+// is stopped before it returns.
+func (p Plan) measureTarget(ctx context.Context, t *targets.Target, ti *results.Target, epoch time.Time) (runs []results.Run, err error) {
 	log := p.log()
 	settings := p.settings(t)
-	d := settings.Driver(p.workload(t.Name, 0, p.Options.Rows, nil))
+	d := settings.Driver(p.workload(t.Name, 0, p.Rows, nil))
 	if sizes := p.valueSizes(); len(sizes) == 1 {
-		d = settings.Driver(p.workload(t.Name, sizes[0], p.Options.Rows, nil)) // the operation line names the size measured
+		d = settings.Driver(p.workload(t.Name, sizes[0], p.Rows, nil)) // the operation line names the size measured
 	}
 	ti.Operation, ti.ConnectPhase = d.Describe(), d.ConnectPhase()
 	began := time.Now()
@@ -317,7 +327,7 @@ func (p Plan) measureTarget(ctx context.Context, t *targets.Target, ti *results.
 	if rows < len(keys) {
 		keys = keys[:rows]
 	}
-	if rows != p.Options.Rows {
+	if rows != p.Rows {
 		ti.Rows = rows
 		size := 0
 		if sizes := p.valueSizes(); len(sizes) == 1 {
@@ -330,7 +340,7 @@ func (p Plan) measureTarget(ctx context.Context, t *targets.Target, ti *results.
 	if err != nil {
 		return nil, err
 	}
-	tr := &targetRun{t: t, settings: settings, srv: srv, ti: ti, paths: paths, info: info, rc: rc, rows: rows, keys: keys, clients: cs}
+	tr := &targetRun{t: t, settings: settings, srv: srv, ti: ti, paths: paths, info: info, rc: rc, rows: rows, keys: keys, clients: cs, epoch: epoch}
 	err = p.measureCases(ctx, tr, func(run results.Run) {
 		runs = append(runs, run)
 		logRun(log, run)
@@ -339,7 +349,8 @@ func (p Plan) measureTarget(ctx context.Context, t *targets.Target, ti *results.
 }
 
 // targetRun is what measuring one target's cases needs: its server, what
-// it is, its paths and rows, and the client stacks it is measured from.
+// it is, its paths and rows, the client stacks it is measured from, and
+// when the report began (each block's start is recorded from it).
 type targetRun struct {
 	t        *targets.Target
 	settings targets.Settings
@@ -351,6 +362,7 @@ type targetRun struct {
 	rows     int
 	keys     []string
 	clients  []stackClient
+	epoch    time.Time
 }
 
 // measureCases seeds tr's server for each value size and measures every
@@ -371,14 +383,14 @@ func (p Plan) measureCases(ctx context.Context, tr *targetRun, emit func(results
 			if pl, ok := d.(drivers.Pipeliner); ok && depth > 1 {
 				d = pl.Pipeline(depth)
 			}
-			for _, opt := range p.cases() {
-				opt.Rows = tr.rows
-				_, opt.OwnQuery = p.Queries[t.Name]
+			for _, cs := range p.cases() {
+				cs.Rows = tr.rows
+				_, cs.OwnQuery = p.Queries[t.Name]
 				loops, err := p.stackLoops(tr, w, d, depth)
 				if err != nil {
 					return err
 				}
-				if err := p.measureCase(ctx, t, d, srv, tr.ti, opt, loops, emit); err != nil {
+				if err := p.measureCase(ctx, tr, d, cs, loops, emit); err != nil {
 					return err
 				}
 			}
@@ -387,8 +399,10 @@ func (p Plan) measureCases(ctx context.Context, tr *targetRun, emit func(results
 	return nil
 }
 
-// caseLoop runs one server instance of a case from one client stack.
-type caseLoop func(context.Context, scenarios.Options, func(results.Run)) error
+// caseLoop runs one server instance of a case from one client stack
+// (scenarios.Run with the plan's Loop settings, here, in the remote client
+// or in an agent).
+type caseLoop func(context.Context, scenarios.Case, scenarios.Instance, func(results.Run)) error
 
 // stackLoops are the loops of a case (d at pipeline depth depth), one per
 // client stack of tr, in the order Plan.Clients names them.
@@ -398,7 +412,7 @@ func (p Plan) stackLoops(tr *targetRun, w drivers.Workload, d drivers.Driver, de
 		loop := p.loop(tr.t, w, d, depth, tr.srv, tr.paths, tr.info, tr.rc)
 		if c.agent != nil {
 			var err error
-			if loop, err = agentLoop(c, d, tr.srv, tr.paths, tr.info); err != nil {
+			if loop, err = agentLoop(c, d, tr.srv, tr.paths, tr.info, p.Loop); err != nil {
 				return nil, err
 			}
 		}
@@ -407,26 +421,25 @@ func (p Plan) stackLoops(tr *targetRun, w drivers.Workload, d drivers.Driver, de
 	return loops, nil
 }
 
-// measureCase measures one case on each server instance in turn,
-// restarting srv between instances where it can. On each instance every
-// client stack's loop (scenarios.Run, here, in the remote client or in an
-// agent) runs its rounds, one stack after another in an order that
-// rotates from one instance to the next, so that the stacks share their
-// server instances and no stack always runs first on a fresh one; emit
-// receives every run.
-func (p Plan) measureCase(ctx context.Context, t *targets.Target, d drivers.Driver, srv *supply.Server, ti *results.Target,
-	opt scenarios.Options, loops []caseLoop, emit func(results.Run)) error {
-	restart := p.canRestart(srv, ti)
+// measureCase measures case c of tr's target on each server instance in
+// turn, restarting its server between instances where it can. On each
+// instance every client stack's loop runs its rounds, one stack after
+// another in an order that rotates from one instance to the next, so
+// that the stacks share their server instances and no stack always runs
+// first on a fresh one; emit receives every run.
+func (p Plan) measureCase(ctx context.Context, tr *targetRun, d drivers.Driver, c scenarios.Case, loops []caseLoop, emit func(results.Run)) error {
+	srv := tr.srv
+	restart := p.canRestart(srv, tr.ti)
 	for inst := 1; inst <= max(p.Instances, 1); inst++ {
 		if inst > 1 && restart {
-			if err := p.restart(ctx, t, d, srv, opt.Rows, inst); err != nil {
+			if err := p.restart(ctx, tr.t, d, srv, c.Rows, inst); err != nil {
 				return err
 			}
 		}
-		opt.Instance = inst
-		opt.ClientCPU, opt.ServerCPU, opt.ServerCPUWhyNot = cpustat.Self{}, srv.CPU, srv.CPUWhyNot
+		in := scenarios.Instance{Number: inst, ClientCPU: cpustat.Self{}, ServerCPU: srv.CPU, ServerCPUWhyNot: srv.CPUWhyNot,
+			Epoch: tr.epoch, Progress: p.Progress}
 		for k := range loops {
-			if err := loops[(inst-1+k)%len(loops)](ctx, opt, emit); err != nil {
+			if err := loops[(inst-1+k)%len(loops)](ctx, c, in, emit); err != nil {
 				return err
 			}
 		}
@@ -439,20 +452,20 @@ func (p Plan) measureCase(ctx context.Context, t *targets.Target, d drivers.Driv
 func (p Plan) loop(t *targets.Target, w drivers.Workload, d drivers.Driver, depth int, srv *supply.Server, paths drivers.Paths,
 	info drivers.ServerInfo, rc *remoteClient) caseLoop {
 	if rc == nil {
-		return func(ctx context.Context, opt scenarios.Options, emit func(results.Run)) error {
-			return scenarios.Run(ctx, d, srv.Current(paths), info, opt, emit)
+		return func(ctx context.Context, c scenarios.Case, in scenarios.Instance, emit func(results.Run)) error {
+			return scenarios.Run(ctx, d, srv.Current(paths), info, p.Loop, c, in, emit)
 		}
 	}
-	return func(ctx context.Context, opt scenarios.Options, emit func(results.Run)) error {
+	return func(ctx context.Context, c scenarios.Case, in scenarios.Instance, emit func(results.Run)) error {
 		// The progress bar moves a run at a time: the client elsewhere
 		// counts its ops where this process cannot see.
-		cs, err := p.remoteCase(t, w, depth, srv, srv.Current(paths), info, opt)
+		cs, err := p.remoteCase(t, w, depth, srv.Current(paths), info, c, in)
 		if err != nil {
 			return err
 		}
 		return rc.measure(ctx, cs, func(run results.Run) {
-			if opt.Progress != nil {
-				opt.Progress.Add(run.N)
+			if in.Progress != nil {
+				in.Progress.Add(run.N)
 			}
 			emit(run)
 		})
@@ -474,7 +487,7 @@ func logRun(log io.Writer, run results.Run) {
 // workload is what target's ops read for values of size bytes; seeding
 // reports its progress on the log.
 func (p Plan) workload(target string, size, rows int, keys []string) drivers.Workload {
-	w := drivers.Workload{ValueSize: size, Rows: rows, Op: p.Options.Op, Query: p.Queries[target], Keys: keys}
+	w := drivers.Workload{ValueSize: size, Rows: rows, Op: p.Loop.Op, Query: p.Queries[target], Keys: keys}
 	if rows := w.RowCount(); rows >= 100_000 {
 		log, began, step := p.log(), time.Now(), rows/10
 		next := step
@@ -520,7 +533,7 @@ func (p Plan) errorRates(rep *results.Report) []error {
 // reads many too slowly to measure: then the driver's limit, with a
 // warning on the target saying why.
 func (p Plan) rows(d drivers.Driver, info drivers.ServerInfo, ti *results.Target, userKeys int) int {
-	rows := p.Options.Rows
+	rows := p.Rows
 	if userKeys > 0 {
 		rows = userKeys
 	}
@@ -569,18 +582,17 @@ func (p Plan) valueSizes() []int {
 	return p.ValueSizes
 }
 
-// cases lists the loop options of every scenario and concurrency, in order.
-func (p Plan) cases() []scenarios.Options {
+// cases lists the case of every scenario and concurrency, in order, with
+// the plan's rows (a target may read fewer: measureCases says).
+func (p Plan) cases() []scenarios.Case {
 	conc := p.Concurrency
 	if len(conc) == 0 {
 		conc = []int{1}
 	}
-	var out []scenarios.Options
+	var out []scenarios.Case
 	for _, s := range p.scenarios() {
 		for _, c := range conc {
-			opt := p.Options
-			opt.Scenario, opt.Concurrency = s, c
-			out = append(out, opt)
+			out = append(out, scenarios.Case{Scenario: s, Concurrency: c, Rows: p.Rows})
 		}
 	}
 	return out

@@ -93,7 +93,7 @@ func (c *fakeConn) Close() error { return nil }
 
 func plan(p *fakeProvider, ds ...*fakeDriver) Plan {
 	pl := Plan{Provider: p, ProviderName: "fake",
-		Options: scenarios.Options{N: 300, Warmup: 10, Rounds: 2}}
+		Loop: scenarios.Settings{N: 300, Warmup: 10, Rounds: 2}}
 	for _, d := range ds {
 		d := d
 		pl.Targets = append(pl.Targets, &targets.Target{Target: supply.Target{Name: d.name}, Settings: targets.Own(func(int) drivers.Driver { return d })})
@@ -166,7 +166,7 @@ func TestRunInterruptedKeepsWhatWasMeasured(t *testing.T) {
 	}}
 	p := &fakeProvider{}
 	pl := plan(p, d, &fakeDriver{name: "b"})
-	pl.Options.N, pl.Options.Rounds = 1000, 3
+	pl.Loop.N, pl.Loop.Rounds = 1000, 3
 	rendered := false
 	pl.Render = func(*results.Report) error { rendered = true; return nil }
 	rep, err := Run(ctx, pl)
@@ -262,7 +262,7 @@ func TestTwoPlansInOneProcessSeeTheSameMachine(t *testing.T) {
 func TestEveryOpFailedIsNoResult(t *testing.T) {
 	d := &fakeDriver{name: "x", tcpCost: time.Microsecond, unixCost: time.Microsecond, opErr: errors.New("value too large")}
 	pl := plan(&fakeProvider{}, d)
-	pl.Options.N, pl.Options.Warmup, pl.Options.Blocks = 5, 0, 1
+	pl.Loop.N, pl.Loop.Warmup, pl.Loop.Blocks = 5, 0, 1
 	rep, err := Run(context.Background(), pl)
 	if err == nil || !strings.Contains(err.Error(), "10 of 10 ops failed over TCP") || !strings.Contains(err.Error(), "value too large") {
 		t.Fatalf("err = %v, want the failed ops counted and their error", err)

@@ -35,9 +35,9 @@ func TestTotalOpsCountsEveryPath(t *testing.T) {
 		p := &pathsProvider{}
 		pl := plan(&p.fakeProvider, &fakeDriver{name: "a"}, &fakeDriver{name: "b"})
 		pl.Provider, pl.Paths, pl.Instances, pl.Concurrency = p, paths, 2, []int{1}
-		pl.Options.N, pl.Options.Warmup, pl.Options.Rounds = 300, 5, 1
+		pl.Loop.N, pl.Loop.Warmup, pl.Loop.Rounds = 300, 5, 1
 		var done atomic.Int64
-		pl.Options.Progress = &done
+		pl.Progress = &done
 		pl.Log = testLog{t}
 		rep, err := Run(context.Background(), pl)
 		if err != nil {

@@ -55,8 +55,6 @@ type Case struct {
 	// into the same type (Target.Settings).
 	Settings  json.RawMessage `json:"settings"`
 	ValueSize int             `json:"value_size,omitempty"`
-	Rows      int             `json:"rows,omitempty"`
-	Op        string          `json:"op,omitempty"`
 	Query     string          `json:"query,omitempty"`
 	Keys      []string        `json:"keys,omitempty"`
 	Depth     int             `json:"depth,omitempty"`
@@ -70,10 +68,19 @@ type Case struct {
 	// TLSRoots are, for each of Paths on the tls path, the CA
 	// certificates (PEM) its client trusts, "" when it verifies nothing
 	// (Endpoint.TLSRoots): certificates, never keys.
-	TLSRoots []string           `json:"tls_roots,omitempty"`
-	Server   drivers.ServerInfo `json:"server"`
-	Instance string             `json:"server_instance,omitempty"`
-	Options  scenarios.Options  `json:"options"`
+	TLSRoots       []string           `json:"tls_roots,omitempty"`
+	Server         drivers.ServerInfo `json:"server"`
+	ServerInstance string             `json:"server_instance,omitempty"`
+	// Loop is the plan's loop settings as the user gave them (Plan.Loop),
+	// and Case what the pipeline decided for this case (its scenario,
+	// workers and rows; the rows are its workload's too).
+	Loop scenarios.Settings `json:"loop"`
+	Case scenarios.Case     `json:"case"`
+	// Instance is which server instance this is (1 first), and Epoch when
+	// the report began; the meters are the client's to make
+	// (ServerPIDs).
+	Instance int       `json:"instance"`
+	Epoch    time.Time `json:"epoch"`
 	// ServerPIDs are the roots of the server's process trees, whose CPU
 	// time the client reads (it sees the host's processes).
 	ServerPIDs      []int  `json:"server_pids,omitempty"`
@@ -164,7 +171,7 @@ func (c *remoteClient) measure(ctx context.Context, cs Case, emit func(results.R
 		stopOffer()
 		return err
 	}
-	xerr := c.execWatched(ctx, file, cs.Out+aliveSuffix, cs.Options.Timeout())
+	xerr := c.execWatched(ctx, file, cs.Out+aliveSuffix, cs.Loop.Timeout())
 	stopOffer()
 	_ = wait() // a client that did not read them has failed, and says so below
 	if errors.Is(xerr, errClientSilent) {
@@ -173,7 +180,7 @@ func (c *remoteClient) measure(ctx context.Context, cs Case, emit func(results.R
 	end, rerr := readRuns(cs.Out, emit)
 	switch {
 	case ctx.Err() != nil && !end.Done:
-		return fmt.Errorf("interrupted while the client measured instance %d: %w", cs.Options.Instance, ctx.Err())
+		return fmt.Errorf("interrupted while the client measured instance %d: %w", cs.Instance, ctx.Err())
 	case end.Error != "" && end.NoAnswer:
 		return noAnswer{end.Error}
 	case end.Error != "":
@@ -286,23 +293,23 @@ func readRuns(file string, emit func(results.Run)) (caseEnd, error) {
 	return end, sc.Err()
 }
 
-// remoteCase is the Case for one instance of opt on d's target.
-func (p Plan) remoteCase(t *targets.Target, w drivers.Workload, depth int, srv *supply.Server, paths drivers.Paths, info drivers.ServerInfo, opt scenarios.Options) (Case, error) {
+// remoteCase is the Case for instance in of case c, with w's values (its
+// rows are c's), on t's target at pipeline depth depth.
+func (p Plan) remoteCase(t *targets.Target, w drivers.Workload, depth int, paths drivers.Paths, info drivers.ServerInfo, c scenarios.Case, in scenarios.Instance) (Case, error) {
 	settings, err := json.Marshal(p.settings(t))
 	if err != nil {
 		return Case{}, fmt.Errorf("write %s's settings for the client: %w", t.Name, err)
 	}
-	cs := Case{Target: t.Name, Settings: settings, ValueSize: w.ValueSize, Rows: w.Rows, Op: w.Op, Query: w.Query, Keys: w.Keys,
-		Depth: depth, Paths: paths, Server: info, Instance: info.Instance, ServerCPUWhyNot: srv.CPUWhyNot}
+	cs := Case{Target: t.Name, Settings: settings, ValueSize: w.ValueSize, Query: w.Query, Keys: w.Keys,
+		Depth: depth, Paths: paths, Server: info, ServerInstance: info.Instance, Loop: p.Loop, Case: c,
+		Instance: in.Number, Epoch: in.Epoch, ServerCPUWhyNot: in.ServerCPUWhyNot}
 	for _, ep := range paths {
 		cs.Passwords = append(cs.Passwords, ep.Password)
 		cs.TLSRoots = append(cs.TLSRoots, string(ep.TLSRoots))
 	}
-	opt.ClientCPU, opt.ServerCPU, opt.Progress = nil, nil, nil
-	cs.Options = opt
-	cs.ServerPIDs, cs.ServerCPUWhat = meterRoots(srv.CPU)
-	if srv.CPU != nil && len(cs.ServerPIDs) == 0 {
-		cs.ServerCPUWhyNot = "the client container reads a server's CPU time from its process trees, and this server's meter (" + srv.CPU.Describe() + ") is none"
+	cs.ServerPIDs, cs.ServerCPUWhat = meterRoots(in.ServerCPU)
+	if in.ServerCPU != nil && len(cs.ServerPIDs) == 0 {
+		cs.ServerCPUWhyNot = "the client container reads a server's CPU time from its process trees, and this server's meter (" + in.ServerCPU.Describe() + ") is none"
 	}
 	return cs, nil
 }
@@ -465,9 +472,6 @@ func (cs Case) check(file string) error {
 	if cs.PasswordPipe != "" && cs.PasswordPipe != file+pipeSuffix {
 		return fmt.Errorf("its password pipe %q is not %s%s", cs.PasswordPipe, file, pipeSuffix)
 	}
-	if _, _, err := scenarios.ParseOp(cs.Op); cs.Op != "" && err != nil {
-		return err
-	}
 	if err := cs.checkSettings(); err != nil {
 		return err
 	}
@@ -516,12 +520,15 @@ func (cs Case) restoreTLS() error {
 }
 
 // checkSettings checks the case's settings by the rules dbsock run checks
-// its plan with (scenarios.Options.Validate and the plan's own limits on
-// depth, value size and memory), so that a case file cannot ask for more
-// than dbsock run could have.
+// its plan with (scenarios.Settings.Validate and ValidateCase, and the
+// plan's own limits on depth, value size and memory), so that a case file
+// cannot ask for more than dbsock run could have.
 func (cs Case) checkSettings() error {
-	o := cs.Options
+	o := cs.Loop
 	if err := o.Validate(); err != nil {
+		return err
+	}
+	if err := o.ValidateCase(cs.Case); err != nil {
 		return err
 	}
 	if cs.Depth != 0 {
@@ -534,10 +541,7 @@ func (cs Case) checkSettings() error {
 			return err
 		}
 	}
-	if cs.Rows < 0 || cs.Rows > scenarios.MaxRows {
-		return setting.Errorf("%s %d is out of range; accepted: 0 to %d", setting.Rows, cs.Rows, scenarios.MaxRows)
-	}
-	return o.CheckMemory(max(int64(cs.ValueSize), 6), max(cs.Depth, 1), len(cs.Paths))
+	return o.CheckMemory(cs.Case, max(int64(cs.ValueSize), 6), max(cs.Depth, 1), len(cs.Paths))
 }
 
 // loopback says whether host:port names a loopback address.
@@ -576,25 +580,24 @@ func (cs Case) run(ctx context.Context, emit func(results.Run)) error {
 	if err != nil {
 		return err
 	}
-	d := settings.Driver(drivers.Workload{ValueSize: cs.ValueSize, Rows: cs.Rows, Op: cs.Op, Query: cs.Query, Keys: cs.Keys})
+	d := settings.Driver(drivers.Workload{ValueSize: cs.ValueSize, Rows: cs.Case.Rows, Op: cs.Loop.Op, Query: cs.Query, Keys: cs.Keys})
 	if pl, ok := d.(drivers.Pipeliner); ok && cs.Depth > 1 {
 		d = pl.Pipeline(cs.Depth)
 	}
 	for i := range cs.Paths {
 		cs.Paths[i].Password = cs.Passwords[i]
 	}
-	cs.Server.Instance = cs.Instance
-	opt := cs.Options
-	opt.ClientCPU, opt.ServerCPUWhyNot = cpustat.Self{}, cs.ServerCPUWhyNot
+	cs.Server.Instance = cs.ServerInstance
+	in := scenarios.Instance{Number: cs.Instance, ClientCPU: cpustat.Self{}, ServerCPUWhyNot: cs.ServerCPUWhyNot, Epoch: cs.Epoch}
 	if len(cs.ServerPIDs) > 0 {
 		sum := cpustat.Sum{}
 		for _, pid := range cs.ServerPIDs {
 			sum = append(sum, cpustat.NewTree(pid, cs.ServerCPUWhat))
 		}
-		opt.ServerCPU = sum
+		in.ServerCPU = sum
 		if len(sum) == 1 {
-			opt.ServerCPU = sum[0]
+			in.ServerCPU = sum[0]
 		}
 	}
-	return scenarios.Run(ctx, d, cs.Paths, cs.Server, opt, emit)
+	return scenarios.Run(ctx, d, cs.Paths, cs.Server, cs.Loop, cs.Case, in, emit)
 }

@@ -8,12 +8,14 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/dbsock/dbsock/drivers"
+	"github.com/dbsock/dbsock/internal/cpustat"
 	"github.com/dbsock/dbsock/results"
 	"github.com/dbsock/dbsock/scenarios"
 	"github.com/dbsock/dbsock/supply"
@@ -90,7 +92,7 @@ func TestRemoteClientRunsTheCaseFromItsFile(t *testing.T) {
 	var remote *inProcess
 	var progress atomic.Int64
 	pl := Plan{Provider: &fakeProvider{}, ProviderName: "fake", Targets: []*targets.Target{tgt},
-		Options: scenarios.Options{N: 200, Warmup: 10, Rounds: 1, Progress: &progress}, Instances: 2,
+		Loop: scenarios.Settings{N: 200, Warmup: 10, Rounds: 1}, Progress: &progress, Instances: 2,
 		Settings:   map[string]targets.Settings{"remote-fake": &remoteSettings{UnixUS: 10}},
 		ClientName: "container",
 		Client: func(_ context.Context, target string, dirs []string) (Remote, error) {
@@ -161,7 +163,7 @@ func TestRemoteClientErrorsComeBack(t *testing.T) {
 	rc := &remoteClient{r: &inProcess{}, dir: dir}
 	srv := &supply.Server{TCP: drivers.Endpoint{Transport: drivers.TCP, Address: "127.0.0.1:1"}, Unix: drivers.Endpoint{Transport: drivers.Unix, Address: "/fake/x.sock"}}
 	tgt, _ := targets.Lookup("remote-fake")
-	cs, err := Plan{}.remoteCase(tgt, drivers.Workload{}, 1, srv, srv.Endpoints().Paths(), drivers.ServerInfo{}, scenarios.Options{N: 10, Rounds: 1})
+	cs, err := Plan{Loop: scenarios.Settings{N: 10, Rounds: 1}}.remoteCase(tgt, drivers.Workload{}, 1, srv.Endpoints().Paths(), drivers.ServerInfo{}, scenarios.Case{}, scenarios.Instance{Number: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -209,9 +211,9 @@ func TestSilentClientIsTimedOut(t *testing.T) {
 	rc := &remoteClient{r: &hungRemote{}, dir: t.TempDir()}
 	srv := &supply.Server{TCP: drivers.Endpoint{Transport: drivers.TCP, Address: "127.0.0.1:1"}, Unix: drivers.Endpoint{Transport: drivers.Unix, Address: "/fake/x.sock"}}
 	tgt, _ := targets.Lookup("remote-fake")
-	opt := scenarios.Options{N: 10, Rounds: 1, OpTimeout: 100 * time.Millisecond}
+	loop := scenarios.Settings{N: 10, Rounds: 1, OpTimeout: 100 * time.Millisecond}
 	start := time.Now()
-	cs, err := Plan{}.remoteCase(tgt, drivers.Workload{}, 1, srv, srv.Endpoints().Paths(), drivers.ServerInfo{}, opt)
+	cs, err := Plan{Loop: loop}.remoteCase(tgt, drivers.Workload{}, 1, srv.Endpoints().Paths(), drivers.ServerInfo{}, scenarios.Case{}, scenarios.Instance{Number: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -252,8 +254,8 @@ func TestCaseCarriesSettingsAsData(t *testing.T) {
 	s.Protocol, s.Identity = 2, true
 	s.Addr, s.Socket, s.Password = "127.0.0.1:6379", "/run/redis/redis.sock", "s3cret"
 	srv := &supply.Server{TCP: drivers.Endpoint{Transport: drivers.TCP, Address: "127.0.0.1:1"}, Unix: drivers.Endpoint{Transport: drivers.Unix, Address: "/fake/x.sock"}}
-	pl := Plan{Settings: map[string]targets.Settings{"redis": s}}
-	cs, err := pl.remoteCase(tgt, drivers.Workload{}, 1, srv, srv.Endpoints().Paths(), drivers.ServerInfo{}, scenarios.Options{N: 10, Rounds: 1})
+	pl := Plan{Settings: map[string]targets.Settings{"redis": s}, Loop: scenarios.Settings{N: 10, Rounds: 1}}
+	cs, err := pl.remoteCase(tgt, drivers.Workload{}, 1, srv.Endpoints().Paths(), drivers.ServerInfo{}, scenarios.Case{}, scenarios.Instance{Number: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -283,5 +285,59 @@ func TestCaseCarriesSettingsAsData(t *testing.T) {
 	read.Settings = json.RawMessage(`{"protocol":4}`)
 	if _, err := read.targetSettings(); err == nil || !strings.Contains(err.Error(), "redis.Settings.Protocol 4 is not accepted") {
 		t.Errorf("protocol 4: %v, want the settings' own error", err)
+	}
+}
+
+// TestCaseCarriesLoopAsData: a case holds the plan's loop settings and
+// the pipeline's case as JSON values with snake_case names, which the
+// client reads back as they were; the meters and the progress counter
+// stay on this side (the client makes its own from the server's pids).
+func TestCaseCarriesLoopAsData(t *testing.T) {
+	tgt, _ := targets.Lookup("redis")
+	srv := &supply.Server{TCP: drivers.Endpoint{Transport: drivers.TCP, Address: "127.0.0.1:1"}, Unix: drivers.Endpoint{Transport: drivers.Unix, Address: "/fake/x.sock"}}
+	loop := scenarios.Settings{N: 500, Warmup: 20, Rounds: 2, Blocks: 5, Seed: 9, OpTimeout: 3 * time.Second,
+		Keys: scenarios.Keys{Dist: scenarios.Zipf, Theta: 0.99}, Op: drivers.OpMixed, Mix: scenarios.Mix{Reads: 9, Writes: 1}}
+	c := scenarios.Case{Scenario: scenarios.PK, Concurrency: 2, Rows: 100}
+	var progress atomic.Int64
+	epoch := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	in := scenarios.Instance{Number: 3, ClientCPU: cpustat.Self{}, ServerCPU: cpustat.NewTree(1, "a tree"), Epoch: epoch, Progress: &progress}
+	cs, err := Plan{Loop: loop}.remoteCase(tgt, drivers.Workload{}, 1, srv.Endpoints().Paths(), drivers.ServerInfo{}, c, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := json.Marshal(cs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var raw map[string]any
+	if err := json.Unmarshal(b, &raw); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]any{
+		"loop": map[string]any{"n": 500.0, "warmup": 20.0, "rounds": 2.0, "blocks": 5.0, "seed": 9.0, "op_timeout_ns": 3e9,
+			"keys": map[string]any{"dist": "zipf", "theta": 0.99}, "op": "mixed", "mix": map[string]any{"reads": 9.0, "writes": 1.0}},
+		"case":     map[string]any{"scenario": "pk", "concurrency": 2.0, "rows": 100.0},
+		"instance": 3.0,
+		"epoch":    "2026-01-02T03:04:05Z",
+	}
+	for k, v := range want {
+		if !reflect.DeepEqual(raw[k], v) {
+			t.Errorf("the case's %s is %v, want %v", k, raw[k], v)
+		}
+	}
+	if pids, ok := raw["server_pids"].([]any); !ok || len(pids) != 1 || pids[0] != 1.0 {
+		t.Errorf("the case's server_pids are %v, want the server meter's root [1]", raw["server_pids"])
+	}
+	for _, not := range []string{"Progress", "progress", "ClientCPU", "client_cpu", "Options"} {
+		if strings.Contains(string(b), `"`+not+`"`) {
+			t.Errorf("the case %s holds %q", b, not)
+		}
+	}
+	var read Case
+	if err := json.Unmarshal(b, &read); err != nil {
+		t.Fatal(err)
+	}
+	if read.Loop != loop || read.Case != c || read.Instance != 3 || !read.Epoch.Equal(epoch) {
+		t.Errorf("the client read loop %+v, case %+v, instance %d, epoch %v; want %+v, %+v, 3, %v", read.Loop, read.Case, read.Instance, read.Epoch, loop, c, epoch)
 	}
 }

@@ -129,7 +129,7 @@ func (p Plan) identify(ctx context.Context, t *targets.Target, d drivers.Driver,
 // accepts and never answers cannot hang dbsock; the error says which server
 // did not answer, over what, during which step.
 func (p Plan) answer(ctx context.Context, target string, ep drivers.Endpoint, during string, step func(context.Context) error) error {
-	return p.answerWithin(ctx, p.Options.Timeout(), setting.Sprintf("%s", setting.OpTimeout), target, ep, during, step)
+	return p.answerWithin(ctx, p.Loop.Timeout(), setting.Sprintf("%s", setting.OpTimeout), target, ep, during, step)
 }
 
 // answerWithin is answer with its own limit, which what names (in the
@@ -201,7 +201,7 @@ func (p Plan) seed(ctx context.Context, t *targets.Target, d drivers.Driver, srv
 		over = append(over, srv.TCP)
 	}
 	over = append(over, srv.SeedAlso...)
-	limit := seedLimit(p.Options.Timeout(), rows, d.ValueSize())
+	limit := seedLimit(p.Loop.Timeout(), rows, d.ValueSize())
 	for _, ep := range over {
 		what := setting.Sprintf("%s plus 1 ms per row and per 64 KiB of values", setting.OpTimeout)
 		err := p.answerWithin(ctx, limit, what, t.Name, ep, "while dbsock seeded the rows", func(ctx context.Context) error { return d.Seed(ctx, ep) })

@@ -16,7 +16,8 @@ import (
 	"github.com/dbsock/dbsock/targets"
 )
 
-// Limits of a plan's settings, beyond a case's (scenarios.Options.Validate).
+// Limits of a plan's settings, beyond a case's (scenarios.Settings.Validate
+// and ValidateCase).
 const (
 	MaxInstances = 100
 	MaxPipeline  = 10_000
@@ -24,7 +25,7 @@ const (
 )
 
 // Validate checks, before anything starts, that the plan can run: every
-// case's settings (scenarios.Options.Validate), the sweep, the instances,
+// case's settings (scenarios.Settings.Validate, ValidateCase), the sweep, the instances,
 // what each target can do (pipelining, value sizes, the user's own op),
 // the thresholds, the write rules and what the largest case would hold in
 // memory. Its errors are *setting.Error values naming the plan's fields;
@@ -82,10 +83,13 @@ func validValueSize(s int) error {
 	return nil
 }
 
-// validateCases checks every case's settings.
+// validateCases checks the loop's settings, and every case with them.
 func (p Plan) validateCases() error {
-	for _, opt := range p.cases() {
-		if err := opt.Validate(); err != nil {
+	if err := p.Loop.Validate(); err != nil {
+		return err
+	}
+	for _, c := range p.cases() {
+		if err := p.Loop.ValidateCase(c); err != nil {
 			return err
 		}
 	}
@@ -100,7 +104,7 @@ func (p Plan) validateInstances() error {
 		return setting.Errorf("%s %d is out of range; accepted: 1 to %d", setting.Instances, p.Instances, MaxInstances)
 	}
 	switch {
-	case p.Options.Precision > 0 && p.InstancesAsked && p.Instances > 1:
+	case p.Loop.Precision > 0 && p.InstancesAsked && p.Instances > 1:
 		return setting.Errorf("%s adds rounds to one server instance until its interval is narrow enough, and %s %d computes the interval over instances: give one of them",
 			setting.Precision, setting.Instances, p.Instances)
 	}
@@ -125,7 +129,7 @@ func (p Plan) holmWarning() string {
 // Instances (at least 1), or 1 under Precision unless Instances was asked
 // for.
 func (p Plan) InstancesPerCase() int {
-	if p.Options.Precision > 0 && !p.InstancesAsked {
+	if p.Loop.Precision > 0 && !p.InstancesAsked {
 		return 1
 	}
 	return max(p.Instances, 1)
@@ -133,7 +137,7 @@ func (p Plan) InstancesPerCase() int {
 
 // TotalOps is how many timed ops the plan does when every case runs its
 // N ops per worker on every path it asks for (fewer where a server lacks
-// a path; unknown, and so not this, under Options.Duration), for a
+// a path; unknown, and so not this, under Loop.Duration), for a
 // progress bar.
 func (p Plan) TotalOps() int64 {
 	workers := 0
@@ -149,8 +153,8 @@ func (p Plan) TotalOps() int64 {
 		}
 	}
 	cases := int64(measured) * int64(max(len(p.Scenarios), 1)) * int64(max(len(p.ValueSizes), 1)) * int64(max(len(p.Pipelines), 1))
-	rounds := int64(max(p.Options.Rounds, 1)) * int64(p.InstancesPerCase())
-	return cases * int64(max(workers, 1)) * rounds * int64(len(p.PathsAsked())) * int64(p.Options.N)
+	rounds := int64(max(p.Loop.Rounds, 1)) * int64(p.InstancesPerCase())
+	return cases * int64(max(workers, 1)) * rounds * int64(len(p.PathsAsked())) * int64(p.Loop.N)
 }
 
 // pipeliners lists the registered targets whose driver can send a batch
@@ -224,7 +228,7 @@ func (p Plan) validateQuery(name string) error {
 		}
 	}
 	if _, keyed := p.KeysFrom[name]; keyed && !hasQuery {
-		if p.Options.Op != drivers.OpRead && p.Options.Op != "" {
+		if p.Loop.Op != drivers.OpRead && p.Loop.Op != "" {
 			return setting.Errorf("%s %s: dbsock writes only to its own table, which it does not create for your keys; name your write with %s (and %s)",
 				setting.KeysFrom, name, setting.Queries, setting.AllowWrites)
 		}
@@ -234,7 +238,7 @@ func (p Plan) validateQuery(name string) error {
 	if !hasQuery {
 		return nil
 	}
-	if p.Options.Op == drivers.OpMixed {
+	if p.Loop.Op == drivers.OpMixed {
 		return setting.Errorf("%s %s times dbsock's own read and update; with %s for %s, use %s %s or %s",
 			setting.Op, drivers.OpMixed, setting.Queries, name, setting.Op, drivers.OpRead, drivers.OpUpdate)
 	}
@@ -242,7 +246,7 @@ func (p Plan) validateQuery(name string) error {
 	if !ok {
 		return setting.Errorf("%s does not apply to target %s: its op is fixed", setting.Queries, name)
 	}
-	op := p.Options.Op
+	op := p.Loop.Op
 	if op == "" {
 		op = drivers.OpRead
 	}
@@ -255,7 +259,7 @@ func (p Plan) validateQuery(name string) error {
 // validateWrites refuses writes in batches, and writes to servers the user
 // runs (their endpoints given) unless AllowWrites says so.
 func (p Plan) validateWrites() error {
-	op := p.Options.Op
+	op := p.Loop.Op
 	if op == "" || op == drivers.OpRead {
 		return nil
 	}
@@ -303,7 +307,7 @@ func (p Plan) validateThresholds() error {
 
 // validateMemory estimates what the sweep's largest case holds at once
 // and refuses what cannot fit: the values in flight in dbsock
-// (scenarios.Options.CheckMemory), and the values seeded into each server
+// (scenarios.Settings.CheckMemory), and the values seeded into each server
 // (rows x value size) against half of what this machine has available.
 func (p Plan) validateMemory() error {
 	size := int64(6) // the targets' own small value
@@ -311,9 +315,9 @@ func (p Plan) validateMemory() error {
 		size = max(int64(slices.Max(p.ValueSizes)), 1)
 	}
 	depth := max(slices.Max(append([]int{1}, p.Pipelines...)), 1)
-	for _, opt := range p.cases() {
+	for _, c := range p.cases() {
 		var me *scenarios.MemoryError
-		if err := opt.CheckMemory(size, depth, len(p.paths())); errors.As(err, &me) {
+		if err := p.Loop.CheckMemory(c, size, depth, len(p.paths())); errors.As(err, &me) {
 			format := "%s %d would hold about %s in dbsock (%s per worker in latency histograms and connections, one per path, and %s of values in flight at %s %d and %s %s), more than the %s it allows itself; "
 			args := []any{setting.Concurrency, me.Workers, setting.Bytes(me.Bytes), setting.Bytes(me.WorkerBytes), setting.Bytes(me.ValueBytes),
 				setting.Pipelines, depth, setting.ValueSizes, setting.Bytes(size), setting.Bytes(scenarios.ClientBudget)}
@@ -333,9 +337,9 @@ func (p Plan) validateMemory() error {
 	if !seeds || err != nil {
 		return nil
 	}
-	if seeded := int64(p.Options.Rows) * size; seeded > avail/2 {
+	if seeded := int64(p.Rows) * size; seeded > avail/2 {
 		return setting.Errorf("%s %d x %s %s seeds about %s into each server, more than half of the %s this machine has available; lower %s (at most %d at this size) or %s",
-			setting.Rows, p.Options.Rows, setting.ValueSizes, setting.Bytes(size), setting.Bytes(seeded), setting.Bytes(avail), setting.Rows, avail/2/size, setting.ValueSizes)
+			setting.Rows, p.Rows, setting.ValueSizes, setting.Bytes(size), setting.Bytes(seeded), setting.Bytes(avail), setting.Rows, avail/2/size, setting.ValueSizes)
 	}
 	return nil
 }

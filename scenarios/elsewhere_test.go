@@ -101,9 +101,9 @@ func (d timerDriver) Open(_ context.Context, ep drivers.Endpoint) (drivers.Conn,
 // block, with the paired speedup they give.
 func TestRunHandsBlocksToATimer(t *testing.T) {
 	d := timerDriver{conns: map[drivers.Transport]*timerConn{}}
-	opt := Options{Scenario: PK, N: 500, Warmup: 50, Rounds: 1, Blocks: 10, Seed: 7, Rows: 1000}
+	s, c := Settings{N: 500, Warmup: 50, Rounds: 1, Blocks: 10, Seed: 7}, Case{Scenario: PK, Rows: 1000}
 	var runs []results.Run
-	if err := Run(context.Background(), d, nopPair.Paths(), drivers.ServerInfo{}, opt, func(r results.Run) { runs = append(runs, r) }); err != nil {
+	if err := Run(context.Background(), d, nopPair.Paths(), drivers.ServerInfo{}, s, c, Instance{}, func(r results.Run) { runs = append(runs, r) }); err != nil {
 		t.Fatal(err)
 	}
 	if len(runs) != 2 {

@@ -35,7 +35,7 @@ type caseKeys struct {
 
 // newCaseKeys returns the case's keys, or nil when the ops read one row
 // (opt.Rows 0).
-func newCaseKeys(opt Options) *caseKeys {
+func newCaseKeys(opt caseRun) *caseKeys {
 	if opt.Rows <= 0 {
 		return nil
 	}

@@ -35,10 +35,10 @@ const DefaultTheta = 0.99
 
 // Keys says how ops choose rows.
 type Keys struct {
-	Dist  string  // one of Uniform, Zipf, Sequential, Hotspot ("": Uniform)
-	Theta float64 // Zipf's constant
-	Hot   float64 // Hotspot: the hot set's share of the rows
-	Ops   float64 // Hotspot: the share of ops that go to the hot set
+	Dist  string  `json:"dist,omitempty"`  // one of Uniform, Zipf, Sequential, Hotspot ("": Uniform)
+	Theta float64 `json:"theta,omitempty"` // Zipf's constant
+	Hot   float64 `json:"hot,omitempty"`   // Hotspot: the hot set's share of the rows
+	Ops   float64 `json:"ops,omitempty"`   // Hotspot: the share of ops that go to the hot set
 }
 
 // ParseKeys reads --keys: uniform, zipf[:THETA], sequential,

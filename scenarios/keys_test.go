@@ -162,9 +162,9 @@ func TestPairsGetTheSameKeys(t *testing.T) {
 	for _, dist := range []string{Uniform, Zipf, Sequential} {
 		d := &keyedDriver{seen: map[drivers.Transport][]int64{}}
 		k, _ := ParseKeys(dist)
-		opt := Options{N: 1000, Warmup: 0, Rounds: 2, Blocks: 10, Seed: 7, Rows: 500, Keys: k}
+		s, c := Settings{N: 1000, Warmup: 0, Rounds: 2, Blocks: 10, Seed: 7, Keys: k}, Case{Rows: 500}
 		var runs []results.Run
-		err := Run(context.Background(), d, nopPair.Paths(), drivers.ServerInfo{}, opt, func(r results.Run) { runs = append(runs, r) })
+		err := Run(context.Background(), d, nopPair.Paths(), drivers.ServerInfo{}, s, c, Instance{}, func(r results.Run) { runs = append(runs, r) })
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -193,7 +193,7 @@ func TestKeyBuffersAreBounded(t *testing.T) {
 			t.Errorf("keyBuffer(%d) = %d, want %d", tt.workers, got, tt.want)
 		}
 	}
-	k := newCaseKeys(Options{Rows: 1000, Concurrency: 4096, Seed: 1})
+	k := newCaseKeys(caseRun{Settings: Settings{Seed: 1}, Case: Case{Rows: 1000, Concurrency: 4096}})
 	if k.size*len(k.buf) > maxKeysHeld {
 		t.Fatalf("%d workers x %d ids each is over %d", len(k.buf), k.size, maxKeysHeld)
 	}

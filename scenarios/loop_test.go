@@ -146,7 +146,7 @@ func BenchmarkHarness(b *testing.B) {
 // and allocs/op with BenchmarkHarness.
 func BenchmarkHarnessBlocks(b *testing.B) {
 	d := nopDriver{}
-	opt := Options{Scenario: PK, N: max(b.N/2, 1), Blocks: DefaultBlocks}
+	opt := caseRun{Settings: Settings{N: max(b.N/2, 1), Blocks: DefaultBlocks}, Case: Case{Scenario: PK}}
 	b.ReportAllocs()
 	b.ResetTimer()
 	if _, err := measureRound(context.Background(), d, nopPair.Paths(), opt, 1, rand.New(rand.NewPCG(1, 2)), nil); err != nil {
@@ -206,7 +206,7 @@ func TestOpenLoopWaitIsCutShort(t *testing.T) {
 // conns between blocks; inside the timed loop nothing more happens.
 func BenchmarkHarnessKeyed(b *testing.B) {
 	d := keyedNopDriver{}
-	opt := Options{Scenario: PK, N: max(b.N/2, 1), Blocks: DefaultBlocks, Rows: 10000}
+	opt := caseRun{Settings: Settings{N: max(b.N/2, 1), Blocks: DefaultBlocks}, Case: Case{Scenario: PK, Rows: 10000}}
 	b.ReportAllocs()
 	b.ResetTimer()
 	if _, err := measureRound(context.Background(), d, nopPair.Paths(), opt, 1, rand.New(rand.NewPCG(1, 2)), newCaseKeys(opt)); err != nil {
@@ -240,7 +240,7 @@ func (c *keyedNopConn) DoKey(_ context.Context, i int, write bool) error {
 // allocs/op with BenchmarkHarnessKeyed.
 func BenchmarkHarnessMixed(b *testing.B) {
 	d := keyedNopDriver{}
-	opt := Options{Scenario: PK, N: max(b.N/2, 1), Blocks: DefaultBlocks, Rows: 10000, Op: drivers.OpMixed, Mix: Mix{95, 5}}
+	opt := caseRun{Settings: Settings{N: max(b.N/2, 1), Blocks: DefaultBlocks, Op: drivers.OpMixed, Mix: Mix{95, 5}}, Case: Case{Scenario: PK, Rows: 10000}}
 	b.ReportAllocs()
 	b.ResetTimer()
 	if _, err := measureRound(context.Background(), d, nopPair.Paths(), opt, 1, rand.New(rand.NewPCG(1, 2)), newCaseKeys(opt)); err != nil {
@@ -276,9 +276,9 @@ func TestEveryPathRunsInEveryGroup(t *testing.T) {
 		{Transport: tcp6, Address: "[::1]:1"},
 		{Transport: drivers.Unix, Address: "/tmp/nop.sock"},
 	}
-	opt := Options{Scenario: PK, N: 60, Warmup: 2, Rounds: 2, Blocks: 6, Seed: 3}
+	s, c := Settings{N: 60, Warmup: 2, Rounds: 2, Blocks: 6, Seed: 3}, Case{Scenario: PK}
 	var runs []results.Run
-	if err := Run(context.Background(), nopDriver{}, paths, drivers.ServerInfo{}, opt, func(r results.Run) { runs = append(runs, r) }); err != nil {
+	if err := Run(context.Background(), nopDriver{}, paths, drivers.ServerInfo{}, s, c, Instance{}, func(r results.Run) { runs = append(runs, r) }); err != nil {
 		t.Fatal(err)
 	}
 	if len(runs) != 6 {

@@ -50,18 +50,18 @@ func (e *MemoryError) Error() string {
 		setting.Bytes(e.ValueSize), CopiesPerValue, setting.Bytes(ClientBudget), lower)
 }
 
-// CheckMemory fails with a *MemoryError when a case of these options, with
+// CheckMemory fails with a *MemoryError when case c with these settings, with
 // values of valueSize bytes and pipelines depth deep, measuring paths
 // paths (2 when fewer), would hold more than ClientBudget in dbsock at
 // once.
-func (o Options) CheckMemory(valueSize int64, depth, paths int) error {
+func (o Settings) CheckMemory(c Case, valueSize int64, depth, paths int) error {
 	depth = max(depth, 1)
 	paths = max(paths, 2)
 	valueSize = max(valueSize, 1)
-	perWorker := o.workerBytes(paths) + int64(depth)*valueSize*CopiesPerValue
-	if bytes := int64(o.workers()) * perWorker; bytes > ClientBudget {
-		return &MemoryError{Workers: o.workers(), Depth: depth, ValueSize: valueSize, Bytes: bytes,
-			WorkerBytes: o.workerBytes(paths), ValueBytes: int64(o.workers()) * int64(depth) * valueSize * CopiesPerValue,
+	perWorker := o.workerBytes(c, paths) + int64(depth)*valueSize*CopiesPerValue
+	if bytes := int64(c.workers()) * perWorker; bytes > ClientBudget {
+		return &MemoryError{Workers: c.workers(), Depth: depth, ValueSize: valueSize, Bytes: bytes,
+			WorkerBytes: o.workerBytes(c, paths), ValueBytes: int64(c.workers()) * int64(depth) * valueSize * CopiesPerValue,
 			MaxWorkers: int(ClientBudget / perWorker)}
 	}
 	return nil
@@ -70,12 +70,12 @@ func (o Options) CheckMemory(valueSize int64, depth, paths int) error {
 // workerBytes is what one worker holds for its paths: each path's
 // histograms (one per part of the op, the connect scenario's phases and
 // its warm-up's, the open loop's uncorrected latencies) and connection.
-func (o Options) workerBytes(paths int) int64 {
+func (o Settings) workerBytes(c Case, paths int) int64 {
 	hists := int64(1)
 	if o.Op == drivers.OpMixed {
 		hists = 2
 	}
-	if o.Scenario == Connect {
+	if c.Scenario == Connect {
 		hists += 7 // connect, query and connect's three parts; the warm-up's connect and query
 	}
 	if o.Rate > 0 {

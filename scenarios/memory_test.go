@@ -18,11 +18,11 @@ func TestCheckMemory(t *testing.T) {
 	if histogramBytes != 221252 {
 		t.Fatalf("histogram bytes %d, want 221252", histogramBytes)
 	}
-	if err := (Options{Concurrency: 952}).CheckMemory(6, 1, 2); err != nil {
+	if err := (Settings{}).CheckMemory(Case{Concurrency: 952}, 6, 1, 2); err != nil {
 		t.Errorf("952 workers: %v", err)
 	}
 	var me *MemoryError
-	if err := (Options{Concurrency: 953}).CheckMemory(6, 1, 2); !errors.As(err, &me) {
+	if err := (Settings{}).CheckMemory(Case{Concurrency: 953}, 6, 1, 2); !errors.As(err, &me) {
 		t.Fatalf("953 workers: %v, want a MemoryError", err)
 	}
 	if me.MaxWorkers != 952 || me.WorkerBytes != 704648 || me.Bytes != 953*704666 {
@@ -31,22 +31,22 @@ func TestCheckMemory(t *testing.T) {
 	// The connect scenario keeps 8 histograms per transport (the op's, its
 	// two phases and connect's three parts, the warm-up's two):
 	// 2 x (8 x 221,252 + 131,072).
-	err := (Options{Concurrency: 300, Scenario: Connect}).CheckMemory(6, 1, 2)
+	err := (Settings{}).CheckMemory(Case{Concurrency: 300, Scenario: Connect}, 6, 1, 2)
 	if !errors.As(err, &me) || me.WorkerBytes != 2*(8*221252+131072) || me.MaxWorkers != 671088640/(2*(8*221252+131072)+18) {
 		t.Errorf("connect, 300 workers: %v", err)
 	}
 	// Mixed reads and writes keep two; the open loop one more.
-	err = (Options{Concurrency: 1000, Op: drivers.OpMixed, Rate: 100}).CheckMemory(6, 1, 2)
+	err = (Settings{Op: drivers.OpMixed, Rate: 100}).CheckMemory(Case{Concurrency: 1000}, 6, 1, 2)
 	if !errors.As(err, &me) || me.WorkerBytes != 2*(3*221252+131072) {
 		t.Errorf("mixed open loop: %v", err)
 	}
 	// A third path holds a third of it more: 3 x (221,252 + 131,072).
-	err = (Options{Concurrency: 953}).CheckMemory(6, 1, 3)
+	err = (Settings{}).CheckMemory(Case{Concurrency: 953}, 6, 1, 3)
 	if !errors.As(err, &me) || me.WorkerBytes != 3*(221252+131072) || me.MaxWorkers != 671088640/(3*(221252+131072)+18) {
 		t.Errorf("three paths, 953 workers: %v", err)
 	}
 	// One worker whose pipelined values alone pass the limit.
-	err = (Options{}).CheckMemory(16<<20, 10000, 2)
+	err = (Settings{}).CheckMemory(Case{}, 16<<20, 10000, 2)
 	if !errors.As(err, &me) || me.MaxWorkers != 0 || me.ValueBytes != 3*10000*(16<<20) {
 		t.Errorf("values in flight: %v", err)
 	}

@@ -13,7 +13,10 @@ import (
 // Mix is --op mixed:R/W: R reads to W updates, each op drawn on its own
 // (from the case's seed, before timing), so that a block's reads and
 // writes interleave as a real workload's do.
-type Mix struct{ Reads, Writes int }
+type Mix struct {
+	Reads  int `json:"reads"`
+	Writes int `json:"writes"`
+}
 
 // Share is the chance that an op writes.
 func (m Mix) Share() float64 { return float64(m.Writes) / float64(m.Reads+m.Writes) }

@@ -73,9 +73,9 @@ func (c *mixedConn) DoKey(_ context.Context, i int, w bool) error {
 // each with the latencies of its own kind.
 func TestMixedSplitsReadsAndWrites(t *testing.T) {
 	d := &mixedDriver{keyedDriver: keyedDriver{seen: map[drivers.Transport][]int64{}}, wrote: map[drivers.Transport][]bool{}}
-	opt := Options{N: 400, Warmup: 20, Rounds: 1, Blocks: 4, Seed: 11, Rows: 100, Op: drivers.OpMixed, Mix: Mix{3, 1}}
+	s, c := Settings{N: 400, Warmup: 20, Rounds: 1, Blocks: 4, Seed: 11, Op: drivers.OpMixed, Mix: Mix{3, 1}}, Case{Rows: 100}
 	var runs []results.Run
-	if err := Run(context.Background(), d, nopPair.Paths(), drivers.ServerInfo{}, opt, func(r results.Run) { runs = append(runs, r) }); err != nil {
+	if err := Run(context.Background(), d, nopPair.Paths(), drivers.ServerInfo{}, s, c, Instance{}, func(r results.Run) { runs = append(runs, r) }); err != nil {
 		t.Fatal(err)
 	}
 	tcp, unix := d.wrote[drivers.TCP], d.wrote[drivers.Unix]

@@ -31,58 +31,84 @@ const (
 	PhaseLogin = "login"
 )
 
-// Options are one case's loop settings.
-type Options struct {
-	// Rows is the keyspace the ops read, ids 1..Rows, drawn by Keys before
-	// each block pair (the same ids for both of its blocks); 0 means the
-	// one-row lookup (no ids are handed out).
-	Rows int
+// Settings are what the user asked of every case's timing loop: how many
+// ops, rounds and blocks, what ends a case, what each op does and how it
+// chooses rows. They are fixed before a run starts (Validate checks them)
+// and never changed by it: what the pipeline decides per case (Case) and
+// per server instance (Instance) is passed beside them. They serialise as
+// JSON with snake_case names, durations in nanoseconds.
+type Settings struct {
+	N        int           `json:"n,omitempty"`           // timed ops per worker, path and round
+	Duration time.Duration `json:"duration_ns,omitempty"` // when set, each path's share of a round lasts this long instead of N ops
+	Warmup   int           `json:"warmup,omitempty"`      // untimed ops per worker and path first, on the same connection
+	Rounds   int           `json:"rounds,omitempty"`      // rounds, each with fresh connections and a fresh warm-up
+	// Blocks is how many block pairs a round holds (DefaultBlocks when 0,
+	// at most N): a round's timed ops run as that many short blocks per
+	// path, the paths interleaved in groups.
+	Blocks int `json:"blocks,omitempty"`
+	// Seed draws which block of each group goes first, and the rows.
+	Seed uint64 `json:"seed,omitempty"`
+	// Precision, when above 0, adds rounds after Rounds until the p50
+	// speedup's 95% interval has at most this relative half-width, or
+	// until MaxDuration has passed since the case began.
+	Precision   float64       `json:"precision,omitempty"`
+	MaxDuration time.Duration `json:"max_duration_ns,omitempty"`
+	// Rate, when set, runs open loop: this many ops/s per path, spread
+	// over the workers (PK only).
+	Rate float64 `json:"rate,omitempty"`
+	// OpTimeout is how long one op may be in flight before dbsock closes
+	// its connection and fails the run (a paced loop's wait for an op's
+	// time does not count); 0 means DefaultOpTimeout.
+	OpTimeout time.Duration `json:"op_timeout_ns,omitempty"`
 	// Keys says how the ops choose rows (zero: Uniform).
-	Keys Keys
+	Keys Keys `json:"keys,omitzero"`
 	// Op is what each op does to its row: drivers.OpRead ("" too),
 	// drivers.OpUpdate (then each run counts its successful writes), or
 	// drivers.OpMixed: each op reads or writes as drawn from Mix, and the
 	// reads and the writes are reported as two cases.
-	Op  string
-	Mix Mix
-	// OwnQuery says the op is the user's own (--query): the cases say so.
-	OwnQuery    bool
-	Scenario    string        // PK or Connect
-	N           int           // timed ops per worker, transport and round
-	Duration    time.Duration // when set, each transport's share of a round lasts this long instead of N ops
-	Warmup      int           // untimed ops per worker and transport first, on the same connection
-	Rounds      int           // rounds, each with fresh connections and a fresh warm-up
-	Instance    int           // which server instance this is (pipeline.Plan.Instances), recorded on the runs
-	Concurrency int           // workers, each with its own connection (1 when 0)
-	// Blocks is how many block pairs a round holds (DefaultBlocks when 0,
-	// at most N): a round's timed ops run as that many short blocks per
-	// transport, TCP and Unix interleaved in pairs.
-	Blocks int
-	// Seed draws which block of each pair goes first.
-	Seed uint64
-	// Epoch is when the report started: blocks record their start as an
-	// offset from it (the start of Run when zero).
-	Epoch time.Time
-	// Precision, when above 0, adds rounds after Rounds until the p50
-	// speedup's 95% interval has at most this relative half-width, or
-	// until MaxDuration has passed since the case began.
-	Precision   float64
-	MaxDuration time.Duration
-	// Rate, when set, runs open loop: this many ops/s per transport, spread
-	// over the workers (PK only).
-	Rate float64
-	// Progress, when set, counts timed ops done (in steps of 256), for a
-	// progress bar that reads it from another goroutine.
-	Progress *atomic.Int64
+	Op  string `json:"op,omitempty"`
+	Mix Mix    `json:"mix,omitzero"`
+}
+
+// Case is what the pipeline decides for one case of one target: which
+// scenario, how many workers, how many rows its ops read, and whether the
+// op is the user's own.
+type Case struct {
+	Scenario    string `json:"scenario,omitempty"`    // PK ("" too) or Connect
+	Concurrency int    `json:"concurrency,omitempty"` // workers, each with its own connection (1 when 0)
+	// Rows is the keyspace the ops read, ids 1..Rows, drawn by
+	// Settings.Keys before each block group (the same ids for each of its
+	// blocks); 0 means the one-row lookup (no ids are handed out).
+	Rows int `json:"rows,omitempty"`
+	// OwnQuery says the op is the user's own (--query): the runs say so.
+	OwnQuery bool `json:"own_query,omitempty"`
+}
+
+// Instance is what the pipeline hands one measurement of a case on one
+// server instance: which instance it is, the CPU meters of both sides,
+// and what the whole run shares (its clock and its progress counter).
+type Instance struct {
+	// Number is which server instance this is (1 first), recorded on the
+	// runs.
+	Number int
 	// ClientCPU and ServerCPU, when set, are read at the edges of every
 	// timed block (never inside it), for CPU time and context switches per
 	// op on both sides; ServerCPUWhyNot says why ServerCPU is nil.
 	ClientCPU, ServerCPU cpustat.Meter
 	ServerCPUWhyNot      string
-	// OpTimeout is how long one op may be in flight before dbsock closes
-	// its connection and fails the run (a paced loop's wait for an op's
-	// time does not count); 0 means DefaultOpTimeout.
-	OpTimeout time.Duration
+	// Epoch is when the report started: blocks record their start as an
+	// offset from it (the start of Run when zero).
+	Epoch time.Time
+	// Progress, when set, counts timed ops done (in steps of 256), for a
+	// progress bar that reads it from another goroutine.
+	Progress *atomic.Int64
+}
+
+// caseRun is one instance of one case as the loop runs it.
+type caseRun struct {
+	Settings
+	Case
+	Instance
 }
 
 // DefaultBlocks is how many block pairs a round holds by default: with the
@@ -90,13 +116,13 @@ type Options struct {
 // interval of the median pair ratio to be a few percent wide.
 const DefaultBlocks = 10
 
-func (o Options) workers() int { return max(o.Concurrency, 1) }
+func (c Case) workers() int { return max(c.Concurrency, 1) }
 
 // Timeout is how long dbsock waits for a server that does not answer:
 // OpTimeout, or DefaultOpTimeout.
-func (o Options) Timeout() time.Duration { return o.timeout() }
+func (o Settings) Timeout() time.Duration { return o.timeout() }
 
-func (o Options) timeout() time.Duration {
+func (o Settings) timeout() time.Duration {
 	if o.OpTimeout <= 0 {
 		return DefaultOpTimeout
 	}
@@ -104,10 +130,10 @@ func (o Options) timeout() time.Duration {
 }
 
 // BlocksPerRound is how many block pairs a round holds.
-func (o Options) BlocksPerRound() int { return o.blocks() }
+func (o Settings) BlocksPerRound() int { return o.blocks() }
 
 // blocks is how many block pairs a round holds.
-func (o Options) blocks() int {
+func (o Settings) blocks() int {
 	b := o.Blocks
 	if b <= 0 {
 		b = DefaultBlocks
@@ -120,7 +146,7 @@ func (o Options) blocks() int {
 
 // blockOps is how many timed ops per worker block j of a round does: N
 // spread as evenly as the blocks allow.
-func (o Options) blockOps(j int) int {
+func (o Settings) blockOps(j int) int {
 	b := o.blocks()
 	n := o.N / b
 	if j < o.N%b {

@@ -17,28 +17,33 @@ import (
 	"github.com/dbsock/dbsock/results"
 )
 
-// Run measures one case against the server over each of its paths (two or
-// more endpoints: 127.0.0.1 TCP and its Unix socket, and any other route
-// to it), round by round. Each round opens fresh connections on every
-// path, verifies them server-side and warms them up, then times its ops as
-// block groups: one block per path, in an order drawn from opt.Seed (with
-// two paths, a block pair). emit receives each round's runs, one per path,
-// as soon as the round is done, including a failed or interrupted one
-// (Incomplete). Run stops at the first failure.
-func Run(ctx context.Context, d drivers.Driver, paths drivers.Paths, server drivers.ServerInfo, opt Options, emit func(results.Run)) error {
-	c := results.Case{Target: d.Name(), Scenario: opt.Scenario, Concurrency: opt.workers(),
-		ValueSize: d.ValueSize(), Mode: d.Mode(), Rate: opt.Rate, OwnQuery: opt.OwnQuery}
+// Run measures case c with settings s against the server over each of its
+// paths (two or more endpoints: 127.0.0.1 TCP and its Unix socket, and any
+// other route to it), round by round, as server instance in. Each round
+// opens fresh connections on every path, verifies them server-side and
+// warms them up, then times its ops as block groups: one block per path,
+// in an order drawn from s.Seed (with two paths, a block pair). emit
+// receives each round's runs, one per path, as soon as the round is done,
+// including a failed or interrupted one (Incomplete). Run stops at the
+// first failure.
+func Run(ctx context.Context, d drivers.Driver, paths drivers.Paths, server drivers.ServerInfo, s Settings, c Case, in Instance, emit func(results.Run)) error {
+	opt := caseRun{Settings: s, Case: c, Instance: in}
+	rc := results.Case{Target: d.Name(), Scenario: c.Scenario, Concurrency: c.workers(),
+		ValueSize: d.ValueSize(), Mode: d.Mode(), Rate: s.Rate, OwnQuery: c.OwnQuery}
 	if p, ok := d.(drivers.Pipeliner); ok && p.Depth() > 1 {
-		c.Pipeline = p.Depth()
+		rc.Pipeline = p.Depth()
 	}
-	if err := opt.Validate(); err != nil {
+	if err := s.Validate(); err != nil {
 		return err
 	}
-	if err := opt.CheckMemory(int64(d.ValueSize()), c.Pipeline, len(paths)); err != nil {
+	if err := s.ValidateCase(c); err != nil {
 		return err
 	}
-	if opt.Op == drivers.OpUpdate {
-		c.Op = opt.Op
+	if err := s.CheckMemory(c, int64(d.ValueSize()), rc.Pipeline, len(paths)); err != nil {
+		return err
+	}
+	if s.Op == drivers.OpUpdate {
+		rc.Op = s.Op
 	}
 	began := time.Now()
 	if opt.Epoch.IsZero() {
@@ -51,7 +56,7 @@ func Run(ctx context.Context, d drivers.Driver, paths drivers.Paths, server driv
 		runs, err := measureRound(ctx, d, paths, opt, round, rng, keys)
 		for i := range runs {
 			op := runs[i].Op // a part of a mixed case names its kind
-			runs[i].Case, runs[i].Round, runs[i].Instance, runs[i].Server = c, round, opt.Instance, server
+			runs[i].Case, runs[i].Round, runs[i].Instance, runs[i].Server = rc, round, opt.Number, server
 			if opt.Op == drivers.OpMixed {
 				runs[i].Op, runs[i].Mix = op, opt.Mix.String()
 			}
@@ -75,7 +80,7 @@ func Run(ctx context.Context, d drivers.Driver, paths drivers.Paths, server driv
 // when the planned rounds ran (no --precision), "precision" when the p50
 // speedup is precise enough, "max-duration" when another round would run
 // past MaxDuration; "" to go on.
-func (o Options) endOfCase(round int, elapsed time.Duration, runs []results.Run) string {
+func (o Settings) endOfCase(round int, elapsed time.Duration, runs []results.Run) string {
 	if round < o.Rounds {
 		return ""
 	}
@@ -132,7 +137,7 @@ type worker struct {
 // order drawn from rng). It returns every path's runs, in the order of
 // paths; on failure, the runs measured so far, the failing one Incomplete
 // with its error.
-func measureRound(ctx context.Context, d drivers.Driver, paths drivers.Paths, opt Options, round int, rng *rand.Rand, keys *caseKeys) (_ []results.Run, err error) {
+func measureRound(ctx context.Context, d drivers.Driver, paths drivers.Paths, opt caseRun, round int, rng *rand.Rand, keys *caseKeys) (_ []results.Run, err error) {
 	sides := make([]*side, len(paths))
 	defer func() {
 		for _, s := range sides {
@@ -216,7 +221,7 @@ func measureRound(ctx context.Context, d drivers.Driver, paths drivers.Paths, op
 // It returns -1 when they are open (sides[0].exec.r is to be closed), the
 // path that failed with the error when the server did not answer, and
 // len(paths) when there are none.
-func openExecStats(ctx context.Context, d drivers.Driver, paths drivers.Paths, sides []*side, opt Options) (int, error) {
+func openExecStats(ctx context.Context, d drivers.Driver, paths drivers.Paths, sides []*side, opt caseRun) (int, error) {
 	es, ok := d.(drivers.ExecStatter)
 	if !ok {
 		return len(paths), nil
@@ -276,7 +281,7 @@ func blockOrder(rng *rand.Rand, order []int) {
 // openWorkers opens (PK) or probes (Connect) and verifies one connection
 // per worker, one at a time, so that a refusal names the worker and
 // nothing hides in a crowd. It returns the first worker's verification.
-func openWorkers(ctx context.Context, d drivers.Driver, s *side, opt Options) (drivers.Verification, error) {
+func openWorkers(ctx context.Context, d drivers.Driver, s *side, opt caseRun) (drivers.Verification, error) {
 	var first drivers.Verification
 	ep := s.ep
 	for i := range s.ws {
@@ -348,7 +353,7 @@ func (s *side) closer(w *worker) closerFunc {
 
 // warmUp runs every worker's untimed ops at once, each watched by a
 // watchdog.
-func (s *side) warmUp(d drivers.Driver, opt Options) error {
+func (s *side) warmUp(d drivers.Driver, opt caseRun) error {
 	if opt.Warmup <= 0 {
 		return nil
 	}
@@ -392,7 +397,7 @@ func (s *side) warmUp(d drivers.Driver, opt Options) error {
 // every worker's loop starts at once, each watched by a watchdog, with the
 // CPU counters read at the window's edges; the block's figures are kept on
 // their own and pooled into the run.
-func (s *side) timeBlock(d drivers.Driver, opt Options, j, index int) error {
+func (s *side) timeBlock(d drivers.Driver, opt caseRun, j, index int) error {
 	var (
 		wg          sync.WaitGroup
 		startTiming = make(chan struct{})
@@ -462,7 +467,7 @@ func (s *side) hung() bool {
 
 // loopConfig is worker i's loop for block pair j, its clock started at
 // start (read only once the block's start channel is closed).
-func (s *side) loopConfig(opt Options, j, i int, w *worker, start time.Time) LoopConfig {
+func (s *side) loopConfig(opt caseRun, j, i int, w *worker, start time.Time) LoopConfig {
 	lc := LoopConfig{N: opt.blockOps(j), Progress: opt.Progress, Heartbeat: &w.heartbeat, Keys: w.keys, Step: s.step}
 	if len(w.hists) > 1 {
 		lc.Writes, lc.WriteHist = w.writes, w.hists[1]

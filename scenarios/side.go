@@ -28,7 +28,7 @@ type part struct {
 // side is one transport's workers in a round, and what they measured.
 type side struct {
 	ep      drivers.Endpoint
-	opt     Options
+	opt     caseRun
 	ws      []*worker
 	ctx     context.Context // cancelled by a watchdog in the connect scenario
 	cancel  context.CancelFunc
@@ -75,7 +75,7 @@ func (e *execStats) read(ctx context.Context) drivers.ExecStats {
 	return s
 }
 
-func newSide(ctx context.Context, ep drivers.Endpoint, opt Options) *side {
+func newSide(ctx context.Context, ep drivers.Endpoint, opt caseRun) *side {
 	s := &side{ep: ep, opt: opt, ws: make([]*worker, opt.workers()), run: results.Run{Transport: ep.Transport, Connection: results.Connection{Endpoint: ep}}}
 	ops := []string{""}
 	if opt.Op == drivers.OpMixed {
@@ -115,7 +115,7 @@ func (s *side) fail(err error) []results.Run {
 
 // collect pools the workers' block into b (one per part) and the runs,
 // and says why the block stopped early, if it did.
-func (s *side) collect(d drivers.Driver, opt Options, b results.Block) error {
+func (s *side) collect(d drivers.Driver, opt caseRun, b results.Block) error {
 	var errs []error
 	fired := false
 	for _, w := range s.ws {

@@ -8,7 +8,8 @@ import (
 	"github.com/dbsock/dbsock/internal/setting"
 )
 
-// Limits of a case's settings, checked by Options.Validate.
+// Limits of a case's settings, checked by Settings.Validate and
+// Settings.ValidateCase.
 const (
 	MaxN           = 1_000_000_000
 	MaxRounds      = 1000
@@ -21,12 +22,25 @@ const (
 	MaxOpInterval = time.Hour
 )
 
-// Validate checks that a case of these options can run: every setting in
-// its range and no two that contradict each other. Its errors name the
-// fields (Options.N); dbsock run words them as its flags.
-func (o Options) Validate() error {
-	for _, check := range []func() error{o.validateSize, o.validateEnd, o.validateLoop, o.validateOp} {
+// Validate checks that the settings can run: every setting in its range
+// and no two that contradict each other. Its errors name the fields
+// (setting.N); dbsock run words them as its flags. ValidateCase checks a
+// case with them.
+func (o Settings) Validate() error {
+	for _, check := range []func() error{o.validateSize, o.validateEnd, o.validateRate, o.validateOp} {
 		if err := check(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ValidateCase checks that case c can run with these settings: its own
+// values in range (Validate checks the settings), and none that
+// contradicts them.
+func (o Settings) ValidateCase(c Case) error {
+	for _, check := range []func(Case) error{o.validateCaseSize, o.validateLoop, o.validateCaseOp} {
+		if err := check(c); err != nil {
 			return err
 		}
 	}
@@ -59,7 +73,7 @@ func shortDuration(d time.Duration) string {
 }
 
 // validateSize checks how many ops, rounds and blocks a case runs.
-func (o Options) validateSize() error {
+func (o Settings) validateSize() error {
 	if o.Duration == 0 {
 		if err := intRange(setting.N, o.N, 1, MaxN); err != nil {
 			return err
@@ -71,8 +85,7 @@ func (o Options) validateSize() error {
 		f      setting.Field
 		v, max int
 		min    int
-	}{{setting.Warmup, o.Warmup, MaxN, 0}, {setting.Rounds, o.Rounds, MaxRounds, 1}, {setting.Blocks, o.Blocks, MaxBlocks, 0},
-		{setting.Concurrency, o.Concurrency, MaxConcurrency, 0}, {setting.Rows, o.Rows, MaxRows, 0}} {
+	}{{setting.Warmup, o.Warmup, MaxN, 0}, {setting.Rounds, o.Rounds, MaxRounds, 1}, {setting.Blocks, o.Blocks, MaxBlocks, 0}} {
 		if err := intRange(c.f, c.v, c.min, c.max); err != nil {
 			return err
 		}
@@ -86,7 +99,7 @@ func (o Options) validateSize() error {
 
 // validateEnd checks what ends a case and a connection: Precision and
 // MaxDuration, OpTimeout.
-func (o Options) validateEnd() error {
+func (o Settings) validateEnd() error {
 	if o.Precision != 0 {
 		if !(o.Precision >= 0.001 && o.Precision <= 0.5) {
 			return setting.Errorf("%s %.4g%% is not a share from 0.1%% to 50%%, such as 3%% or 0.03", setting.Precision, o.Precision*100)
@@ -103,24 +116,38 @@ func (o Options) validateEnd() error {
 	return nil
 }
 
-// validateLoop checks the scenario and the open loop's rate.
-func (o Options) validateLoop() error {
-	if o.Scenario != "" && o.Scenario != PK && o.Scenario != Connect {
-		return setting.Errorf("%s %q is not accepted; use one of: %s, %s", setting.Scenario, o.Scenario, PK, Connect)
+// validateCaseSize checks a case's workers and rows.
+func (o Settings) validateCaseSize(c Case) error {
+	if err := intRange(setting.Concurrency, c.Concurrency, 0, MaxConcurrency); err != nil {
+		return err
+	}
+	return intRange(setting.Rows, c.Rows, 0, MaxRows)
+}
+
+// validateRate checks the open loop's rate.
+func (o Settings) validateRate() error {
+	if o.Rate != 0 && (!(o.Rate > 0 && o.Rate <= MaxRate) || math.IsNaN(o.Rate)) {
+		return setting.Errorf("%s %g is out of range; accepted: more than 0 up to %d ops/s", setting.Rate, o.Rate, MaxRate)
+	}
+	return nil
+}
+
+// validateLoop checks the case's scenario, and the open loop's rate with
+// its workers.
+func (o Settings) validateLoop(c Case) error {
+	if c.Scenario != "" && c.Scenario != PK && c.Scenario != Connect {
+		return setting.Errorf("%s %q is not accepted; use one of: %s, %s", setting.Scenario, c.Scenario, PK, Connect)
 	}
 	if o.Rate == 0 {
 		return nil
 	}
-	if !(o.Rate > 0 && o.Rate <= MaxRate) || math.IsNaN(o.Rate) {
-		return setting.Errorf("%s %g is out of range; accepted: more than 0 up to %d ops/s", setting.Rate, o.Rate, MaxRate)
+	if c.Scenario == Connect {
+		return setting.Errorf("%s runs the %s scenario open loop; it does not apply to %s %s", setting.Rate, PK, setting.Scenario, c.Scenario)
 	}
-	if o.Scenario == Connect {
-		return setting.Errorf("%s runs the %s scenario open loop; it does not apply to %s %s", setting.Rate, PK, setting.Scenario, o.Scenario)
-	}
-	interval := float64(o.workers()) / o.Rate // seconds between one worker's ops
+	interval := float64(c.workers()) / o.Rate // seconds between one worker's ops
 	if interval > MaxOpInterval.Seconds() {
 		return setting.Errorf("%s %g with %d worker(s) leaves %.3gs between one worker's ops, more than %s; raise %s",
-			setting.Rate, o.Rate, o.workers(), interval, shortDuration(MaxOpInterval), setting.Rate)
+			setting.Rate, o.Rate, c.workers(), interval, shortDuration(MaxOpInterval), setting.Rate)
 	}
 	if o.Duration > 0 {
 		block := o.Duration / time.Duration(o.blocks())
@@ -133,7 +160,7 @@ func (o Options) validateLoop() error {
 }
 
 // validateOp checks what each op does.
-func (o Options) validateOp() error {
+func (o Settings) validateOp() error {
 	switch o.Op {
 	case "", drivers.OpRead, drivers.OpUpdate:
 		return nil
@@ -144,11 +171,20 @@ func (o Options) validateOp() error {
 	if o.Mix.Reads < 1 || o.Mix.Writes < 1 {
 		return setting.Errorf("%s %s needs a mix of reads and writes, both above 0 (Mix %+v)", setting.Op, o.Op, o.Mix)
 	}
-	if o.Rows <= 0 {
+	return nil
+}
+
+// validateCaseOp checks what each op does against the case: a mix of
+// reads and writes draws its rows and keeps its connections.
+func (o Settings) validateCaseOp(c Case) error {
+	if o.Op != drivers.OpMixed {
+		return nil
+	}
+	if c.Rows <= 0 {
 		return setting.Errorf("%s %s draws which ops write with their keys; give the case its rows (%s)", setting.Op, o.Op, setting.Rows)
 	}
-	if o.Scenario == Connect {
-		return setting.Errorf("%s %s times reads and writes on kept connections (%s %s); %s opens one per op", setting.Op, o.Op, setting.Scenario, PK, o.Scenario)
+	if c.Scenario == Connect {
+		return setting.Errorf("%s %s times reads and writes on kept connections (%s %s); %s opens one per op", setting.Op, o.Op, setting.Scenario, PK, c.Scenario)
 	}
 	return nil
 }

@@ -73,7 +73,10 @@ func (d hangDriver) Open(_ context.Context, ep drivers.Endpoint) (drivers.Conn, 
 var hangPair = drivers.Pair{TCP: drivers.Endpoint{Transport: drivers.TCP, Address: "127.0.0.1:1"},
 	Unix: drivers.Endpoint{Transport: drivers.Unix, Address: "/tmp/hang.sock"}}
 
-func round(t *testing.T, d drivers.Driver, opt Options) ([]results.Run, error) {
+// pk is a case of the pk scenario with settings s.
+func pk(s Settings) caseRun { return caseRun{Settings: s, Case: Case{Scenario: PK}} }
+
+func round(t *testing.T, d drivers.Driver, opt caseRun) ([]results.Run, error) {
 	t.Helper()
 	return measureRound(context.Background(), d, hangPair.Paths(), opt, 1, rand.New(rand.NewPCG(1, 2)), nil)
 }
@@ -81,11 +84,11 @@ func round(t *testing.T, d drivers.Driver, opt Options) ([]results.Run, error) {
 func TestWatchdogUnblocksAHungServer(t *testing.T) {
 	d := hangDriver{tcp: newHangConn(drivers.TCP, 500), unix: newHangConn(drivers.Unix, 1<<30)}
 	start := time.Now()
-	runs, err := round(t, d, Options{Scenario: PK, N: 1000, Warmup: 100, OpTimeout: 200 * time.Millisecond})
+	runs, err := round(t, d, pk(Settings{N: 1000, Warmup: 100, OpTimeout: 200 * time.Millisecond}))
 	if took := time.Since(start); took > 5*time.Second {
 		t.Fatalf("the round took %s with a 200ms op timeout", took)
 	}
-	if err == nil || !strings.Contains(err.Error(), "did not answer for 200ms (Options.OpTimeout)") {
+	if err == nil || !strings.Contains(err.Error(), "did not answer for 200ms (Plan.Loop.OpTimeout)") {
 		t.Fatalf("err = %v, want the op timeout named", err)
 	}
 	if len(runs) != 2 || runs[0].Transport != drivers.TCP {
@@ -104,7 +107,7 @@ func TestWatchdogQuietWhileOpsFlow(t *testing.T) {
 	d := hangDriver{tcp: newHangConn(drivers.TCP, 1<<30), unix: newHangConn(drivers.Unix, 1<<30)}
 	// Each transport's blocks are idle while the other's run: the watchdog
 	// must not count that as a hung server.
-	_, err := round(t, d, Options{Scenario: PK, N: 200000, Blocks: 4, Warmup: 10, OpTimeout: 50 * time.Millisecond})
+	_, err := round(t, d, pk(Settings{N: 200000, Blocks: 4, Warmup: 10, OpTimeout: 50 * time.Millisecond}))
 	if err != nil {
 		t.Fatalf("a healthy run failed: %v", err)
 	}
@@ -122,8 +125,8 @@ func (c *timeoutConn) Verify(context.Context) (drivers.Verification, error) {
 func TestVerifyTimeoutSaysTheServerDidNotAnswer(t *testing.T) {
 	conn := &timeoutConn{*newHangConn(drivers.TCP, 1<<30)}
 	d := verifyDriver{hangDriver{tcp: newHangConn(drivers.TCP, 1<<30), unix: newHangConn(drivers.Unix, 1<<30)}, conn}
-	_, err := round(t, d, Options{Scenario: PK, N: 10, Warmup: 1, OpTimeout: 200 * time.Millisecond})
-	if err == nil || !strings.Contains(err.Error(), "did not answer within 200ms (Options.OpTimeout) while dbsock verified the transport") {
+	_, err := round(t, d, pk(Settings{N: 10, Warmup: 1, OpTimeout: 200 * time.Millisecond}))
+	if err == nil || !strings.Contains(err.Error(), "did not answer within 200ms (Plan.Loop.OpTimeout) while dbsock verified the transport") {
 		t.Fatalf("err = %v, want the server named as not answering", err)
 	}
 }
@@ -186,15 +189,15 @@ func TestWatchdogWatchesEachOp(t *testing.T) {
 	tests := []struct {
 		name string
 		d    drivers.Driver
-		opt  Options
+		opt  caseRun
 		hung bool
 	}{
-		{"ops of a tenth of the timeout", newLateDriver(timeout / 10), Options{Scenario: PK, N: 12, Blocks: 1, Warmup: 6, OpTimeout: timeout}, false},
-		{"paced, 400ms between ops", newLateDriver(time.Millisecond), Options{Scenario: PK, N: 3, Blocks: 1, Rate: 1 / 0.4, OpTimeout: timeout}, false},
+		{"ops of a tenth of the timeout", newLateDriver(timeout / 10), pk(Settings{N: 12, Blocks: 1, Warmup: 6, OpTimeout: timeout}), false},
+		{"paced, 400ms between ops", newLateDriver(time.Millisecond), pk(Settings{N: 3, Blocks: 1, Rate: 1 / 0.4, OpTimeout: timeout}), false},
 		{"an op that never answers", hangDriver{tcp: newHangConn(drivers.TCP, 3), unix: newHangConn(drivers.Unix, 1<<30)},
-			Options{Scenario: PK, N: 10, Blocks: 1, OpTimeout: timeout}, true},
+			pk(Settings{N: 10, Blocks: 1, OpTimeout: timeout}), true},
 		{"paced, then an op that never answers", hangDriver{tcp: newHangConn(drivers.TCP, 3), unix: newHangConn(drivers.Unix, 1<<30)},
-			Options{Scenario: PK, N: 10, Blocks: 1, Rate: 1 / 0.3, OpTimeout: timeout}, true},
+			pk(Settings{N: 10, Blocks: 1, Rate: 1 / 0.3, OpTimeout: timeout}), true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -304,7 +304,7 @@ func runRun(ctx context.Context, o *runOptions, args []string, stdout, stderr io
 			total = plan.TotalOps()
 		}
 		bar = startProgress(stderr, total)
-		plan.Log, plan.Options.Progress = bar, &bar.done
+		plan.Log, plan.Progress = bar, &bar.done
 	default:
 		plan.Log = stderr
 	}
@@ -382,9 +382,9 @@ func (o *runOptions) plan(args []string) (pipeline.Plan, supply.Provider, error)
 // newPlan turns the parsed flags into the pipeline's plan (without its
 // provider).
 func (o *runOptions) newPlan(names []string, gates []results.Threshold, place placement.Placement) pipeline.Plan {
-	opt := scenarios.Options{N: o.n, Warmup: o.warmup, Rounds: o.rounds, OpTimeout: o.opTimeout,
+	opt := scenarios.Settings{N: o.n, Warmup: o.warmup, Rounds: o.rounds, OpTimeout: o.opTimeout,
 		Duration: o.sweep.duration, Rate: o.sweep.rate, Seed: o.seed,
-		Precision: o.precision, Rows: o.workload.rows, Keys: o.workload.keys, Op: o.workload.op, Mix: o.workload.mix}
+		Precision: o.precision, Keys: o.workload.keys, Op: o.workload.op, Mix: o.workload.mix}
 	if o.flags.Changed("blocks") {
 		opt.Blocks = o.blocks // else the default, at most --n
 	}
@@ -397,7 +397,8 @@ func (o *runOptions) newPlan(names []string, gates []results.Threshold, place pl
 		Concurrency:    o.sweep.concurrency,
 		ValueSizes:     o.sweep.sizes,
 		Pipelines:      o.sweep.pipelines,
-		Options:        opt,
+		Loop:           opt,
+		Rows:           o.workload.rows,
 		Paths:          transports(o.paths),
 		Baseline:       drivers.Transport(o.baseline),
 		Clients:        o.clients,

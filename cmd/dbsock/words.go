@@ -12,7 +12,7 @@ import (
 )
 
 // flags names each of the engine's settings by the flag of dbsock run that
-// sets it: the engine's errors name fields (Options.N), the command line
+// sets it: the engine's errors name fields (Plan.Loop.N), the command line
 // words them as its flags (--n).
 var flags = map[setting.Field]string{
 	setting.N: "--n", setting.Warmup: "--warmup", setting.Rounds: "--rounds", setting.Blocks: "--blocks",

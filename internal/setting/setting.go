@@ -1,5 +1,5 @@
 // Package setting words errors about a run's settings: the engine names the
-// fields a library user sets (Options.N, Plan.Instances), and whoever
+// fields a library user sets (Plan.Loop.N, Plan.Instances), and whoever
 // faces a person names them in that person's terms (dbsock run: its
 // flags; dbsock.Compare: CompareOptions' fields).
 package setting
@@ -11,23 +11,24 @@ import (
 )
 
 // Field names one setting by its Go selector, as a user of the engine sets
-// it: "Options.N" is field N of scenarios.Options (Plan.Options.N),
-// "Plan.Instances" is field Instances of pipeline.Plan.
+// it: "Plan.Loop.N" is field N of pipeline.Plan's Loop (a
+// scenarios.Settings), "Plan.Instances" is field Instances of
+// pipeline.Plan.
 type Field string
 
 // The engine's settings that its errors name.
 const (
-	N           Field = "Options.N"
-	Warmup      Field = "Options.Warmup"
-	Rounds      Field = "Options.Rounds"
-	Blocks      Field = "Options.Blocks"
-	Duration    Field = "Options.Duration"
-	Rate        Field = "Options.Rate"
-	Precision   Field = "Options.Precision"
-	MaxDuration Field = "Options.MaxDuration"
-	OpTimeout   Field = "Options.OpTimeout"
-	Rows        Field = "Options.Rows"
-	Op          Field = "Options.Op"
+	N           Field = "Plan.Loop.N"
+	Warmup      Field = "Plan.Loop.Warmup"
+	Rounds      Field = "Plan.Loop.Rounds"
+	Blocks      Field = "Plan.Loop.Blocks"
+	Duration    Field = "Plan.Loop.Duration"
+	Rate        Field = "Plan.Loop.Rate"
+	Precision   Field = "Plan.Loop.Precision"
+	MaxDuration Field = "Plan.Loop.MaxDuration"
+	OpTimeout   Field = "Plan.Loop.OpTimeout"
+	Rows        Field = "Plan.Rows"
+	Op          Field = "Plan.Loop.Op"
 	Scenario    Field = "Plan.Scenarios"
 	Concurrency Field = "Plan.Concurrency"
 	ValueSizes  Field = "Plan.ValueSizes"
@@ -41,8 +42,8 @@ const (
 	Explain     Field = "Plan.Explain"
 	MaxErrors   Field = "Plan.MaxErrorRate"
 	FailFast    Field = "Plan.FailFast"
-	Keys        Field = "Options.Keys"
-	Seed        Field = "Options.Seed"
+	Keys        Field = "Plan.Loop.Keys"
+	Seed        Field = "Plan.Loop.Seed"
 	Placement   Field = "Plan.Placement"
 	ClientCPU   Field = "Plan.Placement.Client"
 	ServerCPU   Field = "Plan.Placement.Server"

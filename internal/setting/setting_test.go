@@ -10,7 +10,7 @@ import (
 
 func TestErrorNamesFieldsOrWords(t *testing.T) {
 	err := Errorf("%s %d is more than %s %d: lower %s", Blocks, 20, N, 10, Blocks)
-	if got, want := err.Error(), "Options.Blocks 20 is more than Options.N 10: lower Options.Blocks"; got != want {
+	if got, want := err.Error(), "Plan.Loop.Blocks 20 is more than Plan.Loop.N 10: lower Plan.Loop.Blocks"; got != want {
 		t.Errorf("Error() = %q, want %q", got, want)
 	}
 	flags := func(f Field) string {

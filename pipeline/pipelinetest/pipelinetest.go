@@ -120,8 +120,8 @@ func run(t *testing.T, tg *targets.Target, p supply.Provider, name string) (*res
 	defer cancel()
 	plan := pipeline.Plan{
 		Targets: []*targets.Target{tg}, Provider: p, ProviderName: name, Placement: place,
-		Options: scenarios.Options{N: 300, Warmup: 30, Rounds: 2, OpTimeout: 10 * time.Second, Seed: 1},
-		Reach:   drivers.Reach, FailFast: true,
+		Loop:  scenarios.Settings{N: 300, Warmup: 30, Rounds: 2, OpTimeout: 10 * time.Second, Seed: 1},
+		Reach: drivers.Reach, FailFast: true,
 	}
 	if ok, _ := supply.IPv6Loopback(); ok {
 		plan.Paths = []drivers.Transport{drivers.TCP, drivers.TCP6, drivers.TLS, drivers.Unix}
@@ -143,10 +143,16 @@ type errorString string
 
 func (e errorString) Error() string { return string(e) }
 
+// Loop is what a test measures: the loop's settings (keys, op, sizes) and
+// the rows the ops read, as a plan's Loop and Rows.
+type Loop struct {
+	scenarios.Settings
+	Rows int
+}
+
 // Measure runs target against the servers p supplies with a test's own
-// options (rows, keys, op, sizes) and returns the report; any error fails
-// the test.
-func Measure(t *testing.T, target string, p supply.Provider, opt scenarios.Options) *results.Report {
+// loop and returns the report; any error fails the test.
+func Measure(t *testing.T, target string, p supply.Provider, opt Loop) *results.Report {
 	t.Helper()
 	rep, err := MeasureOwn(t, target, p, opt, Own{})
 	if err != nil {
@@ -167,7 +173,7 @@ type Own struct {
 // MeasureOwn is Measure with the user's own op and keys; it returns the
 // run's error (a bad statement wraps drivers.ErrStatement) instead of
 // failing the test.
-func MeasureOwn(t *testing.T, target string, p supply.Provider, opt scenarios.Options, own Own) (*results.Report, error) {
+func MeasureOwn(t *testing.T, target string, p supply.Provider, opt Loop, own Own) (*results.Report, error) {
 	t.Helper()
 	place, err := placement.Resolve("auto", "", "")
 	if err != nil {
@@ -179,7 +185,7 @@ func MeasureOwn(t *testing.T, target string, p supply.Provider, opt scenarios.Op
 		opt.OpTimeout = 10 * time.Second
 	}
 	plan := pipeline.Plan{Targets: []*targets.Target{targettest.Lookup(t, target)}, Provider: p, ProviderName: p.Name(),
-		Placement: place, Options: opt, Reach: drivers.Reach}
+		Placement: place, Loop: opt.Settings, Rows: opt.Rows, Reach: drivers.Reach}
 	if own.Query != "" {
 		plan.Queries = map[string]string{target: own.Query}
 	}

@@ -68,7 +68,7 @@ func TestHungServerEndsTheRun(t *testing.T) {
 				Placement: place, Reach: drivers.Reach, Log: log, MaxErrorRate: -1,
 				// Rounds of 2,000 ops, 1,000 of them: the server is stopped
 				// once round 1 is logged, in the middle of round 2.
-				Options: scenarios.Options{N: 2000, Warmup: 10, Rounds: 1000, Blocks: 1, Rows: 100, OpTimeout: opTimeout, Seed: 1, Rate: tt.rate}}
+				Loop: scenarios.Settings{N: 2000, Warmup: 10, Rounds: 1000, Blocks: 1, OpTimeout: opTimeout, Seed: 1, Rate: tt.rate}, Rows: 100}
 			done := make(chan error, 1)
 			go func() { _, err := pipeline.Run(context.Background(), plan); done <- err }()
 			select {
@@ -111,7 +111,7 @@ func TestHungServerEndsTheRun(t *testing.T) {
 func TestStoppedServerIsStopped(t *testing.T) {
 	srv := targettest.Local(t, "postgres", "initdb")
 	// Connections make backends: a run's worth.
-	pipelinetest.Measure(t, "postgres", targettest.External("postgres", srv), scenarios.Options{N: 200, Warmup: 10, Rounds: 1, Blocks: 1, Seed: 1})
+	pipelinetest.Measure(t, "postgres", targettest.External("postgres", srv), pipelinetest.Loop{Settings: scenarios.Settings{N: 200, Warmup: 10, Rounds: 1, Blocks: 1, Seed: 1}})
 	tree, err := cpustat.Descendants(srv.PID)
 	if err != nil {
 		t.Fatal(err)

@@ -35,7 +35,7 @@ func TestYourQuery(t *testing.T) {
 		t.Run(tt.target, func(t *testing.T) {
 			srv := sharedLocal(t, tt.target)
 			p := targettest.External(tt.target, srv)
-			opt := scenarios.Options{N: 200, Warmup: 10, Rounds: 1, Blocks: 2, Seed: 1, Rows: 50}
+			opt := pipelinetest.Loop{Settings: scenarios.Settings{N: 200, Warmup: 10, Rounds: 1, Blocks: 2, Seed: 1}, Rows: 50}
 			rep, err := pipelinetest.MeasureOwn(t, tt.target, p, opt, pipelinetest.Own{Query: tt.good})
 			if err != nil {
 				t.Fatalf("--query %q: %v", tt.good, err)
@@ -73,7 +73,7 @@ func TestYourQuery(t *testing.T) {
 func TestRedisCommandsByTheirFlags(t *testing.T) {
 	srv := targettest.Local(t, "redis", targettest.Binaries["redis"]...)
 	p := targettest.External("redis", srv)
-	opt := scenarios.Options{N: 50, Warmup: 5, Rounds: 1, Blocks: 1, Seed: 1, Rows: 20}
+	opt := pipelinetest.Loop{Settings: scenarios.Settings{N: 50, Warmup: 5, Rounds: 1, Blocks: 1, Seed: 1}, Rows: 20}
 	if _, err := pipelinetest.MeasureOwn(t, "redis", p, opt, pipelinetest.Own{Query: "OBJECT ENCODING dbsock:user:{key}"}); err != nil {
 		t.Errorf("OBJECT ENCODING: %v", err)
 	}
@@ -97,7 +97,7 @@ func TestRedisCommandsByTheirFlags(t *testing.T) {
 func TestYourKeysAndWrite(t *testing.T) {
 	srv := sharedLocal(t, "mysql") // the user table's counters are this test's alone: it seeds them back to 0
 	p := targettest.External("mysql", srv)
-	opt := scenarios.Options{N: 300, Warmup: 10, Rounds: 1, Blocks: 3, Seed: 1, Rows: 100}
+	opt := pipelinetest.Loop{Settings: scenarios.Settings{N: 300, Warmup: 10, Rounds: 1, Blocks: 3, Seed: 1}, Rows: 100}
 	pipelinetest.Measure(t, "mysql", p, opt) // dbsock's table, standing in for the user's
 	file := filepath.Join(t.TempDir(), "keys")
 	if err := os.WriteFile(file, []byte("5\n7\n9\n"), 0o600); err != nil {
@@ -145,7 +145,7 @@ func sqlOpen(ep drivers.Endpoint) (*sql.DB, error) {
 func TestRedisKeysFromScan(t *testing.T) {
 	srv := targettest.Local(t, "redis", targettest.Binaries["redis"]...)
 	p := targettest.External("redis", srv)
-	opt := scenarios.Options{N: 400, Warmup: 10, Rounds: 1, Blocks: 2, Seed: 1, Rows: 40}
+	opt := pipelinetest.Loop{Settings: scenarios.Settings{N: 400, Warmup: 10, Rounds: 1, Blocks: 2, Seed: 1}, Rows: 40}
 	pipelinetest.Measure(t, "redis", p, opt) // dbsock's keys, standing in for the user's
 	rep, err := pipelinetest.MeasureOwn(t, "redis", p, opt, pipelinetest.Own{Query: "STRLEN {key}", KeysFrom: &pipeline.KeySource{Query: "dbsock:user:1*"}})
 	if err != nil {
@@ -168,7 +168,7 @@ func TestRedisKeysFromScan(t *testing.T) {
 func TestMongoCollection(t *testing.T) {
 	srv := sharedLocal(t, "mongo") // no test makes the collection dbsock.nothing
 	p := targettest.External("mongo", srv)
-	opt := scenarios.Options{N: 200, Warmup: 10, Rounds: 1, Blocks: 2, Seed: 1, Rows: 1}
+	opt := pipelinetest.Loop{Settings: scenarios.Settings{N: 200, Warmup: 10, Rounds: 1, Blocks: 2, Seed: 1}, Rows: 1}
 	pipelinetest.Measure(t, "mongo", p, opt) // dbsock.user, standing in for the user's collection
 	own := pipelinetest.Own{Query: `{"_id": "{key}"}`, Settings: `{"collection": "dbsock.user"}`}
 	rep, err := pipelinetest.MeasureOwn(t, "mongo", p, opt, own)

@@ -130,7 +130,7 @@ func TestReadsCannotWriteMySQL(t *testing.T) {
 func checkRefused(t *testing.T, target string, srv *supply.Server, cases []writeThroughARead) {
 	t.Helper()
 	p := targettest.External(target, srv)
-	opt := scenarios.Options{N: 50, Warmup: 5, Rounds: 1, Blocks: 1, Seed: 1, Rows: 50}
+	opt := pipelinetest.Loop{Settings: scenarios.Settings{N: 50, Warmup: 5, Rounds: 1, Blocks: 1, Seed: 1}, Rows: 50}
 	for _, tc := range cases {
 		own := pipelinetest.Own{Query: tc.query}
 		if tc.keys != "" {
@@ -170,7 +170,7 @@ func TestKeysQueryStopsAtRows(t *testing.T) {
 		target, _, _ := strings.Cut(name, "/")
 		t.Run(name, func(t *testing.T) {
 			srv := sharedLocal(t, target)
-			opt := scenarios.Options{N: 20, Warmup: 2, Rounds: 1, Blocks: 1, Seed: 1, Rows: 10, OpTimeout: 30 * time.Second}
+			opt := pipelinetest.Loop{Settings: scenarios.Settings{N: 20, Warmup: 2, Rounds: 1, Blocks: 1, Seed: 1, OpTimeout: 30 * time.Second}, Rows: 10}
 			rep, err := pipelinetest.MeasureOwn(t, target, targettest.External(target, srv), opt,
 				pipelinetest.Own{Query: tc[1], KeysFrom: &pipeline.KeySource{Query: tc[0]}})
 			if err != nil {

@@ -47,7 +47,7 @@ func TestUpdatesCountedOnTheServer(t *testing.T) {
 	for _, dist := range []string{"uniform", "zipf"} {
 		keys, _ := scenarios.ParseKeys(dist)
 		rep := pipelinetest.Measure(t, "postgres", targettest.External("postgres", srv),
-			scenarios.Options{N: 10000, Warmup: 100, Rounds: 1, Blocks: 10, Seed: 3, Rows: 1000, Keys: keys, Op: drivers.OpUpdate})
+			pipelinetest.Loop{Settings: scenarios.Settings{N: 10000, Warmup: 100, Rounds: 1, Blocks: 10, Seed: 3, Keys: keys, Op: drivers.OpUpdate}, Rows: 1000})
 		var writes int64
 		for _, r := range rep.Runs {
 			writes += r.Writes
@@ -80,7 +80,7 @@ func TestUpdatesCountedOnTheServer(t *testing.T) {
 func TestMixedCountedOnTheServer(t *testing.T) {
 	srv := targettest.Local(t, "postgres", "initdb")
 	rep := pipelinetest.Measure(t, "postgres", targettest.External("postgres", srv),
-		scenarios.Options{N: 2000, Warmup: 50, Rounds: 1, Blocks: 10, Seed: 5, Rows: 1000, Op: drivers.OpMixed, Mix: scenarios.Mix{Reads: 1, Writes: 1}})
+		pipelinetest.Loop{Settings: scenarios.Settings{N: 2000, Warmup: 50, Rounds: 1, Blocks: 10, Seed: 5, Op: drivers.OpMixed, Mix: scenarios.Mix{Reads: 1, Writes: 1}}, Rows: 1000})
 	var writes, reads int64
 	for _, r := range rep.Runs {
 		switch r.Op {
@@ -114,7 +114,7 @@ func TestMixedCountedOnTheServer(t *testing.T) {
 func TestYourQueryAndKeys(t *testing.T) {
 	srv := targettest.Local(t, "postgres", "initdb")
 	p := targettest.External("postgres", srv)
-	opt := scenarios.Options{N: 300, Warmup: 10, Rounds: 1, Blocks: 3, Seed: 1, Rows: 200}
+	opt := pipelinetest.Loop{Settings: scenarios.Settings{N: 300, Warmup: 10, Rounds: 1, Blocks: 3, Seed: 1}, Rows: 200}
 	pipelinetest.Measure(t, "postgres", p, opt) // dbsock's table, standing in for the user's
 	rep, err := pipelinetest.MeasureOwn(t, "postgres", p, opt, pipelinetest.Own{
 		Query:    `SELECT nickname, n FROM "user" WHERE id = $1`,
