@@ -111,14 +111,14 @@ func Compare(ctx context.Context, srv *Server, name string, open Opener, opt Com
 		Settings:       map[string]targets.Settings{name: userSettings{d}},
 		Provider:       &supply.Lent{Target: name, Server: srv.srv, Restart: true},
 		ProviderName:   srv.srv.Provider,
-		Concurrency:    []int{max(opt.Concurrency, 1)},
+		Sweep:          pipeline.Sweep{Concurrency: []int{max(opt.Concurrency, 1)}},
 		Instances:      orDefaultInt(opt.Instances, defaultInstances),
 		InstancesAsked: opt.Instances != 0,
 		Loop: scenarios.Settings{N: orDefaultInt(opt.N, defaultN), Warmup: warmup(opt.Warmup), Rounds: orDefaultInt(opt.Rounds, defaultRounds),
 			Blocks: orDefaultInt(opt.Blocks, scenarios.DefaultBlocks), Seed: seed, OpTimeout: opt.OpTimeout},
 		Placement: place,
 		Reach:     drivers.Reach,
-		Libraries: targets.Libraries(),
+		Output:    pipeline.Output{Libraries: targets.Libraries()},
 	}
 	if opt.Blocks == 0 && plan.Loop.N < plan.Loop.Blocks {
 		plan.Loop.Blocks = 0 // the default, at most N

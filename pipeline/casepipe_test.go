@@ -46,11 +46,11 @@ func TestCasePasswordsNeverOnDisk(t *testing.T) {
 	var remote *peekingRemote
 	remotePassword = ""
 	pl := Plan{Provider: passwordProvider{&fakeProvider{}}, ProviderName: "fake", Targets: []*targets.Target{tgt},
-		Loop: scenarios.Settings{N: 50, Rounds: 1}, Instances: 1, ClientName: "container",
-		Client: func(_ context.Context, target string, dirs []string) (Remote, error) {
+		Loop: scenarios.Settings{N: 50, Rounds: 1}, Instances: 1,
+		Client: ClientSide{Place: "container", Remote: func(_ context.Context, target string, dirs []string) (Remote, error) {
 			remote = &peekingRemote{inProcess: inProcess{dirs: dirs}}
 			return remote, nil
-		}}
+		}}}
 	if _, err := Run(context.Background(), pl); err != nil {
 		t.Fatal(err)
 	}

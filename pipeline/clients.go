@@ -1,6 +1,6 @@
 package pipeline
 
-// Client stacks (Plan.Clients): each target measured from Go's drivers in
+// Client stacks (Plan.Client.Stacks): each target measured from Go's drivers in
 // dbsock and from agents in other languages (package agents), each
 // (target, stack) a case of its own over the same paths, keys, rounds and
 // server instances. The agent only does and times the ops; dbsock opens
@@ -32,10 +32,10 @@ import (
 const GoClient = "go"
 
 // CmdClient is the stack of a user's own agent: cmd:COMMAND in
-// Plan.Clients runs COMMAND TARGET through /bin/sh (agents.Command).
+// Plan.Client.Stacks runs COMMAND TARGET through /bin/sh (agents.Command).
 const CmdClient = "cmd"
 
-// ClientStacks are the stacks Plan.Clients may name, in a report's order.
+// ClientStacks are the stacks Plan.Client.Stacks may name, in a report's order.
 func ClientStacks() []string { return append([]string{GoClient}, agents.Stacks...) }
 
 // MaxCommand is the longest command of a cmd: client stack.
@@ -49,10 +49,10 @@ var libraryName = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,39}$`)
 
 // clients are the stacks each target is measured from.
 func (p Plan) clients() []string {
-	if len(p.Clients) == 0 {
+	if len(p.Client.Stacks) == 0 {
 		return []string{GoClient}
 	}
-	return p.Clients
+	return p.Client.Stacks
 }
 
 // agentStacks says whether any stack but Go's is asked for.
@@ -65,7 +65,7 @@ func (p Plan) agentStacks() bool {
 // closed-loop lookup of each target's own row, from this host.
 func (p Plan) validateClients() error {
 	seen := map[string]bool{}
-	for _, c := range p.Clients {
+	for _, c := range p.Client.Stacks {
 		lang, lib, hasLib := strings.Cut(c, ":")
 		switch {
 		case seen[c]:
@@ -92,24 +92,24 @@ func (p Plan) validateClients() error {
 
 // validateAgentRun refuses what agents cannot do.
 func (p Plan) validateAgentRun() error {
-	o, asked := p.Loop, strings.Join(p.Clients, ",")
+	o, asked := p.Loop, strings.Join(p.Client.Stacks, ",")
 	refuse := func(format string, args ...any) error {
 		return setting.Errorf("%s %s: "+format, append([]any{setting.Clients, asked}, args...)...)
 	}
 	switch {
-	case p.Client != nil:
+	case p.Client.Remote != nil:
 		return refuse("its agents run on this host, which %s does not combine with", setting.Client)
-	case slices.ContainsFunc(p.Concurrency, func(c int) bool { return c > 1 }):
+	case slices.ContainsFunc(p.Sweep.Concurrency, func(c int) bool { return c > 1 }):
 		return refuse("an agent measures one connection per path: give %s 1", setting.Concurrency)
 	case slices.ContainsFunc(p.scenarios(), func(s string) bool { return s != scenarios.PK }):
 		return refuse("an agent measures lookups on open connections: give %s %s", setting.Scenario, scenarios.PK)
 	case o.Rate > 0 || o.Duration > 0:
 		return refuse("an agent runs a closed loop of a given number of ops: leave out %s and %s", setting.Rate, setting.Duration)
-	case slices.ContainsFunc(p.Pipelines, func(d int) bool { return d > 1 }):
+	case slices.ContainsFunc(p.Sweep.Pipelines, func(d int) bool { return d > 1 }):
 		return refuse("an agent sends one lookup per op: leave out %s", setting.Pipelines)
 	case o.Op != "" && o.Op != drivers.OpRead:
 		return refuse("an agent reads: leave out %s %s", setting.Op, o.Op)
-	case len(p.Queries) > 0 || len(p.KeysFrom) > 0:
+	case len(p.Workload.Queries) > 0 || len(p.Workload.KeysFrom) > 0:
 		return refuse("an agent does each target's own lookup: leave out %s and %s", setting.Queries, setting.KeysFrom)
 	}
 	for _, t := range p.paths() {
@@ -144,7 +144,7 @@ func (p Plan) validateMeasurable() error {
 			why = append(why, t.Name+" from "+c+": "+r)
 		}
 	}
-	return setting.Errorf("%s %s: nothing to measure (%s)", setting.Clients, strings.Join(p.Clients, ","), strings.Join(why, "; "))
+	return setting.Errorf("%s %s: nothing to measure (%s)", setting.Clients, strings.Join(p.Client.Stacks, ","), strings.Join(why, "; "))
 }
 
 // skipReason says why target t is not measured from client stack c, or
@@ -154,7 +154,7 @@ func (p Plan) skipReason(t *targets.Target, c string) string {
 	if lang == GoClient {
 		return ""
 	}
-	d := p.settings(t).Driver(drivers.Workload{Rows: p.Rows})
+	d := p.settings(t).Driver(drivers.Workload{Rows: p.Workload.Rows})
 	if _, ok := d.(drivers.ConnFinder); !ok {
 		return "no agent measures " + t.Name + ": dbsock cannot list another process's connections on its server, so it could not verify an agent's route there"
 	}
@@ -180,7 +180,7 @@ func (p Plan) agentSpec(lang, target, lib string) (agents.Spec, error) {
 	if lang == CmdClient {
 		return agents.Command(lib, target), nil
 	}
-	dir := p.AgentsDir
+	dir := p.Client.AgentsDir
 	if dir == "" {
 		var err error
 		if dir, err = agents.Dir(); err != nil {
@@ -193,7 +193,7 @@ func (p Plan) agentSpec(lang, target, lib string) (agents.Spec, error) {
 // stackClient is one client stack a target is measured from: Go's drivers
 // (agent nil) or a running agent.
 type stackClient struct {
-	name   string // as Plan.Clients names it; "" for Go
+	name   string // as Plan.Client.Stacks names it; "" for Go
 	agent  *agents.Agent
 	client *results.Client
 	noTLS  bool // the agent is not measured on the tls path (agents.Support.NoTLSFor)

@@ -44,7 +44,7 @@ func TestClientSkipReasons(t *testing.T) {
 	floor := &fakeDriver{name: "floor"}
 	pl := plan(&fakeProvider{}, floor)
 	pl.Targets = append(pl.Targets, agentTarget(memcached))
-	pl.AgentsDir = t.TempDir() // no stack installed there
+	pl.Client.AgentsDir = t.TempDir() // no stack installed there
 	floorT, memcachedT := pl.Targets[0], pl.Targets[1]
 	for _, tt := range []struct {
 		target *targets.Target
@@ -56,19 +56,19 @@ func TestClientSkipReasons(t *testing.T) {
 		{floorT, "python", "no agent measures floor: dbsock cannot list another process's connections on its server, so it could not verify an agent's route there"},
 		{memcachedT, "node", "the node agent has no client library for memcached"},
 		{memcachedT, "python:pylibmc", `the python agent has no client library "pylibmc" for memcached (it has pymemcache)`},
-		{memcachedT, "python", "the client stacks are not installed for " + pl.AgentsDir + ": run scripts/install-deps.sh --with-stacks"},
+		{memcachedT, "python", "the client stacks are not installed for " + pl.Client.AgentsDir + ": run scripts/install-deps.sh --with-stacks"},
 	} {
 		if got := pl.skipReason(tt.target, tt.stack); got != tt.want {
 			t.Errorf("%s from %s: skip reason %q, want %q", tt.target.Name, tt.stack, got, tt.want)
 		}
 	}
-	pl.Clients = []string{"go", "node", "python"}
+	pl.Client.Stacks = []string{"go", "node", "python"}
 	if err := pl.Validate(); err != nil {
 		t.Errorf("a run with go is measurable: %v", err)
 	}
-	pl.Clients = []string{"node", "python"}
+	pl.Client.Stacks = []string{"node", "python"}
 	err := pl.Validate()
-	for _, want := range []string{"Plan.Clients node,python: nothing to measure", "floor from node: no agent measures floor",
+	for _, want := range []string{"Plan.Client.Stacks node,python: nothing to measure", "floor from node: no agent measures floor",
 		"memcached from node: the node agent has no client library for memcached", "memcached from python: the client stacks are not installed"} {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("Validate: %v; want %q in it", err, want)
@@ -102,7 +102,7 @@ func TestTotalOpsCountsMeasuredStacks(t *testing.T) {
 	pl := plan(&fakeProvider{}, &fakeDriver{name: "floor"})
 	pl.Targets = append(pl.Targets, agentTarget(memcached))
 	one := pl.TotalOps() / 2 // two targets from go
-	pl.Clients = []string{"go", "node"}
+	pl.Client.Stacks = []string{"go", "node"}
 	if got := pl.TotalOps(); got != 2*one {
 		t.Errorf("TotalOps %d with node skipped for both targets, want %d", got, 2*one)
 	}

@@ -22,7 +22,7 @@ func TestErrorRatesSeeEveryPath(t *testing.T) {
 			{Path: drivers.TLS, Side: results.Side{N: 1000, Errors: 400, ErrorRate: 0.4}},
 		}}},
 	}
-	errs := Plan{MaxErrorRate: 0.01}.errorRates(rep)
+	errs := Plan{Gates: Gates{MaxErrorRate: 0.01}}.errorRates(rep)
 	if len(errs) != 1 {
 		t.Fatalf("%d errors, want one (the tls path): %v", len(errs), errs)
 	}
@@ -32,7 +32,7 @@ func TestErrorRatesSeeEveryPath(t *testing.T) {
 			t.Errorf("the error does not say %q: %s", want, msg)
 		}
 	}
-	if errs := (Plan{MaxErrorRate: -1}).errorRates(rep); errs != nil {
+	if errs := (Plan{Gates: Gates{MaxErrorRate: -1}}).errorRates(rep); errs != nil {
 		t.Errorf("a negative limit turns the check off, got %v", errs)
 	}
 }

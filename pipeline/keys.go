@@ -32,10 +32,10 @@ func (k KeySource) String() string {
 }
 
 // userKeys are t's own keys (nil: dbsock's ids 1..Rows): the file's, or
-// what the query returns over the Unix endpoint, at most Plan.Rows (a
+// what the query returns over the Unix endpoint, at most Plan.Workload.Rows (a
 // query that has more is said in ti's warnings).
 func (p Plan) userKeys(ctx context.Context, t *targets.Target, d drivers.Driver, srv *supply.Server, ti *results.Target) ([]string, error) {
-	src, ok := p.KeysFrom[t.Name]
+	src, ok := p.Workload.KeysFrom[t.Name]
 	if !ok {
 		return nil, nil
 	}
@@ -46,7 +46,7 @@ func (p Plan) userKeys(ctx context.Context, t *targets.Target, d drivers.Driver,
 	if !ok {
 		return nil, drivers.Statementf("%s query: %s cannot list keys; give a file of keys, one per line", setting.KeysFrom, t.Name)
 	}
-	limit := max(p.Rows, 1)
+	limit := max(p.Workload.Rows, 1)
 	// Read up to countKeys past what it keeps, to say how many it left out.
 	upTo := max(limit+1, min(limit*100, countKeys))
 	var keys []string
@@ -98,8 +98,8 @@ func distinct(keys []string) []string {
 // keys) once over each transport before anything is timed: one that fails
 // or returns nothing stops the run with the server's own message.
 func (p Plan) checkStatement(ctx context.Context, t *targets.Target, d drivers.Driver, srv *supply.Server) error {
-	q, hasQuery := p.Queries[t.Name]
-	if _, hasKeys := p.KeysFrom[t.Name]; !hasQuery && !hasKeys {
+	q, hasQuery := p.Workload.Queries[t.Name]
+	if _, hasKeys := p.Workload.KeysFrom[t.Name]; !hasQuery && !hasKeys {
 		return nil
 	}
 	fail := func(ep drivers.Endpoint, err error) error { return drivers.StatementError(q, ep, err) }

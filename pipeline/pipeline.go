@@ -2,7 +2,7 @@
 // supply each target's server (package supply), seed it and ask what it is
 // (package drivers), measure every case over both transports (package
 // scenarios, the one timing loop), summarize (package results), check the
-// thresholds, and render (package reports, through Plan.Render). Nothing
+// thresholds, and render (package reports, through Plan.Output.Render). Nothing
 // else orchestrates.
 //
 // It is part of dbsock's own machinery, and its API may change between
@@ -15,7 +15,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/dbsock/dbsock/drivers"
@@ -28,105 +27,6 @@ import (
 	"github.com/dbsock/dbsock/supply"
 	"github.com/dbsock/dbsock/targets"
 )
-
-// Plan is one invocation: which targets, from which provider, which cases,
-// how much, what to check and how to render.
-type Plan struct {
-	// Targets are the registry's targets to measure, in order.
-	Targets []*targets.Target
-	// Settings are each target's settings (a target without an entry runs
-	// with its defaults, Target.Settings).
-	Settings     map[string]targets.Settings
-	Provider     supply.Provider
-	ProviderName string // as the user gave it, e.g. "auto"
-	// Scenarios, Concurrency and ValueSizes span the sweep: every target
-	// runs every combination. Empty means PK, 1 worker, the natural value.
-	Scenarios   []string
-	Concurrency []int
-	ValueSizes  []int
-	// Pipelines lists batch depths (lookups per op, in one round trip) for
-	// targets whose driver is a drivers.Pipeliner; empty means 1.
-	Pipelines []int
-	// Paths are the routes to each server that every case measures, in
-	// the order the report lists them (nil: drivers.TCP and drivers.Unix);
-	// each further path is compared with TCP as Unix is. A server without
-	// one of them (no tcp6 where a server listens on one address) is
-	// measured on the others, and the report says why.
-	Paths []drivers.Transport
-	// Baseline is the path every other one is compared with ("": TCP on
-	// 127.0.0.1); it must be one of Paths.
-	Baseline drivers.Transport
-	// Loop is what the user asked of every case's timing loop: how many
-	// ops, rounds and blocks, what ends a case, what each op does. Run
-	// passes it down as it is; what it decides per case and per server
-	// instance (scenarios.Case, scenarios.Instance) goes beside it.
-	Loop scenarios.Settings
-	// Rows is how many rows dbsock seeds and the ops read, ids 1..Rows (0:
-	// the one-row lookup); a target whose server reads many too slowly, or
-	// given fewer keys of the user's own, gets fewer.
-	Rows int
-	// Progress, when set, counts the timed ops done, for a progress bar
-	// that reads it from another goroutine.
-	Progress *atomic.Int64
-	// Instances is how many server instances each case measures: between
-	// them the server is restarted (same endpoints, same data), and the
-	// interval is computed over instances (results.InstanceSpeedup). A
-	// server dbsock cannot restart (one it did not start) gets each
-	// instance as fresh connections to its one process, and the report
-	// says that the interval covers that process only. InstancesAsked
-	// says the user gave Instances (Precision then refuses more than one).
-	Instances      int
-	InstancesAsked bool
-	// Placement pins the client (here) and names the servers' CPUs (the
-	// provider pins those when it starts them).
-	Placement placement.Placement
-	// Libraries are the client libraries whose versions the report names.
-	Libraries []string
-	// Thresholds are checked against the summary after the run.
-	Thresholds []results.Threshold
-	// Render writes the finished report (nil: nothing is written).
-	Render func(*results.Report) error
-	// Log receives one line per step (server ready, run done); nil discards.
-	Log io.Writer
-	// FailFast stops at the first target that fails; otherwise the others
-	// still run.
-	FailFast bool
-	// Explain says the run holds the decomposition's layers (targets
-	// whose Layer is set) to split each target's lookup into: they take
-	// one lookup of each target's own value, so no Pipelines or
-	// ValueSizes.
-	Explain bool
-	// AllowWrites lets a Loop.Op that writes write to servers the user
-	// runs (external endpoints given); without it Validate refuses.
-	AllowWrites bool
-	// MaxErrorRate is the share of failed ops above which a case fails the
-	// run (0: any failed op does; below 0: never).
-	MaxErrorRate float64
-	// Queries are the user's own ops by target (--query), KeysFrom their
-	// own keys (--keys-from): a target with keys of its own gets no table.
-	Queries  map[string]string
-	KeysFrom map[string]KeySource
-	// Client, when set, runs the timing loop outside this process: one
-	// Remote per target (dbsock run --client container), which builds the
-	// same driver from the target's Settings, carried in each Case.
-	Client StartRemote
-	// ClientName names where Client runs the loop, for the report
-	// (dbsock's "container"); without a Client it is "host".
-	ClientName string
-	// Clients are the client stacks each target is measured from (nil:
-	// Go's drivers in dbsock alone): "go", or a stack whose agent dbsock
-	// carries (c, python, node, php; ClientStacks), with ":LIBRARY" to
-	// choose one of its libraries (python:psycopg). Each (target, stack)
-	// is a case of its own; a stack without a library for a target, or
-	// not installed here, is skipped and the report says why.
-	Clients []string
-	// AgentsDir is the agents' directory (agents.Dir when "").
-	AgentsDir string
-	// Reach, when set, is tried on an endpoint before a driver asks the
-	// server anything there (dbsock uses drivers.Reach, a plain dial), so
-	// that nothing listening is said at once.
-	Reach func(context.Context, drivers.Endpoint) error
-}
 
 // StopTimeout bounds how long stopping one server may take; a server that
 // stopped answering during the run is given HungStopTimeout (its provider
@@ -199,9 +99,9 @@ func Run(ctx context.Context, p Plan) (*results.Report, error) {
 		errs = append(errs, err)
 	}
 	errs = append(errs, p.errorRates(rep)...)
-	rep.Thresholds = results.Evaluate(rep, p.Thresholds)
-	if p.Render != nil {
-		if err := p.Render(rep); err != nil {
+	rep.Thresholds = results.Evaluate(rep, p.Gates.Thresholds)
+	if p.Output.Render != nil {
+		if err := p.Output.Render(rep); err != nil {
 			errs = append(errs, err)
 		}
 	}
@@ -214,11 +114,11 @@ func (p Plan) newReport() *results.Report {
 		SchemaVersion: results.SchemaVersion,
 		Tool:          sysinfo.Self(),
 		StartedAt:     time.Now().UTC(),
-		Environment:   sysinfo.Collect(p.Libraries),
+		Environment:   sysinfo.Collect(p.Output.Libraries),
 		Config: results.Config{N: o.N, Warmup: o.Warmup, Rounds: o.Rounds, Instances: max(p.Instances, 1),
 			Provider: p.ProviderName, Client: p.clientName(), Scenario: strings.Join(p.scenarios(), ","), DurationNs: o.Duration.Nanoseconds(),
-			Sweep:     results.Sweep{Concurrency: p.Concurrency, ValueSizes: p.ValueSizes, Rate: o.Rate},
-			Pipelines: p.Pipelines, Blocks: o.BlocksPerRound(), Seed: o.Seed, Goal: results.Goal{Precision: o.Precision}, Workload: p.workloadRecord()},
+			Sweep:     results.Sweep{Concurrency: p.Sweep.Concurrency, ValueSizes: p.Sweep.ValueSizes, Rate: o.Rate},
+			Pipelines: p.Sweep.Pipelines, Blocks: o.BlocksPerRound(), Seed: o.Seed, Goal: results.Goal{Precision: o.Precision}, Workload: p.workloadRecord()},
 		Targets: []results.Target{},
 		Runs:    []results.Run{},
 	}
@@ -232,18 +132,18 @@ func (p Plan) workloadRecord() *results.Workload {
 	for _, t := range p.Targets {
 		own = own && t.Own
 	}
-	if p.Rows <= 0 || own {
+	if p.Workload.Rows <= 0 || own {
 		return nil
 	}
 	k := o.Keys
-	w := &results.Workload{Rows: p.Rows, Keys: k.Dist, Op: o.Op, Mix: o.Mix.String()}
-	for name, q := range p.Queries {
+	w := &results.Workload{Rows: p.Workload.Rows, Keys: k.Dist, Op: o.Op, Mix: o.Mix.String()}
+	for name, q := range p.Workload.Queries {
 		if w.Query == nil {
 			w.Query = map[string]string{}
 		}
 		w.Query[name] = q
 	}
-	for name, ks := range p.KeysFrom {
+	for name, ks := range p.Workload.KeysFrom {
 		if w.KeysFrom == nil {
 			w.KeysFrom = map[string]string{}
 		}
@@ -266,12 +166,12 @@ func (p Plan) workloadRecord() *results.Workload {
 
 func (p Plan) clientName() string {
 	switch {
-	case p.Client == nil:
+	case p.Client.Remote == nil:
 		return "host"
-	case p.ClientName == "":
+	case p.Client.Place == "":
 		return "remote"
 	}
-	return p.ClientName
+	return p.Client.Place
 }
 
 func (p Plan) placementRecord() results.Placement {
@@ -288,9 +188,9 @@ func (p Plan) placementRecord() results.Placement {
 func (p Plan) measureTarget(ctx context.Context, t *targets.Target, ti *results.Target, epoch time.Time) (runs []results.Run, err error) {
 	log := p.log()
 	settings := p.settings(t)
-	d := settings.Driver(p.workload(t.Name, 0, p.Rows, nil))
+	d := settings.Driver(p.workload(t.Name, 0, p.Workload.Rows, nil))
 	if sizes := p.valueSizes(); len(sizes) == 1 {
-		d = settings.Driver(p.workload(t.Name, sizes[0], p.Rows, nil)) // the operation line names the size measured
+		d = settings.Driver(p.workload(t.Name, sizes[0], p.Workload.Rows, nil)) // the operation line names the size measured
 	}
 	ti.Operation, ti.ConnectPhase = d.Describe(), d.ConnectPhase()
 	began := time.Now()
@@ -313,7 +213,7 @@ func (p Plan) measureTarget(ctx context.Context, t *targets.Target, ti *results.
 	fmt.Fprintf(log, "dbsock: %s: %s from %s, ready in %s\n", t.Name, info, srv.Origin, time.Since(began).Round(time.Millisecond))
 	paths := p.pathsOf(srv, ti)
 	var rc *remoteClient
-	if p.Client != nil {
+	if p.Client.Remote != nil {
 		if rc, err = p.startClient(ctx, t, srv, ti); err != nil {
 			return nil, err
 		}
@@ -327,7 +227,7 @@ func (p Plan) measureTarget(ctx context.Context, t *targets.Target, ti *results.
 	if rows < len(keys) {
 		keys = keys[:rows]
 	}
-	if rows != p.Rows {
+	if rows != p.Workload.Rows {
 		ti.Rows = rows
 		size := 0
 		if sizes := p.valueSizes(); len(sizes) == 1 {
@@ -385,7 +285,7 @@ func (p Plan) measureCases(ctx context.Context, tr *targetRun, emit func(results
 			}
 			for _, cs := range p.cases() {
 				cs.Rows = tr.rows
-				_, cs.OwnQuery = p.Queries[t.Name]
+				_, cs.OwnQuery = p.Workload.Queries[t.Name]
 				loops, err := p.stackLoops(tr, w, d, depth)
 				if err != nil {
 					return err
@@ -405,7 +305,7 @@ func (p Plan) measureCases(ctx context.Context, tr *targetRun, emit func(results
 type caseLoop func(context.Context, scenarios.Case, scenarios.Instance, func(results.Run)) error
 
 // stackLoops are the loops of a case (d at pipeline depth depth), one per
-// client stack of tr, in the order Plan.Clients names them.
+// client stack of tr, in the order Plan.Client.Stacks names them.
 func (p Plan) stackLoops(tr *targetRun, w drivers.Workload, d drivers.Driver, depth int) ([]caseLoop, error) {
 	var loops []caseLoop
 	for _, c := range tr.clients {
@@ -437,7 +337,7 @@ func (p Plan) measureCase(ctx context.Context, tr *targetRun, d drivers.Driver, 
 			}
 		}
 		in := scenarios.Instance{Number: inst, ClientCPU: cpustat.Self{}, ServerCPU: srv.CPU, ServerCPUWhyNot: srv.CPUWhyNot,
-			Epoch: tr.epoch, Progress: p.Progress}
+			Epoch: tr.epoch, Progress: p.Output.Progress}
 		for k := range loops {
 			if err := loops[(inst-1+k)%len(loops)](ctx, c, in, emit); err != nil {
 				return err
@@ -487,7 +387,7 @@ func logRun(log io.Writer, run results.Run) {
 // workload is what target's ops read for values of size bytes; seeding
 // reports its progress on the log.
 func (p Plan) workload(target string, size, rows int, keys []string) drivers.Workload {
-	w := drivers.Workload{ValueSize: size, Rows: rows, Op: p.Loop.Op, Query: p.Queries[target], Keys: keys}
+	w := drivers.Workload{ValueSize: size, Rows: rows, Op: p.Loop.Op, Query: p.Workload.Queries[target], Keys: keys}
 	if rows := w.RowCount(); rows >= 100_000 {
 		log, began, step := p.log(), time.Now(), rows/10
 		next := step
@@ -505,14 +405,14 @@ func (p Plan) workload(target string, size, rows int, keys []string) drivers.Wor
 // whose ops failed more often than MaxErrorRate allows, saying how often
 // and the last error.
 func (p Plan) errorRates(rep *results.Report) []error {
-	if p.MaxErrorRate < 0 {
+	if p.Gates.MaxErrorRate < 0 {
 		return nil
 	}
 	var errs []error
 	for _, s := range rep.Summary {
 		for _, ps := range s.Sides {
 			t, side := ps.Path, ps.Side
-			if side.N == 0 || side.ErrorRate <= p.MaxErrorRate {
+			if side.N == 0 || side.ErrorRate <= p.Gates.MaxErrorRate {
 				continue
 			}
 			last := ""
@@ -522,7 +422,7 @@ func (p Plan) errorRates(rep *results.Report) []error {
 				}
 			}
 			errs = append(errs, setting.Errorf("%s %s: %d of %d ops failed over %s (%.3g%%, above %s %.3g%%): %s",
-				s.Target, s.Label(), side.Errors, side.N, t.Label(), 100*side.ErrorRate, setting.MaxErrors, 100*p.MaxErrorRate, last))
+				s.Target, s.Label(), side.Errors, side.N, t.Label(), 100*side.ErrorRate, setting.MaxErrors, 100*p.Gates.MaxErrorRate, last))
 		}
 	}
 	return errs
@@ -533,7 +433,7 @@ func (p Plan) errorRates(rep *results.Report) []error {
 // reads many too slowly to measure: then the driver's limit, with a
 // warning on the target saying why.
 func (p Plan) rows(d drivers.Driver, info drivers.ServerInfo, ti *results.Target, userKeys int) int {
-	rows := p.Rows
+	rows := p.Workload.Rows
 	if userKeys > 0 {
 		rows = userKeys
 	}
@@ -555,44 +455,44 @@ func (p Plan) settings(t *targets.Target) targets.Settings {
 }
 
 func (p Plan) log() io.Writer {
-	if p.Log == nil {
+	if p.Output.Log == nil {
 		return io.Discard
 	}
-	return p.Log
+	return p.Output.Log
 }
 
 func (p Plan) scenarios() []string {
-	if len(p.Scenarios) == 0 {
+	if len(p.Sweep.Scenarios) == 0 {
 		return []string{scenarios.PK}
 	}
-	return p.Scenarios
+	return p.Sweep.Scenarios
 }
 
 func (p Plan) depths() []int {
-	if len(p.Pipelines) == 0 {
+	if len(p.Sweep.Pipelines) == 0 {
 		return []int{1}
 	}
-	return p.Pipelines
+	return p.Sweep.Pipelines
 }
 
 func (p Plan) valueSizes() []int {
-	if len(p.ValueSizes) == 0 {
+	if len(p.Sweep.ValueSizes) == 0 {
 		return []int{0}
 	}
-	return p.ValueSizes
+	return p.Sweep.ValueSizes
 }
 
 // cases lists the case of every scenario and concurrency, in order, with
 // the plan's rows (a target may read fewer: measureCases says).
 func (p Plan) cases() []scenarios.Case {
-	conc := p.Concurrency
+	conc := p.Sweep.Concurrency
 	if len(conc) == 0 {
 		conc = []int{1}
 	}
 	var out []scenarios.Case
 	for _, s := range p.scenarios() {
 		for _, c := range conc {
-			out = append(out, scenarios.Case{Scenario: s, Concurrency: c, Rows: p.Rows})
+			out = append(out, scenarios.Case{Scenario: s, Concurrency: c, Rows: p.Workload.Rows})
 		}
 	}
 	return out

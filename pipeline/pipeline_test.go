@@ -106,7 +106,7 @@ func TestRunMeasuresEveryTargetAndRenders(t *testing.T) {
 	pl := plan(p, &fakeDriver{name: "a", tcpCost: 40 * time.Microsecond, unixCost: 20 * time.Microsecond},
 		&fakeDriver{name: "b", tcpCost: 20 * time.Microsecond, unixCost: 20 * time.Microsecond})
 	var rendered *results.Report
-	pl.Render = func(r *results.Report) error { rendered = r; return nil }
+	pl.Output.Render = func(r *results.Report) error { rendered = r; return nil }
 	rep, err := Run(context.Background(), pl)
 	if err != nil {
 		t.Fatal(err)
@@ -168,7 +168,7 @@ func TestRunInterruptedKeepsWhatWasMeasured(t *testing.T) {
 	pl := plan(p, d, &fakeDriver{name: "b"})
 	pl.Loop.N, pl.Loop.Rounds = 1000, 3
 	rendered := false
-	pl.Render = func(*results.Report) error { rendered = true; return nil }
+	pl.Output.Render = func(*results.Report) error { rendered = true; return nil }
 	rep, err := Run(ctx, pl)
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v, want context.Canceled", err)
@@ -194,7 +194,7 @@ func TestRunChecksThresholds(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		pl.Thresholds = append(pl.Thresholds, th)
+		pl.Gates.Thresholds = append(pl.Gates.Thresholds, th)
 	}
 	rep, err := Run(context.Background(), pl)
 	if err != nil {
@@ -212,15 +212,15 @@ func TestRunChecksThresholds(t *testing.T) {
 	// A threshold on a target the plan does not measure is refused before
 	// anything starts, naming the plan's field.
 	th, _ := results.Parse("z.unix.p50<1s")
-	pl.Thresholds = append(pl.Thresholds, th)
-	if _, err := Run(context.Background(), pl); err == nil || !strings.Contains(err.Error(), `Plan.Thresholds "z.unix.p50<1s" names target z, which this run does not measure (it runs a)`) {
+	pl.Gates.Thresholds = append(pl.Gates.Thresholds, th)
+	if _, err := Run(context.Background(), pl); err == nil || !strings.Contains(err.Error(), `Plan.Gates.Thresholds "z.unix.p50<1s" names target z, which this run does not measure (it runs a)`) {
 		t.Errorf("threshold on a target not measured: %v", err)
 	}
 }
 
 func TestRunRenderFailureIsAnError(t *testing.T) {
 	pl := plan(&fakeProvider{}, &fakeDriver{name: "a"})
-	pl.Render = func(*results.Report) error { return errors.New("disk full") }
+	pl.Output.Render = func(*results.Report) error { return errors.New("disk full") }
 	if _, err := Run(context.Background(), pl); err == nil || !strings.Contains(err.Error(), "disk full") {
 		t.Fatalf("err = %v", err)
 	}
@@ -271,7 +271,7 @@ func TestEveryOpFailedIsNoResult(t *testing.T) {
 	if s.VerdictKind != results.NoResult || s.UnixSpeedupP50 != 0 || s.UnixSpeedupP50CI != nil {
 		t.Fatalf("summary %+v: want no result, no speedup", s)
 	}
-	pl.MaxErrorRate = -1
+	pl.Gates.MaxErrorRate = -1
 	if _, err := Run(context.Background(), pl); err != nil {
 		t.Fatalf("with the check off: %v", err)
 	}

@@ -34,11 +34,11 @@ func TestTotalOpsCountsEveryPath(t *testing.T) {
 	} {
 		p := &pathsProvider{}
 		pl := plan(&p.fakeProvider, &fakeDriver{name: "a"}, &fakeDriver{name: "b"})
-		pl.Provider, pl.Paths, pl.Instances, pl.Concurrency = p, paths, 2, []int{1}
+		pl.Provider, pl.Paths, pl.Instances, pl.Sweep.Concurrency = p, paths, 2, []int{1}
 		pl.Loop.N, pl.Loop.Warmup, pl.Loop.Rounds = 300, 5, 1
 		var done atomic.Int64
-		pl.Progress = &done
-		pl.Log = testLog{t}
+		pl.Output.Progress = &done
+		pl.Output.Log = testLog{t}
 		rep, err := Run(context.Background(), pl)
 		if err != nil {
 			t.Fatal(err)

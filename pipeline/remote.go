@@ -1,6 +1,6 @@
 package pipeline
 
-// The timing loop in another process: with a Plan.Client (dbsock run
+// The timing loop in another process: with a Plan.Client.Remote (dbsock run
 // --client container) each instance of a case is written to a case file,
 // "dbsock measure FILE" runs scenarios.Run on it there (ServeCase) and
 // writes the runs back beside it, one JSON line each. The loop is the same
@@ -126,7 +126,7 @@ func (p Plan) startClient(ctx context.Context, t *targets.Target, srv *supply.Se
 		return nil, fmt.Errorf("%s: mark the client's case directory: %w", t.Name, err)
 	}
 	dirs := []string{dir, filepath.Dir(srv.Unix.Address)}
-	r, err := p.Client(ctx, t.Name, dirs)
+	r, err := p.Client.Remote(ctx, t.Name, dirs)
 	if err != nil {
 		os.RemoveAll(dir)
 		return nil, err

@@ -92,13 +92,12 @@ func TestRemoteClientRunsTheCaseFromItsFile(t *testing.T) {
 	var remote *inProcess
 	var progress atomic.Int64
 	pl := Plan{Provider: &fakeProvider{}, ProviderName: "fake", Targets: []*targets.Target{tgt},
-		Loop: scenarios.Settings{N: 200, Warmup: 10, Rounds: 1}, Progress: &progress, Instances: 2,
-		Settings:   map[string]targets.Settings{"remote-fake": &remoteSettings{UnixUS: 10}},
-		ClientName: "container",
-		Client: func(_ context.Context, target string, dirs []string) (Remote, error) {
+		Loop: scenarios.Settings{N: 200, Warmup: 10, Rounds: 1}, Output: Output{Progress: &progress}, Instances: 2,
+		Settings: map[string]targets.Settings{"remote-fake": &remoteSettings{UnixUS: 10}},
+		Client: ClientSide{Place: "container", Remote: func(_ context.Context, target string, dirs []string) (Remote, error) {
 			remote = &inProcess{dirs: dirs}
 			return remote, nil
-		}}
+		}}}
 	pl.Provider = passwordProvider{&fakeProvider{}}
 	rep, err := Run(context.Background(), pl)
 	if err != nil {

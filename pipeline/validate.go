@@ -42,25 +42,25 @@ func (p Plan) Validate() error {
 
 // validateSweep checks each value of the sweep's lists.
 func (p Plan) validateSweep() error {
-	for _, c := range p.Concurrency {
+	for _, c := range p.Sweep.Concurrency {
 		if c < 1 || c > scenarios.MaxConcurrency {
 			return setting.Errorf("%s %d is out of range; accepted: 1 to %d", setting.Concurrency, c, scenarios.MaxConcurrency)
 		}
 	}
-	for _, d := range p.Pipelines {
+	for _, d := range p.Sweep.Pipelines {
 		if err := validDepth(d); err != nil {
 			return err
 		}
 	}
-	for _, s := range p.ValueSizes {
+	for _, s := range p.Sweep.ValueSizes {
 		if err := validValueSize(s); err != nil {
 			return err
 		}
 	}
-	if math.IsNaN(p.MaxErrorRate) || p.MaxErrorRate > 1 {
-		return setting.Errorf("%s %g is not a share up to 1 (100%%), such as 0.01", setting.MaxErrors, p.MaxErrorRate)
+	if math.IsNaN(p.Gates.MaxErrorRate) || p.Gates.MaxErrorRate > 1 {
+		return setting.Errorf("%s %g is not a share up to 1 (100%%), such as 0.01", setting.MaxErrors, p.Gates.MaxErrorRate)
 	}
-	if p.Explain && (len(p.ValueSizes) > 0 || slices.ContainsFunc(p.Pipelines, func(d int) bool { return d > 1 })) {
+	if p.Explain && (len(p.Sweep.ValueSizes) > 0 || slices.ContainsFunc(p.Sweep.Pipelines, func(d int) bool { return d > 1 })) {
 		return setting.Errorf("%s splits one lookup of each target's own value into its layers; it does not combine with %s or %s (leave those out, or %s)",
 			setting.Explain, setting.Pipelines, setting.ValueSizes, setting.Explain)
 	}
@@ -141,7 +141,7 @@ func (p Plan) InstancesPerCase() int {
 // progress bar.
 func (p Plan) TotalOps() int64 {
 	workers := 0
-	for _, c := range p.Concurrency {
+	for _, c := range p.Sweep.Concurrency {
 		workers += c
 	}
 	measured := 0 // (target, client stack) pairs: a stack skipped for a target measures nothing
@@ -152,7 +152,7 @@ func (p Plan) TotalOps() int64 {
 			}
 		}
 	}
-	cases := int64(measured) * int64(max(len(p.Scenarios), 1)) * int64(max(len(p.ValueSizes), 1)) * int64(max(len(p.Pipelines), 1))
+	cases := int64(measured) * int64(max(len(p.Sweep.Scenarios), 1)) * int64(max(len(p.Sweep.ValueSizes), 1)) * int64(max(len(p.Sweep.Pipelines), 1))
 	rounds := int64(max(p.Loop.Rounds, 1)) * int64(p.InstancesPerCase())
 	return cases * int64(max(workers, 1)) * rounds * int64(len(p.PathsAsked())) * int64(p.Loop.N)
 }
@@ -175,13 +175,13 @@ func pipeliners() string {
 // validateTargets checks that every target can do what the sweep asks of
 // it: batches of lookups (Pipelines) and values of other sizes.
 func (p Plan) validateTargets() error {
-	deep := slices.ContainsFunc(p.Pipelines, func(d int) bool { return d > 1 })
+	deep := slices.ContainsFunc(p.Sweep.Pipelines, func(d int) bool { return d > 1 })
 	for _, t := range p.Targets {
 		s := p.settings(t)
 		if _, ok := s.Driver(drivers.Workload{}).(drivers.Pipeliner); deep && !ok {
 			return setting.Errorf("%s applies to %s (a batch of lookups in one round trip); target %s has no pipelining", setting.Pipelines, pipeliners(), t.Name)
 		}
-		for _, size := range p.ValueSizes {
+		for _, size := range p.Sweep.ValueSizes {
 			if d := s.Driver(drivers.Workload{ValueSize: size}); d.ValueSize() != size {
 				return setting.Errorf("%s does not apply to target %s: its reply is fixed (%d B); leave %s out of a value-size sweep", setting.ValueSizes, t.Name, d.ValueSize(), t.Name)
 			}
@@ -193,12 +193,12 @@ func (p Plan) validateTargets() error {
 // validateQueries asks each target's driver whether it takes the user's
 // own op given for it, and refuses what cannot go together.
 func (p Plan) validateQueries() error {
-	for name := range p.Queries {
+	for name := range p.Workload.Queries {
 		if !p.measures(name) {
 			return setting.Errorf("%s names target %s, which this run does not measure (it runs %s)", setting.Queries, name, p.names())
 		}
 	}
-	for name := range p.KeysFrom {
+	for name := range p.Workload.KeysFrom {
 		if !p.measures(name) {
 			return setting.Errorf("%s names target %s, which this run does not measure (it runs %s)", setting.KeysFrom, name, p.names())
 		}
@@ -216,7 +216,7 @@ func (p Plan) validateQuery(name string) error {
 	if s == nil {
 		return nil
 	}
-	q, hasQuery := p.Queries[name]
+	q, hasQuery := p.Workload.Queries[name]
 	if qo, ok := s.(targets.QueryOnly); ok && !hasQuery {
 		if fields := qo.NeedQuery(); len(fields) > 0 {
 			args := []any{}
@@ -227,7 +227,7 @@ func (p Plan) validateQuery(name string) error {
 			return setting.Errorf(format, append(args, setting.Queries, name)...)
 		}
 	}
-	if _, keyed := p.KeysFrom[name]; keyed && !hasQuery {
+	if _, keyed := p.Workload.KeysFrom[name]; keyed && !hasQuery {
 		if p.Loop.Op != drivers.OpRead && p.Loop.Op != "" {
 			return setting.Errorf("%s %s: dbsock writes only to its own table, which it does not create for your keys; name your write with %s (and %s)",
 				setting.KeysFrom, name, setting.Queries, setting.AllowWrites)
@@ -263,10 +263,10 @@ func (p Plan) validateWrites() error {
 	if op == "" || op == drivers.OpRead {
 		return nil
 	}
-	if slices.ContainsFunc(p.Pipelines, func(d int) bool { return d > 1 }) {
+	if slices.ContainsFunc(p.Sweep.Pipelines, func(d int) bool { return d > 1 }) {
 		return setting.Errorf("%s %s times one op per round trip; leave out %s", setting.Op, op, setting.Pipelines)
 	}
-	if p.AllowWrites {
+	if p.Workload.AllowWrites {
 		return nil
 	}
 	switch p.ProviderName {
@@ -280,7 +280,7 @@ func (p Plan) validateWrites() error {
 		}
 		if pair, err := s.External(); err == nil && pair.Given() {
 			what := "dbsock's own table, keys or collection only"
-			if _, ok := p.Queries[t.Name]; ok {
+			if _, ok := p.Workload.Queries[t.Name]; ok {
 				what = "your own op"
 			}
 			return setting.Errorf("%s %s would write to the %s server you run (%s); add %s to let it", setting.Op, op, t.Name, what, setting.AllowWrites)
@@ -291,7 +291,7 @@ func (p Plan) validateWrites() error {
 
 // validateThresholds checks that each threshold names a target of the run.
 func (p Plan) validateThresholds() error {
-	for _, th := range p.Thresholds {
+	for _, th := range p.Gates.Thresholds {
 		if !p.measures(th.Target) {
 			return setting.Errorf("%s %q names target %s, which this run does not measure (it runs %s)", setting.Thresholds, th.Expr, th.Target, p.names())
 		}
@@ -311,10 +311,10 @@ func (p Plan) validateThresholds() error {
 // (rows x value size) against half of what this machine has available.
 func (p Plan) validateMemory() error {
 	size := int64(6) // the targets' own small value
-	if len(p.ValueSizes) > 0 {
-		size = max(int64(slices.Max(p.ValueSizes)), 1)
+	if len(p.Sweep.ValueSizes) > 0 {
+		size = max(int64(slices.Max(p.Sweep.ValueSizes)), 1)
 	}
-	depth := max(slices.Max(append([]int{1}, p.Pipelines...)), 1)
+	depth := max(slices.Max(append([]int{1}, p.Sweep.Pipelines...)), 1)
 	for _, c := range p.cases() {
 		var me *scenarios.MemoryError
 		if err := p.Loop.CheckMemory(c, size, depth, len(p.paths())); errors.As(err, &me) {
@@ -329,7 +329,7 @@ func (p Plan) validateMemory() error {
 	}
 	seeds := false
 	for _, t := range p.Targets {
-		if !t.Own && p.KeysFrom[t.Name].Query == "" && p.KeysFrom[t.Name].File == "" {
+		if !t.Own && p.Workload.KeysFrom[t.Name].Query == "" && p.Workload.KeysFrom[t.Name].File == "" {
 			seeds = true
 		}
 	}
@@ -337,9 +337,9 @@ func (p Plan) validateMemory() error {
 	if !seeds || err != nil {
 		return nil
 	}
-	if seeded := int64(p.Rows) * size; seeded > avail/2 {
+	if seeded := int64(p.Workload.Rows) * size; seeded > avail/2 {
 		return setting.Errorf("%s %d x %s %s seeds about %s into each server, more than half of the %s this machine has available; lower %s (at most %d at this size) or %s",
-			setting.Rows, p.Rows, setting.ValueSizes, setting.Bytes(size), setting.Bytes(seeded), setting.Bytes(avail), setting.Rows, avail/2/size, setting.ValueSizes)
+			setting.Rows, p.Workload.Rows, setting.ValueSizes, setting.Bytes(size), setting.Bytes(seeded), setting.Bytes(avail), setting.Rows, avail/2/size, setting.ValueSizes)
 	}
 	return nil
 }

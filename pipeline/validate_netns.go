@@ -10,7 +10,7 @@ import (
 // docker group, not root): they would fail only once the servers are up.
 // The client container enters them with capabilities of its own.
 func (p Plan) validateNetns() error {
-	if p.Client != nil {
+	if p.Client.Remote != nil {
 		return nil
 	}
 	for _, t := range p.paths() {

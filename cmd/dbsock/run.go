@@ -297,19 +297,19 @@ func runRun(ctx context.Context, o *runOptions, args []string, stdout, stderr io
 	var bar *progress
 	switch {
 	case o.quiet:
-		plan.Log = io.Discard
+		plan.Output.Log = io.Discard
 	case isTerminal(stderr):
 		total := int64(-1) // unknown with --duration: a spinner
 		if o.sweep.duration == 0 {
 			total = plan.TotalOps()
 		}
 		bar = startProgress(stderr, total)
-		plan.Log, plan.Progress = bar, &bar.done
+		plan.Output.Log, plan.Output.Progress = bar, &bar.done
 	default:
-		plan.Log = stderr
+		plan.Output.Log = stderr
 	}
 	outputs, plot, _ := o.output.resolve() // checked in plan
-	plan.Render = func(rep *results.Report) error {
+	plan.Output.Render = func(rep *results.Report) error {
 		if bar != nil {
 			bar.finish()
 		}
@@ -392,31 +392,23 @@ func (o *runOptions) newPlan(names []string, gates []results.Threshold, place pl
 		opt.MaxDuration = o.maxDuration
 	}
 	plan := pipeline.Plan{
-		ProviderName:   o.provider,
-		Scenarios:      o.sweep.scenarios,
-		Concurrency:    o.sweep.concurrency,
-		ValueSizes:     o.sweep.sizes,
-		Pipelines:      o.sweep.pipelines,
-		Loop:           opt,
-		Rows:           o.workload.rows,
+		ProviderName: o.provider,
+		Sweep:        pipeline.Sweep{Scenarios: o.sweep.scenarios, Concurrency: o.sweep.concurrency, ValueSizes: o.sweep.sizes, Pipelines: o.sweep.pipelines},
+		Loop:         opt,
+		Workload: pipeline.Workload{Rows: o.workload.rows, Queries: o.workload.queries, KeysFrom: o.workload.keysFrom,
+			AllowWrites: o.workload.allowWrites},
 		Paths:          transports(o.paths),
 		Baseline:       drivers.Transport(o.baseline),
-		Clients:        o.clients,
 		Instances:      o.instances,
 		InstancesAsked: o.flags.Changed("instances"),
 		Explain:        o.explain,
-		AllowWrites:    o.workload.allowWrites,
 		Placement:      place,
-		Libraries:      targets.Libraries(),
-		Thresholds:     gates,
+		Output:         pipeline.Output{Libraries: targets.Libraries()},
+		Gates:          pipeline.Gates{Thresholds: gates, MaxErrorRate: o.workload.maxErrorRate},
 		FailFast:       o.failFast,
 		Reach:          drivers.Reach,
 		Settings:       o.settings,
-		MaxErrorRate:   o.workload.maxErrorRate,
-		Queries:        o.workload.queries,
-		KeysFrom:       o.workload.keysFrom,
-		Client:         o.remoteClient(place.Client),
-		ClientName:     o.client,
+		Client:         pipeline.ClientSide{Stacks: o.clients, Remote: o.remoteClient(place.Client), Place: o.client},
 	}
 	for _, name := range names {
 		t, _ := targets.Lookup(name)

@@ -185,12 +185,12 @@ func MeasureOwn(t *testing.T, target string, p supply.Provider, opt Loop, own Ow
 		opt.OpTimeout = 10 * time.Second
 	}
 	plan := pipeline.Plan{Targets: []*targets.Target{targettest.Lookup(t, target)}, Provider: p, ProviderName: p.Name(),
-		Placement: place, Loop: opt.Settings, Rows: opt.Rows, Reach: drivers.Reach}
+		Placement: place, Loop: opt.Settings, Workload: pipeline.Workload{Rows: opt.Rows}, Reach: drivers.Reach}
 	if own.Query != "" {
-		plan.Queries = map[string]string{target: own.Query}
+		plan.Workload.Queries = map[string]string{target: own.Query}
 	}
 	if own.KeysFrom != nil {
-		plan.KeysFrom = map[string]pipeline.KeySource{target: *own.KeysFrom}
+		plan.Workload.KeysFrom = map[string]pipeline.KeySource{target: *own.KeysFrom}
 	}
 	if own.Settings != "" {
 		settings := targettest.Lookup(t, target).Settings()

@@ -65,10 +65,10 @@ func TestHungServerEndsTheRun(t *testing.T) {
 			place, _ := placement.Resolve("none", "", "")
 			log := &lines{want: "round 1", seen: make(chan struct{})}
 			plan := pipeline.Plan{Targets: []*targets.Target{tg}, Provider: targettest.External(tt.target, srv), ProviderName: "external",
-				Placement: place, Reach: drivers.Reach, Log: log, MaxErrorRate: -1,
+				Placement: place, Reach: drivers.Reach, Output: pipeline.Output{Log: log}, Gates: pipeline.Gates{MaxErrorRate: -1},
 				// Rounds of 2,000 ops, 1,000 of them: the server is stopped
 				// once round 1 is logged, in the middle of round 2.
-				Loop: scenarios.Settings{N: 2000, Warmup: 10, Rounds: 1000, Blocks: 1, OpTimeout: opTimeout, Seed: 1, Rate: tt.rate}, Rows: 100}
+				Loop: scenarios.Settings{N: 2000, Warmup: 10, Rounds: 1000, Blocks: 1, OpTimeout: opTimeout, Seed: 1, Rate: tt.rate}, Workload: pipeline.Workload{Rows: 100}}
 			done := make(chan error, 1)
 			go func() { _, err := pipeline.Run(context.Background(), plan); done <- err }()
 			select {

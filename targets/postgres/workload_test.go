@@ -135,7 +135,7 @@ func TestYourQueryAndKeys(t *testing.T) {
 	if !errors.Is(err, drivers.ErrStatement) {
 		t.Fatalf("a bad query: %v; want a statement error", err)
 	}
-	targettest.Contains(t, err, `column "nope" does not exist`, "Plan.Queries")
+	targettest.Contains(t, err, `column "nope" does not exist`, "Plan.Workload.Queries")
 	_, err = pipelinetest.MeasureOwn(t, "postgres", p, opt, pipelinetest.Own{Query: `SELECT nickname FROM "user" WHERE id = $1::int + 100000`})
 	targettest.Contains(t, err, "returned nothing")
 }
