@@ -13,7 +13,7 @@ import (
 // and the client container without host networking, as under rootless
 // Docker): exit 2 and one line, instead of a failure once servers run.
 func (o *runOptions) checkEngine() error {
-	container, needs := o.client == "container", o.engineNeeds()
+	container, needs := o.client.place == "container", o.engineNeeds()
 	if needs.Provider == "" && !container {
 		return nil
 	}
@@ -27,7 +27,7 @@ func (o *runOptions) checkEngine() error {
 // engineNeeds is what --provider needs of the Docker engine: nothing (the
 // zero value) but for the providers that run containers.
 func (o *runOptions) engineNeeds() supply.EngineNeeds {
-	switch o.provider {
+	switch o.servers.provider {
 	case "docker":
 		return supply.DockerNeeds()
 	case "compose":

@@ -47,11 +47,11 @@ var clientPlaces = []string{"host", "container"}
 // remoteClient is the plan's Client for --client container: one client
 // container per target, pinned where the client would be.
 func (o *runOptions) remoteClient(cpus []int) pipeline.StartRemote {
-	if o.client != "container" {
+	if o.client.place != "container" {
 		return nil
 	}
 	netns := slices.Contains(o.paths, string(drivers.Service)) || slices.Contains(o.paths, string(drivers.Pod))
 	return func(ctx context.Context, target string, dirs []string) (pipeline.Remote, error) {
-		return supply.StartClient(ctx, supply.ClientOptions{Binary: o.clientBinary, Dirs: dirs, CPUs: cpus, Target: target, EnterNetns: netns})
+		return supply.StartClient(ctx, supply.ClientOptions{Binary: o.client.binary, Dirs: dirs, CPUs: cpus, Target: target, EnterNetns: netns})
 	}
 }

@@ -24,23 +24,23 @@ func (o *runOptions) newProvider(names []string, serverCPUs []int) (supply.Provi
 	if err != nil {
 		return nil, err
 	}
-	images, err := parseImages(o.images)
+	images, err := parseImages(o.servers.images)
 	if err != nil {
 		return nil, err
 	}
-	if len(pairs) > 0 && o.provider != "external" && o.provider != "auto" {
+	if len(pairs) > 0 && o.servers.provider != "external" && o.servers.provider != "auto" {
 		for name := range pairs {
-			return nil, usagef("--%s-addr and its socket name a server you run; they apply to --provider external or auto, not %s", name, o.provider)
+			return nil, usagef("--%s-addr and its socket name a server you run; they apply to --provider external or auto, not %s", name, o.servers.provider)
 		}
 	}
-	if o.provider == "docker" || o.provider == "compose" {
+	if o.servers.provider == "docker" || o.servers.provider == "compose" {
 		for _, name := range names {
 			if t, _ := targets.Lookup(name); t.Own && !slices.Contains(o.layers, name) {
 				return nil, usagef("target %s is dbsock's own server and runs as a child process, not a container; use --provider local or auto for it", name)
 			}
 		}
 	}
-	if o.provider == "external" {
+	if o.servers.provider == "external" {
 		for _, name := range names {
 			t, _ := targets.Lookup(name)
 			if slices.Contains(o.layers, name) {
@@ -57,19 +57,19 @@ func (o *runOptions) newProvider(names []string, serverCPUs []int) (supply.Provi
 	local := supply.NewLocal()
 	local.ServerCPUs = serverCPUs
 	if len(images) > 0 {
-		switch o.provider {
+		switch o.servers.provider {
 		case "local", "external":
-			return nil, usagef("--image chooses container images; it does not apply to --provider %s (use --provider docker or compose)", o.provider)
+			return nil, usagef("--image chooses container images; it does not apply to --provider %s (use --provider docker or compose)", o.servers.provider)
 		case "auto":
 			return o.layered(o.newDocker(images, serverCPUs), local), nil // an image was asked for: containers, or an error saying why not
 		}
 	}
-	pids, err := parseServerPIDs(o.serverPIDs, names)
+	pids, err := parseServerPIDs(o.servers.pids, names)
 	if err != nil {
 		return nil, err
 	}
-	if len(pids) > 0 && o.provider != "external" && o.provider != "auto" {
-		return nil, usagef("--server-pid names a server you run; it applies to --provider external or auto, not %s", o.provider)
+	if len(pids) > 0 && o.servers.provider != "external" && o.servers.provider != "auto" {
+		return nil, usagef("--server-pid names a server you run; it applies to --provider external or auto, not %s", o.servers.provider)
 	}
 	for name, pid := range pids {
 		if pid == 1 || pid == os.Getpid() {
@@ -82,14 +82,14 @@ func (o *runOptions) newProvider(names []string, serverCPUs []int) (supply.Provi
 		}
 	}
 	external := &supply.External{Endpoints: pairs, ServerPIDs: pids}
-	switch o.provider {
+	switch o.servers.provider {
 	case "local":
 		return local, nil
 	case "docker":
 		return o.layered(o.newDocker(images, serverCPUs), local), nil
 	case "compose":
 		c := compose.NewCompose(targets.Containers())
-		c.Images, c.Keep, c.ServerCPUs = images, o.keep, serverCPUs
+		c.Images, c.Keep, c.ServerCPUs = images, o.servers.keep, serverCPUs
 		c.Routes, c.Service = o.routes()
 		return o.layered(c, local), nil
 	case "external":
@@ -178,13 +178,13 @@ func parseImages(specs []string) (map[string]string, error) {
 // the host it asks nothing.
 func (o *runOptions) checkHome() error {
 	needs := o.engineNeeds()
-	if needs.Provider == "" && o.client != "container" {
+	if needs.Provider == "" && o.client.place != "container" {
 		return nil
 	}
 	routes, _ := o.routes()
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
-	if err := supply.CheckHome(ctx, supply.DockerSocket(), needs, o.client, routes); err != nil {
+	if err := supply.CheckHome(ctx, supply.DockerSocket(), needs, o.client.place, routes); err != nil {
 		return usagef("%s", inWords(err))
 	}
 	return nil

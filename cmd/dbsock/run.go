@@ -13,7 +13,6 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
-	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -30,35 +29,22 @@ import (
 
 // runOptions are the flags of "dbsock run".
 type runOptions struct {
-	n, warmup, rounds int
-	instances         int
-	provider          string
-	output            outputOptions
-	thresholds        []string
-	opTimeout         time.Duration
-	failFast          bool
-	sweep             sweepOptions
-	workload          workloadOptions
-	flags             *pflag.FlagSet
-	quiet             bool
-	images            []string
-	serverPIDs        []string
-	keep              bool
-	explain           bool
-	layers            []string // the targets --explain added to the run
-	placement         string
-	clientCPU         string
-	serverCPU         string
-	blocks            int
-	seed              uint64
-	precisionSpec     string
-	precision         float64
-	maxDuration       time.Duration
-	client            string
-	clientBinary      string
-	paths             []string
-	baseline          string
-	clients           []string
+	loop       loopOptions
+	instances  int
+	sweep      sweepOptions
+	workload   workloadOptions
+	paths      []string
+	baseline   string
+	servers    serverOptions
+	place      placementOptions
+	client     clientOptions
+	explain    bool
+	layers     []string // the targets --explain added to the run
+	thresholds []string
+	failFast   bool
+	output     outputOptions
+	quiet      bool
+	flags      *pflag.FlagSet
 
 	// settings are each target's own settings (driver modes, external
 	// endpoints), its flags bound on them from the registry.
@@ -128,45 +114,6 @@ random password per run; no password is ever printed.`,
 	return cmd
 }
 
-// bind binds run's flags on f, and each target's own flags from the
-// registry.
-func (o *runOptions) bind(f *pflag.FlagSet) {
-	f.SortFlags = false
-	f.IntVar(&o.n, "n", 3000, "timed lookups per transport per round (with the defaults, 9 instances of 1 round: 27,000)")
-	f.IntVar(&o.warmup, "warmup", 1000, "untimed lookups before timing, on the same connection")
-	f.IntVar(&o.instances, "instances", 9, "server instances per case: dbsock restarts each server it started between instances (same data); "+
-		"a server you run gets fresh connections instead; the 95% interval is computed over instances (6 or more are needed); with --precision, 1 unless given")
-	f.IntVar(&o.rounds, "rounds", 1, "rounds per server instance, each with fresh connections and a fresh warm-up")
-	f.StringSliceVar(&o.paths, "paths", []string{"tcp", "unix"}, pathsHelp())
-	f.IntVar(&o.blocks, "blocks", scenarios.DefaultBlocks, "block pairs per round: a round's lookups run as this many TCP blocks and as many Unix blocks, interleaved")
-	f.Uint64Var(&o.seed, "seed", 0, "seed of the block order (0: a new one, printed in the report; give it to repeat a run's order)")
-	f.StringVar(&o.precisionSpec, "precision", "", "keep adding rounds until the p50 speedup's 95% interval is within this half-width, e.g. 3%")
-	f.DurationVar(&o.maxDuration, "max-duration", 10*time.Minute, "with --precision: stop adding rounds to a case after this long")
-	f.StringVar(&o.placement, "placement", "auto", "CPU placement: auto (two physical cores with 4+ CPUs, else one shared CPU; the report says which), "+
-		"none (scheduler decides), same (client and servers on CPU 0), split (client CPU 0, servers CPU 1)")
-	f.StringVar(&o.clientCPU, "client-cpu", "", "pin the client to this CPU list (e.g. 0 or 0-1); overrides --placement")
-	f.StringVar(&o.serverCPU, "server-cpu", "", "pin servers dbsock starts to this CPU list; overrides --placement")
-	f.StringArrayVar(&o.images, "image", nil, "docker provider: use this image for a target, TARGET=REF (repeatable), e.g. mysql=dbsock/mariadb:10.11")
-	f.StringArrayVar(&o.serverPIDs, "server-pid", nil, "external provider: the server's pid, TARGET=PID (repeatable), whose process tree's CPU time dbsock reads; without it dbsock looks for the TCP listener in /proc")
-	f.BoolVar(&o.explain, "explain", false, "also run the floor and echo targets, and show where each target's microseconds go: kernel floor, client (Go's runtime, or with --clients each stack's own), server work")
-	f.BoolVar(&o.keep, "keep", false, "compose provider: leave the servers running afterwards (docker compose -p PROJECT down removes them)")
-	f.StringVar(&o.provider, "provider", "auto", "where servers come from: "+strings.Join(providers, ", "))
-	f.StringVar(&o.client, "client", "host", "where the client (the timing loop) runs: host (in this process) "+
-		"or container (in a container on the same Docker engine, sharing the servers' socket directories and the host network, as an application beside its database)")
-	f.StringVar(&o.clientBinary, "client-binary", "", "with --client container: a static Linux build of dbsock for the engine to run there (default: this executable)")
-	o.workload.bind(f)
-	o.output.bind(f)
-	o.sweep.bind(f)
-	o.flags = f
-	f.DurationVar(&o.opTimeout, "op-timeout", scenarios.DefaultOpTimeout, "give up on a connection whose server has not answered for this long")
-	f.BoolVar(&o.failFast, "fail-fast", false, "stop at the first target that fails instead of going on with the others")
-	f.StringSliceVar(&o.clients, "clients", []string{"go"}, "the client stacks to measure each target from: go (dbsock's own Go drivers), c, python, node, php (an agent with that language's client library, its connections verified on the server side), with :LIBRARY where a stack has several, e.g. python:psycopg, or cmd:'COMMAND' for your own agent (docs/agents.md: dbsock runs COMMAND TARGET); a stack without a library for a target is skipped and the report says why")
-	f.StringVar(&o.baseline, "baseline", "tcp", "the path every other one is compared with, one of --paths: tcp (TCP on 127.0.0.1), or e.g. tls to ask what each path gains over a client's TLS connection")
-	f.StringArrayVar(&o.thresholds, "threshold", nil, "fail (exit 3) unless this holds after the run, e.g. 'redis.unix.p99<2ms', 'mysql.unix_speedup_p50>=1.0' or, with --paths tcp,tcp6,unix, 'redis.tcp6_speedup_p50.lo>=0.95'; with --clients, 'redis@python.unix_speedup_p50>=1.1' checks one client stack's case; repeatable")
-	f.BoolVarP(&o.quiet, "quiet", "q", false, "print no progress lines on stderr")
-	o.settings = bindSettings(f)
-}
-
 // parseTargets expands "all", rejects unknown names and drops repeats.
 func parseTargets(args []string) ([]string, error) {
 	if len(args) == 0 {
@@ -219,22 +166,22 @@ func (o *runOptions) parse() error {
 	for _, f := range []struct {
 		name  string
 		value int
-	}{{"rows", o.workload.rows}, {"blocks", o.blocks}, {"instances", o.instances}} {
+	}{{"rows", o.workload.rows}, {"blocks", o.loop.blocks}, {"instances", o.instances}} {
 		if o.flags.Changed(f.name) && f.value < 1 {
 			return usagef("--%s %d is out of range; give 1 or more (leave it out for the default)", f.name, f.value)
 		}
 	}
-	if o.precisionSpec != "" {
-		p, err := parsePercent(o.precisionSpec)
+	if o.loop.precisionSpec != "" {
+		p, err := parsePercent(o.loop.precisionSpec)
 		if err != nil || p == 0 {
-			return usagef("--precision %q is not a share from 0.1%% to 50%%, such as 3%% or 0.03", o.precisionSpec)
+			return usagef("--precision %q is not a share from 0.1%% to 50%%, such as 3%% or 0.03", o.loop.precisionSpec)
 		}
-		o.precision = p
+		o.loop.precision = p
 	}
-	if o.flags.Changed("clients") && len(o.clients) == 0 {
+	if o.flags.Changed("clients") && len(o.client.stacks) == 0 {
 		return usagef("--clients \"\" names no client stack; give some of %s (go alone is the default)", strings.Join(pipeline.ClientStacks(), ", "))
 	}
-	if err := oneOf("provider", o.provider, providers...); err != nil {
+	if err := oneOf("provider", o.servers.provider, providers...); err != nil {
 		return err
 	}
 	if err := o.validateClient(); err != nil {
@@ -250,16 +197,16 @@ func (o *runOptions) parse() error {
 
 // validateClient checks --client and --client-binary.
 func (o *runOptions) validateClient() error {
-	if err := oneOf("client", o.client, clientPlaces...); err != nil {
+	if err := oneOf("client", o.client.place, clientPlaces...); err != nil {
 		return err
 	}
-	if o.clientBinary == "" {
+	if o.client.binary == "" {
 		return nil
 	}
-	if o.client != "container" {
+	if o.client.place != "container" {
 		return usagef("--client-binary is the dbsock that runs in the client container; give --client container too")
 	}
-	if err := supply.CheckClientBinary(o.clientBinary); err != nil {
+	if err := supply.CheckClientBinary(o.client.binary); err != nil {
 		return usagef("--client-binary %s", inWords(err))
 	}
 	return nil
@@ -352,8 +299,8 @@ func (o *runOptions) plan(args []string) (pipeline.Plan, supply.Provider, error)
 	if err != nil {
 		return pipeline.Plan{}, nil, err
 	}
-	if o.seed == 0 {
-		o.seed = rand.Uint64()
+	if o.loop.seed == 0 {
+		o.loop.seed = rand.Uint64()
 	}
 	place, err := o.resolvePlacement()
 	if err != nil {
@@ -382,17 +329,17 @@ func (o *runOptions) plan(args []string) (pipeline.Plan, supply.Provider, error)
 // newPlan turns the parsed flags into the pipeline's plan (without its
 // provider).
 func (o *runOptions) newPlan(names []string, gates []results.Threshold, place placement.Placement) pipeline.Plan {
-	opt := scenarios.Settings{N: o.n, Warmup: o.warmup, Rounds: o.rounds, OpTimeout: o.opTimeout,
-		Duration: o.sweep.duration, Rate: o.sweep.rate, Seed: o.seed,
-		Precision: o.precision, Keys: o.workload.keys, Op: o.workload.op, Mix: o.workload.mix}
+	opt := scenarios.Settings{N: o.loop.n, Warmup: o.loop.warmup, Rounds: o.loop.rounds, OpTimeout: o.loop.opTimeout,
+		Duration: o.sweep.duration, Rate: o.sweep.rate, Seed: o.loop.seed,
+		Precision: o.loop.precision, Keys: o.workload.keys, Op: o.workload.op, Mix: o.workload.mix}
 	if o.flags.Changed("blocks") {
-		opt.Blocks = o.blocks // else the default, at most --n
+		opt.Blocks = o.loop.blocks // else the default, at most --n
 	}
-	if o.precision > 0 || o.flags.Changed("max-duration") {
-		opt.MaxDuration = o.maxDuration
+	if o.loop.precision > 0 || o.flags.Changed("max-duration") {
+		opt.MaxDuration = o.loop.maxDuration
 	}
 	plan := pipeline.Plan{
-		ProviderName: o.provider,
+		ProviderName: o.servers.provider,
 		Sweep:        pipeline.Sweep{Scenarios: o.sweep.scenarios, Concurrency: o.sweep.concurrency, ValueSizes: o.sweep.sizes, Pipelines: o.sweep.pipelines},
 		Loop:         opt,
 		Workload: pipeline.Workload{Rows: o.workload.rows, Queries: o.workload.queries, KeysFrom: o.workload.keysFrom,
@@ -408,7 +355,7 @@ func (o *runOptions) newPlan(names []string, gates []results.Threshold, place pl
 		FailFast:       o.failFast,
 		Reach:          drivers.Reach,
 		Settings:       o.settings,
-		Client:         pipeline.ClientSide{Stacks: o.clients, Remote: o.remoteClient(place.Client), Place: o.client},
+		Client:         pipeline.ClientSide{Stacks: o.client.stacks, Remote: o.remoteClient(place.Client), Place: o.client.place},
 	}
 	for _, name := range names {
 		t, _ := targets.Lookup(name)
@@ -434,7 +381,7 @@ func (o *runOptions) withLayers(names []string) ([]string, error) {
 
 // resolvePlacement reads --placement, --client-cpu and --server-cpu.
 func (o *runOptions) resolvePlacement() (placement.Placement, error) {
-	place, err := placement.Resolve(o.placement, o.clientCPU, o.serverCPU)
+	place, err := placement.Resolve(o.place.mode, o.place.clientCPU, o.place.serverCPU)
 	if err != nil {
 		return place, usagef("%s", inWords(err))
 	}
