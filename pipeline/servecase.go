@@ -165,8 +165,8 @@ func (cs Case) check(file string) error {
 	if err := cs.checkSettings(); err != nil {
 		return err
 	}
-	if len(cs.Paths) < 2 || len(cs.Passwords) != len(cs.Paths) {
-		return fmt.Errorf("%d paths with %d passwords: a case measures two or more paths", len(cs.Paths), len(cs.Passwords))
+	if len(cs.Paths) < scenarios.MinPaths || len(cs.Passwords) != len(cs.Paths) {
+		return fmt.Errorf("%d paths with %d passwords: a case measures %d or more paths", len(cs.Paths), len(cs.Passwords), scenarios.MinPaths)
 	}
 	if err := cs.restoreTLS(); err != nil {
 		return err
@@ -231,7 +231,7 @@ func (cs Case) checkSettings() error {
 			return err
 		}
 	}
-	return o.CheckMemory(cs.Case, max(int64(cs.ValueSize), 6), max(cs.Depth, 1), len(cs.Paths))
+	return o.CheckMemory(cs.Case, max(int64(cs.ValueSize), ownValueSize), max(cs.Depth, 1), len(cs.Paths))
 }
 
 // loopback says whether host:port names a loopback address.

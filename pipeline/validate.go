@@ -17,12 +17,18 @@ import (
 )
 
 // Limits of a plan's settings, beyond a case's (scenarios.Settings.Validate
-// and ValidateCase).
+// and ValidateCase); the words of their errors are built from them.
 const (
 	MaxInstances = 100
 	MaxPipeline  = 10_000
 	MaxValueSize = 16 << 20 // the largest document or packet a server takes by default
+	// ErrorRateLimit is the largest Gates.MaxErrorRate, a share (1: 100%).
+	ErrorRateLimit = 1.0
 )
+
+// ownValueSize is the size of the targets' own small value, as a case
+// without a value size counts it against the memory it may hold.
+const ownValueSize = 6
 
 // Validate checks, before anything starts, that the plan can run: every
 // case's settings (scenarios.Settings.Validate, ValidateCase), the sweep, the instances,
@@ -57,8 +63,8 @@ func (p Plan) validateSweep() error {
 			return err
 		}
 	}
-	if math.IsNaN(p.Gates.MaxErrorRate) || p.Gates.MaxErrorRate > 1 {
-		return setting.Errorf("%s %g is not a share up to 1 (100%%), such as 0.01", setting.MaxErrors, p.Gates.MaxErrorRate)
+	if math.IsNaN(p.Gates.MaxErrorRate) || p.Gates.MaxErrorRate > ErrorRateLimit {
+		return setting.Errorf("%s %g is not a share up to %g (%g%%), such as 0.01", setting.MaxErrors, p.Gates.MaxErrorRate, ErrorRateLimit, ErrorRateLimit*100)
 	}
 	if p.Explain && (len(p.Sweep.ValueSizes) > 0 || slices.ContainsFunc(p.Sweep.Pipelines, func(d int) bool { return d > 1 })) {
 		return setting.Errorf("%s splits one lookup of each target's own value into its layers; it does not combine with %s or %s (leave those out, or %s)",
@@ -78,7 +84,7 @@ func validDepth(d int) error {
 // validValueSize checks one value size (ValueSizes).
 func validValueSize(s int) error {
 	if s < 1 || s > MaxValueSize {
-		return setting.Errorf("%s %s is out of range; accepted: 1 B to 16 MiB", setting.ValueSizes, setting.Bytes(int64(s)))
+		return setting.Errorf("%s %s is out of range; accepted: %s to %s", setting.ValueSizes, setting.Bytes(int64(s)), setting.Bytes(1), setting.Bytes(MaxValueSize))
 	}
 	return nil
 }
@@ -310,7 +316,7 @@ func (p Plan) validateThresholds() error {
 // (scenarios.Settings.CheckMemory), and the values seeded into each server
 // (rows x value size) against half of what this machine has available.
 func (p Plan) validateMemory() error {
-	size := int64(6) // the targets' own small value
+	size := int64(ownValueSize)
 	if len(p.Sweep.ValueSizes) > 0 {
 		size = max(int64(slices.Max(p.Sweep.ValueSizes)), 1)
 	}

@@ -87,6 +87,22 @@ func ParseKeys(s string) (Keys, error) {
 	return k, nil
 }
 
+// validate checks k by the rules ParseKeys reads --keys with (the zero
+// Keys is Uniform).
+func (k Keys) validate() error {
+	if k == (Keys{}) {
+		return nil
+	}
+	read, err := ParseKeys(k.String())
+	if err != nil {
+		return err
+	}
+	if read != k {
+		return setting.Errorf("%s %+v holds values its distribution does not take (read as %s it is %+v)", setting.Keys, k, k.String(), read)
+	}
+	return nil
+}
+
 // String is k as --keys takes it.
 func (k Keys) String() string {
 	switch k.Dist {

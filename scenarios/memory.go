@@ -56,7 +56,7 @@ func (e *MemoryError) Error() string {
 // once.
 func (o Settings) CheckMemory(c Case, valueSize int64, depth, paths int) error {
 	depth = max(depth, 1)
-	paths = max(paths, 2)
+	paths = max(paths, MinPaths)
 	valueSize = max(valueSize, 1)
 	perWorker := o.workerBytes(c, paths) + int64(depth)*valueSize*CopiesPerValue
 	if bytes := int64(c.workers()) * perWorker; bytes > ClientBudget {

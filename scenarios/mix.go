@@ -44,10 +44,16 @@ func ParseOp(s string) (op string, mix Mix, err error) {
 	}
 	reads, err1 := strconv.Atoi(r)
 	writes, err2 := strconv.Atoi(w)
-	if err1 != nil || err2 != nil || reads < 1 || writes < 1 || reads > 1e6 || writes > 1e6 {
+	m := Mix{Reads: reads, Writes: writes}
+	if err1 != nil || err2 != nil || !m.valid() {
 		return "", Mix{}, bad
 	}
-	return drivers.OpMixed, Mix{Reads: reads, Writes: writes}, nil
+	return drivers.OpMixed, m, nil
+}
+
+// valid says whether both sides of m are 1 to MaxMixPart.
+func (m Mix) valid() bool {
+	return m.Reads >= 1 && m.Writes >= 1 && m.Reads <= MaxMixPart && m.Writes <= MaxMixPart
 }
 
 // writeSource draws, for one worker of a mixed case, which ops write.

@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"fmt"
 	"math"
 	"time"
 
@@ -9,7 +10,9 @@ import (
 )
 
 // Limits of a case's settings, checked by Settings.Validate and
-// Settings.ValidateCase.
+// Settings.ValidateCase; the words of their errors, and of whoever words
+// the same limits for a person (AcceptedDuration, AcceptedPrecision,
+// AcceptedRate), are built from them.
 const (
 	MaxN           = 1_000_000_000
 	MaxRounds      = 1000
@@ -20,14 +23,44 @@ const (
 	// MaxOpInterval is the longest wait between one worker's ops that an
 	// open loop (Rate) may ask for.
 	MaxOpInterval = time.Hour
+	// Duration (when set) and MaxDuration last at most MaxCaseDuration;
+	// Duration at least MinDuration, MaxDuration at least MinMaxDuration.
+	MinDuration     = time.Millisecond
+	MinMaxDuration  = time.Second
+	MaxCaseDuration = 24 * time.Hour
+	// OpTimeout (when set) is MinOpTimeout to MaxOpTimeout.
+	MinOpTimeout = 10 * time.Millisecond
+	MaxOpTimeout = time.Hour
+	// Precision (when set) is a share from MinPrecision to MaxPrecision.
+	MinPrecision = 0.001
+	MaxPrecision = 0.5
+	// MaxMixPart bounds each side of a Mix (R and W of mixed:R/W).
+	MaxMixPart = 1_000_000
+	// MinPaths is how many paths a case measures at least: one to compare
+	// with the other.
+	MinPaths = 2
 )
 
+// AcceptedDuration words what Duration accepts: "1ms to 24h".
+func AcceptedDuration() string { return durationWords(MinDuration, MaxCaseDuration) }
+
+// AcceptedPrecision words what Precision accepts: "a share from 0.1% to
+// 50%, such as 3% or 0.03".
+func AcceptedPrecision() string {
+	return fmt.Sprintf("a share from %g%% to %g%%, such as 3%% or 0.03", MinPrecision*100, MaxPrecision*100)
+}
+
+// AcceptedRate words what Rate accepts: "more than 0 up to 10000000
+// ops/s".
+func AcceptedRate() string { return fmt.Sprintf("more than 0 up to %d ops/s", MaxRate) }
+
 // Validate checks that the settings can run: every setting in its range
-// and no two that contradict each other. Its errors name the fields
+// (the keys and the mix by the rules ParseKeys and ParseOp read them
+// with) and no two that contradict each other. Its errors name the fields
 // (setting.N); dbsock run words them as its flags. ValidateCase checks a
 // case with them.
 func (o Settings) Validate() error {
-	for _, check := range []func() error{o.validateSize, o.validateEnd, o.validateRate, o.validateOp} {
+	for _, check := range []func() error{o.validateSize, o.validateEnd, o.validateRate, o.validateOp, o.Keys.validate} {
 		if err := check(); err != nil {
 			return err
 		}
@@ -56,9 +89,14 @@ func intRange(f setting.Field, v, lo, hi int) error {
 
 func durationRange(f setting.Field, v, lo, hi time.Duration) error {
 	if v < lo || v > hi {
-		return setting.Errorf("%s %s is out of range; accepted: %s to %s", f, v, shortDuration(lo), shortDuration(hi))
+		return setting.Errorf("%s %s is out of range; accepted: %s", f, v, durationWords(lo, hi))
 	}
 	return nil
+}
+
+// durationWords words the range lo to hi: "1ms to 24h".
+func durationWords(lo, hi time.Duration) string {
+	return shortDuration(lo) + " to " + shortDuration(hi)
 }
 
 // shortDuration prints 24h0m0s as 24h and 1m0s as 1m.
@@ -78,7 +116,7 @@ func (o Settings) validateSize() error {
 		if err := intRange(setting.N, o.N, 1, MaxN); err != nil {
 			return err
 		}
-	} else if err := durationRange(setting.Duration, o.Duration, time.Millisecond, 24*time.Hour); err != nil {
+	} else if err := durationRange(setting.Duration, o.Duration, MinDuration, MaxCaseDuration); err != nil {
 		return err
 	}
 	for _, c := range []struct {
@@ -101,17 +139,17 @@ func (o Settings) validateSize() error {
 // MaxDuration, OpTimeout.
 func (o Settings) validateEnd() error {
 	if o.Precision != 0 {
-		if !(o.Precision >= 0.001 && o.Precision <= 0.5) {
-			return setting.Errorf("%s %.4g%% is not a share from 0.1%% to 50%%, such as 3%% or 0.03", setting.Precision, o.Precision*100)
+		if !(o.Precision >= MinPrecision && o.Precision <= MaxPrecision) {
+			return setting.Errorf("%s %.4g%% is not %s", setting.Precision, o.Precision*100, AcceptedPrecision())
 		}
-		if err := durationRange(setting.MaxDuration, o.MaxDuration, time.Second, 24*time.Hour); err != nil {
+		if err := durationRange(setting.MaxDuration, o.MaxDuration, MinMaxDuration, MaxCaseDuration); err != nil {
 			return err
 		}
 	} else if o.MaxDuration != 0 {
 		return setting.Errorf("%s bounds %s; give %s too (e.g. 3%%)", setting.MaxDuration, setting.Precision, setting.Precision)
 	}
 	if o.OpTimeout != 0 {
-		return durationRange(setting.OpTimeout, o.OpTimeout, 10*time.Millisecond, time.Hour)
+		return durationRange(setting.OpTimeout, o.OpTimeout, MinOpTimeout, MaxOpTimeout)
 	}
 	return nil
 }
@@ -127,7 +165,7 @@ func (o Settings) validateCaseSize(c Case) error {
 // validateRate checks the open loop's rate.
 func (o Settings) validateRate() error {
 	if o.Rate != 0 && (!(o.Rate > 0 && o.Rate <= MaxRate) || math.IsNaN(o.Rate)) {
-		return setting.Errorf("%s %g is out of range; accepted: more than 0 up to %d ops/s", setting.Rate, o.Rate, MaxRate)
+		return setting.Errorf("%s %g is out of range; accepted: %s", setting.Rate, o.Rate, AcceptedRate())
 	}
 	return nil
 }
@@ -168,8 +206,8 @@ func (o Settings) validateOp() error {
 	default:
 		return setting.Errorf("%s %q is not accepted; use %s, %s or %s", setting.Op, o.Op, drivers.OpRead, drivers.OpUpdate, drivers.OpMixed)
 	}
-	if o.Mix.Reads < 1 || o.Mix.Writes < 1 {
-		return setting.Errorf("%s %s needs a mix of reads and writes, both above 0 (Mix %+v)", setting.Op, o.Op, o.Mix)
+	if !o.Mix.valid() {
+		return setting.Errorf("%s %s needs a mix of reads and writes, both 1 to %d (Mix %+v)", setting.Op, o.Op, MaxMixPart, o.Mix)
 	}
 	return nil
 }

@@ -174,7 +174,7 @@ func (o *runOptions) parse() error {
 	if o.loop.precisionSpec != "" {
 		p, err := parsePercent(o.loop.precisionSpec)
 		if err != nil || p == 0 {
-			return usagef("--precision %q is not a share from 0.1%% to 50%%, such as 3%% or 0.03", o.loop.precisionSpec)
+			return usagef("--precision %q is not %s", o.loop.precisionSpec, scenarios.AcceptedPrecision())
 		}
 		o.loop.precision = p
 	}

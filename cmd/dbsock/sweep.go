@@ -40,10 +40,10 @@ func (s *sweepOptions) bind(f *pflag.FlagSet) {
 // the plan's to say.
 func (s *sweepOptions) parse(nChanged bool) error {
 	if s.flags != nil && s.flags.Changed("duration") && s.duration == 0 {
-		return usagef("--duration 0s is out of range; accepted: 1ms to 24h (leave it out to run --n ops)")
+		return usagef("--duration 0s is out of range; accepted: %s (leave it out to run --n ops)", scenarios.AcceptedDuration())
 	}
 	if s.flags != nil && s.flags.Changed("rate") && s.rate == 0 {
-		return usagef("--rate 0 is out of range; accepted: more than 0 up to %d ops/s (leave it out for a closed loop)", scenarios.MaxRate)
+		return usagef("--rate 0 is out of range; accepted: %s (leave it out for a closed loop)", scenarios.AcceptedRate())
 	}
 	if s.duration != 0 && nChanged {
 		return usagef("give --n or --duration, not both")

@@ -58,8 +58,8 @@ func (w *workloadOptions) bind(f *pflag.FlagSet) {
 // run is the plan's to say.
 func (w *workloadOptions) parse(f *pflag.FlagSet, names []string) error {
 	rate, err := parsePercent(w.maxErrorSpec)
-	if err != nil || rate < 0 || rate > 1 {
-		return usagef("--max-error-rate %q is not a share from 0%% to 100%%, such as 1%% or 0.01", w.maxErrorSpec)
+	if err != nil || rate < 0 || rate > pipeline.ErrorRateLimit {
+		return usagef("--max-error-rate %q is not a share from 0%% to %g%%, such as 1%% or 0.01", w.maxErrorSpec, pipeline.ErrorRateLimit*100)
 	}
 	w.maxErrorRate = rate
 	k, err := scenarios.ParseKeys(w.keysSpec)
