@@ -131,7 +131,7 @@ func TestNothingListeningIsSaidAtOnce(t *testing.T) {
 
 // TestReportNamesTheFlags: the report of a run whose server never answers
 // says so in the flags' words (--op-timeout), in Markdown and in JSON, as
-// stderr does; not in the engine's (Options.OpTimeout).
+// stderr does; not in the engine's (Plan.Loop.OpTimeout).
 func TestReportNamesTheFlags(t *testing.T) {
 	addr, sock := silentPair(t, "redis.sock")
 	dir := t.TempDir()
@@ -146,7 +146,7 @@ func TestReportNamesTheFlags(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if out := string(b); !strings.Contains(out, "did not answer within 300ms (--op-timeout)") || strings.Contains(out, "Options.") {
+		if out := string(b); !strings.Contains(out, "did not answer within 300ms (--op-timeout)") || strings.Contains(out, "Plan.") {
 			t.Errorf("%s does not name --op-timeout, or names the engine's fields:\n%s", filepath.Base(path), out)
 		}
 	}

@@ -95,7 +95,7 @@ func TestTypedErrorIsWordedByItsReader(t *testing.T) {
 func TestMessageIsWordedLikeAnError(t *testing.T) {
 	limit := Sprintf("%s plus 1 ms per row", OpTimeout)
 	m := Sprintf("no answer within %s (%s); raise %s", "12s", limit, Rows)
-	if got, want := m.String(), "no answer within 12s (Options.OpTimeout plus 1 ms per row); raise Options.Rows"; got != want {
+	if got, want := m.String(), "no answer within 12s (Plan.Loop.OpTimeout plus 1 ms per row); raise Plan.Workload.Rows"; got != want {
 		t.Errorf("String() = %q, want %q", got, want)
 	}
 	flags := func(f Field) string { return map[Field]string{OpTimeout: "--op-timeout", Rows: "--rows"}[f] }
