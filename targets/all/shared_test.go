@@ -2,6 +2,7 @@ package all_test
 
 import (
 	"context"
+	"fmt"
 	"maps"
 	"sync"
 	"testing"
@@ -86,16 +87,29 @@ func (s *sharedServer) watchRotation(tg *targets.Target) supply.Target {
 	d := tg.Settings().Driver(drivers.Workload{})
 	c.Rotate = func(ctx context.Context, srv *supply.Server, boot map[string]string) error {
 		took := false
+		var probe error
 		for _, pw := range boot {
 			ep := srv.TCP
 			ep.Password = pw
 			if _, err := d.Info(ctx, ep); err == nil {
 				took = true
+			} else {
+				probe = err
 			}
 		}
 		s.mu.Lock()
 		s.boot, s.took = maps.Clone(boot), s.took || took
 		s.mu.Unlock()
+		// Rotate only once a probe has seen whether the server takes a
+		// bootstrap password: a server that came up between a failed
+		// probe and Rotate would leave the test nothing to check. One
+		// that takes the run's password already (a restart) rotates as
+		// the recipe does; otherwise the readiness check probes again.
+		if !took && probe != nil {
+			if _, err := d.Info(ctx, srv.TCP); err != nil {
+				return fmt.Errorf("no bootstrap password logs in yet: %w", probe)
+			}
+		}
 		return rotate(ctx, srv, boot)
 	}
 	ct.Container = &c
