@@ -154,8 +154,8 @@ func Poll(ctx context.Context, timeout time.Duration, probe func(context.Context
 // server process. Its probe is a dial over loopback or a login, and its
 // gone check reads a channel; with Poll's 250 ms the wait after a server
 // was ready was up to a quarter of a second on each of a run's restarts
-// (FerretDB, ready in about 150 ms, was found ready after 254 ms;
-// MariaDB's second after 1.25 s).
+// (a server ready in about 150 ms was found ready after 254 ms, one
+// ready in about 1.05 s after 1.25 s).
 const localPollMax = 10 * time.Millisecond
 
 // poll is Poll backing off up to maxDelay.

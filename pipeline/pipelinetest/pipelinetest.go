@@ -43,25 +43,20 @@ func Run(t *testing.T, target, provider string, binaries ...string) *results.Rep
 		t.Fatalf("%s with the %s provider: %v", target, provider, err)
 	}
 	// Every server dbsock starts has the tcp6 path where this host has
-	// ::1, verified on the server side; FerretDB, which listens on one
-	// address, is the one reasoned skip, said in the report.
-	paths := 3
-	if ok, _ := supply.IPv6Loopback(); !ok {
-		paths = 2
-	} else if ti := rep.Targets[0]; ti.Server.Product == "FerretDB" {
-		paths = 2
-		if w := strings.Join(results.Texts(ti.Warnings), " "); !strings.Contains(w, "The tcp6 path was not measured") {
-			t.Errorf("FerretDB: tcp6 not measured and not said: warnings %q", w)
-		}
-	}
-	// Every database server dbsock starts serves the tls path, but those
-	// of compose.yaml (no certificate: the path is not asked of it, which
-	// refuses it) and a mongo container (mongod and FerretDB serve TLS on
-	// different ports); dbsock's own servers have none. Each says why in
-	// the report.
-	if servesTLS(tg, provider, rep.Targets[0].Server.Product) {
+	// ::1, and the tls path, verified on the server side, but where its
+	// target says otherwise (targettest.Serves), and then the report says
+	// why (compose's servers are not asked for tls).
+	ti := rep.Targets[0]
+	tcp6, tls := targettest.Serves(tg.Name, provider, ti.Server.Product)
+	paths := 2
+	if ok, _ := supply.IPv6Loopback(); ok && tcp6 {
 		paths++
-	} else if w := strings.Join(results.Texts(rep.Targets[0].Warnings), " "); provider != "compose" && !strings.Contains(w, "The tls path was not measured") {
+	} else if w := strings.Join(results.Texts(ti.Warnings), " "); ok && !strings.Contains(w, "The tcp6 path was not measured") {
+		t.Errorf("%s with %s: tcp6 not measured and not said: warnings %q", target, provider, w)
+	}
+	if tls {
+		paths++
+	} else if w := strings.Join(results.Texts(ti.Warnings), " "); provider != "compose" && !strings.Contains(w, "The tls path was not measured") {
 		t.Errorf("%s with %s: tls not measured and not said: warnings %q", target, provider, w)
 	}
 	if len(rep.Runs) != 2*paths {
@@ -207,16 +202,4 @@ func MeasureOwn(t *testing.T, target string, p supply.Provider, opt Loop, own Ow
 		err = errorString(rep.Targets[0].Error)
 	}
 	return rep, err
-}
-
-// servesTLS says whether provider starts target's server (product) with
-// TLS; the local recipe serves it from FerretDB, not mongod.
-func servesTLS(tg *targets.Target, provider, product string) bool {
-	switch {
-	case targettest.Binaries[tg.Name] == nil, provider == "compose":
-		return false
-	case tg.Name == "mongo" && (provider == "docker" || product != "FerretDB"):
-		return false
-	}
-	return true
 }

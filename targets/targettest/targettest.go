@@ -132,3 +132,22 @@ func Contains(t *testing.T, err error, words ...string) {
 func External(target string, srv *supply.Server) *supply.External {
 	return &supply.External{Endpoints: map[string]supply.Pair{target: {TCP: srv.TCP, Unix: srv.Unix}}}
 }
+
+// Serves says whether the server provider starts for target (product, as
+// it says) serves the tcp6 and the tls paths: every database server
+// dbsock starts does, but FerretDB (it listens on one address) on tcp6,
+// every server of compose.yaml (no certificate) and dbsock's own servers
+// on tls, and a mongo container, or a local mongo that is not FerretDB,
+// on tls (mongod and FerretDB serve TLS on different ports).
+func Serves(target, provider, product string) (tcp6, tls bool) {
+	tcp6 = product != "FerretDB"
+	switch {
+	case Binaries[target] == nil, provider == "compose":
+		tls = false
+	case target == "mongo" && (provider == "docker" || product != "FerretDB"):
+		tls = false
+	default:
+		tls = true
+	}
+	return tcp6, tls
+}
