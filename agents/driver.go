@@ -44,6 +44,29 @@ func NewDriver(d drivers.Driver, a *Agent) (*Driver, error) {
 // Agent is the agent that does the driver's ops.
 func (d *Driver) Agent() *Agent { return d.agent }
 
+// Timed is d as the timing loop takes it: where the target's driver reads
+// the server's own execution statistics (drivers.ExecStatter), d reads
+// them the same way, over dbsock's own connection, so that an agent's op
+// is split into client, transport and server work as Go's is (the server
+// counts the agent's lookups as it counts dbsock's).
+func (d *Driver) Timed() drivers.Driver {
+	if x, ok := d.Driver.(drivers.ExecStatter); ok {
+		return execDriver{Driver: d, x: x}
+	}
+	return d
+}
+
+// execDriver is a Driver whose server reports its own execution time.
+type execDriver struct {
+	*Driver
+	x drivers.ExecStatter
+}
+
+// OpenExecStats implements drivers.ExecStatter with the target driver's.
+func (e execDriver) OpenExecStats(ctx context.Context, ep drivers.Endpoint) (drivers.ExecReader, string, error) {
+	return e.x.OpenExecStats(ctx, ep)
+}
+
 // Open implements drivers.Driver: the agent opens a connection on ep,
 // which dbsock finds on the server over a connection of its own on the
 // same path, carrying the token it gave, on ep's path.

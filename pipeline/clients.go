@@ -301,7 +301,7 @@ func agentLoop(c stackClient, d drivers.Driver, srv *supply.Server, paths driver
 	paths = c.paths(paths)
 	return func(ctx context.Context, cs scenarios.Case, in scenarios.Instance, emit func(results.Run)) error {
 		in.ClientCPU = cpustat.NewTree(c.agent.PID(), "the "+c.name+" agent's process tree")
-		return scenarios.Run(ctx, ad, srv.Current(paths), info, s, cs, in, func(run results.Run) {
+		return scenarios.Run(ctx, ad.Timed(), srv.Current(paths), info, s, cs, in, func(run results.Run) {
 			run.Stack, run.Client = c.name, c.client
 			emit(run)
 		})

@@ -79,4 +79,11 @@ func TestFloorExplainPerStack(t *testing.T) {
 			t.Errorf("no %q in the report's decomposition", want)
 		}
 	}
+	// Redis reports its own execution time (commandstats): for the agent's
+	// lookups as for Go's.
+	for _, line := range strings.Split(out, "\n") {
+		if strings.HasPrefix(line, "| redis from ") && strings.HasSuffix(line, "| not reported |") {
+			t.Errorf("the server's own execution time is not reported on %q", line)
+		}
+	}
 }
