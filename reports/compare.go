@@ -69,10 +69,10 @@ func workloadText(w *results.Workload) string {
 		s += fmt.Sprintf(" (%g of the ops on %g of the rows)", w.HotOps, w.HotRows)
 	}
 	if len(w.Query) > 0 {
-		s += ", --query " + joinByTarget(w.Query)
+		s += ", your own query (" + joinByTarget(w.Query) + ")"
 	}
 	if len(w.KeysFrom) > 0 {
-		s += ", --keys-from " + joinByTarget(w.KeysFrom)
+		s += ", your own keys (" + joinByTarget(w.KeysFrom) + ")"
 	}
 	return s
 }

@@ -117,7 +117,7 @@ func writeHeadline(b *strings.Builder, r *results.Report) {
 	writeUnmeasured(b, r, cpu)
 	b.WriteString("\n")
 	if warned {
-		b.WriteString("† This row has a warning: see its details (--detail full).\n\n")
+		b.WriteString("† This row has a warning: see its details in the full report.\n\n")
 	}
 	if apart {
 		fmt.Fprintf(b, "‡ The two p50 columns pool every block of the run, and their ratio lies outside the paired interval: the speedup is the median of paired "+
@@ -149,7 +149,7 @@ func writeMethod(b *strings.Builder, r *results.Report) {
 		}
 		names = append(names, name)
 	}
-	how := "one connection per transport (per worker, with --concurrency)"
+	how := "one connection per transport (per worker, when several ran at once)"
 	if strings.Contains(c.Scenario, "connect") {
 		how += ", or a new connection per operation in the connect scenario"
 	}
@@ -177,12 +177,12 @@ func writeStatsMethod(b *strings.Builder, r *results.Report) {
 	c := r.Config
 	if c.Blocks > 0 && len(c.Paths) > 2 {
 		fmt.Fprintf(b, "Within each round, every path's connections stayed open and the timed operations ran as %s, one block per path; "+
-			"the order of each group's blocks was drawn at random (seed %d; `--seed %d` repeats the order). Each further path is compared with %s in the same way, over the same groups (the table under the headline). ",
-			plural(c.Blocks, "block group"), c.Seed, c.Seed, baseOf(r).Label())
+			"the order of each group's blocks was drawn at random (seed %d: the same seed repeats the order). Each further path is compared with %s in the same way, over the same groups (the table under the headline). ",
+			plural(c.Blocks, "block group"), c.Seed, baseOf(r).Label())
 	} else if c.Blocks > 0 {
 		fmt.Fprintf(b, "Within each round, both transports' connections stayed open and the timed operations ran as %s, "+
-			"interleaved in TCP/Unix pairs; which block of a pair went first was drawn at random (seed %d; `--seed %d` repeats the order). ",
-			plural(c.Blocks, "block pair"), c.Seed, c.Seed)
+			"interleaved in TCP/Unix pairs; which block of a pair went first was drawn at random (seed %d: the same seed repeats the order). ",
+			plural(c.Blocks, "block pair"), c.Seed)
 	}
 	ratio := baseOf(r).Label() + "/Unix"
 	if c.Instances > 1 {

@@ -41,9 +41,9 @@ func writeVerdict(b *strings.Builder, sum *results.Summary) {
 	fmt.Fprintf(b, "**Verdict: %s", sum.Verdict) // written by words.Fill
 	switch {
 	case sum.VerdictKind == results.TooFewInstances:
-		fmt.Fprintf(b, " (give --instances %d or more)", results.MinInstances)
+		fmt.Fprintf(b, " (measure %d or more server instances)", results.MinInstances)
 	case sum.UnixSpeedupP50CI == nil:
-		fmt.Fprintf(b, " (%d are needed; run more --rounds or --blocks)", results.MinPairs)
+		fmt.Fprintf(b, " (%d are needed; run more rounds or blocks)", results.MinPairs)
 	}
 	if len(sum.Warnings) > 0 {
 		b.WriteString("; but see the warning below")
@@ -51,9 +51,9 @@ func writeVerdict(b *strings.Builder, sum *results.Summary) {
 	b.WriteString(".**")
 	switch sum.EndedBy {
 	case "precision":
-		b.WriteString(" The case ended when the p50 speedup was precise enough (--precision).")
+		b.WriteString(" The case ended when the p50 speedup was as precise as its precision goal asked.")
 	case "max-duration":
-		b.WriteString(" The case ended at --max-duration before the p50 speedup was as precise as --precision asked.")
+		b.WriteString(" The case ended at the case's time limit before the p50 speedup was as precise as its precision goal asked.")
 	}
 	b.WriteString("\n\n")
 	writeNoisy(b, sum)

@@ -69,11 +69,11 @@ func workloadPhrase(w *results.Workload) string {
 	}
 	rows := fmt.Sprintf("one of %s seeded rows", humanize.Comma(int64(w.Rows)))
 	if len(w.KeysFrom) > 0 {
-		rows = fmt.Sprintf("one of the rows (at most %s of them) named by --keys-from (%s)", humanize.Comma(int64(w.Rows)), joinByTarget(w.KeysFrom))
+		rows = fmt.Sprintf("one of the rows (at most %s of them) whose keys the user gave (%s)", humanize.Comma(int64(w.Rows)), joinByTarget(w.KeysFrom))
 	}
 	s := fmt.Sprintf("; each %s %s, chosen by %s, the same rows in both blocks of a pair", verb, rows, keys)
 	if len(w.Query) > 0 {
-		s += "; the op is the user's own --query (" + joinByTarget(w.Query) + ")"
+		s += "; the op is the user's own query (" + joinByTarget(w.Query) + ")"
 	}
 	return s
 }

@@ -52,9 +52,9 @@ func Verdict(s *results.Summary, comparisons int) string {
 	}
 	more := "more than 100× the ops would be needed: the difference, if any, is too small to resolve on this machine"
 	if n := results.MoreBlockPairs(ci); !math.IsInf(n, 1) && ci.Instances > 1 {
-		more = fmt.Sprintf("about %.0f× the server instances (more --instances) would likely settle it", n)
+		more = fmt.Sprintf("about %.0f× the server instances (more server instances) would likely settle it", n)
 	} else if !math.IsInf(n, 1) {
-		more = fmt.Sprintf("about %.0f× the block pairs (more --rounds, or --precision) would likely settle it", n)
+		more = fmt.Sprintf("about %.0f× the block pairs (more rounds or blocks, or a tighter precision goal) would likely settle it", n)
 	}
 	return fmt.Sprintf("%s: %s straddles 1 and is wider than the ±%s band; %s", words, SpeedupCI(ci), band, more)
 }
@@ -152,7 +152,7 @@ func instancesForHolm(ci *results.Interval, m int) string {
 	if ci.Instances >= need {
 		return ""
 	}
-	return fmt.Sprintf(": over %d server instances the sign test's p-value cannot go below %.3g, so none of the %d comparisons can pass; give --instances %d or more, or compare fewer cases and paths in one run",
+	return fmt.Sprintf(": over %d server instances the sign test's p-value cannot go below %.3g, so none of the %d comparisons can pass; measure %d or more server instances, or compare fewer cases and paths in one run",
 		ci.Instances, 2/math.Pow(2, float64(ci.Instances)), m, need)
 }
 

@@ -11,8 +11,8 @@ import (
 // percentage, and the headline's short form is its first words.
 // TestHolmNeedsInstances: over k server instances the sign test's p-value
 // is at least 2/2^k, so with m comparisons no case can pass Holm's
-// adjustment unless 2^k reaches 2m/0.05; the verdict says which
-// --instances would let it (9 instances: up to 12 comparisons; 15 need
+// adjustment unless 2^k reaches 2m/0.05; the verdict says how many
+// server instances would let it (9 instances: up to 12 comparisons; 15 need
 // 10 instances, 2^10 = 1024 >= 600).
 func TestHolmNeedsInstances(t *testing.T) {
 	over := func(k int) *results.Interval {
@@ -22,7 +22,7 @@ func TestHolmNeedsInstances(t *testing.T) {
 		k, m int
 		want string
 	}{
-		{9, 12, ""}, {9, 13, "give --instances 10 or more"}, {9, 15, "give --instances 10 or more"}, {10, 25, ""}, {10, 26, "give --instances 11 or more"}, {3, 40, ""},
+		{9, 12, ""}, {9, 13, "measure 10 or more server instances"}, {9, 15, "measure 10 or more server instances"}, {10, 25, ""}, {10, 26, "measure 11 or more server instances"}, {3, 40, ""},
 	} {
 		got := instancesForHolm(over(c.k), c.m)
 		if (c.want == "") != (got == "") || !strings.Contains(got, c.want) {
@@ -30,7 +30,7 @@ func TestHolmNeedsInstances(t *testing.T) {
 		}
 	}
 	s := results.Summary{UnixView: results.UnixView{VerdictKind: results.NotSignificant, UnixSpeedupP50CI: over(9), PValueHolm: 0.059}}
-	if v := Verdict(&s, 15); !strings.Contains(v, "cannot go below 0.00391, so none of the 15 comparisons can pass; give --instances 10 or more") {
+	if v := Verdict(&s, 15); !strings.Contains(v, "cannot go below 0.00391, so none of the 15 comparisons can pass; measure 10 or more server instances") {
 		t.Errorf("verdict %q", v)
 	}
 }
@@ -83,6 +83,27 @@ func TestPathVerdictWords(t *testing.T) {
 		}
 		if got := ShortPathVerdict(&tt.p); got != tt.short {
 			t.Errorf("ShortPathVerdict = %q, want %q", got, tt.short)
+		}
+	}
+}
+
+// TestUndecidedSaysWhatToMeasure: an undecided verdict says what more to
+// measure in the run's own terms (server instances, rounds or blocks, a
+// precision goal), never a flag of the command line: a library user and a
+// report's reader have none.
+func TestUndecidedSaysWhatToMeasure(t *testing.T) {
+	for _, tt := range []struct {
+		instances int
+		want      string
+	}{
+		{5, "server instances (more server instances) would likely settle it"},
+		{1, "block pairs (more rounds or blocks, or a tighter precision goal) would likely settle it"},
+	} {
+		ci := &results.Interval{Center: 1.01, Lo: 0.99, Hi: 1.03, Pairs: 40, Instances: tt.instances}
+		s := results.Summary{UnixView: results.UnixView{VerdictKind: results.Undecided, UnixSpeedupP50CI: ci}}
+		got := Verdict(&s, 1)
+		if !strings.Contains(got, tt.want) || strings.Contains(got, "--") {
+			t.Errorf("%d instances: verdict %q, want it to say %q and name no flag", tt.instances, got, tt.want)
 		}
 	}
 }
