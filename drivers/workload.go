@@ -346,7 +346,7 @@ func (w Workload) WriteStatement(own string) string {
 
 // DescribeStatements names a SQL driver's statements for its Describe:
 // each in backquotes with placeholder ph shown as the row's id, "or"
-// between the read and the write, and "(--query)" for the user's.
+// between the read and the write, and "(your own query)" for the user's.
 func DescribeStatements(w Workload, ph string, one int64, stmts ...string) string {
 	var qs []string
 	for _, q := range stmts {
@@ -356,7 +356,7 @@ func DescribeStatements(w Workload, ph string, one int64, stmts ...string) strin
 	}
 	s := strings.Join(qs, " or ")
 	if w.Query != "" {
-		s += " (--query)"
+		s += " (your own query)"
 	}
 	return s
 }

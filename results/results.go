@@ -155,9 +155,9 @@ func (c Case) Label() string {
 	}
 	switch {
 	case c.OwnQuery && c.Op != "":
-		s += ", " + c.Op + "s by your --query"
+		s += ", " + c.Op + "s by your own query"
 	case c.OwnQuery:
-		s += ", your --query"
+		s += ", your own query"
 	case c.Op != "":
 		s += ", " + c.Op + "s"
 		if c.Mix != "" {

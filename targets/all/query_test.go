@@ -45,7 +45,7 @@ func TestYourQuery(t *testing.T) {
 					t.Errorf("--query %q over %s: %d ops, %d errors, verified %v", tt.good, r.Transport, r.N, r.Errors, r.TransportVerified)
 				}
 			}
-			if op := rep.Targets[0].Operation; !strings.Contains(op, "--query") {
+			if op := rep.Targets[0].Operation; !strings.Contains(op, "your own query") {
 				t.Errorf("operation %q does not say it is the user's query", op)
 			}
 			_, err = pipelinetest.MeasureOwn(t, tt.target, p, opt, pipelinetest.Own{Query: tt.nothing})

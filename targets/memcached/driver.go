@@ -66,7 +66,7 @@ func (d *Driver) value() []byte {
 func (d *Driver) Describe() string {
 	switch {
 	case d.w.Query != "":
-		return "`" + d.w.Query + "` (--query), text protocol (one round trip per op)"
+		return "`" + d.w.Query + "` (your own query), text protocol (one round trip per op)"
 	case d.w.Op == drivers.OpMixed:
 		return fmt.Sprintf("`get %s` or `incr %s:n 1`, text protocol (one round trip per op)", drivers.KeyText(d.w), drivers.KeyText(d.w))
 	case d.w.Updates():

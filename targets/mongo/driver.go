@@ -102,7 +102,7 @@ func (d *Driver) Describe() string {
 		if coll == "" {
 			coll = Collection
 		}
-		find = fmt.Sprintf("`db.%s.findOne(%s)` (--query)", coll, d.w.Query)
+		find = fmt.Sprintf("`db.%s.findOne(%s)` (your own query)", coll, d.w.Query)
 	}
 	switch {
 	case d.w.Op == drivers.OpMixed:

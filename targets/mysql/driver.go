@@ -119,7 +119,7 @@ func (d *Driver) Describe() string {
 func (d *Driver) ConnectPhase() string {
 	s := "connect, MySQL handshake and authentication"
 	if d.w.ReadsYourQuery() {
-		s += ", SET SESSION TRANSACTION READ ONLY (your --query under --op read)"
+		s += ", SET SESSION TRANSACTION READ ONLY (your own query, when the op only reads)"
 	}
 	if d.mode == ModePrepared {
 		s += ", and preparing the statement"

@@ -128,7 +128,7 @@ func TestYourQueryAndKeys(t *testing.T) {
 			t.Errorf("%s: %d ops, %d errors, %d distinct keys; want 300 ops over the 20 keys the query gave", r.Transport, r.N, r.Errors, r.DistinctKeys)
 		}
 	}
-	if op := rep.Targets[0].Operation; !strings.Contains(op, `SELECT nickname, n FROM "user" WHERE id = ID`) || !strings.Contains(op, "--query") {
+	if op := rep.Targets[0].Operation; !strings.Contains(op, `SELECT nickname, n FROM "user" WHERE id = ID`) || !strings.Contains(op, "your own query") {
 		t.Errorf("operation %q does not name the user's query", op)
 	}
 	_, err = pipelinetest.MeasureOwn(t, "postgres", p, opt, pipelinetest.Own{Query: `SELECT nope FROM "user" WHERE id = $1`})

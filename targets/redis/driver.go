@@ -98,7 +98,7 @@ func (d *Driver) Describe() string {
 		what := "`GET " + drivers.KeyText(d.w) + "`"
 		switch {
 		case d.w.Query != "":
-			what = "`" + d.w.Query + "` (--query)"
+			what = "`" + d.w.Query + "` (your own query)"
 		case d.w.Updates():
 			what = "`INCR " + drivers.KeyText(d.w) + ":n`"
 		case d.w.Writes():
@@ -108,7 +108,7 @@ func (d *Driver) Describe() string {
 	}
 	switch {
 	case d.w.Query != "":
-		return "`" + d.w.Query + "` (--query, one round trip per op)"
+		return "`" + d.w.Query + "` (your own query, one round trip per op)"
 	case d.w.Updates():
 		return "`INCR " + drivers.KeyText(d.w) + ":n` (one round trip per op)"
 	case d.w.Writes():
