@@ -118,7 +118,7 @@ func Compare(ctx context.Context, srv *Server, name string, open Opener, opt Com
 			Blocks: orDefaultInt(opt.Blocks, scenarios.DefaultBlocks), Seed: seed, OpTimeout: opt.OpTimeout},
 		Placement: place,
 		Reach:     drivers.Reach,
-		Output:    pipeline.Output{Libraries: targets.Libraries()},
+		Output:    pipeline.Output{Libraries: targets.Libraries(), Name: compareField},
 	}
 	if opt.Blocks == 0 && plan.Loop.N < plan.Loop.Blocks {
 		plan.Loop.Blocks = 0 // the default, at most N

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/dbsock/dbsock/drivers"
+	"github.com/dbsock/dbsock/internal/setting"
 	"github.com/dbsock/dbsock/results"
 	"github.com/dbsock/dbsock/supply"
 	"github.com/dbsock/dbsock/targets"
@@ -123,17 +124,37 @@ func TestInstancesOfAServerNotOurs(t *testing.T) {
 // sign test over its instances can carry through Holm's adjustment is
 // told so before anything starts (3 targets on 6 paths: 15 comparisons,
 // 10 instances needed); 4 paths (9 comparisons) over 9 instances are not.
+// The warning names the setting to raise, Instances, and the log words it
+// for its reader (Output.Name).
 func TestHolmWarningBeforeTheRun(t *testing.T) {
 	three := []*targets.Target{{Target: supply.Target{Name: "a"}}, {Target: supply.Target{Name: "b"}}, {Target: supply.Target{Name: "c"}}}
 	six := []drivers.Transport{drivers.TCP, drivers.Published, drivers.Bridge, drivers.Service, drivers.Pod, drivers.Unix}
 	p := Plan{Targets: three, Paths: six, Instances: 9}
-	if w := p.holmWarning(); !strings.Contains(w, "15 comparisons (3 targets × 1 cases × 5 paths against TCP) over 9 server instances") || !strings.Contains(w, "--instances 10 or more") {
+	w := p.holmWarning()
+	if !strings.Contains(w.String(), "15 comparisons (3 targets × 1 cases × 5 paths against TCP) over 9 server instances") || !strings.Contains(w.String(), "set Plan.Instances to 10 or more") {
 		t.Errorf("six paths: %q", w)
 	}
+	if fs := w.Fields(); len(fs) != 1 || fs[0] != setting.Instances {
+		t.Errorf("six paths: the warning names %v, want %v", fs, setting.Instances)
+	}
 	for _, ok := range []Plan{{Targets: three, Paths: six, Instances: 10}, {Targets: three, Paths: six[2:], Instances: 9}, {Targets: three, Paths: six, Instances: 1}} {
-		if w := ok.holmWarning(); w != "" {
+		if w := ok.holmWarning(); !w.IsZero() {
 			t.Errorf("%d paths over %d instances: warned %q", len(ok.Paths), ok.Instances, w)
 		}
+	}
+
+	// Run logs it before anything starts, worded by Output.Name (here an
+	// interrupted run, so that nothing does).
+	pl := plan(&fakeProvider{}, &fakeDriver{name: "a"})
+	pl.Paths, pl.Sweep.Concurrency, pl.Instances = []drivers.Transport{drivers.TCP, drivers.TCP2, drivers.Unix}, []int{1, 2}, 7
+	var log strings.Builder
+	pl.Output.Log, pl.Output.Name = &log, func(f setting.Field) string { return map[setting.Field]string{setting.Instances: "--instances"}[f] }
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	Run(ctx, pl)
+	if !strings.Contains(log.String(), "dbsock: 4 comparisons (1 targets × 2 cases × 2 paths against TCP) over 7 server instances") ||
+		!strings.Contains(log.String(), "set --instances to 8 or more for verdicts") {
+		t.Errorf("the log of a run of 4 comparisons over 7 instances:\n%s", log.String())
 	}
 }
 

@@ -46,8 +46,8 @@ func Run(ctx context.Context, p Plan) (*results.Report, error) {
 	if err := p.Validate(); err != nil {
 		return rep, err
 	}
-	if w := p.holmWarning(); w != "" {
-		fmt.Fprintf(p.log(), "dbsock: %s\n", w)
+	if w := p.holmWarning(); !w.IsZero() {
+		fmt.Fprintf(p.log(), "dbsock: %s\n", w.In(p.Output.Name))
 	}
 	var errs []error
 	if len(p.Placement.Client) > 0 {

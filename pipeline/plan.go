@@ -7,6 +7,7 @@ import (
 
 	"github.com/dbsock/dbsock/drivers"
 	"github.com/dbsock/dbsock/internal/placement"
+	"github.com/dbsock/dbsock/internal/setting"
 	"github.com/dbsock/dbsock/results"
 	"github.com/dbsock/dbsock/scenarios"
 	"github.com/dbsock/dbsock/supply"
@@ -142,6 +143,11 @@ type Output struct {
 	Render func(*results.Report) error
 	// Log receives one line per step (server ready, run done); nil discards.
 	Log io.Writer
+	// Name words the settings that Log's lines name, for its reader
+	// (dbsock run: its flags); nil leaves the engine's names
+	// (setting.Field). The report is worded by its reader after the run
+	// (results.Report.Word).
+	Name setting.Namer
 	// Progress, when set, counts the timed ops done, for a progress bar
 	// that reads it from another goroutine.
 	Progress *atomic.Int64

@@ -120,15 +120,16 @@ func (p Plan) validateInstances() error {
 // holmWarning says, before anything starts, when the run makes more
 // comparisons (each case's paths against TCP) than a sign test over its
 // server instances can carry through Holm's adjustment: no verdict could
-// then name a winner, whatever the servers do.
-func (p Plan) holmWarning() string {
+// then name a winner, whatever the servers do. It names the setting to
+// raise (setting.Instances), for the log to word (Output.Name).
+func (p Plan) holmWarning() setting.Message {
 	m := len(p.Targets) * p.Cases() * (len(p.paths()) - 1)
 	need := results.InstancesForHolm(m)
 	if p.Instances < results.MinInstances || p.Instances >= need {
-		return ""
+		return setting.Message{}
 	}
-	return fmt.Sprintf("%d comparisons (%d targets × %d cases × %d paths against TCP) over %d server instances: Holm's adjustment will let none of them name a winner; give --instances %d or more for verdicts",
-		m, len(p.Targets), p.Cases(), len(p.paths())-1, p.Instances, need)
+	return setting.Sprintf("%d comparisons (%d targets × %d cases × %d paths against %s) over %d server instances: Holm's adjustment will let none of them name a winner; set %s to %d or more for verdicts",
+		m, len(p.Targets), p.Cases(), len(p.paths())-1, p.baseline().Label(), p.Instances, setting.Instances, need)
 }
 
 // InstancesPerCase is how many server instances each case measures:
@@ -373,7 +374,7 @@ func (p Plan) pathsOf(srv *supply.Server, ti *results.Target) drivers.Paths {
 		if err != nil {
 			w := results.Warn(results.PathNotMeasured, "The %s path was not measured: %v.", t, err)
 			ti.Warnings = append(ti.Warnings, w)
-			fmt.Fprintf(p.log(), "dbsock: %s: %s\n", ti.Name, w)
+			fmt.Fprintf(p.log(), "dbsock: %s: %s\n", ti.Name, w.In(p.Output.Name))
 			continue
 		}
 		paths = append(paths, ep)

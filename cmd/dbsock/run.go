@@ -350,7 +350,7 @@ func (o *runOptions) newPlan(names []string, gates []results.Threshold, place pl
 		InstancesAsked: o.flags.Changed("instances"),
 		Explain:        o.explain,
 		Placement:      place,
-		Output:         pipeline.Output{Libraries: targets.Libraries()},
+		Output:         pipeline.Output{Libraries: targets.Libraries(), Name: flagName}, // the log names the flags
 		Gates:          pipeline.Gates{Thresholds: gates, MaxErrorRate: o.workload.maxErrorRate},
 		FailFast:       o.failFast,
 		Reach:          drivers.Reach,

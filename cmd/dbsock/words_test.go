@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"strings"
 	"testing"
 
@@ -50,5 +52,21 @@ func TestWarningsNameTheFlags(t *testing.T) {
 	}
 	if strings.Contains(got, "Options.") || strings.Contains(got, "Plan.") {
 		t.Errorf("worded for the command line, %q names the engine's fields", got)
+	}
+}
+
+// TestHolmWarningNamesTheFlag: a run whose comparisons outnumber what its
+// server instances can carry through Holm's adjustment is told so on
+// stderr before anything starts, naming the flag to raise (the engine
+// names Plan.Instances). The run is interrupted before it starts, so that
+// nothing is measured.
+func TestHolmWarningNamesTheFlag(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var stdout, stderr bytes.Buffer
+	Main(ctx, []string{"run", "echo", "--provider", "local", "--paths", "tcp,tcp2,unix", "--concurrency", "1,2", "--instances", "7", "--n", "10", "--warmup", "0"}, &stdout, &stderr)
+	if got := stderr.String(); !strings.Contains(got, "4 comparisons (1 targets × 2 cases × 2 paths against TCP) over 7 server instances") ||
+		!strings.Contains(got, "set --instances to 8 or more for verdicts") || strings.Contains(got, "Plan.") {
+		t.Errorf("stderr of a run of 4 comparisons over 7 instances, want the warning naming --instances:\n%s", got)
 	}
 }
