@@ -14,6 +14,8 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+
+	"github.com/dbsock/dbsock/internal/setting"
 )
 
 // Explain adds to a failed connection's error what most likely went wrong
@@ -33,8 +35,8 @@ func explain(err error, ep Endpoint, first bool) error {
 	hint := ""
 	route := ep.Transport.Route() // a control is diagnosed as the path it repeats
 	switch {
-	case route == TLS && tlsHint(err, ep) != "":
-		hint = tlsHint(err, ep)
+	case route == TLS && !tlsHint(err, ep).IsZero():
+		return setting.Errorf("%w; %s", err, tlsHint(err, ep)) // it may name a setting
 	case route == Unix && NotASocket(ep.Address) != "":
 		hint = NotASocket(ep.Address)
 	case errors.Is(err, syscall.ECONNREFUSED) && (route == TCP || route == TLS):

@@ -20,6 +20,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/dbsock/dbsock/internal/setting"
 )
 
 func TestEndpointValidate(t *testing.T) {
@@ -430,5 +432,24 @@ func TestControlIsDiagnosedAsItsRoute(t *testing.T) {
 	}
 	if err := (Endpoint{Transport: TCP2, Address: "10.0.0.1:5"}).Validate(); err == nil {
 		t.Error("a tcp2 endpoint off loopback is accepted")
+	}
+}
+
+// TestNoTLSNamesThePathsSetting: a server that refuses TLS on the tls
+// path is told to be left out of the paths, as a setting the error names
+// (setting.Paths) and whoever shows it words: dbsock run as --paths.
+func TestNoTLSNamesThePathsSetting(t *testing.T) {
+	refused := errors.New("SSL is not enabled on the server")
+	err := Explain(fmt.Errorf("connect: %w", refused), Endpoint{Transport: TLS, Address: "127.0.0.1:5432"})
+	if !errors.Is(err, refused) {
+		t.Errorf("the explained error does not wrap the driver's: %v", err)
+	}
+	var se *setting.Error
+	if !errors.As(err, &se) || len(se.Fields()) != 1 || se.Fields()[0] != setting.Paths {
+		t.Fatalf("%v: want an error naming %s", err, setting.Paths)
+	}
+	flags := func(f setting.Field) string { return map[setting.Field]string{setting.Paths: "--paths"}[f] }
+	if got := setting.In(err, flags); !strings.Contains(got, "the server at 127.0.0.1:5432 does not offer TLS: turn TLS on in the server, or leave tls out of --paths") {
+		t.Errorf("worded with flags: %q", got)
 	}
 }

@@ -9,6 +9,8 @@ import (
 	"os"
 	"strings"
 	"sync"
+
+	"github.com/dbsock/dbsock/internal/setting"
 )
 
 // Negotiated is what one connection negotiated with the server: its TLS
@@ -178,8 +180,9 @@ func TLSFrom(roots []byte, addr string) (*tls.Config, error) {
 }
 
 // tlsHint says what a TLS failure on the tls path ep means and what to do
-// ("" when err is not one).
-func tlsHint(err error, ep Endpoint) string {
+// (none when err is not one): a setting it names, the paths, is worded by
+// whoever shows the error (setting.Paths).
+func tlsHint(err error, ep Endpoint) setting.Message {
 	var unknown x509.UnknownAuthorityError
 	var invalid x509.CertificateInvalidError
 	var host x509.HostnameError
@@ -191,17 +194,17 @@ func tlsHint(err error, ep Endpoint) string {
 	}
 	switch {
 	case errors.As(err, &unknown):
-		return fmt.Sprintf("the server's certificate at %s is not signed by a CA the client trusts (%s): give the CA that signed it", ep.Address, trust)
+		return setting.Sprintf("the server's certificate at %s is not signed by a CA the client trusts (%s): give the CA that signed it", ep.Address, trust)
 	case errors.As(err, &invalid) && invalid.Reason == x509.Expired:
-		return fmt.Sprintf("the server's certificate at %s has expired or is not valid yet: renew it, or check this machine's clock", ep.Address)
+		return setting.Sprintf("the server's certificate at %s has expired or is not valid yet: renew it, or check this machine's clock", ep.Address)
 	case errors.As(err, &invalid):
-		return fmt.Sprintf("the server's certificate at %s is not valid for a server (%s)", ep.Address, invalid.Error())
+		return setting.Sprintf("the server's certificate at %s is not valid for a server (%s)", ep.Address, invalid.Error())
 	case errors.As(err, &host):
-		return fmt.Sprintf("the server's certificate at %s names neither its address nor localhost", ep.Address)
+		return setting.Sprintf("the server's certificate at %s names neither its address nor localhost", ep.Address)
 	case errors.As(err, &record), strings.Contains(msg, "first record does not look like a TLS handshake"):
-		return fmt.Sprintf("the server at %s answered in plain text: nothing serves TLS at that address (is it the server's plain port? give its TLS port)", ep.Address)
+		return setting.Sprintf("the server at %s answered in plain text: nothing serves TLS at that address (is it the server's plain port? give its TLS port)", ep.Address)
 	case strings.Contains(msg, "does not support TLS"), strings.Contains(msg, "refused TLS"), strings.Contains(msg, "SSL is not enabled"):
-		return fmt.Sprintf("the server at %s does not offer TLS: turn TLS on in the server, or leave tls out of --paths", ep.Address)
+		return setting.Sprintf("the server at %s does not offer TLS: turn TLS on in the server, or leave tls out of %s", ep.Address, setting.Paths)
 	}
-	return ""
+	return setting.Message{}
 }
