@@ -258,7 +258,7 @@ func (c *Compose) Supply(ctx context.Context, t supply.Target) (*supply.Server, 
 	if c.twin {
 		srv.NetworkMode, port = "the network namespace of service "+podOf(target), c.hostPorts[target]
 	}
-	srv.NoTLS = noComposeTLS
+	srv.NoTLS = c.CannotServe(drivers.TLS, nil)
 	if note != "" {
 		srv.Warnings = append(srv.Warnings, note)
 	}
@@ -509,9 +509,6 @@ func (c *Compose) describe(ctx context.Context, target string, srv *supply.Serve
 	}
 	return pid
 }
-
-// noComposeTLS is why the compose provider serves no tls path.
-const noComposeTLS = "compose.yaml gives its services no certificate; --provider docker or local serves the tls path"
 
 // CannotServe implements supply.PathServer: compose.yaml's services have no
 // certificate.

@@ -147,7 +147,7 @@ func (d *Docker) Supply(ctx context.Context, t Target) (*Server, error) {
 	OfferTCP6(ctx, srv, hostNet && strings.Contains(bind, ":"), no6)
 	srv.NoTLS = spec.NoTLS
 	if !d.TLS {
-		srv.NoTLS = "the tls path was not asked for"
+		srv.NoTLS = errors.New("the tls path was not asked for")
 	}
 	offerTLS(srv, spec.TLSPort, "its TLS port would be published by Docker, not loopback")
 	config := takeConfig(dir, spec)

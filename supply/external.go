@@ -51,9 +51,9 @@ func (e *External) Supply(ctx context.Context, t Target) (*Server, error) {
 	}
 	srv.TLS = p.TLS
 	if srv.TLS.Address == "" {
-		srv.NoTLS = "no --" + target + "-tls-ca (or --" + target + "-tls-insecure) was given"
+		srv.NoTLS = setting.Errorf("no %s (or %s) was given", setting.Of(target, "TLSCA"), setting.Of(target, "TLSInsecure"))
 	} else if srv.TLS.TLS.InsecureSkipVerify && srv.TLS.TLS.VerifyConnection == nil {
-		srv.Warnings = append(srv.Warnings, "The tls path did not verify the server's certificate (--"+target+"-tls-insecure): the connection was encrypted, but not proven to reach this server.")
+		srv.Warnings = append(srv.Warnings, "The tls path did not verify the server's certificate, as asked: the connection was encrypted, but not proven to reach this server.")
 	}
 	pid := e.ServerPIDs[target]
 	if pid > 0 {

@@ -105,8 +105,9 @@ type ContainerSpec struct {
 	// TLSPort is the port the server serves TLS on when its spec turned
 	// TLS on (SpecFor.Port or SpecFor.TLSPort); 0: it did not.
 	TLSPort int
-	// NoTLS, when it did not although given the files, says why.
-	NoTLS string
+	// NoTLS, when it did not although given the files, says why (it may
+	// name a setting, as setting.Errorf makes it).
+	NoTLS error
 	// Ready, when set, is probed until it succeeds (e.g. a real login).
 	Ready func(context.Context, *Server) error
 }

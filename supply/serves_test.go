@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/dbsock/dbsock/drivers"
+	"github.com/dbsock/dbsock/internal/setting"
 )
 
 // TestExternalSaysWhatIsMissing: a server the user runs without a tls
@@ -40,5 +42,33 @@ func TestExternalSaysWhatIsMissing(t *testing.T) {
 	_, err = e.Supply(context.Background(), Target{Name: "postgres"})
 	if !errors.As(err, &m) || !slices.Equal(m.Paths, []drivers.Transport{drivers.TCP, drivers.Unix}) || !errors.Is(err, ErrCannotSupply) {
 		t.Errorf("Supply with nothing given: %v", err)
+	}
+}
+
+// TestExternalWithoutTLSNamesItsSettings: a server the user runs on TCP
+// and Unix, given no TLS, says why its tls path is not measured by the
+// target's settings that would give it (setting.Of), for its reader to
+// word (dbsock run: its flags), naming no flag itself.
+func TestExternalWithoutTLSNamesItsSettings(t *testing.T) {
+	e := &External{Endpoints: map[string]Pair{"redis": {
+		TCP:  drivers.Endpoint{Transport: drivers.TCP, Address: "127.0.0.1:1"},
+		Unix: drivers.Endpoint{Transport: drivers.Unix, Address: "/nonexistent/dbsock-external.sock"}}}}
+	srv, err := e.Supply(context.Background(), Target{Name: "redis"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = srv.Path(drivers.TLS)
+	var se *setting.Error
+	if !errors.As(err, &se) || !slices.Equal(se.Fields(), []setting.Field{setting.Of("redis", "TLSCA"), setting.Of("redis", "TLSInsecure")}) {
+		t.Fatalf("Path(tls) = %v, want an error naming redis's TLSCA and TLSInsecure", err)
+	}
+	if strings.Contains(err.Error(), "--") {
+		t.Errorf("Path(tls) = %q names a flag", err)
+	}
+	flags := func(f setting.Field) string {
+		return map[setting.Field]string{setting.Of("redis", "TLSCA"): "--redis-tls-ca", setting.Of("redis", "TLSInsecure"): "--redis-tls-insecure"}[f]
+	}
+	if got, want := setting.In(err, flags), "no --redis-tls-ca (or --redis-tls-insecure) was given"; got != want {
+		t.Errorf("worded with flags: %q, want %q", got, want)
 	}
 }

@@ -47,9 +47,10 @@ type Server struct {
 	TCP6   drivers.Endpoint
 	NoTCP6 string
 	// TLS is the server's TLS endpoint on 127.0.0.1 (the tls path), when
-	// it has one; NoTLS says why not otherwise.
+	// it has one; NoTLS says why not otherwise (an error that may name a
+	// setting, as setting.Errorf makes it, for its reader to word).
 	TLS   drivers.Endpoint
-	NoTLS string
+	NoTLS error
 	// DockerRoutes are the paths through Docker's networks (published,
 	// bridge, service, pod), when the provider gives them.
 	DockerRoutes
@@ -110,11 +111,7 @@ func (s *Server) Path(t drivers.Transport) (drivers.Endpoint, error) {
 		return s.TCP6, nil
 	case drivers.TLS:
 		if s.TLS.Address == "" {
-			why := s.NoTLS
-			if why == "" {
-				why = "dbsock does not start it with TLS"
-			}
-			return drivers.Endpoint{}, errors.New(why)
+			return drivers.Endpoint{}, cmp.Or(s.NoTLS, errors.New("dbsock does not start it with TLS"))
 		}
 		return s.TLS, nil
 	case drivers.Published, drivers.Bridge, drivers.Service, drivers.Pod:

@@ -9,6 +9,7 @@ import (
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/pem"
+	"errors"
 	"fmt"
 	"math/big"
 	"net"
@@ -240,15 +241,15 @@ func PrivateKeyCmd(tf TLSFiles, user, key string, cmd []string) []string {
 // otherwise NoTLS says why not (why, or that its recipe does not).
 func offerTLS(srv *Server, tlsPort int, why string) {
 	if tlsPort == 0 {
-		srv.NoTLS = cmp.Or(srv.NoTLS, "dbsock does not start its "+srv.Target+" container with TLS")
+		srv.NoTLS = cmp.Or(srv.NoTLS, errors.New("dbsock does not start its "+srv.Target+" container with TLS"))
 		if srv.NetworkMode != "host" && why != "" {
-			srv.NoTLS = why
+			srv.NoTLS = errors.New(why)
 		}
 		return
 	}
 	ep, err := TLSEndpoint(srv.TCP, "127.0.0.1:"+strconv.Itoa(tlsPort))
 	if err != nil {
-		srv.NoTLS = err.Error()
+		srv.NoTLS = err
 		return
 	}
 	srv.TLS = ep

@@ -138,9 +138,7 @@ type Flag struct {
 // Field names the field of target's settings that errors name, e.g.
 // Field("redis", "Protocol") is "redis.Settings.Protocol" (field Protocol
 // of package redis's Settings); the command words it as its flag.
-func Field(target, field string) setting.Field {
-	return setting.Field(target + ".Settings." + field)
-}
+func Field(target, field string) setting.Field { return setting.Of(target, field) }
 
 // FieldOf splits a Field into its target and the settings' field; ok is
 // false for a field that is no target's.

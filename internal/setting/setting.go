@@ -57,6 +57,11 @@ const (
 	ClientBinary Field = "Client.Binary"
 )
 
+// Of names field of target's own settings (package targets' Settings of
+// that target), e.g. Of("redis", "TLSCA") is "redis.Settings.TLSCA": for
+// the layers below package targets, whose errors name a target's setting.
+func Of(target, field string) Field { return Field(target + ".Settings." + field) }
+
 // All lists every Field above, for those who word them (a test checks
 // that each has a word).
 var All = []Field{N, Warmup, Rounds, Blocks, Duration, Rate, Precision, MaxDuration, OpTimeout, Rows, Op,

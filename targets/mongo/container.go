@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/dbsock/dbsock/internal/setting"
 	"github.com/dbsock/dbsock/supply"
 )
 
@@ -28,7 +29,8 @@ func container(sf supply.SpecFor) (supply.ContainerSpec, error) {
 		cmd = append(cmd, "--ipv6") // mongod listens on an IPv6 address only with it
 	}
 	return supply.ContainerSpec{Cmd: cmd,
-		NoTLS:   "its container serves no TLS: mongod (mongo:7.0) serves TLS on its one port and FerretDB (dbsock/ferretdb) on a second one, and one container spec serves both images; --provider local serves FerretDB's",
+		NoTLS: setting.Errorf("its container serves no TLS: mongod (mongo:7.0) serves TLS on its one port and FerretDB (dbsock/ferretdb) on a second one, and one container spec serves both images; %s local serves FerretDB's",
+			setting.Provider),
 		Env:     map[string]string{"MONGO_INITDB_ROOT_USERNAME": User, "MONGO_INITDB_ROOT_PASSWORD_FILE": "/sock/mongo-password"},
 		Secrets: map[string]string{"mongo-password": pw},
 		Socket:  "mongodb-" + p + ".sock", User: User, Password: pw}, nil
