@@ -60,7 +60,7 @@ func (e *External) Supply(ctx context.Context, t Target) (*Server, error) {
 		if err := Owns(pid, p.TCP.Address); err != nil {
 			return nil, setting.Errorf("%s %s=%d: %w; give the pid of the server listening there", setting.ServerPID, target, pid, err)
 		}
-		srv.CPU = cpustat.NewTree(pid, "process tree given by --server-pid")
+		srv.CPU = cpustat.NewTree(pid, "process tree of the pid given for the server")
 	} else if found, err := listeningPID(p.TCP.Address); err == nil {
 		pid = found
 		srv.CPU = cpustat.NewTree(pid, "process tree of the TCP listener (found in /proc)")
