@@ -108,13 +108,13 @@ func (x *Server) tlsPath(creds drivers.Endpoint) (drivers.Endpoint, error) {
 	ep.Transport, ep.Address = drivers.TLS, cmp.Or(x.TLSAddr, x.Addr)
 	host, _, _ := strings.Cut(ep.Address, ":")
 	if x.TLSInsecure {
-		ep.TLS, ep.TLSTrust = drivers.InsecureTLS(), "nothing: the server's certificate is not verified (--"+x.name+"-tls-insecure)"
+		ep.TLS, ep.TLSTrust = drivers.InsecureTLS(), "nothing: the server's certificate is not verified, as asked"
 	} else {
 		pool, pem, err := drivers.ReadCAs(x.TLSCA)
 		if err != nil {
 			return drivers.Endpoint{}, setting.Errorf("%s: %w", x.field("TLSCA"), err)
 		}
-		ep.TLS, ep.TLSRoots, ep.TLSTrust = drivers.LoopbackTLS(pool, host), pem, "the CAs in "+x.TLSCA+" (--"+x.name+"-tls-ca)"
+		ep.TLS, ep.TLSRoots, ep.TLSTrust = drivers.LoopbackTLS(pool, host), pem, "the CAs in "+x.TLSCA
 	}
 	if err := ep.Validate(); err != nil {
 		return drivers.Endpoint{}, setting.Errorf("%s: %w", x.field("TLSAddr"), err)

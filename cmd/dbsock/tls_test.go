@@ -94,12 +94,13 @@ func TestExternalTLS(t *testing.T) {
 	}
 
 	plain, tlsPort, sock, pwFile := tlsRedis(t, good)
-	code, stdout, stderr := run(plain, tlsPort, sock, pwFile, caFile(good))
+	ca := caFile(good)
+	code, stdout, stderr := run(plain, tlsPort, sock, pwFile, ca)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	if strings.Count(stdout, `"transport_verified": true`) != 3 || !strings.Contains(stdout, `"network": "tls"`) ||
-		!strings.Contains(stdout, `"tls_version": "TLS 1.3"`) || !strings.Contains(stdout, `(--redis-tls-ca)`) {
+		!strings.Contains(stdout, `"tls_version": "TLS 1.3"`) || !strings.Contains(stdout, `"tls_trust": "the CAs in `+ca+`"`) || strings.Contains(stdout, "--redis-tls-ca") {
 		t.Fatalf("the tls path was not measured and verified:\n%s", stdout)
 	}
 
