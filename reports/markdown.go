@@ -117,7 +117,7 @@ func writeHeadline(b *strings.Builder, r *results.Report) {
 	writeUnmeasured(b, r, cpu)
 	b.WriteString("\n")
 	if warned {
-		b.WriteString("† This row has a warning: see its details in the full report.\n\n")
+		b.WriteString("† This row has a warning: its target's details give it.\n\n")
 	}
 	if apart {
 		fmt.Fprintf(b, "‡ The two p50 columns pool every block of the run, and their ratio lies outside the paired interval: the speedup is the median of paired "+
