@@ -10,6 +10,7 @@ import (
 	"github.com/dbsock/dbsock/drivers"
 	"github.com/dbsock/dbsock/internal/setting"
 	"github.com/dbsock/dbsock/results"
+	"github.com/dbsock/dbsock/scenarios"
 	"github.com/dbsock/dbsock/supply"
 	"github.com/dbsock/dbsock/targets"
 )
@@ -131,7 +132,7 @@ func TestHolmWarningBeforeTheRun(t *testing.T) {
 	six := []drivers.Transport{drivers.TCP, drivers.Published, drivers.Bridge, drivers.Service, drivers.Pod, drivers.Unix}
 	p := Plan{Targets: three, Paths: six, Instances: 9}
 	w := p.holmWarning()
-	if !strings.Contains(w.String(), "15 comparisons (3 targets × 1 cases × 5 paths against TCP) over 9 server instances") || !strings.Contains(w.String(), "set Plan.Instances to 10 or more") {
+	if !strings.Contains(w.String(), "15 comparisons (3 targets and client stacks measured × 1 cases × 5 paths against TCP) over 9 server instances") || !strings.Contains(w.String(), "set Plan.Instances to 10 or more") {
 		t.Errorf("six paths: %q", w)
 	}
 	if fs := w.Fields(); len(fs) != 1 || fs[0] != setting.Instances {
@@ -146,13 +147,13 @@ func TestHolmWarningBeforeTheRun(t *testing.T) {
 	// Run logs it before anything starts, worded by Output.Name (here an
 	// interrupted run, so that nothing does).
 	pl := plan(&fakeProvider{}, &fakeDriver{name: "a"})
-	pl.Paths, pl.Sweep.Concurrency, pl.Instances = []drivers.Transport{drivers.TCP, drivers.TCP2, drivers.Unix}, []int{1, 2}, 7
+	pl.Paths, pl.Sweep.Concurrency, pl.Instances, pl.InstancesAsked = []drivers.Transport{drivers.TCP, drivers.TCP2, drivers.Unix}, []int{1, 2}, 7, true
 	var log strings.Builder
 	pl.Output.Log, pl.Output.Name = &log, func(f setting.Field) string { return map[setting.Field]string{setting.Instances: "--instances"}[f] }
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	Run(ctx, pl)
-	if !strings.Contains(log.String(), "dbsock: 4 comparisons (1 targets × 2 cases × 2 paths against TCP) over 7 server instances") ||
+	if !strings.Contains(log.String(), "dbsock: 4 comparisons (1 targets and client stacks measured × 2 cases × 2 paths against TCP) over 7 server instances") ||
 		!strings.Contains(log.String(), "set --instances to 8 or more for verdicts") {
 		t.Errorf("the log of a run of 4 comparisons over 7 instances:\n%s", log.String())
 	}
@@ -175,6 +176,41 @@ func TestInstancesOfAServerYouRun(t *testing.T) {
 		}
 		if len(ti.Warnings) != 1 || !strings.Contains(ti.Warnings[0].String(), "its 9 instances are 9 sets of fresh connections") {
 			t.Errorf("asked %v: warnings %q", asked, ti.Warnings)
+		}
+	}
+}
+
+// TestInstancesRaisedForHolm: instances not asked for are raised to what
+// the run's comparisons need for Holm's adjustment to let a sign test over
+// them name a winner (3 targets on 6 paths: 15 comparisons, 10 instances;
+// on 10 targets: 50 comparisons, 11); asked for, they are measured as
+// given (and warned of); under Precision, 1.
+func TestInstancesRaisedForHolm(t *testing.T) {
+	var ten []*targets.Target
+	for _, n := range "abcdefghij" {
+		ten = append(ten, &targets.Target{Target: supply.Target{Name: string(n)}})
+	}
+	six := []drivers.Transport{drivers.TCP, drivers.Published, drivers.Bridge, drivers.Service, drivers.Pod, drivers.Unix}
+	for _, c := range []struct {
+		p    Plan
+		want int
+	}{
+		{Plan{Targets: ten[:3], Paths: six, Instances: 9}, 10},
+		{Plan{Targets: ten, Paths: six, Instances: 9}, 11},
+		{Plan{Targets: ten[:3], Paths: six[4:], Instances: 9}, 9},
+		{Plan{Targets: ten[:3], Paths: six, Instances: 12}, 12},
+		{Plan{Targets: ten[:3], Paths: six, Instances: 9, InstancesAsked: true}, 9},
+		{Plan{Targets: ten[:3], Paths: six, Instances: 1}, 1},
+		{Plan{Targets: ten[:3], Paths: six, Instances: 9, Loop: scenarios.Settings{Precision: 0.03}}, 1},
+	} {
+		if got := c.p.InstancesPerCase(); got != c.want {
+			t.Errorf("%d targets on %d paths, Instances %d (asked %v, precision %v): %d instances per case, want %d",
+				len(c.p.Targets), len(c.p.Paths), c.p.Instances, c.p.InstancesAsked, c.p.Loop.Precision, got, c.want)
+		}
+		q := c.p // as Run goes on with it
+		q.Instances = c.p.InstancesPerCase()
+		if w := q.holmWarning(); !w.IsZero() && !q.InstancesAsked {
+			t.Errorf("instances not asked for, raised to %d: warned %q", q.Instances, w)
 		}
 	}
 }

@@ -41,7 +41,12 @@ const (
 // error joins each target that failed and a failed render. A violated
 // threshold is not an error here: it is in the report's Thresholds.
 func Run(ctx context.Context, p Plan) (*results.Report, error) {
-	p.Instances = p.InstancesPerCase()
+	n := p.InstancesPerCase()
+	if n > p.Instances {
+		fmt.Fprintf(p.log(), "dbsock: %d comparisons: %d server instances per case rather than %d, so that the sign test over them can pass Holm's adjustment for all of them\n",
+			p.comparisons(), n, p.Instances)
+	}
+	p.Instances = n
 	rep := p.newReport()
 	if err := p.Validate(); err != nil {
 		return rep, err

@@ -55,8 +55,10 @@ type Plan struct {
 	// server dbsock cannot restart (one it did not start) gets each
 	// instance as fresh connections to its one process, and the report
 	// says that the interval covers that process only. InstancesAsked
-	// says the user gave Instances (Loop.Precision then refuses more than
-	// one).
+	// says the user gave Instances: Loop.Precision then refuses more than
+	// one, and they are measured as given; not given, Instances is a
+	// default that the run raises to as many as its comparisons need for
+	// Holm's adjustment to let a verdict name a winner (InstancesPerCase).
 	Instances      int
 	InstancesAsked bool
 	// Placement pins the client (here) and names the servers' CPUs (the

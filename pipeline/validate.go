@@ -118,26 +118,54 @@ func (p Plan) validateInstances() error {
 }
 
 // holmWarning says, before anything starts, when the run makes more
-// comparisons (each case's paths against TCP) than a sign test over its
-// server instances can carry through Holm's adjustment: no verdict could
-// then name a winner, whatever the servers do. It names the setting to
-// raise (setting.Instances), for the log to word (Output.Name).
+// comparisons (each measured case's paths against the baseline) than a
+// sign test over the server instances asked for can carry through Holm's
+// adjustment: no verdict could then name a winner, whatever the servers
+// do. It names the setting to raise (setting.Instances), for the log to
+// word (Output.Name). (Instances not asked for are raised to what the
+// comparisons need: InstancesPerCase.)
 func (p Plan) holmWarning() setting.Message {
-	m := len(p.Targets) * p.Cases() * (len(p.paths()) - 1)
+	m := p.comparisons()
 	need := results.InstancesForHolm(m)
 	if p.Instances < results.MinInstances || p.Instances >= need {
 		return setting.Message{}
 	}
-	return setting.Sprintf("%d comparisons (%d targets × %d cases × %d paths against %s) over %d server instances: Holm's adjustment will let none of them name a winner; set %s to %d or more for verdicts",
-		m, len(p.Targets), p.Cases(), len(p.paths())-1, p.baseline().Label(), p.Instances, setting.Instances, need)
+	return setting.Sprintf("%d comparisons (%d targets and client stacks measured × %d cases × %d paths against %s) over %d server instances: Holm's adjustment will let none of them name a winner; set %s to %d or more for verdicts",
+		m, p.measured(), p.Cases(), len(p.paths())-1, p.baseline().Label(), p.Instances, setting.Instances, need)
+}
+
+// comparisons is how many comparisons the run makes, over which Holm's
+// adjustment runs: every path of every measured (target, client stack)'s
+// every case against the baseline.
+func (p Plan) comparisons() int {
+	return p.measured() * p.Cases() * (len(p.paths()) - 1)
+}
+
+// measured is how many (target, client stack) pairs the run measures: a
+// stack skipped for a target measures nothing.
+func (p Plan) measured() int {
+	n := 0
+	for _, t := range p.Targets {
+		for _, c := range p.clients() {
+			if p.skipReason(t, c) == "" {
+				n++
+			}
+		}
+	}
+	return n
 }
 
 // InstancesPerCase is how many server instances each case measures:
-// Instances (at least 1), or 1 under Precision unless Instances was asked
-// for.
+// Instances as asked for; not asked for, Instances or, when the run makes
+// more comparisons than a sign test over them can carry through Holm's
+// adjustment (results.InstancesForHolm), as many as it needs; 1 under
+// Precision unless Instances was asked for.
 func (p Plan) InstancesPerCase() int {
-	if p.Loop.Precision > 0 && !p.InstancesAsked {
+	switch {
+	case p.Loop.Precision > 0 && !p.InstancesAsked:
 		return 1
+	case !p.InstancesAsked && p.Instances >= results.MinInstances:
+		return min(max(p.Instances, results.InstancesForHolm(p.comparisons())), MaxInstances)
 	}
 	return max(p.Instances, 1)
 }
@@ -151,15 +179,7 @@ func (p Plan) TotalOps() int64 {
 	for _, c := range p.Sweep.Concurrency {
 		workers += c
 	}
-	measured := 0 // (target, client stack) pairs: a stack skipped for a target measures nothing
-	for _, t := range p.Targets {
-		for _, c := range p.clients() {
-			if p.skipReason(t, c) == "" {
-				measured++
-			}
-		}
-	}
-	cases := int64(measured) * int64(max(len(p.Sweep.Scenarios), 1)) * int64(max(len(p.Sweep.ValueSizes), 1)) * int64(max(len(p.Sweep.Pipelines), 1))
+	cases := int64(p.measured()) * int64(max(len(p.Sweep.Scenarios), 1)) * int64(max(len(p.Sweep.ValueSizes), 1)) * int64(max(len(p.Sweep.Pipelines), 1))
 	rounds := int64(max(p.Loop.Rounds, 1)) * int64(p.InstancesPerCase())
 	return cases * int64(max(workers, 1)) * rounds * int64(len(p.PathsAsked())) * int64(p.Loop.N)
 }

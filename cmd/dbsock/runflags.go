@@ -50,7 +50,8 @@ func (o *runOptions) bind(f *pflag.FlagSet) {
 	f.IntVar(&o.loop.n, "n", 3000, "timed lookups per transport per round (with the defaults, 9 instances of 1 round: 27,000)")
 	f.IntVar(&o.loop.warmup, "warmup", 1000, "untimed lookups before timing, on the same connection")
 	f.IntVar(&o.instances, "instances", 9, "server instances per case: dbsock restarts each server it started between instances (same data); "+
-		"a server you run gets fresh connections instead; the 95% interval is computed over instances (6 or more are needed); with --precision, 1 unless given")
+		"a server you run gets fresh connections instead; the 95% interval is computed over instances (6 or more are needed); "+
+		"not given, more when the run makes more comparisons than 9 instances can carry through Holm's adjustment (13 to 25 need 10); with --precision, 1 unless given")
 	f.IntVar(&o.loop.rounds, "rounds", 1, "rounds per server instance, each with fresh connections and a fresh warm-up")
 	f.StringSliceVar(&o.paths, "paths", []string{"tcp", "unix"}, pathsHelp())
 	f.IntVar(&o.loop.blocks, "blocks", scenarios.DefaultBlocks, "block pairs per round: a round's lookups run as this many TCP blocks and as many Unix blocks, interleaved")
