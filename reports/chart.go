@@ -462,7 +462,7 @@ func addSpeedupBars(p *plot.Plot, bars []speedupBars, paths []drivers.Transport,
 		for i := range b.hi {
 			b.hi[i] = math.Min(b.hi[i], ymax)
 		}
-		bc, err := plotter.NewBarChart(plotter.Values(b.center), vg.Points(math.Min(28, 84/float64(len(paths)))))
+		bc, err := plotter.NewBarChart(plotter.Values(b.center), barWidth(len(b.center), len(paths)))
 		if err != nil {
 			return err
 		}
@@ -480,6 +480,19 @@ func addSpeedupBars(p *plot.Plot, bars []speedupBars, paths []drivers.Transport,
 		}
 	}
 	return nil
+}
+
+// speedupData is about how wide the speedup panel's data area is: the
+// panel's 5.5 inches less its Y axis, label and ticks.
+const speedupData = 330 // points
+
+// barWidth is the width of a bar among cases places of paths bars each:
+// at most 28 points, and at most 80% of its share of a place, so that
+// bars stay apart however many cases and client stacks a run has
+// (collectSpeedupBars spreads a place's bars over 0.8 of it).
+func barWidth(cases, paths int) vg.Length {
+	share := speedupData / float64(max(cases, 1)) * 0.8 / float64(max(paths, 1))
+	return vg.Points(math.Min(math.Min(28, 84/float64(max(paths, 1))), 0.8*share))
 }
 
 // reportPaths are the paths of r in its order: TCP, Unix, then the

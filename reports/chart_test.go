@@ -311,3 +311,19 @@ func TestPathColorsDistinct(t *testing.T) {
 		seen[c] = p
 	}
 }
+
+// TestBarsStayApart: a bar is at most 80% of its share of the speedup
+// panel, so that twenty cases (five targets from four client stacks) do
+// not draw over each other, and at most 28 points when there are few.
+func TestBarsStayApart(t *testing.T) {
+	for _, c := range []struct{ cases, paths int }{{1, 1}, {3, 1}, {20, 1}, {20, 3}, {6, 4}, {60, 2}} {
+		w := float64(barWidth(c.cases, c.paths).Points())
+		share := speedupData / float64(c.cases) * 0.8 / float64(c.paths)
+		if w > 28 || w > 0.8*share+1e-9 || w <= 0 {
+			t.Errorf("%d cases of %d paths: bars %.1f points wide in a share of %.1f", c.cases, c.paths, w, share)
+		}
+	}
+	if w := barWidth(3, 1).Points(); w != 28 {
+		t.Errorf("3 cases of one path: bars %.1f points wide, want 28", w)
+	}
+}
