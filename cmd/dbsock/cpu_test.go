@@ -51,7 +51,7 @@ func TestServerCPUAgreesWithProc(t *testing.T) {
 	var ops, serverNs int64
 	for _, run := range rep.Runs {
 		c := run.CPU
-		if c == nil || c.ServerNs == nil || !strings.Contains(c.ServerMeasuredBy, "--server-pid") {
+		if c == nil || c.ServerNs == nil || !strings.Contains(c.ServerMeasuredBy, "the pid given for the server") {
 			t.Fatalf("run %s has no server CPU: %+v", run.Transport, c)
 		}
 		ops += c.Ops
