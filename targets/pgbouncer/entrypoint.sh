@@ -63,6 +63,7 @@ pool_mode = transaction
 max_client_conn = 2000
 default_pool_size = 20
 ignore_startup_parameters = extra_float_digits
+server_login_retry = 0.2
 INI
 if [ -n "$tlscert" ]; then
   cp "$tlscert" /etc/dbsock/tls-cert.pem
@@ -76,5 +77,8 @@ client_tls_protocols = secure
 INI
 fi
 chown postgres:postgres /etc/dbsock/userlist.txt /etc/dbsock/pgbouncer.ini
-# PgBouncer connects to PostgreSQL when a client needs it: no wait here.
+# PgBouncer connects to PostgreSQL when a client needs it: no wait here. A
+# client that comes before PostgreSQL is up (after a restart) makes that
+# login fail, and PgBouncer tries again after server_login_retry (0.2 s,
+# not its default 15 s, in which it refuses every client).
 exec setpriv --reuid=postgres --regid=postgres --init-groups /usr/sbin/pgbouncer /etc/dbsock/pgbouncer.ini

@@ -110,7 +110,10 @@ func writeConfig(ls *supply.LocalServer, backend drivers.Endpoint, b listen) (st
 
 // config is pgbouncer.ini: every database goes to the backend's socket,
 // transaction pooling, SCRAM with the passwords of the auth file, and the
-// measuring user may read the admin console (SHOW CLIENTS).
+// measuring user may read the admin console (SHOW CLIENTS). A login to
+// PostgreSQL that failed (it was still starting, as after a restart) is
+// tried again after 0.2 s, not PgBouncer's default of 15 s, in which every
+// client would be refused.
 func config(backendDir, backendPort, user, authFile string, b listen) string {
 	return strings.Join([]string{
 		"[databases]",
@@ -127,6 +130,7 @@ func config(backendDir, backendPort, user, authFile string, b listen) string {
 		"max_client_conn = 2000",
 		"default_pool_size = 20",
 		"ignore_startup_parameters = extra_float_digits",
+		"server_login_retry = 0.2",
 		"",
 	}, "\n") + tlsConfig(b.tls)
 }
