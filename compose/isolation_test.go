@@ -169,10 +169,11 @@ func startProbe(t *testing.T) prober {
 }
 
 // open is the addresses (host:port) the probe container connects to, each
-// tried for at most a second.
+// tried for at most a second, all at once (a filtered address costs its
+// whole second: one after another, the probes took most of this test).
 func (p prober) open(t *testing.T, addrs ...string) []string {
 	t.Helper()
-	const script = `for a; do if timeout 1 bash -c 'exec 3<>"/dev/tcp/${1%:*}/${1##*:}"' _ "$a" 2>/dev/null; then echo "$a"; fi; done`
+	const script = `for a; do { if timeout 1 bash -c 'exec 3<>"/dev/tcp/${1%:*}/${1##*:}"' _ "$a" 2>/dev/null; then echo "$a"; fi; } & done; wait`
 	out, err := exec.Command("docker", append([]string{"exec", p.id, "bash", "-c", script, "_"}, addrs...)...).Output()
 	if err != nil {
 		t.Fatalf("probe from container %s: %v", p.id, err)
