@@ -47,7 +47,7 @@ func (l *lines) Write(p []byte) (int, error) {
 // that says the server did not answer. Paced (--rate), the loop does not
 // wait out its schedule on the closed connection either.
 func TestHungServerEndsTheRun(t *testing.T) {
-	const opTimeout = 2 * time.Second
+	const opTimeout = time.Second
 	for _, tt := range []struct {
 		target, binary string
 		rate           float64
