@@ -56,7 +56,8 @@ test-compile:
 integration:
 	# One package at a time: several start real servers and containers, and
 	# a test that compares two runs must not share the 2 CPUs with them.
-	DBSOCK_REQUIRE_SERVERS=1 DBSOCK_REQUIRE_STACKS=1 $(GO) test -p 1 -count=1 -timeout 30m ./...
+	# scripts/gotest.sh runs go test and then lists the 15 slowest tests.
+	DBSOCK_REQUIRE_SERVERS=1 DBSOCK_REQUIRE_STACKS=1 GO=$(GO) scripts/gotest.sh -p 1 -count=1 -timeout 30m ./...
 	# The example module a Go developer copies (its own go.mod, no replace),
 	# outside this repository with dbsock served from a module proxy of
 	# HEAD: its tests, its benchmarks and their benchstat table.

@@ -3,8 +3,9 @@
 # MariaDB, Redis, memcached, PostgreSQL and PgBouncer from Debian's packages, and FerretDB (a
 # MongoDB-wire server) built from the Go module proxy. With --with-browser
 # (make test passes it) also Chromium, in which a test renders the HTML
-# report, and benchstat (golang.org/x/perf), through which a test reads the
-# example module's benchmarks. With --with-stacks also the client stacks
+# report, benchstat (golang.org/x/perf), through which a test reads the
+# example module's benchmarks, and gotestsum, through which make test runs
+# go test and lists its slowest tests. With --with-stacks also the client stacks
 # of the agents under agents/ (see the end of this script). With
 # --with-peers also the field's tools that scripts/peers.sh runs beside
 # dbsock: sysbench, redis-benchmark (redis-tools), pgbench (PostgreSQL's
@@ -14,6 +15,7 @@ set -euo pipefail
 
 FERRETDB_VERSION="${FERRETDB_VERSION:-v1.24.0}"
 BENCHSTAT_VERSION="${BENCHSTAT_VERSION:-v0.0.0-20260908200009-22c9c6c9d4da}"
+GOTESTSUM_VERSION="${GOTESTSUM_VERSION:-v1.13.0}"
 BIN_DIR="${DBSOCK_BIN_DIR:-/usr/local/bin}"
 
 with_browser=false
@@ -95,6 +97,12 @@ if $with_browser; then
   else
     echo "install-deps: go install golang.org/x/perf/cmd/benchstat@${BENCHSTAT_VERSION}"
     GOBIN="$BIN_DIR" go install "golang.org/x/perf/cmd/benchstat@${BENCHSTAT_VERSION}"
+  fi
+  if command -v gotestsum >/dev/null 2>&1 && gotestsum --version 2>/dev/null | grep -q "${GOTESTSUM_VERSION#v}"; then
+    echo "install-deps: gotestsum ${GOTESTSUM_VERSION} already installed"
+  else
+    echo "install-deps: go install gotest.tools/gotestsum@${GOTESTSUM_VERSION}"
+    GOBIN="$BIN_DIR" go install "gotest.tools/gotestsum@${GOTESTSUM_VERSION}"
   fi
 fi
 
