@@ -70,7 +70,10 @@ done
 
 if command -v mongod >/dev/null 2>&1; then
   echo "install-deps: mongod found, FerretDB not needed"
-elif command -v ferretdb >/dev/null 2>&1 && ferretdb --version 2>/dev/null | grep -q "${FERRETDB_VERSION}"; then
+# A tool's version is read whole before it is matched: with pipefail,
+# "tool --version | grep -q" fails whenever grep has matched and gone before
+# the tool wrote its last line (SIGPIPE), and FerretDB was built again.
+elif command -v ferretdb >/dev/null 2>&1 && [[ "$(ferretdb --version 2>/dev/null || true)" == *"${FERRETDB_VERSION}"* ]]; then
   echo "install-deps: ferretdb ${FERRETDB_VERSION} already installed"
 else
   echo "install-deps: building FerretDB ${FERRETDB_VERSION} from the Go module proxy (about a minute)"
@@ -98,7 +101,7 @@ if $with_browser; then
     echo "install-deps: go install golang.org/x/perf/cmd/benchstat@${BENCHSTAT_VERSION}"
     GOBIN="$BIN_DIR" go install "golang.org/x/perf/cmd/benchstat@${BENCHSTAT_VERSION}"
   fi
-  if command -v gotestsum >/dev/null 2>&1 && gotestsum --version 2>/dev/null | grep -q "${GOTESTSUM_VERSION#v}"; then
+  if command -v gotestsum >/dev/null 2>&1 && [[ "$(gotestsum --version 2>/dev/null || true)" == *"${GOTESTSUM_VERSION#v}"* ]]; then
     echo "install-deps: gotestsum ${GOTESTSUM_VERSION} already installed"
   else
     echo "install-deps: go install gotest.tools/gotestsum@${GOTESTSUM_VERSION}"
@@ -119,7 +122,7 @@ if $with_stacks; then
     php-cli php-redis php-pgsql php-mysql php-memcached php-mongodb)
   missing=()
   for p in "${stacks[@]}"; do
-    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")
+    [[ "$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)" == *"ok installed"* ]] || missing+=("$p")
   done
   if [ ${#missing[@]} -gt 0 ]; then
     if [ "$(id -u)" -ne 0 ]; then
