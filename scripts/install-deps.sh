@@ -154,7 +154,9 @@ if $with_stacks; then
     echo "${node_pkgs[*]}" > "$node_dir/.complete"
   fi
   echo "install-deps: building the C agent and floor-pingpong (make -C agents/c)"
-  make -s -C "$root/agents/c"
+  # A make of its own: make test's job server (MAKEFLAGS) is not passed
+  # through this script.
+  MAKEFLAGS= make -s -C "$root/agents/c"
   # The agents' tests run when this marker says every stack is here.
   echo "c python node php" > "$root/agents/.stacks/complete"
 fi
