@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/dbsock/dbsock/drivers"
+	"github.com/dbsock/dbsock/internal/testutil"
 	"github.com/dbsock/dbsock/pipeline/pipelinetest"
 	"github.com/dbsock/dbsock/targets/pgbouncer"
 	"github.com/dbsock/dbsock/targets/targettest"
@@ -87,3 +88,32 @@ func (v verified) Verify(context.Context) (drivers.Verification, error) {
 	return drivers.Verification(v), nil
 }
 func (verified) Close() error { return nil }
+
+// TestLoginRetry: every PgBouncer dbsock starts (its local configuration
+// and its image's entrypoint) retries a failed login to PostgreSQL after
+// 0.2 s, as its own console says: with PgBouncer's default of 15 s, a
+// client that came before PostgreSQL was up after a restart made it
+// refuse every client for 15 s, at each restart of each server instance.
+func TestLoginRetry(t *testing.T) {
+	for _, provider := range []string{"local", "docker"} {
+		t.Run(provider, func(t *testing.T) {
+			if provider == "local" {
+				testutil.NeedAny(t, binaries...)
+			}
+			srv := targettest.Supplied(t, name, provider)
+			rows, err := pgbouncer.ConsoleRows(context.Background(), srv.Unix, "SHOW CONFIG")
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, r := range rows {
+				if r["key"] == "server_login_retry" {
+					if r["value"] != "0.2" {
+						t.Errorf("server_login_retry is %q, want 0.2", r["value"])
+					}
+					return
+				}
+			}
+			t.Fatalf("SHOW CONFIG has no server_login_retry in %d rows", len(rows))
+		})
+	}
+}
