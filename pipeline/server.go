@@ -244,7 +244,7 @@ func settle(ctx context.Context, m cpustat.Meter) (time.Duration, bool) {
 // meters read CPU time in nanoseconds (every thread's schedstat under
 // /proc, proc_pidinfo on macOS), so 5% of 25 ms (1.25 ms) is measured,
 // not rounded to a clock tick. A window of 100 ms added 75 ms to each of
-// a run's restarts and seedings (29 of them in "dbsock run all", 2.2 s);
+// a run's restarts and seedings (27 of them in "dbsock run all", 2 s);
 // the warm-up, a thousand lookups per path by default, still comes
 // between it and the first timed block.
 const settleWindow = 25 * time.Millisecond
