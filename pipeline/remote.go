@@ -18,6 +18,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/dbsock/dbsock/drivers"
@@ -118,7 +119,7 @@ func (p Plan) startClient(ctx context.Context, t *targets.Target, srv *supply.Se
 	}
 	// Marked as this dbsock's, so that "dbsock clean" removes it after a
 	// run that was killed (a case file holds the endpoints' passwords).
-	if err := os.WriteFile(filepath.Join(dir, supply.OwnerFile), []byte(supply.Self().String()+"\n"), 0o600); err != nil {
+	if err := writeNew(filepath.Join(dir, supply.OwnerFile), []byte(supply.Self().String()+"\n")); err != nil {
 		os.RemoveAll(dir)
 		return nil, fmt.Errorf("%s: mark the client's case directory: %w", t.Name, err)
 	}
@@ -156,7 +157,7 @@ func (c *remoteClient) measure(ctx context.Context, cs Case, emit func(results.R
 	if err != nil {
 		return fmt.Errorf("write the client's case: %w", err)
 	}
-	if err := os.WriteFile(file, b, 0o600); err != nil {
+	if err := writeNew(file, b); err != nil {
 		return fmt.Errorf("write the client's case: %w", err)
 	}
 	defer os.Remove(file)
@@ -190,6 +191,17 @@ func (c *remoteClient) measure(ctx context.Context, cs Case, emit func(results.R
 		return fmt.Errorf("the client in %s ended without saying it was done", c.r.Place())
 	}
 	return nil
+}
+
+// writeNew writes b to file, a new file of the run's own directory: never
+// one that is there, nor through a symlink.
+func writeNew(file string, b []byte) error {
+	f, err := os.OpenFile(file, os.O_CREATE|os.O_EXCL|os.O_WRONLY|syscall.O_NOFOLLOW, 0o600)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(b)
+	return errors.Join(err, f.Close())
 }
 
 // aliveSuffix names the file beside a case's out file where the client
@@ -234,12 +246,17 @@ func (c *remoteClient) execWatched(ctx context.Context, file, alive string, opTi
 	}
 }
 
-// beat writes a heartbeat count to alive every heartbeat until ctx ends.
-func beat(ctx context.Context, alive string) {
+// beat writes a heartbeat count to alive every heartbeat until ctx ends,
+// in place through the open file (whatever is put at its name later is
+// never written).
+func beat(ctx context.Context, alive *os.File) {
 	t := time.NewTicker(heartbeat)
 	defer t.Stop()
 	for n := 1; ; n++ {
-		_ = os.WriteFile(alive, []byte(strconv.Itoa(n)), 0o600)
+		b := []byte(strconv.Itoa(n))
+		if _, err := alive.WriteAt(b, 0); err == nil {
+			_ = alive.Truncate(int64(len(b)))
+		}
 		select {
 		case <-ctx.Done():
 			return

@@ -56,14 +56,16 @@ func ServeCase(ctx context.Context, file string) error {
 		return fmt.Errorf("write the runs to %s (a new file beside the case): %w", cs.Out, err)
 	}
 	defer out.Close()
-	if err := giveTo(out, cs.Out+aliveSuffix, uid, gid); err != nil {
+	alive, err := makeAlive(out, cs.Out+aliveSuffix, uid, gid)
+	if err != nil {
 		return err
 	}
+	defer alive.Close()
 	// The heartbeat ends before this does: a beat written after the
 	// caller removed the file would leave it behind.
 	bctx, stop := context.WithCancel(ctx)
 	beating := make(chan struct{})
-	go func() { defer close(beating); beat(bctx, cs.Out+aliveSuffix) }()
+	go func() { defer close(beating); beat(bctx, alive) }()
 	defer func() { stop(); <-beating }()
 	w := bufio.NewWriter(out)
 	enc := json.NewEncoder(w)
@@ -99,24 +101,27 @@ func caseOwner(file string) (uid, gid int) {
 	return int(st.Uid), int(st.Gid)
 }
 
-// giveTo gives out, and the heartbeat file alive (made here, before the
-// heartbeat writes it), to uid:gid when uid >= 0.
-func giveTo(out *os.File, alive string, uid, gid int) error {
-	if uid < 0 {
-		return nil
-	}
-	if err := out.Chown(uid, gid); err != nil {
-		return fmt.Errorf("give the runs in %s to uid %d, who asked for them: %w", out.Name(), uid, err)
+// makeAlive makes the heartbeat file alive, a new file (never one that
+// is there, nor a symlink), and gives it and out to uid:gid when uid >= 0.
+// The heartbeat rewrites it through the file returned, never by its name:
+// a symlink put in its place later is not followed.
+func makeAlive(out *os.File, alive string, uid, gid int) (*os.File, error) {
+	if uid >= 0 {
+		if err := out.Chown(uid, gid); err != nil {
+			return nil, fmt.Errorf("give the runs in %s to uid %d, who asked for them: %w", out.Name(), uid, err)
+		}
 	}
 	f, err := os.OpenFile(alive, os.O_CREATE|os.O_EXCL|os.O_WRONLY|syscall.O_NOFOLLOW, 0o600)
 	if err != nil {
-		return fmt.Errorf("make the heartbeat file %s: %w", alive, err)
+		return nil, fmt.Errorf("make the heartbeat file %s (a new file beside the case): %w", alive, err)
 	}
-	defer f.Close()
-	if err := f.Chown(uid, gid); err != nil {
-		return fmt.Errorf("give the heartbeat file %s to uid %d, who reads it: %w", alive, uid, err)
+	if uid >= 0 {
+		if err := f.Chown(uid, gid); err != nil {
+			f.Close()
+			return nil, fmt.Errorf("give the heartbeat file %s to uid %d, who reads it: %w", alive, uid, err)
+		}
 	}
-	return nil
+	return f, nil
 }
 
 // readCase reads and checks the case in file: a regular file of at most
