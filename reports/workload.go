@@ -44,7 +44,9 @@ func distinctRows(r *results.Report, target string) string {
 
 // workloadPhrase says what the ops read, for the method sentence: "" for
 // reports that read one row (older dbsock, or --rows 1 said as such).
-func workloadPhrase(w *results.Workload) string {
+// fewer are the targets that read fewer rows than the workload seeds
+// (fewerRows), said beside the rows.
+func workloadPhrase(w *results.Workload, fewer ...string) string {
 	if w == nil {
 		return ""
 	}
@@ -71,11 +73,38 @@ func workloadPhrase(w *results.Workload) string {
 	if len(w.KeysFrom) > 0 {
 		rows = fmt.Sprintf("one of the rows (at most %s of them) whose keys the user gave (%s)", humanize.Comma(int64(w.Rows)), joinByTarget(w.KeysFrom))
 	}
+	if len(fewer) > 0 {
+		rows += " (" + strings.Join(fewer, "; ") + ")"
+	}
 	s := fmt.Sprintf("; each %s %s, chosen by %s, the same rows in both blocks of a pair", verb, rows, keys)
 	if len(w.Query) > 0 {
 		s += "; the op is the user's own query (" + joinByTarget(w.Query) + ")"
 	}
 	return s
+}
+
+// fewerRows names each target that read fewer rows than the workload
+// seeds because its server reads many too slowly (results.Target.Rows,
+// and a warning in its details that says why): "mongo: the same single
+// row, as its details say". A target whose rows are the user's keys
+// (--keys-from) is said by the workload phrase itself.
+func fewerRows(r *results.Report) []string {
+	w := r.Config.Workload
+	if w == nil || w.Rows <= 1 {
+		return nil
+	}
+	var out []string
+	for _, t := range r.Targets {
+		if _, own := w.KeysFrom[t.Name]; own || t.Rows <= 0 || t.Rows >= w.Rows {
+			continue
+		}
+		rows := "one of " + humanize.Comma(int64(t.Rows)) + " rows"
+		if t.Rows == 1 {
+			rows = "the same single row"
+		}
+		out = append(out, t.Name+": "+rows+", as its details say")
+	}
+	return out
 }
 
 // joinByTarget lists m as "target: value", sorted by target.
@@ -137,7 +166,7 @@ func methodSentence(r *results.Report) string {
 		stats = "the speedup is the median over server instances of each instance's median paired ratio " + base + "/Unix, with a distribution-free 95% interval over instances"
 	}
 	routes, blocks := "127.0.0.1 TCP and the server's Unix socket", plural(c.Blocks, "block pair")+" interleaved in TCP/Unix pairs"
-	workload := workloadPhrase(c.Workload)
+	workload := workloadPhrase(c.Workload, fewerRows(r)...)
 	if len(c.Paths) > 2 {
 		ops = strings.Replace(ops, "per transport", "per path", 1)
 		routes, blocks = pathList(c.Paths), plural(c.Blocks, "block group")+" (one block per path, in an order drawn at random)"
