@@ -20,6 +20,7 @@ import (
 
 	"github.com/dbsock/dbsock"
 	"github.com/dbsock/dbsock/drivers"
+	"github.com/dbsock/dbsock/internal/machinelock"
 	"github.com/dbsock/dbsock/internal/placement"
 	"github.com/dbsock/dbsock/internal/userop"
 	"github.com/dbsock/dbsock/results"
@@ -68,9 +69,17 @@ func Start(tb testing.TB, target string, opt dbsock.StartOptions) *dbsock.Server
 // after 10 s (scenarios.DefaultOpTimeout) fails the sub-benchmark: its
 // connections are closed under it. The process is pinned as
 // dbsock run pins its client (placement auto) while it runs, and put back
-// after.
+// after. Like dbsock.Compare, it first takes the machine's measuring lock:
+// while another measurement on this machine (a benchmark or Compare of
+// another package's test binary, a dbsock run) holds it, it waits, saying
+// for which process, for at most 10 minutes.
 func Benchmark(b *testing.B, srv *dbsock.Server, open dbsock.Opener) {
 	b.Helper()
+	release, err := machinelock.Acquire(context.Background(), os.Stderr)
+	if err != nil {
+		b.Fatalf("dbsocktest.Benchmark: %v", err)
+	}
+	defer release()
 	// The client where dbsock run puts it (placement auto), and back after.
 	if place, err := placement.Resolve("auto", "", ""); err == nil && len(place.Client) > 0 {
 		if restore, err := placement.PinProcess(place.Client); err == nil {

@@ -19,6 +19,7 @@ import (
 
 	"github.com/dbsock/dbsock/drivers"
 	"github.com/dbsock/dbsock/internal/cpustat"
+	"github.com/dbsock/dbsock/internal/machinelock"
 	"github.com/dbsock/dbsock/internal/placement"
 	"github.com/dbsock/dbsock/internal/setting"
 	"github.com/dbsock/dbsock/internal/sysinfo"
@@ -39,8 +40,15 @@ const (
 // Run carries out p: supply -> seed -> measure -> summarize -> thresholds
 // -> render. It always returns the report, holding every run measured; the
 // error joins each target that failed and a failed render. A violated
-// threshold is not an error here: it is in the report's Thresholds.
+// threshold is not an error here: it is in the report's Thresholds. It
+// first takes the machine's measuring lock (package machinelock), waiting
+// while another measurement on this machine holds it.
 func Run(ctx context.Context, p Plan) (*results.Report, error) {
+	release, err := machinelock.Acquire(ctx, p.Output.Log) // one measurement on this machine at a time
+	if err != nil {
+		return p.newReport(), err
+	}
+	defer release()
 	n := p.InstancesPerCase()
 	if n > p.Instances {
 		fmt.Fprintf(p.log(), "dbsock: %d comparisons: %d server instances per case rather than %d, so that the sign test over them can pass Holm's adjustment for all of them\n",
@@ -250,6 +258,7 @@ func (p Plan) measureTarget(ctx context.Context, t *targets.Target, ti *results.
 		runs = append(runs, run)
 		logRun(log, run)
 	})
+	warnUnaudited(ti, runs)
 	return runs, err
 }
 
