@@ -444,7 +444,7 @@ func writeEnvironment(b *strings.Builder, r *results.Report) {
 		{"Run", fmt.Sprintf("n=%d, warmup=%d, instances=%d, rounds=%d, blocks=%d, seed=%d, scenario=%s, provider=%s", r.Config.N, r.Config.Warmup, max(r.Config.Instances, 1), r.Config.Rounds,
 			r.Config.Blocks, r.Config.Seed, r.Config.Scenario, r.Config.Provider) + clientSuffix(r.Config.Client)},
 	}
-	for _, k := range sortedKeys(e.Drivers) {
+	for _, k := range usedDrivers(r) {
 		rows = append(rows, [2]string{"Client", k + " " + e.Drivers[k]})
 	}
 	fmt.Fprintln(tw, "| | |")
@@ -453,6 +453,30 @@ func writeEnvironment(b *strings.Builder, r *results.Report) {
 		fmt.Fprintf(tw, "| %s\t| %s\t|\n", row[0], cell(row[1]))
 	}
 	tw.Flush()
+}
+
+// usedDrivers are the Go client libraries of the environment that did a
+// run's ops (the library its Go client names), sorted: the binary carries
+// every target's, and a mysql-only run used one. A report whose runs name
+// no client (older dbsock) lists every library it carries.
+func usedDrivers(r *results.Report) []string {
+	used, named := map[string]bool{}, false
+	for _, run := range r.Runs {
+		if run.Client == nil {
+			continue
+		}
+		named = true
+		if run.Client.Language == "go" {
+			used[run.Client.Library] = true
+		}
+	}
+	var out []string
+	for _, k := range sortedKeys(r.Environment.Drivers) {
+		if used[k] || !named {
+			out = append(out, k)
+		}
+	}
+	return out
 }
 
 func shortID(id string) string {

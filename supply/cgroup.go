@@ -37,7 +37,7 @@ func CgroupNote(server, client int) string {
 		return ""
 	}
 	return fmt.Sprintf("the server ran in CPU cgroup %s, the client in %s: on a shared CPU each wake-up crosses cgroups, "+
-		"as between two containers (an application and its database), which can change the speedup (README: \"Containers and CPU cgroups\")", serverGroup, clientGroup)
+		"as between two containers (an application and its database), which can change the speedup (docs/containers.md: \"Containers and CPU cgroups\")", serverGroup, clientGroup)
 }
 
 // cpuCgroup reads the CPU controller's cgroup from a /proc/PID/cgroup file:
