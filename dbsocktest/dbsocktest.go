@@ -13,6 +13,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -28,20 +29,21 @@ import (
 	"github.com/dbsock/dbsock/targets"
 )
 
-// RequireEnv, when set in the environment, makes Start fail a test instead
-// of skipping it when no server can be had (as CI wants).
+// RequireEnv, set in the environment (to 1; 0 and false do not count),
+// makes Start fail a test instead of skipping it when no server can be had:
+// a CI job sets it, so that a gate cannot pass having measured nothing.
 const RequireEnv = "DBSOCK_REQUIRE_SERVERS"
 
 // Start starts a server of target for tb and stops it in tb.Cleanup. When
-// none can be had here (dbsock.ErrUnavailable) the test is skipped, or
-// fails when RequireEnv is set.
+// none can be had here (dbsock.ErrUnavailable) the test is skipped, saying
+// so and how to make it fail instead, or fails when RequireEnv is set.
 func Start(tb testing.TB, target string, opt dbsock.StartOptions) *dbsock.Server {
 	tb.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	srv, err := dbsock.Start(ctx, target, opt)
-	if errors.Is(err, dbsock.ErrUnavailable) && os.Getenv(RequireEnv) == "" {
-		tb.Skip(err)
+	if errors.Is(err, dbsock.ErrUnavailable) && !required() {
+		tb.Skipf("%v (skipped, so nothing was measured: set %s=1 to fail instead, as a CI job should)", err, RequireEnv)
 	}
 	if err != nil {
 		tb.Fatal(err)
@@ -52,6 +54,12 @@ func Start(tb testing.TB, target string, opt dbsock.StartOptions) *dbsock.Server
 		}
 	})
 	return srv
+}
+
+// required says whether RequireEnv asks for servers.
+func required() bool {
+	v := strings.TrimSpace(os.Getenv(RequireEnv))
+	return v != "" && v != "0" && !strings.EqualFold(v, "false")
 }
 
 // Benchmark runs open's op over srv's TCP and Unix endpoints as the
