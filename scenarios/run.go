@@ -291,7 +291,7 @@ func openWorkers(ctx context.Context, d drivers.Driver, s *side, opt caseRun) (d
 		}
 		s.ws[i] = w
 		var conn drivers.Conn
-		err := drivers.Within(ctx, opt.timeout(), func(octx context.Context) (err error) {
+		err := drivers.Within(ctx, openLimit(d, opt.timeout()), func(octx context.Context) (err error) {
 			conn, err = d.Open(octx, ep)
 			return err
 		})

@@ -1,0 +1,56 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/dbsock/dbsock/internal/testutil"
+)
+
+// agentScript writes an agent of the test's own in Python, body after
+// its hello, with m the request read and say(dict) its answer, and
+// returns its path.
+func agentScript(t *testing.T, body string) string {
+	t.Helper()
+	file := filepath.Join(t.TempDir(), "agent.py")
+	if err := os.WriteFile(file, []byte(agentHead+body), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	return file
+}
+
+// agentHead says hello and answers overhead requests; the body handles
+// the rest.
+const agentHead = `#!/usr/bin/python3
+import json, os, subprocess, sys, time
+def say(m):
+    print(json.dumps(m), flush=True)
+say({"type": "hello", "protocol": 1, "language": "py", "runtime_version": "0", "library": "test", "library_version": "0"})
+for line in sys.stdin:
+    m = json.loads(line)
+    if m["type"] == "overhead":
+        say({"type": "overhead_result", "ns": [5] * m["n"]})
+        continue
+`
+
+// TestAgentHungAtOpen: an agent that says hello and never answers its
+// open is named as the one that hung, not the server.
+func TestAgentHungAtOpen(t *testing.T) {
+	testutil.NeedAny(t, "redis-server")
+	script := agentScript(t, "    time.sleep(600)\n")
+	start := time.Now()
+	code, _, stderr := dbsock(t, "run", "redis", "--clients", "cmd:"+script, "--provider", "local",
+		"--paths", "unix,tcp", "--n", "100", "--instances", "1", "--warmup", "10", "--op-timeout", "1s")
+	if code != 1 || !strings.Contains(stderr, "the cmd agent") || !strings.Contains(stderr, "it hung: no answer to open") {
+		t.Errorf("exit %d, stderr %q: want exit 1 and the agent named as hung at its open", code, stderr)
+	}
+	if strings.Contains(stderr, "did not answer within") {
+		t.Errorf("the server is blamed for the agent's silence: %q", stderr)
+	}
+	if took := time.Since(start); took > 30*time.Second {
+		t.Errorf("the error took %s", took) // a bound on a hang, not a timing check
+	}
+}
