@@ -24,6 +24,8 @@ type Driver struct {
 	lookup drivers.AgentLookup
 	mu     sync.Mutex // one request at a time: the protocol is one answer per request, in order
 	opened int
+	// counted is what the server checks each block with (audit.go).
+	counted string
 }
 
 // NewDriver is d's op done by agent a. d must be a drivers.ConnFinder and
@@ -79,17 +81,22 @@ func (d *Driver) Open(ctx context.Context, ep drivers.Endpoint) (drivers.Conn, e
 	if err != nil {
 		return nil, fmt.Errorf("open dbsock's own connection to verify the %s agent's: %w", d.agent.spec.Stack, err)
 	}
-	defer f.Close()
 	o, err := NewOpen(id, d.Name(), ep, Token(id), d.lookup.Statement, ep.TLSRoots)
 	if err != nil {
+		f.Close()
 		return nil, err
 	}
 	o.NoPrepare = d.lookup.NoPrepare
-	_, v, err := d.agent.OpenVerified(ctx, f, o)
+	r, v, err := d.agent.OpenVerified(ctx, f, o)
 	if err != nil {
+		f.Close()
 		return nil, err
 	}
-	c := &conn{d: d, id: id, v: v, valueLen: d.ValueSize()}
+	// dbsock's own connection stays open with the agent's: each block is
+	// audited through it (audit.go).
+	d.counted = auditedBy(f)
+	c := &conn{d: d, id: id, v: v, valueLen: d.ValueSize(), finder: f,
+		claim: drivers.Claim{Token: o.Token, ConnID: r.ConnID.String(), LocalAddr: r.LocalAddr}, path: ep.Transport}
 	c.UseKeys(nil)
 	return c, nil
 }
@@ -101,6 +108,12 @@ type conn struct {
 	v        drivers.Verification
 	keys     []any
 	valueLen int
+	// finder is dbsock's own connection to the server, on the same path,
+	// that verified this one; claim identifies this one there.
+	finder drivers.Finder
+	claim  drivers.Claim
+	path   drivers.Transport
+	audit  audit
 }
 
 // Verify implements drivers.Conn: what the server said of this very
@@ -152,6 +165,7 @@ func (c *conn) TimeBlock(ctx context.Context, n int) ([]int64, []drivers.OpFailu
 		for _, e := range r.Errors {
 			failed = append(failed, drivers.OpFailure{Index: done + e.Index, Message: e.Message})
 		}
+		c.audit.claimed += int64(len(r.Ns) - len(r.Errors))
 		done += len(keys)
 	}
 	return ns, failed, nil
@@ -163,9 +177,15 @@ func (c *conn) block(ctx context.Context, keys []any) (BlockResult, error) {
 	return c.d.agent.Block(ctx, Block{ID: c.id, Keys: keys, ValueLength: c.valueLen})
 }
 
-// Close implements drivers.Conn: the agent closes the connection.
+// Close implements drivers.Conn: the agent closes the connection, and
+// dbsock its own that audited it.
 func (c *conn) Close() error {
 	c.d.mu.Lock()
 	defer c.d.mu.Unlock()
-	return c.d.agent.CloseConn(context.Background(), c.id)
+	err := c.d.agent.CloseConn(context.Background(), c.id)
+	if c.finder != nil {
+		_ = c.finder.Close()
+		c.finder = nil
+	}
+	return err
 }

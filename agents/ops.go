@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/dbsock/dbsock/drivers"
 )
@@ -78,9 +79,11 @@ func (a *Agent) Block(ctx context.Context, b Block) (BlockResult, error) {
 	var r BlockResult
 	what := fmt.Sprintf("block %s of %d keys", b.ID, len(b.Keys))
 	limit := MaxLine + len(b.Keys)*(MaxLatencyBytes+MaxErrorBytes)
+	start := time.Now()
 	if err := a.request(ctx, what, b, TypeBlockResult, &r, limit, n); err != nil {
 		return BlockResult{}, err
 	}
+	wall := time.Since(start)
 	if r.ID != b.ID {
 		return BlockResult{}, a.fail(fmt.Errorf("it answered %s with the result of %q", what, r.ID))
 	}
@@ -96,7 +99,44 @@ func (a *Agent) Block(ctx context.Context, b Block) (BlockResult, error) {
 		}
 		r.Errors[i].Message = clip(a.redact(e.Message), MaxErrorBytes)
 	}
+	if err := checkWall(r, wall); err != nil {
+		return BlockResult{}, a.fail(fmt.Errorf("%w: %s: %w", ErrUnseen, what, err))
+	}
 	return r, nil
+}
+
+// MinRoundTrip is the shortest latency dbsock believes of an op that
+// crossed to a server process and back, over loopback or a Unix socket:
+// a write, the server's wake-up, its read and write, and the client's
+// read. The kernel floor itself (the floor stack: C ping-pong with an
+// echo server) is several times longer on the machines dbsock was
+// measured on (docs/agents.md).
+const MinRoundTrip = 2 * time.Microsecond
+
+// checkWall checks a block's latencies against dbsock's own clock: wall
+// is what the request took from its write to its answer's read, so the
+// latencies of its ops cannot add up to more, and no op that succeeded
+// took less than MinRoundTrip.
+func checkWall(r BlockResult, wall time.Duration) error {
+	failed := make(map[int]bool, len(r.Errors))
+	for _, e := range r.Errors {
+		failed[e.Index] = true
+	}
+	var sum int64
+	for i, v := range r.Ns {
+		if v < int64(MinRoundTrip) && !failed[i] {
+			return fmt.Errorf("op %d took %d ns by the agent's clock, less than a round trip to a server can (%s)", i, v, MinRoundTrip)
+		}
+		if v > wall.Nanoseconds()-sum {
+			sum = wall.Nanoseconds() + 1
+		} else {
+			sum += v
+		}
+		if sum > wall.Nanoseconds() {
+			return fmt.Errorf("its latencies add up to more than the whole request took on dbsock's clock (%s) by op %d", wall.Round(time.Microsecond), i)
+		}
+	}
+	return nil
 }
 
 // Overhead has the agent time an empty op n times, as it times an op, and

@@ -1,6 +1,9 @@
 package drivers
 
-import "context"
+import (
+	"context"
+	"time"
+)
 
 // A client stack's agent (package agents) does a target's op in another
 // process, in its own language: it needs the op as data (AgentOp), and the
@@ -51,4 +54,40 @@ type BlockTimer interface {
 	// is the timer itself failing (its process gone or hung): the block
 	// is lost.
 	TimeBlock(ctx context.Context, n int) (ns []int64, failed []OpFailure, err error)
+}
+
+// An agent's latencies are its own word until dbsock checks them against
+// what it sees itself: the block's wall time on its own clock (package
+// agents), and, through the Finder it verified the connection with, what
+// the server counted while the block ran. The two capabilities below are
+// a Finder's where its server keeps such counts.
+
+// OpCounter is an optional capability of a Finder whose server keeps a
+// running count of the lookups an agent's op makes, over all its
+// connections: a block of n ops must move it by at least n.
+type OpCounter interface {
+	// CountOps is the count now.
+	CountOps(ctx context.Context) (int64, error)
+	// Counter names the count for reports and errors: "INFO
+	// commandstats cmdstat_get calls".
+	Counter() string
+}
+
+// UseChecker is an optional capability of a Finder whose server shows
+// when each connection last served an op.
+type UseChecker interface {
+	// CheckUse returns an error unless the connection claim identifies
+	// is still the one verified as v (same route, same peer) and served
+	// its last op within the last within, and that op was a lookup.
+	CheckUse(ctx context.Context, claim Claim, v Verification, within time.Duration) error
+}
+
+// BlockAuditor is an optional capability of a BlockTimer whose ops dbsock
+// cannot see: the timing loop calls StartAudit before a block's window
+// opens and EndAudit once it closes (outside the window, so that what the
+// audit costs the server is not charged to the block), and EndAudit's
+// error, naming what disagreed, fails the block.
+type BlockAuditor interface {
+	StartAudit(ctx context.Context) error
+	EndAudit(ctx context.Context) error
 }

@@ -302,7 +302,9 @@ func agentLoop(c stackClient, d drivers.Driver, srv *supply.Server, paths driver
 	return func(ctx context.Context, cs scenarios.Case, in scenarios.Instance, emit func(results.Run)) error {
 		in.ClientCPU = cpustat.NewTree(c.agent.PID(), "the "+c.name+" agent's process tree")
 		return scenarios.Run(ctx, ad.Timed(), srv.Current(paths), info, s, cs, in, func(run results.Run) {
-			run.Stack, run.Client = c.name, c.client
+			client := *c.client
+			client.Audit = ad.Counted()
+			run.Stack, run.Client = c.name, &client
 			emit(run)
 		})
 	}, nil
@@ -322,5 +324,20 @@ func fillGoClients(rep *results.Report) {
 			c.Library, c.LibraryVersion = t.Library, rep.Environment.Drivers[t.Library]
 		}
 		run.Client = c
+	}
+}
+
+// warnUnaudited says, once per stack, which agents' latencies are their
+// own word: the server kept no count of their lookups that dbsock reads.
+func warnUnaudited(ti *results.Target, runs []results.Run) {
+	said := map[string]bool{}
+	for _, r := range runs {
+		if r.Stack == "" || r.Client == nil || r.Client.Audit != "" || said[r.Stack] {
+			continue
+		}
+		said[r.Stack] = true
+		ti.Warnings = append(ti.Warnings, results.Warn(results.AgentsWord,
+			"%s from %s: the server keeps no count of the lookups that dbsock can read, so these latencies are the agent's own word, checked against dbsock's clock only (their sum within each block's wall time, none under %s).",
+			ti.Name, r.Stack, agents.MinRoundTrip))
 	}
 }

@@ -12,6 +12,12 @@ type Client struct {
 	// of empty ops timed as it times an op, in nanoseconds (0: not
 	// measured, as for Go, whose loop's cost dbsock's benchmarks give).
 	TimingOverheadNs int64 `json:"timing_overhead_ns,omitempty"`
+	// Audit is what the server checked each of an agent's blocks with
+	// (its own count of the lookups, its record of each connection's last
+	// op); "" for an agent's case when the server keeps neither: its
+	// latencies are then the agent's own word, checked only against
+	// dbsock's clock. Go's ops are timed in dbsock's own loop.
+	Audit string `json:"audit,omitempty"`
 }
 
 // SkippedClient is a client stack a target was not measured from, and why

@@ -37,6 +37,9 @@ const (
 	PathNotMeasured WarningKind = "path_not_measured"
 	// StackWithoutTLS: a client stack has no TLS to the target.
 	StackWithoutTLS WarningKind = "stack_without_tls"
+	// AgentsWord: an agent's latencies were checked against dbsock's
+	// clock only: the server keeps no count of its ops that dbsock reads.
+	AgentsWord WarningKind = "agents_word"
 	// Said is a warning known only by its words: one read from a report
 	// file, or a server provider's.
 	Said WarningKind = "said"

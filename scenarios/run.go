@@ -431,6 +431,9 @@ func (s *side) timeBlock(d drivers.Driver, opt caseRun, j, index int) error {
 	// The counters are read at the window's edges: the server first and
 	// the client last before it opens, the client first after it closes,
 	// so that reading the server's counters is not charged to the client.
+	if err := s.audit(true); err != nil {
+		return err
+	}
 	e0 := s.exec.read(s.ctx)
 	s0, serr0 := readMeter(opt.ServerCPU)
 	c0, cerr0 := readMeter(opt.ClientCPU)
@@ -447,11 +450,36 @@ func (s *side) timeBlock(d drivers.Driver, opt caseRun, j, index int) error {
 		s.exec.total.Calls += max(e1.Calls-e0.Calls, 0)
 		s.exec.total.ExecNs += max(e1.ExecNs-e0.ExecNs, 0)
 	}
+	if err := s.audit(false); err != nil {
+		return err
+	}
 	s.client = s.client.Add(c1.Sub(c0))
 	s.server = s.server.Add(s1.Sub(s0))
 	s.clientErr = errors.Join(s.clientErr, cerr0, cerr1)
 	s.serverErr = errors.Join(s.serverErr, serr0, serr1)
 	return s.collect(d, opt, results.Block{Pair: j, Index: index, StartNs: start.Sub(opt.Epoch).Nanoseconds(), ElapsedNs: elapsed.Nanoseconds()})
+}
+
+// audit starts (or ends) the audit of every worker's block whose ops
+// are timed elsewhere (drivers.BlockAuditor), outside the block's window:
+// an audit that fails fails the block, with what disagreed.
+func (s *side) audit(start bool) error {
+	for _, w := range s.ws {
+		a, ok := w.timer.(drivers.BlockAuditor)
+		if !ok || (!start && w.sample.Err != nil) {
+			continue
+		}
+		var err error
+		if start {
+			err = a.StartAudit(s.ctx)
+		} else {
+			err = a.EndAudit(s.ctx)
+		}
+		if err != nil {
+			return fmt.Errorf("%s: %w", s.ep, err)
+		}
+	}
+	return nil
 }
 
 // hung says whether a worker's watchdog gave up on the server in this

@@ -3,7 +3,9 @@ package memcached
 import (
 	"context"
 	"fmt"
+	"math"
 	"net"
+	"strconv"
 	"strings"
 	"time"
 
@@ -31,6 +33,9 @@ func (*Driver) OpenFinder(ctx context.Context, admin drivers.Endpoint) (drivers.
 type finder struct {
 	nc     net.Conn
 	before map[string]map[string]string
+	// found is the fd and fields of the connection Find found.
+	found   string
+	foundKV map[string]string
 }
 
 // Expect records the connections the server has now.
@@ -62,6 +67,7 @@ func (f *finder) Find(ctx context.Context, claim drivers.Claim) (drivers.Verific
 		return drivers.Verification{}, fmt.Errorf("stats conns lists %d new connections since the agent was asked to open one (its own address: %q); one is the protocol", len(fresh), claim.LocalAddr)
 	}
 	kv := now[fresh[0]]
+	f.found, f.foundKV = fresh[0], kv
 	evidence := "stats conns: a new connection, fd " + fresh[0] + " on listener " + kv["listen_addr"]
 	if kv["addr"] != "" {
 		evidence += ", addr " + kv["addr"]
@@ -75,11 +81,7 @@ func (f *finder) Find(ctx context.Context, claim drivers.Claim) (drivers.Verific
 
 // conns is stats conns by fd: each connection's fields.
 func (f *finder) conns(ctx context.Context) (map[string]map[string]string, error) {
-	dl, ok := ctx.Deadline()
-	if !ok {
-		dl = time.Now().Add(10 * time.Second)
-	}
-	_ = f.nc.SetDeadline(dl)
+	f.deadline(ctx)
 	out, err := command(f.nc, "stats conns")
 	if err != nil {
 		return nil, fmt.Errorf("stats conns: %w", err)
@@ -105,4 +107,63 @@ func (f *finder) Close() error { return f.nc.Close() }
 // AgentOp implements drivers.AgentOp: an agent gets each row's key.
 func (*Driver) AgentOp() drivers.AgentLookup {
 	return drivers.AgentLookup{Key: func(id int64) any { return drivers.KeyName(id) }}
+}
+
+// CountOps implements drivers.OpCounter: stats' cmd_get, over every
+// connection of the instance (dbsock's memcached serves each path from
+// its own).
+func (f *finder) CountOps(ctx context.Context) (int64, error) {
+	f.deadline(ctx)
+	out, err := command(f.nc, "stats")
+	if err != nil {
+		return 0, fmt.Errorf("stats: %w", err)
+	}
+	for _, line := range strings.Split(out, "\n") {
+		if v, ok := strings.CutPrefix(strings.TrimSpace(line), "STAT cmd_get "); ok {
+			return strconv.ParseInt(v, 10, 64)
+		}
+	}
+	return 0, fmt.Errorf("stats has no cmd_get")
+}
+
+// Counter implements drivers.OpCounter.
+func (*finder) Counter() string { return "stats cmd_get" }
+
+// CheckUse implements drivers.UseChecker with stats conns: the connection
+// Find found is still there, from the same address on the same listener,
+// and its last command was no longer than within ago (whole seconds, as
+// memcached counts them).
+func (f *finder) CheckUse(ctx context.Context, _ drivers.Claim, _ drivers.Verification, within time.Duration) error {
+	if f.found == "" {
+		return fmt.Errorf("memcached: CheckUse without Find")
+	}
+	now, err := f.conns(ctx)
+	if err != nil {
+		return err
+	}
+	kv, ok := now[f.found]
+	if !ok || kv["addr"] != f.foundKV["addr"] || kv["listen_addr"] != f.foundKV["listen_addr"] {
+		return fmt.Errorf("stats conns no longer lists the verified connection (fd %s, addr %s on %s)", f.found, f.foundKV["addr"], f.foundKV["listen_addr"])
+	}
+	secs, ok := kv["secs_since_last_cmd"]
+	if !ok {
+		return nil // an older memcached says nothing of it
+	}
+	idle, err := strconv.ParseInt(secs, 10, 64)
+	if err != nil {
+		return fmt.Errorf("stats conns: fd %s secs_since_last_cmd %q: %w", f.found, secs, err)
+	}
+	if limit := int64(math.Ceil(within.Seconds())); idle > limit {
+		return fmt.Errorf("stats conns shows the verified connection (fd %s) idle for %d s, longer than the block took (%s): it did not serve the block's lookups", f.found, idle, within.Round(time.Millisecond))
+	}
+	return nil
+}
+
+// deadline bounds the next command by ctx's deadline, or 10 s.
+func (f *finder) deadline(ctx context.Context) {
+	dl, ok := ctx.Deadline()
+	if !ok {
+		dl = time.Now().Add(10 * time.Second)
+	}
+	_ = f.nc.SetDeadline(dl)
 }

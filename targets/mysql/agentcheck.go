@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"time"
 
 	gomysql "github.com/go-sql-driver/mysql"
 
@@ -78,4 +79,60 @@ func (f *finder) Close() error { return f.db.Close() }
 // (where its library can).
 func (d *Driver) AgentOp() drivers.AgentLookup {
 	return drivers.AgentLookup{Statement: d.readQuery(), NoPrepare: d.mode != ModePrepared, Key: func(id int64) any { return id }}
+}
+
+// CountOps implements drivers.OpCounter: the server's count of SELECTs
+// and executed prepared statements, over every connection (dbsock's own
+// audits add a few, which only loosens the check).
+func (f *finder) CountOps(ctx context.Context) (int64, error) {
+	rows, err := f.db.QueryContext(ctx, "SHOW GLOBAL STATUS WHERE Variable_name IN ('Com_select', 'Com_stmt_execute')")
+	if err != nil {
+		return 0, fmt.Errorf("SHOW GLOBAL STATUS: %w", err)
+	}
+	defer rows.Close()
+	var total int64
+	for rows.Next() {
+		var name string
+		var n int64
+		if err := rows.Scan(&name, &n); err != nil {
+			return 0, fmt.Errorf("SHOW GLOBAL STATUS: %w", err)
+		}
+		total += n
+	}
+	return total, rows.Err()
+}
+
+// Counter implements drivers.OpCounter.
+func (*finder) Counter() string { return "Com_select + Com_stmt_execute" }
+
+// CheckUse implements drivers.UseChecker with the processlist: the
+// connection that holds the lock claim.Token is still the one verified
+// (same id and host), and it finished its last command no longer than
+// within ago (MariaDB's TIME_MS; whole seconds elsewhere).
+func (f *finder) CheckUse(ctx context.Context, claim drivers.Claim, v drivers.Verification, within time.Duration) error {
+	var id sql.NullInt64
+	if err := f.db.QueryRowContext(ctx, "SELECT IS_USED_LOCK(?)", claim.Token).Scan(&id); err != nil {
+		return fmt.Errorf("IS_USED_LOCK: %w", err)
+	}
+	if !id.Valid || (claim.ConnID != "" && claim.ConnID != strconv.FormatInt(id.Int64, 10)) {
+		return fmt.Errorf("the user lock %s is held by connection %v, not the one verified (%s)", claim.Token, id, v.Evidence)
+	}
+	var host string
+	var ms float64
+	err := f.db.QueryRowContext(ctx, "SELECT host, time_ms FROM information_schema.processlist WHERE id = ?", id.Int64).Scan(&host, &ms)
+	if err != nil {
+		// A MySQL has no TIME_MS: its TIME counts whole seconds.
+		var s int64
+		if err2 := f.db.QueryRowContext(ctx, "SELECT host, time FROM information_schema.processlist WHERE id = ?", id.Int64).Scan(&host, &s); err2 != nil {
+			return fmt.Errorf("read the processlist row of connection %d: %w", id.Int64, errors.Join(err, err2))
+		}
+		ms, within = float64(s*1000), within.Truncate(time.Second)+time.Second
+	}
+	if host != v.Peer {
+		return fmt.Errorf("connection %d, holding the lock %s, is from %s; it was verified from %s", id.Int64, claim.Token, host, v.Peer)
+	}
+	if d := time.Duration(ms * float64(time.Millisecond)); d > within {
+		return fmt.Errorf("the processlist shows connection %d (lock %s) idle for %s, longer than the block took (%s): it did not serve the block's lookups", id.Int64, claim.Token, d.Round(time.Millisecond), within.Round(time.Millisecond))
+	}
+	return nil
 }

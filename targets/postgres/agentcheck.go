@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -76,4 +77,34 @@ func (f *finder) Close() error { return f.c.Close(context.Background()) }
 // PgBouncer).
 func (d *Driver) AgentOp() drivers.AgentLookup {
 	return drivers.AgentLookup{Statement: d.readQuery(), NoPrepare: d.mode == ModeExec, Key: func(id int64) any { return id }}
+}
+
+// CheckUse implements drivers.UseChecker with pg_stat_activity: the
+// session whose application_name is claim.Token is still the one
+// verified (same backend and client address), and its last query started
+// within the last within, by the server's own clock.
+func (f *finder) CheckUse(ctx context.Context, claim drivers.Claim, v drivers.Verification, within time.Duration) error {
+	var (
+		pid  int32
+		addr *string
+		port *int32
+		age  float64
+	)
+	err := f.c.QueryRow(ctx, `SELECT pid, host(client_addr), client_port,
+		COALESCE(EXTRACT(epoch FROM clock_timestamp() - query_start), 1e9)::float8
+		FROM pg_stat_activity WHERE application_name = $1`, claim.Token).Scan(&pid, &addr, &port, &age)
+	if err != nil {
+		return fmt.Errorf("read pg_stat_activity for the session with application_name %s: %w", claim.Token, err)
+	}
+	peer := ""
+	if port != nil && addr != nil {
+		peer = *addr + ":" + strconv.Itoa(int(*port))
+	}
+	if peer != v.Peer || (claim.ConnID != "" && claim.ConnID != strconv.Itoa(int(pid))) {
+		return fmt.Errorf("pg_stat_activity shows the session with application_name %s as pid %d from %q; it was verified from %q (%s)", claim.Token, pid, peer, v.Peer, v.Evidence)
+	}
+	if d := time.Duration(age * float64(time.Second)); d > within {
+		return fmt.Errorf("pg_stat_activity shows the last query of the session with application_name %s started %s ago, before the block (%s): it did not serve the block's lookups", claim.Token, d.Round(time.Millisecond), within.Round(time.Millisecond))
+	}
+	return nil
 }

@@ -4,7 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
+	"strconv"
 	"strings"
+	"time"
 
 	goredis "github.com/redis/go-redis/v9"
 
@@ -80,4 +83,84 @@ func (f *finder) Close() error { return errors.Join(f.conn.Close(), f.client.Clo
 // AgentOp implements drivers.AgentOp: an agent GETs each row's key.
 func (*Driver) AgentOp() drivers.AgentLookup {
 	return drivers.AgentLookup{Key: func(id int64) any { return drivers.KeyName(id) }}
+}
+
+// CountOps implements drivers.OpCounter: the calls of GET that INFO
+// commandstats counts, over every connection.
+func (f *finder) CountOps(ctx context.Context) (int64, error) {
+	info, err := f.conn.Info(ctx, "commandstats").Result()
+	if err != nil {
+		return 0, fmt.Errorf("INFO commandstats: %w", err)
+	}
+	return getCalls(info)
+}
+
+// Counter implements drivers.OpCounter.
+func (*finder) Counter() string { return "INFO commandstats cmdstat_get calls" }
+
+// getCalls is the calls of GET in an INFO commandstats answer (0 when no
+// GET was served yet).
+func getCalls(info string) (int64, error) {
+	for _, line := range strings.Split(info, "\n") {
+		rest, ok := strings.CutPrefix(strings.TrimSpace(line), "cmdstat_get:")
+		if !ok {
+			continue
+		}
+		for _, kv := range strings.Split(rest, ",") {
+			if v, ok := strings.CutPrefix(kv, "calls="); ok {
+				n, err := strconv.ParseInt(v, 10, 64)
+				if err != nil {
+					return 0, fmt.Errorf("INFO commandstats: cmdstat_get calls %q: %w", v, err)
+				}
+				return n, nil
+			}
+		}
+		return 0, fmt.Errorf("INFO commandstats: cmdstat_get without calls: %q", line)
+	}
+	return 0, nil
+}
+
+// CheckUse implements drivers.UseChecker with CLIENT LIST: the connection
+// named claim.Token is still the one verified (same route and addr), its
+// last command was GET, and it has been idle (whole seconds, as Redis
+// counts them) no longer than within.
+func (f *finder) CheckUse(ctx context.Context, claim drivers.Claim, v drivers.Verification, within time.Duration) error {
+	list, err := f.conn.ClientList(ctx).Result()
+	if err != nil {
+		return fmt.Errorf("CLIENT LIST: %w", err)
+	}
+	line, err := namedClient(list, claim.Token)
+	if err != nil {
+		return err
+	}
+	now, err := ParseClientInfo(line)
+	if err != nil {
+		return err
+	}
+	if now.Transport != v.Transport || now.Peer != v.Peer {
+		return fmt.Errorf("CLIENT LIST shows the connection named %s on %s from %s; it was verified on %s from %s", claim.Token, now.Transport, now.Peer, v.Transport, v.Peer)
+	}
+	fields := clientFields(line)
+	if fields["cmd"] != "get" {
+		return fmt.Errorf("CLIENT LIST shows the connection named %s with last command %q, not get: it did not serve the block's lookups", claim.Token, fields["cmd"])
+	}
+	idle, err := strconv.ParseInt(fields["idle"], 10, 64)
+	if err != nil {
+		return fmt.Errorf("CLIENT LIST: the connection named %s has idle %q: %w", claim.Token, fields["idle"], err)
+	}
+	if limit := int64(math.Ceil(within.Seconds())); idle > limit {
+		return fmt.Errorf("CLIENT LIST shows the connection named %s idle for %d s, longer than the block took (%s): it did not serve the block's lookups", claim.Token, idle, within.Round(time.Millisecond))
+	}
+	return nil
+}
+
+// clientFields are a CLIENT LIST line's key=value fields.
+func clientFields(line string) map[string]string {
+	fields := map[string]string{}
+	for _, f := range strings.Fields(line) {
+		if k, v, ok := strings.Cut(f, "="); ok {
+			fields[k] = v
+		}
+	}
+	return fields
 }
