@@ -65,6 +65,7 @@ func writeCPU(b *strings.Builder, sum *results.Summary) {
 			rows = append(rows, row{pathLabel(ps.Path), ps.CPU})
 		}
 	}
+	uncounted := false
 	server := func(c *results.CPU) (string, string, string, string) {
 		if c.ServerNsPerOp == nil {
 			return "–", "–", "–", "–"
@@ -73,8 +74,12 @@ func writeCPU(b *strings.Builder, sum *results.Summary) {
 		if *c.ServerNsPerOp > 0 {
 			perSec = fmt.Sprintf("%.0f", 1e9 / *c.ServerNsPerOp)
 		}
-		if c.ServerSyscallsPerOp != nil {
+		if c.ServerSyscalls == nil {
+			sys = "–" // not read (another user's server)
+		} else if _, counted := c.SyscallsCounted(); counted {
 			sys = fmt.Sprintf("%.2f", *c.ServerSyscallsPerOp)
+		} else {
+			sys, uncounted = "not counted", true
 		}
 		csw := "–" // not counted by the OS (macOS)
 		if c.ServerCswPerOp != nil {
@@ -86,8 +91,14 @@ func writeCPU(b *strings.Builder, sum *results.Summary) {
 		"|---|--:|--:|--:|--:|--:|--:|--:|\n")
 	for _, row := range rows {
 		sns, scsw, ssys, perSec := server(row.c)
-		fmt.Fprintf(b, "| %s | %.1f µs | %.2f | %.2f | %s | %s | %s | %s |\n", row.name, row.c.ClientNsPerOp/1e3, row.c.ClientCswPerOp,
-			row.c.ClientSyscallsPerOp, sns, scsw, ssys, perSec)
+		csys := "not counted"
+		if counted, _ := row.c.SyscallsCounted(); counted {
+			csys = fmt.Sprintf("%.2f", *row.c.ClientSyscallsPerOp)
+		} else {
+			uncounted = true
+		}
+		fmt.Fprintf(b, "| %s | %.1f µs | %.2f | %s | %s | %s | %s | %s |\n", row.name, row.c.ClientNsPerOp/1e3, row.c.ClientCswPerOp,
+			csys, sns, scsw, ssys, perSec)
 	}
 	client := "dbsock's whole process (getrusage, /proc/self/io)"
 	if sum.Stack != "" {
@@ -96,18 +107,40 @@ func writeCPU(b *strings.Builder, sum *results.Summary) {
 	fmt.Fprintf(b, "\nCPU time (user + system), context switches (voluntary + involuntary) and read/write system calls (as /proc/PID/io counts them: "+
 		"read- and write-family calls, not recv/send) over the timed blocks only, per successful op. Client: %s. Server: %s.",
 		client, tcp.ServerMeasuredBy)
+	if uncounted {
+		b.WriteString(" \"Not counted\": the process counted no read or write call over its ops, so it moves its socket's bytes with calls /proc/PID/io does not count (recv/send); its calls are not known, not zero.")
+	}
 	if s := sum.CPUSaving; s != nil {
 		over := ""
 		if base := sum.Baseline(); base != drivers.TCP {
 			over = " over " + base.Label()
 		}
-		fmt.Fprintf(b, " **Unix saves%s %.1f µs of client CPU per op", over, s.ClientNsPerOp/1e3)
-		if s.ServerNsPerOp != nil {
-			fmt.Fprintf(b, " and %.1f µs of server CPU per op", *s.ServerNsPerOp/1e3)
+		fmt.Fprintf(b, " **Unix%s %s", over, cpuChange(s.ClientNsPerOp, "client", true))
+		if sv := s.ServerNsPerOp; sv != nil {
+			fmt.Fprintf(b, " and %s", cpuChange(*sv, "server", (*sv <= -50) != (s.ClientNsPerOp <= -50)))
 		}
 		b.WriteString(".**")
 	}
 	b.WriteString("\n\n")
+}
+
+// cpuChange says a CPU saving of ns per op on side ("client", "server")
+// as what Unix does: "saves 1.7 µs of client CPU per op", or, for a
+// negative saving, "costs 4.1 µs more client CPU per op"; with verb false
+// the verb is left to the clause before it ("2.3 µs of server CPU per op").
+func cpuChange(ns float64, side string, verb bool) string {
+	if ns <= -50 { // -0.05 µs and below: what rounds to a cost
+		s := fmt.Sprintf("%.1f µs more %s CPU per op", -ns/1e3, side)
+		if verb {
+			s = "costs " + s
+		}
+		return s
+	}
+	s := fmt.Sprintf("%.1f µs of %s CPU per op", max(ns, 0)/1e3, side)
+	if verb {
+		s = "saves " + s
+	}
+	return s
 }
 
 // phaseTitles name the phases in reports.

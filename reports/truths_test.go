@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dbsock/dbsock/drivers"
 	"github.com/dbsock/dbsock/results"
 )
 
@@ -54,5 +55,53 @@ func TestEnvironmentListsTheDriversTheRunUsed(t *testing.T) {
 	writeEnvironment(&b, r)
 	if got := b.String(); !strings.Contains(got, "pgx/v5 v5.7.6") || !strings.Contains(got, "go-redis") {
 		t.Fatalf("a report whose runs name no client lists every library it carries:\n%s", got)
+	}
+}
+
+// A side that counted no read or write call over its ops (MariaDB and
+// PostgreSQL read their sockets with recv) says "not counted", never
+// 0.00; a side that counted some gives them per op.
+func TestCPUSaysCallsNotCountedRatherThanZero(t *testing.T) {
+	ns := func(v int64) *int64 { return &v }
+	side := func(client, server int64) *results.CPU {
+		return results.NewCPU(1000, 20_000_000, 1800, ns(17_000_000), ns(1050), "local process tree").WithSyscalls(client, ns(server))
+	}
+	tcp, unix := side(2660, 0), side(2640, 0)
+	var b strings.Builder
+	writeCPU(&b, &results.Summary{TCP: results.Side{CPU: tcp}, Unix: results.Side{CPU: unix},
+		Sides: []results.PathSide{{Path: drivers.TCP, Side: results.Side{CPU: tcp}}, {Path: drivers.Unix, Side: results.Side{CPU: unix}}}})
+	got := b.String()
+	if !strings.Contains(got, "| TCP | 20.0 µs | 1.80 | 2.66 | 17.0 µs | 1.05 | not counted |") || !strings.Contains(got, `"Not counted"`) {
+		t.Fatalf("a server that counted no read+write call:\n%s", got)
+	}
+	if tcp.ServerSyscallsPerOp != nil {
+		t.Fatalf("server calls per op recorded as %v, want none: 0 is not a measurement", *tcp.ServerSyscallsPerOp)
+	}
+	tcp, unix = side(2660, 2000), side(2640, 2000)
+	b.Reset()
+	writeCPU(&b, &results.Summary{TCP: results.Side{CPU: tcp}, Unix: results.Side{CPU: unix},
+		Sides: []results.PathSide{{Path: drivers.TCP, Side: results.Side{CPU: tcp}}, {Path: drivers.Unix, Side: results.Side{CPU: unix}}}})
+	if got := b.String(); !strings.Contains(got, "| 1.05 | 2.00 |") || strings.Contains(got, "not counted") {
+		t.Fatalf("a server that counted its calls:\n%s", got)
+	}
+}
+
+// A negative saving is a cost: "costs 4.1 µs more", never "saves -4.1 µs".
+func TestCPUSavingThatIsACost(t *testing.T) {
+	server := 2300.0
+	var b strings.Builder
+	cpu := results.NewCPU(1000, 20_000_000, 1800, nil, nil, "x")
+	sum := &results.Summary{TCP: results.Side{CPU: cpu}, Unix: results.Side{CPU: cpu}}
+	sum.CPUSaving = &results.CPUSaving{ClientNsPerOp: -4100, ServerNsPerOp: &server}
+	writeCPU(&b, sum)
+	got := b.String()
+	if want := "**Unix costs 4.1 µs more client CPU per op and saves 2.3 µs of server CPU per op.**"; !strings.Contains(got, want) || strings.Contains(got, "-4.1") {
+		t.Fatalf("got\n%s\nwant %q", got, want)
+	}
+	b.Reset()
+	server = -900
+	writeCPU(&b, sum)
+	if want := "**Unix costs 4.1 µs more client CPU per op and 0.9 µs more server CPU per op.**"; !strings.Contains(b.String(), want) {
+		t.Fatalf("got\n%s\nwant %q", b.String(), want)
 	}
 }

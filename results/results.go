@@ -333,25 +333,48 @@ type CPU struct {
 	// "not measured: " and why.
 	ServerMeasuredBy string `json:"server_measured_by"`
 	// Read and write system calls (as /proc/PID/io counts them: read- and
-	// write-family calls, not recv/send) per op on each side.
+	// write-family calls, not recv/send) per op on each side. A side whose
+	// count is absent was not counted: the server's could not be read
+	// (ServerSyscalls nil), or a side counted none over its ops, which
+	// means it moves its socket's bytes with calls /proc/PID/io does not
+	// count (recv/send, recvmsg/sendmsg), not that it made none: its per-op
+	// figure is then absent (ClientSyscallsPerOp, ServerSyscallsPerOp),
+	// never a zero. ClientSyscalls is the client's total as counted.
 	ClientSyscalls      int64    `json:"client_syscalls"`
 	ServerSyscalls      *int64   `json:"server_syscalls,omitempty"`
-	ClientSyscallsPerOp float64  `json:"client_syscalls_per_op"`
+	ClientSyscallsPerOp *float64 `json:"client_syscalls_per_op,omitempty"`
 	ServerSyscallsPerOp *float64 `json:"server_syscalls_per_op,omitempty"`
 }
 
 // WithSyscalls records the read and write system calls of both sides
-// (server nil when not measured) and derives them per op.
+// (server nil when not measured) and derives them per op; a side that
+// counted none over its ops has no per-op figure (see CPU).
 func (c *CPU) WithSyscalls(client int64, server *int64) *CPU {
 	c.ClientSyscalls, c.ServerSyscalls = client, server
-	if c.Ops > 0 {
-		c.ClientSyscallsPerOp = float64(client) / float64(c.Ops)
-		if server != nil {
-			v := float64(*server) / float64(c.Ops)
-			c.ServerSyscallsPerOp = &v
-		}
+	c.ClientSyscallsPerOp, c.ServerSyscallsPerOp = perOp(client, c.Ops), nil
+	if server != nil {
+		c.ServerSyscallsPerOp = perOp(*server, c.Ops)
 	}
 	return c
+}
+
+// perOp is calls read and write calls over ops, or nil when that is not
+// a count of a side's socket calls: no ops, or no call counted at all.
+func perOp(calls, ops int64) *float64 {
+	if ops <= 0 || calls <= 0 {
+		return nil
+	}
+	v := float64(calls) / float64(ops)
+	return &v
+}
+
+// SyscallsCounted says whether c's read and write calls per op were
+// counted on the client's side and on the server's: a report says "not
+// counted" for a side that was not, never 0. A report from an older dbsock
+// that recorded 0 calls over its ops gets the same answer.
+func (c *CPU) SyscallsCounted() (client, server bool) {
+	return c.ClientSyscallsPerOp != nil && *c.ClientSyscallsPerOp > 0,
+		c.ServerSyscallsPerOp != nil && *c.ServerSyscallsPerOp > 0
 }
 
 // NewCPU derives the per-op figures from totals; server totals are nil
