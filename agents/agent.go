@@ -72,6 +72,10 @@ type Agent struct {
 	// secrets are the passwords sent to the agent: whatever of the
 	// agent's dbsock quotes in an error has them replaced by ****.
 	secrets []string
+	// forms are every form of the secrets that redact looks for (for
+	// formsOf of them: they are made again when one is added).
+	forms   []string
+	formsOf int
 }
 
 // Start starts the agent with a minimal environment (PATH, LANG and
@@ -171,7 +175,7 @@ func (a *Agent) request(ctx context.Context, what string, msg any, want string, 
 		return a.garbage("answer to "+what, line, err)
 	}
 	if head.Type == TypeError {
-		return fmt.Errorf("the %s agent could not do %s: %s", a.spec.Stack, what, clip(a.redact(head.Message), MaxErrorBytes))
+		return fmt.Errorf("the %s agent could not do %s: %s", a.spec.Stack, what, clip(a.quotable(head.Message), MaxErrorBytes))
 	}
 	return a.decode("answer to "+what, line, want, out)
 }
@@ -247,6 +251,9 @@ func (a *Agent) decode(what string, line []byte, want string, out any) error {
 }
 
 func (a *Agent) garbage(what string, line []byte, err error) error {
+	if a.carries(string(line)) || a.carries(err.Error()) {
+		return a.fail(fmt.Errorf("it answered garbage as its %s, a line of %d bytes that dbsock does not quote: it carried a password dbsock sent the agent", what, len(line)))
+	}
 	return a.fail(fmt.Errorf("it answered garbage as its %s: %v, in %s", what, err, strconv.Quote(clip(a.redact(string(line)), 200))))
 }
 
@@ -255,7 +262,7 @@ func (a *Agent) garbage(what string, line []byte, err error) error {
 func (a *Agent) fail(err error) error {
 	a.kill()
 	said := ""
-	if s := strings.TrimSpace(a.redact(a.stderr.String())); s != "" {
+	if s := strings.TrimSpace(a.quotable(a.stderr.String())); s != "" {
 		said = "; its stderr: " + strconv.Quote(clip(s, 1000))
 	}
 	a.dead = fmt.Errorf("the %s agent (%s): %w; dbsock stopped it%s", a.spec.Stack, strings.Join(a.spec.Argv, " "), err, said)
@@ -283,7 +290,7 @@ func (a *Agent) Close() error {
 	select {
 	case <-a.exited:
 		if a.waited != nil {
-			err = fmt.Errorf("the %s agent exited with %v when dbsock closed its stdin; its stderr: %q", a.spec.Stack, a.waited, clip(a.redact(a.stderr.String()), 1000))
+			err = fmt.Errorf("the %s agent exited with %v when dbsock closed its stdin; its stderr: %q", a.spec.Stack, a.waited, clip(a.quotable(a.stderr.String()), 1000))
 		}
 	case <-time.After(a.limits.grace()):
 		err = fmt.Errorf("the %s agent did not exit within %s of dbsock closing its stdin; dbsock killed it", a.spec.Stack, a.limits.grace())
@@ -313,14 +320,6 @@ func (c *capped) String() string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.buf.String()
-}
-
-// redact replaces every password sent to the agent in s with ****.
-func (a *Agent) redact(s string) string {
-	for _, p := range a.secrets {
-		s = strings.ReplaceAll(s, p, "****")
-	}
-	return s
 }
 
 func clip(s string, n int) string {
