@@ -58,13 +58,6 @@ func For(dir, stack, target, library string) (Spec, error) {
 	return s, nil
 }
 
-// Command is the Spec of a user's own agent (--clients cmd:COMMAND):
-// COMMAND run by /bin/sh in dbsock's directory, with target's name as its
-// last argument, and the same minimal environment as every agent.
-func Command(command, target string) Spec {
-	return Spec{Stack: "cmd", Argv: []string{"/bin/sh", "-c", command + ` "$@"`, "sh", target}}
-}
-
 // findNode is the machine's node (whichever is installed: dbsock never
 // replaces it).
 func findNode() (string, error) {

@@ -32,7 +32,9 @@ import (
 const GoClient = "go"
 
 // CmdClient is the stack of a user's own agent: cmd:COMMAND in
-// Plan.Client.Stacks runs COMMAND TARGET through /bin/sh (agents.Command).
+// Plan.Client.Stacks runs COMMAND with the target's name as its last
+// argument (agents.Command). Reports and thresholds name it cmd; a run
+// with several names the second cmd2, the third cmd3 (StackName).
 const CmdClient = "cmd"
 
 // ClientStacks are the stacks Plan.Client.Stacks may name, in a report's order.
@@ -46,6 +48,37 @@ const MaxCommand = 4096
 var AgentPaths = []drivers.Transport{drivers.TCP, drivers.TCP6, drivers.TLS, drivers.Unix}
 
 var libraryName = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,39}$`)
+
+// StackName is the name reports and thresholds give client stack c of
+// stacks (Plan.Client.Stacks): c itself, but cmd, cmd2, cmd3... for the
+// first, second, third cmd:COMMAND among stacks.
+func StackName(stacks []string, c string) string {
+	if !strings.HasPrefix(c, CmdClient+":") {
+		return c
+	}
+	n := 0
+	for _, s := range stacks {
+		if strings.HasPrefix(s, CmdClient+":") {
+			n++
+		}
+		if s == c {
+			break
+		}
+	}
+	if n <= 1 {
+		return CmdClient
+	}
+	return fmt.Sprintf("%s%d", CmdClient, n)
+}
+
+// stackNames are the names of the run's client stacks (StackName).
+func (p Plan) stackNames() []string {
+	var out []string
+	for _, c := range p.clients() {
+		out = append(out, StackName(p.clients(), c))
+	}
+	return out
+}
 
 // clients are the stacks each target is measured from.
 func (p Plan) clients() []string {
@@ -74,6 +107,9 @@ func (p Plan) validateClients() error {
 			return setting.Errorf("%s %q: give your agent's command after cmd: on one line, at most %d bytes, such as cmd:'/usr/bin/python3 agent.py' (dbsock adds the target's name as its last argument)",
 				setting.Clients, c, MaxCommand)
 		case lang == CmdClient:
+			if _, err := agents.Command(lib, "TARGET"); err != nil {
+				return setting.Errorf("%s %q cannot be run: %v (dbsock runs COMMAND with the target's name as its last argument)", setting.Clients, c, err)
+			}
 		case !slices.Contains(ClientStacks(), lang):
 			return setting.Errorf("%s %q is not a client stack; give some of %s, or cmd:COMMAND for your own agent (a library after a colon where a stack has several, such as python:psycopg)",
 				setting.Clients, c, strings.Join(ClientStacks(), ", "))
@@ -141,7 +177,7 @@ func (p Plan) validateMeasurable() error {
 			if r == "" {
 				return nil
 			}
-			why = append(why, t.Name+" from "+c+": "+r)
+			why = append(why, t.Name+" from "+StackName(p.clients(), c)+": "+r)
 		}
 	}
 	return setting.Errorf("%s %s: nothing to measure (%s)", setting.Clients, strings.Join(p.Client.Stacks, ","), strings.Join(why, "; "))
@@ -178,7 +214,7 @@ func (p Plan) skipReason(t *targets.Target, c string) string {
 
 func (p Plan) agentSpec(lang, target, lib string) (agents.Spec, error) {
 	if lang == CmdClient {
-		return agents.Command(lib, target), nil
+		return agents.Command(lib, target)
 	}
 	dir := p.Client.AgentsDir
 	if dir == "" {
@@ -193,7 +229,7 @@ func (p Plan) agentSpec(lang, target, lib string) (agents.Spec, error) {
 // stackClient is one client stack a target is measured from: Go's drivers
 // (agent nil) or a running agent.
 type stackClient struct {
-	name   string // as Plan.Client.Stacks names it; "" for Go
+	name   string // its StackName; "" for Go
 	agent  *agents.Agent
 	client *results.Client
 	noTLS  bool // the agent is not measured on the tls path (agents.Support.NoTLSFor)
@@ -232,9 +268,10 @@ func (p Plan) startClients(ctx context.Context, t *targets.Target, ti *results.T
 			cs = append(cs, stackClient{})
 			continue
 		}
+		name := StackName(p.clients(), c)
 		if why := p.skipReason(t, c); why != "" {
-			ti.Skipped = append(ti.Skipped, results.SkippedClient{Stack: c, Reason: why})
-			fmt.Fprintf(p.log(), "dbsock: %s: not measured from %s: %s\n", t.Name, c, why)
+			ti.Skipped = append(ti.Skipped, results.SkippedClient{Stack: name, Reason: why})
+			fmt.Fprintf(p.log(), "dbsock: %s: not measured from %s: %s\n", t.Name, name, why)
 			continue
 		}
 		lang, lib, _ := strings.Cut(c, ":")
@@ -242,6 +279,7 @@ func (p Plan) startClients(ctx context.Context, t *targets.Target, ti *results.T
 		if err != nil {
 			return cs, stop, err
 		}
+		spec.Stack = name
 		a, err := agents.Start(ctx, spec, agents.Limits{OpTimeout: p.Loop.Timeout(), PerOp: time.Millisecond})
 		if err != nil {
 			return cs, stop, err
@@ -251,16 +289,16 @@ func (p Plan) startClients(ctx context.Context, t *targets.Target, ti *results.T
 		if lang == CmdClient { // your agent, in the language its hello names
 			client.Language, client.RuntimeVersion = CmdClient, strings.TrimSpace(h.Language+" "+h.RuntimeVersion)
 		}
-		sc := stackClient{name: c, agent: a, client: client}
+		sc := stackClient{name: name, agent: a, client: client}
 		if why := t.Agents.NoTLSFor(lang); why != "" && slices.Contains(p.paths(), drivers.TLS) {
 			sc.noTLS = true
-			ti.Warnings = append(ti.Warnings, results.Warn(results.StackWithoutTLS, "%s from %s is not measured on the tls path: %s.", t.Name, c, why))
+			ti.Warnings = append(ti.Warnings, results.Warn(results.StackWithoutTLS, "%s from %s is not measured on the tls path: %s.", t.Name, name, why))
 		}
 		cs = append(cs, sc)
 		if client.TimingOverheadNs, err = timingOverhead(ctx, a); err != nil {
 			return cs, stop, err
 		}
-		fmt.Fprintf(p.log(), "dbsock: %s: the %s agent (%s), pid %d%s, %d ns per op to time it\n", t.Name, c, h, a.PID(), agentCPUs(a.PID()), client.TimingOverheadNs)
+		fmt.Fprintf(p.log(), "dbsock: %s: the %s agent (%s), pid %d%s, %d ns per op to time it\n", t.Name, name, h, a.PID(), agentCPUs(a.PID()), client.TimingOverheadNs)
 	}
 	return cs, stop, nil
 }

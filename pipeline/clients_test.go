@@ -134,3 +134,21 @@ func TestStacksShareEachInstance(t *testing.T) {
 		t.Errorf("a server dbsock cannot restart: warnings %q; want the one saying its instances are fresh connections", ti.Warnings)
 	}
 }
+
+// TestCmdStackNamed: a cmd: agent's stack is named cmd (a second one
+// cmd2) in reports and thresholds, and its target is an argument of its
+// own that no shell reads, even after a command that ends in ; or #.
+func TestCmdStackNamed(t *testing.T) {
+	stacks := []string{"go", "cmd:/bin/cat", "python", "cmd:/bin/cat -u"}
+	for c, want := range map[string]string{"go": "go", "python": "python", "cmd:/bin/cat": "cmd", "cmd:/bin/cat -u": "cmd2"} {
+		if got := StackName(stacks, c); got != want {
+			t.Errorf("StackName(%q) = %q; want %q", c, got, want)
+		}
+	}
+	for _, command := range []string{"true;", "/bin/cat #"} {
+		spec, err := Plan{}.agentSpec(CmdClient, "redis", command)
+		if err != nil || len(spec.Argv) != 2 || spec.Argv[1] != "redis" || spec.Argv[0] == agents.Shell {
+			t.Errorf("cmd:%s: argv %q (%v); want its executable run with redis as its one argument", command, spec.Argv, err)
+		}
+	}
+}

@@ -134,6 +134,22 @@ func (p Plan) holmWarning() setting.Message {
 		m, p.measured(), p.Cases(), len(p.paths())-1, p.baseline().Label(), p.Instances, setting.Instances, need)
 }
 
+// InstancesWarning says, before anything starts, when each case runs on
+// more than one server instance but fewer than an interval over instances
+// needs (results.MinInstances): the run would end with medians and no
+// interval or verdict. It names the setting to raise
+// (setting.Instances). A run is not refused for it: a few instances make
+// a quick check of the set-up and the restarts.
+func (p Plan) InstancesWarning() setting.Message {
+	n := p.InstancesPerCase()
+	if n <= 1 || n >= results.MinInstances {
+		return setting.Message{}
+	}
+	return setting.Sprintf("%s %d: an interval over server instances needs %d or more, so this run's speedups will have no 95%% interval and no verdict, only medians "+
+		"(and a threshold on .lo or .hi cannot hold); give %s %d or more for verdicts, or %s 1 for an interval over one instance's block pairs",
+		setting.Instances, n, results.MinInstances, setting.Instances, results.MinInstances, setting.Instances)
+}
+
 // comparisons is how many comparisons the run makes, over which Holm's
 // adjustment runs: every path of every measured (target, client stack)'s
 // every case against the baseline.
@@ -322,6 +338,10 @@ func (p Plan) validateThresholds() error {
 		if !p.measures(th.Target) {
 			return setting.Errorf("%s %q names target %s, which this run does not measure (it runs %s)", setting.Thresholds, th.Expr, th.Target, p.names())
 		}
+		if th.Stack != "" && !slices.Contains(p.stackNames(), th.Stack) {
+			return setting.Errorf("%s %q names client stack %s, which this run does not measure%s: its stacks are %s (a cmd: agent is cmd, a second one cmd2)",
+				setting.Thresholds, th.Expr, th.Stack, DidYouMean(th.Stack, p.stackNames()), strings.Join(p.stackNames(), ", "))
+		}
 		if th.Side != "" && !slices.Contains(p.paths(), drivers.Transport(th.Side)) {
 			return setting.Errorf("%s %q names path %s, which this run does not measure (its %s are %s)", setting.Thresholds, th.Expr, th.Side, setting.Paths, joinPaths(p.paths()))
 		}
@@ -426,29 +446,53 @@ func (p Plan) PathsAsked() []drivers.Transport {
 }
 
 // validatePaths checks the paths: known ones, each once, TCP (the
-// reference) and Unix among them, and the IPv6 loopback on this host when
-// tcp6 is asked for.
+// reference) and Unix among them, the baseline among them, the IPv6
+// loopback on this host when tcp6 is asked for, and each served by the
+// provider (ValidateProvider). It gives every reason at once, in one
+// error.
 func (p Plan) validatePaths() error {
+	var why []error
 	seen := map[drivers.Transport]bool{}
 	for _, t := range p.paths() {
-		if !drivers.IsPath(t) {
-			return setting.Errorf("%s: %q is not a path; use %s", setting.Paths, t, drivers.PathNames())
-		}
-		if seen[t] {
-			return setting.Errorf("%s names %s twice", setting.Paths, t)
+		switch {
+		case !drivers.IsPath(t):
+			why = append(why, setting.Errorf("%s: %q is not a path; use %s%s", setting.Paths, t, drivers.PathNames(), DidYouMean(string(t), pathStrings(drivers.AllPaths))))
+		case seen[t]:
+			why = append(why, setting.Errorf("%s names %s twice", setting.Paths, t))
 		}
 		seen[t] = true
 	}
 	if !seen[drivers.TCP] || !seen[drivers.Unix] {
-		return setting.Errorf("%s %s: every run measures tcp (the path each other one is compared with) and unix; add the one that is missing", setting.Paths, joinPaths(p.paths()))
+		why = append(why, setting.Errorf("%s %s: every run measures tcp (the path each other one is compared with) and unix; add the one that is missing", setting.Paths, joinPaths(p.paths())))
 	}
 	if p.Baseline != "" && !seen[p.Baseline] {
-		return setting.Errorf("%s %s: the baseline must be one of the paths measured (%s %s)", setting.Baseline, p.Baseline, setting.Paths, joinPaths(p.paths()))
+		why = append(why, setting.Errorf("%s %s: the baseline must be one of the paths measured (%s %s)", setting.Baseline, p.Baseline, setting.Paths, joinPaths(p.paths())))
 	}
-	if ok, why := supply.IPv6Loopback(); seen[drivers.TCP6] && !ok {
-		return setting.Errorf("%s %s: %s; leave tcp6 out", setting.Paths, joinPaths(p.paths()), why)
+	if ok, reason := supply.IPv6Loopback(); seen[drivers.TCP6] && !ok {
+		why = append(why, setting.Errorf("%s %s: %s; leave tcp6 out", setting.Paths, joinPaths(p.paths()), reason))
 	}
-	return p.ValidateProvider()
+	why = append(why, p.providerServes()...)
+	return joinReasons(why)
+}
+
+// joinReasons is every reason in why as one error of one line, or nil.
+func joinReasons(why []error) error {
+	if len(why) == 0 {
+		return nil
+	}
+	args := make([]any, len(why))
+	for i, e := range why {
+		args[i] = e
+	}
+	return setting.Errorf(strings.Repeat("%w; ", len(why)-1)+"%w", args...)
+}
+
+func pathStrings(ts []drivers.Transport) []string {
+	out := make([]string, len(ts))
+	for i, t := range ts {
+		out[i] = string(t)
+	}
+	return out
 }
 
 // ValidateProvider checks the paths against the plan's provider, when it
@@ -456,6 +500,12 @@ func (p Plan) validatePaths() error {
 // of the targets is refused. Validate calls it; a caller that makes the
 // provider after validating the rest of the plan calls it then.
 func (p Plan) ValidateProvider() error {
+	return joinReasons(p.providerServes())
+}
+
+// providerServes says, for each path the provider serves for none of the
+// targets, why.
+func (p Plan) providerServes() []error {
 	ps, ok := p.Provider.(supply.PathServer)
 	if !ok {
 		return nil
@@ -464,13 +514,17 @@ func (p Plan) ValidateProvider() error {
 	for _, t := range p.Targets {
 		names = append(names, t.Name)
 	}
+	var why []error
 	for _, t := range p.paths() {
-		if why := ps.CannotServe(t.Route(), names); why != nil { // a control as the path it repeats
-			return setting.Errorf("%s %s with %s %s: the %s path cannot be measured: %w; leave %s out", setting.Paths, joinPaths(p.paths()),
-				setting.Provider, p.ProviderName, t, why, t)
+		if !drivers.IsPath(t) {
+			continue
+		}
+		if err := ps.CannotServe(t.Route(), names); err != nil { // a control as the path it repeats
+			why = append(why, setting.Errorf("%s %s with %s %s: the %s path cannot be measured: %w; leave %s out", setting.Paths, joinPaths(p.paths()),
+				setting.Provider, p.ProviderName, t, err, t))
 		}
 	}
-	return nil
+	return why
 }
 
 func joinPaths(ts []drivers.Transport) string {
