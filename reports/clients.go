@@ -102,7 +102,7 @@ func writeUnmeasured(b *strings.Builder, r *results.Report, cpu bool) {
 		}
 		writeSkipped(b, r, t.Name, cpu)
 		if t.Error != "" {
-			fmt.Fprintf(b, "| %s | %s | – | – | – | not measured (see its details)%s\n", cell(t.Name), cell(orUnknown(t.Server.String())), rowEnd(cpu))
+			fmt.Fprintf(b, "| %s | %s | – | – | – | not measured (see its details)%s\n", cell(t.Name), cell(orUnknown(serverColumnOrNone(t))), rowEnd(cpu))
 		}
 	}
 }
@@ -115,7 +115,7 @@ func writeSkipped(b *strings.Builder, r *results.Report, target string, cpu bool
 			continue
 		}
 		for _, sk := range t.Skipped {
-			fmt.Fprintf(b, "| %s from %s | %s | – | – | – | skipped: %s%s\n", cell(t.Name), cell(sk.Stack), cell(orUnknown(t.Server.String())), cell(sk.Reason), rowEnd(cpu))
+			fmt.Fprintf(b, "| %s from %s | %s | – | – | – | skipped: %s%s\n", cell(t.Name), cell(sk.Stack), cell(orUnknown(serverColumnOrNone(t))), cell(sk.Reason), rowEnd(cpu))
 		}
 	}
 }
@@ -233,4 +233,12 @@ func stackLabel(stack string) string {
 		lang += " (" + lib + ")"
 	}
 	return lang
+}
+
+// serverColumnOrNone is serverColumn where the server is known.
+func serverColumnOrNone(t results.Target) string {
+	if t.Server.Product == "" {
+		return t.Server.String()
+	}
+	return serverColumn(t)
 }

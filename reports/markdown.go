@@ -79,7 +79,7 @@ func writeHeadline(b *strings.Builder, r *results.Report) {
 		server, targetWarned := "–", false
 		for _, t := range r.Targets {
 			if t.Name == s.Target && t.Server.Product != "" {
-				server = t.Server.String()
+				server = serverColumn(t)
 			}
 			if t.Name == s.Target && len(t.Warnings) > 0 {
 				targetWarned = true
@@ -453,6 +453,19 @@ func writeEnvironment(b *strings.Builder, r *results.Report) {
 		fmt.Fprintf(tw, "| %s\t| %s\t|\n", row[0], cell(row[1]))
 	}
 	tw.Flush()
+}
+
+// serverColumn is the headline's server for t: the server, and, when it
+// ran from one of dbsock's own images (make images builds them as
+// dbsock/NAME, the stand-ins for official images that cannot be pulled),
+// that image: the product and what is measured differ from the official
+// image's.
+func serverColumn(t results.Target) string {
+	s := t.Server.String()
+	if strings.HasPrefix(t.Image, "dbsock/") {
+		s += " (dbsock's stand-in image " + t.Image + ", not the official one)"
+	}
+	return s
 }
 
 // usedDrivers are the Go client libraries of the environment that did a

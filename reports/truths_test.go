@@ -105,3 +105,21 @@ func TestCPUSavingThatIsACost(t *testing.T) {
 		t.Fatalf("got\n%s\nwant %q", b.String(), want)
 	}
 }
+
+// A server that ran from dbsock's stand-in image (the official one could
+// not be pulled) says so in the headline's server column, not only in its
+// details.
+func TestHeadlineNamesAStandInImage(t *testing.T) {
+	r := fixture(t)
+	var b strings.Builder
+	writeHeadline(&b, r)
+	if strings.Contains(b.String(), "stand-in") {
+		t.Fatalf("a local server is no stand-in:\n%s", b.String())
+	}
+	r.Targets[0].Provider, r.Targets[0].Image = "docker", "dbsock/redis:7.0"
+	b.Reset()
+	writeHeadline(&b, r)
+	if want := "| redis | Redis 7.0.15 (dbsock's stand-in image dbsock/redis:7.0, not the official one) |"; !strings.Contains(b.String(), want) {
+		t.Fatalf("got\n%s\nwant a row with %q", b.String(), want)
+	}
+}

@@ -137,6 +137,7 @@ func (d *Docker) Supply(ctx context.Context, t Target) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
+	srv.Origin = StandInOrigin(srv.Origin, t.Container, image)
 	if st, err := c.Inspect(ctx); err == nil && d.hostPIDs() {
 		srv.RunsAs = RunsAs(st.Pid) // the entrypoint has dropped root by now
 	}
@@ -465,9 +466,31 @@ func ChooseImage(ctx context.Context, socket string, t Target, override string) 
 		return official, "", nil
 	}
 	if imagePresent(ctx, socket, offline) {
-		return offline, fmt.Sprintf("The official image %s is not here and could not be pulled (%v), so dbsock used %s, built from Debian's packages by make images: the server is the product named above, not the official image's.", official, firstLine(perr), offline), nil
+		return offline, StandInNote(t.Container, firstLine(perr)), nil
 	}
 	return "", "", fmt.Errorf("image %s is not on this machine and could not be pulled (%v); without a registry, run make images (dbsock then uses %s)", official, firstLine(perr), offline)
+}
+
+// StandInNote is the warning of a run whose server came from c's Offline
+// image because its official one could not be had (why): what ran, and
+// how that image was built.
+func StandInNote(c *Container, why string) string {
+	built := c.OfflineBuilt
+	if built == "" {
+		built = "built from Debian's packages by make images"
+	}
+	return fmt.Sprintf("The official image %s is not here and could not be pulled (%s), so dbsock ran its stand-in %s, %s: the server is the product named above, not the official image's, and its numbers are that product's.",
+		c.Image, why, c.Offline, built)
+}
+
+// StandInOrigin is the origin of a server from image, said so that the
+// run's log, which names the origin as the server starts, says when it is
+// dbsock's stand-in for target's official image.
+func StandInOrigin(origin string, c *Container, image string) string {
+	if c == nil || c.Offline == "" || image != c.Offline || image == c.Image {
+		return origin
+	}
+	return origin + ", dbsock's stand-in for the official " + c.Image + ", which could not be had"
 }
 
 // engineReachable says why this process cannot use the Docker engine

@@ -51,9 +51,12 @@ type Recipe struct {
 // provider finds the same service, named after the target, in compose.yaml.
 type Container struct {
 	// Image is the official image, pinned by tag; Offline is the image
-	// "make images" builds from Debian's packages for machines without a
-	// registry.
+	// "make images" builds for machines without a registry, which stands
+	// in for it when it cannot be had.
 	Image, Offline string
+	// OfflineBuilt says how Offline was built, for the report ("": from
+	// Debian's packages, by make images).
+	OfflineBuilt string
 	// UID is the user the official image runs its server as (999 for
 	// most; the offline image runs it as the same).
 	UID int

@@ -10,7 +10,8 @@ import (
 
 // recipe starts mongod, or FerretDB speaking its wire protocol, locally,
 // and mongo:7.0 in a container (dbsock/ferretdb:1.24 without a registry).
-var recipe = supply.Recipe{Local: localServer, Container: &supply.Container{Image: "mongo:7.0", Offline: "dbsock/ferretdb:1.24", UID: 999, Spec: container}}
+var recipe = supply.Recipe{Local: localServer, Container: &supply.Container{Image: "mongo:7.0", Offline: "dbsock/ferretdb:1.24", UID: 999, Spec: container,
+	OfflineBuilt: "FerretDB built from the Go module proxy (scripts/install-deps.sh) on a Debian base, by make images"}}
 
 // container runs the official mongo image (and dbsock/ferretdb, which
 // translates mongod's flags) with the run's account: the image's
