@@ -2,7 +2,8 @@
 # Runs examples/yourquery as a library user's module: copied outside this
 # repository, with no replace directive, it gets dbsock from a module proxy
 # that serves this checkout's HEAD commit at its pseudo-version (go run
-# ./scripts/modproxy), the way a user's module gets a release.
+# ./scripts/modproxy), the way a user's module gets a version (docs/library.md
+# has the replace directive a user's module takes until dbsock is published).
 #   scripts/example-module.sh [go test flags, e.g. -short]
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -15,7 +16,7 @@ export GOPROXY="file://$work/proxy,$(go env GOPROXY)"
 export GONOSUMDB=github.com/dbsock/dbsock # served from the checkout: no public checksum
 export GOFLAGS="$(go env GOFLAGS) -mod=mod"
 echo "example-module: github.com/dbsock/dbsock@$version, in $work/yourquery" >&2
-go mod edit -require="github.com/dbsock/dbsock@$version" # what go get ...@latest writes
+go mod edit -require="github.com/dbsock/dbsock@$version" # what go get ...@VERSION writes
 go mod tidy
 go vet ./...
 go test -count=1 "$@" ./...

@@ -4,8 +4,10 @@ go 1.26.8
 
 require (
 	github.com/bradfitz/gomemcache v0.0.0-20260422231931-4d751bb6e37c
-	// dbsock: go get github.com/dbsock/dbsock@latest in your module. dbsock's
-	// own CI serves its checkout as a version (scripts/example-module.sh).
+	// dbsock is not published yet: in your copy, go mod edit
+	// -replace=github.com/dbsock/dbsock=PATH-OF-YOUR-CHECKOUT, then go mod
+	// tidy (docs/library.md). dbsock's own CI serves its checkout as a
+	// version instead (scripts/example-module.sh).
 	github.com/dbsock/dbsock v0.0.0-00010101000000-000000000000
 	github.com/jackc/pgx/v5 v5.12.0
 	github.com/redis/go-redis/v9 v9.23.0
