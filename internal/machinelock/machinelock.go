@@ -121,7 +121,7 @@ func wait(ctx context.Context, f *os.File, log io.Writer) error {
 			return fmt.Errorf("locking the machine's measuring lock %s: %w (set %s to off to measure without it)", f.Name(), err, Env)
 		}
 		h := holder(f)
-		if h != said && h.PID != 0 {
+		if h.PID != said.PID && h.PID != 0 { // once per process, not per measurement of its
 			fmt.Fprintf(log, "dbsock: another measurement is running on this machine (%s); waiting for it to end, at most %s, so that the two do not share the CPUs they time (lock %s)\n",
 				h, maxWait, f.Name())
 			said = h

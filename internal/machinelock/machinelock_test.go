@@ -22,17 +22,23 @@ func TestHelperProcess(t *testing.T) {
 	if err != nil {
 		t.Skip("run by the tests below as a process of its own")
 	}
-	release, err := Acquire(context.Background(), os.Stderr)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
+	times, _ := strconv.Atoi(os.Getenv(timesEnv))
+	for range max(times, 1) { // measurements one after another, as a test binary's tests
+		release, err := Acquire(context.Background(), os.Stderr)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		start := time.Now()
+		time.Sleep(hold)
+		end := time.Now()
+		release()
+		fmt.Printf("%d %d\n", start.UnixNano(), end.UnixNano())
 	}
-	start := time.Now()
-	time.Sleep(hold)
-	end := time.Now()
-	release()
-	fmt.Printf("%d %d\n", start.UnixNano(), end.UnixNano())
 }
+
+// timesEnv is how many times the helper measures, one after another.
+const timesEnv = "MACHINELOCK_TEST_TIMES"
 
 // measurer is a process that measures for hold under lock.
 type measurer struct {
@@ -124,6 +130,30 @@ func TestWaitIsBounded(t *testing.T) {
 		t.Fatalf("with %s=off: %v", Env, err)
 	}
 	release()
+}
+
+// A process that waits while another measures many times, one after
+// another, says once which process it waits for.
+func TestWaitSaysOncePerProcess(t *testing.T) {
+	lock := filepath.Join(t.TempDir(), "measuring.lock")
+	t.Setenv(Env, lock)
+	t.Setenv(timesEnv, "6")
+	holder := startMeasurer(t, lock, 100*time.Millisecond)
+	defer holder.cmd.Wait()
+	for deadline := time.Now().Add(10 * time.Second); !strings.Contains(read(lock), `"pid"`); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the holder never took the lock; stderr: %s", holder.stderr.String())
+		}
+	}
+	var log strings.Builder
+	release, err := Acquire(context.Background(), &log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	release()
+	if n := strings.Count(log.String(), "another measurement is running"); n != 1 {
+		t.Errorf("said %d times which process it waits for, want once:\n%s", n, log.String())
+	}
 }
 
 func read(path string) string {
