@@ -311,7 +311,7 @@ func TestOwnAgent(t *testing.T) {
 	checkClientRuns(t, rep)
 	found := false
 	for _, s := range rep.Summary {
-		if s.Stack == cmd {
+		if s.Stack == "cmd" { // a cmd: agent's stack is named cmd
 			found = true
 			if c := s.Client; c == nil || c.Language != "cmd" || !strings.HasPrefix(c.RuntimeVersion, "python ") || c.Library != "redis-py" || len(s.Comparisons) != 1 {
 				t.Errorf("your agent's case: client %+v, %d comparisons", s.Client, len(s.Comparisons))

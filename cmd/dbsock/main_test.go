@@ -50,7 +50,7 @@ func TestUsageErrors(t *testing.T) {
 		{"unknown command", []string{"frobnicate"}, `unknown command "frobnicate"`},
 		{"n zero", []string{"run", "echo", "--n", "0"}, "--n 0 is out of range; accepted: 1 to 1000000000"},
 		{"n negative", []string{"run", "echo", "--n", "-5"}, "--n -5 is out of range"},
-		{"n not a number", []string{"run", "echo", "--n", "lots"}, `invalid argument "lots" for "--n"`},
+		{"n not a number", []string{"run", "echo", "--n", "lots"}, `--n "lots" is not a whole number such as 3000, 10k, 2M or 1e4`},
 		{"n absurd", []string{"run", "echo", "--n", "99999999999"}, "--n 99999999999 is out of range"},
 		{"warmup negative", []string{"run", "echo", "--warmup", "-1"}, "--warmup -1 is out of range"},
 		{"rounds zero", []string{"run", "echo", "--rounds", "0"}, "--rounds 0 is out of range"},

@@ -39,14 +39,15 @@ dbsock targets lists what it measures of each.`,
 	return root
 }
 
-// flagError turns cobra's flag errors into usage errors naming the command.
-func flagError(cmd *cobra.Command, err error) error {
-	return usagef("%v (see '%s --help')", err, cmd.CommandPath())
-}
-
 func noArgs(cmd *cobra.Command, args []string) error {
 	if len(args) > 0 {
-		return usagef("unknown command %q for %s (see '%s --help')", args[0], cmd.CommandPath(), cmd.CommandPath())
+		var names []string
+		for _, c := range cmd.Commands() {
+			if c.IsAvailableCommand() {
+				names = append(names, c.Name())
+			}
+		}
+		return usagef("%s for %s (see '%s --help')", unknownWord("command", args[0], names), cmd.CommandPath(), cmd.CommandPath())
 	}
 	return nil
 }

@@ -135,7 +135,7 @@ func parseTargets(args []string) ([]string, error) {
 			continue
 		}
 		if _, ok := targets.Lookup(a); !ok {
-			return nil, usagef("unknown target %q; use one or more of: %s, all", a, strings.Join(targets.Names(), ", "))
+			return nil, usagef("%s; use one or more of: %s, all", unknownWord("target", a, append(targets.Names(), "all")), strings.Join(targets.Names(), ", "))
 		}
 		add(a)
 	}
@@ -177,6 +177,9 @@ func (o *runOptions) parse() error {
 			return usagef("--precision %q is not %s", o.loop.precisionSpec, scenarios.AcceptedPrecision())
 		}
 		o.loop.precision = p
+	}
+	if o.flags.Changed("paths") && len(o.paths) == 0 {
+		return usagef("--paths \"\" names no path; give some of %s with tcp and unix among them (tcp,unix is the default)", drivers.PathNames())
 	}
 	if o.flags.Changed("clients") && len(o.client.stacks) == 0 {
 		return usagef("--clients \"\" names no client stack; give some of %s (go alone is the default)", strings.Join(pipeline.ClientStacks(), ", "))
@@ -255,6 +258,9 @@ func runRun(ctx context.Context, o *runOptions, args []string, stdout, stderr io
 	default:
 		plan.Output.Log = stderr
 	}
+	if w := plan.InstancesWarning(); !w.IsZero() {
+		fmt.Fprintf(plan.Output.Log, "dbsock: %s\n", w.In(flagName))
+	}
 	outputs, plot, _ := o.output.resolve() // checked in plan
 	plan.Output.Render = func(rep *results.Report) error {
 		if bar != nil {
@@ -307,21 +313,23 @@ func (o *runOptions) plan(args []string) (pipeline.Plan, supply.Provider, error)
 		return pipeline.Plan{}, nil, err
 	}
 	plan := o.newPlan(names, gates, place)
-	if err := plan.Validate(); err != nil {
-		return pipeline.Plan{}, nil, usagef("%s", inWords(err))
-	}
-	if err := o.checkEngine(); err != nil {
-		return pipeline.Plan{}, nil, err
-	}
-	if err := o.checkHome(); err != nil {
-		return pipeline.Plan{}, nil, err
-	}
+	// The provider is made (nothing is started) before the plan is
+	// validated, so that every reason a path cannot be measured, the
+	// provider's among them, is given at once.
 	if plan.Provider, err = o.newProvider(names, place.Server); err != nil {
 		return pipeline.Plan{}, nil, err
 	}
-	if err := plan.ValidateProvider(); err != nil {
+	if err := plan.Validate(); err != nil {
 		plan.Provider.Close()
 		return pipeline.Plan{}, nil, usagef("%s", inWords(err))
+	}
+	if err := o.checkEngine(); err != nil {
+		plan.Provider.Close()
+		return pipeline.Plan{}, nil, err
+	}
+	if err := o.checkHome(); err != nil {
+		plan.Provider.Close()
+		return pipeline.Plan{}, nil, err
 	}
 	return plan, plan.Provider, nil
 }

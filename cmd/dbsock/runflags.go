@@ -47,10 +47,10 @@ type clientOptions struct {
 // registry.
 func (o *runOptions) bind(f *pflag.FlagSet) {
 	f.SortFlags = false
-	f.IntVar(&o.loop.n, "n", 3000, "timed lookups per transport per round (with the defaults, 9 instances of 1 round: 27,000)")
-	f.IntVar(&o.loop.warmup, "warmup", 1000, "untimed lookups before timing, on the same connection")
+	f.Var(newCount(&o.loop.n, 3000), "n", "timed lookups per transport per round (with the defaults, 9 instances of 1 round: 27,000); "+countWords)
+	f.Var(newCount(&o.loop.warmup, 1000), "warmup", "untimed lookups before timing, on the same connection; "+countWords)
 	f.IntVar(&o.instances, "instances", 9, "server instances per case: dbsock restarts each server it started between instances (same data); "+
-		"a server you run gets fresh connections instead; the 95% interval is computed over instances (6 or more are needed); "+
+		"a server you run gets fresh connections instead; the 95% interval is computed over instances (6 or more are needed: 2 to 5 give medians only, which the run says before it starts); "+
 		"not given, more when the run makes more comparisons than 9 instances can carry through Holm's adjustment (13 to 25 need 10); with --precision, 1 unless given")
 	f.IntVar(&o.loop.rounds, "rounds", 1, "rounds per server instance, each with fresh connections and a fresh warm-up")
 	f.StringSliceVar(&o.paths, "paths", []string{"tcp", "unix"}, pathsHelp())
@@ -76,9 +76,11 @@ func (o *runOptions) bind(f *pflag.FlagSet) {
 	o.flags = f
 	f.DurationVar(&o.loop.opTimeout, "op-timeout", scenarios.DefaultOpTimeout, "give up on a connection whose server has not answered for this long")
 	f.BoolVar(&o.failFast, "fail-fast", false, "stop at the first target that fails instead of going on with the others")
-	f.StringSliceVar(&o.client.stacks, "clients", []string{"go"}, "the client stacks to measure each target from: go (dbsock's own Go drivers), c, python, node, php (an agent with that language's client library, its connections verified on the server side), with :LIBRARY where a stack has several, e.g. python:psycopg, or cmd:'COMMAND' for your own agent (docs/agents.md: dbsock runs COMMAND TARGET); a stack without a library for a target is skipped and the report says why")
+	o.client.stacks = []string{"go"}
+	f.Var(&clientsValue{stacks: &o.client.stacks}, "clients", "the client stacks to measure each target from, separated by commas: go (dbsock's own Go drivers), c, python, node, php (an agent with that language's client library, its connections verified on the server side), with :LIBRARY where a stack has several, e.g. python:psycopg, "+
+		"or cmd:'COMMAND' for your own agent, which takes the rest of the value, commas and all (docs/agents.md: dbsock runs COMMAND with the target's name as its last argument; reports and thresholds name it cmd); repeatable; a stack without a library for a target is skipped and the report says why")
 	f.StringVar(&o.baseline, "baseline", "tcp", "the path every other one is compared with, one of --paths: tcp (TCP on 127.0.0.1), or e.g. tls to ask what each path gains over a client's TLS connection")
-	f.StringArrayVar(&o.thresholds, "threshold", nil, "fail (exit 3) unless this holds after the run, e.g. 'redis.unix.p99<2ms', 'mysql.unix_speedup_p50>=1.0' or, with --paths tcp,tcp6,unix, 'redis.tcp6_speedup_p50.lo>=0.95'; with --clients, 'redis@python.unix_speedup_p50>=1.1' checks one client stack's case; repeatable")
+	f.StringArrayVar(&o.thresholds, "threshold", nil, "fail (exit 3) unless this holds after the run, e.g. 'redis.unix.p99<2ms', 'mysql.unix_speedup_p50>=1.0' or, with --paths tcp,tcp6,unix, 'redis.tcp6_speedup_p50.lo>=0.95'; with --clients, 'redis@python.unix_speedup_p50>=1.1' (or redis@cmd for a cmd: agent) checks one client stack's case; repeatable")
 	f.BoolVarP(&o.quiet, "quiet", "q", false, "print no progress lines on stderr")
 	o.settings = bindSettings(f)
 }

@@ -41,7 +41,7 @@ type workloadOptions struct {
 }
 
 func (w *workloadOptions) bind(f *pflag.FlagSet) {
-	f.IntVar(&w.rows, "rows", 10000, "rows (keys) dbsock seeds and the ops read, ids 1..ROWS; 1 reads one row, as a single hot cache line (with --keys-from: at most this many of your keys)")
+	f.Var(newCount(&w.rows, 10000), "rows", "rows (keys) dbsock seeds and the ops read, ids 1..ROWS; 1 reads one row, as a single hot cache line (with --keys-from: at most this many of your keys); "+countWords)
 	f.StringVar(&w.opSpec, "op", drivers.OpRead, "what each op does to its row: read (its value), update (its counter up by one: "+
 		perTarget(func(h targets.Help) string { return h.Update })+"), or mixed:R/W (R reads to W updates, interleaved, e.g. mixed:95/5; reads and updates reported apart)")
 	f.StringVar(&w.maxErrorSpec, "max-error-rate", "1%", "fail the run (exit 1) when more than this share of a case's ops failed on either transport, e.g. 0.1% or 0")
