@@ -63,6 +63,17 @@ type Hello struct {
 	RuntimeVersion string `json:"runtime_version"`
 	Library        string `json:"library"`
 	LibraryVersion string `json:"library_version"`
+	// Mode, optional, is how the agent's library does the target's op
+	// where that changes what crosses the wire, named as a case's mode
+	// is (docs/agents.md): "resp2" or "resp3" for Redis; for SQL,
+	// "prepared" (prepared once per connection, executed per op), "exec"
+	// (the statement and its parameter sent unnamed per op) or
+	// "interpolate" (the key written into the statement's text). An agent
+	// that does not say gets ModeNotSaid, never Go's.
+	Mode string `json:"mode,omitempty"`
+	// UnpreparedMode, optional, is the mode when an open says no_prepare,
+	// where it differs from Mode.
+	UnpreparedMode string `json:"unprepared_mode,omitempty"`
 }
 
 // String names the stack for people: "redis-py 4.3.4 (python 3.11.2)".

@@ -161,8 +161,10 @@ int main(int argc, char **argv) {
 	}
 	char cc[64];
 	snprintf(cc, sizeof cc, "gcc %d.%d", __GNUC__, __GNUC_MINOR__);
-	say(json_pack("{s:s, s:i, s:s, s:s, s:s, s:s}", "type", "hello", "protocol", 1, "language", "c",
-		"runtime_version", cc, "library", b->library, "library_version", b->version()));
+	say(json_pack("{s:s, s:i, s:s, s:s, s:s, s:s, s:s*, s:s*}", "type", "hello", "protocol", 1, "language", "c",
+		"runtime_version", cc, "library", b->library, "library_version", b->version(),
+		"mode", !strcmp(b->library, "hiredis") ? "resp2" : !strcmp(b->library, "libpq") || !strcmp(b->library, "libmariadb") ? "prepared" : NULL,
+		"unprepared_mode", !strcmp(b->library, "libpq") ? "exec" : NULL));
 	char *line = NULL;
 	size_t cap = 0;
 	while (getline(&line, &cap, stdin) > 0) {

@@ -161,7 +161,8 @@ async function main() {
     process.exit(2);
   }
   const say = (m) => process.stdout.write(JSON.stringify(m) + '\n');
-  say({ type: 'hello', protocol: 1, language: 'node', runtime_version: process.versions.node, library: b.library, library_version: version(b.pkg) });
+  say({ type: 'hello', protocol: 1, language: 'node', runtime_version: process.versions.node, library: b.library, library_version: version(b.pkg),
+    ...({ 'node-redis': { mode: 'resp2' }, 'node-pg': { mode: 'prepared', unprepared_mode: 'exec' }, 'node-mysql': { mode: 'interpolate' } }[b.library] || {}) });
   const conns = new Map();
   for await (const line of readline.createInterface({ input: process.stdin, crlfDelay: Infinity })) {
     let m = {};

@@ -176,7 +176,8 @@ if ($argc < 2 || $argc > 3) {
 }
 [$library, $version, $open, $op, $close] = backend($argv[1], $argv[2] ?? '');
 say(['type' => 'hello', 'protocol' => 1, 'language' => 'php', 'runtime_version' => PHP_VERSION,
-    'library' => $library, 'library_version' => (string)$version]);
+    'library' => $library, 'library_version' => (string)$version]
+    + (['phpredis' => ['mode' => 'resp2'], 'pgsql' => ['mode' => 'prepared', 'unprepared_mode' => 'exec'], 'mysqli' => ['mode' => 'prepared']][$library] ?? []));
 $conns = [];
 while (($line = fgets(STDIN)) !== false) {
     $m = json_decode($line, true);

@@ -322,7 +322,10 @@ def main():
     lib = library(sys.argv[1], sys.argv[2] if len(sys.argv) == 3 else "")
     out = sys.stdout
     out.write(json.dumps(dict(type="hello", protocol=1, language="python", runtime_version=platform.python_version(),
-                              library=lib.name, library_version=lib.version)) + "\n")
+                              library=lib.name, library_version=lib.version,
+                              **{"redis-py": dict(mode="resp2"), "psycopg2": dict(mode="prepared", unprepared_mode="interpolate"),
+                                 "psycopg": dict(mode="prepared", unprepared_mode="exec"), "mysqldb": dict(mode="interpolate"),
+                                 "pymysql": dict(mode="interpolate")}.get(lib.name, {}))) + "\n")
     out.flush()
     try:
         serve(lib, sys.stdin, out)
