@@ -87,6 +87,14 @@ const (
 // distribution-free 95% interval over instances, and the report's verdict
 // is filled as dbsock run's is. name names the operation in the report. It
 // returns the report even on error, with what was measured.
+//
+// Measurements on one machine take turns: Compare first takes the
+// machine's measuring lock, which dbsock run and dbsocktest.Benchmark of
+// every process take too, and while another holds it (another package's
+// test binary of the same go test ./..., for instance) it waits, saying on
+// stderr which process it waits for, at most 10 minutes; then it gives up
+// with an error naming that process. DBSOCK_MEASURE_LOCK names another
+// lock file, or, set to off, takes none (docs/library.md).
 func Compare(ctx context.Context, srv *Server, name string, open Opener, opt CompareOptions) (*Report, error) {
 	if srv == nil || open == nil || name == "" {
 		return nil, fmt.Errorf("dbsock.Compare: a server, a name and an Opener are needed")

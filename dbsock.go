@@ -15,6 +15,7 @@
 //	defer srv.Close()
 //	rep, err := dbsock.Compare(ctx, srv, "my-query", open, dbsock.CompareOptions{})
 //	s := rep.Summary[0] // s.UnixSpeedupP50, s.UnixSpeedupP50CI, s.Verdict
+//	err = dbsock.AtLeast(rep, 1.05) // a gate: the interval's low end at least 1.05
 //
 // Importing a package of clients/ makes its targets known to Start and
 // External and compiles only that client library.
