@@ -15,6 +15,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/dbsock/dbsock/supply"
 )
 
 // Spec says how to run one agent.
@@ -78,9 +80,11 @@ type Agent struct {
 	formsOf int
 }
 
-// Start starts the agent with a minimal environment (PATH, LANG and
-// spec.Env: no DBSOCK_* variable, no secret) in a process group of its
-// own, and reads its hello within the limits' wait.
+// Start starts the agent with a minimal environment (PATH, LANG, spec.Env
+// and MarkEnv, which says which dbsock run it is of: no other DBSOCK_*
+// variable, no secret) in a process group of its own (on Linux, under a
+// keeper that ends whatever it starts with it: keeper_linux.go), and
+// reads its hello within the limits' wait.
 func Start(ctx context.Context, spec Spec, limits Limits) (*Agent, error) {
 	if len(spec.Argv) == 0 {
 		return nil, fmt.Errorf("start the %s agent: no command", spec.Stack)
@@ -102,13 +106,14 @@ func Start(ctx context.Context, spec Spec, limits Limits) (*Agent, error) {
 	}
 	a := &Agent{spec: spec, limits: limits, stdin: inW, stdout: outR, br: bufio.NewReaderSize(outR, 64<<10),
 		stderr: &capped{max: MaxStderr}, exited: make(chan struct{})}
-	a.cmd = exec.Command(spec.Argv[0], spec.Argv[1:]...)
-	a.cmd.Env = append([]string{"PATH=/usr/local/bin:/usr/bin:/bin", "LANG=C.UTF-8"}, spec.Env...)
-	a.cmd.Dir = spec.Dir
-	a.cmd.Stdin, a.cmd.Stdout, a.cmd.Stderr = inR, outW, a.stderr
-	a.cmd.SysProcAttr = procAttr()
-	a.cmd.WaitDelay = time.Second
-	err = a.cmd.Start()
+	path, err := exec.LookPath(spec.Argv[0])
+	if err == nil {
+		env := append([]string{"PATH=/usr/local/bin:/usr/bin:/bin", "LANG=C.UTF-8"}, spec.Env...)
+		prog, argv, env := launch(path, spec.Argv, append(env, MarkEnv+"="+supply.Self().String()))
+		a.cmd = &exec.Cmd{Path: prog, Args: argv, Env: env, Dir: spec.Dir, Stdin: inR, Stdout: outW, Stderr: a.stderr,
+			SysProcAttr: procAttr(), WaitDelay: time.Second}
+		err = startProcess(a.cmd.Start)
+	}
 	inR.Close()
 	outW.Close()
 	if err != nil {
@@ -269,10 +274,10 @@ func (a *Agent) fail(err error) error {
 	return a.dead
 }
 
-// kill ends the agent's process group and reaps it.
+// kill ends the agent and whatever it started, and reaps it.
 func (a *Agent) kill() {
 	if a.cmd.Process != nil {
-		_ = syscall.Kill(-a.cmd.Process.Pid, syscall.SIGKILL)
+		stop(a.cmd.Process.Pid, a.exited)
 	}
 	<-a.exited
 	a.stdin.Close()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -147,7 +148,8 @@ func TestAgentSilentAtStart(t *testing.T) {
 }
 
 // TestAgentEnvironment: the agent's environment holds PATH, LANG and what
-// its spec names, nothing of dbsock's; a DBSOCK_ variable is refused.
+// its spec names, nothing of dbsock's but the mark of its run; a DBSOCK_
+// variable is refused.
 func TestAgentEnvironment(t *testing.T) {
 	t.Setenv("DBSOCK_SECRET", "s3cret")
 	a, err := agents.Start(context.Background(), agents.Spec{Stack: "cmd", Env: []string{"NODE_PATH=/x"},
@@ -156,7 +158,15 @@ func TestAgentEnvironment(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer a.Close()
-	if env := a.Hello().Language; strings.Contains(env, "DBSOCK") || !strings.Contains(env, "NODE_PATH=/x") || !strings.Contains(env, "PATH=/usr/local/bin:/usr/bin:/bin") {
+	env := a.Hello().Language
+	// The one variable of dbsock's: which run the agent is of (its
+	// owner: pid, start time, boot), for dbsock clean.
+	if mark := regexp.MustCompile(agents.MarkEnv + `=[0-9]+ [0-9]+ [-0-9a-f]+ pidns=[0-9]+ `); !mark.MatchString(env) {
+		t.Errorf("the agent's environment %q has no %s naming this run", env, agents.MarkEnv)
+	} else {
+		env = mark.ReplaceAllString(env, "")
+	}
+	if strings.Contains(env, "DBSOCK") || !strings.Contains(env, "NODE_PATH=/x") || !strings.Contains(env, "PATH=/usr/local/bin:/usr/bin:/bin") {
 		t.Errorf("the agent's environment is %q", env)
 	}
 	_, err = agents.Start(context.Background(), agents.Spec{Stack: "cmd", Env: []string{"DBSOCK_PASSWORD=x"}, Argv: []string{"true"}}, limits)

@@ -1,9 +1,6 @@
 package agents
 
-import "syscall"
+// On Linux every agent runs under a keeper (keeper_linux.go).
 
-// procAttr puts the agent in a process group of its own, which dbsock
-// kills whole, and has the kernel kill it if dbsock dies first.
-func procAttr() *syscall.SysProcAttr {
-	return &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-}
+// startProcess starts a keeper: on the one thread that starts them.
+func startProcess(start func() error) error { return startOnKeeperThread(start) }

@@ -13,6 +13,14 @@ function ca_file(array $o): string {
     return $path;
 }
 
+// remove_temp removes the temporary files ca_file wrote.
+function remove_temp(): void {
+    foreach ($GLOBALS['temp'] as $path) {
+        @unlink($path);
+    }
+    $GLOBALS['temp'] = [];
+}
+
 function is_unix(array $o): bool { return $o['network'] === 'unix'; }
 
 function timeout(array $o): float { return $o['op_timeout_ms'] / 1000; }
@@ -185,7 +193,11 @@ while (($line = fgets(STDIN)) !== false) {
     try {
         switch ($m['type'] ?? '') {
         case 'open':
-            [$c, $info] = $open($m);
+            try {
+                [$c, $info] = $open($m);
+            } finally {
+                remove_temp(); // the CA is read when connecting: none is left on disk, however the agent ends
+            }
             $conns[$id] = $c;
             say(['type' => 'opened', 'id' => $id] + $info);
             break;
@@ -207,6 +219,4 @@ while (($line = fgets(STDIN)) !== false) {
         say(['type' => 'error', 'id' => $id, 'message' => get_class($e) . ': ' . $e->getMessage()]);
     }
 }
-foreach ($temp as $path) {
-    unlink($path);
-}
+remove_temp();

@@ -295,7 +295,10 @@ def serve(lib, stdin, out):
         m = json.loads(line)
         try:
             if m["type"] == "open":
-                c, info = lib.open(m)
+                try:
+                    c, info = lib.open(m)
+                finally:
+                    remove_temp()  # the CA is read when connecting: none is left on disk, however the agent ends
                 conns[m["id"]] = c
                 reply = dict(type="opened", id=m["id"], **info)
             elif m["type"] == "block":
@@ -316,6 +319,16 @@ def serve(lib, stdin, out):
 TEMP = []
 
 
+def remove_temp():
+    """Removes the temporary files ca_file wrote."""
+    while TEMP:
+        p = TEMP.pop()
+        try:
+            os.unlink(p)
+        except FileNotFoundError:
+            pass
+
+
 def main():
     if len(sys.argv) not in (2, 3):
         raise SystemExit("usage: agent.py TARGET [LIBRARY]")
@@ -330,8 +343,7 @@ def main():
     try:
         serve(lib, sys.stdin, out)
     finally:
-        for p in TEMP:
-            os.unlink(p)
+        remove_temp()
 
 
 if __name__ == "__main__":

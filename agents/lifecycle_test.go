@@ -1,0 +1,195 @@
+package agents_test
+
+import (
+	"context"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/dbsock/dbsock/agents"
+)
+
+// lingerer is an agent that starts a child in its own process group and
+// a child that leaves its session (setsid), writes every pid it started
+// to the file given as its argument, says hello and answers nothing.
+const lingerer = `pids=$1
+sleep 600 &
+echo $! >>"$pids"
+setsid sh -c 'echo $$ >>"$1"; exec sleep 600' sh "$pids" &
+while [ "$(wc -l <"$pids")" -lt 3 ]; do sleep 0.01; done
+echo '{"type":"hello","protocol":1,"language":"sh","runtime_version":"0","library":"lingerer","library_version":"0"}'
+exec cat >/dev/null
+`
+
+// startLingerer starts the lingerer as a user's own agent does, under
+// /bin/sh, and returns the file of its pids (the shell's first).
+func startLingerer(t *testing.T) (*agents.Agent, string) {
+	t.Helper()
+	pids := filepath.Join(t.TempDir(), "pids")
+	a, err := agents.Start(context.Background(), agents.Spec{Stack: "cmd", Argv: []string{"/bin/sh", "-c", `echo $$ >"$1"; ` + lingerer, "sh", pids}}, limits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a, pids
+}
+
+// assertAllGone fails unless every pid in the file pids is gone (or a
+// zombie) within 3 s.
+func assertAllGone(t *testing.T, pids string) {
+	t.Helper()
+	b, err := os.ReadFile(pids)
+	if err != nil {
+		t.Fatal(err)
+	}
+	list := strings.Fields(string(b))
+	if len(list) != 3 {
+		t.Fatalf("the agent wrote pids %q, want its own and two children's", b)
+	}
+	var live []string
+	for range 300 {
+		live = nil
+		for _, p := range list {
+			if st, err := os.ReadFile("/proc/" + p + "/stat"); err == nil && !strings.Contains(string(st), ") Z ") {
+				live = append(live, p+": "+strings.TrimSpace(string(st[:strings.LastIndexByte(string(st), ')')+1])))
+			}
+		}
+		if len(live) == 0 {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Errorf("left running: %v", live)
+	for _, p := range list {
+		if pid, err := strconv.Atoi(p); err == nil {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+	}
+}
+
+// TestAgentLeavesNothingAtClose: whatever an agent started ends with its
+// Close, a child that left its process group and session (setsid) too.
+func TestAgentLeavesNothingAtClose(t *testing.T) {
+	a, pids := startLingerer(t)
+	_ = a.Close()
+	assertAllGone(t, pids)
+}
+
+// TestAgentLeavesNothingWhenDbsockIsKilled: when the process that runs
+// an agent is killed outright (SIGKILL) while the agent is blocked at its
+// open, the agent and everything it started end too, a setsid child
+// included.
+func TestAgentLeavesNothingWhenDbsockIsKilled(t *testing.T) {
+	if os.Getenv("AGENTS_TEST_KILLED") != "" {
+		return // the helper: TestKilledHelper
+	}
+	dir := t.TempDir()
+	cmd := exec.Command(os.Args[0], "-test.run=^TestKilledHelper$", "-test.count=1")
+	cmd.Env = append(os.Environ(), "AGENTS_TEST_KILLED="+dir)
+	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	ready := filepath.Join(dir, "ready")
+	for i := 0; ; i++ {
+		if _, err := os.Stat(ready); err == nil {
+			break
+		}
+		if i == 1000 {
+			_ = cmd.Process.Kill()
+			t.Fatal("the helper never started its agent")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	time.Sleep(100 * time.Millisecond) // its open is written
+	_ = cmd.Process.Kill()
+	_ = cmd.Wait()
+	b, _ := os.ReadFile(ready)
+	assertAllGone(t, strings.TrimSpace(string(b)))
+}
+
+// TestKilledHelper is the process TestAgentLeavesNothingWhenDbsockIsKilled
+// kills: it starts the lingerer, says where its pids are, and waits for
+// an answer to an open that never comes.
+func TestKilledHelper(t *testing.T) {
+	dir := os.Getenv("AGENTS_TEST_KILLED")
+	if dir == "" {
+		t.Skip("only run by TestAgentLeavesNothingWhenDbsockIsKilled")
+	}
+	long := agents.Limits{OpTimeout: time.Minute}
+	pids := filepath.Join(dir, "pids")
+	a, err := agents.Start(context.Background(), agents.Spec{Stack: "cmd", Argv: []string{"/bin/sh", "-c", `echo $$ >"$1"; ` + lingerer, "sh", pids}}, long)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "ready"), []byte(pids), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, _ = a.Open(context.Background(), agents.Open{ID: "c1", Path: "tcp", Network: "tcp", Address: "127.0.0.1:1", Host: "127.0.0.1", Port: 1})
+	t.Error("the open ended: it was to block until the test killed this process")
+}
+
+// TestCAFileGoneOnceOpened: the Python and PHP agents remove the CA file
+// they wrote for a tls open once the open is done (here it fails: the
+// server hangs up), not only when they exit: a run killed later leaves
+// none.
+func TestCAFileGoneOnceOpened(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+		}
+	}()
+	port := l.Addr().(*net.TCPAddr).Port
+	for _, stack := range []string{"python", "php"} {
+		t.Run(stack, func(t *testing.T) {
+			spec, err := agents.For(".", stack, "redis", "")
+			if err != nil {
+				needStack(t, err)
+			}
+			tmp := t.TempDir()
+			spec.Env = append(spec.Env, "TMPDIR="+tmp)
+			a, err := agents.Start(context.Background(), spec, limits)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer a.Close()
+			_, err = a.Open(context.Background(), agents.Open{ID: "c1", Target: "redis", Path: "tls", Network: "tcp", Address: l.Addr().String(),
+				Host: "127.0.0.1", Port: port, Token: agents.Token("c1"), CAPEM: testCA})
+			if err == nil {
+				t.Fatal("a tls open of a server that hangs up succeeded")
+			}
+			left, _ := filepath.Glob(filepath.Join(tmp, "dbsock-ca-*"))
+			if len(left) > 0 {
+				t.Errorf("after its open (%v), the agent still has its CA file %v", err, left)
+			}
+		})
+	}
+}
+
+// testCA is a self-signed certificate, only written to a file.
+const testCA = `-----BEGIN CERTIFICATE-----
+MIIBhTCCASugAwIBAgIQIRi6zePL6mKjOipn+dNuaTAKBggqhkjOPQQDAjASMRAw
+DgYDVQQKEwdBY21lIENvMB4XDTE3MTAyMDE5NDMwNloXDTE4MTAyMDE5NDMwNlow
+EjEQMA4GA1UEChMHQWNtZSBDbzBZMBMGByqGSM49AgEGCCqGSM49AwEHA0IABD0d
+7VNhbWvZLWPuj/RtHFjvtJBEwOkhbN/BnnE8rnZR8+sbwnc/KhCk3FhnpHZnQz7B
+5aETbbIgmuvewdjvSBSjYzBhMA4GA1UdDwEB/wQEAwICpDATBgNVHSUEDDAKBggr
+BgEFBQcDATAPBgNVHRMBAf8EBTADAQH/MCkGA1UdEQQiMCCCDmxvY2FsaG9zdDo1
+NDUzgg4xMjcuMC4wLjE6NTQ1MzAKBggqhkjOPQQDAgNIADBFAiEA2zpJEPQyz6/l
+Wf86aX6PepsntZv2GYlA5UpabfT2EZICICpJ5h/iI+i341gBmLiAFQOyTDT+/wQc
+6MF9+Yw1Yy0t
+-----END CERTIFICATE-----
+`
