@@ -136,6 +136,8 @@ func (c *Comparison) judge(base, path Side) {
 	switch {
 	case !succeeded(base) || !succeeded(path):
 		c.VerdictKind = NoResult
+	case base.Generator != nil && base.Generator.FellBehind, path.Generator != nil && path.Generator.FellBehind:
+		c.VerdictKind = FellBehind
 	case c.SpeedupP50CI == nil && len(c.InstanceSpeedups) > 1:
 		c.VerdictKind = TooFewInstances
 	case c.VerdictKind == UnixFaster && c.Path != drivers.Unix:

@@ -233,6 +233,9 @@ type Run struct {
 	// ServerExec is what the server says it spent executing the lookups
 	// over the run's timed blocks; nil where the server does not say.
 	ServerExec *ServerExec `json:"server_exec,omitempty"`
+	// Generator is how the open loop kept its schedule (a run at --rate);
+	// nil for a closed loop.
+	Generator *Generator `json:"generator,omitempty"`
 	// EndedBy, on the last round of a case, says what ended the case:
 	// "rounds" (the planned rounds ran), "precision" (--precision was
 	// reached) or "max-duration" (--max-duration passed first).
@@ -310,6 +313,10 @@ type Block struct {
 	P50       int64   `json:"p50_ns"`
 	Mean      float64 `json:"mean_ns"`
 	P99       int64   `json:"p99_ns"`
+	// LagP50Ns and LagP99Ns are the block's schedule lag in an open loop
+	// (Generator): each op's actual start minus its intended start.
+	LagP50Ns int64 `json:"lag_p50_ns,omitempty"`
+	LagP99Ns int64 `json:"lag_p99_ns,omitempty"`
 	// Noisy marks a block whose p50 is far from its transport's other
 	// blocks of the case (robust z-score, see NoisyZ).
 	Noisy bool `json:"noisy,omitempty"`

@@ -77,6 +77,10 @@ const (
 	// NoResult: every op of one transport failed: there is no latency to
 	// compare.
 	NoResult VerdictKind = "no_result"
+	// FellBehind: at a rate (an open loop), the generator did not keep
+	// its schedule on one of the two paths (Generator): its latencies are
+	// its own lateness as much as the server's, so no side wins.
+	FellBehind VerdictKind = "fell_behind"
 )
 
 // Winner says whether the verdict names a faster side: a significant

@@ -26,6 +26,7 @@ func (sp *sidePool) add(run *Run) error {
 	sp.side.Errors += run.Errors
 	sp.side.CPU = sp.side.CPU.Pool(run.CPU)
 	sp.side.ServerExec = sp.side.ServerExec.Pool(run.ServerExec)
+	sp.side.Generator = sp.side.Generator.Pool(run.Generator)
 	sp.nanos += run.ElapsedNs
 	h, err := run.Hist()
 	if err != nil {
@@ -93,6 +94,9 @@ type Side struct {
 	CPU *CPU `json:"cpu,omitempty"`
 	// ServerExec pools the server's own execution figures.
 	ServerExec *ServerExec `json:"server_exec,omitempty"`
+	// Generator pools how the open loop kept its schedule (a case at a
+	// rate).
+	Generator *Generator `json:"generator,omitempty"`
 }
 
 // Summary pools a case's rounds per path and compares them: its result is

@@ -8,8 +8,6 @@ package scenarios
 
 import (
 	"context"
-	"runtime"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -58,6 +56,9 @@ type LoopConfig struct {
 	// Interval, when set, runs the loop open: op i is due at
 	// start+Offset+i*Interval.
 	Interval, Offset time.Duration
+	// Lag, when set, gets each paced op's schedule lag: its actual start
+	// minus its due time (results.Generator).
+	Lag *hdrhistogram.Histogram
 	// Writes, when set, says which ops write (--op mixed): op i writes
 	// when Writes[i%len(Writes)], and a drivers.Keyed op is told so.
 	// A write's latency goes into WriteHist instead of the loop's h.
@@ -236,12 +237,10 @@ func Loop(ctx context.Context, op Op, cfg LoopConfig, h, actual *hdrhistogram.Hi
 	consecutive := 0
 	n := cfg.n()
 	paced := cfg.Interval > 0
-	var timer *time.Timer // one for the whole loop: no allocation per op
+	var pace *pacer // one for the whole loop: no allocation per op
 	if paced {
-		sleepSlack() // calibrate before the clock starts
-		timer = time.NewTimer(time.Hour)
-		timer.Stop()
-		defer timer.Stop()
+		pace = newPacer()
+		defer pace.stop()
 	}
 	k := kinds{w: cfg.Writes}
 	until := !cfg.Until.IsZero()
@@ -258,7 +257,7 @@ func Loop(ctx context.Context, op Op, cfg LoopConfig, h, actual *hdrhistogram.Hi
 				break
 			}
 			cfg.rest() // waiting for the op's time is not a server's silence
-			if err := waitUntil(ctx, due, timer); err != nil {
+			if err := pace.waitUntil(ctx, due); err != nil {
 				s.Err = err
 				break
 			}
@@ -295,6 +294,9 @@ func Loop(ctx context.Context, op Op, cfg LoopConfig, h, actual *hdrhistogram.Hi
 		if paced {
 			record(into, int64(now.Sub(due)))
 			record(actual, int64(took))
+			if cfg.Lag != nil {
+				record(cfg.Lag, int64(t0.Sub(due)))
+			}
 		} else {
 			record(into, int64(took))
 		}
@@ -398,35 +400,3 @@ func (c *connectOp) recordParts(t0, opened time.Time) {
 	record(c.login, int64(opened.Sub(ready)))
 }
 
-// sleepSlack is how late a timer sleep may wake up on this machine: on some
-// VMs timers fire with about a millisecond of slack, which open-loop mode
-// would otherwise charge to the server as latency. Measured once.
-var sleepSlack = sync.OnceValue(func() time.Duration {
-	var worst time.Duration
-	for i := 0; i < 20; i++ {
-		t := time.Now()
-		time.Sleep(50 * time.Microsecond)
-		worst = max(worst, time.Since(t)-50*time.Microsecond)
-	}
-	return worst + worst/2 + 20*time.Microsecond
-})
-
-// waitUntil returns at t: it sleeps while t is further away than the
-// timer's slack and spins the last stretch, yielding between clock reads.
-// A cancelled ctx cuts the sleep short (its error is returned). timer is
-// the loop's own, stopped between waits.
-func waitUntil(ctx context.Context, t time.Time, timer *time.Timer) error {
-	if wait, slack := time.Until(t), sleepSlack(); wait > slack {
-		timer.Reset(wait - slack)
-		select {
-		case <-ctx.Done():
-			timer.Stop()
-			return ctx.Err()
-		case <-timer.C:
-		}
-	}
-	for time.Now().Before(t) {
-		runtime.Gosched()
-	}
-	return nil
-}

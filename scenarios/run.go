@@ -130,6 +130,9 @@ type worker struct {
 	warmOK     int64 // successful warm-up ops
 	warmWrites int64 // how many of them wrote
 	warmErr    error // why a timer's warm-up stopped (timed elsewhere)
+	// lag is the current block's schedule lag of each paced op (nil for a
+	// closed loop).
+	lag *hdrhistogram.Histogram
 }
 
 // measureRound is one round: open and verify every path's connections,
@@ -334,6 +337,7 @@ func openWorkers(ctx context.Context, d drivers.Driver, s *side, opt caseRun) (d
 		}
 		if opt.Rate > 0 {
 			w.phases[PhaseUncorrected] = results.NewHistogram()
+			w.lag = results.NewHistogram()
 		}
 	}
 	return first, nil
@@ -406,6 +410,9 @@ func (s *side) timeBlock(d drivers.Driver, opt caseRun, j, index int) error {
 	for i, w := range s.ws {
 		for _, h := range w.hists {
 			h.Reset()
+		}
+		if w.lag != nil {
+			w.lag.Reset()
 		}
 		// A watchdog that gives up also ends the worker's loop, so that a
 		// paced loop does not wait out its schedule on a closed connection.
@@ -506,6 +513,7 @@ func (s *side) loopConfig(opt caseRun, j, i int, w *worker, start time.Time) Loo
 	if opt.Rate > 0 {
 		lc.Interval = time.Duration(float64(len(s.ws)) / opt.Rate * float64(time.Second))
 		lc.Offset = lc.Interval * time.Duration(i) / time.Duration(len(s.ws))
+		lc.Lag = w.lag
 	}
 	return lc
 }

@@ -51,6 +51,9 @@ type side struct {
 	keyed   bool
 	// step is how many keys one op takes: its pipeline depth.
 	step int
+	// lag pools the paced ops' schedule lag over the timed blocks; block
+	// is the current block's (nil for a closed loop).
+	lag, blockLag *hdrhistogram.Histogram
 }
 
 // execStats reads a server's own execution figures at block edges.
@@ -83,6 +86,9 @@ func newSide(ctx context.Context, ep drivers.Endpoint, opt caseRun) *side {
 	}
 	for _, op := range ops {
 		s.parts = append(s.parts, &part{op: op, hist: results.NewHistogram(), block: results.NewHistogram()})
+	}
+	if opt.Rate > 0 {
+		s.lag, s.blockLag = results.NewHistogram(), results.NewHistogram()
 	}
 	s.ctx, s.cancel = context.WithCancel(ctx)
 	return s
@@ -130,6 +136,14 @@ func (s *side) collect(d drivers.Driver, opt caseRun, b results.Block) error {
 		if w.sample.LastErr != nil {
 			s.lastErr = w.sample.LastErr
 		}
+	}
+	if s.blockLag != nil {
+		s.blockLag.Reset()
+		for _, w := range s.ws {
+			s.blockLag.Merge(w.lag)
+		}
+		s.lag.Merge(s.blockLag)
+		b.LagP50Ns, b.LagP99Ns = s.blockLag.ValueAtQuantile(50), s.blockLag.ValueAtQuantile(99)
 	}
 	for k, p := range s.parts {
 		pb := b
@@ -241,6 +255,9 @@ func (s *side) finishPart(p *part) results.Run {
 		}
 	}
 	run.Latency = results.LatencyOf(p.hist)
+	if s.lag != nil {
+		run.Generator = results.NewGenerator(s.opt.Rate, p.blocks, results.LatencyOf(s.lag))
+	}
 	if s.elapsed > 0 {
 		run.OpsPerSec = float64(run.N-run.Errors) / s.elapsed.Seconds()
 	}

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"time"
 
 	"github.com/dbsock/dbsock/drivers"
 	"github.com/dbsock/dbsock/results"
@@ -24,6 +25,7 @@ var verdictWords = map[results.VerdictKind]string{
 	results.TooFewPairs:     "not enough block pairs for an interval",
 	results.TooFewInstances: fmt.Sprintf("not enough server instances for an interval (%d are needed)", results.MinInstances),
 	results.NoResult:        "no result: every op failed on one transport",
+	results.FellBehind:      "the generator fell behind",
 }
 
 // Verdict puts a case's verdict in words, with its interval; comparisons
@@ -35,6 +37,9 @@ func Verdict(s *results.Summary, comparisons int) string {
 	}
 	if s.VerdictKind == results.TooFewInstances {
 		return words
+	}
+	if s.VerdictKind == results.FellBehind {
+		return FellBehind(s)
 	}
 	if ci == nil || words == "" {
 		return verdictWords[results.TooFewPairs]
@@ -66,6 +71,8 @@ func ShortVerdict(s *results.Summary) string {
 	switch {
 	case s.VerdictKind == results.NoResult, s.VerdictKind == results.TooFewInstances:
 		return verdictWords[s.VerdictKind]
+	case s.VerdictKind == results.FellBehind:
+		return FellBehind(s)
 	case ci == nil:
 		return verdictWords[results.TooFewPairs]
 	case s.VerdictKind == results.UnixFaster, s.VerdictKind == results.TCPFaster:
@@ -166,4 +173,40 @@ func ShortPathVerdict(p *results.PathSummary) string {
 		return v[:i]
 	}
 	return v
+}
+
+// FellBehind says which path's generator fell behind at a case's rate,
+// the rate it reached and its schedule lag, and that no path wins there:
+// "the generator fell behind: 48,211 of 200,000 ops/s offered over TCP
+// (p99 schedule lag 3.2 ms), 51,930 over Unix; no winner at this rate".
+func FellBehind(s *results.Summary) string {
+	var parts []string
+	offered := 0.0
+	for _, ps := range s.Sides {
+		g := ps.Generator
+		if g == nil {
+			continue
+		}
+		offered = g.OfferedRate
+		parts = append(parts, fmt.Sprintf("%s ops/s over %s (p99 schedule lag %s)", thousands(g.AchievedRate), ps.Path.Label(), lagWords(g.LagP99Ns)))
+	}
+	return fmt.Sprintf("%s: it reached %s of %s ops/s offered; no winner at this rate (the bounds: %.0f%% of the offered rate, p99 lag under %s)",
+		verdictWords[results.FellBehind], strings.Join(parts, ", "), thousands(offered), 100*results.MinAchieved, results.LagBound)
+}
+
+// thousands is x rounded, with commas between thousands: "48,211".
+func thousands(x float64) string {
+	s := fmt.Sprintf("%.0f", math.Round(x))
+	for i := len(s) - 3; i > 0 && s[i-1] != '-'; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
+
+func lagWords(ns int64) string {
+	d := time.Duration(ns)
+	if d >= time.Millisecond {
+		return fmt.Sprintf("%.1f ms", d.Seconds()*1e3)
+	}
+	return fmt.Sprintf("%.0f µs", d.Seconds()*1e6)
 }

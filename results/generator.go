@@ -1,0 +1,79 @@
+package results
+
+import "time"
+
+// An open loop (a run at --rate) times each op from when it was due, so
+// its latencies are the server's only while the generator keeps its
+// schedule: ops start when they are due, and as many as were offered.
+// Generator is how well it kept it; a side whose generator fell behind
+// names no winner (VerdictKind FellBehind), as HttpArena treats an entry
+// whose achieved rate falls short of the offered one, and pgbench reports
+// its "schedule lag".
+
+// The generator's bounds: a block whose achieved rate is under
+// MinAchieved of the offered one, or whose schedule lag's p99 is over
+// LagBound, is a block the generator fell behind in.
+const (
+	MinAchieved = 0.99
+	LagBound    = time.Millisecond
+)
+
+// Generator is how an open loop kept its schedule over a run's (or a
+// side's) timed blocks.
+type Generator struct {
+	// OfferedRate is the rate asked for, ops/s over the side's workers.
+	OfferedRate float64 `json:"offered_rate"`
+	// AchievedRate is the lowest block's: its ops over its wall time.
+	AchievedRate float64 `json:"achieved_rate"`
+	// LagP50Ns and LagP99Ns are the schedule lag (each op's actual start
+	// minus its intended start, as pgbench's --rate counts it: the
+	// generator's lateness and any wait for the op before it on the same
+	// connection), pooled over the blocks: the p50 of every op, and the
+	// highest block p99.
+	LagP50Ns int64 `json:"lag_p50_ns"`
+	LagP99Ns int64 `json:"lag_p99_ns"`
+	// FellBehind says that a block's achieved rate or lag missed its bound.
+	FellBehind bool `json:"fell_behind"`
+}
+
+// NewGenerator is an open loop's account of blocks at offered ops/s; lag
+// pools every op's schedule lag. nil for a closed loop (offered 0).
+func NewGenerator(offered float64, blocks []Block, lag Latency) *Generator {
+	if offered <= 0 {
+		return nil
+	}
+	g := &Generator{OfferedRate: offered, LagP50Ns: lag.P50}
+	for i, b := range blocks {
+		rate := 0.0
+		if b.ElapsedNs > 0 {
+			rate = float64(b.N) / (float64(b.ElapsedNs) / 1e9)
+		}
+		if i == 0 || rate < g.AchievedRate {
+			g.AchievedRate = rate
+		}
+		g.LagP99Ns = max(g.LagP99Ns, b.LagP99Ns)
+	}
+	g.FellBehind = g.behind()
+	return g
+}
+
+func (g *Generator) behind() bool {
+	return g.AchievedRate < MinAchieved*g.OfferedRate || time.Duration(g.LagP99Ns) > LagBound
+}
+
+// Pool is g and o together (either may be nil): the lowest achieved rate,
+// the highest lag p99, the higher lag p50.
+func (g *Generator) Pool(o *Generator) *Generator {
+	switch {
+	case o == nil:
+		return g
+	case g == nil:
+		c := *o
+		return &c
+	}
+	p := *g
+	p.AchievedRate = min(p.AchievedRate, o.AchievedRate)
+	p.LagP50Ns, p.LagP99Ns = max(p.LagP50Ns, o.LagP50Ns), max(p.LagP99Ns, o.LagP99Ns)
+	p.FellBehind = p.FellBehind || o.FellBehind || p.behind()
+	return &p
+}

@@ -1,0 +1,60 @@
+package results
+
+import (
+	"testing"
+	"time"
+
+	"github.com/dbsock/dbsock/drivers"
+)
+
+// TestGenerator: an open loop's achieved rate is its slowest block's ops
+// over its wall time; it fell behind when that is under 99% of the
+// offered rate or a block's p99 lag is over the bound; pooling keeps the
+// worst of each.
+func TestGenerator(t *testing.T) {
+	kept := []Block{{N: 3000, ElapsedNs: int64(time.Second), LagP99Ns: 80_000}, {N: 2980, ElapsedNs: int64(time.Second), LagP99Ns: 90_000}}
+	g := NewGenerator(3000, kept, Latency{P50: 20_000})
+	if g.AchievedRate != 2980 || g.LagP99Ns != 90_000 || g.LagP50Ns != 20_000 || g.FellBehind {
+		t.Errorf("kept: %+v", g)
+	}
+	if g := NewGenerator(3000, []Block{{N: 2960, ElapsedNs: int64(time.Second)}}, Latency{}); !g.FellBehind || g.AchievedRate != 2960 {
+		t.Errorf("98.7%% of the rate: %+v, want fell behind", g)
+	}
+	if g := NewGenerator(3000, []Block{{N: 3000, ElapsedNs: int64(time.Second), LagP99Ns: int64(LagBound) + 1}}, Latency{}); !g.FellBehind {
+		t.Errorf("lag over the bound: %+v, want fell behind", g)
+	}
+	if NewGenerator(0, kept, Latency{}) != nil {
+		t.Error("a closed loop has no generator figures")
+	}
+	behind := NewGenerator(3000, []Block{{N: 1000, ElapsedNs: int64(time.Second)}}, Latency{P50: 5e6})
+	p := g.Pool(behind)
+	if !p.FellBehind || p.AchievedRate != 1000 || p.LagP50Ns != 5e6 || p.LagP99Ns != 90_000 || g.FellBehind {
+		t.Errorf("pooled %+v (g %+v)", p, g)
+	}
+	if (*Generator)(nil).Pool(nil) != nil || (*Generator)(nil).Pool(g).AchievedRate != g.AchievedRate {
+		t.Error("pooling with nil")
+	}
+}
+
+// TestFellBehindNamesNoWinner: a comparison whose sides' generator fell
+// behind gets that verdict, whatever its interval says; one that kept its
+// schedule keeps its verdict.
+func TestFellBehindNamesNoWinner(t *testing.T) {
+	ci := &Interval{Center: 1.4, Lo: 1.3, Hi: 1.5, Pairs: 10}
+	kept := Side{N: 100, Generator: &Generator{OfferedRate: 3000, AchievedRate: 3000}}
+	behind := Side{N: 100, Generator: &Generator{OfferedRate: 3000, AchievedRate: 1000, FellBehind: true}}
+	for _, tc := range []struct {
+		base, path Side
+		want       VerdictKind
+	}{
+		{kept, kept, UnixFaster},
+		{behind, kept, FellBehind},
+		{kept, behind, FellBehind},
+	} {
+		c := Comparison{Path: drivers.Unix, Baseline: drivers.TCP, SpeedupP50CI: ci, PValueHolm: 0.001}
+		c.judge(tc.base, tc.path)
+		if c.VerdictKind != tc.want || c.VerdictKind.Winner() != (tc.want == UnixFaster) {
+			t.Errorf("base %v, path %v: %s, want %s", tc.base.Generator.FellBehind, tc.path.Generator.FellBehind, c.VerdictKind, tc.want)
+		}
+	}
+}
