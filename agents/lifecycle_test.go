@@ -193,3 +193,27 @@ Wf86aX6PepsntZv2GYlA5UpabfT2EZICICpJ5h/iI+i341gBmLiAFQOyTDT+/wQc
 6MF9+Yw1Yy0t
 -----END CERTIFICATE-----
 `
+
+// TestLeftoverCAFiles: a CA file an agent left (dbsock-ca-*, older than
+// CAFileAge) is a leftover; a new one, a symlink or another name is not.
+func TestLeftoverCAFiles(t *testing.T) {
+	dir := t.TempDir()
+	old := time.Now().Add(-agents.CAFileAge - time.Minute)
+	for _, f := range []string{"dbsock-ca-old.pem", "dbsock-ca-new.pem", "other.pem"} {
+		if err := os.WriteFile(filepath.Join(dir, f), []byte(testCA), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink(filepath.Join(dir, "other.pem"), filepath.Join(dir, "dbsock-ca-link")); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"dbsock-ca-old.pem", "other.pem"} {
+		if err := os.Chtimes(filepath.Join(dir, f), old, old); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := agents.LeftoverCAFiles(dir)
+	if len(got) != 1 || filepath.Base(got[0]) != "dbsock-ca-old.pem" {
+		t.Errorf("leftover CA files %v, want only dbsock-ca-old.pem", got)
+	}
+}

@@ -1,13 +1,19 @@
 package main
 
 import (
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
+	"github.com/dbsock/dbsock/agents"
 	"github.com/dbsock/dbsock/internal/testutil"
+	"github.com/dbsock/dbsock/supply"
 )
 
 // agentScript writes an agent of the test's own in Python, body after
@@ -52,5 +58,45 @@ func TestAgentHungAtOpen(t *testing.T) {
 	}
 	if took := time.Since(start); took > 30*time.Second {
 		t.Errorf("the error took %s", took) // a bound on a hang, not a timing check
+	}
+}
+
+// TestCleanEndsLeftoverAgents: dbsock clean lists (--dry-run) and ends an
+// agent's process whose run is over (its keeper was killed outright), and
+// leaves a live run's alone.
+func TestCleanEndsLeftoverAgents(t *testing.T) {
+	gone := exec.Command("true")
+	if err := gone.Run(); err != nil {
+		t.Fatal(err)
+	}
+	dead := supply.Self()
+	dead.PID, dead.Start = gone.Process.Pid, dead.Start+1
+	start := func(owner supply.Owner) *exec.Cmd {
+		c := exec.Command("sleep", "600")
+		c.Env = []string{agents.MarkEnv + "=" + owner.String()}
+		if err := c.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = c.Process.Kill(); _ = c.Wait() })
+		return c
+	}
+	left, live := start(dead), start(supply.Self())
+	want := fmt.Sprintf("agent process %d (sleep 600; its run is over: dbsock pid %d is gone)", left.Process.Pid, dead.PID)
+	code, stdout, stderr := dbsock(t, "clean", "--dry-run")
+	if code != 0 || !strings.Contains(stdout, "would end "+want) {
+		t.Fatalf("clean --dry-run: exit %d, %s%s: want it to list %q", code, stdout, stderr, want)
+	}
+	if strings.Contains(stdout, strconv.Itoa(live.Process.Pid)) {
+		t.Errorf("clean --dry-run lists the live run's agent %d: %s", live.Process.Pid, stdout)
+	}
+	code, stdout, stderr = dbsock(t, "clean")
+	if code != 0 || !strings.Contains(stdout, "ended "+want) {
+		t.Fatalf("clean: exit %d, %s%s: want it to end %q", code, stdout, stderr, want)
+	}
+	if err := left.Wait(); err == nil || !strings.Contains(err.Error(), "killed") {
+		t.Errorf("the leftover agent ended with %v, want killed", err)
+	}
+	if err := live.Process.Signal(syscall.Signal(0)); err != nil {
+		t.Errorf("the live run's agent was ended too: %v", err)
 	}
 }

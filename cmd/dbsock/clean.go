@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/dbsock/dbsock/agents"
 	"github.com/dbsock/dbsock/supply"
 )
 
@@ -21,7 +23,10 @@ func newCleanCmd(stdout io.Writer) *cobra.Command {
 outright (SIGKILL, power loss) can leave a temp dir behind, and, if dbsock's
 own death did not take them along, its server processes. Clean finds the
 dbsock-* temp dirs and the containers and networks whose dbsock is gone,
-kills the processes using the dirs and removes them all. Runs in progress
+kills the processes using the dirs and removes them all, and ends the
+client stacks' agents of runs that are over (marked DBSOCK_AGENT_OF in
+their environment) and removes the CA files agents left in the temp dir
+(dbsock-ca-*, 10 minutes old, when no run with agents is going). Runs in progress
 are left alone, and so is what a run in a PID namespace clean cannot see
 left (a run in another container): clean says so, and where to run it.`,
 		Args: noArgs,
@@ -48,11 +53,12 @@ left (a run in another container): clean says so, and where to run it.`,
 				fmt.Fprintf(stdout, "left alone: %s, whose dbsock cannot be shown to have ended: %s\n", k.What, k.Why)
 			}
 			tags := supply.DeadRunTags(cmd.Context(), socket)
-			if len(left) == 0 && len(containers) == 0 && len(tags) == 0 {
+			agentsLeft, agentErr := cleanAgents(cmd.Context(), stdout, socket, dryRun)
+			if len(left) == 0 && len(containers) == 0 && len(tags) == 0 && !agentsLeft {
 				fmt.Fprintln(stdout, "nothing to clean")
 				return nil
 			}
-			var errs []error
+			errs := []error{agentErr}
 			for _, tag := range tags {
 				verb := "removed"
 				if dryRun {
@@ -91,4 +97,45 @@ left (a run in another container): clean says so, and where to run it.`,
 	}
 	cmd.Flags().BoolVarP(&dryRun, "dry-run", "n", false, "only list what would be removed")
 	return cmd
+}
+
+// cleanAgents ends the agents' processes of runs that are over and removes
+// the CA files agents left (when no run with agents is going), or says it
+// would; found says whether there was any.
+func cleanAgents(ctx context.Context, stdout io.Writer, socket string, dryRun bool) (found bool, err error) {
+	left, live := agents.FindLeftovers(ctx, socket)
+	var errs []error
+	for _, l := range left {
+		verb := "ended"
+		if dryRun {
+			verb = "would end"
+		} else if err := l.End(); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		fmt.Fprintf(stdout, "%s agent process %d (%s; its run is over: %s)\n", verb, l.PID, l.Command, l.Why)
+	}
+	dirs := []string{os.TempDir()}
+	if os.TempDir() != "/tmp" {
+		dirs = append(dirs, "/tmp")
+	}
+	var cas []string
+	for _, d := range dirs {
+		cas = append(cas, agents.LeftoverCAFiles(d)...)
+	}
+	if live && len(cas) > 0 {
+		fmt.Fprintf(stdout, "left alone: %d CA files agents wrote (%s), while a run with agents is going\n", len(cas), cas[0])
+		return len(left) > 0, errors.Join(errs...)
+	}
+	for _, f := range cas {
+		verb := "removed"
+		if dryRun {
+			verb = "would remove"
+		} else if err := os.Remove(f); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		fmt.Fprintf(stdout, "%s %s (a CA file an agent wrote, left when it was killed while it opened a connection)\n", verb, f)
+	}
+	return len(left) > 0 || len(cas) > 0, errors.Join(errs...)
 }
