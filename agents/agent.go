@@ -285,7 +285,9 @@ func (a *Agent) kill() {
 }
 
 // Close asks the agent to end by closing its stdin, waits up to its
-// grace for it to exit, then kills it; it is safe to call more than once.
+// grace for it to exit, then ends it and whatever it started; it is safe
+// to call more than once. Its error is a *Teardown: the agent's work was
+// done and its results stand, but it did not end as it should.
 func (a *Agent) Close() error {
 	if a.dead != nil {
 		return nil
@@ -294,16 +296,40 @@ func (a *Agent) Close() error {
 	var err error
 	select {
 	case <-a.exited:
-		if a.waited != nil {
-			err = fmt.Errorf("the %s agent exited with %v when dbsock closed its stdin; its stderr: %q", a.spec.Stack, a.waited, clip(a.quotable(a.stderr.String()), 1000))
-		}
+		err = a.exitedAtClose()
 	case <-time.After(a.limits.grace()):
-		err = fmt.Errorf("the %s agent did not exit within %s of dbsock closing its stdin; dbsock killed it", a.spec.Stack, a.limits.grace())
+		err = &Teardown{fmt.Sprintf("the %s agent did not exit within %s of dbsock closing its stdin (the end of its work): dbsock ended it; its results stand",
+			a.spec.Stack, a.limits.grace())}
 	}
 	a.kill()
 	a.dead = errors.New("the " + a.spec.Stack + " agent is closed")
 	return err
 }
+
+// exitedAtClose says how the agent's exit at Close went wrong, if it did.
+func (a *Agent) exitedAtClose() error {
+	var ee *exec.ExitError
+	switch {
+	case a.waited == nil:
+		return nil
+	case errors.Is(a.waited, exec.ErrWaitDelay):
+		return &Teardown{fmt.Sprintf("the %s agent exited with status 0 when dbsock closed its stdin, but a process it started kept its stdout or stderr open %s after: dbsock ended it; the agent's results stand",
+			a.spec.Stack, a.cmd.WaitDelay)}
+	case errors.As(a.waited, &ee):
+		said := ""
+		if s := strings.TrimSpace(a.quotable(a.stderr.String())); s != "" {
+			said = "; its stderr: " + strconv.Quote(clip(s, 1000))
+		}
+		return &Teardown{fmt.Sprintf("the %s agent ended%s when dbsock closed its stdin (the end of its work): its results stand%s", a.spec.Stack, a.gone(), said)}
+	}
+	return &Teardown{fmt.Sprintf("the %s agent, when dbsock closed its stdin: %v; its results stand", a.spec.Stack, a.waited)}
+}
+
+// Teardown is what went wrong when an agent was closed after its work:
+// a warning of the run, not a failure.
+type Teardown struct{ msg string }
+
+func (t *Teardown) Error() string { return t.msg }
 
 // capped keeps the first max bytes written to it and drops the rest.
 type capped struct {

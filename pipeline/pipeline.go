@@ -249,7 +249,7 @@ func (p Plan) measureTarget(ctx context.Context, t *targets.Target, ti *results.
 		ti.Operation = settings.Driver(p.workload(t.Name, size, rows, keys)).Describe()
 	}
 	cs, stopClients, err := p.startClients(ctx, t, ti)
-	defer func() { err = errors.Join(err, stopClients()) }()
+	defer func() { err = errors.Join(err, p.teardown(t, ti, stopClients())) }()
 	if err != nil {
 		return nil, err
 	}

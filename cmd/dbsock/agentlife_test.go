@@ -100,3 +100,52 @@ func TestCleanEndsLeftoverAgents(t *testing.T) {
 		t.Errorf("the live run's agent was ended too: %v", err)
 	}
 }
+
+// TestAgentEndsBadlyAfterItsWork: an agent that does its work and then
+// does not exit when its stdin closes (linger), or exits leaving a
+// process that holds its stderr (holder), is ended; the run keeps its
+// results and exits 0, with a warning for the first in the run's words.
+func TestAgentEndsBadlyAfterItsWork(t *testing.T) {
+	testutil.NeedAny(t, "redis-server")
+	needStacks(t)
+	agent, err := filepath.Abs("../../agents/python/agent.py")
+	if err != nil {
+		t.Fatal(err)
+	}
+	wrapper := filepath.Join(t.TempDir(), "wrapper.py")
+	if err := os.WriteFile(wrapper, []byte(`import subprocess, sys, time
+mode, target = sys.argv[1], sys.argv[2]
+p = subprocess.Popen([sys.executable, "`+agent+`", target], stdin=subprocess.PIPE, stdout=sys.stdout)
+for line in sys.stdin.buffer:
+    p.stdin.write(line)
+    p.stdin.flush()
+p.stdin.close()
+p.wait()
+if mode == "linger":
+    time.sleep(600)
+subprocess.Popen(["sleep", "600"], start_new_session=True)  # holds stderr
+`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ mode, warn string }{
+		{"linger", "warning: the cmd agent did not exit within 2s of dbsock closing its stdin (the end of its work): dbsock ended it; its results stand"},
+		{"holder", ""},
+	} {
+		t.Run(tc.mode, func(t *testing.T) {
+			code, stdout, stderr := dbsock(t, "run", "redis", "--clients", "cmd:/usr/bin/python3 "+wrapper+" "+tc.mode, "--provider", "local",
+				"--paths", "unix,tcp", "--n", "100", "--instances", "1", "--warmup", "10", "--format", "json")
+			if code != 0 || !strings.Contains(stdout, `"transport_verified": true`) {
+				t.Fatalf("exit %d, stderr %q: want exit 0 and the runs", code, stderr)
+			}
+			if tc.warn != "" && (!strings.Contains(stderr, tc.warn) || !strings.Contains(stdout, "did not exit within 2s")) {
+				t.Errorf("stderr %q: want the warning %q, in the report too", stderr, tc.warn)
+			}
+			if strings.Contains(stderr, "WaitDelay") {
+				t.Errorf("stderr %q speaks of Go's WaitDelay", stderr)
+			}
+			if out, _ := exec.Command("pgrep", "-f", wrapper).Output(); len(out) > 0 {
+				t.Errorf("left running: %s", out)
+			}
+		})
+	}
+}
