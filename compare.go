@@ -30,9 +30,9 @@ type Opener func(ctx context.Context, ep Endpoint) (do func(context.Context) err
 // for no warm-up. Compare refuses what dbsock run refuses (a negative N,
 // more Blocks than N, an OpTimeout under 10 ms), naming these fields.
 type CompareOptions struct {
-	// N is the timed ops per transport and round (3,000); Warmup the
-	// untimed ops before them on each fresh connection (1,000, or none
-	// with NoWarmup).
+	// N is the timed ops per transport and round (3,000), shared by the
+	// Concurrency workers; Warmup the untimed ops before them on each
+	// fresh connection (1,000, or none with NoWarmup).
 	N, Warmup int
 	// Instances is how many server instances the comparison measures (9),
 	// and its interval is over them. A server Start started is restarted
@@ -72,7 +72,6 @@ const NoWarmup = -1
 
 // The defaults of CompareOptions: dbsock run's.
 const (
-	defaultN         = 3000
 	defaultWarmup    = 1000
 	defaultInstances = 9
 	defaultRounds    = 1
@@ -122,7 +121,7 @@ func Compare(ctx context.Context, srv *Server, name string, open Opener, opt Com
 		Sweep:          pipeline.Sweep{Concurrency: []int{max(opt.Concurrency, 1)}},
 		Instances:      orDefaultInt(opt.Instances, defaultInstances),
 		InstancesAsked: opt.Instances != 0,
-		Loop: scenarios.Settings{N: orDefaultInt(opt.N, defaultN), Warmup: warmup(opt.Warmup), Rounds: orDefaultInt(opt.Rounds, defaultRounds),
+		Loop: scenarios.Settings{N: orDefaultInt(opt.N, scenarios.DefaultN([]int{opt.Concurrency}, 0)), Warmup: warmup(opt.Warmup), Rounds: orDefaultInt(opt.Rounds, defaultRounds),
 			Blocks: orDefaultInt(opt.Blocks, scenarios.DefaultBlocks), Seed: seed, OpTimeout: opt.OpTimeout},
 		Placement: place,
 		Reach:     drivers.Reach,

@@ -187,14 +187,11 @@ func (p Plan) InstancesPerCase() int {
 }
 
 // TotalOps is how many timed ops the plan does when every case runs its
-// N ops per worker on every path it asks for (fewer where a server lacks
-// a path; unknown, and so not this, under Loop.Duration), for a
-// progress bar.
+// N ops (shared by its workers) on every path it asks for (fewer where a
+// server lacks a path; unknown, and so not this, under Loop.Duration),
+// for a progress bar.
 func (p Plan) TotalOps() int64 {
-	workers := 0
-	for _, c := range p.Sweep.Concurrency {
-		workers += c
-	}
+	workers := len(p.Sweep.Concurrency)
 	cases := int64(p.measured()) * int64(max(len(p.Sweep.Scenarios), 1)) * int64(max(len(p.Sweep.ValueSizes), 1)) * int64(max(len(p.Sweep.Pipelines), 1))
 	rounds := int64(max(p.Loop.Rounds, 1)) * int64(p.InstancesPerCase())
 	return cases * int64(max(workers, 1)) * rounds * int64(len(p.PathsAsked())) * int64(p.Loop.N)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -154,6 +155,9 @@ func writeMethod(b *strings.Builder, r *results.Report) {
 		how += ", or a new connection per operation in the connect scenario"
 	}
 	timed := plural(c.N, "timed operation")
+	if slices.ContainsFunc(c.Concurrency, func(w int) bool { return w > 1 }) {
+		timed += " shared by a case's workers (each worker's warm-up its own)"
+	}
 	if c.DurationNs > 0 {
 		timed = "timed operations for " + time.Duration(c.DurationNs).String()
 	}

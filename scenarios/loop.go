@@ -399,4 +399,3 @@ func (c *connectOp) recordParts(t0, opened time.Time) {
 	record(c.dial, int64(c.dialed.Sub(t0)))
 	record(c.login, int64(opened.Sub(ready)))
 }
-

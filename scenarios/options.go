@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"math"
 	"sync/atomic"
 	"time"
 
@@ -144,8 +145,9 @@ func (o Settings) blocks() int {
 	return b
 }
 
-// blockOps is how many timed ops per worker block j of a round does: N
-// spread as evenly as the blocks allow.
+// blockOps is how many timed ops block j of a round does over all its
+// workers: N spread as evenly as the blocks allow (workerOps splits them
+// between the workers).
 func (o Settings) blockOps(j int) int {
 	b := o.blocks()
 	n := o.N / b
@@ -154,3 +156,33 @@ func (o Settings) blockOps(j int) int {
 	}
 	return n
 }
+
+// workerOps is worker i's share of a block of n ops over w workers: as
+// even as the workers allow, the first ones one op more.
+func workerOps(n, w, i int) int {
+	share := n / w
+	if i < n%w {
+		share++
+	}
+	return share
+}
+
+// DefaultN is the timed ops per transport and round when none is given:
+// 3,000; at least one op per worker in each default block, for the most
+// workers among concurrency; and at a rate, RateSeconds of it, so that a
+// block lasts about half a second and its p99 rests on the slowest 1% of
+// at least rate/20 ops.
+func DefaultN(concurrency []int, rate float64) int {
+	n := 3000
+	for _, w := range concurrency {
+		n = max(n, DefaultBlocks*w)
+	}
+	if rate > 0 {
+		n = max(n, int(math.Ceil(rate*RateSeconds)))
+	}
+	return min(n, MaxN)
+}
+
+// RateSeconds is how many seconds of its rate a transport's round runs
+// when --n is not given (DefaultN).
+const RateSeconds = 5

@@ -503,7 +503,7 @@ func (s *side) hung() bool {
 // loopConfig is worker i's loop for block pair j, its clock started at
 // start (read only once the block's start channel is closed).
 func (s *side) loopConfig(opt caseRun, j, i int, w *worker, start time.Time) LoopConfig {
-	lc := LoopConfig{N: opt.blockOps(j), Progress: opt.Progress, Heartbeat: &w.heartbeat, Keys: w.keys, Step: s.step}
+	lc := LoopConfig{N: workerOps(opt.blockOps(j), len(s.ws), i), Progress: opt.Progress, Heartbeat: &w.heartbeat, Keys: w.keys, Step: s.step}
 	if len(w.hists) > 1 {
 		lc.Writes, lc.WriteHist = w.writes, w.hists[1]
 	}

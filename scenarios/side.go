@@ -180,7 +180,7 @@ func (s *side) collect(d drivers.Driver, opt caseRun, b results.Block) error {
 	} else if what != "interrupted" {
 		first = drivers.Explain(first, s.ep)
 	}
-	want := fmt.Sprint(opt.N * len(s.ws))
+	want := fmt.Sprint(opt.N)
 	if opt.Duration > 0 {
 		want = "planned"
 	}

@@ -176,6 +176,10 @@ func (o Settings) validateLoop(c Case) error {
 	if c.Scenario != "" && c.Scenario != PK && c.Scenario != Connect {
 		return setting.Errorf("%s %q is not accepted; use one of: %s, %s", setting.Scenario, c.Scenario, PK, Connect)
 	}
+	if b := o.blocks(); o.Duration == 0 && o.N < b*c.workers() {
+		return setting.Errorf("%s %d is split among the %s %d workers in each of %d blocks, which leaves some worker no op: raise %s to at least %d or lower %s",
+			setting.N, o.N, setting.Concurrency, c.workers(), b, setting.N, b*c.workers(), setting.Concurrency)
+	}
 	if o.Rate == 0 {
 		return nil
 	}

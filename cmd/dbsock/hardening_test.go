@@ -101,6 +101,7 @@ func TestMeasureRefusesWhatIsNotACase(t *testing.T) {
 		"memory": {func(f string) any {
 			c := good(f)
 			c["value_size"], c["depth"], c["case"] = 16<<20, 1000, map[string]any{"concurrency": 4096}
+			c["loop"] = map[string]any{"n": 40960, "rounds": 1} // an op per worker in each block
 			return c
 		}, "would hold about"},
 	}

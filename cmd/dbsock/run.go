@@ -340,6 +340,9 @@ func (o *runOptions) newPlan(names []string, gates []results.Threshold, place pl
 	opt := scenarios.Settings{N: o.loop.n, Warmup: o.loop.warmup, Rounds: o.loop.rounds, OpTimeout: o.loop.opTimeout,
 		Duration: o.sweep.duration, Rate: o.sweep.rate, Seed: o.loop.seed,
 		Precision: o.loop.precision, Keys: o.workload.keys, Op: o.workload.op, Mix: o.workload.mix}
+	if !o.flags.Changed("n") {
+		opt.N = scenarios.DefaultN(o.sweep.concurrency, o.sweep.rate)
+	}
 	if o.flags.Changed("blocks") {
 		opt.Blocks = o.loop.blocks // else the default, at most --n
 	}

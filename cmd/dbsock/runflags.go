@@ -47,7 +47,7 @@ type clientOptions struct {
 // registry.
 func (o *runOptions) bind(f *pflag.FlagSet) {
 	f.SortFlags = false
-	f.Var(newCount(&o.loop.n, 3000), "n", "timed lookups per transport per round (with the defaults, 9 instances of 1 round: 27,000); "+countWords)
+	f.Var(newCount(&o.loop.n, 3000), "n", "timed lookups per transport per round, shared by the --concurrency workers (with the defaults, 9 instances of 1 round: 27,000; when not given, at least 10 per worker, and at a --rate, 5 seconds of it); "+countWords)
 	f.Var(newCount(&o.loop.warmup, 1000), "warmup", "untimed lookups before timing, on the same connection; "+countWords)
 	f.IntVar(&o.instances, "instances", 9, "server instances per case: dbsock restarts each server it started between instances (same data); "+
 		"a server you run gets fresh connections instead; the 95% interval is computed over instances (6 or more are needed: 2 to 5 give medians only, which the run says before it starts); "+

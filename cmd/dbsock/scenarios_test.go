@@ -78,14 +78,19 @@ func TestConnectAndPKEveryTarget(t *testing.T) {
 	}
 }
 
-// TestConcurrencyDoesNTimesC checks that C workers each do N ops on their
-// own connection, for a database and for echo, and that ops/s counts them
-// all.
-func TestConcurrencyDoesNTimesC(t *testing.T) {
+// TestConcurrencySharesN checks that C workers share the N ops of a
+// transport and round, each on its own connection, for a database and
+// for echo, and that ops/s counts them all; an N that leaves a worker no
+// op in a block is refused before anything starts.
+func TestConcurrencySharesN(t *testing.T) {
 	testutil.NeedAny(t, "redis-server")
+	code, _, stderr := dbsock(t, "run", "echo", "--provider", "local", "--concurrency", "16", "--n", "100")
+	if code != 2 || !strings.Contains(stderr, "--n 100 is split among the --concurrency 16 workers in each of 10 blocks, which leaves some worker no op: raise --n to at least 160") {
+		t.Errorf("--n 100 over 16 workers: exit %d, %s", code, stderr)
+	}
 	r := runJSON(t, "run", "redis", "echo", "--provider", "local", "--concurrency", "1,4", "--n", "200", "--warmup", "5", "--instances", "1", "--rounds", "1")
 	for _, run := range r.Runs {
-		if want := int64(200 * run.Concurrency); run.N != want || run.Errors != 0 {
+		if want := int64(200); run.N != want || run.Errors != 0 {
 			t.Errorf("%s c=%d %s: n %d errors %d, want %d ops", run.Target, run.Concurrency, run.Transport, run.N, run.Errors, want)
 		}
 		if run.OpsPerSec <= 0 || run.ElapsedNs <= 0 {
@@ -179,11 +184,11 @@ func TestDriverModesRecorded(t *testing.T) {
 // every real server: the run completes and reports, it does not crash.
 func TestConcurrency256EveryTarget(t *testing.T) {
 	needAllServers(t)
-	r := runJSON(t, "run", "all", "echo", "--concurrency", "256", "--n", "20", "--warmup", "2", "--instances", "1", "--rounds", "1", "--provider", "local")
+	r := runJSON(t, "run", "all", "echo", "--concurrency", "256", "--n", "5120", "--warmup", "2", "--instances", "1", "--rounds", "1", "--provider", "local")
 	for _, s := range r.Summary {
 		for _, side := range []results.Side{s.TCP, s.Unix} {
-			if side.N != 256*20 {
-				t.Errorf("%s: %d ops, want %d", s.Target, side.N, 256*20)
+			if side.N != 5120 {
+				t.Errorf("%s: %d ops, want %d", s.Target, side.N, 5120)
 			}
 			if side.Errors != 0 {
 				t.Logf("%s: %d errors (%.2f%%) at 256 workers", s.Target, side.Errors, 100*side.ErrorRate)
