@@ -21,16 +21,22 @@ func writeVerdict(b *strings.Builder, sum *results.Summary) {
 	ci := func(c *results.Interval) string {
 		return fmt.Sprintf("%.3f× (95%% CI %.3f–%.3f)", c.Center, c.Lo, c.Hi)
 	}
+	// The mean's interval, where the report has one (a report may give
+	// the p50's alone).
+	mean := ""
+	if m := sum.UnixSpeedupMeanCI; m != nil {
+		mean = ", " + ci(m) + " at mean"
+	}
 	if c := sum.UnixSpeedupP50CI; c != nil && c.Instances > 1 {
 		var each []string
 		for _, s := range sum.InstanceSpeedups {
 			each = append(each, fmt.Sprintf("%.3f×", s))
 		}
-		fmt.Fprintf(b, "Speedup over %d server instances (p50 speedups %s; %d block pairs in %s): %s at p50, %s at mean; sign test over instances p %s",
-			c.Instances, strings.Join(each, ", "), c.Pairs, plural(c.Rounds, "round"), ci(c), ci(sum.UnixSpeedupMeanCI), pValue(sum.PValue))
+		fmt.Fprintf(b, "Speedup over %d server instances (p50 speedups %s; %d block pairs in %s): %s at p50%s; sign test over instances p %s",
+			c.Instances, strings.Join(each, ", "), c.Pairs, plural(c.Rounds, "round"), ci(c), mean, pValue(sum.PValue))
 	} else if c != nil {
-		fmt.Fprintf(b, "Paired speedup over %d block pairs in %s: %s at p50, %s at mean; sign test p %s",
-			c.Pairs, plural(c.Rounds, "round"), ci(c), ci(sum.UnixSpeedupMeanCI), pValue(sum.PValue))
+		fmt.Fprintf(b, "Paired speedup over %d block pairs in %s: %s at p50%s; sign test p %s",
+			c.Pairs, plural(c.Rounds, "round"), ci(c), mean, pValue(sum.PValue))
 	}
 	if sum.UnixSpeedupP50CI != nil {
 		if sum.PValueHolm != sum.PValue {

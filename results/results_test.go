@@ -151,7 +151,7 @@ func TestSummarizeWarnsOnBimodalDistribution(t *testing.T) {
 func TestReadJSONRefusesWhatDbsockNeverWrites(t *testing.T) {
 	for _, tt := range []struct{ name, json, want string }{
 		{"empty", `{"schema_version":1}`, "no targets and no runs"},
-		{"negative", `{"schema_version":1,"targets":[{"target":"x"}],"runs":[{"target":"x","transport":"tcp","round":1,"n":5,"latency_ns":{"p50":-3}}]}`, "negative count or latency"},
+		{"negative", `{"schema_version":1,"targets":[{"target":"x"}],"runs":[{"target":"x","transport":"tcp","round":1,"n":5,"latency_ns":{"p50":-3}}]}`, "runs[0].latency_ns.p50 is -3 ns"},
 		{"upside down", `{"schema_version":1,"targets":[{"target":"x"}],"summary":[{"target":"x","scenario":"pk","unix_speedup_p50_ci":{"center":1.2,"lo":1.5,"hi":1.1}}]}`, "is not an interval"},
 	} {
 		_, err := ReadJSON(strings.NewReader(tt.json))
