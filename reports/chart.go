@@ -5,6 +5,7 @@
 package reports
 
 import (
+	"context"
 	"fmt"
 	"image/color"
 	"io"
@@ -48,18 +49,27 @@ func CheckPlotPath(path string) error {
 // Plot draws r to w as ext (".svg" or ".png"). A report whose figures
 // cannot be drawn (gonum/plot panics on a log axis with nothing above 0)
 // is an error, never a panic, so that the other outputs are still written.
-func Plot(w io.Writer, ext string, r *results.Report) (err error) {
+func Plot(w io.Writer, ext string, r *results.Report) error {
+	return PlotContext(context.Background(), w, ext, r)
+}
+
+// PlotContext is Plot that stops between its panels once ctx ends (an
+// interrupt), with ctx's error.
+func PlotContext(ctx context.Context, w io.Writer, ext string, r *results.Report) (err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("the figures cannot be drawn from this report (%v): too few results to plot", p)
 		}
 	}()
-	all, err := panels(plainCopy(r)) // gonum/plot escapes its SVG text
+	all, err := panelsContext(ctx, plainCopy(r)) // gonum/plot escapes its SVG text
 	if err != nil {
 		return err
 	}
 	var plots []*plot.Plot
 	for _, p := range all {
+		if err := interrupted(ctx); err != nil {
+			return err
+		}
 		if drawable(p) {
 			plots = append(plots, p)
 		}
@@ -89,6 +99,9 @@ func Plot(w io.Writer, ext string, r *results.Report) (err error) {
 	tiles := draw.Tiles{Rows: rows, Cols: cols, PadX: vg.Inch / 4, PadY: vg.Inch / 4,
 		PadTop: vg.Inch / 8, PadBottom: vg.Inch / 8, PadLeft: vg.Inch / 8, PadRight: vg.Inch / 8}
 	for i, p := range plots {
+		if err := interrupted(ctx); err != nil {
+			return err
+		}
 		p.Draw(tiles.At(dc, i%cols, i/cols))
 	}
 	_, err = canvas.WriteTo(w)
@@ -112,6 +125,11 @@ func drawable(p *plot.Plot) (ok bool) {
 // p50 over the run, one percentile plot per summary, and the speedup
 // against each swept dimension.
 func panels(r *results.Report) ([]*plot.Plot, error) {
+	return panelsContext(context.Background(), r)
+}
+
+// panelsContext is panels that stops between cases once ctx ends.
+func panelsContext(ctx context.Context, r *results.Report) ([]*plot.Plot, error) {
 	if len(r.Summary) == 0 {
 		return nil, fmt.Errorf("nothing to plot: the report has no complete results")
 	}
@@ -135,6 +153,9 @@ func panels(r *results.Report) ([]*plot.Plot, error) {
 		out = append(out, p)
 	}
 	for _, s := range r.Summary {
+		if err := interrupted(ctx); err != nil {
+			return nil, err
+		}
 		p, err := percentilePlot(r, s)
 		if err != nil {
 			return nil, err

@@ -2,6 +2,7 @@ package reports
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"html/template"
 	"io"
@@ -18,7 +19,10 @@ import (
 // and open in a browser: the Markdown report (headline first, then the
 // details) rendered to HTML with goldmark, and the chart inlined as SVG. No
 // external assets, no JavaScript.
-func HTML(w io.Writer, r *results.Report) error {
+func HTML(w io.Writer, r *results.Report) error { return htmlContext(context.Background(), w, r) }
+
+// htmlContext is HTML that stops drawing its chart once ctx ends.
+func htmlContext(ctx context.Context, w io.Writer, r *results.Report) error {
 	plain := *words.Fill(safeCopy(r))
 	plain.Plot = "" // the chart is inlined, not linked
 	var head, full bytes.Buffer
@@ -39,11 +43,14 @@ func HTML(w io.Writer, r *results.Report) error {
 	if len(r.Summary) > 0 {
 		var svg bytes.Buffer
 		// A report too thin to plot is still a page, without the chart.
-		if err := Plot(&svg, ".svg", r); err == nil {
+		err := PlotContext(ctx, &svg, ".svg", r)
+		if err == nil {
 			s := svg.String()
 			if i := strings.Index(s, "<svg"); i >= 0 {
 				chart = s[i:]
 			}
+		} else if ctx.Err() != nil {
+			return interrupted(ctx)
 		}
 	}
 	return page.Execute(w, struct {

@@ -5,6 +5,7 @@
 package reports
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"sort"
@@ -21,13 +22,23 @@ var Formats = []string{"markdown", "html", "json", "csv", "blocks", "benchfmt", 
 
 // Write renders r in format to w.
 func Write(w io.Writer, format string, r *results.Report) error {
+	return WriteContext(context.Background(), w, format, r)
+}
+
+// WriteContext is Write that stops once ctx ends (an interrupt), with
+// ctx's error: before it starts, and between the HTML page's chart
+// panels.
+func WriteContext(ctx context.Context, w io.Writer, format string, r *results.Report) error {
+	if err := interrupted(ctx); err != nil {
+		return err
+	}
 	switch format { // each renders a copy: reports never changes what it renders
 	case "markdown", "md":
 		return Markdown(w, r)
 	case "summary":
 		return MarkdownSummary(w, r)
 	case "html":
-		return HTML(w, r)
+		return htmlContext(ctx, w, r)
 	}
 	r = words.Fill(plainCopy(r)) // JSON and CSV escape for themselves
 	switch format {
@@ -43,6 +54,14 @@ func Write(w io.Writer, format string, r *results.Report) error {
 		return fmt.Errorf("format hgrm writes one file per target and path: write it to a directory, not to one stream")
 	}
 	return fmt.Errorf("unknown format %q (want %s)", format, strings.Join(Formats, ", "))
+}
+
+// interrupted is an error once ctx has ended: rendering stops there.
+func interrupted(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("interrupted while rendering the report: %w", err)
+	}
+	return nil
 }
 
 // Output is one destination: a file path ("" for stdout) and a format.

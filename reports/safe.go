@@ -219,6 +219,11 @@ var unescape = strings.NewReplacer("&lt;", "<", "&gt;", ">", "&amp;", "&",
 	`\\`, `\`, `\*`, "*", `\_`, "_", `\[`, "[", `\]`, "]", `\~`, "~", `\|`, "|", "\\`", "`",
 	`\#`, "#", `\-`, "-", `\+`, "+", `\=`, "=", `\.`, ".", `\)`, ")")
 
+// PlainText is s, a text this package wrote as Markdown (WorkloadDiffers,
+// RunsDiffer), as plain text for a terminal's error line: the escapes
+// markdownText wrote become the characters again.
+func PlainText(s string) string { return unescape.Replace(s) }
+
 // codeSpan is s, a safe text (safeText), as a Markdown code span: inside
 // one, Markdown and HTML show every character as it is, so the escapes
 // safeText wrote become the characters again (a threshold reads

@@ -79,9 +79,9 @@ is given.`,
 			}
 			switch {
 			case len(regressions) > cannot:
-				return &exitError{code: ExitRegression, err: errors.New(strings.Join(regressions, "\n"))}
+				return &exitError{code: ExitRegression, err: lines(regressions)}
 			case len(regressions) > 0:
-				return errors.New(strings.Join(regressions, "\n"))
+				return lines(regressions)
 			}
 			return nil
 		},
@@ -98,11 +98,11 @@ is given.`,
 func unchecked(old, new *results.Report, args []string, failOn, differs string, machines []string, acrossMachines bool, shared int) []string {
 	var regressions []string
 	if differs != "" {
-		regressions = append(regressions, fmt.Sprintf("%s: --fail-on-regression compares only runs of one workload", differs))
+		regressions = append(regressions, fmt.Sprintf("%s: --fail-on-regression compares only runs of one workload", reports.PlainText(differs)))
 	}
 	if len(machines) > 0 && !acrossMachines {
 		regressions = append(regressions, fmt.Sprintf("the two runs differ in how they ran (%s): --fail-on-regression compares only runs made alike; give --across-machines to compare them anyway",
-			strings.Join(machines, "; ")))
+			reports.PlainText(strings.Join(machines, "; "))))
 	}
 	for _, m := range results.Missing(old, new) {
 		regressions = append(regressions, fmt.Sprintf("%s %s is in %s but not in %s, so it cannot be checked against --fail-on-regression %s",
@@ -118,6 +118,15 @@ func unchecked(old, new *results.Report, args []string, failOn, differs string, 
 		regressions = append(regressions, fmt.Sprintf("%s and %s share no target and case, so nothing could be checked against --fail-on-regression %s", args[0], args[1], failOn))
 	}
 	return regressions
+}
+
+// lines is an error of one line per message (errorLines prints each).
+func lines(msgs []string) error {
+	errs := make([]error, len(msgs))
+	for i, m := range msgs {
+		errs[i] = errors.New(m)
+	}
+	return errors.Join(errs...)
 }
 
 // oneLine is s, a string from a report file, for an error line: on one

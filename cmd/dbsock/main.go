@@ -14,7 +14,6 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
-	"strings"
 	"syscall"
 
 	"github.com/dbsock/dbsock/drivers"
@@ -40,9 +39,32 @@ func main() {
 	// stop as on Ctrl-C, removing what it started, rather than die at the
 	// next write and leave its temp dir behind.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGPIPE)
+	if !ownsSecondSignal(os.Args[1:]) {
+		second := make(chan os.Signal, 2)
+		signal.Notify(second, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+		go exitOnSecondSignal(second, os.Stderr, os.Exit)
+	}
 	code := Main(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)
+}
+
+// ownsSecondSignal says whether the command args run waits for a second
+// Ctrl-C itself: dbsock run removes what it started before it exits.
+func ownsSecondSignal(args []string) bool {
+	c, _, err := newRootCmd(io.Discard, io.Discard).Find(args)
+	return err == nil && c.Name() == "run"
+}
+
+// exitOnSecondSignal exits dbsock at the second Ctrl-C, SIGTERM or SIGHUP
+// it reads from sig: the first ends the command's context, and whatever
+// does not stop for it (a write the kernel holds, a drawing library's
+// loop) must not keep dbsock from stopping when asked again.
+func exitOnSecondSignal(sig <-chan os.Signal, stderr io.Writer, exit func(int)) {
+	<-sig
+	<-sig
+	fmt.Fprintln(stderr, "dbsock: interrupted again: stopping now")
+	exit(ExitFailed)
 }
 
 // softMemoryLimit is the Go runtime's soft memory limit for dbsock, unless
@@ -80,7 +102,7 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if err == nil {
 		return ExitOK
 	}
-	for _, line := range strings.Split(inWords(err), "\n") {
+	for _, line := range errorLines(err) {
 		fmt.Fprintf(stderr, "dbsock: %s\n", line)
 	}
 	var xe *exitError

@@ -125,7 +125,7 @@ func writeOutputs(ctx context.Context, rep *results.Report, outs []destination, 
 	slices.SortStableFunc(outs, func(a, b destination) int { return throughLast(a) - throughLast(b) })
 	if plot != nil {
 		var buf bytes.Buffer
-		err := reports.Plot(&buf, strings.ToLower(filepath.Ext(plot.name)), rep)
+		err := reports.PlotContext(ctx, &buf, strings.ToLower(filepath.Ext(plot.name)), rep)
 		if err == nil {
 			err = plot.write(ctx, buf.Bytes(), stdout, stderr)
 		}
@@ -151,7 +151,7 @@ func writeOutputs(ctx context.Context, rep *results.Report, outs []destination, 
 			continue
 		}
 		var buf bytes.Buffer
-		if err := reports.Write(&buf, out.Format, r); err != nil {
+		if err := reports.WriteContext(ctx, &buf, out.Format, r); err != nil {
 			errs = append(errs, err)
 			continue
 		}
