@@ -392,7 +392,11 @@ func (o *runOptions) withLayers(names []string) ([]string, error) {
 
 // resolvePlacement reads --placement, --client-cpu and --server-cpu.
 func (o *runOptions) resolvePlacement() (placement.Placement, error) {
-	place, err := placement.Resolve(o.place.mode, o.place.clientCPU, o.place.serverCPU)
+	resolve := placement.Resolve
+	if o.sweep.rate > 0 {
+		resolve = placement.ResolveAtRate // an open loop keeps off the servers' CPUs
+	}
+	place, err := resolve(o.place.mode, o.place.clientCPU, o.place.serverCPU)
 	if err != nil {
 		return place, usagef("%s", inWords(err))
 	}

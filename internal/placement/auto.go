@@ -110,6 +110,29 @@ func Choose(cpus []CPU) (Placement, error) {
 	return p, nil
 }
 
+// ChooseAtRate is --placement auto for a run at a rate (an open loop):
+// as Choose with MinAutoSplit CPUs or more; with two or three, the client
+// on the lowest CPU and the servers on the next, so that the generator's
+// waiting and wake-ups never take a CPU a server needs: at a rate the
+// server's capacity (its CPU per op) is what is measured, and a server
+// woken on its own CPU is what an application at load sees. On one CPU
+// they share it.
+func ChooseAtRate(cpus []CPU) (Placement, error) {
+	if len(cpus) < 2 || len(cpus) >= MinAutoSplit {
+		return Choose(cpus)
+	}
+	sorted := append([]CPU(nil), cpus...)
+	sort.Slice(sorted, func(i, j int) bool { return sorted[i].ID < sorted[j].ID })
+	c, s := sorted[0], sorted[1]
+	p := Placement{Mode: "auto", Client: []int{c.ID}, Server: []int{s.ID}}
+	p.Reason = fmt.Sprintf("auto at a rate: %d logical CPUs, so the client runs on CPU %d and the servers on CPU %d: an open loop's generator keeps off the servers' CPU",
+		len(sorted), c.ID, s.ID)
+	if c.Package == s.Package && c.Core == s.Core {
+		p.Reason += " (the two are SMT siblings of one core)"
+	}
+	return p, nil
+}
+
 // sysfs is where the machine's CPU topology is read (a test's fake tree
 // replaces it).
 var sysfs = "/sys"

@@ -31,13 +31,19 @@ type Placement struct {
 // servers on CPU 0; "split" puts the client on CPU 0 and the servers on
 // CPU 1. Explicit lists override the mode's choice.
 func Resolve(mode, clientList, serverList string) (Placement, error) {
-	return resolve(mode, clientList, serverList, Supported)
+	return resolve(mode, clientList, serverList, Supported, Choose)
+}
+
+// ResolveAtRate is Resolve for a run at a rate (an open loop): its auto
+// is ChooseAtRate.
+func ResolveAtRate(mode, clientList, serverList string) (Placement, error) {
+	return resolve(mode, clientList, serverList, Supported, ChooseAtRate)
 }
 
 // resolve is Resolve on an OS that has CPU affinity (supported) or not:
 // without it auto pins nothing and says why, and the other modes and CPU
 // lists are refused.
-func resolve(mode, clientList, serverList string, supported bool) (Placement, error) {
+func resolve(mode, clientList, serverList string, supported bool, choose func([]CPU) (Placement, error)) (Placement, error) {
 	p := Placement{Mode: mode}
 	if !supported && (clientList != "" || serverList != "" || (mode != "" && mode != "auto" && mode != "none")) {
 		return p, setting.Errorf("%s %s, %s and %s: %w", setting.Placement, orAuto(mode), setting.ClientCPU, setting.ServerCPU, ErrNoAffinity)
@@ -51,7 +57,7 @@ func resolve(mode, clientList, serverList string, supported bool) (Placement, er
 		if err != nil {
 			return p, err
 		}
-		if p, err = Choose(cpus); err != nil {
+		if p, err = choose(cpus); err != nil {
 			return p, err
 		}
 	case "none":

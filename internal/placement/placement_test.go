@@ -138,16 +138,40 @@ func TestResolveAutoOnThisMachine(t *testing.T) {
 // TestNoAffinity: where the OS has no CPU affinity (macOS), auto pins
 // nothing and says why, and asking for a pinning is refused saying why.
 func TestNoAffinity(t *testing.T) {
-	p, err := resolve("auto", "", "", false)
+	p, err := resolve("auto", "", "", false, Choose)
 	if err != nil || p.Mode != "none" || len(p.Client) != 0 || !strings.Contains(p.Reason, ErrNoAffinity.Error()) {
 		t.Fatalf("auto without affinity: %+v, %v", p, err)
 	}
 	for _, args := range [][3]string{{"same", "", ""}, {"split", "", ""}, {"none", "0", ""}, {"auto", "", "1"}} {
-		if _, err := resolve(args[0], args[1], args[2], false); err == nil || !strings.Contains(err.Error(), ErrNoAffinity.Error()) {
+		if _, err := resolve(args[0], args[1], args[2], false, Choose); err == nil || !strings.Contains(err.Error(), ErrNoAffinity.Error()) {
 			t.Errorf("%v without affinity: %v", args, err)
 		}
 	}
-	if p, err := resolve("none", "", "", false); err != nil || p.Mode != "none" {
+	if p, err := resolve("none", "", "", false, Choose); err != nil || p.Mode != "none" {
 		t.Errorf("none without affinity: %+v, %v", p, err)
+	}
+}
+
+// TestChooseAtRate: at a rate, two or three CPUs split the generator from
+// the servers (saying so when they are SMT siblings); one CPU is shared,
+// and four or more are placed as Choose places them.
+func TestChooseAtRate(t *testing.T) {
+	for _, tc := range []struct {
+		name           string
+		cpus           []CPU
+		client, server int
+		reason         string
+	}{
+		{"one CPU", []CPU{{ID: 0}}, 0, 0, "share CPU 0"},
+		{"two vCPUs", []CPU{{ID: 1, Core: 1}, {ID: 0}}, 0, 1, "auto at a rate: 2 logical CPUs, so the client runs on CPU 0 and the servers on CPU 1"},
+		{"one core, two threads", []CPU{{ID: 0}, {ID: 1}}, 0, 1, "SMT siblings"},
+		{"four cores", []CPU{{ID: 0}, {ID: 1, Core: 1}, {ID: 2, Core: 2}, {ID: 3, Core: 3}}, 1, 2, "not SMT siblings"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p, err := ChooseAtRate(tc.cpus)
+			if err != nil || !reflect.DeepEqual(p.Client, []int{tc.client}) || !reflect.DeepEqual(p.Server, []int{tc.server}) || !strings.Contains(p.Reason, tc.reason) {
+				t.Errorf("%+v, %v; want client %d, server %d, reason with %q", p, err, tc.client, tc.server, tc.reason)
+			}
+		})
 	}
 }
