@@ -56,6 +56,10 @@ type Comparison struct {
 	// the socket itself.
 	UnixGainP50   float64   `json:"unix_gain_p50,omitempty"`
 	UnixGainP50CI *Interval `json:"unix_gain_p50_ci,omitempty"`
+	// Tail and Capacity compare the p99 and the server's CPU per op by the
+	// same paired method (atload.go); nil where the blocks lack them.
+	Tail     *Paired `json:"tail,omitempty"`
+	Capacity *Paired `json:"capacity,omitempty"`
 }
 
 // comparison is how one path compares with the baseline over their
@@ -112,9 +116,11 @@ func compareSides(runs []*Run, sides []PathSide, base drivers.Transport) []Compa
 		if ps.Path == base {
 			continue
 		}
-		c := compare(blockPairs(runs, base, ps.Path), b, ps.Side)
+		pr := blockPairs(runs, base, ps.Path)
+		c := compare(pr, b, ps.Side)
 		cmp := Comparison{Path: ps.Path, Baseline: base, SpeedupP50: c.p50, SpeedupP50CI: c.p50CI, SpeedupMean: c.mean, SpeedupMeanCI: c.meanCI,
-			SpeedupP50Pooled: c.pooled, InstanceSpeedups: c.instances, PValue: c.p, CPUSaving: cpuSaving(b.CPU, ps.CPU)}
+			SpeedupP50Pooled: c.pooled, InstanceSpeedups: c.instances, PValue: c.p, CPUSaving: cpuSaving(b.CPU, ps.CPU),
+			Tail: pr.tail(), Capacity: pr.capacity()}
 		if !succeeded(b) || !succeeded(ps.Side) {
 			// Latencies of nothing: no speedup, no interval.
 			cmp.SpeedupP50, cmp.SpeedupMean, cmp.SpeedupP50Pooled = 0, 0, 0

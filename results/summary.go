@@ -255,6 +255,7 @@ func (r *Report) judge() {
 // by server instance, in instance order.
 type pairs struct {
 	p50, mean  []float64
+	p99, cpu   []float64 // where both blocks have them (atload.go)
 	rounds     int
 	byInstance []pairs
 }
@@ -325,6 +326,7 @@ func blockPairs(runs []*Run, num, den drivers.Transport) pairs {
 		}
 		in := &out.byInstance[i]
 		in.p50, in.mean = append(in.p50, p50), append(in.mean, mean)
+		out.addTail(in, t, u)
 	}
 	out.rounds = len(rounds)
 	return out

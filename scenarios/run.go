@@ -464,7 +464,11 @@ func (s *side) timeBlock(d drivers.Driver, opt caseRun, j, index int) error {
 	s.server = s.server.Add(s1.Sub(s0))
 	s.clientErr = errors.Join(s.clientErr, cerr0, cerr1)
 	s.serverErr = errors.Join(s.serverErr, serr0, serr1)
-	return s.collect(d, opt, results.Block{Pair: j, Index: index, StartNs: start.Sub(opt.Epoch).Nanoseconds(), ElapsedNs: elapsed.Nanoseconds()})
+	b := results.Block{Pair: j, Index: index, StartNs: start.Sub(opt.Epoch).Nanoseconds(), ElapsedNs: elapsed.Nanoseconds()}
+	if opt.ServerCPU != nil && serr0 == nil && serr1 == nil && len(s.parts) == 1 {
+		b.ServerCPUNs = s1.Sub(s0).CPUNs // the capacity comparison pairs it per op (under --op mixed it cannot be split)
+	}
+	return s.collect(d, opt, b)
 }
 
 // audit starts (or ends) the audit of every worker's block whose ops
