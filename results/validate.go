@@ -252,6 +252,7 @@ func (c *checker) run(field string, run *Run) {
 		c.count(bf+".elapsed_ns", b.ElapsedNs)
 		c.count(bf+".n", b.N)
 		c.count(bf+".errors", b.Errors)
+		c.count(bf+".server_cpu_ns", b.ServerCPUNs)
 		c.latency(bf, Latency{P50: b.P50, Mean: b.Mean, P99: b.P99})
 	}
 }
@@ -357,4 +358,25 @@ func (c *checker) comparison(field string, cmp *Comparison) {
 	c.interval(field+".unix_gain_p50_ci", cmp.UnixGainP50CI)
 	c.between(field+".p_value", cmp.PValue, 0, 1)
 	c.between(field+".p_value_holm", cmp.PValueHolm, 0, 1)
+	if t := cmp.Tail; t != nil { // p99 over p99: a ratio of latencies
+		c.speedup(field+".tail.ratio", t.Ratio)
+		c.interval(field+".tail.ci", t.CI)
+		c.count(field+".tail.pairs", int64(t.Pairs))
+	}
+	if k := cmp.Capacity; k != nil { // CPU per op over CPU per op
+		c.between(field+".capacity.ratio", k.Ratio, 0, maxCPURatio)
+		if ci := k.CI; ci != nil {
+			for _, v := range []struct {
+				name string
+				v    float64
+			}{{"center", ci.Center}, {"lo", ci.Lo}, {"hi", ci.Hi}} {
+				c.between(field+".capacity.ci."+v.name, v.v, 1/maxCPURatio, maxCPURatio)
+			}
+		}
+		c.count(field+".capacity.pairs", int64(k.Pairs))
+	}
 }
+
+// maxCPURatio bounds a ratio of two server CPU times per op: a block's
+// CPU from 1 ns over a billion ops to a day on 4096 CPUs for one op.
+const maxCPURatio = 1e27

@@ -74,6 +74,9 @@ func TestReadJSONRefusesValuesNoRunProduces(t *testing.T) {
 	refused(t, "p-value", edited(t, v2File, func(r map[string]any) {
 		comparison0(r)["p_value"] = 2
 	}), "summary[0].comparisons[0].p_value is 2, outside what a run can produce (0 to 1)")
+	refused(t, "tail", edited(t, v2File, func(r map[string]any) {
+		comparison0(r)["tail"] = map[string]any{"ratio": 1e300, "verdict_kind": "unix_faster"}
+	}), "summary[0].comparisons[0].tail.ratio is 1e+300")
 	refused(t, "concurrency", edited(t, v2File, func(r map[string]any) {
 		summary0(r)["concurrency"] = 1 << 40
 	}), "summary[0].concurrency is 1.099511627776e+12")
