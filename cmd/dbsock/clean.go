@@ -30,70 +30,7 @@ their environment) and removes the CA files agents left in the temp dir
 are left alone, and so is what a run in a PID namespace clean cannot see
 left (a run in another container): clean says so, and where to run it.`,
 		Args: noArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			socket := supply.DockerSocket()
-			containers, kept, err := supply.FindLeftoverContainers(cmd.Context(), socket)
-			if err != nil {
-				return err
-			}
-			// A killed run's temp dir is where its containers' socket
-			// directories are: under TMPDIR, /tmp, or, for a run inside a
-			// container, the directory it shared with the host.
-			bases := []string{os.TempDir()}
-			for _, c := range containers {
-				if c.RunDir != "" {
-					bases = append(bases, filepath.Dir(c.RunDir))
-				}
-			}
-			left, keptDirs, err := supply.FindLeftovers(cmd.Context(), socket, bases...)
-			if err != nil {
-				return err
-			}
-			for _, k := range append(kept, keptDirs...) {
-				fmt.Fprintf(stdout, "left alone: %s, whose dbsock cannot be shown to have ended: %s\n", k.What, k.Why)
-			}
-			tags := supply.DeadRunTags(cmd.Context(), socket)
-			agentsLeft, agentErr := cleanAgents(cmd.Context(), stdout, socket, dryRun)
-			if len(left) == 0 && len(containers) == 0 && len(tags) == 0 && !agentsLeft {
-				fmt.Fprintln(stdout, "nothing to clean")
-				return nil
-			}
-			errs := []error{agentErr}
-			for _, tag := range tags {
-				verb := "removed"
-				if dryRun {
-					verb = "would remove"
-				} else {
-					supply.RemoveTag(cmd.Context(), socket, tag)
-				}
-				fmt.Fprintf(stdout, "%s image tag %s (the client image's tag of a run that is over)\n", verb, tag)
-			}
-			for _, c := range containers {
-				verb := "removed"
-				if dryRun {
-					verb = "would remove"
-				} else if err := c.Remove(cmd.Context(), socket); err != nil {
-					errs = append(errs, err)
-					continue
-				}
-				if c.Network {
-					fmt.Fprintf(stdout, "%s network %.12s (%s; %s)\n", verb, c.ID, c.Target, c.Why)
-					continue
-				}
-				fmt.Fprintf(stdout, "%s container %.12s (%s, image %s; %s)\n", verb, c.ID, c.Target, c.Image, c.Why)
-			}
-			for _, l := range left {
-				verb := "removed"
-				if dryRun {
-					verb = "would remove"
-				} else if err := l.Clean(); err != nil {
-					errs = append(errs, err)
-					continue
-				}
-				fmt.Fprintf(stdout, "%s %s (%s; server pids %v)\n", verb, l.Dir, l.Why, l.PIDs)
-			}
-			return errors.Join(errs...)
-		},
+		RunE: func(cmd *cobra.Command, args []string) error { return clean(cmd.Context(), stdout, dryRun) },
 	}
 	cmd.Flags().BoolVarP(&dryRun, "dry-run", "n", false, "only list what would be removed")
 	return cmd
@@ -138,4 +75,71 @@ func cleanAgents(ctx context.Context, stdout io.Writer, socket string, dryRun bo
 		fmt.Fprintf(stdout, "%s %s (a CA file an agent wrote, left when it was killed while it opened a connection)\n", verb, f)
 	}
 	return len(left) > 0 || len(cas) > 0, errors.Join(errs...)
+}
+
+// clean is dbsock clean: it removes (or, dryRun, lists) what runs that
+// are over left.
+func clean(ctx context.Context, stdout io.Writer, dryRun bool) error {
+	socket := supply.DockerSocket()
+	containers, kept, err := supply.FindLeftoverContainers(ctx, socket)
+	if err != nil {
+		return err
+	}
+	// A killed run's temp dir is where its containers' socket
+	// directories are: under TMPDIR, /tmp, or, for a run inside a
+	// container, the directory it shared with the host.
+	bases := []string{os.TempDir()}
+	for _, c := range containers {
+		if c.RunDir != "" {
+			bases = append(bases, filepath.Dir(c.RunDir))
+		}
+	}
+	left, keptDirs, err := supply.FindLeftovers(ctx, socket, bases...)
+	if err != nil {
+		return err
+	}
+	for _, k := range append(kept, keptDirs...) {
+		fmt.Fprintf(stdout, "left alone: %s, whose dbsock cannot be shown to have ended: %s\n", k.What, k.Why)
+	}
+	tags := supply.DeadRunTags(ctx, socket)
+	agentsLeft, agentErr := cleanAgents(ctx, stdout, socket, dryRun)
+	if len(left) == 0 && len(containers) == 0 && len(tags) == 0 && !agentsLeft {
+		fmt.Fprintln(stdout, "nothing to clean")
+		return nil
+	}
+	errs := []error{agentErr}
+	for _, tag := range tags {
+		verb := "removed"
+		if dryRun {
+			verb = "would remove"
+		} else {
+			supply.RemoveTag(ctx, socket, tag)
+		}
+		fmt.Fprintf(stdout, "%s image tag %s (the client image's tag of a run that is over)\n", verb, tag)
+	}
+	for _, c := range containers {
+		verb := "removed"
+		if dryRun {
+			verb = "would remove"
+		} else if err := c.Remove(ctx, socket); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		if c.Network {
+			fmt.Fprintf(stdout, "%s network %.12s (%s; %s)\n", verb, c.ID, c.Target, c.Why)
+			continue
+		}
+		fmt.Fprintf(stdout, "%s container %.12s (%s, image %s; %s)\n", verb, c.ID, c.Target, c.Image, c.Why)
+	}
+	for _, l := range left {
+		verb := "removed"
+		if dryRun {
+			verb = "would remove"
+		} else if err := l.Clean(); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		fmt.Fprintf(stdout, "%s %s (%s; server pids %v)\n", verb, l.Dir, l.Why, l.PIDs)
+	}
+	return errors.Join(errs...)
 }
