@@ -37,8 +37,11 @@ const MarkEnv = "DBSOCK_AGENT_OF"
 
 func init() {
 	parent, ok := os.LookupEnv(keeperEnv)
-	if !ok || len(os.Args) < 3 || parent != strconv.Itoa(os.Getppid()) {
+	if !ok {
 		return
+	}
+	if len(os.Args) < 3 || parent != strconv.Itoa(os.Getppid()) {
+		os.Exit(125) // the dbsock that started it is gone: never run as anything else
 	}
 	os.Exit(keep(os.Args[1], os.Args[2:]))
 }
