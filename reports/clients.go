@@ -242,3 +242,11 @@ func serverColumnOrNone(t results.Target) string {
 	}
 	return serverColumn(t)
 }
+
+// okOrDash is text, or a dash when the side had no successful op.
+func okOrDash(side results.Side, text string) string {
+	if side.N-side.Errors <= 0 {
+		return "–"
+	}
+	return text
+}

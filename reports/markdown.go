@@ -57,6 +57,13 @@ func MarkdownSummary(w io.Writer, r *results.Report) error {
 func writeHeadline(b *strings.Builder, r *results.Report) {
 	base := baseOf(r)
 	fmt.Fprintf(b, "# Unix domain socket vs %s\n\n", baseTitle(base))
+	if atLoad(r) {
+		writeLoadHeadline(b, r)
+		writePaths(b, r)
+		b.WriteString(methodSentence(r) + "\n\n")
+		writePlotLink(b, r)
+		return
+	}
 	sweep := len(r.Summary) > len(r.Targets)
 	cpu := false
 	for _, s := range r.Summary {
@@ -127,17 +134,14 @@ func writeHeadline(b *strings.Builder, r *results.Report) {
 	}
 	writePaths(b, r)
 	b.WriteString(methodSentence(r) + "\n\n")
+	writePlotLink(b, r)
+}
+
+// writePlotLink links the picture, when the run drew one.
+func writePlotLink(b *strings.Builder, r *results.Report) {
 	if r.Plot != "" {
 		fmt.Fprintf(b, "![The Unix speedup per target with its interval, latency by percentile, and block p50 over the run](%s)\n\n", r.Plot)
 	}
-}
-
-// okOrDash is text, or a dash when the side had no successful op.
-func okOrDash(side results.Side, text string) string {
-	if side.N-side.Errors <= 0 {
-		return "–"
-	}
-	return text
 }
 
 func writeMethod(b *strings.Builder, r *results.Report) {

@@ -188,14 +188,14 @@ func FellBehind(s *results.Summary) string {
 			continue
 		}
 		offered = g.OfferedRate
-		parts = append(parts, fmt.Sprintf("%s ops/s over %s (p99 schedule lag %s)", thousands(g.AchievedRate), ps.Path.Label(), lagWords(g.LagP99Ns)))
+		parts = append(parts, fmt.Sprintf("%s ops/s over %s (p99 schedule lag %s)", Thousands(g.AchievedRate), ps.Path.Label(), lagWords(g.LagP99Ns)))
 	}
 	return fmt.Sprintf("%s: it reached %s of %s ops/s offered; no winner at this rate (the bounds: %.0f%% of the offered rate, p99 lag under %s)",
-		verdictWords[results.FellBehind], strings.Join(parts, ", "), thousands(offered), 100*results.MinAchieved, results.LagBound)
+		verdictWords[results.FellBehind], strings.Join(parts, ", "), Thousands(offered), 100*results.MinAchieved, results.LagBound)
 }
 
-// thousands is x rounded, with commas between thousands: "48,211".
-func thousands(x float64) string {
+// Thousands is x rounded, with commas between thousands: "48,211".
+func Thousands(x float64) string {
 	s := fmt.Sprintf("%.0f", math.Round(x))
 	for i := len(s) - 3; i > 0 && s[i-1] != '-'; i -= 3 {
 		s = s[:i] + "," + s[i:]

@@ -1,0 +1,200 @@
+package reports
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/dbsock/dbsock/drivers"
+	"github.com/dbsock/dbsock/reports/words"
+	"github.com/dbsock/dbsock/results"
+)
+
+// A run at a rate (an open loop) is read at the application's load: the
+// headline gives, for each case, what the generator offered and reached,
+// the p50 and the p99 of each path, the lookups each path's server serves
+// per CPU core (the capacity), each comparison with its interval, and
+// which of them moved.
+
+// atLoad says whether the report is of a run at a rate.
+func atLoad(r *results.Report) bool {
+	for _, s := range r.Summary {
+		if s.Rate > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// writeLoadHeadline is the headline table of a run at a rate.
+func writeLoadHeadline(b *strings.Builder, r *results.Report) {
+	base := baseOf(r)
+	bl := base.Label()
+	fmt.Fprintf(b, "| %s | server | offered | reached (%s / Unix) | p50 (%s / Unix) | p50 speedup (95%% CI) | p99 (%s / Unix) | p99 speedup (95%% CI) | lookups per server core (%s / Unix) | capacity gain (95%% CI) | what moved |\n",
+		firstColumn(r), bl, bl, bl, bl)
+	b.WriteString("|---|---|--:|--:|--:|--:|--:|--:|--:|--:|---|\n")
+	sweep := len(r.Summary) > len(r.Targets)
+	for _, s := range r.Summary {
+		bs, _ := s.SideOf(base)
+		c := s.ComparisonOf(drivers.Unix)
+		lat := func(p50 bool) string {
+			x, y := bs.Latency.P99, s.Unix.Latency.P99
+			if p50 {
+				x, y = bs.Latency.P50, s.Unix.Latency.P50
+			}
+			u := pickUnit(x, y)
+			return u.fmt(float64(x)) + " / " + u.fmt(float64(y)) + " " + u.name
+		}
+		p50, p99, capGain := "–", "–", "–"
+		if c != nil {
+			p50 = ratioCI(c.SpeedupP50, c.SpeedupP50CI)
+			if c.Tail != nil {
+				p99 = ratioCI(c.Tail.Ratio, c.Tail.CI)
+			}
+			if c.Capacity != nil {
+				capGain = ratioCI(c.Capacity.Ratio, c.Capacity.CI)
+			}
+		}
+		fmt.Fprintf(b, "| %s | %s | %s/s | %s | %s | %s | %s | %s | %s | %s | %s |\n", cell(rowName(r, s, sweep)), cell(serverOf(r, s.Target)),
+			words.Thousands(s.Rate), reached(bs, s.Unix), lat(true), p50, lat(false), p99, perCore(bs, s.Unix), capGain, cell(moved(&s, c)))
+	}
+	b.WriteString("\n")
+	for _, s := range r.Summary {
+		if line := coresLine(&s, base); line != "" {
+			b.WriteString(line + "\n\n")
+		}
+	}
+}
+
+// firstColumn names the headline's first column.
+func firstColumn(r *results.Report) string {
+	if len(r.Config.Clients) > 0 {
+		return "target and client"
+	}
+	return "target"
+}
+
+// serverOf is target's server column.
+func serverOf(r *results.Report, target string) string {
+	for _, t := range r.Targets {
+		if t.Name == target && t.Server.Product != "" {
+			return serverColumn(t)
+		}
+	}
+	return "–"
+}
+
+// ratioCI is "1.19× (1.12–1.25)", or the ratio alone without an interval.
+func ratioCI(x float64, ci *results.Interval) string {
+	if x <= 0 {
+		return "–"
+	}
+	if ci == nil {
+		return fmt.Sprintf("%.2f×", x)
+	}
+	return fmt.Sprintf("%.2f× (%.2f–%.2f)", ci.Center, ci.Lo, ci.Hi)
+}
+
+// reached is each side's lowest block rate, with a mark where the
+// generator fell behind.
+func reached(sides ...results.Side) string {
+	var parts []string
+	for _, s := range sides {
+		g := s.Generator
+		if g == nil {
+			parts = append(parts, "–")
+			continue
+		}
+		v := words.Thousands(g.AchievedRate)
+		if g.FellBehind {
+			v += " (behind)"
+		}
+		parts = append(parts, v)
+	}
+	return strings.Join(parts, " / ")
+}
+
+// perCore is the lookups each side's server serves per second of one CPU
+// core: 1 s over its CPU per op.
+func perCore(sides ...results.Side) string {
+	var parts []string
+	for _, s := range sides {
+		if s.CPU == nil || s.CPU.ServerNsPerOp == nil || *s.CPU.ServerNsPerOp <= 0 {
+			parts = append(parts, "–")
+			continue
+		}
+		parts = append(parts, words.Thousands(1e9 / *s.CPU.ServerNsPerOp))
+	}
+	return strings.Join(parts, " / ")
+}
+
+// moved says which of p50, p99 and capacity moved, and to which side, or
+// that the generator fell behind (no side wins at this rate).
+func moved(s *results.Summary, c *results.Comparison) string {
+	if s.VerdictKind == results.FellBehind {
+		return "the generator fell behind: no winner at this rate"
+	}
+	if c == nil {
+		return words.ShortVerdict(s)
+	}
+	var out []string
+	for _, m := range []struct {
+		name string
+		kind results.VerdictKind
+	}{{"p50", c.VerdictKind}, {"p99", pairedKind(c.Tail)}, {"capacity", pairedKind(c.Capacity)}} {
+		switch m.kind {
+		case results.UnixFaster, results.PathFaster:
+			out = append(out, m.name+": Unix better")
+		case results.TCPFaster, results.BaselineFaster:
+			out = append(out, m.name+": "+c.Baseline.Label()+" better")
+		}
+	}
+	if len(out) == 0 {
+		return "none moved beyond its interval"
+	}
+	return strings.Join(out, "; ")
+}
+
+func pairedKind(p *results.Paired) results.VerdictKind {
+	if p == nil {
+		return ""
+	}
+	return p.Kind
+}
+
+// coresLine says, for a case at a rate, the server cores each path costs
+// at that rate and the capacity the socket buys: "At 3,000/s: 0.196
+// server cores over TCP, 0.165 over the Unix socket; the socket serves
+// 19% more lookups per server core (95% CI 12%–25%)."
+func coresLine(s *results.Summary, base drivers.Transport) string {
+	bs, ok := s.SideOf(base)
+	if !ok || s.Rate <= 0 || bs.CPU == nil || bs.CPU.ServerNsPerOp == nil || s.Unix.CPU == nil || s.Unix.CPU.ServerNsPerOp == nil {
+		return ""
+	}
+	line := fmt.Sprintf("%s at %s/s: %.3f server cores over %s, %.3f over the Unix socket", s.Target, words.Thousands(s.Rate),
+		s.Rate**bs.CPU.ServerNsPerOp/1e9, base.Label(), s.Rate**s.Unix.CPU.ServerNsPerOp/1e9)
+	if c := s.ComparisonOf(drivers.Unix); c != nil && c.Capacity != nil && c.Capacity.CI != nil {
+		ci := c.Capacity.CI
+		more := "more"
+		if ci.Center < 1 {
+			more = "fewer"
+		}
+		line += fmt.Sprintf("; the socket serves %.0f%% %s lookups per server core (95%% CI %+.0f%% to %+.0f%%, %d block pairs)",
+			math.Abs(ci.Center-1)*100, more, (ci.Lo-1)*100, (ci.Hi-1)*100, ci.Pairs)
+	}
+	if g := s.Unix.Generator; g != nil && bs.Generator != nil {
+		line += fmt.Sprintf(". The generator: schedule lag p50 %s / %s, p99 %s / %s (%s / Unix)", lagText(bs.Generator.LagP50Ns), lagText(g.LagP50Ns),
+			lagText(bs.Generator.LagP99Ns), lagText(g.LagP99Ns), base.Label())
+		if bs.CPU != nil && s.Unix.CPU != nil {
+			line += fmt.Sprintf("; its own CPU per op %.1f / %.1f µs", bs.CPU.ClientNsPerOp/1e3, s.Unix.CPU.ClientNsPerOp/1e3)
+		}
+	}
+	return line + "."
+}
+
+func lagText(ns int64) string {
+	if ns >= 1e6 {
+		return fmt.Sprintf("%.1f ms", float64(ns)/1e6)
+	}
+	return fmt.Sprintf("%.0f µs", float64(ns)/1e3)
+}

@@ -1,0 +1,90 @@
+package reports
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/dbsock/dbsock/drivers"
+	"github.com/dbsock/dbsock/results"
+)
+
+// loadReport is a run of redis at 3,000/s whose socket has a lower p99 in
+// every block pair and spends 0.8 of TCP's server CPU per op; behind
+// makes the TCP side's generator fall behind.
+func loadReport(t *testing.T, behind bool) *results.Report {
+	t.Helper()
+	mk := func(tr drivers.Transport, instance int) results.Run {
+		var blocks []results.Block
+		for i := 0; i < 10; i++ {
+			b := results.Block{Pair: i, N: 1500, P50: 30_000, Mean: 40_000, P99: 400_000, ServerCPUNs: 1500 * 60_000, ElapsedNs: 5e8, LagP99Ns: 90_000}
+			if tr == drivers.Unix {
+				b.P50, b.Mean, b.P99, b.ServerCPUNs = 20_000, 30_000, 300_000, 1500*48_000
+			}
+			if behind && tr == drivers.TCP {
+				b.ElapsedNs = 1e9
+			}
+			blocks = append(blocks, b)
+		}
+		server := int64(15000 * 60_000)
+		if tr == drivers.Unix {
+			server = 15000 * 48_000
+		}
+		run := results.Run{Case: results.Case{Target: "redis", Scenario: "pk", Concurrency: 16, Rate: 3000}, Transport: tr, Instance: instance, Round: 1, N: 15000,
+			Blocks: blocks, Timing: results.Timing{Latency: results.Latency{P50: blocks[0].P50, Mean: blocks[0].Mean, P99: blocks[0].P99}, ElapsedNs: 5e9},
+			Connection: results.Connection{TransportVerified: true}, CPU: results.NewCPU(15000, 15000*9_000, 0, &server, nil, "test")}
+		run.Generator = results.NewGenerator(3000, blocks, results.Latency{P50: 20_000})
+		h := results.NewHistogram()
+		for i := 0; i < 100; i++ {
+			v := blocks[0].P50
+			if i >= 98 {
+				v = blocks[0].P99
+			}
+			if err := h.RecordValue(v); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := run.SetHistogram(h); err != nil {
+			t.Fatal(err)
+		}
+		return run
+	}
+	r := &results.Report{SchemaVersion: results.SchemaVersion}
+	for in := 1; in <= 6; in++ {
+		r.Runs = append(r.Runs, mk(drivers.TCP, in), mk(drivers.Unix, in))
+	}
+	if err := r.Summarize(); err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// TestLoadHeadline: a run at a rate heads its report with the offered and
+// reached rate, p50, p99 and lookups per server core of each path, each
+// comparison with its interval, and what moved; the cores each path costs
+// at the rate; a generator that fell behind names no winner.
+func TestLoadHeadline(t *testing.T) {
+	var b bytes.Buffer
+	if err := Markdown(&b, loadReport(t, false)); err != nil {
+		t.Fatal(err)
+	}
+	head := strings.SplitN(b.String(), "## Details", 2)[0]
+	for _, want := range []string{
+		"| target | server | offered | reached (TCP / Unix) | p50 (TCP / Unix) | p50 speedup (95% CI) | p99 (TCP / Unix) | p99 speedup (95% CI) | lookups per server core (TCP / Unix) | capacity gain (95% CI) | what moved |",
+		"| 3,000/s | 3,000 / 3,000 | 30.0 / 20.0 µs | 1.50× (1.50–1.50) | 400 / 300 µs | 1.33× (1.33–1.33) | 16,667 / 20,833 | 1.25× (1.25–1.25) | p50: Unix better; p99: Unix better; capacity: Unix better |",
+		"redis at 3,000/s: 0.180 server cores over TCP, 0.144 over the Unix socket; the socket serves 25% more lookups per server core (95% CI +25% to +25%, 60 block pairs)",
+		"The generator: schedule lag p50 20 µs / 20 µs, p99 90 µs / 90 µs (TCP / Unix); its own CPU per op 9.0 / 9.0 µs.",
+	} {
+		if !strings.Contains(head, want) {
+			t.Errorf("headline lacks %q:\n%s", want, head)
+		}
+	}
+	b.Reset()
+	if err := Markdown(&b, loadReport(t, true)); err != nil {
+		t.Fatal(err)
+	}
+	head = strings.SplitN(b.String(), "## Details", 2)[0]
+	if !strings.Contains(head, "| 1,500 (behind) / 3,000 |") || !strings.Contains(head, "| the generator fell behind: no winner at this rate |") || strings.Contains(head, "Unix better") {
+		t.Errorf("a generator that fell behind:\n%s", head)
+	}
+}
