@@ -149,10 +149,14 @@ func (a *Agent) carriesValue(v any) bool {
 }
 
 // redact replaces every password sent to the agent in s, in every form
-// encodings knows, with ****.
+// encodings knows, with ****; a text that still carries one (escaped in a
+// way of its own) is not quoted at all: notQuoted stands for it.
 func (a *Agent) redact(s string) string {
 	for _, e := range a.secretForms() {
 		s = strings.ReplaceAll(s, e, "****")
+	}
+	if len(a.secrets) > 0 && a.carries(s) {
+		return notQuoted
 	}
 	return s
 }

@@ -86,3 +86,41 @@ sys.exit(3)
 		})
 	}
 }
+
+// TestAgentOpErrorNeverQuotesThePassword: an op's error message that
+// carries the password, escaped in a way of the agent's own, is not
+// quoted.
+func TestAgentOpErrorNeverQuotesThePassword(t *testing.T) {
+	const password = `Pa<ss&wo"rd`
+	agent := filepath.Join(t.TempDir(), "ops.py")
+	if err := os.WriteFile(agent, []byte(`import json, sys
+print(json.dumps({"type": "hello", "protocol": 1, "language": "py", "runtime_version": "0", "library": "test", "library_version": "0"}), flush=True)
+for line in sys.stdin:
+    m = json.loads(line)
+    if m["type"] == "open":
+        pw = m["password"]
+        print(json.dumps({"type": "opened", "id": m["id"]}), flush=True)
+    elif m["type"] == "block":
+        mangled = pw.replace("<", "\\x3c").replace('"', '\\\\"')
+        n = len(m["keys"])
+        print(json.dumps({"type": "block_result", "id": m["id"], "ns": [5000] * n,
+                          "errors": [{"index": 0, "message": "AUTH failed for " + mangled}]}), flush=True)
+`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	a, err := agents.Start(context.Background(), agents.Spec{Stack: "cmd", Argv: []string{"/usr/bin/python3", agent}}, limits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	if _, err := a.Open(context.Background(), agents.Open{ID: "c1", Path: "tcp", Address: "127.0.0.1:1", Password: password}); err != nil {
+		t.Fatal(err)
+	}
+	r, err := a.Block(context.Background(), block(3))
+	if err != nil || len(r.Errors) != 1 {
+		t.Fatalf("block: %+v, %v", r, err)
+	}
+	if msg := r.Errors[0].Message; strings.Contains(msg, "ss&wo") || strings.Contains(msg, "AUTH failed") {
+		t.Errorf("the op's error is quoted with the password in it: %q", msg)
+	}
+}
