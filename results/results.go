@@ -35,6 +35,9 @@ type Report struct {
 	Targets       []Target    `json:"targets"`
 	Runs          []Run       `json:"runs"`
 	Summary       []Summary   `json:"summary"`
+	// Stacks compare client stacks' speedups with each other, per case
+	// measured from several (stacks.go).
+	Stacks []StackComparison `json:"stacks,omitempty"`
 	// Plot is the image written with the report (--plot), if any.
 	Plot string `json:"plot,omitempty"`
 	// Thresholds are the --threshold checks and how they came out.

@@ -224,6 +224,7 @@ func (r *Report) Summarize() error {
 		r.Summary = append(r.Summary, sum)
 	}
 	r.judge()
+	r.compareStacks()
 	return nil
 }
 

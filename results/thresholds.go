@@ -49,7 +49,8 @@ const Syntax = "TARGET.PATH.METRIC OP VALUE (PATH: tcp, unix, tcp6 or tls; " +
 	"latencies take units like 2ms or 500us) or TARGET.PATH.speedup_p50|speedup_mean[.lo|.hi] OP NUMBER " +
 	"(the baseline's p50 or mean over the path's, paired; .lo and .hi: the 95% interval's bounds; " +
 	"unix_speedup_p50, unix_speedup_mean and PATH_speedup_p50 are other names for them); OP: < <= > >= ==; " +
-	"TARGET@STACK (such as redis@python) checks that client stack's case alone"
+	"TARGET@STACK (such as redis@python) checks that client stack's case alone; " +
+	"TARGET@STACK.PATH.stack_ratio[.lo|.hi] OP NUMBER: that stack's speedup of the path over the reference stack's (Go's), paired by server instance"
 
 // speedupMetrics are the metrics of a path's comparison with the baseline.
 var speedupMetrics = []string{pathSpeedup, "speedup_mean"}
@@ -86,6 +87,11 @@ func Parse(expr string) (Threshold, error) {
 	case parts[0] == "":
 		return t, fmt.Errorf("threshold %q names no target; want %s", expr, Syntax)
 	case (len(parts) == 3 || len(parts) == 4 && (parts[3] == "lo" || parts[3] == "hi")) && isPath(parts[1]) && contains(speedupMetrics, parts[2]):
+		t.Target, t.Side, t.Metric = parts[0], parts[1], parts[2]
+		if len(parts) == 4 {
+			t.Bound = parts[3]
+		}
+	case (len(parts) == 3 || len(parts) == 4 && (parts[3] == "lo" || parts[3] == "hi")) && isPath(parts[1]) && parts[2] == StackRatio:
 		t.Target, t.Side, t.Metric = parts[0], parts[1], parts[2]
 		if len(parts) == 4 {
 			t.Bound = parts[3]
@@ -132,6 +138,10 @@ func Parse(expr string) (Threshold, error) {
 func Evaluate(r *Report, ths []Threshold) []ThresholdResult {
 	var out []ThresholdResult
 	for _, th := range ths {
+		if th.Metric == StackRatio {
+			out = append(out, evaluateStacks(r, th)...)
+			continue
+		}
 		found := false
 		for _, s := range r.Summary {
 			if s.Target != th.Target || !th.ofStack(s.Stack) {
