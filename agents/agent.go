@@ -78,10 +78,13 @@ type Agent struct {
 	// formsOf of them: they are made again when one is added).
 	forms   []string
 	formsOf int
+	// tmp is its own temp dir, its TMPDIR ("" when its spec names one).
+	tmp string
 }
 
-// Start starts the agent with a minimal environment (PATH, LANG, spec.Env
-// and MarkEnv, which says which dbsock run it is of: no other DBSOCK_*
+// Start starts the agent with a minimal environment (PATH, LANG, spec.Env,
+// TMPDIR, a directory of its own that goes with it, unless spec.Env names
+// one, and MarkEnv, which says which dbsock run it is of: no other DBSOCK_*
 // variable, no secret) in a process group of its own (on Linux, under a
 // keeper that ends whatever it starts with it: keeper_linux.go), and
 // reads its hello within the limits' wait.
@@ -108,8 +111,14 @@ func Start(ctx context.Context, spec Spec, limits Limits) (*Agent, error) {
 		stderr: &capped{max: MaxStderr}, exited: make(chan struct{})}
 	path, err := exec.LookPath(spec.Argv[0])
 	if err == nil {
+		a.tmp, err = tempDir(spec.Env)
+	}
+	if err == nil {
 		env := append([]string{"PATH=/usr/local/bin:/usr/bin:/bin", "LANG=C.UTF-8"}, spec.Env...)
-		prog, argv, env := launch(path, spec.Argv, append(env, MarkEnv+"="+supply.Self().String()))
+		if a.tmp != "" {
+			env = append(env, "TMPDIR="+a.tmp)
+		}
+		prog, argv, env := launch(path, spec.Argv, append(env, MarkEnv+"="+supply.Self().String()), a.tmp)
 		a.cmd = &exec.Cmd{Path: prog, Args: argv, Env: env, Dir: spec.Dir, Stdin: inR, Stdout: outW, Stderr: a.stderr,
 			SysProcAttr: procAttr(), WaitDelay: time.Second}
 		err = startProcess(a.cmd.Start)
@@ -119,6 +128,7 @@ func Start(ctx context.Context, spec Spec, limits Limits) (*Agent, error) {
 	if err != nil {
 		inW.Close()
 		outR.Close()
+		removeTempDir(a.tmp)
 		return nil, fmt.Errorf("start the %s agent %q: %w", spec.Stack, strings.Join(spec.Argv, " "), err)
 	}
 	go func() { a.waited = a.cmd.Wait(); close(a.exited) }()
@@ -280,6 +290,7 @@ func (a *Agent) kill() {
 		stop(a.cmd.Process.Pid, a.exited)
 	}
 	<-a.exited
+	removeTempDir(a.tmp)
 	a.stdin.Close()
 	a.stdout.Close()
 }

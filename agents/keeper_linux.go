@@ -30,6 +30,9 @@ const KeeperName = "dbsock-agent-keeper"
 // the binary a keeper (the agent never sees it).
 const keeperEnv = "DBSOCK_AGENT_KEEPER"
 
+// keeperTmpEnv names the agent's own temp dir (tempdir.go) to the keeper.
+const keeperTmpEnv = "DBSOCK_AGENT_KEEPER_TMP"
+
 // MarkEnv is the variable that marks an agent's processes in their
 // environment: its value is the dbsock run's supply.Owner (no secret), so
 // that dbsock clean can tell a leftover of a dead run.
@@ -69,9 +72,10 @@ func startOnKeeperThread(start func() error) error {
 }
 
 // launch is the program, command line and environment that run argv
-// (its program found at path) under a keeper, with env.
-func launch(path string, argv, env []string) (string, []string, []string) {
-	env = append(env, keeperEnv+"="+strconv.Itoa(os.Getpid()))
+// (its program found at path) under a keeper, with env; the keeper
+// removes tmp, the agent's own temp dir, when it ends.
+func launch(path string, argv, env []string, tmp string) (string, []string, []string) {
+	env = append(env, keeperEnv+"="+strconv.Itoa(os.Getpid()), keeperTmpEnv+"="+tmp)
 	return "/proc/self/exe", append([]string{KeeperName, path}, argv...), env
 }
 
@@ -106,7 +110,7 @@ func keep(path string, argv []string) int {
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
 	var env []string
 	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, keeperEnv+"=") {
+		if !strings.HasPrefix(kv, keeperEnv+"=") && !strings.HasPrefix(kv, keeperTmpEnv+"=") {
 			env = append(env, kv)
 		}
 	}
@@ -170,8 +174,9 @@ func reap(agent int, status chan<- syscall.WaitStatus) {
 
 // endAll kills every descendant of the keeper until none is left (a
 // process forked meanwhile is a child of one killed, and so the keeper's
-// next), for at most 5 s.
+// next), for at most 5 s, and removes the agent's own temp dir.
 func endAll() {
+	defer removeTempDir(os.Getenv(keeperTmpEnv))
 	for end := time.Now().Add(5 * time.Second); time.Now().Before(end); {
 		kids, _ := cpustat.Descendants(os.Getpid())
 		live := 0

@@ -83,54 +83,101 @@ func TestAgentLeavesNothingAtClose(t *testing.T) {
 // TestAgentLeavesNothingWhenDbsockIsKilled: when the process that runs
 // an agent is killed outright (SIGKILL) while the agent is blocked at its
 // open, the agent and everything it started end too, a setsid child
-// included.
+// included (lingerer), and so does its temp dir with the CA file it wrote
+// for a tls open (ca: the Python agent, blocked in its TLS handshake).
 func TestAgentLeavesNothingWhenDbsockIsKilled(t *testing.T) {
-	if os.Getenv("AGENTS_TEST_KILLED") != "" {
-		return // the helper: TestKilledHelper
-	}
-	dir := t.TempDir()
-	cmd := exec.Command(os.Args[0], "-test.run=^TestKilledHelper$", "-test.count=1")
-	cmd.Env = append(os.Environ(), "AGENTS_TEST_KILLED="+dir)
-	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	ready := filepath.Join(dir, "ready")
-	for i := 0; ; i++ {
-		if _, err := os.Stat(ready); err == nil {
-			break
-		}
-		if i == 1000 {
+	for _, mode := range []string{"lingerer", "ca"} {
+		t.Run(mode, func(t *testing.T) {
+			if mode == "ca" {
+				if _, err := agents.For(".", "python", "redis", ""); err != nil {
+					needStack(t, err)
+				}
+			}
+			l, err := net.Listen("tcp", "127.0.0.1:0") // accepts, never answers
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer l.Close()
+			dir := t.TempDir()
+			tmp := filepath.Join(dir, "tmp")
+			if err := os.Mkdir(tmp, 0o700); err != nil {
+				t.Fatal(err)
+			}
+			cmd := exec.Command(os.Args[0], "-test.run=^TestKilledHelper$", "-test.count=1")
+			cmd.Env = append(os.Environ(), "AGENTS_TEST_KILLED="+dir, "AGENTS_TEST_MODE="+mode, "AGENTS_TEST_ADDR="+l.Addr().String(), "TMPDIR="+tmp)
+			cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			ready := filepath.Join(dir, "ready")
+			for i := 0; ; i++ {
+				if _, err := os.Stat(ready); err == nil {
+					break
+				}
+				if i == 1000 {
+					_ = cmd.Process.Kill()
+					t.Fatal("the helper never got its agent to block")
+				}
+				time.Sleep(10 * time.Millisecond)
+			}
+			time.Sleep(100 * time.Millisecond)
 			_ = cmd.Process.Kill()
-			t.Fatal("the helper never started its agent")
-		}
-		time.Sleep(10 * time.Millisecond)
+			_ = cmd.Wait()
+			if mode == "lingerer" {
+				b, _ := os.ReadFile(ready)
+				assertAllGone(t, strings.TrimSpace(string(b)))
+				return
+			}
+			var left []string
+			for range 300 {
+				if left, _ = filepath.Glob(filepath.Join(tmp, "*")); len(left) == 0 {
+					return
+				}
+				time.Sleep(10 * time.Millisecond)
+			}
+			t.Errorf("left in the temp dir: %v", left)
+		})
 	}
-	time.Sleep(100 * time.Millisecond) // its open is written
-	_ = cmd.Process.Kill()
-	_ = cmd.Wait()
-	b, _ := os.ReadFile(ready)
-	assertAllGone(t, strings.TrimSpace(string(b)))
 }
 
 // TestKilledHelper is the process TestAgentLeavesNothingWhenDbsockIsKilled
-// kills: it starts the lingerer, says where its pids are, and waits for
-// an answer to an open that never comes.
+// kills: it starts the agent its mode names, says it is ready once the
+// agent is blocked at its open, and waits for an answer that never comes.
 func TestKilledHelper(t *testing.T) {
 	dir := os.Getenv("AGENTS_TEST_KILLED")
 	if dir == "" {
 		t.Skip("only run by TestAgentLeavesNothingWhenDbsockIsKilled")
 	}
 	long := agents.Limits{OpTimeout: time.Minute}
-	pids := filepath.Join(dir, "pids")
-	a, err := agents.Start(context.Background(), agents.Spec{Stack: "cmd", Argv: []string{"/bin/sh", "-c", `echo $$ >"$1"; ` + lingerer, "sh", pids}}, long)
+	addr := os.Getenv("AGENTS_TEST_ADDR")
+	host, port, _ := net.SplitHostPort(addr)
+	o := agents.Open{ID: "c1", Target: "redis", Path: "tcp", Network: "tcp", Address: addr, Host: host, Token: agents.Token("c1")}
+	o.Port, _ = strconv.Atoi(port)
+	spec := agents.Spec{Stack: "cmd", Argv: []string{"/bin/sh", "-c", `echo $$ >"$1"; ` + lingerer, "sh", filepath.Join(dir, "pids")}}
+	ready, readyText := func() bool { return true }, filepath.Join(dir, "pids")
+	if os.Getenv("AGENTS_TEST_MODE") == "ca" {
+		var err error
+		if spec, err = agents.For(".", "python", "redis", ""); err != nil {
+			t.Fatal(err)
+		}
+		o.Path, o.CAPEM = "tls", testCA
+		ready = func() bool { // the CA file is written: the agent is in its open
+			m, _ := filepath.Glob(filepath.Join(os.TempDir(), "dbsock-agent-*", "dbsock-ca-*"))
+			m2, _ := filepath.Glob(filepath.Join(os.TempDir(), "dbsock-ca-*"))
+			return len(m)+len(m2) > 0
+		}
+	}
+	a, err := agents.Start(context.Background(), spec, long)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, "ready"), []byte(pids), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	_, _ = a.Open(context.Background(), agents.Open{ID: "c1", Path: "tcp", Network: "tcp", Address: "127.0.0.1:1", Host: "127.0.0.1", Port: 1})
+	go func() {
+		for !ready() {
+			time.Sleep(10 * time.Millisecond)
+		}
+		_ = os.WriteFile(filepath.Join(dir, "ready"), []byte(readyText), 0o600)
+	}()
+	_, _ = a.Open(context.Background(), o)
 	t.Error("the open ended: it was to block until the test killed this process")
 }
 

@@ -15,8 +15,10 @@ const MarkEnv = "DBSOCK_AGENT_OF"
 // kills whole.
 func procAttr() *syscall.SysProcAttr { return &syscall.SysProcAttr{Setpgid: true} }
 
-// launch runs argv itself: there is no keeper here.
-func launch(path string, argv, env []string) (string, []string, []string) { return path, argv, env }
+// launch runs argv itself: there is no keeper here (dbsock removes tmp).
+func launch(path string, argv, env []string, tmp string) (string, []string, []string) {
+	return path, argv, env
+}
 
 func startProcess(start func() error) error { return start() }
 

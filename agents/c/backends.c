@@ -30,13 +30,21 @@ static long timeout_ms(json_t *m) {
 	return t > 0 ? t : 10000;
 }
 
-/* ca_file writes the open message's CA to a private temporary file and
- * returns its path (to unlink), or NULL when there is none. */
+/* ca_file writes the open message's CA to a private temporary file (in
+ * $TMPDIR, the agent's own directory, else /tmp) and returns its path (to
+ * unlink), or NULL when there is none. */
 static char *ca_file(json_t *m) {
 	const char *pem = str(m, "tls_ca_pem");
 	if (!*pem)
 		return NULL;
-	char *path = strdup("/tmp/dbsock-ca-XXXXXX");
+	const char *dir = getenv("TMPDIR");
+	if (!dir || !*dir)
+		dir = "/tmp";
+	size_t n = strlen(dir) + sizeof "/dbsock-ca-XXXXXX";
+	char *path = malloc(n);
+	if (!path)
+		return NULL;
+	snprintf(path, n, "%s/dbsock-ca-XXXXXX", dir);
 	int fd = mkstemp(path);
 	if (fd < 0 || write(fd, pem, strlen(pem)) != (ssize_t)strlen(pem)) {
 		if (fd >= 0)
