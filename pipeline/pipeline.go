@@ -130,7 +130,8 @@ func (p Plan) newReport() *results.Report {
 		Environment:   sysinfo.Collect(p.Output.Libraries),
 		Config: results.Config{N: o.N, Warmup: o.Warmup, Rounds: o.Rounds, Instances: max(p.Instances, 1),
 			Provider: p.ProviderName, Client: p.clientName(), Scenario: strings.Join(p.scenarios(), ","), DurationNs: o.Duration.Nanoseconds(),
-			Sweep:     results.Sweep{Concurrency: p.Sweep.Concurrency, ValueSizes: p.Sweep.ValueSizes, Rate: o.Rate},
+			Sweep: results.Sweep{Concurrency: p.Sweep.Concurrency, ValueSizes: p.Sweep.ValueSizes, Rate: o.Rate, Rates: p.Sweep.Rates,
+				SLO: p.SLO, RateAuto: p.RateAuto},
 			Pipelines: p.Sweep.Pipelines, Blocks: o.BlocksPerRound(), Seed: o.Seed, Goal: results.Goal{Precision: o.Precision}, Workload: p.workloadRecord()},
 		Targets: []results.Target{},
 		Runs:    []results.Run{},
@@ -304,7 +305,11 @@ func (p Plan) measureCases(ctx context.Context, tr *targetRun, emit func(results
 				if err != nil {
 					return err
 				}
-				if err := p.measureCase(ctx, tr, d, cs, loops, emit); err != nil {
+				measure := p.measureCase
+				if p.RateAuto {
+					measure = p.searchRates
+				}
+				if err := measure(ctx, tr, d, cs, loops, emit); err != nil {
 					return err
 				}
 			}
@@ -503,10 +508,16 @@ func (p Plan) cases() []scenarios.Case {
 	if len(conc) == 0 {
 		conc = []int{1}
 	}
+	rates := p.Sweep.Rates
+	if len(rates) == 0 {
+		rates = []float64{0} // Loop.Rate
+	}
 	var out []scenarios.Case
 	for _, s := range p.scenarios() {
 		for _, c := range conc {
-			out = append(out, scenarios.Case{Scenario: s, Concurrency: c, Rows: p.Workload.Rows})
+			for _, r := range rates {
+				out = append(out, scenarios.Case{Scenario: s, Concurrency: c, Rows: p.Workload.Rows, Offered: r})
+			}
 		}
 	}
 	return out

@@ -41,6 +41,12 @@ type Plan struct {
 	// Baseline is the path every other one is compared with ("": TCP on
 	// 127.0.0.1); it must be one of Paths.
 	Baseline drivers.Transport
+	// SLO, when set, is the latency objective within which each path's
+	// highest rate is found over Sweep.Rates, or by a search (RateAuto).
+	SLO *results.SLO
+	// RateAuto searches each case's rates (searchRates) instead of
+	// measuring Sweep.Rates.
+	RateAuto bool
 	// Loop is what the user asked of every case's timing loop: how many
 	// ops, rounds and blocks, what ends a case, what each op does. Run
 	// passes it down as it is; what it decides per case and per server
@@ -91,6 +97,9 @@ type Sweep struct {
 	// Pipelines lists batch depths (lookups per op, in one round trip) for
 	// targets whose driver is a drivers.Pipeliner; empty means 1.
 	Pipelines []int
+	// Rates lists offered rates (ops/s per path), each a case of its own;
+	// empty means Loop.Rate alone.
+	Rates []float64
 }
 
 // Workload is what the ops read and may write (what each op does, and

@@ -95,7 +95,11 @@ func (p Plan) validateCases() error {
 		return err
 	}
 	for _, c := range p.cases() {
-		if err := p.Loop.ValidateCase(c); err != nil {
+		s := p.Loop.For(c)
+		if err := s.Validate(); err != nil {
+			return err
+		}
+		if err := s.ValidateCase(c); err != nil {
 			return err
 		}
 	}
@@ -361,7 +365,7 @@ func (p Plan) validateMemory() error {
 	depth := max(slices.Max(append([]int{1}, p.Sweep.Pipelines...)), 1)
 	for _, c := range p.cases() {
 		var me *scenarios.MemoryError
-		if err := p.Loop.CheckMemory(c, size, depth, len(p.paths())); errors.As(err, &me) {
+		if err := p.Loop.For(c).CheckMemory(c, size, depth, len(p.paths())); errors.As(err, &me) {
 			format := "%s %d would hold about %s in dbsock (%s per worker in latency histograms and connections, one per path, and %s of values in flight at %s %d and %s %s), more than the %s it allows itself; "
 			args := []any{setting.Concurrency, me.Workers, setting.Bytes(me.Bytes), setting.Bytes(me.WorkerBytes), setting.Bytes(me.ValueBytes),
 				setting.Pipelines, depth, setting.ValueSizes, setting.Bytes(size), setting.Bytes(scenarios.ClientBudget)}

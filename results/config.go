@@ -46,6 +46,14 @@ type Sweep struct {
 	Concurrency []int   `json:"concurrency,omitempty"`
 	ValueSizes  []int   `json:"value_sizes,omitempty"`
 	Rate        float64 `json:"rate,omitempty"`
+	// Rates lists a --rate sweep's offered rates, each a case of its own.
+	Rates []float64 `json:"rates,omitempty"`
+	// SLO is the latency objective each path's highest rate is found
+	// within (Report.Objectives); nil without one.
+	SLO *SLO `json:"slo,omitempty"`
+	// RateAuto says the rates were found by a bounded search (--rate auto)
+	// rather than listed.
+	RateAuto bool `json:"rate_auto,omitempty"`
 }
 
 // Routes are the paths a run measured and the one each other path was

@@ -38,6 +38,9 @@ type Report struct {
 	// Stacks compare client stacks' speedups with each other, per case
 	// measured from several (stacks.go).
 	Stacks []StackComparison `json:"stacks,omitempty"`
+	// Objectives are each path's highest rate within the run's objective
+	// (Config.SLO), per group of cases measured at several rates (slo.go).
+	Objectives []SLOResult `json:"objectives,omitempty"`
 	// Plot is the image written with the report (--plot), if any.
 	Plot string `json:"plot,omitempty"`
 	// Thresholds are the --threshold checks and how they came out.

@@ -225,6 +225,10 @@ func (r *Report) Summarize() error {
 	}
 	r.judge()
 	r.compareStacks()
+	r.Objectives = nil
+	if o := r.Config.SLO; o != nil {
+		r.Objectives = EvaluateSLO(r.Summary, *o, base)
+	}
 	return nil
 }
 

@@ -39,7 +39,7 @@ const (
 // per server instance (Instance) is passed beside them. They serialise as
 // JSON with snake_case names, durations in nanoseconds.
 type Settings struct {
-	N        int           `json:"n,omitempty"`           // timed ops per worker, path and round
+	N        int           `json:"n,omitempty"`           // timed ops per path and round, shared by the workers
 	Duration time.Duration `json:"duration_ns,omitempty"` // when set, each path's share of a round lasts this long instead of N ops
 	Warmup   int           `json:"warmup,omitempty"`      // untimed ops per worker and path first, on the same connection
 	Rounds   int           `json:"rounds,omitempty"`      // rounds, each with fresh connections and a fresh warm-up
@@ -55,8 +55,13 @@ type Settings struct {
 	Precision   float64       `json:"precision,omitempty"`
 	MaxDuration time.Duration `json:"max_duration_ns,omitempty"`
 	// Rate, when set, runs open loop: this many ops/s per path, spread
-	// over the workers (PK only).
+	// over the workers (PK only); a Case's Rate overrides it.
 	Rate float64 `json:"rate,omitempty"`
+	// AutoN says N was not given: each case runs DefaultN of its own
+	// workers and rate, RateSeconds of it (the package's RateSeconds when
+	// 0).
+	AutoN       bool `json:"auto_n,omitempty"`
+	RateSeconds int  `json:"rate_seconds,omitempty"`
 	// OpTimeout is how long one op may be in flight before dbsock closes
 	// its connection and fails the run (a paced loop's wait for an op's
 	// time does not count); 0 means DefaultOpTimeout.
@@ -83,6 +88,21 @@ type Case struct {
 	Rows int `json:"rows,omitempty"`
 	// OwnQuery says the op is the user's own (--query): the runs say so.
 	OwnQuery bool `json:"own_query,omitempty"`
+	// Offered, when set, is the case's offered rate (a --rate sweep): it
+	// overrides Settings.Rate.
+	Offered float64 `json:"offered,omitempty"`
+}
+
+// For is s as case c runs it: c's own rate, and with AutoN, the N of c's
+// workers and rate (DefaultN).
+func (s Settings) For(c Case) Settings {
+	if c.Offered > 0 {
+		s.Rate = c.Offered
+	}
+	if s.AutoN && s.Duration == 0 {
+		s.N = defaultN([]int{c.workers()}, s.Rate, s.RateSeconds)
+	}
+	return s
 }
 
 // Instance is what the pipeline hands one measurement of a case on one
@@ -172,17 +192,26 @@ func workerOps(n, w, i int) int {
 // workers among concurrency; and at a rate, RateSeconds of it, so that a
 // block lasts about half a second and its p99 rests on the slowest 1% of
 // at least rate/20 ops.
-func DefaultN(concurrency []int, rate float64) int {
+func DefaultN(concurrency []int, rate float64) int { return defaultN(concurrency, rate, RateSeconds) }
+
+func defaultN(concurrency []int, rate float64, seconds int) int {
+	if seconds <= 0 {
+		seconds = RateSeconds
+	}
 	n := 3000
 	for _, w := range concurrency {
 		n = max(n, DefaultBlocks*w)
 	}
 	if rate > 0 {
-		n = max(n, int(math.Ceil(rate*RateSeconds)))
+		n = max(n, int(math.Ceil(rate*float64(seconds))))
 	}
 	return min(n, MaxN)
 }
 
 // RateSeconds is how many seconds of its rate a transport's round runs
-// when --n is not given (DefaultN).
-const RateSeconds = 5
+// when --n is not given (DefaultN); SweepSeconds, in a sweep of rates or
+// a search, where each rate is one point of a curve.
+const (
+	RateSeconds  = 5
+	SweepSeconds = 2
+)

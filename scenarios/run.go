@@ -27,6 +27,7 @@ import (
 // including a failed or interrupted one (Incomplete). Run stops at the
 // first failure.
 func Run(ctx context.Context, d drivers.Driver, paths drivers.Paths, server drivers.ServerInfo, s Settings, c Case, in Instance, emit func(results.Run)) error {
+	s = s.For(c)
 	opt := caseRun{Settings: s, Case: c, Instance: in}
 	rc := results.Case{Target: d.Name(), Scenario: c.Scenario, Concurrency: c.workers(),
 		ValueSize: d.ValueSize(), Mode: d.Mode(), Rate: s.Rate, OwnQuery: c.OwnQuery}

@@ -341,7 +341,10 @@ func (o *runOptions) newPlan(names []string, gates []results.Threshold, place pl
 		Duration: o.sweep.duration, Rate: o.sweep.rate, Seed: o.loop.seed,
 		Precision: o.loop.precision, Keys: o.workload.keys, Op: o.workload.op, Mix: o.workload.mix}
 	if !o.flags.Changed("n") {
-		opt.N = scenarios.DefaultN(o.sweep.concurrency, o.sweep.rate)
+		opt.N, opt.AutoN = scenarios.DefaultN(o.sweep.concurrency, o.sweep.maxRate()), true
+		if len(o.sweep.rates) > 0 || o.sweep.rateAuto {
+			opt.RateSeconds = scenarios.SweepSeconds
+		}
 	}
 	if o.flags.Changed("blocks") {
 		opt.Blocks = o.loop.blocks // else the default, at most --n
@@ -351,8 +354,11 @@ func (o *runOptions) newPlan(names []string, gates []results.Threshold, place pl
 	}
 	plan := pipeline.Plan{
 		ProviderName: o.servers.provider,
-		Sweep:        pipeline.Sweep{Scenarios: o.sweep.scenarios, Concurrency: o.sweep.concurrency, ValueSizes: o.sweep.sizes, Pipelines: o.sweep.pipelines},
-		Loop:         opt,
+		Sweep: pipeline.Sweep{Scenarios: o.sweep.scenarios, Concurrency: o.sweep.concurrency, ValueSizes: o.sweep.sizes, Pipelines: o.sweep.pipelines,
+			Rates: o.sweep.rates},
+		SLO:      o.sweep.objective(),
+		RateAuto: o.sweep.rateAuto,
+		Loop:     opt,
 		Workload: pipeline.Workload{Rows: o.workload.rows, Queries: o.workload.queries, KeysFrom: o.workload.keysFrom,
 			AllowWrites: o.workload.allowWrites},
 		Paths:          transports(o.paths),
@@ -393,7 +399,7 @@ func (o *runOptions) withLayers(names []string) ([]string, error) {
 // resolvePlacement reads --placement, --client-cpu and --server-cpu.
 func (o *runOptions) resolvePlacement() (placement.Placement, error) {
 	resolve := placement.Resolve
-	if o.sweep.rate > 0 {
+	if o.sweep.atRate() {
 		resolve = placement.ResolveAtRate // an open loop keeps off the servers' CPUs
 	}
 	place, err := resolve(o.place.mode, o.place.clientCPU, o.place.serverCPU)

@@ -3,11 +3,13 @@ package main
 import (
 	"math"
 	"slices"
+	"strconv"
 	"time"
 
 	"github.com/dustin/go-humanize"
 	"github.com/spf13/pflag"
 
+	"github.com/dbsock/dbsock/results"
 	"github.com/dbsock/dbsock/scenarios"
 	"github.com/dbsock/dbsock/targets"
 )
@@ -19,7 +21,11 @@ type sweepOptions struct {
 	sizeSpecs   []string
 	sizes       []int
 	duration    time.Duration
-	rate        float64
+	rateSpecs   []string
+	rate        float64   // the one rate asked for (0: none, or a sweep)
+	rates       []float64 // a sweep's rates, each a case of its own
+	rateAuto    bool      // --rate auto: a bounded search (pipeline.RateSearch)
+	slo         string
 	pipelines   []int
 	flags       *pflag.FlagSet
 }
@@ -32,7 +38,8 @@ func (s *sweepOptions) bind(f *pflag.FlagSet) {
 	f.DurationVar(&s.duration, "duration", 0, "run each transport and round for this long instead of --n ops")
 	f.IntSliceVar(&s.pipelines, "pipeline", nil, "send this many lookups per op in one round trip ("+
 		perTarget(func(h targets.Help) string { return h.Pipeline })+"); a list such as 1,16,128 sweeps")
-	f.Float64Var(&s.rate, "rate", 0, "open loop: this many ops/s per transport, latency from the intended start (scenario pk)")
+	f.StringSliceVar(&s.rateSpecs, "rate", nil, "open loop: this many ops/s per transport, latency from the intended start (scenario pk); a list such as 2000,4000,8000 sweeps (each rate a case), and auto searches for each path's highest rate within --slo")
+	f.StringVar(&s.slo, "slo", "", "a latency objective such as 'p99<2ms' (p50, p99 or p99.9; µs or ms): with a --rate sweep or --rate auto, the report gives each path's highest rate within it and the headroom between paths")
 }
 
 // parse reads the sweep flags: the sizes, and each list without its
@@ -42,8 +49,8 @@ func (s *sweepOptions) parse(nChanged bool) error {
 	if s.flags != nil && s.flags.Changed("duration") && s.duration == 0 {
 		return usagef("--duration 0s is out of range; accepted: %s (leave it out to run --n ops)", scenarios.AcceptedDuration())
 	}
-	if s.flags != nil && s.flags.Changed("rate") && s.rate == 0 {
-		return usagef("--rate 0 is out of range; accepted: %s (leave it out for a closed loop)", scenarios.AcceptedRate())
+	if err := s.parseRates(); err != nil {
+		return err
 	}
 	if s.duration != 0 && nChanged {
 		return usagef("give --n or --duration, not both")
@@ -74,4 +81,68 @@ func unique[T comparable](list []T) []T {
 		}
 	}
 	return out
+}
+
+// parseRates reads --rate (a rate, a list, or auto) and --slo.
+func (s *sweepOptions) parseRates() error {
+	s.rate, s.rates, s.rateAuto = 0, nil, false
+	if s.flags != nil && s.flags.Changed("rate") && len(s.rateSpecs) == 0 {
+		return usagef("--rate is empty; give a rate such as 3000, a list such as 2000,4000,8000, or auto")
+	}
+	for _, spec := range s.rateSpecs {
+		if spec == "auto" {
+			if len(s.rateSpecs) > 1 {
+				return usagef("--rate auto searches on its own: give it alone, or a list of rates without auto")
+			}
+			s.rateAuto = true
+			continue
+		}
+		r, err := strconv.ParseFloat(spec, 64)
+		if err != nil || !(r > 0 && r <= scenarios.MaxRate) {
+			return usagef("--rate %q is out of range; accepted: %s, a list of them, or auto (leave it out for a closed loop)", spec, scenarios.AcceptedRate())
+		}
+		if !slices.Contains(s.rates, r) {
+			s.rates = append(s.rates, r)
+		}
+	}
+	if len(s.rates) == 1 {
+		s.rate, s.rates = s.rates[0], nil
+	}
+	if s.slo != "" {
+		if _, err := results.ParseSLO(s.slo); err != nil {
+			return usagef("--slo %v", err)
+		}
+	}
+	if s.rateAuto && s.slo == "" {
+		return usagef("--rate auto searches for the highest rate within an objective: give --slo too, e.g. --slo 'p99<2ms'")
+	}
+	if s.slo != "" && !s.rateAuto && len(s.rates) == 0 {
+		return usagef("--slo %s needs rates to find the highest within it: give --rate a list such as 2000,4000,8000, or --rate auto", s.slo)
+	}
+	return nil
+}
+
+// atRate says whether the run is an open loop (a rate, a sweep of them,
+// or a search).
+func (s *sweepOptions) atRate() bool { return s.rate > 0 || len(s.rates) > 0 || s.rateAuto }
+
+// maxRate is the highest rate the run offers before a search.
+func (s *sweepOptions) maxRate() float64 {
+	r := s.rate
+	for _, x := range s.rates {
+		r = max(r, x)
+	}
+	return r
+}
+
+// objective is --slo, parsed (nil without one).
+func (s *sweepOptions) objective() *results.SLO {
+	if s.slo == "" {
+		return nil
+	}
+	o, err := results.ParseSLO(s.slo)
+	if err != nil {
+		return nil // parseRates refused it
+	}
+	return &o
 }

@@ -1,0 +1,67 @@
+package results
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/dbsock/dbsock/drivers"
+)
+
+// TestParseSLO reads the objectives the docs show and refuses the rest
+// with what an objective is.
+func TestParseSLO(t *testing.T) {
+	for in, want := range map[string]SLO{
+		"p99<2ms":      {"p99", int64(2 * time.Millisecond)},
+		"p50<=300us":   {"p50", 300_000},
+		"p99.9 < 10ms": {"p99.9", int64(10 * time.Millisecond)},
+		"p99<1.5ms":    {"p99", 1_500_000},
+		"p50<800µs":    {"p50", 800_000},
+	} {
+		if got, err := ParseSLO(in); err != nil || got != want {
+			t.Errorf("ParseSLO(%q) = %+v, %v; want %+v", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"", "p95<2ms", "p99>2ms", "p99<2", "p99<2s", "p99<0ms", "p99<2ms;rm"} {
+		if _, err := ParseSLO(in); err == nil || !strings.Contains(err.Error(), "p99<2ms") && !strings.Contains(err.Error(), "out of range") {
+			t.Errorf("ParseSLO(%q): %v, want a refusal that shows an objective", in, err)
+		}
+	}
+}
+
+// TestEvaluateSLO: over a sweep of rates, each path's highest rate is the
+// highest it held (its generator kept the schedule and its p99 was within
+// the limit), whatever order the cases ran in; the headroom is the
+// socket's over TCP; a path that held none has no headroom.
+func TestEvaluateSLO(t *testing.T) {
+	side := func(p99 int64, behind bool) Side {
+		return Side{N: 100, Latency: Latency{P50: p99 / 4, P99: p99}, Generator: &Generator{OfferedRate: 1, AchievedRate: 1, FellBehind: behind}}
+	}
+	sum := func(rate float64, tcp, unix Side) Summary {
+		return Summary{Case: Case{Target: "redis", Scenario: "pk", Concurrency: 8, Rate: rate},
+			Sides: []PathSide{{Path: drivers.TCP, Side: tcp}, {Path: drivers.Unix, Side: unix}}}
+	}
+	ms := int64(time.Millisecond)
+	summary := []Summary{
+		sum(8000, side(3*ms, false), side(ms, false)),
+		sum(2000, side(ms/2, false), side(ms/4, false)),
+		sum(16000, side(9*ms, true), side(ms, true)), // the socket fell behind: not held, whatever its p99
+		sum(4000, side(ms, false), side(ms/2, false)),
+		{Case: Case{Target: "redis", Scenario: "pk", Concurrency: 1}}, // a closed loop: no part of it
+	}
+	res := EvaluateSLO(summary, SLO{Percentile: "p99", LimitNs: 2 * ms}, drivers.TCP)
+	if len(res) != 1 || len(res[0].Capacities) != 2 {
+		t.Fatalf("%+v", res)
+	}
+	tcp, unix := res[0].Capacities[0], res[0].Capacities[1]
+	if tcp.HighestRate != 4000 || unix.HighestRate != 8000 || res[0].Headroom[drivers.Unix] != 2 {
+		t.Errorf("tcp %+v, unix %+v, headroom %v; want 4,000, 8,000 and 2", tcp, unix, res[0].Headroom)
+	}
+	if want := []float64{2000, 4000, 8000, 16000}; len(tcp.Rates) != 4 || tcp.Rates[0] != want[0] || tcp.Rates[3] != want[3] || tcp.Held[2] || !tcp.Held[1] {
+		t.Errorf("tcp rates %v held %v", tcp.Rates, tcp.Held)
+	}
+	res = EvaluateSLO(summary, SLO{Percentile: "p99", LimitNs: 100_000}, drivers.TCP)
+	if res[0].Capacities[0].HighestRate != 0 || res[0].Headroom != nil {
+		t.Errorf("none held: %+v", res[0])
+	}
+}
