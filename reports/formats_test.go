@@ -137,7 +137,7 @@ func TestHTMLIsOneSelfContainedPage(t *testing.T) {
 		t.Fatal(err)
 	}
 	page := buf.String()
-	for _, want := range []string{"<!doctype html>", "<table>", "<td>redis</td>", "<svg", "<h2>Details</h2>", "Unix faster: 32.2% lower p50"} {
+	for _, want := range []string{"<!doctype html>", "<table>", "<td>redis</td>", "<svg", "<h2 id=\"details\">Details</h2>", "Unix faster: 32.2% lower p50"} {
 		if !strings.Contains(page, want) {
 			t.Errorf("page lacks %q", want)
 		}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/extension"
+	"github.com/yuin/goldmark/parser"
 
 	"github.com/dbsock/dbsock/reports/words"
 	"github.com/dbsock/dbsock/results"
@@ -31,7 +32,9 @@ func htmlContext(ctx context.Context, w io.Writer, r *results.Report) error {
 		return err
 	}
 	details := strings.TrimPrefix(full.String(), head.String())
-	md := goldmark.New(goldmark.WithExtensions(extension.GFM)) // tables; raw HTML is escaped
+	// Tables; raw HTML is escaped; headings get ids, which the headline's
+	// links to the details name.
+	md := goldmark.New(goldmark.WithExtensions(extension.GFM), goldmark.WithParserOptions(parser.WithAutoHeadingID()))
 	var headHTML, detailsHTML bytes.Buffer
 	if err := md.Convert(head.Bytes(), &headHTML); err != nil {
 		return fmt.Errorf("render HTML: %w", err)

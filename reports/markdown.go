@@ -30,6 +30,7 @@ func writeMarkdown(w io.Writer, r *results.Report) error {
 	writeHeadline(b, r)
 	b.WriteString("## Details\n\n")
 	writeMethod(b, r)
+	writeStacksMethod(b, r)
 	for _, t := range r.Targets {
 		writeTarget(b, r, t)
 	}
@@ -78,7 +79,7 @@ func writeHeadline(b *strings.Builder, r *results.Report) {
 	} else {
 		fmt.Fprintf(b, "| %s | server | %s p50 | Unix p50 | p50 speedup (95%% CI) | verdict |\n|---|---|--:|--:|--:|---|\n", first, base.Label())
 	}
-	warned, apart := false, false
+	var warned []warnedRow
 	for i, s := range r.Summary {
 		if i > 0 && r.Summary[i-1].Target != s.Target {
 			writeSkipped(b, r, r.Summary[i-1].Target, cpu) // a target's skipped stacks below its rows
@@ -99,12 +100,12 @@ func writeHeadline(b *strings.Builder, r *results.Report) {
 		if ci := s.UnixSpeedupP50CI; ci != nil {
 			speed = fmt.Sprintf("%.2f× (%.2f–%.2f)", ci.Center, ci.Lo, ci.Hi)
 			if q := s.UnixSpeedupP50Pooled; q > 0 && (q < ci.Lo || q > ci.Hi) {
-				speed, apart = speed+" ‡", true
+				speed += fmt.Sprintf(" paired; %.2f× from the pooled p50s", q) // they disagree: the row says so
 			}
 		}
 		mark := ""
-		if len(s.Warnings) > 0 || targetWarned {
-			mark, warned = " †", true
+		if ws := rowWarnings(r, s); len(ws) > 0 && (len(s.Warnings) > 0 || targetWarned) {
+			mark, warned = " †", append(warned, warnedRow{name: name, words: ws})
 		}
 		saved := ""
 		if cpu {
@@ -124,14 +125,9 @@ func writeHeadline(b *strings.Builder, r *results.Report) {
 	}
 	writeUnmeasured(b, r, cpu)
 	b.WriteString("\n")
-	if warned {
-		b.WriteString("† This row has a warning: its target's details give it.\n\n")
-	}
-	if apart {
-		fmt.Fprintf(b, "‡ The two p50 columns pool every block of the run, and their ratio lies outside the paired interval: the speedup is the median of paired "+
-			"block ratios (%s and Unix blocks side by side in time), which the drift between blocks and server instances that moves the pooled p50s cannot move. "+
-			"Quote the speedup with its interval; the pooled p50s describe the whole run.\n\n", base.Label())
-	}
+	writeWarnings(b, warned)
+	b.WriteString(apartNote(r))
+	writeStacks(b, r)
 	writePaths(b, r)
 	b.WriteString(methodSentence(r) + "\n\n")
 	writePlotLink(b, r)

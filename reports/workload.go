@@ -140,42 +140,72 @@ func restarted(r *results.Report) string {
 	return "the servers dbsock started were restarted between them; the others, which it did not start, got fresh connections only"
 }
 
-// methodSentence says in one sentence what was measured and how.
+// methodSentence is the headline's method: a short paragraph and a list
+// (what was timed, how many, how paired, the interval, the placement),
+// under 600 characters, linking the details.
 func methodSentence(r *results.Report) string {
 	c := r.Config
 	what := "lookup"
 	if w := c.Workload; w != nil && (w.Op != "read" || len(w.Query) > 0) {
 		what = "op"
 	}
-	ops := plural(c.N, "timed "+what) + " per transport and round"
+	ops := plural(c.N, what) + " per path and round"
 	if c.DurationNs > 0 {
-		ops = "timed " + what + "s for " + time.Duration(c.DurationNs).String() + " per transport and round"
+		ops = what + "s for " + time.Duration(c.DurationNs).String() + " per path and round"
 	}
 	place := "client and servers not pinned"
 	if c.Placement.Mode != "none" && c.Placement.Mode != "" {
-		place = fmt.Sprintf("client on CPU %s and servers on CPU %s (placement %s)", c.Placement.ClientCPUs, orNotPinned(c.Placement.ServerCPUs), c.Placement.Mode)
+		place = fmt.Sprintf("client CPU %s, servers CPU %s (%s)", c.Placement.ClientCPUs, orNotPinned(c.Placement.ServerCPUs), c.Placement.Mode)
 		if ext := externalCPUs(r); ext != "" {
-			place = fmt.Sprintf("client on CPU %s (placement %s), %s", c.Placement.ClientCPUs, c.Placement.Mode, ext)
+			place = fmt.Sprintf("client on CPU %s (%s), %s", c.Placement.ClientCPUs, c.Placement.Mode, ext)
 		}
 	}
 	e := r.Environment
 	base := baseOf(r).Label()
-	rounds, stats := plural(c.Rounds, "round"), "the speedup is the median paired ratio "+base+"/Unix with a distribution-free 95% interval"
+	many := plural(c.Rounds, "round") + " of " + plural(c.Blocks, "block pair")
+	stats := "median of the paired ratios " + base + "/Unix, distribution-free 95% interval"
 	if c.Instances > 1 {
-		rounds = fmt.Sprintf("%d server instances (%s) of %s", c.Instances, restarted(r), plural(c.Rounds, "round"))
-		stats = "the speedup is the median over server instances of each instance's median paired ratio " + base + "/Unix, with a distribution-free 95% interval over instances"
+		many = fmt.Sprintf("%d server instances (%s) × %s", c.Instances, restarted(r), many)
+		stats = "each instance's median paired ratio " + base + "/Unix; their median, distribution-free 95% interval"
 	}
-	routes, blocks := "127.0.0.1 TCP and the server's Unix socket", plural(c.Blocks, "block pair")+" interleaved in TCP/Unix pairs"
-	workload := workloadPhrase(c.Workload, fewerRows(r)...)
+	routes, paired := "127.0.0.1 TCP and the Unix socket", "TCP and Unix blocks interleaved in pairs, the same rows in both"
+	workload := strings.TrimPrefix(workloadPhrase(c.Workload, fewerRows(r)...), "; ")
+	workload = strings.Replace(strings.Replace(workload, ", the same rows in both blocks of a pair", "", 1), "each lookup reads ", "each reads ", 1)
 	if len(c.Paths) > 2 {
-		ops = strings.Replace(ops, "per transport", "per path", 1)
-		routes, blocks = pathList(c.Paths), plural(c.Blocks, "block group")+" (one block per path, in an order drawn at random)"
-		workload = strings.Replace(workload, "both blocks of a pair", "every block of a group", 1)
-		stats += "; each other path's the same with " + base + " over it"
+		var labels []string
+		for _, p := range c.Paths {
+			labels = append(labels, p.Label())
+		}
+		routes, paired = strings.Join(labels[:len(labels)-1], ", ")+" and "+labels[len(labels)-1], "one block per path in groups, in random order, the same rows in each"
+		many = strings.Replace(many, "block pair", "block group", 1)
 	}
-	return fmt.Sprintf("Method: %s from %s%s over %s, %s of %s%s; "+
-		"%s; %s; %s, %d logical CPUs, %s, dbsock %s.",
-		ops, clientsPhrase(r), clientPlace(c.Client), routes, rounds, blocks, workload, stats, place, orUnknown(e.CPUModel), e.NumCPU, providerPhrase(r), r.Tool.Version)
+	if workload != "" {
+		workload = "; " + workload
+	}
+	return fmt.Sprintf("**Method** ([details](#details)): timed %ss from %s%s over %s.\n\n"+
+		"- **timed:** %s%s\n- **how many:** %s\n- **paired:** %s\n- **interval:** %s\n- **placement:** %s; %s, %d CPUs; %s; dbsock %s",
+		what, shortClients(r), clientPlace(c.Client), routes, ops, workload, many, paired, stats, place, orUnknown(e.CPUModel), e.NumCPU, providerPhrase(r), r.Tool.Version)
+}
+
+// shortClients names the client stacks in a few words: "one Go client",
+// "Go, C, Python, Node.js and PHP clients in turn".
+func shortClients(r *results.Report) string {
+	if len(r.Config.Clients) == 0 {
+		return "one Go client"
+	}
+	var names []string
+	for _, c := range r.Config.Clients {
+		lang, _, _ := strings.Cut(c, ":")
+		name, ok := languages[lang]
+		if !ok || lang == "cmd" {
+			name = lang
+		}
+		names = append(names, name)
+	}
+	if len(names) == 1 {
+		return "a " + names[0] + " client"
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1] + " clients in turn"
 }
 
 // providerPhrase names the provider that supplied the servers ("local
