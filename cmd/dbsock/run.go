@@ -267,20 +267,23 @@ func runRun(ctx context.Context, o *runOptions, args []string, stdout, stderr io
 			bar.finish()
 		}
 		rep.Word(flagName) // its warnings and errors name the flags that set what they name
-		return writeOutputs(ctx, rep, outputs, plot, stdout, stderr)
+		// An interrupted run still writes what it measured: rendering is
+		// not cut short by the Ctrl-C that ended the run (a second one
+		// exits at once: secondSignal).
+		return writeOutputs(context.WithoutCancel(ctx), rep, outputs, plot, stdout, stderr)
 	}
 	rep, runErr := pipeline.Run(ctx, plan)
 	if runErr != nil {
 		return fmt.Errorf("run failed: %w", runErr)
 	}
-	var violated []string
+	var violated []error
 	for _, th := range rep.Thresholds {
 		if !th.OK {
-			violated = append(violated, fmt.Sprintf("threshold %s violated: %s", th.Expr, th.ActualText))
+			violated = append(violated, fmt.Errorf("threshold %s violated: %s", th.Expr, th.ActualText))
 		}
 	}
 	if len(violated) > 0 {
-		return &exitError{code: ExitThreshold, err: errors.New(strings.Join(violated, "\n"))}
+		return &exitError{code: ExitThreshold, err: errors.Join(violated...)} // a line each
 	}
 	return nil
 }
