@@ -32,6 +32,10 @@ type Generator struct {
 	// highest block p99.
 	LagP50Ns int64 `json:"lag_p50_ns"`
 	LagP99Ns int64 `json:"lag_p99_ns"`
+	// LagMeanNs is the mean schedule lag over Ops ops (pgbench's
+	// "schedule lag" average is this figure).
+	LagMeanNs float64 `json:"lag_mean_ns"`
+	Ops       int64   `json:"ops"`
 	// FellBehind says that a block's achieved rate or lag missed its bound.
 	FellBehind bool `json:"fell_behind"`
 }
@@ -42,8 +46,9 @@ func NewGenerator(offered float64, blocks []Block, lag Latency) *Generator {
 	if offered <= 0 {
 		return nil
 	}
-	g := &Generator{OfferedRate: offered, LagP50Ns: lag.P50}
+	g := &Generator{OfferedRate: offered, LagP50Ns: lag.P50, LagMeanNs: lag.Mean}
 	for i, b := range blocks {
+		g.Ops += b.N
 		rate := 0.0
 		if b.ElapsedNs > 0 {
 			rate = float64(b.N) / (float64(b.ElapsedNs) / 1e9)
@@ -72,6 +77,10 @@ func (g *Generator) Pool(o *Generator) *Generator {
 		return &c
 	}
 	p := *g
+	if n := g.Ops + o.Ops; n > 0 {
+		p.LagMeanNs = (g.LagMeanNs*float64(g.Ops) + o.LagMeanNs*float64(o.Ops)) / float64(n)
+	}
+	p.Ops += o.Ops
 	p.AchievedRate = min(p.AchievedRate, o.AchievedRate)
 	p.LagP50Ns, p.LagP99Ns = max(p.LagP50Ns, o.LagP50Ns), max(p.LagP99Ns, o.LagP99Ns)
 	p.FellBehind = p.FellBehind || o.FellBehind || p.behind()

@@ -58,3 +58,13 @@ func TestFellBehindNamesNoWinner(t *testing.T) {
 		}
 	}
 }
+
+// TestGeneratorLagMean: the mean lag pools weighted by ops, as an average
+// over all ops (pgbench's figure) is.
+func TestGeneratorLagMean(t *testing.T) {
+	a := NewGenerator(1000, []Block{{N: 300, ElapsedNs: 3e8}}, Latency{Mean: 100})
+	b := NewGenerator(1000, []Block{{N: 100, ElapsedNs: 1e8}}, Latency{Mean: 500})
+	if p := a.Pool(b); p.Ops != 400 || p.LagMeanNs != 200 {
+		t.Errorf("pooled %+v, want 400 ops and a mean lag of (300*100 + 100*500) / 400 = 200 ns", p)
+	}
+}
