@@ -2,49 +2,50 @@ package scenarios
 
 import (
 	"context"
-	"runtime"
+	"os"
 	"time"
 
 	"golang.org/x/sys/unix"
 )
 
 // pacer waits for a paced op's due time (Loop's open loop) without
-// spinning on a CPU a server may need: the loop's goroutine keeps its OS
-// thread, whose timer slack is lowered to paceSlack, and sleeps in
-// nanosleep until the op is due. Go's own timers wake up to a millisecond
-// late here (the runtime's poller waits in whole milliseconds), and
-// Linux's default slack for a sleeping thread is 50 µs; with 1 µs of
-// slack a 200 µs nanosleep woke up a median of 18 µs late on a 2-vCPU
-// AMD EPYC (docs/method.md), against pgbench --rate's 85 µs average
-// schedule lag there.
-type pacer struct{ slack int }
+// spinning on a CPU a server may need, and without holding an OS thread:
+// each loop has a timerfd of its own (CLOCK_MONOTONIC, non-blocking,
+// registered with Go's network poller), armed for the op's due time, and
+// the loop's goroutine parks reading it until it fires. A timerfd's timer
+// fires when it is due (no timer slack: that applies to a sleeping
+// thread's own timeouts), and the poller wakes the goroutine at once;
+// Go's own timers wake up to a millisecond late here (the runtime's poller
+// waits in whole milliseconds), and a thread sleeping in nanosleep must
+// hand its goroutine back to the scheduler on every op (docs/method.md has
+// the figures).
+type pacer struct {
+	f   *os.File // nil: the timerfd could not be made; the loop's timer instead
+	buf [8]byte
+	t   *time.Timer
+}
 
-// paceSlack is the timer slack of a pacing thread.
-const paceSlack = 1000 // ns
-
-// maxSleep bounds one sleep, so that a cancelled run is seen soon.
+// maxSleep bounds one wait, so that a cancelled run is seen soon.
 const maxSleep = 10 * time.Millisecond
 
-// newPacer locks the calling goroutine to its thread and lowers the
-// thread's timer slack; stop restores both.
+// newPacer makes the loop's timerfd; stop closes it.
 func newPacer() *pacer {
-	runtime.LockOSThread()
-	old, err := unix.PrctlRetInt(unix.PR_GET_TIMERSLACK, 0, 0, 0, 0)
-	if err != nil {
-		old = -1
+	p := &pacer{t: time.NewTimer(time.Hour)}
+	p.t.Stop()
+	if fd, err := unix.TimerfdCreate(unix.CLOCK_MONOTONIC, unix.TFD_NONBLOCK|unix.TFD_CLOEXEC); err == nil {
+		p.f = os.NewFile(uintptr(fd), "timerfd")
 	}
-	_ = unix.Prctl(unix.PR_SET_TIMERSLACK, paceSlack, 0, 0, 0)
-	return &pacer{slack: old}
+	return p
 }
 
 func (p *pacer) stop() {
-	if p.slack > 0 {
-		_ = unix.Prctl(unix.PR_SET_TIMERSLACK, uintptr(p.slack), 0, 0, 0)
+	p.t.Stop()
+	if p.f != nil {
+		p.f.Close()
 	}
-	runtime.UnlockOSThread()
 }
 
-// waitUntil returns at t (or as soon after as the thread wakes). A
+// waitUntil returns at t (or as soon after as the goroutine runs). A
 // cancelled ctx cuts the wait short (its error is returned).
 func (p *pacer) waitUntil(ctx context.Context, t time.Time) error {
 	for {
@@ -55,7 +56,18 @@ func (p *pacer) waitUntil(ctx context.Context, t time.Time) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		ts := unix.NsecToTimespec(int64(min(d, maxSleep)))
-		_ = unix.Nanosleep(&ts, nil) // EINTR (the runtime's preemption signal): the loop sleeps again
+		d = min(d, maxSleep)
+		if p.f == nil {
+			p.t.Reset(d)
+			<-p.t.C
+			continue
+		}
+		spec := unix.ItimerSpec{Value: unix.NsecToTimespec(int64(d))}
+		if err := unix.TimerfdSettime(int(p.f.Fd()), 0, &spec, nil); err != nil {
+			p.f.Close()
+			p.f = nil
+			continue
+		}
+		_, _ = p.f.Read(p.buf[:]) // 8 bytes: how many times it fired
 	}
 }
