@@ -17,8 +17,8 @@ import (
 // thread's own timeouts), and the poller wakes the goroutine at once;
 // Go's own timers wake up to a millisecond late here (the runtime's poller
 // waits in whole milliseconds), and a thread sleeping in nanosleep must
-// hand its goroutine back to the scheduler on every op (docs/method.md has
-// the figures).
+// hand its goroutine back to the scheduler on every op (measured, with
+// the figures: docs/workload.md).
 type pacer struct {
 	f   *os.File // nil: the timerfd could not be made; the loop's timer instead
 	buf [8]byte
