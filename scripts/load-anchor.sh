@@ -1,0 +1,189 @@
+#!/usr/bin/env bash
+# dbsock at an application's load against the field's own generator, run
+# by hand, alone on a quiet machine (about 5 minutes at the defaults):
+#   1. does dbsock's open loop keep its schedule as pgbench --rate does
+#      (its mean schedule lag no larger than pgbench's), and is its mean
+#      latency from the intended start within TOLERANCE_LAT percent of
+#      pgbench's "latency average" (which pgbench, throttled, also counts
+#      from the scheduled start) over each path?
+#   2. does dbsock's capacity gain (the server's CPU per op over TCP over
+#      the socket's, paired by block) agree within TOLERANCE_CAP percent
+#      with the same ratio read from /proc while a C client (pgbench)
+#      offers the same rate over each path?
+#
+# It starts a private PostgreSQL (initdb in a temporary directory, mode
+# 0700; as root it runs as SERVER_USER, default nobody) on 127.0.0.1 at a
+# free port and its Unix socket, pinned with taskset to SERVER_CPU, and
+# stops and removes it on exit, on error and on Ctrl-C. The clients run on
+# CLIENT_CPU. Then, ROUNDS times:
+#   pgbench -S -M prepared -n -c CLIENTS -j 2 -R RATE -T DURATION over TCP,
+#     then over the socket (pgbench's own table at scale 1); the server's
+#     CPU over each is its process tree's utime + stime from /proc/PID/stat,
+#     with the backends that exited (the postmaster's cutime + cstime), in
+#     clock ticks, per transaction processed;
+#   dbsock run postgres --provider external --concurrency CLIENTS --rate
+#     RATE --client-cpu CLIENT_CPU --server-pid postgres=PID (both paths,
+#     interleaved blocks, INSTANCES fresh sets of connections).
+# It prints each figure and the gaps, and exits 0 when every check holds,
+# 1 when one does not (or a step failed), 2 on a bad setting.
+#
+# Settings (environment): RATE=3000, CLIENTS=16, DURATION=15 (pgbench's -T), ROUNDS=1,
+# INSTANCES=9, CLIENT_CPU=0, SERVER_CPU=1, TOLERANCE_LAT=15,
+# TOLERANCE_CAP=10, SERVER_USER=nobody (as root only), OUT=DIR (keep the
+# outputs there).
+#
+# Passwords: the server's superuser gets a new random one, written to 0600
+# files only: dbsock reads it with --postgres-password-file, pgbench from
+# PGPASSFILE (which names the file); none is printed or put in argv.
+#
+# Needs jq, taskset, PostgreSQL (scripts/install-deps.sh) and Go.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+RATE="${RATE:-3000}"
+CLIENTS="${CLIENTS:-16}"
+DURATION="${DURATION:-15}"
+ROUNDS="${ROUNDS:-1}"
+INSTANCES="${INSTANCES:-9}"
+CLIENT_CPU="${CLIENT_CPU:-0}"
+SERVER_CPU="${SERVER_CPU:-1}"
+TOLERANCE_LAT="${TOLERANCE_LAT:-15}"
+TOLERANCE_CAP="${TOLERANCE_CAP:-10}"
+SERVER_USER="${SERVER_USER:-nobody}"
+OUT="${OUT:-}"
+
+bad() { echo "load-anchor: $1: $2" >&2; exit 2; }
+die() { echo "load-anchor: $*" >&2; exit 1; }
+for v in RATE CLIENTS DURATION ROUNDS INSTANCES CLIENT_CPU SERVER_CPU TOLERANCE_LAT TOLERANCE_CAP; do
+  [[ "${!v}" =~ ^[0-9]+$ ]] || bad "${v%_}" "\"${!v}\" is not a whole number"
+done
+[ "$ROUNDS" -ge 1 ] && [ "$CLIENTS" -ge 1 ] && [ "$RATE" -ge 1 ] || bad settings "ROUNDS, CLIENTS and RATE must be at least 1"
+for tool in jq taskset go; do command -v "$tool" >/dev/null || bad "$tool" "not installed"; done
+PG_BIN=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)
+[ -x "$PG_BIN/postgres" ] && [ -x "$PG_BIN/pgbench" ] || bad PostgreSQL "not installed (scripts/install-deps.sh)"
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/load-anchor.XXXXXX")
+srv=$(mktemp -d "${TMPDIR:-/tmp}/load-anchor-srv.XXXXXX")
+chmod 700 "$work" "$srv"
+pg_pid=""
+cleanup() {
+  local rc=$?
+  trap - EXIT INT TERM
+  if [ -n "$pg_pid" ]; then
+    kill -INT "$pg_pid" 2>/dev/null || true
+    for _ in $(seq 1 200); do kill -0 "$pg_pid" 2>/dev/null || break; sleep 0.1; done
+    kill -KILL "$pg_pid" 2>/dev/null || true
+  fi
+  [ -z "$OUT" ] || cp "$work"/*.out "$work"/*.json "$OUT"/ 2>/dev/null || true
+  rm -rf "$work" "$srv"
+  exit "$rc"
+}
+trap cleanup EXIT
+trap 'echo "load-anchor: interrupted" >&2; exit 130' INT
+trap 'exit 143' TERM
+
+as_server=()
+if [ "$(id -u)" -eq 0 ]; then
+  as_server=(setpriv "--reuid=$SERVER_USER" "--regid=$(id -g "$SERVER_USER")" --clear-groups)
+  chown "$SERVER_USER" "$srv"
+fi
+secret() { (umask 077 && printf '%s\n' "$2" >"$1"); }
+pw=$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')
+secret "$work/postgres.pw" "$pw"
+secret "$work/pgpass" "*:*:*:bench:$pw"
+secret "$srv/initdb.pw" "$pw"
+[ "$(id -u)" -ne 0 ] || chown "$SERVER_USER" "$srv/initdb.pw"
+unset pw
+port=$((20000 + RANDOM % 40000))
+while [ -n "$(ss -Htln "sport = :$port")" ]; do port=$((20000 + RANDOM % 40000)); done
+
+echo "load-anchor: building dbsock" >&2
+go build -o "$work/dbsock" ./cmd/dbsock
+taskset -c "$SERVER_CPU" "${as_server[@]}" "$PG_BIN/initdb" -D "$srv/data" -U bench --pwfile="$srv/initdb.pw" \
+  --auth-local=scram-sha-256 --auth-host=scram-sha-256 --no-sync -E UTF8 --locale=C >"$work/initdb.out" 2>&1 ||
+  die "initdb failed: $(tail -n 5 "$work/initdb.out")"
+rm -f "$srv/initdb.pw"
+taskset -c "$SERVER_CPU" "${as_server[@]}" "$PG_BIN/postgres" -D "$srv/data" -c listen_addresses=127.0.0.1 -c port="$port" \
+  -c unix_socket_directories="$srv" -c unix_socket_permissions=0700 -c fsync=off -c max_connections=100 >"$work/postgres.out" 2>&1 &
+pg_pid=$!
+for _ in $(seq 1 600); do
+  "$PG_BIN/pg_isready" -q -h "$srv" -p "$port" && "$PG_BIN/pg_isready" -q -h 127.0.0.1 -p "$port" && break
+  kill -0 "$pg_pid" 2>/dev/null || die "PostgreSQL exited while starting: $(tail -n 5 "$work/postgres.out")"
+  sleep 0.1
+done
+export PGPASSFILE="$work/pgpass"
+"$PG_BIN/pgbench" -i -s 1 -q -h "$srv" -p "$port" -U bench postgres >"$work/pgbench-init.out" 2>&1 ||
+  die "pgbench -i failed: $(tail -n 5 "$work/pgbench-init.out")"
+
+# server_ticks: CPU clock ticks of the postmaster's process tree, with its
+# reaped children's (utime, stime, cutime, cstime of the postmaster;
+# utime + stime of every live process under it).
+server_ticks() {
+  local total=0 p f
+  read -r -a f < <(sed 's/^.*) //' "/proc/$pg_pid/stat")
+  total=$((f[11] + f[12] + f[13] + f[14]))
+  for p in $(pgrep -P "$pg_pid"); do
+    read -r -a f < <(sed 's/^.*) //' "/proc/$p/stat" 2>/dev/null) || continue
+    total=$((total + f[11] + f[12]))
+  done
+  echo "$total"
+}
+
+# pgbench_path PATH ROUND: pgbench at the rate over PATH; prints its
+# latency average (ms), schedule lag average (ms), tps, and the server's
+# CPU per transaction (µs) as a tab-separated line.
+pgbench_path() {
+  local where=(-h 127.0.0.1) out="$work/pgbench-$1-$2.out" t0 t1 n hz
+  [ "$1" = tcp ] || where=(-h "$srv")
+  t0=$(server_ticks)
+  taskset -c "$CLIENT_CPU" "$PG_BIN/pgbench" -n -S -M prepared -c "$CLIENTS" -j 2 -R "$RATE" -T "$DURATION" \
+    "${where[@]}" -p "$port" -U bench postgres >"$out" 2>&1 || die "pgbench over $1 failed: $(tail -n 5 "$out")"
+  sleep 0.5 # the backends' exit, reaped into the postmaster's cutime
+  t1=$(server_ticks)
+  hz=$(getconf CLK_TCK)
+  n=$(sed -n 's/^number of transactions actually processed: \([0-9]*\).*/\1/p' "$out")
+  [ -n "$n" ] && [ "$n" -gt 0 ] || die "no transactions in pgbench's output over $1: $(tail -n 5 "$out")"
+  printf '%s\t%s\t%s\t%s\n' \
+    "$(sed -n 's/^latency average = \([0-9.]*\) ms$/\1/p' "$out")" \
+    "$(sed -n 's/^rate limit schedule lag: avg \([0-9.]*\) (max .*$/\1/p' "$out")" \
+    "$(sed -n 's/^tps = \([0-9.]*\) (without initial connection time)$/\1/p' "$out")" \
+    "$(awk -v d=$((t1 - t0)) -v hz="$hz" -v n="$n" 'BEGIN { printf "%.2f", d / hz * 1e6 / n }')"
+}
+
+fail=0
+pct() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%+.1f", (a / b - 1) * 100 }'; }
+within() { awk -v g="$1" -v t="$2" 'BEGIN { exit !(g <= t && g >= -t) }'; }
+for r in $(seq 1 "$ROUNDS"); do
+  IFS=$'\t' read -r lat_tcp lag_tcp tps_tcp cpu_tcp < <(pgbench_path tcp "$r")
+  IFS=$'\t' read -r lat_unix lag_unix tps_unix cpu_unix < <(pgbench_path unix "$r")
+  echo "load-anchor: round $r: dbsock run postgres --concurrency $CLIENTS --rate $RATE" >&2
+  "$work/dbsock" run postgres --provider external --paths tcp,unix --concurrency "$CLIENTS" --rate "$RATE" \
+    --client-cpu "$CLIENT_CPU" --server-pid "postgres=$pg_pid" --instances "$INSTANCES" \
+    --postgres-addr "127.0.0.1:$port" --postgres-socket-dir "$srv" --postgres-user bench --postgres-db postgres \
+    --postgres-password-file "$work/postgres.pw" -q --format json -o "$work/dbsock-$r.json" 2>"$work/dbsock-$r.out" ||
+    die "dbsock run failed: $(tail -n 5 "$work/dbsock-$r.out")"
+  read -r d_lat_tcp d_lat_unix d_lag_tcp d_lag_unix d_cap d_behind < <(jq -r '.summary[0] as $s |
+    def side($p): ($s.sides[] | select(.path == $p));
+    [side("tcp").latency_ns.mean / 1e6, side("unix").latency_ns.mean / 1e6,
+     side("tcp").generator.lag_mean_ns / 1e6, side("unix").generator.lag_mean_ns / 1e6,
+     ($s.comparisons[] | select(.path == "unix") | .capacity.ratio),
+     ([side("tcp"), side("unix")] | map(.generator.fell_behind) | any)] | @tsv' "$work/dbsock-$r.json")
+  cap_tool=$(awk -v a="$cpu_tcp" -v b="$cpu_unix" 'BEGIN { printf "%.3f", a / b }')
+  echo
+  echo "round $r, $CLIENTS clients at $RATE/s, clients on CPU $CLIENT_CPU, PostgreSQL on CPU $SERVER_CPU:"
+  printf '  %-6s %-34s %-34s %s\n' path "pgbench: latency avg, lag avg, tps" "dbsock: mean from due, lag mean" "gap (mean)"
+  for p in tcp unix; do
+    lat_v="lat_$p" lag_v="lag_$p" tps_v="tps_$p" dl_v="d_lat_$p" dg_v="d_lag_$p"
+    gap=$(pct "${!dl_v}" "${!lat_v}")
+    printf '  %-6s %-34s %-34s %s%%\n' "$p" "${!lat_v} ms, ${!lag_v} ms, ${!tps_v}" \
+      "$(printf '%.3f ms, %.3f ms' "${!dl_v}" "${!dg_v}")" "$gap"
+    within "$gap" "$TOLERANCE_LAT" || { echo "  over $TOLERANCE_LAT%: the means differ"; fail=1; }
+    awk -v a="${!dg_v}" -v b="${!lag_v}" 'BEGIN { exit !(a <= b) }' || { echo "  dbsock's lag is larger than pgbench's"; fail=1; }
+  done
+  gap=$(pct "$d_cap" "$cap_tool")
+  echo "  server CPU per transaction under pgbench (/proc): tcp $cpu_tcp µs, unix $cpu_unix µs: TCP/Unix $cap_tool"
+  echo "  dbsock's capacity gain (paired by block): $d_cap; gap $gap%; generator fell behind: $d_behind"
+  within "$gap" "$TOLERANCE_CAP" || { echo "  over $TOLERANCE_CAP%: the capacity figures differ"; fail=1; }
+  [ "$d_behind" = false ] || fail=1
+done
+exit "$fail"
