@@ -20,7 +20,6 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
-	"gonum.org/v1/plot/vg/vgsvg"
 
 	"github.com/dbsock/dbsock/drivers"
 	"github.com/dbsock/dbsock/results"
@@ -53,59 +52,10 @@ func Plot(w io.Writer, ext string, r *results.Report) error {
 	return PlotContext(context.Background(), w, ext, r)
 }
 
-// PlotContext is Plot that stops between its panels once ctx ends (an
-// interrupt), with ctx's error.
-func PlotContext(ctx context.Context, w io.Writer, ext string, r *results.Report) (err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			err = fmt.Errorf("the figures cannot be drawn from this report (%v): too few results to plot", p)
-		}
-	}()
-	all, err := panelsContext(ctx, plainCopy(r)) // gonum/plot escapes its SVG text
-	if err != nil {
-		return err
-	}
-	var plots []*plot.Plot
-	for _, p := range all {
-		if err := interrupted(ctx); err != nil {
-			return err
-		}
-		if drawable(p) {
-			plots = append(plots, p)
-		}
-	}
-	if len(plots) == 0 {
-		return fmt.Errorf("nothing to plot: the report's results are too few to draw")
-	}
-	cols := 2
-	if len(plots) == 1 {
-		cols = 1
-	}
-	rows := (len(plots) + cols - 1) / cols
-	width, height := vg.Length(cols)*5.5*vg.Inch, vg.Length(rows)*3.6*vg.Inch
-	var canvas vg.CanvasWriterTo
-	switch ext {
-	case ".svg":
-		// The fonts go with the picture: text is laid out with their metrics,
-		// and a browser without them would draw wider glyphs past the
-		// panels (a clipped title).
-		canvas = vgsvg.NewWith(vgsvg.UseWH(width, height), vgsvg.EmbedFonts(true))
-	case ".png":
-		canvas = vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(width, height), vgimg.UseDPI(144))}
-	default:
-		return fmt.Errorf("unknown image format %q", ext)
-	}
-	dc := draw.New(canvas)
-	tiles := draw.Tiles{Rows: rows, Cols: cols, PadX: vg.Inch / 4, PadY: vg.Inch / 4,
-		PadTop: vg.Inch / 8, PadBottom: vg.Inch / 8, PadLeft: vg.Inch / 8, PadRight: vg.Inch / 8}
-	for i, p := range plots {
-		if err := interrupted(ctx); err != nil {
-			return err
-		}
-		p.Draw(tiles.At(dc, i%cols, i/cols))
-	}
-	_, err = canvas.WriteTo(w)
-	return err
+// PlotContext is Plot that stops once ctx ends (an interrupt), with
+// ctx's error: the post's figure, the speedups (PlotSpeedup).
+func PlotContext(ctx context.Context, w io.Writer, ext string, r *results.Report) error {
+	return PlotKindContext(ctx, w, ext, PlotSpeedup, r)
 }
 
 // drawable says whether p draws: gonum/plot panics on a log axis whose
@@ -121,57 +71,20 @@ func drawable(p *plot.Plot) (ok bool) {
 	return true
 }
 
-// panels builds, in order: the speedup bar chart (the headline), block
-// p50 over the run, one percentile plot per summary, and the speedup
-// against each swept dimension.
+// panels are every picture's panels, the post's figure first (for
+// tests that read them all).
 func panels(r *results.Report) ([]*plot.Plot, error) {
-	return panelsContext(context.Background(), r)
-}
-
-// panelsContext is panels that stops between cases once ctx ends.
-func panelsContext(ctx context.Context, r *results.Report) ([]*plot.Plot, error) {
 	if len(r.Summary) == 0 {
 		return nil, fmt.Errorf("nothing to plot: the report has no complete results")
 	}
-	bars, err := speedupPlot(r)
-	if err != nil {
-		return nil, err
-	}
-	out := []*plot.Plot{bars}
-	overTime, err := blocksPlot(r)
-	if err != nil {
-		return nil, err
-	}
-	if overTime != nil {
-		out = append(out, overTime)
-	}
-	if parts := results.Decompose(r); len(parts) > 0 {
-		p, err := decompositionPlot(parts)
+	p, _, _ := speedupFigure(r)
+	out := []*plot.Plot{p}
+	for _, kind := range PlotKinds[1 : len(PlotKinds)-1] {
+		ps, err := kindPanels(context.Background(), r, kind)
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, p)
-	}
-	for _, s := range r.Summary {
-		if err := interrupted(ctx); err != nil {
-			return nil, err
-		}
-		p, err := percentilePlot(r, s)
-		if err != nil {
-			return nil, err
-		}
-		if p != nil {
-			out = append(out, p)
-		}
-	}
-	for _, dim := range []dimension{bySize, byConcurrency, byPipeline} {
-		p, err := sweepPlot(r, dim)
-		if err != nil {
-			return nil, err
-		}
-		if p != nil {
-			out = append(out, p)
-		}
+		out = append(out, ps...)
 	}
 	return out, nil
 }
@@ -263,11 +176,11 @@ var percentileTicks = plot.ConstantTicks{
 	{Value: 100000, Label: "99.999%"},
 }
 
-func percentilePlot(r *results.Report, s results.Summary) (*plot.Plot, error) {
+func percentilePlot(r *results.Report, s results.Summary, u latUnit) (*plot.Plot, error) {
 	p := plot.New()
 	p.Title.Text = title(r, s)
 	p.X.Label.Text = "percentile"
-	p.Y.Label.Text = "latency (µs, log scale)"
+	p.Y.Label.Text = "latency (" + u.name + ", log scale)"
 	p.X.Scale = plot.LogScale{}
 	p.X.Tick.Marker = percentileTicks
 	p.Y.Scale = plot.LogScale{}
@@ -281,7 +194,7 @@ func percentilePlot(r *results.Report, s results.Summary) (*plot.Plot, error) {
 		if err != nil {
 			return nil, err
 		}
-		xys := curve(h)
+		xys := curve(h, u)
 		if len(xys) < 2 {
 			continue // a log axis needs a range (or the path was not measured): nothing to draw
 		}
@@ -324,33 +237,20 @@ const (
 
 // curve samples h's percentile distribution at 200 points spaced evenly on
 // the log x axis, stopping where the sample runs out of resolution.
-func curve(h *hdrhistogram.Histogram) plotter.XYs {
+func curve(h *hdrhistogram.Histogram, u latUnit) plotter.XYs {
 	maxX := math.Min(1e5, float64(h.TotalCount()))
 	const n = 200
 	xys := make(plotter.XYs, 0, n+1)
 	for i := 0; i <= n; i++ {
 		x := math.Pow(maxX, float64(i)/n)
 		q := 100 * (1 - 1/x)
-		v := float64(h.ValueAtQuantile(q)) / 1e3
+		v := float64(h.ValueAtQuantile(q)) / u.ns
 		if v <= 0 {
 			continue
 		}
 		xys = append(xys, plotter.XY{X: x, Y: v})
 	}
 	return xys
-}
-
-// speedupBars is the bar chart data: one bar per summary with its
-// interval, drawn offset by x from the summary's place.
-type speedupBars struct {
-	center, lo, hi []float64
-	x              float64
-}
-
-func (b speedupBars) Len() int                    { return len(b.center) }
-func (b speedupBars) XY(i int) (float64, float64) { return float64(i) + b.x, b.center[i] }
-func (b speedupBars) YError(i int) (float64, float64) {
-	return b.center[i] - b.lo[i], b.hi[i] - b.center[i]
 }
 
 // comparedPaths are the paths r's cases compare with their baseline, in
@@ -368,152 +268,6 @@ func comparedPaths(r *results.Report) []drivers.Transport {
 		out = []drivers.Transport{drivers.Unix}
 	}
 	return out
-}
-
-// speedupPlot draws every comparison of every case: one bar per case and
-// path, the baseline's p50 over the path's, with its interval.
-func speedupPlot(r *results.Report) (*plot.Plot, error) {
-	p := plot.New()
-	scope := "block pairs" // the interval's scope, as the report's method says
-	if r.Config.Instances > 1 {
-		scope = "server instances"
-	}
-	paths, base := comparedPaths(r), baseOf(r)
-	p.Title.Text = "Unix speedup at p50 (TCP/Unix), 95% CI over " + scope
-	if len(paths) > 1 || base != drivers.TCP {
-		p.Title.Text = fmt.Sprintf("Speedup at p50 over %s (%s/path), 95%% CI over %s", base.Label(), base.Label(), scope)
-	}
-	p.Y.Label.Text = "speedup (×; dashed at 1.0: no difference)"
-	p.Y.Tick.Marker = withOne{}
-	names, bars := collectSpeedupBars(r, paths)
-	p.Add(plotter.NewGrid())
-	ymax := speedupYMax(bars)
-	if len(paths) > 1 { // room above the bars for the legend, at the top
-		ymax *= 1 + legendRow*float64(len(paths)) + legendPad
-		p.Legend.Top = true
-	}
-	if err := addSpeedupBars(p, bars, paths, ymax); err != nil {
-		return nil, err
-	}
-	one := plotter.NewFunction(func(float64) float64 { return 1 })
-	one.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
-	one.Color = color.Gray{Y: 0x70}
-	p.Add(one)
-	p.NominalX(names...)
-	if len(names) > 4 {
-		p.X.Tick.Label.Rotation = math.Pi / 4
-		p.X.Tick.Label.XAlign = draw.XRight
-		p.X.Tick.Label.YAlign = draw.YCenter
-	}
-	p.Y.Min, p.Y.Max = 0, ymax
-	return p, nil
-}
-
-// collectSpeedupBars are the speedup panel's case names and, per compared
-// path, one bar per case (its p50 speedup and interval; nothing for a
-// case without that comparison or a target that failed before any
-// result).
-func collectSpeedupBars(r *results.Report, paths []drivers.Transport) ([]string, []speedupBars) {
-	var names []string
-	bars := make([]speedupBars, len(paths))
-	width := 0.8 / float64(len(paths)) // of the space between two cases, in data units
-	for j := range bars {
-		bars[j].x = (float64(j) - float64(len(paths)-1)/2) * width
-	}
-	failed, shown := map[string]bool{}, map[string]bool{}
-	for _, t := range r.Targets {
-		failed[t.Name] = t.Error != ""
-	}
-	for _, s := range r.Summary {
-		name := caseName(r, s.Case)
-		switch {
-		case s.VerdictKind == results.NoResult:
-			name += " (no result)"
-		case failed[s.Target]:
-			name += " (incomplete)"
-		}
-		shown[s.Target] = true
-		names = append(names, name)
-		for j, path := range paths {
-			var c, lo, hi float64
-			if cmp := s.ComparisonOf(path); cmp != nil {
-				c, lo, hi = cmp.SpeedupP50, cmp.SpeedupP50, cmp.SpeedupP50
-				if ci := cmp.SpeedupP50CI; ci != nil {
-					c, lo, hi = ci.Center, ci.Lo, ci.Hi
-				}
-			}
-			b := &bars[j]
-			b.center, b.lo, b.hi = append(b.center, c), append(b.lo, lo), append(b.hi, hi)
-		}
-	}
-	for _, t := range r.Targets {
-		if failed[t.Name] && !shown[t.Name] { // failed before any result: a place without a bar
-			names = append(names, t.Name+" (failed)")
-			for j := range bars {
-				b := &bars[j]
-				b.center, b.lo, b.hi = append(b.center, 0), append(b.lo, 0), append(b.hi, 0)
-			}
-		}
-	}
-	return names, bars
-}
-
-// speedupYMax is the panel's top: above every bar, and above every
-// whisker unless an interval from two rounds is enormous (then it runs
-// off the top; the report has the numbers).
-func speedupYMax(bars []speedupBars) float64 {
-	ymax := 1.2
-	for j := range bars {
-		b := &bars[j]
-		for _, c := range b.center {
-			ymax = math.Max(ymax, c*1.3)
-		}
-		for i := range b.hi {
-			ymax = math.Max(ymax, math.Min(b.hi[i]*1.05, 3*b.center[i]))
-		}
-	}
-	return ymax
-}
-
-// addSpeedupBars draws each path's bars and whiskers (cut at ymax), with
-// a legend entry per path when there are several.
-func addSpeedupBars(p *plot.Plot, bars []speedupBars, paths []drivers.Transport, ymax float64) error {
-	for j := range bars {
-		b := bars[j]
-		for i := range b.hi {
-			b.hi[i] = math.Min(b.hi[i], ymax)
-		}
-		bc, err := plotter.NewBarChart(plotter.Values(b.center), barWidth(len(b.center), len(paths)))
-		if err != nil {
-			return err
-		}
-		bc.XMin = b.x
-		bc.Color = pathColor(paths[j])
-		bc.LineStyle.Width = 0
-		errs, err := plotter.NewYErrorBars(b)
-		if err != nil {
-			return err
-		}
-		errs.LineStyle.Width = vg.Points(1.5)
-		p.Add(bc, errs)
-		if len(paths) > 1 {
-			p.Legend.Add(paths[j].Label(), bc)
-		}
-	}
-	return nil
-}
-
-// speedupData is about how wide the speedup panel's data area is: the
-// panel's 5.5 inches less its Y axis, label and ticks.
-const speedupData = 330 // points
-
-// barWidth is the width of a bar among cases places of paths bars each:
-// at most 28 points, and at most 80% of its share of a place, so that
-// bars stay apart however many cases and client stacks a run has
-// (collectSpeedupBars spreads a place's bars over 0.8 of it).
-func barWidth(cases, paths int) vg.Length {
-	share := speedupData / float64(max(cases, 1)) * 0.8 / float64(max(paths, 1))
-	return vg.Points(math.Min(math.Min(28, 84/float64(max(paths, 1))), 0.8*share))
 }
 
 // reportPaths are the paths of r in its order: TCP, Unix, then the

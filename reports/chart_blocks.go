@@ -53,19 +53,22 @@ func addSpanLabels(p *plot.Plot, spans []*span, y float64) error {
 	return nil
 }
 
-// blocksPlot draws every block's p50 against when it started, TCP and Unix
-// in their colors and noisy blocks ringed, with each target's name over its
+// blocksPlot draws every block's p50 of one client stack's runs against
+// when it started, in unit u, TCP and Unix in their colors and noisy blocks ringed, with each target's name over its
 // stretch of the run: drift and noisy periods show at a glance. nil when the
 // report has no blocks.
-func blocksPlot(r *results.Report) (*plot.Plot, error) {
-	b := collectBlocks(r)
+func blocksPlot(r *results.Report, stack string, u latUnit) (*plot.Plot, error) {
+	b := collectBlocks(r, stack, u)
 	if len(b.series) == 0 {
 		return nil, nil
 	}
 	p := plot.New()
 	p.Title.Text = "Block p50 over the run (noisy blocks ringed)"
+	if len(r.Config.Clients) > 0 {
+		p.Title.Text = "Block p50 over the run: " + stackTitle(r, stack) + "\n(noisy blocks ringed)"
+	}
 	p.X.Label.Text = "seconds since the start"
-	p.Y.Label.Text = "block p50 (µs, log scale)"
+	p.Y.Label.Text = "block p50 (" + u.name + ", log scale)"
 	p.Y.Scale = plot.LogScale{}
 	p.Y.Tick.Marker = logTicks{}
 	p.Add(plotter.NewGrid())
@@ -107,10 +110,13 @@ type blockPoints struct {
 }
 
 // collectBlocks reads every block of r's runs, in the order they ran.
-func collectBlocks(r *results.Report) blockPoints {
+func collectBlocks(r *results.Report, stack string, u latUnit) blockPoints {
 	b := blockPoints{series: map[drivers.Transport]plotter.XYs{}}
 	for i := range r.Runs {
 		run := &r.Runs[i]
+		if run.Stack != stack {
+			continue
+		}
 		if len(b.spans) == 0 || b.spans[len(b.spans)-1].name != run.Target {
 			b.spans = append(b.spans, &span{name: run.Target, lo: math.Inf(1)})
 		}
@@ -119,7 +125,7 @@ func collectBlocks(r *results.Report) blockPoints {
 			if blk.P50 <= 0 {
 				continue
 			}
-			xy := plotter.XY{X: float64(blk.StartNs) / 1e9, Y: float64(blk.P50) / 1e3}
+			xy := plotter.XY{X: float64(blk.StartNs) / 1e9, Y: float64(blk.P50) / u.ns}
 			b.series[run.Transport] = append(b.series[run.Transport], xy)
 			if blk.Noisy {
 				b.noisy = append(b.noisy, xy)

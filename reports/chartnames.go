@@ -20,12 +20,14 @@ func title(r *results.Report, s results.Summary) string {
 		}
 	}
 	label := name
-	if len(r.Summary) > len(r.Targets) || !s.Plain() {
+	if len(r.Config.Clients) > 0 {
+		label = s.Target + " · " + figureCaseLabel(r, s)
+	} else if len(r.Summary) > len(r.Targets) || !s.Plain() {
 		label = caseName(r, s.Case)
 	}
 	tcp, _ := s.SideOf(drivers.TCP)
 	unix, _ := s.SideOf(drivers.Unix)
-	return fmt.Sprintf("%s: p50 TCP %.1f µs, Unix %.1f µs", label, float64(tcp.Latency.P50)/1e3, float64(unix.Latency.P50)/1e3)
+	return fmt.Sprintf("%s\np50 TCP %s, Unix %s", label, fmtLatency(float64(tcp.Latency.P50)), fmtLatency(float64(unix.Latency.P50)))
 }
 
 // caseName names a case in a chart or a file name: its target, with its

@@ -136,7 +136,7 @@ func writeHeadline(b *strings.Builder, r *results.Report) {
 // writePlotLink links the picture, when the run drew one.
 func writePlotLink(b *strings.Builder, r *results.Report) {
 	if r.Plot != "" {
-		fmt.Fprintf(b, "![The Unix speedup per target with its interval, latency by percentile, and block p50 over the run](%s)\n\n", r.Plot)
+		fmt.Fprintf(b, "![Each case's speedup at p50 with its 95%% interval](%s)\n\n", r.Plot)
 	}
 }
 

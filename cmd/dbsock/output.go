@@ -23,7 +23,7 @@ type outputOptions struct {
 	flags  *pflag.FlagSet
 	format string
 	outs   []string
-	plot   string
+	plots  []string
 	detail string
 }
 
@@ -33,7 +33,7 @@ func (o *outputOptions) bind(f *pflag.FlagSet) {
 	f.StringArrayVarP(&o.outs, "out", "o", nil, "write a report to FILE instead of stdout (a file is replaced whole, a FIFO or device written through); repeatable; "+
 		"the format comes from FILE:FORMAT, else --format if given, else the extension (.md .json .csv .bench); DIR:hgrm writes HdrHistogram percentile files")
 	f.StringVar(&o.detail, "detail", "full", "Markdown detail: full (headline table, then every target's details) or summary (the headline only)")
-	f.StringVar(&o.plot, "plot", "", "also draw latency by percentile and the speedup into this .svg or .png; Markdown reports link it")
+	f.StringArrayVar(&o.plots, "plot", nil, "also draw a picture: "+reports.PlotSyntax+"; repeatable; Markdown reports link the speedups")
 }
 
 // destination is one checked output: a format and where it goes.
@@ -43,9 +43,9 @@ type destination struct {
 }
 
 // resolve validates the flags and every path, before anything runs, and
-// returns the destinations and the plot's (nil without --plot); with no
+// returns the destinations and the pictures' (nil without --plot); with no
 // --out, one destination on stdout in --format.
-func (o *outputOptions) resolve() ([]destination, *outFile, error) {
+func (o *outputOptions) resolve() ([]destination, *plotSet, error) {
 	if err := oneOf("format", o.format, reports.Formats...); err != nil {
 		return nil, nil, err
 	}
@@ -67,19 +67,9 @@ func (o *outputOptions) resolve() ([]destination, *outFile, error) {
 		seen[key] = fmt.Sprintf("%s %q", flag, f.name)
 		return nil
 	}
-	var plot *outFile
-	if o.plot != "" {
-		if err := reports.CheckPlotPath(o.plot); err != nil {
-			return nil, nil, usagef("--plot: %v", err)
-		}
-		f, err := checkOutFile("--plot", o.plot)
-		if err != nil {
-			return nil, nil, err
-		}
-		if err := claim("--plot", f); err != nil {
-			return nil, nil, err
-		}
-		plot = &f
+	plot, err := o.resolvePlots(claim)
+	if err != nil {
+		return nil, nil, err
 	}
 	if len(o.outs) == 0 {
 		return []destination{{Output: reports.Output{Format: o.markdown(o.format)}}}, plot, nil
@@ -116,7 +106,7 @@ func (o *outputOptions) resolve() ([]destination, *outFile, error) {
 // Markdown links work and "dbsock report r.json" reproduces r.md beside it.
 // One output that fails does not keep the others from being written; the
 // errors are joined.
-func writeOutputs(ctx context.Context, rep *results.Report, outs []destination, plot *outFile, stdout, stderr io.Writer) error {
+func writeOutputs(ctx context.Context, rep *results.Report, outs []destination, plot *plotSet, stdout, stderr io.Writer) error {
 	var errs []error
 	unwritten := false // an output could not be written (not rendered)
 	// FIFOs and devices last: one that waits for its reader must not keep
@@ -124,16 +114,7 @@ func writeOutputs(ctx context.Context, rep *results.Report, outs []destination, 
 	outs = slices.Clone(outs)
 	slices.SortStableFunc(outs, func(a, b destination) int { return throughLast(a) - throughLast(b) })
 	if plot != nil {
-		var buf bytes.Buffer
-		err := reports.PlotContext(ctx, &buf, strings.ToLower(filepath.Ext(plot.name)), rep)
-		if err == nil {
-			err = plot.write(ctx, buf.Bytes(), stdout, stderr)
-		}
-		if err != nil {
-			errs = append(errs, fmt.Errorf("plot %s: %w", plot.name, err))
-		} else {
-			rep.Plot = plot.name
-		}
+		errs = append(errs, plot.draw(ctx, rep, stdout, stderr)...)
 	}
 	for _, out := range outs {
 		r := rep

@@ -1,0 +1,262 @@
+package reports
+
+import (
+	"cmp"
+	"context"
+	"image/color"
+	"math"
+	"slices"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/dbsock/dbsock/drivers"
+	"github.com/dbsock/dbsock/results"
+)
+
+// The pictures of many panels: percentiles and blocks, each on one scale
+// across its panels, and latency against the offered rate.
+
+// panelFonts sets a panel's type for two columns at 800 px.
+func panelFonts(p *plot.Plot) {
+	figureFonts(p)
+	p.Title.TextStyle.Font.Size = vg.Points(11)
+	p.X.Tick.Label.Font.Size, p.Y.Tick.Label.Font.Size = vg.Points(10), vg.Points(10)
+	p.X.Label.TextStyle.Font.Size, p.Y.Label.TextStyle.Font.Size = vg.Points(10), vg.Points(10)
+	p.Legend.TextStyle.Font.Size = vg.Points(10)
+}
+
+// reportLatencyRange is the lowest p50 and highest p999 of r's sides, in
+// ns: what the latency panels span.
+func reportLatencyRange(r *results.Report) (lo, hi float64) {
+	lo, hi = math.Inf(1), 0
+	for _, s := range r.Summary {
+		for _, side := range s.Sides {
+			if l := side.Latency; l.P50 > 0 {
+				lo, hi = math.Min(lo, float64(l.Min)), math.Max(hi, float64(max(l.P999, l.P99)))
+			}
+		}
+	}
+	return math.Max(lo, 1), hi
+}
+
+// percentilePanels are one percentile panel per case, every one on the
+// same latency scale, in a unit that fits it.
+func percentilePanels(ctx context.Context, r *results.Report) ([]*plot.Plot, error) {
+	u := axisUnit(reportLatencyRange(r))
+	var out []*plot.Plot
+	for _, s := range r.Summary {
+		if err := interrupted(ctx); err != nil {
+			return nil, err
+		}
+		p, err := percentilePlot(r, s, u)
+		if err != nil {
+			return nil, err
+		}
+		if p != nil && drawable(p) {
+			panelFonts(p)
+			out = append(out, p)
+		}
+	}
+	shareY(out)
+	for _, p := range out { // room above the curves for the legend, top left
+		p.Y.Max *= math.Pow(p.Y.Max/p.Y.Min, 0.3)
+	}
+	return out, nil
+}
+
+// blockPanels are every block's p50 over the run, one panel per client
+// stack (one series per path in each), on one latency scale.
+func blockPanels(r *results.Report) ([]*plot.Plot, error) {
+	var stacks []string
+	for _, run := range r.Runs {
+		if !slices.Contains(stacks, run.Stack) {
+			stacks = append(stacks, run.Stack)
+		}
+	}
+	lo, hi := math.Inf(1), 0.0
+	for _, run := range r.Runs {
+		for _, b := range run.Blocks {
+			if b.P50 > 0 {
+				lo, hi = math.Min(lo, float64(b.P50)), math.Max(hi, float64(b.P50))
+			}
+		}
+	}
+	u := axisUnit(lo, hi)
+	var out []*plot.Plot
+	for _, stack := range stacks {
+		p, err := blocksPlot(r, stack, u)
+		if err != nil {
+			return nil, err
+		}
+		if p != nil {
+			panelFonts(p)
+			out = append(out, p)
+		}
+	}
+	shareY(out)
+	for _, p := range out { // the legend's band below the fastest block of all
+		p.Y.Min = legendFloor(lo/u.ns, p.Y.Max, 3)
+	}
+	return out, nil
+}
+
+// stackTitle names a client stack in a panel's title, by the first of its
+// cases: "PHP 8.2.29 (phpredis 5.3.7)".
+func stackTitle(r *results.Report, stack string) string {
+	for _, s := range r.Summary {
+		if s.Stack == stack {
+			return stackName(s)
+		}
+	}
+	return results.StackName(stack)
+}
+
+// rateGroup is the cases of one target, stack and workload at several
+// offered rates.
+type rateGroup struct {
+	key   results.Case
+	cases []results.Summary
+}
+
+// rateGroups are r's cases measured at several rates, grouped.
+func rateGroups(r *results.Report) []rateGroup {
+	var out []rateGroup
+	for _, s := range r.Summary {
+		if s.Rate <= 0 {
+			continue
+		}
+		k := s.Case
+		k.Rate = 0
+		i := slices.IndexFunc(out, func(g rateGroup) bool { return g.key == k })
+		if i < 0 {
+			out, i = append(out, rateGroup{key: k}), len(out)
+		}
+		out[i].cases = append(out[i].cases, s)
+	}
+	return slices.DeleteFunc(out, func(g rateGroup) bool { return len(g.cases) < 2 })
+}
+
+// objective is what the report says of a run's latency objective
+// (--slo) for one group of cases: the limit in ns, its words ("p99 <
+// 2ms"), and each path's highest offered rate within it. The results of
+// objectives are read through objectiveOf, which says nothing until the
+// report carries them.
+type objective struct {
+	limitNs float64
+	words   string
+	highest map[drivers.Transport]float64
+}
+
+// objectiveOf is the objective of the group whose cases are like c (Rate
+// blank); nil when the report has none.
+var objectiveOf = func(r *results.Report, c results.Case) *objective { return nil }
+
+// ratePanels are, per group measured at several rates, p50 (solid) and
+// p99 (dashed) of each path against the offered rate, on a log latency
+// axis shared across the panels, with the objective's line and each
+// path's highest rate within it where the report has them.
+func ratePanels(r *results.Report) ([]*plot.Plot, error) {
+	groups := rateGroups(r)
+	lo, hi := math.Inf(1), 0.0
+	for _, g := range groups {
+		for _, s := range g.cases {
+			for _, side := range s.Sides {
+				if side.Latency.P50 > 0 {
+					lo, hi = math.Min(lo, float64(side.Latency.P50)), math.Max(hi, float64(side.Latency.P99))
+				}
+			}
+		}
+	}
+	u := axisUnit(lo, hi)
+	var out []*plot.Plot
+	for _, g := range groups {
+		p, err := ratePlot(r, g, u)
+		if err != nil {
+			return nil, err
+		}
+		panelFonts(p)
+		out = append(out, p)
+	}
+	shareY(out)
+	return out, nil
+}
+
+// ratePlot is one group's latency against the offered rate.
+func ratePlot(r *results.Report, g rateGroup, u latUnit) (*plot.Plot, error) {
+	slices.SortFunc(g.cases, func(a, b results.Summary) int { return cmp.Compare(a.Rate, b.Rate) })
+	p := plot.New()
+	name := g.key.Target
+	if len(r.Config.Clients) > 0 {
+		name += " · " + stackTitle(r, g.key.Stack)
+	}
+	p.Title.Text = name + "\np50 (solid) and p99 (dashed) against the offered rate"
+	p.X.Label.Text = "offered rate (lookups/s)"
+	p.Y.Label.Text = "latency (" + u.name + ", log scale)"
+	p.Y.Scale, p.Y.Tick.Marker = plot.LogScale{}, logTicks{}
+	var ticks plot.ConstantTicks
+	for _, s := range g.cases {
+		ticks = append(ticks, plot.Tick{Value: s.Rate, Label: fmtRate(s.Rate)})
+	}
+	if lo, hi := g.cases[0].Rate, g.cases[len(g.cases)-1].Rate; hi >= 4*lo { // rates doubling: a log axis spaces them evenly
+		p.X.Scale, p.X.Label.Text = plot.LogScale{}, "offered rate (lookups/s, log scale)"
+	}
+	p.X.Tick.Marker = ticks
+	p.Add(plotter.NewGrid())
+	for _, t := range reportPaths(r) {
+		var p50, p99 plotter.XYs
+		for _, s := range g.cases {
+			if side, ok := s.SideOf(t); ok && side.Latency.P50 > 0 {
+				p50 = append(p50, plotter.XY{X: s.Rate, Y: float64(side.Latency.P50) / u.ns})
+				p99 = append(p99, plotter.XY{X: s.Rate, Y: float64(max(side.Latency.P99, side.Latency.P50)) / u.ns})
+			}
+		}
+		if len(p50) == 0 {
+			continue
+		}
+		for i, xys := range []plotter.XYs{p50, p99} {
+			line, points, err := plotter.NewLinePoints(xys)
+			if err != nil {
+				return nil, err
+			}
+			line.Color, points.Color, line.Width = pathColor(t), pathColor(t), vg.Points(1.8)
+			points.Shape = draw.CircleGlyph{}
+			if i == 1 {
+				line.Dashes = []vg.Length{vg.Points(5), vg.Points(3)}
+			}
+			p.Add(line, points)
+			if i == 0 {
+				p.Legend.Add(t.Label(), line)
+			}
+		}
+	}
+	if o := objectiveOf(r, g.key); o != nil {
+		addObjective(p, o, u)
+	}
+	p.Legend.Top, p.Legend.Left = true, true
+	return p, nil
+}
+
+// addObjective draws the objective as a horizontal line and each path's
+// highest rate within it as a vertical one in the path's colour.
+func addObjective(p *plot.Plot, o *objective, u latUnit) {
+	limit := plotter.NewFunction(func(float64) float64 { return o.limitNs / u.ns })
+	limit.Color, limit.Width, limit.Dashes = color.Black, vg.Points(1.2), []vg.Length{vg.Points(2), vg.Points(2)}
+	p.Add(limit)
+	p.Legend.Add("objective "+o.words, limit)
+	for _, t := range drivers.AllPaths {
+		rate, ok := o.highest[t]
+		if !ok || rate <= 0 {
+			continue
+		}
+		mark, err := plotter.NewScatter(plotter.XYs{{X: rate, Y: o.limitNs / u.ns}})
+		if err != nil {
+			continue
+		}
+		mark.GlyphStyle = draw.GlyphStyle{Color: pathColor(t), Radius: vg.Points(5), Shape: draw.PyramidGlyph{}}
+		p.Add(mark)
+		p.Legend.Add(t.Label()+": highest rate within ("+fmtRate(rate)+")", mark)
+	}
+}
