@@ -21,7 +21,15 @@ func TestGenerator(t *testing.T) {
 		t.Errorf("98.7%% of the rate: %+v, want fell behind", g)
 	}
 	if g := NewGenerator(3000, []Block{{N: 3000, ElapsedNs: int64(time.Second), LagP99Ns: int64(LagBound) + 1}}, Latency{}); !g.FellBehind {
-		t.Errorf("lag over the bound: %+v, want fell behind", g)
+		t.Errorf("lag over the bound in a file without lateness: %+v, want fell behind", g)
+	}
+	queued := []Block{{N: 3000, ElapsedNs: int64(time.Second), LagP99Ns: 5 * int64(LagBound), LateP99Ns: 40_000}}
+	if g := NewGenerator(3000, queued, Latency{}); g.FellBehind || g.LateP99Ns != 40_000 {
+		t.Errorf("lag from queueing behind a slow server, the generator on time: %+v, want kept", g)
+	}
+	late := []Block{{N: 3000, ElapsedNs: int64(time.Second), LagP99Ns: 5 * int64(LagBound), LateP99Ns: 2 * int64(LagBound)}}
+	if g := NewGenerator(3000, late, Latency{}); !g.FellBehind {
+		t.Errorf("the generator itself late: %+v, want fell behind", g)
 	}
 	if NewGenerator(0, kept, Latency{}) != nil {
 		t.Error("a closed loop has no generator figures")

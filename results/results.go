@@ -323,6 +323,8 @@ type Block struct {
 	// (Generator): each op's actual start minus its intended start.
 	LagP50Ns int64 `json:"lag_p50_ns,omitempty"`
 	LagP99Ns int64 `json:"lag_p99_ns,omitempty"`
+	// LateP99Ns is the generator's own share of the lag (Generator).
+	LateP99Ns int64 `json:"late_p99_ns,omitempty"`
 	// ServerCPUNs is the CPU time the server spent over the block, where
 	// it was read (the capacity comparison pairs it per op).
 	ServerCPUNs int64 `json:"server_cpu_ns,omitempty"`

@@ -57,8 +57,11 @@ type LoopConfig struct {
 	// start+Offset+i*Interval.
 	Interval, Offset time.Duration
 	// Lag, when set, gets each paced op's schedule lag: its actual start
-	// minus its due time (results.Generator).
-	Lag *hdrhistogram.Histogram
+	// minus its due time (results.Generator); Late, the generator's own
+	// share of it: its actual start minus when it could start (its due
+	// time, or the end of the op before it on the connection, whichever
+	// came later).
+	Lag, Late *hdrhistogram.Histogram
 	// Writes, when set, says which ops write (--op mixed): op i writes
 	// when Writes[i%len(Writes)], and a drivers.Keyed op is told so.
 	// A write's latency goes into WriteHist instead of the loop's h.
@@ -245,7 +248,7 @@ func Loop(ctx context.Context, op Op, cfg LoopConfig, h, actual *hdrhistogram.Hi
 	k := kinds{w: cfg.Writes}
 	until := !cfg.Until.IsZero()
 	start := time.Now()
-	now, due := start, start
+	now, due, ready := start, start, start
 	slow := true // the first op beats
 	for i := 0; i < n; i++ {
 		if cfg.tick(ctx, i, &s) || (until && now.After(cfg.Until)) {
@@ -255,6 +258,10 @@ func Loop(ctx context.Context, op Op, cfg LoopConfig, h, actual *hdrhistogram.Hi
 			due = start.Add(cfg.Offset + time.Duration(i)*cfg.Interval)
 			if !cfg.Until.IsZero() && due.After(cfg.Until) {
 				break
+			}
+			ready = due
+			if now.After(ready) {
+				ready = now // the connection was still busy with the op before
 			}
 			cfg.rest() // waiting for the op's time is not a server's silence
 			if err := pace.waitUntil(ctx, due); err != nil {
@@ -296,6 +303,7 @@ func Loop(ctx context.Context, op Op, cfg LoopConfig, h, actual *hdrhistogram.Hi
 			record(actual, int64(took))
 			if cfg.Lag != nil {
 				record(cfg.Lag, int64(t0.Sub(due)))
+				record(cfg.Late, int64(t0.Sub(ready)))
 			}
 		} else {
 			record(into, int64(took))

@@ -133,7 +133,7 @@ type worker struct {
 	warmErr    error // why a timer's warm-up stopped (timed elsewhere)
 	// lag is the current block's schedule lag of each paced op (nil for a
 	// closed loop).
-	lag *hdrhistogram.Histogram
+	lag, late *hdrhistogram.Histogram
 }
 
 // measureRound is one round: open and verify every path's connections,
@@ -338,7 +338,7 @@ func openWorkers(ctx context.Context, d drivers.Driver, s *side, opt caseRun) (d
 		}
 		if opt.Rate > 0 {
 			w.phases[PhaseUncorrected] = results.NewHistogram()
-			w.lag = results.NewHistogram()
+			w.lag, w.late = results.NewHistogram(), results.NewHistogram()
 		}
 	}
 	return first, nil
@@ -414,6 +414,7 @@ func (s *side) timeBlock(d drivers.Driver, opt caseRun, j, index int) error {
 		}
 		if w.lag != nil {
 			w.lag.Reset()
+			w.late.Reset()
 		}
 		// A watchdog that gives up also ends the worker's loop, so that a
 		// paced loop does not wait out its schedule on a closed connection.
@@ -518,7 +519,7 @@ func (s *side) loopConfig(opt caseRun, j, i int, w *worker, start time.Time) Loo
 	if opt.Rate > 0 {
 		lc.Interval = time.Duration(float64(len(s.ws)) / opt.Rate * float64(time.Second))
 		lc.Offset = lc.Interval * time.Duration(i) / time.Duration(len(s.ws))
-		lc.Lag = w.lag
+		lc.Lag, lc.Late = w.lag, w.late
 	}
 	return lc
 }

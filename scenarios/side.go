@@ -53,7 +53,7 @@ type side struct {
 	step int
 	// lag pools the paced ops' schedule lag over the timed blocks; block
 	// is the current block's (nil for a closed loop).
-	lag, blockLag *hdrhistogram.Histogram
+	lag, blockLag, blockLate *hdrhistogram.Histogram
 }
 
 // execStats reads a server's own execution figures at block edges.
@@ -88,7 +88,7 @@ func newSide(ctx context.Context, ep drivers.Endpoint, opt caseRun) *side {
 		s.parts = append(s.parts, &part{op: op, hist: results.NewHistogram(), block: results.NewHistogram()})
 	}
 	if opt.Rate > 0 {
-		s.lag, s.blockLag = results.NewHistogram(), results.NewHistogram()
+		s.lag, s.blockLag, s.blockLate = results.NewHistogram(), results.NewHistogram(), results.NewHistogram()
 	}
 	s.ctx, s.cancel = context.WithCancel(ctx)
 	return s
@@ -139,11 +139,14 @@ func (s *side) collect(d drivers.Driver, opt caseRun, b results.Block) error {
 	}
 	if s.blockLag != nil {
 		s.blockLag.Reset()
+		s.blockLate.Reset()
 		for _, w := range s.ws {
 			s.blockLag.Merge(w.lag)
+			s.blockLate.Merge(w.late)
 		}
 		s.lag.Merge(s.blockLag)
 		b.LagP50Ns, b.LagP99Ns = s.blockLag.ValueAtQuantile(50), s.blockLag.ValueAtQuantile(99)
+		b.LateP99Ns = s.blockLate.ValueAtQuantile(99)
 	}
 	for k, p := range s.parts {
 		pb := b
