@@ -15,7 +15,9 @@
 # 0700; as root it runs as SERVER_USER, default nobody) on 127.0.0.1 at a
 # free port and its Unix socket, pinned with taskset to SERVER_CPU, and
 # stops and removes it on exit, on error and on Ctrl-C. The clients run on
-# CLIENT_CPU. Then, ROUNDS times:
+# CLIENT_CPU, without autovacuum (its tables analyzed once, after pgbench's
+# set-up), so that the server's CPU while measured is the lookups'. Then,
+# ROUNDS times (the paths' order alternating):
 #   pgbench -S -M prepared -n -c CLIENTS -j 2 -R RATE -T DURATION over TCP,
 #     then over the socket (pgbench's own table at scale 1); the server's
 #     CPU over each is its process tree's utime + stime from /proc/PID/stat,
@@ -104,7 +106,7 @@ taskset -c "$SERVER_CPU" "${as_server[@]}" "$PG_BIN/initdb" -D "$srv/data" -U be
   die "initdb failed: $(tail -n 5 "$work/initdb.out")"
 rm -f "$srv/initdb.pw"
 taskset -c "$SERVER_CPU" "${as_server[@]}" "$PG_BIN/postgres" -D "$srv/data" -c listen_addresses=127.0.0.1 -c port="$port" \
-  -c unix_socket_directories="$srv" -c unix_socket_permissions=0700 -c fsync=off -c max_connections=100 >"$work/postgres.out" 2>&1 &
+  -c unix_socket_directories="$srv" -c unix_socket_permissions=0700 -c fsync=off -c max_connections=100 -c autovacuum=off >"$work/postgres.out" 2>&1 &
 pg_pid=$!
 for _ in $(seq 1 600); do
   "$PG_BIN/pg_isready" -q -h "$srv" -p "$port" && "$PG_BIN/pg_isready" -q -h 127.0.0.1 -p "$port" && break
@@ -114,6 +116,10 @@ done
 export PGPASSFILE="$work/pgpass"
 "$PG_BIN/pgbench" -i -s 1 -q -h "$srv" -p "$port" -U bench postgres >"$work/pgbench-init.out" 2>&1 ||
   die "pgbench -i failed: $(tail -n 5 "$work/pgbench-init.out")"
+# A quiet server: its tables analyzed and flushed now, and no autovacuum
+# later, so that the CPU it spends while measured is the lookups'.
+"$PG_BIN/psql" -q -h "$srv" -p "$port" -U bench -d postgres -c "VACUUM ANALYZE" -c CHECKPOINT >"$work/vacuum.out" 2>&1 ||
+  die "VACUUM failed: $(tail -n 5 "$work/vacuum.out")"
 
 # server_ticks: CPU clock ticks of the postmaster's process tree, with its
 # reaped children's (utime, stime, cutime, cstime of the postmaster;
@@ -154,8 +160,14 @@ fail=0
 pct() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%+.1f", (a / b - 1) * 100 }'; }
 within() { awk -v g="$1" -v t="$2" 'BEGIN { exit !(g <= t && g >= -t) }'; }
 for r in $(seq 1 "$ROUNDS"); do
-  IFS=$'\t' read -r lat_tcp lag_tcp tps_tcp cpu_tcp < <(pgbench_path tcp "$r")
-  IFS=$'\t' read -r lat_unix lag_unix tps_unix cpu_unix < <(pgbench_path unix "$r")
+  # The paths' order alternates from round to round.
+  if [ $((r % 2)) = 1 ]; then
+    IFS=$'\t' read -r lat_tcp lag_tcp tps_tcp cpu_tcp < <(pgbench_path tcp "$r")
+    IFS=$'\t' read -r lat_unix lag_unix tps_unix cpu_unix < <(pgbench_path unix "$r")
+  else
+    IFS=$'\t' read -r lat_unix lag_unix tps_unix cpu_unix < <(pgbench_path unix "$r")
+    IFS=$'\t' read -r lat_tcp lag_tcp tps_tcp cpu_tcp < <(pgbench_path tcp "$r")
+  fi
   echo "load-anchor: round $r: dbsock run postgres --concurrency $CLIENTS --rate $RATE" >&2
   "$work/dbsock" run postgres --provider external --paths tcp,unix --concurrency "$CLIENTS" --rate "$RATE" \
     --client-cpu "$CLIENT_CPU" --server-pid "postgres=$pg_pid" --instances "$INSTANCES" \
