@@ -48,17 +48,24 @@ func TestDocExampleAgent(t *testing.T) {
 	runStack(t, spec, srv, driver.(drivers.ConnFinder), tg, driver.ValueSize())
 }
 
-// TestStacksFor: each stack's agent is found where install-deps puts it,
-// and an unknown stack is refused with the ones there are.
+// TestStacksFor: each stack's agent runs from where its first use
+// installed it, in the cache, with the target and the library, its
+// default when none is asked for; an unknown stack is refused with the
+// ones there are.
 func TestStacksFor(t *testing.T) {
 	if _, err := agents.For(".", "cobol", "redis", ""); err == nil || !strings.Contains(err.Error(), "c, python, node, php") {
 		t.Errorf("an unknown stack: %v", err)
 	}
-	s, err := agents.For(".", "python", "postgres", "psycopg")
+	s, err := agents.For(".", "python", "postgres", "")
 	if err != nil {
 		needStack(t, err)
 	}
-	if want := []string{"/usr/bin/python3", "python/agent.py", "postgres", "psycopg"}; strings.Join(s.Argv, " ") != strings.Join(want, " ") {
-		t.Errorf("python's argv %q, want %q", s.Argv, want)
+	cache, err := agents.CacheDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Argv) != 4 || s.Argv[0] != "/usr/bin/python3" || !strings.HasPrefix(s.Argv[1], cache+"/") || !strings.HasSuffix(s.Argv[1], "/python/agent.py") ||
+		strings.Join(s.Argv[2:], " ") != "postgres psycopg2" {
+		t.Errorf("python's argv %q, want /usr/bin/python3, its agent.py in %s, postgres psycopg2", s.Argv, cache)
 	}
 }

@@ -46,32 +46,33 @@ func TestNewOpen(t *testing.T) {
 	}
 }
 
-// TestSupport: a target's Support gives a stack's default library, the one
-// asked for when it has it, an error wrapping ErrNoLibrary that names what
-// it has otherwise, and why a stack is not measured on tls, the whole
-// target's reason first.
-func TestSupport(t *testing.T) {
-	s := &agents.Support{Libraries: map[string][]string{"python": {"a", "b"}}, NoTLS: map[string]string{"c": "no TLS in c"}}
-	if lib, err := s.Library("python", "x", ""); lib != "a" || err != nil {
+// TestLibrary: a stack's stack.json gives its default library for a
+// target, the one asked for when it has it, an error wrapping
+// ErrNoLibrary that names what it has otherwise, and why it is not
+// measured on tls, the target's own reason (Support) first.
+func TestLibrary(t *testing.T) {
+	dir := t.TempDir()
+	writeStack(t, dir, "mini", `{"language": "Mini", "command": ["agent.py"], "packages": [],
+		"libraries": {"a": [], "b": []}, "targets": {"x": {"libraries": ["a", "b"], "no_tls": "no TLS in a"}}}`, nil)
+	if lib, err := agents.Library(dir, "mini", "x", ""); lib != "a" || err != nil {
 		t.Errorf("default: %q, %v", lib, err)
 	}
-	if lib, err := s.Library("python", "x", "b"); lib != "b" || err != nil {
+	if lib, err := agents.Library(dir, "mini", "x", "b"); lib != "b" || err != nil {
 		t.Errorf("asked for b: %q, %v", lib, err)
 	}
-	if _, err := s.Library("python", "x", "z"); !errors.Is(err, agents.ErrNoLibrary) || !strings.Contains(err.Error(), "(it has a, b)") {
+	if _, err := agents.Library(dir, "mini", "x", "z"); !errors.Is(err, agents.ErrNoLibrary) || !strings.Contains(err.Error(), "(it has a, b)") {
 		t.Errorf("asked for z: %v", err)
 	}
-	if _, err := (*agents.Support)(nil).Library("node", "x", ""); !errors.Is(err, agents.ErrNoLibrary) {
-		t.Errorf("a target without support: %v", err)
+	if _, err := agents.Library(dir, "mini", "y", ""); !errors.Is(err, agents.ErrNoLibrary) {
+		t.Errorf("a target it does not have: %v", err)
 	}
-	if _, err := s.Library("cobol", "x", ""); err == nil || errors.Is(err, agents.ErrNoLibrary) {
+	if _, err := agents.Library(dir, "cobol", "x", ""); err == nil || errors.Is(err, agents.ErrNoLibrary) || !strings.Contains(err.Error(), "want one of mini") {
 		t.Errorf("an unknown stack: %v", err)
 	}
-	if s.NoTLSFor("c") != "no TLS in c" || s.NoTLSFor("python") != "" {
-		t.Error("per-stack tls reasons")
+	if agents.NoTLS(dir, "mini", "x", nil) != "no TLS in a" || agents.NoTLS(dir, "mini", "y", nil) != "" {
+		t.Error("the stack's tls reasons")
 	}
-	s.NoTLS[""] = "the server cannot show it"
-	if s.NoTLSFor("python") != "the server cannot show it" || s.NoTLSFor("c") != "the server cannot show it" {
-		t.Error("the target's tls reason comes first")
+	if got := agents.NoTLS(dir, "mini", "x", &agents.Support{NoTLS: "the server cannot show it"}); got != "the server cannot show it" {
+		t.Errorf("the target's tls reason comes first: %q", got)
 	}
 }

@@ -1,80 +1,112 @@
 package agents
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
+
+	"github.com/dbsock/dbsock/agents/stackfile"
 )
 
-// Stacks are the client stacks whose agents dbsock carries under agents/,
-// in the order a report lists them.
-var Stacks = []string{"c", "python", "node", "php"}
-
-// For is the Spec of stack's agent for target, from the agents
-// directory dir (the repository's agents/); library chooses one of the
-// stack's libraries ("" for its default). It says what to install when
-// the agent or its runtime is missing.
+// For is the Spec of stack's agent for target, from the agents directory
+// dir ("" for Dir's: $DBSOCK_AGENTS_DIR, or the stacks in dbsock's
+// binary); library chooses one of the stack's libraries ("" for its
+// default, which the stack's stack.json names and dbsock passes on). The
+// first use of a stack installs it into the cache (CacheDir), saying so on
+// stderr; the error says what is missing and how to get it.
 func For(dir, stack, target, library string) (Spec, error) {
-	if !slices.Contains(Stacks, stack) {
-		return Spec{}, fmt.Errorf("no client stack %q (want one of %s)", stack, strings.Join(Stacks, ", "))
-	}
-	if err := Installed(dir); err != nil {
+	c, err := load(dir)
+	if err != nil {
 		return Spec{}, err
 	}
-	args := []string{target}
-	if library != "" {
-		args = append(args, library)
+	s, err := c.stack(stack)
+	if err != nil {
+		return Spec{}, err
 	}
-	var s Spec
-	switch stack {
-	case "c":
-		s = Spec{Argv: append([]string{filepath.Join(dir, "c", "dbsock-agent")}, args...)}
-	case "python":
-		s = Spec{Argv: append([]string{"/usr/bin/python3", filepath.Join(dir, "python", "agent.py")}, args...)}
-	case "php":
-		s = Spec{Argv: append([]string{"/usr/bin/php", filepath.Join(dir, "php", "agent.php")}, args...)}
-	case "node":
-		mods := filepath.Join(dir, ".stacks", "node", "usr", "share", "nodejs")
-		if _, err := os.Stat(mods); err != nil {
-			return Spec{}, fmt.Errorf("the node stack's packages are not in %s: run scripts/install-deps.sh --with-stacks", mods)
-		}
-		node, err := findNode()
-		if err != nil {
-			return Spec{}, err
-		}
-		s = Spec{Argv: append([]string{node, filepath.Join(dir, "node", "agent.js")}, args...),
-			Env: []string{"NODE_PATH=" + mods + ":" + filepath.Join(dir, ".stacks", "node", "usr", "lib", "nodejs")}}
-	default:
-		return Spec{}, fmt.Errorf("no client stack %q (want one of %s)", stack, strings.Join(Stacks, ", "))
+	lib, err := Library(dir, stack, target, library)
+	if err != nil {
+		return Spec{}, err
 	}
-	s.Stack = stack
-	for _, f := range s.Argv[:len(s.Argv)-len(args)] {
-		if _, err := os.Stat(f); err != nil {
-			return Spec{}, fmt.Errorf("the %s stack needs %s: run scripts/install-deps.sh --with-stacks (%w)", stack, f, err)
+	if m := missingPackages(s.Libraries[lib]); len(m) > 0 {
+		return Spec{}, fmt.Errorf("the %s stack's %s needs Debian's %s, not installed here: as root, apt-get install %s (%s)",
+			stack, lib, strings.Join(m, ", "), strings.Join(m, " "), getBy)
+	}
+	inst, err := c.install(s, installLog)
+	if err != nil {
+		return Spec{}, err
+	}
+	argv, err := command(s, inst)
+	if err != nil {
+		return Spec{}, err
+	}
+	spec := Spec{Stack: stack, Argv: append(argv, target, lib)}
+	if u := s.Unpack; u != nil {
+		for name, dirs := range u.Env {
+			var paths []string
+			for _, d := range dirs {
+				paths = append(paths, filepath.Join(inst, unpackedDir, d))
+			}
+			spec.Env = append(spec.Env, name+"="+strings.Join(paths, ":"))
 		}
 	}
-	return s, nil
+	return spec, nil
 }
 
-// findNode is the machine's node (whichever is installed: dbsock never
-// replaces it).
-func findNode() (string, error) {
-	for _, p := range []string{"/usr/local/bin/node", "/usr/bin/node"} {
-		if _, err := os.Stat(p); err == nil {
-			return p, nil
+// command is s's agent's command line, installed in inst: its runtime,
+// the first of them present, and its Command, a word that names a file
+// in inst being that file.
+func command(s stackfile.Stack, inst string) ([]string, error) {
+	var argv []string
+	if len(s.Runtime) > 0 {
+		for _, r := range s.Runtime {
+			if _, err := os.Stat(r); err == nil {
+				argv = append(argv, r)
+				break
+			}
+		}
+		if len(argv) == 0 {
+			return nil, fmt.Errorf("the %s stack's agent runs on %s, and none is here: install it (%s)", s.Name, strings.Join(s.Runtime, " or "), getBy)
 		}
 	}
-	return "", fmt.Errorf("the node stack needs node (20 or 18) in /usr/local/bin or /usr/bin")
+	for _, w := range s.Command {
+		if f := filepath.Join(inst, w); !strings.ContainsRune(w, '/') && fileExists(f) {
+			w = f
+		}
+		argv = append(argv, w)
+	}
+	return argv, nil
 }
 
-// Installed says whether scripts/install-deps.sh --with-stacks has
-// installed every stack and built the C agent for the agents directory
-// dir (it leaves a marker, .stacks/complete, when it is done).
+func fileExists(f string) bool {
+	fi, err := os.Stat(f)
+	return err == nil && fi.Mode().IsRegular()
+}
+
+// Installed says whether every stack of the agents directory dir ("" for
+// Dir's) can run here: installed into the cache (it installs those that
+// are not), its runtime present and every library's packages installed.
 func Installed(dir string) error {
-	if _, err := os.Stat(filepath.Join(dir, ".stacks", "complete")); err != nil {
-		return fmt.Errorf("the client stacks are not installed for %s: run scripts/install-deps.sh --with-stacks", dir)
+	c, err := load(dir)
+	if err != nil {
+		return err
 	}
-	return nil
+	var errs []error
+	for _, s := range c.stacks {
+		inst, err := c.install(s, installLog)
+		if err == nil {
+			_, err = command(s, inst)
+		}
+		if err == nil {
+			for _, lib := range s.Debian() {
+				if m := missingPackages([]string{lib}); len(m) > 0 {
+					err = fmt.Errorf("the %s stack needs Debian's %s, not installed here (%s)", s.Name, lib, getBy)
+					break
+				}
+			}
+		}
+		errs = append(errs, err)
+	}
+	return errors.Join(errs...)
 }

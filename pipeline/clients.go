@@ -37,8 +37,17 @@ const GoClient = "go"
 // with several names the second cmd2, the third cmd3 (StackName).
 const CmdClient = "cmd"
 
-// ClientStacks are the stacks Plan.Client.Stacks may name, in a report's order.
-func ClientStacks() []string { return append([]string{GoClient}, agents.Stacks...) }
+// ClientStacks are the stacks Plan.Client.Stacks may name, in a report's
+// order: Go's, and those of the agents directory (agents.Dir: the stacks
+// in dbsock's binary, or $DBSOCK_AGENTS_DIR's).
+func ClientStacks() []string { return clientStacks("") }
+
+// clientStacks are Go's and the stacks of the agents directory dir
+// ("" for agents.Dir's).
+func clientStacks(dir string) []string {
+	stacks, _ := agents.Stacks(dir) // an agents directory that cannot be read is said when a stack of it is asked for
+	return append([]string{GoClient}, stacks...)
+}
 
 // MaxCommand is the longest command of a cmd: client stack.
 const MaxCommand = 4096
@@ -110,9 +119,12 @@ func (p Plan) validateClients() error {
 			if _, err := agents.Command(lib, "TARGET"); err != nil {
 				return setting.Errorf("%s %q cannot be run: %v (dbsock runs COMMAND with the target's name as its last argument)", setting.Clients, c, err)
 			}
-		case !slices.Contains(ClientStacks(), lang):
-			return setting.Errorf("%s %q is not a client stack; give some of %s, or cmd:COMMAND for your own agent (a library after a colon where a stack has several, such as python:psycopg)",
-				setting.Clients, c, strings.Join(ClientStacks(), ", "))
+		case !slices.Contains(clientStacks(p.Client.AgentsDir), lang):
+			if _, err := agents.Stacks(p.Client.AgentsDir); err != nil {
+				return setting.Errorf("%s %q: %v", setting.Clients, c, err)
+			}
+			return setting.Errorf("%s %q is not a client stack; give some of %s, or cmd:COMMAND for your own agent (a library after a colon where a stack has several, such as STACK:LIBRARY)",
+				setting.Clients, c, strings.Join(clientStacks(p.Client.AgentsDir), ", "))
 		case lang == GoClient && hasLib:
 			return setting.Errorf("%s %q: the go stack's library is each target's own driver; give go alone", setting.Clients, c)
 		case hasLib && !libraryName.MatchString(lib):
@@ -200,10 +212,10 @@ func (p Plan) skipReason(t *targets.Target, c string) string {
 	if lang == CmdClient {
 		return "" // the user's agent: what it can do, it says when it is asked
 	}
-	if _, err := t.Agents.Library(lang, t.Name, lib); err != nil {
+	if _, err := agents.Library(p.Client.AgentsDir, lang, t.Name, lib); err != nil {
 		return err.Error()
 	}
-	if why := t.Agents.NoTLSFor(lang); why != "" && p.baseline() == drivers.TLS {
+	if why := agents.NoTLS(p.Client.AgentsDir, lang, t.Name, t.Agents); why != "" && p.baseline() == drivers.TLS {
 		return "its baseline, tls, is not measured from it: " + why
 	}
 	if _, err := p.agentSpec(lang, t.Name, lib); err != nil {
@@ -216,14 +228,7 @@ func (p Plan) agentSpec(lang, target, lib string) (agents.Spec, error) {
 	if lang == CmdClient {
 		return agents.Command(lib, target)
 	}
-	dir := p.Client.AgentsDir
-	if dir == "" {
-		var err error
-		if dir, err = agents.Dir(); err != nil {
-			return agents.Spec{}, err
-		}
-	}
-	return agents.For(dir, lang, target, lib)
+	return agents.For(p.Client.AgentsDir, lang, target, lib)
 }
 
 // stackClient is one client stack a target is measured from: Go's drivers
@@ -232,7 +237,7 @@ type stackClient struct {
 	name   string // its StackName; "" for Go
 	agent  *agents.Agent
 	client *results.Client
-	noTLS  bool // the agent is not measured on the tls path (agents.Support.NoTLSFor)
+	noTLS  bool // the agent is not measured on the tls path (agents.NoTLS)
 }
 
 // paths are the paths c measures of paths: all but tls where its agent
@@ -290,7 +295,7 @@ func (p Plan) startClients(ctx context.Context, t *targets.Target, ti *results.T
 			client.Language, client.RuntimeVersion = CmdClient, strings.TrimSpace(h.Language+" "+h.RuntimeVersion)
 		}
 		sc := stackClient{name: name, agent: a, client: client}
-		if why := t.Agents.NoTLSFor(lang); why != "" && slices.Contains(p.paths(), drivers.TLS) {
+		if why := agents.NoTLS(p.Client.AgentsDir, lang, t.Name, t.Agents); why != "" && slices.Contains(p.paths(), drivers.TLS) {
 			sc.noTLS = true
 			ti.Warnings = append(ti.Warnings, results.Warn(results.StackWithoutTLS, "%s from %s is not measured on the tls path: %s.", t.Name, name, why))
 		}

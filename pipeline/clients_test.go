@@ -3,6 +3,9 @@ package pipeline
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -26,12 +29,11 @@ func (*agentReadyDriver) AgentOp() drivers.AgentLookup {
 }
 
 // agentTarget is a target "memcached" of d with what its registration
-// tells the agents: a library for python and none for node, and no agent
-// verified on tls.
+// tells the agents: no agent verified on tls (the stacks' own stack.json
+// give python and c a library for it, node none).
 func agentTarget(d drivers.Driver) *targets.Target {
 	return &targets.Target{Target: supply.Target{Name: "memcached"}, Settings: targets.Own(func(int) drivers.Driver { return d }),
-		Agents: &agents.Support{Libraries: map[string][]string{"c": {"libmemcached"}, "python": {"pymemcache"}},
-			NoTLS: map[string]string{"": "memcached's stats conns does not say whether another connection is encrypted"}}}
+		Agents: &agents.Support{NoTLS: "memcached's stats conns does not say whether another connection is encrypted"}}
 }
 
 // TestClientSkipReasons: a target is skipped from a stack, with the
@@ -44,7 +46,8 @@ func TestClientSkipReasons(t *testing.T) {
 	floor := &fakeDriver{name: "floor"}
 	pl := plan(&fakeProvider{}, floor)
 	pl.Targets = append(pl.Targets, agentTarget(memcached))
-	pl.Client.AgentsDir = t.TempDir() // no stack installed there
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	pl.Client.AgentsDir = agentsWithout(t, "/nonexistent/python3") // python's runtime is not here
 	floorT, memcachedT := pl.Targets[0], pl.Targets[1]
 	for _, tt := range []struct {
 		target *targets.Target
@@ -56,7 +59,7 @@ func TestClientSkipReasons(t *testing.T) {
 		{floorT, "python", "no agent measures floor: dbsock cannot list another process's connections on its server, so it could not verify an agent's route there"},
 		{memcachedT, "node", "the node agent has no client library for memcached"},
 		{memcachedT, "python:pylibmc", `the python agent has no client library "pylibmc" for memcached (it has pymemcache)`},
-		{memcachedT, "python", "the client stacks are not installed for " + pl.Client.AgentsDir + ": run scripts/install-deps.sh --with-stacks"},
+		{memcachedT, "python", "the python stack's agent runs on /nonexistent/python3, and none is here: install it (scripts/install-deps.sh --with-stacks, as root in dbsock's checkout, installs every stack's)"},
 	} {
 		if got := pl.skipReason(tt.target, tt.stack); got != tt.want {
 			t.Errorf("%s from %s: skip reason %q, want %q", tt.target.Name, tt.stack, got, tt.want)
@@ -69,7 +72,7 @@ func TestClientSkipReasons(t *testing.T) {
 	pl.Client.Stacks = []string{"node", "python"}
 	err := pl.Validate()
 	for _, want := range []string{"Plan.Client.Stacks node,python: nothing to measure", "floor from node: no agent measures floor",
-		"memcached from node: the node agent has no client library for memcached", "memcached from python: the client stacks are not installed"} {
+		"memcached from node: the node agent has no client library for memcached", "memcached from python: the python stack's agent runs on /nonexistent/python3"} {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("Validate: %v; want %q in it", err, want)
 		}
@@ -151,4 +154,27 @@ func TestCmdStackNamed(t *testing.T) {
 			t.Errorf("cmd:%s: argv %q (%v); want its executable run with redis as its one argument", command, spec.Argv, err)
 		}
 	}
+}
+
+// agentsWithout is an agents directory with dbsock's stacks node and
+// python, python's runtime being runtime.
+func agentsWithout(t *testing.T, runtime string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for _, stack := range []string{"node", "python"} {
+		if err := os.MkdirAll(filepath.Join(dir, stack), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		b, err := os.ReadFile(filepath.Join("..", "agents", stack, "stack.json"))
+		if err == nil && stack == "python" {
+			b = []byte(strings.Replace(string(b), `"/usr/bin/python3"`, strconv.Quote(runtime), 1))
+		}
+		if err == nil {
+			err = os.WriteFile(filepath.Join(dir, stack, "stack.json"), b, 0o644)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
 }

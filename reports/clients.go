@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/dbsock/dbsock/agents"
 	"github.com/dbsock/dbsock/drivers"
 	"github.com/dbsock/dbsock/results"
 )
@@ -40,8 +41,18 @@ func casesPerStack(r *results.Report) int {
 	return most
 }
 
-// languages are the client stacks' languages as a reader names them.
-var languages = map[string]string{"go": "Go", "c": "C", "python": "Python", "node": "Node.js", "php": "PHP", "cmd": "your agent in"}
+// languages are the client stacks' languages as a reader names them:
+// Go's, your agent's (cmd), and those of the stacks' agents/NAME/stack.json.
+var languages = stackLanguages()
+
+func stackLanguages() map[string]string {
+	m := map[string]string{"go": "Go", "cmd": "your agent in"}
+	stacks, _ := agents.Stacks("") // none when the agents directory cannot be read: a stack is then named as given
+	for _, s := range stacks {
+		m[s] = agents.Language(s)
+	}
+	return m
+}
 
 // stackName names the client stack that did s's ops: its language and
 // runtime, and its library with its version, as its agent said them

@@ -109,26 +109,42 @@ if $with_browser; then
   fi
 fi
 
-# --with-stacks: the client stacks of the agents under agents/ (C, Python,
-# Node.js, PHP), from Debian's packages, and the C agent built with the
-# system compiler. Debian's node-* packages depend on Debian's nodejs, which
-# would replace a node installed otherwise: they are downloaded and unpacked
-# into agents/.stacks/node (not committed), which the Node.js agent reads
-# through NODE_PATH; the machine's node is left as it is.
+# --with-stacks: the Debian packages of the client stacks under agents/
+# (each declares its own in agents/NAME/stack.json, which
+# go run ./agents/stackfile/packages lists). dbsock installs the agents
+# themselves at their first use, into the user's cache (docs/agents.md):
+# this part does only what needs root. Debian's node-* packages depend on
+# Debian's nodejs, which would replace a node installed otherwise: a stack
+# that unpacks packages (Node.js) has them downloaded, with the packages
+# of their closure, into /var/cache/dbsock/debs/NAME, never installed;
+# dbsock unpacks them with dpkg-deb -x. The C agent and floor-pingpong are
+# also built here, in agents/c, which scripts/peers.sh and
+# scripts/stability.sh run.
 if $with_stacks; then
   root=$(cd "$(dirname "$0")/.." && pwd)
-  stacks=(gcc make pkg-config libjansson-dev libhiredis-dev libpq-dev libmariadb-dev libmemcached-dev libmongoc-dev
-    python3 python3-redis python3-psycopg2 python3-psycopg python3-mysqldb python3-pymysql python3-pymemcache python3-pymongo
-    php-cli php-redis php-pgsql php-mysql php-memcached php-mongodb)
+  if ! listing=$(cd "$root" && GOFLAGS=-mod=mod go run ./agents/stackfile/packages); then
+    echo "install-deps: could not list the client stacks' packages (go run ./agents/stackfile/packages in $root)" >&2
+    exit 1
+  fi
+  stacks=()
+  unpacks=()
+  while read -r kind rest; do
+    case "$kind" in
+      install) stacks+=("$rest") ;;
+      unpack) unpacks+=("$rest") ;;
+    esac
+  done <<< "$listing"
   missing=()
   for p in "${stacks[@]}"; do
     [[ "$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)" == *"ok installed"* ]] || missing+=("$p")
   done
-  if [ ${#missing[@]} -gt 0 ]; then
+  if [ ${#missing[@]} -gt 0 ] || [ ${#unpacks[@]} -gt 0 ]; then
     if [ "$(id -u)" -ne 0 ]; then
-      echo "install-deps: need root to apt-get install ${missing[*]}; run: sudo $0 --with-stacks" >&2
+      echo "install-deps: need root to apt-get install ${missing[*]} and download the packages the stacks unpack; run: sudo $0 --with-stacks" >&2
       exit 1
     fi
+  fi
+  if [ ${#missing[@]} -gt 0 ]; then
     export DEBIAN_FRONTEND=noninteractive
     # Package lists older than a day (or none) are refreshed once.
     if [ -z "$(find /var/lib/apt/lists -maxdepth 1 -name '*_Packages*' -mtime -1 2>/dev/null | head -1)" ]; then
@@ -137,26 +153,28 @@ if $with_stacks; then
     echo "install-deps: apt-get install ${missing[*]}"
     apt-get install -y -qq --no-install-recommends -o DPkg::Lock::Timeout=300 "${missing[@]}" >/dev/null
   fi
-  node_dir="$root/agents/.stacks/node"
-  node_pkgs=(node-redis node-pg node-mysql node-mongodb)
-  if [ -f "$node_dir/.complete" ] && [ "$(cat "$node_dir/.complete")" = "${node_pkgs[*]}" ]; then
-    echo "install-deps: Node.js packages already in $node_dir"
-  else
-    # The packages and every node-* package they depend on.
+  for u in "${unpacks[@]}"; do
+    read -r name dir within pkgs <<< "$u"
+    read -ra pkgs <<< "$pkgs"
+    if [ -f "$dir/.complete" ] && [ "$(cat "$dir/.complete")" = "${pkgs[*]}" ]; then
+      echo "install-deps: the $name stack's packages already in $dir"
+      continue
+    fi
+    # The packages and every one of their closure whose name begins with $within.
     mapfile -t closure < <(apt-cache depends --recurse --no-recommends --no-suggests --no-conflicts \
-      --no-breaks --no-replaces --no-enhances "${node_pkgs[@]}" | sed -n 's/^\(node-[a-z0-9.+-]*\)$/\1/p' | sort -u)
-    echo "install-deps: apt-get download ${#closure[@]} node-* packages into $node_dir"
-    rm -rf "$node_dir"
-    mkdir -p "$node_dir/debs"
-    (cd "$node_dir/debs" && apt-get download -qq "${closure[@]}" >/dev/null)
-    for deb in "$node_dir"/debs/*.deb; do dpkg-deb -x "$deb" "$node_dir"; done
-    rm -rf "$node_dir/debs"
-    echo "${node_pkgs[*]}" > "$node_dir/.complete"
-  fi
-  echo "install-deps: building the C agent and floor-pingpong (make -C agents/c)"
+      --no-breaks --no-replaces --no-enhances "${pkgs[@]}" | sed -n "s/^\(${within}[a-z0-9.+-]*\)\$/\1/p" | sort -u)
+    echo "install-deps: apt-get download ${#closure[@]} ${within}* packages for the $name stack into $dir (dbsock unpacks them at its first use)"
+    rm -rf "$dir"
+    mkdir -p "$dir"
+    (cd "$dir" && apt-get download -qq -o APT::Sandbox::User=root "${closure[@]}" >/dev/null)
+    chmod 755 "$dir"
+    chmod 644 "$dir"/*.deb
+    echo "${pkgs[*]}" > "$dir/.complete"
+  done
+  echo "install-deps: building the C agent and floor-pingpong (make -C agents/c) for scripts/peers.sh and stability.sh"
   # A make of its own: make test's job server (MAKEFLAGS) is not passed
   # through this script.
   MAKEFLAGS= make -s -C "$root/agents/c"
-  # The agents' tests run when this marker says every stack is here.
-  echo "c python node php" > "$root/agents/.stacks/complete"
+  mkdir -p "$root/agents/.stacks"
+  echo "every stack's packages" > "$root/agents/.stacks/complete"
 fi

@@ -54,9 +54,9 @@ type Target struct {
 	Flags []Flag
 	// Doctor is what "dbsock doctor" knows of its sockets (nil: nothing).
 	Doctor *Doctor
-	// Agents is what the client stacks' agents have for it: each stack's
-	// libraries, and why one is not measured on the tls path (nil: no
-	// agent has a library for it).
+	// Agents is what it tells every client stack's agent: why none is
+	// measured on its tls path (nil: nothing). What each stack has for it,
+	// its libraries, is in the stack's agents/NAME/stack.json.
 	Agents *agents.Support
 	// Help says how ops are written for it, for help texts.
 	Help Help

@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/dbsock/dbsock/agents"
 	"github.com/dbsock/dbsock/scenarios"
 )
 
@@ -77,10 +78,20 @@ func (o *runOptions) bind(f *pflag.FlagSet) {
 	f.DurationVar(&o.loop.opTimeout, "op-timeout", scenarios.DefaultOpTimeout, "give up on a connection whose server has not answered for this long")
 	f.BoolVar(&o.failFast, "fail-fast", false, "stop at the first target that fails instead of going on with the others")
 	o.client.stacks = []string{"go"}
-	f.Var(&clientsValue{stacks: &o.client.stacks}, "clients", "the client stacks to measure each target from, separated by commas: go (dbsock's own Go drivers), c, python, node, php (an agent with that language's client library, its connections verified on the server side), with :LIBRARY where a stack has several, e.g. python:psycopg, "+
+	f.Var(&clientsValue{stacks: &o.client.stacks}, "clients", "the client stacks to measure each target from, separated by commas: go (dbsock's own Go drivers), "+agentStacksHelp()+" (an agent with that language's client library, installed at its first use, its connections verified on the server side), with :LIBRARY where a stack has several, "+
 		"or cmd:'COMMAND' for your own agent, which takes the rest of the value, commas and all (docs/agents.md: dbsock runs COMMAND with the target's name as its last argument; reports and thresholds name it cmd); repeatable; a stack without a library for a target is skipped and the report says why")
 	f.StringVar(&o.baseline, "baseline", "tcp", "the path every other one is compared with, one of --paths: tcp (TCP on 127.0.0.1), or e.g. tls to ask what each path gains over a client's TLS connection")
 	f.StringArrayVar(&o.thresholds, "threshold", nil, "fail (exit 3) unless this holds after the run, e.g. 'redis.unix.p99<2ms', 'mysql.unix_speedup_p50>=1.0' or, with --paths tcp,tcp6,unix, 'redis.tcp6_speedup_p50.lo>=0.95'; with --clients, 'redis@python.unix_speedup_p50>=1.1' (or redis@cmd for a cmd: agent) checks one client stack's case; repeatable")
 	f.BoolVarP(&o.quiet, "quiet", "q", false, "print no progress lines on stderr")
 	o.settings = bindSettings(f)
+}
+
+// agentStacksHelp lists the stacks whose agents dbsock carries (each
+// agents/NAME/stack.json), and how one of them chooses a library.
+func agentStacksHelp() string {
+	stacks, err := agents.Stacks("")
+	if err != nil || len(stacks) == 0 {
+		return "the stacks of $" + agents.DirEnv
+	}
+	return strings.Join(stacks, ", ")
 }

@@ -3,7 +3,6 @@
 package echo
 
 import (
-	"github.com/dbsock/dbsock/agents"
 	"github.com/dbsock/dbsock/drivers"
 	"github.com/dbsock/dbsock/supply"
 	"github.com/dbsock/dbsock/supply/child"
@@ -15,7 +14,6 @@ const name = "echo"
 func init() {
 	child.Register(name, newServer)
 	targets.Register(targets.Target{
-		Agents: &agents.Support{Libraries: map[string][]string{"c": {"libc"}, "python": {"socket"}}},
 		Target: supply.Target{Name: name, Recipe: supply.ChildRecipe(name)},
 		Order:  50, Own: true, Layer: drivers.LayerRuntime,
 		Short:    "4-byte ping-pong with dbsock's own echo server: the transport through Go's runtime",

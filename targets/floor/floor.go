@@ -4,7 +4,6 @@
 package floor
 
 import (
-	"github.com/dbsock/dbsock/agents"
 	"github.com/dbsock/dbsock/drivers"
 	"github.com/dbsock/dbsock/supply"
 	"github.com/dbsock/dbsock/supply/child"
@@ -16,7 +15,6 @@ const name = "floor"
 func init() {
 	child.Register(name, newServer)
 	targets.Register(targets.Target{
-		Agents: &agents.Support{Libraries: map[string][]string{"c": {"libc"}, "python": {"socket"}}},
 		Target: supply.Target{Name: name, Recipe: supply.ChildRecipe(name)},
 		Order:  55, Own: true, Layer: drivers.LayerKernel,
 		Short:    "4-byte ping-pong with blocking syscalls on both sides: the kernel floor",

@@ -27,9 +27,7 @@ var external = targets.External{
 func init() {
 	targets.Register(targets.Target{
 		Agents: &agents.Support{
-			Libraries: map[string][]string{"c": {"libmemcached"}, "python": {"pymemcache"}, "php": {"memcached"}},
-			NoTLS: map[string]string{"": "memcached's stats conns does not say whether another connection is encrypted, so dbsock could not verify an agent's TLS",
-				"c": "libmemcached has no TLS", "python": "the agent's pymemcache connection has no TLS", "php": "the memcached extension has no TLS"},
+			NoTLS: "memcached's stats conns does not say whether another connection is encrypted, so dbsock could not verify an agent's TLS",
 		},
 		Target: supply.Target{Name: name, Recipe: recipe, SocketFlag: external.SocketFlag(name),
 			Serving: perTransport, SeedEach: true, Volatile: true},

@@ -27,8 +27,7 @@ var external = targets.External{
 func init() {
 	targets.Register(targets.Target{
 		Agents: &agents.Support{
-			Libraries: map[string][]string{"c": {"libmariadb"}, "python": {"mysqldb", "pymysql"}, "node": {"node-mysql"}, "php": {"mysqli"}},
-			NoTLS:     map[string]string{"": "MariaDB shows no other session's TLS without performance_schema, so dbsock could not verify an agent's TLS"},
+			NoTLS: "MariaDB shows no other session's TLS without performance_schema, so dbsock could not verify an agent's TLS",
 		},
 		Target: supply.Target{Name: name, Recipe: recipe, SocketFlag: external.SocketFlag(name)},
 		Order:  10, InAll: true,

@@ -4,7 +4,6 @@ import (
 	"context"
 	"net"
 
-	"github.com/dbsock/dbsock/agents"
 	"github.com/dbsock/dbsock/drivers"
 	"github.com/dbsock/dbsock/supply"
 	"github.com/dbsock/dbsock/targets"
@@ -34,7 +33,6 @@ var external = targets.External{
 
 func init() {
 	targets.Register(targets.Target{
-		Agents: &agents.Support{Libraries: map[string][]string{"c": {"libpq"}, "python": {"psycopg2", "psycopg"}, "node": {"node-pg"}, "php": {"pgsql"}}},
 		Target: supply.Target{Name: name, Recipe: recipe, SocketFlag: external.SocketFlag(name),
 			Serving: serving},
 		Order:    45,

@@ -9,7 +9,6 @@ import (
 	"net"
 	"strings"
 
-	"github.com/dbsock/dbsock/agents"
 	"github.com/dbsock/dbsock/drivers"
 	"github.com/dbsock/dbsock/supply"
 	"github.com/dbsock/dbsock/targets"
@@ -42,7 +41,6 @@ func Help() targets.Help { return help }
 
 func init() {
 	targets.Register(targets.Target{
-		Agents:   &agents.Support{Libraries: map[string][]string{"c": {"libpq"}, "python": {"psycopg2", "psycopg"}, "node": {"node-pg"}, "php": {"pgsql"}}},
 		Target:   supply.Target{Name: name, Recipe: recipe, SocketFlag: external.SocketFlag(name)},
 		Order:    40,
 		Short:    "SELECT by primary key, statement prepared once (PostgreSQL)",

@@ -9,7 +9,6 @@ import (
 	"net"
 	"strings"
 
-	"github.com/dbsock/dbsock/agents"
 	"github.com/dbsock/dbsock/drivers"
 	"github.com/dbsock/dbsock/internal/setting"
 	"github.com/dbsock/dbsock/supply"
@@ -26,10 +25,6 @@ var external = targets.External{
 
 func init() {
 	targets.Register(targets.Target{
-		Agents: &agents.Support{
-			Libraries: map[string][]string{"c": {"hiredis"}, "python": {"redis-py"}, "node": {"node-redis"}, "php": {"phpredis"}},
-			NoTLS:     map[string]string{"c": "hiredis 0.14 has no TLS"},
-		},
 		Target: supply.Target{Name: name, Recipe: recipe, SocketFlag: external.SocketFlag(name), Volatile: true},
 		Order:  20, InAll: true,
 		Short:    "GET of one key",

@@ -1,0 +1,220 @@
+// Package stackfile reads the declaration of a client stack, the
+// stack.json of its directory under agents/ (docs/agents.md): its
+// agent's command, how it is installed, the Debian packages it needs, its
+// libraries and the targets each measures. It needs nothing but the
+// standard library, so that scripts/install-deps.sh can list the stacks'
+// packages with `go run ./agents/stackfile/packages` before anything else
+// is built.
+package stackfile
+
+import (
+	"bytes"
+	"cmp"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"maps"
+	"path"
+	"regexp"
+	"slices"
+	"strings"
+)
+
+// Name is the file that declares a stack in its directory.
+const Name = "stack.json"
+
+// DebsDir is where scripts/install-deps.sh --with-stacks puts the Debian
+// packages a stack unpacks rather than installs (Unpack), one directory
+// per stack: dbsock unpacks them from there into the user's cache.
+const DebsDir = "/var/cache/dbsock/debs"
+
+// Patterns are the files of a stack's directory that are its own: what
+// dbsock embeds and copies to where it installs the stack (package
+// agents' embed line lists the same).
+var Patterns = []string{Name, "Makefile", "*.c", "*.h", "*.py", "*.js", "*.php", "*.sh"}
+
+// Stack is one stack's declaration.
+type Stack struct {
+	// Name is its directory's name, which --clients gives.
+	Name string `json:"-"`
+	// Language names it for a reader ("Node.js").
+	Language string `json:"language"`
+	// Order places it among the stacks in help and reports.
+	Order int `json:"order"`
+	// Runtime are the programs that may run its agent, the first one
+	// present taken (none: Command's first word is the agent itself).
+	Runtime []string `json:"runtime,omitempty"`
+	// Command is the agent's command line after the runtime: a word that
+	// names one of its files is that file where it is installed. dbsock
+	// adds the target and the library.
+	Command []string `json:"command"`
+	// Build, when set, is run in the installed directory once its files
+	// are copied (the C agent's make).
+	Build []string `json:"build,omitempty"`
+	// Packages are the Debian packages it needs installed (and its Build).
+	Packages []string `json:"packages"`
+	// Unpack are the Debian packages it reads without installing them.
+	Unpack *Unpack `json:"unpack,omitempty"`
+	// Libraries are its client libraries, each with the Debian packages
+	// it needs beyond Packages.
+	Libraries map[string][]string `json:"libraries"`
+	// Targets are the targets it measures, by dbsock's target names.
+	Targets map[string]Target `json:"targets"`
+}
+
+// Unpack are Debian packages a stack reads without installing them
+// (Debian's node-* packages depend on its nodejs, which would replace a
+// node installed otherwise): scripts/install-deps.sh downloads them and
+// the node-* ones they depend on into DebsDir/NAME, dbsock unpacks them
+// with dpkg-deb -x into the stack's installed directory.
+type Unpack struct {
+	Packages []string `json:"packages"`
+	// Within are the names of packages of the closure that are unpacked
+	// too: those that match this prefix ("node-").
+	Within string `json:"within"`
+	// Env are the agent's variables, each a list of directories of the
+	// unpacked tree joined with ':' (NODE_PATH).
+	Env map[string][]string `json:"env"`
+}
+
+// Target is what a stack has for one target.
+type Target struct {
+	// Libraries are the libraries it measures the target with, the
+	// default first: the one place a stack's default is chosen.
+	Libraries []string `json:"libraries"`
+	// NoTLS, when set, says why its agent is not measured on the tls
+	// path to the target.
+	NoTLS string `json:"no_tls,omitempty"`
+}
+
+var (
+	stackName   = regexp.MustCompile(`^[a-z][a-z0-9]{0,15}$`)
+	libraryName = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,39}$`)
+	packageName = regexp.MustCompile(`^[a-z0-9][a-z0-9+.-]+$`)
+)
+
+// Reserved are names no stack directory may take: Go's stack in dbsock
+// and a user's own agent (--clients go, cmd:COMMAND).
+var Reserved = []string{"go", "cmd"}
+
+// Load reads every stack of fsys: each directory at its top with a
+// stack.json, in their Order (then by name).
+func Load(fsys fs.FS) ([]Stack, error) {
+	files, err := fs.Glob(fsys, "*/"+Name)
+	if err != nil {
+		return nil, err
+	}
+	var stacks []Stack
+	for _, f := range files {
+		s, err := parse(fsys, f)
+		if err != nil {
+			return nil, err
+		}
+		stacks = append(stacks, s)
+	}
+	slices.SortFunc(stacks, func(a, b Stack) int { return cmp.Or(cmp.Compare(a.Order, b.Order), strings.Compare(a.Name, b.Name)) })
+	return stacks, nil
+}
+
+func parse(fsys fs.FS, file string) (Stack, error) {
+	var s Stack
+	b, err := fs.ReadFile(fsys, file)
+	if err == nil {
+		d := json.NewDecoder(bytes.NewReader(b))
+		d.DisallowUnknownFields()
+		err = d.Decode(&s)
+	}
+	if err == nil {
+		s.Name = path.Dir(file)
+		err = s.check()
+	}
+	if err != nil {
+		return Stack{}, fmt.Errorf("read the client stack of %s: %w", file, err)
+	}
+	return s, nil
+}
+
+// check says what is wrong with s, or nil.
+func (s Stack) check() error {
+	var errs []error
+	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
+	if !stackName.MatchString(s.Name) || slices.Contains(Reserved, s.Name) {
+		bad("its directory's name %q is not a stack's (lower-case letters and digits, at most 16, not %s)", s.Name, strings.Join(Reserved, " or "))
+	}
+	if strings.TrimSpace(s.Language) == "" {
+		bad("no language")
+	}
+	if len(s.Command) == 0 {
+		bad("no command")
+	}
+	pkgs := slices.Clone(s.Packages)
+	for lib, p := range s.Libraries {
+		if !libraryName.MatchString(lib) {
+			bad("library %q is not a library's name (lower-case letters, digits, - and _)", lib)
+		}
+		pkgs = append(pkgs, p...)
+	}
+	if u := s.Unpack; u != nil {
+		pkgs = append(pkgs, u.Packages...)
+		if len(u.Packages) == 0 || !packageName.MatchString(u.Within) {
+			bad("unpack names no packages, or no prefix (within) of the packages of their closure it takes")
+		}
+	}
+	for _, p := range pkgs {
+		if !packageName.MatchString(p) {
+			bad("%q is not a Debian package's name", p)
+		}
+	}
+	if len(s.Targets) == 0 {
+		bad("no targets")
+	}
+	for t, tg := range s.Targets {
+		if len(tg.Libraries) == 0 {
+			bad("target %s has no library", t)
+		}
+		for _, l := range tg.Libraries {
+			if _, ok := s.Libraries[l]; !ok {
+				bad("target %s's library %q is not among its libraries", t, l)
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// Files are the names of the files of s's directory in fsys that are
+// its own (Patterns), relative to it.
+func Files(fsys fs.FS, s Stack) ([]string, error) {
+	entries, err := fs.ReadDir(fsys, s.Name)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, e := range entries {
+		if e.Type().IsRegular() && Own(e.Name()) {
+			out = append(out, e.Name())
+		}
+	}
+	return out, nil
+}
+
+// Own says whether a file's name is one of a stack's own (Patterns).
+func Own(name string) bool {
+	return slices.ContainsFunc(Patterns, func(p string) bool {
+		ok, _ := path.Match(p, name)
+		return ok
+	})
+}
+
+// Debian are every Debian package s installs: its own and its libraries'.
+func (s Stack) Debian() []string {
+	out := slices.Clone(s.Packages)
+	for _, lib := range slices.Sorted(maps.Keys(s.Libraries)) {
+		for _, p := range s.Libraries[lib] {
+			if !slices.Contains(out, p) {
+				out = append(out, p)
+			}
+		}
+	}
+	return out
+}
