@@ -103,11 +103,11 @@ func (r *Report) compareStacks() {
 	for i := range r.Runs {
 		runs[r.Runs[i].Case] = append(runs[r.Runs[i].Case], &r.Runs[i])
 	}
-	groups := map[Case][]*Summary{} // cases that differ only in their stack
+	groups := map[Case][]*Summary{} // cases that differ only in their stack (and its mode)
 	var order []Case
 	for i := range r.Summary {
 		k := r.Summary[i].Case
-		k.Stack = ""
+		k.Stack, k.Mode = "", "" // each stack's library speaks its own mode (resp2, resp3)
 		if groups[k] == nil {
 			order = append(order, k)
 		}

@@ -16,7 +16,10 @@ func stackRuns(t *testing.T, stack string, base float64) []Run {
 		r := base * (1 + 0.013*float64((in*7)%9-4))
 		rs := []float64{r * 0.98, r, r * 1.02, r * 1.01, r * 0.99, r * 1.005, r * 0.995}
 		for _, run := range blockRuns(t, "redis", 1, ratios(rs...)...) {
-			run.Instance, run.Stack = in, stack
+			run.Instance, run.Stack, run.Mode = in, stack, "resp2"
+			if stack == "" {
+				run.Mode = "resp3" // go-redis's: each library speaks its own
+			}
 			out = append(out, run)
 		}
 	}
