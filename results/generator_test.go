@@ -14,10 +14,10 @@ import (
 func TestGenerator(t *testing.T) {
 	kept := []Block{{N: 3000, ElapsedNs: int64(time.Second), LagP99Ns: 80_000}, {N: 2980, ElapsedNs: int64(time.Second), LagP99Ns: 90_000}}
 	g := NewGenerator(3000, kept, Latency{P50: 20_000})
-	if g.AchievedRate != 2980 || g.LagP99Ns != 90_000 || g.LagP50Ns != 20_000 || g.FellBehind {
+	if g.AchievedRate != 2990 || g.LowestRate != 2980 || g.LagP99Ns != 90_000 || g.LagP50Ns != 20_000 || g.FellBehind || g.Blocks != 2 || g.BlocksBehind != 0 {
 		t.Errorf("kept: %+v", g)
 	}
-	if g := NewGenerator(3000, []Block{{N: 2960, ElapsedNs: int64(time.Second)}}, Latency{}); !g.FellBehind || g.AchievedRate != 2960 {
+	if g := NewGenerator(3000, []Block{{N: 2960, ElapsedNs: int64(time.Second)}}, Latency{}); !g.FellBehind || g.AchievedRate != 2960 || g.BlocksBehind != 1 {
 		t.Errorf("98.7%% of the rate: %+v, want fell behind", g)
 	}
 	if g := NewGenerator(3000, []Block{{N: 3000, ElapsedNs: int64(time.Second), LagP99Ns: int64(LagBound) + 1}}, Latency{}); !g.FellBehind {
@@ -36,11 +36,25 @@ func TestGenerator(t *testing.T) {
 	}
 	behind := NewGenerator(3000, []Block{{N: 1000, ElapsedNs: int64(time.Second)}}, Latency{P50: 5e6})
 	p := g.Pool(behind)
-	if !p.FellBehind || p.AchievedRate != 1000 || p.LagP50Ns != 5e6 || p.LagP99Ns != 90_000 || g.FellBehind {
+	if !p.FellBehind || p.LowestRate != 1000 || p.Blocks != 3 || p.BlocksBehind != 1 || p.LagP50Ns != 5e6 || p.LagP99Ns != 90_000 || g.FellBehind {
 		t.Errorf("pooled %+v (g %+v)", p, g)
 	}
 	if (*Generator)(nil).Pool(nil) != nil || (*Generator)(nil).Pool(g).AchievedRate != g.AchievedRate {
 		t.Error("pooling with nil")
+	}
+	// One block of 21 behind (under one in twenty): the side kept its
+	// schedule; two of 21: it fell behind.
+	var blocks []Block
+	for i := 0; i < 21; i++ {
+		blocks = append(blocks, Block{N: 3000, ElapsedNs: int64(time.Second), LateP99Ns: 50_000})
+	}
+	blocks[3].LateP99Ns = 2 * int64(LagBound)
+	if g := NewGenerator(3000, blocks, Latency{}); g.FellBehind || g.BlocksBehind != 1 {
+		t.Errorf("1 of 21 blocks behind: %+v, want kept", g)
+	}
+	blocks[9].N = 2000
+	if g := NewGenerator(3000, blocks, Latency{}); !g.FellBehind || g.BlocksBehind != 2 {
+		t.Errorf("2 of 21 blocks behind: %+v, want fell behind", g)
 	}
 }
 

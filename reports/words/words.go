@@ -192,10 +192,11 @@ func FellBehind(s *results.Summary) string {
 		if late == 0 {
 			late = g.LagP99Ns // a file from before the lateness was kept
 		}
-		parts = append(parts, fmt.Sprintf("%s ops/s over %s (p99 of its own lateness %s)", Thousands(g.AchievedRate), ps.Path.Label(), lagWords(late)))
+		parts = append(parts, fmt.Sprintf("%s ops/s over %s (behind in %d of %d blocks; p99 of its own lateness up to %s)",
+			Thousands(g.AchievedRate), ps.Path.Label(), g.BlocksBehind, g.Blocks, lagWords(late)))
 	}
-	return fmt.Sprintf("%s: it reached %s of %s ops/s offered; no winner at this rate (the bounds: %.0f%% of the offered rate, p99 lateness under %s)",
-		verdictWords[results.FellBehind], strings.Join(parts, ", "), Thousands(offered), 100*results.MinAchieved, results.LagBound)
+	return fmt.Sprintf("%s: it reached %s of %s ops/s offered; no winner at this rate (a block is behind under %.0f%% of the offered rate or with a p99 lateness over %s; a side, in more than %.0f%% of its blocks)",
+		verdictWords[results.FellBehind], strings.Join(parts, ", "), Thousands(offered), 100*results.MinAchieved, results.LagBound, 100*results.MaxBehindShare)
 }
 
 // Thousands is x rounded, with commas between thousands: "48,211".
