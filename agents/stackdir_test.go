@@ -83,7 +83,7 @@ func TestStackAddedByDirectory(t *testing.T) {
 	cache := t.TempDir()
 	t.Setenv("XDG_CACHE_HOME", cache)
 	writeStack(t, dir, "mini", miniStack, map[string]string{
-		"agent.sh": `echo '{"type":"hello","protocol":1,"language":"mini","runtime_version":"1","library":"'"$2"'","library_version":"0"}'; read -r line`,
+		"agent.sh":  `echo '{"type":"hello","protocol":1,"language":"mini","runtime_version":"1","library":"'"$2"'","library_version":"0"}'; read -r line`,
 		"notes.txt": "not one of the stack's own files",
 	})
 	var log strings.Builder
