@@ -141,9 +141,7 @@ func rateGroups(r *results.Report) []rateGroup {
 
 // objective is what the report says of a run's latency objective
 // (--slo) for one group of cases: the limit in ns, its words ("p99 <
-// 2ms"), and each path's highest offered rate within it. The results of
-// objectives are read through objectiveOf, which says nothing until the
-// report carries them.
+// 2ms"), and each path's highest offered rate within it.
 type objective struct {
 	limitNs float64
 	words   string
@@ -151,8 +149,23 @@ type objective struct {
 }
 
 // objectiveOf is the objective of the group whose cases are like c (Rate
-// blank); nil when the report has none.
-var objectiveOf = func(r *results.Report, c results.Case) *objective { return nil }
+// 0), from the report's objectives; nil when the run had none.
+func objectiveOf(r *results.Report, c results.Case) *objective {
+	if r.Config.SLO == nil {
+		return nil
+	}
+	for _, o := range r.Objectives {
+		if o.Case != c {
+			continue
+		}
+		out := &objective{limitNs: float64(r.Config.SLO.LimitNs), words: r.Config.SLO.String(), highest: map[drivers.Transport]float64{}}
+		for _, capacity := range o.Capacities {
+			out.highest[capacity.Path] = capacity.HighestRate
+		}
+		return out
+	}
+	return nil
+}
 
 // ratePanels are, per group measured at several rates, p50 (solid) and
 // p99 (dashed) of each path against the offered rate, on a log latency

@@ -195,13 +195,15 @@ func TestLatencyAgainstRate(t *testing.T) {
 		t.Error("a latency in a unit that does not fit it")
 	}
 	writePicture(t, r, PlotRate, ".png", "rate")
-	defer func(f func(*results.Report, results.Case) *objective) { objectiveOf = f }(objectiveOf)
-	objectiveOf = func(*results.Report, results.Case) *objective {
-		return &objective{limitNs: 2e6, words: "p99 < 2ms", highest: map[drivers.Transport]float64{drivers.TCP: 1000, drivers.Unix: 4000}}
+	slo, err := results.ParseSLO("p99<2ms")
+	if err != nil {
+		t.Fatal(err)
 	}
+	r.Config.SLO = &slo
+	r.Objectives = results.EvaluateSLO(r.Summary, slo, drivers.TCP)
 	svg = string(writePicture(t, r, PlotRate, ".svg", "rate-objective"))
 	writePicture(t, r, PlotRate, ".png", "rate-objective")
-	for _, want := range []string{"objective p99 &lt; 2ms", "Unix: highest rate within (4000/s)"} {
+	for _, want := range []string{"objective p99 &lt; 2ms", "Unix: highest rate within (4000/s)", "TCP: highest rate within (1000/s)"} {
 		if !strings.Contains(svg, want) {
 			t.Errorf("the rate picture lacks %q", want)
 		}
