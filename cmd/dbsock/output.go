@@ -146,10 +146,32 @@ func writeOutputs(ctx context.Context, rep *results.Report, outs []destination, 
 			errs, unwritten = append(errs, err), true
 		}
 	}
-	if unwritten && ctx.Err() == nil {
+	if unwritten && !interrupted(ctx) {
 		errs = append(errs, keepJSON(rep))
 	}
 	return errors.Join(errs...)
+}
+
+// runKey holds a run's own context in the context its report is rendered
+// with (renderContext).
+type runKey struct{}
+
+// renderContext is the context an interrupted run's partial report is
+// rendered with: the Ctrl-C that ended the run does not cut the report
+// short (a second one exits: secondSignal), and interrupted still reads
+// the run's own.
+func renderContext(run context.Context) context.Context {
+	return context.WithValue(context.WithoutCancel(run), runKey{}, run)
+}
+
+// interrupted says whether the command was interrupted: the run's own
+// context where ctx is a renderContext, else ctx. An interrupted command
+// whose output failed (its reader went away) keeps no copy of the report.
+func interrupted(ctx context.Context) bool {
+	if run, ok := ctx.Value(runKey{}).(context.Context); ok {
+		return run.Err() != nil
+	}
+	return ctx.Err() != nil
 }
 
 // keepJSON saves the report's JSON where it is likely to fit when an

@@ -14,8 +14,8 @@ func TestRateAndObjectiveRefused(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--rate", "0"}, `--rate "0" is out of range`},
-		{[]string{"--rate", "2000,x"}, `--rate "x" is out of range`},
+		{[]string{"--rate", "0"}, `--rate 0 is out of range`},
+		{[]string{"--rate", "2000,x"}, `--rate x is out of range`},
 		{[]string{"--rate", "auto"}, "--rate auto searches for the highest rate within an objective: give --slo too"},
 		{[]string{"--rate", "auto,2000", "--slo", "p99<2ms"}, "--rate auto searches on its own"},
 		{[]string{"--slo", "p99<2ms"}, "--slo p99<2ms needs rates to find the highest within it"},

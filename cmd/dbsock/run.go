@@ -270,7 +270,7 @@ func runRun(ctx context.Context, o *runOptions, args []string, stdout, stderr io
 		// An interrupted run still writes what it measured: rendering is
 		// not cut short by the Ctrl-C that ended the run (a second one
 		// exits at once: secondSignal).
-		return writeOutputs(context.WithoutCancel(ctx), rep, outputs, plot, stdout, stderr)
+		return writeOutputs(renderContext(ctx), rep, outputs, plot, stdout, stderr)
 	}
 	rep, runErr := pipeline.Run(ctx, plan)
 	if runErr != nil {

@@ -99,7 +99,7 @@ func (s *sweepOptions) parseRates() error {
 		}
 		r, err := strconv.ParseFloat(spec, 64)
 		if err != nil || !(r > 0 && r <= scenarios.MaxRate) {
-			return usagef("--rate %q is out of range; accepted: %s, a list of them, or auto (leave it out for a closed loop)", spec, scenarios.AcceptedRate())
+			return usagef("--rate %s is out of range; accepted: %s, a list of them, or auto (leave it out for a closed loop)", spec, scenarios.AcceptedRate())
 		}
 		if !slices.Contains(s.rates, r) {
 			s.rates = append(s.rates, r)
