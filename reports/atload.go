@@ -95,6 +95,9 @@ func writeObjectives(b *strings.Builder, r *results.Report) {
 			if c.HighestRate > 0 {
 				highest = words.Thousands(c.HighestRate) + "/s"
 			}
+			if c.AtLeast {
+				highest = "≥ " + highest + " (every rate held: measure higher)"
+			}
 			if h, ok := res.Headroom[c.Path]; ok {
 				head = fmt.Sprintf("%.2f×", h)
 			} else if c.Path == base {

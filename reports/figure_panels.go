@@ -146,6 +146,7 @@ type objective struct {
 	limitNs float64
 	words   string
 	highest map[drivers.Transport]float64
+	atLeast map[drivers.Transport]bool
 }
 
 // objectiveOf is the objective of the group whose cases are like c (Rate
@@ -158,9 +159,10 @@ func objectiveOf(r *results.Report, c results.Case) *objective {
 		if o.Case != c {
 			continue
 		}
-		out := &objective{limitNs: float64(r.Config.SLO.LimitNs), words: r.Config.SLO.String(), highest: map[drivers.Transport]float64{}}
+		out := &objective{limitNs: float64(r.Config.SLO.LimitNs), words: r.Config.SLO.String(), highest: map[drivers.Transport]float64{},
+			atLeast: map[drivers.Transport]bool{}}
 		for _, capacity := range o.Capacities {
-			out.highest[capacity.Path] = capacity.HighestRate
+			out.highest[capacity.Path], out.atLeast[capacity.Path] = capacity.HighestRate, capacity.AtLeast
 		}
 		return out
 	}
@@ -183,6 +185,9 @@ func ratePanels(r *results.Report) ([]*plot.Plot, error) {
 			}
 		}
 	}
+	if o := r.Config.SLO; o != nil {
+		hi = math.Max(hi, float64(o.LimitNs)) // the objective's line is on the axis
+	}
 	u := axisUnit(lo, hi)
 	var out []*plot.Plot
 	for _, g := range groups {
@@ -194,6 +199,13 @@ func ratePanels(r *results.Report) ([]*plot.Plot, error) {
 		out = append(out, p)
 	}
 	shareY(out)
+	for _, p := range out {
+		// The legend's rows (paths, objective, marks) sit above the
+		// data: the log axis goes half its span again higher.
+		if p.Y.Min > 0 && p.Y.Max > p.Y.Min {
+			p.Y.Max *= math.Pow(p.Y.Max/p.Y.Min, 0.6)
+		}
+	}
 	return out, nil
 }
 
@@ -268,8 +280,17 @@ func addObjective(p *plot.Plot, o *objective, u latUnit) {
 		if err != nil {
 			continue
 		}
+		// A ring for TCP, a triangle for the others: two paths
+		// that held the same rate both show.
 		mark.GlyphStyle = draw.GlyphStyle{Color: pathColor(t), Radius: vg.Points(5), Shape: draw.PyramidGlyph{}}
+		if t == drivers.TCP {
+			mark.GlyphStyle = draw.GlyphStyle{Color: pathColor(t), Radius: vg.Points(6.5), Shape: draw.RingGlyph{}}
+		}
 		p.Add(mark)
-		p.Legend.Add(t.Label()+": highest rate within ("+fmtRate(rate)+")", mark)
+		held := fmtRate(rate)
+		if o.atLeast[t] {
+			held = "≥ " + held + ": every rate held"
+		}
+		p.Legend.Add(t.Label()+": highest rate within ("+held+")", mark)
 	}
 }

@@ -76,6 +76,10 @@ type Capacity struct {
 	// HighestRate is the highest offered rate the path held; 0 when it
 	// held none of those measured.
 	HighestRate float64 `json:"highest_rate"`
+	// AtLeast says that the path held every rate measured: its highest
+	// rate within the objective is HighestRate or more, and no headroom
+	// can be read from it.
+	AtLeast bool `json:"at_least,omitempty"`
 	// Rates are the offered rates measured, in order, and Held which of
 	// them the path held.
 	Rates []float64 `json:"rates"`
@@ -148,13 +152,15 @@ func (r *SLOResult) finish(base drivers.Transport) {
 			}
 		}
 		c.Rates, c.Held = rates, held
+		c.AtLeast = len(held) > 0 && !slices.Contains(held, false)
 		if c.Path == base {
 			baseRate = c.HighestRate
 		}
 	}
+	baseAtLeast := slices.ContainsFunc(r.Capacities, func(c Capacity) bool { return c.Path == base && c.AtLeast })
 	for _, c := range r.Capacities {
-		if c.Path == base || baseRate <= 0 || c.HighestRate <= 0 {
-			continue
+		if c.Path == base || baseRate <= 0 || c.HighestRate <= 0 || (c.AtLeast && baseAtLeast) {
+			continue // a path that held every rate against a baseline that did too: no ratio to read
 		}
 		if r.Headroom == nil {
 			r.Headroom = map[drivers.Transport]float64{}

@@ -65,3 +65,17 @@ func TestEvaluateSLO(t *testing.T) {
 		t.Errorf("none held: %+v", res[0])
 	}
 }
+
+// TestSLOAtLeast: a path that held every rate measured has a highest rate
+// of at least the top one, and two such paths give no headroom.
+func TestSLOAtLeast(t *testing.T) {
+	side := Side{N: 100, Latency: Latency{P99: 1000}, Generator: &Generator{}}
+	var summary []Summary
+	for _, rate := range []float64{1000, 2000} {
+		summary = append(summary, Summary{Case: Case{Target: "redis", Rate: rate}, Sides: []PathSide{{Path: drivers.TCP, Side: side}, {Path: drivers.Unix, Side: side}}})
+	}
+	res := EvaluateSLO(summary, SLO{Percentile: "p99", LimitNs: 2000}, drivers.TCP)
+	if c := res[0].Capacities; !c[0].AtLeast || !c[1].AtLeast || c[1].HighestRate != 2000 || res[0].Headroom != nil {
+		t.Errorf("%+v, want both at least 2,000/s and no headroom", res[0])
+	}
+}
