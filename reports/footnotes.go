@@ -36,7 +36,9 @@ func shortWarning(w results.Warning) string {
 }
 
 // rowWarnings are a headline row's warnings in a few words each: its
-// case's, then its target's, each said once.
+// case's, then, when its target has several rows (client stacks, a
+// sweep), nothing of the target's (writeWarnings says those once, under
+// the target's name), else its target's; each said once.
 func rowWarnings(r *results.Report, s results.Summary) []string {
 	var out []string
 	add := func(ws []results.Warning) {
@@ -47,9 +49,44 @@ func rowWarnings(r *results.Report, s results.Summary) []string {
 		}
 	}
 	add(s.Warnings)
+	if rowsOf(r, s.Target) > 1 {
+		return out
+	}
 	for _, t := range r.Targets {
 		if t.Name == s.Target {
 			add(t.Warnings)
+		}
+	}
+	return out
+}
+
+// rowsOf is how many headline rows target has.
+func rowsOf(r *results.Report, target string) int {
+	n := 0
+	for _, s := range r.Summary {
+		if s.Target == target {
+			n++
+		}
+	}
+	return n
+}
+
+// targetWarnings are, for each target with several headline rows, its own
+// warnings in a few words: said once, not on each of its rows.
+func targetWarnings(r *results.Report) []warnedRow {
+	var out []warnedRow
+	for _, t := range r.Targets {
+		if rowsOf(r, t.Name) <= 1 {
+			continue
+		}
+		var words []string
+		for _, w := range t.Warnings {
+			if sw := shortWarning(w); sw != "" && !slices.Contains(words, sw) {
+				words = append(words, sw)
+			}
+		}
+		if len(words) > 0 {
+			out = append(out, warnedRow{name: t.Name + " (all its rows)", words: words})
 		}
 	}
 	return out

@@ -106,6 +106,8 @@ func writeHeadline(b *strings.Builder, r *results.Report) {
 		mark := ""
 		if ws := rowWarnings(r, s); len(ws) > 0 && (len(s.Warnings) > 0 || targetWarned) {
 			mark, warned = " †", append(warned, warnedRow{name: name, words: ws})
+		} else if targetWarned {
+			mark = " †" // its target's warnings are said once, under the target's name
 		}
 		saved := ""
 		if cpu {
@@ -125,7 +127,7 @@ func writeHeadline(b *strings.Builder, r *results.Report) {
 	}
 	writeUnmeasured(b, r, cpu)
 	b.WriteString("\n")
-	writeWarnings(b, warned)
+	writeWarnings(b, append(warned, targetWarnings(r)...))
 	b.WriteString(apartNote(r))
 	writeStacks(b, r)
 	writePaths(b, r)

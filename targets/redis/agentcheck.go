@@ -137,7 +137,10 @@ func (f *finder) CheckUse(ctx context.Context, claim drivers.Claim, v drivers.Ve
 	if err != nil {
 		return err
 	}
-	if now.Transport != v.Transport || now.Peer != v.Peer {
+	// The same addr (a TCP client's own port, the socket's path) on the
+	// same kind of listener: TLS is told from TCP by the port it came in
+	// on, which Find read, and which a connection cannot change.
+	if (now.Transport == drivers.Unix) != (v.Transport == drivers.Unix) || now.Peer != v.Peer {
 		return fmt.Errorf("CLIENT LIST shows the connection named %s on %s from %s; it was verified on %s from %s", claim.Token, now.Transport, now.Peer, v.Transport, v.Peer)
 	}
 	fields := clientFields(line)
