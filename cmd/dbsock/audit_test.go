@@ -41,3 +41,16 @@ func TestAgentBlocksAudited(t *testing.T) {
 		})
 	}
 }
+
+// TestAgentBlocksAuditedOnEveryPath: an honest agent's blocks pass their
+// audit on every path it measures, TLS among them (which the server's
+// connection list shows as TCP).
+func TestAgentBlocksAuditedOnEveryPath(t *testing.T) {
+	testutil.NeedAny(t, "redis-server")
+	needStacks(t)
+	code, _, stderr := dbsock(t, "run", "redis", "--clients", "python", "--provider", "local",
+		"--paths", "tcp,tls,unix", "--n", "100", "--instances", "1", "--warmup", "10", "--format", "json")
+	if code != 0 {
+		t.Errorf("exit %d: %s", code, stderr)
+	}
+}
