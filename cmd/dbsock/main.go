@@ -37,8 +37,9 @@ func main() {
 	}
 	// SIGPIPE: the reader of its output went away (dbsock run ... | head):
 	// stop as on Ctrl-C, removing what it started, rather than die at the
-	// next write and leave its temp dir behind.
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGPIPE)
+	// next write and leave its temp dir behind. A SIGPIPE from a socket (a
+	// server that died mid-write) is not that: it fails its own op.
+	ctx, stop := stopContext(os.Stdout, os.Stderr)
 	if !ownsSecondSignal(os.Args[1:]) {
 		second := make(chan os.Signal, 2)
 		signal.Notify(second, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
@@ -123,4 +124,22 @@ func (e *usageError) Error() string { return e.msg }
 
 func usagef(format string, args ...any) error {
 	return &usageError{msg: fmt.Sprintf(format, args...)}
+}
+
+// stopContext is the context that Ctrl-C, SIGTERM and SIGHUP end, and
+// SIGPIPE when out or errOut is a pipe whose reader went away; stop
+// releases the signals.
+func stopContext(out, errOut *os.File) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(context.Background())
+	sig := make(chan os.Signal, 4)
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGPIPE)
+	go func() {
+		for s := range sig {
+			if s == syscall.SIGPIPE && !outputGone(out, errOut) {
+				continue // a socket's: the write that raised it fails on its own
+			}
+			cancel()
+		}
+	}()
+	return ctx, func() { signal.Stop(sig); cancel() }
 }
