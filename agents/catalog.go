@@ -155,6 +155,17 @@ func Stacks(dir string) ([]string, error) {
 	return c.names(), nil
 }
 
+// Declared is stack's declaration in the agents directory dir ("" for
+// Dir's; the zero Stack for a stack it does not have).
+func Declared(dir, stack string) stackfile.Stack {
+	c, err := load(dir)
+	if err != nil {
+		return stackfile.Stack{}
+	}
+	s, _ := c.stack(stack)
+	return s
+}
+
 // Language names stack for a reader ("Node.js"), as the stacks of Dir's
 // agents directory declare it; "" for a stack they do not have.
 func Language(stack string) string {

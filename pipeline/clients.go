@@ -290,7 +290,9 @@ func (p Plan) startClients(ctx context.Context, t *targets.Target, ti *results.T
 			return cs, stop, err
 		}
 		h := a.Hello()
-		client := &results.Client{Language: h.Language, RuntimeVersion: h.RuntimeVersion, Library: h.Library, LibraryVersion: h.LibraryVersion}
+		declared := agents.Declared(p.Client.AgentsDir, lang)
+		client := &results.Client{Language: h.Language, RuntimeVersion: h.RuntimeVersion, Library: h.Library, LibraryVersion: h.LibraryVersion,
+			TimingGoalNs: declared.TimingGoalNs, FloorReference: declared.FloorReference}
 		if lang == CmdClient { // your agent, in the language its hello names
 			client.Language, client.RuntimeVersion = CmdClient, strings.TrimSpace(h.Language+" "+h.RuntimeVersion)
 		}

@@ -19,6 +19,7 @@ func TestDecompositionFromStacks(t *testing.T) {
 	r := &results.Report{Targets: []results.Target{{Name: "floor", Layer: drivers.LayerKernel}, {Name: "echo", Layer: drivers.LayerRuntime}},
 		Summary: []results.Summary{plain("floor", "", 17000, 11000), plain("floor", "c", 15000, 8000), plain("echo", "", 22000, 15000),
 			plain("redis", "", 40000, 30000), plain("redis", "c", 30000, 21000)}}
+	r.Summary[1].Client = &results.Client{Language: "C", FloorReference: true} // as agents/c/stack.json declares
 	var b strings.Builder
 	writeDecomposition(&b, r)
 	for _, want := range []string{"| target and client | transport | kernel floor | + the stack's client |",

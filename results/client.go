@@ -18,6 +18,12 @@ type Client struct {
 	// latencies are then the agent's own word, checked only against
 	// dbsock's clock. Go's ops are timed in dbsock's own loop.
 	Audit string `json:"audit,omitempty"`
+	// TimingGoalNs, where its stack declares one, is the most the agent's
+	// own timing cost may be (beside MaxOverheadShare); FloorReference,
+	// that the stack's floor case is the kernel floor --explain
+	// subtracts (agents/NAME/stack.json).
+	TimingGoalNs   int64 `json:"timing_goal_ns,omitempty"`
+	FloorReference bool  `json:"floor_reference,omitempty"`
 }
 
 // SkippedClient is a client stack a target was not measured from, and why
@@ -27,13 +33,10 @@ type SkippedClient struct {
 	Reason string `json:"reason"`
 }
 
-// The goals of an agent's own timing cost: at most MaxOverheadShare of
-// its case's Unix p50, and for C, whose clock is the cheapest to read,
-// at most MaxOverheadC.
-const (
-	MaxOverheadShare = 0.01
-	MaxOverheadC     = 1000 // ns
-)
+// MaxOverheadShare is the goal of every agent's own timing cost: at most
+// this share of its case's Unix p50 (a stack may declare a goal of its
+// own beside it: Client.TimingGoalNs).
+const MaxOverheadShare = 0.01
 
 // OverheadOverGoal says whether the agent's timing cost misses its goal
 // against its case's Unix p50 (ns); false when either is unknown.
@@ -41,5 +44,5 @@ func (c *Client) OverheadOverGoal(unixP50 int64) bool {
 	if c == nil || c.TimingOverheadNs <= 0 || unixP50 <= 0 {
 		return false
 	}
-	return float64(c.TimingOverheadNs) > MaxOverheadShare*float64(unixP50) || (c.Language == "c" && c.TimingOverheadNs > MaxOverheadC)
+	return float64(c.TimingOverheadNs) > MaxOverheadShare*float64(unixP50) || (c.TimingGoalNs > 0 && c.TimingOverheadNs > c.TimingGoalNs)
 }

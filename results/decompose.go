@@ -1,7 +1,6 @@
 package results
 
 import (
-	"strings"
 
 	"github.com/dbsock/dbsock/drivers"
 )
@@ -83,13 +82,14 @@ func Decompose(r *Report) []Decomposition {
 	return out
 }
 
-// kernelFloor is the floor's p50 on t from the C stack where the report
-// has it (the kernel's own cost, as a C program sees it), else from Go's
+// kernelFloor is the floor's p50 on t from the stack that declares itself
+// the floor's reference where the report has it (C: the kernel's own
+// cost, as a C program sees it; Client.FloorReference), else from Go's
 // blocking client.
 func kernelFloor(r *Report, p50 func(string, string, drivers.Transport) (float64, bool), kernel string, t drivers.Transport) (float64, bool) {
 	for _, s := range r.Summary {
-		if st := s.Case.Stack; s.Target == kernel && (st == "c" || strings.HasPrefix(st, "c:")) {
-			if v, ok := p50(kernel, st, t); ok {
+		if s.Target == kernel && s.Client != nil && s.Client.FloorReference {
+			if v, ok := p50(kernel, s.Case.Stack, t); ok {
 				return v, true
 			}
 		}

@@ -7,6 +7,13 @@ import (
 )
 
 // summaryOf is a plain case of target from stack with these p50s (ns).
+// floorReference is s from a stack that declares itself the floor's
+// reference (agents/c/stack.json).
+func floorReference(s Summary) Summary {
+	s.Client = &Client{Language: "C", FloorReference: true}
+	return s
+}
+
 func summaryOf(target, stack string, tcp, unix int64) Summary {
 	return Summary{Case: Case{Target: target, Scenario: "pk", Concurrency: 1, Stack: stack},
 		TCP: Side{Latency: Latency{P50: tcp}}, Unix: Side{Latency: Latency{P50: unix}}}
@@ -20,7 +27,7 @@ func summaryOf(target, stack string, tcp, unix int64) Summary {
 func TestDecomposeStacks(t *testing.T) {
 	r := &Report{Targets: []Target{{Name: "floor", Layer: drivers.LayerKernel}, {Name: "echo", Layer: drivers.LayerRuntime}, {Name: "redis"}},
 		Summary: []Summary{
-			summaryOf("floor", "", 17000, 11000), summaryOf("floor", "c", 15000, 8000), summaryOf("floor", "python", 20000, 13000),
+			summaryOf("floor", "", 17000, 11000), floorReference(summaryOf("floor", "c", 15000, 8000)), summaryOf("floor", "python", 20000, 13000),
 			summaryOf("echo", "", 22000, 15000),
 			summaryOf("redis", "", 40000, 30000), summaryOf("redis", "c", 30000, 21000), summaryOf("redis", "python", 45000, 33000),
 			summaryOf("redis", "node", 60000, 40000),

@@ -144,9 +144,9 @@ type Case struct {
 	// Pipeline is how many lookups one op sends together in one round
 	// trip; 0 means one lookup per op.
 	Pipeline int `json:"pipeline,omitempty"`
-	// Stack is the client stack whose agent did the ops ("c", "python",
-	// "python:psycopg", ...); "" for Go's drivers in dbsock itself (run
-	// --clients).
+	// Stack is the client stack whose agent did the ops, as --clients
+	// names it (its directory under agents/, with :LIBRARY where one was
+	// asked for); "" for Go's drivers in dbsock itself.
 	Stack string `json:"stack,omitempty"`
 }
 

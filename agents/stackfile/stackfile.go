@@ -61,6 +61,13 @@ type Stack struct {
 	Libraries map[string][]string `json:"libraries"`
 	// Targets are the targets it measures, by dbsock's target names.
 	Targets map[string]Target `json:"targets"`
+	// TimingGoalNs, when set, is the most its agent's own cost of timing
+	// an op may be, in nanoseconds (beside the share of the case's p50
+	// every agent is held to): C's clock is the cheapest to read.
+	TimingGoalNs int64 `json:"timing_goal_ns,omitempty"`
+	// FloorReference says that its agent's ping-pong with dbsock's floor
+	// server is the kernel floor the decomposition subtracts (--explain).
+	FloorReference bool `json:"floor_reference,omitempty"`
 }
 
 // Unpack are Debian packages a stack reads without installing them
