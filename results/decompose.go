@@ -1,7 +1,6 @@
 package results
 
 import (
-
 	"github.com/dbsock/dbsock/drivers"
 )
 
