@@ -259,10 +259,9 @@ func Loop(ctx context.Context, op Op, cfg LoopConfig, h, actual *hdrhistogram.Hi
 			if !cfg.Until.IsZero() && due.After(cfg.Until) {
 				break
 			}
-			ready = due
-			if now.After(ready) {
-				ready = now // the connection was still busy with the op before
-			}
+			// The op could start when due, or when the op before it ended
+			// (now) if the connection was busy until then.
+			ready = later(due, now)
 			cfg.rest() // waiting for the op's time is not a server's silence
 			if err := pace.waitUntil(ctx, due); err != nil {
 				s.Err = err
@@ -299,18 +298,35 @@ func Loop(ctx context.Context, op Op, cfg LoopConfig, h, actual *hdrhistogram.Hi
 			continue
 		}
 		if paced {
-			record(into, int64(now.Sub(due)))
-			record(actual, int64(took))
-			if cfg.Lag != nil {
-				record(cfg.Lag, int64(t0.Sub(due)))
-				record(cfg.Late, int64(t0.Sub(ready)))
-			}
+			cfg.recordPaced(into, actual, due, ready, t0, now)
 		} else {
 			record(into, int64(took))
 		}
 	}
 	cfg.finish(&s, start)
 	return s
+}
+
+// recordPaced records a paced op due at due, that could start at ready
+// (its due time, or the end of the op before it on the connection) and
+// ran from t0 to end: its latency from when it was due into into (what a
+// user waiting on the schedule sees), from when it started into actual,
+// and its schedule lag and the generator's own lateness (Lag, Late).
+func (cfg *LoopConfig) recordPaced(into, actual *hdrhistogram.Histogram, due, ready, t0, end time.Time) {
+	record(into, int64(end.Sub(due)))
+	record(actual, int64(end.Sub(t0)))
+	if cfg.Lag != nil {
+		record(cfg.Lag, int64(t0.Sub(due)))
+		record(cfg.Late, int64(t0.Sub(ready)))
+	}
+}
+
+// later is the later of a and b.
+func later(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
 }
 
 // Opener opens a fresh connection, as the connect scenario does per op.
