@@ -68,7 +68,17 @@ type Stack struct {
 	// FloorReference says that its agent's ping-pong with dbsock's floor
 	// server is the kernel floor the decomposition subtracts (--explain).
 	FloorReference bool `json:"floor_reference,omitempty"`
+	// Workers, when set, is how its agent runs a load of many
+	// connections (agent protocol 2): one of WorkerModels. A stack
+	// without it measures one connection at a time, closed loop.
+	Workers string `json:"workers,omitempty"`
 }
+
+// WorkerModels are the concurrency models an agent may run a load in:
+// a thread per connection, a process per connection (as gunicorn's sync
+// workers and PHP-FPM run an application), or one event loop with N
+// connections (as a pool gives Node.js).
+var WorkerModels = []string{"threads", "processes", "event-loop"}
 
 // Unpack are Debian packages a stack reads without installing them
 // (Debian's node-* packages depend on its nodejs, which would replace a
@@ -172,6 +182,9 @@ func (s Stack) check() error {
 		if !packageName.MatchString(p) {
 			bad("%q is not a Debian package's name", p)
 		}
+	}
+	if s.Workers != "" && !slices.Contains(WorkerModels, s.Workers) {
+		bad("workers %q is not a worker model (%s)", s.Workers, strings.Join(WorkerModels, ", "))
 	}
 	if len(s.Targets) == 0 {
 		bad("no targets")

@@ -18,6 +18,7 @@ func TestLoadRefuses(t *testing.T) {
 		"library":       {"x", strings.Replace(ok, `["l"]}}`, `["m"]}}`, 1), `target redis's library "m" is not among its libraries`},
 		"no command":    {"x", strings.Replace(ok, `["a"]`, `[]`, 1), "no command"},
 		"package":       {"x", strings.Replace(ok, `"packages": []`, `"packages": ["a b"]`, 1), `"a b" is not a Debian package's name`},
+		"workers":       {"x", strings.Replace(ok, `"packages": []`, `"packages": [], "workers": "fibers"`, 1), `workers "fibers" is not a worker model (threads, processes, event-loop)`},
 	} {
 		_, err := Load(fstest.MapFS{tc.dir + "/stack.json": {Data: []byte(tc.json)}})
 		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), tc.dir+"/stack.json") {
