@@ -9,6 +9,10 @@
 struct backend {
 	const char *target;
 	const char *library;
+	/* family is the wire protocol it speaks (an open's "family"); tls
+	 * whether its library can open the tls path. */
+	const char *family;
+	int tls;
 	const char *(*version)(void);
 	/* open opens the connection an open message m describes, adds what it
 	 * knows of it (conn_id, local_addr) to reply, and returns it; NULL
@@ -18,6 +22,10 @@ struct backend {
 	 * -1 with err set. */
 	int (*op)(void *c, json_t *key, long *len, char *err, size_t errlen);
 	void (*close)(void *c);
+	/* thread_init and thread_end, where the library needs them, are
+	 * called by each worker thread of a load before and after its ops. */
+	void (*thread_init)(void);
+	void (*thread_end)(void);
 };
 
 /* The ping-pong of dbsock's own servers (floor, echo) through libc (libc.c). */
@@ -27,5 +35,10 @@ int pp_op(void *c, json_t *key, long *len, char *err, size_t errlen);
 void pp_close(void *c);
 
 const struct backend *backend_for(const char *target, const char *library);
+/* backend_for_family is library's back end for a protocol family, NULL
+ * when it has none. */
+const struct backend *backend_for_family(const char *family, const char *library);
+/* families writes the families library speaks into out (at most n). */
+size_t families(const char *library, const char **out, size_t n);
 
 #endif

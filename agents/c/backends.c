@@ -365,19 +365,48 @@ static int mc_op(void *c, json_t *key, long *len, char *err, size_t errlen) {
 
 static void mc_close(void *c) { memcached_free(c); }
 
+static void my_thread_init(void) { mysql_thread_init(); }
+static void my_thread_end(void) { mysql_thread_end(); }
+
+#define BACKEND(t, l, f, tls_, v, o, op_, c) {.target = t, .library = l, .family = f, .tls = tls_, .version = v, .open = o, .op = op_, .close = c}
+
 static const struct backend backends[] = {
-	{"redis", "hiredis", hiredis_version, redis_open, redis_op, redis_close},
-	{"postgres", "libpq", libpq_version, pg_open, pg_op, pg_close},
-	{"pgbouncer", "libpq", libpq_version, pg_open, pg_op, pg_close},
-	{"mysql", "libmariadb", mariadb_version, my_open, my_op, my_close},
-	{"memcached", "libmemcached", libmemcached_version, mc_open, mc_op, mc_close},
-	{"floor", "libc", libc_version, pp_open, pp_op, pp_close},
-	{"echo", "libc", libc_version, pp_open, pp_op, pp_close},
+	BACKEND("redis", "hiredis", "redis", 0, hiredis_version, redis_open, redis_op, redis_close),
+	BACKEND("postgres", "libpq", "postgres", 1, libpq_version, pg_open, pg_op, pg_close),
+	BACKEND("pgbouncer", "libpq", "postgres", 1, libpq_version, pg_open, pg_op, pg_close),
+	{.target = "mysql", .library = "libmariadb", .family = "mysql", .tls = 1, .version = mariadb_version, .open = my_open,
+	 .op = my_op, .close = my_close, .thread_init = my_thread_init, .thread_end = my_thread_end},
+	BACKEND("memcached", "libmemcached", "memcached", 0, libmemcached_version, mc_open, mc_op, mc_close),
+	BACKEND("floor", "libc", "pingpong", 0, libc_version, pp_open, pp_op, pp_close),
+	BACKEND("echo", "libc", "pingpong", 0, libc_version, pp_open, pp_op, pp_close),
 };
 
+#define NBACKENDS (sizeof backends / sizeof backends[0])
+
 const struct backend *backend_for(const char *target, const char *library) {
-	for (size_t i = 0; i < sizeof backends / sizeof backends[0]; i++)
+	for (size_t i = 0; i < NBACKENDS; i++)
 		if (strcmp(backends[i].target, target) == 0 && (!*library || strcmp(backends[i].library, library) == 0))
 			return &backends[i];
 	return NULL;
+}
+
+const struct backend *backend_for_family(const char *family, const char *library) {
+	for (size_t i = 0; i < NBACKENDS; i++)
+		if (strcmp(backends[i].family, family) == 0 && strcmp(backends[i].library, library) == 0)
+			return &backends[i];
+	return NULL;
+}
+
+size_t families(const char *library, const char **out, size_t n) {
+	size_t k = 0;
+	for (size_t i = 0; i < NBACKENDS; i++) {
+		if (strcmp(backends[i].library, library) != 0)
+			continue;
+		size_t j = 0;
+		while (j < k && strcmp(out[j], backends[i].family) != 0)
+			j++;
+		if (j == k && k < n)
+			out[k++] = backends[i].family;
+	}
+	return k;
 }
