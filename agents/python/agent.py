@@ -1,24 +1,37 @@
 #!/usr/bin/python3
-"""dbsock's Python agent (docs/agents.md): agent.py TARGET [LIBRARY].
+"""dbsock's Python agent (docs/agents.md): agent.py [--workers MODEL] TARGET [LIBRARY].
 
 Opens connections with one Python client library, times each lookup of a
-block on time.perf_counter_ns (a monotonic clock), checks each value's
-length and returns each op's latency. Nothing else: dbsock seeds, verifies
-each connection on the server side, and does the statistics.
+block or a load on time.perf_counter_ns (CLOCK_MONOTONIC), checks each
+value's length and returns each op's latency (and, paced at a rate, its
+lag behind its due time). Nothing else: dbsock seeds, verifies each
+connection on the server side, and does the statistics.
+
+Workers (agent protocol 2): each connection lives in a worker of its own
+from its open to its close, which opens it, runs its blocks and its part
+of each load. MODEL "processes" (the default) forks a process per
+connection, as gunicorn's sync workers serve an application; "threads"
+runs a thread per connection in the agent's process, under its GIL.
 
 Libraries (the first of each target is its default): redis: redis-py;
 postgres and pgbouncer: psycopg2, psycopg; mysql: mysqldb, pymysql; memcached: pymemcache;
 floor and echo (dbsock's own servers): socket.
 """
+import ctypes
 import json
 import os
+import pickle
 import platform
+import queue
+import signal
+import socket
 import struct
 import sys
 import tempfile
+import threading
 import time
 
-clock = time.perf_counter_ns
+clock = time.perf_counter_ns  # clock_gettime(CLOCK_MONOTONIC): one clock for every process of the machine
 
 
 def ca_file(o):
@@ -44,6 +57,7 @@ class Redis:
     def __init__(self):
         import redis
         self.mod, self.name, self.version = redis, "redis-py", redis.__version__
+        self.family, self.tls = "redis", True
 
     def open(self, o):
         kw = dict(username=o.get("user") or None, password=o.get("password") or None, client_name=o["token"],
@@ -70,7 +84,7 @@ class Postgres:
         else:
             import psycopg2
             self.psycopg3, self.mod, self.version = False, psycopg2, psycopg2.__version__.split()[0]
-        self.name = lib
+        self.name, self.family, self.tls = lib, "postgres", True
 
     def open(self, o):
         kw = dict(user=o.get("user"), password=o.get("password"), dbname=o.get("database"), application_name=o["token"],
@@ -112,7 +126,7 @@ class MySQL:
         else:
             import MySQLdb
             self.mod, self.version = MySQLdb, ".".join(str(p) for p in MySQLdb.version_info[:3])
-        self.name = lib
+        self.name, self.family, self.tls = lib, "mysql", True
 
     def open(self, o):
         pw = "password" if self.name == "pymysql" else "passwd"
@@ -143,8 +157,11 @@ class Memcached:
         import pymemcache
         from pymemcache.client.base import Client
         self.client, self.name, self.version = Client, "pymemcache", pymemcache.__version__
+        self.family, self.tls = "memcached", False
 
     def open(self, o):
+        if o.get("tls_ca_pem"):
+            raise ValueError("the agent's pymemcache connection has no TLS: open memcached on tcp, tcp6 or unix")
         server = o["socket"] if o["network"] == "unix" else (o["host"], o["port"])
         t = o["op_timeout_ms"] / 1000
         c = self.client(server, connect_timeout=t, timeout=t)
@@ -172,6 +189,7 @@ class PingPong:
     def __init__(self):
         import socket
         self.socket, self.name, self.version = socket, "socket", platform.python_version()
+        self.family, self.tls = "pingpong", False
 
     @staticmethod
     def read_frame(s):
@@ -289,31 +307,442 @@ def overhead(n):
     return {"type": "overhead_result", "ns": ns}
 
 
-def serve(lib, stdin, out):
-    conns = {}
-    for line in stdin:
-        m = json.loads(line)
-        try:
-            if m["type"] == "open":
-                try:
-                    c, info = lib.open(m)
-                finally:
-                    remove_temp()  # the CA is read when connecting: none is left on disk, however the agent ends
-                conns[m["id"]] = c
-                reply = dict(type="opened", id=m["id"], **info)
-            elif m["type"] == "block":
-                reply = block(lib, conns[m["id"]], m)
-            elif m["type"] == "overhead":
-                reply = overhead(m["n"])
-            elif m["type"] == "close":
-                conns.pop(m["id"]).close()
-                reply = {"type": "closed", "id": m["id"]}
+MAX_CONNECTIONS = 256  # the most connections one load may have (the hello says it)
+MAX_WORKERS = 1024  # the most connections open at once, each its worker
+MAX_LOAD_OPS = 1000000  # the most ops one load may have in all (dbsock asks for 100,000 at most)
+MAX_FAILS = 10  # failed ops in a row that end a connection's part of a load
+LIBC = None  # libc through ctypes, for prctl (Linux); None elsewhere
+
+
+def prctl(option, arg):
+    """prctl(2) on Linux; nothing elsewhere."""
+    if LIBC is not None:
+        LIBC.prctl(option, arg, 0, 0, 0)
+
+
+PR_SET_PDEATHSIG, PR_SET_TIMERSLACK = 1, 29
+
+
+def warm(lib, c, part):
+    """A load's untimed ops on one connection, closed loop."""
+    keys = part["keys"]
+    for i in range(part["warmup"]):
+        lib.op(c, keys[i % len(keys)])
+
+
+def run_load(lib, c, part, t0):
+    """One connection's part of a load from T0 (on clock): closed loop, or
+    each op started at its due time (or when the op before it ends, if
+    later), waiting for it in time.sleep, which sleeps in
+    clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME). Nothing but the ops,
+    their timing and keeping the numbers in preallocated lists."""
+    keys, want, interval, n = part["keys"], part["value_length"], part["interval_ns"], part["n"]
+    nkeys, end = len(keys), (t0 + part["duration_ns"] if part["duration_ns"] > 0 else None)
+    ns, lags, errors = [0] * n, ([0] * n if interval > 0 else None), []
+    op, sleep, fails, j = lib.op, time.sleep, 0, 0
+    prctl(PR_SET_TIMERSLACK, 1)  # this thread's sleeps end within a µs of their time, not the default 50 µs
+    if interval > 0:
+        due = t0 + part["offset_ns"]
+        while j < n and (end is None or due < end):
+            start = clock()
+            while start < due:  # sleeps until the op is due: one sleep, another if it woke early
+                sleep((due - start) / 1e9)
+                start = clock()
+            err = None
+            try:
+                v = op(c, keys[j % nkeys])
+            except Exception as e:  # the op's error, reported for that op
+                v, err = None, "%s: %s" % (type(e).__name__, e)
+            ns[j] = clock() - start
+            lags[j] = start - due
+            if err is None and size(v) != want:
+                err = "value of %d bytes, want %d" % (size(v), want) if v is not None else "no value"
+            j += 1
+            due += interval
+            if err:
+                errors.append({"index": j - 1, "message": err[:500]})
+                fails += 1
+                if fails >= MAX_FAILS:
+                    break
             else:
-                reply = {"type": "error", "message": "unknown message type %r" % m["type"]}
-        except Exception as e:
-            reply = {"type": "error", "id": m.get("id", ""), "message": "%s: %s" % (type(e).__name__, e)}
-        out.write(json.dumps(reply) + "\n")
-        out.flush()
+                fails = 0
+    else:
+        start = clock()
+        while start < t0:  # every connection starts at T0
+            sleep((t0 - start) / 1e9)
+            start = clock()
+        while j < n:
+            err = None
+            start = clock()
+            if end is not None and start >= end:
+                break
+            try:
+                v = op(c, keys[j % nkeys])
+            except Exception as e:
+                v, err = None, "%s: %s" % (type(e).__name__, e)
+            ns[j] = clock() - start
+            if err is None and size(v) != want:
+                err = "value of %d bytes, want %d" % (size(v), want) if v is not None else "no value"
+            j += 1
+            if err:
+                errors.append({"index": j - 1, "message": err[:500]})
+                fails += 1
+                if fails >= MAX_FAILS:
+                    break
+            else:
+                fails = 0
+    r = {"id": part["id"], "ns": ns[:j] if j < n else ns, "errors": errors}
+    if lags is not None:
+        r["lag_ns"] = lags[:j] if j < n else lags
+    return r
+
+
+def work(lib, recv, send):
+    """A worker: the one connection it opens, until its close (or the end
+    of its channel). Requests: open, block, close as dbsock sends them; a
+    load's part as warm (answered ready), then go with T0 (answered with its
+    ops) or cancel (no answer)."""
+    c = None
+    try:
+        while True:
+            m = recv()
+            if m is None:
+                return
+            kind = m["type"]
+            try:
+                if kind == "open":
+                    try:
+                        c, info = lib.open(m)
+                    finally:
+                        remove_temp()  # the CA is read when connecting: none is left on disk, however the agent ends
+                    send(dict(type="opened", id=m["id"], **info))
+                elif kind == "block":
+                    send(block(lib, c, m))
+                elif kind == "warm":
+                    warm(lib, c, m)
+                    send({"type": "ready"})
+                    go = recv()
+                    if go is None:
+                        return
+                    if go["type"] == "go":
+                        send({"type": "part", "result": run_load(lib, c, m, go["t0"])})
+                elif kind == "close":
+                    cc, c = c, None
+                    cc.close()
+                    send({"type": "closed", "id": m["id"]})
+                    return
+                else:
+                    send({"type": "error", "message": "the worker got an unknown request %r" % kind})
+            except Exception as e:
+                send({"type": "error", "id": m.get("id", ""), "message": "%s: %s" % (type(e).__name__, e)})
+    finally:
+        if c is not None:
+            try:
+                c.close()
+            except Exception:
+                pass
+
+
+class ThreadWorker:
+    """A connection's worker as a thread of the agent's process."""
+
+    def __init__(self, lib, cid, workers):
+        self.cid, self.requests, self.answers = cid, queue.Queue(), queue.Queue()
+        self.thread = threading.Thread(target=work, args=(lib, self.requests.get, self.answers.put),
+                                       name="dbsock-" + cid[:40], daemon=True)
+        self.thread.start()
+
+    def send(self, m):
+        self.requests.put(m)
+
+    def recv(self):
+        return self.answers.get()
+
+    def end(self, wait):
+        self.requests.put(None)
+        self.thread.join(wait)
+
+    def gone(self):
+        return "its worker thread ended"
+
+
+class ProcessWorker:
+    """A connection's worker as a process forked from the agent's, talking
+    with it over a socket pair: each message a length (8 bytes) and a
+    pickle. The worker dies with the agent: the kernel sends it SIGKILL
+    when the agent's process ends (PR_SET_PDEATHSIG), and it exits at the
+    end of its channel, which no other process holds open."""
+
+    MAX_MESSAGE = 1 << 30
+
+    def __init__(self, lib, cid, workers):
+        self.cid, self.status = cid, None
+        mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        parent = os.getpid()
+        sys.stdout.flush()
+        sys.stderr.flush()
+        pid = os.fork()
+        if pid == 0:  # the worker
+            code = 0
+            try:
+                prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+                if os.getppid() != parent:  # the agent ended before the worker could ask to end with it
+                    os._exit(1)
+                mine.close()
+                for w in workers.values():  # the other workers' channels stay only with the agent
+                    w.sock.close()
+                null = os.open(os.devnull, os.O_RDONLY)
+                os.dup2(null, 0)  # only the agent reads dbsock's requests and writes its answers
+                os.dup2(2, 1)
+                os.close(null)
+                self.sock = theirs
+                work(lib, self.recv, self.send)
+            except BaseException:
+                code = 1
+                try:
+                    import traceback
+                    traceback.print_exc()
+                    sys.stderr.flush()
+                except BaseException:
+                    pass
+            finally:
+                os._exit(code)
+        theirs.close()
+        self.pid, self.sock = pid, mine
+
+    def send(self, m):
+        b = pickle.dumps(m, pickle.HIGHEST_PROTOCOL)
+        self.sock.sendall(struct.pack("<Q", len(b)) + b)
+
+    def read(self, n):
+        buf, got = bytearray(n), 0
+        view = memoryview(buf)
+        while got < n:
+            r = self.sock.recv_into(view[got:])
+            if r == 0:
+                return None
+            got += r
+        return buf
+
+    def recv(self):
+        """The next message, or None at the channel's end (the other side
+        ended)."""
+        head = self.read(8)
+        if head is None:
+            return None
+        n = struct.unpack("<Q", head)[0]
+        if n > self.MAX_MESSAGE:
+            raise ValueError("a message of %d bytes on a worker's channel, over %d" % (n, self.MAX_MESSAGE))
+        body = self.read(n)
+        return None if body is None else pickle.loads(body)
+
+    def reap(self, wait):
+        """Waits up to wait seconds for the worker to exit, then kills it."""
+        if self.status is not None:
+            return
+        deadline = time.monotonic() + wait
+        while True:
+            pid, status = os.waitpid(self.pid, os.WNOHANG)
+            if pid:
+                self.status = status
+                return
+            if time.monotonic() >= deadline:
+                break
+            time.sleep(0.002)
+        os.kill(self.pid, signal.SIGKILL)
+        self.status = os.waitpid(self.pid, 0)[1]
+
+    def end(self, wait):
+        self.sock.close()
+        self.reap(wait)
+
+    def gone(self):
+        self.end(0.5)
+        if os.WIFSIGNALED(self.status):
+            how = "was killed by signal %d" % os.WTERMSIG(self.status)
+        else:
+            how = "exited with status %d" % os.WEXITSTATUS(self.status)
+        return "its worker process %d %s (its stderr is the agent's)" % (self.pid, how)
+
+
+class Agent:
+    """The agent's process: answers dbsock's requests, each connection's in
+    its worker."""
+
+    def __init__(self, lib, model):
+        self.lib, self.model, self.workers = lib, model, {}
+        self.families = {lib.family: lib}  # an open's family: the library that speaks it
+
+    def ask(self, w, m):
+        """Sends a worker a request and returns its answer; a worker that
+        ended is dropped, and its end is the error."""
+        try:
+            w.send(m)
+            a = w.recv()
+        except OSError:
+            a = None
+        if a is None:
+            self.workers.pop(w.cid, None)
+            raise ConnectionError("connection %s: %s" % (w.cid, w.gone()))
+        return a
+
+    def open(self, m):
+        cid = m["id"]
+        family = m.get("family")  # protocol 1: none, the library the agent was started with
+        lib = self.lib if family is None else self.families.get(family)
+        if lib is None:
+            raise ValueError("this agent speaks %s with %s, not family %r: start one for that family's target"
+                             % (self.lib.family, self.lib.name, family))
+        if cid in self.workers:
+            raise ValueError("connection %s is open already: close it first, or open another id" % cid)
+        if len(self.workers) >= MAX_WORKERS:
+            raise ValueError("%d connections are open, the most this agent keeps: close some first" % MAX_WORKERS)
+        w = (ProcessWorker if self.model == "processes" else ThreadWorker)(lib, cid, self.workers)
+        self.workers[cid] = w
+        a = self.ask(w, m)
+        if a["type"] != "opened":  # the worker has no connection: it goes
+            self.workers.pop(cid, None)
+            w.end(1.0)
+        return a
+
+    def worker(self, cid):
+        w = self.workers.get(cid)
+        if w is None:
+            raise LookupError("no connection %s is open: open it first" % cid)
+        return w
+
+    def close(self, m):
+        w = self.worker(m["id"])
+        a = self.ask(w, m)
+        self.workers.pop(m["id"], None)
+        w.end(1.0)
+        return a
+
+    def parts(self, m):
+        """Each connection's part of a load, checked before any starts."""
+        ids, keys = m.get("ids") or [], m.get("keys") or []
+        interval, duration, max_ops = m.get("interval_ns") or 0, m.get("duration_ns") or 0, m.get("max_ops") or 0
+        offsets = m.get("offsets_ns") or [0] * len(ids)
+        if not ids:
+            raise ValueError("the load names no connection")
+        if len(ids) > MAX_CONNECTIONS:
+            raise ValueError("the load has %d connections, over the %d this agent runs at once (its hello's max_connections)"
+                             % (len(ids), MAX_CONNECTIONS))
+        if len(set(ids)) != len(ids):
+            raise ValueError("the load names a connection twice")
+        if len(keys) != len(ids) or len(offsets) != len(ids):
+            raise ValueError("the load has %d ids, %d key lists and %d offsets: one each per connection"
+                             % (len(ids), len(keys), len(offsets)))
+        if interval < 0 or duration < 0 or max_ops < 0 or m.get("warmup", 0) < 0 or min(offsets) < 0:
+            raise ValueError("the load's interval_ns, duration_ns, max_ops, warmup and offsets_ns must be >= 0")
+        if duration > 0 and max_ops == 0 and interval == 0:
+            raise ValueError("a closed-loop load with duration_ns needs max_ops > 0 (the ops each connection may do)")
+        parts = []
+        for cid, k, off in zip(ids, keys, offsets):
+            self.worker(cid)
+            if duration == 0:
+                n = len(k)
+            else:
+                if not k:
+                    raise ValueError("connection %s has no keys in the load" % cid)
+                n = max_ops
+                if interval > 0:
+                    due = max(0, -(-(duration - off) // interval))  # due times before T0 + duration_ns
+                    n = due if max_ops == 0 else min(max_ops, due)
+            parts.append(dict(type="warm", id=cid, keys=k, warmup=m.get("warmup", 0) if k else 0,
+                              value_length=m["value_length"], interval_ns=interval, offset_ns=off,
+                              duration_ns=duration, n=n))
+        if sum(p["n"] for p in parts) > MAX_LOAD_OPS:
+            raise ValueError("the load has over %d ops: split it" % MAX_LOAD_OPS)
+        return parts
+
+    def load(self, m):
+        parts = self.parts(m)
+        ws = [self.workers[p["id"]] for p in parts]
+        # Each worker warms its connection up, all at once, and says it is
+        # ready; then all get T0, a few ms ahead on the one monotonic
+        # clock, and sleep until it: none is woken in the timed window.
+        sent, failed = [], None
+        for w, p in zip(ws, parts):
+            try:
+                w.send(p)
+                sent.append(w)
+            except OSError:
+                failed = failed or "connection %s: %s" % (w.cid, w.gone())
+                self.workers.pop(w.cid, None)
+        ready = []
+        for w in sent:
+            try:
+                a = w.recv()
+            except OSError:
+                a = None
+            if a is None:
+                failed = failed or "connection %s: %s" % (w.cid, w.gone())
+                self.workers.pop(w.cid, None)
+            elif a["type"] != "ready":
+                failed = failed or "connection %s's warm-up: %s" % (w.cid, a.get("message", a))
+            else:
+                ready.append(w)
+        if failed:
+            for w in ready:
+                w.send({"type": "cancel"})
+            raise RuntimeError("the load did not start: " + failed)
+        t0 = clock() + 3000000 + 200000 * len(ws)  # time for every worker to be woken and asleep again before T0
+        for w in ws:
+            w.send({"type": "go", "t0": t0})
+        results = []
+        for w in ws:
+            try:
+                a = w.recv()
+            except OSError:
+                a = None
+            if a is None:
+                failed = failed or "connection %s: %s" % (w.cid, w.gone())
+                self.workers.pop(w.cid, None)
+            elif a["type"] != "part":
+                failed = failed or "connection %s: %s" % (w.cid, a.get("message", a))
+            else:
+                results.append(a["result"])
+        if failed:
+            raise RuntimeError("the load failed: " + failed)
+        return {"type": "load_result", "results": results}
+
+    def end(self):
+        """Ends every worker: each channel closed, then each waited for
+        (killed after a second)."""
+        ws, self.workers = list(self.workers.values()), {}
+        deadline = time.monotonic() + 1.0
+        for w in ws:
+            if isinstance(w, ProcessWorker):
+                w.sock.close()
+            else:
+                w.requests.put(None)
+        for w in ws:
+            w.end(max(0.0, deadline - time.monotonic()))
+
+    def serve(self, stdin, out):
+        for line in stdin:
+            m = json.loads(line)
+            try:
+                kind = m["type"]
+                if kind == "open":
+                    reply = self.open(m)
+                elif kind == "block":
+                    reply = self.ask(self.worker(m["id"]), m)
+                elif kind == "load":
+                    reply = self.load(m)
+                elif kind == "overhead":
+                    reply = overhead(m["n"])
+                elif kind == "close":
+                    reply = self.close(m)
+                else:
+                    reply = {"type": "error", "message": "unknown message type %r" % kind}
+            except Exception as e:
+                ids = m.get("ids") or [""]
+                cid = m.get("id", ids[0] if isinstance(ids, list) and ids else "")
+                reply = {"type": "error", "id": cid, "message": "%s: %s" % (type(e).__name__, e)}
+            out.write(json.dumps(reply) + "\n")
+            out.flush()
 
 
 TEMP = []
@@ -329,20 +758,39 @@ def remove_temp():
             pass
 
 
+USAGE = "usage: agent.py [--workers processes|threads] TARGET [LIBRARY]"
+
+
 def main():
-    if len(sys.argv) not in (2, 3):
-        raise SystemExit("usage: agent.py TARGET [LIBRARY]")
-    lib = library(sys.argv[1], sys.argv[2] if len(sys.argv) == 3 else "")
+    global LIBC
+    args, model = sys.argv[1:], "processes"
+    if args and args[0].startswith("--workers"):
+        if args[0] == "--workers" and len(args) > 1:
+            model, args = args[1], args[2:]
+        elif args[0].startswith("--workers="):
+            model, args = args[0].split("=", 1)[1], args[1:]
+        else:
+            raise SystemExit(USAGE)
+        if model not in ("processes", "threads"):
+            raise SystemExit("agent.py: --workers %r: the models are processes and threads\n%s" % (model, USAGE))
+    if len(args) not in (1, 2):
+        raise SystemExit(USAGE)
+    lib = library(args[0], args[1] if len(args) == 2 else "")
+    if sys.platform.startswith("linux"):
+        LIBC = ctypes.CDLL(None, use_errno=True)
     out = sys.stdout
-    out.write(json.dumps(dict(type="hello", protocol=1, language="python", runtime_version=platform.python_version(),
-                              library=lib.name, library_version=lib.version,
+    caps = dict(families=[lib.family], tls=lib.tls, workers=model, open_loop=True, max_connections=MAX_CONNECTIONS)
+    out.write(json.dumps(dict(type="hello", protocol=2, language="python", runtime_version=platform.python_version(),
+                              library=lib.name, library_version=lib.version, capabilities=caps,
                               **{"redis-py": dict(mode="resp2"), "psycopg2": dict(mode="prepared", unprepared_mode="interpolate"),
                                  "psycopg": dict(mode="prepared", unprepared_mode="exec"), "mysqldb": dict(mode="interpolate"),
                                  "pymysql": dict(mode="interpolate")}.get(lib.name, {}))) + "\n")
     out.flush()
+    agent = Agent(lib, model)
     try:
-        serve(lib, sys.stdin, out)
+        agent.serve(sys.stdin, out)
     finally:
+        agent.end()
         remove_temp()
 
 
