@@ -4,18 +4,40 @@
  * Speaks the agent protocol on stdin and stdout (JSON lines, parsed and
  * written with Debian's libjansson), opens connections with one C client
  * library (backends.c), times each op of a block on CLOCK_MONOTONIC,
- * checks each value's length and returns each op's latency. Nothing else.
+ * checks each value's length and returns each op's latency. A load
+ * (protocol 2) runs many connections at once, a thread each, closed
+ * loop or paced at an offered rate.
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <jansson.h>
+#include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <time.h>
 
 #include "agent.h"
 
-#define MAX_CONNS 64
+/* MAX_CONNS is the most connections open at once; MAX_LOAD_CONNS the most
+ * one load may have (the hello's max_connections). */
+#define MAX_CONNS 1024
+#define MAX_LOAD_CONNS 256
+/* MAX_LOAD_OPS is the most ops one load may do in all (dbsock sends at
+ * most 100,000), MAX_WARMUP the most untimed ops per connection. */
+#define MAX_LOAD_OPS 1000000
+#define MAX_WARMUP 100000
+/* MAX_SPAN_NS bounds a load's interval, offsets and duration (an hour),
+ * so that no due time overflows. */
+#define MAX_SPAN_NS ((int64_t)3600 * 1000000000)
+/* MAX_FAILS failed ops in a row end a connection's ops in a load. */
+#define MAX_FAILS 10
+/* ERR_ARENA is the room for one connection's error messages in a load;
+ * WORKER_STACK a worker thread's stack. */
+#define ERR_ARENA (16 << 10)
+#define WORKER_STACK (1 << 20)
 
 static int64_t now_ns(void) {
 	struct timespec ts;
@@ -25,6 +47,7 @@ static int64_t now_ns(void) {
 
 struct slot {
 	char id[128];
+	const struct backend *b;
 	void *conn;
 };
 
@@ -52,9 +75,35 @@ static void fail(const char *id, const char *msg) {
 	say(json_pack("{s:s, s:s, s:s}", "type", "error", "id", id ? id : "", "message", msg));
 }
 
-static void do_open(const struct backend *b, json_t *m, const char *id) {
+/* family_list writes the families started's library speaks, "a, b". */
+static void family_list(const struct backend *started, char *out, size_t n) {
+	const char *f[8];
+	size_t k = families(started->library, f, 8);
+	out[0] = 0;
+	for (size_t i = 0; i < k; i++)
+		snprintf(out + strlen(out), n - strlen(out), "%s%s", i ? ", " : "", f[i]);
+}
+
+/* do_open opens a connection with the back end of the open's family (protocol
+ * 2), or, in an open without one (protocol 1), the one the agent was started
+ * with. */
+static void do_open(const struct backend *started, json_t *m, const char *id) {
 	char err[512] = "";
 	struct slot *s = NULL;
+	const struct backend *b = started;
+	json_t *family = json_object_get(m, "family");
+	if (family && !json_is_null(family)) {
+		const char *f = json_string_value(family);
+		b = f ? backend_for_family(f, started->library) : NULL;
+		if (!b) {
+			char fams[128];
+			family_list(started, fams, sizeof fams);
+			snprintf(err, sizeof err, "open with family %.64s: this agent, started with %s, speaks %s; start it with a library for that family",
+				f ? f : "(not a string)", started->library, fams);
+			fail(id, err);
+			return;
+		}
+	}
 	if (find(id)) {
 		fail(id, "a connection of that id is open");
 		return;
@@ -74,11 +123,12 @@ static void do_open(const struct backend *b, json_t *m, const char *id) {
 		return;
 	}
 	snprintf(s->id, sizeof s->id, "%s", id);
+	s->b = b;
 	s->conn = c;
 	say(reply);
 }
 
-static void do_block(const struct backend *b, json_t *m, const char *id) {
+static void do_block(json_t *m, const char *id) {
 	struct slot *s = find(id);
 	json_t *keys = json_object_get(m, "keys");
 	long warmup = json_integer_value(json_object_get(m, "warmup"));
@@ -88,6 +138,7 @@ static void do_block(const struct backend *b, json_t *m, const char *id) {
 		fail(id, s ? "a block of no keys" : "no such connection");
 		return;
 	}
+	const struct backend *b = s->b;
 	int64_t *ns = calloc(n, sizeof *ns);
 	json_t *errors = json_array();
 	char err[512];
@@ -116,6 +167,321 @@ static void do_block(const struct backend *b, json_t *m, const char *id) {
 	say(json_pack("{s:s, s:s, s:o, s:o}", "type", "block_result", "id", id, "ns", arr, "errors", errors));
 }
 
+/* A load (protocol 2): a thread per connection, all started, warmed up and
+ * waiting before one moment T0; closed loop (interval 0) or open loop, op j
+ * of connection c due at T0 + offset[c] + j*interval and waited for by
+ * sleeping to it. Each thread keeps its numbers in arrays allocated before
+ * it starts, and nothing is written until every thread is done. */
+
+struct load {
+	long warmup, want;
+	int64_t interval, duration, t0;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	int state; /* 0 while the threads are created, 1 once all are, -1: they give up */
+	pthread_barrier_t warm, go;
+};
+
+struct op_error {
+	uint32_t index, at; /* at: the message's place in the worker's arena */
+};
+
+struct worker {
+	pthread_t th;
+	struct load *load;
+	const char *id;
+	const struct backend *b;
+	void *conn;
+	json_t *keys;
+	size_t nkeys;
+	int64_t offset;
+	size_t cap, n; /* the most ops, and those done */
+	int64_t *ns, *lag;
+	struct op_error *errs;
+	size_t nerr;
+	char *arena;
+	size_t used;
+};
+
+static const char not_kept[] = "(its message not kept: this connection's errors filled 16 KiB)";
+
+static void sleep_until(int64_t t) {
+	struct timespec ts = {t / 1000000000, t % 1000000000};
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+		;
+}
+
+/* keep_error keeps op j's error; a message the same as the error before's
+ * is kept once. */
+static void keep_error(struct worker *w, size_t j, const char *msg) {
+	struct op_error *e = &w->errs[w->nerr++];
+	e->index = (uint32_t)j;
+	if (w->nerr > 1 && strcmp(w->arena + e[-1].at, msg) == 0) {
+		e->at = e[-1].at;
+		return;
+	}
+	size_t len = strnlen(msg, 511);
+	if (w->used + len + 1 > ERR_ARENA) {
+		e->at = 0; /* not_kept */
+		return;
+	}
+	memcpy(w->arena + w->used, msg, len);
+	w->arena[w->used + len] = 0;
+	e->at = (uint32_t)w->used;
+	w->used += len + 1;
+}
+
+static void *work(void *arg) {
+	struct worker *w = arg;
+	struct load *L = w->load;
+	prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL); /* sleeps end within a few us of their time */
+	pthread_mutex_lock(&L->mu);
+	while (L->state == 0)
+		pthread_cond_wait(&L->cv, &L->mu);
+	int run = L->state > 0;
+	pthread_mutex_unlock(&L->mu);
+	if (!run)
+		return NULL;
+	const struct backend *b = w->b;
+	if (b->thread_init)
+		b->thread_init();
+	char err[512];
+	long len;
+	for (long i = 0; i < L->warmup; i++)
+		b->op(w->conn, json_array_get(w->keys, (size_t)i % w->nkeys), &len, err, sizeof err);
+	pthread_barrier_wait(&L->warm);
+	pthread_barrier_wait(&L->go); /* L->t0 is set */
+	const int64_t t0 = L->t0, interval = L->interval, end = L->duration > 0 ? t0 + L->duration : INT64_MAX;
+	const long want = L->want;
+	int fails = 0;
+	if (interval == 0)
+		sleep_until(t0);
+	for (size_t j = 0; j < w->cap; j++) {
+		json_t *key = json_array_get(w->keys, j % w->nkeys);
+		int64_t due = 0, start = now_ns();
+		if (interval > 0) {
+			due = t0 + w->offset + (int64_t)j * interval;
+			if (due >= end)
+				break;
+			if (start < due) {
+				sleep_until(due);
+				start = now_ns();
+			}
+		} else if (start >= end) {
+			break;
+		}
+		int rc = b->op(w->conn, key, &len, err, sizeof err);
+		w->ns[j] = now_ns() - start;
+		if (interval > 0)
+			w->lag[j] = start > due ? start - due : 0;
+		w->n = j + 1;
+		if (rc == 0 && len != want) {
+			if (len < 0)
+				snprintf(err, sizeof err, "no value");
+			else
+				snprintf(err, sizeof err, "value of %ld bytes, want %ld", len, want);
+			rc = -1;
+		}
+		if (rc == 0) {
+			fails = 0;
+			continue;
+		}
+		keep_error(w, j, err);
+		if (++fails >= MAX_FAILS)
+			break;
+	}
+	if (b->thread_end)
+		b->thread_end();
+	return NULL;
+}
+
+/* load_int reads m's integer k (absent or null: 0) into out: 0, or -1 with
+ * msg set when it is not an integer from lo to hi. */
+static int load_int(json_t *m, const char *k, int64_t lo, int64_t hi, int64_t *out, char *msg, size_t n) {
+	json_t *v = json_object_get(m, k);
+	*out = 0;
+	if (!v || json_is_null(v))
+		return 0;
+	if (json_is_integer(v) && json_integer_value(v) >= lo && json_integer_value(v) <= hi) {
+		*out = json_integer_value(v);
+		return 0;
+	}
+	snprintf(msg, n, "load: %s must be an integer from %lld to %lld", k, (long long)lo, (long long)hi);
+	return -1;
+}
+
+/* load_plan checks a load and fills its workers (n of them): "" or what is
+ * wrong with it in msg. */
+static void load_plan(json_t *m, struct load *L, struct worker *w, size_t n, char *msg, size_t len) {
+	json_t *ids = json_object_get(m, "ids"), *keys = json_object_get(m, "keys"), *offs = json_object_get(m, "offsets_ns");
+	int64_t warmup, want, max_ops;
+	if (load_int(m, "warmup", 0, MAX_WARMUP, &warmup, msg, len) || load_int(m, "value_length", 0, INT32_MAX, &want, msg, len) ||
+	    load_int(m, "interval_ns", 0, MAX_SPAN_NS, &L->interval, msg, len) ||
+	    load_int(m, "duration_ns", 0, MAX_SPAN_NS, &L->duration, msg, len) || load_int(m, "max_ops", 0, MAX_LOAD_OPS, &max_ops, msg, len))
+		return;
+	L->warmup = (long)warmup, L->want = (long)want;
+	if (json_array_size(keys) != n) {
+		snprintf(msg, len, "load: %zu ids and %zu lists of keys: one list per id", n, json_array_size(keys));
+		return;
+	}
+	if (L->interval > 0 && offs && !json_is_null(offs) && json_array_size(offs) != n) {
+		snprintf(msg, len, "load: %zu ids and %zu offsets_ns: one offset per id", n, json_array_size(offs));
+		return;
+	}
+	if (L->duration > 0 && L->interval == 0 && max_ops == 0) {
+		snprintf(msg, len, "load: a closed loop for duration_ns needs max_ops, the most ops per connection");
+		return;
+	}
+	size_t total = 0;
+	for (size_t c = 0; c < n; c++) {
+		const char *id = json_string_value(json_array_get(ids, c));
+		struct slot *s = id ? find(id) : NULL;
+		if (!s) {
+			snprintf(msg, len, "load: ids[%zu] %.128s is no open connection", c, id ? id : "(not a string)");
+			return;
+		}
+		for (size_t d = 0; d < c; d++)
+			if (w[d].conn == s->conn) {
+				snprintf(msg, len, "load: %.128s is given twice: a connection is run by one thread", id);
+				return;
+			}
+		w[c] = (struct worker){.load = L, .id = id, .b = s->b, .conn = s->conn, .keys = json_array_get(keys, c)};
+		w[c].nkeys = json_array_size(w[c].keys);
+		if (w[c].nkeys == 0) {
+			snprintf(msg, len, "load: no keys for %.128s", id);
+			return;
+		}
+		if (L->interval > 0 && offs && !json_is_null(offs)) {
+			json_t *o = json_array_get(offs, c);
+			if (!json_is_integer(o) || json_integer_value(o) < 0 || json_integer_value(o) > MAX_SPAN_NS) {
+				snprintf(msg, len, "load: offsets_ns[%zu] must be an integer from 0 to %lld", c, (long long)MAX_SPAN_NS);
+				return;
+			}
+			w[c].offset = json_integer_value(o);
+		}
+		size_t cap = w[c].nkeys;
+		if (L->duration > 0) {
+			cap = (size_t)max_ops;
+			if (L->interval > 0) { /* the ops due before T0 + duration */
+				int64_t room = L->duration - w[c].offset;
+				size_t due = room > 0 ? (size_t)((room + L->interval - 1) / L->interval) : 0;
+				if (max_ops == 0 || due < cap)
+					cap = due;
+			}
+		}
+		w[c].cap = cap;
+		total += cap > MAX_LOAD_OPS ? MAX_LOAD_OPS + 1 : cap;
+		if (total > MAX_LOAD_OPS) {
+			snprintf(msg, len, "load: over %d ops in all; split it", MAX_LOAD_OPS);
+			return;
+		}
+	}
+}
+
+static void load_free(struct worker *w, size_t n) {
+	for (size_t c = 0; c < n; c++) {
+		free(w[c].ns);
+		free(w[c].lag);
+		free(w[c].errs);
+		free(w[c].arena);
+	}
+	free(w);
+}
+
+static void do_load(json_t *m) {
+	json_t *ids = json_object_get(m, "ids");
+	size_t n = json_array_size(ids);
+	const char *first = json_string_value(json_array_get(ids, 0));
+	char msg[512] = "";
+	if (n == 0 || n > MAX_LOAD_CONNS) {
+		snprintf(msg, sizeof msg, "load: %zu connections; this agent runs a load of 1 to %d", n, MAX_LOAD_CONNS);
+		fail(first, msg);
+		return;
+	}
+	struct load L = {0};
+	struct worker *w = calloc(n, sizeof *w);
+	if (!w) {
+		fail(first, "load: out of memory");
+		return;
+	}
+	load_plan(m, &L, w, n, msg, sizeof msg);
+	for (size_t c = 0; c < n && !msg[0]; c++) {
+		size_t cap = w[c].cap ? w[c].cap : 1;
+		w[c].ns = malloc(cap * sizeof *w[c].ns);
+		w[c].lag = L.interval > 0 ? malloc(cap * sizeof *w[c].lag) : NULL;
+		w[c].errs = malloc(cap * sizeof *w[c].errs);
+		w[c].arena = malloc(ERR_ARENA);
+		if (!w[c].ns || (L.interval > 0 && !w[c].lag) || !w[c].errs || !w[c].arena) {
+			snprintf(msg, sizeof msg, "load: out of memory for %zu ops", cap);
+			break;
+		}
+		/* Touched now, not in the timed part. */
+		memset(w[c].ns, 0, cap * sizeof *w[c].ns);
+		if (w[c].lag)
+			memset(w[c].lag, 0, cap * sizeof *w[c].lag);
+		memcpy(w[c].arena, not_kept, sizeof not_kept);
+		w[c].used = sizeof not_kept;
+	}
+	if (msg[0]) {
+		fail(first, msg);
+		load_free(w, n);
+		return;
+	}
+	pthread_mutex_init(&L.mu, NULL);
+	pthread_cond_init(&L.cv, NULL);
+	pthread_barrier_init(&L.warm, NULL, (unsigned)n + 1);
+	pthread_barrier_init(&L.go, NULL, (unsigned)n + 1);
+	pthread_attr_t attr;
+	pthread_attr_init(&attr);
+	pthread_attr_setstacksize(&attr, WORKER_STACK);
+	size_t started = 0;
+	int rc = 0;
+	while (started < n && (rc = pthread_create(&w[started].th, &attr, work, &w[started])) == 0)
+		started++;
+	pthread_attr_destroy(&attr);
+	pthread_mutex_lock(&L.mu);
+	L.state = started == n ? 1 : -1;
+	pthread_cond_broadcast(&L.cv);
+	pthread_mutex_unlock(&L.mu);
+	if (started == n) {
+		pthread_barrier_wait(&L.warm);
+		/* T0: far enough ahead that every thread is asleep, waiting for it. */
+		L.t0 = now_ns() + 2000000 + 20000 * (int64_t)n;
+		pthread_barrier_wait(&L.go);
+	}
+	for (size_t c = 0; c < started; c++)
+		pthread_join(w[c].th, NULL);
+	pthread_barrier_destroy(&L.warm);
+	pthread_barrier_destroy(&L.go);
+	pthread_cond_destroy(&L.cv);
+	pthread_mutex_destroy(&L.mu);
+	if (started < n) {
+		snprintf(msg, sizeof msg, "load: could not start thread %zu of %zu: %s", started + 1, n, strerror(rc));
+		fail(first, msg);
+		load_free(w, n);
+		return;
+	}
+	json_t *results = json_array();
+	for (size_t c = 0; c < n; c++) {
+		json_t *ns = json_array(), *errors = json_array();
+		for (size_t j = 0; j < w[c].n; j++)
+			json_array_append_new(ns, json_integer(w[c].ns[j]));
+		for (size_t e = 0; e < w[c].nerr; e++)
+			json_array_append_new(errors, json_pack("{s:I, s:s}", "index", (json_int_t)w[c].errs[e].index, "message",
+				w[c].arena + w[c].errs[e].at));
+		json_t *r = json_pack("{s:s, s:o, s:o}", "id", w[c].id, "ns", ns, "errors", errors);
+		if (L.interval > 0) {
+			json_t *lag = json_array();
+			for (size_t j = 0; j < w[c].n; j++)
+				json_array_append_new(lag, json_integer(w[c].lag[j]));
+			json_object_set_new(r, "lag_ns", lag);
+		}
+		json_array_append_new(results, r);
+	}
+	load_free(w, n);
+	say(json_pack("{s:s, s:o}", "type", "load_result", "results", results));
+}
+
 /* empty is the op an overhead request times: nothing, called as an op is. */
 static int empty(void *c, json_t *key, long *len, char *err, size_t errlen) {
 	(void)c, (void)key, (void)err, (void)errlen;
@@ -138,15 +504,32 @@ static void do_overhead(json_t *m) {
 	say(json_pack("{s:s, s:o}", "type", "overhead_result", "ns", arr));
 }
 
-static void do_close(const struct backend *b, const char *id) {
+static void do_close(const char *id) {
 	struct slot *s = find(id);
 	if (!s) {
 		fail(id, "no such connection");
 		return;
 	}
-	b->close(s->conn);
+	s->b->close(s->conn);
 	s->conn = NULL;
 	say(json_pack("{s:s, s:s}", "type", "closed", "id", id));
+}
+
+/* hello says what the agent is and, protocol 2, what it can do. */
+static void hello(const struct backend *b) {
+	char cc[64];
+	snprintf(cc, sizeof cc, "gcc %d.%d", __GNUC__, __GNUC_MINOR__);
+	const char *f[8];
+	size_t nf = families(b->library, f, 8);
+	json_t *fams = json_array();
+	for (size_t i = 0; i < nf; i++)
+		json_array_append_new(fams, json_string(f[i]));
+	json_t *caps = json_pack("{s:o, s:b, s:s, s:b, s:i}", "families", fams, "tls", b->tls, "workers", "threads", "open_loop", 1,
+		"max_connections", MAX_LOAD_CONNS);
+	say(json_pack("{s:s, s:i, s:s, s:s, s:s, s:s, s:s*, s:s*, s:o}", "type", "hello", "protocol", 2, "language", "c",
+		"runtime_version", cc, "library", b->library, "library_version", b->version(),
+		"mode", !strcmp(b->library, "hiredis") ? "resp2" : !strcmp(b->library, "libpq") || !strcmp(b->library, "libmariadb") ? "prepared" : NULL,
+		"unprepared_mode", !strcmp(b->library, "libpq") ? "exec" : NULL, "capabilities", caps));
 }
 
 int main(int argc, char **argv) {
@@ -159,12 +542,7 @@ int main(int argc, char **argv) {
 		fprintf(stderr, "dbsock-agent: no library %s for target %s in this build\n", argc == 3 ? argv[2] : "(default)", argv[1]);
 		return 2;
 	}
-	char cc[64];
-	snprintf(cc, sizeof cc, "gcc %d.%d", __GNUC__, __GNUC_MINOR__);
-	say(json_pack("{s:s, s:i, s:s, s:s, s:s, s:s, s:s*, s:s*}", "type", "hello", "protocol", 1, "language", "c",
-		"runtime_version", cc, "library", b->library, "library_version", b->version(),
-		"mode", !strcmp(b->library, "hiredis") ? "resp2" : !strcmp(b->library, "libpq") || !strcmp(b->library, "libmariadb") ? "prepared" : NULL,
-		"unprepared_mode", !strcmp(b->library, "libpq") ? "exec" : NULL));
+	hello(b);
 	char *line = NULL;
 	size_t cap = 0;
 	while (getline(&line, &cap, stdin) > 0) {
@@ -182,11 +560,13 @@ int main(int argc, char **argv) {
 		if (strcmp(type, "open") == 0)
 			do_open(b, m, id);
 		else if (strcmp(type, "block") == 0)
-			do_block(b, m, id);
+			do_block(m, id);
+		else if (strcmp(type, "load") == 0)
+			do_load(m);
 		else if (strcmp(type, "overhead") == 0)
 			do_overhead(m);
 		else if (strcmp(type, "close") == 0)
-			do_close(b, id);
+			do_close(id);
 		else
 			fail(id, "unknown message type");
 		json_decref(m);
@@ -194,6 +574,6 @@ int main(int argc, char **argv) {
 	free(line);
 	for (int i = 0; i < MAX_CONNS; i++)
 		if (conns[i].conn)
-			b->close(conns[i].conn);
+			conns[i].b->close(conns[i].conn);
 	return 0;
 }
