@@ -193,7 +193,6 @@ class Timer {
       this.due = new BigInt64Array(this.sab, 24, slots);
       this.due.fill(-1n);
       this.worker = new Worker(timerThread, { eval: true, workerData: { sab: this.sab, slots } });
-      this.worker.unref();
       this.online = new Promise((resolve) => {
         this.worker.once('online', () => resolve(true));
         this.worker.once('error', () => resolve(false));
@@ -207,8 +206,10 @@ class Timer {
   now() { return Number(process.hrtime.bigint() - this.base); }
 
   // ready resolves once the waits work, before a load's T0.
+  // Between loads the thread does not keep the process alive.
   async ready() {
     if (this.worker && !(await this.online)) this.lost();
+    if (this.worker) this.worker.unref();
   }
 
   until(slot, when) {
@@ -237,9 +238,11 @@ class Timer {
 
   async listen() {
     this.listening = true;
+    const w = this.worker;
+    w.ref(); // a pending Atomics.waitAsync does not keep the process alive
     while (this.waiting > 0 && this.worker) {
-      const w = Atomics.waitAsync(this.ctl, 1, this.fired);
-      if (w.async) await w.value;
+      const fire = Atomics.waitAsync(this.ctl, 1, this.fired);
+      if (fire.async) await fire.value;
       this.fired = Atomics.load(this.ctl, 1);
       const now = this.now();
       for (let i = 0; i < this.waits.length; i++) {
@@ -252,6 +255,7 @@ class Timer {
         }
       }
     }
+    w.unref();
     this.listening = false;
   }
 
