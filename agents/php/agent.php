@@ -260,12 +260,28 @@ function sleep_until(int $t): void {
     }
 }
 
-// timer_slack makes this process's sleeps, and its workers' (forks inherit it), end within 1 ns of their
-// time rather than Linux's default 50 µs, through FFI's prctl(PR_SET_TIMERSLACK) where PHP has FFI.
-function timer_slack(): void {
+// libc is prctl(2) through FFI, where PHP has FFI (its CLI has it unless ffi.enable is off); else null.
+function libc(): ?FFI {
     try {
-        FFI::cdef('int prctl(int option, unsigned long a2, unsigned long a3, unsigned long a4, unsigned long a5);')->prctl(29, 1, 0, 0, 0);
-    } catch (Throwable $e) { // no FFI: the default slack, which the ops' lag shows
+        return FFI::cdef('int prctl(int option, unsigned long a2, unsigned long a3, unsigned long a4, unsigned long a5);');
+    } catch (Throwable $e) {
+        return null;
+    }
+}
+
+// timer_slack makes this process's sleeps, and its workers' (a fork inherits it), end within 1 ns of their
+// time rather than Linux's default 50 µs (PR_SET_TIMERSLACK). Without FFI, the default slack, which the
+// ops' lag shows.
+function timer_slack(?FFI $libc): void {
+    $libc?->prctl(29, 1, 0, 0, 0);
+}
+
+// die_with_parent has the kernel kill this worker when the agent dies (PR_SET_PDEATHSIG), even in the
+// middle of a load; without FFI, the worker exits when it next reads its socket's end.
+function die_with_parent(?FFI $libc, int $agent): void {
+    $libc?->prctl(1, SIGKILL, 0, 0, 0);
+    if (posix_getppid() !== $agent) { // the agent died before the prctl
+        quit();
     }
 }
 
@@ -390,7 +406,8 @@ function load_part($s, callable $op, $c, array $p): ?string {
 
 // spawn forks the worker of connection $o['id'], a child of this process; its socket, or an error.
 function spawn(array $o): array {
-    global $workers;
+    global $workers, $libc;
+    $agent = getmypid();
     $pair = stream_socket_pair(STREAM_PF_UNIX, STREAM_SOCK_STREAM, STREAM_IPPROTO_IP);
     if ($pair === false) {
         return ['error' => 'a socket pair for its worker process: ' . (error_get_last()['message'] ?? 'failed')];
@@ -402,6 +419,7 @@ function spawn(array $o): array {
         return ['error' => 'fork its worker process: ' . pcntl_strerror(pcntl_get_last_error())];
     }
     if ($pid === 0) {
+        die_with_parent($libc, $agent);
         fclose($pair[0]);
         foreach ($workers as $w) { // the other workers' sockets: each must end when this process does
             fclose($w['s']);
@@ -553,7 +571,8 @@ say(['type' => 'hello', 'protocol' => 2, 'language' => 'php', 'runtime_version' 
     + (['phpredis' => ['mode' => 'resp2'], 'pgsql' => ['mode' => 'prepared', 'unprepared_mode' => 'exec'], 'mysqli' => ['mode' => 'prepared']][$library] ?? [])
     + ['capabilities' => ['families' => [$family], 'tls' => $library !== 'memcached', 'workers' => 'processes',
         'open_loop' => true, 'max_connections' => MAX_CONNECTIONS]]);
-timer_slack();
+$libc = libc();
+timer_slack($libc);
 $workers = []; // by connection id: its worker process's pid and socket
 while (($line = read_line(STDIN)) !== null) {
     $m = json_decode($line, true);
