@@ -144,7 +144,7 @@ const MAX_FAILS_IN_A_ROW = 10;
 // setTimeout's.
 const timerThread = `
 const { workerData } = require('worker_threads');
-const ctl = new Int32Array(workerData.sab, 0, 4); // 0: changed (bumped), 1: fired (bumped), 2: stop
+const ctl = new Int32Array(workerData.sab, 0, 4); // 0: changed (bumped), 1: fired (bumped), 2: stop, 3: slots in use
 const target = new BigInt64Array(workerData.sab, 16, 1); // what it sleeps until; 0 while it looks
 const due = new BigInt64Array(workerData.sab, 24, workerData.slots); // each slot's due time, or -1
 const NONE = (1n << 62n);
@@ -153,14 +153,15 @@ for (;;) {
   if (Atomics.load(ctl, 2) !== 0) break;
   Atomics.store(target, 0, 0n);
   let next = NONE;
-  for (let i = 0; i < due.length; i++) {
+  const slots = Atomics.load(ctl, 3);
+  for (let i = 0; i < slots; i++) {
     const t = Atomics.load(due, i);
     if (t >= 0n && t < next) next = t;
   }
   Atomics.store(target, 0, next);
   const now = process.hrtime.bigint();
   if (next <= now) {
-    for (let i = 0; i < due.length; i++) {
+    for (let i = 0; i < slots; i++) {
       const t = Atomics.load(due, i);
       if (t >= 0n && t <= now) Atomics.compareExchange(due, i, t, -1n);
     }
@@ -181,6 +182,7 @@ class Timer {
     this.base = process.hrtime.bigint();
     this.waits = new Array(slots).fill(null); // [when, resolve] of each slot waiting
     this.waiting = 0;
+    this.slots = 0;
     this.fired = 0;
     this.listening = false;
     this.worker = null;
@@ -206,10 +208,15 @@ class Timer {
   now() { return Number(process.hrtime.bigint() - this.base); }
 
   // ready resolves once the waits work, before a load's T0.
-  // Between loads the thread does not keep the process alive.
-  async ready() {
+  // ready resolves once the waits of slots 0 to slots-1 work, before a
+  // load's T0. Between loads the thread does not keep the process alive.
+  async ready(slots) {
     if (this.worker && !(await this.online)) this.lost();
-    if (this.worker) this.worker.unref();
+    this.slots = slots;
+    if (this.worker) {
+      Atomics.store(this.ctl, 3, slots);
+      this.worker.unref();
+    }
   }
 
   until(slot, when) {
@@ -245,7 +252,7 @@ class Timer {
       if (fire.async) await fire.value;
       this.fired = Atomics.load(this.ctl, 1);
       const now = this.now();
-      for (let i = 0; i < this.waits.length; i++) {
+      for (let i = 0; i < this.slots; i++) {
         const x = this.waits[i];
         if (x !== null && x[0] <= now) {
           this.waits[i] = null;
@@ -330,7 +337,7 @@ async function load(conns, m) {
   }
   if (interval > 0) {
     if (!timer) timer = new Timer(MAX_CONNECTIONS);
-    await timer.ready();
+    await timer.ready(ids.length);
   }
   // Warm-up: untimed, closed loop, all connections at once.
   await Promise.all(runs.map(async (r) => {
