@@ -432,9 +432,9 @@ function spawn(array $o): array {
     return ['pid' => $pid, 's' => $pair[0]];
 }
 
-// end_workers closes the sockets of the workers of $ids (each then exits) and waits for them, killing those
-// still there after 2 s.
-function end_workers(array $ids): void {
+// end_workers closes the sockets of the workers of $ids (each then closes its connection and exits) and
+// waits for them, killing those still there after $grace_ms.
+function end_workers(array $ids, int $grace_ms = 2000): void {
     global $workers;
     $pids = [];
     foreach ($ids as $id) {
@@ -442,7 +442,7 @@ function end_workers(array $ids): void {
         $pids[] = $workers[$id]['pid'];
         unset($workers[$id]);
     }
-    for ($i = 0; $i < 2000 && $pids; $i++) {
+    for ($end = hrtime(true) + $grace_ms * 1_000_000; $pids && hrtime(true) < $end;) {
         $pids = array_filter($pids, fn($pid) => pcntl_waitpid($pid, $status, WNOHANG) === 0);
         if ($pids) {
             usleep(1000);
@@ -623,4 +623,4 @@ while (($line = read_line(STDIN)) !== null) {
         say(error_reply($id, thrown($e)));
     }
 }
-end_workers(array_keys($workers));
+end_workers(array_keys($workers), 500); // dbsock gives the agent 2 s to exit: 256 workers may not all be scheduled by then
