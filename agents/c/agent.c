@@ -49,6 +49,7 @@ struct slot {
 	char id[128];
 	const struct backend *b;
 	void *conn;
+	struct thread *t; /* its worker thread, from its first load to its close */
 };
 
 static struct slot conns[MAX_CONNS];
@@ -167,31 +168,29 @@ static void do_block(json_t *m, const char *id) {
 	say(json_pack("{s:s, s:s, s:o, s:o}", "type", "block_result", "id", id, "ns", arr, "errors", errors));
 }
 
-/* A load (protocol 2): a thread per connection, all started, warmed up and
- * waiting before one moment T0; closed loop (interval 0) or open loop, op j
- * of connection c due at T0 + offset[c] + j*interval and waited for by
- * sleeping to it. Each thread keeps its numbers in arrays allocated before
- * it starts, and nothing is written until every thread is done. */
+/* A load (protocol 2): each connection is run by its own worker thread,
+ * started at the connection's first load and kept until its close, so that
+ * its CPU time stays in /proc/PID/task, where dbsock reads the agent's. All
+ * are given their part, warm up and wait for one moment T0; closed loop
+ * (interval 0) or open loop, op j of connection c due at T0 + offset[c] +
+ * j*interval and waited for by sleeping to it. Each keeps its numbers in
+ * arrays allocated before it starts, and nothing is written until every
+ * one is done. */
 
 struct load {
 	long warmup, want;
 	int64_t interval, duration, t0;
-	pthread_mutex_t mu;
-	pthread_cond_t cv;
-	int state; /* 0 while the threads are created, 1 once all are, -1: they give up */
 	pthread_barrier_t warm, go;
 };
 
 struct op_error {
-	uint32_t index, at; /* at: the message's place in the worker's arena */
+	uint32_t index, at; /* at: the message's place in the part's arena */
 };
 
-struct worker {
-	pthread_t th;
+/* A part is one connection's share of a load. */
+struct part {
 	struct load *load;
-	const char *id;
-	const struct backend *b;
-	void *conn;
+	struct slot *s;
 	json_t *keys;
 	size_t nkeys;
 	int64_t offset;
@@ -201,6 +200,15 @@ struct worker {
 	size_t nerr;
 	char *arena;
 	size_t used;
+};
+
+struct thread {
+	pthread_t th;
+	const struct backend *b;
+	pthread_mutex_t mu;
+	pthread_cond_t cv, idle; /* cv: a job or quit; idle: the job is done */
+	struct part *job; /* the part to run; NULL when idle */
+	int quit;
 };
 
 static const char not_kept[] = "(its message not kept: this connection's errors filled 16 KiB)";
@@ -213,7 +221,7 @@ static void sleep_until(int64_t t) {
 
 /* keep_error keeps op j's error; a message the same as the error before's
  * is kept once. */
-static void keep_error(struct worker *w, size_t j, const char *msg) {
+static void keep_error(struct part *w, size_t j, const char *msg) {
 	struct op_error *e = &w->errs[w->nerr++];
 	e->index = (uint32_t)j;
 	if (w->nerr > 1 && strcmp(w->arena + e[-1].at, msg) == 0) {
@@ -231,24 +239,14 @@ static void keep_error(struct worker *w, size_t j, const char *msg) {
 	w->used += len + 1;
 }
 
-static void *work(void *arg) {
-	struct worker *w = arg;
+/* run runs part w on its connection, in its worker thread. */
+static void run(const struct backend *b, struct part *w) {
 	struct load *L = w->load;
-	prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL); /* sleeps end within a few us of their time */
-	pthread_mutex_lock(&L->mu);
-	while (L->state == 0)
-		pthread_cond_wait(&L->cv, &L->mu);
-	int run = L->state > 0;
-	pthread_mutex_unlock(&L->mu);
-	if (!run)
-		return NULL;
-	const struct backend *b = w->b;
-	if (b->thread_init)
-		b->thread_init();
+	void *conn = w->s->conn;
 	char err[512];
 	long len;
 	for (long i = 0; i < L->warmup; i++)
-		b->op(w->conn, json_array_get(w->keys, (size_t)i % w->nkeys), &len, err, sizeof err);
+		b->op(conn, json_array_get(w->keys, (size_t)i % w->nkeys), &len, err, sizeof err);
 	pthread_barrier_wait(&L->warm);
 	pthread_barrier_wait(&L->go); /* L->t0 is set */
 	const int64_t t0 = L->t0, interval = L->interval, end = L->duration > 0 ? t0 + L->duration : INT64_MAX;
@@ -270,7 +268,7 @@ static void *work(void *arg) {
 		} else if (start >= end) {
 			break;
 		}
-		int rc = b->op(w->conn, key, &len, err, sizeof err);
+		int rc = b->op(conn, key, &len, err, sizeof err);
 		w->ns[j] = now_ns() - start;
 		if (interval > 0)
 			w->lag[j] = start > due ? start - due : 0;
@@ -290,9 +288,74 @@ static void *work(void *arg) {
 		if (++fails >= MAX_FAILS)
 			break;
 	}
-	if (b->thread_end)
-		b->thread_end();
+}
+
+/* serve is a connection's worker thread: it runs each part it is given,
+ * and sleeps on its condition variable in between. */
+static void *serve(void *arg) {
+	struct thread *t = arg;
+	prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL); /* sleeps end within a few us of their time */
+	if (t->b->thread_init)
+		t->b->thread_init();
+	pthread_mutex_lock(&t->mu);
+	for (;;) {
+		while (!t->job && !t->quit)
+			pthread_cond_wait(&t->cv, &t->mu);
+		if (!t->job)
+			break;
+		struct part *w = t->job;
+		pthread_mutex_unlock(&t->mu);
+		run(t->b, w);
+		pthread_mutex_lock(&t->mu);
+		t->job = NULL;
+		pthread_cond_signal(&t->idle);
+	}
+	pthread_mutex_unlock(&t->mu);
+	if (t->b->thread_end)
+		t->b->thread_end();
 	return NULL;
+}
+
+/* start_thread gives slot s its worker thread: 0, or an error number. */
+static int start_thread(struct slot *s) {
+	struct thread *t = calloc(1, sizeof *t);
+	if (!t)
+		return ENOMEM;
+	t->b = s->b;
+	pthread_mutex_init(&t->mu, NULL);
+	pthread_cond_init(&t->cv, NULL);
+	pthread_cond_init(&t->idle, NULL);
+	pthread_attr_t attr;
+	pthread_attr_init(&attr);
+	pthread_attr_setstacksize(&attr, WORKER_STACK);
+	int rc = pthread_create(&t->th, &attr, serve, t);
+	pthread_attr_destroy(&attr);
+	if (rc) {
+		pthread_cond_destroy(&t->idle);
+		pthread_cond_destroy(&t->cv);
+		pthread_mutex_destroy(&t->mu);
+		free(t);
+		return rc;
+	}
+	s->t = t;
+	return 0;
+}
+
+/* stop_thread ends slot s's worker thread, if it has one (it is idle). */
+static void stop_thread(struct slot *s) {
+	struct thread *t = s->t;
+	if (!t)
+		return;
+	pthread_mutex_lock(&t->mu);
+	t->quit = 1;
+	pthread_cond_signal(&t->cv);
+	pthread_mutex_unlock(&t->mu);
+	pthread_join(t->th, NULL);
+	pthread_cond_destroy(&t->idle);
+	pthread_cond_destroy(&t->cv);
+	pthread_mutex_destroy(&t->mu);
+	free(t);
+	s->t = NULL;
 }
 
 /* load_int reads m's integer k (absent or null: 0) into out: 0, or -1 with
@@ -310,9 +373,9 @@ static int load_int(json_t *m, const char *k, int64_t lo, int64_t hi, int64_t *o
 	return -1;
 }
 
-/* load_plan checks a load and fills its workers (n of them): "" or what is
+/* load_plan checks a load and fills its parts (n of them): "" or what is
  * wrong with it in msg. */
-static void load_plan(json_t *m, struct load *L, struct worker *w, size_t n, char *msg, size_t len) {
+static void load_plan(json_t *m, struct load *L, struct part *w, size_t n, char *msg, size_t len) {
 	json_t *ids = json_object_get(m, "ids"), *keys = json_object_get(m, "keys"), *offs = json_object_get(m, "offsets_ns");
 	int64_t warmup, want, max_ops;
 	if (load_int(m, "warmup", 0, MAX_WARMUP, &warmup, msg, len) || load_int(m, "value_length", 0, INT32_MAX, &want, msg, len) ||
@@ -341,11 +404,11 @@ static void load_plan(json_t *m, struct load *L, struct worker *w, size_t n, cha
 			return;
 		}
 		for (size_t d = 0; d < c; d++)
-			if (w[d].conn == s->conn) {
+			if (w[d].s == s) {
 				snprintf(msg, len, "load: %.128s is given twice: a connection is run by one thread", id);
 				return;
 			}
-		w[c] = (struct worker){.load = L, .id = id, .b = s->b, .conn = s->conn, .keys = json_array_get(keys, c)};
+		w[c] = (struct part){.load = L, .s = s, .keys = json_array_get(keys, c)};
 		w[c].nkeys = json_array_size(w[c].keys);
 		if (w[c].nkeys == 0) {
 			snprintf(msg, len, "load: no keys for %.128s", id);
@@ -378,7 +441,7 @@ static void load_plan(json_t *m, struct load *L, struct worker *w, size_t n, cha
 	}
 }
 
-static void load_free(struct worker *w, size_t n) {
+static void load_free(struct part *w, size_t n) {
 	for (size_t c = 0; c < n; c++) {
 		free(w[c].ns);
 		free(w[c].lag);
@@ -386,6 +449,27 @@ static void load_free(struct worker *w, size_t n) {
 		free(w[c].arena);
 	}
 	free(w);
+}
+
+/* load_alloc allocates and touches each part's arrays: "" or what failed in msg. */
+static void load_alloc(struct load *L, struct part *w, size_t n, char *msg, size_t len) {
+	for (size_t c = 0; c < n; c++) {
+		size_t cap = w[c].cap ? w[c].cap : 1;
+		w[c].ns = malloc(cap * sizeof *w[c].ns);
+		w[c].lag = L->interval > 0 ? malloc(cap * sizeof *w[c].lag) : NULL;
+		w[c].errs = malloc(cap * sizeof *w[c].errs);
+		w[c].arena = malloc(ERR_ARENA);
+		if (!w[c].ns || (L->interval > 0 && !w[c].lag) || !w[c].errs || !w[c].arena) {
+			snprintf(msg, len, "load: out of memory for %zu ops", cap);
+			return;
+		}
+		/* Touched now, not in the timed part. */
+		memset(w[c].ns, 0, cap * sizeof *w[c].ns);
+		if (w[c].lag)
+			memset(w[c].lag, 0, cap * sizeof *w[c].lag);
+		memcpy(w[c].arena, not_kept, sizeof not_kept);
+		w[c].used = sizeof not_kept;
+	}
 }
 
 static void do_load(json_t *m) {
@@ -399,68 +483,46 @@ static void do_load(json_t *m) {
 		return;
 	}
 	struct load L = {0};
-	struct worker *w = calloc(n, sizeof *w);
+	struct part *w = calloc(n, sizeof *w);
 	if (!w) {
 		fail(first, "load: out of memory");
 		return;
 	}
 	load_plan(m, &L, w, n, msg, sizeof msg);
+	if (!msg[0])
+		load_alloc(&L, w, n, msg, sizeof msg);
 	for (size_t c = 0; c < n && !msg[0]; c++) {
-		size_t cap = w[c].cap ? w[c].cap : 1;
-		w[c].ns = malloc(cap * sizeof *w[c].ns);
-		w[c].lag = L.interval > 0 ? malloc(cap * sizeof *w[c].lag) : NULL;
-		w[c].errs = malloc(cap * sizeof *w[c].errs);
-		w[c].arena = malloc(ERR_ARENA);
-		if (!w[c].ns || (L.interval > 0 && !w[c].lag) || !w[c].errs || !w[c].arena) {
-			snprintf(msg, sizeof msg, "load: out of memory for %zu ops", cap);
-			break;
-		}
-		/* Touched now, not in the timed part. */
-		memset(w[c].ns, 0, cap * sizeof *w[c].ns);
-		if (w[c].lag)
-			memset(w[c].lag, 0, cap * sizeof *w[c].lag);
-		memcpy(w[c].arena, not_kept, sizeof not_kept);
-		w[c].used = sizeof not_kept;
+		int rc = w[c].s->t ? 0 : start_thread(w[c].s);
+		if (rc)
+			snprintf(msg, sizeof msg, "load: could not start a thread for %.128s: %s", w[c].s->id, strerror(rc));
 	}
 	if (msg[0]) {
 		fail(first, msg);
 		load_free(w, n);
 		return;
 	}
-	pthread_mutex_init(&L.mu, NULL);
-	pthread_cond_init(&L.cv, NULL);
 	pthread_barrier_init(&L.warm, NULL, (unsigned)n + 1);
 	pthread_barrier_init(&L.go, NULL, (unsigned)n + 1);
-	pthread_attr_t attr;
-	pthread_attr_init(&attr);
-	pthread_attr_setstacksize(&attr, WORKER_STACK);
-	size_t started = 0;
-	int rc = 0;
-	while (started < n && (rc = pthread_create(&w[started].th, &attr, work, &w[started])) == 0)
-		started++;
-	pthread_attr_destroy(&attr);
-	pthread_mutex_lock(&L.mu);
-	L.state = started == n ? 1 : -1;
-	pthread_cond_broadcast(&L.cv);
-	pthread_mutex_unlock(&L.mu);
-	if (started == n) {
-		pthread_barrier_wait(&L.warm);
-		/* T0: far enough ahead that every thread is asleep, waiting for it. */
-		L.t0 = now_ns() + 2000000 + 20000 * (int64_t)n;
-		pthread_barrier_wait(&L.go);
+	for (size_t c = 0; c < n; c++) {
+		struct thread *t = w[c].s->t;
+		pthread_mutex_lock(&t->mu);
+		t->job = &w[c];
+		pthread_cond_signal(&t->cv);
+		pthread_mutex_unlock(&t->mu);
 	}
-	for (size_t c = 0; c < started; c++)
-		pthread_join(w[c].th, NULL);
+	pthread_barrier_wait(&L.warm);
+	/* T0: far enough ahead that every thread is asleep, waiting for it. */
+	L.t0 = now_ns() + 2000000 + 20000 * (int64_t)n;
+	pthread_barrier_wait(&L.go);
+	for (size_t c = 0; c < n; c++) { /* each part's thread is done with it, and with the barriers */
+		struct thread *t = w[c].s->t;
+		pthread_mutex_lock(&t->mu);
+		while (t->job)
+			pthread_cond_wait(&t->idle, &t->mu);
+		pthread_mutex_unlock(&t->mu);
+	}
 	pthread_barrier_destroy(&L.warm);
 	pthread_barrier_destroy(&L.go);
-	pthread_cond_destroy(&L.cv);
-	pthread_mutex_destroy(&L.mu);
-	if (started < n) {
-		snprintf(msg, sizeof msg, "load: could not start thread %zu of %zu: %s", started + 1, n, strerror(rc));
-		fail(first, msg);
-		load_free(w, n);
-		return;
-	}
 	json_t *results = json_array();
 	for (size_t c = 0; c < n; c++) {
 		json_t *ns = json_array(), *errors = json_array();
@@ -469,7 +531,7 @@ static void do_load(json_t *m) {
 		for (size_t e = 0; e < w[c].nerr; e++)
 			json_array_append_new(errors, json_pack("{s:I, s:s}", "index", (json_int_t)w[c].errs[e].index, "message",
 				w[c].arena + w[c].errs[e].at));
-		json_t *r = json_pack("{s:s, s:o, s:o}", "id", w[c].id, "ns", ns, "errors", errors);
+		json_t *r = json_pack("{s:s, s:o, s:o}", "id", w[c].s->id, "ns", ns, "errors", errors);
 		if (L.interval > 0) {
 			json_t *lag = json_array();
 			for (size_t j = 0; j < w[c].n; j++)
@@ -510,6 +572,7 @@ static void do_close(const char *id) {
 		fail(id, "no such connection");
 		return;
 	}
+	stop_thread(s);
 	s->b->close(s->conn);
 	s->conn = NULL;
 	say(json_pack("{s:s, s:s}", "type", "closed", "id", id));
@@ -573,7 +636,9 @@ int main(int argc, char **argv) {
 	}
 	free(line);
 	for (int i = 0; i < MAX_CONNS; i++)
-		if (conns[i].conn)
+		if (conns[i].conn) {
+			stop_thread(&conns[i]);
 			conns[i].b->close(conns[i].conn);
+		}
 	return 0;
 }
