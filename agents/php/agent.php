@@ -334,7 +334,6 @@ function worker($s, array $o): never {
         write_line($s, enc(error_reply($id, thrown($e))));
         quit();
     }
-    unset($o); // its password
     write_line($s, enc(['type' => 'opened', 'id' => $id] + $info + ['detail' => 'worker process ' . getmypid()]));
     while (($line = read_line($s)) !== null) {
         $m = json_decode($line, true);
