@@ -146,9 +146,12 @@ func (a *Agent) readHello(ctx context.Context) error {
 	if err := a.decode("hello", line, TypeHello, &a.hello); err != nil {
 		return err
 	}
-	if a.hello.Protocol != Protocol || a.hello.Language == "" || a.hello.Library == "" {
-		return a.fail(fmt.Errorf("its hello speaks protocol %d with language %q and library %q: dbsock speaks protocol %d and needs both named",
-			a.hello.Protocol, a.hello.Language, a.hello.Library, Protocol))
+	if a.hello.Protocol < MinProtocol || a.hello.Protocol > Protocol || a.hello.Language == "" || a.hello.Library == "" {
+		return a.fail(fmt.Errorf("its hello speaks protocol %d with language %q and library %q: dbsock speaks protocols %d to %d and needs both named",
+			a.hello.Protocol, a.hello.Language, a.hello.Library, MinProtocol, Protocol))
+	}
+	if err := a.hello.checkCapabilities(); err != nil {
+		return a.fail(fmt.Errorf("its hello: %w", err))
 	}
 	return nil
 }
@@ -163,6 +166,11 @@ func (a *Agent) PID() int { return a.cmd.Process.Pid }
 // within the wait for ops ops and under limit bytes; an "error" answer is
 // returned as an error and leaves the agent running.
 func (a *Agent) request(ctx context.Context, what string, msg any, want string, out any, limit int, ops int) error {
+	return a.requestWithin(ctx, what, msg, want, out, limit, a.limits.wait(ops))
+}
+
+// requestWithin is request with its wait given.
+func (a *Agent) requestWithin(ctx context.Context, what string, msg any, want string, out any, limit int, wait time.Duration) error {
 	if a.dead != nil {
 		return a.dead
 	}
@@ -170,7 +178,6 @@ func (a *Agent) request(ctx context.Context, what string, msg any, want string, 
 	if err != nil {
 		return fmt.Errorf("%s: encode the request: %w", what, err)
 	}
-	wait := a.limits.wait(ops)
 	_ = a.stdin.SetWriteDeadline(time.Now().Add(wait))
 	stop := context.AfterFunc(ctx, func() { _ = a.stdin.SetWriteDeadline(time.Now()) })
 	_, err = a.stdin.Write(append(b, '\n'))

@@ -38,35 +38,60 @@ type audit struct {
 }
 
 // StartAudit implements drivers.BlockAuditor: it reads the server's count
-// before the block's window opens.
+// before the block's window opens (once for all the connections of the
+// agent's driver whose blocks run together: its count is the server's).
 func (c *conn) StartAudit(ctx context.Context) error {
 	c.audit = audit{started: true, start: time.Now()}
-	if oc, ok := c.finder.(drivers.OpCounter); ok {
-		n, err := oc.CountOps(ctx)
-		if err != nil {
-			return fmt.Errorf("read %s, which checks the %s agent's block on %s: %w", oc.Counter(), c.d.agent.spec.Stack, c.path, err)
+	w := &c.d.window
+	if w.open == 0 {
+		*w = window{}
+		if oc, ok := c.finder.(drivers.OpCounter); ok {
+			n, err := oc.CountOps(ctx)
+			if err != nil {
+				return fmt.Errorf("read %s, which checks the %s agent's block on %s: %w", oc.Counter(), c.d.agent.spec.Stack, c.path, err)
+			}
+			w.count = n
 		}
-		c.audit.count = n
 	}
+	w.open++
+	w.conns++
 	return nil
 }
 
-// EndAudit implements drivers.BlockAuditor: it checks the block the agent
-// reported against the server's count and its record of the connection.
+// window is the audit of the blocks of a driver's connections that run
+// together (one path's, at load): the server's count before them, how
+// many connections they ran on, and what the agent says of them (the
+// ops it says succeeded, counted as its answers come), checked against
+// the server's count at the first of their ends.
+type window struct {
+	open, conns    int
+	count, claimed int64
+	checked        bool
+}
+
+// EndAudit implements drivers.BlockAuditor: it checks the ops of the
+// blocks that ran together against the server's count (at the first of
+// their ends), and this connection's block against the server's record
+// of the connection.
 func (c *conn) EndAudit(ctx context.Context) error {
 	if !c.audit.started {
 		return nil
 	}
 	a := c.audit
 	c.audit = audit{}
-	if oc, ok := c.finder.(drivers.OpCounter); ok {
+	w := &c.d.window
+	if w.open > 0 {
+		w.open--
+	}
+	if oc, ok := c.finder.(drivers.OpCounter); ok && !w.checked {
+		w.checked = true
 		n, err := oc.CountOps(ctx)
 		if err != nil {
 			return fmt.Errorf("read %s, which checks the %s agent's block on %s: %w", oc.Counter(), c.d.agent.spec.Stack, c.path, err)
 		}
-		if served := n - a.count; served < a.claimed {
-			return c.d.agent.fail(fmt.Errorf("%w: it reported %d lookups on its %s connection %s, but the server's %s moved by %d while the block ran",
-				ErrUnseen, a.claimed, c.path, c.id, oc.Counter(), served))
+		if served := n - w.count; served < w.claimed {
+			return c.d.agent.fail(fmt.Errorf("%w: it reported %d lookups on %s, but the server's %s moved by %d while the block ran",
+				ErrUnseen, w.claimed, c.onWhat(w.conns), oc.Counter(), served))
 		}
 	}
 	if uc, ok := c.finder.(drivers.UseChecker); ok && a.claimed > 0 {
@@ -76,6 +101,22 @@ func (c *conn) EndAudit(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// tally counts ok ops that the agent says succeeded on c, towards its
+// audit and its window's.
+func (c *conn) tally(ok int) {
+	c.audit.claimed += int64(ok)
+	c.d.window.claimed += int64(ok)
+}
+
+// onWhat names the connections a window's blocks ran on: this one, or
+// n of the path's.
+func (c *conn) onWhat(n int) string {
+	if n <= 1 {
+		return fmt.Sprintf("its %s connection %s", c.path, c.id)
+	}
+	return fmt.Sprintf("its %d %s connections", n, c.path)
 }
 
 // ErrUnseen is wrapped when what an agent reports of a block disagrees

@@ -3,6 +3,7 @@ package agents
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 	"sync"
 
@@ -26,6 +27,9 @@ type Driver struct {
 	opened int
 	// counted is what the server checks each block with (audit.go).
 	counted string
+	// window is the audit of the blocks of its connections that run
+	// together (audit.go).
+	window window
 }
 
 // NewDriver is d's op done by agent a. d must be a drivers.ConnFinder and
@@ -87,6 +91,13 @@ func (d *Driver) Open(ctx context.Context, ep drivers.Endpoint) (drivers.Conn, e
 		return nil, err
 	}
 	o.NoPrepare = d.lookup.NoPrepare
+	if h := d.agent.Hello(); h.Protocol >= 2 {
+		o.Family = d.lookup.Family
+		if err := h.Speaks(o.Family, o.Path); err != nil {
+			f.Close()
+			return nil, fmt.Errorf("the %s agent cannot open %s over %s: %w", d.agent.spec.Stack, d.Name(), o.Path, err)
+		}
+	}
 	r, v, err := d.agent.OpenVerified(ctx, f, o)
 	if err != nil {
 		f.Close()
@@ -165,7 +176,7 @@ func (c *conn) TimeBlock(ctx context.Context, n int) ([]int64, []drivers.OpFailu
 		for _, e := range r.Errors {
 			failed = append(failed, drivers.OpFailure{Index: done + e.Index, Message: e.Message})
 		}
-		c.audit.claimed += int64(len(r.Ns) - len(r.Errors))
+		c.tally(len(r.Ns) - len(r.Errors))
 		done += len(keys)
 	}
 	return ns, failed, nil
@@ -188,4 +199,76 @@ func (c *conn) Close() error {
 		c.finder = nil
 	}
 	return err
+}
+
+// TimeGroup implements drivers.GroupTimer: one load request for every
+// connection of conns (each this agent's); a plan of more than MaxOps ops
+// in all is run as several loads one after another, each from its own
+// T0, so that no answer is over its limit. The latencies of each
+// connection count towards its audit.
+func (c *conn) TimeGroup(ctx context.Context, conns []drivers.BlockTimer, plan drivers.GroupPlan) ([]drivers.GroupResult, error) {
+	cs := make([]*conn, len(conns))
+	for i, bt := range conns {
+		x, ok := bt.(*conn)
+		if !ok || x.d != c.d {
+			return nil, fmt.Errorf("the %s agent: a load's connections must all be its own", c.d.agent.spec.Stack)
+		}
+		cs[i] = x
+	}
+	out := make([]drivers.GroupResult, len(cs))
+	chunk := max(MaxOps/len(cs)-plan.Warmup, 1)
+	for from, warm := 0, plan.Warmup; ; from, warm = from+chunk, 0 {
+		l, more := c.load(cs, plan, from, chunk, warm)
+		if len(l.IDs) == 0 {
+			return out, nil
+		}
+		c.d.mu.Lock()
+		r, err := c.d.agent.Load(ctx, l)
+		c.d.mu.Unlock()
+		if err != nil {
+			return nil, err
+		}
+		for _, cr := range r.Results {
+			k := slices.Index(l.IDs, cr.ID)
+			o := &out[k]
+			for _, e := range cr.Errors {
+				o.Failed = append(o.Failed, drivers.OpFailure{Index: len(o.Ns) + e.Index, Message: e.Message})
+			}
+			o.Ns, o.LagNs = append(o.Ns, cr.Ns...), append(o.LagNs, cr.LagNs...)
+			cs[k].tally(len(cr.Ns) - len(cr.Errors))
+		}
+		if !more {
+			return out, nil
+		}
+	}
+}
+
+// load is the load of ops [from, from+chunk) of each connection of cs
+// under plan (those that have any), warm first; more says whether ops
+// are left after it.
+func (c *conn) load(cs []*conn, plan drivers.GroupPlan, from, chunk, warm int) (l Load, more bool) {
+	l = Load{Warmup: warm, ValueLength: c.valueLen, IntervalNs: plan.Interval.Nanoseconds(), DurationNs: plan.Duration.Nanoseconds()}
+	for i, x := range cs {
+		n := min(plan.N[i]-from, chunk)
+		if n <= 0 {
+			continue
+		}
+		more = more || plan.N[i] > from+chunk
+		keys := make([]any, n)
+		if plan.Duration > 0 { // the agent walks them round
+			keys = keys[:min(n, len(x.keys))]
+			l.MaxOps = max(l.MaxOps, n)
+		}
+		for j := range keys {
+			keys[j] = x.keys[(from+j)%len(x.keys)]
+		}
+		l.IDs, l.Keys = append(l.IDs, x.id), append(l.Keys, keys)
+		if plan.Interval > 0 {
+			l.OffsetsNs = append(l.OffsetsNs, plan.Offsets[i].Nanoseconds())
+		}
+	}
+	if plan.Duration > 0 {
+		more = false // a duration is one load: the plan's N are its most ops
+	}
+	return l, more
 }

@@ -20,8 +20,26 @@ import (
 )
 
 // Protocol is the version of the agent protocol this package speaks; an
-// agent's hello names the one it speaks.
-const Protocol = 1
+// agent's hello names the one it speaks, Protocol or an earlier one down
+// to MinProtocol. Version 2 adds the hello's capabilities, the open's
+// protocol family and the load request (many connections, an offered
+// rate); an agent of version 1 measures one connection, closed loop.
+const (
+	Protocol    = 2
+	MinProtocol = 1
+)
+
+// Protocol families, as an open names them: the wire protocol an agent
+// speaks to the server, whatever dbsock calls the target (PgBouncer
+// speaks PostgreSQL's).
+const (
+	FamilyRedis     = "redis"
+	FamilyPostgres  = "postgres"
+	FamilyMySQL     = "mysql"
+	FamilyMemcached = "memcached"
+	// FamilyPingPong is dbsock's own floor and echo servers' framing.
+	FamilyPingPong = "pingpong"
+)
 
 // Size limits of what an agent may write: a line over its limit is an
 // error, and the agent is killed.
@@ -52,6 +70,8 @@ const (
 	TypeOverheadResult = "overhead_result"
 	TypeClose          = "close"
 	TypeClosed         = "closed"
+	TypeLoad           = "load"
+	TypeLoadResult     = "load_result"
 	TypeError          = "error"
 )
 
@@ -74,6 +94,27 @@ type Hello struct {
 	// UnpreparedMode, optional, is the mode when an open says no_prepare,
 	// where it differs from Mode.
 	UnpreparedMode string `json:"unprepared_mode,omitempty"`
+	// Capabilities (protocol 2) are what the agent can do; nil for
+	// protocol 1: one connection at a time, closed loop.
+	Capabilities *Capabilities `json:"capabilities,omitempty"`
+}
+
+// Capabilities are what an agent of protocol 2 says it can do: dbsock
+// asks it for nothing else.
+type Capabilities struct {
+	// Families are the protocol families it speaks with the library it
+	// was started with.
+	Families []string `json:"families"`
+	// TLS says whether it can open the tls path.
+	TLS bool `json:"tls"`
+	// Workers is how it runs a load: "threads" (a thread per
+	// connection), "processes" (a process per connection) or
+	// "event-loop" (one event loop, N connections); "" for none.
+	Workers string `json:"workers,omitempty"`
+	// OpenLoop says that it paces a load at an offered rate.
+	OpenLoop bool `json:"open_loop,omitempty"`
+	// MaxConnections is the most connections one load may have.
+	MaxConnections int `json:"max_connections,omitempty"`
 }
 
 // String names the stack for people: "redis-py 4.3.4 (python 3.11.2)".
@@ -87,6 +128,9 @@ type Open struct {
 	// ID names the connection in every later message.
 	ID     string `json:"id"`
 	Target string `json:"target"`
+	// Family (protocol 2) is the protocol the server speaks, one of the
+	// Family constants: agents dispatch on it, not on Target.
+	Family string `json:"family,omitempty"`
 	// Path is dbsock's name of the route (tcp, tcp6, tls, unix);
 	// Network is what the agent dials: "tcp" (TLS over it when CAPEM is
 	// set) or "unix".
@@ -167,6 +211,45 @@ type Overhead struct {
 type OverheadResult struct {
 	Type string  `json:"type"`
 	Ns   []int64 `json:"ns"`
+}
+
+// Load (protocol 2) asks the agent to run ops on several of its
+// connections at once, each in its own worker, from one moment T0 on
+// its clock (docs/agents.md): closed loop when IntervalNs is 0, else
+// op j of connection c is due at T0 + OffsetsNs[c] + j*IntervalNs.
+type Load struct {
+	Type string `json:"type"`
+	// IDs are the connections; Keys[c] are the keys of IDs[c], looked up
+	// in order (starting over at the end under DurationNs).
+	IDs  []string `json:"ids"`
+	Keys [][]any  `json:"keys"`
+	// Warmup untimed ops on each connection come first, closed loop.
+	Warmup      int     `json:"warmup"`
+	ValueLength int     `json:"value_length"`
+	IntervalNs  int64   `json:"interval_ns"`
+	OffsetsNs   []int64 `json:"offsets_ns,omitempty"`
+	// DurationNs, when set, ends each connection's ops at T0+DurationNs
+	// (no op due, or started in a closed loop, after it), at most
+	// MaxOps each.
+	DurationNs int64 `json:"duration_ns,omitempty"`
+	MaxOps     int   `json:"max_ops,omitempty"`
+}
+
+// ConnResult is one connection's ops of a load: the latency of each
+// from its start to its end, its schedule lag (its start minus its due
+// time: open loop only), and the ops that failed.
+type ConnResult struct {
+	ID     string    `json:"id"`
+	Ns     []int64   `json:"ns"`
+	LagNs  []int64   `json:"lag_ns,omitempty"`
+	Errors []OpError `json:"errors,omitempty"`
+}
+
+// LoadResult is the agent's answer to Load: one ConnResult per
+// connection, in the order of Load.IDs.
+type LoadResult struct {
+	Type    string       `json:"type"`
+	Results []ConnResult `json:"results"`
 }
 
 // Close asks the agent to close one connection.

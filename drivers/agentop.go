@@ -25,6 +25,9 @@ type AgentLookup struct {
 	// Key is row id's key: a string for a key-value target, the integer
 	// id for an SQL one.
 	Key func(id int64) any
+	// Family is the protocol the server speaks, as the agent protocol
+	// names it ("postgres" for PostgreSQL and PgBouncer alike).
+	Family string
 }
 
 // AgentOp is an optional capability of a Driver whose op an agent can do
@@ -54,6 +57,41 @@ type BlockTimer interface {
 	// is the timer itself failing (its process gone or hung): the block
 	// is lost.
 	TimeBlock(ctx context.Context, n int) (ns []int64, failed []OpFailure, err error)
+}
+
+// GroupTimer is an optional capability of a BlockTimer whose process runs
+// many connections at once in its own concurrency model (an agent's
+// threads, processes or event loop): the timing loop hands it all of one
+// path's connections for a block instead of one block each, so that the
+// connections' ops run together, paced where the plan says.
+type GroupTimer interface {
+	BlockTimer
+	// TimeGroup runs plan on conns (this connection among them, each a
+	// connection of the same process) and returns one GroupResult per
+	// connection, in order. An error is the timer itself failing.
+	TimeGroup(ctx context.Context, conns []BlockTimer, plan GroupPlan) ([]GroupResult, error)
+}
+
+// GroupPlan is one block of a group of connections: Warmup untimed ops on
+// each first, then N[c] ops on connection c (on its handed keys in order,
+// starting over at the end), all starting at one moment T0. Closed loop
+// when Interval is 0; else op j of connection c is due at T0 + Offsets[c]
+// + j*Interval. Under Duration, no op is due (or, closed loop, starts)
+// after T0+Duration, and N[c] is the most connection c may do.
+type GroupPlan struct {
+	Warmup   int
+	N        []int
+	Interval time.Duration
+	Offsets  []time.Duration
+	Duration time.Duration
+}
+
+// GroupResult is one connection's ops of a group block: the latency of
+// each from its start to its end, in nanoseconds; paced, its lag (its
+// start minus its due time); and the ops that failed.
+type GroupResult struct {
+	Ns, LagNs []int64
+	Failed    []OpFailure
 }
 
 // An agent's latencies are its own word until dbsock checks them against

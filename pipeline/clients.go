@@ -138,7 +138,10 @@ func (p Plan) validateClients() error {
 	return p.validateAgentRun()
 }
 
-// validateAgentRun refuses what agents cannot do.
+// validateAgentRun refuses what agents cannot do: a stack whose agent
+// runs no load (its stack.json names no worker model) is refused many
+// connections, a rate or a duration; a user's agent says what it can do
+// in its hello, when it starts (checkLoad).
 func (p Plan) validateAgentRun() error {
 	o, asked := p.Loop, strings.Join(p.Client.Stacks, ",")
 	refuse := func(format string, args ...any) error {
@@ -147,12 +150,8 @@ func (p Plan) validateAgentRun() error {
 	switch {
 	case p.Client.Remote != nil:
 		return refuse("its agents run on this host, which %s does not combine with", setting.Client)
-	case slices.ContainsFunc(p.Sweep.Concurrency, func(c int) bool { return c > 1 }):
-		return refuse("an agent measures one connection per path: give %s 1", setting.Concurrency)
 	case slices.ContainsFunc(p.scenarios(), func(s string) bool { return s != scenarios.PK }):
 		return refuse("an agent measures lookups on open connections: give %s %s", setting.Scenario, scenarios.PK)
-	case o.Rate > 0 || o.Duration > 0:
-		return refuse("an agent runs a closed loop of a given number of ops: leave out %s and %s", setting.Rate, setting.Duration)
 	case slices.ContainsFunc(p.Sweep.Pipelines, func(d int) bool { return d > 1 }):
 		return refuse("an agent sends one lookup per op: leave out %s", setting.Pipelines)
 	case o.Op != "" && o.Op != drivers.OpRead:
@@ -160,12 +159,34 @@ func (p Plan) validateAgentRun() error {
 	case len(p.Workload.Queries) > 0 || len(p.Workload.KeysFrom) > 0:
 		return refuse("an agent does each target's own lookup: leave out %s and %s", setting.Queries, setting.KeysFrom)
 	}
+	if p.atLoad() {
+		for _, c := range p.Client.Stacks {
+			lang, _, _ := strings.Cut(c, ":")
+			if lang != GoClient && lang != CmdClient && agents.Declared(p.Client.AgentsDir, lang).Workers == "" {
+				return refuse("the %s agent measures one connection at a time, closed loop (its stack.json names no workers): give %s 1 and leave out %s and %s for it",
+					lang, setting.Concurrency, setting.Rate, setting.Duration)
+			}
+		}
+	}
 	for _, t := range p.paths() {
 		if !slices.Contains(AgentPaths, t.Route()) { // a control as the path it repeats
 			return refuse("an agent dials %s itself, not path %s: leave %s out of %s", pathNames(AgentPaths), t, t, setting.Paths)
 		}
 	}
 	return nil
+}
+
+// atLoad says whether the run's cases are at load, which an agent runs
+// as a load request (agent protocol 2): more than one connection, an
+// offered rate or a duration.
+func (p Plan) atLoad() bool {
+	return slices.ContainsFunc(p.Sweep.Concurrency, func(c int) bool { return c > 1 }) ||
+		p.Loop.Rate > 0 || p.Loop.Duration > 0 || len(p.Sweep.Rates) > 0 || p.RateAuto
+}
+
+// maxConcurrency is the most connections a case of the run has per path.
+func (p Plan) maxConcurrency() int {
+	return max(slices.Max(append([]int{1}, p.Sweep.Concurrency...)), 1)
 }
 
 func pathNames(ts []drivers.Transport) string {
@@ -290,9 +311,18 @@ func (p Plan) startClients(ctx context.Context, t *targets.Target, ti *results.T
 			return cs, stop, err
 		}
 		h := a.Hello()
+		if p.atLoad() {
+			if err := h.CanLoad(p.maxConcurrency(), p.Loop.Rate > 0 || len(p.Sweep.Rates) > 0 || p.RateAuto); err != nil {
+				a.Close()
+				return cs, stop, setting.Errorf("%s %s: the %s agent (%s) cannot run this load: %v", setting.Clients, c, name, h, err)
+			}
+		}
 		declared := agents.Declared(p.Client.AgentsDir, lang)
 		client := &results.Client{Language: h.Language, RuntimeVersion: h.RuntimeVersion, Library: h.Library, LibraryVersion: h.LibraryVersion,
 			TimingGoalNs: declared.TimingGoalNs, FloorReference: declared.FloorReference}
+		if c := h.Capabilities; c != nil && p.atLoad() {
+			client.Workers = c.Workers
+		}
 		if lang == CmdClient { // your agent, in the language its hello names
 			client.Language, client.RuntimeVersion = CmdClient, strings.TrimSpace(h.Language+" "+h.RuntimeVersion)
 		}
@@ -367,6 +397,9 @@ func fillGoClients(rep *results.Report) {
 		c := &results.Client{Language: GoClient, RuntimeVersion: rep.Environment.GoVersion}
 		if t, ok := targets.Lookup(run.Target); ok && t.Library != "" {
 			c.Library, c.LibraryVersion = t.Library, rep.Environment.Drivers[t.Library]
+		}
+		if len(rep.Config.Clients) > 0 && (run.Case.Concurrency > 1 || run.Case.Rate > 0) {
+			c.Workers = "goroutines" // named beside the other stacks' models
 		}
 		run.Client = c
 	}

@@ -178,3 +178,29 @@ func agentsWithout(t *testing.T, runtime string) string {
 	}
 	return dir
 }
+
+// TestStackWithoutWorkersRefusedAtLoad: a stack whose stack.json names no
+// worker model runs one connection at a time, closed loop: a run at load
+// from it is refused before anything starts, naming the stack; at rest
+// it is not.
+func TestStackWithoutWorkersRefusedAtLoad(t *testing.T) {
+	dir := agentsWithout(t, "/usr/bin/python3")
+	b, err := os.ReadFile(filepath.Join(dir, "python", "stack.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b = []byte(strings.Replace(string(b), `"workers": "processes",`, "", 1))
+	if err := os.WriteFile(filepath.Join(dir, "python", "stack.json"), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	pl := plan(&fakeProvider{}, &fakeDriver{name: "redis"})
+	pl.Client.AgentsDir, pl.Client.Stacks = dir, []string{"go", "python"}
+	if err := pl.validateAgentRun(); err != nil {
+		t.Errorf("at rest: %v", err)
+	}
+	pl.Loop.Rate = 1000
+	err = pl.validateAgentRun()
+	if err == nil || !strings.Contains(err.Error(), "the python agent measures one connection at a time, closed loop (its stack.json names no workers)") {
+		t.Errorf("at a rate: %v", err)
+	}
+}

@@ -76,7 +76,19 @@ func stackName(s results.Summary) string {
 	if c.Library != "" {
 		name += " (" + strings.TrimSpace(c.Library+" "+c.LibraryVersion) + ")"
 	}
+	if m, ok := workerModels[c.Workers]; ok {
+		name += ", " + m
+	}
 	return name
+}
+
+// workerModels name the concurrency model a stack ran a case's
+// connections in, at load (results.Client.Workers).
+var workerModels = map[string]string{
+	"threads":    "a thread per connection",
+	"processes":  "a process per connection",
+	"event-loop": "one event loop",
+	"goroutines": "a goroutine per connection",
 }
 
 // clientsPhrase says who did the ops: "one Go client", or the stacks of a

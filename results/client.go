@@ -24,6 +24,12 @@ type Client struct {
 	// subtracts (agents/NAME/stack.json).
 	TimingGoalNs   int64 `json:"timing_goal_ns,omitempty"`
 	FloorReference bool  `json:"floor_reference,omitempty"`
+	// Workers, at load, is the concurrency model the stack ran the
+	// case's connections in: "threads" (a thread per connection),
+	// "processes" (a process per connection, as gunicorn's sync workers
+	// and PHP-FPM), "event-loop" (one event loop, N connections),
+	// "goroutines" (Go's: a goroutine per connection).
+	Workers string `json:"workers,omitempty"`
 }
 
 // SkippedClient is a client stack a target was not measured from, and why

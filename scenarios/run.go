@@ -180,8 +180,10 @@ func measureRound(ctx context.Context, d drivers.Driver, paths drivers.Paths, op
 	} else if failed < 0 {
 		defer sides[0].exec.r.Close()
 	}
-	if r, ok := opt.ServerCPU.(cpustat.Refresher); ok {
-		_ = r.Refresh() // the server may have started a process per connection; Read says if it is gone
+	for _, m := range []cpustat.Meter{opt.ServerCPU, opt.ClientCPU} {
+		if r, ok := m.(cpustat.Refresher); ok {
+			_ = r.Refresh() // a process per connection may have started (a server's, an agent's worker); Read says if it is gone
+		}
 	}
 	if keys != nil {
 		keys.hand(keys.warm, keys.warmW, opt.Warmup, sides...)
@@ -362,6 +364,12 @@ func (s *side) warmUp(d drivers.Driver, opt caseRun) error {
 	if opt.Warmup <= 0 {
 		return nil
 	}
+	if g := s.group(opt); g != nil {
+		if err := s.warmGroup(g, opt); err != nil {
+			return fmt.Errorf("%s over %s during warm-up: %w", d.Name(), s.ep, err)
+		}
+		return nil
+	}
 	var wg sync.WaitGroup
 	for _, w := range s.ws {
 		w.dog = StartWatchdog(s.closer(w), &w.heartbeat, opt.timeout())
@@ -407,6 +415,8 @@ func (s *side) timeBlock(d drivers.Driver, opt caseRun, j, index int) error {
 		wg          sync.WaitGroup
 		startTiming = make(chan struct{})
 		start       time.Time
+		g           = s.group(opt)
+		span        time.Duration // a group's ops on the agent's clock
 	)
 	for i, w := range s.ws {
 		for _, h := range w.hists {
@@ -421,6 +431,10 @@ func (s *side) timeBlock(d drivers.Driver, opt caseRun, j, index int) error {
 		ctx, cancel := context.WithCancel(s.ctx)
 		closer := s.closer(w)
 		w.dog = StartWatchdog(closerFunc(func() error { cancel(); return closer.Close() }), &w.heartbeat, opt.timeout())
+		if g != nil {
+			defer cancel()
+			continue
+		}
 		wg.Add(1)
 		go func(i int, w *worker) {
 			defer wg.Done()
@@ -436,6 +450,14 @@ func (s *side) timeBlock(d drivers.Driver, opt caseRun, j, index int) error {
 			}
 			w.sample = Loop(ctx, w.op, s.loopConfig(opt, j, i, w, start), w.hists[0], w.phases[PhaseUncorrected])
 		}(i, w)
+	}
+	if g != nil {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-startTiming
+			span = s.timeGroup(s.ctx, g, opt, j, start)
+		}()
 	}
 	// The counters are read at the window's edges: the server first and
 	// the client last before it opens, the client first after it closes,
@@ -466,6 +488,9 @@ func (s *side) timeBlock(d drivers.Driver, opt caseRun, j, index int) error {
 	s.server = s.server.Add(s1.Sub(s0))
 	s.clientErr = errors.Join(s.clientErr, cerr0, cerr1)
 	s.serverErr = errors.Join(s.serverErr, serr0, serr1)
+	if span > 0 {
+		elapsed = span // the agent's ops, without its answer's encoding and transfer
+	}
 	b := results.Block{Pair: j, Index: index, StartNs: start.Sub(opt.Epoch).Nanoseconds(), ElapsedNs: elapsed.Nanoseconds()}
 	if opt.ServerCPU != nil && serr0 == nil && serr1 == nil && len(s.parts) == 1 {
 		b.ServerCPUNs = s1.Sub(s0).CPUNs // the capacity comparison pairs it per op (under --op mixed it cannot be split)

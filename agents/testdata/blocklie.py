@@ -8,7 +8,12 @@ its connections are real and verified. What it says of its blocks:
   overlong: does the ops and multiplies every latency by 1000;
   floor:    does the ops and says each took 1000 ns;
   swap:     opens a second, unverified Unix connection beside each TCP
-            one and sends the TCP connection's blocks over it."""
+            one and sends the TCP connection's blocks over it;
+  loadliar: does no op of a load and answers it with plausible latencies
+            and lags, after sleeping out its schedule;
+  loadlate: runs each load and says every op started 10 s after it was
+            due (its lag), later than the request took;
+  v1:       says protocol 1 in its hello, with no capabilities."""
 import json
 import os
 import subprocess
@@ -18,7 +23,11 @@ import time
 mode, target = sys.argv[1], sys.argv[2]
 agent = os.path.join(os.path.dirname(__file__), "..", "python", "agent.py")
 p = subprocess.Popen(["/usr/bin/python3", agent, target], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-print(p.stdout.readline(), end="", flush=True)  # its hello
+hello = json.loads(p.stdout.readline())
+if mode == "v1":
+    hello["protocol"] = 1
+    hello.pop("capabilities", None)
+print(json.dumps(hello), flush=True)
 shadow = None  # the Unix connection's open, to copy for the swap
 
 
@@ -35,6 +44,13 @@ for line in sys.stdin:
         time.sleep(sum(ns) / 1e9)
         print(json.dumps({"type": "block_result", "id": m["id"], "ns": ns}), flush=True)
         continue
+    if m["type"] == "load" and mode == "loadliar":
+        n = [len(k) for k in m["keys"]]
+        sched = max(off + (k - 1) * m["interval_ns"] for off, k in zip(m.get("offsets_ns") or [0] * len(n), n))
+        time.sleep(sched / 1e9 + 0.001)
+        res = [{"id": i, "ns": [30000] * k, "lag_ns": [0] * k if m["interval_ns"] else []} for i, k in zip(m["ids"], n)]
+        print(json.dumps({"type": "load_result", "results": res}), flush=True)
+        continue
     if mode == "swap" and m["type"] == "open" and m["path"] == "unix":
         shadow = dict(m, id="shadow", token=m["token"] + "-shadow")
     if mode == "swap" and m["type"] == "block" and m["id"].startswith("tcp") and shadow:
@@ -47,6 +63,9 @@ for line in sys.stdin:
     r = ask(m)
     if r.get("type") == "block_result" and mode == "overlong":
         r["ns"] = [v * 1000 for v in r["ns"]]
+    if r.get("type") == "load_result" and mode == "loadlate":
+        for c in r["results"]:
+            c["lag_ns"] = [v + 10 ** 10 for v in c.get("lag_ns") or []]
     if r.get("type") == "block_result" and mode == "floor":
         r["ns"] = [1000 for v in r["ns"]]
     print(json.dumps(r), flush=True)

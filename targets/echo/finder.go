@@ -23,7 +23,7 @@ func (*Driver) OpenFinder(ctx context.Context, admin drivers.Endpoint) (drivers.
 // the first of them "ping", and reads them back).
 func (d *Driver) AgentOp() drivers.AgentLookup {
 	size := int64(d.size)
-	return drivers.AgentLookup{Key: func(int64) any { return size }}
+	return drivers.AgentLookup{Family: "pingpong", Key: func(int64) any { return size }}
 }
 
 // DialFinder opens dbsock's own connection to one of its ping-pong

@@ -138,5 +138,5 @@ func (*Driver) OpenFinder(ctx context.Context, admin drivers.Endpoint) (drivers.
 // one message of echo.Size bytes (the key is its size), with blocking
 // calls.
 func (*Driver) AgentOp() drivers.AgentLookup {
-	return drivers.AgentLookup{Key: func(int64) any { return int64(echo.Size) }}
+	return drivers.AgentLookup{Family: "pingpong", Key: func(int64) any { return int64(echo.Size) }}
 }

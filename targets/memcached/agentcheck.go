@@ -106,7 +106,7 @@ func (f *finder) Close() error { return f.nc.Close() }
 
 // AgentOp implements drivers.AgentOp: an agent gets each row's key.
 func (*Driver) AgentOp() drivers.AgentLookup {
-	return drivers.AgentLookup{Key: func(id int64) any { return drivers.KeyName(id) }}
+	return drivers.AgentLookup{Family: "memcached", Key: func(id int64) any { return drivers.KeyName(id) }}
 }
 
 // CountOps implements drivers.OpCounter: stats' cmd_get, over every

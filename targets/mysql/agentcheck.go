@@ -78,7 +78,7 @@ func (f *finder) Close() error { return f.db.Close() }
 // with each row's id, prepared once per connection in the prepared mode
 // (where its library can).
 func (d *Driver) AgentOp() drivers.AgentLookup {
-	return drivers.AgentLookup{Statement: d.readQuery(), NoPrepare: d.mode != ModePrepared, Key: func(id int64) any { return id }}
+	return drivers.AgentLookup{Family: "mysql", Statement: d.readQuery(), NoPrepare: d.mode != ModePrepared, Key: func(id int64) any { return id }}
 }
 
 // CountOps implements drivers.OpCounter: the server's count of SELECTs

@@ -76,7 +76,7 @@ func (f *finder) Close() error { return f.c.Close(context.Background()) }
 // mode sends it as an unnamed statement each time (exec, as through
 // PgBouncer).
 func (d *Driver) AgentOp() drivers.AgentLookup {
-	return drivers.AgentLookup{Statement: d.readQuery(), NoPrepare: d.mode == ModeExec, Key: func(id int64) any { return id }}
+	return drivers.AgentLookup{Family: "postgres", Statement: d.readQuery(), NoPrepare: d.mode == ModeExec, Key: func(id int64) any { return id }}
 }
 
 // CheckUse implements drivers.UseChecker with pg_stat_activity: the

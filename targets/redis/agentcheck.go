@@ -82,7 +82,7 @@ func (f *finder) Close() error { return errors.Join(f.conn.Close(), f.client.Clo
 
 // AgentOp implements drivers.AgentOp: an agent GETs each row's key.
 func (*Driver) AgentOp() drivers.AgentLookup {
-	return drivers.AgentLookup{Key: func(id int64) any { return drivers.KeyName(id) }}
+	return drivers.AgentLookup{Family: "redis", Key: func(id int64) any { return drivers.KeyName(id) }}
 }
 
 // CountOps implements drivers.OpCounter: the calls of GET that INFO

@@ -1,0 +1,113 @@
+package main
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/dbsock/dbsock/internal/testutil"
+)
+
+// TestStacksAtLoad: every stack runs a case at load (many connections,
+// an offered rate) in its own worker model, which the report names, each
+// of its connections verified, with the generator's figures of every
+// side. Whether a stack held the rate on this machine is not asserted
+// here: that is a measurement (docs/agents.md), not a test.
+func TestStacksAtLoad(t *testing.T) {
+	testutil.NeedAny(t, "redis-server")
+	needStacks(t)
+	code, out, stderr := dbsock(t, "run", "redis", "--clients", "go,c,python,node,php", "--provider", "local", "--paths", "tcp,unix",
+		"--concurrency", "4", "--rate", "1000", "--n", "400", "--blocks", "2", "--instances", "1", "--warmup", "10", "--format", "json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var rep struct {
+		Summary []struct {
+			Stack       string `json:"stack"`
+			Concurrency int    `json:"concurrency"`
+			Client      *struct {
+				Workers string `json:"workers"`
+			} `json:"client"`
+			Sides []struct {
+				N         int64 `json:"n"`
+				Generator *struct {
+					OfferedRate  float64 `json:"offered_rate"`
+					AchievedRate float64 `json:"achieved_rate"`
+				} `json:"generator"`
+			} `json:"sides"`
+		} `json:"summary"`
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"": "goroutines", "go": "goroutines", "c": "threads", "python": "processes", "node": "event-loop", "php": "processes"}
+	seen := map[string]bool{}
+	for _, s := range rep.Summary {
+		seen[s.Stack] = true
+		if s.Client == nil || s.Client.Workers != want[s.Stack] {
+			t.Errorf("%q: client %+v; want workers %q", s.Stack, s.Client, want[s.Stack])
+		}
+		if len(s.Sides) != 2 {
+			t.Errorf("%q: %d sides; want tcp and unix", s.Stack, len(s.Sides))
+		}
+		for _, side := range s.Sides {
+			if g := side.Generator; g == nil || g.OfferedRate != 1000 || g.AchievedRate <= 0 {
+				t.Errorf("%q: generator %+v; want the offered 1000/s and what was reached", s.Stack, g)
+			}
+			if side.N != 400 {
+				t.Errorf("%q: a side timed %d lookups; want the 400 asked for, shared by the 4 connections", s.Stack, side.N)
+			}
+		}
+	}
+	if len(seen) != 5 {
+		t.Errorf("stacks measured: %v; want all five", seen)
+	}
+}
+
+// TestAgentLoadsAudited: an agent whose connections are real and
+// verified but whose loads lie fails its case with what disagreed: ops
+// it never did (the server's count), or ops that by its own schedule
+// ended after the request had returned (dbsock's clock).
+func TestAgentLoadsAudited(t *testing.T) {
+	testutil.NeedAny(t, "redis-server")
+	needStacks(t)
+	script, err := filepath.Abs("../../agents/testdata/blocklie.py")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ mode, want string }{
+		{"loadliar", "it reported 200 lookups on its 4 tcp connections, but the server's INFO commandstats cmdstat_get calls moved by"},
+		{"loadlate", "later than the whole request took on dbsock's clock"},
+	} {
+		t.Run(tc.mode, func(t *testing.T) {
+			code, _, stderr := dbsock(t, "run", "redis", "--clients", "cmd:/usr/bin/python3 "+script+" "+tc.mode, "--provider", "local",
+				"--paths", "tcp,unix", "--concurrency", "4", "--rate", "2000", "--n", "400", "--blocks", "2", "--instances", "1", "--warmup", "10", "--format", "json")
+			if code != 1 || !strings.Contains(stderr, tc.want) || !strings.Contains(stderr, "the server did not see what the agent reported") {
+				t.Errorf("exit %d, stderr %q: want exit 1 and an error saying %q", code, stderr, tc.want)
+			}
+		})
+	}
+}
+
+// TestAgentProtocol1AtRestOnly: an agent of protocol 1 still measures at
+// rest, and is refused a load in one line that says what changed.
+func TestAgentProtocol1AtRestOnly(t *testing.T) {
+	testutil.NeedAny(t, "redis-server")
+	needStacks(t)
+	script, err := filepath.Abs("../../agents/testdata/blocklie.py")
+	if err != nil {
+		t.Fatal(err)
+	}
+	agent := "cmd:/usr/bin/python3 " + script + " v1"
+	common := []string{"run", "redis", "--clients", agent, "--provider", "local", "--paths", "tcp,unix", "--n", "100", "--instances", "1", "--warmup", "10", "--format", "json"}
+	if code, _, stderr := dbsock(t, common...); code != 0 {
+		t.Errorf("at rest: exit %d: %s", code, stderr)
+	}
+	code, _, stderr := dbsock(t, append(common, "--concurrency", "2")...)
+	lines := strings.Split(strings.TrimSpace(stderr), "\n")
+	last := lines[len(lines)-1]
+	if code == 0 || !strings.Contains(last, "it speaks agent protocol 1, which measures one connection in a closed loop") {
+		t.Errorf("at load: exit %d, last line %q; want it refused, saying what changed", code, last)
+	}
+}
