@@ -86,10 +86,7 @@ func writeObjectives(b *strings.Builder, r *results.Report) {
 	b.WriteString("| case | path | highest rate held | rates measured (held ✓, not ✗) | headroom over the baseline |\n|---|---|--:|---|--:|\n")
 	base := baseOf(r)
 	for _, res := range r.Objectives {
-		name := res.Case.Target + ": " + res.Case.Label()
-		if res.Case.Stack != "" {
-			name += " from " + res.Case.Stack
-		}
+		name := res.Case.Target + ": " + res.Case.Label() // the label names the stack
 		for _, c := range res.Capacities {
 			highest, head := "none", "–"
 			if c.HighestRate > 0 {
