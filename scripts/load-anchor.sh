@@ -24,12 +24,16 @@
 #     with the backends that exited (the postmaster's cutime + cstime), in
 #     clock ticks, per transaction processed;
 #   dbsock run postgres --provider external --concurrency CLIENTS --rate
-#     RATE --client-cpu CLIENT_CPU --server-pid postgres=PID (both paths,
-#     interleaved blocks, INSTANCES fresh sets of connections).
+#     RATE --client-cpu CLIENT_CPU --server-pid postgres=PID --clients
+#     STACKS (both paths, interleaved blocks, INSTANCES fresh sets of
+#     connections; each stack checked: Go's drivers, and the C stack's
+#     libpq, the library pgbench itself uses, prepared as -M prepared).
 # It prints each figure and the gaps, and exits 0 when every check holds,
 # 1 when one does not (or a step failed), 2 on a bad setting.
 #
 # Settings (environment): RATE=3000, CLIENTS=16, DURATION=15 (pgbench's -T), ROUNDS=1,
+# STACKS=go,c (dbsock's --clients; the C stack needs
+# scripts/install-deps.sh --with-stacks),
 # INSTANCES=9, CLIENT_CPU=0, SERVER_CPU=1, TOLERANCE_LAT=15,
 # TOLERANCE_CAP=10, SERVER_USER=nobody (as root only), OUT=DIR (keep the
 # outputs there).
@@ -53,6 +57,8 @@ TOLERANCE_LAT="${TOLERANCE_LAT:-15}"
 TOLERANCE_CAP="${TOLERANCE_CAP:-10}"
 SERVER_USER="${SERVER_USER:-nobody}"
 OUT="${OUT:-}"
+STACKS="${STACKS:-go,c}"
+[[ "$STACKS" =~ ^[a-z]+(,[a-z]+)*$ ]] || { echo "load-anchor: STACKS: \"$STACKS\" is not a list of stacks such as go,c" >&2; exit 2; }
 
 bad() { echo "load-anchor: $1: $2" >&2; exit 2; }
 die() { echo "load-anchor: $*" >&2; exit 1; }
@@ -168,34 +174,39 @@ for r in $(seq 1 "$ROUNDS"); do
     IFS=$'\t' read -r lat_unix lag_unix tps_unix cpu_unix < <(pgbench_path unix "$r")
     IFS=$'\t' read -r lat_tcp lag_tcp tps_tcp cpu_tcp < <(pgbench_path tcp "$r")
   fi
-  echo "load-anchor: round $r: dbsock run postgres --concurrency $CLIENTS --rate $RATE" >&2
-  "$work/dbsock" run postgres --provider external --paths tcp,unix --concurrency "$CLIENTS" --rate "$RATE" \
+  echo "load-anchor: round $r: dbsock run postgres --concurrency $CLIENTS --rate $RATE --clients $STACKS" >&2
+  "$work/dbsock" run postgres --provider external --paths tcp,unix --concurrency "$CLIENTS" --rate "$RATE" --clients "$STACKS" \
     --client-cpu "$CLIENT_CPU" --server-pid "postgres=$pg_pid" --instances "$INSTANCES" \
     --postgres-addr "127.0.0.1:$port" --postgres-socket-dir "$srv" --postgres-user bench --postgres-db postgres \
     --postgres-password-file "$work/postgres.pw" -q --format json -o "$work/dbsock-$r.json" 2>"$work/dbsock-$r.out" ||
     die "dbsock run failed: $(tail -n 5 "$work/dbsock-$r.out")"
-  read -r d_lat_tcp d_lat_unix d_lag_tcp d_lag_unix d_cap d_behind < <(jq -r '.summary[0] as $s |
-    def side($p): ($s.sides[] | select(.path == $p));
-    [side("tcp").latency_ns.mean / 1e6, side("unix").latency_ns.mean / 1e6,
-     side("tcp").generator.lag_mean_ns / 1e6, side("unix").generator.lag_mean_ns / 1e6,
-     ($s.comparisons[] | select(.path == "unix") | .capacity.ratio),
-     ([side("tcp"), side("unix")] | map(.generator.fell_behind) | any)] | @tsv' "$work/dbsock-$r.json")
   cap_tool=$(awk -v a="$cpu_tcp" -v b="$cpu_unix" 'BEGIN { printf "%.3f", a / b }')
   echo
   echo "round $r, $CLIENTS clients at $RATE/s, clients on CPU $CLIENT_CPU, PostgreSQL on CPU $SERVER_CPU:"
-  printf '  %-6s %-34s %-34s %s\n' path "pgbench: latency avg, lag avg, tps" "dbsock: mean from due, lag mean" "gap (mean)"
-  for p in tcp unix; do
-    lat_v="lat_$p" lag_v="lag_$p" tps_v="tps_$p" dl_v="d_lat_$p" dg_v="d_lag_$p"
-    gap=$(pct "${!dl_v}" "${!lat_v}")
-    printf '  %-6s %-34s %-34s %s%%\n' "$p" "${!lat_v} ms, ${!lag_v} ms, ${!tps_v}" \
-      "$(printf '%.3f ms, %.3f ms' "${!dl_v}" "${!dg_v}")" "$gap"
-    within "$gap" "$TOLERANCE_LAT" || { echo "  over $TOLERANCE_LAT%: the means differ"; fail=1; }
-    awk -v a="${!dg_v}" -v b="${!lag_v}" 'BEGIN { exit !(a <= b) }' || { echo "  dbsock's lag is larger than pgbench's"; fail=1; }
-  done
-  gap=$(pct "$d_cap" "$cap_tool")
   echo "  server CPU per transaction under pgbench (/proc): tcp $cpu_tcp µs, unix $cpu_unix µs: TCP/Unix $cap_tool"
-  echo "  dbsock's capacity gain (paired by block): $d_cap; gap $gap%; generator fell behind: $d_behind"
-  within "$gap" "$TOLERANCE_CAP" || { echo "  over $TOLERANCE_CAP%: the capacity figures differ"; fail=1; }
-  [ "$d_behind" = false ] || fail=1
+  for stack in ${STACKS//,/ }; do
+    read -r d_lat_tcp d_lat_unix d_lag_tcp d_lag_unix d_cap d_behind d_lib < <(jq -r --arg st "$stack" '
+      [.summary[] | select((.stack // "") as $x | $x == $st or ($x == "" and $st == "go"))][0] as $s |
+      def side($p): ($s.sides[] | select(.path == $p));
+      [side("tcp").latency_ns.mean / 1e6, side("unix").latency_ns.mean / 1e6,
+       side("tcp").generator.lag_mean_ns / 1e6, side("unix").generator.lag_mean_ns / 1e6,
+       ($s.comparisons[] | select(.path == "unix") | .capacity.ratio),
+       ([side("tcp"), side("unix")] | map(.generator.fell_behind) | any),
+       (($s.client.library // "") + "_" + ($s.client.library_version // ""))] | @tsv' "$work/dbsock-$r.json")
+    echo "  dbsock from $stack ($d_lib):"
+    printf '    %-6s %-34s %-34s %s\n' path "pgbench: latency avg, lag avg, tps" "dbsock: mean from due, lag mean" "gap (mean)"
+    for p in tcp unix; do
+      lat_v="lat_$p" lag_v="lag_$p" tps_v="tps_$p" dl_v="d_lat_$p" dg_v="d_lag_$p"
+      gap=$(pct "${!dl_v}" "${!lat_v}")
+      printf '    %-6s %-34s %-34s %s%%\n' "$p" "${!lat_v} ms, ${!lag_v} ms, ${!tps_v}" \
+        "$(printf '%.3f ms, %.3f ms' "${!dl_v}" "${!dg_v}")" "$gap"
+      within "$gap" "$TOLERANCE_LAT" || { echo "    over $TOLERANCE_LAT%: the means differ"; fail=1; }
+      awk -v a="${!dg_v}" -v b="${!lag_v}" 'BEGIN { exit !(a <= b) }' || { echo "    dbsock's lag is larger than pgbench's"; fail=1; }
+    done
+    gap=$(pct "$d_cap" "$cap_tool")
+    echo "    capacity gain (paired by block): $d_cap; gap $gap% from pgbench's /proc ratio; generator fell behind: $d_behind"
+    within "$gap" "$TOLERANCE_CAP" || { echo "    over $TOLERANCE_CAP%: the capacity figures differ"; fail=1; }
+    [ "$d_behind" = false ] || fail=1
+  done
 done
 exit "$fail"
