@@ -141,7 +141,10 @@ const MAX_FAILS_IN_A_ROW = 10;
 // op is due. Each connection has a slot in shared memory, its due time; the
 // thread is woken early only for a due time earlier than its own. The
 // thread is started before a load's T0. Where it cannot be, the waits are
-// setTimeout's.
+// setTimeout's. Linux lets a sleep end up to 50 µs late (its timer slack):
+// the main thread sets its own slack to 1 ns, as prctl(PR_SET_TIMERSLACK)
+// would, through /proc/self/timerslack_ns, before it starts the thread,
+// which takes its slack from it.
 const timerThread = `
 const { workerData } = require('worker_threads');
 const ctl = new Int32Array(workerData.sab, 0, 4); // 0: changed (bumped), 1: fired (bumped), 2: stop, 3: slots in use
@@ -194,6 +197,11 @@ class Timer {
       this.target = new BigInt64Array(this.sab, 16, 1);
       this.due = new BigInt64Array(this.sab, 24, slots);
       this.due.fill(-1n);
+      try {
+        fs.writeFileSync('/proc/self/timerslack_ns', '1');
+      } catch (e) {
+        // the default slack, then
+      }
       this.worker = new Worker(timerThread, { eval: true, workerData: { sab: this.sab, slots } });
       this.online = new Promise((resolve) => {
         this.worker.once('online', () => resolve(true));
