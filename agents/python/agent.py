@@ -687,7 +687,7 @@ class Agent:
             for w in ready:
                 w.send({"type": "cancel"})
             raise RuntimeError("the load did not start: " + failed)
-        t0 = clock() + 3000000 + 200000 * len(ws)  # time for every worker to be woken and asleep again before T0
+        t0 = clock() + 5000000 + 500000 * len(ws)  # time for every worker to be woken and asleep again before T0, on a busy machine too
         for w in ws:
             w.send({"type": "go", "t0": t0})
         results = []
