@@ -34,7 +34,9 @@ import (
 	"github.com/dbsock/dbsock/supply"
 )
 
-// File is compose.yaml: the same file users run by hand.
+// File is compose.yaml: the same file users run by hand, written by go
+// generate ./compose (Render) from the targets' descriptions of their
+// servers.
 //
 //go:embed compose.yaml
 var File []byte
@@ -249,9 +251,6 @@ func (c *Compose) Supply(ctx context.Context, t supply.Target) (*supply.Server, 
 		bootstrap[name] = c.secrets[name]
 	}
 	sp.Ready = supply.Rotating(t.Container.Rotate, bootstrap, sp.Ready)
-	if sp.Config != "" {
-		os.Remove(filepath.Join(sockDir, sp.Config)) // the file passes the server's password another way
-	}
 	srv := &supply.Server{Target: target, Provenance: drivers.Provenance{Provider: c.Name(), Image: image, NetworkMode: "host", SocketDir: sockDir,
 		Origin: fmt.Sprintf("docker compose service %s of project %s, image %s", target, c.project, image)}}
 	port := c.ports[target]

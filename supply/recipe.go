@@ -71,6 +71,9 @@ type Container struct {
 	// while the server is not up yet, and returns nil when the accounts
 	// already take the run's password (after a restart).
 	Rotate func(ctx context.Context, srv *Server, bootstrap map[string]string) error
+	// Described, when set, is the description Spec comes from, which
+	// compose.yaml's service comes from too (Description.Recipe sets it).
+	Described *Description
 }
 
 // SpecFor is what a container's spec is built for.

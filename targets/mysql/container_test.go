@@ -8,7 +8,7 @@ import (
 )
 
 func TestContainerListensOnTheGivenInterface(t *testing.T) {
-	sp, err := container(supply.SpecFor{Port: 1, Dir: t.TempDir(), Bind: "0.0.0.0"})
+	sp, err := description.Spec(supply.SpecFor{Port: 1, Dir: t.TempDir(), Bind: "0.0.0.0"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,57 @@
+package pgbouncer
+
+import (
+	"github.com/dbsock/dbsock/drivers"
+	"github.com/dbsock/dbsock/supply"
+	"github.com/dbsock/dbsock/targets/postgres"
+)
+
+// description is PgBouncer's server in a container: dbsock/pgbouncer's
+// entrypoint initialises PostgreSQL (listening on its own socket only),
+// then runs PgBouncer on its port and /sock. The password reaches it in
+// the file PGBOUNCER_PASSWORD_FILE names, never in its environment. With
+// the run's certificate PgBouncer serves TLS to the clients that ask.
+// Locally localServer starts both (local.go). compose.yaml's pgbouncer
+// service comes from it too.
+var description = supply.Description{
+	Name:      name,
+	Binary:    server,
+	Instances: []supply.Instance{{Name: server, Args: containerArgs}},
+	Socket:    func(port string) string { return ".s.PGSQL." + port },
+	Port:      16432,
+	User:      User,
+	Database:  Database,
+	Secrets:   []string{"pgbouncer-password"},
+	Env: func(a supply.At) map[string]string {
+		return map[string]string{"PGBOUNCER_USER": User, "PGBOUNCER_PASSWORD_FILE": a.Secret("pgbouncer-password"), "PGBOUNCER_DB": Database}
+	},
+	TLS:   supply.TLSOnPort,
+	Ready: supply.LoginReady(New(drivers.Workload{})),
+	Note: "PgBouncer (transaction pooling) in front of PostgreSQL, both in one\n" +
+		"container: PostgreSQL listens on its own socket only, PgBouncer on\n" +
+		"127.0.0.1 and /sock. There is no official image: make images builds it.",
+	// There is no official image of PgBouncer: make images builds this one
+	// from Debian's packages.
+	Container: supply.Container{Image: "dbsock/pgbouncer:1.18", Offline: "dbsock/pgbouncer:1.18"},
+	Local:     localServer,
+}
+
+// recipe starts PostgreSQL and PgBouncer locally, or both in one container
+// of dbsock/pgbouncer:1.18.
+var recipe = description.Recipe()
+
+// User is the account dbsock uses through PgBouncer, and the admin user of
+// its console; Database the database behind it.
+const (
+	User     = "dbsock"
+	Database = postgres.Database
+)
+
+// containerArgs are dbsock/pgbouncer's arguments at a.
+func containerArgs(a supply.At) []string {
+	args := []string{"--listen", a.Bind(","), "--port", a.Port, "--socket-dir", a.Dir}
+	if a.TLSPort != "" {
+		args = append(args, "--tls-cert", a.TLS.Cert, "--tls-key", a.TLS.Key)
+	}
+	return args
+}
