@@ -415,50 +415,10 @@ func (s *side) timeBlock(d drivers.Driver, opt caseRun, j, index int) error {
 		wg          sync.WaitGroup
 		startTiming = make(chan struct{})
 		start       time.Time
-		g           = s.group(opt)
 		span        time.Duration // a group's ops on the agent's clock
 	)
-	for i, w := range s.ws {
-		for _, h := range w.hists {
-			h.Reset()
-		}
-		if w.lag != nil {
-			w.lag.Reset()
-			w.late.Reset()
-		}
-		// A watchdog that gives up also ends the worker's loop, so that a
-		// paced loop does not wait out its schedule on a closed connection.
-		ctx, cancel := context.WithCancel(s.ctx)
-		closer := s.closer(w)
-		w.dog = StartWatchdog(closerFunc(func() error { cancel(); return closer.Close() }), &w.heartbeat, opt.timeout())
-		if g != nil {
-			defer cancel()
-			continue
-		}
-		wg.Add(1)
-		go func(i int, w *worker) {
-			defer wg.Done()
-			defer cancel()
-			if _, ok := w.op.(drivers.ThreadBound); ok {
-				runtime.LockOSThread() // blocking system calls, as a C client makes them
-				defer runtime.UnlockOSThread()
-			}
-			<-startTiming
-			if w.timer != nil {
-				w.sample = timedElsewhere(ctx, w.timer, s.loopConfig(opt, j, i, w, start), w.hists[0])
-				return
-			}
-			w.sample = Loop(ctx, w.op, s.loopConfig(opt, j, i, w, start), w.hists[0], w.phases[PhaseUncorrected])
-		}(i, w)
-	}
-	if g != nil {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			<-startTiming
-			span = s.timeGroup(s.ctx, g, opt, j, start)
-		}()
-	}
+	stop := s.startBlock(opt, j, &wg, startTiming, &start, &span)
+	defer stop()
 	// The counters are read at the window's edges: the server first and
 	// the client last before it opens, the client first after it closes,
 	// so that reading the server's counters is not charged to the client.
@@ -496,6 +456,61 @@ func (s *side) timeBlock(d drivers.Driver, opt caseRun, j, index int) error {
 		b.ServerCPUNs = s1.Sub(s0).CPUNs // the capacity comparison pairs it per op (under --op mixed it cannot be split)
 	}
 	return s.collect(d, opt, b)
+}
+
+// startBlock starts block pair j's loops, each waiting for startTiming
+// (start is read once it is closed): every worker's own, each watched by
+// a watchdog, or one group's for all (span gets its ops' span on the
+// agent's clock). wg is done when they are; stop releases them.
+func (s *side) startBlock(opt caseRun, j int, wg *sync.WaitGroup, startTiming <-chan struct{}, start *time.Time, span *time.Duration) (stop func()) {
+	g := s.group(opt)
+	var cancels []context.CancelFunc
+	for i, w := range s.ws {
+		for _, h := range w.hists {
+			h.Reset()
+		}
+		if w.lag != nil {
+			w.lag.Reset()
+			w.late.Reset()
+		}
+		// A watchdog that gives up also ends the worker's loop, so that a
+		// paced loop does not wait out its schedule on a closed connection.
+		ctx, cancel := context.WithCancel(s.ctx)
+		cancels = append(cancels, cancel)
+		closer := s.closer(w)
+		w.dog = StartWatchdog(closerFunc(func() error { cancel(); return closer.Close() }), &w.heartbeat, opt.timeout())
+		if g != nil {
+			continue
+		}
+		wg.Add(1)
+		go func(i int, w *worker) {
+			defer wg.Done()
+			defer cancel()
+			if _, ok := w.op.(drivers.ThreadBound); ok {
+				runtime.LockOSThread() // blocking system calls, as a C client makes them
+				defer runtime.UnlockOSThread()
+			}
+			<-startTiming
+			if w.timer != nil {
+				w.sample = timedElsewhere(ctx, w.timer, s.loopConfig(opt, j, i, w, *start), w.hists[0])
+				return
+			}
+			w.sample = Loop(ctx, w.op, s.loopConfig(opt, j, i, w, *start), w.hists[0], w.phases[PhaseUncorrected])
+		}(i, w)
+	}
+	if g != nil {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-startTiming
+			*span = s.timeGroup(s.ctx, g, opt, j, *start)
+		}()
+	}
+	return func() {
+		for _, c := range cancels {
+			c()
+		}
+	}
 }
 
 // audit starts (or ends) the audit of every worker's block whose ops
