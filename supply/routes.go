@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"strconv"
 	"strings"
@@ -110,20 +111,12 @@ func (d *Docker) addRoutes(ctx context.Context, t Target, image string, srv *Ser
 		}
 	}
 	config := takeConfig(dir, spec)
-	srv.Published, srv.Bridge, srv.Pod = twin.TCP, twin.TCP, twin.TCP
-	srv.Published.Transport = drivers.Published
-	srv.Bridge.Transport = drivers.Bridge
-	if d.Service {
-		srv.Service = twin.TCP
-		srv.Service.Transport, srv.Service.Netns, srv.Service.From = drivers.Service, NetnsOf(nb.pid), nb.ip
-	}
-	srv.Pod.Transport, srv.Pod.Address = drivers.Pod, "127.0.0.1:"+strconv.Itoa(port)
 	at := func(ip string, pid int) {
-		srv.Bridge.Address = ip + ":" + strconv.Itoa(port)
+		t := Twin{TCP: twin.TCP, IP: ip, Port: port, PID: pid}
 		if d.Service {
-			srv.Service.Address = srv.Bridge.Address
+			t.From = &Neighbour{IP: nb.ip, PID: nb.pid}
 		}
-		srv.Pod.Netns = NetnsOf(pid)
+		srv.DockerRoutes = t.Routes()
 	}
 	at(ip, pid)
 	tree, _ := twin.CPU.(*cpustat.Tree)
@@ -147,6 +140,48 @@ func (d *Docker) addRoutes(ctx context.Context, t Target, image string, srv *Ser
 		t.Name, nw.Name(), port, PublishMechanism(port), service))
 	srv.Join(twin)
 	return nil
+}
+
+// A Twin is a server's second instance, in a container on a bridge
+// network (the docker provider's run network, or the network of the
+// compose provider's second project): the published, bridge, service and
+// pod paths reach it, made here for both providers.
+type Twin struct {
+	// TCP is its endpoint at the port published on 127.0.0.1.
+	TCP drivers.Endpoint
+	// IP is its address on the network, and Port the port it listens on
+	// there and on its own 127.0.0.1.
+	IP   string
+	Port int
+	// PID is a process in its network namespace.
+	PID int
+	// From, when set, is the idle container the service path dials from
+	// (nil: the service path is not measured).
+	From *Neighbour
+}
+
+// A Neighbour is a container on the same network as a Twin: its address
+// there and a process in its network namespace.
+type Neighbour struct {
+	IP  string
+	PID int
+}
+
+// Routes are the paths to t: published (its TCP endpoint), bridge (its
+// address on the network, from the host), service (that address, from
+// inside From's network namespace) and pod (its 127.0.0.1, from inside its
+// own network namespace).
+func (t Twin) Routes() DockerRoutes {
+	port := strconv.Itoa(t.Port)
+	r := DockerRoutes{Published: t.TCP, Bridge: t.TCP, Pod: t.TCP}
+	r.Published.Transport = drivers.Published
+	r.Bridge.Transport, r.Bridge.Address = drivers.Bridge, net.JoinHostPort(t.IP, port)
+	r.Pod.Transport, r.Pod.Address, r.Pod.Netns = drivers.Pod, "127.0.0.1:"+port, NetnsOf(t.PID)
+	if t.From != nil {
+		r.Service = r.Bridge
+		r.Service.Transport, r.Service.Netns, r.Service.From = drivers.Service, NetnsOf(t.From.PID), t.From.IP
+	}
+	return r
 }
 
 // containerAddr is c's address on the run's network and its first
