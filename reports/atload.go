@@ -219,7 +219,11 @@ func coresLine(s *results.Summary, base drivers.Transport) string {
 	if !ok || s.Rate <= 0 || bs.CPU == nil || bs.CPU.ServerNsPerOp == nil || s.Unix.CPU == nil || s.Unix.CPU.ServerNsPerOp == nil {
 		return ""
 	}
-	line := fmt.Sprintf("%s at %s/s: %.3f server cores over %s, %.3f over the Unix socket", s.Target, words.Thousands(s.Rate),
+	who := s.Target
+	if s.Stack != "" {
+		who += " from " + s.Stack // the stacks' cases of a target, told apart
+	}
+	line := fmt.Sprintf("%s at %s/s: %.3f server cores over %s, %.3f over the Unix socket", who, words.Thousands(s.Rate),
 		s.Rate**bs.CPU.ServerNsPerOp/1e9, base.Label(), s.Rate**s.Unix.CPU.ServerNsPerOp/1e9)
 	if c := s.ComparisonOf(drivers.Unix); c != nil && c.Capacity != nil && c.Capacity.CI != nil {
 		ci := c.Capacity.CI

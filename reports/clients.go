@@ -58,28 +58,35 @@ func stackLanguages() map[string]string {
 // runtime, and its library with its version, as its agent said them
 // (already escaped in a safe copy).
 func stackName(s results.Summary) string {
+	name, model := stackParts(s)
+	if model != "" {
+		name += ", " + model
+	}
+	return name
+}
+
+// stackParts are stackName's two parts: the language, runtime and
+// library, and the worker model at load ("" at rest).
+func stackParts(s results.Summary) (name, model string) {
 	c := s.Client
 	if c == nil {
 		if s.Stack == "" {
-			return "Go"
+			return "Go", ""
 		}
-		return s.Stack
+		return s.Stack, ""
 	}
 	lang, ok := languages[c.Language]
 	if !ok {
 		lang = c.Language
 	}
-	name := lang
+	name = lang
 	if v := strings.TrimPrefix(c.RuntimeVersion, "go"); v != "" {
 		name += " " + v
 	}
 	if c.Library != "" {
 		name += " (" + strings.TrimSpace(c.Library+" "+c.LibraryVersion) + ")"
 	}
-	if m, ok := workerModels[c.Workers]; ok {
-		name += ", " + m
-	}
-	return name
+	return name, workerModels[c.Workers]
 }
 
 // workerModels name the concurrency model a stack ran a case's

@@ -106,12 +106,40 @@ func blockPanels(r *results.Report) ([]*plot.Plot, error) {
 // stackTitle names a client stack in a panel's title, by the first of its
 // cases: "PHP 8.2.29 (phpredis 5.3.7)".
 func stackTitle(r *results.Report, stack string) string {
+	var name, model string
 	for _, s := range r.Summary {
-		if s.Stack == stack {
-			return stackName(s)
+		if s.Stack != stack {
+			continue
 		}
+		n, m := stackParts(s)
+		if name != "" && n != name { // several targets' libraries: the language alone
+			n = languageOf(s)
+		}
+		name, model = n, m
 	}
-	return results.StackName(stack)
+	if name == "" {
+		return results.StackName(stack)
+	}
+	if model != "" {
+		name += ", " + model
+	}
+	return name
+}
+
+// languageOf names s's stack without its library: "Python 3.11.2".
+func languageOf(s results.Summary) string {
+	s.Client = cloneWithoutLibrary(s.Client)
+	n, _ := stackParts(s)
+	return n
+}
+
+func cloneWithoutLibrary(c *results.Client) *results.Client {
+	if c == nil {
+		return nil
+	}
+	x := *c
+	x.Library, x.LibraryVersion = "", ""
+	return &x
 }
 
 // rateGroup is the cases of one target, stack and workload at several
@@ -215,7 +243,11 @@ func ratePlot(r *results.Report, g rateGroup, u latUnit) (*plot.Plot, error) {
 	p := plot.New()
 	name := g.key.Target
 	if len(r.Config.Clients) > 0 {
-		name += " · " + stackTitle(r, g.key.Stack)
+		stack, model := stackParts(g.cases[0]) // this target's library, not another's of the stack
+		name += " · " + stack
+		if model != "" {
+			name += "\n" + model
+		}
 	}
 	p.Title.Text = name + "\np50 (solid) and p99 (dashed) against the offered rate"
 	p.X.Label.Text = "offered rate (lookups/s)"
