@@ -125,7 +125,7 @@ func Compare(ctx context.Context, srv *Server, name string, open Opener, opt Com
 			Blocks: orDefaultInt(opt.Blocks, scenarios.DefaultBlocks), Seed: seed, OpTimeout: opt.OpTimeout},
 		Placement: place,
 		Reach:     drivers.Reach,
-		Output:    pipeline.Output{Libraries: targets.Libraries(), Name: compareField},
+		Output:    pipeline.Output{Libraries: targets.Libraries(), Name: optionName},
 	}
 	if opt.Blocks == 0 && plan.Loop.N < plan.Loop.Blocks {
 		plan.Loop.Blocks = 0 // the default, at most N
@@ -134,25 +134,31 @@ func Compare(ctx context.Context, srv *Server, name string, open Opener, opt Com
 		return nil, compareError(err)
 	}
 	rep, err := pipeline.Run(ctx, plan)
-	words.Fill(rep)        // its verdicts in the words dbsock run's report gives them
-	rep.Word(compareField) // its warnings and errors name CompareOptions' fields
-	return rep, setting.Reword(err, compareField)
+	words.Fill(rep)      // its verdicts in the words dbsock run's report gives them
+	rep.Word(optionName) // its warnings and errors name CompareOptions' fields
+	return rep, setting.Reword(err, optionName)
 }
 
-// compareFields names the engine's settings that CompareOptions sets.
-var compareFields = map[setting.Field]string{
+// options names the engine's settings as the library's options that set
+// them (CompareOptions' and StartOptions' fields), and those a comparison
+// has no option for as what they are in it: the engine's errors name
+// fields of its plan (Plan.Loop.N), the library words them once, here.
+var options = map[setting.Field]string{
 	setting.N: "CompareOptions.N", setting.Warmup: "CompareOptions.Warmup", setting.Rounds: "CompareOptions.Rounds",
 	setting.Blocks: "CompareOptions.Blocks", setting.Concurrency: "CompareOptions.Concurrency", setting.Seed: "CompareOptions.Seed",
 	setting.OpTimeout: "CompareOptions.OpTimeout", setting.Placement: "CompareOptions.Placement", setting.Instances: "CompareOptions.Instances",
+	setting.Provider: "StartOptions.Provider",
+	// A comparison's op is your own, one at a time per worker.
+	setting.Pipelines: "the pipeline depth", setting.ValueSizes: "the value size",
 }
 
-// compareField words a setting as the CompareOptions field that sets it.
-func compareField(f setting.Field) string { return compareFields[f] }
+// optionName words a setting as the library's option that sets it.
+func optionName(f setting.Field) string { return options[f] }
 
 // compareError is an invalid comparison, its settings named as
 // CompareOptions' fields.
 func compareError(err error) error {
-	return setting.Reword(fmt.Errorf("dbsock.Compare: %w", err), compareField)
+	return setting.Reword(setting.Err("dbsock.Compare: %w", err), optionName)
 }
 
 func orDefault(s, def string) string {

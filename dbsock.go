@@ -166,18 +166,9 @@ func Start(ctx context.Context, target string, opt StartOptions) (*Server, error
 	}
 	srv, err := p.Supply(ctx, t.Supply())
 	if err != nil {
-		return nil, setting.Reword(errors.Join(fmt.Errorf("dbsock.Start(%q): %w", target, err), p.Close()), startField)
+		return nil, setting.Reword(errors.Join(setting.Err("dbsock.Start(%q): %w", target, err), p.Close()), optionName)
 	}
 	return &Server{Target: target, TCP: srv.TCP, Unix: srv.Unix, Origin: srv.Origin, srv: srv, settings: opt.Settings, provider: p}, nil
-}
-
-// startField words a setting that the supply layer's errors name as the
-// StartOptions field that sets it.
-func startField(f setting.Field) string {
-	if f == setting.Provider {
-		return "StartOptions.Provider"
-	}
-	return ""
 }
 
 // checkSettings checks that s, when set, are t's settings and valid.
@@ -215,8 +206,7 @@ func External(target string, tcp, unix Endpoint) (*Server, error) {
 	p := &supply.External{Endpoints: map[string]supply.Pair{target: {TCP: tcp, Unix: unix}}}
 	srv, err := p.Supply(context.Background(), t.Supply())
 	if err != nil {
-		err = fmt.Errorf("dbsock.External(%q): %w", target, err)
-		return nil, setting.Worded(err, setting.WordAs(err.Error(), err, externalArgs))
+		return nil, setting.Reword(setting.Err("dbsock.External(%q): %w", target, err), optionName, setting.As(externalArgs))
 	}
 	return &Server{Target: target, TCP: srv.TCP, Unix: srv.Unix, Origin: srv.Origin, srv: srv, provider: p}, nil
 }

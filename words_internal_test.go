@@ -17,8 +17,8 @@ import (
 // with CompareOptions' fields and names no flag of dbsock run.
 func TestWarningsNameTheOptions(t *testing.T) {
 	rep := roundsDiffer(t)
-	rep.Targets[0].Fail(setting.Errorf("redis over TCP did not answer within 10s (%s)", setting.OpTimeout))
-	rep.Word(compareField)
+	rep.Targets[0].Fail(setting.Err("redis over TCP did not answer within 10s (%s)", setting.OpTimeout))
+	rep.Word(optionName)
 	got := strings.Join(results.Texts(rep.Summary[0].Warnings), "\n") + "\n" + rep.Targets[0].Error
 	for _, want := range []string{"1.20× in round 1, 2.00× in round 2", "run more CompareOptions.Rounds to average", "within 10s (CompareOptions.OpTimeout)"} {
 		if !strings.Contains(got, want) {
@@ -71,7 +71,7 @@ func TestVerdictsNameNoFlag(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			rep := overInstances(t, tt.instances, tt.blocks)
 			words.Fill(rep)
-			rep.Word(compareField)
+			rep.Word(optionName)
 			s := rep.Summary[0]
 			c := s.ComparisonOf(drivers.Unix)
 			if c == nil || c.VerdictKind != tt.kind || !strings.Contains(c.Verdict, tt.want) {

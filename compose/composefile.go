@@ -513,7 +513,7 @@ func (c *Compose) describe(ctx context.Context, target string, srv *supply.Serve
 // certificate.
 func (*Compose) CannotServe(t drivers.Transport, _ []string) error {
 	if t == drivers.TLS {
-		return setting.Errorf("compose.yaml gives its services no certificate; %s docker or local serves the tls path", setting.Provider)
+		return setting.Err("compose.yaml gives its services no certificate; %s docker or local serves the tls path", setting.Provider)
 	}
 	return nil
 }

@@ -36,7 +36,7 @@ func explain(err error, ep Endpoint, first bool) error {
 	route := ep.Transport.Route() // a control is diagnosed as the path it repeats
 	switch {
 	case route == TLS && !tlsHint(err, ep).IsZero():
-		return setting.Errorf("%w; %s", err, tlsHint(err, ep)) // it may name a setting
+		return setting.Err("%w; %s", err, tlsHint(err, ep)) // it may name a setting
 	case route == Unix && NotASocket(ep.Address) != "":
 		hint = NotASocket(ep.Address)
 	case errors.Is(err, syscall.ECONNREFUSED) && (route == TCP || route == TLS):
@@ -55,7 +55,7 @@ func explain(err error, ep Endpoint, first bool) error {
 	if hint == "" {
 		return err
 	}
-	return fmt.Errorf("%w; %s", err, hint)
+	return setting.Err("%w; %s", err, hint)
 }
 
 // NotASocket says what path is when it exists but is not a Unix socket (a

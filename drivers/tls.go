@@ -194,17 +194,17 @@ func tlsHint(err error, ep Endpoint) setting.Message {
 	}
 	switch {
 	case errors.As(err, &unknown):
-		return setting.Sprintf("the server's certificate at %s is not signed by a CA the client trusts (%s): give the CA that signed it", ep.Address, trust)
+		return setting.Msg("the server's certificate at %s is not signed by a CA the client trusts (%s): give the CA that signed it", ep.Address, trust)
 	case errors.As(err, &invalid) && invalid.Reason == x509.Expired:
-		return setting.Sprintf("the server's certificate at %s has expired or is not valid yet: renew it, or check this machine's clock", ep.Address)
+		return setting.Msg("the server's certificate at %s has expired or is not valid yet: renew it, or check this machine's clock", ep.Address)
 	case errors.As(err, &invalid):
-		return setting.Sprintf("the server's certificate at %s is not valid for a server (%s)", ep.Address, invalid.Error())
+		return setting.Msg("the server's certificate at %s is not valid for a server (%s)", ep.Address, invalid.Error())
 	case errors.As(err, &host):
-		return setting.Sprintf("the server's certificate at %s names neither its address nor localhost", ep.Address)
+		return setting.Msg("the server's certificate at %s names neither its address nor localhost", ep.Address)
 	case errors.As(err, &record), strings.Contains(msg, "first record does not look like a TLS handshake"):
-		return setting.Sprintf("the server at %s answered in plain text: nothing serves TLS at that address (is it the server's plain port? give its TLS port)", ep.Address)
+		return setting.Msg("the server at %s answered in plain text: nothing serves TLS at that address (is it the server's plain port? give its TLS port)", ep.Address)
 	case strings.Contains(msg, "does not support TLS"), strings.Contains(msg, "refused TLS"), strings.Contains(msg, "SSL is not enabled"):
-		return setting.Sprintf("the server at %s does not offer TLS: turn TLS on in the server, or leave tls out of %s", ep.Address, setting.Paths)
+		return setting.Msg("the server at %s does not offer TLS: turn TLS on in the server, or leave tls out of %s", ep.Address, setting.Paths)
 	}
 	return setting.Message{}
 }

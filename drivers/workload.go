@@ -105,12 +105,12 @@ var ErrStatement = errors.New("statement check failed")
 // StatementError says that q, run once over ep before timing, failed;
 // it wraps err and is ErrStatement.
 func StatementError(q string, ep Endpoint, err error) error {
-	return &statementError{err: setting.Errorf("your %s %q over %s: %w; correct the statement (or %s)", setting.Queries, q, ep, err, setting.KeysFrom)}
+	return &statementError{err: setting.Err("your %s %q over %s: %w; correct the statement (or %s)", setting.Queries, q, ep, err, setting.KeysFrom)}
 }
 
 // Statementf is an ErrStatement of its own words.
 func Statementf(format string, args ...any) error {
-	return &statementError{err: setting.Errorf(format, args...)}
+	return &statementError{err: setting.Err(format, args...)}
 }
 
 type statementError struct{ err error }
@@ -267,9 +267,9 @@ func CheckSQL(target, q, op, ph string) error {
 	reads := first == "SELECT" || first == "WITH"
 	switch {
 	case op == OpRead && !reads:
-		return setting.Errorf("%q is not a SELECT; a write needs %s %s (and %s against your own server)", q, setting.Op, OpUpdate, setting.AllowWrites)
+		return setting.Err("%q is not a SELECT; a write needs %s %s (and %s against your own server)", q, setting.Op, OpUpdate, setting.AllowWrites)
 	case op == OpUpdate && first == "SELECT":
-		return setting.Errorf("%q is a SELECT, and %s %s times writes; leave out %s %s", q, setting.Op, OpUpdate, setting.Op, OpUpdate)
+		return setting.Err("%q is a SELECT, and %s %s times writes; leave out %s %s", q, setting.Op, OpUpdate, setting.Op, OpUpdate)
 	}
 	return nil
 }

@@ -111,24 +111,24 @@ func (p Plan) validateClients() error {
 		lang, lib, hasLib := strings.Cut(c, ":")
 		switch {
 		case seen[c]:
-			return setting.Errorf("%s names %s twice", setting.Clients, c)
+			return setting.Err("%s names %s twice", setting.Clients, c)
 		case lang == CmdClient && (strings.TrimSpace(lib) == "" || len(lib) > MaxCommand || strings.ContainsFunc(lib, unicode.IsControl)):
-			return setting.Errorf("%s %q: give your agent's command after cmd: on one line, at most %d bytes, such as cmd:'/usr/bin/python3 agent.py' (dbsock adds the target's name as its last argument)",
+			return setting.Err("%s %q: give your agent's command after cmd: on one line, at most %d bytes, such as cmd:'/usr/bin/python3 agent.py' (dbsock adds the target's name as its last argument)",
 				setting.Clients, c, MaxCommand)
 		case lang == CmdClient:
 			if _, err := agents.Command(lib, "TARGET"); err != nil {
-				return setting.Errorf("%s %q cannot be run: %v (dbsock runs COMMAND with the target's name as its last argument)", setting.Clients, c, err)
+				return setting.Err("%s %q cannot be run: %v (dbsock runs COMMAND with the target's name as its last argument)", setting.Clients, c, err)
 			}
 		case !slices.Contains(clientStacks(p.Client.AgentsDir), lang):
 			if _, err := agents.Stacks(p.Client.AgentsDir); err != nil {
-				return setting.Errorf("%s %q: %v", setting.Clients, c, err)
+				return setting.Err("%s %q: %v", setting.Clients, c, err)
 			}
-			return setting.Errorf("%s %q is not a client stack; give some of %s, or cmd:COMMAND for your own agent (a library after a colon where a stack has several, such as STACK:LIBRARY)",
+			return setting.Err("%s %q is not a client stack; give some of %s, or cmd:COMMAND for your own agent (a library after a colon where a stack has several, such as STACK:LIBRARY)",
 				setting.Clients, c, strings.Join(clientStacks(p.Client.AgentsDir), ", "))
 		case lang == GoClient && hasLib:
-			return setting.Errorf("%s %q: the go stack's library is each target's own driver; give go alone", setting.Clients, c)
+			return setting.Err("%s %q: the go stack's library is each target's own driver; give go alone", setting.Clients, c)
 		case hasLib && !libraryName.MatchString(lib):
-			return setting.Errorf("%s %q: %q is not a library's name (lower-case letters, digits, - and _)", setting.Clients, c, lib)
+			return setting.Err("%s %q: %q is not a library's name (lower-case letters, digits, - and _)", setting.Clients, c, lib)
 		}
 		seen[c] = true
 	}
@@ -145,7 +145,7 @@ func (p Plan) validateClients() error {
 func (p Plan) validateAgentRun() error {
 	o, asked := p.Loop, strings.Join(p.Client.Stacks, ",")
 	refuse := func(format string, args ...any) error {
-		return setting.Errorf("%s %s: "+format, append([]any{setting.Clients, asked}, args...)...)
+		return setting.Err("%s %s: "+format, append([]any{setting.Clients, asked}, args...)...)
 	}
 	switch {
 	case p.Client.Remote != nil:
@@ -213,7 +213,7 @@ func (p Plan) validateMeasurable() error {
 			why = append(why, t.Name+" from "+StackName(p.clients(), c)+": "+r)
 		}
 	}
-	return setting.Errorf("%s %s: nothing to measure (%s)", setting.Clients, strings.Join(p.Client.Stacks, ","), strings.Join(why, "; "))
+	return setting.Err("%s %s: nothing to measure (%s)", setting.Clients, strings.Join(p.Client.Stacks, ","), strings.Join(why, "; "))
 }
 
 // skipReason says why target t is not measured from client stack c, or
@@ -314,7 +314,7 @@ func (p Plan) startClients(ctx context.Context, t *targets.Target, ti *results.T
 		if p.atLoad() {
 			if err := h.CanLoad(p.maxConcurrency(), p.Loop.Rate > 0 || len(p.Sweep.Rates) > 0 || p.RateAuto); err != nil {
 				a.Close()
-				return cs, stop, setting.Errorf("%s %s: the %s agent (%s) cannot run this load: %v", setting.Clients, c, name, h, err)
+				return cs, stop, setting.Err("%s %s: the %s agent (%s) cannot run this load: %v", setting.Clients, c, name, h, err)
 			}
 		}
 		declared := agents.Declared(p.Client.AgentsDir, lang)

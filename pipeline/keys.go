@@ -125,7 +125,7 @@ func (p Plan) checkStatement(ctx context.Context, t *targets.Target, d drivers.D
 		case errors.Is(err, drivers.ErrStatement):
 			return err
 		case errors.Is(err, context.DeadlineExceeded):
-			return fail(ep, setting.Errorf("no answer within %s (%s)", p.Loop.Timeout().Round(time.Millisecond), setting.OpTimeout))
+			return fail(ep, setting.Err("no answer within %s (%s)", p.Loop.Timeout().Round(time.Millisecond), setting.OpTimeout))
 		default:
 			return fail(ep, err)
 		}

@@ -91,7 +91,7 @@ func Run(ctx context.Context, p Plan) (*results.Report, error) {
 		ti := results.Target{Name: t.Name, Layer: t.Layer}
 		switch {
 		case p.FailFast && len(errs) > 0:
-			ti.Fail(setting.Errorf("not run: an earlier target failed (%s)", setting.FailFast))
+			ti.Fail(setting.Err("not run: an earlier target failed (%s)", setting.FailFast))
 		case ctx.Err() != nil:
 			err := fmt.Errorf("not run: interrupted (%w)", ctx.Err())
 			ti.Fail(err)
@@ -101,7 +101,7 @@ func Run(ctx context.Context, p Plan) (*results.Report, error) {
 			rep.Runs = append(rep.Runs, runs...)
 			if err != nil {
 				ti.Fail(err)
-				errs = append(errs, fmt.Errorf("%s: %w", t.Name, err))
+				errs = append(errs, setting.Err("%s: %w", t.Name, err))
 			}
 		}
 		rep.Targets = append(rep.Targets, ti)
@@ -440,7 +440,7 @@ func (p Plan) errorRates(rep *results.Report) []error {
 					last = run.Error
 				}
 			}
-			errs = append(errs, setting.Errorf("%s %s: %d of %d ops failed over %s (%.3g%%, above %s %.3g%%): %s",
+			errs = append(errs, setting.Err("%s %s: %d of %d ops failed over %s (%.3g%%, above %s %.3g%%): %s",
 				s.Target, s.Label(), side.Errors, side.N, t.Label(), 100*side.ErrorRate, setting.MaxErrors, 100*p.Gates.MaxErrorRate, last))
 		}
 	}

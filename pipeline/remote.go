@@ -89,18 +89,26 @@ type Case struct {
 	Out string `json:"out"`
 }
 
-// caseEnd is the last line of a case's output.
+// caseEnd is the last line of a case's output: the client's error, as
+// its text and as its parts (the settings it names kept apart, for this
+// process to word).
 type caseEnd struct {
-	Error    string `json:"error,omitempty"`
-	NoAnswer bool   `json:"no_answer,omitempty"`
-	Done     bool   `json:"done"`
+	Error    string         `json:"error,omitempty"`
+	Words    []setting.Part `json:"words,omitempty"`
+	NoAnswer bool           `json:"no_answer,omitempty"`
+	Done     bool           `json:"done"`
 }
 
-// noAnswer is a remote run's error when its server did not answer.
-type noAnswer struct{ msg string }
-
-func (e noAnswer) Error() string { return e.msg }
-func (noAnswer) Unwrap() error   { return scenarios.ErrNoAnswer }
+// said is the client's error, worded here as an error of this process
+// would be (its text alone from a client that sent no parts); it wraps
+// marks, such as ErrNoAnswer when its server did not answer.
+func (e caseEnd) said(marks ...error) error {
+	words := e.Words
+	if len(words) == 0 {
+		words = []setting.Part{{Text: e.Error}}
+	}
+	return setting.Said(words, marks...)
+}
 
 // remoteClient is one target's client outside this process and the
 // directory its case files are in.
@@ -173,16 +181,16 @@ func (c *remoteClient) measure(ctx context.Context, cs Case, emit func(results.R
 	stopOffer()
 	_ = wait() // a client that did not read them has failed, and says so below
 	if errors.Is(xerr, errClientSilent) {
-		return fmt.Errorf("the client in %s: %w", c.r.Place(), xerr)
+		return setting.Err("the client in %s: %w", c.r.Place(), xerr)
 	}
 	end, rerr := readRuns(cs.Out, emit)
 	switch {
 	case ctx.Err() != nil && !end.Done:
 		return fmt.Errorf("interrupted while the client measured instance %d: %w", cs.Instance, ctx.Err())
 	case end.Error != "" && end.NoAnswer:
-		return noAnswer{end.Error}
+		return end.said(scenarios.ErrNoAnswer)
 	case end.Error != "":
-		return errors.New(end.Error)
+		return end.said()
 	case xerr != nil:
 		return xerr
 	case rerr != nil:
@@ -240,7 +248,7 @@ func (c *remoteClient) execWatched(ctx context.Context, file, alive string, opTi
 			}
 			if quiet := time.Since(since); quiet > silence {
 				cancel() // Exec may not return while the container is paused: it is stopped with the run
-				return setting.Errorf("%w for %s (more than %s %s + 5 s)", errClientSilent, quiet.Round(time.Second), setting.OpTimeout, opTimeout)
+				return setting.Err("%w for %s (more than %s %s + 5 s)", errClientSilent, quiet.Round(time.Second), setting.OpTimeout, opTimeout)
 			}
 		}
 	}

@@ -179,9 +179,9 @@ func TestRemoteClientErrorsComeBack(t *testing.T) {
 	}
 	// A server that did not answer keeps its identity across the process
 	// boundary: the pipeline then stops it without grace.
-	end := noAnswer{"x: " + scenarios.ErrNoAnswer.Error()}
-	if !errors.Is(end, scenarios.ErrNoAnswer) {
-		t.Error("noAnswer does not unwrap to ErrNoAnswer")
+	end := caseEnd{Error: "x: " + scenarios.ErrNoAnswer.Error(), NoAnswer: true}.said(scenarios.ErrNoAnswer)
+	if !errors.Is(end, scenarios.ErrNoAnswer) || end.Error() != "x: "+scenarios.ErrNoAnswer.Error() {
+		t.Errorf("the client's error %q does not unwrap to ErrNoAnswer", end)
 	}
 	if _, err := readRuns(dir+"/missing.out", func(results.Run) {}); err == nil {
 		t.Error("reading a missing output file gave no error")

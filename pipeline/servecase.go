@@ -19,6 +19,7 @@ import (
 
 	"github.com/dbsock/dbsock/drivers"
 	"github.com/dbsock/dbsock/internal/cpustat"
+	"github.com/dbsock/dbsock/internal/setting"
 	"github.com/dbsock/dbsock/results"
 	"github.com/dbsock/dbsock/scenarios"
 	"github.com/dbsock/dbsock/targets"
@@ -72,7 +73,7 @@ func ServeCase(ctx context.Context, file string) error {
 	rerr := cs.run(ctx, func(run results.Run) { _ = enc.Encode(run) })
 	end := caseEnd{Done: rerr == nil}
 	if rerr != nil {
-		end.Error, end.NoAnswer = rerr.Error(), errors.Is(rerr, scenarios.ErrNoAnswer)
+		end.Error, end.Words, end.NoAnswer = rerr.Error(), setting.Parts(rerr), errors.Is(rerr, scenarios.ErrNoAnswer)
 	}
 	if err := enc.Encode(struct {
 		End caseEnd `json:"end"`
@@ -263,7 +264,7 @@ func (cs Case) targetSettings() (targets.Settings, error) {
 		return nil, fmt.Errorf("read %s's settings %s: %w", cs.Target, cs.Settings, err)
 	}
 	if err := s.Validate(); err != nil {
-		return nil, fmt.Errorf("%s's settings %s: %w", cs.Target, cs.Settings, err)
+		return nil, setting.Err("%s's settings %s: %w", cs.Target, cs.Settings, err)
 	}
 	return s, nil
 }

@@ -44,18 +44,18 @@ func (p Plan) canRestart(srv *supply.Server, ti *results.Target) bool {
 func (p Plan) restart(ctx context.Context, t *targets.Target, d drivers.Driver, srv *supply.Server, rows, inst int) error {
 	began, pid := time.Now(), srv.PID
 	if err := srv.Restart(ctx); err != nil {
-		return fmt.Errorf("start server instance %d of %d: %w", inst, p.Instances, err)
+		return setting.Err("start server instance %d of %d: %w", inst, p.Instances, err)
 	}
 	process := ""
 	if pid > 0 {
 		process = fmt.Sprintf(" (pid %d, was %d)", srv.PID, pid)
 	}
 	if _, err := p.identify(ctx, t, d, srv); err != nil {
-		return fmt.Errorf("server instance %d of %d: %w", inst, p.Instances, err)
+		return setting.Err("server instance %d of %d: %w", inst, p.Instances, err)
 	}
 	if t.Volatile {
 		if err := p.seed(ctx, t, d, srv, rows); err != nil {
-			return fmt.Errorf("server instance %d of %d: %w", inst, p.Instances, err)
+			return setting.Err("server instance %d of %d: %w", inst, p.Instances, err)
 		}
 	} else if waited, idle := settle(ctx, srv.CPU); waited > 200*time.Millisecond {
 		fmt.Fprintf(p.log(), "dbsock: %s: waited %s after the restart for the server to go idle%s\n", t.Name, waited.Round(time.Millisecond), stillBusy(idle))
@@ -102,10 +102,10 @@ func (p Plan) identify(ctx context.Context, t *targets.Target, d drivers.Driver,
 		if err != nil && ctx.Err() == nil && p.Reach != nil && !serverAnswered(err) {
 			// The first contact: say what really answers there (another
 			// kind of server, or something that is no server at all).
-			err = fmt.Errorf("%w; what answers at %s: %s", err, ep.Address, drivers.Sniff(ctx, ep))
+			err = setting.Err("%w; what answers at %s: %s", err, ep.Address, drivers.Sniff(ctx, ep))
 		}
 		if err != nil && i == 1 {
-			return infos[0], fmt.Errorf("%s over %s is not the %s that answers on TCP %s: %w; is it another server's socket?",
+			return infos[0], setting.Err("%s over %s is not the %s that answers on TCP %s: %w; is it another server's socket?",
 				target, ep, infos[0], srv.TCP.Address, err)
 		}
 		if err != nil {
@@ -129,7 +129,7 @@ func (p Plan) identify(ctx context.Context, t *targets.Target, d drivers.Driver,
 // accepts and never answers cannot hang dbsock; the error says which server
 // did not answer, over what, during which step.
 func (p Plan) answer(ctx context.Context, target string, ep drivers.Endpoint, during string, step func(context.Context) error) error {
-	return p.answerWithin(ctx, p.Loop.Timeout(), setting.Sprintf("%s", setting.OpTimeout), target, ep, during, step)
+	return p.answerWithin(ctx, p.Loop.Timeout(), setting.Msg("%s", setting.OpTimeout), target, ep, during, step)
 }
 
 // answerWithin is answer with its own limit, which what names (in the
@@ -141,7 +141,7 @@ func (p Plan) answerWithin(ctx context.Context, limit time.Duration, what settin
 	if p.Reach != nil {
 		if err := drivers.Within(ctx, limit, func(ctx context.Context) error { return p.Reach(ctx, ep) }); err != nil &&
 			ctx.Err() == nil && !errors.Is(err, context.DeadlineExceeded) {
-			return fmt.Errorf("%s over %s: %w", target, ep, drivers.Explain(err, ep))
+			return setting.Err("%s over %s: %w", target, ep, drivers.Explain(err, ep))
 		}
 	}
 	err := drivers.Within(ctx, limit, step)
@@ -151,7 +151,7 @@ func (p Plan) answerWithin(ctx context.Context, limit time.Duration, what settin
 	case ctx.Err() != nil:
 		return fmt.Errorf("%s over %s: interrupted %s: %w", target, ep, during, ctx.Err())
 	case errors.Is(err, context.DeadlineExceeded):
-		return setting.Errorf("%s over %s did not answer within %s (%s) %s; is a %s server really listening there?", target, ep, limit, what, during, target)
+		return setting.Err("%s over %s did not answer within %s (%s) %s; is a %s server really listening there?", target, ep, limit, what, during, target)
 	case strings.HasPrefix(during, firstContact):
 		return drivers.ExplainFirst(err, ep)
 	}
@@ -185,7 +185,7 @@ func describeServer(srv *supply.Server, ti *results.Target) error {
 	}
 	for _, ep := range ti.Endpoints {
 		if err := ep.Validate(); err != nil {
-			return fmt.Errorf("%s endpoint: %w", ti.Name, err)
+			return setting.Err("%s endpoint: %w", ti.Name, err)
 		}
 	}
 	return nil
@@ -203,7 +203,7 @@ func (p Plan) seed(ctx context.Context, t *targets.Target, d drivers.Driver, srv
 	over = append(over, srv.SeedAlso...)
 	limit := seedLimit(p.Loop.Timeout(), rows, d.ValueSize())
 	for _, ep := range over {
-		what := setting.Sprintf("%s plus 1 ms per row and per 64 KiB of values", setting.OpTimeout)
+		what := setting.Msg("%s plus 1 ms per row and per 64 KiB of values", setting.OpTimeout)
 		err := p.answerWithin(ctx, limit, what, t.Name, ep, "while dbsock seeded the rows", func(ctx context.Context) error { return d.Seed(ctx, ep) })
 		if err != nil {
 			return err

@@ -50,7 +50,7 @@ func (p Plan) Validate() error {
 func (p Plan) validateSweep() error {
 	for _, c := range p.Sweep.Concurrency {
 		if c < 1 || c > scenarios.MaxConcurrency {
-			return setting.Errorf("%s %d is out of range; accepted: 1 to %d", setting.Concurrency, c, scenarios.MaxConcurrency)
+			return setting.Err("%s %d is out of range; accepted: 1 to %d", setting.Concurrency, c, scenarios.MaxConcurrency)
 		}
 	}
 	for _, d := range p.Sweep.Pipelines {
@@ -64,10 +64,10 @@ func (p Plan) validateSweep() error {
 		}
 	}
 	if math.IsNaN(p.Gates.MaxErrorRate) || p.Gates.MaxErrorRate > ErrorRateLimit {
-		return setting.Errorf("%s %g is not a share up to %g (%g%%), such as 0.01", setting.MaxErrors, p.Gates.MaxErrorRate, ErrorRateLimit, ErrorRateLimit*100)
+		return setting.Err("%s %g is not a share up to %g (%g%%), such as 0.01", setting.MaxErrors, p.Gates.MaxErrorRate, ErrorRateLimit, ErrorRateLimit*100)
 	}
 	if p.Explain && (len(p.Sweep.ValueSizes) > 0 || slices.ContainsFunc(p.Sweep.Pipelines, func(d int) bool { return d > 1 })) {
-		return setting.Errorf("%s splits one lookup of each target's own value into its layers; it does not combine with %s or %s (leave those out, or %s)",
+		return setting.Err("%s splits one lookup of each target's own value into its layers; it does not combine with %s or %s (leave those out, or %s)",
 			setting.Explain, setting.Pipelines, setting.ValueSizes, setting.Explain)
 	}
 	return nil
@@ -76,7 +76,7 @@ func (p Plan) validateSweep() error {
 // validDepth checks one pipeline depth (Pipelines).
 func validDepth(d int) error {
 	if d < 1 || d > MaxPipeline {
-		return setting.Errorf("%s %d is out of range; accepted: 1 to %d", setting.Pipelines, d, MaxPipeline)
+		return setting.Err("%s %d is out of range; accepted: 1 to %d", setting.Pipelines, d, MaxPipeline)
 	}
 	return nil
 }
@@ -84,7 +84,7 @@ func validDepth(d int) error {
 // validValueSize checks one value size (ValueSizes).
 func validValueSize(s int) error {
 	if s < 1 || s > MaxValueSize {
-		return setting.Errorf("%s %s is out of range; accepted: %s to %s", setting.ValueSizes, setting.Bytes(int64(s)), setting.Bytes(1), setting.Bytes(MaxValueSize))
+		return setting.Err("%s %s is out of range; accepted: %s to %s", setting.ValueSizes, setting.Bytes(int64(s)), setting.Bytes(1), setting.Bytes(MaxValueSize))
 	}
 	return nil
 }
@@ -111,11 +111,11 @@ func (p Plan) validateCases() error {
 // the user runs is not restarted: its instances are fresh connections.)
 func (p Plan) validateInstances() error {
 	if p.Instances < 0 || p.Instances > MaxInstances {
-		return setting.Errorf("%s %d is out of range; accepted: 1 to %d", setting.Instances, p.Instances, MaxInstances)
+		return setting.Err("%s %d is out of range; accepted: 1 to %d", setting.Instances, p.Instances, MaxInstances)
 	}
 	switch {
 	case p.Loop.Precision > 0 && p.InstancesAsked && p.Instances > 1:
-		return setting.Errorf("%s adds rounds to one server instance until its interval is narrow enough, and %s %d computes the interval over instances: give one of them",
+		return setting.Err("%s adds rounds to one server instance until its interval is narrow enough, and %s %d computes the interval over instances: give one of them",
 			setting.Precision, setting.Instances, p.Instances)
 	}
 	return nil
@@ -134,7 +134,7 @@ func (p Plan) holmWarning() setting.Message {
 	if p.Instances < results.MinInstances || p.Instances >= need {
 		return setting.Message{}
 	}
-	return setting.Sprintf("%d comparisons (%d targets and client stacks measured × %d cases × %d paths against %s) over %d server instances: Holm's adjustment will let none of them name a winner; set %s to %d or more for verdicts",
+	return setting.Msg("%d comparisons (%d targets and client stacks measured × %d cases × %d paths against %s) over %d server instances: Holm's adjustment will let none of them name a winner; set %s to %d or more for verdicts",
 		m, p.measured(), p.Cases(), len(p.paths())-1, p.baseline().Label(), p.Instances, setting.Instances, need)
 }
 
@@ -149,7 +149,7 @@ func (p Plan) InstancesWarning() setting.Message {
 	if n <= 1 || n >= results.MinInstances {
 		return setting.Message{}
 	}
-	return setting.Sprintf("%s %d: an interval over server instances needs %d or more, so this run's speedups will have no 95%% interval and no verdict, only medians "+
+	return setting.Msg("%s %d: an interval over server instances needs %d or more, so this run's speedups will have no 95%% interval and no verdict, only medians "+
 		"(and a threshold on .lo or .hi cannot hold); give %s %d or more for verdicts, or %s 1 for an interval over one instance's block pairs",
 		setting.Instances, n, results.MinInstances, setting.Instances, results.MinInstances, setting.Instances)
 }
@@ -223,11 +223,11 @@ func (p Plan) validateTargets() error {
 	for _, t := range p.Targets {
 		s := p.settings(t)
 		if _, ok := s.Driver(drivers.Workload{}).(drivers.Pipeliner); deep && !ok {
-			return setting.Errorf("%s applies to %s (a batch of lookups in one round trip); target %s has no pipelining", setting.Pipelines, pipeliners(), t.Name)
+			return setting.Err("%s applies to %s (a batch of lookups in one round trip); target %s has no pipelining", setting.Pipelines, pipeliners(), t.Name)
 		}
 		for _, size := range p.Sweep.ValueSizes {
 			if d := s.Driver(drivers.Workload{ValueSize: size}); d.ValueSize() != size {
-				return setting.Errorf("%s does not apply to target %s: its reply is fixed (%d B); leave %s out of a value-size sweep", setting.ValueSizes, t.Name, d.ValueSize(), t.Name)
+				return setting.Err("%s does not apply to target %s: its reply is fixed (%d B); leave %s out of a value-size sweep", setting.ValueSizes, t.Name, d.ValueSize(), t.Name)
 			}
 		}
 	}
@@ -239,12 +239,12 @@ func (p Plan) validateTargets() error {
 func (p Plan) validateQueries() error {
 	for name := range p.Workload.Queries {
 		if !p.measures(name) {
-			return setting.Errorf("%s names target %s, which this run does not measure (it runs %s)", setting.Queries, name, p.names())
+			return setting.Err("%s names target %s, which this run does not measure (it runs %s)", setting.Queries, name, p.names())
 		}
 	}
 	for name := range p.Workload.KeysFrom {
 		if !p.measures(name) {
-			return setting.Errorf("%s names target %s, which this run does not measure (it runs %s)", setting.KeysFrom, name, p.names())
+			return setting.Err("%s names target %s, which this run does not measure (it runs %s)", setting.KeysFrom, name, p.names())
 		}
 	}
 	for _, t := range p.Targets {
@@ -268,34 +268,34 @@ func (p Plan) validateQuery(name string) error {
 				args = append(args, f)
 			}
 			format := strings.Repeat("%s, ", len(fields)-1) + "%s applies to your own op; give %s for %s too"
-			return setting.Errorf(format, append(args, setting.Queries, name)...)
+			return setting.Err(format, append(args, setting.Queries, name)...)
 		}
 	}
 	if _, keyed := p.Workload.KeysFrom[name]; keyed && !hasQuery {
 		if p.Loop.Op != drivers.OpRead && p.Loop.Op != "" {
-			return setting.Errorf("%s %s: dbsock writes only to its own table, which it does not create for your keys; name your write with %s (and %s)",
+			return setting.Err("%s %s: dbsock writes only to its own table, which it does not create for your keys; name your write with %s (and %s)",
 				setting.KeysFrom, name, setting.Queries, setting.AllowWrites)
 		}
-		return setting.Errorf("%s for %s gives your keys to your own op: give %s too (dbsock's own lookup reads only the rows it seeds, and with your keys it seeds none)",
+		return setting.Err("%s for %s gives your keys to your own op: give %s too (dbsock's own lookup reads only the rows it seeds, and with your keys it seeds none)",
 			setting.KeysFrom, name, setting.Queries)
 	}
 	if !hasQuery {
 		return nil
 	}
 	if p.Loop.Op == drivers.OpMixed {
-		return setting.Errorf("%s %s times dbsock's own read and update; with %s for %s, use %s %s or %s",
+		return setting.Err("%s %s times dbsock's own read and update; with %s for %s, use %s %s or %s",
 			setting.Op, drivers.OpMixed, setting.Queries, name, setting.Op, drivers.OpRead, drivers.OpUpdate)
 	}
 	qt, ok := s.Driver(drivers.Workload{}).(drivers.QueryTaker)
 	if !ok {
-		return setting.Errorf("%s does not apply to target %s: its op is fixed", setting.Queries, name)
+		return setting.Err("%s does not apply to target %s: its op is fixed", setting.Queries, name)
 	}
 	op := p.Loop.Op
 	if op == "" {
 		op = drivers.OpRead
 	}
 	if err := qt.CheckQuery(q, op); err != nil {
-		return setting.Errorf("%s for %s: %w", setting.Queries, name, err)
+		return setting.Err("%s for %s: %w", setting.Queries, name, err)
 	}
 	return nil
 }
@@ -308,7 +308,7 @@ func (p Plan) validateWrites() error {
 		return nil
 	}
 	if slices.ContainsFunc(p.Sweep.Pipelines, func(d int) bool { return d > 1 }) {
-		return setting.Errorf("%s %s times one op per round trip; leave out %s", setting.Op, op, setting.Pipelines)
+		return setting.Err("%s %s times one op per round trip; leave out %s", setting.Op, op, setting.Pipelines)
 	}
 	if p.Workload.AllowWrites {
 		return nil
@@ -327,7 +327,7 @@ func (p Plan) validateWrites() error {
 			if _, ok := p.Workload.Queries[t.Name]; ok {
 				what = "your own op"
 			}
-			return setting.Errorf("%s %s would write to the %s server you run (%s); add %s to let it", setting.Op, op, t.Name, what, setting.AllowWrites)
+			return setting.Err("%s %s would write to the %s server you run (%s); add %s to let it", setting.Op, op, t.Name, what, setting.AllowWrites)
 		}
 	}
 	return nil
@@ -337,17 +337,17 @@ func (p Plan) validateWrites() error {
 func (p Plan) validateThresholds() error {
 	for _, th := range p.Gates.Thresholds {
 		if !p.measures(th.Target) {
-			return setting.Errorf("%s %q names target %s, which this run does not measure (it runs %s)", setting.Thresholds, th.Expr, th.Target, p.names())
+			return setting.Err("%s %q names target %s, which this run does not measure (it runs %s)", setting.Thresholds, th.Expr, th.Target, p.names())
 		}
 		if th.Stack != "" && !slices.Contains(p.stackNames(), th.Stack) {
-			return setting.Errorf("%s %q names client stack %s, which this run does not measure%s: its stacks are %s (a cmd: agent is cmd, a second one cmd2)",
+			return setting.Err("%s %q names client stack %s, which this run does not measure%s: its stacks are %s (a cmd: agent is cmd, a second one cmd2)",
 				setting.Thresholds, th.Expr, th.Stack, DidYouMean(th.Stack, p.stackNames()), strings.Join(p.stackNames(), ", "))
 		}
 		if th.Side != "" && !slices.Contains(p.paths(), drivers.Transport(th.Side)) {
-			return setting.Errorf("%s %q names path %s, which this run does not measure (its %s are %s)", setting.Thresholds, th.Expr, th.Side, setting.Paths, joinPaths(p.paths()))
+			return setting.Err("%s %q names path %s, which this run does not measure (its %s are %s)", setting.Thresholds, th.Expr, th.Side, setting.Paths, joinPaths(p.paths()))
 		}
 		if path, ok := th.Compared(); ok && path == p.baseline() {
-			return setting.Errorf("%s %q asks for %s's speedup over the baseline, which is %s itself; name another path, or another %s", setting.Thresholds, th.Expr, path, path, setting.Baseline)
+			return setting.Err("%s %q asks for %s's speedup over the baseline, which is %s itself; name another path, or another %s", setting.Thresholds, th.Expr, path, path, setting.Baseline)
 		}
 	}
 	return nil
@@ -370,9 +370,9 @@ func (p Plan) validateMemory() error {
 			args := []any{setting.Concurrency, me.Workers, setting.Bytes(me.Bytes), setting.Bytes(me.WorkerBytes), setting.Bytes(me.ValueBytes),
 				setting.Pipelines, depth, setting.ValueSizes, setting.Bytes(size), setting.Bytes(scenarios.ClientBudget)}
 			if me.MaxWorkers == 0 {
-				return setting.Errorf(format+"even one worker does not fit: lower %s or %s", append(args, setting.Pipelines, setting.ValueSizes)...)
+				return setting.Err(format+"even one worker does not fit: lower %s or %s", append(args, setting.Pipelines, setting.ValueSizes)...)
 			}
-			return setting.Errorf(format+"lower %s to at most %d, or %s or %s", append(args, setting.Concurrency, me.MaxWorkers, setting.Pipelines, setting.ValueSizes)...)
+			return setting.Err(format+"lower %s to at most %d, or %s or %s", append(args, setting.Concurrency, me.MaxWorkers, setting.Pipelines, setting.ValueSizes)...)
 		}
 	}
 	seeds := false
@@ -386,7 +386,7 @@ func (p Plan) validateMemory() error {
 		return nil
 	}
 	if seeded := int64(p.Workload.Rows) * size; seeded > avail/2 {
-		return setting.Errorf("%s %d x %s %s seeds about %s into each server, more than half of the %s this machine has available; lower %s (at most %d at this size) or %s",
+		return setting.Err("%s %d x %s %s seeds about %s into each server, more than half of the %s this machine has available; lower %s (at most %d at this size) or %s",
 			setting.Rows, p.Workload.Rows, setting.ValueSizes, setting.Bytes(size), setting.Bytes(seeded), setting.Bytes(avail), setting.Rows, avail/2/size, setting.ValueSizes)
 	}
 	return nil
@@ -457,20 +457,20 @@ func (p Plan) validatePaths() error {
 	for _, t := range p.paths() {
 		switch {
 		case !drivers.IsPath(t):
-			why = append(why, setting.Errorf("%s: %q is not a path; use %s%s", setting.Paths, t, drivers.PathNames(), DidYouMean(string(t), pathStrings(drivers.AllPaths))))
+			why = append(why, setting.Err("%s: %q is not a path; use %s%s", setting.Paths, t, drivers.PathNames(), DidYouMean(string(t), pathStrings(drivers.AllPaths))))
 		case seen[t]:
-			why = append(why, setting.Errorf("%s names %s twice", setting.Paths, t))
+			why = append(why, setting.Err("%s names %s twice", setting.Paths, t))
 		}
 		seen[t] = true
 	}
 	if !seen[drivers.TCP] || !seen[drivers.Unix] {
-		why = append(why, setting.Errorf("%s %s: every run measures tcp (the path each other one is compared with) and unix; add the one that is missing", setting.Paths, joinPaths(p.paths())))
+		why = append(why, setting.Err("%s %s: every run measures tcp (the path each other one is compared with) and unix; add the one that is missing", setting.Paths, joinPaths(p.paths())))
 	}
 	if p.Baseline != "" && !seen[p.Baseline] {
-		why = append(why, setting.Errorf("%s %s: the baseline must be one of the paths measured (%s %s)", setting.Baseline, p.Baseline, setting.Paths, joinPaths(p.paths())))
+		why = append(why, setting.Err("%s %s: the baseline must be one of the paths measured (%s %s)", setting.Baseline, p.Baseline, setting.Paths, joinPaths(p.paths())))
 	}
 	if ok, reason := supply.IPv6Loopback(); seen[drivers.TCP6] && !ok {
-		why = append(why, setting.Errorf("%s %s: %s; leave tcp6 out", setting.Paths, joinPaths(p.paths()), reason))
+		why = append(why, setting.Err("%s %s: %s; leave tcp6 out", setting.Paths, joinPaths(p.paths()), reason))
 	}
 	why = append(why, p.providerServes()...)
 	return joinReasons(why)
@@ -485,7 +485,7 @@ func joinReasons(why []error) error {
 	for i, e := range why {
 		args[i] = e
 	}
-	return setting.Errorf(strings.Repeat("%w; ", len(why)-1)+"%w", args...)
+	return setting.Err(strings.Repeat("%w; ", len(why)-1)+"%w", args...)
 }
 
 func pathStrings(ts []drivers.Transport) []string {
@@ -521,7 +521,7 @@ func (p Plan) providerServes() []error {
 			continue
 		}
 		if err := ps.CannotServe(t.Route(), names); err != nil { // a control as the path it repeats
-			why = append(why, setting.Errorf("%s %s with %s %s: the %s path cannot be measured: %w; leave %s out", setting.Paths, joinPaths(p.paths()),
+			why = append(why, setting.Err("%s %s with %s %s: the %s path cannot be measured: %w; leave %s out", setting.Paths, joinPaths(p.paths()),
 				setting.Provider, p.ProviderName, t, err, t))
 		}
 	}

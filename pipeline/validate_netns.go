@@ -18,7 +18,7 @@ func (p Plan) validateNetns() error {
 			continue
 		}
 		if ok, why := drivers.CanEnterNetns(); !ok {
-			return setting.Errorf("%s %s: the %s path is dialed from inside another container's network namespace, and %s: run as root, or give %s container (the client container enters it with capabilities of its own)", setting.Paths, joinPaths(p.paths()), t, why, setting.Client)
+			return setting.Err("%s %s: the %s path is dialed from inside another container's network namespace, and %s: run as root, or give %s container (the client container enters it with capabilities of its own)", setting.Paths, joinPaths(p.paths()), t, why, setting.Client)
 		}
 	}
 	return nil

@@ -531,9 +531,9 @@ func wideMiddle(t drivers.Transport, h *hdrhistogram.Histogram, placementMode, c
 	if p25 <= 0 || float64(p75) <= BimodalSpread*float64(p25) {
 		return Warning{}
 	}
-	advice := setting.Sprintf("pin client and server with %s same (or split) and run again.", setting.Placement)
+	advice := setting.Msg("pin client and server with %s same (or split) and run again.", setting.Placement)
 	if placementMode != "" && placementMode != "none" {
-		advice = setting.Sprintf("%s", cause)
+		advice = setting.Msg("%s", cause)
 	}
 	return Warn(WideMiddle, "%s latencies have a wide middle: p25 %s, p75 %s (%.1f×). The distribution is likely bimodal, so p50 may land on either mode; %s",
 		t.Label(), time.Duration(p25), time.Duration(p75), float64(p75)/float64(p25), advice)

@@ -59,7 +59,7 @@ type Warning struct {
 // Warn is a warning of kind; args that are setting.Fields are the settings
 // it names, the others are formatted as fmt.Sprintf does.
 func Warn(kind WarningKind, format string, args ...any) Warning {
-	return Warning{Kind: kind, msg: setting.Sprintf(format, args...)}
+	return Warning{Kind: kind, msg: setting.Msg(format, args...)}
 }
 
 // Says is a warning known only by its words (kind Said): nothing in it is

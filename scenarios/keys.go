@@ -47,7 +47,7 @@ func ParseKeys(s string) (Keys, error) {
 	name, arg, hasArg := strings.Cut(strings.TrimSpace(s), ":")
 	k := Keys{Dist: name}
 	bad := func(why string) (Keys, error) {
-		return Keys{}, setting.Errorf("%s %q %s; use uniform, zipf[:THETA], sequential or hotspot:FRACTION[:OPS] (e.g. zipf:0.99, hotspot:0.2)", setting.Keys, s, why)
+		return Keys{}, setting.Err("%s %q %s; use uniform, zipf[:THETA], sequential or hotspot:FRACTION[:OPS] (e.g. zipf:0.99, hotspot:0.2)", setting.Keys, s, why)
 	}
 	num := func(v string) (float64, bool) {
 		f, err := strconv.ParseFloat(v, 64)
@@ -98,7 +98,7 @@ func (k Keys) validate() error {
 		return err
 	}
 	if read != k {
-		return setting.Errorf("%s %+v holds values its distribution does not take (read as %s it is %+v)", setting.Keys, k, k.String(), read)
+		return setting.Err("%s %+v holds values its distribution does not take (read as %s it is %+v)", setting.Keys, k, k.String(), read)
 	}
 	return nil
 }

@@ -36,7 +36,7 @@ func ParseOp(s string) (op string, mix Mix, err error) {
 	case drivers.OpRead, drivers.OpUpdate:
 		return s, Mix{}, nil
 	}
-	bad := setting.Errorf("%s %q is not accepted; use read, update or mixed:R/W (R reads to W updates, e.g. mixed:95/5)", setting.Op, s)
+	bad := setting.Err("%s %q is not accepted; use read, update or mixed:R/W (R reads to W updates, e.g. mixed:95/5)", setting.Op, s)
 	spec, ok := strings.CutPrefix(s, drivers.OpMixed+":")
 	r, w, ok2 := strings.Cut(spec, "/")
 	if !ok || !ok2 {

@@ -247,7 +247,7 @@ func openExecStats(ctx context.Context, d drivers.Driver, paths drivers.Paths, s
 	if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
 		// A server that stopped answering here would otherwise cost
 		// another OpTimeout in warm-up before the run ends.
-		return at, setting.Errorf("%s over %s: %w within %s (%s) while dbsock opened its statistics connection", d.Name(), paths[at], ErrNoAnswer, opt.timeout(), setting.OpTimeout)
+		return at, setting.Err("%s over %s: %w within %s (%s) while dbsock opened its statistics connection", d.Name(), paths[at], ErrNoAnswer, opt.timeout(), setting.OpTimeout)
 	}
 	if err != nil {
 		return len(paths), nil // the figures are left out
@@ -303,9 +303,9 @@ func openWorkers(ctx context.Context, d drivers.Driver, s *side, opt caseRun) (d
 		})
 		if err != nil {
 			if drivers.TimedOut(err) && ctx.Err() == nil {
-				return first, setting.Errorf("worker %d of %d: %s over %s did not answer within %s (%s) while connecting%s", i+1, len(s.ws), d.Name(), ep, opt.timeout(), setting.OpTimeout, tlsSilence(ep))
+				return first, setting.Err("worker %d of %d: %s over %s did not answer within %s (%s) while connecting%s", i+1, len(s.ws), d.Name(), ep, opt.timeout(), setting.OpTimeout, tlsSilence(ep))
 			}
-			return first, fmt.Errorf("worker %d of %d: %w", i+1, len(s.ws), drivers.Explain(err, ep))
+			return first, setting.Err("worker %d of %d: %w", i+1, len(s.ws), drivers.Explain(err, ep))
 		}
 		var v drivers.Verification
 		err = drivers.Within(ctx, opt.timeout(), func(octx context.Context) (err error) {
@@ -316,14 +316,14 @@ func openWorkers(ctx context.Context, d drivers.Driver, s *side, opt caseRun) (d
 			first = v
 		}
 		if _, ok := conn.(drivers.Keyed); !ok && err == nil && opt.Op == drivers.OpMixed {
-			err = setting.Errorf("%s cannot mix reads and writes (%s %s); use %s %s or %s", d.Name(), setting.Op, drivers.OpMixed, setting.Op, drivers.OpRead, drivers.OpUpdate)
+			err = setting.Err("%s cannot mix reads and writes (%s %s); use %s %s or %s", d.Name(), setting.Op, drivers.OpMixed, setting.Op, drivers.OpRead, drivers.OpUpdate)
 		}
 		if err != nil {
 			conn.Close()
 			if drivers.TimedOut(err) && ctx.Err() == nil {
-				return first, setting.Errorf("%s over %s did not answer within %s (%s) while dbsock verified the transport", d.Name(), ep, opt.timeout(), setting.OpTimeout)
+				return first, setting.Err("%s over %s did not answer within %s (%s) while dbsock verified the transport", d.Name(), ep, opt.timeout(), setting.OpTimeout)
 			}
-			return first, fmt.Errorf("%s over %s: %w", d.Name(), ep, err)
+			return first, setting.Err("%s over %s: %w", d.Name(), ep, err)
 		}
 		if opt.Scenario == Connect {
 			conn.Close() // each op opens its own
@@ -366,7 +366,7 @@ func (s *side) warmUp(d drivers.Driver, opt caseRun) error {
 	}
 	if g := s.group(opt); g != nil {
 		if err := s.warmGroup(g, opt); err != nil {
-			return fmt.Errorf("%s over %s during warm-up: %w", d.Name(), s.ep, err)
+			return setting.Err("%s over %s during warm-up: %w", d.Name(), s.ep, err)
 		}
 		return nil
 	}
@@ -393,14 +393,14 @@ func (s *side) warmUp(d drivers.Driver, opt caseRun) error {
 		fired = w.dog.Done() || fired
 	}
 	if fired {
-		return setting.Errorf("%s over %s: %w for %s (%s) during warm-up, so dbsock gave up on the connection", d.Name(), s.ep, ErrNoAnswer, opt.timeout(), setting.OpTimeout)
+		return setting.Err("%s over %s: %w for %s (%s) during warm-up, so dbsock gave up on the connection", d.Name(), s.ep, ErrNoAnswer, opt.timeout(), setting.OpTimeout)
 	}
 	if err := s.ctx.Err(); err != nil {
-		return fmt.Errorf("%s over %s interrupted during warm-up: %w", d.Name(), s.ep, err)
+		return setting.Err("%s over %s interrupted during warm-up: %w", d.Name(), s.ep, err)
 	}
 	for _, w := range s.ws {
 		if w.warmErr != nil {
-			return fmt.Errorf("%s over %s during warm-up: %w", d.Name(), s.ep, w.warmErr)
+			return setting.Err("%s over %s during warm-up: %w", d.Name(), s.ep, w.warmErr)
 		}
 	}
 	return nil
@@ -529,7 +529,7 @@ func (s *side) audit(start bool) error {
 			err = a.EndAudit(s.ctx)
 		}
 		if err != nil {
-			return fmt.Errorf("%s: %w", s.ep, err)
+			return setting.Err("%s: %w", s.ep, err)
 		}
 	}
 	return nil

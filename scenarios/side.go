@@ -179,7 +179,7 @@ func (s *side) collect(d drivers.Driver, opt caseRun, b results.Block) error {
 		what = "interrupted"
 	}
 	if fired {
-		first = setting.Errorf("%w for %s (%s), so dbsock gave up on the connection: %w", ErrNoAnswer, opt.timeout(), setting.OpTimeout, first)
+		first = setting.Err("%w for %s (%s), so dbsock gave up on the connection: %w", ErrNoAnswer, opt.timeout(), setting.OpTimeout, first)
 	} else if what != "interrupted" {
 		first = drivers.Explain(first, s.ep)
 	}
@@ -191,7 +191,7 @@ func (s *side) collect(d drivers.Driver, opt caseRun, b results.Block) error {
 	for _, p := range s.parts {
 		done += p.n
 	}
-	return fmt.Errorf("%s over %s %s after %d of %s ops: %w", d.Name(), s.ep, what, done, want, first)
+	return setting.Err("%s over %s %s after %d of %s ops: %w", d.Name(), s.ep, what, done, want, first)
 }
 
 // readMeter reads m; nothing when m is nil.

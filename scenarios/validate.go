@@ -82,14 +82,14 @@ func (o Settings) ValidateCase(c Case) error {
 
 func intRange(f setting.Field, v, lo, hi int) error {
 	if v < lo || v > hi {
-		return setting.Errorf("%s %d is out of range; accepted: %d to %d", f, v, lo, hi)
+		return setting.Err("%s %d is out of range; accepted: %d to %d", f, v, lo, hi)
 	}
 	return nil
 }
 
 func durationRange(f setting.Field, v, lo, hi time.Duration) error {
 	if v < lo || v > hi {
-		return setting.Errorf("%s %s is out of range; accepted: %s", f, v, durationWords(lo, hi))
+		return setting.Err("%s %s is out of range; accepted: %s", f, v, durationWords(lo, hi))
 	}
 	return nil
 }
@@ -129,7 +129,7 @@ func (o Settings) validateSize() error {
 		}
 	}
 	if o.Duration == 0 && o.Blocks > o.N {
-		return setting.Errorf("%s %d is more than %s %d: a round's ops are split into blocks of at least one op; lower %s to at most %d or raise %s",
+		return setting.Err("%s %d is more than %s %d: a round's ops are split into blocks of at least one op; lower %s to at most %d or raise %s",
 			setting.Blocks, o.Blocks, setting.N, o.N, setting.Blocks, o.N, setting.N)
 	}
 	return nil
@@ -140,13 +140,13 @@ func (o Settings) validateSize() error {
 func (o Settings) validateEnd() error {
 	if o.Precision != 0 {
 		if !(o.Precision >= MinPrecision && o.Precision <= MaxPrecision) {
-			return setting.Errorf("%s %.4g%% is not %s", setting.Precision, o.Precision*100, AcceptedPrecision())
+			return setting.Err("%s %.4g%% is not %s", setting.Precision, o.Precision*100, AcceptedPrecision())
 		}
 		if err := durationRange(setting.MaxDuration, o.MaxDuration, MinMaxDuration, MaxCaseDuration); err != nil {
 			return err
 		}
 	} else if o.MaxDuration != 0 {
-		return setting.Errorf("%s bounds %s; give %s too (e.g. 3%%)", setting.MaxDuration, setting.Precision, setting.Precision)
+		return setting.Err("%s bounds %s; give %s too (e.g. 3%%)", setting.MaxDuration, setting.Precision, setting.Precision)
 	}
 	if o.OpTimeout != 0 {
 		return durationRange(setting.OpTimeout, o.OpTimeout, MinOpTimeout, MaxOpTimeout)
@@ -165,7 +165,7 @@ func (o Settings) validateCaseSize(c Case) error {
 // validateRate checks the open loop's rate.
 func (o Settings) validateRate() error {
 	if o.Rate != 0 && (!(o.Rate > 0 && o.Rate <= MaxRate) || math.IsNaN(o.Rate)) {
-		return setting.Errorf("%s %g is out of range; accepted: %s", setting.Rate, o.Rate, AcceptedRate())
+		return setting.Err("%s %g is out of range; accepted: %s", setting.Rate, o.Rate, AcceptedRate())
 	}
 	return nil
 }
@@ -174,27 +174,27 @@ func (o Settings) validateRate() error {
 // its workers.
 func (o Settings) validateLoop(c Case) error {
 	if c.Scenario != "" && c.Scenario != PK && c.Scenario != Connect {
-		return setting.Errorf("%s %q is not accepted; use one of: %s, %s", setting.Scenario, c.Scenario, PK, Connect)
+		return setting.Err("%s %q is not accepted; use one of: %s, %s", setting.Scenario, c.Scenario, PK, Connect)
 	}
 	if b := o.blocks(); o.Duration == 0 && o.N < b*c.workers() {
-		return setting.Errorf("%s %d is split among the %s %d workers in each of %d blocks, which leaves some worker no op: raise %s to at least %d or lower %s",
+		return setting.Err("%s %d is split among the %s %d workers in each of %d blocks, which leaves some worker no op: raise %s to at least %d or lower %s",
 			setting.N, o.N, setting.Concurrency, c.workers(), b, setting.N, b*c.workers(), setting.Concurrency)
 	}
 	if o.Rate == 0 {
 		return nil
 	}
 	if c.Scenario == Connect {
-		return setting.Errorf("%s runs the %s scenario open loop; it does not apply to %s %s", setting.Rate, PK, setting.Scenario, c.Scenario)
+		return setting.Err("%s runs the %s scenario open loop; it does not apply to %s %s", setting.Rate, PK, setting.Scenario, c.Scenario)
 	}
 	interval := float64(c.workers()) / o.Rate // seconds between one worker's ops
 	if interval > MaxOpInterval.Seconds() {
-		return setting.Errorf("%s %g with %d worker(s) leaves %.3gs between one worker's ops, more than %s; raise %s",
+		return setting.Err("%s %g with %d worker(s) leaves %.3gs between one worker's ops, more than %s; raise %s",
 			setting.Rate, o.Rate, c.workers(), interval, shortDuration(MaxOpInterval), setting.Rate)
 	}
 	if o.Duration > 0 {
 		block := o.Duration / time.Duration(o.blocks())
 		if interval > block.Seconds() {
-			return setting.Errorf("%s %g leaves %.3gs between one worker's ops, longer than each of the %d blocks of %s %s (%s): raise %s, lengthen %s or lower %s",
+			return setting.Err("%s %g leaves %.3gs between one worker's ops, longer than each of the %d blocks of %s %s (%s): raise %s, lengthen %s or lower %s",
 				setting.Rate, o.Rate, interval, o.blocks(), setting.Duration, o.Duration, block, setting.Rate, setting.Duration, setting.Blocks)
 		}
 	}
@@ -208,10 +208,10 @@ func (o Settings) validateOp() error {
 		return nil
 	case drivers.OpMixed:
 	default:
-		return setting.Errorf("%s %q is not accepted; use %s, %s or %s", setting.Op, o.Op, drivers.OpRead, drivers.OpUpdate, drivers.OpMixed)
+		return setting.Err("%s %q is not accepted; use %s, %s or %s", setting.Op, o.Op, drivers.OpRead, drivers.OpUpdate, drivers.OpMixed)
 	}
 	if !o.Mix.valid() {
-		return setting.Errorf("%s %s needs a mix of reads and writes, both 1 to %d (Mix %+v)", setting.Op, o.Op, MaxMixPart, o.Mix)
+		return setting.Err("%s %s needs a mix of reads and writes, both 1 to %d (Mix %+v)", setting.Op, o.Op, MaxMixPart, o.Mix)
 	}
 	return nil
 }
@@ -223,10 +223,10 @@ func (o Settings) validateCaseOp(c Case) error {
 		return nil
 	}
 	if c.Rows <= 0 {
-		return setting.Errorf("%s %s draws which ops write with their keys; give the case its rows (%s)", setting.Op, o.Op, setting.Rows)
+		return setting.Err("%s %s draws which ops write with their keys; give the case its rows (%s)", setting.Op, o.Op, setting.Rows)
 	}
 	if c.Scenario == Connect {
-		return setting.Errorf("%s %s times reads and writes on kept connections (%s %s); %s opens one per op", setting.Op, o.Op, setting.Scenario, PK, c.Scenario)
+		return setting.Err("%s %s times reads and writes on kept connections (%s %s); %s opens one per op", setting.Op, o.Op, setting.Scenario, PK, c.Scenario)
 	}
 	return nil
 }

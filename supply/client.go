@@ -90,14 +90,14 @@ func StartClient(ctx context.Context, o ClientOptions) (*ClientContainer, error)
 	}
 	image, err := clientImage(ctx, eng, binary)
 	if err != nil {
-		return nil, fmt.Errorf("start dbsock's client container: %w", err)
+		return nil, setting.Err("start dbsock's client container: %w", err)
 	}
 	// The run's own tag keeps the image while the run lasts: another
 	// dbsock that removes this image's tag (a run of another build) only
 	// untags it.
 	tag, err := tagForRun(ctx, eng, binary, image)
 	if err != nil {
-		return nil, fmt.Errorf("start dbsock's client container: %w", err)
+		return nil, setting.Err("start dbsock's client container: %w", err)
 	}
 	req := ContainerRequest{Image: tag, Cmd: []string{"measure", "--wait"},
 		Labels: map[string]string{Label: "1", RunLabel: strconv.FormatInt(time.Now().UnixNano(), 36), Label + ".target": "client:" + o.Target,
@@ -248,17 +248,17 @@ func clientBinary(binary, arch string) (static bool, err error) {
 		case fi.Mode().IsRegular():
 			what = "empty"
 		}
-		return false, setting.Errorf("%s is not a Linux executable (%s): build one with %s %s", binary, what, build, setting.ClientBinary)
+		return false, setting.Err("%s is not a Linux executable (%s): build one with %s %s", binary, what, build, setting.ClientBinary)
 	}
 	f, err := elf.Open(binary)
 	if err != nil {
-		return false, setting.Errorf("%s is not a Linux executable (%v; this dbsock was built for %s/%s), and the client container runs Linux: build one with %s %s",
+		return false, setting.Err("%s is not a Linux executable (%v; this dbsock was built for %s/%s), and the client container runs Linux: build one with %s %s",
 			binary, err, runtime.GOOS, runtime.GOARCH, build, setting.ClientBinary)
 	}
 	defer f.Close()
 	names, ok := elfMachines[f.Machine]
 	if !ok || (arch != "" && arch != names[0] && arch != names[1]) {
-		return false, setting.Errorf("%s is built for %s, the engine runs %s: build one with %s %s", binary, f.Machine, arch, build, setting.ClientBinary)
+		return false, setting.Err("%s is built for %s, the engine runs %s: build one with %s %s", binary, f.Machine, arch, build, setting.ClientBinary)
 	}
 	for _, p := range f.Progs {
 		if p.Type == elf.PT_INTERP {
@@ -299,7 +299,7 @@ func clientImage(ctx context.Context, eng Engine, binary string) (string, error)
 	if !static {
 		base = ClientBase
 		if !imagePresent(ctx, eng.Socket, base) {
-			return "", setting.Errorf("%s is dynamically linked (built with cgo) and needs the C library of %s, which is not here: build a static dbsock (CGO_ENABLED=0 go build ./cmd/dbsock, as make build does) and give it as %s, or run make images", binary, base, setting.ClientBinary)
+			return "", setting.Err("%s is dynamically linked (built with cgo) and needs the C library of %s, which is not here: build a static dbsock (CGO_ENABLED=0 go build ./cmd/dbsock, as make build does) and give it as %s, or run make images", binary, base, setting.ClientBinary)
 		}
 	}
 	sum := sha256.Sum256(append([]byte(base+"\n"), exe...))

@@ -345,7 +345,7 @@ func describeContainer(ctx context.Context, c RunningContainer, srv *Server, ima
 
 // desktopError says why provider cannot measure through Docker Desktop.
 func desktopError(provider string, eng Engine) error {
-	return setting.Errorf("%s provider: the engine is %s, which runs containers in a VM: a Unix socket in a bind mount cannot be reached from this host across the VM boundary (docker/for-mac#483), and TCP would cross Docker's port proxy. Use %s local with servers installed here; dbsock's %s container (a client in a container beside the servers) needs a Linux engine with host networking, and was built and tested only on one", provider, eng.OS, setting.Provider, setting.Client)
+	return setting.Err("%s provider: the engine is %s, which runs containers in a VM: a Unix socket in a bind mount cannot be reached from this host across the VM boundary (docker/for-mac#483), and TCP would cross Docker's port proxy. Use %s local with servers installed here; dbsock's %s container (a client in a container beside the servers) needs a Linux engine with host networking, and was built and tested only on one", provider, eng.OS, setting.Provider, setting.Client)
 }
 
 // usableEngine returns the engine when dbsock can measure through it.
@@ -360,7 +360,7 @@ func (d *Docker) usableEngine(ctx context.Context, target string) (Engine, error
 	home, owner := HomeOn(ctx, eng.Socket), OwnerOn(ctx, eng.Socket)
 	if home != nil {
 		if err := CheckHome(ctx, eng.Socket, DockerNeeds(), "host", d.Routes); err != nil {
-			return eng, fmt.Errorf("%w %s: docker provider: %v", ErrCannotSupply, target, err)
+			return eng, setting.Err("%w %s: docker provider: %v", ErrCannotSupply, target, err)
 		}
 	}
 	d.omu.Lock()

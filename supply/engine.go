@@ -86,11 +86,11 @@ func (e Engine) CannotRun(needs EngineNeeds, client bool) error {
 	case e.Desktop && needs.Provider != "":
 		return desktopError(needs.Provider, e)
 	case needs.HostNetwork != "" && !e.HostNetwork:
-		return setting.Errorf("%s provider: the engine (%s) gives containers no host network, and %s, which would not be this host's: use %s docker (its servers on the run's own bridge network, behind a port published on 127.0.0.1) or %s local", needs.Provider, engineKind(e), needs.HostNetwork, setting.Provider, setting.Provider)
+		return setting.Err("%s provider: the engine (%s) gives containers no host network, and %s, which would not be this host's: use %s docker (its servers on the run's own bridge network, behind a port published on 127.0.0.1) or %s local", needs.Provider, engineKind(e), needs.HostNetwork, setting.Provider, setting.Provider)
 	case client && e.Desktop:
-		return setting.Errorf("start dbsock's client container: the engine is %s, which runs containers in a VM: %s container needs a Linux engine with host networking (it was built and tested only on one); use %s local with servers installed here", e.OS, setting.Client, setting.Provider)
+		return setting.Err("start dbsock's client container: the engine is %s, which runs containers in a VM: %s container needs a Linux engine with host networking (it was built and tested only on one); use %s local with servers installed here", e.OS, setting.Client, setting.Provider)
 	case client && !e.HostNetwork:
-		return setting.Errorf("start dbsock's client container: the engine (%s) gives containers no host network, so a client there would not share this host's 127.0.0.1 with the servers; use %s host", engineKind(e), setting.Client)
+		return setting.Err("start dbsock's client container: the engine (%s) gives containers no host network, so a client there would not share this host's 127.0.0.1 with the servers; use %s host", engineKind(e), setting.Client)
 	}
 	return nil
 }

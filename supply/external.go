@@ -34,14 +34,14 @@ func (e *External) Supply(ctx context.Context, t Target) (*Server, error) {
 	target := t.Name
 	p, ok := e.Endpoints[target]
 	if !ok || !p.Given() {
-		return nil, fmt.Errorf("%w %s: external provider: %w", ErrCannotSupply, target, &MissingEndpoint{Target: target, Paths: []drivers.Transport{drivers.TCP, drivers.Unix}})
+		return nil, setting.Err("%w %s: external provider: %w", ErrCannotSupply, target, &MissingEndpoint{Target: target, Paths: []drivers.Transport{drivers.TCP, drivers.Unix}})
 	}
 	if p.TCP.Address == "" || p.Unix.Address == "" {
 		missing := drivers.TCP
 		if p.Unix.Address == "" {
 			missing = drivers.Unix
 		}
-		return nil, fmt.Errorf("external %s server: both transports are compared, so both endpoints are needed: %w", target, &MissingEndpoint{Target: target, Paths: []drivers.Transport{missing}})
+		return nil, setting.Err("external %s server: both transports are compared, so both endpoints are needed: %w", target, &MissingEndpoint{Target: target, Paths: []drivers.Transport{missing}})
 	}
 	srv := &Server{Target: target, Provenance: drivers.Provenance{Provider: e.Name(), Origin: "external (already running)"}, TCP: p.TCP, Unix: p.Unix}
 	if host, _, _ := net.SplitHostPort(p.TCP.Address); host == "127.0.0.1" {
@@ -51,14 +51,14 @@ func (e *External) Supply(ctx context.Context, t Target) (*Server, error) {
 	}
 	srv.TLS = p.TLS
 	if srv.TLS.Address == "" {
-		srv.NoTLS = setting.Errorf("no %s (or %s) was given", setting.Of(target, "TLSCA"), setting.Of(target, "TLSInsecure"))
+		srv.NoTLS = setting.Err("no %s (or %s) was given", setting.Of(target, "TLSCA"), setting.Of(target, "TLSInsecure"))
 	} else if srv.TLS.TLS.InsecureSkipVerify && srv.TLS.TLS.VerifyConnection == nil {
 		srv.Warnings = append(srv.Warnings, "The tls path did not verify the server's certificate, as asked: the connection was encrypted, but not proven to reach this server.")
 	}
 	pid := e.ServerPIDs[target]
 	if pid > 0 {
 		if err := Owns(pid, p.TCP.Address); err != nil {
-			return nil, setting.Errorf("%s %s=%d: %w; give the pid of the server listening there", setting.ServerPID, target, pid, err)
+			return nil, setting.Err("%s %s=%d: %w; give the pid of the server listening there", setting.ServerPID, target, pid, err)
 		}
 		srv.CPU = cpustat.NewTree(pid, "process tree of the pid given for the server")
 	} else if found, err := listeningPID(p.TCP.Address); err == nil {

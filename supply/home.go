@@ -178,15 +178,15 @@ func CheckHome(ctx context.Context, socket string, needs EngineNeeds, client str
 	where := fmt.Sprintf("dbsock runs in container %s of the Docker engine at %s", h.Short(), socket)
 	switch {
 	case needs.HostView != "":
-		return setting.Errorf("%s: %s %s %s; use %s docker, which maps this container's paths to the host's and starts the servers in this container's network namespace", where, setting.Provider, needs.Provider, needs.HostView, setting.Provider)
+		return setting.Err("%s: %s %s %s; use %s docker, which maps this container's paths to the host's and starts the servers in this container's network namespace", where, setting.Provider, needs.Provider, needs.HostView, setting.Provider)
 	case client == "container":
-		return setting.Errorf("%s: %s container starts a client container beside the servers, which this container already is; use %s host (the default)", where, setting.Client, setting.Client)
+		return setting.Err("%s: %s container starts a client container beside the servers, which this container already is; use %s host (the default)", where, setting.Client, setting.Client)
 	case routes && !(h.HostNetwork && h.HostPID):
-		return setting.Errorf("%s without the host's network and PID namespaces: the published, bridge, service and pod paths are dialed from the host's; run the job with --network host --pid host, or leave those paths out", where)
+		return setting.Err("%s without the host's network and PID namespaces: the published, bridge, service and pod paths are dialed from the host's; run the job with --network host --pid host, or leave those paths out", where)
 	}
 	tmp, _ := tempBase()
 	if _, ok := h.HostPath(tmp); !ok {
-		return setting.Errorf("%s, and its temp dir %s is not shared with the host, where the engine looks for the servers' socket directories: mount a host directory into the job (docker run -v /srv/dbsock:/srv/dbsock ...) and set TMPDIR to it", where, tmp)
+		return setting.Err("%s, and its temp dir %s is not shared with the host, where the engine looks for the servers' socket directories: mount a host directory into the job (docker run -v /srv/dbsock:/srv/dbsock ...) and set TMPDIR to it", where, tmp)
 	}
 	return nil
 }

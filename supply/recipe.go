@@ -112,7 +112,7 @@ type ContainerSpec struct {
 	// TLS on (SpecFor.Port or SpecFor.TLSPort); 0: it did not.
 	TLSPort int
 	// NoTLS, when it did not although given the files, says why (it may
-	// name a setting, as setting.Errorf makes it).
+	// name a setting, as setting.Err makes it).
 	NoTLS error
 	// Ready, when set, is probed until it succeeds (e.g. a real login).
 	Ready func(context.Context, *Server) error

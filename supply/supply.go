@@ -48,7 +48,7 @@ type Server struct {
 	NoTCP6 string
 	// TLS is the server's TLS endpoint on 127.0.0.1 (the tls path), when
 	// it has one; NoTLS says why not otherwise (an error that may name a
-	// setting, as setting.Errorf makes it, for its reader to word).
+	// setting, as setting.Err makes it, for its reader to word).
 	TLS   drivers.Endpoint
 	NoTLS error
 	// DockerRoutes are the paths through Docker's networks (published,
@@ -148,7 +148,7 @@ var ErrNoRestart = errors.New("cannot restart")
 // repeats. Connections to the old instance are gone.
 func (s *Server) Restart(ctx context.Context) error {
 	if s.restart == nil {
-		return setting.Errorf("%w %s: dbsock did not start this server (provider %s), so it cannot start it again; use %s 1", ErrNoRestart, s.Target, s.Provider, setting.Instances)
+		return setting.Err("%w %s: dbsock did not start this server (provider %s), so it cannot start it again; use %s 1", ErrNoRestart, s.Target, s.Provider, setting.Instances)
 	}
 	return s.restart(ctx)
 }
@@ -232,7 +232,7 @@ func (*Auto) Name() string { return "auto" }
 
 // Supply implements Provider: the first provider that can supply target wins.
 func (a *Auto) Supply(ctx context.Context, t Target) (*Server, error) {
-	var reasons []string
+	reasons := []any{ErrCannotSupply, t.Name}
 	for _, p := range a.Providers {
 		s, err := p.Supply(ctx, t)
 		if err == nil {
@@ -241,9 +241,9 @@ func (a *Auto) Supply(ctx context.Context, t Target) (*Server, error) {
 		if !errors.Is(err, ErrCannotSupply) {
 			return nil, err
 		}
-		reasons = append(reasons, err.Error())
+		reasons = append(reasons, err) // kept as an error: it may name a setting
 	}
-	return nil, fmt.Errorf("%w %s: %s", ErrCannotSupply, t.Name, strings.Join(reasons, "; "))
+	return nil, setting.Err("%w %s: "+strings.TrimSuffix(strings.Repeat("%v; ", len(reasons)-2), "; "), reasons...)
 }
 
 // Close implements Provider.

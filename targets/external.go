@@ -97,12 +97,12 @@ func (x *Server) field(f string) setting.Field { return Field(x.name, f) }
 func (x *Server) tlsPath(creds drivers.Endpoint) (drivers.Endpoint, error) {
 	if x.TLSCA == "" && !x.TLSInsecure {
 		if x.TLSAddr != "" {
-			return drivers.Endpoint{}, setting.Errorf("%s %s: say which CA to trust with %s FILE (or %s)", x.field("TLSAddr"), x.TLSAddr, x.field("TLSCA"), x.field("TLSInsecure"))
+			return drivers.Endpoint{}, setting.Err("%s %s: say which CA to trust with %s FILE (or %s)", x.field("TLSAddr"), x.TLSAddr, x.field("TLSCA"), x.field("TLSInsecure"))
 		}
 		return drivers.Endpoint{}, nil
 	}
 	if x.TLSCA != "" && x.TLSInsecure {
-		return drivers.Endpoint{}, setting.Errorf("%s and %s: give one (a CA to verify the server with, or no verification)", x.field("TLSCA"), x.field("TLSInsecure"))
+		return drivers.Endpoint{}, setting.Err("%s and %s: give one (a CA to verify the server with, or no verification)", x.field("TLSCA"), x.field("TLSInsecure"))
 	}
 	ep := creds
 	ep.Transport, ep.Address = drivers.TLS, cmp.Or(x.TLSAddr, x.Addr)
@@ -112,12 +112,12 @@ func (x *Server) tlsPath(creds drivers.Endpoint) (drivers.Endpoint, error) {
 	} else {
 		pool, pem, err := drivers.ReadCAs(x.TLSCA)
 		if err != nil {
-			return drivers.Endpoint{}, setting.Errorf("%s: %w", x.field("TLSCA"), err)
+			return drivers.Endpoint{}, setting.Err("%s: %w", x.field("TLSCA"), err)
 		}
 		ep.TLS, ep.TLSRoots, ep.TLSTrust = drivers.LoopbackTLS(pool, host), pem, "the CAs in "+x.TLSCA
 	}
 	if err := ep.Validate(); err != nil {
-		return drivers.Endpoint{}, setting.Errorf("%s: %w", x.field("TLSAddr"), err)
+		return drivers.Endpoint{}, setting.Err("%s: %w", x.field("TLSAddr"), err)
 	}
 	return ep, nil
 }
@@ -135,12 +135,12 @@ func (x *Server) External() (supply.Pair, error) {
 	if x.PasswordFile != "" {
 		b, err := os.ReadFile(x.PasswordFile)
 		if err != nil {
-			return supply.Pair{}, setting.Errorf("%s: %w", x.field("PasswordFile"), err)
+			return supply.Pair{}, setting.Err("%s: %w", x.field("PasswordFile"), err)
 		}
 		line, _, _ := strings.Cut(string(b), "\n")
 		password = strings.TrimRight(line, "\r")
 		if password == "" {
-			return supply.Pair{}, setting.Errorf("%s %s: its first line is empty; put the password on it (for a server without a password, give no password file)", x.field("PasswordFile"), x.PasswordFile)
+			return supply.Pair{}, setting.Err("%s %s: its first line is empty; put the password on it (for a server without a password, give no password file)", x.field("PasswordFile"), x.PasswordFile)
 		}
 	}
 	socket := x.Socket
@@ -155,22 +155,22 @@ func (x *Server) External() (supply.Pair, error) {
 	var err error
 	if p.TCP.Address != "" {
 		if err := p.TCP.Validate(); err != nil {
-			return p, setting.Errorf("%s: %w", x.field("Addr"), err)
+			return p, setting.Err("%s: %w", x.field("Addr"), err)
 		}
 	}
 	if p.Unix.Address != "" {
 		if err := p.Unix.Validate(); err != nil {
-			return p, setting.Errorf("%s: %w", x.field("Socket"), err)
+			return p, setting.Err("%s: %w", x.field("Socket"), err)
 		}
 		if what := drivers.NotASocket(p.Unix.Address); what != "" {
-			return p, setting.Errorf("%s: %s", x.field("Socket"), what)
+			return p, setting.Err("%s: %s", x.field("Socket"), what)
 		}
 	}
 	if p.TLS, err = x.tlsPath(creds); err != nil {
 		return p, err
 	}
 	if p.Given() && (p.TCP.Address == "" || p.Unix.Address == "") {
-		return p, setting.Errorf("%s: give both %s and %s: dbsock compares the two transports of one server", x.name, x.field("Addr"), x.field("Socket"))
+		return p, setting.Err("%s: give both %s and %s: dbsock compares the two transports of one server", x.name, x.field("Addr"), x.field("Socket"))
 	}
 	return p, nil
 }
@@ -192,5 +192,5 @@ func OneOf(f setting.Field, value string, accepted ...string) error {
 			return nil
 		}
 	}
-	return setting.Errorf("%s %q is not accepted; use one of: %s", f, value, strings.Join(accepted, ", "))
+	return setting.Err("%s %q is not accepted; use one of: %s", f, value, strings.Join(accepted, ", "))
 }

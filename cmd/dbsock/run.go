@@ -20,6 +20,7 @@ import (
 	"github.com/dbsock/dbsock/compose"
 	"github.com/dbsock/dbsock/drivers"
 	"github.com/dbsock/dbsock/internal/placement"
+	"github.com/dbsock/dbsock/internal/setting"
 	"github.com/dbsock/dbsock/pipeline"
 	"github.com/dbsock/dbsock/results"
 	"github.com/dbsock/dbsock/scenarios"
@@ -274,7 +275,7 @@ func runRun(ctx context.Context, o *runOptions, args []string, stdout, stderr io
 	}
 	rep, runErr := pipeline.Run(ctx, plan)
 	if runErr != nil {
-		return fmt.Errorf("run failed: %w", runErr)
+		return setting.Err("run failed: %w", runErr)
 	}
 	var violated []error
 	for _, th := range rep.Thresholds {

@@ -36,10 +36,10 @@ func flagName(f setting.Field) string {
 	return settingFlag(f)
 }
 
-// inWords is err's text with the settings it names worded as flags, and
-// the supply layer's typed errors in the flags' terms.
+// inWords is err worded for the command line: the settings it names as
+// flags, and the supply layer's typed errors in the flags' terms.
 func inWords(err error) string {
-	return setting.WordAs(setting.In(err, flagName), err, missingFlags)
+	return setting.In(err, flagName, setting.As(missingFlags))
 }
 
 // missingFlags words a missing endpoint of a server the user runs with

@@ -39,7 +39,7 @@ func roundsDiffer(t *testing.T) *results.Report {
 func TestWarningsNameTheFlags(t *testing.T) {
 	rep := roundsDiffer(t)
 	rep.Summary[0].Warnings = append(rep.Summary[0].Warnings, results.Says("a file's words: run more --rounds"))
-	rep.Targets[0].Fail(setting.Errorf("redis over TCP did not answer within 10s (%s)", setting.OpTimeout))
+	rep.Targets[0].Fail(setting.Err("redis over TCP did not answer within 10s (%s)", setting.OpTimeout))
 	if w := rep.Summary[0].Warnings[0]; w.Kind != results.RoundsDiffer || !strings.Contains(w.String(), "run more Plan.Loop.Rounds") {
 		t.Fatalf("before it is worded, the warning names the engine's field: %s %q", w.Kind, w)
 	}

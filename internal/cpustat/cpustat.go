@@ -291,7 +291,7 @@ func ListeningPID(port int) (int, error) {
 			return strconv.Atoi(strings.Split(fd, "/")[2])
 		}
 	}
-	return 0, setting.Errorf("the process listening on TCP port %d is not visible to this user (give %s, or run as its owner or root)", port, setting.ServerPID)
+	return 0, setting.Err("the process listening on TCP port %d is not visible to this user (give %s, or run as its owner or root)", port, setting.ServerPID)
 }
 
 // OwnsPort says whether root or a process below it holds the socket

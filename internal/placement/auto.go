@@ -67,7 +67,7 @@ func readInt(path string, def int) int {
 func Choose(cpus []CPU) (Placement, error) {
 	p := Placement{Mode: "auto"}
 	if len(cpus) == 0 {
-		return p, setting.Errorf("%s auto: this process may run on no CPU", setting.Placement)
+		return p, setting.Err("%s auto: this process may run on no CPU", setting.Placement)
 	}
 	sorted := append([]CPU(nil), cpus...)
 	sort.Slice(sorted, func(i, j int) bool { return sorted[i].ID < sorted[j].ID })

@@ -46,7 +46,7 @@ func ResolveAtRate(mode, clientList, serverList string) (Placement, error) {
 func resolve(mode, clientList, serverList string, supported bool, choose func([]CPU) (Placement, error)) (Placement, error) {
 	p := Placement{Mode: mode}
 	if !supported && (clientList != "" || serverList != "" || (mode != "" && mode != "auto" && mode != "none")) {
-		return p, setting.Errorf("%s %s, %s and %s: %w", setting.Placement, orAuto(mode), setting.ClientCPU, setting.ServerCPU, ErrNoAffinity)
+		return p, setting.Err("%s %s, %s and %s: %w", setting.Placement, orAuto(mode), setting.ClientCPU, setting.ServerCPU, ErrNoAffinity)
 	}
 	switch mode {
 	case "", "auto":
@@ -65,16 +65,16 @@ func resolve(mode, clientList, serverList string, supported bool, choose func([]
 		p.Client, p.Server = []int{0}, []int{0}
 	case "split":
 		if runtime.NumCPU() < 2 {
-			return p, setting.Errorf("%s split needs 2 CPUs; this machine has %d", setting.Placement, runtime.NumCPU())
+			return p, setting.Err("%s split needs 2 CPUs; this machine has %d", setting.Placement, runtime.NumCPU())
 		}
 		p.Client, p.Server = []int{0}, []int{1}
 	default:
-		return p, setting.Errorf("%s %q is not accepted; use one of: %s", setting.Placement, mode, strings.Join(Modes, ", "))
+		return p, setting.Err("%s %q is not accepted; use one of: %s", setting.Placement, mode, strings.Join(Modes, ", "))
 	}
 	var err error
 	if clientList != "" {
 		if p.Client, err = ParseList(clientList); err != nil {
-			return p, setting.Errorf("%s: %w", setting.ClientCPU, err)
+			return p, setting.Err("%s: %w", setting.ClientCPU, err)
 		}
 		if p.Mode == "none" {
 			p.Mode = "custom"
@@ -82,7 +82,7 @@ func resolve(mode, clientList, serverList string, supported bool, choose func([]
 	}
 	if serverList != "" {
 		if p.Server, err = ParseList(serverList); err != nil {
-			return p, setting.Errorf("%s: %w", setting.ServerCPU, err)
+			return p, setting.Err("%s: %w", setting.ServerCPU, err)
 		}
 		if p.Mode == "none" {
 			p.Mode = "custom"

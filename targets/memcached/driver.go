@@ -341,7 +341,7 @@ func (*Driver) CheckQuery(q, op string) error {
 	}
 	f := strings.Fields(q)
 	if len(f) != 2 || strings.ToLower(f[0]) != verb || !strings.Contains(f[1], drivers.Placeholder) {
-		return setting.Errorf("%q: with %s %s give %q, e.g. %q", q, setting.Op, op, verb+" PATTERN", verb+" user:"+drivers.Placeholder)
+		return setting.Err("%q: with %s %s give %q, e.g. %q", q, setting.Op, op, verb+" PATTERN", verb+" user:"+drivers.Placeholder)
 	}
 	return nil
 }

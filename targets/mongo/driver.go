@@ -333,7 +333,7 @@ func Filter(template, key string) (bson.D, error) {
 // the key goes (quoted for a string key, bare for a number), for reads.
 func (*Driver) CheckQuery(q, op string) error {
 	if op != drivers.OpRead {
-		return setting.Errorf("your own op is a filter for findOne; %s %s increments dbsock's own counter and takes no filter of yours", setting.Op, drivers.OpUpdate)
+		return setting.Err("your own op is a filter for findOne; %s %s increments dbsock's own counter and takes no filter of yours", setting.Op, drivers.OpUpdate)
 	}
 	if !strings.Contains(q, drivers.Placeholder) {
 		return fmt.Errorf("%q has no %s; give a filter such as '{\"_id\": %s}' (or \"%s\" for a string key)", q, drivers.Placeholder, drivers.Placeholder, drivers.Placeholder)

@@ -69,7 +69,7 @@ func DefaultSettings() *Settings {
 // Validate implements targets.Settings.
 func (s *Settings) Validate() error {
 	if db, coll, _ := s.split(); s.Collection != "" && (coll == "" || strings.ContainsAny(db+coll, "$\x00")) {
-		return setting.Errorf("%s %q is not COLLECTION or DATABASE.COLLECTION", targets.Field(name, "Collection"), s.Collection)
+		return setting.Err("%s %q is not COLLECTION or DATABASE.COLLECTION", targets.Field(name, "Collection"), s.Collection)
 	}
 	return targets.OneOf(targets.Field(name, "Op"), s.Op, Ops...)
 }

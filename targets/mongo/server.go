@@ -24,7 +24,7 @@ var description = supply.Description{
 	Env: func(a supply.At) map[string]string {
 		return map[string]string{"MONGO_INITDB_ROOT_USERNAME": User, "MONGO_INITDB_ROOT_PASSWORD_FILE": a.Secret("mongo-password")}
 	},
-	NoContainerTLS: setting.Errorf("its container serves no TLS: mongod (mongo:7.0) serves TLS on its one port and FerretDB (dbsock/ferretdb) on a second one, and one container spec serves both images; %s local serves FerretDB's",
+	NoContainerTLS: setting.Err("its container serves no TLS: mongod (mongo:7.0) serves TLS on its one port and FerretDB (dbsock/ferretdb) on a second one, and one container spec serves both images; %s local serves FerretDB's",
 		setting.Provider),
 	Container: supply.Container{Image: "mongo:7.0", Offline: "dbsock/ferretdb:1.24", UID: 999,
 		OfflineBuilt: "FerretDB built from the Go module proxy (scripts/install-deps.sh) on a Debian base, by make images"},

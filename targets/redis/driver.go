@@ -289,7 +289,7 @@ func (c *Conn) readOnly(ctx context.Context) error {
 	case info == nil:
 		return fmt.Errorf("the server has no command %s", strings.ToUpper(name))
 	case !info.ReadOnly:
-		return setting.Errorf("the server does not flag %s read-only (its flags: %s), so dbsock takes it for one that may write; a write needs %s %s (and %s against your own server)",
+		return setting.Err("the server does not flag %s read-only (its flags: %s), so dbsock takes it for one that may write; a write needs %s %s (and %s against your own server)",
 			strings.ToUpper(name), strings.Join(info.Flags, ", "), setting.Op, drivers.OpUpdate, setting.AllowWrites)
 	}
 	return nil

@@ -78,7 +78,7 @@ func DefaultSettings() *Settings {
 // Validate implements targets.Settings.
 func (s *Settings) Validate() error {
 	if s.Protocol != 2 && s.Protocol != 3 {
-		return setting.Errorf("%s %d is not accepted; use 2 or 3", targets.Field(name, "Protocol"), s.Protocol)
+		return setting.Err("%s %d is not accepted; use 2 or 3", targets.Field(name, "Protocol"), s.Protocol)
 	}
 	return nil
 }
