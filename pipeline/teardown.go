@@ -3,6 +3,7 @@ package pipeline
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/dbsock/dbsock/agents"
 	"github.com/dbsock/dbsock/results"
@@ -34,12 +35,24 @@ func flatten(err error) []error {
 		return nil
 	}
 	j, ok := err.(interface{ Unwrap() []error })
-	if !ok {
-		return []error{err}
+	if !ok || !isJoin(err, j.Unwrap()) {
+		return []error{err} // one error that wraps several (fmt's %w twice, a setting error) is one
 	}
 	var out []error
 	for _, e := range j.Unwrap() {
 		out = append(out, flatten(e)...)
 	}
 	return out
+}
+
+// isJoin says whether err is errors.Join of parts: its text is theirs,
+// one per line.
+func isJoin(err error, parts []error) bool {
+	var msgs []string
+	for _, e := range parts {
+		if e != nil {
+			msgs = append(msgs, e.Error())
+		}
+	}
+	return len(msgs) > 0 && err.Error() == strings.Join(msgs, "\n")
 }
