@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+
+	"github.com/dbsock/dbsock/drivers"
 )
 
 // A Description is one target's server, described once: what runs (its
@@ -69,6 +71,20 @@ type Description struct {
 	// (docker-entrypoint.sh), as the image starts its command: for an
 	// image whose entrypoint drops root.
 	Entrypoint bool
+	// Find, when set, finds its binary locally, or says why it cannot
+	// (an ErrCannotSupply error); else Binary is looked for.
+	Find func(l *Local, target string) (string, error)
+	// Prepare, when set, readies a local instance of bin before it
+	// starts, once its directory, user and files are there (e.g.
+	// initialises its data directory in ls.Dir).
+	Prepare func(ctx context.Context, l *Local, ls *LocalServer, bin, password string) error
+	// Started, when set, finishes a local instance once it is first
+	// ready (e.g. makes the run's account over its socket).
+	Started func(ctx context.Context, ls *LocalServer, password string) error
+	// LocalReady, when set, is a local instance's readiness given the
+	// endpoints it serves (e.g. a real login over each); else it is ready
+	// when they accept.
+	LocalReady func(eps ...drivers.Endpoint) func(context.Context) error
 	// OSUser is the user it runs as locally when dbsock runs as root
 	// (nobody when there is none).
 	OSUser string

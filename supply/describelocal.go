@@ -15,11 +15,11 @@ import (
 // startLocal starts the server d describes as local processes, one per
 // instance, each in its own directory and pinned alike, with the run's
 // password in its Files and Stdin; each is ready when the endpoints it
-// serves accept.
+// serves accept (or LocalReady says).
 func (d *Description) startLocal(ctx context.Context, l *Local, target string) (*Server, error) {
-	_, bin := l.Find(d.Binary)
-	if bin == "" {
-		return nil, NotFound(target, d.Binary, d.Install)
+	bin, err := d.findLocal(l, target)
+	if err != nil {
+		return nil, err
 	}
 	password, err := RandomPassword()
 	if err != nil {
@@ -38,27 +38,24 @@ func (d *Description) startLocal(ctx context.Context, l *Local, target string) (
 		return err
 	}
 	for _, in := range d.Instances {
-		ls, err := d.startInstance(ctx, l, target, bin, password, in)
+		ls, eps, err := d.startInstance(ctx, l, target, bin, password, in)
 		if ls != nil {
 			started = append(started, ls)
 		}
 		if err != nil {
 			return nil, fail(err)
 		}
-		ep := drivers.Endpoint{Transport: drivers.TCP, Address: ls.TCPAddr(), User: d.User, Password: password, Database: d.Database}
-		mine, sock := ep, ep
-		sock.Transport, sock.Address = drivers.Unix, ls.Sock
 		switch in.Serves {
 		case ServesTCP:
-			tcp, sock = ep, ep
+			tcp = eps[0]
 			pids = append(pids, fmt.Sprintf("pid %d for TCP", ls.PID()))
 		case ServesUnix:
-			unix, mine = sock, sock
+			unix = eps[0]
 			pids = append(pids, fmt.Sprintf("pid %d for the socket", ls.PID()))
 		default:
-			tcp, unix = ep, sock
+			tcp, unix = eps[0], eps[1]
 		}
-		servers = append(servers, ls.Server(target, "", mine, sock))
+		servers = append(servers, ls.Server(target, "", eps[0], eps[len(eps)-1]))
 	}
 	origin := fmt.Sprintf("local process %s (pid %d)", bin, started[0].PID())
 	if len(started) > 1 {
@@ -72,60 +69,85 @@ func (d *Description) startLocal(ctx context.Context, l *Local, target string) (
 	return srv, nil
 }
 
+// findLocal finds d's binary on this machine.
+func (d *Description) findLocal(l *Local, target string) (string, error) {
+	if d.Find != nil {
+		return d.Find(l, target)
+	}
+	if _, bin := l.Find(d.Binary); bin != "" {
+		return bin, nil
+	}
+	return "", NotFound(target, d.Binary, d.Install)
+}
+
 // startInstance starts one instance of d in a directory of its own, and
-// returns it (nil when its directory could not be made).
-func (d *Description) startInstance(ctx context.Context, l *Local, target, bin, password string, in Instance) (*LocalServer, error) {
+// returns it (nil when its directory could not be made) and the endpoints
+// it serves (TCP first).
+func (d *Description) startInstance(ctx context.Context, l *Local, target, bin, password string, in Instance) (*LocalServer, []drivers.Endpoint, error) {
 	ls, err := l.Prepare(target, "")
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	ls.StopSignal = d.StopSignal
 	port := strconv.Itoa(ls.Port)
 	ls.Sock = filepath.Join(ls.Dir, d.Socket(port))
 	if err := ls.CheckSocket(); err != nil {
-		return ls, err
+		return ls, nil, err
 	}
 	if err := ls.Unprivileged(d.Binary, d.OSUser); err != nil {
-		return ls, err
+		return ls, nil, err
 	}
 	for _, f := range d.Files {
 		if err := ls.writeFile(f, password); err != nil {
-			return ls, err
+			return ls, nil, err
+		}
+	}
+	if d.Prepare != nil {
+		if err := d.Prepare(ctx, l, ls, bin, password); err != nil {
+			return ls, nil, err
 		}
 	}
 	a := At{where: local, Port: port, Dir: ls.Dir, Sock: ls.Sock, SocketMode: "0700", name: d.Name}
+	tcp := drivers.Endpoint{Transport: drivers.TCP, Address: ls.TCPAddr(), User: d.User, Password: password, Database: d.Database}
+	unix := tcp
+	unix.Transport, unix.Address = drivers.Unix, ls.Sock
+	var eps []drivers.Endpoint
 	if in.Serves.tcp() {
+		eps = append(eps, tcp)
 		var tf TLSFiles
-		var tlsPort int
+		tlsPort := ls.Port
 		switch d.TLS {
 		case TLSOnPort:
 			tf, err = ls.ServeTLS(0)
-			tlsPort = ls.Port
 		case TLSApart:
 			tf, tlsPort, err = ls.ServeTLSApart()
 		}
 		if err != nil {
-			return ls, err
+			return ls, nil, err
 		}
 		if d.TLS != NoTLS {
 			a.TLS, a.TLSPort = tf, strconv.Itoa(tlsPort)
 		}
 		a.binds = strings.Split(ls.Bind(","), ",")
 	}
+	if in.Serves.unix() {
+		eps = append(eps, unix)
+	}
 	stdin := ""
 	if d.Stdin != "" {
 		stdin = fmt.Sprintf(d.Stdin, password)
 	}
-	var ready func(context.Context) error
-	switch in.Serves {
-	case ServesTCP:
-		ready = dialOne("tcp", ls.TCPAddr())
-	case ServesUnix:
-		ready = dialOne("unix", ls.Sock)
-	default:
-		ready = dialBoth(ls.TCPAddr(), ls.Sock)
+	ready := dialAll(eps)
+	if d.LocalReady != nil {
+		ready = d.LocalReady(eps...)
 	}
-	return ls, ls.StartProbe(ctx, in.Name, bin, in.Args(a), nil, stdin, ready)
+	if err := ls.StartProbe(ctx, in.Name, bin, in.Args(a), nil, stdin, ready); err != nil {
+		return ls, nil, err
+	}
+	if d.Started != nil {
+		return ls, eps, d.Started(ctx, ls, password)
+	}
+	return ls, eps, nil
 }
 
 // writeFile writes f with password into the server's directory, its
@@ -142,14 +164,17 @@ func (ls *LocalServer) writeFile(f File, password string) error {
 	return ls.HandOver(path)
 }
 
-// dialOne is a readiness probe of one endpoint.
-func dialOne(network, address string) func(context.Context) error {
+// dialAll is a readiness probe of endpoints: each accepts a connection.
+func dialAll(eps []drivers.Endpoint) func(context.Context) error {
 	return func(ctx context.Context) error {
 		var d net.Dialer
-		c, err := d.DialContext(ctx, network, address)
-		if err != nil {
-			return err
+		for _, ep := range eps {
+			c, err := d.DialContext(ctx, ep.Transport.Network(), ep.Address)
+			if err != nil {
+				return err
+			}
+			c.Close()
 		}
-		return c.Close()
+		return nil
 	}
 }

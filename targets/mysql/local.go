@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 
 	gomysql "github.com/go-sql-driver/mysql"
@@ -39,58 +38,39 @@ func mysqlServer(l *supply.Local) (bin string, mariadb bool, ok bool) {
 	return "", false, false
 }
 
-func localServer(ctx context.Context, l *supply.Local, name string) (*supply.Server, error) {
-	bin, mariadb, ok := mysqlServer(l)
+// findLocal finds the server binary (mysqlServer).
+func findLocal(l *supply.Local, name string) (string, error) {
+	bin, _, ok := mysqlServer(l)
 	if !ok {
-		return nil, fmt.Errorf("%w %s: local provider: neither mysqld nor mariadbd was found on PATH (%s) or in /usr/sbin (apt-get install mariadb-server, or run scripts/install-deps.sh)", supply.ErrCannotSupply, name, supply.SearchPath())
+		return "", fmt.Errorf("%w %s: local provider: neither mysqld nor mariadbd was found on PATH (%s) or in /usr/sbin (apt-get install mariadb-server, or run scripts/install-deps.sh)", supply.ErrCannotSupply, name, supply.SearchPath())
 	}
-	ls, err := l.Prepare(name, "mysql.sock")
-	if err != nil {
-		return nil, err
-	}
-	// As root, the server runs as the mysql user (mariadbd and mysqld
-	// drop root themselves with --user): its own server dir, and the run
-	// dir lets it pass (0711: enter, not list).
-	if err := ls.Unprivileged(filepath.Base(bin), "mysql"); err != nil {
-		return nil, ls.Fail(err)
-	}
+	return bin, nil
+}
+
+// isMariaDB says whether bin, as mysqlServer found it, is MariaDB's.
+func isMariaDB(bin string) bool {
+	return filepath.Base(bin) != "mysqld" || strings.Contains(strings.ToLower(supply.VersionOutput(bin)), "mariadb")
+}
+
+// prepare initialises the server's data directory (mysqlInit), as the
+// mysql user when dbsock is root (mariadbd and mysqld drop root
+// themselves with --user).
+func prepare(ctx context.Context, l *supply.Local, ls *supply.LocalServer, bin, _ string) error {
 	osUser := ""
 	if ls.RunAs != nil {
 		osUser = "mysql"
 	}
-	datadir := filepath.Join(ls.Dir, "data")
-	if err := mysqlInit(l, ctx, bin, mariadb, datadir, ls.Dir, osUser); err != nil {
-		return nil, ls.Fail(err)
-	}
-	args := []string{"--no-defaults", "--datadir=" + datadir, "--socket=" + ls.Sock,
-		"--port=" + strconv.Itoa(ls.Port), "--bind-address=" + ls.Bind(","), "--skip-name-resolve",
-		"--skip-log-bin", "--pid-file=" + filepath.Join(ls.Dir, "mysqld.pid"), "--tmpdir=" + ls.Dir,
-		"--max-connections=5000", "--innodb-buffer-pool-size=64M", "--max-allowed-packet=64M",
-		"--innodb-flush-log-at-trx-commit=2"} // a throwaway server: a write waits for no fsync (PostgreSQL runs with fsync=off)
-	if !mariadb {
-		args = append(args, "--mysqlx=OFF")
-	}
-	tf, err := ls.ServeTLS(0) // TLS on its one port, for clients that ask
-	if err != nil {
-		return nil, ls.Fail(err)
-	}
-	args = append(args, TLSArgs(tf)...)
-	if err := ls.Start(ctx, filepath.Base(bin), bin, args, nil, ""); err != nil {
-		return nil, ls.Fail(err)
-	}
-	password, err := supply.RandomPassword()
-	if err != nil {
-		return nil, ls.Fail(err)
-	}
-	root := drivers.Endpoint{Transport: drivers.Unix, Address: ls.Sock, User: "root"}
-	if err := mysqlCreateAccount(ctx, root, password); err != nil {
-		return nil, ls.Fail(err)
-	}
-	origin := fmt.Sprintf("local process %s (pid %d)", bin, ls.PID())
-	return ls.Server(name, origin,
-		drivers.Endpoint{Transport: drivers.TCP, Address: ls.TCPAddr(), User: User, Password: password, Database: Database},
-		drivers.Endpoint{Transport: drivers.Unix, Address: ls.Sock, User: User, Password: password, Database: Database}), nil
+	return mysqlInit(l, ctx, bin, isMariaDB(bin), dataDir(ls.Dir), ls.Dir, osUser)
 }
+
+// createAccount makes the run's account over the server's socket, as root
+// (mysqlCreateAccount), once it is first up.
+func createAccount(ctx context.Context, ls *supply.LocalServer, password string) error {
+	return mysqlCreateAccount(ctx, drivers.Endpoint{Transport: drivers.Unix, Address: ls.Sock, User: "root"}, password)
+}
+
+// dataDir is a local server's data directory in its directory dir.
+func dataDir(dir string) string { return filepath.Join(dir, "data") }
 
 // mysqlInit creates an empty data directory, owned by osUser when given,
 // whose root account has no password until mysqlCreateAccount locks the

@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"syscall"
 
 	"github.com/dbsock/dbsock/drivers"
@@ -19,6 +18,11 @@ const (
 	User = "dbsock"
 )
 
+// localServer starts a private PostgreSQL as description says.
+func localServer(ctx context.Context, l *supply.Local, name string) (*supply.Server, error) {
+	return recipe.Local(ctx, l, name)
+}
+
 // postgresBin finds a PostgreSQL server binary: on PATH, else in Debian's
 // versioned /usr/lib/postgresql/N/bin or Homebrew's postgresql@N kegs
 // (newest first).
@@ -27,82 +31,46 @@ func postgresBin(l *supply.Local, name string) string {
 	return p
 }
 
-func localServer(ctx context.Context, l *supply.Local, name string) (*supply.Server, error) {
+// findLocal finds the server binary, when initdb is there too.
+func findLocal(l *supply.Local, name string) (string, error) {
 	initdb, serverBin := postgresBin(l, "initdb"), postgresBin(l, server)
 	if initdb == "" || serverBin == "" {
-		return nil, fmt.Errorf("%w %s: local provider: PostgreSQL's initdb and postgres were not found on PATH (%s), in /usr/lib/postgresql/*/bin or in Homebrew's postgresql kegs (apt-get install postgresql, or brew install postgresql@16, or run scripts/install-deps.sh)", supply.ErrCannotSupply, name, supply.SearchPath())
+		return "", fmt.Errorf("%w %s: local provider: PostgreSQL's initdb and postgres were not found on PATH (%s), in /usr/lib/postgresql/*/bin or in Homebrew's postgresql kegs (apt-get install postgresql, or brew install postgresql@16, or run scripts/install-deps.sh)", supply.ErrCannotSupply, name, supply.SearchPath())
 	}
-	ls, err := l.Prepare(name, "")
-	if err != nil {
-		return nil, err
-	}
-	ls.Sock = SocketFile(ls.Dir, ls.Port)
-	if len(ls.Sock) > drivers.MaxSocketPath {
-		return nil, ls.Fail(fmt.Errorf("socket path %s is longer than %d bytes; set TMPDIR to a shorter directory", ls.Sock, drivers.MaxSocketPath))
-	}
-	// SIGINT is PostgreSQL's fast shutdown: its SIGTERM waits for every
-	// session to end, which a hung or half-connected client may never do.
-	ls.StopSignal = syscall.SIGINT
-	// PostgreSQL will not run as root: then it runs as the postgres user,
-	// which gets its own server dir, and the run dir lets it pass (0711:
-	// enter, not list).
-	if os.Geteuid() == 0 {
-		cred, err := supply.SystemUser(OSUser, "PostgreSQL")
-		if err != nil {
-			return nil, ls.Fail(err)
-		}
-		ls.RunAs = cred
-		if err := os.Chown(ls.Dir, int(cred.Uid), int(cred.Gid)); err != nil {
-			return nil, ls.Fail(err)
-		}
-		if err := os.Chmod(filepath.Dir(ls.Dir), 0o711); err != nil {
-			return nil, ls.Fail(err)
-		}
-	}
-	password, err := supply.RandomPassword()
-	if err != nil {
-		return nil, ls.Fail(err)
-	}
+	return serverBin, nil
+}
+
+// initdb initialises the server's data directory (dataDir) with the run's
+// account, its password in a file of the server's user's that is gone
+// once initdb has read it.
+func initdb(ctx context.Context, l *supply.Local, ls *supply.LocalServer, _, password string) error {
+	bin := postgresBin(l, "initdb")
 	pwfile := filepath.Join(ls.Dir, "pw")
 	if err := os.WriteFile(pwfile, []byte(password+"\n"), 0o600); err != nil {
-		return nil, ls.Fail(err)
+		return err
 	}
-	if ls.RunAs != nil {
-		if err := os.Chown(pwfile, int(ls.RunAs.Uid), int(ls.RunAs.Gid)); err != nil {
-			return nil, ls.Fail(err)
-		}
+	defer os.Remove(pwfile)
+	if err := ls.Own(pwfile); err != nil {
+		return err
 	}
-	data := filepath.Join(ls.Dir, "data")
-	cmd := exec.CommandContext(ctx, initdb, "-D", data, "-U", User, "--pwfile="+pwfile,
+	data := dataDir(ls.Dir)
+	cmd := exec.CommandContext(ctx, bin, "-D", data, "-U", User, "--pwfile="+pwfile,
 		"--auth-local=scram-sha-256", "--auth-host=scram-sha-256", "--no-sync", "-E", "UTF8", "--locale=C")
 	cmd.Dir = ls.Dir
 	cmd.Env = supply.ServerEnv()
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: ls.RunAs}
 	out, err := cmd.CombinedOutput()
-	os.Remove(pwfile)
 	if err != nil && ctx.Err() != nil {
-		return nil, ls.Fail(fmt.Errorf("interrupted while initdb initialised the data dir: %w", ctx.Err()))
+		return fmt.Errorf("interrupted while initdb initialised the data dir: %w", ctx.Err())
 	}
 	if err != nil {
-		return nil, ls.Fail(fmt.Errorf("initialize PostgreSQL data dir %s with %s: %w%s\n%s", data, initdb, err, supply.ClosedTo(err, ls.Dir, ls.RunAs), supply.Tail(string(out), 8)))
+		return fmt.Errorf("initialize PostgreSQL data dir %s with %s: %w%s\n%s", data, bin, err, supply.ClosedTo(err, ls.Dir, ls.RunAs), supply.Tail(string(out), 8))
 	}
-	tf, err := ls.ServeTLS(0) // TLS on its one port, for clients that ask (SSLRequest)
-	if err != nil {
-		return nil, ls.Fail(err)
-	}
-	args := []string{"-D", data, "-c", "listen_addresses=" + ls.Bind(","), "-c", "port=" + strconv.Itoa(ls.Port),
-		"-c", "unix_socket_directories=" + ls.Dir, "-c", "unix_socket_permissions=0700", "-c", "max_connections=300",
-		"-c", "shared_buffers=32MB", "-c", "fsync=off"}
-	args = append(args, TLSArgs(tf)...)
-	tcp := drivers.Endpoint{Transport: drivers.TCP, Address: ls.TCPAddr(), User: User, Password: password, Database: Database}
-	unix := tcp
-	unix.Transport, unix.Address = drivers.Unix, ls.Sock
-	if err := ls.StartProbe(ctx, server, serverBin, args, nil, "", loginProbe(tcp, unix)); err != nil {
-		return nil, ls.Fail(err)
-	}
-	origin := fmt.Sprintf("local process %s (pid %d)", serverBin, ls.PID())
-	return ls.Server(name, origin, tcp, unix), nil
+	return nil
 }
+
+// dataDir is a local server's data directory in its directory dir.
+func dataDir(dir string) string { return filepath.Join(dir, "data") }
 
 // loginProbe is the local server's readiness: accepting connections is not
 // yet ready, as PostgreSQL refuses logins while it starts up ("the

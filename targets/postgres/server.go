@@ -1,22 +1,28 @@
 package postgres
 
 import (
+	"syscall"
+
 	"github.com/dbsock/dbsock/drivers"
 	"github.com/dbsock/dbsock/supply"
 )
 
-// description is PostgreSQL's server in a container: the official
-// postgres image (and dbsock/postgres). The password reaches it in the
-// file its POSTGRES_PASSWORD_FILE names, never in its environment: a
-// bootstrap password, which rotate changes to the run's once the server is
-// up, since the official image leaves the one it read in the server's
-// environment. With the run's certificate it also serves TLS on its one
-// port. Locally localServer starts it from Debian's versioned directory or
-// PATH (local.go). compose.yaml's postgres service comes from it too.
+// description is PostgreSQL's server, whichever provider starts it.
+// Locally: from Debian's versioned directory or PATH, its data directory
+// made by initdb with the run's account (local.go), run as the postgres
+// user when dbsock is root, ready once a login works over both endpoints.
+// In a container: the official postgres image (and dbsock/postgres); the
+// password reaches it in the file its POSTGRES_PASSWORD_FILE names, never
+// in its environment: a bootstrap password, which rotate changes to the
+// run's once the server is up, since the official image leaves the one it
+// read in the server's environment. With the run's certificate it serves
+// TLS on its one port. compose.yaml's postgres service comes from it too.
 var description = supply.Description{
 	Name:      name,
 	Binary:    server,
-	Instances: []supply.Instance{{Name: server, Args: containerArgs}},
+	Find:      findLocal,
+	Prepare:   initdb,
+	Instances: []supply.Instance{{Name: server, Args: args}},
 	Socket:    func(port string) string { return ".s.PGSQL." + port },
 	Port:      15432,
 	User:      User,
@@ -33,11 +39,15 @@ var description = supply.Description{
 	// PostgreSQL refuses a key others may read: the container's root
 	// copies it, private to the postgres user, before the entrypoint.
 	KeyOwner: "postgres", KeyCopy: privateKey,
-	Ready: supply.LoginReady(New(drivers.Workload{})),
+	Ready:      supply.LoginReady(New(drivers.Workload{})),
+	LocalReady: loginProbe,
+	OSUser:     OSUser,
+	// SIGINT is PostgreSQL's fast shutdown: its SIGTERM waits for every
+	// session to end, which a hung or half-connected client may never do.
+	StopSignal: syscall.SIGINT,
 	Note: "The image's default socket directory comes first: its set-up reaches\n" +
 		"a temporary server there (psql with PGHOST emptied).",
 	Container: supply.Container{Image: "postgres:16", Offline: "dbsock/postgres:15", UID: 999, Rotate: rotate},
-	Local:     localServer,
 }
 
 // recipe starts PostgreSQL from Debian's versioned directory or PATH
@@ -61,10 +71,20 @@ const InitdbArgs = "--auth-host=scram-sha-256"
 // image and dbsock/postgres alike).
 const privateKey = "/var/lib/postgresql/tls-key.pem"
 
-// containerArgs are the server's settings in a container at a.
-func containerArgs(a supply.At) []string {
-	args := []string{"-c", "listen_addresses=" + a.Bind(","), "-c", "port=" + a.Port, "-c", "unix_socket_directories=" + SocketDirs,
-		"-c", "unix_socket_permissions=" + a.SocketMode, "-c", "max_connections=300"}
+// args are the server's settings at a: locally its data directory and
+// socket directory, and no fsync (a throwaway server); in a container the
+// image's data directory, and its default socket directory besides /sock.
+func args(a supply.At) []string {
+	var args []string
+	dirs := SocketDirs
+	if a.Local() {
+		args, dirs = []string{"-D", dataDir(a.Dir)}, a.Dir
+	}
+	args = append(args, "-c", "listen_addresses="+a.Bind(","), "-c", "port="+a.Port, "-c", "unix_socket_directories="+dirs,
+		"-c", "unix_socket_permissions="+a.SocketMode, "-c", "max_connections=300")
+	if a.Local() {
+		args = append(args, "-c", "shared_buffers=32MB", "-c", "fsync=off")
+	}
 	if a.TLSPort != "" {
 		args = append(args, TLSArgs(a.TLS)...)
 	}
