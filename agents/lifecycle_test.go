@@ -209,7 +209,10 @@ func TestCAFileGoneOnceOpened(t *testing.T) {
 			}
 			tmp := t.TempDir()
 			spec.Env = append(spec.Env, "TMPDIR="+tmp)
-			a, err := agents.Start(context.Background(), spec, limits)
+			// Its hello may take a second on a busy machine (the
+			// interpreter and its library start): this test is of its CA
+			// file, not of a hang.
+			a, err := agents.Start(context.Background(), spec, agents.Limits{OpTimeout: limits.OpTimeout, Grace: 5 * time.Second, PerOp: limits.PerOp})
 			if err != nil {
 				t.Fatal(err)
 			}
