@@ -15,8 +15,8 @@ import (
 	"github.com/dbsock/dbsock/internal/testutil"
 )
 
-// limits are short, so that a hung agent is caught in under a second.
-var limits = agents.Limits{OpTimeout: 200 * time.Millisecond, Grace: 300 * time.Millisecond, PerOp: time.Millisecond}
+// limits are short, so that a hung agent is caught within two seconds (the grace lets an interpreter start on a busy machine).
+var limits = agents.Limits{OpTimeout: 200 * time.Millisecond, Grace: 1500 * time.Millisecond, PerOp: time.Millisecond}
 
 func fake(t *testing.T, mode string) (*agents.Agent, error) {
 	t.Helper()
