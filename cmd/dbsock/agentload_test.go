@@ -77,7 +77,7 @@ func TestAgentLoadsAudited(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct{ mode, want string }{
-		{"loadliar", "it reported 200 lookups on its 4 tcp connections, but the server's INFO commandstats cmdstat_get calls moved by"},
+		{"loadliar", "connections, but the server's INFO commandstats cmdstat_get calls moved by"},
 		{"loadlate", "later than the whole request took on dbsock's clock"},
 	} {
 		t.Run(tc.mode, func(t *testing.T) {
