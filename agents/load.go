@@ -4,16 +4,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
 	"slices"
 	"time"
+
+	"github.com/dbsock/dbsock/agents/stackfile"
 )
 
-// families are the protocol families an open may name.
-var families = []string{FamilyRedis, FamilyPostgres, FamilyMySQL, FamilyMemcached, FamilyPingPong}
+// familyName is what a protocol family's name may be.
+var familyName = regexp.MustCompile(`^[a-z][a-z0-9]{0,31}$`)
 
-// workerModels are the concurrency models a hello may name (as
-// agents/stackfile's WorkerModels).
-var workerModels = []string{"threads", "processes", "event-loop"}
 
 // ErrProtocol1 is wrapped when a load is asked of an agent that speaks
 // protocol 1: one connection at a time, closed loop.
@@ -21,7 +21,7 @@ var ErrProtocol1 = errors.New("it speaks agent protocol 1, which measures one co
 
 // checkCapabilities says what is wrong with a hello's capabilities: a
 // hello of protocol 2 must say which protocol families it speaks, and
-// may name a worker model only among workerModels.
+// may name a worker model only among stackfile.WorkerModels.
 func (h Hello) checkCapabilities() error {
 	c := h.Capabilities
 	if h.Protocol < 2 {
@@ -31,12 +31,12 @@ func (h Hello) checkCapabilities() error {
 		return errors.New("protocol 2 says its capabilities, with the protocol families it speaks (\"capabilities\": {\"families\": [...]})")
 	}
 	for _, f := range c.Families {
-		if !slices.Contains(families, f) {
-			return fmt.Errorf("protocol family %q is not one of %v", f, families)
+		if !familyName.MatchString(f) {
+			return fmt.Errorf("protocol family %q is not a family's name (lower-case letters and digits)", f)
 		}
 	}
-	if c.Workers != "" && !slices.Contains(workerModels, c.Workers) {
-		return fmt.Errorf("workers %q is not a worker model (%v)", c.Workers, workerModels)
+	if c.Workers != "" && !slices.Contains(stackfile.WorkerModels, c.Workers) {
+		return fmt.Errorf("workers %q is not a worker model (%v)", c.Workers, stackfile.WorkerModels)
 	}
 	if c.MaxConnections < 0 {
 		return fmt.Errorf("max_connections %d is negative", c.MaxConnections)

@@ -8,7 +8,7 @@ import (
 )
 
 // TestHelloCapabilities: a hello of protocol 2 must name the families it
-// speaks, and only known families and worker models; protocol 1 says
+// speaks, each a family's name, and only known worker models; protocol 1 says
 // nothing and is refused a load, saying what changed.
 func TestHelloCapabilities(t *testing.T) {
 	v2 := func(c *Capabilities) Hello { return Hello{Protocol: 2, Library: "lib", Capabilities: c} }
@@ -18,10 +18,10 @@ func TestHelloCapabilities(t *testing.T) {
 	}{
 		"no capabilities": {v2(nil), "protocol 2 says its capabilities"},
 		"no families":     {v2(&Capabilities{}), "protocol 2 says its capabilities"},
-		"unknown family":  {v2(&Capabilities{Families: []string{"oracle"}}), `protocol family "oracle" is not one of`},
-		"unknown model":   {v2(&Capabilities{Families: []string{"redis"}, Workers: "fibers"}), `workers "fibers" is not a worker model`},
+		"bad family":      {v2(&Capabilities{Families: []string{"Wire 9"}}), `protocol family "Wire 9" is not a family's name`},
+		"unknown model":   {v2(&Capabilities{Families: []string{"kv"}, Workers: "fibers"}), `workers "fibers" is not a worker model`},
 		"v1":              {Hello{Protocol: 1}, ""},
-		"v2":              {v2(&Capabilities{Families: []string{"redis"}, Workers: "threads"}), ""},
+		"v2":              {v2(&Capabilities{Families: []string{"kv"}, Workers: "threads"}), ""},
 	} {
 		err := tc.h.checkCapabilities()
 		if (tc.want == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), tc.want)) {
@@ -31,7 +31,7 @@ func TestHelloCapabilities(t *testing.T) {
 	if err := (Hello{Protocol: 1}).CanLoad(2, false); !errors.Is(err, ErrProtocol1) {
 		t.Errorf("protocol 1 at load: %v", err)
 	}
-	c := &Capabilities{Families: []string{"redis"}, Workers: "threads", MaxConnections: 8}
+	c := &Capabilities{Families: []string{"kv"}, Workers: "threads", MaxConnections: 8}
 	for _, tc := range []struct {
 		conns int
 		paced bool
@@ -42,10 +42,10 @@ func TestHelloCapabilities(t *testing.T) {
 			t.Errorf("CanLoad(%d, %v): %v; want %q", tc.conns, tc.paced, err, tc.want)
 		}
 	}
-	if err := v2(c).Speaks("postgres", "tcp"); err == nil || !strings.Contains(err.Error(), "not postgres") {
+	if err := v2(c).Speaks("sql", "tcp"); err == nil || !strings.Contains(err.Error(), "not sql") {
 		t.Errorf("Speaks postgres: %v", err)
 	}
-	if err := v2(c).Speaks("redis", "tls"); err == nil || !strings.Contains(err.Error(), "cannot open TLS") {
+	if err := v2(c).Speaks("kv", "tls"); err == nil || !strings.Contains(err.Error(), "cannot open TLS") {
 		t.Errorf("Speaks redis over tls: %v", err)
 	}
 }

@@ -29,17 +29,11 @@ const (
 	MinProtocol = 1
 )
 
-// Protocol families, as an open names them: the wire protocol an agent
-// speaks to the server, whatever dbsock calls the target (PgBouncer
-// speaks PostgreSQL's).
-const (
-	FamilyRedis     = "redis"
-	FamilyPostgres  = "postgres"
-	FamilyMySQL     = "mysql"
-	FamilyMemcached = "memcached"
-	// FamilyPingPong is dbsock's own floor and echo servers' framing.
-	FamilyPingPong = "pingpong"
-)
+// A protocol family is the wire protocol an agent speaks to the server,
+// whatever dbsock calls the target (a pooler speaks its database's): each
+// target's driver names its own (drivers.AgentLookup.Family), and an
+// agent's hello lists those it speaks. Its name is lower-case letters and
+// digits.
 
 // Size limits of what an agent may write: a line over its limit is an
 // error, and the agent is killed.
@@ -85,7 +79,7 @@ type Hello struct {
 	LibraryVersion string `json:"library_version"`
 	// Mode, optional, is how the agent's library does the target's op
 	// where that changes what crosses the wire, named as a case's mode
-	// is (docs/agents.md): "resp2" or "resp3" for Redis; for SQL,
+	// is (docs/agents.md): "resp2" or "resp3" for a RESP server; for SQL,
 	// "prepared" (prepared once per connection, executed per op), "exec"
 	// (the statement and its parameter sent unnamed per op) or
 	// "interpolate" (the key written into the statement's text). An agent
@@ -117,7 +111,7 @@ type Capabilities struct {
 	MaxConnections int `json:"max_connections,omitempty"`
 }
 
-// String names the stack for people: "redis-py 4.3.4 (python 3.11.2)".
+// String names the stack for people: "LIBRARY VERSION (LANGUAGE VERSION)".
 func (h Hello) String() string {
 	return fmt.Sprintf("%s %s (%s %s)", h.Library, h.LibraryVersion, h.Language, h.RuntimeVersion)
 }
@@ -128,8 +122,8 @@ type Open struct {
 	// ID names the connection in every later message.
 	ID     string `json:"id"`
 	Target string `json:"target"`
-	// Family (protocol 2) is the protocol the server speaks, one of the
-	// Family constants: agents dispatch on it, not on Target.
+	// Family (protocol 2) is the protocol the server speaks, as its
+	// target's driver names it: agents dispatch on it, not on Target.
 	Family string `json:"family,omitempty"`
 	// Path is dbsock's name of the route (tcp, tcp6, tls, unix);
 	// Network is what the agent dials: "tcp" (TLS over it when CAPEM is

@@ -26,7 +26,7 @@ type AgentLookup struct {
 	// id for an SQL one.
 	Key func(id int64) any
 	// Family is the protocol the server speaks, as the agent protocol
-	// names it ("postgres" for PostgreSQL and PgBouncer alike).
+	// names it (a pooler's is its database's).
 	Family string
 }
 

@@ -108,7 +108,7 @@ type Description struct {
 
 // An Instance is one process of a described server.
 type Instance struct {
-	// Name names it in its log file locally (e.g. memcached-tcp).
+	// Name names it in its log file locally (e.g. NAME-tcp).
 	Name string
 	// Serves says which endpoints it serves: TCP (with TLS), its socket,
 	// or both (the zero value).
