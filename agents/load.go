@@ -14,7 +14,6 @@ import (
 // familyName is what a protocol family's name may be.
 var familyName = regexp.MustCompile(`^[a-z][a-z0-9]{0,31}$`)
 
-
 // ErrProtocol1 is wrapped when a load is asked of an agent that speaks
 // protocol 1: one connection at a time, closed loop.
 var ErrProtocol1 = errors.New("it speaks agent protocol 1, which measures one connection in a closed loop; many connections at once, an offered rate or a duration need protocol 2 (docs/agents.md, \"load\")")
