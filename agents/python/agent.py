@@ -670,27 +670,23 @@ class Agent:
             except OSError:
                 failed = failed or "connection %s: %s" % (w.cid, w.gone())
                 self.workers.pop(w.cid, None)
-        ready = []
-        for w in sent:
-            try:
-                a = w.recv()
-            except OSError:
-                a = None
-            if a is None:
-                failed = failed or "connection %s: %s" % (w.cid, w.gone())
-                self.workers.pop(w.cid, None)
-            elif a["type"] != "ready":
-                failed = failed or "connection %s's warm-up: %s" % (w.cid, a.get("message", a))
-            else:
-                ready.append(w)
+        ready, failed = self.answers(sent, "ready", "'s warm-up", failed)
         if failed:
-            for w in ready:
+            for w, _ in ready:
                 w.send({"type": "cancel"})
             raise RuntimeError("the load did not start: " + failed)
         t0 = clock() + 5000000 + 500000 * len(ws)  # time for every worker to be woken and asleep again before T0, on a busy machine too
         for w in ws:
             w.send({"type": "go", "t0": t0})
-        results = []
+        parts, failed = self.answers(ws, "part", "", None)
+        if failed:
+            raise RuntimeError("the load failed: " + failed)
+        return {"type": "load_result", "results": [a["result"] for _, a in parts]}
+
+    def answers(self, ws, want, what, failed):
+        """Reads one answer from each of ws: the (worker, answer) pairs of
+        type want, and the first failure (failed, if already one)."""
+        got = []
         for w in ws:
             try:
                 a = w.recv()
@@ -699,13 +695,11 @@ class Agent:
             if a is None:
                 failed = failed or "connection %s: %s" % (w.cid, w.gone())
                 self.workers.pop(w.cid, None)
-            elif a["type"] != "part":
-                failed = failed or "connection %s: %s" % (w.cid, a.get("message", a))
+            elif a["type"] != want:
+                failed = failed or "connection %s%s: %s" % (w.cid, what, a.get("message", a))
             else:
-                results.append(a["result"])
-        if failed:
-            raise RuntimeError("the load failed: " + failed)
-        return {"type": "load_result", "results": results}
+                got.append((w, a))
+        return got, failed
 
     def end(self):
         """Ends every worker: each channel closed, then each waited for
