@@ -129,6 +129,18 @@ static void do_open(const struct backend *started, json_t *m, const char *id) {
 	say(reply);
 }
 
+/* check_value: an op that succeeded (rc 0) but read no value, or one of
+ * another length than want, is a failed op, its message in err. */
+static int check_value(int rc, long len, long want, char *err, size_t size) {
+	if (rc != 0 || len == want)
+		return rc;
+	if (len < 0)
+		snprintf(err, size, "no value");
+	else
+		snprintf(err, size, "value of %ld bytes, want %ld", len, want);
+	return -1;
+}
+
 static void do_block(json_t *m, const char *id) {
 	struct slot *s = find(id);
 	json_t *keys = json_object_get(m, "keys");
@@ -151,13 +163,7 @@ static void do_block(json_t *m, const char *id) {
 		int64_t t0 = now_ns();
 		int rc = b->op(s->conn, key, &len, err, sizeof err);
 		ns[i] = now_ns() - t0;
-		if (rc == 0 && len != want) {
-			if (len < 0)
-				snprintf(err, sizeof err, "no value");
-			else
-				snprintf(err, sizeof err, "value of %ld bytes, want %ld", len, want);
-			rc = -1;
-		}
+		rc = check_value(rc, len, want, err, sizeof err);
 		if (rc != 0)
 			json_array_append_new(errors, json_pack("{s:I, s:s}", "index", (json_int_t)i, "message", err));
 	}
@@ -273,13 +279,7 @@ static void run(const struct backend *b, struct part *w) {
 		if (interval > 0)
 			w->lag[j] = start > due ? start - due : 0;
 		w->n = j + 1;
-		if (rc == 0 && len != want) {
-			if (len < 0)
-				snprintf(err, sizeof err, "no value");
-			else
-				snprintf(err, sizeof err, "value of %ld bytes, want %ld", len, want);
-			rc = -1;
-		}
+		rc = check_value(rc, len, want, err, sizeof err);
 		if (rc == 0) {
 			fails = 0;
 			continue;
