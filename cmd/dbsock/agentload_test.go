@@ -111,3 +111,35 @@ func TestAgentProtocol1AtRestOnly(t *testing.T) {
 		t.Errorf("at load: exit %d, last line %q; want it refused, saying what changed", code, last)
 	}
 }
+
+// TestAgentLoadForADuration: a closed loop for a duration runs in the
+// agent's workers too: each path's connections do lookups until the
+// block's share of the duration is over, and the run counts them.
+func TestAgentLoadForADuration(t *testing.T) {
+	testutil.NeedAny(t, "redis-server")
+	needStacks(t)
+	code, out, stderr := dbsock(t, "run", "redis", "--clients", "c", "--provider", "local", "--paths", "tcp,unix",
+		"--concurrency", "2", "--duration", "1s", "--blocks", "2", "--instances", "1", "--warmup", "10", "--format", "json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var rep struct {
+		Summary []struct {
+			Stack string `json:"stack"`
+			Sides []struct {
+				N int64 `json:"n"`
+			} `json:"sides"`
+		} `json:"summary"`
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Summary) != 1 || rep.Summary[0].Stack != "c" || len(rep.Summary[0].Sides) != 2 {
+		t.Fatalf("summary %+v; want the c stack's case on two paths", rep.Summary)
+	}
+	for _, s := range rep.Summary[0].Sides {
+		if s.N < 100 {
+			t.Errorf("a side timed %d lookups in its second; want the lookups of a closed loop on 2 connections", s.N)
+		}
+	}
+}
