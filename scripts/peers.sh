@@ -12,23 +12,28 @@
 # target in turn (dbsock first in odd rounds, the tool first in even ones):
 #   dbsock run TARGET --provider external --clients go,c --paths tcp,unix
 #     --client-cpu CPU --n N --instances INSTANCES  (uniform keys, 10,000 rows)
-#   and the field's tool, one client on one connection, PEER_N ops over TCP
-#   and then PEER_N over the socket:
-#     redis     redis-benchmark -t get -r 10000 -c 1 -P 1: GET of keys
+#   and the field's tool, CONNS connections in a closed loop (one client on
+#   one connection at the default), PEER_N ops over TCP and then PEER_N
+#   over the socket:
+#     redis     redis-benchmark -t get -r 10000 -c CONNS -P 1: GET of keys
 #               key:0..9999, which the script sets first (6-byte values, as
 #               dbsock's);
-#     postgres  pgbench -S -M prepared -c 1 on its own table at scale 1:
-#               100,000 rows, not 10,000 (abalance, an integer);
+#     postgres  pgbench -S -M prepared -c CONNS -j min(CONNS,2) on its own
+#               table at scale 1: 100,000 rows, not 10,000 (abalance, an
+#               integer);
 #     mysql     sysbench oltp_point_select --rand-type=uniform
-#               --table-size=10000 --threads=1 (column c: 120 bytes).
-# It prints a table per target: each round's tool TCP/Unix ratio of mean
-# latency (its ops/s over the socket over its ops/s over TCP: one client,
-# closed loop), dbsock's mean-based speedup (speedup_mean of the unix
-# comparison) from its C and its Go stack, and the gap between C and the
-# tool, OK within TOLERANCE percent. Do not run it while others use the
-# machine: the numbers mean nothing then.
+#               --table-size=10000 --threads=CONNS (column c: 120 bytes).
+#   With CONNS over 1, dbsock runs with --concurrency CONNS (closed loop,
+#   a goroutine per connection for Go, a thread per connection for C).
+# It prints a table per target: each round's tool TCP/Unix ratio (its ops/s
+# over the socket over its ops/s over TCP: with one connection, the ratio
+# of mean latencies), dbsock's from its C and its Go stack (one connection:
+# speedup_mean of the unix comparison; CONNS over 1: the sides' ops_per_sec,
+# Unix over TCP, the throughput ratio the tools give), and the gap between
+# C and the tool, OK within TOLERANCE percent. Do not run it while others
+# use the machine: the numbers mean nothing then.
 #
-# Settings (environment): CPU=0, ROUNDS=3, N=3000 (dbsock's --n),
+# Settings (environment): CPU=0, ROUNDS=3, CONNS=1, N=3000 (dbsock's --n),
 # INSTANCES=9 (dbsock's --instances: on servers it did not start, fresh
 # connections), PEER_N=N*INSTANCES (the tool's ops per path: as many as
 # dbsock times per path), TARGETS="redis postgres mysql", TOLERANCE=10,
@@ -61,6 +66,7 @@ cd "$(dirname "$0")/.."
 
 CPU="${CPU:-0}"
 ROUNDS="${ROUNDS:-3}"
+CONNS="${CONNS:-1}"
 N="${N:-3000}"
 INSTANCES="${INSTANCES:-9}"
 TARGETS="${TARGETS:-redis postgres mysql}"
@@ -84,7 +90,7 @@ die() {
 # check_settings: every setting is valid, or exit 2.
 check_settings() {
   local v
-  for v in ROUNDS N INSTANCES; do
+  for v in ROUNDS CONNS N INSTANCES; do
     [[ "${!v}" =~ ^[1-9][0-9]*$ ]] || bad "$v=${!v}" "want a whole number of 1 or more"
   done
   PEER_N="${PEER_N:-$((N * INSTANCES))}"
@@ -384,7 +390,7 @@ run_dbsock() {
       --postgres-db postgres --postgres-password-file "$work/postgres.pw") ;;
   esac
   if ! "$work/dbsock" run "$t" --provider external --clients go,c --paths tcp,unix --client-cpu "$CPU" \
-    --server-pid "$t=${pids[$t]}" --n "$N" --instances "$INSTANCES" --rows "$ROWS" --keys uniform \
+    --concurrency "$CONNS" --server-pid "$t=${pids[$t]}" --n "$N" --instances "$INSTANCES" --rows "$ROWS" --keys uniform \
     -q --format json -o "$work/$t-$r.json" "${flags[@]}" 2>"$work/$t-$r.err"; then
     die "dbsock run $t failed (round $r):
 $(tail -n 20 "$work/$t-$r.err")"
@@ -400,20 +406,21 @@ run_tool() {
     redis)
       if [ "$path" = tcp ]; then where=(-h 127.0.0.1 -p "$REDIS_PORT"); else where=(-s "$REDIS_SOCK"); fi
       # -a: redis-benchmark has no other way to take a password (see the header).
-      taskset -c "$CPU" redis-benchmark "${where[@]}" --user peer -a "$PEER_REDIS_PW" -c 1 -P 1 -n "$PEER_N" \
+      taskset -c "$CPU" redis-benchmark "${where[@]}" --user peer -a "$PEER_REDIS_PW" -c "$CONNS" -P 1 -n "$PEER_N" \
         -r "$ROWS" -t get --csv >"$out" 2>&1 || die "redis-benchmark over $path failed: $(tail -n 5 "$out")"
       ops=$(awk -F'"' '$2 == "GET" { print $4 }' "$out")
       ;;
     postgres)
       if [ "$path" = tcp ]; then where=(-h 127.0.0.1); else where=(-h "$PG_SOCKDIR"); fi
-      PGPASSFILE="$work/pgpass" taskset -c "$CPU" "$PG_BIN/pgbench" -n -S -M prepared -c 1 -j 1 -t "$PEER_N" \
+      PGPASSFILE="$work/pgpass" taskset -c "$CPU" "$PG_BIN/pgbench" -n -S -M prepared -c "$CONNS" -j "$((CONNS < 2 ? CONNS : 2))" \
+        -t "$(((PEER_N + CONNS - 1) / CONNS))" \
         "${where[@]}" -p "$PG_PORT" -U bench postgres >"$out" 2>&1 || die "pgbench over $path failed: $(tail -n 5 "$out")"
       ops=$(sed -n 's/^tps = \([0-9.]*\) (without initial connection time)$/\1/p' "$out")
       ;;
     mysql)
       if [ "$path" = tcp ]; then where=(--mysql-host=127.0.0.1 --mysql-port="$MYSQL_PORT"); else where=(--mysql-socket="$MYSQL_SOCK"); fi
       taskset -c "$CPU" sysbench --config-file="$work/sysbench.cfg" oltp_point_select "${where[@]}" --tables=1 \
-        --table-size="$ROWS" --threads=1 --rand-type=uniform --events="$PEER_N" --time=0 run >"$out" 2>&1 ||
+        --table-size="$ROWS" --threads="$CONNS" --rand-type=uniform --events="$PEER_N" --time=0 run >"$out" 2>&1 ||
         die "sysbench over $path failed: $(tail -n 5 "$out")"
       ops=$(sed -n 's/^ *queries: *[0-9]* *(\([0-9.]*\) per sec\.)$/\1/p' "$out")
       ;;
@@ -423,12 +430,16 @@ run_tool() {
 }
 
 # dbsock_figures T ROUND: from dbsock's report, the C stack's TCP and Unix
-# mean (us) and its speedup_mean, and the Go stack's speedup_mean.
+# mean (us; with CONNS over 1, 1e6 over its ops/s, as the tool's columns)
+# and its ratio, and the Go stack's ratio: speedup_mean with one
+# connection, the sides' ops_per_sec Unix/TCP with CONNS over 1.
 dbsock_figures() {
-  jq -r '
+  jq -r --argjson conns "$CONNS" '
     def case($l): [.summary[] | select((.client.language // "go") == $l)] | first;
-    def mean($c; $p): ($c.sides[] | select(.path == $p) | .latency_ns.mean / 1000);
-    def speedup($c): ($c.comparisons[] | select(.path == "unix") | .speedup_mean);
+    def side($c; $p): ($c.sides[] | select(.path == $p));
+    def mean($c; $p): (side($c; $p) | if $conns > 1 then 1e6 / .ops_per_sec else .latency_ns.mean / 1000 end);
+    def speedup($c): if $conns > 1 then side($c; "unix").ops_per_sec / side($c; "tcp").ops_per_sec
+      else ($c.comparisons[] | select(.path == "unix") | .speedup_mean) end;
     case("c") as $c | case("go") as $g |
     if $c == null or $g == null then error("no c or go case in the report") else
     [mean($c; "tcp"), mean($c; "unix"), speedup($c), speedup($g)] | @tsv end' "$work/$1-$2.json" ||
@@ -454,9 +465,9 @@ measure() {
 # tool_name T: the tool and its workload, for the table's title.
 tool_name() {
   case "$1" in
-    redis) echo "redis-benchmark -t get -r $ROWS -c 1 -P 1 (-n $PEER_N)" ;;
-    postgres) echo "pgbench -S -M prepared -c 1 (-t $PEER_N, scale 1: 100,000 rows)" ;;
-    mysql) echo "sysbench oltp_point_select --rand-type=uniform --table-size=$ROWS --threads=1 (--events $PEER_N)" ;;
+    redis) echo "redis-benchmark -t get -r $ROWS -c $CONNS -P 1 (-n $PEER_N)" ;;
+    postgres) echo "pgbench -S -M prepared -c $CONNS -j $((CONNS < 2 ? CONNS : 2)) (-t $(((PEER_N + CONNS - 1) / CONNS)) each, scale 1: 100,000 rows)" ;;
+    mysql) echo "sysbench oltp_point_select --rand-type=uniform --table-size=$ROWS --threads=$CONNS (--events $PEER_N)" ;;
   esac
 }
 
@@ -466,8 +477,14 @@ tool_name() {
 report() {
   local t over=0
   echo
-  echo "Peers like for like: TCP/Unix ratio of mean latency, everything on CPU $CPU"
-  echo "(dbsock: speedup_mean of dbsock run TARGET --clients go,c --n $N --instances $INSTANCES; C vs tool: (C - tool) / tool)"
+  if [ "$CONNS" = 1 ]; then
+    echo "Peers like for like: TCP/Unix ratio of mean latency, one connection, everything on CPU $CPU"
+    echo "(dbsock: speedup_mean of dbsock run TARGET --clients go,c --n $N --instances $INSTANCES; C vs tool: (C - tool) / tool)"
+  else
+    echo "Peers like for like: Unix/TCP ratio of throughput, $CONNS connections in a closed loop, everything on CPU $CPU"
+    echo "(dbsock: ops_per_sec Unix/TCP of dbsock run TARGET --clients go,c --concurrency $CONNS --n $N --instances $INSTANCES; C vs tool: (C - tool) / tool)"
+    echo "(the us columns are 1e6 over each side's ops/s: the time per op of all $CONNS connections together)"
+  fi
   for t in $TARGETS; do
     echo
     echo "== $t: $(tool_name "$t")"
