@@ -265,7 +265,8 @@ for stack in ${STACKS//,/ }; do
       for (i = 1; i <= n; i++) m[i] = dc[i]; b = median(m, n); g = gap(b, a)
       printf "    %-9s %-28s %-28s %+.1f%% %s\n", "capacity", sprintf("%.3f (/proc)", a), sprintf("%.3f (paired)", b), g, ok(g, tc) ? "OK" : "OVER " tc "%"
       if (!ok(g, tc)) fail = 1
-      if (behind) { printf "    dbsock said its generator fell behind in %d of %d round(s)\n", behind, n; fail = 1 }
+      if (behind) printf "    dbsock said its generator fell behind in %d of %d round(s)%s\n", behind, n, behind * 2 > n ? ": in most, so no verdict" : ""
+      if (behind * 2 > n) fail = 1
       exit fail
     }' "$work/results.tsv" || fail=1
 done
