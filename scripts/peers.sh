@@ -15,7 +15,8 @@
 #   and the field's tool, CONNS connections in a closed loop (one client on
 #   one connection at the default), PEER_N ops over TCP and then PEER_N
 #   over the socket:
-#     redis     redis-benchmark -t get -r 10000 -c CONNS -P 1: GET of keys
+#     redis     redis-benchmark -t get -r 10000 -c CONNS -P 1 (and --threads
+#               REDIS_THREADS when over 1; see below): GET of keys
 #               key:0..9999, which the script sets first (6-byte values, as
 #               dbsock's);
 #     postgres  pgbench -S -M prepared -c CONNS -j min(CONNS,2) on its own
@@ -33,7 +34,8 @@
 # C and the tool, OK within TOLERANCE percent. Do not run it while others
 # use the machine: the numbers mean nothing then.
 #
-# Settings (environment): CPU=0, ROUNDS=3, CONNS=1, N=3000 (dbsock's --n),
+# Settings (environment): CPU=0, ROUNDS=3, CONNS=1, REDIS_THREADS=CONNS,
+# N=3000 (dbsock's --n),
 # INSTANCES=9 (dbsock's --instances: on servers it did not start, fresh
 # connections), PEER_N=N*INSTANCES (the tool's ops per path: as many as
 # dbsock times per path), TARGETS="redis postgres mysql", TOLERANCE=10,
@@ -67,6 +69,11 @@ cd "$(dirname "$0")/.."
 CPU="${CPU:-0}"
 ROUNDS="${ROUNDS:-3}"
 CONNS="${CONNS:-1}"
+# redis-benchmark's threads: with one thread it multiplexes its
+# connections in one event loop; with CONNS over 1 it runs a thread per
+# connection (--threads CONNS) unless REDIS_THREADS says otherwise, the
+# worker model of dbsock's C stack at load.
+REDIS_THREADS="${REDIS_THREADS:-$CONNS}"
 N="${N:-3000}"
 INSTANCES="${INSTANCES:-9}"
 TARGETS="${TARGETS:-redis postgres mysql}"
@@ -90,7 +97,7 @@ die() {
 # check_settings: every setting is valid, or exit 2.
 check_settings() {
   local v
-  for v in ROUNDS CONNS N INSTANCES; do
+  for v in ROUNDS CONNS REDIS_THREADS N INSTANCES; do
     [[ "${!v}" =~ ^[1-9][0-9]*$ ]] || bad "$v=${!v}" "want a whole number of 1 or more"
   done
   PEER_N="${PEER_N:-$((N * INSTANCES))}"
@@ -401,12 +408,14 @@ $(tail -n 20 "$work/$t-$r.err")"
 # over PATH (tcp or unix); prints its ops/s.
 run_tool() {
   local t="$1" path="$3" out="$work/$1-$2-tool-$3.out" ops=""
-  local where=()
+  local where=() rb_threads=()
+  [ "$REDIS_THREADS" = 1 ] || rb_threads=(--threads "$REDIS_THREADS")
   case "$t" in
     redis)
       if [ "$path" = tcp ]; then where=(-h 127.0.0.1 -p "$REDIS_PORT"); else where=(-s "$REDIS_SOCK"); fi
       # -a: redis-benchmark has no other way to take a password (see the header).
-      taskset -c "$CPU" redis-benchmark "${where[@]}" --user peer -a "$PEER_REDIS_PW" -c "$CONNS" -P 1 -n "$PEER_N" \
+      taskset -c "$CPU" redis-benchmark "${where[@]}" --user peer -a "$PEER_REDIS_PW" -c "$CONNS" -P 1 \
+        "${rb_threads[@]}" -n "$PEER_N" \
         -r "$ROWS" -t get --csv >"$out" 2>&1 || die "redis-benchmark over $path failed: $(tail -n 5 "$out")"
       ops=$(awk -F'"' '$2 == "GET" { print $4 }' "$out")
       ;;
@@ -465,7 +474,7 @@ measure() {
 # tool_name T: the tool and its workload, for the table's title.
 tool_name() {
   case "$1" in
-    redis) echo "redis-benchmark -t get -r $ROWS -c $CONNS -P 1 (-n $PEER_N)" ;;
+    redis) echo "redis-benchmark -t get -r $ROWS -c $CONNS -P 1$([ "$REDIS_THREADS" = 1 ] || echo " --threads $REDIS_THREADS") (-n $PEER_N)" ;;
     postgres) echo "pgbench -S -M prepared -c $CONNS -j $((CONNS < 2 ? CONNS : 2)) (-t $(((PEER_N + CONNS - 1) / CONNS)) each, scale 1: 100,000 rows)" ;;
     mysql) echo "sysbench oltp_point_select --rand-type=uniform --table-size=$ROWS --threads=$CONNS (--events $PEER_N)" ;;
   esac
