@@ -14,7 +14,7 @@
 //	if err != nil { ... }
 //	defer srv.Close()
 //	rep, err := dbsock.Compare(ctx, srv, "my-query", open, dbsock.CompareOptions{})
-//	s := rep.Summary[0] // s.UnixSpeedupP50, s.UnixSpeedupP50CI, s.Verdict
+//	c := rep.Summary[0].Against(dbsock.Unix) // c.SpeedupP50, c.SpeedupP50CI, c.Verdict
 //	err = dbsock.AtLeast(rep, 1.05) // a gate: the interval's low end at least 1.05
 //
 // Importing a package of clients/ makes its targets known to Start and

@@ -114,14 +114,15 @@ func TestCompareYourQuery(t *testing.T) {
 		}
 	}
 	s := rep.Summary[0]
-	if s.UnixSpeedupP50CI == nil || s.TCP.Latency.P50 <= 0 || s.Unix.Latency.P50 <= 0 {
+	c := s.Against(dbsock.Unix) // the socket against TCP
+	if c.SpeedupP50CI == nil || s.Side(dbsock.TCP).Latency.P50 <= 0 || s.Side(dbsock.Unix).Latency.P50 <= 0 {
 		t.Fatalf("summary %+v", s)
 	}
 	// The verdict in words, as dbsock run's JSON gives it, whoever writes
 	// the report (rep.WriteJSON here).
 	var js bytes.Buffer
-	if err := rep.WriteJSON(&js); err != nil || s.Verdict == "" || !strings.Contains(js.String(), `"verdict": "`+s.Verdict) {
-		t.Errorf("verdict %q (kind %s) not in the JSON (%v)", s.Verdict, s.VerdictKind, err)
+	if err := rep.WriteJSON(&js); err != nil || c.Verdict == "" || !strings.Contains(js.String(), `"verdict": "`+c.Verdict) {
+		t.Errorf("verdict %q (kind %s) not in the JSON (%v)", c.Verdict, c.VerdictKind, err)
 	}
 	if v := rep.Environment.Drivers["github.com/go-sql-driver/mysql"]; v == "" {
 		t.Errorf("environment.drivers %v does not name the MySQL driver your op used", rep.Environment.Drivers)
@@ -129,7 +130,7 @@ func TestCompareYourQuery(t *testing.T) {
 	if ti := rep.Targets[0]; ti.Provider != "local" || !strings.Contains(ti.Operation, `your op "products"`) || ti.Server.Product == "" {
 		t.Errorf("target record: provider %q, operation %q, server %q", ti.Provider, ti.Operation, ti.Server)
 	}
-	t.Logf("products: Unix speedup %.3f (%.3f to %.3f)", s.UnixSpeedupP50, s.UnixSpeedupP50CI.Lo, s.UnixSpeedupP50CI.Hi)
+	t.Logf("products: Unix speedup %.3f (%.3f to %.3f)", c.SpeedupP50, c.SpeedupP50CI.Lo, c.SpeedupP50CI.Hi)
 }
 
 // TestCompareAgreesWithRun: the same query, through the user's own op and
@@ -166,7 +167,7 @@ func TestCompareAgreesWithRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, b := mine.Summary[0].UnixSpeedupP50CI, theirs.Summary[0].UnixSpeedupP50CI
+	a, b := mine.Summary[0].Against(dbsock.Unix).SpeedupP50CI, theirs.Summary[0].Against(dbsock.Unix).SpeedupP50CI
 	if a == nil || b == nil {
 		t.Fatal("no interval")
 	}
@@ -197,8 +198,8 @@ func TestCompareOnYourServer(t *testing.T) {
 	// The default 9 instances, which dbsock cannot restart: fresh
 	// connections to the one process, and the report says so.
 	ti := rep.Targets[0]
-	if ti.Provider != "external" || rep.Summary[0].Unix.N != 9*200 || !rep.Runs[1].TransportVerified {
-		t.Errorf("provider %q, %d Unix ops (want 9 instances of 200), verified %v", ti.Provider, rep.Summary[0].Unix.N, rep.Runs[1].TransportVerified)
+	if ti.Provider != "external" || rep.Summary[0].Side(dbsock.Unix).N != 9*200 || !rep.Runs[1].TransportVerified {
+		t.Errorf("provider %q, %d Unix ops (want 9 instances of 200), verified %v", ti.Provider, rep.Summary[0].Side(dbsock.Unix).N, rep.Runs[1].TransportVerified)
 	}
 	if !strings.Contains(strings.Join(results.Texts(ti.Warnings), " "), "the interval covers that process only") {
 		t.Errorf("no word that the interval covers one process: %q", ti.Warnings)

@@ -38,7 +38,7 @@ func ExampleCompare() {
 		log.Fatal(err)
 	}
 	s := rep.Summary[0]
-	fmt.Printf("TCP p50 %d ns, Unix p50 %d ns: %s\n", s.TCP.Latency.P50, s.Unix.Latency.P50, s.VerdictKind)
+	fmt.Printf("TCP p50 %d ns, Unix p50 %d ns: %s\n", s.Side(dbsock.TCP).Latency.P50, s.Side(dbsock.Unix).Latency.P50, s.Against(dbsock.Unix).VerdictKind)
 	// A gate: the socket is at least 5% faster, with 95% confidence.
 	if err := dbsock.AtLeast(rep, 1.05); err != nil {
 		log.Fatal(err)

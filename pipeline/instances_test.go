@@ -59,12 +59,12 @@ func TestInstancesRestartTheServerAndGiveTheInterval(t *testing.T) {
 		}
 	}
 	s := rep.Summary[0]
-	ci := s.UnixSpeedupP50CI
-	if ci == nil || ci.Instances != 6 || ci.Method != results.MethodInstances || len(s.InstanceSpeedups) != 6 {
-		t.Fatalf("interval %+v, instance speedups %v: want one over 6 instances", ci, s.InstanceSpeedups)
+	ci := s.Against(drivers.Unix).SpeedupP50CI
+	if ci == nil || ci.Instances != 6 || ci.Method != results.MethodInstances || len(s.Against(drivers.Unix).InstanceSpeedups) != 6 {
+		t.Fatalf("interval %+v, instance speedups %v: want one over 6 instances", ci, s.Against(drivers.Unix).InstanceSpeedups)
 	}
-	if ci.Lo > s.UnixSpeedupP50 || ci.Hi < s.UnixSpeedupP50 || s.UnixSpeedupP50 < 1.3 {
-		t.Errorf("speedup %.3f in [%.3f, %.3f]: want about 2 inside its interval", s.UnixSpeedupP50, ci.Lo, ci.Hi)
+	if ci.Lo > s.Against(drivers.Unix).SpeedupP50 || ci.Hi < s.Against(drivers.Unix).SpeedupP50 || s.Against(drivers.Unix).SpeedupP50 < 1.3 {
+		t.Errorf("speedup %.3f in [%.3f, %.3f]: want about 2 inside its interval", s.Against(drivers.Unix).SpeedupP50, ci.Lo, ci.Hi)
 	}
 	if rep.Config.Instances != 6 {
 		t.Errorf("config says %d instances, want 6", rep.Config.Instances)
@@ -88,8 +88,8 @@ func TestInstancesSeedAVolatileServerAgain(t *testing.T) {
 	if got := seeds.Load(); got != 3 {
 		t.Errorf("seeded %d times, want 3: once per instance", got)
 	}
-	if s := rep.Summary[0]; s.VerdictKind != results.TooFewInstances || s.UnixSpeedupP50CI != nil || len(s.InstanceSpeedups) != 3 {
-		t.Errorf("3 instances: verdict %s, interval %+v, speedups %v; want too few instances, no interval, 3 speedups", s.VerdictKind, s.UnixSpeedupP50CI, s.InstanceSpeedups)
+	if s := rep.Summary[0]; s.Against(drivers.Unix).VerdictKind != results.TooFewInstances || s.Against(drivers.Unix).SpeedupP50CI != nil || len(s.Against(drivers.Unix).InstanceSpeedups) != 3 {
+		t.Errorf("3 instances: verdict %s, interval %+v, speedups %v; want too few instances, no interval, 3 speedups", s.Against(drivers.Unix).VerdictKind, s.Against(drivers.Unix).SpeedupP50CI, s.Against(drivers.Unix).InstanceSpeedups)
 	}
 }
 
@@ -110,7 +110,7 @@ func TestInstancesOfAServerNotOurs(t *testing.T) {
 	if w := strings.Join(results.Texts(rep.Targets[0].Warnings), " "); !strings.Contains(w, "could not restart it") || !strings.Contains(w, "6 instances are 6 sets of fresh connections") {
 		t.Errorf("target warnings %q do not say the interval covers one server process", w)
 	}
-	if ci := rep.Summary[0].UnixSpeedupP50CI; ci == nil || ci.Instances != 6 {
+	if ci := rep.Summary[0].Against(drivers.Unix).SpeedupP50CI; ci == nil || ci.Instances != 6 {
 		t.Errorf("interval %+v: want one over the 6 sets of connections", ci)
 	}
 	// Given explicitly, the same: fresh connections, said so.

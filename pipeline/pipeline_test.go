@@ -121,11 +121,11 @@ func TestRunMeasuresEveryTargetAndRenders(t *testing.T) {
 		t.Errorf("%d servers stopped, want 2", got)
 	}
 	a := rep.Summary[0]
-	if a.Target != "a" || a.TCP.N != 600 || a.Unix.N != 600 {
+	if a.Target != "a" || a.Side(drivers.TCP).N != 600 || a.Side(drivers.Unix).N != 600 {
 		t.Fatalf("summary a = %+v", a)
 	}
-	if a.UnixSpeedupP50 < 1.5 {
-		t.Errorf("a: Unix ops cost half of TCP's, speedup %.2f", a.UnixSpeedupP50)
+	if a.Against(drivers.Unix).SpeedupP50 < 1.5 {
+		t.Errorf("a: Unix ops cost half of TCP's, speedup %.2f", a.Against(drivers.Unix).SpeedupP50)
 	}
 	if rep.Targets[0].Server.Product != "Fake" || rep.Targets[0].Origin != "memory" {
 		t.Errorf("target record = %+v", rep.Targets[0])
@@ -268,7 +268,7 @@ func TestEveryOpFailedIsNoResult(t *testing.T) {
 		t.Fatalf("err = %v, want the failed ops counted and their error", err)
 	}
 	s := rep.Summary[0]
-	if s.VerdictKind != results.NoResult || s.UnixSpeedupP50 != 0 || s.UnixSpeedupP50CI != nil {
+	if s.Against(drivers.Unix).VerdictKind != results.NoResult || s.Against(drivers.Unix).SpeedupP50 != 0 || s.Against(drivers.Unix).SpeedupP50CI != nil {
 		t.Fatalf("summary %+v: want no result, no speedup", s)
 	}
 	pl.Gates.MaxErrorRate = -1

@@ -131,8 +131,8 @@ func TestRemoteClientRunsTheCaseFromItsFile(t *testing.T) {
 	}
 	// The settings reached the client as data: Unix ops cost 10 us
 	// there, TCP 40.
-	if s := rep.Summary[0]; s.UnixSpeedupP50 < 2 {
-		t.Errorf("speedup %.2f: the client did not read the settings' unix_us 10", s.UnixSpeedupP50)
+	if s := rep.Summary[0]; s.Against(drivers.Unix).SpeedupP50 < 2 {
+		t.Errorf("speedup %.2f: the client did not read the settings' unix_us 10", s.Against(drivers.Unix).SpeedupP50)
 	}
 	if len(remote.cases) != 2 {
 		t.Fatalf("%d case files read, want 2", len(remote.cases))

@@ -35,12 +35,12 @@ func writeLoadHeadline(b *strings.Builder, r *results.Report) {
 	b.WriteString("|---|---|--:|--:|--:|--:|--:|--:|--:|--:|---|\n")
 	sweep := len(r.Summary) > len(r.Targets)
 	for _, s := range r.Summary {
-		bs, _ := s.SideOf(base)
-		c := s.ComparisonOf(drivers.Unix)
+		bs, us := s.Side(base), s.Side(results.Socket())
+		c := s.ComparisonOf(results.Socket())
 		lat := func(p50 bool) string {
-			x, y := bs.Latency.P99, s.Unix.Latency.P99
+			x, y := bs.Latency.P99, us.Latency.P99
 			if p50 {
-				x, y = bs.Latency.P50, s.Unix.Latency.P50
+				x, y = bs.Latency.P50, us.Latency.P50
 			}
 			u := pickUnit(x, y)
 			return u.fmt(float64(x)) + " / " + u.fmt(float64(y)) + " " + u.name
@@ -56,7 +56,7 @@ func writeLoadHeadline(b *strings.Builder, r *results.Report) {
 			}
 		}
 		fmt.Fprintf(b, "| %s | %s | %s/s | %s | %s | %s | %s | %s | %s | %s | %s |\n", cell(rowName(r, s, sweep)), cell(serverOf(r, s.Target)),
-			words.Thousands(s.Rate), reached(bs, s.Unix), lat(true), p50, lat(false), p99, perCore(bs, s.Unix), capGain, cell(moved(&s, c)))
+			words.Thousands(s.Rate), reached(bs, us), lat(true), p50, lat(false), p99, perCore(bs, us), capGain, cell(moved(&s, c)))
 	}
 	b.WriteString("\n")
 	writeObjectives(b, r)
@@ -179,11 +179,11 @@ func perCore(sides ...results.Side) string {
 // moved says which of p50, p99 and capacity moved, and to which side, or
 // that the generator fell behind (no side wins at this rate).
 func moved(s *results.Summary, c *results.Comparison) string {
-	if s.VerdictKind == results.FellBehind {
-		return "the generator fell behind: no winner at this rate"
-	}
 	if c == nil {
-		return words.ShortVerdict(s)
+		return words.ShortVerdict(s, &results.Comparison{})
+	}
+	if c.VerdictKind == results.FellBehind {
+		return "the generator fell behind: no winner at this rate"
 	}
 	var out []string
 	for _, m := range []struct {
@@ -216,7 +216,8 @@ func pairedKind(p *results.Paired) results.VerdictKind {
 // 19% more lookups per server core (95% CI 12%–25%)."
 func coresLine(s *results.Summary, base drivers.Transport) string {
 	bs, ok := s.SideOf(base)
-	if !ok || s.Rate <= 0 || bs.CPU == nil || bs.CPU.ServerNsPerOp == nil || s.Unix.CPU == nil || s.Unix.CPU.ServerNsPerOp == nil {
+	us := s.Side(results.Socket())
+	if !ok || s.Rate <= 0 || bs.CPU == nil || bs.CPU.ServerNsPerOp == nil || us.CPU == nil || us.CPU.ServerNsPerOp == nil {
 		return ""
 	}
 	who := s.Target
@@ -224,8 +225,8 @@ func coresLine(s *results.Summary, base drivers.Transport) string {
 		who += " from " + s.Stack // the stacks' cases of a target, told apart
 	}
 	line := fmt.Sprintf("%s at %s/s: %.3f server cores over %s, %.3f over the Unix socket", who, words.Thousands(s.Rate),
-		s.Rate**bs.CPU.ServerNsPerOp/1e9, base.Label(), s.Rate**s.Unix.CPU.ServerNsPerOp/1e9)
-	if c := s.ComparisonOf(drivers.Unix); c != nil && c.Capacity != nil && c.Capacity.CI != nil {
+		s.Rate**bs.CPU.ServerNsPerOp/1e9, base.Label(), s.Rate**us.CPU.ServerNsPerOp/1e9)
+	if c := s.ComparisonOf(results.Socket()); c != nil && c.Capacity != nil && c.Capacity.CI != nil {
 		ci := c.Capacity.CI
 		more := "more"
 		if ci.Center < 1 {
@@ -234,11 +235,11 @@ func coresLine(s *results.Summary, base drivers.Transport) string {
 		line += fmt.Sprintf("; the socket serves %.0f%% %s lookups per server core (95%% CI %+.0f%% to %+.0f%%, %d block pairs)",
 			math.Abs(ci.Center-1)*100, more, (ci.Lo-1)*100, (ci.Hi-1)*100, ci.Pairs)
 	}
-	if g := s.Unix.Generator; g != nil && bs.Generator != nil {
+	if g := us.Generator; g != nil && bs.Generator != nil {
 		line += fmt.Sprintf(". The generator: schedule lag p50 %s / %s, p99 %s / %s (%s / Unix)", lagText(bs.Generator.LagP50Ns), lagText(g.LagP50Ns),
 			lagText(bs.Generator.LagP99Ns), lagText(g.LagP99Ns), base.Label())
-		if bs.CPU != nil && s.Unix.CPU != nil {
-			line += fmt.Sprintf("; its own CPU per op %.1f / %.1f µs", bs.CPU.ClientNsPerOp/1e3, s.Unix.CPU.ClientNsPerOp/1e3)
+		if bs.CPU != nil && us.CPU != nil {
+			line += fmt.Sprintf("; its own CPU per op %.1f / %.1f µs", bs.CPU.ClientNsPerOp/1e3, us.CPU.ClientNsPerOp/1e3)
 		}
 	}
 	return line + "."

@@ -131,7 +131,7 @@ func sweepPlot(r *results.Report, dim dimension) (*plot.Plot, error) {
 		if _, ok := lines[k]; !ok {
 			order = append(order, k)
 		}
-		lines[k] = append(lines[k], plotter.XY{X: dim.value(s.Case), Y: s.UnixSpeedupP50})
+		lines[k] = append(lines[k], plotter.XY{X: dim.value(s.Case), Y: s.Against(results.Socket()).SpeedupP50})
 	}
 	swept := false // a dimension is swept when one line has two points
 	for _, xys := range lines {
@@ -205,7 +205,7 @@ func percentilePlot(r *results.Report, s results.Summary, u latUnit) (*plot.Plot
 		}
 		line.Width = vg.Points(2)
 		line.Color = pathColor(t)
-		if t != drivers.TCP && t != drivers.Unix {
+		if t != results.DefaultBaseline() && t != results.Socket() {
 			line.Dashes = []vg.Length{vg.Points(5), vg.Points(2)}
 		}
 		p.Add(line)
@@ -265,17 +265,17 @@ func comparedPaths(r *results.Report) []drivers.Transport {
 		}
 	}
 	if len(out) == 0 {
-		out = []drivers.Transport{drivers.Unix}
+		out = []drivers.Transport{results.Socket()}
 	}
 	return out
 }
 
-// reportPaths are the paths of r in its order: TCP, Unix, then the
-// further ones (--paths).
+// reportPaths are the paths of r in its order: the default baseline (TCP),
+// the socket, then the further ones (--paths).
 func reportPaths(r *results.Report) []drivers.Transport {
-	paths := []drivers.Transport{drivers.TCP, drivers.Unix}
+	paths := []drivers.Transport{results.DefaultBaseline(), results.Socket()}
 	for _, t := range r.Config.Paths {
-		if t != drivers.TCP && t != drivers.Unix {
+		if !slices.Contains(paths[:2], t) {
 			paths = append(paths, t)
 		}
 	}
@@ -286,9 +286,9 @@ func reportPaths(r *results.Report) []drivers.Transport {
 // each further path one of a palette that stays apart from both.
 func pathColor(t drivers.Transport) color.Color {
 	switch t {
-	case drivers.TCP:
+	case results.DefaultBaseline():
 		return colorTCP
-	case drivers.Unix:
+	case results.Socket():
 		return colorUnix
 	}
 	further := []color.Color{color.RGBA{R: 0x2c, G: 0xa0, B: 0x2c, A: 0xff}, color.RGBA{R: 0x94, G: 0x67, B: 0xbd, A: 0xff},

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/dbsock/dbsock/drivers"
 	"github.com/dbsock/dbsock/results"
 )
 
@@ -25,8 +24,7 @@ func title(r *results.Report, s results.Summary) string {
 	} else if len(r.Summary) > len(r.Targets) || !s.Plain() {
 		label = caseName(r, s.Case)
 	}
-	tcp, _ := s.SideOf(drivers.TCP)
-	unix, _ := s.SideOf(drivers.Unix)
+	tcp, unix := s.Side(results.DefaultBaseline()), s.Side(results.Socket())
 	return fmt.Sprintf("%s\np50 TCP %s, Unix %s", label, fmtLatency(float64(tcp.Latency.P50)), fmtLatency(float64(unix.Latency.P50)))
 }
 

@@ -175,10 +175,10 @@ func writeOverheads(b *strings.Builder, r *results.Report) {
 			goals = append(goals, s.Stack)
 			goalWords = append(goalWords, fmt.Sprintf("at most %d ns for %s", g, s.Stack))
 		}
-		if p50 := s.Unix.Latency.P50; p50 > 0 {
+		if p50 := s.Side(results.Socket()).Latency.P50; p50 > 0 {
 			part += fmt.Sprintf(" (%.2f%% of its Unix p50)", 100*float64(s.Client.TimingOverheadNs)/float64(p50))
 		}
-		if s.Client.OverheadOverGoal(s.Unix.Latency.P50) {
+		if s.Client.OverheadOverGoal(s.Side(results.Socket()).Latency.P50) {
 			part += ", **over its goal**"
 			over++
 		}

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/dbsock/dbsock/drivers"
 	"github.com/dbsock/dbsock/results"
 )
 
@@ -37,10 +36,11 @@ func writeEfficiency(b *strings.Builder, cases []results.Summary) {
 		}
 		return at, top
 	}
-	tcpAt, tcpTop := best(func(s results.Summary) results.Side { return s.TCP })
-	unixAt, unixTop := best(func(s results.Summary) results.Side { return s.Unix })
+	def, sock := results.DefaultBaseline(), results.Socket()
+	tcpAt, tcpTop := best(func(s results.Summary) results.Side { return s.Side(def) })
+	unixAt, unixTop := best(func(s results.Summary) results.Side { return s.Side(sock) })
 	fmt.Fprintf(b, "Highest throughput: TCP %.0f ops/s (%s), Unix %.0f ops/s (%s).", tcpTop, tcpAt.Label(), unixTop, unixAt.Label())
-	t, u := tcpAt.TCP.CPU, unixAt.Unix.CPU
+	t, u := tcpAt.Side(def).CPU, unixAt.Side(sock).CPU
 	if t != nil && u != nil && t.ServerNsPerOp != nil && u.ServerNsPerOp != nil && *u.ServerNsPerOp > 0 {
 		fmt.Fprintf(b, " There, Unix did %.0f%% more work per server CPU-second than TCP (%s against %s ops).",
 			100*(*t.ServerNsPerOp / *u.ServerNsPerOp - 1), perServerSecond(u), perServerSecond(t))
@@ -51,7 +51,7 @@ func writeEfficiency(b *strings.Builder, cases []results.Summary) {
 // writeCPU gives what each side spent per op over the timed blocks, and
 // what Unix saved.
 func writeCPU(b *strings.Builder, sum *results.Summary) {
-	tcp, unix := sum.TCP.CPU, sum.Unix.CPU
+	tcp, unix := sum.Side(results.DefaultBaseline()).CPU, sum.Side(results.Socket()).CPU
 	if tcp == nil || unix == nil {
 		return
 	}
@@ -110,9 +110,9 @@ func writeCPU(b *strings.Builder, sum *results.Summary) {
 	if uncounted {
 		b.WriteString(" \"Not counted\": the process counted no read or write call over its ops, so it moves its socket's bytes with calls /proc/PID/io does not count (recv/send); its calls are not known, not zero.")
 	}
-	if s := sum.CPUSaving; s != nil {
+	if s := sum.Against(results.Socket()).CPUSaving; s != nil {
 		over := ""
-		if base := sum.Baseline(); base != drivers.TCP {
+		if base := sum.Baseline(); base != results.DefaultBaseline() {
 			over = " over " + base.Label()
 		}
 		fmt.Fprintf(b, " **Unix%s %s", over, cpuChange(s.ClientNsPerOp, "client", true))

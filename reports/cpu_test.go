@@ -22,8 +22,7 @@ func TestCPUWithoutContextSwitches(t *testing.T) {
 		t.Fatalf("pooled: server ns/op %v, csw/op %v; want 8000 and none", unix.ServerNsPerOp, unix.ServerCswPerOp)
 	}
 	var b strings.Builder
-	writeCPU(&b, &results.Summary{TCP: results.Side{CPU: tcp}, Unix: results.Side{CPU: unix},
-		Sides: []results.PathSide{{Path: drivers.TCP, Side: results.Side{CPU: tcp}}, {Path: drivers.Unix, Side: results.Side{CPU: unix}}}})
+	writeCPU(&b, &results.Summary{Sides: []results.PathSide{{Path: drivers.TCP, Side: results.Side{CPU: tcp}}, {Path: drivers.Unix, Side: results.Side{CPU: unix}}}})
 	for _, want := range []string{"| TCP | 9.0 µs | 1.10 | not counted | 12.0 µs | – | – | 83333 |", "| Unix | 9.0 µs | 1.10 | not counted | 8.0 µs | – | – | 125000 |"} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("the CPU table lacks %q:\n%s", want, b.String())

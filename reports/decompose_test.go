@@ -14,7 +14,7 @@ import (
 func TestDecompositionFromStacks(t *testing.T) {
 	plain := func(target, stack string, tcp, unix int64) results.Summary {
 		return results.Summary{Case: results.Case{Target: target, Scenario: "pk", Concurrency: 1, Stack: stack},
-			TCP: results.Side{Latency: results.Latency{P50: tcp}}, Unix: results.Side{Latency: results.Latency{P50: unix}}}
+			Sides: []results.PathSide{{Path: drivers.TCP, Side: results.Side{Latency: results.Latency{P50: tcp}}}, {Path: drivers.Unix, Side: results.Side{Latency: results.Latency{P50: unix}}}}}
 	}
 	r := &results.Report{Targets: []results.Target{{Name: "floor", Layer: drivers.LayerKernel}, {Name: "echo", Layer: drivers.LayerRuntime}},
 		Summary: []results.Summary{plain("floor", "", 17000, 11000), plain("floor", "c", 15000, 8000), plain("echo", "", 22000, 15000),

@@ -69,7 +69,7 @@ func TestPostFigureAtEveryCount(t *testing.T) {
 			if !strings.Contains(svg, plainText(label)) {
 				t.Errorf("%s: no label %q in the figure", name, label)
 			}
-			if ci := s.UnixSpeedupP50CI; ci != nil && !strings.Contains(svg, speedupLabel(ci.Center, ci.Lo, ci.Hi, true)) {
+			if ci := s.Against(drivers.Unix).SpeedupP50CI; ci != nil && !strings.Contains(svg, speedupLabel(ci.Center, ci.Lo, ci.Hi, true)) {
 				t.Errorf("%s: no value %q in the figure", name, speedupLabel(ci.Center, ci.Lo, ci.Hi, true))
 			}
 		}

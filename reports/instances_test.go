@@ -49,7 +49,7 @@ func TestMarkdownOverInstances(t *testing.T) {
 			t.Errorf("markdown lacks %q:\n%s", want, md)
 		}
 	}
-	if s := r.Summary[0]; s.UnixSpeedupP50CI == nil || s.UnixSpeedupP50CI.Instances != 6 || len(s.InstanceSpeedups) != 6 {
-		t.Errorf("summary: %+v", s.UnixSpeedupP50CI)
+	if s := r.Summary[0]; s.Against(drivers.Unix).SpeedupP50CI == nil || s.Against(drivers.Unix).SpeedupP50CI.Instances != 6 || len(s.Against(drivers.Unix).InstanceSpeedups) != 6 {
+		t.Errorf("summary: %+v", s.Against(drivers.Unix).SpeedupP50CI)
 	}
 }

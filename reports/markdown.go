@@ -11,7 +11,6 @@ import (
 
 	"github.com/dustin/go-humanize"
 
-	"github.com/dbsock/dbsock/drivers"
 	"github.com/dbsock/dbsock/reports/words"
 	"github.com/dbsock/dbsock/results"
 )
@@ -68,7 +67,8 @@ func writeHeadline(b *strings.Builder, r *results.Report) {
 	sweep := len(r.Summary) > len(r.Targets)
 	cpu := false
 	for _, s := range r.Summary {
-		cpu = cpu || (s.CPUSaving != nil && s.CPUSaving.ServerNsPerOp != nil)
+		c := s.Against(results.Socket())
+		cpu = cpu || (c.CPUSaving != nil && c.CPUSaving.ServerNsPerOp != nil)
 	}
 	first := "target"
 	if len(r.Config.Clients) > 0 {
@@ -94,12 +94,12 @@ func writeHeadline(b *strings.Builder, r *results.Report) {
 				targetWarned = true
 			}
 		}
-		bs, _ := s.SideOf(base)
-		u := pickUnit(bs.Latency.P50, s.Unix.Latency.P50)
-		speed := fmt.Sprintf("%.2f×", s.UnixSpeedupP50)
-		if ci := s.UnixSpeedupP50CI; ci != nil {
+		bs, us, uc := s.Side(base), s.Side(results.Socket()), s.Against(results.Socket())
+		u := pickUnit(bs.Latency.P50, us.Latency.P50)
+		speed := fmt.Sprintf("%.2f×", uc.SpeedupP50)
+		if ci := uc.SpeedupP50CI; ci != nil {
 			speed = fmt.Sprintf("%.2f× (%.2f–%.2f)", ci.Center, ci.Lo, ci.Hi)
-			if q := s.UnixSpeedupP50Pooled; q > 0 && (q < ci.Lo || q > ci.Hi) {
+			if q := uc.SpeedupP50Pooled; q > 0 && (q < ci.Lo || q > ci.Hi) {
 				speed += fmt.Sprintf(" paired; %.2f× from the pooled p50s", q) // they disagree: the row says so
 			}
 		}
@@ -112,15 +112,15 @@ func writeHeadline(b *strings.Builder, r *results.Report) {
 		saved := ""
 		if cpu {
 			saved = " – |"
-			if s.CPUSaving != nil && s.CPUSaving.ServerNsPerOp != nil {
-				saved = fmt.Sprintf(" %.1f µs |", *s.CPUSaving.ServerNsPerOp/1e3)
+			if uc.CPUSaving != nil && uc.CPUSaving.ServerNsPerOp != nil {
+				saved = fmt.Sprintf(" %.1f µs |", *uc.CPUSaving.ServerNsPerOp/1e3)
 			}
 		}
-		tcp, unix := u.fmt(float64(bs.Latency.P50))+" "+u.name, u.fmt(float64(s.Unix.Latency.P50))+" "+u.name
-		if s.VerdictKind == results.NoResult {
-			tcp, unix, speed = okOrDash(bs, tcp), okOrDash(s.Unix, unix), "–"
+		tcp, unix := u.fmt(float64(bs.Latency.P50))+" "+u.name, u.fmt(float64(us.Latency.P50))+" "+u.name
+		if uc.VerdictKind == results.NoResult {
+			tcp, unix, speed = okOrDash(bs, tcp), okOrDash(us, unix), "–"
 		}
-		fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s%s |%s\n", cell(name), cell(server), tcp, unix, speed, words.ShortVerdict(&s), mark, saved)
+		fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s%s |%s\n", cell(name), cell(server), tcp, unix, speed, words.ShortVerdict(&s, &uc), mark, saved)
 	}
 	if n := len(r.Summary); n > 0 {
 		writeSkipped(b, r, r.Summary[n-1].Target, cpu)
@@ -288,21 +288,22 @@ func writeTarget(b *strings.Builder, r *results.Report, t results.Target) {
 // writeSweep gives one row per case: how the speedup moves across a sweep.
 func writeSweep(b *strings.Builder, cases []results.Summary) {
 	speedup := "p50 speedup"
-	if len(cases) > 0 && cases[0].Baseline() != drivers.TCP {
+	if len(cases) > 0 && cases[0].Baseline() != results.DefaultBaseline() {
 		speedup = "Unix p50 speedup over " + cases[0].Baseline().Label()
 	}
 	b.WriteString("| case | TCP p50 | Unix p50 | " + speedup + " | 95% CI | TCP ops/s | Unix ops/s | TCP ops per server CPU-s | Unix ops per server CPU-s | errors | verdict |\n")
 	b.WriteString("|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|\n")
 	for _, s := range cases {
-		u := pickUnit(s.TCP.Latency.P50, s.Unix.Latency.P50)
+		tcp, unix, uc := s.Side(results.DefaultBaseline()), s.Side(results.Socket()), s.Against(results.Socket())
+		u := pickUnit(tcp.Latency.P50, unix.Latency.P50)
 		ci := "–"
-		if c := s.UnixSpeedupP50CI; c != nil {
+		if c := uc.SpeedupP50CI; c != nil {
 			ci = fmt.Sprintf("%.2f–%.2f", c.Lo, c.Hi)
 		}
 		fmt.Fprintf(b, "| %s | %s %s | %s %s | %.2f× | %s | %.0f | %.0f | %s | %s | %d | %s |\n", cell(s.Label()),
-			u.fmt(float64(s.TCP.Latency.P50)), u.name, u.fmt(float64(s.Unix.Latency.P50)), u.name,
-			s.UnixSpeedupP50, ci, s.TCP.OpsPerSec, s.Unix.OpsPerSec, perServerSecond(s.TCP.CPU), perServerSecond(s.Unix.CPU),
-			s.TCP.Errors+s.Unix.Errors, words.ShortVerdict(&s))
+			u.fmt(float64(tcp.Latency.P50)), u.name, u.fmt(float64(unix.Latency.P50)), u.name,
+			uc.SpeedupP50, ci, tcp.OpsPerSec, unix.OpsPerSec, perServerSecond(tcp.CPU), perServerSecond(unix.CPU),
+			tcp.Errors+unix.Errors, words.ShortVerdict(&s, &uc))
 	}
 	b.WriteString("\n")
 	writeEfficiency(b, cases)
@@ -310,7 +311,8 @@ func writeSweep(b *strings.Builder, cases []results.Summary) {
 
 // writeCase gives one case's table, phases, speedup, verdict and warnings.
 func writeCase(b *strings.Builder, r *results.Report, sum *results.Summary) {
-	unit := pickUnit(sum.TCP.Latency.P50, sum.Unix.Latency.P50)
+	uc := sum.Against(results.Socket())
+	unit := pickUnit(sum.Side(results.DefaultBaseline()).Latency.P50, sum.Side(results.Socket()).Latency.P50)
 	fmt.Fprintf(b, "| transport | n | errors | min | p50 | p90 | p99 | p99.9 | max | mean | stddev | ops/s |\n")
 	fmt.Fprintf(b, "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n")
 	type row struct {
@@ -337,9 +339,9 @@ func writeCase(b *strings.Builder, r *results.Report, sum *results.Summary) {
 		what += "; latency counts from when each op was due (corrected for coordinated omission)"
 	}
 	fmt.Fprintf(b, "\nLatencies in %s, %s.", unit.name, what)
-	if sum.UnixSpeedupP50 > 0 {
-		fmt.Fprintf(b, " **Unix speedup (%s/Unix, paired block by block): %.2f× at p50, %.2f× at mean.**", sum.Baseline().Label(), sum.UnixSpeedupP50, sum.UnixSpeedupMean)
-		if q := sum.UnixSpeedupP50Pooled; q > 0 && math.Abs(q/sum.UnixSpeedupP50-1) >= 0.005 {
+	if uc.SpeedupP50 > 0 {
+		fmt.Fprintf(b, " **Unix speedup (%s/Unix, paired block by block): %.2f× at p50, %.2f× at mean.**", sum.Baseline().Label(), uc.SpeedupP50, uc.SpeedupMean)
+		if q := uc.SpeedupP50Pooled; q > 0 && math.Abs(q/uc.SpeedupP50-1) >= 0.005 {
 			fmt.Fprintf(b, " The pooled p50s in the table give %.2f×: they pool blocks from different moments of the run, which the paired figure compares side by side.", q)
 		}
 	}
@@ -348,9 +350,10 @@ func writeCase(b *strings.Builder, r *results.Report, sum *results.Summary) {
 	writePerLookup(b, sum)
 	writeCPU(b, sum)
 	writeVerdict(b, sum)
-	for i := range sum.Paths {
-		p := &sum.Paths[i]
-		fmt.Fprintf(b, "**%s against %s: %s.**\n\n", pathLabel(p.Path), p.Baseline.Label(), p.Verdict)
+	for _, c := range sum.Comparisons {
+		if c.Path != results.Socket() {
+			fmt.Fprintf(b, "**%s against %s: %s.**\n\n", pathLabel(c.Path), c.Baseline.Label(), c.Verdict)
+		}
 	}
 	for _, w := range sum.Warnings {
 		fmt.Fprintf(b, "> **Warning:** %s\n\n", w)
@@ -365,15 +368,17 @@ func writePerLookup(b *strings.Builder, sum *results.Summary) {
 	if k <= 1 {
 		return
 	}
-	u := pickUnit(int64(float64(sum.TCP.Latency.P50)/k), int64(float64(sum.Unix.Latency.P50)/k))
+	tcp, unix := sum.Side(results.DefaultBaseline()), sum.Side(results.Socket())
+	u := pickUnit(int64(float64(tcp.Latency.P50)/k), int64(float64(unix.Latency.P50)/k))
 	fmt.Fprintf(b, "Each op is a batch of %d lookups in one round trip. **Per lookup: p50 TCP %s %s, Unix %s %s; throughput TCP %.0f, Unix %.0f lookups/s.**\n\n",
-		sum.Pipeline, u.fmt(float64(sum.TCP.Latency.P50)/k), u.name, u.fmt(float64(sum.Unix.Latency.P50)/k), u.name,
-		sum.TCP.OpsPerSec*k, sum.Unix.OpsPerSec*k)
+		sum.Pipeline, u.fmt(float64(tcp.Latency.P50)/k), u.name, u.fmt(float64(unix.Latency.P50)/k), u.name,
+		tcp.OpsPerSec*k, unix.OpsPerSec*k)
 }
 
 // writePhases compares the timed parts of an op, where the case has them.
 func writePhases(b *strings.Builder, sum *results.Summary, unit unit) {
-	if len(sum.TCP.Phases) == 0 && len(sum.Unix.Phases) == 0 {
+	tcpSide, unixSide := sum.Side(results.DefaultBaseline()), sum.Side(results.Socket())
+	if len(tcpSide.Phases) == 0 && len(unixSide.Phases) == 0 {
 		return
 	}
 	b.WriteString("| part of the op | TCP p50 | Unix p50 | TCP mean | Unix mean | p50 speedup |\n|---|--:|--:|--:|--:|--:|\n")
@@ -382,8 +387,8 @@ func writePhases(b *strings.Builder, sum *results.Summary, unit unit) {
 			unit.fmt(tcp.Mean), unit.fmt(unix.Mean), speedup(float64(tcp.P50), float64(unix.P50)))
 	}
 	for _, name := range phaseOrder {
-		tcp, okT := sum.TCP.Phases[name]
-		unix, okU := sum.Unix.Phases[name]
+		tcp, okT := tcpSide.Phases[name]
+		unix, okU := unixSide.Phases[name]
 		if okT || okU {
 			row(phaseTitles[name], tcp, unix)
 		}
@@ -392,7 +397,7 @@ func writePhases(b *strings.Builder, sum *results.Summary, unit unit) {
 	if sum.Rate > 0 {
 		total = "from when due (corrected)"
 	}
-	row(total, sum.TCP.Latency, sum.Unix.Latency)
+	row(total, tcpSide.Latency, unixSide.Latency)
 	fmt.Fprintf(b, "\n(%s)\n\n", unit.name)
 	writePathPhases(b, sum, unit)
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dbsock/dbsock/drivers"
 	"github.com/dbsock/dbsock/results"
 )
 
@@ -43,7 +44,7 @@ func TestP50IntervalWithoutMeanInterval(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if r.Summary[0].UnixSpeedupP50CI == nil || r.Summary[0].UnixSpeedupMeanCI != nil {
+		if r.Summary[0].Against(drivers.Unix).SpeedupP50CI == nil || r.Summary[0].Against(drivers.Unix).SpeedupMeanCI != nil {
 			t.Fatalf("%s: the fixture has no p50 interval or still a mean one", tt.file)
 		}
 		for _, f := range []string{"markdown", "summary", "html", "json", "csv", "blocks", "benchfmt"} {

@@ -22,11 +22,11 @@ func pathLabel(p drivers.Transport) string {
 	return p.Info().Title
 }
 
-// baseOf is the path r's cases are compared with (--baseline; TCP unless
-// it named another).
+// baseOf is the path r's cases are compared with (--baseline; the default,
+// TCP, unless it named another).
 func baseOf(r *results.Report) drivers.Transport {
 	if r.Config.Baseline == "" {
-		return drivers.TCP
+		return results.DefaultBaseline()
 	}
 	return r.Config.Baseline
 }
@@ -34,10 +34,22 @@ func baseOf(r *results.Report) drivers.Transport {
 // baseTitle names the baseline in sentences: "TCP on 127.0.0.1", "TLS
 // (127.0.0.1)".
 func baseTitle(t drivers.Transport) string {
-	if t == drivers.TCP {
-		return "TCP on 127.0.0.1"
+	if t == results.DefaultBaseline() {
+		return t.Label() + " on 127.0.0.1"
 	}
 	return pathLabel(t)
+}
+
+// furtherPaths are a case's comparisons of the paths other than the
+// socket, in order: the rows of the table of further paths.
+func furtherPaths(s *results.Summary) []results.Comparison {
+	var out []results.Comparison
+	for _, c := range s.Comparisons {
+		if c.Path != results.Socket() {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // writePaths is the table of every further path against TCP, when the run
@@ -45,7 +57,7 @@ func baseTitle(t drivers.Transport) string {
 func writePaths(b *strings.Builder, r *results.Report) {
 	any := false
 	for _, s := range r.Summary {
-		any = any || len(s.Paths) > 0
+		any = any || len(furtherPaths(&s)) > 0
 	}
 	if !any {
 		return
@@ -57,10 +69,10 @@ func writePaths(b *strings.Builder, r *results.Report) {
 	sweep := len(r.Summary) > len(r.Targets)
 	for _, s := range r.Summary {
 		name := rowName(r, s, sweep)
-		for i := range s.Paths {
-			p := &s.Paths[i]
+		for _, p := range furtherPaths(&s) {
+			p, ps := &p, s.Side(p.Path)
 			bs, _ := s.SideOf(p.Baseline)
-			u := pickUnit(bs.Latency.P50, p.Latency.P50)
+			u := pickUnit(bs.Latency.P50, ps.Latency.P50)
 			speed := fmt.Sprintf("%.2f×", p.SpeedupP50)
 			if ci := p.SpeedupP50CI; ci != nil {
 				speed = fmt.Sprintf("%.2f× (%.2f–%.2f)", ci.Center, ci.Lo, ci.Hi)
@@ -71,9 +83,9 @@ func writePaths(b *strings.Builder, r *results.Report) {
 			} else if p.UnixGainP50 > 0 {
 				gain = fmt.Sprintf("%.2f×", p.UnixGainP50)
 			}
-			tcp, path := u.fmt(float64(bs.Latency.P50))+" "+u.name, u.fmt(float64(p.Latency.P50))+" "+u.name
+			tcp, path := u.fmt(float64(bs.Latency.P50))+" "+u.name, u.fmt(float64(ps.Latency.P50))+" "+u.name
 			if p.VerdictKind == results.NoResult {
-				tcp, path, speed = okOrDash(bs, tcp), okOrDash(p.Side, path), "–"
+				tcp, path, speed = okOrDash(bs, tcp), okOrDash(ps, path), "–"
 			}
 			verdict := words.ShortPathVerdict(p)
 			if p.Path.Control() && p.VerdictKind.Winner() {

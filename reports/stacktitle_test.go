@@ -29,7 +29,6 @@ func TestStackTitlesAcrossTargets(t *testing.T) {
 	s := r.Summary[1]
 	cpu := func(ns float64) *results.CPU { return &results.CPU{ServerNsPerOp: &ns} }
 	s.Sides = []results.PathSide{{Path: drivers.TCP, Side: results.Side{CPU: cpu(80e3)}}, {Path: drivers.Unix, Side: results.Side{CPU: cpu(70e3)}}}
-	s.Unix = s.Sides[1].Side
 	if line := coresLine(&s, drivers.TCP); !strings.HasPrefix(line, "postgres from python at 3,000/s: 0.240 server cores over TCP") {
 		t.Errorf("capacity line %q; want it to name the stack", line)
 	}

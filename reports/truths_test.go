@@ -68,8 +68,7 @@ func TestCPUSaysCallsNotCountedRatherThanZero(t *testing.T) {
 	}
 	tcp, unix := side(2660, 0), side(2640, 0)
 	var b strings.Builder
-	writeCPU(&b, &results.Summary{TCP: results.Side{CPU: tcp}, Unix: results.Side{CPU: unix},
-		Sides: []results.PathSide{{Path: drivers.TCP, Side: results.Side{CPU: tcp}}, {Path: drivers.Unix, Side: results.Side{CPU: unix}}}})
+	writeCPU(&b, &results.Summary{Sides: []results.PathSide{{Path: drivers.TCP, Side: results.Side{CPU: tcp}}, {Path: drivers.Unix, Side: results.Side{CPU: unix}}}})
 	got := b.String()
 	if !strings.Contains(got, "| TCP | 20.0 µs | 1.80 | 2.66 | 17.0 µs | 1.05 | not counted |") || !strings.Contains(got, `"Not counted"`) {
 		t.Fatalf("a server that counted no read+write call:\n%s", got)
@@ -79,8 +78,7 @@ func TestCPUSaysCallsNotCountedRatherThanZero(t *testing.T) {
 	}
 	tcp, unix = side(2660, 2000), side(2640, 2000)
 	b.Reset()
-	writeCPU(&b, &results.Summary{TCP: results.Side{CPU: tcp}, Unix: results.Side{CPU: unix},
-		Sides: []results.PathSide{{Path: drivers.TCP, Side: results.Side{CPU: tcp}}, {Path: drivers.Unix, Side: results.Side{CPU: unix}}}})
+	writeCPU(&b, &results.Summary{Sides: []results.PathSide{{Path: drivers.TCP, Side: results.Side{CPU: tcp}}, {Path: drivers.Unix, Side: results.Side{CPU: unix}}}})
 	if got := b.String(); !strings.Contains(got, "| 1.05 | 2.00 |") || strings.Contains(got, "not counted") {
 		t.Fatalf("a server that counted its calls:\n%s", got)
 	}
@@ -91,8 +89,8 @@ func TestCPUSavingThatIsACost(t *testing.T) {
 	server := 2300.0
 	var b strings.Builder
 	cpu := results.NewCPU(1000, 20_000_000, 1800, nil, nil, "x")
-	sum := &results.Summary{TCP: results.Side{CPU: cpu}, Unix: results.Side{CPU: cpu}}
-	sum.CPUSaving = &results.CPUSaving{ClientNsPerOp: -4100, ServerNsPerOp: &server}
+	sum := &results.Summary{Sides: []results.PathSide{{Path: drivers.TCP, Side: results.Side{CPU: cpu}}, {Path: drivers.Unix, Side: results.Side{CPU: cpu}}},
+		Comparisons: []results.Comparison{{Path: drivers.Unix, Baseline: drivers.TCP, CPUSaving: &results.CPUSaving{ClientNsPerOp: -4100, ServerNsPerOp: &server}}}}
 	writeCPU(&b, sum)
 	got := b.String()
 	if want := "**Unix costs 4.1 µs more client CPU per op and saves 2.3 µs of server CPU per op.**"; !strings.Contains(got, want) || strings.Contains(got, "-4.1") {

@@ -5,7 +5,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/dbsock/dbsock/drivers"
 	"github.com/dbsock/dbsock/results"
 )
 
@@ -15,7 +14,8 @@ import (
 // writeVerdict gives the paired speedup intervals, the verdict and the
 // noisy blocks.
 func writeVerdict(b *strings.Builder, sum *results.Summary) {
-	if sum.UnixSpeedupP50 <= 0 {
+	uc := sum.Against(results.Socket())
+	if uc.SpeedupP50 <= 0 {
 		return
 	}
 	ci := func(c *results.Interval) string {
@@ -24,31 +24,31 @@ func writeVerdict(b *strings.Builder, sum *results.Summary) {
 	// The mean's interval, where the report has one (a report may give
 	// the p50's alone).
 	mean := ""
-	if m := sum.UnixSpeedupMeanCI; m != nil {
+	if m := uc.SpeedupMeanCI; m != nil {
 		mean = ", " + ci(m) + " at mean"
 	}
-	if c := sum.UnixSpeedupP50CI; c != nil && c.Instances > 1 {
+	if c := uc.SpeedupP50CI; c != nil && c.Instances > 1 {
 		var each []string
-		for _, s := range sum.InstanceSpeedups {
+		for _, s := range uc.InstanceSpeedups {
 			each = append(each, fmt.Sprintf("%.3f×", s))
 		}
 		fmt.Fprintf(b, "Speedup over %d server instances (p50 speedups %s; %d block pairs in %s): %s at p50%s; sign test over instances p %s",
-			c.Instances, strings.Join(each, ", "), c.Pairs, plural(c.Rounds, "round"), ci(c), mean, pValue(sum.PValue))
+			c.Instances, strings.Join(each, ", "), c.Pairs, plural(c.Rounds, "round"), ci(c), mean, pValue(uc.PValue))
 	} else if c != nil {
 		fmt.Fprintf(b, "Paired speedup over %d block pairs in %s: %s at p50%s; sign test p %s",
-			c.Pairs, plural(c.Rounds, "round"), ci(c), mean, pValue(sum.PValue))
+			c.Pairs, plural(c.Rounds, "round"), ci(c), mean, pValue(uc.PValue))
 	}
-	if sum.UnixSpeedupP50CI != nil {
-		if sum.PValueHolm != sum.PValue {
-			fmt.Fprintf(b, " (Holm-adjusted p %s)", pValue(sum.PValueHolm))
+	if uc.SpeedupP50CI != nil {
+		if uc.PValueHolm != uc.PValue {
+			fmt.Fprintf(b, " (Holm-adjusted p %s)", pValue(uc.PValueHolm))
 		}
 		b.WriteString(". ")
 	}
-	fmt.Fprintf(b, "**Verdict: %s", sum.Verdict) // written by words.Fill
+	fmt.Fprintf(b, "**Verdict: %s", uc.Verdict) // written by words.Fill
 	switch {
-	case sum.VerdictKind == results.TooFewInstances:
+	case uc.VerdictKind == results.TooFewInstances:
 		fmt.Fprintf(b, " (measure %d or more server instances)", results.MinInstances)
-	case sum.UnixSpeedupP50CI == nil:
+	case uc.SpeedupP50CI == nil:
 		fmt.Fprintf(b, " (%d are needed; run more rounds or blocks)", results.MinPairs)
 	}
 	if len(sum.Warnings) > 0 {
@@ -82,7 +82,8 @@ func writeNoisy(b *strings.Builder, sum *results.Summary) {
 		}
 		return
 	}
-	unit := pickUnit(sum.TCP.Latency.P50, sum.Unix.Latency.P50)
+	unit := pickUnit(sum.Side(results.DefaultBaseline()).Latency.P50, sum.Side(results.Socket()).Latency.P50)
+	ci := sum.Against(results.Socket()).SpeedupP50CI
 	var parts []string
 	for i, nb := range sum.NoisyBlocks {
 		if i == 12 {
@@ -90,7 +91,7 @@ func writeNoisy(b *strings.Builder, sum *results.Summary) {
 			break
 		}
 		where := fmt.Sprintf("round %d", nb.Round)
-		if nb.Instance > 1 || sum.UnixSpeedupP50CI != nil && sum.UnixSpeedupP50CI.Instances > 1 {
+		if nb.Instance > 1 || ci != nil && ci.Instances > 1 {
 			where = fmt.Sprintf("instance %d", nb.Instance)
 		}
 		parts = append(parts, fmt.Sprintf("%s at %s (%s, p50 %s %s, z %.1f)", nb.Transport.Label(),
@@ -120,7 +121,7 @@ func writeRounds(b *strings.Builder, r *results.Report, c results.Case, unit uni
 		if run.Incomplete {
 			v += " (incomplete)"
 		}
-		if run.Transport == drivers.TCP {
+		if run.Transport == results.DefaultBaseline() {
 			p.tcp = v
 		} else {
 			p.unix = v

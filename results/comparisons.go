@@ -7,8 +7,8 @@ import (
 )
 
 // A case's result is its sides, one per path, and its comparisons: every
-// path against the baseline path (TCP on 127.0.0.1 unless Config.Baseline
-// names another), each by the same paired method.
+// path against the baseline path (DefaultBaseline, TCP on 127.0.0.1,
+// unless Config.Baseline names another), each by the same paired method.
 
 // PathSide is one path of a case and its pooled result.
 type PathSide struct {
@@ -110,7 +110,8 @@ func compareSides(runs []*Run, sides []PathSide, base drivers.Transport) []Compa
 	if !ok {
 		return nil
 	}
-	unix, hasUnix := sideOf(sides, drivers.Unix)
+	sock := Socket()
+	unix, hasUnix := sideOf(sides, sock)
 	var out []Comparison
 	for _, ps := range sides {
 		if ps.Path == base {
@@ -126,8 +127,8 @@ func compareSides(runs []*Run, sides []PathSide, base drivers.Transport) []Compa
 			cmp.SpeedupP50, cmp.SpeedupMean, cmp.SpeedupP50Pooled = 0, 0, 0
 			cmp.SpeedupP50CI, cmp.SpeedupMeanCI, cmp.PValue = nil, nil, 1
 		}
-		if ps.Path != drivers.Unix && base != drivers.Unix && hasUnix && succeeded(ps.Side) && succeeded(unix) {
-			g := compare(blockPairs(runs, ps.Path, drivers.Unix), ps.Side, unix)
+		if ps.Path != sock && base != sock && hasUnix && succeeded(ps.Side) && succeeded(unix) {
+			g := compare(blockPairs(runs, ps.Path, sock), ps.Side, unix)
 			cmp.UnixGainP50, cmp.UnixGainP50CI = g.p50, g.p50CI
 		}
 		out = append(out, cmp)
@@ -146,9 +147,9 @@ func (c *Comparison) judge(base, path Side) {
 		c.VerdictKind = FellBehind
 	case c.SpeedupP50CI == nil && len(c.InstanceSpeedups) > 1:
 		c.VerdictKind = TooFewInstances
-	case c.VerdictKind == UnixFaster && c.Path != drivers.Unix:
+	case c.VerdictKind == UnixFaster && c.Path != Socket():
 		c.VerdictKind = PathFaster
-	case c.VerdictKind == TCPFaster && c.Baseline != drivers.TCP:
+	case c.VerdictKind == TCPFaster && c.Baseline != DefaultBaseline():
 		c.VerdictKind = BaselineFaster
 	}
 }
@@ -165,6 +166,13 @@ func sideOf(sides []PathSide, t drivers.Transport) (Side, bool) {
 // SideOf is path t's pooled result in the case, and whether it measured t.
 func (s *Summary) SideOf(t drivers.Transport) (Side, bool) { return sideOf(s.Sides, t) }
 
+// Side is path t's pooled result in the case; the zero Side when the case
+// did not measure t.
+func (s *Summary) Side(t drivers.Transport) Side {
+	side, _ := s.SideOf(t)
+	return side
+}
+
 // ComparisonOf is path t's comparison with the baseline in the case; nil
 // when there is none (t is the baseline, or was not measured).
 func (s *Summary) ComparisonOf(t drivers.Transport) *Comparison {
@@ -176,61 +184,56 @@ func (s *Summary) ComparisonOf(t drivers.Transport) *Comparison {
 	return nil
 }
 
-// Baseline is the path the case's comparisons are against (TCP in reports
-// with no comparisons).
+// Against is path t's comparison with the case's baseline: the zero
+// Comparison (no speedup, no interval, no verdict) when there is none.
+// s.Against(dbsock.Unix) is the socket's.
+func (s *Summary) Against(t drivers.Transport) Comparison {
+	if c := s.ComparisonOf(t); c != nil {
+		return *c
+	}
+	return Comparison{}
+}
+
+// Baseline is the path the case's comparisons are against: theirs, or,
+// in a case with none, its first side ("" with no side either).
 func (s *Summary) Baseline() drivers.Transport {
 	if len(s.Comparisons) > 0 {
 		return s.Comparisons[0].Baseline
 	}
-	return drivers.TCP
+	if len(s.Sides) > 0 {
+		return s.Sides[0].Path
+	}
+	return ""
 }
 
-// PathSummary is one further path of a case (neither the baseline nor the
-// Unix socket) with its comparison: the view the reports' path table
-// reads, filled from Sides and Comparisons.
-type PathSummary struct {
-	Side
-	Comparison
+// DefaultBaseline is the path the others are compared with when a run
+// names none: the first of drivers.PathTable, 127.0.0.1 TCP.
+func DefaultBaseline() drivers.Transport { return drivers.PathTable[0].Path }
+
+// Socket is the server's Unix socket, the path reports call "the socket":
+// the one of drivers.PathTable whose clients dial a "unix" network.
+func Socket() drivers.Transport {
+	for _, p := range drivers.PathTable {
+		if p.Network == "unix" {
+			return p.Path
+		}
+	}
+	return ""
 }
 
-// orderSides puts the sides in the order reports list them: TCP, the Unix
-// socket, then the further paths in the order they ran.
+// orderSides puts the sides in the order reports list them: the default
+// baseline (TCP), the socket, then the further paths in the order they ran.
 func orderSides(sides []PathSide) {
 	rank := func(t drivers.Transport) int {
 		switch t {
-		case drivers.TCP:
+		case DefaultBaseline():
 			return 0
-		case drivers.Unix:
+		case Socket():
 			return 1
 		}
 		return 2
 	}
 	slices.SortStableFunc(sides, func(a, b PathSide) int { return rank(a.Path) - rank(b.Path) })
-}
-
-// fillViews sets the named fields that read the case as the baseline
-// against the socket (TCP, Unix, the Unix speedups and verdict, Paths)
-// from Sides and Comparisons, which hold the result.
-func (s *Summary) fillViews() {
-	s.TCP, _ = s.SideOf(drivers.TCP)
-	s.Unix, _ = s.SideOf(drivers.Unix)
-	s.unixView(s.ComparisonOf(drivers.Unix))
-	s.Paths = nil
-	for _, c := range s.Comparisons {
-		if c.Path != drivers.Unix {
-			side, _ := s.SideOf(c.Path)
-			s.Paths = append(s.Paths, PathSummary{Side: side, Comparison: c})
-		}
-	}
-}
-
-func (s *Summary) unixView(c *Comparison) {
-	if c == nil {
-		c = &Comparison{}
-	}
-	s.UnixSpeedupP50, s.UnixSpeedupMean, s.UnixSpeedupP50Pooled = c.SpeedupP50, c.SpeedupMean, c.SpeedupP50Pooled
-	s.UnixSpeedupP50CI, s.UnixSpeedupMeanCI, s.InstanceSpeedups = c.SpeedupP50CI, c.SpeedupMeanCI, c.InstanceSpeedups
-	s.PValue, s.PValueHolm, s.VerdictKind, s.Verdict, s.CPUSaving = c.PValue, c.PValueHolm, c.VerdictKind, c.Verdict, c.CPUSaving
 }
 
 // SetVerdicts writes every comparison's verdict in words, as words(s, c)
@@ -244,7 +247,6 @@ func (r *Report) SetVerdicts(words func(s *Summary, c *Comparison) string) {
 				c.Verdict = words(s, c)
 			}
 		}
-		s.fillViews()
 	}
 }
 

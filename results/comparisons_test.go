@@ -14,7 +14,7 @@ import (
 // baseline compares TCP and Unix with it instead, by the same paired
 // ratios read the other way up (the interval's bounds are the reciprocals
 // of tcp6's against TCP), with the verdicts and Holm's adjustment over
-// both comparisons, and the Unix view reads Unix's comparison.
+// both comparisons.
 func TestEveryPathAgainstTheBaseline(t *testing.T) {
 	rs := []float64{1.4, 1.5, 1.6, 1.45, 1.55, 1.5, 1.52, 1.48, 1.51, 1.49, 1.5, 1.47}
 	reports := map[drivers.Transport]*Report{}
@@ -39,9 +39,8 @@ func TestEveryPathAgainstTheBaseline(t *testing.T) {
 		if len(s.Comparisons) != 2 {
 			t.Fatalf("%d comparisons, want 2", len(s.Comparisons))
 		}
-		u := s.ComparisonOf(drivers.Unix)
-		if u == nil || s.UnixSpeedupP50 != u.SpeedupP50 || s.UnixSpeedupP50CI != u.SpeedupP50CI || s.VerdictKind != u.VerdictKind || s.PValueHolm != u.PValueHolm {
-			t.Errorf("the Unix view %v %+v does not read Unix's comparison %+v", s.UnixSpeedupP50, s.UnixSpeedupP50CI, u)
+		if u := s.ComparisonOf(drivers.Unix); u == nil || u.SpeedupP50CI == nil || u.VerdictKind == "" {
+			t.Errorf("Unix's comparison %+v: want a speedup with an interval and a verdict", u)
 		}
 		ps := []float64{s.Comparisons[0].PValue, s.Comparisons[1].PValue}
 		for i, p := range Holm(ps) {
@@ -61,8 +60,8 @@ func TestEveryPathAgainstTheBaseline(t *testing.T) {
 	if tcp6.VerdictKind != PathFaster || tcp.VerdictKind != BaselineFaster || other.ComparisonOf(drivers.Unix).VerdictKind != UnixFaster {
 		t.Errorf("verdicts: tcp6 over TCP %q, TCP over tcp6 %q, Unix over tcp6 %q", tcp6.VerdictKind, tcp.VerdictKind, other.ComparisonOf(drivers.Unix).VerdictKind)
 	}
-	if u := other.ComparisonOf(drivers.Unix); u.SpeedupP50 >= def.UnixSpeedupP50 || u.UnixGainP50 != 0 {
-		t.Errorf("Unix over tcp6 (%.3f) should gain less than over TCP (%.3f), with no gain over itself (%v)", u.SpeedupP50, def.UnixSpeedupP50, u.UnixGainP50)
+	if u := other.ComparisonOf(drivers.Unix); u.SpeedupP50 >= def.Against(drivers.Unix).SpeedupP50 || u.UnixGainP50 != 0 {
+		t.Errorf("Unix over tcp6 (%.3f) should gain less than over TCP (%.3f), with no gain over itself (%v)", u.SpeedupP50, def.Against(drivers.Unix).SpeedupP50, u.UnixGainP50)
 	}
 }
 
@@ -91,8 +90,8 @@ func TestSchemaV1Reads(t *testing.T) {
 	if tls.Baseline != drivers.TCP || tls.SpeedupP50 != 0.8 || tls.VerdictKind != TCPFaster || tls.UnixGainP50 != 2.5 {
 		t.Errorf("tls: %+v", tls)
 	}
-	if side, ok := s.SideOf(drivers.TLS); !ok || side.Latency.P50 != 25 || s.TCP.Latency.P50 != 20 || s.UnixSpeedupP50 != 2 {
-		t.Errorf("sides and views: %+v, %+v, %v", side, s.TCP, s.UnixSpeedupP50)
+	if side, ok := s.SideOf(drivers.TLS); !ok || side.Latency.P50 != 25 || s.Side(drivers.TCP).Latency.P50 != 20 || s.Against(drivers.Unix).SpeedupP50 != 2 {
+		t.Errorf("sides and views: %+v, %+v, %v", side, s.Side(drivers.TCP), s.Against(drivers.Unix).SpeedupP50)
 	}
 	out, err := json.Marshal(r)
 	if err != nil || strings.Contains(string(out), "unix_speedup") || !strings.Contains(string(out), `"comparisons"`) {
@@ -104,5 +103,38 @@ func TestSchemaV1Reads(t *testing.T) {
 	}
 	if _, err := ReadJSON(strings.NewReader(`{"schema_version": 3, "targets": [{"target": "redis"}]}`)); err == nil || !strings.Contains(err.Error(), "this dbsock reads 1 and 2") {
 		t.Errorf("version 3: %v", err)
+	}
+}
+
+// TestTheTableNamesTheBaselineAndTheSocket: the path the others are
+// compared with by default is drivers.PathTable's first, 127.0.0.1 TCP,
+// and the socket is the one path whose clients dial "unix".
+func TestTheTableNamesTheBaselineAndTheSocket(t *testing.T) {
+	unix := 0
+	for _, p := range drivers.PathTable {
+		if p.Network == "unix" {
+			unix++
+		}
+	}
+	if DefaultBaseline() != drivers.TCP || Socket() != drivers.Unix || unix != 1 {
+		t.Errorf("default baseline %q, socket %q, %d paths dial unix; want tcp, unix and one", DefaultBaseline(), Socket(), unix)
+	}
+}
+
+// TestAccessorsReadTheData: a case's baseline is its comparisons', the
+// first side's without them; a path it did not measure, or its baseline,
+// has the zero side and comparison.
+func TestAccessorsReadTheData(t *testing.T) {
+	s := Summary{Sides: []PathSide{{Path: drivers.TCP, Side: Side{N: 1}}, {Path: drivers.Unix, Side: Side{N: 2}}},
+		Comparisons: []Comparison{{Path: drivers.TCP, Baseline: drivers.Unix, SpeedupP50: 0.5}}}
+	if s.Baseline() != drivers.Unix || s.Side(drivers.Unix).N != 2 || s.Against(drivers.TCP).SpeedupP50 != 0.5 {
+		t.Errorf("baseline %q, unix side %+v, tcp against it %+v", s.Baseline(), s.Side(drivers.Unix), s.Against(drivers.TCP))
+	}
+	if s.Side(drivers.TLS).N != 0 || s.Against(drivers.Unix).Path != "" || s.ComparisonOf(drivers.Unix) != nil {
+		t.Errorf("the baseline or an unmeasured path has a result: %+v, %+v", s.Side(drivers.TLS), s.Against(drivers.Unix))
+	}
+	s.Comparisons = nil
+	if s.Baseline() != drivers.TCP {
+		t.Errorf("without comparisons, baseline %q; want the first side's", s.Baseline())
 	}
 }

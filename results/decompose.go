@@ -39,10 +39,8 @@ func Decompose(r *Report) []Decomposition {
 	sideOf := func(target, stack string, t drivers.Transport) (Side, bool) {
 		for _, s := range r.Summary {
 			if s.Target == target && s.Case.Stack == stack && s.Case.Plain() {
-				if t == drivers.Unix {
-					return s.Unix, s.Unix.Latency.P50 > 0
-				}
-				return s.TCP, s.TCP.Latency.P50 > 0
+				side := s.Side(t)
+				return side, side.Latency.P50 > 0
 			}
 		}
 		return Side{}, false

@@ -16,7 +16,7 @@ func floorReference(s Summary) Summary {
 
 func summaryOf(target, stack string, tcp, unix int64) Summary {
 	return Summary{Case: Case{Target: target, Scenario: "pk", Concurrency: 1, Stack: stack},
-		TCP: Side{Latency: Latency{P50: tcp}}, Unix: Side{Latency: Latency{P50: unix}}}
+		Sides: []PathSide{{Path: drivers.TCP, Side: Side{Latency: Latency{P50: tcp}}}, {Path: drivers.Unix, Side: Side{Latency: Latency{P50: unix}}}}}
 }
 
 // TestDecomposeStacks: with floor measured from C, every stack's case is

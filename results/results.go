@@ -512,9 +512,6 @@ func ReadJSON(rd io.Reader) (*Report, error) {
 	if err := r.check(v1); err != nil {
 		return nil, fmt.Errorf("decode report JSON: %w", err)
 	}
-	for i := range r.Summary {
-		r.Summary[i].fillViews()
-	}
 	return &r, nil
 }
 

@@ -43,17 +43,17 @@ func TestSummarizePoolsRoundsAndComputesSpeedup(t *testing.T) {
 		t.Fatalf("got %d summaries, want 1", len(r.Summary))
 	}
 	s := r.Summary[0]
-	if s.TCP.N != 6 || s.Unix.N != 6 {
-		t.Fatalf("pooled N tcp=%d unix=%d, want 6 each", s.TCP.N, s.Unix.N)
+	if s.Side(drivers.TCP).N != 6 || s.Side(drivers.Unix).N != 6 {
+		t.Fatalf("pooled N tcp=%d unix=%d, want 6 each", s.Side(drivers.TCP).N, s.Side(drivers.Unix).N)
 	}
-	if s.UnixSpeedupP50 < 1.99 || s.UnixSpeedupP50 > 2.01 || s.UnixSpeedupMean < 1.99 || s.UnixSpeedupMean > 2.01 {
-		t.Fatalf("speedup p50=%v mean=%v, want 2", s.UnixSpeedupP50, s.UnixSpeedupMean)
+	if s.Against(drivers.Unix).SpeedupP50 < 1.99 || s.Against(drivers.Unix).SpeedupP50 > 2.01 || s.Against(drivers.Unix).SpeedupMean < 1.99 || s.Against(drivers.Unix).SpeedupMean > 2.01 {
+		t.Fatalf("speedup p50=%v mean=%v, want 2", s.Against(drivers.Unix).SpeedupP50, s.Against(drivers.Unix).SpeedupMean)
 	}
 	if len(s.Warnings) != 0 {
 		t.Fatalf("steady rounds got warnings: %v", s.Warnings)
 	}
-	if s.TCP.OpsPerSec < 999_999 || s.TCP.OpsPerSec > 1_000_001 {
-		t.Fatalf("ops/s = %v, want 1e6 (6 ops in 6 µs)", s.TCP.OpsPerSec)
+	if s.Side(drivers.TCP).OpsPerSec < 999_999 || s.Side(drivers.TCP).OpsPerSec > 1_000_001 {
+		t.Fatalf("ops/s = %v, want 1e6 (6 ops in 6 µs)", s.Side(drivers.TCP).OpsPerSec)
 	}
 }
 
@@ -116,8 +116,8 @@ func TestJSONRoundTrip(t *testing.T) {
 	if err := back.Summarize(); err != nil {
 		t.Fatal(err)
 	}
-	if back.Summary[0].UnixSpeedupP50 != r.Summary[0].UnixSpeedupP50 {
-		t.Fatalf("re-summarized speedup %v, want %v", back.Summary[0].UnixSpeedupP50, r.Summary[0].UnixSpeedupP50)
+	if back.Summary[0].Against(drivers.Unix).SpeedupP50 != r.Summary[0].Against(drivers.Unix).SpeedupP50 {
+		t.Fatalf("re-summarized speedup %v, want %v", back.Summary[0].Against(drivers.Unix).SpeedupP50, r.Summary[0].Against(drivers.Unix).SpeedupP50)
 	}
 }
 

@@ -166,10 +166,10 @@ func TestVerdicts(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			s := summarize(t, blockRuns(t, "x", 1, ratios(tt.ratios...)...)).Summary[0]
-			if s.VerdictKind != tt.want {
-				t.Fatalf("verdict %q, want %q (ci %+v)", s.VerdictKind, tt.want, s.UnixSpeedupP50CI)
+			if s.Against(drivers.Unix).VerdictKind != tt.want {
+				t.Fatalf("verdict %q, want %q (ci %+v)", s.Against(drivers.Unix).VerdictKind, tt.want, s.Against(drivers.Unix).SpeedupP50CI)
 			}
-			if ci := s.UnixSpeedupP50CI; ci != nil && (ci.Lo > ci.Center || ci.Hi < ci.Center || ci.Pairs != len(tt.ratios)) {
+			if ci := s.Against(drivers.Unix).SpeedupP50CI; ci != nil && (ci.Lo > ci.Center || ci.Hi < ci.Center || ci.Pairs != len(tt.ratios)) {
 				t.Fatalf("interval %+v does not contain its center or miscounts pairs", ci)
 			}
 		})
@@ -178,8 +178,8 @@ func TestVerdicts(t *testing.T) {
 
 func TestUndecidedSaysHowMuchMore(t *testing.T) {
 	s := summarize(t, blockRuns(t, "x", 1, ratios(0.97, 1.08, 0.99, 1.06, 1.01, 1.07, 0.98, 1.05, 1.03, 1.04)...)).Summary[0]
-	if n := MoreBlockPairs(s.UnixSpeedupP50CI); s.VerdictKind != Undecided || n < 2 || n > 100 {
-		t.Fatalf("verdict %q, %v× more block pairs; want undecided with how many more pairs", s.VerdictKind, n)
+	if n := MoreBlockPairs(s.Against(drivers.Unix).SpeedupP50CI); s.Against(drivers.Unix).VerdictKind != Undecided || n < 2 || n > 100 {
+		t.Fatalf("verdict %q, %v× more block pairs; want undecided with how many more pairs", s.Against(drivers.Unix).VerdictKind, n)
 	}
 }
 
@@ -188,14 +188,14 @@ func TestOneBadBlockCannotMoveTheSpeedup(t *testing.T) {
 	bad := append(repeat(1.3, 29), 9.0)
 	a := summarize(t, blockRuns(t, "x", 1, ratios(calm...)...)).Summary[0]
 	b := summarize(t, blockRuns(t, "x", 1, ratios(bad...)...)).Summary[0]
-	if !near(a.UnixSpeedupP50, b.UnixSpeedupP50) || !near(a.UnixSpeedupP50CI.Lo, b.UnixSpeedupP50CI.Lo) {
-		t.Fatalf("one wild pair moved the speedup: %v (%+v) vs %v (%+v)", a.UnixSpeedupP50, a.UnixSpeedupP50CI, b.UnixSpeedupP50, b.UnixSpeedupP50CI)
+	if !near(a.Against(drivers.Unix).SpeedupP50, b.Against(drivers.Unix).SpeedupP50) || !near(a.Against(drivers.Unix).SpeedupP50CI.Lo, b.Against(drivers.Unix).SpeedupP50CI.Lo) {
+		t.Fatalf("one wild pair moved the speedup: %v (%+v) vs %v (%+v)", a.Against(drivers.Unix).SpeedupP50, a.Against(drivers.Unix).SpeedupP50CI, b.Against(drivers.Unix).SpeedupP50, b.Against(drivers.Unix).SpeedupP50CI)
 	}
 }
 
 func TestPairsSpanRounds(t *testing.T) {
 	r := summarize(t, blockRuns(t, "x", 1, ratios(repeat(1.2, 10)...)...), blockRuns(t, "x", 2, ratios(repeat(1.2, 10)...)...))
-	ci := r.Summary[0].UnixSpeedupP50CI
+	ci := r.Summary[0].Against(drivers.Unix).SpeedupP50CI
 	if ci == nil || ci.Pairs != 20 || ci.Rounds != 2 {
 		t.Fatalf("interval %+v, want 20 pairs over 2 rounds", ci)
 	}
@@ -206,13 +206,13 @@ func TestHolmAdjustsASweep(t *testing.T) {
 	// not once two such cases share the 5%.
 	lopsided := append(repeat(1.1, 15), repeat(0.95, 5)...)
 	alone := summarize(t, blockRuns(t, "a", 1, ratios(lopsided...)...)).Summary[0]
-	if alone.VerdictKind != UnixFaster || !near(alone.PValue, alone.PValueHolm) {
-		t.Fatalf("alone: verdict %q, p %v, Holm %v; want Unix faster, unadjusted", alone.VerdictKind, alone.PValue, alone.PValueHolm)
+	if alone.Against(drivers.Unix).VerdictKind != UnixFaster || !near(alone.Against(drivers.Unix).PValue, alone.Against(drivers.Unix).PValueHolm) {
+		t.Fatalf("alone: verdict %q, p %v, Holm %v; want Unix faster, unadjusted", alone.Against(drivers.Unix).VerdictKind, alone.Against(drivers.Unix).PValue, alone.Against(drivers.Unix).PValueHolm)
 	}
 	sweep := summarize(t, blockRuns(t, "a", 1, ratios(lopsided...)...), blockRuns(t, "b", 1, ratios(lopsided...)...))
 	for _, s := range sweep.Summary {
-		if s.VerdictKind != NotSignificant || !near(s.PValueHolm, 2*s.PValue) {
-			t.Fatalf("%s: verdict %q, p %v, Holm %v; want not significant after Holm", s.Target, s.VerdictKind, s.PValue, s.PValueHolm)
+		if s.Against(drivers.Unix).VerdictKind != NotSignificant || !near(s.Against(drivers.Unix).PValueHolm, 2*s.Against(drivers.Unix).PValue) {
+			t.Fatalf("%s: verdict %q, p %v, Holm %v; want not significant after Holm", s.Target, s.Against(drivers.Unix).VerdictKind, s.Against(drivers.Unix).PValue, s.Against(drivers.Unix).PValueHolm)
 		}
 	}
 }
@@ -264,8 +264,8 @@ func TestRunsWithoutBlocksCountAsOneBlockEach(t *testing.T) {
 		runs = append(runs, run(t, "x", drivers.TCP, rd, 12000), run(t, "x", drivers.Unix, rd, 10000))
 	}
 	s := summarize(t, runs).Summary[0]
-	if ci := s.UnixSpeedupP50CI; ci == nil || ci.Pairs != 7 || s.VerdictKind != UnixFaster {
-		t.Fatalf("old-style report: interval %+v, verdict %q; want 7 pairs, Unix faster", s.UnixSpeedupP50CI, s.VerdictKind)
+	if ci := s.Against(drivers.Unix).SpeedupP50CI; ci == nil || ci.Pairs != 7 || s.Against(drivers.Unix).VerdictKind != UnixFaster {
+		t.Fatalf("old-style report: interval %+v, verdict %q; want 7 pairs, Unix faster", s.Against(drivers.Unix).SpeedupP50CI, s.Against(drivers.Unix).VerdictKind)
 	}
 }
 
@@ -298,21 +298,22 @@ func TestAThirdPathLeavesTheFirstTwoAsTheyWere(t *testing.T) {
 		}
 	}
 	a, b := two.Summary[0], three.Summary[0]
-	if a.UnixSpeedupP50 != b.UnixSpeedupP50 || *a.UnixSpeedupP50CI != *b.UnixSpeedupP50CI || a.PValue != b.PValue || a.TCP.Latency != b.TCP.Latency || a.Unix.N != b.Unix.N {
-		t.Errorf("a third path changed Unix's comparison: %+v vs %+v", a.UnixSpeedupP50CI, b.UnixSpeedupP50CI)
+	if a.Against(drivers.Unix).SpeedupP50 != b.Against(drivers.Unix).SpeedupP50 || *a.Against(drivers.Unix).SpeedupP50CI != *b.Against(drivers.Unix).SpeedupP50CI || a.Against(drivers.Unix).PValue != b.Against(drivers.Unix).PValue || a.Side(drivers.TCP).Latency != b.Side(drivers.TCP).Latency || a.Side(drivers.Unix).N != b.Side(drivers.Unix).N {
+		t.Errorf("a third path changed Unix's comparison: %+v vs %+v", a.Against(drivers.Unix).SpeedupP50CI, b.Against(drivers.Unix).SpeedupP50CI)
 	}
-	if len(a.Paths) != 0 || len(b.Paths) != 1 {
-		t.Fatalf("paths: %d and %d, want 0 and 1", len(a.Paths), len(b.Paths))
+	if len(a.Comparisons) != 1 || len(b.Comparisons) != 2 {
+		t.Fatalf("comparisons: %d and %d, want 1 and 2", len(a.Comparisons), len(b.Comparisons))
 	}
-	p := b.Paths[0]
+	p := b.Comparisons[1]
+	side := b.Side(p.Path)
 	med, lo, hi, _, ok := MedianCI(want, 0.95)
 	med, lo, hi = math.Exp(med), math.Exp(lo), math.Exp(hi)
 	if !ok || p.Path != "tcp6" || p.Baseline != drivers.TCP || p.SpeedupP50CI == nil ||
 		math.Abs(p.SpeedupP50-med) > 1e-9 || math.Abs(p.SpeedupP50CI.Lo-lo) > 1e-9 || math.Abs(p.SpeedupP50CI.Hi-hi) > 1e-9 {
 		t.Fatalf("tcp6: %+v (interval %+v), want median %.4f in [%.4f, %.4f]", p, p.SpeedupP50CI, med, lo, hi)
 	}
-	if p.N != 1 || p.VerdictKind == "" {
-		t.Errorf("tcp6 side %+v, verdict %q", p.Side, p.VerdictKind)
+	if side.N != 1 || p.VerdictKind == "" {
+		t.Errorf("tcp6 side %+v, verdict %q", side, p.VerdictKind)
 	}
 	// What the socket gains over tcp6: tcp6's p50 over Unix's, group by
 	// group, by the same interval.
@@ -330,7 +331,7 @@ func TestAThirdPathLeavesTheFirstTwoAsTheyWere(t *testing.T) {
 		t.Fatalf("unix gain over tcp6: %.4f %+v, want median %.4f in [%.4f, %.4f]", p.UnixGainP50, p.UnixGainP50CI, gmed, glo, ghi)
 	}
 	// Holm over two comparisons: the smaller p-value doubled, at least.
-	if pmin := math.Min(b.PValue, p.PValue); math.Min(b.PValueHolm, p.PValueHolm) < math.Min(2*pmin, 1)-1e-12 {
-		t.Errorf("Holm: p %v and %v adjusted to %v and %v", b.PValue, p.PValue, b.PValueHolm, p.PValueHolm)
+	if pmin := math.Min(b.Against(drivers.Unix).PValue, p.PValue); math.Min(b.Against(drivers.Unix).PValueHolm, p.PValueHolm) < math.Min(2*pmin, 1)-1e-12 {
+		t.Errorf("Holm: p %v and %v adjusted to %v and %v", b.Against(drivers.Unix).PValue, p.PValue, b.Against(drivers.Unix).PValueHolm, p.PValueHolm)
 	}
 }

@@ -100,17 +100,16 @@ type Side struct {
 }
 
 // Summary pools a case's rounds per path and compares them: its result is
-// Sides (one per path) and Comparisons (each path against the baseline).
-// The named fields after them (TCP, Unix, the Unix speedups, Paths) are
-// views of those two, filled when the summary is made or read, for readers
-// of the baseline against the socket; JSON holds Sides and Comparisons.
+// Sides (one per path) and Comparisons (each path against the baseline),
+// read through SideOf/Side, ComparisonOf/Against and Baseline.
 type Summary struct {
 	Case
 	// Client is the client stack that did the case's ops (its runs'),
 	// where known.
 	Client *Client `json:"client,omitempty"`
-	// Sides are every path the case measured with its pooled result: TCP,
-	// the Unix socket, then the further paths in the order they ran.
+	// Sides are every path the case measured with its pooled result: the
+	// default baseline (127.0.0.1 TCP), the Unix socket, then the further
+	// paths in the order they ran.
 	Sides []PathSide `json:"sides"`
 	// Comparisons are every side but the baseline against the baseline,
 	// in the order of Sides.
@@ -122,31 +121,6 @@ type Summary struct {
 	EndedBy string `json:"ended_by,omitempty"`
 	// Warnings say in words why the numbers above may not be solid.
 	Warnings []Warning `json:"warnings,omitempty"`
-
-	// TCP and Unix are those paths' sides.
-	TCP      Side `json:"-"`
-	Unix     Side `json:"-"`
-	UnixView `json:"-"`
-	// Paths are the comparisons of the paths other than the Unix socket,
-	// each with its side.
-	Paths []PathSummary `json:"-"`
-}
-
-// UnixView is the Unix socket's comparison with the baseline (see
-// Comparison) as a Summary's named fields: UnixSpeedupP50 is its
-// SpeedupP50.
-type UnixView struct {
-	UnixSpeedupP50       float64
-	UnixSpeedupMean      float64
-	UnixSpeedupP50Pooled float64
-	UnixSpeedupP50CI     *Interval
-	UnixSpeedupMeanCI    *Interval
-	InstanceSpeedups     []float64
-	PValue               float64
-	PValueHolm           float64
-	VerdictKind          VerdictKind
-	Verdict              string
-	CPUSaving            *CPUSaving
 }
 
 // Summarize pools the runs of each case per transport (merging their
@@ -184,7 +158,7 @@ func (r *Report) Summarize() error {
 	r.Summary = r.Summary[:0]
 	base := r.Config.Baseline
 	if base == "" {
-		base = drivers.TCP
+		base = DefaultBaseline()
 	}
 	for _, c := range order {
 		p := pools[c]
@@ -252,7 +226,6 @@ func (r *Report) judge() {
 			path, _ := s.SideOf(c.Path)
 			c.judge(base, path)
 		}
-		s.fillViews()
 	}
 }
 
@@ -508,7 +481,7 @@ func roundSpread(runs []*Run, base, path drivers.Transport) Warning {
 		return Warning{}
 	}
 	what := "The p50 speedup"
-	if base != drivers.TCP || path != drivers.Unix {
+	if base != DefaultBaseline() || path != Socket() {
 		what = fmt.Sprintf("The p50 speedup of %s over %s", path.Label(), base.Label())
 	}
 	return Warn(RoundsDiffer, "%s differed between rounds (%s): each round opens new connections, so something about the connections "+
@@ -546,6 +519,6 @@ func PairedP50(runs []Run) *Interval {
 	for i := range runs {
 		ptrs[i] = &runs[i]
 	}
-	p := blockPairs(ptrs, drivers.TCP, drivers.Unix)
+	p := blockPairs(ptrs, DefaultBaseline(), Socket())
 	return PairedSpeedup(p.p50, p.rounds)
 }

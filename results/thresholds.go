@@ -197,9 +197,9 @@ func (r *Report) Incomplete(target string) string {
 func (th Threshold) comparison() (path drivers.Transport, mean, ok bool) {
 	switch th.Metric {
 	case "unix_speedup_p50":
-		return drivers.Unix, false, true
+		return Socket(), false, true
 	case "unix_speedup_mean":
-		return drivers.Unix, true, true
+		return Socket(), true, true
 	case pathSpeedup, "speedup_mean":
 		return drivers.Transport(th.Side), th.Metric == "speedup_mean", true
 	}

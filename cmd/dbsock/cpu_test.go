@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dbsock/dbsock/drivers"
 	"github.com/dbsock/dbsock/internal/testutil"
 	"github.com/dbsock/dbsock/results"
 )
@@ -70,7 +71,7 @@ func TestServerCPUAgreesWithProc(t *testing.T) {
 	}
 	t.Logf("server CPU per op: dbsock %.0f ns, /proc/PID/stat %.0f ns", mine, theirs)
 	var sum results.Summary = rep.Summary[0]
-	if sum.CPUSaving == nil || sum.TCP.CPU == nil || sum.Unix.CPU == nil {
+	if sum.Against(drivers.Unix).CPUSaving == nil || sum.Side(drivers.TCP).CPU == nil || sum.Side(drivers.Unix).CPU == nil {
 		t.Fatalf("summary lacks CPU: %+v", sum)
 	}
 	if cpus := rep.Targets[0].ServerCPUs; !strings.Contains(cpus, "the server's own affinity") {
@@ -88,7 +89,7 @@ func TestServerCPUAgreesWithProc(t *testing.T) {
 		t.Errorf("--server-pid of another process: exit %d, %q", code, errs)
 	}
 	// Redis's own count of GETs in the timed blocks is exactly the ops.
-	for _, side := range []results.Side{sum.TCP, sum.Unix} {
+	for _, side := range []results.Side{sum.Side(drivers.TCP), sum.Side(drivers.Unix)} {
 		if e := side.ServerExec; e == nil || e.Calls != side.N-side.Errors || e.NsPerCall <= 0 || e.NsPerCall > mine {
 			t.Fatalf("server's own execution figure %+v for %d ops (server CPU %.0f ns per op)", e, side.N, mine)
 		}
@@ -111,7 +112,7 @@ func TestPipelineDepths(t *testing.T) {
 	}
 	perLookup := map[string]map[int]float64{}
 	for _, s := range rep.Summary {
-		for _, side := range []results.Side{s.TCP, s.Unix} {
+		for _, side := range []results.Side{s.Side(drivers.TCP), s.Side(drivers.Unix)} {
 			if side.N == 0 || side.Latency.P50 <= 0 {
 				t.Fatalf("%s depth %d: empty side", s.Target, s.Lookups())
 			}
@@ -119,7 +120,7 @@ func TestPipelineDepths(t *testing.T) {
 		if perLookup[s.Target] == nil {
 			perLookup[s.Target] = map[int]float64{}
 		}
-		perLookup[s.Target][s.Lookups()] = float64(s.Unix.Latency.P50) / float64(s.Lookups())
+		perLookup[s.Target][s.Lookups()] = float64(s.Side(drivers.Unix).Latency.P50) / float64(s.Lookups())
 	}
 	for _, target := range []string{"redis", "postgres"} {
 		got := perLookup[target]

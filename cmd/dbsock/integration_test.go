@@ -92,7 +92,7 @@ func TestRunAllTargetsLocal(t *testing.T) {
 		t.Fatalf("got %d summaries, want 4", len(rep.Summary))
 	}
 	for _, s := range rep.Summary {
-		if s.UnixSpeedupP50 <= 0 || s.UnixSpeedupMean <= 0 || s.TCP.N != 600 || s.Unix.N != 600 {
+		if s.Against(drivers.Unix).SpeedupP50 <= 0 || s.Against(drivers.Unix).SpeedupMean <= 0 || s.Side(drivers.TCP).N != 600 || s.Side(drivers.Unix).N != 600 {
 			t.Errorf("summary %s: %+v", s.Target, s)
 		}
 	}
@@ -406,8 +406,8 @@ func TestInstancesRestartLocalServers(t *testing.T) {
 		}
 	}
 	for _, s := range rep.Summary {
-		if len(s.InstanceSpeedups) != 3 {
-			t.Errorf("%s: instance speedups %v, want one per instance", s.Target, s.InstanceSpeedups)
+		if len(s.Against(drivers.Unix).InstanceSpeedups) != 3 {
+			t.Errorf("%s: instance speedups %v, want one per instance", s.Target, s.Against(drivers.Unix).InstanceSpeedups)
 		}
 	}
 	if rep.Config.Instances != 3 || rep.Config.Rounds != 1 {

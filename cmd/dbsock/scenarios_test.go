@@ -55,9 +55,9 @@ func TestConnectAndPKEveryTarget(t *testing.T) {
 	for _, target := range []string{"mysql", "redis", "mongo", "echo"} {
 		pk, conn := summaryOf(t, r, target, "pk"), summaryOf(t, r, target, "connect")
 		for _, tr := range drivers.Transports {
-			pkSide, connSide := pk.TCP, conn.TCP
+			pkSide, connSide := pk.Side(drivers.TCP), conn.Side(drivers.TCP)
 			if tr == drivers.Unix {
-				pkSide, connSide = pk.Unix, conn.Unix
+				pkSide, connSide = pk.Side(drivers.Unix), conn.Side(drivers.Unix)
 			}
 			if pkSide.N != 150 || connSide.N != 150 || pkSide.Errors+connSide.Errors != 0 {
 				t.Errorf("%s %s: n pk %d connect %d, errors %d", target, tr, pkSide.N, connSide.N, pkSide.Errors+connSide.Errors)
@@ -186,7 +186,7 @@ func TestConcurrency256EveryTarget(t *testing.T) {
 	needAllServers(t)
 	r := runJSON(t, "run", "all", "echo", "--concurrency", "256", "--n", "5120", "--warmup", "2", "--instances", "1", "--rounds", "1", "--provider", "local")
 	for _, s := range r.Summary {
-		for _, side := range []results.Side{s.TCP, s.Unix} {
+		for _, side := range []results.Side{s.Side(drivers.TCP), s.Side(drivers.Unix)} {
 			if side.N != 5120 {
 				t.Errorf("%s: %d ops, want %d", s.Target, side.N, 5120)
 			}
@@ -212,7 +212,7 @@ func TestGRPCAndHTTPTargets(t *testing.T) {
 	}
 	for _, target := range []string{"grpc", "http"} {
 		pk, conn := summaryOf(t, r, target, "pk"), summaryOf(t, r, target, "connect")
-		if conn.TCP.Latency.P50 <= pk.TCP.Latency.P50 || conn.Unix.Latency.P50 <= pk.Unix.Latency.P50 {
+		if conn.Side(drivers.TCP).Latency.P50 <= pk.Side(drivers.TCP).Latency.P50 || conn.Side(drivers.Unix).Latency.P50 <= pk.Side(drivers.Unix).Latency.P50 {
 			t.Errorf("%s: a new connection per call is not slower than a kept one", target)
 		}
 	}
@@ -239,7 +239,7 @@ func TestPostgresLocalAndExternal(t *testing.T) {
 		}
 	}
 	pk, conn := summaryOf(t, r, "postgres", "pk"), summaryOf(t, r, "postgres", "connect")
-	if conn.Unix.Latency.P50 <= pk.Unix.Latency.P50 {
+	if conn.Side(drivers.Unix).Latency.P50 <= pk.Side(drivers.Unix).Latency.P50 {
 		t.Errorf("a new connection per op is not slower than a kept one")
 	}
 	srv := startLocal(t, "postgres")

@@ -11,7 +11,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/dbsock/dbsock/drivers"
 	"github.com/dbsock/dbsock/results"
 )
 
@@ -28,31 +27,32 @@ var verdictWords = map[results.VerdictKind]string{
 	results.FellBehind:      "the generator fell behind",
 }
 
-// Verdict puts a case's verdict in words, with its interval; comparisons
-// is how many cases the report has (Holm's adjustment is over them).
-func Verdict(s *results.Summary, comparisons int) string {
-	ci, words := s.UnixSpeedupP50CI, verdictWords[s.VerdictKind]
-	if s.VerdictKind == results.NoResult {
+// Verdict puts a case's verdict, c (the socket against the baseline), in
+// words, with its interval; comparisons is how many comparisons the report
+// has (Holm's adjustment is over them).
+func Verdict(s *results.Summary, c *results.Comparison, comparisons int) string {
+	ci, words := c.SpeedupP50CI, verdictWords[c.VerdictKind]
+	if c.VerdictKind == results.NoResult {
 		return words
 	}
-	if s.VerdictKind == results.TooFewInstances {
+	if c.VerdictKind == results.TooFewInstances {
 		return words
 	}
-	if s.VerdictKind == results.FellBehind {
+	if c.VerdictKind == results.FellBehind {
 		return FellBehind(s)
 	}
 	if ci == nil || words == "" {
 		return verdictWords[results.TooFewPairs]
 	}
 	band := fmt.Sprintf("%.0f%%", 100*results.Band)
-	switch s.VerdictKind {
+	switch c.VerdictKind {
 	case results.NoDifference:
 		return fmt.Sprintf("%s: %s, within the ±%s band", words, SpeedupCI(ci), band)
 	case results.NotSignificant:
 		return fmt.Sprintf("%s: %s, but not significant after Holm's adjustment for %d comparisons (p = %.3g)%s",
-			words, SpeedupCI(ci), comparisons, s.PValueHolm, instancesForHolm(ci, comparisons))
+			words, SpeedupCI(ci), comparisons, c.PValueHolm, instancesForHolm(ci, comparisons))
 	case results.UnixFaster, results.TCPFaster:
-		lower, lo, hi := LowerLatency(s.VerdictKind, ci)
+		lower, lo, hi := LowerLatency(c.VerdictKind, ci)
 		return fmt.Sprintf("%s: %.1f%% lower p50 latency (95%% CI %.1f%%–%.1f%%; TCP/Unix %.3f×)", words, lower, lo, hi, ci.Center)
 	}
 	more := "more than 100× the ops would be needed: the difference, if any, is too small to resolve on this machine"
@@ -64,22 +64,22 @@ func Verdict(s *results.Summary, comparisons int) string {
 	return fmt.Sprintf("%s: %s straddles 1 and is wider than the ±%s band; %s", words, SpeedupCI(ci), band, more)
 }
 
-// ShortVerdict is a verdict's first words, for the headline table:
+// ShortVerdict is Verdict's first words, for the headline table:
 // "Unix faster: 19.4% lower p50", "no meaningful difference", ...
-func ShortVerdict(s *results.Summary) string {
-	ci := s.UnixSpeedupP50CI
+func ShortVerdict(s *results.Summary, c *results.Comparison) string {
+	ci := c.SpeedupP50CI
 	switch {
-	case s.VerdictKind == results.NoResult, s.VerdictKind == results.TooFewInstances:
-		return verdictWords[s.VerdictKind]
-	case s.VerdictKind == results.FellBehind:
+	case c.VerdictKind == results.NoResult, c.VerdictKind == results.TooFewInstances:
+		return verdictWords[c.VerdictKind]
+	case c.VerdictKind == results.FellBehind:
 		return FellBehind(s)
 	case ci == nil:
 		return verdictWords[results.TooFewPairs]
-	case s.VerdictKind == results.UnixFaster, s.VerdictKind == results.TCPFaster:
-		lower, _, _ := LowerLatency(s.VerdictKind, ci)
-		return fmt.Sprintf("%s: %.1f%% lower p50", verdictWords[s.VerdictKind], lower)
+	case c.VerdictKind == results.UnixFaster, c.VerdictKind == results.TCPFaster:
+		lower, _, _ := LowerLatency(c.VerdictKind, ci)
+		return fmt.Sprintf("%s: %.1f%% lower p50", verdictWords[c.VerdictKind], lower)
 	}
-	return verdictWords[s.VerdictKind]
+	return verdictWords[c.VerdictKind]
 }
 
 // LowerLatency is how much lower, in percent, the faster transport's p50
@@ -105,11 +105,10 @@ func SpeedupCI(ci *results.Interval) string {
 func Fill(r *results.Report) *results.Report {
 	n := Comparisons(r)
 	r.SetVerdicts(func(s *results.Summary, c *results.Comparison) string {
-		if c.Path == drivers.Unix && c.Baseline == drivers.TCP {
-			return Verdict(s, n)
+		if c.Path == results.Socket() && c.Baseline == results.DefaultBaseline() {
+			return Verdict(s, c, n)
 		}
-		side, _ := s.SideOf(c.Path)
-		return PathVerdict(&results.PathSummary{Side: side, Comparison: *c})
+		return PathVerdict(c)
 	})
 	return r
 }
@@ -120,11 +119,11 @@ func Comparisons(r *results.Report) int { return r.ComparisonCount() }
 
 // PathVerdict puts a path's verdict against its baseline in words, with
 // its interval.
-func PathVerdict(p *results.PathSummary) string {
+func PathVerdict(p *results.Comparison) string {
 	ci := p.SpeedupP50CI
 	base := p.Baseline
 	if base == "" {
-		base = drivers.TCP
+		base = results.DefaultBaseline()
 	}
 	switch p.VerdictKind {
 	case results.NoResult:
@@ -164,7 +163,7 @@ func instancesForHolm(ci *results.Interval, m int) string {
 }
 
 // ShortPathVerdict is PathVerdict's first words, for the table.
-func ShortPathVerdict(p *results.PathSummary) string {
+func ShortPathVerdict(p *results.Comparison) string {
 	v := PathVerdict(p)
 	if i := strings.Index(v, " latency ("); i > 0 && strings.Contains(v, " faster: ") {
 		return v[:i]

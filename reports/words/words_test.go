@@ -29,8 +29,8 @@ func TestHolmNeedsInstances(t *testing.T) {
 			t.Errorf("%d instances, %d comparisons: %q, want %q", c.k, c.m, got, c.want)
 		}
 	}
-	s := results.Summary{UnixView: results.UnixView{VerdictKind: results.NotSignificant, UnixSpeedupP50CI: over(9), PValueHolm: 0.059}}
-	if v := Verdict(&s, 15); !strings.Contains(v, "cannot go below 0.00391, so none of the 15 comparisons can pass; measure 10 or more server instances") {
+	c := results.Comparison{VerdictKind: results.NotSignificant, SpeedupP50CI: over(9), PValueHolm: 0.059}
+	if v := Verdict(&results.Summary{}, &c, 15); !strings.Contains(v, "cannot go below 0.00391, so none of the 15 comparisons can pass; measure 10 or more server instances") {
 		t.Errorf("verdict %q", v)
 	}
 }
@@ -42,22 +42,22 @@ func TestVerdictWords(t *testing.T) {
 	wide := &results.Interval{Center: 1.02, Lo: 0.9, Hi: 1.15, Pairs: 10}
 	tests := []struct {
 		name        string
-		s           results.Summary
+		c           results.Comparison
 		long, short string
 	}{
-		{"unix", results.Summary{UnixView: results.UnixView{VerdictKind: results.UnixFaster, UnixSpeedupP50CI: unix}}, "Unix faster: 23.1% lower p50 latency (95% CI 20.0%–25.9%; TCP/Unix 1.300×)", "Unix faster: 23.1% lower p50"},
-		{"tcp", results.Summary{UnixView: results.UnixView{VerdictKind: results.TCPFaster, UnixSpeedupP50CI: tcp}}, "TCP faster: 20.0% lower p50 latency (95% CI 18.0%–22.0%; TCP/Unix 0.800×)", "TCP faster: 20.0% lower p50"},
-		{"band", results.Summary{UnixView: results.UnixView{VerdictKind: results.NoDifference, UnixSpeedupP50CI: flat}}, "no meaningful difference: speedup 1.004× (95% CI 0.995–1.010), within the ±2% band", "no meaningful difference"},
-		{"wide", results.Summary{UnixView: results.UnixView{VerdictKind: results.Undecided, UnixSpeedupP50CI: wide}}, "undecided: run longer: speedup 1.020× (95% CI 0.900–1.150) straddles 1", "undecided: run longer"},
-		{"holm", results.Summary{UnixView: results.UnixView{VerdictKind: results.NotSignificant, UnixSpeedupP50CI: unix, PValueHolm: 0.08}}, "undecided after Holm's adjustment: speedup 1.300× (95% CI 1.250–1.350), but not significant after Holm's adjustment for 2 comparisons (p = 0.08)", "undecided after Holm's adjustment"},
-		{"few", results.Summary{UnixView: results.UnixView{VerdictKind: results.TooFewPairs}}, "not enough block pairs for an interval", "not enough block pairs for an interval"},
+		{"unix", results.Comparison{VerdictKind: results.UnixFaster, SpeedupP50CI: unix}, "Unix faster: 23.1% lower p50 latency (95% CI 20.0%–25.9%; TCP/Unix 1.300×)", "Unix faster: 23.1% lower p50"},
+		{"tcp", results.Comparison{VerdictKind: results.TCPFaster, SpeedupP50CI: tcp}, "TCP faster: 20.0% lower p50 latency (95% CI 18.0%–22.0%; TCP/Unix 0.800×)", "TCP faster: 20.0% lower p50"},
+		{"band", results.Comparison{VerdictKind: results.NoDifference, SpeedupP50CI: flat}, "no meaningful difference: speedup 1.004× (95% CI 0.995–1.010), within the ±2% band", "no meaningful difference"},
+		{"wide", results.Comparison{VerdictKind: results.Undecided, SpeedupP50CI: wide}, "undecided: run longer: speedup 1.020× (95% CI 0.900–1.150) straddles 1", "undecided: run longer"},
+		{"holm", results.Comparison{VerdictKind: results.NotSignificant, SpeedupP50CI: unix, PValueHolm: 0.08}, "undecided after Holm's adjustment: speedup 1.300× (95% CI 1.250–1.350), but not significant after Holm's adjustment for 2 comparisons (p = 0.08)", "undecided after Holm's adjustment"},
+		{"few", results.Comparison{VerdictKind: results.TooFewPairs}, "not enough block pairs for an interval", "not enough block pairs for an interval"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := Verdict(&tt.s, 2); !strings.HasPrefix(got, tt.long) {
+			if got := Verdict(&results.Summary{}, &tt.c, 2); !strings.HasPrefix(got, tt.long) {
 				t.Errorf("Verdict = %q, want it to start with %q", got, tt.long)
 			}
-			if got := ShortVerdict(&tt.s); got != tt.short {
+			if got := ShortVerdict(&results.Summary{}, &tt.c); got != tt.short {
 				t.Errorf("ShortVerdict = %q, want %q", got, tt.short)
 			}
 		})
@@ -67,11 +67,11 @@ func TestVerdictWords(t *testing.T) {
 // TestPathVerdictWords: a further path's verdict names the path, or TCP,
 // as the faster one, with the interval as a percentage.
 func TestPathVerdictWords(t *testing.T) {
-	faster := results.PathSummary{Comparison: results.Comparison{Path: "tcp6", VerdictKind: results.PathFaster, SpeedupP50CI: &results.Interval{Center: 1.05, Lo: 1.02, Hi: 1.08}}}
-	slower := results.PathSummary{Comparison: results.Comparison{Path: "tcp6", VerdictKind: results.TCPFaster, SpeedupP50CI: &results.Interval{Center: 0.9, Lo: 0.88, Hi: 0.92}}}
-	flat := results.PathSummary{Comparison: results.Comparison{Path: "tcp6", VerdictKind: results.NoDifference, SpeedupP50CI: &results.Interval{Center: 1.0, Lo: 0.99, Hi: 1.01}}}
+	faster := results.Comparison{Path: "tcp6", VerdictKind: results.PathFaster, SpeedupP50CI: &results.Interval{Center: 1.05, Lo: 1.02, Hi: 1.08}}
+	slower := results.Comparison{Path: "tcp6", VerdictKind: results.TCPFaster, SpeedupP50CI: &results.Interval{Center: 0.9, Lo: 0.88, Hi: 0.92}}
+	flat := results.Comparison{Path: "tcp6", VerdictKind: results.NoDifference, SpeedupP50CI: &results.Interval{Center: 1.0, Lo: 0.99, Hi: 1.01}}
 	for _, tt := range []struct {
-		p           results.PathSummary
+		p           results.Comparison
 		long, short string
 	}{
 		{faster, "TCP6 faster: 4.8% lower p50 latency (95% CI 2.0%–7.4%; TCP/TCP6 1.050×)", "TCP6 faster: 4.8% lower p50"},
@@ -100,8 +100,8 @@ func TestUndecidedSaysWhatToMeasure(t *testing.T) {
 		{1, "block pairs (more rounds or blocks, or a tighter precision goal) would likely settle it"},
 	} {
 		ci := &results.Interval{Center: 1.01, Lo: 0.99, Hi: 1.03, Pairs: 40, Instances: tt.instances}
-		s := results.Summary{UnixView: results.UnixView{VerdictKind: results.Undecided, UnixSpeedupP50CI: ci}}
-		got := Verdict(&s, 1)
+		c := results.Comparison{VerdictKind: results.Undecided, SpeedupP50CI: ci}
+		got := Verdict(&results.Summary{}, &c, 1)
 		if !strings.Contains(got, tt.want) || strings.Contains(got, "--") {
 			t.Errorf("%d instances: verdict %q, want it to say %q and name no flag", tt.instances, got, tt.want)
 		}

@@ -98,7 +98,7 @@ func TestMixedCountedOnTheServer(t *testing.T) {
 	if _, sum, _ := counters(t, srv.Unix); sum != writes || writes < 1500 || reads < 1500 {
 		t.Errorf("the counters add up to %d, the update runs made %d writes (and the reads %d ops); want equal, each about 2000", sum, writes, reads)
 	}
-	if len(rep.Summary) != 2 || rep.Summary[0].UnixSpeedupP50CI == nil || rep.Summary[1].UnixSpeedupP50CI == nil {
+	if len(rep.Summary) != 2 || rep.Summary[0].Against(drivers.Unix).SpeedupP50CI == nil || rep.Summary[1].Against(drivers.Unix).SpeedupP50CI == nil {
 		t.Fatalf("%d summaries, want reads and writes apart, each with its paired interval", len(rep.Summary))
 	}
 	for _, s := range rep.Summary {

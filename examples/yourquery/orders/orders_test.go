@@ -92,11 +92,12 @@ func TestOrderLookupOverBothTransports(t *testing.T) {
 		t.Errorf("the report's environment does not name pgx's version: %v", rep.Environment.Drivers)
 	}
 	s := rep.Summary[0]
-	if s.UnixSpeedupP50CI == nil || s.Verdict == "" {
+	c := s.Against(dbsock.Unix) // the socket against TCP
+	if c.SpeedupP50CI == nil || c.Verdict == "" {
 		t.Fatalf("no interval or no verdict: %+v", s)
 	}
 	t.Logf("%s: TCP p50 %d ns, Unix p50 %d ns, speedup %.2f× (%.2f–%.2f) over %d server instances: %s",
-		s.Target, s.TCP.Latency.P50, s.Unix.Latency.P50, s.UnixSpeedupP50, s.UnixSpeedupP50CI.Lo, s.UnixSpeedupP50CI.Hi, rep.Config.Instances, s.Verdict)
+		s.Target, s.Side(dbsock.TCP).Latency.P50, s.Side(dbsock.Unix).Latency.P50, c.SpeedupP50, c.SpeedupP50CI.Lo, c.SpeedupP50CI.Hi, rep.Config.Instances, c.Verdict)
 }
 
 // BenchmarkOrderLookup is the same query as sub-benchmarks transport=tcp
