@@ -7,7 +7,6 @@ import (
 
 	"github.com/dustin/go-humanize"
 
-	"github.com/dbsock/dbsock/drivers"
 	"github.com/dbsock/dbsock/results"
 )
 
@@ -95,7 +94,7 @@ func SpeedupMarkdown(w io.Writer, old, new *results.Report) error {
 	for _, r := range []*results.Report{old, new} {
 		for _, s := range r.Summary {
 			for _, c := range s.Comparisons {
-				unixOnly = unixOnly && c.Path == drivers.Unix && c.Baseline == drivers.TCP
+				unixOnly = unixOnly && c.Path == results.Socket() && c.Baseline == results.DefaultBaseline()
 			}
 		}
 	}

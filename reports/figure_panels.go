@@ -315,7 +315,7 @@ func addObjective(p *plot.Plot, o *objective, u latUnit) {
 		// A ring for TCP, a triangle for the others: two paths
 		// that held the same rate both show.
 		mark.GlyphStyle = draw.GlyphStyle{Color: pathColor(t), Radius: vg.Points(5), Shape: draw.PyramidGlyph{}}
-		if t == drivers.TCP {
+		if t == results.DefaultBaseline() {
 			mark.GlyphStyle = draw.GlyphStyle{Color: pathColor(t), Radius: vg.Points(6.5), Shape: draw.RingGlyph{}}
 		}
 		p.Add(mark)

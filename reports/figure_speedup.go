@@ -259,7 +259,7 @@ func speedupFigure(r *results.Report) (*plot.Plot, *speedupRows, vg.Length) {
 	}
 	base := baseOf(r)
 	p.Title.Text = fmt.Sprintf("Unix speedup at p50 (%s/Unix), 95%% CI over %s", base.Label(), scope)
-	if len(paths) > 1 || base != drivers.TCP {
+	if len(paths) > 1 || base != results.DefaultBaseline() {
 		p.Title.Text = fmt.Sprintf("Speedup at p50 over %s (%s/path), 95%% CI over %s", base.Label(), base.Label(), scope)
 	}
 	p.X.Label.Text = "speedup (×), paired; dashed at 1.0: no difference"

@@ -47,7 +47,7 @@ func shortStack(stack string) string {
 // pathGain names what gains: "the socket" for the Unix path, else the
 // path's label.
 func pathGain(p drivers.Transport) string {
-	if p == drivers.Unix {
+	if p == results.Socket() {
 		return "the socket"
 	}
 	return p.Label()
