@@ -168,7 +168,7 @@ func Start(ctx context.Context, target string, opt StartOptions) (*Server, error
 	if err != nil {
 		return nil, setting.Reword(errors.Join(setting.Err("dbsock.Start(%q): %w", target, err), p.Close()), optionName)
 	}
-	return &Server{Target: target, TCP: srv.TCP, Unix: srv.Unix, Origin: srv.Origin, srv: srv, settings: opt.Settings, provider: p}, nil
+	return &Server{Target: target, TCP: srv.TCP(), Unix: srv.Unix(), Origin: srv.Origin, srv: srv, settings: opt.Settings, provider: p}, nil
 }
 
 // checkSettings checks that s, when set, are t's settings and valid.
@@ -208,7 +208,7 @@ func External(target string, tcp, unix Endpoint) (*Server, error) {
 	if err != nil {
 		return nil, setting.Reword(setting.Err("dbsock.External(%q): %w", target, err), optionName, setting.As(externalArgs))
 	}
-	return &Server{Target: target, TCP: srv.TCP, Unix: srv.Unix, Origin: srv.Origin, srv: srv, provider: p}, nil
+	return &Server{Target: target, TCP: srv.TCP(), Unix: srv.Unix(), Origin: srv.Origin, srv: srv, provider: p}, nil
 }
 
 // externalArgs words a missing endpoint as External's arguments.

@@ -274,7 +274,7 @@ func NewOpen(id, target string, ep drivers.Endpoint, token, statement string, ca
 	} else if err := splitHostPort(&o); err != nil {
 		return Open{}, err
 	}
-	if ep.Transport == drivers.TLS {
+	if ep.Transport.Info().TLS {
 		if len(caPEM) == 0 {
 			return Open{}, fmt.Errorf("open %s on the tls path for an agent: no CA certificate to give it", id)
 		}

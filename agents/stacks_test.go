@@ -132,7 +132,7 @@ func startSeeded(t *testing.T, name string) (*supply.Server, drivers.Driver) {
 	}
 	t.Cleanup(func() { _ = srv.Stop(context.Background()) })
 	d := tt.Settings().Driver(drivers.Workload{Rows: rows})
-	for _, ep := range []drivers.Endpoint{srv.TCP, srv.Unix} {
+	for _, ep := range []drivers.Endpoint{srv.TCP(), srv.Unix()} {
 		if err := d.Seed(ctx, ep); err != nil {
 			t.Fatal(err)
 		}
@@ -239,10 +239,10 @@ var noTLS = map[string]bool{"cmd/redis": true, "c/redis": true, "c/memcached": t
 // the library and the server's check can.
 func pathsOf(srv *supply.Server, stack, target string) []drivers.Transport {
 	paths := []drivers.Transport{drivers.TCP, drivers.Unix}
-	if srv.TCP6.Address != "" {
+	if _, err := srv.Path(drivers.TCP6); err == nil {
 		paths = append(paths, drivers.TCP6)
 	}
-	if srv.TLS.Address != "" && !noTLS[stack+"/"+target] && !noTLS[target] {
+	if _, err := srv.Path(drivers.TLS); err == nil && !noTLS[stack+"/"+target] && !noTLS[target] {
 		paths = append(paths, drivers.TLS)
 	}
 	return paths
@@ -271,7 +271,7 @@ func TestAgentThatLies(t *testing.T) {
 		t.Run(tg.name, func(t *testing.T) {
 			tg.need(t)
 			srv, driver := startSeeded(t, tg.name)
-			f, err := driver.(drivers.ConnFinder).OpenFinder(context.Background(), srv.TCP)
+			f, err := driver.(drivers.ConnFinder).OpenFinder(context.Background(), srv.TCP())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -280,11 +280,11 @@ func TestAgentThatLies(t *testing.T) {
 				if lie == "notoken" && tg.name == "memcached" {
 					continue
 				}
-				a, err := agents.Start(context.Background(), agents.Spec{Stack: "cmd", Argv: []string{"/usr/bin/python3", "testdata/liar.py", srv.Unix.Address, tg.name, lie}}, startLimits)
+				a, err := agents.Start(context.Background(), agents.Spec{Stack: "cmd", Argv: []string{"/usr/bin/python3", "testdata/liar.py", srv.Unix().Address, tg.name, lie}}, startLimits)
 				if err != nil {
 					t.Fatal(err)
 				}
-				o, err := agents.NewOpen("c1", tg.name, srv.TCP, agents.Token("c1"), tg.statement, nil)
+				o, err := agents.NewOpen("c1", tg.name, srv.TCP(), agents.Token("c1"), tg.statement, nil)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -319,7 +319,7 @@ func TestTokenTwice(t *testing.T) {
 			}
 			srv, driver := startSeeded(t, tg.name)
 			ctx := context.Background()
-			f, err := driver.(drivers.ConnFinder).OpenFinder(ctx, srv.TCP)
+			f, err := driver.(drivers.ConnFinder).OpenFinder(ctx, srv.TCP())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -331,7 +331,7 @@ func TestTokenTwice(t *testing.T) {
 			defer a.Close()
 			token := agents.Token("c1")
 			for i, id := range []string{"c1", "c2"} {
-				o, err := agents.NewOpen(id, tg.name, srv.TCP, token, tg.statement, nil)
+				o, err := agents.NewOpen(id, tg.name, srv.TCP(), token, tg.statement, nil)
 				if err != nil {
 					t.Fatal(err)
 				}

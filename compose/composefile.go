@@ -257,7 +257,9 @@ func (c *Compose) Supply(ctx context.Context, t supply.Target) (*supply.Server, 
 	if c.twin {
 		srv.NetworkMode, port = "the network namespace of service "+podOf(target), c.hostPorts[target]
 	}
-	srv.NoTLS = c.CannotServe(drivers.TLS, nil)
+	if no := c.CannotServe(supply.TLSPath(), nil); no != nil {
+		srv.SetAbsent(no, supply.TLSPath())
+	}
 	if note != "" {
 		srv.Warnings = append(srv.Warnings, note)
 	}
@@ -267,15 +269,13 @@ func (c *Compose) Supply(ctx context.Context, t supply.Target) (*supply.Server, 
 	if sp.Password != "" {
 		pw = c.pw[target]
 	}
-	srv.TCP = drivers.Endpoint{Transport: drivers.TCP, Address: "127.0.0.1:" + strconv.Itoa(port), User: sp.User, Password: pw, Database: sp.Database}
-	srv.Unix = srv.TCP
-	srv.Unix.Transport, srv.Unix.Address = drivers.Unix, filepath.Join(sockDir, sp.Socket)
+	srv.Set(supply.Served(drivers.Endpoint{User: sp.User, Password: pw, Database: sp.Database}, "127.0.0.1:"+strconv.Itoa(port), filepath.Join(sockDir, sp.Socket)))
 	pid := c.describe(ctx, target, srv)
 	if err := c.waitReady(ctx, srv, sp.Ready); err != nil {
 		return nil, err
 	}
 	srv.RunsAs = supply.RunsAs(pid) // the entrypoint has dropped root by now
-	supply.OfferTCP6(ctx, srv, len(supply.Loopbacks()) > 1 && !c.twin, "")
+	supply.OfferLoopbacks(ctx, srv, !c.twin, "")
 	tree, _ := srv.CPU.(*cpustat.Tree)
 	supply.SetRestart(srv, func(ctx context.Context) error { return c.restartService(ctx, srv, sp.Ready, tree) })
 	supply.SetStop(srv, c.stopService(target))
@@ -512,7 +512,7 @@ func (c *Compose) describe(ctx context.Context, target string, srv *supply.Serve
 // CannotServe implements supply.PathServer: compose.yaml's services have no
 // certificate.
 func (*Compose) CannotServe(t drivers.Transport, _ []string) error {
-	if t == drivers.TLS {
+	if t.Info().TLS {
 		return setting.Err("compose.yaml gives its services no certificate; %s docker or local serves the tls path", setting.Provider)
 	}
 	return nil

@@ -83,7 +83,7 @@ func (c *Compose) addRoutes(ctx context.Context, t supply.Target, image string, 
 	if err != nil {
 		return errors.Join(err, twin.Stop(context.Background()))
 	}
-	routes := supply.Twin{TCP: twin.TCP, IP: holder.ip, Port: c.ports[t.Name], PID: holder.pid}
+	routes := supply.Twin{TCP: twin.TCP(), IP: holder.ip, Port: c.ports[t.Name], PID: holder.pid}
 	service := ""
 	if c.Service {
 		if err := n.run(ctx, "up", "-d", appService); err != nil {
@@ -96,8 +96,8 @@ func (c *Compose) addRoutes(ctx context.Context, t supply.Target, image string, 
 		routes.From = &supply.Neighbour{IP: app.ip, PID: app.pid}
 		service = fmt.Sprintf("; the service path dials %s:%d from inside the network namespace of service %s (at %s), as a compose application reaches its database by name", t.Name, routes.Port, appService, app.ip)
 	}
-	srv.DockerRoutes = routes.Routes()
-	srv.SeedAlso = append(srv.SeedAlso, twin.TCP)
+	srv.Set(routes.Routes()...)
+	srv.SeedAlso = append(srv.SeedAlso, twin.TCP())
 	srv.Warnings = append(srv.Warnings, fmt.Sprintf("The published, bridge, service and pod paths reach a second %s server, compose.yaml's service run again in compose project %s, in the network namespace of its holder service %s on the project's network (as a pod's containers share one), listening on 0.0.0.0 there: the holder publishes its port on 127.0.0.1 (host port %d) through %s; the bridge path dials the holder's address %s from the host%s; the pod path dials 127.0.0.1 from inside the holder's namespace.",
 		t.Name, n.project, podOf(t.Name), n.hostPorts[t.Name], supply.PublishMechanism(n.hostPorts[t.Name]), holder.ip, service))
 	srv.Join(twin)

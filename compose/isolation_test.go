@@ -98,8 +98,8 @@ func TestServersUnreachableFromOtherContainers(t *testing.T) {
 				if got := srv.NetworkMode == "host"; got == mode.rootless {
 					t.Fatalf("%s: network mode %q with the engine saying rootless %v", name, srv.NetworkMode, mode.rootless)
 				}
-				for _, ep := range []string{srv.TCP.Address, srv.TLS.Address, srv.Published.Address, srv.Bridge.Address} {
-					if _, p, err := net.SplitHostPort(ep); err == nil {
+				for _, e := range srv.ByPath {
+					if _, p, err := net.SplitHostPort(e.Address); err == nil && e.Transport.Network() != "unix" {
 						n, _ := strconv.Atoi(p)
 						ports = append(ports, n)
 					}

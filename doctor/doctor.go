@@ -129,7 +129,7 @@ func Probe(ctx context.Context, s *Socket, timeout time.Duration) {
 	d := net.Dialer{Timeout: timeout}
 	c, err := d.DialContext(ctx, "unix", s.Path)
 	if err != nil {
-		s.Problem = drivers.Explain(err, drivers.Endpoint{Transport: drivers.Unix, Address: s.Path}).Error()
+		s.Problem = drivers.Explain(err, drivers.SocketAt(s.Path)).Error()
 		return
 	}
 	s.Connects = true

@@ -33,19 +33,20 @@ func explain(err error, ep Endpoint, first bool) error {
 		return nil
 	}
 	hint := ""
-	route := ep.Transport.Route() // a control is diagnosed as the path it repeats
+	route := ep.Transport.Route().Info() // a control is diagnosed as the path it repeats
+	unix, tcp := route.Network == "unix", route.Network == "tcp" && route.Host != ""
 	switch {
-	case route == TLS && !tlsHint(err, ep).IsZero():
+	case route.TLS && !tlsHint(err, ep).IsZero():
 		return setting.Err("%w; %s", err, tlsHint(err, ep)) // it may name a setting
-	case route == Unix && NotASocket(ep.Address) != "":
+	case unix && NotASocket(ep.Address) != "":
 		hint = NotASocket(ep.Address)
-	case errors.Is(err, syscall.ECONNREFUSED) && (route == TCP || route == TLS):
+	case errors.Is(err, syscall.ECONNREFUSED) && tcp:
 		hint = fmt.Sprintf("nothing accepts connections on %s: is the server running and listening on that address and port?", ep.Address)
-	case errors.Is(err, syscall.ECONNREFUSED) && route == Unix:
+	case errors.Is(err, syscall.ECONNREFUSED) && unix:
 		hint = fmt.Sprintf("the socket file %s exists but no server accepts on it: the server is down or left a stale socket behind", ep.Address)
-	case errors.Is(err, syscall.ENOENT) && route == Unix:
+	case errors.Is(err, syscall.ENOENT) && unix:
 		hint = missingSocket(ep.Address)
-	case errors.Is(err, syscall.EACCES) && route == Unix:
+	case errors.Is(err, syscall.EACCES) && unix:
 		hint = SocketPermissions(ep.Address)
 	case WentAway(err) && first:
 		hint = "the server hung up on the client's first words: is it really a server of this kind?"

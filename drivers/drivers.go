@@ -85,49 +85,69 @@ func (e Endpoint) MarshalJSON() ([]byte, error) {
 	return json.Marshal(plain(e))
 }
 
-// Validate checks that the endpoint is well formed: a TCP address is
-// host:port with a numeric port, a Unix path is absolute and fits in
-// sun_path.
+// Validate checks that the endpoint is well formed, as its path's entry in
+// PathTable says (PathInfo.Check; a control as the path it repeats): a TCP
+// address is host:port with a numeric port, a Unix path is absolute and
+// fits in sun_path.
 func (e Endpoint) Validate() error {
-	if r := e.Transport.Route(); (r == Service || r == Pod) != (e.Netns != "") {
+	p := e.Transport.Route().Info()
+	if p.Netns != (e.Netns != "") {
 		return fmt.Errorf("%s address %q: the service and pod paths, and only they, are dialed from a container's network namespace", e.Transport, e.Address)
 	}
-	switch e.Transport.Route() { // a control is the path it repeats
-	case Bridge, Service:
-		ap, err := netip.ParseAddrPort(e.Address)
-		if err != nil || !ap.Addr().Is4() || !ap.Addr().IsPrivate() {
-			return fmt.Errorf("%s address %q is not a container's IPv4:PORT on a private network", e.Transport, e.Address)
-		}
-	case TCP, TLS, Published, Pod:
-		if e.Transport == TLS && e.TLS == nil {
-			return fmt.Errorf("tls address %q has no TLS settings (a CA to trust)", e.Address)
-		}
-		host, port, err := net.SplitHostPort(e.Address)
-		if err != nil || host == "" || port == "" {
-			return fmt.Errorf("tcp address %q is not HOST:PORT (e.g. 127.0.0.1:3306)", e.Address)
-		}
-		if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 || strings.ContainsAny(port, "+-") {
-			return fmt.Errorf("tcp address %q: port %q is not a number from 1 to 65535", e.Address, port)
-		}
-		ip, err := netip.ParseAddr(host)
-		if err != nil || ip.Zone() != "" || !ip.Unmap().IsLoopback() {
-			return fmt.Errorf("tcp address %q is not a loopback address: dbsock compares TCP with a Unix socket on one host, "+
-				"so it takes only 127.0.0.0/8 or [::1] as an IP literal (it never looks up a name or dials another host; for localhost give 127.0.0.1)", e.Address)
-		}
-	case TCP6:
-		host, port, err := net.SplitHostPort(e.Address)
-		if ip, perr := netip.ParseAddr(host); err != nil || perr != nil || ip != netip.IPv6Loopback() || port == "" {
-			return fmt.Errorf("tcp6 address %q is not [::1]:PORT: the tcp6 path is the IPv6 loopback", e.Address)
-		}
-	case Unix:
-		if !strings.HasPrefix(e.Address, "/") {
-			return fmt.Errorf("unix socket path %q is not absolute", e.Address)
-		}
-		if len(e.Address) > MaxSocketPath {
-			return fmt.Errorf("unix socket path %q is %d bytes; the OS limit is %d (sun_path on %s): give the socket a shorter path, e.g. a directory under /tmp", e.Address, len(e.Address), MaxSocketPath, runtime.GOOS)
-		}
-	default:
-		return fmt.Errorf("unknown transport %q (want tcp, tcp6, tls, published, bridge, service, pod or unix)", e.Transport)
+	if p.Check == nil {
+		return fmt.Errorf("unknown transport %q (want %s)", e.Transport, PathNames())
+	}
+	if p.TLS && e.TLS == nil {
+		return fmt.Errorf("%s address %q has no TLS settings (a CA to trust)", e.Transport, e.Address)
+	}
+	return p.Check(e)
+}
+
+// CheckLoopback is PathInfo.Check for a path to a loopback IP literal at
+// a port.
+func CheckLoopback(e Endpoint) error {
+	host, port, err := net.SplitHostPort(e.Address)
+	if err != nil || host == "" || port == "" {
+		return fmt.Errorf("tcp address %q is not HOST:PORT (e.g. 127.0.0.1:3306)", e.Address)
+	}
+	if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 || strings.ContainsAny(port, "+-") {
+		return fmt.Errorf("tcp address %q: port %q is not a number from 1 to 65535", e.Address, port)
+	}
+	ip, err := netip.ParseAddr(host)
+	if err != nil || ip.Zone() != "" || !ip.Unmap().IsLoopback() {
+		return fmt.Errorf("tcp address %q is not a loopback address: dbsock compares TCP with a Unix socket on one host, "+
+			"so it takes only 127.0.0.0/8 or [::1] as an IP literal (it never looks up a name or dials another host; for localhost give 127.0.0.1)", e.Address)
+	}
+	return nil
+}
+
+// checkLoopback6 is PathInfo.Check for the tcp6 path: [::1]:PORT.
+func checkLoopback6(e Endpoint) error {
+	host, port, err := net.SplitHostPort(e.Address)
+	if ip, perr := netip.ParseAddr(host); err != nil || perr != nil || ip != netip.IPv6Loopback() || port == "" {
+		return fmt.Errorf("tcp6 address %q is not [::1]:PORT: the tcp6 path is the IPv6 loopback", e.Address)
+	}
+	return nil
+}
+
+// checkContainer is PathInfo.Check for a path to a container's address
+// on a bridge network: a private IPv4:PORT.
+func checkContainer(e Endpoint) error {
+	ap, err := netip.ParseAddrPort(e.Address)
+	if err != nil || !ap.Addr().Is4() || !ap.Addr().IsPrivate() {
+		return fmt.Errorf("%s address %q is not a container's IPv4:PORT on a private network", e.Transport, e.Address)
+	}
+	return nil
+}
+
+// CheckSocket is PathInfo.Check for a Unix socket: an absolute path that
+// fits in sun_path.
+func CheckSocket(e Endpoint) error {
+	if !strings.HasPrefix(e.Address, "/") {
+		return fmt.Errorf("unix socket path %q is not absolute", e.Address)
+	}
+	if len(e.Address) > MaxSocketPath {
+		return fmt.Errorf("unix socket path %q is %d bytes; the OS limit is %d (sun_path on %s): give the socket a shorter path, e.g. a directory under /tmp", e.Address, len(e.Address), MaxSocketPath, runtime.GOOS)
 	}
 	return nil
 }

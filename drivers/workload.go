@@ -373,7 +373,7 @@ type EndpointVerifier interface {
 func VerifyEndpoint(ctx context.Context, d Driver, ep Endpoint) (Verification, error) {
 	if ev, ok := d.(EndpointVerifier); ok {
 		v, err := ev.VerifyEndpoint(ctx, ep)
-		if err == nil && v.Transport == ep.Transport.Route() {
+		if err == nil && v.Transport == ep.Transport.Seen() {
 			v.Transport = ep.Transport // a control: the server sees the path it repeats
 		}
 		if err == nil && v.Transport != ep.Transport {

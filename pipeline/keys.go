@@ -50,15 +50,15 @@ func (p Plan) userKeys(ctx context.Context, t *targets.Target, d drivers.Driver,
 	// Read up to countKeys past what it keeps, to say how many it left out.
 	upTo := max(limit+1, min(limit*100, countKeys))
 	var keys []string
-	err := p.answer(ctx, t.Name, srv.Unix, "while dbsock read your keys", func(ctx context.Context) (err error) {
-		keys, err = kl.ListKeys(ctx, srv.Unix, src.Query, upTo)
+	err := p.answer(ctx, t.Name, srv.Unix(), "while dbsock read your keys", func(ctx context.Context) (err error) {
+		keys, err = kl.ListKeys(ctx, srv.Unix(), src.Query, upTo)
 		return err
 	})
 	switch {
 	case err != nil:
-		return nil, drivers.Statementf("%s query:%q over %s: %w", setting.KeysFrom, src.Query, srv.Unix, err)
+		return nil, drivers.Statementf("%s query:%q over %s: %w", setting.KeysFrom, src.Query, srv.Unix(), err)
 	case len(keys) == 0:
-		return nil, drivers.Statementf("%s query:%q over %s returned no keys", setting.KeysFrom, src.Query, srv.Unix)
+		return nil, drivers.Statementf("%s query:%q over %s returned no keys", setting.KeysFrom, src.Query, srv.Unix())
 	}
 	returned := len(keys)
 	keys = distinct(keys[:min(len(keys), limit)])
@@ -108,7 +108,7 @@ func (p Plan) checkStatement(ctx context.Context, t *targets.Target, d drivers.D
 			return drivers.Statementf("dbsock's own op (%s) on your first key (%s) over %s: %v; give keys that name what it reads, or your own op (%s)", d.Describe(), setting.KeysFrom, ep, err, setting.Queries)
 		}
 	}
-	for _, ep := range []drivers.Endpoint{srv.TCP, srv.Unix} {
+	for _, ep := range []drivers.Endpoint{srv.TCP(), srv.Unix()} {
 		err := drivers.Within(ctx, p.Loop.Timeout(), func(ctx context.Context) error {
 			conn, err := d.Open(ctx, ep)
 			if err != nil {

@@ -32,9 +32,8 @@ func (p *fakeProvider) Supply(_ context.Context, t supply.Target) (*supply.Serve
 		return nil, err
 	}
 	p.supplied.Add(1)
-	srv := &supply.Server{Target: t.Name, Provenance: drivers.Provenance{Provider: "fake", Origin: "memory"},
-		TCP:  drivers.Endpoint{Transport: drivers.TCP, Address: "127.0.0.1:1"},
-		Unix: drivers.Endpoint{Transport: drivers.Unix, Address: "/fake/" + t.Name + ".sock"}}
+	srv := &supply.Server{Target: t.Name, Provenance: drivers.Provenance{Provider: "fake", Origin: "memory"}}
+	srv.Set(drivers.Endpoint{Transport: drivers.TCP, Address: "127.0.0.1:1"}, drivers.Endpoint{Transport: drivers.Unix, Address: "/fake/" + t.Name + ".sock"})
 	supply.SetStop(srv, func(context.Context) error { p.stopped.Add(1); return nil })
 	return srv, nil
 }

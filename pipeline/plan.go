@@ -33,7 +33,7 @@ type Plan struct {
 	// Sweep spans the cases every target runs.
 	Sweep Sweep
 	// Paths are the routes to each server that every case measures, in
-	// the order the report lists them (nil: drivers.TCP and drivers.Unix);
+	// the order the report lists them (nil: tcp and unix);
 	// each further path is compared with the Baseline as Unix is. A server
 	// without one of them (no tcp6 where a server listens on one address)
 	// is measured on the others, and the report says why.

@@ -19,8 +19,8 @@ func (p *pathsProvider) Supply(ctx context.Context, t supply.Target) (*supply.Se
 	if err != nil {
 		return nil, err
 	}
-	srv.TCP6 = drivers.Endpoint{Transport: drivers.TCP6, Address: "[::1]:1"}
-	srv.TLS = drivers.Endpoint{Transport: drivers.TLS, Address: "127.0.0.1:2", TLS: &tls.Config{ServerName: "127.0.0.1"}, TLSTrust: "a fake CA"}
+	srv.Set(drivers.Endpoint{Transport: drivers.TCP6, Address: "[::1]:1"},
+		drivers.Endpoint{Transport: drivers.TLS, Address: "127.0.0.1:2", TLS: &tls.Config{ServerName: "127.0.0.1"}, TLSTrust: "a fake CA"})
 	return srv, nil
 }
 

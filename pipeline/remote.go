@@ -131,7 +131,7 @@ func (p Plan) startClient(ctx context.Context, t *targets.Target, srv *supply.Se
 		os.RemoveAll(dir)
 		return nil, fmt.Errorf("%s: mark the client's case directory: %w", t.Name, err)
 	}
-	dirs := []string{dir, filepath.Dir(srv.Unix.Address)}
+	dirs := []string{dir, filepath.Dir(srv.Unix().Address)}
 	r, err := p.Client.Remote(ctx, t.Name, dirs)
 	if err != nil {
 		os.RemoveAll(dir)

@@ -152,7 +152,9 @@ type passwordProvider struct{ *fakeProvider }
 func (p passwordProvider) Supply(ctx context.Context, t supply.Target) (*supply.Server, error) {
 	srv, err := p.fakeProvider.Supply(ctx, t)
 	if srv != nil {
-		srv.TCP.Password, srv.Unix.Password = "s3cret", "s3cret"
+		tcp, unix := srv.TCP(), srv.Unix()
+		tcp.Password, unix.Password = "s3cret", "s3cret"
+		srv.Set(tcp, unix)
 	}
 	return srv, err
 }
@@ -160,7 +162,8 @@ func (p passwordProvider) Supply(ctx context.Context, t supply.Target) (*supply.
 func TestRemoteClientErrorsComeBack(t *testing.T) {
 	dir := t.TempDir()
 	rc := &remoteClient{r: &inProcess{}, dir: dir}
-	srv := &supply.Server{TCP: drivers.Endpoint{Transport: drivers.TCP, Address: "127.0.0.1:1"}, Unix: drivers.Endpoint{Transport: drivers.Unix, Address: "/fake/x.sock"}}
+	srv := &supply.Server{}
+	srv.Set(drivers.Endpoint{Transport: drivers.TCP, Address: "127.0.0.1:1"}, drivers.Endpoint{Transport: drivers.Unix, Address: "/fake/x.sock"})
 	tgt, _ := targets.Lookup("remote-fake")
 	cs, err := Plan{Loop: scenarios.Settings{N: 10, Rounds: 1}}.remoteCase(tgt, drivers.Workload{}, 1, srv.Endpoints().Paths(), drivers.ServerInfo{}, scenarios.Case{}, scenarios.Instance{Number: 1})
 	if err != nil {
@@ -208,7 +211,8 @@ func (r *hungRemote) Exec(context.Context, ...string) error { select {} }
 // run for ever.
 func TestSilentClientIsTimedOut(t *testing.T) {
 	rc := &remoteClient{r: &hungRemote{}, dir: t.TempDir()}
-	srv := &supply.Server{TCP: drivers.Endpoint{Transport: drivers.TCP, Address: "127.0.0.1:1"}, Unix: drivers.Endpoint{Transport: drivers.Unix, Address: "/fake/x.sock"}}
+	srv := &supply.Server{}
+	srv.Set(drivers.Endpoint{Transport: drivers.TCP, Address: "127.0.0.1:1"}, drivers.Endpoint{Transport: drivers.Unix, Address: "/fake/x.sock"})
 	tgt, _ := targets.Lookup("remote-fake")
 	loop := scenarios.Settings{N: 10, Rounds: 1, OpTimeout: 100 * time.Millisecond}
 	start := time.Now()
@@ -252,7 +256,8 @@ func TestCaseCarriesSettingsAsData(t *testing.T) {
 	s := redis.DefaultSettings()
 	s.Protocol, s.Identity = 2, true
 	s.Addr, s.Socket, s.Password = "127.0.0.1:6379", "/run/redis/redis.sock", "s3cret"
-	srv := &supply.Server{TCP: drivers.Endpoint{Transport: drivers.TCP, Address: "127.0.0.1:1"}, Unix: drivers.Endpoint{Transport: drivers.Unix, Address: "/fake/x.sock"}}
+	srv := &supply.Server{}
+	srv.Set(drivers.Endpoint{Transport: drivers.TCP, Address: "127.0.0.1:1"}, drivers.Endpoint{Transport: drivers.Unix, Address: "/fake/x.sock"})
 	pl := Plan{Settings: map[string]targets.Settings{"redis": s}, Loop: scenarios.Settings{N: 10, Rounds: 1}}
 	cs, err := pl.remoteCase(tgt, drivers.Workload{}, 1, srv.Endpoints().Paths(), drivers.ServerInfo{}, scenarios.Case{}, scenarios.Instance{Number: 1})
 	if err != nil {
@@ -293,7 +298,8 @@ func TestCaseCarriesSettingsAsData(t *testing.T) {
 // stay on this side (the client makes its own from the server's pids).
 func TestCaseCarriesLoopAsData(t *testing.T) {
 	tgt, _ := targets.Lookup("redis")
-	srv := &supply.Server{TCP: drivers.Endpoint{Transport: drivers.TCP, Address: "127.0.0.1:1"}, Unix: drivers.Endpoint{Transport: drivers.Unix, Address: "/fake/x.sock"}}
+	srv := &supply.Server{}
+	srv.Set(drivers.Endpoint{Transport: drivers.TCP, Address: "127.0.0.1:1"}, drivers.Endpoint{Transport: drivers.Unix, Address: "/fake/x.sock"})
 	loop := scenarios.Settings{N: 500, Warmup: 20, Rounds: 2, Blocks: 5, Seed: 9, OpTimeout: 3 * time.Second,
 		Keys: scenarios.Keys{Dist: scenarios.Zipf, Theta: 0.99}, Op: drivers.OpMixed, Mix: scenarios.Mix{Reads: 9, Writes: 1}}
 	c := scenarios.Case{Scenario: scenarios.PK, Concurrency: 2, Rows: 100}

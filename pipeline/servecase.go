@@ -183,8 +183,8 @@ func (cs Case) check(file string) error {
 		}
 		// A container's address on the run's network (Validate: a private
 		// IPv4) is the bridge and service paths' only way off loopback.
-		routed := ep.Transport.Route() == drivers.Bridge || ep.Transport.Route() == drivers.Service
-		if ep.Transport != drivers.Unix && !routed && !loopback(ep.Address) {
+		routed := ep.Transport.Route().Info().Docker
+		if ep.Transport.Network() != "unix" && !routed && !loopback(ep.Address) {
 			return fmt.Errorf("endpoint %s is not on loopback: dbsock measures only loopback, Unix sockets and containers on the run's network", ep.Address)
 		}
 	}
@@ -199,7 +199,7 @@ func (cs Case) restoreTLS() error {
 	}
 	for i := range cs.Paths {
 		ep := &cs.Paths[i]
-		if ep.Transport != drivers.TLS {
+		if !ep.Transport.Info().TLS {
 			continue
 		}
 		if len(cs.TLSRoots) == 0 {

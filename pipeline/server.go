@@ -94,7 +94,7 @@ func serverAnswered(err error) bool {
 func (p Plan) identify(ctx context.Context, t *targets.Target, d drivers.Driver, srv *supply.Server) (drivers.ServerInfo, error) {
 	target := t.Name
 	var infos [2]drivers.ServerInfo
-	for i, ep := range []drivers.Endpoint{srv.TCP, srv.Unix} {
+	for i, ep := range []drivers.Endpoint{srv.TCP(), srv.Unix()} {
 		err := p.answer(ctx, target, ep, firstContact, func(ctx context.Context) (err error) {
 			infos[i], err = d.Info(ctx, ep)
 			return err
@@ -106,21 +106,21 @@ func (p Plan) identify(ctx context.Context, t *targets.Target, d drivers.Driver,
 		}
 		if err != nil && i == 1 {
 			return infos[0], setting.Err("%s over %s is not the %s that answers on TCP %s: %w; is it another server's socket?",
-				target, ep, infos[0], srv.TCP.Address, err)
+				target, ep, infos[0], srv.TCP().Address, err)
 		}
 		if err != nil {
 			return infos[0], err
 		}
 	}
 	if a, b := infos[0], infos[1]; a.Product != b.Product || a.Version != b.Version {
-		return a, fmt.Errorf("%s: TCP %s reaches %s but Unix %s reaches %s: dbsock compares the two transports of one server", target, srv.TCP, a, srv.Unix, b)
+		return a, fmt.Errorf("%s: TCP %s reaches %s but Unix %s reaches %s: dbsock compares the two transports of one server", target, srv.TCP(), a, srv.Unix(), b)
 	}
 	// Two processes of the same server (a second instance, another port)
 	// would publish a difference between servers as one between
 	// transports; where the server names itself, both must be the same.
 	if a, b := infos[0], infos[1]; a.Instance != "" && b.Instance != "" && a.Instance != b.Instance && !srv.SeedEach && !t.SeedEach {
 		return a, fmt.Errorf("%s: TCP %s and Unix %s reach two different servers (%s, and %s): dbsock compares the two transports of one server; give the socket of the server listening on %s",
-			target, srv.TCP.Address, srv.Unix.Address, a.Instance, b.Instance, srv.TCP.Address)
+			target, srv.TCP().Address, srv.Unix().Address, a.Instance, b.Instance, srv.TCP().Address)
 	}
 	return infos[0], nil
 }
@@ -170,7 +170,7 @@ func describeServer(srv *supply.Server, ti *results.Target) error {
 		said = append(said, results.Says(w))
 	}
 	ti.Warnings, ti.Provenance.Warnings = append(said, ti.Warnings...), nil
-	ti.Endpoints = []drivers.Endpoint{srv.TCP, srv.Unix}
+	ti.Endpoints = []drivers.Endpoint{srv.TCP(), srv.Unix()}
 	switch {
 	case srv.PID > 0 && !placement.Supported:
 		ti.ServerCPUs = placement.ErrNoAffinity.Error()
@@ -196,9 +196,9 @@ func describeServer(srv *supply.Server, ti *results.Target) error {
 // database writes what was seeded back in the background, which would
 // otherwise land in the first blocks.
 func (p Plan) seed(ctx context.Context, t *targets.Target, d drivers.Driver, srv *supply.Server, rows int) error {
-	over := []drivers.Endpoint{srv.Unix}
+	over := []drivers.Endpoint{srv.Unix()}
 	if srv.SeedEach || t.SeedEach {
-		over = append(over, srv.TCP)
+		over = append(over, srv.TCP())
 	}
 	over = append(over, srv.SeedAlso...)
 	limit := seedLimit(p.Loop.Timeout(), rows, d.ValueSize())

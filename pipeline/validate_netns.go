@@ -14,7 +14,7 @@ func (p Plan) validateNetns() error {
 		return nil
 	}
 	for _, t := range p.paths() {
-		if t != drivers.Service && t != drivers.Pod {
+		if !t.Info().Netns {
 			continue
 		}
 		if ok, why := drivers.CanEnterNetns(); !ok {

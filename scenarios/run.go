@@ -234,7 +234,7 @@ func openExecStats(ctx context.Context, d drivers.Driver, paths drivers.Paths, s
 	}
 	at := 0
 	for i, p := range paths {
-		if p.Transport == drivers.Unix {
+		if p.Transport.Network() == "unix" {
 			at = i
 		}
 	}
@@ -333,7 +333,7 @@ func openWorkers(ctx context.Context, d drivers.Driver, s *side, opt caseRun) (d
 				w.phases[p] = results.NewHistogram()
 			}
 			w.op = &connectOp{ctx: s.ctx, open: opener(d, ep), connect: w.phases[PhaseConnect], query: w.phases[PhaseQuery],
-				dial: w.phases[PhaseDial], tls: w.phases[PhaseTLS], login: w.phases[PhaseLogin], secure: ep.Transport == drivers.TLS}
+				dial: w.phases[PhaseDial], tls: w.phases[PhaseTLS], login: w.phases[PhaseLogin], secure: ep.Transport.Info().TLS}
 		} else {
 			w.conn, w.op, w.warm = conn, conn, conn
 			w.timer, _ = conn.(drivers.BlockTimer)
@@ -576,7 +576,7 @@ func opener(d drivers.Driver, ep drivers.Endpoint) Opener {
 // tlsSilence says, for the tls path, why a connection may hang: a plain
 // port takes the TLS handshake for the start of a command and waits.
 func tlsSilence(ep drivers.Endpoint) string {
-	if ep.Transport != drivers.TLS {
+	if !ep.Transport.Info().TLS {
 		return ""
 	}
 	return "; a port that does not serve TLS never answers a TLS handshake: check that " + ep.Address + " is the server's TLS port"

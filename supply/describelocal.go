@@ -62,7 +62,8 @@ func (d *Description) startLocal(ctx context.Context, l *Local, target string) (
 		origin = fmt.Sprintf("local processes %s (%s)", bin, strings.Join(pids, ", "))
 	}
 	srv := servers[0].Join(servers[1:]...)
-	srv.Origin, srv.TCP, srv.Unix = origin, tcp, unix
+	srv.Origin = origin
+	srv.Set(tcp, unix)
 	if len(started) > 1 {
 		srv.Serving = d.LocalServing
 	}
@@ -108,9 +109,7 @@ func (d *Description) startInstance(ctx context.Context, l *Local, target, bin, 
 		}
 	}
 	a := At{where: local, Port: port, Dir: ls.Dir, Sock: ls.Sock, SocketMode: "0700", name: d.Name}
-	tcp := drivers.Endpoint{Transport: drivers.TCP, Address: ls.TCPAddr(), User: d.User, Password: password, Database: d.Database}
-	unix := tcp
-	unix.Transport, unix.Address = drivers.Unix, ls.Sock
+	tcp, unix := Served(drivers.Endpoint{User: d.User, Password: password, Database: d.Database}, ls.TCPAddr(), ls.Sock)
 	var eps []drivers.Endpoint
 	if in.Serves.tcp() {
 		eps = append(eps, tcp)

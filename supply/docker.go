@@ -118,7 +118,7 @@ func (d *Docker) Supply(ctx context.Context, t Target) (*Server, error) {
 		return nil, fmt.Errorf("%w %s: docker provider: %v", ErrCannotSupply, target, err)
 	}
 	hostNet := eng.HostNetwork || d.joined()
-	spec, dir, port, bind, err := d.spec(t, hostNet)
+	spec, dir, port, _, err := d.spec(t, hostNet)
 	if err != nil {
 		return nil, err
 	}
@@ -145,12 +145,12 @@ func (d *Docker) Supply(ctx context.Context, t Target) (*Server, error) {
 	if !hostNet {
 		no6 = "its TCP port is published by Docker on 127.0.0.1 only"
 	}
-	OfferTCP6(ctx, srv, hostNet && strings.Contains(bind, ":"), no6)
-	srv.NoTLS = spec.NoTLS
+	OfferLoopbacks(ctx, srv, hostNet, no6)
+	noTLS := spec.NoTLS
 	if !d.TLS {
-		srv.NoTLS = errors.New("the tls path was not asked for")
+		noTLS = errors.New("the tls path was not asked for")
 	}
-	offerTLS(srv, spec.TLSPort, "its TLS port would be published by Docker, not loopback")
+	offerTLS(srv, noTLS, spec.TLSPort, "its TLS port would be published by Docker, not loopback")
 	config := takeConfig(dir, spec)
 	tree, _ := srv.CPU.(*cpustat.Tree)
 	srv.restart = func(ctx context.Context) error { return restartContainer(ctx, c, srv, dir, spec, config, tree) }
@@ -339,8 +339,7 @@ func describeContainer(ctx context.Context, c RunningContainer, srv *Server, ima
 		srv.CPUWhyNot = "the engine did not say which process runs the container"
 	}
 	srv.Origin = fmt.Sprintf("docker container %s from image %s", shortContainerID(c.ID()), image)
-	srv.TCP = drivers.Endpoint{Transport: drivers.TCP, Address: "127.0.0.1:" + strconv.Itoa(port), User: spec.User, Password: spec.Password, Database: spec.Database}
-	srv.Unix = drivers.Endpoint{Transport: drivers.Unix, Address: filepath.Join(srv.SocketDir, spec.Socket), User: spec.User, Password: spec.Password, Database: spec.Database}
+	srv.Set(Served(drivers.Endpoint{User: spec.User, Password: spec.Password, Database: spec.Database}, "127.0.0.1:"+strconv.Itoa(port), filepath.Join(srv.SocketDir, spec.Socket)))
 }
 
 // desktopError says why provider cannot measure through Docker Desktop.

@@ -128,7 +128,7 @@ func ProbeEngine(ctx context.Context, timeout time.Duration) Engine {
 	resp, err := client.Do(req)
 	if err != nil {
 		d.Denied = errors.Is(err, syscall.EACCES)
-		d.Problem = drivers.Explain(unwrapURL(err), drivers.Endpoint{Transport: drivers.Unix, Address: d.Socket}).Error()
+		d.Problem = drivers.Explain(unwrapURL(err), drivers.SocketAt(d.Socket)).Error()
 		return d
 	}
 	defer resp.Body.Close()

@@ -2,6 +2,7 @@ package supply
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"strconv"
@@ -43,16 +44,18 @@ func (e *External) Supply(ctx context.Context, t Target) (*Server, error) {
 		}
 		return nil, setting.Err("external %s server: both transports are compared, so both endpoints are needed: %w", target, &MissingEndpoint{Target: target, Paths: []drivers.Transport{missing}})
 	}
-	srv := &Server{Target: target, Provenance: drivers.Provenance{Provider: e.Name(), Origin: "external (already running)"}, TCP: p.TCP, Unix: p.Unix}
+	srv := &Server{Target: target, Provenance: drivers.Provenance{Provider: e.Name(), Origin: "external (already running)"}}
+	srv.Set(p.TCP, p.Unix)
 	if host, _, _ := net.SplitHostPort(p.TCP.Address); host == "127.0.0.1" {
-		OfferTCP6(ctx, srv, true, "") // its tcp6 path, where it listens on ::1 at the same port
+		OfferLoopbacks(ctx, srv, true, "") // its tcp6 path, where it listens on ::1 at the same port
 	} else {
-		srv.NoTCP6 = "its TCP address (" + p.TCP.Address + ") is not on 127.0.0.1, so dbsock does not take [::1] at its port for the same listener"
+		for _, a := range Aliases("127.0.0.1") {
+			srv.SetAbsent(errors.New("its TCP address ("+p.TCP.Address+") is not on 127.0.0.1, so dbsock does not take "+AliasOf(p.TCP, a).Address+" for the same listener"), a.Path)
+		}
 	}
-	srv.TLS = p.TLS
-	if srv.TLS.Address == "" {
-		srv.NoTLS = setting.Err("no %s (or %s) was given", setting.Of(target, "TLSCA"), setting.Of(target, "TLSInsecure"))
-	} else if srv.TLS.TLS.InsecureSkipVerify && srv.TLS.TLS.VerifyConnection == nil {
+	if p.TLS.Address == "" {
+		srv.SetAbsent(setting.Err("no %s (or %s) was given", setting.Of(target, "TLSCA"), setting.Of(target, "TLSInsecure")), TLSPath())
+	} else if srv.Set(p.TLS); p.TLS.TLS.InsecureSkipVerify && p.TLS.TLS.VerifyConnection == nil {
 		srv.Warnings = append(srv.Warnings, "The tls path did not verify the server's certificate, as asked: the connection was encrypted, but not proven to reach this server.")
 	}
 	pid := e.ServerPIDs[target]

@@ -266,8 +266,9 @@ type LocalServer struct {
 	// SIGTERM only at its next clock tick, and keeps nothing, gets
 	// SIGKILL; each target's recipe says which).
 	StopSignal syscall.Signal
-	// Listen6 says the recipe had its server listen on ::1 too (Bind);
-	// NoTCP6, when it cannot, says why (the report says it).
+	// Listen6 says the recipe had its server listen on every one of
+	// Loopbacks (Bind: ::1 too, for the tcp6 path); NoTCP6, when it
+	// cannot, says why (the report says it).
 	Listen6 bool
 	NoTCP6  string
 	// tlsAddr is the server's TLS address on 127.0.0.1, once the recipe
@@ -455,11 +456,13 @@ func (ls *LocalServer) Gone() error {
 func (ls *LocalServer) Server(target, origin string, tcp, unix drivers.Endpoint) *Server {
 	pid := ls.PID()
 	tree := cpustat.NewTree(pid, "local process tree")
-	srv := &Server{Target: target, Provenance: drivers.Provenance{Provider: "local", Origin: origin}, TCP: tcp, Unix: unix, PID: pid, stop: ls.stop,
+	srv := &Server{Target: target, Provenance: drivers.Provenance{Provider: "local", Origin: origin}, PID: pid, stop: ls.stop,
 		CPU: tree}
-	OfferTCP6(context.Background(), srv, ls.Listen6, ls.NoTCP6)
+	srv.Set(tcp, unix)
+	OfferLoopbacks(context.Background(), srv, ls.Listen6, ls.NoTCP6)
 	if ls.tlsAddr != "" {
-		srv.TLS, _ = TLSEndpoint(tcp, ls.tlsAddr) // ServeTLS made the CA already
+		tls, _ := TLSEndpoint(tcp, ls.tlsAddr) // ServeTLS made the CA already
+		srv.Set(tls)
 	}
 	srv.restart = func(ctx context.Context) error {
 		if err := ls.restart(ctx); err != nil {
@@ -559,7 +562,6 @@ func (l *Local) childServer(ctx context.Context, target, kind string) (*Server, 
 		return nil, ls.Fail(err)
 	}
 	origin := fmt.Sprintf("local child process %s (pid %d)", filepath.Base(bin), ls.proc.cmd.Process.Pid)
-	return ls.Server(target, origin,
-		drivers.Endpoint{Transport: drivers.TCP, Address: ls.TCPAddr()},
-		drivers.Endpoint{Transport: drivers.Unix, Address: ls.Sock}), nil
+	tcp, unix := Served(drivers.Endpoint{}, ls.TCPAddr(), ls.Sock)
+	return ls.Server(target, origin, tcp, unix), nil
 }

@@ -86,7 +86,7 @@ func TestAutoFallsThrough(t *testing.T) {
 			Unix: drivers.Endpoint{Transport: drivers.Unix, Address: "/tmp/r.sock"}},
 	}}}}
 	srv, err := a.Supply(context.Background(), testTarget("redis"))
-	if err != nil || srv.TCP.Address != "127.0.0.1:1" {
+	if err != nil || srv.TCP().Address != "127.0.0.1:1" {
 		t.Fatalf("got %v, %v", srv, err)
 	}
 	if _, err := a.Supply(context.Background(), testTarget("mongo")); !errors.Is(err, ErrCannotSupply) {

@@ -1,10 +1,13 @@
 package supply
 
 import (
+	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -12,12 +15,16 @@ import (
 )
 
 // Loopbacks are the addresses a server dbsock starts listens on for TCP:
-// 127.0.0.1, and ::1 where this host has it (the tcp6 path).
+// every loopback host of the table (drivers.Hosts: 127.0.0.1, and ::1
+// where this host has it, for the tcp6 path).
 func Loopbacks() []string {
-	if ok, _ := IPv6Loopback(); ok {
-		return []string{"127.0.0.1", "::1"}
+	var hosts []string
+	for _, h := range drivers.Hosts() {
+		if ok, _ := IPv6Loopback(); ok || !strings.Contains(h, ":") {
+			hosts = append(hosts, h)
+		}
 	}
-	return []string{"127.0.0.1"}
+	return hosts
 }
 
 var loopback6 = sync.OnceValues(func() (bool, string) {
@@ -33,42 +40,60 @@ var loopback6 = sync.OnceValues(func() (bool, string) {
 // kernel or a container may have IPv6 off), and when not, why.
 func IPv6Loopback() (bool, string) { return loopback6() }
 
-// TCP6Of is the TCP endpoint ep on the IPv6 loopback: [::1] at the same
-// port, with the same account.
-func TCP6Of(ep drivers.Endpoint) drivers.Endpoint {
+// Aliases are the paths to a server's own TCP listener on another
+// loopback host than tcp's, host (the table's paths with a Host: tcp6's
+// ::1), at the same port.
+func Aliases(host string) []drivers.PathInfo {
+	var paths []drivers.PathInfo
+	for _, p := range drivers.PathTable {
+		if p.Host != "" && !p.TLS && p.Repeats == "" && p.Host != host {
+			paths = append(paths, p)
+		}
+	}
+	return paths
+}
+
+// AliasOf is the TCP endpoint ep on path p's host at the same port, with
+// the same account.
+func AliasOf(ep drivers.Endpoint, p drivers.PathInfo) drivers.Endpoint {
 	_, port, _ := net.SplitHostPort(ep.Address)
-	ep.Transport, ep.Address = drivers.TCP6, net.JoinHostPort("::1", port)
+	ep.Transport, ep.Address = p.Path, net.JoinHostPort(p.Host, port)
 	return ep
 }
 
-// OfferTCP6 sets srv.TCP6 when the server accepts on [::1] at its TCP
-// port, as its recipe asked it to (asked); otherwise it says why not in
-// srv.NoTCP6, with why (the recipe's own reason) when given.
-func OfferTCP6(ctx context.Context, srv *Server, asked bool, why string) {
-	srv.TCP6, srv.NoTCP6 = drivers.Endpoint{}, ""
-	if ok, no := IPv6Loopback(); !ok {
-		srv.NoTCP6 = no
-		return
+// OfferLoopbacks gives srv each path of Aliases where the server accepts
+// at its TCP port, as its recipe asked it to (asked: it listens on every
+// one of Loopbacks); otherwise it says why not, with why (the recipe's
+// own reason) when given.
+func OfferLoopbacks(ctx context.Context, srv *Server, asked bool, why string) {
+	host, _, _ := net.SplitHostPort(srv.TCP().Address)
+	for _, p := range Aliases(host) {
+		ep := AliasOf(srv.TCP(), p)
+		if err := offerAlias(ctx, ep, asked, why); err != nil {
+			srv.SetAbsent(err, p.Path)
+		} else {
+			srv.Set(ep)
+		}
+	}
+}
+
+// offerAlias says why a server does not serve ep, or nil when it accepts
+// there.
+func offerAlias(ctx context.Context, ep drivers.Endpoint, asked bool, why string) error {
+	host, _, _ := net.SplitHostPort(ep.Address)
+	if ok, no := IPv6Loopback(); !ok && strings.Contains(host, ":") {
+		return errors.New(no)
 	}
 	if !asked {
-		srv.NoTCP6 = why
-		if why == "" {
-			srv.NoTCP6 = "its server listens on 127.0.0.1 only"
-		}
-		return
+		return errors.New(cmp.Or(why, "its server listens on 127.0.0.1 only"))
 	}
-	ep := TCP6Of(srv.TCP)
 	d := net.Dialer{Timeout: 2 * time.Second}
-	c, err := d.DialContext(ctx, "tcp6", ep.Address)
+	c, err := d.DialContext(ctx, ep.Transport.Network(), ep.Address)
 	if err != nil {
-		srv.NoTCP6 = fmt.Sprintf("its server does not accept on %s (%v)", ep.Address, err)
-		if why != "" {
-			srv.NoTCP6 = why
-		}
-		return
+		return errors.New(cmp.Or(why, fmt.Sprintf("its server does not accept on %s (%v)", ep.Address, err)))
 	}
 	c.Close()
-	srv.TCP6 = ep
+	return nil
 }
 
 // freePort6 is a port free on 127.0.0.1 and, where this host has it, on

@@ -187,7 +187,7 @@ func poll(ctx context.Context, timeout, maxDelay time.Duration, probe func(conte
 // ready (a login, where needed) succeeds.
 func ReadyProbe(srv *Server, ready func(context.Context, *Server) error) func(context.Context) error {
 	return func(ctx context.Context) error {
-		if err := dialBoth(srv.TCP.Address, srv.Unix.Address)(ctx); err != nil {
+		if err := dialBoth(srv.TCP().Address, srv.Unix().Address)(ctx); err != nil {
 			return err
 		}
 		if ready != nil {

@@ -149,7 +149,7 @@ func Rotating(rotate func(context.Context, *Server, map[string]string) error, bo
 // do) does not allow before it is done.
 func LoginReady(d drivers.Driver) func(context.Context, *Server) error {
 	return func(ctx context.Context, srv *Server) error {
-		for _, ep := range []drivers.Endpoint{srv.TCP, srv.Unix} {
+		for _, ep := range []drivers.Endpoint{srv.TCP(), srv.Unix()} {
 			if _, err := d.Info(ctx, ep); err != nil {
 				return err
 			}

@@ -63,13 +63,13 @@ func (d *Docker) removeNetwork() error {
 }
 
 // routes gives srv the published, bridge, service and pod paths when
-// asked for and possible, or says why not in srv.NoRoutes.
+// asked for and possible, or says why not.
 func (d *Docker) routes(ctx context.Context, t Target, image string, srv *Server, hostNet bool) error {
 	switch {
 	case !d.Routes:
-		srv.NoRoutes = "they were not asked for"
+		srv.SetAbsent(errors.New("they were not asked for"), drivers.DockerPaths()...)
 	case !hostNet:
-		srv.NoRoutes = "host networking is not available here, so its one container is already behind a published port"
+		srv.SetAbsent(errors.New("host networking is not available here, so its one container is already behind a published port"), drivers.DockerPaths()...)
 	default:
 		return d.addRoutes(ctx, t, image, srv)
 	}
@@ -112,11 +112,11 @@ func (d *Docker) addRoutes(ctx context.Context, t Target, image string, srv *Ser
 	}
 	config := takeConfig(dir, spec)
 	at := func(ip string, pid int) {
-		t := Twin{TCP: twin.TCP, IP: ip, Port: port, PID: pid}
+		t := Twin{TCP: twin.TCP(), IP: ip, Port: port, PID: pid}
 		if d.Service {
 			t.From = &Neighbour{IP: nb.ip, PID: nb.pid}
 		}
-		srv.DockerRoutes = t.Routes()
+		srv.Set(t.Routes()...)
 	}
 	at(ip, pid)
 	tree, _ := twin.CPU.(*cpustat.Tree)
@@ -131,7 +131,7 @@ func (d *Docker) addRoutes(ctx context.Context, t Target, image string, srv *Ser
 		at(ip, pid) // a restarted container has a namespace of its own, perhaps another address
 		return nil
 	}
-	srv.SeedAlso = append(srv.SeedAlso, twin.TCP)
+	srv.SeedAlso = append(srv.SeedAlso, twin.TCP())
 	service := ""
 	if d.Service {
 		service = fmt.Sprintf("; the service path dials that address from inside the network namespace of dbsock's idle container %s on the network (at %s), as a compose application reaches its database by name", nb.name, nb.ip)
@@ -171,15 +171,17 @@ type Neighbour struct {
 // address on the network, from the host), service (that address, from
 // inside From's network namespace) and pod (its 127.0.0.1, from inside its
 // own network namespace).
-func (t Twin) Routes() DockerRoutes {
+func (t Twin) Routes() []drivers.Endpoint {
 	port := strconv.Itoa(t.Port)
-	r := DockerRoutes{Published: t.TCP, Bridge: t.TCP, Pod: t.TCP}
-	r.Published.Transport = drivers.Published
-	r.Bridge.Transport, r.Bridge.Address = drivers.Bridge, net.JoinHostPort(t.IP, port)
-	r.Pod.Transport, r.Pod.Address, r.Pod.Netns = drivers.Pod, "127.0.0.1:"+port, NetnsOf(t.PID)
+	published, bridge, pod := t.TCP, t.TCP, t.TCP
+	published.Transport = drivers.Published
+	bridge.Transport, bridge.Address = drivers.Bridge, net.JoinHostPort(t.IP, port)
+	pod.Transport, pod.Address, pod.Netns = drivers.Pod, "127.0.0.1:"+port, NetnsOf(t.PID)
+	r := []drivers.Endpoint{published, bridge, pod}
 	if t.From != nil {
-		r.Service = r.Bridge
-		r.Service.Transport, r.Service.Netns, r.Service.From = drivers.Service, NetnsOf(t.From.PID), t.From.IP
+		service := bridge
+		service.Transport, service.Netns, service.From = drivers.Service, NetnsOf(t.From.PID), t.From.IP
+		r = append(r, service)
 	}
 	return r
 }

@@ -16,16 +16,16 @@ func TestTwinRoutes(t *testing.T) {
 		transport            drivers.Transport
 		address, netns, from string
 	}{
-		{r.Published, drivers.Published, "127.0.0.1:40001", "", ""},
-		{r.Bridge, drivers.Bridge, "172.18.0.2:5432", "", ""},
-		{r.Service, drivers.Service, "172.18.0.2:5432", "/proc/43/ns/net", "172.18.0.3"},
-		{r.Pod, drivers.Pod, "127.0.0.1:5432", "/proc/42/ns/net", ""},
+		{r[0], drivers.Published, "127.0.0.1:40001", "", ""},
+		{r[1], drivers.Bridge, "172.18.0.2:5432", "", ""},
+		{r[3], drivers.Service, "172.18.0.2:5432", "/proc/43/ns/net", "172.18.0.3"},
+		{r[2], drivers.Pod, "127.0.0.1:5432", "/proc/42/ns/net", ""},
 	} {
 		if c.ep.Transport != c.transport || c.ep.Address != c.address || c.ep.Netns != c.netns || c.ep.From != c.from || c.ep.Password != "p" || c.ep.User != "u" {
 			t.Errorf("%s: got %+v, want %s from %q in %q", c.transport, c.ep, c.address, c.from, c.netns)
 		}
 	}
-	if r := (Twin{TCP: tcp, IP: "172.18.0.2", Port: 5432, PID: 42}).Routes(); r.Service.Address != "" {
-		t.Errorf("the service path without a neighbour: %+v", r.Service)
+	if r := (Twin{TCP: tcp, IP: "172.18.0.2", Port: 5432, PID: 42}).Routes(); len(r) != 3 {
+		t.Errorf("the service path without a neighbour: %+v", r)
 	}
 }

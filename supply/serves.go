@@ -36,26 +36,11 @@ func (m *MissingEndpoint) Error() string {
 	return fmt.Sprintf("no %s endpoint was given for %s: set %s of External.Endpoints[%q]", strings.Join(paths, " or "), m.Target, strings.Join(fields, " and "), m.Target)
 }
 
-// noRoutes is why a provider serves no published, bridge, service or pod
-// path.
-const noRoutes = "only the docker and compose providers serve it (a second container of the server on a bridge network)"
-
-var errNoRoutes = errors.New(noRoutes)
-
-// routed says whether t is a path through Docker's networks.
-func routed(t drivers.Transport) bool {
-	switch t {
-	case drivers.Published, drivers.Bridge, drivers.Service, drivers.Pod:
-		return true
-	}
-	return false
-}
-
 // CannotServe implements PathServer: local servers have no routes through
 // Docker's networks.
 func (*Local) CannotServe(t drivers.Transport, _ []string) error {
-	if routed(t) {
-		return errNoRoutes
+	if p := t.Info(); p.Docker {
+		return errors.New(p.Absent)
 	}
 	return nil
 }
@@ -64,10 +49,10 @@ func (*Local) CannotServe(t drivers.Transport, _ []string) error {
 // through Docker's networks, and a tls path only where it was given one
 // (a MissingEndpoint otherwise).
 func (e *External) CannotServe(t drivers.Transport, targets []string) error {
-	switch {
-	case routed(t):
-		return errNoRoutes
-	case t != drivers.TLS:
+	switch p := t.Info(); {
+	case p.Docker:
+		return errors.New(p.Absent)
+	case !p.TLS:
 		return nil
 	}
 	var missing error
@@ -75,7 +60,7 @@ func (e *External) CannotServe(t drivers.Transport, targets []string) error {
 		if e.Endpoints[n].TLS.Address != "" {
 			return nil
 		}
-		missing = &MissingEndpoint{Target: n, Paths: []drivers.Transport{drivers.TLS}}
+		missing = &MissingEndpoint{Target: n, Paths: []drivers.Transport{t}}
 	}
 	return missing
 }

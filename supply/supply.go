@@ -17,10 +17,10 @@
 package supply
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"strings"
 
 	"github.com/dbsock/dbsock/drivers"
@@ -33,29 +33,19 @@ import (
 // next provider.
 var ErrCannotSupply = errors.New("cannot supply")
 
-// Server is a running server with both endpoints.
+// Server is a running server with its endpoints.
 type Server struct {
 	Target string
 	// Provenance says where the server came from (provider, origin,
 	// image, network mode, socket dir) and warns of what makes its
 	// numbers not comparable with a native server's.
 	drivers.Provenance
-	TCP  drivers.Endpoint
-	Unix drivers.Endpoint
-	// TCP6 is the server's TCP port on the IPv6 loopback ([::1]), when it
-	// accepts there (the tcp6 path); NoTCP6 says why not otherwise.
-	TCP6   drivers.Endpoint
-	NoTCP6 string
-	// TLS is the server's TLS endpoint on 127.0.0.1 (the tls path), when
-	// it has one; NoTLS says why not otherwise (an error that may name a
-	// setting, as setting.Err makes it, for its reader to word).
-	TLS   drivers.Endpoint
-	NoTLS error
-	// DockerRoutes are the paths through Docker's networks (published,
-	// bridge, service, pod), when the provider gives them.
-	DockerRoutes
+	// ByPath are its endpoints keyed by path (tcp and unix always), each
+	// present or absent with why: Path reads them, Set and SetAbsent
+	// write them.
+	ByPath drivers.Endpoints
 	// SeedAlso are endpoints that reach other instances of the server
-	// (the container behind Published and Bridge): seeded too.
+	// (the container behind the published and bridge paths): seeded too.
 	SeedAlso []drivers.Endpoint
 	// PID is the server's process ID when dbsock started it as a local
 	// process, else 0.
@@ -75,53 +65,66 @@ type Server struct {
 	restart  func(context.Context) error
 }
 
-// DockerRoutes are a server's paths through Docker's networks, to a
-// second container of it on a bridge network.
-type DockerRoutes struct {
-	// Published and Bridge are the paths to a server container on a
-	// bridge network (a port Docker publishes on 127.0.0.1, and the
-	// container's own address); NoRoutes says why not otherwise.
-	Published, Bridge drivers.Endpoint
-	// Service and Pod are the paths from inside containers: from a
-	// container on the same bridge network to the server container's
-	// address there (a compose application), and from inside the server
-	// container's own network namespace over its 127.0.0.1 (a pod's
-	// sidecar); NoRoutes says why not otherwise.
-	Service, Pod drivers.Endpoint
-	NoRoutes     string
-}
-
-// Path is the server's endpoint on path t (tcp, tcp6, tls or unix), or an
-// error saying why it has none.
+// Path is the server's endpoint on path t, or an error saying why it has
+// none: its entry's reason, else the table's (PathInfo.Absent).
 func (s *Server) Path(t drivers.Transport) (drivers.Endpoint, error) {
 	if r := t.Route(); r != t { // a control: its route's endpoint, under its own name
 		ep, err := s.Path(r)
 		ep.Transport = t
 		return ep, err
 	}
-	switch t {
-	case drivers.TCP:
-		return s.TCP, nil
-	case drivers.Unix:
-		return s.Unix, nil
-	case drivers.TCP6:
-		if s.TCP6.Address == "" {
-			return drivers.Endpoint{}, errors.New(s.NoTCP6)
-		}
-		return s.TCP6, nil
-	case drivers.TLS:
-		if s.TLS.Address == "" {
-			return drivers.Endpoint{}, cmp.Or(s.NoTLS, errors.New("dbsock does not start it with TLS"))
-		}
-		return s.TLS, nil
-	case drivers.Published, drivers.Bridge, drivers.Service, drivers.Pod:
-		ep := map[drivers.Transport]drivers.Endpoint{drivers.Published: s.Published, drivers.Bridge: s.Bridge, drivers.Service: s.Service, drivers.Pod: s.Pod}[t]
-		if ep.Address == "" {
-			return drivers.Endpoint{}, errors.New(cmp.Or(s.NoRoutes, noRoutes))
-		}
-		return ep, nil
+	e, ok := s.ByPath[t]
+	switch {
+	case ok && e.Absent != nil:
+		return drivers.Endpoint{}, e.Absent
+	case ok:
+		return e.Endpoint, nil
+	case drivers.IsPath(t):
+		return drivers.Endpoint{}, errors.New(t.Info().Absent)
 	}
-	return drivers.Endpoint{}, fmt.Errorf("%s: unknown path %q (want tcp, tcp6, tls, published, bridge, service, pod or unix)", s.Target, t)
+	return drivers.Endpoint{}, fmt.Errorf("%s: unknown path %q (want %s)", s.Target, t, drivers.PathNames())
+}
+
+// Set gives the server eps, each on its path (Endpoint.Transport). The
+// entries are copied first: a copy of the server keeps its own.
+func (s *Server) Set(eps ...drivers.Endpoint) {
+	s.ByPath = maps.Clone(s.ByPath)
+	if s.ByPath == nil {
+		s.ByPath = drivers.Endpoints{}
+	}
+	for _, ep := range eps {
+		s.ByPath[ep.Transport] = drivers.PathEndpoint{Endpoint: ep}
+	}
+}
+
+// SetAbsent says why the server has no endpoint on paths.
+func (s *Server) SetAbsent(why error, paths ...drivers.Transport) {
+	s.ByPath = maps.Clone(s.ByPath)
+	if s.ByPath == nil {
+		s.ByPath = drivers.Endpoints{}
+	}
+	for _, t := range paths {
+		s.ByPath[t] = drivers.PathEndpoint{Absent: why}
+	}
+}
+
+// Absent is why the server has no endpoint on t, when its provider said
+// (nil otherwise).
+func (s *Server) Absent(t drivers.Transport) error { return s.ByPath[t].Absent }
+
+// TCP is the server's endpoint on 127.0.0.1 TCP.
+func (s *Server) TCP() drivers.Endpoint { return s.ByPath[drivers.TCP].Endpoint }
+
+// Unix is the server's endpoint on its Unix socket.
+func (s *Server) Unix() drivers.Endpoint { return s.ByPath[drivers.Unix].Endpoint }
+
+// Served are a server's endpoints on 127.0.0.1 TCP at tcpAddr and on its
+// Unix socket at sock, with account's user, password and database.
+func Served(account drivers.Endpoint, tcpAddr, sock string) (tcp, unix drivers.Endpoint) {
+	tcp, unix = account, account
+	tcp.Transport, tcp.Address = drivers.TCP, tcpAddr
+	unix.Transport, unix.Address = drivers.Unix, sock
+	return tcp, unix
 }
 
 // Current is paths as the server serves them now: a restarted container
@@ -157,7 +160,7 @@ func (s *Server) Restart(ctx context.Context) error {
 func (s *Server) CanRestart() bool { return s.restart != nil }
 
 // Endpoints returns the server's two endpoints.
-func (s *Server) Endpoints() drivers.Pair { return drivers.Pair{TCP: s.TCP, Unix: s.Unix} }
+func (s *Server) Endpoints() drivers.Pair { return drivers.Pair{TCP: s.TCP(), Unix: s.Unix()} }
 
 // Stop stops the server if the provider started it and removes what it
 // created. It is safe to call more than once.

@@ -196,7 +196,7 @@ func TLSEndpoint(ep drivers.Endpoint, addr string) (drivers.Endpoint, error) {
 	if err != nil {
 		return drivers.Endpoint{}, err
 	}
-	ep.Transport, ep.Address, ep.TLS, ep.TLSRoots, ep.TLSTrust = drivers.TLS, addr, ca.Client(), ca.CertPEM(), TrustRunCA
+	ep.Transport, ep.Address, ep.TLS, ep.TLSRoots, ep.TLSTrust = TLSPath(), addr, ca.Client(), ca.CertPEM(), TrustRunCA
 	return ep, nil
 }
 
@@ -238,19 +238,27 @@ func PrivateKeyCmd(tf TLSFiles, user, key string, cmd []string) []string {
 
 // offerTLS gives srv the tls path at tlsPort on 127.0.0.1 when its spec
 // turned TLS on (tlsPort > 0), with the account of its TCP endpoint;
-// otherwise NoTLS says why not (why, or that its recipe does not).
-func offerTLS(srv *Server, tlsPort int, why string) {
+// otherwise it says why not (noTLS, why, or that its recipe does not).
+func offerTLS(srv *Server, noTLS error, tlsPort int, why string) {
+	tls := TLSPath()
 	if tlsPort == 0 {
-		srv.NoTLS = cmp.Or(srv.NoTLS, errors.New("dbsock does not start its "+srv.Target+" container with TLS"))
+		noTLS = cmp.Or(noTLS, errors.New("dbsock does not start its "+srv.Target+" container with TLS"))
 		if srv.NetworkMode != "host" && why != "" {
-			srv.NoTLS = errors.New(why)
+			noTLS = errors.New(why)
 		}
+		srv.SetAbsent(noTLS, tls)
 		return
 	}
-	ep, err := TLSEndpoint(srv.TCP, "127.0.0.1:"+strconv.Itoa(tlsPort))
+	ep, err := TLSEndpoint(srv.TCP(), "127.0.0.1:"+strconv.Itoa(tlsPort))
 	if err != nil {
-		srv.NoTLS = err
+		srv.SetAbsent(err, tls)
 		return
 	}
-	srv.TLS = ep
+	srv.Set(ep)
+}
+
+// TLSPath is the table's TLS path over tcp (tls).
+func TLSPath() drivers.Transport {
+	t, _ := drivers.NetworkPath("tcp")
+	return t.Secured()
 }

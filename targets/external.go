@@ -105,7 +105,7 @@ func (x *Server) tlsPath(creds drivers.Endpoint) (drivers.Endpoint, error) {
 		return drivers.Endpoint{}, setting.Err("%s and %s: give one (a CA to verify the server with, or no verification)", x.field("TLSCA"), x.field("TLSInsecure"))
 	}
 	ep := creds
-	ep.Transport, ep.Address = drivers.TLS, cmp.Or(x.TLSAddr, x.Addr)
+	ep.Transport, ep.Address = supply.TLSPath(), cmp.Or(x.TLSAddr, x.Addr)
 	host, _, _ := strings.Cut(ep.Address, ":")
 	if x.TLSInsecure {
 		ep.TLS, ep.TLSTrust = drivers.InsecureTLS(), "nothing: the server's certificate is not verified, as asked"
@@ -148,9 +148,7 @@ func (x *Server) External() (supply.Pair, error) {
 		socket = x.spec.SocketFile(socket, portOf(x.Addr))
 	}
 	creds := drivers.Endpoint{User: x.User, Password: password, Database: x.DB}
-	tcp, unix := creds, creds
-	tcp.Transport, tcp.Address = drivers.TCP, x.Addr
-	unix.Transport, unix.Address = drivers.Unix, socket
+	tcp, unix := supply.Served(creds, x.Addr, socket)
 	p := supply.Pair{TCP: tcp, Unix: unix}
 	var err error
 	if p.TCP.Address != "" {

@@ -327,17 +327,17 @@ func checkRoutes(t *testing.T, rep *results.Report, perTarget int) {
 			t.Errorf("%s %s: verified %v (%s), errors %d", r.Target, r.Transport, r.TransportVerified, r.Evidence, r.Errors)
 		}
 		bridged := strings.Contains(r.Evidence, "172.") || strings.Contains(r.Evidence, "192.168.") || strings.Contains(r.Evidence, "10.")
-		switch r.Transport {
-		case drivers.Published, drivers.Bridge:
+		switch p := r.Transport.Info(); {
+		case p.Docker && !p.Netns:
 			if !bridged {
 				t.Errorf("%s %s: the evidence names no bridge address: %s", r.Target, r.Transport, r.Evidence)
 			}
 			published[r.Target] = published[r.Target] || r.Transport == drivers.Published
-		case drivers.Service:
+		case p.Docker && p.Peer != nil && r.Endpoint.From != "":
 			if from := r.Endpoint.From; from == "" || !strings.Contains(r.Evidence, from) || r.Endpoint.Netns == "" {
 				t.Errorf("%s service: dialed from %q in %q, but the server saw %s", r.Target, from, r.Endpoint.Netns, r.Evidence)
 			}
-		case drivers.Pod:
+		case p.Docker:
 			if !strings.Contains(r.Evidence, "127.0.0.1") || r.Endpoint.Netns == "" {
 				t.Errorf("%s pod: dialed in %q, the server saw %s", r.Target, r.Endpoint.Netns, r.Evidence)
 			}

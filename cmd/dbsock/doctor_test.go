@@ -44,10 +44,10 @@ func TestDoctorListsLocalServers(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	for _, want := range []struct{ path, answer string }{
-		{mysql.Unix.Address, "MariaDB 10."},
-		{redis.Unix.Address, "Redis (asks for a password"},
-		{mongo.Unix.Address, "FerretDB v1."},
-		{pg.Unix.Address, "PostgreSQL protocol (it answered the SSLRequest"},
+		{mysql.Unix().Address, "MariaDB 10."},
+		{redis.Unix().Address, "Redis (asks for a password"},
+		{mongo.Unix().Address, "FerretDB v1."},
+		{pg.Unix().Address, "PostgreSQL protocol (it answered the SSLRequest"},
 		{silent, "no answer to PostgreSQL's SSLRequest"},
 	} {
 		i := strings.Index(out, want.path)
@@ -113,11 +113,11 @@ func TestSocketPermissionDiagnosis(t *testing.T) {
 	bin := buildDbsock(t)
 	openPath(t, filepath.Dir(bin))
 	srv := startLocal(t, "mysql")
-	sockDir := filepath.Dir(srv.Unix.Address)
+	sockDir := filepath.Dir(srv.Unix().Address)
 
 	cmd := exec.Command(bin, "run", "mysql", "--provider", "external", "--n", "10", "--instances", "1", "--rounds", "1", "-q",
-		"--mysql-addr", srv.TCP.Address, "--mysql-socket", srv.Unix.Address, "--mysql-user", srv.TCP.User, "--mysql-db", srv.TCP.Database)
-	cmd.Env = append(os.Environ(), "DBSOCK_MYSQL_PASSWORD="+srv.TCP.Password)
+		"--mysql-addr", srv.TCP().Address, "--mysql-socket", srv.Unix().Address, "--mysql-user", srv.TCP().User, "--mysql-db", srv.TCP().Database)
+	cmd.Env = append(os.Environ(), "DBSOCK_MYSQL_PASSWORD="+srv.TCP().Password)
 	cmd.Dir = "/"
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uid, Gid: gid}}
 	out, err := cmd.CombinedOutput()
@@ -139,7 +139,7 @@ func TestSocketPermissionDiagnosis(t *testing.T) {
 	if !strings.Contains(msg, filepath.Dir(sockDir)) && !strings.Contains(msg, sockDir) {
 		t.Errorf("diagnosis does not name the directory:\n%s", msg)
 	}
-	if strings.Contains(msg, srv.TCP.Password) {
+	if strings.Contains(msg, srv.TCP().Password) {
 		t.Fatal("the password was printed")
 	}
 

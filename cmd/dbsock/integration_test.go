@@ -139,15 +139,15 @@ func TestRunExternalRedis(t *testing.T) {
 	testutil.NeedAny(t, "redis-server")
 	srv := startLocal(t, "redis")
 	pwFile := filepath.Join(t.TempDir(), "redis.pw")
-	if err := os.WriteFile(pwFile, []byte(srv.TCP.Password+"\n"), 0o600); err != nil {
+	if err := os.WriteFile(pwFile, []byte(srv.TCP().Password+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	code, stdout, stderr := dbsock(t, "run", "redis", "--provider", "external", "--n", "100", "--warmup", "10", "--instances", "1", "--rounds", "1",
-		"--redis-addr", srv.TCP.Address, "--redis-socket", srv.Unix.Address, "--redis-password-file", pwFile, "--format", "json", "-q")
+		"--redis-addr", srv.TCP().Address, "--redis-socket", srv.Unix().Address, "--redis-password-file", pwFile, "--format", "json", "-q")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	if strings.Contains(stdout, srv.TCP.Password) {
+	if strings.Contains(stdout, srv.TCP().Password) {
 		t.Fatal("the report contains the password")
 	}
 	if !strings.Contains(stdout, `"provider": "external"`) || strings.Count(stdout, `"transport_verified": true`) != 2 {
@@ -162,14 +162,14 @@ func TestRunFailsWithWrongPassword(t *testing.T) {
 	srv := startLocal(t, "redis")
 	t.Setenv("DBSOCK_REDIS_PASSWORD", "wrong-password-1234")
 	code, stdout, stderr := dbsock(t, "run", "redis", "--provider", "external", "--n", "10",
-		"--redis-addr", srv.TCP.Address, "--redis-socket", srv.Unix.Address, "-q")
+		"--redis-addr", srv.TCP().Address, "--redis-socket", srv.Unix().Address, "-q")
 	if code != ExitFailed {
 		t.Fatalf("exit %d, want %d; stderr %s", code, ExitFailed, stderr)
 	}
-	if strings.Contains(stderr+stdout, "wrong-password-1234") || strings.Contains(stderr+stdout, srv.TCP.Password) {
+	if strings.Contains(stderr+stdout, "wrong-password-1234") || strings.Contains(stderr+stdout, srv.TCP().Password) {
 		t.Fatal("a password was printed")
 	}
-	if !strings.Contains(stderr, "connect to redis over tcp "+srv.TCP.Address) {
+	if !strings.Contains(stderr, "connect to redis over tcp "+srv.TCP().Address) {
 		t.Fatalf("stderr does not say what was attempted: %s", stderr)
 	}
 	if !strings.Contains(stdout, "**Incomplete:**") {

@@ -50,7 +50,7 @@ func (o *runOptions) remoteClient(cpus []int) pipeline.StartRemote {
 	if o.client.place != "container" {
 		return nil
 	}
-	netns := slices.Contains(o.paths, string(drivers.Service)) || slices.Contains(o.paths, string(drivers.Pod))
+	netns := slices.ContainsFunc(o.paths, func(t string) bool { return drivers.Transport(t).Info().Netns })
 	return func(ctx context.Context, target string, dirs []string) (pipeline.Remote, error) {
 		return supply.StartClient(ctx, supply.ClientOptions{Binary: o.client.binary, Dirs: dirs, CPUs: cpus, Target: target, EnterNetns: netns})
 	}

@@ -243,9 +243,9 @@ func TestPostgresLocalAndExternal(t *testing.T) {
 		t.Errorf("a new connection per op is not slower than a kept one")
 	}
 	srv := startLocal(t, "postgres")
-	t.Setenv("DBSOCK_POSTGRES_PASSWORD", srv.TCP.Password)
+	t.Setenv("DBSOCK_POSTGRES_PASSWORD", srv.TCP().Password)
 	r = runJSON(t, "run", "postgres", "--provider", "external", "--n", "100", "--warmup", "10", "--instances", "1", "--rounds", "1",
-		"--postgres-addr", srv.TCP.Address, "--postgres-socket-dir", filepath.Dir(srv.Unix.Address), "--postgres-user", srv.TCP.User)
+		"--postgres-addr", srv.TCP().Address, "--postgres-socket-dir", filepath.Dir(srv.Unix().Address), "--postgres-user", srv.TCP().User)
 	for _, run := range r.Runs {
 		if !run.TransportVerified || run.Errors != 0 {
 			t.Errorf("external %s: verified %v errors %d", run.Transport, run.TransportVerified, run.Errors)

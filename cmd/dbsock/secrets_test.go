@@ -23,15 +23,15 @@ func TestNoPasswordOnDiskAfterAKilledClientRun(t *testing.T) {
 	needImages(t)
 	testutil.NeedAny(t, "redis-server")
 	srv := startLocal(t, "redis")
-	pw := srv.TCP.Password
+	pw := srv.TCP().Password
 	pwFile := filepath.Join(t.TempDir(), "redis-password")
 	if err := os.WriteFile(pwFile, []byte(pw+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	bin := staticDbsock(t)
 	tmp := shortTempDir(t)
-	cmd, sc := startDbsock(t, bin, tmp, "run", "redis", "--provider", "external", "--redis-addr", srv.TCP.Address,
-		"--redis-socket", srv.Unix.Address, "--redis-password-file", pwFile, "--client", "container", "--client-binary", bin,
+	cmd, sc := startDbsock(t, bin, tmp, "run", "redis", "--provider", "external", "--redis-addr", srv.TCP().Address,
+		"--redis-socket", srv.Unix().Address, "--redis-password-file", pwFile, "--client", "container", "--client-binary", bin,
 		"--n", "100000000", "--instances", "1", "--rounds", "1")
 	t.Cleanup(func() { // what the killed run left: its client container and case dir
 		clean := exec.Command(bin, "clean")

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/dbsock/dbsock/drivers"
 	"github.com/dbsock/dbsock/internal/setting"
 	"github.com/dbsock/dbsock/supply"
 	"github.com/dbsock/dbsock/targets"
@@ -52,13 +51,13 @@ func missingFlags(m *supply.MissingEndpoint) string {
 	var paths, add []string
 	for _, p := range m.Paths {
 		paths = append(paths, string(p))
-		switch p {
-		case drivers.TCP:
-			add = append(add, flag("Addr"))
-		case drivers.Unix:
-			add = append(add, flag("Socket"))
-		case drivers.TLS:
+		switch {
+		case p.Info().TLS:
 			add = append(add, fmt.Sprintf("%s FILE (or %s), and %s where TLS listens on another port", flag("TLSCA"), flag("TLSInsecure"), flag("TLSAddr")))
+		case p.Network() == "unix":
+			add = append(add, flag("Socket"))
+		default:
+			add = append(add, flag("Addr"))
 		}
 	}
 	return fmt.Sprintf("no %s endpoint was given: add %s", strings.Join(paths, " or "), strings.Join(add, " and "))

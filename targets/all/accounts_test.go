@@ -32,7 +32,7 @@ import (
 func TestNoAccountWithoutTheRunsPassword(t *testing.T) {
 	testutil.NeedAny(t, "mariadb")
 	srv := sharedLocal(t, "mysql")
-	host, port, _ := strings.Cut(srv.TCP.Address, ":")
+	host, port, _ := strings.Cut(srv.TCP().Address, ":")
 	client, err := exec.LookPath("mariadb")
 	if err != nil {
 		t.Fatal(err)
@@ -45,7 +45,7 @@ func TestNoAccountWithoutTheRunsPassword(t *testing.T) {
 	ways := map[string][]string{
 		"tcp":    {"--protocol=tcp", "-h", host, "-P", port},
 		"tcp6":   {"--protocol=tcp", "-h", "::1", "-P", port},
-		"socket": {"--protocol=socket", "--socket=" + srv.Unix.Address},
+		"socket": {"--protocol=socket", "--socket=" + srv.Unix().Address},
 	}
 	for way, args := range ways {
 		for _, account := range [][]string{{"-uroot"}, {"-u", ""}, {"-umysql"}, {"-udbsock"}, {"-udbsock", "-pnot-the-password"}, {"-uroot", "-proot"}} {
@@ -67,7 +67,7 @@ func TestNoAccountWithoutTheRunsPassword(t *testing.T) {
 	// The run's own account with its password works over both.
 	for _, args := range [][]string{ways["tcp"], ways["socket"]} {
 		cmd := exec.Command(client, append(append([]string{"--no-defaults"}, args...), "-udbsock", "-e", "SELECT 1")...)
-		cmd.Env = append(os.Environ(), "MYSQL_PWD="+srv.TCP.Password)
+		cmd.Env = append(os.Environ(), "MYSQL_PWD="+srv.TCP().Password)
 		if out, err := cmd.CombinedOutput(); err != nil {
 			t.Errorf("dbsock with the run's password over %v: %v %s", args, err, out)
 		}
@@ -98,7 +98,7 @@ func uidOf(t *testing.T, pid int) int {
 func TestMemcachedWantsTheRunsAccount(t *testing.T) {
 	srv := sharedLocal(t, "memcached")
 	for _, first := range []string{"get dbsock:user:1\r\n", "set auth 0 0 12\r\ndbsock wrong\r\n"} {
-		c, err := net.DialTimeout("tcp", srv.TCP.Address, 5*time.Second)
+		c, err := net.DialTimeout("tcp", srv.TCP().Address, 5*time.Second)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -130,10 +130,10 @@ func TestFerretDBWantsTheRunsAccount(t *testing.T) {
 }
 
 func mongoRefuses(t *testing.T, srv *supply.Server) {
-	if srv.TCP.Password == "" {
+	if srv.TCP().Password == "" {
 		t.Fatal("the server has no password")
 	}
-	for _, ep := range []drivers.Endpoint{srv.TCP, srv.Unix} {
+	for _, ep := range []drivers.Endpoint{srv.TCP(), srv.Unix()} {
 		if err := mongoFind(ep); err != nil && !errors.Is(err, gomongo.ErrNoDocuments) {
 			t.Errorf("%s with the run's account: %v", ep.Transport, err)
 		}
@@ -174,7 +174,7 @@ func TestServersRunUnprivileged(t *testing.T) {
 	for target := range targettest.Binaries {
 		t.Run(target, func(t *testing.T) {
 			srv := sharedLocal(t, target)
-			pids := append([]int{srv.PID}, pidsNaming(t, srv.Unix.Address)...)
+			pids := append([]int{srv.PID}, pidsNaming(t, srv.Unix().Address)...)
 			for _, pid := range pids {
 				if uid := uidOf(t, pid); uid == 0 {
 					t.Errorf("%s's server process %d runs as root", target, pid)

@@ -49,7 +49,7 @@ func TestLocalSupplyAndStop(t *testing.T) {
 			}
 			t.Cleanup(func() { _ = srv.Stop(context.Background()) })
 			checkLocalServer(t, l, srv)
-			dir := filepath.Dir(srv.Unix.Address)
+			dir := filepath.Dir(srv.Unix().Address)
 			if err := srv.Stop(context.Background()); err != nil {
 				t.Fatal(err)
 			}
@@ -75,10 +75,10 @@ func checkLocalServer(t *testing.T, l *supply.Local, srv *supply.Server) {
 	if srv.PID <= 0 || srv.Provider != "local" {
 		t.Fatalf("server = %+v, want a local process", srv)
 	}
-	if srv.TCP.Transport != drivers.TCP || srv.Unix.Transport != drivers.Unix {
-		t.Fatalf("endpoints %v / %v", srv.TCP, srv.Unix)
+	if srv.TCP().Transport != drivers.TCP || srv.Unix().Transport != drivers.Unix {
+		t.Fatalf("endpoints %v / %v", srv.TCP(), srv.Unix())
 	}
-	for _, ep := range []drivers.Endpoint{srv.TCP, srv.Unix} {
+	for _, ep := range []drivers.Endpoint{srv.TCP(), srv.Unix()} {
 		if err := ep.Validate(); err != nil {
 			t.Fatal(err)
 		}
@@ -91,14 +91,14 @@ func checkLocalServer(t *testing.T, l *supply.Local, srv *supply.Server) {
 	if fi, err := os.Stat(l.Root()); err != nil || (fi.Mode().Perm() != 0o700 && fi.Mode().Perm() != 0o711) {
 		t.Fatalf("temp dir %s mode %v (%v), want 0700 or 0711", l.Root(), fi.Mode().Perm(), err)
 	}
-	if fi, err := os.Stat(filepath.Dir(srv.Unix.Address)); err != nil || fi.Mode().Perm()&0o077 != 0 {
-		t.Fatalf("socket dir %s mode %v (%v): open to others", filepath.Dir(srv.Unix.Address), fi.Mode().Perm(), err)
+	if fi, err := os.Stat(filepath.Dir(srv.Unix().Address)); err != nil || fi.Mode().Perm()&0o077 != 0 {
+		t.Fatalf("socket dir %s mode %v (%v): open to others", filepath.Dir(srv.Unix().Address), fi.Mode().Perm(), err)
 	}
-	if !strings.HasPrefix(srv.TCP.Address, "127.0.0.1:") {
-		t.Fatalf("TCP endpoint %s is not on 127.0.0.1", srv.TCP.Address)
+	if !strings.HasPrefix(srv.TCP().Address, "127.0.0.1:") {
+		t.Fatalf("TCP endpoint %s is not on 127.0.0.1", srv.TCP().Address)
 	}
-	testutil.AssertLoopbackOnly(t, srv.TCP.Address)
-	if pw := srv.TCP.Password; pw != "" {
+	testutil.AssertLoopbackOnly(t, srv.TCP().Address)
+	if pw := srv.TCP().Password; pw != "" {
 		cmdline, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(srv.PID), "cmdline"))
 		if err != nil || strings.Contains(string(cmdline), pw) {
 			t.Fatalf("the server's command line shows its password (or cannot be read: %v)", err)

@@ -116,7 +116,7 @@ func TestYourKeysAndWrite(t *testing.T) {
 			t.Errorf("%s: %d distinct keys, %d errors; want the file's 3 keys, no errors", r.Transport, r.DistinctKeys, r.Errors)
 		}
 	}
-	db, err := sqlOpen(srv.Unix)
+	db, err := sqlOpen(srv.Unix())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -43,7 +43,7 @@ func TestReadsCannotWritePostgres(t *testing.T) {
 func readsCannotWritePostgres(t *testing.T, target string) {
 	srv := sharedLocal(t, target)
 	ctx := context.Background()
-	cfg, err := postgres.Config(srv.Unix)
+	cfg, err := postgres.Config(srv.Unix())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,7 +93,7 @@ func readsCannotWritePostgres(t *testing.T, target string) {
 // write are refused, and the data is as it was.
 func TestReadsCannotWriteMySQL(t *testing.T) {
 	srv := sharedLocal(t, "mysql")
-	db, err := sqlOpen(srv.Unix)
+	db, err := sqlOpen(srv.Unix())
 	if err != nil {
 		t.Fatal(err)
 	}

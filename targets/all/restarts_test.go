@@ -34,7 +34,7 @@ func TestRestartsAcceptLogins(t *testing.T) {
 					cancel()
 					t.Fatalf("restart %d: %v", i, err)
 				}
-				for _, ep := range []drivers.Endpoint{srv.TCP, srv.Unix} {
+				for _, ep := range []drivers.Endpoint{srv.TCP(), srv.Unix()} {
 					if _, err := d.Info(ctx, ep); err != nil {
 						t.Errorf("restart %d of %d: a login over %s right after the restart failed: %v", i, n, ep, err)
 					}

@@ -55,9 +55,9 @@ func checkRotated(t *testing.T, d drivers.Driver, srv *supply.Server, boot map[s
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	eps := []drivers.Endpoint{srv.TCP, srv.Unix}
+	eps := []drivers.Endpoint{srv.TCP(), srv.Unix()}
 	if srv.Target == "mysql" {
-		root := srv.Unix
+		root := srv.Unix()
 		root.User, root.Database = "root", ""
 		eps = append(eps, root)
 	}
@@ -66,8 +66,8 @@ func checkRotated(t *testing.T, d drivers.Driver, srv *supply.Server, boot map[s
 		// private directory), so a login there says nothing of the
 		// password: the stored verifier does. TCP asks for it.
 		checkVerifier(ctx, t, srv, boot)
-		eps = []drivers.Endpoint{srv.TCP}
-		wrong := srv.TCP
+		eps = []drivers.Endpoint{srv.TCP()}
+		wrong := srv.TCP()
 		wrong.Password = "not-the-runs-password"
 		if _, err := d.Info(ctx, wrong); err == nil {
 			t.Errorf("postgres over tcp logs in with a wrong password")
@@ -78,7 +78,7 @@ func checkRotated(t *testing.T, d drivers.Driver, srv *supply.Server, boot map[s
 			t.Errorf("%s over %s with the run's password: %v", ep.User, ep.Transport, err)
 		}
 		for name, pw := range boot {
-			if pw == srv.TCP.Password {
+			if pw == srv.TCP().Password {
 				t.Fatalf("the bootstrap password %s is the run's", name)
 			}
 			ep.Password = pw
@@ -93,7 +93,7 @@ func checkRotated(t *testing.T, d drivers.Driver, srv *supply.Server, boot map[s
 // srv's account is the run's password's, and not a bootstrap one's.
 func checkVerifier(ctx context.Context, t *testing.T, srv *supply.Server, boot map[string]string) {
 	t.Helper()
-	cfg, err := postgres.Config(srv.Unix)
+	cfg, err := postgres.Config(srv.Unix())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,10 +103,10 @@ func checkVerifier(ctx context.Context, t *testing.T, srv *supply.Server, boot m
 	}
 	defer conn.Close(ctx)
 	var stored string
-	if err := conn.QueryRow(ctx, "SELECT rolpassword FROM pg_authid WHERE rolname = $1", srv.Unix.User).Scan(&stored); err != nil {
+	if err := conn.QueryRow(ctx, "SELECT rolpassword FROM pg_authid WHERE rolname = $1", srv.Unix().User).Scan(&stored); err != nil {
 		t.Fatalf("read the account's verifier: %v", err)
 	}
-	if !scramMatches(t, stored, srv.Unix.Password) {
+	if !scramMatches(t, stored, srv.Unix().Password) {
 		t.Errorf("the account's verifier is not the run's password's")
 	}
 	for name, pw := range boot {

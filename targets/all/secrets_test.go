@@ -27,7 +27,7 @@ var serverTargets = []string{"mysql", "redis", "mongo", "postgres", "memcached",
 func passwordsOf(t *testing.T, srv *supply.Server) []string {
 	t.Helper()
 	var pws []string
-	for _, ep := range []drivers.Endpoint{srv.TCP, srv.Unix} {
+	for _, ep := range []drivers.Endpoint{srv.TCP(), srv.Unix()} {
 		if ep.Password != "" {
 			pws = append(pws, ep.Password)
 		}
@@ -101,7 +101,7 @@ func TestLocalServersGetOnlyTheirEnvironment(t *testing.T) {
 				t.Errorf("the run's password is in %s", strings.Join(where, ", "))
 			}
 			// Nor is it in a file of the run's once the server is up.
-			noFileHolds(t, filepath.Dir(filepath.Dir(srv.Unix.Address)), passwordsOf(t, srv))
+			noFileHolds(t, filepath.Dir(filepath.Dir(srv.Unix().Address)), passwordsOf(t, srv))
 		})
 	}
 }
@@ -138,7 +138,7 @@ func TestContainersHoldNoPassword(t *testing.T) {
 					t.Fatalf("restart: %v", err)
 				}
 				tg, _ := targets.Lookup(target)
-				for _, ep := range []drivers.Endpoint{srv.TCP, srv.Unix} {
+				for _, ep := range []drivers.Endpoint{srv.TCP(), srv.Unix()} {
 					if _, err := tg.Settings().Driver(drivers.Workload{}).Info(ctx, ep); err != nil {
 						t.Errorf("a login over %s after the restart: %v", ep.Transport, err)
 					}

@@ -89,7 +89,7 @@ func (s *sharedServer) watchRotation(tg *targets.Target) supply.Target {
 		took := false
 		var probe error
 		for _, pw := range boot {
-			ep := srv.TCP
+			ep := srv.TCP()
 			ep.Password = pw
 			if _, err := d.Info(ctx, ep); err == nil {
 				took = true
@@ -106,7 +106,7 @@ func (s *sharedServer) watchRotation(tg *targets.Target) supply.Target {
 		// that takes the run's password already (a restart) rotates as
 		// the recipe does; otherwise the readiness check probes again.
 		if !took && probe != nil {
-			if _, err := d.Info(ctx, srv.TCP); err != nil {
+			if _, err := d.Info(ctx, srv.TCP()); err != nil {
 				return fmt.Errorf("no bootstrap password logs in yet: %w", probe)
 			}
 		}

@@ -115,8 +115,8 @@ func (c *Conn) Do(context.Context) error {
 // Verify implements drivers.Conn with the greeting the server sent on
 // accept: its listener's network and the peer address it sees.
 func (c *Conn) Verify(context.Context) (drivers.Verification, error) {
-	t := drivers.Transport(c.network)
-	if t != drivers.TCP && t != drivers.TCP6 && t != drivers.Unix {
+	t, ok := drivers.NetworkPath(c.network)
+	if !ok {
 		return drivers.Verification{}, fmt.Errorf("echo server reported unknown network %q", c.network)
 	}
 	return drivers.Verification{Transport: t, Evidence: "echo server sees " + c.network + " peer " + c.peer}, nil

@@ -85,21 +85,21 @@ func (f *finder) Find(ctx context.Context, claim drivers.Claim) (drivers.Verific
 // CheckClaim is what server's record p of a connection says of its route,
 // or an error when it contradicts what the other process claims of it.
 func CheckClaim(server string, p Peer, claim drivers.Claim) (drivers.Verification, error) {
-	t := drivers.Transport(p.Network)
-	if t != drivers.TCP && t != drivers.TCP6 && t != drivers.Unix {
+	t, ok := drivers.NetworkPath(p.Network)
+	if !ok {
 		return drivers.Verification{}, fmt.Errorf("the %s reports unknown network %q", server, p.Network)
 	}
 	v := drivers.Verification{Transport: t, Evidence: fmt.Sprintf("%s sees connection %d with the token on %s, peer %s", server, p.ID, p.Network, p.Addr)}
 	if p.PID > 0 {
 		v.Evidence += ", pid " + strconv.Itoa(p.PID)
 	}
-	if t != drivers.Unix {
+	if p.Network != "unix" {
 		v.Peer = p.Addr
 	}
 	if claim.ConnID != "" && claim.ConnID != strconv.FormatUint(p.ID, 10) {
 		return v, fmt.Errorf("the agent says its connection is %s's number %s, the server numbers the one with its token %d", server, claim.ConnID, p.ID)
 	}
-	if claim.LocalAddr != "" && t != drivers.Unix && !drivers.SameAddr(claim.LocalAddr, p.Addr) {
+	if claim.LocalAddr != "" && p.Network != "unix" && !drivers.SameAddr(claim.LocalAddr, p.Addr) {
 		return v, fmt.Errorf("the agent says its connection is from %s, the %s sees it from %s", claim.LocalAddr, server, p.Addr)
 	}
 	return v, nil

@@ -113,8 +113,8 @@ func (c *Conn) Do(context.Context) error {
 
 // Verify implements drivers.Conn with the server's greeting.
 func (c *Conn) Verify(context.Context) (drivers.Verification, error) {
-	t := drivers.Transport(c.network)
-	if t != drivers.TCP && t != drivers.TCP6 && t != drivers.Unix {
+	t, ok := drivers.NetworkPath(c.network)
+	if !ok {
 		return drivers.Verification{}, fmt.Errorf("floor server reported unknown network %q", c.network)
 	}
 	return drivers.Verification{Transport: t, Evidence: "floor server sees " + c.network + " peer " + c.peer}, nil

@@ -73,10 +73,10 @@ func (f *finder) Find(ctx context.Context, claim drivers.Claim) (drivers.Verific
 		evidence += ", addr " + kv["addr"]
 	}
 	if strings.HasPrefix(kv["listen_addr"], "unix:") {
-		return drivers.Verification{Transport: drivers.Unix, Evidence: evidence}, nil
+		return drivers.Verification{Transport: drivers.ClassifyPeer("", false), Evidence: evidence}, nil
 	}
 	peer := strings.TrimPrefix(strings.TrimPrefix(kv["addr"], "tcp6:"), "tcp:")
-	return drivers.Verification{Transport: drivers.TransportOfHostPort(peer), Evidence: evidence, Peer: peer}, nil
+	return drivers.Verification{Transport: drivers.ClassifyPeer(peer, false), Evidence: evidence, Peer: peer}, nil
 }
 
 // conns is stats conns by fd: each connection's fields.

@@ -369,7 +369,7 @@ func (c *Conn) Verify(ctx context.Context) (drivers.Verification, error) {
 	if c.ep.Password != "" {
 		v.Negotiated.Auth = "password (the text protocol's auth file, -Y: user and password in a set command)"
 	}
-	if err != nil || v.Transport != drivers.TCP {
+	if err != nil || v.Transport.Secured() == v.Transport { // no TLS path over it
 		return v, err
 	}
 	settings, err := command(nc, "stats settings")
@@ -388,7 +388,7 @@ func OnTLSListener(v drivers.Verification, settings string, n drivers.Negotiated
 	enabled := strings.Contains(settings, "STAT ssl_enabled yes")
 	switch {
 	case enabled && !n.IsZero():
-		v.Transport = drivers.TLS
+		v.Transport = v.Transport.Secured()
 		v.Evidence += " (a TLS listener: stats settings ssl_enabled yes, and the client's TLS handshake on it succeeded)"
 		v.Negotiated.TLSVersion, v.Negotiated.TLSCipher, v.Negotiated.TLSResumed = n.TLSVersion, n.TLSCipher, n.TLSResumed
 	case enabled:
@@ -421,7 +421,7 @@ func ParseConns(out, local string) (drivers.Verification, error) {
 	}
 	for _, kv := range conns {
 		if kv["addr"] == "tcp:"+local || kv["addr"] == "tcp6:"+local {
-			return drivers.Verification{Transport: drivers.TransportOfHostPort(local), Evidence: "stats conns: addr " + kv["addr"] + " on listener " + kv["listen_addr"], Peer: local}, nil
+			return drivers.Verification{Transport: drivers.ClassifyPeer(local, false), Evidence: "stats conns: addr " + kv["addr"] + " on listener " + kv["listen_addr"], Peer: local}, nil
 		}
 	}
 	// Through a proxy (a published port) the server sees the proxy's
@@ -429,12 +429,12 @@ func ParseConns(out, local string) (drivers.Verification, error) {
 	// this very command (the others wait for theirs).
 	for _, kv := range conns {
 		if peer, ok := strings.CutPrefix(kv["addr"], "tcp:"); ok && drivers.Routed(peer) && kv["state"] == "conn_parse_cmd" {
-			return drivers.Verification{Transport: drivers.TCP, Evidence: "stats conns: addr " + kv["addr"] + " (not this client's " + local + ": a proxy's) on listener " + kv["listen_addr"] + ", running this command", Peer: peer}, nil
+			return drivers.Verification{Transport: drivers.ClassifyPeer(peer, false), Evidence: "stats conns: addr " + kv["addr"] + " (not this client's " + local + ": a proxy's) on listener " + kv["listen_addr"] + ", running this command", Peer: peer}, nil
 		}
 	}
 	for _, kv := range conns {
 		if strings.HasPrefix(kv["listen_addr"], "unix:") && kv["state"] == "conn_parse_cmd" {
-			return drivers.Verification{Transport: drivers.Unix, Evidence: "stats conns: a client on listener " + kv["listen_addr"]}, nil
+			return drivers.Verification{Transport: drivers.ClassifyPeer("", false), Evidence: "stats conns: a client on listener " + kv["listen_addr"]}, nil
 		}
 	}
 	return drivers.Verification{}, fmt.Errorf("stats conns lists no connection from %s and none on a Unix listener: is this memcached?", local)

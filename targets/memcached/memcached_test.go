@@ -26,7 +26,7 @@ func TestCompose(t *testing.T) { pipelinetest.Run(t, name, "compose") }
 // TestExternal measures a memcached pair that is already running.
 func TestExternal(t *testing.T) {
 	srv := targettest.Local(t, name, "memcached")
-	if err := pipelinetest.Mismatched(t, name, srv.TCP, srv.Unix); err != nil {
+	if err := pipelinetest.Mismatched(t, name, srv.TCP(), srv.Unix()); err != nil {
 		t.Fatalf("the right endpoints: %v", err)
 	}
 }
@@ -35,8 +35,8 @@ func TestExternal(t *testing.T) {
 func TestWrongSocket(t *testing.T) {
 	srv := targettest.Local(t, name, "memcached")
 	redis := targettest.Local(t, "redis", "redis-server")
-	err := pipelinetest.Mismatched(t, name, srv.TCP, drivers.Endpoint{Transport: drivers.Unix, Address: redis.Unix.Address})
-	targettest.Contains(t, err, "memcached", redis.Unix.Address)
+	err := pipelinetest.Mismatched(t, name, srv.TCP(), drivers.Endpoint{Transport: drivers.Unix, Address: redis.Unix().Address})
+	targettest.Contains(t, err, "memcached", redis.Unix().Address)
 }
 
 func TestParseConns(t *testing.T) {

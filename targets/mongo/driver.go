@@ -121,7 +121,7 @@ func (*Driver) ConnectPhase() string {
 // ClientOptions maps an endpoint to driver options for a pool of one, with a
 // direct connection and slow polling so that monitoring stays out of the way.
 func ClientOptions(ep drivers.Endpoint) (*options.ClientOptions, error) {
-	if ep.Transport == drivers.Unix && !strings.HasSuffix(ep.Address, "sock") {
+	if ep.Transport.Network() == "unix" && !strings.HasSuffix(ep.Address, "sock") {
 		return nil, fmt.Errorf("mongo socket path %q must end in \"sock\": the Go driver dials anything else over TCP", ep.Address)
 	}
 	opts := options.Client().
@@ -142,7 +142,7 @@ func ClientOptions(ep drivers.Endpoint) (*options.ClientOptions, error) {
 	if ep.User != "" {
 		opts.SetAuth(options.Credential{Username: ep.User, Password: ep.Password})
 	}
-	if ep.Transport == drivers.TLS {
+	if ep.Transport.Info().TLS {
 		opts.SetTLSConfig(ep.TLS)
 	}
 	return opts, nil
@@ -425,9 +425,9 @@ func (c *Conn) Verify(ctx context.Context) (drivers.Verification, error) {
 // handshake with the server's certificate succeeded, which only a TLS
 // listener completes (and on which a plain client's commands fail).
 func PeerVerified(you string, n drivers.Negotiated) drivers.Verification {
-	v := drivers.Verification{Transport: drivers.TransportOfPeer(you), Evidence: "whatsmyuri you=" + you, Peer: you}
-	if v.Transport == drivers.TCP && !n.IsZero() {
-		v.Transport, v.Negotiated = drivers.TLS, n
+	v := drivers.Verification{Transport: drivers.ClassifyPeer(you, false), Evidence: "whatsmyuri you=" + you, Peer: you}
+	if !n.IsZero() && v.Transport.Secured() != v.Transport {
+		v.Transport, v.Negotiated = v.Transport.Secured(), n
 		v.Evidence += " (the server does not say whether a connection is encrypted; the client's TLS handshake on this connection's listener succeeded)"
 	}
 	return v

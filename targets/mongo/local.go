@@ -83,9 +83,8 @@ func localServer(ctx context.Context, l *supply.Local, name string) (*supply.Ser
 		return nil, ls.Fail(err)
 	}
 	origin := fmt.Sprintf("local process %s (pid %d)", bin, ls.PID())
-	return ls.Server(prog, origin,
-		drivers.Endpoint{Transport: drivers.TCP, Address: ls.TCPAddr(), User: User, Password: password},
-		drivers.Endpoint{Transport: drivers.Unix, Address: ls.Sock, User: User, Password: password}), nil
+	tcp, unix := supply.Served(drivers.Endpoint{User: User, Password: password}, ls.TCPAddr(), ls.Sock)
+	return ls.Server(prog, origin, tcp, unix), nil
 }
 
 // mongodArgs are mongod's flags, with authentication on: for set-up,
@@ -119,7 +118,7 @@ func ferretdbArgs(ls *supply.LocalServer, tcp, socket string) []string {
 // the root role; FerretDB's set-up user gets its password (a login with
 // the empty one it was made with).
 func makeAccount(ctx context.Context, prog, socket, password string) error {
-	opts, err := ClientOptions(drivers.Endpoint{Transport: drivers.Unix, Address: socket})
+	opts, err := ClientOptions(drivers.SocketAt(socket))
 	if err != nil {
 		return err
 	}

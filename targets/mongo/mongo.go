@@ -103,7 +103,7 @@ func (s *Settings) NeedQuery() []setting.Field {
 // wire protocol needs a real handshake).
 func buildInfo(ctx context.Context, c net.Conn, path string) string {
 	c.Close()
-	info, err := New("", drivers.Workload{}).Info(ctx, drivers.Endpoint{Transport: drivers.Unix, Address: path})
+	info, err := New("", drivers.Workload{}).Info(ctx, drivers.SocketAt(path))
 	if err != nil {
 		return "no answer to buildInfo: " + err.Error()
 	}

@@ -46,10 +46,10 @@ func TestLocalMongodRequiresTheRunsAccount(t *testing.T) {
 	if !strings.Contains(srv.Origin, filepath.Join(bin, "mongod")) {
 		t.Fatalf("the server is %q, not the mongod stand-in", srv.Origin)
 	}
-	if srv.TCP.User != mongo.User || srv.TCP.Password == "" {
-		t.Fatalf("the server's account is %q with password %q", srv.TCP.User, srv.TCP.Password)
+	if srv.TCP().User != mongo.User || srv.TCP().Password == "" {
+		t.Fatalf("the server's account is %q with password %q", srv.TCP().User, srv.TCP().Password)
 	}
-	for _, ep := range []drivers.Endpoint{srv.TCP, srv.Unix} {
+	for _, ep := range []drivers.Endpoint{srv.TCP(), srv.Unix()} {
 		if err := find(ep); err != nil && !errors.Is(err, gomongo.ErrNoDocuments) {
 			t.Errorf("%s with the run's account: %v", ep.Transport, err)
 		}
@@ -65,7 +65,7 @@ func TestLocalMongodRequiresTheRunsAccount(t *testing.T) {
 		}
 	}
 	for _, f := range append(glob(t, "/proc/[0-9]*/environ"), glob(t, "/proc/[0-9]*/cmdline")...) {
-		if b, err := os.ReadFile(f); err == nil && bytes.Contains(b, []byte(srv.TCP.Password)) {
+		if b, err := os.ReadFile(f); err == nil && bytes.Contains(b, []byte(srv.TCP().Password)) {
 			t.Errorf("%s holds the run's password", f)
 		}
 	}

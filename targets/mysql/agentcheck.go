@@ -66,7 +66,7 @@ func (f *finder) Find(ctx context.Context, claim drivers.Claim) (drivers.Verific
 	}
 	v := drivers.Verification{Transport: TransportOfHost(host), Peer: host,
 		Evidence: "user lock " + claim.Token + " held by connection " + strconv.FormatInt(id.Int64, 10) + ", processlist host " + host}
-	if claim.LocalAddr != "" && v.Transport != drivers.Unix && !drivers.SameAddr(claim.LocalAddr, host) {
+	if claim.LocalAddr != "" && v.Transport.Network() != "unix" && !drivers.SameAddr(claim.LocalAddr, host) {
 		return v, fmt.Errorf("the agent says its connection is from %s, the server sees it from %s", claim.LocalAddr, host)
 	}
 	return v, nil

@@ -137,7 +137,7 @@ func Config(ep drivers.Endpoint) *gomysql.Config {
 	cfg.DBName = ep.Database
 	cfg.Timeout = 10 * time.Second
 	cfg.AllowNativePasswords = true
-	if ep.Transport == drivers.TLS {
+	if ep.Transport.Info().TLS {
 		cfg.TLS = ep.TLS // and no fallback to plain: a server without TLS is an error
 	}
 	return cfg
@@ -478,9 +478,7 @@ func Verified(host, version, cipher string) drivers.Verification {
 		return v
 	}
 	v.Evidence += ", Ssl_version " + version + ", Ssl_cipher " + cipher
-	if v.Transport == drivers.TCP {
-		v.Transport = drivers.TLS
-	}
+	v.Transport = v.Transport.Secured()
 	v.Negotiated = drivers.Negotiated{TLSVersion: strings.Replace(version, "TLSv", "TLS ", 1), TLSCipher: cipher}
 	return v
 }
@@ -489,9 +487,9 @@ func Verified(host, version, cipher string) drivers.Verification {
 // ("::1:port" TCP6), a bare host name ("localhost") is a Unix socket.
 func TransportOfHost(host string) drivers.Transport {
 	if i := strings.LastIndexByte(host, ':'); i > 0 && i < len(host)-1 {
-		return drivers.TransportOfHostPort(host)
+		return drivers.ClassifyPeer(host, false)
 	}
-	return drivers.Unix
+	return drivers.ClassifyPeer("", false)
 }
 
 // Close implements drivers.Conn.

@@ -66,7 +66,9 @@ func prepare(ctx context.Context, l *supply.Local, ls *supply.LocalServer, bin, 
 // createAccount makes the run's account over the server's socket, as root
 // (mysqlCreateAccount), once it is first up.
 func createAccount(ctx context.Context, ls *supply.LocalServer, password string) error {
-	return mysqlCreateAccount(ctx, drivers.Endpoint{Transport: drivers.Unix, Address: ls.Sock, User: "root"}, password)
+	root := drivers.SocketAt(ls.Sock)
+	root.User = "root"
+	return mysqlCreateAccount(ctx, root, password)
 }
 
 // dataDir is a local server's data directory in its directory dir.

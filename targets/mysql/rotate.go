@@ -29,15 +29,15 @@ const (
 // (a restart) is left as it is.
 func rotate(ctx context.Context, srv *supply.Server, bootstrap map[string]string) error {
 	d := New("", drivers.Workload{})
-	if _, err := d.Info(ctx, srv.TCP); err == nil {
+	if _, err := d.Info(ctx, srv.TCP()); err == nil {
 		return nil
 	}
-	boot := srv.TCP
+	boot := srv.TCP()
 	boot.Password = bootstrap[secretPassword]
 	if _, err := d.Info(ctx, boot); err != nil {
-		return fmt.Errorf("log in to mysql at %s with neither the run's nor the bootstrap password (still starting?): %w", srv.TCP.Address, err)
+		return fmt.Errorf("log in to mysql at %s with neither the run's nor the bootstrap password (still starting?): %w", srv.TCP().Address, err)
 	}
-	root := srv.Unix
+	root := srv.Unix()
 	root.User, root.Password, root.Database = "root", bootstrap[secretRootPassword], ""
 	cfg := Config(root)
 	cfg.InterpolateParams = true // ALTER USER takes no placeholders server-side
@@ -47,7 +47,7 @@ func rotate(ctx context.Context, srv *supply.Server, bootstrap map[string]string
 	}
 	db := sql.OpenDB(conn)
 	defer db.Close()
-	return setPasswords(ctx, db, []string{"root", srv.TCP.User}, srv.TCP.Password)
+	return setPasswords(ctx, db, []string{"root", srv.TCP().User}, srv.TCP().Password)
 }
 
 // setPasswords gives every account of users, at whichever hosts they

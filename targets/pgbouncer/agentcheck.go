@@ -37,13 +37,13 @@ func (f finder) Find(ctx context.Context, claim drivers.Claim) (drivers.Verifica
 	}
 	r := found[0]
 	if r["addr"] == "unix" {
-		return drivers.Verification{Transport: drivers.Unix, Evidence: "SHOW CLIENTS: application_name " + claim.Token + ", addr unix"}, nil
+		return drivers.Verification{Transport: drivers.ClassifyPeer("", false), Evidence: "SHOW CLIENTS: application_name " + claim.Token + ", addr unix"}, nil
 	}
 	peer := r["addr"] + ":" + r["port"]
 	if claim.LocalAddr != "" && !drivers.SameAddr(claim.LocalAddr, peer) {
 		return drivers.Verification{}, fmt.Errorf("the agent says its connection is from %s, PgBouncer sees it from %s", claim.LocalAddr, peer)
 	}
-	v := drivers.Verification{Transport: drivers.TransportOfIP(r["addr"]), Peer: r["addr"],
+	v := drivers.Verification{Transport: drivers.ClassifyPeer(r["addr"], false), Peer: r["addr"],
 		Evidence: "SHOW CLIENTS: application_name " + claim.Token + ", addr " + r["addr"] + " port " + r["port"]}
 	return withTLS(v, r["tls"]), nil
 }

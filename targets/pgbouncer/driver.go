@@ -141,9 +141,7 @@ func withTLS(v drivers.Verification, tls string) drivers.Verification {
 		return v
 	}
 	v.Evidence += ", tls " + tls
-	if v.Transport == drivers.TCP {
-		v.Transport = drivers.TLS
-	}
+	v.Transport = v.Transport.Secured()
 	parts := strings.Split(tls, "/")
 	v.Negotiated.TLSVersion = strings.Replace(parts[0], "TLSv", "TLS ", 1)
 	if len(parts) > 1 {
@@ -159,7 +157,7 @@ func FindClient(rows []map[string]string, local net.Addr, app string) (drivers.V
 	if a, ok := local.(*net.TCPAddr); ok {
 		for _, r := range rows {
 			if r["port"] == strconv.Itoa(a.Port) && r["addr"] == a.IP.String() {
-				return withTLS(drivers.Verification{Transport: drivers.TransportOfIP(r["addr"]), Evidence: "SHOW CLIENTS: addr " + r["addr"] + " port " + r["port"], Peer: r["addr"]}, r["tls"]), nil
+				return withTLS(drivers.Verification{Transport: drivers.ClassifyPeer(r["addr"], false), Evidence: "SHOW CLIENTS: addr " + r["addr"] + " port " + r["port"], Peer: r["addr"]}, r["tls"]), nil
 			}
 		}
 		// Through a proxy (a published port) PgBouncer sees the proxy's
@@ -167,7 +165,7 @@ func FindClient(rows []map[string]string, local net.Addr, app string) (drivers.V
 		// application_name.
 		for _, r := range rows {
 			if r["application_name"] == app && app != "" && drivers.Routed(r["addr"]) {
-				v := drivers.Verification{Transport: drivers.TransportOfIP(r["addr"]), Peer: r["addr"],
+				v := drivers.Verification{Transport: drivers.ClassifyPeer(r["addr"], false), Peer: r["addr"],
 					Evidence: "SHOW CLIENTS: application_name " + app + ", addr " + r["addr"] + " port " + r["port"] + " (not this client's " + local.String() + ": a proxy's)"}
 				return withTLS(v, r["tls"]), nil
 			}
@@ -177,9 +175,9 @@ func FindClient(rows []map[string]string, local net.Addr, app string) (drivers.V
 	for _, r := range rows {
 		if r["application_name"] == app && app != "" {
 			if r["addr"] == "unix" {
-				return drivers.Verification{Transport: drivers.Unix, Evidence: "SHOW CLIENTS: application_name " + app + ", addr unix"}, nil
+				return drivers.Verification{Transport: drivers.ClassifyPeer("", false), Evidence: "SHOW CLIENTS: application_name " + app + ", addr unix"}, nil
 			}
-			return drivers.Verification{Transport: drivers.TransportOfIP(r["addr"]), Evidence: "SHOW CLIENTS: application_name " + app + ", addr " + r["addr"] + " port " + r["port"]}, nil
+			return drivers.Verification{Transport: drivers.ClassifyPeer(r["addr"], false), Evidence: "SHOW CLIENTS: application_name " + app + ", addr " + r["addr"] + " port " + r["port"]}, nil
 		}
 	}
 	return drivers.Verification{}, fmt.Errorf("SHOW CLIENTS lists no client named %s (this connection's application_name): is this PgBouncer 1.18 or later?", app)

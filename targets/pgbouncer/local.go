@@ -47,7 +47,7 @@ func localServer(ctx context.Context, l *supply.Local, target string) (*supply.S
 	if err != nil {
 		return nil, fail(err)
 	}
-	ini, err := writeConfig(ls, pg.Unix, listen{addr: ls.Bind(","), port: ls.Port, socketDir: ls.Dir, socketMode: "0700", tls: tf})
+	ini, err := writeConfig(ls, pg.Unix(), listen{addr: ls.Bind(","), port: ls.Port, socketDir: ls.Dir, socketMode: "0700", tls: tf})
 	if err != nil {
 		return nil, fail(err)
 	}
@@ -59,9 +59,7 @@ func localServer(ctx context.Context, l *supply.Local, target string) (*supply.S
 	if err := ls.Start(ctx, server, bin, []string{ini}, nil, ""); err != nil {
 		return nil, fail(err)
 	}
-	tcp := drivers.Endpoint{Transport: drivers.TCP, Address: ls.TCPAddr(), User: pg.TCP.User, Password: pg.TCP.Password, Database: pg.TCP.Database}
-	unix := tcp
-	unix.Transport, unix.Address = drivers.Unix, ls.Sock
+	tcp, unix := supply.Served(pg.TCP(), ls.TCPAddr(), ls.Sock)
 	srv := ls.Server(target, ls.Origin(bin)+fmt.Sprintf(" in front of %s", pg.Origin), tcp, unix).Join(pg)
 	srv.Serving = serving + " (both started by dbsock, pinned alike)"
 	return srv, nil

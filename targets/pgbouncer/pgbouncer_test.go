@@ -32,7 +32,7 @@ func TestCompose(t *testing.T) { pipelinetest.Run(t, name, "compose") }
 // TestExternal measures a PgBouncer that is already running.
 func TestExternal(t *testing.T) {
 	srv := targettest.Local(t, name, binaries...)
-	if err := pipelinetest.Mismatched(t, name, srv.TCP, srv.Unix); err != nil {
+	if err := pipelinetest.Mismatched(t, name, srv.TCP(), srv.Unix()); err != nil {
 		t.Fatalf("the right endpoints: %v", err)
 	}
 }
@@ -42,10 +42,10 @@ func TestExternal(t *testing.T) {
 func TestWrongSocket(t *testing.T) {
 	srv := targettest.Local(t, name, binaries...)
 	pg := targettest.Local(t, "postgres", "initdb")
-	unix := pg.Unix
-	unix.User, unix.Password, unix.Database = srv.Unix.User, srv.Unix.Password, srv.Unix.Database
-	err := pipelinetest.Mismatched(t, name, srv.TCP, unix)
-	targettest.Contains(t, err, "pgbouncer", pg.Unix.Address, "another server's socket")
+	unix := pg.Unix()
+	unix.User, unix.Password, unix.Database = srv.Unix().User, srv.Unix().Password, srv.Unix().Database
+	err := pipelinetest.Mismatched(t, name, srv.TCP(), unix)
+	targettest.Contains(t, err, "pgbouncer", pg.Unix().Address, "another server's socket")
 }
 
 func TestFindClient(t *testing.T) {
@@ -101,7 +101,7 @@ func TestLoginRetry(t *testing.T) {
 				testutil.NeedAny(t, binaries...)
 			}
 			srv := targettest.Supplied(t, name, provider)
-			rows, err := pgbouncer.ConsoleRows(context.Background(), srv.Unix, "SHOW CONFIG")
+			rows, err := pgbouncer.ConsoleRows(context.Background(), srv.Unix(), "SHOW CONFIG")
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -142,14 +142,14 @@ func Config(ep drivers.Endpoint) (*pgx.ConnConfig, error) {
 	if err != nil {
 		return nil, err
 	}
-	switch ep.Transport {
+	switch ep.Transport.Network() {
 	default: // every path over TCP
 		host, port, err := splitHostPort(ep.Address)
 		if err != nil {
 			return nil, err
 		}
 		cfg.Host, cfg.Port = host, port
-	case drivers.Unix:
+	case "unix":
 		base := filepath.Base(ep.Address)
 		p, ok := strings.CutPrefix(base, ".s.PGSQL.")
 		port, err := strconv.ParseUint(p, 10, 16)
@@ -162,7 +162,7 @@ func Config(ep drivers.Endpoint) (*pgx.ConnConfig, error) {
 	cfg.ConnectTimeout = 10 * time.Second
 	cfg.Fallbacks = nil
 	cfg.TLSConfig = nil
-	if ep.Transport == drivers.TLS {
+	if ep.Transport.Info().TLS {
 		cfg.TLSConfig = ep.TLS // sslmode=verify-full, with the endpoint's CA
 	}
 	return cfg, nil

@@ -25,14 +25,14 @@ const secretPassword = "postgres-password"
 // which password the account has.
 func rotate(ctx context.Context, srv *supply.Server, bootstrap map[string]string) error {
 	d := New(drivers.Workload{})
-	ep := srv.TCP
+	ep := srv.TCP()
 	if _, err := d.Info(ctx, ep); err != nil {
 		ep.Password = bootstrap[secretPassword]
 		if _, err := d.Info(ctx, ep); err != nil {
 			return fmt.Errorf("log in to postgres at %s with neither the run's nor the bootstrap password (still starting?): %w", ep.Address, err)
 		}
 	}
-	admin := srv.Unix
+	admin := srv.Unix()
 	admin.Password = ep.Password
 	cfg, err := Config(admin)
 	if err != nil {
@@ -43,9 +43,9 @@ func rotate(ctx context.Context, srv *supply.Server, bootstrap map[string]string
 		return fmt.Errorf("log in to postgres at %s to set the run's password: %w", admin.Address, err)
 	}
 	defer conn.Close(ctx)
-	q := "ALTER ROLE " + pgx.Identifier{srv.TCP.User}.Sanitize() + " PASSWORD " + quoteLiteral(srv.TCP.Password)
+	q := "ALTER ROLE " + pgx.Identifier{srv.TCP().User}.Sanitize() + " PASSWORD " + quoteLiteral(srv.TCP().Password)
 	if _, err := conn.Exec(ctx, q, pgx.QueryExecModeSimpleProtocol); err != nil {
-		return fmt.Errorf("change the bootstrap password of role %s to the run's: %w", srv.TCP.User, err)
+		return fmt.Errorf("change the bootstrap password of role %s to the run's: %w", srv.TCP().User, err)
 	}
 	return nil
 }

@@ -43,17 +43,15 @@ func (c *Conn) Auth() string { return c.auth }
 func Verified(addr *string, ssl bool, version, cipher *string, n drivers.Negotiated) drivers.Verification {
 	var v drivers.Verification
 	if addr == nil {
-		v = drivers.Verification{Transport: drivers.Unix, Evidence: "inet_client_addr() is NULL"}
+		v = drivers.Verification{Transport: drivers.ClassifyPeer("", false), Evidence: "inet_client_addr() is NULL"}
 	} else {
-		v = drivers.Verification{Transport: drivers.TransportOfIP(*addr), Evidence: "inet_client_addr() = " + *addr, Peer: *addr}
+		v = drivers.Verification{Transport: drivers.ClassifyPeer(*addr, false), Evidence: "inet_client_addr() = " + *addr, Peer: *addr}
 	}
 	if !ssl {
 		v.Evidence += ", pg_stat_ssl.ssl = false"
 		return v
 	}
-	if v.Transport == drivers.TCP {
-		v.Transport = drivers.TLS
-	}
+	v.Transport = v.Transport.Secured()
 	n.TLSVersion, n.TLSCipher = strings.Replace(deref(version), "TLSv", "TLS ", 1), deref(cipher)
 	v.Evidence += fmt.Sprintf(", pg_stat_ssl.ssl = true (%s %s)", deref(version), deref(cipher))
 	v.Negotiated = n
@@ -77,7 +75,7 @@ func watchAuth(cfg *pgx.ConnConfig, ep drivers.Endpoint) *authSeen {
 		f.Trace(a, pgproto3.TracerOptions{SuppressTimestamps: true})
 		return f
 	}
-	if ep.Transport == drivers.TLS {
+	if ep.Transport.Info().TLS {
 		cfg.AfterNetConnect = func(ctx context.Context, _ *pgconn.Config, conn net.Conn) (net.Conn, error) {
 			drivers.TraceFrom(ctx).Secure()
 			return conn, nil // as it is: pgx binds SCRAM to a *tls.Conn's channel

@@ -55,7 +55,7 @@ func TestUpdatesCountedOnTheServer(t *testing.T) {
 				t.Errorf("%s %s: %d writes for %d ops, %d errors and 100 warm-up ops", dist, r.Transport, r.Writes, r.N, r.Errors)
 			}
 		}
-		touched, sum, hottest := counters(t, srv.Unix)
+		touched, sum, hottest := counters(t, srv.Unix())
 		if sum != writes {
 			t.Errorf("%s: the counters add up to %d, the runs made %d writes", dist, sum, writes)
 		}
@@ -95,7 +95,7 @@ func TestMixedCountedOnTheServer(t *testing.T) {
 			t.Fatalf("run of op %q under --op mixed", r.Op)
 		}
 	}
-	if _, sum, _ := counters(t, srv.Unix); sum != writes || writes < 1500 || reads < 1500 {
+	if _, sum, _ := counters(t, srv.Unix()); sum != writes || writes < 1500 || reads < 1500 {
 		t.Errorf("the counters add up to %d, the update runs made %d writes (and the reads %d ops); want equal, each about 2000", sum, writes, reads)
 	}
 	if len(rep.Summary) != 2 || rep.Summary[0].Against(drivers.Unix).SpeedupP50CI == nil || rep.Summary[1].Against(drivers.Unix).SpeedupP50CI == nil {

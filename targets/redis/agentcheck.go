@@ -46,10 +46,10 @@ func (f *finder) Find(ctx context.Context, claim drivers.Claim) (drivers.Verific
 	if err != nil {
 		return v, err
 	}
-	if claim.LocalAddr != "" && v.Transport != drivers.Unix && !drivers.SameAddr(claim.LocalAddr, v.Peer) {
+	if claim.LocalAddr != "" && v.Transport.Network() != "unix" && !drivers.SameAddr(claim.LocalAddr, v.Peer) {
 		return v, fmt.Errorf("the agent says its connection is from %s, the server sees it from %s", claim.LocalAddr, v.Peer)
 	}
-	if v.Transport != drivers.TCP {
+	if v.Transport.Secured() == v.Transport { // no TLS path over it
 		return v, nil
 	}
 	tlsPort, err := f.conn.ConfigGet(ctx, "tls-port").Result()
@@ -140,7 +140,7 @@ func (f *finder) CheckUse(ctx context.Context, claim drivers.Claim, v drivers.Ve
 	// The same addr (a TCP client's own port, the socket's path) on the
 	// same kind of listener: TLS is told from TCP by the port it came in
 	// on, which Find read, and which a connection cannot change.
-	if (now.Transport == drivers.Unix) != (v.Transport == drivers.Unix) || now.Peer != v.Peer {
+	if (now.Transport.Network() == "unix") != (v.Transport.Network() == "unix") || now.Peer != v.Peer {
 		return fmt.Errorf("CLIENT LIST shows the connection named %s on %s from %s; it was verified on %s from %s", claim.Token, now.Transport, now.Peer, v.Transport, v.Peer)
 	}
 	fields := clientFields(line)

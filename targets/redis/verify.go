@@ -23,7 +23,7 @@ func (c *Conn) Verify(ctx context.Context) (drivers.Verification, error) {
 	}
 	v, err := ParseClientInfo(line)
 	v.Negotiated.Auth = c.auth
-	if err != nil || v.Transport == drivers.Unix {
+	if err != nil || v.Transport.Network() == "unix" {
 		return v, err
 	}
 	n := c.socks.Negotiated()
@@ -65,7 +65,7 @@ func OnTLSPort(v drivers.Verification, tlsPort string, n drivers.Negotiated) dri
 	laddr, _, _ = strings.Cut(laddr, " ")
 	i := strings.LastIndexByte(laddr, ':')
 	if tlsPort != "" && tlsPort != "0" && i >= 0 && laddr[i+1:] == tlsPort {
-		v.Transport = drivers.TLS
+		v.Transport = v.Transport.Secured()
 		v.Evidence += " (the server's tls-port " + tlsPort + ")"
 		v.Negotiated.TLSVersion, v.Negotiated.TLSCipher, v.Negotiated.TLSResumed = n.TLSVersion, n.TLSCipher, n.TLSResumed
 	} else {
@@ -87,9 +87,9 @@ func ParseClientInfo(line string) (drivers.Verification, error) {
 		return drivers.Verification{}, fmt.Errorf("CLIENT INFO has no addr field: %q", line)
 	}
 	evidence := "client addr=" + addr + " laddr=" + fields["laddr"] + " flags=" + fields["flags"]
-	t := drivers.TransportOfHostPort(addr)
+	t := drivers.ClassifyPeer(addr, false)
 	if strings.Contains(fields["flags"], "U") || strings.HasPrefix(addr, "/") {
-		t = drivers.Unix
+		t = drivers.ClassifyPeer("", false)
 	}
 	return drivers.Verification{Transport: t, Evidence: evidence, Peer: addr}, nil
 }

@@ -130,7 +130,7 @@ func Contains(t *testing.T, err error, words ...string) {
 
 // External is the external provider of srv's two endpoints for target.
 func External(target string, srv *supply.Server) *supply.External {
-	return &supply.External{Endpoints: map[string]supply.Pair{target: {TCP: srv.TCP, Unix: srv.Unix}}}
+	return &supply.External{Endpoints: map[string]supply.Pair{target: {TCP: srv.TCP(), Unix: srv.Unix()}}}
 }
 
 // Serves says whether the server provider starts for target (product, as
