@@ -18,9 +18,14 @@ var familyName = regexp.MustCompile(`^[a-z][a-z0-9]{0,31}$`)
 // protocol 1: one connection at a time, closed loop.
 var ErrProtocol1 = errors.New("it speaks agent protocol 1, which measures one connection in a closed loop; many connections at once, an offered rate or a duration need protocol 2 (docs/agents.md, \"load\")")
 
+// Goroutines is the worker model of dbsock's own Go agent (package
+// agents/goagent): a goroutine per connection. No stack.json names it.
+const Goroutines = "goroutines"
+
 // checkCapabilities says what is wrong with a hello's capabilities: a
 // hello of protocol 2 must say which protocol families it speaks, and
-// may name a worker model only among stackfile.WorkerModels.
+// may name a worker model only among stackfile.WorkerModels (or
+// Goroutines).
 func (h Hello) checkCapabilities() error {
 	c := h.Capabilities
 	if h.Protocol < 2 {
@@ -34,7 +39,7 @@ func (h Hello) checkCapabilities() error {
 			return fmt.Errorf("protocol family %q is not a family's name (lower-case letters and digits)", f)
 		}
 	}
-	if c.Workers != "" && !slices.Contains(stackfile.WorkerModels, c.Workers) {
+	if c.Workers != "" && c.Workers != Goroutines && !slices.Contains(stackfile.WorkerModels, c.Workers) {
 		return fmt.Errorf("workers %q is not a worker model (%v)", c.Workers, stackfile.WorkerModels)
 	}
 	if c.MaxConnections < 0 {

@@ -91,6 +91,12 @@ type Hello struct {
 	// Capabilities (protocol 2) are what the agent can do; nil for
 	// protocol 1: one connection at a time, closed loop.
 	Capabilities *Capabilities `json:"capabilities,omitempty"`
+	// PID, optional, is the agent's process id as dbsock's host sees it,
+	// said by an agent that dbsock does not start as its own child:
+	// dbsock's own agent in its client container (which shares the
+	// host's PID namespace), whose CPU time dbsock reads there once it has
+	// checked that the process is in the container.
+	PID int `json:"pid,omitempty"`
 }
 
 // Capabilities are what an agent of protocol 2 says it can do: dbsock

@@ -129,3 +129,15 @@ type BlockAuditor interface {
 	StartAudit(ctx context.Context) error
 	EndAudit(ctx context.Context) error
 }
+
+// NamedOpener is an optional capability of a Driver whose connections can
+// carry a token where the server shows it, as an agent's must (the name
+// its ConnFinder finds them by): dbsock's own Go agent (dbsock agent)
+// opens its connections with it, so that they are checked on the server
+// side as every other agent's are.
+type NamedOpener interface {
+	// OpenNamed is Open, the connection carrying token (a target whose
+	// Finder tells a new connection by something else opens it as Open
+	// does).
+	OpenNamed(ctx context.Context, ep Endpoint, token string) (Conn, error)
+}

@@ -109,6 +109,12 @@ func (*Driver) AgentOp() drivers.AgentLookup {
 	return drivers.AgentLookup{Family: "memcached", Key: func(id int64) any { return drivers.KeyName(id) }}
 }
 
+// OpenNamed implements drivers.NamedOpener as Open: memcached shows no
+// name, and its Finder finds the one connection new since Expect.
+func (d *Driver) OpenNamed(ctx context.Context, ep drivers.Endpoint, _ string) (drivers.Conn, error) {
+	return d.Open(ctx, ep)
+}
+
 // CountOps implements drivers.OpCounter: stats' cmd_get, over every
 // connection of the instance (dbsock's memcached serves each path from
 // its own).

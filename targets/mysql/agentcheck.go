@@ -81,6 +81,25 @@ func (d *Driver) AgentOp() drivers.AgentLookup {
 	return drivers.AgentLookup{Family: "mysql", Statement: d.readQuery(), NoPrepare: d.mode != ModePrepared, Key: func(id int64) any { return id }}
 }
 
+// OpenNamed implements drivers.NamedOpener: Open, then SELECT
+// GET_LOCK(token, 0), the user lock Find finds it by.
+func (d *Driver) OpenNamed(ctx context.Context, ep drivers.Endpoint, token string) (drivers.Conn, error) {
+	c, err := d.Open(ctx, ep)
+	if err != nil {
+		return nil, err
+	}
+	mc := c.(*Conn)
+	var got sql.NullInt64
+	if err := mc.conn.QueryRowContext(ctx, "SELECT GET_LOCK(?, 0)", token).Scan(&got); err != nil || got.Int64 != 1 {
+		mc.Close()
+		if err == nil {
+			err = fmt.Errorf("GET_LOCK returned %v, not 1: another connection holds it", got)
+		}
+		return nil, fmt.Errorf("take the user lock %s over %s: %w", token, ep, err)
+	}
+	return c, nil
+}
+
 // CountOps implements drivers.OpCounter: the server's count of SELECTs
 // and executed prepared statements, over every connection (dbsock's own
 // audits add a few, which only loosens the check).

@@ -106,7 +106,13 @@ func console(ctx context.Context, ep drivers.Endpoint, cmd string) ([]map[string
 
 // Open implements drivers.Driver.
 func (d Driver) Open(ctx context.Context, ep drivers.Endpoint) (drivers.Conn, error) {
-	c, err := d.Driver.Open(ctx, ep)
+	return d.OpenNamed(ctx, ep, "")
+}
+
+// OpenNamed implements drivers.NamedOpener: the client's application_name
+// is token, which SHOW CLIENTS lists it by.
+func (d Driver) OpenNamed(ctx context.Context, ep drivers.Endpoint, token string) (drivers.Conn, error) {
+	c, err := d.Driver.OpenNamed(ctx, ep, token)
 	if err != nil {
 		return nil, err
 	}

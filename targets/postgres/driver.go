@@ -180,7 +180,8 @@ func splitHostPort(addr string) (string, uint16, error) {
 	return strings.Trim(addr[:i], "[]"), uint16(p), nil
 }
 
-func (d *Driver) connect(ctx context.Context, ep drivers.Endpoint, socks *drivers.Sockets, readOnly bool) (*pgx.Conn, string, error) {
+// connect connects over ep as app (application_name; "" for a fresh one).
+func (d *Driver) connect(ctx context.Context, ep drivers.Endpoint, socks *drivers.Sockets, readOnly bool, app string) (*pgx.Conn, string, error) {
 	cfg, err := Config(ep)
 	if err != nil {
 		return nil, "", err
@@ -192,7 +193,10 @@ func (d *Driver) connect(ctx context.Context, ep drivers.Endpoint, socks *driver
 	if d.mode == ModeExec {
 		cfg.DefaultQueryExecMode = pgx.QueryExecModeExec
 	}
-	cfg.RuntimeParams["application_name"] = applicationName()
+	if app == "" {
+		app = applicationName()
+	}
+	cfg.RuntimeParams["application_name"] = app
 	if readOnly {
 		// Your statement under --op read: every transaction of the
 		// connection is read-only, so the server refuses a write (a
@@ -220,7 +224,7 @@ func (d *Driver) Seed(ctx context.Context, ep drivers.Endpoint) error {
 	if !d.w.Seeds() {
 		return nil
 	}
-	c, _, err := d.connect(ctx, ep, nil, false)
+	c, _, err := d.connect(ctx, ep, nil, false, "")
 	if err != nil {
 		return err
 	}
@@ -250,7 +254,7 @@ func (d *Driver) Seed(ctx context.Context, ep drivers.Endpoint) error {
 
 // Info implements drivers.Driver.
 func (d *Driver) Info(ctx context.Context, ep drivers.Endpoint) (drivers.ServerInfo, error) {
-	c, _, err := d.connect(ctx, ep, nil, false)
+	c, _, err := d.connect(ctx, ep, nil, false, "")
 	if err != nil {
 		return drivers.ServerInfo{}, err
 	}
@@ -269,8 +273,15 @@ func (d *Driver) Info(ctx context.Context, ep drivers.Endpoint) (drivers.ServerI
 // Open implements drivers.Driver: one connection, with the op's
 // statements prepared in ModePrepared.
 func (d *Driver) Open(ctx context.Context, ep drivers.Endpoint) (drivers.Conn, error) {
+	return d.OpenNamed(ctx, ep, "")
+}
+
+// OpenNamed implements drivers.NamedOpener: the connection's
+// application_name is token, which pg_stat_activity (and a pooler's SHOW
+// CLIENTS) shows it by; "" is a fresh one, as Open's.
+func (d *Driver) OpenNamed(ctx context.Context, ep drivers.Endpoint, token string) (drivers.Conn, error) {
 	socks := drivers.SocketsFor(ep)
-	c, auth, err := d.connect(ctx, ep, socks, d.w.ReadsYourQuery() && !d.Pooled)
+	c, auth, err := d.connect(ctx, ep, socks, d.w.ReadsYourQuery() && !d.Pooled, token)
 	if err != nil {
 		return nil, err
 	}
@@ -501,7 +512,7 @@ func (d *Driver) ListKeys(ctx context.Context, ep drivers.Endpoint, query string
 	if err := drivers.CheckKeysSQL(name, query); err != nil {
 		return nil, err
 	}
-	c, _, err := d.connect(ctx, ep, nil, false)
+	c, _, err := d.connect(ctx, ep, nil, false, "")
 	if err != nil {
 		return nil, err
 	}
@@ -530,7 +541,7 @@ func (*Driver) CheckQuery(q, op string) error { return drivers.CheckSQL(name, q,
 // VerifyEndpoint implements drivers.EndpointVerifier: inet_client_addr()
 // of a fresh connection that prepares nothing.
 func (d *Driver) VerifyEndpoint(ctx context.Context, ep drivers.Endpoint) (drivers.Verification, error) {
-	c, _, err := d.connect(ctx, ep, nil, false)
+	c, _, err := d.connect(ctx, ep, nil, false, "")
 	if err != nil {
 		return drivers.Verification{}, err
 	}

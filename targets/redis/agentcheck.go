@@ -80,6 +80,21 @@ func namedClient(list, token string) (string, error) {
 
 func (f *finder) Close() error { return errors.Join(f.conn.Close(), f.client.Close()) }
 
+// OpenNamed implements drivers.NamedOpener: Open, then CLIENT SETNAME
+// token, the name CLIENT LIST shows it by (Find).
+func (d *Driver) OpenNamed(ctx context.Context, ep drivers.Endpoint, token string) (drivers.Conn, error) {
+	c, err := d.Open(ctx, ep)
+	if err != nil {
+		return nil, err
+	}
+	rc := c.(*Conn)
+	if err := rc.conn.ClientSetName(ctx, token).Err(); err != nil {
+		rc.Close()
+		return nil, fmt.Errorf("CLIENT SETNAME %s over %s: %w", token, ep, err)
+	}
+	return c, nil
+}
+
 // AgentOp implements drivers.AgentOp: an agent GETs each row's key.
 func (*Driver) AgentOp() drivers.AgentLookup {
 	return drivers.AgentLookup{Family: "redis", Key: func(id int64) any { return drivers.KeyName(id) }}
