@@ -77,16 +77,22 @@ func TestEndpointStringHidesPassword(t *testing.T) {
 	}
 }
 
-func TestTransportOfPeer(t *testing.T) {
+// TestClassifyPeer: a client's address as servers print it is the path of
+// its network in the table, tls when the server says it is encrypted.
+func TestClassifyPeer(t *testing.T) {
 	for peer, want := range map[string]Transport{
-		"127.0.0.1:5555":        TCP,
-		"[::1]:5555":            TCP6,
-		"invalid AddrPort":      Unix,
-		"anonymous unix socket": Unix,
-		"":                      Unix,
+		"127.0.0.1:5555": TCP, "[::1]:5555": TCP6, "invalid AddrPort": Unix, "anonymous unix socket": Unix, "": Unix,
+		"127.0.0.1": TCP, "127.0.0.1/32": TCP, "::1": TCP6, "[::1]": TCP6, "::1/128": TCP6, "::ffff:127.0.0.1": TCP,
+		"::1:5432": TCP6, "/tmp/x.sock": Unix, "/tmp/redis.sock:0": Unix, "localhost": Unix, "unix": Unix,
+		"app.example:40000": TCP, "172.18.0.1:40000": TCP,
 	} {
-		if got := TransportOfPeer(peer); got != want {
-			t.Errorf("TransportOfPeer(%q) = %s, want %s", peer, got, want)
+		if got := ClassifyPeer(peer, false); got != want {
+			t.Errorf("ClassifyPeer(%q) = %s, want %s", peer, got, want)
+		}
+	}
+	for peer, want := range map[string]Transport{"127.0.0.1:5555": TLS, "[::1]:5555": TCP6, "": Unix} {
+		if got := ClassifyPeer(peer, true); got != want {
+			t.Errorf("ClassifyPeer(%q, secure) = %s, want %s", peer, got, want)
 		}
 	}
 }
@@ -218,25 +224,7 @@ func TestKeyNames(t *testing.T) {
 	}
 }
 
-func TestTransportOfIPTellsTheTwoLoopbacks(t *testing.T) {
-	for in, want := range map[string]Transport{
-		"127.0.0.1": TCP, "127.0.0.1/32": TCP, "::1": TCP6, "[::1]": TCP6, "::1/128": TCP6, "::ffff:127.0.0.1": TCP, "localhost": TCP,
-	} {
-		if got := TransportOfIP(in); got != want {
-			t.Errorf("TransportOfIP(%q) = %s, want %s", in, got, want)
-		}
-	}
-	for in, want := range map[string]Transport{
-		"127.0.0.1:5432": TCP, "[::1]:5432": TCP6, "::1:5432": TCP6, "/tmp/x.sock": Unix, "anonymous unix socket": Unix,
-	} {
-		got := TransportOfPeer(in)
-		if in == "::1:5432" {
-			got = TransportOfHostPort(in) // not an AddrPort: only a server's own printing
-		}
-		if got != want {
-			t.Errorf("%q = %s, want %s", in, got, want)
-		}
-	}
+func TestValidateTellsTheTwoLoopbacks(t *testing.T) {
 	for _, tt := range []struct {
 		ep   Endpoint
 		fail bool

@@ -105,7 +105,8 @@ var PathTable = []PathInfo{
 	{Path: TCP, Label: "TCP", Title: "TCP", Phrase: "127.0.0.1 TCP", Help: "127.0.0.1, the one the others are compared with unless --baseline names another",
 		Network: "tcp", Host: "127.0.0.1", Check: CheckLoopback},
 	{Path: Unix, Label: "Unix", Title: "Unix", Phrase: "the server's Unix socket", Help: "its socket", Network: "unix", Check: CheckSocket},
-	{Path: TCP6, Label: "TCP6", Title: "TCP6 ([::1])", Phrase: "TCP6 ([::1])", Help: "[::1], the IPv6 loopback", Network: "tcp6", Host: "::1", Check: checkLoopback6},
+	{Path: TCP6, Label: "TCP6", Title: "TCP6 ([::1])", Phrase: "TCP6 ([::1])", Help: "[::1], the IPv6 loopback",
+		Network: "tcp6", Host: "::1", Check: checkLoopback6, Absent: "its server listens on 127.0.0.1 only"},
 	{Path: TLS, Label: "TLS", Title: "TLS (127.0.0.1)", Phrase: "TLS over 127.0.0.1 TCP", Help: "127.0.0.1 with TLS, the client verifying the server's certificate",
 		Network: "tcp", Host: "127.0.0.1", TLS: true, Check: CheckLoopback, Absent: "dbsock does not start it with TLS"},
 	{Path: Published, Label: "Published port", Title: "published port (127.0.0.1)", Phrase: "a port Docker publishes on 127.0.0.1",
@@ -361,35 +362,4 @@ func peerHost(peer string) string {
 	}
 	host, _, _ = strings.Cut(host, "/")
 	return host
-}
-
-// TransportOfPeer classifies a peer address as the server printed it:
-// an IP:port is TCP (TCP6 for an IPv6 address), anything else (a path,
-// "invalid AddrPort", "anonymous unix socket") is a Unix socket.
-func TransportOfPeer(peer string) Transport {
-	if ap, err := netip.ParseAddrPort(peer); err == nil && ap.IsValid() {
-		return TransportOfIP(ap.Addr().String())
-	}
-	return Unix
-}
-
-// TransportOfIP is the TCP path of a client or listener address as a
-// server prints it ("127.0.0.1", "::1", "[::1]", "::1/128"): TCP6 for an
-// IPv6 address, TCP otherwise.
-func TransportOfIP(ip string) Transport {
-	ip, _, _ = strings.Cut(strings.Trim(ip, "[]"), "/")
-	if a, err := netip.ParseAddr(ip); err == nil && a.Is6() && !a.Is4In6() {
-		return TCP6
-	}
-	return TCP
-}
-
-// TransportOfHostPort is TransportOfIP of a "HOST:PORT" as a server
-// prints it, brackets or not ("::1:5432", "[::1]:5432").
-func TransportOfHostPort(hostPort string) Transport {
-	i := strings.LastIndexByte(hostPort, ':')
-	if i < 0 {
-		return TransportOfIP(hostPort)
-	}
-	return TransportOfIP(hostPort[:i])
 }

@@ -66,7 +66,10 @@ func AliasOf(ep drivers.Endpoint, p drivers.PathInfo) drivers.Endpoint {
 // one of Loopbacks); otherwise it says why not, with why (the recipe's
 // own reason) when given.
 func OfferLoopbacks(ctx context.Context, srv *Server, asked bool, why string) {
-	host, _, _ := net.SplitHostPort(srv.TCP().Address)
+	host, _, err := net.SplitHostPort(srv.TCP().Address)
+	if err != nil {
+		return // an instance that serves no TCP: the server's other one does
+	}
 	for _, p := range Aliases(host) {
 		ep := AliasOf(srv.TCP(), p)
 		if err := offerAlias(ctx, ep, asked, why); err != nil {
