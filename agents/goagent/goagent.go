@@ -263,10 +263,10 @@ func endpoint(o agents.Open) (drivers.Endpoint, error) {
 			cfg.ServerName = o.ServerName
 		}
 		ep.TLS, ep.TLSRoots = cfg, []byte(o.CAPEM)
-	case ep.Transport == drivers.TLS:
+	case ep.Transport.Info().TLS:
 		return ep, fmt.Errorf("open %s on the tls path: no CA certificate (tls_ca_pem) to trust", o.ID)
 	}
-	if r := ep.Transport.Route(); r == drivers.Service || r == drivers.Pod {
+	if ep.Transport.Route().Info().Netns {
 		return ep, nil // dialed from this process's own namespace, which is the container's
 	}
 	if err := ep.Validate(); err != nil {
