@@ -333,7 +333,7 @@ func checkRoutes(t *testing.T, rep *results.Report, perTarget int) {
 				t.Errorf("%s %s: the evidence names no bridge address: %s", r.Target, r.Transport, r.Evidence)
 			}
 			published[r.Target] = published[r.Target] || r.Transport == drivers.Published
-		case p.Docker && p.Peer != nil && r.Endpoint.From != "":
+		case p.Netns && r.Endpoint.From != "":
 			if from := r.Endpoint.From; from == "" || !strings.Contains(r.Evidence, from) || r.Endpoint.Netns == "" {
 				t.Errorf("%s service: dialed from %q in %q, but the server saw %s", r.Target, from, r.Endpoint.Netns, r.Evidence)
 			}
