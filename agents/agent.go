@@ -58,6 +58,19 @@ func (l Limits) wait(ops int) time.Duration {
 	return l.OpTimeout + l.grace() + time.Duration(ops)*l.PerOp
 }
 
+// ConnectPerOp is what each op of the connect scenario adds to a wait,
+// beside PerOp: a connection of its own, whose handshake may hash a
+// password (PostgreSQL's SCRAM takes milliseconds on each side).
+const ConnectPerOp = 100 * time.Millisecond
+
+// waitFor is wait for ops of scenario (ScenarioConnect or "").
+func (l Limits) waitFor(ops int, scenario string) time.Duration {
+	if scenario == ScenarioConnect {
+		return l.wait(ops) + time.Duration(ops)*ConnectPerOp
+	}
+	return l.wait(ops)
+}
+
 // Agent is one running agent process.
 type Agent struct {
 	spec   Spec

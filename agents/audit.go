@@ -52,6 +52,13 @@ func (c *conn) StartAudit(ctx context.Context) error {
 			}
 			w.count = n
 		}
+		if cc, ok := c.finder.(drivers.ConnCounter); ok && c.scenario == ScenarioConnect {
+			n, err := cc.CountConns(ctx)
+			if err != nil {
+				return fmt.Errorf("read %s, which checks the %s agent's connect block on %s: %w", cc.ConnCounter(), c.d.agent.spec.Stack, c.path, err)
+			}
+			w.connCount = n
+		}
 	}
 	w.open++
 	w.conns++
@@ -67,6 +74,10 @@ type window struct {
 	open, conns    int
 	count, claimed int64
 	checked        bool
+	connsChecked   bool
+	// connCount is the server's count of connections accepted before a
+	// connect block (drivers.ConnCounter), where it keeps one.
+	connCount int64
 }
 
 // EndAudit implements drivers.BlockAuditor: it checks the ops of the
@@ -94,7 +105,20 @@ func (c *conn) EndAudit(ctx context.Context) error {
 				ErrUnseen, w.claimed, c.onWhat(w.conns), oc.Counter(), served))
 		}
 	}
-	if uc, ok := c.finder.(drivers.UseChecker); ok && a.claimed > 0 {
+	if cc, ok := c.finder.(drivers.ConnCounter); ok && c.scenario == ScenarioConnect && !w.connsChecked {
+		w.connsChecked = true
+		n, err := cc.CountConns(ctx)
+		if err != nil {
+			return fmt.Errorf("read %s, which checks the %s agent's connect block on %s: %w", cc.ConnCounter(), c.d.agent.spec.Stack, c.path, err)
+		}
+		if opened := n - w.connCount; opened < w.claimed {
+			return c.d.agent.fail(fmt.Errorf("%w: it reported %d lookups on connections of their own on %s, but the server's %s moved by %d while the block ran",
+				ErrUnseen, w.claimed, c.onWhat(w.conns), cc.ConnCounter(), opened))
+		}
+	}
+	// The connect scenario's ops ran on connections of their own, not on
+	// the verified one, whose record says nothing of them.
+	if uc, ok := c.finder.(drivers.UseChecker); ok && a.claimed > 0 && c.scenario != ScenarioConnect {
 		if err := uc.CheckUse(ctx, c.claim, c.v, time.Since(a.start)+auditSlack); err != nil {
 			return c.d.agent.fail(fmt.Errorf("%w: its %s connection %s (token %s) after a block of %d lookups: %v",
 				ErrUnseen, c.path, c.id, c.claim.Token, a.claimed, err))

@@ -125,6 +125,19 @@ type conn struct {
 	claim  drivers.Claim
 	path   drivers.Transport
 	audit  audit
+	// scenario is the requests' (agents.ScenarioConnect for the
+	// Reconnecting copy of a verified connection).
+	scenario string
+}
+
+// Reconnecting implements drivers.Reconnector: the connection as the
+// connect scenario times it, each op a connection of its own that the
+// agent opens with this one's settings; this one stays open, verified.
+func (c *conn) Reconnecting() (drivers.BlockTimer, error) {
+	if err := c.d.agent.hello.CanConnect(); err != nil {
+		return nil, fmt.Errorf("the %s agent: %w", c.d.agent.spec.Stack, err)
+	}
+	return &conn{d: c.d, id: c.id, v: c.v, keys: c.keys, valueLen: c.valueLen, finder: c.finder, claim: c.claim, path: c.path, scenario: ScenarioConnect}, nil
 }
 
 // Verify implements drivers.Conn: what the server said of this very
@@ -185,7 +198,7 @@ func (c *conn) TimeBlock(ctx context.Context, n int) ([]int64, []drivers.OpFailu
 func (c *conn) block(ctx context.Context, keys []any) (BlockResult, error) {
 	c.d.mu.Lock()
 	defer c.d.mu.Unlock()
-	return c.d.agent.Block(ctx, Block{ID: c.id, Keys: keys, ValueLength: c.valueLen})
+	return c.d.agent.Block(ctx, Block{ID: c.id, Keys: keys, ValueLength: c.valueLen, Scenario: c.scenario})
 }
 
 // Close implements drivers.Conn: the agent closes the connection, and
@@ -247,7 +260,7 @@ func (c *conn) TimeGroup(ctx context.Context, conns []drivers.BlockTimer, plan d
 // under plan (those that have any), warm first; more says whether ops
 // are left after it.
 func (c *conn) load(cs []*conn, plan drivers.GroupPlan, from, chunk, warm int) (l Load, more bool) {
-	l = Load{Warmup: warm, ValueLength: c.valueLen, IntervalNs: plan.Interval.Nanoseconds(), DurationNs: plan.Duration.Nanoseconds()}
+	l = Load{Warmup: warm, ValueLength: c.valueLen, IntervalNs: plan.Interval.Nanoseconds(), DurationNs: plan.Duration.Nanoseconds(), Scenario: c.scenario}
 	for i, x := range cs {
 		n := min(plan.N[i]-from, chunk)
 		if n <= 0 {

@@ -82,6 +82,14 @@ func (h Hello) CanLoad(conns int, paced bool) error {
 	return nil
 }
 
+// CanConnect says whether the agent times the connect scenario.
+func (h Hello) CanConnect() error {
+	if h.Protocol < 2 || h.Capabilities == nil || !h.Capabilities.Connect {
+		return errors.New("its hello does not say it times the connect scenario (capabilities.connect), where each op opens a connection of its own")
+	}
+	return nil
+}
+
 // Load runs l on the agent and checks its result: one entry per
 // connection in order, one latency (and, paced, one lag) per op, none
 // negative, errors only at ops that were done, and every connection's
@@ -90,6 +98,11 @@ func (a *Agent) Load(ctx context.Context, l Load) (LoadResult, error) {
 	if err := a.hello.CanLoad(len(l.IDs), l.IntervalNs > 0); err != nil {
 		return LoadResult{}, fmt.Errorf("the %s agent: %w", a.spec.Stack, err)
 	}
+	if l.Scenario == ScenarioConnect {
+		if err := a.hello.CanConnect(); err != nil {
+			return LoadResult{}, fmt.Errorf("the %s agent: %w", a.spec.Stack, err)
+		}
+	}
 	ops, err := checkLoad(l)
 	if err != nil {
 		return LoadResult{}, err
@@ -97,7 +110,7 @@ func (a *Agent) Load(ctx context.Context, l Load) (LoadResult, error) {
 	l.Type = TypeLoad
 	what := fmt.Sprintf("load of %d ops on %d connections", ops, len(l.IDs))
 	limit := MaxLine + ops*(2*MaxLatencyBytes+MaxErrorBytes)
-	wait := a.limits.wait(ops) + l.schedule()
+	wait := a.limits.waitFor(ops, l.Scenario) + l.schedule()
 	var r LoadResult
 	start := time.Now()
 	if err := a.requestWithin(ctx, what, l, TypeLoadResult, &r, limit, wait); err != nil {

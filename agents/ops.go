@@ -75,12 +75,17 @@ func (a *Agent) Block(ctx context.Context, b Block) (BlockResult, error) {
 	if len(b.Keys) == 0 || len(b.Keys) > MaxOps || b.Warmup < 0 || n > MaxOps {
 		return BlockResult{}, fmt.Errorf("block on %s: %d keys and %d warm-up ops; want 1 to %d in all", b.ID, len(b.Keys), b.Warmup, MaxOps)
 	}
+	if b.Scenario == ScenarioConnect {
+		if err := a.hello.CanConnect(); err != nil {
+			return BlockResult{}, fmt.Errorf("the %s agent: %w", a.spec.Stack, err)
+		}
+	}
 	b.Type = TypeBlock
 	var r BlockResult
 	what := fmt.Sprintf("block %s of %d keys", b.ID, len(b.Keys))
 	limit := MaxLine + len(b.Keys)*(MaxLatencyBytes+MaxErrorBytes)
 	start := time.Now()
-	if err := a.request(ctx, what, b, TypeBlockResult, &r, limit, n); err != nil {
+	if err := a.requestWithin(ctx, what, b, TypeBlockResult, &r, limit, a.limits.waitFor(n, b.Scenario)); err != nil {
 		return BlockResult{}, err
 	}
 	wall := time.Since(start)

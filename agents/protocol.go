@@ -115,7 +115,17 @@ type Capabilities struct {
 	OpenLoop bool `json:"open_loop,omitempty"`
 	// MaxConnections is the most connections one load may have.
 	MaxConnections int `json:"max_connections,omitempty"`
+	// Connect says that it times the connect scenario: a block or load
+	// whose Scenario is ScenarioConnect.
+	Connect bool `json:"connect,omitempty"`
 }
+
+// ScenarioConnect is a block's or a load's Scenario when each op opens a
+// connection of its own, with the settings the block's connection was
+// opened with, does the lookup on it and closes it: its latency runs
+// from before the open to the close's end, as dbsock's Go client times
+// the connect scenario.
+const ScenarioConnect = "connect"
 
 // String names the stack for people: "LIBRARY VERSION (LANGUAGE VERSION)".
 func (h Hello) String() string {
@@ -184,6 +194,8 @@ type Block struct {
 	Warmup int    `json:"warmup"`
 	// ValueLength is the length in bytes every value must have.
 	ValueLength int `json:"value_length"`
+	// Scenario is ScenarioConnect, or "" for lookups on the connection.
+	Scenario string `json:"scenario,omitempty"`
 }
 
 // OpError is one op's failure: an error or a value of the wrong length.
@@ -233,6 +245,8 @@ type Load struct {
 	// MaxOps each.
 	DurationNs int64 `json:"duration_ns,omitempty"`
 	MaxOps     int   `json:"max_ops,omitempty"`
+	// Scenario is ScenarioConnect, or "" for lookups on the connections.
+	Scenario string `json:"scenario,omitempty"`
 }
 
 // ConnResult is one connection's ops of a load: the latency of each

@@ -111,6 +111,28 @@ type OpCounter interface {
 	Counter() string
 }
 
+// ConnCounter is an optional capability of a Finder whose server keeps a
+// running count of the connections it accepted: a block of the connect
+// scenario, each op on a connection of its own, must move it by at least
+// its ops.
+type ConnCounter interface {
+	// CountConns is the count now.
+	CountConns(ctx context.Context) (int64, error)
+	// ConnCounter names the count for reports and errors: "INFO stats
+	// total_connections_received".
+	ConnCounter() string
+}
+
+// Reconnector is an optional capability of a BlockTimer whose process
+// times the connect scenario itself (an agent's connection): each op of
+// the BlockTimer Reconnecting returns opens a connection of its own with
+// this one's settings, does the lookup on it and closes it, timed from
+// before the open to the close's end; this connection, verified, stays
+// open. An error says why the process cannot.
+type Reconnector interface {
+	Reconnecting() (BlockTimer, error)
+}
+
 // UseChecker is an optional capability of a Finder whose server shows
 // when each connection last served an op.
 type UseChecker interface {

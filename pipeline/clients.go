@@ -150,14 +150,21 @@ func (p Plan) validateAgentRun() error {
 	switch {
 	case p.Client.Remote != nil:
 		return refuse("its agents run on this host, which %s does not combine with", setting.Client)
-	case slices.ContainsFunc(p.scenarios(), func(s string) bool { return s != scenarios.PK }):
-		return refuse("an agent measures lookups on open connections: give %s %s", setting.Scenario, scenarios.PK)
 	case slices.ContainsFunc(p.Sweep.Pipelines, func(d int) bool { return d > 1 }):
 		return refuse("an agent sends one lookup per op: leave out %s", setting.Pipelines)
 	case o.Op != "" && o.Op != drivers.OpRead:
 		return refuse("an agent reads: leave out %s %s", setting.Op, o.Op)
 	case len(p.Workload.Queries) > 0 || len(p.Workload.KeysFrom) > 0:
 		return refuse("an agent does each target's own lookup: leave out %s and %s", setting.Queries, setting.KeysFrom)
+	}
+	if slices.Contains(p.scenarios(), scenarios.Connect) {
+		for _, c := range p.Client.Stacks {
+			lang, _, _ := strings.Cut(c, ":")
+			if lang != GoClient && lang != CmdClient && !agents.Declared(p.Client.AgentsDir, lang).Connect {
+				return refuse("the %s agent measures lookups on open connections only (its stack.json does not say connect): give %s %s for it",
+					lang, setting.Scenario, scenarios.PK)
+			}
+		}
 	}
 	if p.atLoad() {
 		for _, c := range p.Client.Stacks {

@@ -183,6 +183,27 @@ func agentsWithout(t *testing.T, runtime string) string {
 // worker model runs one connection at a time, closed loop: a run at load
 // from it is refused before anything starts, naming the stack; at rest
 // it is not.
+// TestStackWithoutConnectRefused: a stack whose stack.json does not say
+// it times the connect scenario is refused it before the run.
+func TestStackWithoutConnectRefused(t *testing.T) {
+	dir := agentsWithout(t, "/usr/bin/python3")
+	b, err := os.ReadFile(filepath.Join(dir, "python", "stack.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b = []byte(strings.Replace(string(b), `"connect": true,`, "", 1))
+	if err := os.WriteFile(filepath.Join(dir, "python", "stack.json"), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	pl := plan(&fakeProvider{}, &fakeDriver{name: "redis"})
+	pl.Client.AgentsDir, pl.Client.Stacks = dir, []string{"go", "python"}
+	pl.Sweep.Scenarios = []string{scenarios.Connect}
+	err = pl.validateAgentRun()
+	if err == nil || !strings.Contains(err.Error(), "the python agent measures lookups on open connections only (its stack.json does not say connect)") {
+		t.Errorf("connect: %v", err)
+	}
+}
+
 func TestStackWithoutWorkersRefusedAtLoad(t *testing.T) {
 	dir := agentsWithout(t, "/usr/bin/python3")
 	b, err := os.ReadFile(filepath.Join(dir, "python", "stack.json"))

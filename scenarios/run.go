@@ -325,7 +325,17 @@ func openWorkers(ctx context.Context, d drivers.Driver, s *side, opt caseRun) (d
 			}
 			return first, setting.Err("%s over %s: %w", d.Name(), ep, err)
 		}
-		if opt.Scenario == Connect {
+		if r, ok := conn.(drivers.Reconnector); ok && opt.Scenario == Connect {
+			// Timed where it is done (an agent): each op opens its own
+			// there, and the verified connection stays open beside them.
+			if w.timer, err = r.Reconnecting(); err != nil {
+				conn.Close()
+				return first, setting.Err("%s over %s: %w", d.Name(), ep, err)
+			}
+			w.conn = conn
+			w.op, _ = w.timer.(Op) // the timer takes the keys
+			w.warm = w.op
+		} else if opt.Scenario == Connect {
 			conn.Close() // each op opens its own
 			w.warm = &connectOp{ctx: s.ctx, open: opener(d, ep), connect: results.NewHistogram(), query: results.NewHistogram()}
 			w.phases[PhaseConnect], w.phases[PhaseQuery] = results.NewHistogram(), results.NewHistogram()

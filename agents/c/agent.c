@@ -49,6 +49,7 @@ struct slot {
 	char id[128];
 	const struct backend *b;
 	void *conn;
+	json_t *open; /* its open message: the connect scenario opens with it */
 	struct thread *t; /* its worker thread, from its first load to its close */
 };
 
@@ -126,6 +127,7 @@ static void do_open(const struct backend *started, json_t *m, const char *id) {
 	snprintf(s->id, sizeof s->id, "%s", id);
 	s->b = b;
 	s->conn = c;
+	s->open = json_incref(m);
 	say(reply);
 }
 
@@ -141,6 +143,45 @@ static int check_value(int rc, long len, long want, char *err, size_t size) {
 	return -1;
 }
 
+/* op_on does one op on s: the lookup on its connection, or, in the connect
+ * scenario, on a connection of its own opened with s's open message and
+ * closed after it, as dbsock's Go client times it. *end is when it ended. */
+static int op_on(struct slot *s, int connect, json_t *key, long *len, char *err, size_t size, int64_t *end) {
+	if (!connect) {
+		int rc = s->b->op(s->conn, key, len, err, size);
+		*end = now_ns();
+		return rc;
+	}
+	json_t *scratch = json_object();
+	err[0] = 0;
+	void *c = s->b->open(s->open, scratch, err, size);
+	json_decref(scratch);
+	if (!c) {
+		*end = now_ns();
+		*len = -1;
+		if (!err[0])
+			snprintf(err, size, "open failed");
+		return -1;
+	}
+	int rc = s->b->op(c, key, len, err, size);
+	s->b->close(c);
+	*end = now_ns();
+	return rc;
+}
+
+/* scenario_of reads a block's or a load's scenario: 1 for connect, 0 for
+ * lookups on the connection, -1 (msg set) for another. */
+static int scenario_of(json_t *m, char *msg, size_t len) {
+	json_t *v = json_object_get(m, "scenario");
+	const char *sc = v && !json_is_null(v) ? json_string_value(v) : "";
+	if (sc && (!*sc || !strcmp(sc, "pk")))
+		return 0;
+	if (sc && !strcmp(sc, "connect"))
+		return 1;
+	snprintf(msg, len, "scenario %.64s: this agent times \"connect\" and lookups on open connections", sc ? sc : "(not a string)");
+	return -1;
+}
+
 static void do_block(json_t *m, const char *id) {
 	struct slot *s = find(id);
 	json_t *keys = json_object_get(m, "keys");
@@ -151,18 +192,22 @@ static void do_block(json_t *m, const char *id) {
 		fail(id, s ? "a block of no keys" : "no such connection");
 		return;
 	}
-	const struct backend *b = s->b;
-	int64_t *ns = calloc(n, sizeof *ns);
-	json_t *errors = json_array();
 	char err[512];
+	int connect = scenario_of(m, err, sizeof err);
+	if (connect < 0) {
+		fail(id, err);
+		return;
+	}
+	int64_t *ns = calloc(n, sizeof *ns), end;
+	json_t *errors = json_array();
 	long len;
 	for (long i = 0; i < warmup; i++)
-		b->op(s->conn, json_array_get(keys, i % n), &len, err, sizeof err);
+		op_on(s, connect, json_array_get(keys, i % n), &len, err, sizeof err, &end);
 	for (size_t i = 0; i < n; i++) {
 		json_t *key = json_array_get(keys, i);
 		int64_t t0 = now_ns();
-		int rc = b->op(s->conn, key, &len, err, sizeof err);
-		ns[i] = now_ns() - t0;
+		int rc = op_on(s, connect, key, &len, err, sizeof err, &end);
+		ns[i] = end - t0;
 		rc = check_value(rc, len, want, err, sizeof err);
 		if (rc != 0)
 			json_array_append_new(errors, json_pack("{s:I, s:s}", "index", (json_int_t)i, "message", err));
@@ -185,6 +230,7 @@ static void do_block(json_t *m, const char *id) {
 
 struct load {
 	long warmup, want;
+	int connect; /* the connect scenario: each op on a connection of its own */
 	int64_t interval, duration, t0;
 	pthread_barrier_t warm, go;
 };
@@ -246,13 +292,14 @@ static void keep_error(struct part *w, size_t j, const char *msg) {
 }
 
 /* run runs part w on its connection, in its worker thread. */
-static void run(const struct backend *b, struct part *w) {
+static void run(struct part *w) {
 	struct load *L = w->load;
-	void *conn = w->s->conn;
+	struct slot *s = w->s;
 	char err[512];
 	long len;
+	int64_t done;
 	for (long i = 0; i < L->warmup; i++)
-		b->op(conn, json_array_get(w->keys, (size_t)i % w->nkeys), &len, err, sizeof err);
+		op_on(s, L->connect, json_array_get(w->keys, (size_t)i % w->nkeys), &len, err, sizeof err, &done);
 	pthread_barrier_wait(&L->warm);
 	pthread_barrier_wait(&L->go); /* L->t0 is set */
 	const int64_t t0 = L->t0, interval = L->interval, end = L->duration > 0 ? t0 + L->duration : INT64_MAX;
@@ -274,8 +321,8 @@ static void run(const struct backend *b, struct part *w) {
 		} else if (start >= end) {
 			break;
 		}
-		int rc = b->op(conn, key, &len, err, sizeof err);
-		w->ns[j] = now_ns() - start;
+		int rc = op_on(s, L->connect, key, &len, err, sizeof err, &done);
+		w->ns[j] = done - start;
 		if (interval > 0)
 			w->lag[j] = start > due ? start - due : 0;
 		w->n = j + 1;
@@ -305,7 +352,7 @@ static void *serve(void *arg) {
 			break;
 		struct part *w = t->job;
 		pthread_mutex_unlock(&t->mu);
-		run(t->b, w);
+		run(w);
 		pthread_mutex_lock(&t->mu);
 		t->job = NULL;
 		pthread_cond_signal(&t->idle);
@@ -383,6 +430,8 @@ static void load_plan(json_t *m, struct load *L, struct part *w, size_t n, char 
 	    load_int(m, "duration_ns", 0, MAX_SPAN_NS, &L->duration, msg, len) || load_int(m, "max_ops", 0, MAX_LOAD_OPS, &max_ops, msg, len))
 		return;
 	L->warmup = (long)warmup, L->want = (long)want;
+	if ((L->connect = scenario_of(m, msg, len)) < 0)
+		return;
 	if (json_array_size(keys) != n) {
 		snprintf(msg, len, "load: %zu ids and %zu lists of keys: one list per id", n, json_array_size(keys));
 		return;
@@ -575,6 +624,8 @@ static void do_close(const char *id) {
 	stop_thread(s);
 	s->b->close(s->conn);
 	s->conn = NULL;
+	json_decref(s->open);
+	s->open = NULL;
 	say(json_pack("{s:s, s:s}", "type", "closed", "id", id));
 }
 
@@ -587,8 +638,8 @@ static void hello(const struct backend *b) {
 	json_t *fams = json_array();
 	for (size_t i = 0; i < nf; i++)
 		json_array_append_new(fams, json_string(f[i]));
-	json_t *caps = json_pack("{s:o, s:b, s:s, s:b, s:i}", "families", fams, "tls", b->tls, "workers", "threads", "open_loop", 1,
-		"max_connections", MAX_LOAD_CONNS);
+	json_t *caps = json_pack("{s:o, s:b, s:s, s:b, s:i, s:b}", "families", fams, "tls", b->tls, "workers", "threads", "open_loop", 1,
+		"max_connections", MAX_LOAD_CONNS, "connect", 1);
 	say(json_pack("{s:s, s:i, s:s, s:s, s:s, s:s, s:s*, s:s*, s:o}", "type", "hello", "protocol", 2, "language", "c",
 		"runtime_version", cc, "library", b->library, "library_version", b->version(),
 		"mode", !strcmp(b->library, "hiredis") ? "resp2" : !strcmp(b->library, "libpq") || !strcmp(b->library, "libmariadb") ? "prepared" : NULL,

@@ -101,9 +101,27 @@ function size(v) {
   return Buffer.isBuffer(v) ? v.length : Buffer.byteLength(String(v));
 }
 
-async function block(b, c, m) {
+// opFor is the op of a block or a load of scenario ('' or 'connect') on a
+// connection of backend b opened with the open message o: in the connect
+// scenario, a connection of its own opened with o, the lookup on it and
+// its close, timed as one op (as dbsock's Go client times it).
+function opFor(b, scenario, o) {
+  if (!scenario) return b.op;
+  if (scenario !== 'connect') throw new Error(`scenario ${JSON.stringify(scenario)}: this agent times "connect" and lookups on open connections`);
+  return async (_c, key) => {
+    const [c] = await b.open(o);
+    try {
+      return await b.op(c, key);
+    } finally {
+      await b.close(c);
+    }
+  };
+}
+
+async function block(b, c, m, o) {
   const keys = m.keys;
-  for (let i = 0; i < m.warmup; i++) await b.op(c, keys[i % keys.length]);
+  const op = opFor(b, m.scenario || '', o);
+  for (let i = 0; i < m.warmup; i++) await op(c, keys[i % keys.length]);
   const ns = [];
   const errors = [];
   for (let i = 0; i < keys.length; i++) {
@@ -111,7 +129,7 @@ async function block(b, c, m) {
     let err = null;
     const t0 = process.hrtime.bigint();
     try {
-      v = await b.op(c, keys[i]);
+      v = await op(c, keys[i]);
     } catch (e) {
       err = `${e.name}: ${e.message}`;
     }
@@ -323,6 +341,7 @@ async function load(conns, m) {
   if (!Array.isArray(offsets) || offsets.length !== ids.length || !offsets.every((o) => Number.isSafeInteger(o) && o >= 0)) {
     throw new Error(`a load of ${ids.length} connections needs offsets_ns: one whole number of ns >= 0 per connection`);
   }
+  const scenario = m.scenario || '';
   const runs = [];
   let total = 0;
   for (let c = 0; c < ids.length; c++) {
@@ -340,7 +359,7 @@ async function load(conns, m) {
     }
     total += n;
     if (total > MAX_LOAD_OPS) throw new Error(`a load of over ${MAX_LOAD_OPS} ops in all: split it into smaller loads`);
-    runs.push({ id: ids[c], slot: c, b: x.b, c: x.c, keys: ks, offset: offsets[c], n, done: 0,
+    runs.push({ id: ids[c], slot: c, op: opFor(x.b, scenario, x.o), c: x.c, keys: ks, offset: offsets[c], n, done: 0,
       ns: new Float64Array(n), lag: interval > 0 ? new Float64Array(n) : null, errors: [] });
   }
   if (interval > 0) {
@@ -351,7 +370,7 @@ async function load(conns, m) {
   await Promise.all(runs.map(async (r) => {
     for (let i = 0; i < warmup; i++) {
       try {
-        await r.b.op(r.c, r.keys[i % r.keys.length]);
+        await r.op(r.c, r.keys[i % r.keys.length]);
       } catch (e) {
         throw new Error(`warm-up op ${i} on connection ${r.id} failed: ${e.name}: ${e.message}`);
       }
@@ -362,7 +381,7 @@ async function load(conns, m) {
   const T0 = process.hrtime.bigint();
   const t0n = timer ? Number(T0 - timer.base) : 0; // T0 on the timer's count
   const run = async (r) => {
-    const { b, c, keys: ks, offset, n, ns, lag, errors } = r;
+    const { op, c, keys: ks, offset, n, ns, lag, errors } = r;
     let fails = 0;
     let j = 0;
     for (; j < n; j++) {
@@ -378,7 +397,7 @@ async function load(conns, m) {
       let v = null;
       let err = null;
       try {
-        v = await b.op(c, ks[j % ks.length]);
+        v = await op(c, ks[j % ks.length]);
       } catch (e) {
         err = `${e.name}: ${e.message}`;
       }
@@ -434,13 +453,13 @@ async function handle(b, conns, m) {
     case 'open': {
       const ob = backendOf(b, m);
       const [c, info] = await ob.open(m);
-      conns.set(m.id, { b: ob, c });
+      conns.set(m.id, { b: ob, c, o: m });
       return { type: 'opened', id: m.id, ...info };
     }
     case 'block': {
       const x = conns.get(m.id);
       if (!x) throw new Error(`no connection ${JSON.stringify(m.id)} is open: open it before its block`);
-      return block(x.b, x.c, m);
+      return block(x.b, x.c, m, x.o);
     }
     case 'load':
       return load(conns, m);
@@ -468,7 +487,7 @@ async function main() {
   const say = (m) => process.stdout.write(JSON.stringify(m) + '\n');
   say({ type: 'hello', protocol: 2, language: 'node', runtime_version: process.versions.node, library: b.library, library_version: version(b.pkg),
     ...({ 'node-redis': { mode: 'resp2' }, 'node-pg': { mode: 'prepared', unprepared_mode: 'exec' }, 'node-mysql': { mode: 'interpolate' } }[b.library] || {}),
-    capabilities: { families: [b.family], tls: b.tls, workers: 'event-loop', open_loop: true, max_connections: MAX_CONNECTIONS } });
+    capabilities: { families: [b.family], tls: b.tls, workers: 'event-loop', open_loop: true, max_connections: MAX_CONNECTIONS, connect: true } });
   const conns = new Map();
   for await (const line of readline.createInterface({ input: process.stdin, crlfDelay: Infinity })) {
     let m = {};

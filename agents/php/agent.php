@@ -149,6 +149,31 @@ function backend(string $target, string $lib): array {
     exit(2);
 }
 
+// op_for is the op of a block or a load of $scenario ('' or 'connect') on a connection opened with the
+// open message $o: in the connect scenario, a connection of its own opened with $o, the lookup on it and
+// its close, timed as one op (as dbsock's Go client times it).
+function op_for(string $scenario, array $o): callable {
+    global $open, $op, $close;
+    if ($scenario === '') {
+        return $op;
+    }
+    if ($scenario !== 'connect') {
+        throw new InvalidArgumentException(sprintf('scenario %s: this agent times "connect" and lookups on open connections', json_encode($scenario)));
+    }
+    return function ($_c, $key) use ($o, $open, $op, $close) {
+        try {
+            [$c] = $open($o);
+        } finally {
+            remove_temp(); // a TLS open's CA file
+        }
+        try {
+            return $op($c, $key);
+        } finally {
+            $close($c);
+        }
+    };
+}
+
 function block(callable $op, $c, array $m): array {
     $keys = $m['keys'];
     $n = count($keys);
@@ -340,10 +365,10 @@ function worker($s, array $o): never {
         try {
             switch ($m['type'] ?? '') {
             case 'block':
-                $reply = enc(block($op, $c, $m));
+                $reply = enc(block(op_for($m['scenario'] ?? '', $o), $c, $m));
                 break;
             case 'load':
-                $reply = load_part($s, $op, $c, $m);
+                $reply = load_part($s, op_for($m['scenario'] ?? '', $o), $c, $m);
                 break;
             case 'close':
                 try {
@@ -494,7 +519,7 @@ function load(array $m): string {
         $parts[$id] = ['type' => 'load', 'id' => $id, 'keys' => $keys[$c], 'warmup' => (int)($m['warmup'] ?? 0),
             'value_length' => (int)($m['value_length'] ?? 0), 'interval_ns' => $interval,
             'offset_ns' => (int)($interval > 0 ? $m['offsets_ns'][$c] : 0), 'duration_ns' => (int)($m['duration_ns'] ?? 0),
-            'max_ops' => (int)($m['max_ops'] ?? 0)];
+            'max_ops' => (int)($m['max_ops'] ?? 0), 'scenario' => (string)($m['scenario'] ?? '')];
     }
     // Every worker warms up at once; once all are ready, one T0 a few ms ahead, by which all are asleep
     // waiting for it; after it, no I/O until every worker is done.
@@ -569,7 +594,7 @@ say(['type' => 'hello', 'protocol' => 2, 'language' => 'php', 'runtime_version' 
     'library' => $library, 'library_version' => (string)$version]
     + (['phpredis' => ['mode' => 'resp2'], 'pgsql' => ['mode' => 'prepared', 'unprepared_mode' => 'exec'], 'mysqli' => ['mode' => 'prepared']][$library] ?? [])
     + ['capabilities' => ['families' => [$family], 'tls' => $library !== 'memcached', 'workers' => 'processes',
-        'open_loop' => true, 'max_connections' => MAX_CONNECTIONS]]);
+        'open_loop' => true, 'max_connections' => MAX_CONNECTIONS, 'connect' => true]]);
 $libc = libc();
 timer_slack($libc);
 $workers = []; // by connection id: its worker process's pid and socket

@@ -277,15 +277,45 @@ def size(v):
     return -1 if v is None else len(v.encode() if isinstance(v, str) else v)
 
 
-def block(lib, c, m):
+class Reconnecting:
+    """The connect scenario's op: a connection of its own, opened with the
+    open message o, the lookup on it and its close, timed as one op (as
+    dbsock's Go client times it)."""
+
+    def __init__(self, lib, o):
+        self.lib, self.o = lib, o
+
+    def op(self, _c, key):
+        try:
+            c, _ = self.lib.open(self.o)
+        finally:
+            remove_temp()  # a TLS open's CA file
+        try:
+            return self.lib.op(c, key)
+        finally:
+            c.close()
+
+
+def op_for(lib, scenario, o):
+    """The op of a block or a load of scenario ("" or "connect") on the
+    connection opened with the open message o."""
+    if scenario == "connect":
+        return Reconnecting(lib, o).op
+    if scenario:
+        raise ValueError("scenario %r: this agent times \"connect\" and lookups on open connections" % scenario)
+    return lib.op
+
+
+def block(lib, c, m, o):
     keys, want, ns, errors = m["keys"], m["value_length"], [], []
+    op = op_for(lib, m.get("scenario") or "", o)
     for i in range(m["warmup"]):
-        lib.op(c, keys[i % len(keys)])
+        op(c, keys[i % len(keys)])
     for i, key in enumerate(keys):
         err = None
         t0 = clock()
         try:
-            v = lib.op(c, key)
+            v = op(c, key)
         except Exception as e:  # the op's error, reported for that op
             v, err = None, "%s: %s" % (type(e).__name__, e)
         ns.append(clock() - t0)
@@ -323,14 +353,14 @@ def prctl(option, arg):
 PR_SET_PDEATHSIG, PR_SET_TIMERSLACK = 1, 29
 
 
-def warm(lib, c, part):
+def warm(lib, c, part, o):
     """A load's untimed ops on one connection, closed loop."""
-    keys = part["keys"]
+    keys, op = part["keys"], op_for(lib, part["scenario"], o)
     for i in range(part["warmup"]):
-        lib.op(c, keys[i % len(keys)])
+        op(c, keys[i % len(keys)])
 
 
-def run_load(lib, c, part, t0):
+def run_load(lib, c, part, t0, o):
     """One connection's part of a load from T0 (on clock): closed loop, or
     each op started at its due time (or when the op before it ends, if
     later), waiting for it in time.sleep, which sleeps in
@@ -339,7 +369,7 @@ def run_load(lib, c, part, t0):
     keys, want, interval, n = part["keys"], part["value_length"], part["interval_ns"], part["n"]
     nkeys, end = len(keys), (t0 + part["duration_ns"] if part["duration_ns"] > 0 else None)
     ns, lags, errors = [0] * n, ([0] * n if interval > 0 else None), []
-    op, sleep, fails, j = lib.op, time.sleep, 0, 0
+    op, sleep, fails, j = op_for(lib, part["scenario"], o), time.sleep, 0, 0
     prctl(PR_SET_TIMERSLACK, 1)  # this thread's sleeps end within a µs of their time, not the default 50 µs
     if interval > 0:
         due = t0 + part["offset_ns"]
@@ -402,7 +432,7 @@ def work(lib, recv, send):
     of its channel). Requests: open, block, close as dbsock sends them; a
     load's part as warm (answered ready), then go with T0 (answered with its
     ops) or cancel (no answer)."""
-    c = None
+    c = o = None  # the connection, and the open message it was opened with
     try:
         while True:
             m = recv()
@@ -415,17 +445,18 @@ def work(lib, recv, send):
                         c, info = lib.open(m)
                     finally:
                         remove_temp()  # the CA is read when connecting: none is left on disk, however the agent ends
+                    o = m
                     send(dict(type="opened", id=m["id"], **info))
                 elif kind == "block":
-                    send(block(lib, c, m))
+                    send(block(lib, c, m, o))
                 elif kind == "warm":
-                    warm(lib, c, m)
+                    warm(lib, c, m, o)
                     send({"type": "ready"})
                     go = recv()
                     if go is None:
                         return
                     if go["type"] == "go":
-                        send({"type": "part", "result": run_load(lib, c, m, go["t0"])})
+                        send({"type": "part", "result": run_load(lib, c, m, go["t0"], o)})
                 elif kind == "close":
                     cc, c = c, None
                     cc.close()
@@ -651,7 +682,7 @@ class Agent:
                     n = due if max_ops == 0 else min(max_ops, due)
             parts.append(dict(type="warm", id=cid, keys=k, warmup=m.get("warmup", 0) if k else 0,
                               value_length=m["value_length"], interval_ns=interval, offset_ns=off,
-                              duration_ns=duration, n=n))
+                              duration_ns=duration, n=n, scenario=m.get("scenario") or ""))
         if sum(p["n"] for p in parts) > MAX_LOAD_OPS:
             raise ValueError("the load has over %d ops: split it" % MAX_LOAD_OPS)
         return parts
@@ -773,7 +804,7 @@ def main():
     if sys.platform.startswith("linux"):
         LIBC = ctypes.CDLL(None, use_errno=True)
     out = sys.stdout
-    caps = dict(families=[lib.family], tls=lib.tls, workers=model, open_loop=True, max_connections=MAX_CONNECTIONS)
+    caps = dict(families=[lib.family], tls=lib.tls, workers=model, open_loop=True, max_connections=MAX_CONNECTIONS, connect=True)
     out.write(json.dumps(dict(type="hello", protocol=2, language="python", runtime_version=platform.python_version(),
                               library=lib.name, library_version=lib.version, capabilities=caps,
                               **{"redis-py": dict(mode="resp2"), "psycopg2": dict(mode="prepared", unprepared_mode="interpolate"),

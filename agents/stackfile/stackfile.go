@@ -72,6 +72,9 @@ type Stack struct {
 	// connections (agent protocol 2): one of WorkerModels. A stack
 	// without it measures one connection at a time, closed loop.
 	Workers string `json:"workers,omitempty"`
+	// Connect says that its agent times the connect scenario (each op a
+	// connection of its own: agent protocol 2's capabilities.connect).
+	Connect bool `json:"connect,omitempty"`
 }
 
 // WorkerModels are the concurrency models an agent may run a load in:
