@@ -79,6 +79,9 @@ type PathInfo struct {
 	// as, where it cannot tell them apart (a loopback address whose
 	// connections leave from 127.0.0.1 is tcp to the server).
 	Seen Transport
+	// Agent says an agent (a client stack's process) dials it itself,
+	// from this host.
+	Agent bool
 	// Docker says it runs through Docker's networks, to a second
 	// container of the server on a bridge network: only the docker and
 	// compose providers serve it.
@@ -103,12 +106,12 @@ type PathInfo struct {
 // and the reports list them.
 var PathTable = []PathInfo{
 	{Path: TCP, Label: "TCP", Title: "TCP", Phrase: "127.0.0.1 TCP", Help: "127.0.0.1, the one the others are compared with unless --baseline names another",
-		Network: "tcp", Host: "127.0.0.1", Check: CheckLoopback},
-	{Path: Unix, Label: "Unix", Title: "Unix", Phrase: "the server's Unix socket", Help: "its socket", Network: "unix", Check: CheckSocket},
+		Network: "tcp", Host: "127.0.0.1", Agent: true, Check: CheckLoopback},
+	{Path: Unix, Label: "Unix", Title: "Unix", Phrase: "the server's Unix socket", Help: "its socket", Network: "unix", Agent: true, Check: CheckSocket},
 	{Path: TCP6, Label: "TCP6", Title: "TCP6 ([::1])", Phrase: "TCP6 ([::1])", Help: "[::1], the IPv6 loopback",
-		Network: "tcp6", Host: "::1", Check: checkLoopback6, Absent: "its server listens on 127.0.0.1 only"},
+		Network: "tcp6", Host: "::1", Agent: true, Check: checkLoopback6, Absent: "its server listens on 127.0.0.1 only"},
 	{Path: TLS, Label: "TLS", Title: "TLS (127.0.0.1)", Phrase: "TLS over 127.0.0.1 TCP", Help: "127.0.0.1 with TLS, the client verifying the server's certificate",
-		Network: "tcp", Host: "127.0.0.1", TLS: true, Check: CheckLoopback, Absent: "dbsock does not start it with TLS"},
+		Network: "tcp", Host: "127.0.0.1", TLS: true, Agent: true, Check: CheckLoopback, Absent: "dbsock does not start it with TLS"},
 	{Path: Published, Label: "Published port", Title: "published port (127.0.0.1)", Phrase: "a port Docker publishes on 127.0.0.1",
 		Help:    "--provider docker or compose: the port Docker publishes on 127.0.0.1 for a second container of the server on a bridge network",
 		Network: "tcp", Docker: true, Peer: acrossBridge, Check: CheckLoopback, Absent: noRoutes},

@@ -52,9 +52,17 @@ func clientStacks(dir string) []string {
 // MaxCommand is the longest command of a cmd: client stack.
 const MaxCommand = 4096
 
-// AgentPaths are the paths an agent can be given: it dials 127.0.0.1,
-// [::1] or the socket itself, from this host.
-var AgentPaths = []drivers.Transport{drivers.TCP, drivers.TCP6, drivers.TLS, drivers.Unix}
+// agentPaths are the paths an agent can be given (PathInfo.Agent): it
+// dials 127.0.0.1, [::1] or the socket itself, from this host.
+func agentPaths() []drivers.Transport {
+	var paths []drivers.Transport
+	for _, p := range drivers.PathTable {
+		if p.Agent {
+			paths = append(paths, p.Path)
+		}
+	}
+	return paths
+}
 
 var libraryName = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,39}$`)
 
@@ -176,8 +184,8 @@ func (p Plan) validateAgentRun() error {
 		}
 	}
 	for _, t := range p.paths() {
-		if !slices.Contains(AgentPaths, t.Route()) { // a control as the path it repeats
-			return refuse("an agent dials %s itself, not path %s: leave %s out of %s", pathNames(AgentPaths), t, t, setting.Paths)
+		if !t.Route().Info().Agent { // a control as the path it repeats
+			return refuse("an agent dials %s itself, not path %s: leave %s out of %s", pathNames(agentPaths()), t, t, setting.Paths)
 		}
 	}
 	return nil
@@ -243,7 +251,7 @@ func (p Plan) skipReason(t *targets.Target, c string) string {
 	if _, err := agents.Library(p.Client.AgentsDir, lang, t.Name, lib); err != nil {
 		return err.Error()
 	}
-	if why := agents.NoTLS(p.Client.AgentsDir, lang, t.Name, t.Agents); why != "" && p.baseline() == drivers.TLS {
+	if why := agents.NoTLS(p.Client.AgentsDir, lang, t.Name, t.Agents); why != "" && p.baseline().Info().TLS {
 		return "its baseline, tls, is not measured from it: " + why
 	}
 	if _, err := p.agentSpec(lang, t.Name, lib); err != nil {
@@ -276,7 +284,7 @@ func (c stackClient) paths(paths drivers.Paths) drivers.Paths {
 	}
 	var out drivers.Paths
 	for _, ep := range paths {
-		if ep.Transport != drivers.TLS {
+		if !ep.Transport.Info().TLS {
 			out = append(out, ep)
 		}
 	}
@@ -334,7 +342,7 @@ func (p Plan) startClients(ctx context.Context, t *targets.Target, ti *results.T
 			client.Language, client.RuntimeVersion = CmdClient, strings.TrimSpace(h.Language+" "+h.RuntimeVersion)
 		}
 		sc := stackClient{name: name, agent: a, client: client}
-		if why := agents.NoTLS(p.Client.AgentsDir, lang, t.Name, t.Agents); why != "" && slices.Contains(p.paths(), drivers.TLS) {
+		if why := agents.NoTLS(p.Client.AgentsDir, lang, t.Name, t.Agents); why != "" && slices.ContainsFunc(p.paths(), func(t drivers.Transport) bool { return t.Info().TLS }) {
 			sc.noTLS = true
 			ti.Warnings = append(ti.Warnings, results.Warn(results.StackWithoutTLS, "%s from %s is not measured on the tls path: %s.", t.Name, name, why))
 		}
