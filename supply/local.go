@@ -266,11 +266,11 @@ type LocalServer struct {
 	// SIGTERM only at its next clock tick, and keeps nothing, gets
 	// SIGKILL; each target's recipe says which).
 	StopSignal syscall.Signal
-	// Listen6 says the recipe had its server listen on every one of
-	// Loopbacks (Bind: ::1 too, for the tcp6 path); NoTCP6, when it
-	// cannot, says why (the report says it).
-	Listen6 bool
-	NoTCP6  string
+	// ListenAll says the recipe had its server listen on every one of
+	// Loopbacks (Bind: ::1 too, for the tcp6 path); NoLoopbacks, when it
+	// cannot, says why (the report says it for each path it misses).
+	ListenAll   bool
+	NoLoopbacks string
 	// tlsAddr is the server's TLS address on 127.0.0.1, once the recipe
 	// has configured it (ServeTLS).
 	tlsAddr string
@@ -370,11 +370,11 @@ func (ls *LocalServer) CheckSocket() error {
 func (ls *LocalServer) TCPAddr() string { return "127.0.0.1:" + strconv.Itoa(ls.Port) }
 
 // Bind is the loopback addresses the server is to listen on, joined by
-// sep in its configuration's syntax: 127.0.0.1, and ::1 where this host
-// has it (then the server gets the tcp6 path).
+// sep in its configuration's syntax: Loopbacks (127.0.0.1, and ::1 where
+// this host has it, for the tcp6 path; every Host of the path table).
 func (ls *LocalServer) Bind(sep string) string {
 	addrs := Loopbacks()
-	ls.Listen6 = len(addrs) > 1
+	ls.ListenAll = true
 	return strings.Join(addrs, sep)
 }
 
@@ -459,7 +459,7 @@ func (ls *LocalServer) Server(target, origin string, tcp, unix drivers.Endpoint)
 	srv := &Server{Target: target, Provenance: drivers.Provenance{Provider: "local", Origin: origin}, PID: pid, stop: ls.stop,
 		CPU: tree}
 	srv.Set(tcp, unix)
-	OfferLoopbacks(context.Background(), srv, ls.Listen6, ls.NoTCP6)
+	OfferLoopbacks(context.Background(), srv, ls.ListenAll, ls.NoLoopbacks)
 	if ls.tlsAddr != "" {
 		tls, _ := TLSEndpoint(tcp, ls.tlsAddr) // ServeTLS made the CA already
 		srv.Set(tls)

@@ -61,7 +61,7 @@ func localServer(ctx context.Context, l *supply.Local, name string) (*supply.Ser
 		setup, args = mongodArgs(ls, setupSock, true), mongodArgs(ls, ls.Bind(","), false)
 	} else {
 		ls.Sock = filepath.Join(ls.Dir, "ferretdb.sock")
-		ls.NoTCP6 = "FerretDB listens on one TCP address (its --listen-addr), here 127.0.0.1"
+		ls.NoLoopbacks = "FerretDB listens on one TCP address (its --listen-addr), here 127.0.0.1"
 		setup = append(ferretdbArgs(ls, "", setupSock), "--setup-database=admin", "--setup-username="+User)
 		tf, tlsPort, err := ls.ServeTLSApart()
 		if err != nil {
