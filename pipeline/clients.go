@@ -114,6 +114,9 @@ func (p Plan) agentStacks() bool {
 // agents cannot do (yet): agents measure one connection per path, the
 // closed-loop lookup of each target's own row, from this host.
 func (p Plan) validateClients() error {
+	if err := p.validateRemote(); err != nil {
+		return err
+	}
 	seen := map[string]bool{}
 	for _, c := range p.Client.Stacks {
 		lang, lib, hasLib := strings.Cut(c, ":")
@@ -151,19 +154,15 @@ func (p Plan) validateClients() error {
 // connections, a rate or a duration; a user's agent says what it can do
 // in its hello, when it starts (checkLoad).
 func (p Plan) validateAgentRun() error {
-	o, asked := p.Loop, strings.Join(p.Client.Stacks, ",")
+	asked := strings.Join(p.Client.Stacks, ",")
 	refuse := func(format string, args ...any) error {
 		return setting.Err("%s %s: "+format, append([]any{setting.Clients, asked}, args...)...)
 	}
-	switch {
-	case p.Client.Remote != nil:
+	if p.Client.Remote != nil {
 		return refuse("its agents run on this host, which %s does not combine with", setting.Client)
-	case slices.ContainsFunc(p.Sweep.Pipelines, func(d int) bool { return d > 1 }):
-		return refuse("an agent sends one lookup per op: leave out %s", setting.Pipelines)
-	case o.Op != "" && o.Op != drivers.OpRead:
-		return refuse("an agent reads: leave out %s %s", setting.Op, o.Op)
-	case len(p.Workload.Queries) > 0 || len(p.Workload.KeysFrom) > 0:
-		return refuse("an agent does each target's own lookup: leave out %s and %s", setting.Queries, setting.KeysFrom)
+	}
+	if err := p.agentRefusal(refuse); err != nil {
+		return err
 	}
 	if slices.Contains(p.scenarios(), scenarios.Connect) {
 		for _, c := range p.Client.Stacks {
@@ -182,6 +181,45 @@ func (p Plan) validateAgentRun() error {
 					lang, setting.Concurrency, setting.Rate, setting.Duration)
 			}
 		}
+	}
+	return nil
+}
+
+// validateRemote refuses, with a remote client (--client container),
+// what dbsock's own agent there cannot do: it is an agent, which looks
+// up each target's own rows on open connections, on the paths it dials
+// itself from the container's host network, one value size a run.
+func (p Plan) validateRemote() error {
+	if p.Client.Remote == nil {
+		return nil
+	}
+	refuse := func(format string, args ...any) error {
+		return setting.Err("%s %s: the client container measures through dbsock's own agent, and "+format, append([]any{setting.Client, p.clientName()}, args...)...)
+	}
+	if len(p.Sweep.ValueSizes) > 1 {
+		return refuse("its driver checks one value size a run: give %s one size", setting.ValueSizes)
+	}
+	if slices.ContainsFunc(p.scenarios(), func(s string) bool { return s != scenarios.PK }) {
+		return refuse("it measures lookups on open connections: give %s %s", setting.Scenario, scenarios.PK)
+	}
+	return p.agentRefusal(refuse)
+}
+
+// agentRefusal is what an agent cannot be asked for, refused with refuse:
+// pipelining, writes, your own query or keys,
+// a path it does not dial itself (the service and pod paths are dialed
+// from inside another container's network namespace, and dbsock
+// verifies each of an agent's connections over its own connection on the
+// same path, from this host).
+func (p Plan) agentRefusal(refuse func(format string, args ...any) error) error {
+	o := p.Loop
+	switch {
+	case slices.ContainsFunc(p.Sweep.Pipelines, func(d int) bool { return d > 1 }):
+		return refuse("an agent sends one lookup per op: leave out %s", setting.Pipelines)
+	case o.Op != "" && o.Op != drivers.OpRead:
+		return refuse("an agent reads: leave out %s %s", setting.Op, o.Op)
+	case len(p.Workload.Queries) > 0 || len(p.Workload.KeysFrom) > 0:
+		return refuse("an agent does each target's own lookup: leave out %s and %s", setting.Queries, setting.KeysFrom)
 	}
 	for _, t := range p.paths() {
 		if !t.Route().Info().Agent { // a control as the path it repeats
@@ -274,6 +312,11 @@ type stackClient struct {
 	agent  *agents.Agent
 	client *results.Client
 	noTLS  bool // the agent is not measured on the tls path (agents.NoTLS)
+	// cpuPID, when set, is the process whose tree's CPU time is the
+	// client's, and cpuWhat says what it is: dbsock's own agent in the
+	// client container, which is not the process dbsock started.
+	cpuPID  int
+	cpuWhat string
 }
 
 // paths are the paths c measures of paths: all but tls where its agent
@@ -292,9 +335,10 @@ func (c stackClient) paths(paths drivers.Paths) drivers.Paths {
 }
 
 // startClients starts t's agents, one per stack that has a library for
-// t and is installed (the others are recorded in ti as skipped); stop
-// ends them.
-func (p Plan) startClients(ctx context.Context, t *targets.Target, ti *results.Target) (cs []stackClient, stop func() error, err error) {
+// t and is installed (the others are recorded in ti as skipped), and, with
+// a remote client rc, dbsock's own agent there as the Go stack; stop ends
+// them.
+func (p Plan) startClients(ctx context.Context, t *targets.Target, ti *results.Target, rc *remoteClient) (cs []stackClient, stop func() error, err error) {
 	stop = func() error {
 		var errs []error
 		for _, c := range cs {
@@ -305,6 +349,14 @@ func (p Plan) startClients(ctx context.Context, t *targets.Target, ti *results.T
 		return errors.Join(errs...)
 	}
 	for _, c := range p.clients() {
+		if c == GoClient && rc != nil {
+			sc, err := p.goAgent(ctx, t, rc)
+			if err != nil {
+				return cs, stop, err
+			}
+			cs = append(cs, sc)
+			continue
+		}
 		if c == GoClient {
 			cs = append(cs, stackClient{})
 			continue
@@ -391,6 +443,9 @@ func agentLoop(c stackClient, d drivers.Driver, srv *supply.Server, paths driver
 	paths = c.paths(paths)
 	return func(ctx context.Context, cs scenarios.Case, in scenarios.Instance, emit func(results.Run)) error {
 		in.ClientCPU = cpustat.NewTree(c.agent.PID(), "the "+c.name+" agent's process tree")
+		if c.cpuPID > 0 {
+			in.ClientCPU = cpustat.NewTree(c.cpuPID, c.cpuWhat+"'s process tree")
+		}
 		return scenarios.Run(ctx, ad.Timed(), srv.Current(paths), info, s, cs, in, func(run results.Run) {
 			client := *c.client
 			client.Audit = ad.Counted()

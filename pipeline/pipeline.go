@@ -249,12 +249,12 @@ func (p Plan) measureTarget(ctx context.Context, t *targets.Target, ti *results.
 		}
 		ti.Operation = settings.Driver(p.workload(t.Name, size, rows, keys)).Describe()
 	}
-	cs, stopClients, err := p.startClients(ctx, t, ti)
+	cs, stopClients, err := p.startClients(ctx, t, ti, rc)
 	defer func() { err = errors.Join(err, p.teardown(t, ti, stopClients())) }()
 	if err != nil {
 		return nil, err
 	}
-	tr := &targetRun{t: t, settings: settings, srv: srv, ti: ti, paths: paths, info: info, rc: rc, rows: rows, keys: keys, clients: cs, epoch: epoch}
+	tr := &targetRun{t: t, settings: settings, srv: srv, ti: ti, paths: paths, info: info, rows: rows, keys: keys, clients: cs, epoch: epoch}
 	err = p.measureCases(ctx, tr, func(run results.Run) {
 		runs = append(runs, run)
 		logRun(log, run)
@@ -273,7 +273,6 @@ type targetRun struct {
 	ti       *results.Target
 	paths    drivers.Paths
 	info     drivers.ServerInfo
-	rc       *remoteClient
 	rows     int
 	keys     []string
 	clients  []stackClient
@@ -328,7 +327,7 @@ type caseLoop func(context.Context, scenarios.Case, scenarios.Instance, func(res
 func (p Plan) stackLoops(tr *targetRun, w drivers.Workload, d drivers.Driver, depth int) ([]caseLoop, error) {
 	var loops []caseLoop
 	for _, c := range tr.clients {
-		loop := p.loop(tr.t, w, d, depth, tr.srv, tr.paths, tr.info, tr.rc)
+		loop := p.loop(d, tr.srv, tr.paths, tr.info)
 		if c.agent != nil {
 			var err error
 			if loop, err = agentLoop(c, d, tr.srv, tr.paths, tr.info, p.Loop); err != nil {
@@ -366,28 +365,10 @@ func (p Plan) measureCase(ctx context.Context, tr *targetRun, d drivers.Driver, 
 	return nil
 }
 
-// loop runs one instance of a case with d (w's driver at pipeline depth
-// depth): scenarios.Run in this process, or in the remote client rc.
-func (p Plan) loop(t *targets.Target, w drivers.Workload, d drivers.Driver, depth int, srv *supply.Server, paths drivers.Paths,
-	info drivers.ServerInfo, rc *remoteClient) caseLoop {
-	if rc == nil {
-		return func(ctx context.Context, c scenarios.Case, in scenarios.Instance, emit func(results.Run)) error {
-			return scenarios.Run(ctx, d, srv.Current(paths), info, p.Loop, c, in, emit)
-		}
-	}
+// loop runs one instance of a case with d in this process.
+func (p Plan) loop(d drivers.Driver, srv *supply.Server, paths drivers.Paths, info drivers.ServerInfo) caseLoop {
 	return func(ctx context.Context, c scenarios.Case, in scenarios.Instance, emit func(results.Run)) error {
-		// The progress bar moves a run at a time: the client elsewhere
-		// counts its ops where this process cannot see.
-		cs, err := p.remoteCase(t, w, depth, srv.Current(paths), info, c, in)
-		if err != nil {
-			return err
-		}
-		return rc.measure(ctx, cs, func(run results.Run) {
-			if in.Progress != nil {
-				in.Progress.Add(run.N)
-			}
-			emit(run)
-		})
+		return scenarios.Run(ctx, d, srv.Current(paths), info, p.Loop, c, in, emit)
 	}
 }
 

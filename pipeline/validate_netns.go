@@ -8,7 +8,7 @@ import (
 // validateNetns refuses the service and pod paths for a client on the host
 // that may not enter other containers' network namespaces (a user in the
 // docker group, not root): they would fail only once the servers are up.
-// The client container enters them with capabilities of its own.
+// (The client container does not measure them: validateRemote.)
 func (p Plan) validateNetns() error {
 	if p.Client.Remote != nil {
 		return nil
@@ -18,7 +18,7 @@ func (p Plan) validateNetns() error {
 			continue
 		}
 		if ok, why := drivers.CanEnterNetns(); !ok {
-			return setting.Err("%s %s: the %s path is dialed from inside another container's network namespace, and %s: run as root, or give %s container (the client container enters it with capabilities of its own)", setting.Paths, joinPaths(p.paths()), t, why, setting.Client)
+			return setting.Err("%s %s: the %s path is dialed from inside another container's network namespace, and %s: run as root", setting.Paths, joinPaths(p.paths()), t, why)
 		}
 	}
 	return nil

@@ -13,8 +13,8 @@ import (
 // constant, and the words of its error, as of dbsock run's usage errors
 // (AcceptedDuration, AcceptedPrecision, AcceptedRate), come from it; a
 // value at the edge passes. Keys and mixes are checked by the rules their
-// flags are read with, so that a case file cannot hold what --keys and
-// --op refuse.
+// flags are read with, so that no Settings holds what --keys and --op
+// refuse.
 func TestLimitsWordedFromTheirConstants(t *testing.T) {
 	base := Settings{N: 10, Rounds: 1}
 	with := func(f func(*Settings)) Settings { s := base; f(&s); return s }

@@ -38,26 +38,22 @@ type ClientOptions struct {
 	// is statically linked.
 	Binary string
 	// Dirs are host directories the client reaches (the server's socket
-	// directory, the directory its case files are in), each mounted at
-	// the same path in the container.
+	// directory), each mounted at the same path in the container.
 	Dirs []string
 	// CPUs, when set, become the container's cpuset (the client's
 	// placement).
 	CPUs []int
 	// Target names what the client measures, for its label and errors.
 	Target string
-	// EnterNetns lets the client dial from other containers' network
-	// namespaces (the service and pod paths): it gets CAP_SYS_ADMIN for
-	// setns and CAP_SYS_PTRACE to open another user's /proc/PID/ns/net.
-	EnterNetns bool
 }
 
-// ClientContainer is a running client container: Exec runs dbsock in it.
+// ClientContainer is a running client container: dbsock's own agent runs
+// in it (AgentArgv).
 type ClientContainer struct {
 	c      RunningContainer
 	image  string
 	tag    string // the run's own tag of image
-	user   string // "uid:gid", or "" for root with the capabilities to enter namespaces
+	user   string // "uid:gid"
 	socket string
 	pid    int
 }
@@ -71,7 +67,8 @@ const ClientBase = "dbsock/base:bookworm"
 // StartClient starts dbsock's client container on the engine at
 // $DOCKER_HOST or /var/run/docker.sock; the image is built from
 // o.Binary the first time (its tag is the binary's hash, so a rebuilt
-// dbsock gets its own image). The container idles until Stop.
+// dbsock gets its own image). The container idles until Stop; each
+// agent is a command run in it (AgentArgv).
 func StartClient(ctx context.Context, o ClientOptions) (*ClientContainer, error) {
 	eng := ProbeEngine(ctx, 10*time.Second)
 	if !eng.Reachable {
@@ -99,21 +96,16 @@ func StartClient(ctx context.Context, o ClientOptions) (*ClientContainer, error)
 	if err != nil {
 		return nil, setting.Err("start dbsock's client container: %w", err)
 	}
-	req := ContainerRequest{Image: tag, Cmd: []string{"measure", "--wait"},
+	req := ContainerRequest{Image: tag, Cmd: []string{"agent", "--wait"},
 		Labels: map[string]string{Label: "1", RunLabel: strconv.FormatInt(time.Now().UnixNano(), 36), Label + ".target": "client:" + o.Target,
 			PIDLabel: strconv.Itoa(os.Getpid()), OwnerLabel: OwnerOn(ctx, eng.Socket).String()},
 		HostNetwork: true, HostPID: true, CPUs: placement.FormatList(o.CPUs)}
 	for _, d := range o.Dirs {
 		req.Binds = append(req.Binds, d+":"+d)
 	}
-	if o.EnterNetns {
-		req.CapAdd = []string{"SYS_ADMIN", "SYS_PTRACE"}
-	} else {
-		// With no other container's network namespace to enter, the
-		// client needs no privilege: it runs as this user, and what it
-		// writes back (the runs) is this user's to read.
-		req.User = fmt.Sprintf("%d:%d", os.Getuid(), os.Getgid())
-	}
+	// The client enters no other container's network namespace: it needs
+	// no privilege, and runs as this user.
+	req.User = fmt.Sprintf("%d:%d", os.Getuid(), os.Getgid())
 	c, err := runContainer(ctx, req)
 	cc := &ClientContainer{c: c, image: image, tag: tag, user: req.User, socket: eng.Socket}
 	if err != nil {
@@ -125,16 +117,33 @@ func StartClient(ctx context.Context, o ClientOptions) (*ClientContainer, error)
 	return cc, nil
 }
 
-// Exec runs dbsock with args in the container and waits for it; a failure
-// carries the end of what it wrote.
-func (c *ClientContainer) Exec(ctx context.Context, args ...string) error {
-	code, out, err := c.c.Exec(ctx, append([]string{"/dbsock"}, args...))
-	if err != nil {
-		return fmt.Errorf("run dbsock %s in the client container: %w", args[0], err)
+// AgentExecArg, as the first argument of dbsock's binary in an agent's
+// process, makes it the bridge to a command in the client container
+// (package supply/containers): AgentArgv.
+const AgentExecArg = "dbsock-agent-exec"
+
+// AgentArgv is the command line of an agent (package agents) that runs
+// dbsock in the container with args, its stdin and stdout those of the
+// process this host starts: dbsock's own binary (/proc/self/exe) as the
+// bridge that execs it there.
+func (c *ClientContainer) AgentArgv(args ...string) []string {
+	return append([]string{"/proc/self/exe", AgentExecArg, c.socket, c.c.ID(), "/dbsock"}, args...)
+}
+
+// CheckAgent checks that process pid (as this host sees it: the container
+// shares the host's PID namespace) runs in the container, in its cgroup:
+// the agent whose CPU time is read as the client's.
+func (c *ClientContainer) CheckAgent(pid int) error {
+	if pid <= 0 || c.pid <= 0 {
+		return fmt.Errorf("the agent in the client container said pid %d, the container's first process is %d: neither can be read", pid, c.pid)
 	}
-	if code != 0 {
-		b, _ := io.ReadAll(out)
-		return fmt.Errorf("dbsock %s in the client container exited with status %d: %s", args[0], code, strings.TrimSpace(Tail(string(b), 8)))
+	mine, err1 := os.ReadFile(fmt.Sprintf("/proc/%d/cgroup", c.pid))
+	its, err2 := os.ReadFile(fmt.Sprintf("/proc/%d/cgroup", pid))
+	if err := errors.Join(err1, err2); err != nil {
+		return fmt.Errorf("read the cgroups of the client container and of its agent (pid %d): %w", pid, err)
+	}
+	if !bytes.Equal(mine, its) {
+		return fmt.Errorf("the agent said pid %d, which is not in the client container's cgroup (%s, not %s)", pid, strings.TrimSpace(string(its)), strings.TrimSpace(string(mine)))
 	}
 	return nil
 }
@@ -148,12 +157,8 @@ func (c *ClientContainer) Place() string {
 	if st, err := c.c.Inspect(context.Background()); err == nil && st.CPUs != "" {
 		cpus = ", cpuset " + st.CPUs
 	}
-	as := ", as root with CAP_SYS_ADMIN and CAP_SYS_PTRACE to dial from other containers' network namespaces"
-	if c.user != "" {
-		as = ", as uid:gid " + c.user
-	}
-	return fmt.Sprintf("docker container %s from image %s (host network, host PID namespace, socket directory bind-mounted%s%s)",
-		shortContainerID(c.c.ID()), c.image, as, cpus)
+	return fmt.Sprintf("docker container %s from image %s (host network, host PID namespace, socket directory bind-mounted, as uid:gid %s%s)",
+		shortContainerID(c.c.ID()), c.image, c.user, cpus)
 }
 
 // Stop removes the container and the run's tag of its image.

@@ -105,9 +105,10 @@ type Doctor struct {
 // Settings are one invocation's settings of a target: a pointer to a struct
 // whose exported fields are the settings, with their defaults as
 // Target.Settings returns them. What the fields hold with json tags is what
-// a case carries to a client elsewhere (dbsock measure), which decodes it
-// into the same type; a server the user runs (Server) is left out of it,
-// as the case carries that server's endpoints themselves.
+// dbsock gives its own agent elsewhere (dbsock agent --settings, in the
+// client container), which decodes it into the same type; a server the
+// user runs (Server) is left out of it, as each connection's open message
+// carries that server's endpoint itself.
 type Settings interface {
 	// Validate checks the settings; its errors name the fields (Field).
 	Validate() error

@@ -1,0 +1,136 @@
+package pipeline
+
+// The client elsewhere: with a Plan.Client.Remote (dbsock run --client
+// container) each target's Go stack is dbsock's own agent (dbsock agent,
+// package agents/goagent) running in a client container beside the
+// server, spoken to over the agent protocol like every other stack's
+// agent: the same loop (scenarios.Run, its ops timed by the agent), the
+// same verification of each connection on the server side and the same
+// audit of each block. Only the process, and so the client's cgroup,
+// mount namespace and pinning, change.
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"github.com/dbsock/dbsock/agents"
+	"github.com/dbsock/dbsock/internal/cpustat"
+	"github.com/dbsock/dbsock/results"
+	"github.com/dbsock/dbsock/supply"
+	"github.com/dbsock/dbsock/targets"
+)
+
+// Remote is a place outside this process where dbsock's own agent runs.
+type Remote interface {
+	// AgentArgv is the command line, on this host, of an agent that runs
+	// dbsock with args there (its stdin and stdout those of the process
+	// this host starts).
+	AgentArgv(args ...string) []string
+	// CheckAgent checks that process pid, as this host sees it, runs
+	// there: the agent whose CPU time is the client's.
+	CheckAgent(pid int) error
+	// Place says where that is, for the report.
+	Place() string
+	// PID is its first process as this host sees it (0: unknown).
+	PID() int
+	Stop(ctx context.Context) error
+}
+
+// StartRemote starts a Remote for target that reaches the host
+// directories dirs at the same paths.
+type StartRemote func(ctx context.Context, target string, dirs []string) (Remote, error)
+
+// remoteClient is one target's client outside this process.
+type remoteClient struct {
+	r Remote
+}
+
+// startClient starts t's remote client beside srv, and records its place
+// in ti.
+func (p Plan) startClient(ctx context.Context, t *targets.Target, srv *supply.Server, ti *results.Target) (*remoteClient, error) {
+	var dirs []string
+	if a := srv.Unix().Address; a != "" {
+		dirs = append(dirs, filepath.Dir(a))
+	}
+	r, err := p.Client.Remote(ctx, t.Name, dirs)
+	if err != nil {
+		return nil, err
+	}
+	ti.Client = r.Place()
+	if pids, _ := meterRoots(srv.CPU); len(pids) > 0 && r.PID() > 0 {
+		ti.Provenance.CPUGroup = supply.CgroupNote(pids[0], r.PID())
+	}
+	fmt.Fprintf(p.log(), "dbsock: %s: the client runs in %s\n", t.Name, ti.Client)
+	return &remoteClient{r: r}, nil
+}
+
+func (c *remoteClient) stop() error {
+	if c == nil {
+		return nil
+	}
+	return c.r.Stop(context.Background())
+}
+
+// goAgent starts dbsock's own agent for t in rc, with t's settings and
+// the run's value size: the Go stack's client there, its CPU time that
+// of the agent's process in rc.
+func (p Plan) goAgent(ctx context.Context, t *targets.Target, rc *remoteClient) (stackClient, error) {
+	settings, err := json.Marshal(p.settings(t))
+	if err != nil {
+		return stackClient{}, fmt.Errorf("%s: write its settings for dbsock's agent in the client container: %w", t.Name, err)
+	}
+	args := []string{"agent", "--settings", string(settings)}
+	if sizes := p.valueSizes(); len(sizes) == 1 && sizes[0] > 0 {
+		args = append(args, "--value-size", strconv.Itoa(sizes[0]))
+	}
+	spec := agents.Spec{Stack: "go (in the client container)", Argv: rc.r.AgentArgv(append(args, t.Name)...)}
+	a, err := agents.Start(ctx, spec, agents.Limits{OpTimeout: p.Loop.Timeout(), PerOp: time.Millisecond})
+	if err != nil {
+		return stackClient{}, err
+	}
+	h := a.Hello()
+	if err := rc.r.CheckAgent(h.PID); err != nil {
+		return stackClient{}, errors.Join(fmt.Errorf("%s: dbsock's agent in %s: %w", t.Name, rc.r.Place(), err), a.Close())
+	}
+	if p.atLoad() {
+		if err := h.CanLoad(p.maxConcurrency(), p.Loop.Rate > 0 || len(p.Sweep.Rates) > 0 || p.RateAuto); err != nil {
+			return stackClient{}, errors.Join(fmt.Errorf("%s: dbsock's agent in the client container (%s) cannot run this load: %w", t.Name, h, err), a.Close())
+		}
+	}
+	client := &results.Client{Language: GoClient, RuntimeVersion: "go" + h.RuntimeVersion, Library: h.Library, LibraryVersion: h.LibraryVersion}
+	if c := h.Capabilities; c != nil && p.atLoad() {
+		client.Workers = c.Workers
+	}
+	sc := stackClient{agent: a, client: client, cpuPID: h.PID, cpuWhat: "dbsock's agent in the client container (pid " + strconv.Itoa(h.PID) + ")"}
+	if client.TimingOverheadNs, err = timingOverhead(ctx, a); err != nil {
+		return sc, errors.Join(err, a.Close())
+	}
+	fmt.Fprintf(p.log(), "dbsock: %s: dbsock's agent (%s) in the client container, pid %d%s, %d ns per op to time it\n",
+		t.Name, h, h.PID, agentCPUs(h.PID), client.TimingOverheadNs)
+	return sc, nil
+}
+
+// meterRoots are the roots of m's process trees and what they are.
+func meterRoots(m cpustat.Meter) ([]int, string) {
+	switch m := m.(type) {
+	case *cpustat.Tree:
+		return []int{m.Root}, m.What
+	case cpustat.Sum:
+		var pids []int
+		what := ""
+		for _, one := range m {
+			p, w := meterRoots(one)
+			if len(p) == 0 {
+				return nil, ""
+			}
+			pids, what = append(pids, p...), w
+		}
+		return pids, what
+	}
+	return nil, ""
+}
