@@ -89,6 +89,9 @@ type PathInfo struct {
 	// Netns says its clients dial from inside a container's network
 	// namespace (Endpoint.Netns).
 	Netns bool
+	// Neighbour says that namespace is another container's on the
+	// server's network (Endpoint.From), which the provider starts.
+	Neighbour bool
 	// Peer, when set, says whether a client the server sees as tcp at peer
 	// (as the server prints it) came over this path to ep: a peer across a
 	// bridge, the client container's own address, or a loopback peer in
@@ -119,7 +122,7 @@ var PathTable = []PathInfo{
 		Help: "that container's own address on the network, from the host", Network: "tcp", Docker: true, Peer: acrossBridge, Check: checkContainer, Absent: noRoutes},
 	{Path: Service, Label: "Service name", Title: "service (from a container on its network)", Phrase: "its address from another container on that network",
 		Help:    "that address from another container on the network, as a compose application reaches it by name",
-		Network: "tcp", Docker: true, Netns: true, Peer: fromContainer, Check: checkContainer, Absent: noRoutes},
+		Network: "tcp", Docker: true, Netns: true, Neighbour: true, Peer: fromContainer, Check: checkContainer, Absent: noRoutes},
 	{Path: Pod, Label: "Pod loopback", Title: "pod (127.0.0.1 in its namespace)", Phrase: "127.0.0.1 inside its container's network namespace",
 		Help:    "127.0.0.1 inside that container's network namespace, as a sidecar of the same pod",
 		Network: "tcp", Docker: true, Netns: true, Peer: inNamespace, Check: CheckLoopback, Absent: noRoutes},

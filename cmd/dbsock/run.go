@@ -464,18 +464,20 @@ func (o *runOptions) newDocker(images map[string]string, cpus []int) *supply.Doc
 	d := supply.NewDocker()
 	d.Images, d.ServerCPUs = images, cpus
 	d.Routes, d.Service = o.routes()
-	d.TLS = slices.Contains(o.paths, string(drivers.TLS))
+	d.TLS = slices.ContainsFunc(o.paths, func(t string) bool { return drivers.Transport(t).Info().TLS })
 	return d
 }
 
-// routes says whether the run measures a path off the host network
+// routes says whether the run measures a path through Docker's networks
 // (published, bridge, service or pod: a second container of each server),
-// and whether the service path is among them.
+// and whether one dialed from a neighbour container (service) is among
+// them.
 func (o *runOptions) routes() (routes, service bool) {
-	for _, t := range []drivers.Transport{drivers.Published, drivers.Bridge, drivers.Service, drivers.Pod} {
-		routes = routes || slices.Contains(o.paths, string(t))
+	for _, t := range o.paths {
+		p := drivers.Transport(t).Info()
+		routes, service = routes || p.Docker, service || p.Neighbour
 	}
-	return routes, slices.Contains(o.paths, string(drivers.Service))
+	return routes, service
 }
 
 // containerNames lists the targets that run from an image.
