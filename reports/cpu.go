@@ -50,7 +50,23 @@ func writeEfficiency(b *strings.Builder, cases []results.Summary) {
 
 // writeCPU gives what each side spent per op over the timed blocks, and
 // what Unix saved.
-func writeCPU(b *strings.Builder, sum *results.Summary) {
+func writeCPU(b *strings.Builder, sum *results.Summary) { writeCPUFrom(b, sum, "") }
+
+// clientMeter says whose CPU time the client's is: dbsock's process, an
+// agent's process tree, or, with the client in a container (place, the
+// report's config.client), dbsock's own agent's there.
+func clientMeter(sum *results.Summary, place string) string {
+	switch {
+	case sum.Stack != "":
+		return "the " + sum.Stack + " agent's process tree (every thread's /proc schedstat, status and io), which did the ops"
+	case place == "container":
+		return "dbsock's own agent's process tree in the client container (every thread's /proc schedstat, status and io), which did the ops"
+	}
+	return "dbsock's whole process (getrusage, /proc/self/io)"
+}
+
+// writeCPUFrom is writeCPU of a report whose client ran at place.
+func writeCPUFrom(b *strings.Builder, sum *results.Summary, place string) {
 	tcp, unix := sum.Side(results.DefaultBaseline()).CPU, sum.Side(results.Socket()).CPU
 	if tcp == nil || unix == nil {
 		return
@@ -100,13 +116,9 @@ func writeCPU(b *strings.Builder, sum *results.Summary) {
 		fmt.Fprintf(b, "| %s | %.1f µs | %.2f | %s | %s | %s | %s | %s |\n", row.name, row.c.ClientNsPerOp/1e3, row.c.ClientCswPerOp,
 			csys, sns, scsw, ssys, perSec)
 	}
-	client := "dbsock's whole process (getrusage, /proc/self/io)"
-	if sum.Stack != "" {
-		client = "the " + sum.Stack + " agent's process tree (every thread's /proc schedstat, status and io), which did the ops"
-	}
 	fmt.Fprintf(b, "\nCPU time (user + system), context switches (voluntary + involuntary) and read/write system calls (as /proc/PID/io counts them: "+
 		"read- and write-family calls, not recv/send) over the timed blocks only, per successful op. Client: %s. Server: %s.",
-		client, tcp.ServerMeasuredBy)
+		clientMeter(sum, place), tcp.ServerMeasuredBy)
 	if uncounted {
 		b.WriteString(" \"Not counted\": the process counted no read or write call over its ops, so it moves its socket's bytes with calls /proc/PID/io does not count (recv/send); its calls are not known, not zero.")
 	}

@@ -240,7 +240,7 @@ func writeTarget(b *strings.Builder, r *results.Report, t results.Target) {
 		fmt.Fprintf(b, "- Server CPUs: %s\n", t.ServerCPUs)
 	}
 	if t.Client != "" {
-		fmt.Fprintf(b, "- Client: dbsock's client (the timing loop) ran in %s\n", t.Client)
+		fmt.Fprintf(b, "- Client: dbsock's client (its own Go agent, which did and timed the ops) ran in %s\n", t.Client)
 	}
 	if t.CPUGroup != "" {
 		fmt.Fprintf(b, "- CPU cgroup: %s\n", t.CPUGroup)
@@ -348,7 +348,7 @@ func writeCase(b *strings.Builder, r *results.Report, sum *results.Summary) {
 	b.WriteString("\n\n")
 	writePhases(b, sum, unit)
 	writePerLookup(b, sum)
-	writeCPU(b, sum)
+	writeCPUFrom(b, sum, r.Config.Client)
 	writeVerdict(b, sum)
 	for _, c := range sum.Comparisons {
 		if c.Path != results.Socket() {

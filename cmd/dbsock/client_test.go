@@ -95,7 +95,7 @@ func TestClientContainer(t *testing.T) {
 			if err := reports.Markdown(&b, r); err != nil {
 				t.Fatal(err)
 			}
-			for _, want := range []string{"- Client: dbsock's client (the timing loop) ran in docker container", "from one Go client in a container of its own", "client=container"} {
+			for _, want := range []string{"- Client: dbsock's client (its own Go agent, which did and timed the ops) ran in docker container", "dbsock's own agent's process tree in the client container", "from one Go client in a container of its own", "client=container"} {
 				if !strings.Contains(b.String(), want) {
 					t.Errorf("the Markdown report does not say %q", want)
 				}
