@@ -31,7 +31,6 @@ func TestClientsRefused(t *testing.T) {
 		{"twice", []string{"redis", "--clients", "python,go,python"}, "--clients names python twice"},
 		{"go with a library", []string{"redis", "--clients", "go:pgx"}, `--clients "go:pgx": the go stack's library is each target's own driver`},
 		{"library not a name", []string{"postgres", "--clients", "python:Psy/copg"}, `is not a library's name`},
-		{"connect", []string{"redis", "--clients", "c", "--scenario", "connect"}, "give --scenario pk"},
 		{"pipeline", []string{"redis", "--clients", "c", "--pipeline", "8"}, "leave out --pipeline"},
 		{"writes", []string{"redis", "--clients", "php", "--op", "update"}, "an agent reads: leave out --op update"},
 		{"cmd without a command", []string{"redis", "--clients", "go,cmd: "}, `--clients "cmd: ": give your agent's command after cmd: on one line`},
