@@ -187,8 +187,9 @@ func (p Plan) validateAgentRun() error {
 
 // validateRemote refuses, with a remote client (--client container),
 // what dbsock's own agent there cannot do: it is an agent, which looks
-// up each target's own rows on open connections, on the paths it dials
-// itself from the container's host network, one value size a run.
+// up each target's own rows (on open connections, or each on one of its
+// own: the connect scenario), on the paths it dials itself from the
+// container's host network, one value size a run.
 func (p Plan) validateRemote() error {
 	if p.Client.Remote == nil {
 		return nil
@@ -198,9 +199,6 @@ func (p Plan) validateRemote() error {
 	}
 	if len(p.Sweep.ValueSizes) > 1 {
 		return refuse("its driver checks one value size a run: give %s one size", setting.ValueSizes)
-	}
-	if slices.ContainsFunc(p.scenarios(), func(s string) bool { return s != scenarios.PK }) {
-		return refuse("it measures lookups on open connections: give %s %s", setting.Scenario, scenarios.PK)
 	}
 	return p.agentRefusal(refuse)
 }

@@ -76,7 +76,7 @@ func New(d drivers.Driver, library, version string) (*Agent, error) {
 	}
 	h := agents.Hello{Type: agents.TypeHello, Protocol: agents.Protocol, Language: "go", RuntimeVersion: strings.TrimPrefix(runtime.Version(), "go"),
 		Library: library, LibraryVersion: version, Mode: d.Mode(), PID: os.Getpid(),
-		Capabilities: &agents.Capabilities{Families: []string{op.AgentOp().Family}, TLS: true, Workers: Workers, OpenLoop: true, MaxConnections: MaxConnections}}
+		Capabilities: &agents.Capabilities{Families: []string{op.AgentOp().Family}, TLS: true, Workers: Workers, OpenLoop: true, MaxConnections: MaxConnections, Connect: true}}
 	return &Agent{d: d, named: named, lookup: op.AgentOp(), hello: h, conns: map[string]*conn{}}, nil
 }
 
@@ -206,6 +206,10 @@ type conn struct {
 	nkeys   int // of the keys handed to k
 	timeout time.Duration
 	dog     *watchdog
+	// The connect scenario's: whether the request in progress is one of
+	// it, and what its connections are opened with (reopen.go).
+	connect bool
+	reopen  reopen
 }
 
 // open opens o's connection with the driver, carrying o's token.
@@ -244,7 +248,7 @@ func (a *Agent) open(ctx context.Context, o agents.Open) (agents.Opened, error) 
 		c.Close()
 		return agents.Opened{}, fmt.Errorf("open %s: the %s driver's connection does not look up a key it is given", o.ID, a.d.Name())
 	}
-	a.conns[o.ID] = &conn{c: c, k: k, nkeys: 1, timeout: timeout, dog: newWatchdog(c, timeout)}
+	a.conns[o.ID] = &conn{c: c, k: k, nkeys: 1, timeout: timeout, dog: newWatchdog(c, timeout), reopen: reopen{opener: a.named, ep: ep, token: o.Token}}
 	return agents.Opened{Type: agents.TypeOpened, ID: o.ID, Detail: "dbsock's " + a.d.Name() + " driver"}, nil
 }
 

@@ -53,6 +53,9 @@ func (a *Agent) parts(l agents.Load) ([]part, error) {
 
 func (a *Agent) part(l agents.Load, i int) (part, error) {
 	c, err := a.conn(l.IDs[i], l.ValueLength)
+	if err == nil {
+		c.connect, err = connectScenario(l.Scenario)
+	}
 	if err != nil {
 		return part{}, err
 	}

@@ -54,6 +54,9 @@ func (a *Agent) block(ctx context.Context, b agents.Block) (agents.BlockResult, 
 		return agents.BlockResult{}, fmt.Errorf("block on %s: %d keys and %d warm-up ops; want 1 to %d in all", b.ID, len(b.Keys), b.Warmup, agents.MaxOps)
 	}
 	c, err := a.conn(b.ID, b.ValueLength)
+	if err == nil {
+		c.connect, err = connectScenario(b.Scenario)
+	}
 	if err != nil {
 		return agents.BlockResult{}, fmt.Errorf("block on %s: %w", b.ID, err)
 	}
@@ -83,11 +86,15 @@ func (a *Agent) block(ctx context.Context, b agents.Block) (agents.BlockResult, 
 func (c *conn) useKeys(ids []int64) {
 	c.k.UseKeys(ids)
 	c.nkeys = max(len(ids), 1) // none: the driver's one row
+	c.reopen.ids = ids
 }
 
 // do is one op of c's on key i of its keys (starting over at the end),
 // watched by its watchdog.
 func (c *conn) do(ctx context.Context, i int) error {
+	if c.connect {
+		return c.reopen.do(ctx, i, c.timeout)
+	}
 	c.dog.begin()
 	err := c.k.DoKey(ctx, i%c.nkeys, false)
 	c.dog.end()

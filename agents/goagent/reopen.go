@@ -1,0 +1,59 @@
+package goagent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/dbsock/dbsock/agents"
+	"github.com/dbsock/dbsock/drivers"
+)
+
+// reopen is what a connection's connect-scenario ops open their own
+// connections with: its driver, endpoint and token, and the rows they
+// look up.
+type reopen struct {
+	opener drivers.NamedOpener
+	ep     drivers.Endpoint
+	token  string
+	ids    []int64
+}
+
+// connectScenario says whether a request's scenario is the connect
+// scenario ("" is lookups on the connection).
+func connectScenario(s string) (bool, error) {
+	switch s {
+	case "":
+		return false, nil
+	case agents.ScenarioConnect:
+		return true, nil
+	}
+	return false, fmt.Errorf("scenario %q: this agent times %q and lookups on open connections", s, agents.ScenarioConnect)
+}
+
+// do is the connect scenario's op i: a connection of its own, opened
+// with r's settings within timeout, the lookup of row i on it (starting
+// over at the end of the rows), and its close, as dbsock's in-process
+// loop times it.
+func (r reopen) do(ctx context.Context, i int, timeout time.Duration) (err error) {
+	if timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, timeout)
+		defer cancel()
+	}
+	c, err := r.opener.OpenNamed(ctx, r.ep, r.token)
+	if err != nil {
+		return fmt.Errorf("open over %s: %w", r.ep, err)
+	}
+	defer func() { err = errors.Join(err, c.Close()) }()
+	k, ok := c.(drivers.Keyed)
+	if !ok {
+		return errors.New("the driver's connection does not look up a key it is given")
+	}
+	if len(r.ids) > 0 {
+		j := i % len(r.ids)
+		k.UseKeys(r.ids[j : j+1])
+	}
+	return k.DoKey(ctx, 0, false)
+}
