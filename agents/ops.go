@@ -61,6 +61,7 @@ func (a *Agent) OpenVerified(ctx context.Context, f drivers.Finder, o Open) (Ope
 	if err != nil {
 		return r, v, a.fail(fmt.Errorf("%w: connection %s, asked to open %s %s with token %s: %v", ErrRoute, o.ID, o.Path, o.Address, o.Token, err))
 	}
+	v = v.On(drivers.Endpoint{Transport: drivers.Transport(o.Path), Address: o.Address})
 	if string(v.Transport) != o.Path {
 		return r, v, a.fail(fmt.Errorf("%w: connection %s was to be on %s (%s) but the server sees the connection with token %s on %s (%s)",
 			ErrRoute, o.ID, o.Path, o.Address, o.Token, v.Transport, v.Evidence))

@@ -117,9 +117,9 @@ var PathTable = []PathInfo{
 		Network: "tcp", Host: "127.0.0.1", TLS: true, Agent: true, Check: CheckLoopback, Absent: "dbsock does not start it with TLS"},
 	{Path: Published, Label: "Published port", Title: "published port (127.0.0.1)", Phrase: "a port Docker publishes on 127.0.0.1",
 		Help:    "--provider docker or compose: the port Docker publishes on 127.0.0.1 for a second container of the server on a bridge network",
-		Network: "tcp", Docker: true, Peer: acrossBridge, Check: CheckLoopback, Absent: noRoutes},
+		Network: "tcp", Docker: true, Agent: true, Peer: acrossBridge, Check: CheckLoopback, Absent: noRoutes},
 	{Path: Bridge, Label: "Bridge", Title: "bridge (container address)", Phrase: "the container's address on a bridge network",
-		Help: "that container's own address on the network, from the host", Network: "tcp", Docker: true, Peer: acrossBridge, Check: checkContainer, Absent: noRoutes},
+		Help: "that container's own address on the network, from the host", Network: "tcp", Docker: true, Agent: true, Peer: acrossBridge, Check: checkContainer, Absent: noRoutes},
 	{Path: Service, Label: "Service name", Title: "service (from a container on its network)", Phrase: "its address from another container on that network",
 		Help:    "that address from another container on the network, as a compose application reaches it by name",
 		Network: "tcp", Docker: true, Netns: true, Neighbour: true, Peer: fromContainer, Check: checkContainer, Absent: noRoutes},
@@ -327,13 +327,23 @@ func CheckTransport(ctx context.Context, c Conn, ep Endpoint) (Verification, err
 	if err != nil {
 		return v, fmt.Errorf("verify transport %s: %w", want, err)
 	}
-	if p := want.Info(); v.Transport == want.Seen() || (p.Peer != nil && v.Transport == TCP && p.Peer(v.Peer, ep)) {
-		v.Transport = want
-	}
+	v = v.On(ep)
 	if v.Transport != want {
 		return v, fmt.Errorf("%w: connected over %s but the server reports %s (%s)", ErrMismatch, want, v.Transport, v.Evidence)
 	}
 	return v, nil
+}
+
+// On is v as a connection on ep's path: v with ep's transport when what
+// the server reports is what that path's connections look like to it
+// (the path its control repeats, or a peer its table entry accepts), else
+// v as it is.
+func (v Verification) On(ep Endpoint) Verification {
+	want := ep.Transport
+	if p := want.Info(); v.Transport == want.Seen() || (p.Peer != nil && v.Transport == TCP && p.Peer(v.Peer, ep)) {
+		v.Transport = want
+	}
+	return v
 }
 
 // acrossBridge: the server sees a peer across a bridge, not on loopback
