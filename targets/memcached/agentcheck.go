@@ -118,19 +118,7 @@ func (d *Driver) OpenNamed(ctx context.Context, ep drivers.Endpoint, _ string) (
 // CountOps implements drivers.OpCounter: stats' cmd_get, over every
 // connection of the instance (dbsock's memcached serves each path from
 // its own).
-func (f *finder) CountOps(ctx context.Context) (int64, error) {
-	f.deadline(ctx)
-	out, err := command(f.nc, "stats")
-	if err != nil {
-		return 0, fmt.Errorf("stats: %w", err)
-	}
-	for _, line := range strings.Split(out, "\n") {
-		if v, ok := strings.CutPrefix(strings.TrimSpace(line), "STAT cmd_get "); ok {
-			return strconv.ParseInt(v, 10, 64)
-		}
-	}
-	return 0, fmt.Errorf("stats has no cmd_get")
-}
+func (f *finder) CountOps(ctx context.Context) (int64, error) { return f.stat(ctx, "cmd_get") }
 
 // Counter implements drivers.OpCounter.
 func (*finder) Counter() string { return "stats cmd_get" }
