@@ -34,7 +34,7 @@
 # C and the tool, OK within TOLERANCE percent. Do not run it while others
 # use the machine: the numbers mean nothing then.
 #
-# Settings (environment): CPU=0, ROUNDS=3, CONNS=1, REDIS_THREADS=CONNS,
+# Settings (environment): CPU=0, ROUNDS=3, CONNS=1, REDIS_THREADS=1,
 # N=3000 (dbsock's --n),
 # INSTANCES=9 (dbsock's --instances: on servers it did not start, fresh
 # connections), PEER_N=N*INSTANCES (the tool's ops per path: as many as
@@ -69,11 +69,14 @@ cd "$(dirname "$0")/.."
 CPU="${CPU:-0}"
 ROUNDS="${ROUNDS:-3}"
 CONNS="${CONNS:-1}"
-# redis-benchmark's threads: with one thread it multiplexes its
-# connections in one event loop; with CONNS over 1 it runs a thread per
-# connection (--threads CONNS) unless REDIS_THREADS says otherwise, the
-# worker model of dbsock's C stack at load.
-REDIS_THREADS="${REDIS_THREADS:-$CONNS}"
+# redis-benchmark's threads: with one (the default, the field's usual
+# command) it multiplexes its connections in one event loop; with
+# REDIS_THREADS=CONNS it runs a thread per connection (--threads), the
+# worker model of dbsock's C stack at load. On one CPU the two give
+# Unix/TCP throughput ratios some 20% apart, and the C stack's lies
+# between them (measured with CONNS=10 on a 2-vCPU AMD EPYC: 1.66 with
+# one thread, 1.33 with ten, the C stack 1.41 to 1.47).
+REDIS_THREADS="${REDIS_THREADS:-1}"
 N="${N:-3000}"
 INSTANCES="${INSTANCES:-9}"
 TARGETS="${TARGETS:-redis postgres mysql}"
