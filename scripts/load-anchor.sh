@@ -38,7 +38,8 @@
 # scripts/install-deps.sh --with-stacks),
 # INSTANCES=9, CLIENT_CPU=0, SERVER_CPU=1, TOLERANCE_LAT=15,
 # TOLERANCE_CAP=10, SERVER_USER=nobody (as root only), OUT=DIR (keep the
-# outputs there).
+# outputs there, results.tsv among them), JUDGE=FILE (nothing measured:
+# only the verdict on the results.tsv an earlier run kept).
 #
 # Passwords: the server's superuser gets a new random one, written to 0600
 # files only: dbsock reads it with --postgres-password-file, pgbench from
@@ -64,6 +65,71 @@ STACKS="${STACKS:-go,c}"
 
 bad() { echo "load-anchor: $1: $2" >&2; exit 2; }
 die() { echo "load-anchor: $*" >&2; exit 1; }
+
+# judge FILE: the verdict on a results file of this script (below), per
+# stack; returns 1 when a check fails.
+judge() {
+  echo
+  echo "Medians over $(cut -f2 "$1" | sort -u | wc -l) round(s); the checks are on the net (latency - lag) figures, the lag and the capacity:"
+  local fail=0 stack
+  for stack in $(cut -f1 "$1" | awk '!seen[$0]++'); do
+    awk -F'\t' -v st="$stack" -v tl="$TOLERANCE_LAT" -v tc="$TOLERANCE_CAP" '
+      function median(a, n,   i, j, v) {
+        for (i = 2; i <= n; i++) { v = a[i]; for (j = i - 1; j > 0 && a[j] > v; j--) a[j + 1] = a[j]; a[j + 1] = v }
+        return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+      }
+      function gap(a, b) { return (a / b - 1) * 100 }
+      function ok(g, t) { return g <= t && g >= -t }
+      $1 == st {
+        n++; lib = $14
+        pl["tcp", n] = $3; pg["tcp", n] = $4; pl["unix", n] = $5; pg["unix", n] = $6; pc[n] = $7
+        dl["tcp", n] = $8; dg["tcp", n] = $9; dl["unix", n] = $10; dg["unix", n] = $11; dc[n] = $12
+        if ($13 == "true") behind++
+      }
+      function col(arr, p,   i, out) { for (i = 1; i <= n; i++) m[i] = arr[p, i]; return median(m, n) }
+      function colnet(l, g, p,   i) { for (i = 1; i <= n; i++) m[i] = l[p, i] - g[p, i]; return median(m, n) }
+      function colratio(l, g, net,   i) {
+        for (i = 1; i <= n; i++) m[i] = (l["tcp", i] - net * g["tcp", i]) / (l["unix", i] - net * g["unix", i])
+        return median(m, n)
+      }
+      END {
+        if (!n) { print "  " st ": no figures"; exit 1 }
+        gsub("_", " ", lib); fail = 0
+        printf "  dbsock from %s (%s):\n", st, lib
+        printf "    %-9s %-28s %-28s %s\n", "", "pgbench", "dbsock", "gap"
+        for (pi = 1; pi <= 2; pi++) {
+          p = pi == 1 ? "tcp" : "unix"
+          a = col(pl, p); b = col(dl, p); printf "    %-9s %-28s %-28s %+.1f%% (as given)\n", p " mean", sprintf("%.3f ms", a), sprintf("%.3f ms", b), gap(b, a)
+          a = colnet(pl, pg, p); b = colnet(dl, dg, p); g = gap(b, a)
+          printf "    %-9s %-28s %-28s %+.1f%% %s\n", p " net", sprintf("%.3f ms", a), sprintf("%.3f ms", b), g, ok(g, tl) ? "OK" : "OVER " tl "%"
+          if (!ok(g, tl)) fail = 1
+          a = col(pg, p); b = col(dg, p)
+          printf "    %-9s %-28s %-28s %s\n", p " lag", sprintf("%.3f ms", a), sprintf("%.3f ms", b), b <= a ? "OK (no larger)" : "LARGER"
+          if (b > a) fail = 1
+        }
+        a = colratio(pl, pg, 0); b = colratio(dl, dg, 0)
+        printf "    %-9s %-28s %-28s %+.1f%% (as given)\n", "TCP/Unix", sprintf("%.3f", a), sprintf("%.3f", b), gap(b, a)
+        a = colratio(pl, pg, 1); b = colratio(dl, dg, 1); g = gap(b, a)
+        printf "    %-9s %-28s %-28s %+.1f%% %s\n", "net ratio", sprintf("%.3f", a), sprintf("%.3f", b), g, ok(g, tl) ? "OK" : "OVER " tl "%"
+        if (!ok(g, tl)) fail = 1
+        for (i = 1; i <= n; i++) m[i] = pc[i]; a = median(m, n)
+        for (i = 1; i <= n; i++) m[i] = dc[i]; b = median(m, n); g = gap(b, a)
+        printf "    %-9s %-28s %-28s %+.1f%% %s\n", "capacity", sprintf("%.3f (/proc)", a), sprintf("%.3f (paired)", b), g, ok(g, tc) ? "OK" : "OVER " tc "%"
+        if (!ok(g, tc)) fail = 1
+        if (behind) printf "    dbsock said its generator fell behind in %d of %d round(s)%s\n", behind, n, (behind * 2 > n) ? ": in most, so no verdict" : ""
+        if (behind * 2 > n) fail = 1
+        exit fail
+      }' "$1" || fail=1
+  done
+  return "$fail"
+}
+
+# JUDGE=FILE: only the verdict on a results.tsv an earlier run kept (OUT).
+if [ -n "${JUDGE:-}" ]; then
+  [ -r "$JUDGE" ] || bad JUDGE "\"$JUDGE\" is not a readable file"
+  judge "$JUDGE"
+  exit $?
+fi
 for v in RATE CLIENTS DURATION ROUNDS INSTANCES CLIENT_CPU SERVER_CPU TOLERANCE_LAT TOLERANCE_CAP; do
   [[ "${!v}" =~ ^[0-9]+$ ]] || bad "${v%_}" "\"${!v}\" is not a whole number"
 done
@@ -218,56 +284,5 @@ done
 #             pgbench's, within TOLERANCE_LAT percent (net of lag too);
 #   capacity  dbsock's capacity gain against pgbench's /proc ratio,
 #             within TOLERANCE_CAP percent.
-echo
-echo "Medians over $ROUNDS round(s); the checks are on the net (latency - lag) figures, the lag and the capacity:"
-fail=0
-for stack in ${STACKS//,/ }; do
-  awk -F'\t' -v st="$stack" -v tl="$TOLERANCE_LAT" -v tc="$TOLERANCE_CAP" '
-    function median(a, n,   i, j, v) {
-      for (i = 2; i <= n; i++) { v = a[i]; for (j = i - 1; j > 0 && a[j] > v; j--) a[j + 1] = a[j]; a[j + 1] = v }
-      return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
-    }
-    function gap(a, b) { return (a / b - 1) * 100 }
-    function ok(g, t) { return g <= t && g >= -t }
-    $1 == st {
-      n++; lib = $14
-      pl["tcp", n] = $3; pg["tcp", n] = $4; pl["unix", n] = $5; pg["unix", n] = $6; pc[n] = $7
-      dl["tcp", n] = $8; dg["tcp", n] = $9; dl["unix", n] = $10; dg["unix", n] = $11; dc[n] = $12
-      if ($13 == "true") behind++
-    }
-    function col(arr, p,   i, out) { for (i = 1; i <= n; i++) m[i] = arr[p, i]; return median(m, n) }
-    function colnet(l, g, p,   i) { for (i = 1; i <= n; i++) m[i] = l[p, i] - g[p, i]; return median(m, n) }
-    function colratio(l, g, net,   i) {
-      for (i = 1; i <= n; i++) m[i] = (l["tcp", i] - net * g["tcp", i]) / (l["unix", i] - net * g["unix", i])
-      return median(m, n)
-    }
-    END {
-      if (!n) { print "  " st ": no figures"; exit 1 }
-      gsub("_", " ", lib); fail = 0
-      printf "  dbsock from %s (%s):\n", st, lib
-      printf "    %-9s %-28s %-28s %s\n", "", "pgbench", "dbsock", "gap"
-      for (pi = 1; pi <= 2; pi++) {
-        p = pi == 1 ? "tcp" : "unix"
-        a = col(pl, p); b = col(dl, p); printf "    %-9s %-28s %-28s %+.1f%% (as given)\n", p " mean", sprintf("%.3f ms", a), sprintf("%.3f ms", b), gap(b, a)
-        a = colnet(pl, pg, p); b = colnet(dl, dg, p); g = gap(b, a)
-        printf "    %-9s %-28s %-28s %+.1f%% %s\n", p " net", sprintf("%.3f ms", a), sprintf("%.3f ms", b), g, ok(g, tl) ? "OK" : "OVER " tl "%"
-        if (!ok(g, tl)) fail = 1
-        a = col(pg, p); b = col(dg, p)
-        printf "    %-9s %-28s %-28s %s\n", p " lag", sprintf("%.3f ms", a), sprintf("%.3f ms", b), b <= a ? "OK (no larger)" : "LARGER"
-        if (b > a) fail = 1
-      }
-      a = colratio(pl, pg, 0); b = colratio(dl, dg, 0)
-      printf "    %-9s %-28s %-28s %+.1f%% (as given)\n", "TCP/Unix", sprintf("%.3f", a), sprintf("%.3f", b), gap(b, a)
-      a = colratio(pl, pg, 1); b = colratio(dl, dg, 1); g = gap(b, a)
-      printf "    %-9s %-28s %-28s %+.1f%% %s\n", "net ratio", sprintf("%.3f", a), sprintf("%.3f", b), g, ok(g, tl) ? "OK" : "OVER " tl "%"
-      if (!ok(g, tl)) fail = 1
-      for (i = 1; i <= n; i++) m[i] = pc[i]; a = median(m, n)
-      for (i = 1; i <= n; i++) m[i] = dc[i]; b = median(m, n); g = gap(b, a)
-      printf "    %-9s %-28s %-28s %+.1f%% %s\n", "capacity", sprintf("%.3f (/proc)", a), sprintf("%.3f (paired)", b), g, ok(g, tc) ? "OK" : "OVER " tc "%"
-      if (!ok(g, tc)) fail = 1
-      if (behind) printf "    dbsock said its generator fell behind in %d of %d round(s)%s\n", behind, n, behind * 2 > n ? ": in most, so no verdict" : ""
-      if (behind * 2 > n) fail = 1
-      exit fail
-    }' "$work/results.tsv" || fail=1
-done
-exit "$fail"
+judge "$work/results.tsv"
+exit $?
