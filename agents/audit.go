@@ -44,20 +44,13 @@ func (c *conn) StartAudit(ctx context.Context) error {
 	c.audit = audit{started: true, start: time.Now()}
 	w := &c.d.window
 	if w.open == 0 {
-		*w = window{}
-		if oc, ok := c.finder.(drivers.OpCounter); ok {
-			n, err := oc.CountOps(ctx)
+		*w = window{counts: c.counts()}
+		for i := range w.counts {
+			n, err := w.counts[i].read(ctx)
 			if err != nil {
-				return fmt.Errorf("read %s, which checks the %s agent's block on %s: %w", oc.Counter(), c.d.agent.spec.Stack, c.path, err)
+				return fmt.Errorf("read %s, which checks the %s agent's block on %s: %w", w.counts[i].name, c.d.agent.spec.Stack, c.path, err)
 			}
-			w.count = n
-		}
-		if cc, ok := c.finder.(drivers.ConnCounter); ok && c.scenario == ScenarioConnect {
-			n, err := cc.CountConns(ctx)
-			if err != nil {
-				return fmt.Errorf("read %s, which checks the %s agent's connect block on %s: %w", cc.ConnCounter(), c.d.agent.spec.Stack, c.path, err)
-			}
-			w.connCount = n
+			w.counts[i].before = n
 		}
 	}
 	w.open++
@@ -71,13 +64,33 @@ func (c *conn) StartAudit(ctx context.Context) error {
 // ops it says succeeded, counted as its answers come), checked against
 // the server's count at the first of their ends.
 type window struct {
-	open, conns    int
-	count, claimed int64
-	checked        bool
-	connsChecked   bool
-	// connCount is the server's count of connections accepted before a
-	// connect block (drivers.ConnCounter), where it keeps one.
-	connCount int64
+	open, conns int
+	claimed     int64
+	counts      []count
+	checked     bool
+}
+
+// count is one of the server's running counts a window is checked by:
+// its name, what the agent's ops must have moved it by ("lookups"), how
+// to read it, and its value before the window.
+type count struct {
+	name, what string
+	read       func(context.Context) (int64, error)
+	before     int64
+}
+
+// counts are the server's counts c's blocks are checked by, where the
+// server keeps them: the lookups it served (drivers.OpCounter), and, in
+// the connect scenario, the connections it accepted (drivers.ConnCounter).
+func (c *conn) counts() []count {
+	var cs []count
+	if oc, ok := c.finder.(drivers.OpCounter); ok {
+		cs = append(cs, count{name: oc.Counter(), what: "lookups", read: oc.CountOps})
+	}
+	if cc, ok := c.finder.(drivers.ConnCounter); ok && c.scenario == ScenarioConnect {
+		cs = append(cs, count{name: cc.ConnCounter(), what: "lookups on connections of their own", read: cc.CountConns})
+	}
+	return cs
 }
 
 // EndAudit implements drivers.BlockAuditor: it checks the ops of the
@@ -94,28 +107,18 @@ func (c *conn) EndAudit(ctx context.Context) error {
 	if w.open > 0 {
 		w.open--
 	}
-	if oc, ok := c.finder.(drivers.OpCounter); ok && !w.checked {
-		w.checked = true
-		n, err := oc.CountOps(ctx)
+	for i := 0; i < len(w.counts) && !w.checked; i++ {
+		k := w.counts[i]
+		n, err := k.read(ctx)
 		if err != nil {
-			return fmt.Errorf("read %s, which checks the %s agent's block on %s: %w", oc.Counter(), c.d.agent.spec.Stack, c.path, err)
+			return fmt.Errorf("read %s, which checks the %s agent's block on %s: %w", k.name, c.d.agent.spec.Stack, c.path, err)
 		}
-		if served := n - w.count; served < w.claimed {
-			return c.d.agent.fail(fmt.Errorf("%w: it reported %d lookups on %s, but the server's %s moved by %d while the block ran",
-				ErrUnseen, w.claimed, c.onWhat(w.conns), oc.Counter(), served))
+		if moved := n - k.before; moved < w.claimed {
+			return c.d.agent.fail(fmt.Errorf("%w: it reported %d %s on %s, but the server's %s moved by %d while the block ran",
+				ErrUnseen, w.claimed, k.what, c.onWhat(w.conns), k.name, moved))
 		}
 	}
-	if cc, ok := c.finder.(drivers.ConnCounter); ok && c.scenario == ScenarioConnect && !w.connsChecked {
-		w.connsChecked = true
-		n, err := cc.CountConns(ctx)
-		if err != nil {
-			return fmt.Errorf("read %s, which checks the %s agent's connect block on %s: %w", cc.ConnCounter(), c.d.agent.spec.Stack, c.path, err)
-		}
-		if opened := n - w.connCount; opened < w.claimed {
-			return c.d.agent.fail(fmt.Errorf("%w: it reported %d lookups on connections of their own on %s, but the server's %s moved by %d while the block ran",
-				ErrUnseen, w.claimed, c.onWhat(w.conns), cc.ConnCounter(), opened))
-		}
-	}
+	w.checked = true
 	// The connect scenario's ops ran on connections of their own, not on
 	// the verified one, whose record says nothing of them.
 	if uc, ok := c.finder.(drivers.UseChecker); ok && a.claimed > 0 && c.scenario != ScenarioConnect {
