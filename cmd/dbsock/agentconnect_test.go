@@ -11,12 +11,15 @@ import (
 
 // TestStacksConnect: every stack times the connect scenario in its agent,
 // at rest and with several connections at once, each op a connection of
-// its own that the server counted.
+// its own that the server counted (Redis, MariaDB and memcached keep
+// counts of the connections they accepted).
 func TestStacksConnect(t *testing.T) {
 	testutil.NeedAny(t, "redis-server")
+	testutil.NeedAny(t, "mariadbd", "mysqld")
+	testutil.NeedAny(t, "memcached")
 	needStacks(t)
 	for _, conc := range []string{"1", "2"} {
-		code, out, stderr := dbsock(t, "run", "redis", "--clients", "c,python,node,php", "--scenario", "connect", "--provider", "local",
+		code, out, stderr := dbsock(t, "run", "redis", "mysql", "memcached", "--clients", "c,python,node,php", "--scenario", "connect", "--provider", "local",
 			"--paths", "tcp,unix", "--concurrency", conc, "--n", "40", "--blocks", "2", "--instances", "1", "--warmup", "4", "--format", "json")
 		if code != 0 {
 			t.Fatalf("--concurrency %s: exit %d: %s", conc, code, stderr)
