@@ -1,6 +1,7 @@
 package reports
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/dbsock/dbsock/drivers"
@@ -63,5 +64,28 @@ func TestCompareSeesEveryPath(t *testing.T) {
 	// A path only the new report measured is no change.
 	if n := len(results.Changes(fixture(t), slower)); n != 6 {
 		t.Errorf("%d changes against a report without tls, want 6", n)
+	}
+}
+
+// TestRoundsNameEveryPath: the p50 by round line gives each path its own
+// figure (it once kept two slots, TCP and "the other", and a third path's
+// p50 took the socket's place).
+func TestRoundsNameEveryPath(t *testing.T) {
+	r := withTLS(t, 3)
+	var b strings.Builder
+	sum := &r.Summary[0]
+	writeRounds(&b, r, sum, pickUnit(1000, 1000))
+	got := b.String()
+	for _, run := range r.Runs {
+		if run.Case != sum.Case || run.Round != 1 || run.Transport == drivers.TCP {
+			continue
+		}
+		want := run.Transport.Label() + " " + pickUnit(1000, 1000).fmt(float64(run.Latency.P50))
+		if !strings.Contains(got, want) {
+			t.Errorf("rounds line lacks %q:\n%s", want, got)
+		}
+	}
+	if !strings.Contains(got, "round 1 TCP ") || strings.Count(got, " / ") != 2*len(r.Config.Paths)-2 {
+		t.Errorf("rounds line does not give three paths per round:\n%s", got)
 	}
 }

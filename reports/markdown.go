@@ -358,7 +358,7 @@ func writeCase(b *strings.Builder, r *results.Report, sum *results.Summary) {
 	for _, w := range sum.Warnings {
 		fmt.Fprintf(b, "> **Warning:** %s\n\n", w)
 	}
-	writeRounds(b, r, sum.Case, unit)
+	writeRounds(b, r, sum, unit)
 }
 
 // writePerLookup gives, for a pipelined case, latency and throughput per

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/dbsock/dbsock/drivers"
 	"github.com/dbsock/dbsock/results"
 )
 
@@ -100,20 +101,20 @@ func writeNoisy(b *strings.Builder, sum *results.Summary) {
 	fmt.Fprintf(b, "Noisy blocks: %d of %d, kept in every figure: %s.\n\n", len(sum.NoisyBlocks), sum.Blocks, strings.Join(parts, "; "))
 }
 
-// writeRounds lists p50 per round so a reader can see whether rounds agree.
-func writeRounds(b *strings.Builder, r *results.Report, c results.Case, unit unit) {
-	type pair struct{ tcp, unix string }
+// writeRounds lists p50 per round, path by path in the summary's order,
+// so a reader can see whether rounds agree.
+func writeRounds(b *strings.Builder, r *results.Report, sum *results.Summary, unit unit) {
 	type key struct{ instance, round int }
 	var rounds []key
-	byRound := map[key]*pair{}
+	byRound := map[key]map[drivers.Transport]string{}
 	for _, run := range r.Runs {
-		if run.Case != c {
+		if run.Case != sum.Case {
 			continue
 		}
 		k := key{run.Instance, run.Round}
 		p, ok := byRound[k]
 		if !ok {
-			p = &pair{"–", "–"}
+			p = map[drivers.Transport]string{}
 			byRound[k] = p
 			rounds = append(rounds, k)
 		}
@@ -121,11 +122,7 @@ func writeRounds(b *strings.Builder, r *results.Report, c results.Case, unit uni
 		if run.Incomplete {
 			v += " (incomplete)"
 		}
-		if run.Transport == results.DefaultBaseline() {
-			p.tcp = v
-		} else {
-			p.unix = v
-		}
+		p[run.Transport] = v
 	}
 	if len(rounds) < 2 {
 		return
@@ -144,7 +141,15 @@ func writeRounds(b *strings.Builder, r *results.Report, c results.Case, unit uni
 		case r.Config.Instances > 1:
 			name = fmt.Sprintf("instance %d round %d", k.instance, k.round)
 		}
-		parts = append(parts, fmt.Sprintf("%s TCP %s / Unix %s", name, byRound[k].tcp, byRound[k].unix))
+		var paths []string
+		for _, ps := range sum.Sides {
+			v, ok := byRound[k][ps.Path]
+			if !ok {
+				v = "–"
+			}
+			paths = append(paths, ps.Path.Label()+" "+v)
+		}
+		parts = append(parts, name+" "+strings.Join(paths, " / "))
 	}
 	b.WriteString(strings.Join(parts, "; ") + ".\n\n")
 }
