@@ -76,6 +76,11 @@ CONNS="${CONNS:-1}"
 # Unix/TCP throughput ratios some 20% apart, and the C stack's lies
 # between them (measured with CONNS=10 on a 2-vCPU AMD EPYC: 1.66 with
 # one thread, 1.33 with ten, the C stack 1.41 to 1.47).
+# With --threads, redis-benchmark 7.0's run time comes in steps of 250 ms
+# (seen on a 2-vCPU Intel Xeon: 90,000 GETs took 1.00, 1.25, 1.50 or
+# 1.75 s by its count, so its ops/s were off by up to 25%), so REDIS_N,
+# its requests per path, is then at least 1,000,000 (some 12 s or more: a
+# step is 2% or less); with one thread it is PEER_N.
 REDIS_THREADS="${REDIS_THREADS:-1}"
 N="${N:-3000}"
 INSTANCES="${INSTANCES:-9}"
@@ -105,6 +110,8 @@ check_settings() {
   done
   PEER_N="${PEER_N:-$((N * INSTANCES))}"
   [[ "$PEER_N" =~ ^[1-9][0-9]*$ ]] || bad "PEER_N=$PEER_N" "want a whole number of 1 or more"
+  REDIS_N="$PEER_N"
+  if [ "$REDIS_THREADS" != 1 ] && [ "$REDIS_N" -lt 1000000 ]; then REDIS_N=1000000; fi
   [[ "$CPU" =~ ^[0-9]+$ ]] || bad "CPU=$CPU" "want one CPU number, such as 0"
   taskset -c "$CPU" true 2>/dev/null || bad "CPU=$CPU" "taskset cannot pin to it (this machine's CPUs: $(taskset -pc $$ | sed 's/.*: //'))"
   [[ "$TOLERANCE" =~ ^[0-9]+([.][0-9]+)?$ ]] || bad "TOLERANCE=$TOLERANCE" "want a percentage, such as 10"
@@ -418,7 +425,7 @@ run_tool() {
       if [ "$path" = tcp ]; then where=(-h 127.0.0.1 -p "$REDIS_PORT"); else where=(-s "$REDIS_SOCK"); fi
       # -a: redis-benchmark has no other way to take a password (see the header).
       taskset -c "$CPU" redis-benchmark "${where[@]}" --user peer -a "$PEER_REDIS_PW" -c "$CONNS" -P 1 \
-        "${rb_threads[@]}" -n "$PEER_N" \
+        "${rb_threads[@]}" -n "$REDIS_N" \
         -r "$ROWS" -t get --csv >"$out" 2>&1 || die "redis-benchmark over $path failed: $(tail -n 5 "$out")"
       ops=$(awk -F'"' '$2 == "GET" { print $4 }' "$out")
       ;;
@@ -477,7 +484,7 @@ measure() {
 # tool_name T: the tool and its workload, for the table's title.
 tool_name() {
   case "$1" in
-    redis) echo "redis-benchmark -t get -r $ROWS -c $CONNS -P 1$([ "$REDIS_THREADS" = 1 ] || echo " --threads $REDIS_THREADS") (-n $PEER_N)" ;;
+    redis) echo "redis-benchmark -t get -r $ROWS -c $CONNS -P 1$([ "$REDIS_THREADS" = 1 ] || echo " --threads $REDIS_THREADS") (-n $REDIS_N)" ;;
     postgres) echo "pgbench -S -M prepared -c $CONNS -j $((CONNS < 2 ? CONNS : 2)) (-t $(((PEER_N + CONNS - 1) / CONNS)) each, scale 1: 100,000 rows)" ;;
     mysql) echo "sysbench oltp_point_select --rand-type=uniform --table-size=$ROWS --threads=$CONNS (--events $PEER_N)" ;;
   esac
