@@ -49,7 +49,8 @@ struct slot {
 	char id[128];
 	const struct backend *b;
 	void *conn;
-	json_t *open; /* its open message: the connect scenario opens with it */
+	json_t *open; /* its open message, less the token: the connect scenario's
+	               * connections open with it, unnamed, as an application's */
 	struct thread *t; /* its worker thread, from its first load to its close */
 };
 
@@ -127,7 +128,9 @@ static void do_open(const struct backend *started, json_t *m, const char *id) {
 	snprintf(s->id, sizeof s->id, "%s", id);
 	s->b = b;
 	s->conn = c;
-	s->open = json_incref(m);
+	s->open = json_deep_copy(m);
+	if (s->open)
+		json_object_set_new(s->open, "token", json_string(""));
 	say(reply);
 }
 
@@ -154,7 +157,7 @@ static int op_on(struct slot *s, int connect, json_t *key, long *len, char *err,
 	}
 	json_t *scratch = json_object();
 	err[0] = 0;
-	void *c = s->b->open(s->open, scratch, err, size);
+	void *c = s->open ? s->b->open(s->open, scratch, err, size) : NULL;
 	json_decref(scratch);
 	if (!c) {
 		*end = now_ns();

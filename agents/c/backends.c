@@ -103,7 +103,7 @@ static void *redis_open(json_t *m, json_t *reply, char *err, size_t errlen) {
 		ok = redis_ok(c, redisCommand(c, "AUTH %s %s", str(m, "user"), str(m, "password")), err, errlen);
 	else if (*str(m, "password"))
 		ok = redis_ok(c, redisCommand(c, "AUTH %s", str(m, "password")), err, errlen);
-	if (ok)
+	if (ok && *str(m, "token")) /* unnamed: a connect scenario's op */
 		ok = redis_ok(c, redisCommand(c, "CLIENT SETNAME %s", str(m, "token")), err, errlen);
 	if (!ok) {
 		redisFree(c);
@@ -258,21 +258,24 @@ static void *my_open(json_t *m, json_t *reply, char *err, size_t errlen) {
 	}
 	if (!ok)
 		return my_fail(c, "connect", mysql_error(c->m), err, errlen);
-	/* The token the server shows: a user lock this connection holds. */
-	char q[512], tok[260];
+	/* The token the server shows: a user lock this connection holds (none
+	 * for a connect scenario's op: it opens unnamed). */
 	const char *token = str(m, "token");
-	if (strlen(token) > 128)
-		return my_fail(c, "token", "over 128 bytes", err, errlen);
-	mysql_real_escape_string(c->m, tok, token, strlen(token));
-	snprintf(q, sizeof q, "SELECT GET_LOCK('%s', 0), CONNECTION_ID()", tok);
-	if (mysql_query(c->m, q))
-		return my_fail(c, "GET_LOCK", mysql_error(c->m), err, errlen);
-	MYSQL_RES *res = mysql_store_result(c->m);
-	MYSQL_ROW row = res ? mysql_fetch_row(res) : NULL;
-	if (row && row[1])
-		json_object_set_new(reply, "conn_id", json_integer(strtoll(row[1], NULL, 10)));
-	if (res)
-		mysql_free_result(res);
+	if (*token) {
+		char q[512], tok[260];
+		if (strlen(token) > 128)
+			return my_fail(c, "token", "over 128 bytes", err, errlen);
+		mysql_real_escape_string(c->m, tok, token, strlen(token));
+		snprintf(q, sizeof q, "SELECT GET_LOCK('%s', 0), CONNECTION_ID()", tok);
+		if (mysql_query(c->m, q))
+			return my_fail(c, "GET_LOCK", mysql_error(c->m), err, errlen);
+		MYSQL_RES *res = mysql_store_result(c->m);
+		MYSQL_ROW row = res ? mysql_fetch_row(res) : NULL;
+		if (row && row[1])
+			json_object_set_new(reply, "conn_id", json_integer(strtoll(row[1], NULL, 10)));
+		if (res)
+			mysql_free_result(res);
+	}
 	c->st = mysql_stmt_init(c->m);
 	const char *stmt = str(m, "statement");
 	if (mysql_stmt_prepare(c->st, stmt, strlen(stmt))) /* once per connection */

@@ -152,20 +152,28 @@ void *pp_open(json_t *m, json_t *reply, char *err, size_t errlen) {
 	 * dbsock, which stops an agent whose block is late (op_timeout_ms plus
 	 * its grace). */
 	/* The server's greeting, then the hello that names the token, answered
-	 * with "ok ID": untimed, before any op. */
-	int n = snprintf(frame + 2, sizeof frame - 2, "hello %s", token);
-	frame[0] = 0, frame[1] = (char)n;
-	if (read_frame(fd, text) || write_all(fd, frame, 2 + (size_t)n) || read_frame(fd, text)) {
-		snprintf(err, errlen, "greeting and hello: %s", why());
+	 * with "ok ID": untimed, before any op (no hello with an empty token:
+	 * a connect scenario's op opens unnamed). */
+	if (read_frame(fd, text)) {
+		snprintf(err, errlen, "greeting: %s", why());
 		close(fd);
 		return NULL;
 	}
-	if (strncmp(text, "ok ", 3) != 0) {
-		snprintf(err, errlen, "the server answered the hello with %s", text);
-		close(fd);
-		return NULL;
+	if (*token) {
+		int n = snprintf(frame + 2, sizeof frame - 2, "hello %s", token);
+		frame[0] = 0, frame[1] = (char)n;
+		if (write_all(fd, frame, 2 + (size_t)n) || read_frame(fd, text)) {
+			snprintf(err, errlen, "hello: %s", why());
+			close(fd);
+			return NULL;
+		}
+		if (strncmp(text, "ok ", 3) != 0) {
+			snprintf(err, errlen, "the server answered the hello with %s", text);
+			close(fd);
+			return NULL;
+		}
+		json_object_set_new(reply, "conn_id", json_integer(strtoll(text + 3, NULL, 10)));
 	}
-	json_object_set_new(reply, "conn_id", json_integer(strtoll(text + 3, NULL, 10)));
 	local_addr(fd, text, sizeof text);
 	if (text[0])
 		json_object_set_new(reply, "local_addr", json_string(text));

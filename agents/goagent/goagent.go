@@ -248,7 +248,7 @@ func (a *Agent) open(ctx context.Context, o agents.Open) (agents.Opened, error) 
 		c.Close()
 		return agents.Opened{}, fmt.Errorf("open %s: the %s driver's connection does not look up a key it is given", o.ID, a.d.Name())
 	}
-	a.conns[o.ID] = &conn{c: c, k: k, nkeys: 1, timeout: timeout, dog: newWatchdog(c, timeout), reopen: reopen{opener: a.named, ep: ep, token: o.Token}}
+	a.conns[o.ID] = &conn{c: c, k: k, nkeys: 1, timeout: timeout, dog: newWatchdog(c, timeout), reopen: reopen{d: a.d, ep: ep}}
 	return agents.Opened{Type: agents.TypeOpened, ID: o.ID, Detail: "dbsock's " + a.d.Name() + " driver"}, nil
 }
 

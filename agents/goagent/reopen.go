@@ -11,13 +11,13 @@ import (
 )
 
 // reopen is what a connection's connect-scenario ops open their own
-// connections with: its driver, endpoint and token, and the rows they
-// look up.
+// connections with: its driver and endpoint (no token: they open
+// unnamed, as an application's do and as the in-process loop's), and the
+// rows they look up.
 type reopen struct {
-	opener drivers.NamedOpener
-	ep     drivers.Endpoint
-	token  string
-	ids    []int64
+	d   drivers.Driver
+	ep  drivers.Endpoint
+	ids []int64
 }
 
 // connectScenario says whether a request's scenario is the connect
@@ -42,7 +42,7 @@ func (r reopen) do(ctx context.Context, i int, timeout time.Duration) (err error
 		ctx, cancel = context.WithTimeout(ctx, timeout)
 		defer cancel()
 	}
-	c, err := r.opener.OpenNamed(ctx, r.ep, r.token)
+	c, err := r.d.Open(ctx, r.ep)
 	if err != nil {
 		return fmt.Errorf("open over %s: %w", r.ep, err)
 	}

@@ -37,7 +37,7 @@ const backends = {
       socket.connectTimeout = o.op_timeout_ms;
       socket.reconnectStrategy = false;
       if (o.tls_ca_pem) Object.assign(socket, { tls: true, ca: o.tls_ca_pem, servername: o.tls_server_name || undefined });
-      const c = createClient({ socket, username: o.user || undefined, password: o.password || undefined, name: o.token });
+      const c = createClient({ socket, username: o.user || undefined, password: o.password || undefined, name: o.token || undefined });
       c.on('error', () => {}); // each op's error is reported by the op
       await c.connect();
       return [c, {}];
@@ -49,7 +49,7 @@ const backends = {
     library: 'node-pg', pkg: 'pg', family: 'postgres', tls: true,
     async open(o) {
       const { Client } = require('pg');
-      const cfg = { user: o.user, password: o.password, database: o.database, application_name: o.token,
+      const cfg = { user: o.user, password: o.password, database: o.database, application_name: o.token || undefined,
         connectionTimeoutMillis: o.op_timeout_ms, ssl: o.tls_ca_pem ? { ca: o.tls_ca_pem, servername: o.tls_server_name || undefined } : false };
       if (isUnix(o)) { // the socket's directory and the port its name ends with
         Object.assign(cfg, { host: path.dirname(o.socket), port: Number(o.socket.split('.').pop()) });
@@ -80,8 +80,9 @@ const backends = {
       const query = (sql, args) => new Promise((resolve, reject) =>
         c.query({ sql, values: args }, (err, rows) => (err ? reject(err) : resolve(rows))));
       await new Promise((resolve, reject) => c.connect((err) => (err ? reject(err) : resolve())));
-      // The token the server shows: a user lock this connection holds.
-      const rows = await query('SELECT GET_LOCK(?, 0) AS l, CONNECTION_ID() AS id', [o.token]);
+      // The token the server shows: a user lock this connection holds
+      // (none: a connect scenario's op opens unnamed).
+      const rows = o.token ? await query('SELECT GET_LOCK(?, 0) AS l, CONNECTION_ID() AS id', [o.token]) : [{}];
       // node-mysql does not prepare on the server: each op is the statement with its key written in.
       c.dbsockLookup = (key) => query(o.statement, [key]);
       return [c, { conn_id: rows[0].id }];
@@ -103,13 +104,15 @@ function size(v) {
 
 // opFor is the op of a block or a load of scenario ('' or 'connect') on a
 // connection of backend b opened with the open message o: in the connect
-// scenario, a connection of its own opened with o, the lookup on it and
-// its close, timed as one op (as dbsock's Go client times it).
+// scenario, a connection of its own opened with o less its token
+// (unnamed, as an application opens one), the lookup on it and its close,
+// timed as one op (as dbsock's Go client times it).
 function opFor(b, scenario, o) {
   if (!scenario) return b.op;
   if (scenario !== 'connect') throw new Error(`scenario ${JSON.stringify(scenario)}: this agent times "connect" and lookups on open connections`);
+  const unnamed = { ...o, token: '' };
   return async (_c, key) => {
-    const [c] = await b.open(o);
+    const [c] = await b.open(unnamed);
     try {
       return await b.op(c, key);
     } finally {

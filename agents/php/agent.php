@@ -53,7 +53,9 @@ function backend(string $target, string $lib): array {
             if (!empty($o['password'])) {
                 $r->auth(empty($o['user']) ? $o['password'] : [$o['user'], $o['password']]);
             }
-            $r->client('setname', $o['token']);
+            if (($o['token'] ?? '') !== '') { // none: a connect scenario's op opens unnamed
+                $r->client('setname', $o['token']);
+            }
             return [$r, []];
         }, function ($r, $key) { $v = $r->get((string)$key); return $v === false ? null : $v; },
         function ($r) { $r->close(); }];
@@ -101,12 +103,15 @@ function backend(string $target, string $lib): array {
             $host = str_contains($o['host'] ?? '', ':') ? '[' . $o['host'] . ']' : ($o['host'] ?? ''); // mysqlnd takes [::1]
             $m->real_connect(is_unix($o) ? 'localhost' : $host, $o['user'], $o['password'], $o['database'],
                 is_unix($o) ? 0 : $o['port'], is_unix($o) ? $o['socket'] : null, $flags);
-            $s = $m->prepare('SELECT GET_LOCK(?, 0), CONNECTION_ID()'); // the token the server shows: a user lock
-            $s->bind_param('s', $o['token']);
-            $s->execute();
-            $s->bind_result($locked, $id);
-            $s->fetch();
-            $s->close();
+            $id = null;
+            if (($o['token'] ?? '') !== '') { // none: a connect scenario's op opens unnamed
+                $s = $m->prepare('SELECT GET_LOCK(?, 0), CONNECTION_ID()'); // the token the server shows: a user lock
+                $s->bind_param('s', $o['token']);
+                $s->execute();
+                $s->bind_result($locked, $id);
+                $s->fetch();
+                $s->close();
+            }
             $st = $m->prepare($o['statement']); // once per connection
             $st->bind_param('i', $GLOBALS['mysqli_key']);
             return [[$m, $st], ['conn_id' => $id]];
@@ -150,8 +155,9 @@ function backend(string $target, string $lib): array {
 }
 
 // op_for is the op of a block or a load of $scenario ('' or 'connect') on a connection opened with the
-// open message $o: in the connect scenario, a connection of its own opened with $o, the lookup on it and
-// its close, timed as one op (as dbsock's Go client times it).
+// open message $o: in the connect scenario, a connection of its own opened with $o less its token (unnamed,
+// as an application opens one), the lookup on it and its close, timed as one op (as dbsock's Go client
+// times it).
 function op_for(string $scenario, array $o): callable {
     global $open, $op, $close;
     if ($scenario === '') {
@@ -160,6 +166,7 @@ function op_for(string $scenario, array $o): callable {
     if ($scenario !== 'connect') {
         throw new InvalidArgumentException(sprintf('scenario %s: this agent times "connect" and lookups on open connections', json_encode($scenario)));
     }
+    $o['token'] = '';
     return function ($_c, $key) use ($o, $open, $op, $close) {
         try {
             [$c] = $open($o);

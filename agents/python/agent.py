@@ -60,7 +60,7 @@ class Redis:
         self.family, self.tls = "redis", True
 
     def open(self, o):
-        kw = dict(username=o.get("user") or None, password=o.get("password") or None, client_name=o["token"],
+        kw = dict(username=o.get("user") or None, password=o.get("password") or None, client_name=o["token"] or None,
                   socket_timeout=o["op_timeout_ms"] / 1000, single_connection_client=True)
         if o["network"] == "unix":
             kw["unix_socket_path"] = o["socket"]
@@ -87,7 +87,7 @@ class Postgres:
         self.name, self.family, self.tls = lib, "postgres", True
 
     def open(self, o):
-        kw = dict(user=o.get("user"), password=o.get("password"), dbname=o.get("database"), application_name=o["token"],
+        kw = dict(user=o.get("user"), password=o.get("password"), dbname=o.get("database"), application_name=o["token"] or None,
                   connect_timeout=max(1, o["op_timeout_ms"] // 1000))
         if o["network"] == "unix":  # libpq takes the socket's directory and the port its name ends with
             kw.update(host=os.path.dirname(o["socket"]), port=o["socket"].rsplit(".", 1)[1], sslmode="disable")
@@ -140,8 +140,10 @@ class MySQL:
             kw["ssl"] = {"ca": ca_file(o)}
         c = self.mod.connect(**kw)
         cur = c.cursor()
-        cur.execute("SELECT GET_LOCK(%s, 0), CONNECTION_ID()", (o["token"],))  # the token the server shows
-        _, conn_id = cur.fetchone()
+        conn_id = None
+        if o["token"]:  # the token the server shows (none: a connect scenario's op opens unnamed)
+            cur.execute("SELECT GET_LOCK(%s, 0), CONNECTION_ID()", (o["token"],))
+            _, conn_id = cur.fetchone()
         # Neither library prepares on the server: each op is the statement with its key written in.
         return Held(c, cur, o["statement"].replace("?", "%s")), {"conn_id": conn_id}
 
@@ -222,15 +224,18 @@ class PingPong:
         s.setsockopt(sk.SOL_SOCKET, sk.SO_RCVTIMEO, tv)
         s.setsockopt(sk.SOL_SOCKET, sk.SO_SNDTIMEO, tv)
         # The server's greeting, then the hello that names the token,
-        # answered with "ok ID": untimed, before any op.
+        # answered with "ok ID": untimed, before any op (no hello with no
+        # token: a connect scenario's op opens unnamed).
         self.read_frame(s)
-        hello = ("hello " + o["token"]).encode()
-        s.sendall(b"\0" + bytes([len(hello)]) + hello)
-        answer = self.read_frame(s)
-        if not answer.startswith("ok "):
-            s.close()
-            raise ConnectionError("the server answered the hello with %r" % answer)
-        info = {"conn_id": int(answer[3:])}
+        info = {}
+        if o["token"]:
+            hello = ("hello " + o["token"]).encode()
+            s.sendall(b"\0" + bytes([len(hello)]) + hello)
+            answer = self.read_frame(s)
+            if not answer.startswith("ok "):
+                s.close()
+                raise ConnectionError("the server answered the hello with %r" % answer)
+            info["conn_id"] = int(answer[3:])
         if o["network"] != "unix":
             host, port = s.getsockname()[:2]
             info["local_addr"] = ("[%s]:%d" if ":" in host else "%s:%d") % (host, port)
@@ -279,11 +284,12 @@ def size(v):
 
 class Reconnecting:
     """The connect scenario's op: a connection of its own, opened with the
-    open message o, the lookup on it and its close, timed as one op (as
-    dbsock's Go client times it)."""
+    open message o less its token (unnamed, as an application opens one),
+    the lookup on it and its close, timed as one op (as dbsock's Go client
+    times it)."""
 
     def __init__(self, lib, o):
-        self.lib, self.o = lib, o
+        self.lib, self.o = lib, dict(o, token="")
 
     def op(self, _c, key):
         try:
