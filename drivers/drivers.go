@@ -491,6 +491,15 @@ func (s *Sockets) Aborted() bool { return s.aborted.Load() }
 // ErrAborted is an op's error after Abort.
 var ErrAborted = errors.New("connection aborted: the server did not answer in time")
 
+// AbortWhenDone closes s's connections once ctx is done, for a client
+// library that logs in with a context of its own (go-redis, gomemcache),
+// so that an open under ctx's deadline ends by it. Call stop when the open
+// is done: it returns false when ctx ended first (the connections were
+// closed, and the open must fail).
+func (s *Sockets) AbortWhenDone(ctx context.Context) (stop func() bool) {
+	return context.AfterFunc(ctx, func() { _ = s.Abort() })
+}
+
 // Abort closes every connection dialed, and any dialed later.
 func (s *Sockets) Abort() error {
 	s.mu.Lock()

@@ -44,9 +44,19 @@ func (r reopen) do(ctx context.Context, i int, timeout time.Duration) (err error
 	}
 	c, err := r.d.Open(ctx, r.ep)
 	if err != nil {
-		return fmt.Errorf("open over %s: %w", r.ep, err)
+		return fmt.Errorf("open over %s: %w", r.ep, timedOut(ctx, timeout, err))
 	}
-	defer func() { err = errors.Join(err, c.Close()) }()
+	// The lookup too ends by the op timeout: its connection is aborted
+	// then, as the watchdog aborts an open connection's op.
+	abort := c.Close
+	if a, ok := c.(drivers.Aborter); ok {
+		abort = a.Abort
+	}
+	stop := context.AfterFunc(ctx, func() { _ = abort() })
+	defer func() {
+		stop()
+		err = errors.Join(timedOut(ctx, timeout, err), c.Close())
+	}()
 	k, ok := c.(drivers.Keyed)
 	if !ok {
 		return errors.New("the driver's connection does not look up a key it is given")
@@ -56,4 +66,12 @@ func (r reopen) do(ctx context.Context, i int, timeout time.Duration) (err error
 		k.UseKeys(r.ids[j : j+1])
 	}
 	return k.DoKey(ctx, 0, false)
+}
+
+// timedOut says that err came of the op timeout when ctx's ran out.
+func timedOut(ctx context.Context, timeout time.Duration, err error) error {
+	if err != nil && timeout > 0 && errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return fmt.Errorf("no answer within %s (the op timeout): %w", timeout, err)
+	}
+	return err
 }

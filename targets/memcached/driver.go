@@ -251,7 +251,13 @@ func (d *Driver) Open(ctx context.Context, ep drivers.Endpoint) (drivers.Conn, e
 		c.nc = nc
 		c.mu.Unlock()
 	})
-	if err := c.client.Ping(); err != nil {
+	stop := c.socks.AbortWhenDone(ctx) // gomemcache's Ping waits by its own timeout
+	err := c.client.Ping()
+	if !stop() {
+		c.client.Close()
+		return nil, fmt.Errorf("connect to memcached over %s: the server did not answer: %w", ep, context.Cause(ctx))
+	}
+	if err != nil {
 		c.client.Close()
 		return nil, fmt.Errorf("connect to memcached over %s: %w", ep, err)
 	}

@@ -255,7 +255,15 @@ func (d *Driver) Open(ctx context.Context, ep drivers.Endpoint) (drivers.Conn, e
 	// go-redis leaves TLS to a Dialer of its own, and dials with a
 	// context of its own.
 	o.Dialer = drivers.KeepTrace(ctx, socks.DialTLS(ep.TLS))
+	stop := socks.AbortWhenDone(ctx) // go-redis reads its handshake's answers by its own timeouts
 	client, conn, err := dial(ctx, o, ep)
+	if !stop() {
+		if err == nil {
+			conn.Close()
+			client.Close()
+		}
+		return nil, fmt.Errorf("connect to redis over %s: the server did not answer: %w", ep, context.Cause(ctx))
+	}
 	if err != nil {
 		return nil, err
 	}
