@@ -81,7 +81,7 @@ func writeObjectives(b *strings.Builder, r *results.Report) {
 	if r.Config.RateAuto {
 		how = fmt.Sprintf("found by doubling the rate from %s/s until no path held it", words.Thousands(1000))
 	}
-	fmt.Fprintf(b, "**Highest rate within the objective %s** (a path holds a rate when its generator kept the schedule there and its %s, from each op's intended start, is within the limit; rates %s):\n\n",
+	fmt.Fprintf(b, "**Highest rate within the objective %s** (a path holds a rate when its generator kept the schedule there and its %s, from each op's intended start, is within the limit; its highest rate is the highest it held with every lower rate held too; rates %s):\n\n",
 		o, o.Percentile, how)
 	b.WriteString("| case | path | highest rate held | rates measured (held ✓, not ✗) | headroom over the baseline |\n|---|---|--:|---|--:|\n")
 	base := baseOf(r)
@@ -94,6 +94,9 @@ func writeObjectives(b *strings.Builder, r *results.Report) {
 			}
 			if c.AtLeast {
 				highest = "≥ " + highest + " (every rate held: measure higher)"
+			}
+			if c.HeldAbove > 0 {
+				highest += " (also held " + words.Thousands(c.HeldAbove) + "/s, above a rate it missed: not counted)"
 			}
 			if h, ok := res.Headroom[c.Path]; ok {
 				head = fmt.Sprintf("%.2f×", h)

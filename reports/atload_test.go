@@ -88,3 +88,35 @@ func TestLoadHeadline(t *testing.T) {
 		t.Errorf("a generator that fell behind:\n%s", head)
 	}
 }
+
+// TestObjectivesTable: each path's highest rate within the objective is
+// the one results gives (every lower rate held too); a rate held above a
+// miss is said beside it, not counted, and a path that held every rate
+// asks for a higher one.
+func TestObjectivesTable(t *testing.T) {
+	slo := results.SLO{Percentile: "p99", LimitNs: 2_000_000}
+	side := func(p99 int64) results.Side {
+		return results.Side{N: 100, Latency: results.Latency{P99: p99}, Generator: &results.Generator{OfferedRate: 1, AchievedRate: 1}}
+	}
+	var summary []results.Summary
+	for _, x := range []struct {
+		rate      float64
+		tcp, unix int64
+	}{{1000, 1e6, 3e6}, {2000, 1e6, 1e6}, {4000, 3e6, 1e6}} {
+		summary = append(summary, results.Summary{Case: results.Case{Target: "redis", Scenario: "pk", Rate: x.rate},
+			Sides: []results.PathSide{{Path: drivers.TCP, Side: side(x.tcp)}, {Path: drivers.Unix, Side: side(x.unix)}}})
+	}
+	r := &results.Report{Config: results.Config{Sweep: results.Sweep{SLO: &slo}}, Summary: summary, Objectives: results.EvaluateSLO(summary, slo, drivers.TCP)}
+	var b strings.Builder
+	writeObjectives(&b, r)
+	got := b.String()
+	for _, want := range []string{
+		"its highest rate is the highest it held with every lower rate held too",
+		"| TCP | 2,000/s | 1,000 ✓, 2,000 ✓, 4,000 ✗ | (baseline) |",
+		"| Unix | none (also held 4,000/s, above a rate it missed: not counted) | 1,000 ✗, 2,000 ✓, 4,000 ✓ | – |",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("objectives lack %q:\n%s", want, got)
+		}
+	}
+}

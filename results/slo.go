@@ -73,9 +73,15 @@ func (o SLO) Holds(s Side) bool {
 // of cases that differ by their rate only.
 type Capacity struct {
 	Path drivers.Transport `json:"path"`
-	// HighestRate is the highest offered rate the path held; 0 when it
-	// held none of those measured.
+	// HighestRate is the highest offered rate the path held with every
+	// lower rate measured held too; 0 when it did not hold the lowest. A
+	// rate held above one missed is not counted: the miss below says the
+	// path does not hold that load reliably (a capacity is the load up to
+	// which it holds).
 	HighestRate float64 `json:"highest_rate"`
+	// HeldAbove is the highest rate held above a rate missed (0: none),
+	// given beside HighestRate so that a reader sees the pattern.
+	HeldAbove float64 `json:"held_above,omitempty"`
 	// AtLeast says that the path held every rate measured: its highest
 	// rate within the objective is HighestRate or more, and no headroom
 	// can be read from it.
@@ -145,10 +151,16 @@ func (r *SLOResult) finish(base drivers.Transport) {
 		}
 		slices.SortFunc(order, func(a, b int) int { return int(math.Copysign(1, c.Rates[a]-c.Rates[b])) })
 		rates, held := make([]float64, len(order)), make([]bool, len(order))
+		missed := false
 		for k, o := range order {
 			rates[k], held[k] = c.Rates[o], c.Held[o]
-			if held[k] {
-				c.HighestRate = max(c.HighestRate, rates[k])
+			switch {
+			case !held[k]:
+				missed = true
+			case missed:
+				c.HeldAbove = rates[k]
+			default:
+				c.HighestRate = rates[k]
 			}
 		}
 		c.Rates, c.Held = rates, held

@@ -60,6 +60,13 @@ func TestEvaluateSLO(t *testing.T) {
 	if want := []float64{2000, 4000, 8000, 16000}; len(tcp.Rates) != 4 || tcp.Rates[0] != want[0] || tcp.Rates[3] != want[3] || tcp.Held[2] || !tcp.Held[1] {
 		t.Errorf("tcp rates %v held %v", tcp.Rates, tcp.Held)
 	}
+	// A rate held above one missed is not counted (the miss says the
+	// path does not hold that load reliably), and is given beside.
+	summary[1] = sum(2000, side(ms/2, false), side(3*ms, false))
+	res = EvaluateSLO(summary, SLO{Percentile: "p99", LimitNs: 2 * ms}, drivers.TCP)
+	if unix := res[0].Capacities[1]; unix.HighestRate != 0 || unix.HeldAbove != 8000 || res[0].Headroom != nil {
+		t.Errorf("unix missed 2,000 but held 4,000 and 8,000: %+v, headroom %v; want none held (8,000 held above a miss) and no headroom", unix, res[0].Headroom)
+	}
 	res = EvaluateSLO(summary, SLO{Percentile: "p99", LimitNs: 100_000}, drivers.TCP)
 	if res[0].Capacities[0].HighestRate != 0 || res[0].Headroom != nil {
 		t.Errorf("none held: %+v", res[0])
