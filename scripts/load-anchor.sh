@@ -135,6 +135,9 @@ for v in RATE CLIENTS DURATION ROUNDS INSTANCES CLIENT_CPU SERVER_CPU TOLERANCE_
 done
 [ "$ROUNDS" -ge 1 ] && [ "$CLIENTS" -ge 1 ] && [ "$RATE" -ge 1 ] || bad settings "ROUNDS, CLIENTS and RATE must be at least 1"
 for tool in jq taskset go; do command -v "$tool" >/dev/null || bad "$tool" "not installed"; done
+# OUT is made now, before anything runs: the results are copied there at
+# the end, and a run of minutes must not end without them.
+if [ -n "$OUT" ] && ! mkdir -p "$OUT" 2>/dev/null; then bad OUT "cannot make the directory \"$OUT\""; fi
 PG_BIN=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)
 [ -x "$PG_BIN/postgres" ] && [ -x "$PG_BIN/pgbench" ] || bad PostgreSQL "not installed (scripts/install-deps.sh)"
 
