@@ -127,15 +127,21 @@ type watchdog struct {
 	stopped sync.Once
 }
 
+// abortOf is what ends c's op in flight: its Abort (drivers.Aborter),
+// whose socket closes under the client library, else its Close.
+func abortOf(c drivers.Conn) func() error {
+	if a, ok := c.(drivers.Aborter); ok {
+		return a.Abort
+	}
+	return c.Close
+}
+
 func newWatchdog(c drivers.Conn, timeout time.Duration) *watchdog {
 	w := &watchdog{done: make(chan struct{})}
 	if timeout <= 0 {
 		return w
 	}
-	abort := c.Close
-	if a, ok := c.(drivers.Aborter); ok {
-		abort = a.Abort
-	}
+	abort := abortOf(c)
 	go func() {
 		tick := time.NewTicker(max(timeout/8, time.Millisecond))
 		defer tick.Stop()

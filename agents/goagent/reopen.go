@@ -48,10 +48,7 @@ func (r reopen) do(ctx context.Context, i int, timeout time.Duration) (err error
 	}
 	// The lookup too ends by the op timeout: its connection is aborted
 	// then, as the watchdog aborts an open connection's op.
-	abort := c.Close
-	if a, ok := c.(drivers.Aborter); ok {
-		abort = a.Abort
-	}
+	abort := abortOf(c)
 	stop := context.AfterFunc(ctx, func() { _ = abort() })
 	defer func() {
 		stop()
