@@ -75,8 +75,8 @@ CONNS="${CONNS:-1}"
 # worker model of dbsock's C stack at load. The event loop pays no
 # context switch per op, and its Unix/TCP throughput ratio is the higher
 # (with CONNS=10 on a 2-vCPU AMD EPYC: 1.66, the C stack 1.41 to 1.47; on
-# a 2-vCPU Intel Xeon, medians over 15 rounds: 1.50 with one thread,
-# 1.42 with ten, the C stack 1.36).
+# a 2-vCPU Intel Xeon, medians: 1.50 with one thread (15 rounds),
+# 1.42 with ten (5 rounds), the C stack 1.35 to 1.36).
 # With --threads, redis-benchmark 7.0's run time comes in steps of 250 ms
 # (seen on a 2-vCPU Intel Xeon: 90,000 GETs took 1.00, 1.25, 1.50 or
 # 1.75 s by its count, so its ops/s were off by up to 25%), so REDIS_N,
