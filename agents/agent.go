@@ -44,6 +44,24 @@ type Limits struct {
 	PerOp time.Duration
 	// Grace is what every wait adds to OpTimeout (2 s when 0).
 	Grace time.Duration
+	// Hello is how long an agent may take to say its hello, whatever the
+	// op timeout: an interpreter's start and its libraries' import, on a
+	// busy machine (DefaultHello when 0).
+	Hello time.Duration
+}
+
+// DefaultHello is how long an agent may take to say its hello unless its
+// Limits say otherwise: Python, Node.js and PHP start and import their
+// libraries in well under a second on an idle machine, and a JVM in a
+// few; a machine busy with other work may take ten times as long.
+const DefaultHello = 30 * time.Second
+
+// hello is how long dbsock waits for an agent's hello.
+func (l Limits) hello() time.Duration {
+	if l.Hello <= 0 {
+		return max(DefaultHello, l.wait(0))
+	}
+	return l.Hello
 }
 
 func (l Limits) grace() time.Duration {
@@ -60,8 +78,9 @@ func (l Limits) wait(ops int) time.Duration {
 
 // ConnectPerOp is what each op of the connect scenario adds to a wait,
 // beside PerOp: a connection of its own, whose handshake may hash a
-// password (PostgreSQL's SCRAM takes milliseconds on each side).
-const ConnectPerOp = 100 * time.Millisecond
+// password (PostgreSQL's SCRAM: 53 to 58 ms an op from psycopg2 on an
+// idle 2-vCPU machine, over 100 on one busy with other work).
+const ConnectPerOp = 250 * time.Millisecond
 
 // waitFor is wait for ops of scenario (ScenarioConnect or "").
 func (l Limits) waitFor(ops int, scenario string) time.Duration {
@@ -79,11 +98,16 @@ type Agent struct {
 	stdin  *os.File
 	stdout *os.File
 	br     *bufio.Reader
-	stderr *capped
-	hello  Hello
-	exited chan struct{}
-	waited error
-	dead   error // set once the agent is killed or gone: every later call fails with it
+	// answered stamps the first byte of each answer on dbsock's clock.
+	answered *stampReader
+	// sent and first are the last request's write and the first byte of
+	// its answer, on dbsock's clock.
+	sent, first time.Time
+	stderr      *capped
+	hello       Hello
+	exited      chan struct{}
+	waited      error
+	dead        error // set once the agent is killed or gone: every later call fails with it
 	// secrets are the passwords sent to the agent: whatever of the
 	// agent's dbsock quotes in an error has them replaced by ****.
 	secrets []string
@@ -120,7 +144,8 @@ func Start(ctx context.Context, spec Spec, limits Limits) (*Agent, error) {
 		inW.Close()
 		return nil, fmt.Errorf("start the %s agent: %w", spec.Stack, err)
 	}
-	a := &Agent{spec: spec, limits: limits, stdin: inW, stdout: outR, br: bufio.NewReaderSize(outR, 64<<10),
+	stamp := &stampReader{f: outR}
+	a := &Agent{spec: spec, limits: limits, stdin: inW, stdout: outR, br: bufio.NewReaderSize(stamp, 64<<10), answered: stamp,
 		stderr: &capped{max: MaxStderr}, exited: make(chan struct{})}
 	path, err := exec.LookPath(spec.Argv[0])
 	if err == nil {
@@ -152,7 +177,7 @@ func Start(ctx context.Context, spec Spec, limits Limits) (*Agent, error) {
 }
 
 func (a *Agent) readHello(ctx context.Context) error {
-	line, err := a.read(ctx, "hello", MaxLine, a.limits.wait(0))
+	line, err := a.read(ctx, "hello", MaxLine, a.limits.hello())
 	if err != nil {
 		return err
 	}
@@ -193,6 +218,8 @@ func (a *Agent) requestWithin(ctx context.Context, what string, msg any, want st
 	}
 	_ = a.stdin.SetWriteDeadline(time.Now().Add(wait))
 	stop := context.AfterFunc(ctx, func() { _ = a.stdin.SetWriteDeadline(time.Now()) })
+	a.answered.first = time.Time{}
+	a.sent = time.Now()
 	_, err = a.stdin.Write(append(b, '\n'))
 	stop()
 	if err != nil {
@@ -201,6 +228,10 @@ func (a *Agent) requestWithin(ctx context.Context, what string, msg any, want st
 	line, err := a.read(ctx, "answer to "+what, limit, wait)
 	if err != nil {
 		return err
+	}
+	a.first = a.answered.first
+	if a.first.IsZero() { // the answer was read before this request was sent
+		a.first = time.Now()
 	}
 	var head struct {
 		Type    string `json:"type"`
@@ -240,6 +271,10 @@ func (a *Agent) read(ctx context.Context, what string, limit int, wait time.Dura
 		case errors.Is(err, os.ErrDeadlineExceeded):
 			if ctx.Err() != nil {
 				return nil, a.fail(fmt.Errorf("stopped waiting for its %s: %w", what, ctx.Err()))
+			}
+			if what == "hello" {
+				return nil, a.fail(fmt.Errorf("it hung: no hello within %s (an agent writes its hello, and each answer, as one line and flushes it: a line left in its stdout's buffer never reaches dbsock; in Python print(..., flush=True), in C fflush(stdout))",
+					wait.Round(time.Millisecond)))
 			}
 			return nil, a.fail(fmt.Errorf("it hung: no %s within %s (op timeout %s + %s grace + %s per op)",
 				what, wait.Round(time.Millisecond), a.limits.OpTimeout, a.limits.grace(), a.limits.PerOp))
@@ -400,3 +435,25 @@ func splitHostPort(o *Open) error {
 	o.Port, err = strconv.Atoi(port)
 	return err
 }
+
+// stampReader is an agent's stdout, stamping on dbsock's clock when the
+// first bytes after first was zeroed arrived: an agent writes its answer
+// once its ops are done, so the time from a request's write to its
+// answer's first byte bounds what the agent did for it, without the
+// answer's transfer and dbsock's reading of it.
+type stampReader struct {
+	f     *os.File
+	first time.Time
+}
+
+func (s *stampReader) Read(p []byte) (int, error) {
+	n, err := s.f.Read(p)
+	if n > 0 && s.first.IsZero() {
+		s.first = time.Now()
+	}
+	return n, err
+}
+
+// answerSpan is the last request's time from its write to its answer's
+// first byte, on dbsock's clock.
+func (a *Agent) answerSpan() time.Duration { return a.first.Sub(a.sent) }

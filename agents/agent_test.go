@@ -16,7 +16,7 @@ import (
 )
 
 // limits are short, so that a hung agent is caught within two seconds (the grace lets an interpreter start on a busy machine).
-var limits = agents.Limits{OpTimeout: 200 * time.Millisecond, Grace: 1500 * time.Millisecond, PerOp: time.Millisecond}
+var limits = agents.Limits{OpTimeout: 200 * time.Millisecond, Grace: 1500 * time.Millisecond, PerOp: time.Millisecond, Hello: 2 * time.Second}
 
 func fake(t *testing.T, mode string) (*agents.Agent, error) {
 	t.Helper()
@@ -131,7 +131,7 @@ func TestAgentNeverQuotesThePassword(t *testing.T) {
 // another protocol, fails Start and is not left running.
 func TestAgentSilentAtStart(t *testing.T) {
 	a, err := agents.Start(context.Background(), agents.Spec{Stack: "cmd", Argv: []string{"sleep", "600"}}, limits)
-	if err == nil || !strings.Contains(err.Error(), "it hung: no hello within") {
+	if err == nil || !strings.Contains(err.Error(), "it hung: no hello within 2s (an agent writes its hello, and each answer, as one line and flushes it") {
 		t.Fatalf("Start of a silent agent: %v, %v", a, err)
 	}
 	_, err = agents.Start(context.Background(), agents.Spec{Stack: "cmd", Argv: []string{"echo", `{"type":"hello","protocol":9}`}}, limits)

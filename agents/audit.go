@@ -2,6 +2,7 @@ package agents
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -61,40 +62,108 @@ func (c *conn) StartAudit(ctx context.Context) error {
 // window is the audit of the blocks of a driver's connections that run
 // together (one path's, at load): the server's count before them, how
 // many connections they ran on, and what the agent says of them (the
-// ops it says succeeded, counted as its answers come), checked against
-// the server's count at the first of their ends.
+// ops it says succeeded, and those it says it did, counted as its
+// answers come), checked against the server's count at the first of
+// their ends.
 type window struct {
-	open, conns int
-	claimed     int64
-	counts      []count
-	checked     bool
+	open, conns       int
+	claimed, returned int64
+	counts            []count
+	checked           bool
 }
 
 // count is one of the server's running counts a window is checked by:
-// its name, what the agent's ops must have moved it by ("lookups"), how
-// to read it, and its value before the window.
+// its name, what the agent's ops moved ("lookups"), how to read it, its
+// value before the window, and how far the window's ops may move it.
 type count struct {
 	name, what string
 	read       func(context.Context) (int64, error)
 	before     int64
+	bound      func(w *window) (least, most int64)
+	// over says why the count moved by more than its most.
+	over string
 }
 
+// countSlack is how far a count may move beyond the ops an agent says
+// it did on a server only the run uses: dbsock's own statements inside
+// the window (the server's execution statistics, read at its edges).
+const countSlack = 8
+
+// unbounded is a count's most when nothing bounds it from above.
+const unbounded = int64(1) << 62
+
 // counts are the server's counts c's blocks are checked by, where the
-// server keeps them: the lookups it served (drivers.OpCounter), and, in
-// the connect scenario, the connections it accepted (drivers.ConnCounter).
+// server keeps them: the lookups it served (drivers.OpCounter): at least
+// the ops the agent says succeeded, and on a server only the run uses,
+// at most those it says it did; the connections it accepted
+// (drivers.ConnCounter): in the connect scenario at least an op's each,
+// and in the lookup scenarios, on a server only the run uses, none (a
+// lookup's op is done on its verified connection, not on one of its
+// own).
 func (c *conn) counts() []count {
 	var cs []count
-	if oc, ok := c.finder.(drivers.OpCounter); ok {
-		cs = append(cs, count{name: oc.Counter(), what: "lookups", read: oc.CountOps})
+	shared := c.d.shared
+	most := func(n int64) int64 {
+		if shared {
+			return unbounded
+		}
+		return n + countSlack
 	}
-	if cc, ok := c.finder.(drivers.ConnCounter); ok && c.scenario == ScenarioConnect {
-		cs = append(cs, count{name: cc.ConnCounter(), what: "lookups on connections of their own", read: cc.CountConns})
+	if oc, ok := c.finder.(drivers.OpCounter); ok {
+		cs = append(cs, count{name: oc.Counter(), what: "lookups", read: oc.CountOps,
+			bound: func(w *window) (int64, int64) { return w.claimed, most(w.returned) },
+			over:  "it did more lookups than it reported"})
+	}
+	if cc, ok := c.finder.(drivers.ConnCounter); ok {
+		if c.scenario == ScenarioConnect {
+			cs = append(cs, count{name: cc.ConnCounter(), what: "lookups on connections of their own", read: cc.CountConns,
+				bound: func(w *window) (int64, int64) { return w.claimed, most(w.returned) },
+				over:  "it opened more connections than it reported ops"})
+		} else if !shared {
+			cs = append(cs, count{name: cc.ConnCounter(), what: "lookups on their verified connections", read: cc.CountConns,
+				bound: func(*window) (int64, int64) { return 0, most(0) },
+				over:  "a lookup is done on the connection dbsock verified, not on one of its own"})
+		}
 	}
 	return cs
 }
 
+// settle is how long a count that has not yet moved by the ops the
+// agent says succeeded is read again (every settleEvery): some servers
+// count an op once its session has reported it (PostgreSQL's sessions,
+// at the backend's next idle moment or its exit).
+const (
+	settle      = time.Second
+	settleEvery = 50 * time.Millisecond
+)
+
+// check reads k at the end of window w and says what is wrong with
+// what it moved by.
+func (k count) check(ctx context.Context, w *window, on string) error {
+	least, most := k.bound(w)
+	deadline := time.Now().Add(settle)
+	for {
+		n, err := k.read(ctx)
+		if err != nil {
+			return fmt.Errorf("read %s: %w", k.name, err)
+		}
+		moved := n - k.before
+		switch {
+		case moved > most:
+			return fmt.Errorf("%w: it reported %d ops on %s, but the server's %s moved by %d while the block ran, on a server only this run uses: %s",
+				ErrUnseen, w.returned, on, k.name, moved, k.over)
+		case moved >= least:
+			return nil
+		case time.Now().After(deadline) || ctx.Err() != nil:
+			return fmt.Errorf("%w: it reported %d %s on %s, but the server's %s moved by %d while the block ran",
+				ErrUnseen, least, k.what, on, k.name, moved)
+		}
+		time.Sleep(settleEvery)
+	}
+}
+
 // EndAudit implements drivers.BlockAuditor: it checks the ops of the
-// blocks that ran together against the server's count (at the first of
+// blocks that ran together against the server's counts (at the first of
 // their ends), and this connection's block against the server's record
 // of the connection.
 func (c *conn) EndAudit(ctx context.Context) error {
@@ -108,14 +177,11 @@ func (c *conn) EndAudit(ctx context.Context) error {
 		w.open--
 	}
 	for i := 0; i < len(w.counts) && !w.checked; i++ {
-		k := w.counts[i]
-		n, err := k.read(ctx)
-		if err != nil {
-			return fmt.Errorf("read %s, which checks the %s agent's block on %s: %w", k.name, c.d.agent.spec.Stack, c.path, err)
-		}
-		if moved := n - k.before; moved < w.claimed {
-			return c.d.agent.fail(fmt.Errorf("%w: it reported %d %s on %s, but the server's %s moved by %d while the block ran",
-				ErrUnseen, w.claimed, k.what, c.onWhat(w.conns), k.name, moved))
+		if err := w.counts[i].check(ctx, w, c.onWhat(w.conns)); err != nil {
+			if !errors.Is(err, ErrUnseen) {
+				return fmt.Errorf("the %s agent's block on %s: %w", c.d.agent.spec.Stack, c.path, err)
+			}
+			return c.d.agent.fail(err)
 		}
 	}
 	w.checked = true
@@ -130,11 +196,12 @@ func (c *conn) EndAudit(ctx context.Context) error {
 	return nil
 }
 
-// tally counts ok ops that the agent says succeeded on c, towards its
-// audit and its window's.
-func (c *conn) tally(ok int) {
-	c.audit.claimed += int64(ok)
-	c.d.window.claimed += int64(ok)
+// tally counts the ops the agent says it did on c, of which failed
+// failed, towards its audit and its window's.
+func (c *conn) tally(ops, failed int) {
+	c.audit.claimed += int64(ops - failed)
+	c.d.window.claimed += int64(ops - failed)
+	c.d.window.returned += int64(ops)
 }
 
 // onWhat names the connections a window's blocks ran on: this one, or
@@ -147,8 +214,16 @@ func (c *conn) onWhat(n int) string {
 }
 
 // ErrUnseen is wrapped when what an agent reports of a block disagrees
-// with what dbsock or the server saw of it.
-var ErrUnseen = fmt.Errorf("the server did not see what the agent reported")
+// with what dbsock or the server saw of it; it is a
+// drivers.ErrDisbelieved.
+var ErrUnseen error = unseen{}
+
+type unseen struct{}
+
+func (unseen) Error() string { return "the server did not see what the agent reported" }
+
+// Is makes ErrUnseen a drivers.ErrDisbelieved.
+func (unseen) Is(target error) bool { return target == drivers.ErrDisbelieved }
 
 // Counted says what the server counts each block's ops with, the
 // connection's record it checks, or "" when neither: the latencies are

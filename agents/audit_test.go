@@ -36,3 +36,21 @@ func TestCheckWall(t *testing.T) {
 		})
 	}
 }
+
+// TestHelloWait: an agent's hello is waited for at least DefaultHello,
+// however short the op timeout (--op-timeout 100ms once gave an honest
+// Python agent on a busy machine 2.1 s to start, and called it hung).
+func TestHelloWait(t *testing.T) {
+	for _, tc := range []struct {
+		l    Limits
+		want time.Duration
+	}{
+		{Limits{OpTimeout: 100 * time.Millisecond}, DefaultHello},
+		{Limits{OpTimeout: time.Minute}, time.Minute + 2*time.Second},
+		{Limits{OpTimeout: 100 * time.Millisecond, Hello: time.Second}, time.Second},
+	} {
+		if got := tc.l.hello(); got != tc.want {
+			t.Errorf("%+v: hello within %s, want %s", tc.l, got, tc.want)
+		}
+	}
+}

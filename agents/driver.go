@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"sync"
+	"time"
 
 	"github.com/dbsock/dbsock/drivers"
 )
@@ -30,7 +31,18 @@ type Driver struct {
 	// window is the audit of the blocks of its connections that run
 	// together (audit.go).
 	window window
+	// bounds are its paths' recent blocks, which bound the latencies
+	// from below (bounds.go).
+	bounds bounds
+	// shared says that others than this run may use the server: its
+	// counts then bound the agent's ops from below only (audit.go).
+	shared bool
 }
+
+// SharedServer says that the server may serve others than this run (a
+// server of the user's): the counts of what it served then bound an
+// agent's ops from below only, as others' ops move them too.
+func (d *Driver) SharedServer() { d.shared = true }
 
 // NewDriver is d's op done by agent a. d must be a drivers.ConnFinder and
 // a drivers.AgentOp: dbsock does not time an agent's connection it cannot
@@ -161,7 +173,7 @@ func (c *conn) Do(ctx context.Context) error { return c.DoKey(ctx, 0, false) }
 
 // DoKey implements drivers.Keyed: one op, on key i, done by the agent.
 func (c *conn) DoKey(ctx context.Context, i int, _ bool) error {
-	r, err := c.block(ctx, []any{c.keys[i%len(c.keys)]})
+	r, _, err := c.block(ctx, []any{c.keys[i%len(c.keys)]})
 	if err != nil {
 		return err
 	}
@@ -181,24 +193,57 @@ func (c *conn) TimeBlock(ctx context.Context, n int) ([]int64, []drivers.OpFailu
 		for i := range keys {
 			keys[i] = c.keys[(done+i)%len(c.keys)]
 		}
-		r, err := c.block(ctx, keys)
+		r, span, err := c.block(ctx, keys)
 		if err != nil {
+			return ns, failed, err
+		}
+		if err := c.bound(r, span); err != nil {
 			return ns, failed, err
 		}
 		ns = append(ns, r.Ns...)
 		for _, e := range r.Errors {
 			failed = append(failed, drivers.OpFailure{Index: done + e.Index, Message: e.Message})
 		}
-		c.tally(len(r.Ns) - len(r.Errors))
+		c.tally(len(r.Ns), len(r.Errors))
 		done += len(keys)
 	}
 	return ns, failed, nil
 }
 
-func (c *conn) block(ctx context.Context, keys []any) (BlockResult, error) {
+// block asks the agent for one block on c, and returns its result and
+// the agent's span for it on dbsock's clock.
+func (c *conn) block(ctx context.Context, keys []any) (BlockResult, time.Duration, error) {
 	c.d.mu.Lock()
 	defer c.d.mu.Unlock()
-	return c.d.agent.Block(ctx, Block{ID: c.id, Keys: keys, ValueLength: c.valueLen, Scenario: c.scenario})
+	r, err := c.d.agent.Block(ctx, Block{ID: c.id, Keys: keys, ValueLength: c.valueLen, Scenario: c.scenario})
+	return r, c.d.agent.answerSpan(), err
+}
+
+// bound weighs a block of c's against the blocks before it (bounds.go),
+// and fails the agent when they disagree with what dbsock saw.
+func (c *conn) bound(r BlockResult, span time.Duration) error {
+	var sum int64
+	for _, v := range r.Ns {
+		sum += v
+	}
+	b := &c.d.bounds
+	err := b.block(string(c.path)+c.scenarioSuffix(), sample{ops: len(r.Ns), sum: sum, span: span})
+	if err == nil {
+		err = b.repeat(c.id+" ("+string(c.path)+")", r.Ns, len(r.Ns)-len(r.Errors))
+	}
+	if err != nil {
+		return c.d.agent.fail(fmt.Errorf("%w: %w", ErrUnseen, err))
+	}
+	return nil
+}
+
+// scenarioSuffix tells c's blocks of the connect scenario from its
+// lookups' in the bounds: their ops are of another kind.
+func (c *conn) scenarioSuffix() string {
+	if c.scenario == "" {
+		return ""
+	}
+	return " (" + c.scenario + ")"
 }
 
 // Close implements drivers.Conn: the agent closes the connection, and
@@ -237,7 +282,12 @@ func (c *conn) TimeGroup(ctx context.Context, conns []drivers.BlockTimer, plan d
 		}
 		c.d.mu.Lock()
 		r, err := c.d.agent.Load(ctx, l)
+		span := c.d.agent.answerSpan()
 		c.d.mu.Unlock()
+		if err != nil {
+			return nil, err
+		}
+		took, err := c.boundLoad(l, r, span)
 		if err != nil {
 			return nil, err
 		}
@@ -248,7 +298,8 @@ func (c *conn) TimeGroup(ctx context.Context, conns []drivers.BlockTimer, plan d
 				o.Failed = append(o.Failed, drivers.OpFailure{Index: len(o.Ns) + e.Index, Message: e.Message})
 			}
 			o.Ns, o.LagNs = append(o.Ns, cr.Ns...), append(o.LagNs, cr.LagNs...)
-			cs[k].tally(len(cr.Ns) - len(cr.Errors))
+			o.ElapsedNs += took.Nanoseconds()
+			cs[k].tally(len(cr.Ns), len(cr.Errors))
 		}
 		if !more {
 			return out, nil

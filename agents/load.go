@@ -93,7 +93,7 @@ func (h Hello) CanConnect() error {
 // Load runs l on the agent and checks its result: one entry per
 // connection in order, one latency (and, paced, one lag) per op, none
 // negative, errors only at ops that were done, and every connection's
-// ops within the request's wall time on dbsock's clock.
+// ops within the agent's span for it on dbsock's clock (Agent.answerSpan).
 func (a *Agent) Load(ctx context.Context, l Load) (LoadResult, error) {
 	if err := a.hello.CanLoad(len(l.IDs), l.IntervalNs > 0); err != nil {
 		return LoadResult{}, fmt.Errorf("the %s agent: %w", a.spec.Stack, err)
@@ -112,16 +112,15 @@ func (a *Agent) Load(ctx context.Context, l Load) (LoadResult, error) {
 	limit := MaxLine + ops*(2*MaxLatencyBytes+MaxErrorBytes)
 	wait := a.limits.waitFor(ops, l.Scenario) + l.schedule()
 	var r LoadResult
-	start := time.Now()
 	if err := a.requestWithin(ctx, what, l, TypeLoadResult, &r, limit, wait); err != nil {
 		return LoadResult{}, err
 	}
-	wall := time.Since(start)
 	if len(r.Results) != len(l.IDs) {
 		return LoadResult{}, a.fail(fmt.Errorf("it answered the %s with %d results: one per connection is the protocol", what, len(r.Results)))
 	}
+	span := a.answerSpan()
 	for c := range r.Results {
-		if err := a.checkConnResult(l, c, &r.Results[c], wall); err != nil {
+		if err := a.checkConnResult(l, c, &r.Results[c], span); err != nil {
 			return LoadResult{}, a.fail(fmt.Errorf("%s, connection %s: %w", what, l.IDs[c], err))
 		}
 	}

@@ -85,11 +85,10 @@ func (a *Agent) Block(ctx context.Context, b Block) (BlockResult, error) {
 	var r BlockResult
 	what := fmt.Sprintf("block %s of %d keys", b.ID, len(b.Keys))
 	limit := MaxLine + len(b.Keys)*(MaxLatencyBytes+MaxErrorBytes)
-	start := time.Now()
 	if err := a.requestWithin(ctx, what, b, TypeBlockResult, &r, limit, a.limits.waitFor(n, b.Scenario)); err != nil {
 		return BlockResult{}, err
 	}
-	wall := time.Since(start)
+	span := a.answerSpan()
 	if r.ID != b.ID {
 		return BlockResult{}, a.fail(fmt.Errorf("it answered %s with the result of %q", what, r.ID))
 	}
@@ -105,7 +104,7 @@ func (a *Agent) Block(ctx context.Context, b Block) (BlockResult, error) {
 		}
 		r.Errors[i].Message = clip(a.redact(e.Message), MaxErrorBytes)
 	}
-	if err := checkWall(r, wall); err != nil {
+	if err := checkWall(r, span); err != nil {
 		return BlockResult{}, a.fail(fmt.Errorf("%w: %s: %w", ErrUnseen, what, err))
 	}
 	return r, nil
@@ -120,9 +119,9 @@ func (a *Agent) Block(ctx context.Context, b Block) (BlockResult, error) {
 const MinRoundTrip = 2 * time.Microsecond
 
 // checkWall checks a block's latencies against dbsock's own clock: wall
-// is what the request took from its write to its answer's read, so the
-// latencies of its ops cannot add up to more, and no op that succeeded
-// took less than MinRoundTrip.
+// is what the request took from its write to its answer's first byte
+// (the agent's span), so the latencies of its ops cannot add up to more,
+// and no op that succeeded took less than MinRoundTrip.
 func checkWall(r BlockResult, wall time.Duration) error {
 	failed := make(map[int]bool, len(r.Errors))
 	for _, e := range r.Errors {

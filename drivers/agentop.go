@@ -2,6 +2,7 @@ package drivers
 
 import (
 	"context"
+	"errors"
 	"time"
 )
 
@@ -88,10 +89,13 @@ type GroupPlan struct {
 
 // GroupResult is one connection's ops of a group block: the latency of
 // each from its start to its end, in nanoseconds; paced, its lag (its
-// start minus its due time); and the ops that failed.
+// start minus its due time); the ops that failed; and, where the timer
+// bounds it by a clock of its own, the block's time (ElapsedNs: the
+// timing loop takes no less for the block than the longest of these).
 type GroupResult struct {
 	Ns, LagNs []int64
 	Failed    []OpFailure
+	ElapsedNs int64
 }
 
 // An agent's latencies are its own word until dbsock checks them against
@@ -99,6 +103,12 @@ type GroupResult struct {
 // agents), and, through the Finder it verified the connection with, what
 // the server counted while the block ran. The two capabilities below are
 // a Finder's where its server keeps such counts.
+
+// ErrDisbelieved is wrapped by a timer's error when what it reported of
+// its ops disagrees with what dbsock or the server saw of them (package
+// agents: the audit). The timing loop marks the runs it ends
+// (results.Failure.Disbelieved), and no figure of their case is shown.
+var ErrDisbelieved = errors.New("what the client reported disagrees with what dbsock saw")
 
 // OpCounter is an optional capability of a Finder whose server keeps a
 // running count of the lookups an agent's op makes, over all its

@@ -438,6 +438,9 @@ func agentLoop(c stackClient, d drivers.Driver, srv *supply.Server, paths driver
 	if err != nil {
 		return nil, err
 	}
+	if srv.Provider == (&supply.External{}).Name() {
+		ad.SharedServer() // others may use your server: its counts bound the agent's from below only
+	}
 	paths = c.paths(paths)
 	return func(ctx context.Context, cs scenarios.Case, in scenarios.Instance, emit func(results.Run)) error {
 		in.ClientCPU = cpustat.NewTree(c.agent.PID(), "the "+c.name+" agent's process tree")

@@ -278,6 +278,11 @@ type Failure struct {
 	// Incomplete marks a run that stopped before its N ops; Error says why.
 	Incomplete bool   `json:"incomplete,omitempty"`
 	Error      string `json:"error,omitempty"`
+	// Disbelieved marks a run whose client's report an audit refused: what
+	// it said of its ops disagreed with what dbsock or the server saw
+	// (drivers.ErrDisbelieved). Every run of its case is then void
+	// (Report.Summarize): no figure of the case is shown.
+	Disbelieved bool `json:"disbelieved,omitempty"`
 }
 
 // SetHistogram records h as the run's histogram, encoded for JSON and kept

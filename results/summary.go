@@ -129,6 +129,7 @@ type Summary struct {
 // r.Runs. With more than one case, the verdicts' p-values are adjusted
 // for the number of comparisons (Holm).
 func (r *Report) Summarize() error {
+	r.voidDisbelieved()
 	type pool struct {
 		sides map[drivers.Transport]*sidePool
 		paths []drivers.Transport // in the order they first appear

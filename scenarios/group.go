@@ -65,8 +65,10 @@ func (s *side) warmGroup(g drivers.GroupTimer, opt caseRun) error {
 const maxGroupOps = 100_000
 
 // timeGroup times block pair j on every worker at once through g (the
-// block's clock started at start) and returns the time its ops spanned
-// on the agent's clock: from its T0 to its last op's end.
+// block's clock started at start) and returns the time its ops spanned:
+// from its T0 to its last op's end on the agent's clock, or the time the
+// group's timer took for it on a clock of its own (GroupResult's
+// ElapsedNs: an agent's, dbsock's own), whichever is longer.
 func (s *side) timeGroup(ctx context.Context, g drivers.GroupTimer, opt caseRun, j int, start time.Time) time.Duration {
 	cfgs := make([]LoopConfig, len(s.ws))
 	plan := drivers.GroupPlan{N: make([]int, len(s.ws)), Offsets: make([]time.Duration, len(s.ws))}
@@ -91,7 +93,7 @@ func (s *side) timeGroup(ctx context.Context, g drivers.GroupTimer, opt caseRun,
 		}
 		var end int64
 		w.sample, end = recordGroup(res[i], cfgs[i], w)
-		span = max(span, end)
+		span = max(span, end, res[i].ElapsedNs)
 	}
 	return time.Duration(span)
 }

@@ -110,11 +110,13 @@ func (s *side) close(hung bool) {
 	}
 }
 
-// fail finishes the side's runs as Incomplete with err.
+// fail finishes the side's runs as Incomplete with err (Disbelieved when
+// err says the client's report was refused).
 func (s *side) fail(err error) []results.Run {
 	runs := s.finish()
 	for i := range runs {
 		runs[i].Incomplete, runs[i].Error = true, err.Error()
+		runs[i].Disbelieved = errors.Is(err, drivers.ErrDisbelieved)
 	}
 	return runs
 }

@@ -15,7 +15,16 @@ its connections are real and verified. What it says of its blocks:
             due (its lag), later than the request took;
   connectliar: answers the connect scenario's blocks and loads with
             lookups on the connection already open, opening none;
-  v1:       says protocol 1 in its hello, with no capabilities."""
+  v1:       says protocol 1 in its hello, with no capabilities;
+  divide:   does the ops and divides the Unix connections' latencies by 5;
+  pad:      does the ops and adds 100 us to each TCP op, sleeping it out
+            after the block (real time, inside the request);
+  fresh:    does each TCP block's ops but the last on connections of
+            their own (the connect scenario), the last on the verified one;
+  replay:   answers each TCP block with the last Unix block's latencies;
+  connectdivide: the connect scenario's Unix latencies divided by 5;
+  lag0:     runs each load and says every op started when it was due;
+  drop:     runs each load and drops the slowest 3% of its Unix ops."""
 import json
 import os
 import subprocess
@@ -64,7 +73,43 @@ for line in sys.stdin:
         continue
     if mode == "connectliar" and m["type"] in ("block", "load"):
         m.pop("scenario", None)
+    if mode == "fresh" and m["type"] == "block" and m["id"].startswith("tcp") and len(m["keys"]) > 1:
+        a = ask(dict(m, keys=m["keys"][:-1], warmup=0, scenario="connect"))
+        b = ask(dict(m, keys=m["keys"][-1:], warmup=0))
+        a["ns"] += b["ns"]
+        print(json.dumps(a), flush=True)
+        continue
     r = ask(m)
+    unix = str(r.get("id", "")).startswith("unix")
+    if r.get("type") == "block_result" and mode == "divide" and unix:
+        r["ns"] = [v // 5 for v in r["ns"]]
+    if r.get("type") == "block_result" and mode == "connectdivide" and unix and m.get("scenario") == "connect":
+        r["ns"] = [v // 5 for v in r["ns"]]
+    if r.get("type") == "load_result" and mode == "connectdivide" and m.get("scenario") == "connect":
+        for c in r["results"]:
+            if c["id"].startswith("unix"):
+                c["ns"] = [v // 5 for v in c["ns"]]
+    if r.get("type") == "block_result" and mode == "pad" and r["id"].startswith("tcp"):
+        r["ns"] = [v + 100000 for v in r["ns"]]
+        time.sleep(len(r["ns"]) * 100e-6)
+    if r.get("type") == "block_result" and mode == "replay":
+        if unix:
+            last_unix = r["ns"]
+        elif "last_unix" in globals() and len(r["ns"]) > 1:
+            r["ns"] = [last_unix[i % len(last_unix)] for i in range(len(r["ns"]))]
+    if r.get("type") == "load_result" and mode == "lag0":
+        for c in r["results"]:
+            c["lag_ns"] = [0 for v in c.get("lag_ns") or []]
+    if r.get("type") == "load_result" and mode == "drop" and m.get("duration_ns"):
+        for c in r["results"]:
+            if not c["id"].startswith("unix") or not c["ns"]:
+                continue
+            cut = sorted(c["ns"])[int(len(c["ns"]) * 0.97)]
+            keep = [i for i, v in enumerate(c["ns"]) if v < cut]
+            c["ns"] = [c["ns"][i] for i in keep]
+            if c.get("lag_ns"):
+                c["lag_ns"] = [c["lag_ns"][i] for i in keep]
+            c["errors"] = []
     if r.get("type") == "block_result" and mode == "overlong":
         r["ns"] = [v * 1000 for v in r["ns"]]
     if r.get("type") == "load_result" and mode == "loadlate":

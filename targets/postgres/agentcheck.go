@@ -24,7 +24,12 @@ func (*Driver) OpenFinder(ctx context.Context, admin drivers.Endpoint) (drivers.
 	if err != nil {
 		return nil, fmt.Errorf("connect to postgres over %s to verify another process's connections: %w", admin, err)
 	}
-	return &finder{c: c}, nil
+	f, err := withSessions(ctx, &finder{c: c})
+	if err != nil {
+		_ = c.Close(ctx)
+		return nil, fmt.Errorf("ask postgres over %s what it counts: %w", admin, err)
+	}
+	return f, nil
 }
 
 type finder struct{ c *pgx.Conn }
