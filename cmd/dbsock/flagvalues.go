@@ -107,6 +107,9 @@ func flagError(cmd *cobra.Command, err error) error {
 	var iv *pflag.InvalidValueError
 	var ne *pflag.NotExistError
 	var numErr *strconv.NumError
+	if run := runOf(cmd.Flags().Args()); run != "" && !cmd.HasParent() {
+		return usagef("unknown command %q for %s: %s (see '%s run --help')", cmd.Flags().Args()[0], cmd.CommandPath(), run, cmd.CommandPath())
+	}
 	switch {
 	case errors.As(err, &iv) && errors.Is(err, errNotCount):
 		return usagef("--%s %q is not %s (see '%s --help')", iv.GetFlag().Name, iv.GetValue(), countWords, cmd.CommandPath())
