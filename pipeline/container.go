@@ -20,6 +20,7 @@ import (
 
 	"github.com/dbsock/dbsock/agents"
 	"github.com/dbsock/dbsock/internal/cpustat"
+	"github.com/dbsock/dbsock/internal/visible"
 	"github.com/dbsock/dbsock/results"
 	"github.com/dbsock/dbsock/supply"
 	"github.com/dbsock/dbsock/targets"
@@ -111,7 +112,7 @@ func (p Plan) goAgent(ctx context.Context, t *targets.Target, rc *remoteClient) 
 		return sc, errors.Join(err, a.Close())
 	}
 	fmt.Fprintf(p.log(), "dbsock: %s: dbsock's agent (%s) in the client container, pid %d%s, %d ns per op to time it\n",
-		t.Name, h, h.PID, agentCPUs(h.PID), client.TimingOverheadNs)
+		t.Name, visible.Line(h.String()), h.PID, agentCPUs(h.PID), client.TimingOverheadNs)
 	return sc, nil
 }
 
