@@ -91,11 +91,11 @@ type Hello struct {
 	// Capabilities (protocol 2) are what the agent can do; nil for
 	// protocol 1: one connection at a time, closed loop.
 	Capabilities *Capabilities `json:"capabilities,omitempty"`
-	// PID, optional, is the agent's process id as dbsock's host sees it,
+	// PID, optional, is the agent's process id in its own PID namespace,
 	// said by an agent that dbsock does not start as its own child:
-	// dbsock's own agent in its client container (which shares the
-	// host's PID namespace), whose CPU time dbsock reads there once it has
-	// checked that the process is in the container.
+	// dbsock's own agent in its client container (a PID namespace of its
+	// own), whose process dbsock finds on the host, in the container's
+	// cgroup, to read its CPU time.
 	PID int `json:"pid,omitempty"`
 }
 

@@ -22,6 +22,7 @@ import (
 	"github.com/dbsock/dbsock/internal/cpustat"
 	"github.com/dbsock/dbsock/internal/placement"
 	"github.com/dbsock/dbsock/internal/setting"
+	"github.com/dbsock/dbsock/internal/visible"
 	"github.com/dbsock/dbsock/results"
 	"github.com/dbsock/dbsock/scenarios"
 	"github.com/dbsock/dbsock/supply"
@@ -400,7 +401,9 @@ func (p Plan) startClients(ctx context.Context, t *targets.Target, ti *results.T
 		if client.TimingOverheadNs, err = timingOverhead(ctx, a); err != nil {
 			return cs, stop, err
 		}
-		fmt.Fprintf(p.log(), "dbsock: %s: the %s agent (%s), pid %d%s, %d ns per op to time it\n", t.Name, name, h, a.PID(), agentCPUs(a.PID()), client.TimingOverheadNs)
+		// The hello is the agent's own words: shown as text, as error
+		// lines are.
+		fmt.Fprintf(p.log(), "dbsock: %s: the %s agent (%s), pid %d%s, %d ns per op to time it\n", t.Name, name, visible.Line(h.String()), a.PID(), agentCPUs(a.PID()), client.TimingOverheadNs)
 	}
 	return cs, stop, nil
 }

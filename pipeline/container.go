@@ -20,6 +20,7 @@ import (
 
 	"github.com/dbsock/dbsock/agents"
 	"github.com/dbsock/dbsock/internal/cpustat"
+	"github.com/dbsock/dbsock/internal/visible"
 	"github.com/dbsock/dbsock/results"
 	"github.com/dbsock/dbsock/supply"
 	"github.com/dbsock/dbsock/targets"
@@ -31,9 +32,10 @@ type Remote interface {
 	// dbsock with args there (its stdin and stdout those of the process
 	// this host starts).
 	AgentArgv(args ...string) []string
-	// CheckAgent checks that process pid, as this host sees it, runs
-	// there: the agent whose CPU time is the client's.
-	CheckAgent(pid int) error
+	// AgentPID is the process, as this host numbers it, that runs there
+	// as pid (as the agent's hello says it, in its own PID namespace):
+	// the agent whose CPU time is the client's.
+	AgentPID(pid int) (int, error)
 	// Place says where that is, for the report.
 	Place() string
 	// PID is its first process as this host sees it (0: unknown).
@@ -94,7 +96,8 @@ func (p Plan) goAgent(ctx context.Context, t *targets.Target, rc *remoteClient) 
 		return stackClient{}, err
 	}
 	h := a.Hello()
-	if err := rc.r.CheckAgent(h.PID); err != nil {
+	pid, err := rc.r.AgentPID(h.PID)
+	if err != nil {
 		return stackClient{}, errors.Join(fmt.Errorf("%s: dbsock's agent in %s: %w", t.Name, rc.r.Place(), err), a.Close())
 	}
 	if p.atLoad() {
@@ -106,12 +109,12 @@ func (p Plan) goAgent(ctx context.Context, t *targets.Target, rc *remoteClient) 
 	if c := h.Capabilities; c != nil && p.atLoad() {
 		client.Workers = c.Workers
 	}
-	sc := stackClient{agent: a, client: client, cpuPID: h.PID, cpuWhat: "dbsock's agent in the client container (pid " + strconv.Itoa(h.PID) + ")"}
+	sc := stackClient{agent: a, client: client, cpuPID: pid, cpuWhat: "dbsock's agent in the client container (pid " + strconv.Itoa(pid) + ")"}
 	if client.TimingOverheadNs, err = timingOverhead(ctx, a); err != nil {
 		return sc, errors.Join(err, a.Close())
 	}
-	fmt.Fprintf(p.log(), "dbsock: %s: dbsock's agent (%s) in the client container, pid %d%s, %d ns per op to time it\n",
-		t.Name, h, h.PID, agentCPUs(h.PID), client.TimingOverheadNs)
+	fmt.Fprintf(p.log(), "dbsock: %s: dbsock's agent (%s) in the client container, pid %d (%d in the container)%s, %d ns per op to time it\n",
+		t.Name, visible.Line(h.String()), pid, h.PID, agentCPUs(pid), client.TimingOverheadNs)
 	return sc, nil
 }
 

@@ -23,6 +23,7 @@ import (
 	"github.com/dbsock/dbsock/internal/placement"
 	"github.com/dbsock/dbsock/internal/setting"
 	"github.com/dbsock/dbsock/internal/sysinfo"
+	"github.com/dbsock/dbsock/internal/visible"
 	"github.com/dbsock/dbsock/results"
 	"github.com/dbsock/dbsock/scenarios"
 	"github.com/dbsock/dbsock/supply"
@@ -380,8 +381,10 @@ func logRun(log io.Writer, run results.Run) {
 	if run.Instance > 1 {
 		round = fmt.Sprintf("instance %d %s", run.Instance, round)
 	}
-	fmt.Fprintf(log, "dbsock: %s %s %s %-4s: p50 %s, mean %s, %d ops (%s)\n", run.Target, run.Label(), round, run.Transport,
-		time.Duration(run.Latency.P50), time.Duration(run.Latency.Mean).Round(time.Nanosecond), run.N, run.Evidence)
+	// The label holds an agent's mode as its hello said it, the evidence
+	// the server's own words: both are shown as text.
+	fmt.Fprintf(log, "dbsock: %s %s %s %-4s: p50 %s, mean %s, %d ops (%s)\n", run.Target, visible.Line(run.Label()), round, run.Transport,
+		time.Duration(run.Latency.P50), time.Duration(run.Latency.Mean).Round(time.Nanosecond), run.N, visible.Line(run.Evidence))
 }
 
 // workload is what target's ops read for values of size bytes; seeding

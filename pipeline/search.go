@@ -29,8 +29,8 @@ func (p Plan) searchRates(ctx context.Context, tr *targetRun, d drivers.Driver, 
 	if p.SLO == nil {
 		return fmt.Errorf("a search of rates needs a latency objective to search within")
 	}
-	rate := float64(SearchStart)
-	for step := 1; step <= MaxSearchSteps && rate <= scenarios.MaxRate; step++ {
+	for i, rate := range searchSteps() {
+		step := i + 1
 		c.Offered = rate
 		var got []results.Run
 		if err := p.measureCase(ctx, tr, d, c, loops, func(r results.Run) { got = append(got, r); emit(r) }); err != nil {
@@ -41,9 +41,19 @@ func (p Plan) searchRates(ctx context.Context, tr *targetRun, d drivers.Driver, 
 		if len(held) == 0 {
 			return nil
 		}
-		rate *= 2
 	}
 	return nil
+}
+
+// searchSteps are the rates a search may offer, in order: SearchStart
+// doubled at each step, at most MaxSearchSteps of them, none above
+// scenarios.MaxRate.
+func searchSteps() []float64 {
+	var rates []float64
+	for rate := float64(SearchStart); len(rates) < MaxSearchSteps && rate <= scenarios.MaxRate; rate *= 2 {
+		rates = append(rates, rate)
+	}
+	return rates
 }
 
 // held lists the paths (of any stack) whose side of runs held the

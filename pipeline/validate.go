@@ -89,23 +89,6 @@ func validValueSize(s int) error {
 	return nil
 }
 
-// validateCases checks the loop's settings, and every case with them.
-func (p Plan) validateCases() error {
-	if err := p.Loop.Validate(); err != nil {
-		return err
-	}
-	for _, c := range p.cases() {
-		s := p.Loop.For(c)
-		if err := s.Validate(); err != nil {
-			return err
-		}
-		if err := s.ValidateCase(c); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
 // validateInstances checks Instances against Precision: Precision
 // measures one instance until its interval is narrow enough. (A server
 // the user runs is not restarted: its instances are fresh connections.)

@@ -41,11 +41,13 @@ func ParseSLO(s string) (SLO, error) {
 	if m[3] == "ms" {
 		unit = time.Millisecond
 	}
-	limit := time.Duration(v * float64(unit))
-	if limit < time.Microsecond || limit > time.Minute {
-		return SLO{}, fmt.Errorf("%q: the limit %s is out of range; accepted: 1µs to 1m", s, limit)
+	// The bounds are checked before the limit becomes a Duration, which
+	// a number of 20 digits would overflow; the limit is worded as given.
+	limit := v * float64(unit)
+	if limit < float64(time.Microsecond) || limit > float64(time.Minute) {
+		return SLO{}, fmt.Errorf("%q: the limit %s%s is out of range; accepted: 1µs to 1m", s, m[2], m[3])
 	}
-	return SLO{Percentile: m[1], LimitNs: limit.Nanoseconds()}, nil
+	return SLO{Percentile: m[1], LimitNs: int64(math.Round(limit))}, nil
 }
 
 // String is the objective as it is written: "p99 < 2ms".

@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 )
 
 // OwnerFile, in each local provider temp dir, holds the Owner (pid, start
@@ -240,7 +241,9 @@ func findLeftovers(ctx context.Context, socket, list string, network bool) ([]Le
 }
 
 // Remove force-removes the container and its anonymous volumes (or the
-// network).
+// network). A container another remover is removing (the run's reaper,
+// another dbsock clean: the engine answers 409) is waited for, a few
+// seconds at most.
 func (c LeftoverContainer) Remove(ctx context.Context, socket string) error {
 	path := "/containers/" + c.ID + "?force=1&v=1"
 	if c.Network {
@@ -251,11 +254,22 @@ func (c LeftoverContainer) Remove(ctx context.Context, socket string) error {
 		return fmt.Errorf("remove container %s: %w", shortContainerID(c.ID), err)
 	}
 	resp.Body.Close()
+	if resp.StatusCode == http.StatusConflict && !c.Network {
+		for deadline := time.Now().Add(removalWait); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+			if containerRuns(ctx, socket, c.ID) == "gone" {
+				return nil
+			}
+		}
+	}
 	if resp.StatusCode >= 300 && resp.StatusCode != http.StatusNotFound {
 		return fmt.Errorf("remove container %s: the Docker engine answered %s", shortContainerID(c.ID), resp.Status)
 	}
 	return nil
 }
+
+// removalWait bounds the wait for a container that another remover is
+// removing.
+const removalWait = 10 * time.Second
 
 // DockerSocket is the engine socket dbsock talks to ($DOCKER_HOST when it
 // is unix://, else /var/run/docker.sock).

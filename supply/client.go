@@ -1,12 +1,19 @@
 package supply
 
-// dbsock's client in a container (--client container): the timing loop runs
-// in a container on the same engine as the servers, beside them as an
+// dbsock's client in a container (--client container): dbsock's own agent
+// runs in a container on the same engine as the servers, beside them as an
 // application container beside its database or proxy sidecar. It shares
 // the servers' socket directories (the same host directories, mounted at
 // the same paths) and the engine's host network (so 127.0.0.1 is the same
-// loopback), and it sees the host's processes (so it reads the servers'
-// CPU time as the host client does).
+// loopback), and nothing else of the host's: its own PID namespace (dbsock
+// on the host reads its agent's CPU time, finding the agent's process by
+// the pid its hello says in the container: AgentPID), no capability (not
+// CAP_NET_RAW, which in the host's network namespace would read loopback
+// traffic, nor CAP_KILL), no new privileges, a read-only root filesystem
+// (its agent writes nothing), and an unprivileged user that can still
+// reach the sockets (clientUser). Its first process, dbsock agent --wait,
+// ends when the dbsock that started it is gone: it reads the stdin that
+// dbsock holds (ContainerRequest.HoldStdin).
 
 import (
 	"archive/tar"
@@ -22,9 +29,11 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/dbsock/dbsock/internal/placement"
@@ -54,6 +63,7 @@ type ClientContainer struct {
 	image  string
 	tag    string // the run's own tag of image
 	user   string // "uid:gid"
+	why    string // why user is root's, when it is
 	socket string
 	pid    int
 }
@@ -96,18 +106,21 @@ func StartClient(ctx context.Context, o ClientOptions) (*ClientContainer, error)
 	if err != nil {
 		return nil, setting.Err("start dbsock's client container: %w", err)
 	}
+	// The client enters no other container's network namespace and sees
+	// no other process: it needs no capability at all (its connections
+	// are a user's, its pinning the engine's cpuset).
 	req := ContainerRequest{Image: tag, Cmd: []string{"agent", "--wait"},
 		Labels: map[string]string{Label: "1", RunLabel: strconv.FormatInt(time.Now().UnixNano(), 36), Label + ".target": "client:" + o.Target,
 			PIDLabel: strconv.Itoa(os.Getpid()), OwnerLabel: OwnerOn(ctx, eng.Socket).String()},
-		HostNetwork: true, HostPID: true, CPUs: placement.FormatList(o.CPUs)}
+		HostNetwork: true, CPUs: placement.FormatList(o.CPUs),
+		CapDrop: []string{"ALL"}, NoNewPrivileges: true, ReadOnly: true, HoldStdin: true}
 	for _, d := range o.Dirs {
 		req.Binds = append(req.Binds, d+":"+d)
 	}
-	// The client enters no other container's network namespace: it needs
-	// no privilege, and runs as this user.
-	req.User = fmt.Sprintf("%d:%d", os.Getuid(), os.Getgid())
+	var why string
+	req.User, why = clientUser(o.Dirs)
 	c, err := runContainer(ctx, req)
-	cc := &ClientContainer{c: c, image: image, tag: tag, user: req.User, socket: eng.Socket}
+	cc := &ClientContainer{c: c, image: image, tag: tag, user: req.User, why: why, socket: eng.Socket}
 	if err != nil {
 		return nil, errors.Join(fmt.Errorf("start dbsock's client container from %s: %w", image, err), cc.Stop(context.Background()))
 	}
@@ -130,22 +143,94 @@ func (c *ClientContainer) AgentArgv(args ...string) []string {
 	return append([]string{"/proc/self/exe", AgentExecArg, c.socket, c.c.ID(), "/dbsock"}, args...)
 }
 
-// CheckAgent checks that process pid (as this host sees it: the container
-// shares the host's PID namespace) runs in the container, in its cgroup:
-// the agent whose CPU time is read as the client's.
-func (c *ClientContainer) CheckAgent(pid int) error {
+// AgentPID is the process, as this host numbers it, that the agent in the
+// container says is pid in the container's own PID namespace: the one
+// process of the container's cgroup whose innermost pid (NSpid, the last
+// of /proc/PID/status) is pid. Its CPU time is read as the client's.
+func (c *ClientContainer) AgentPID(pid int) (int, error) {
 	if pid <= 0 || c.pid <= 0 {
-		return fmt.Errorf("the agent in the client container said pid %d, the container's first process is %d: neither can be read", pid, c.pid)
+		return 0, fmt.Errorf("the agent in the client container said pid %d, the container's first process is %d: neither can be read", pid, c.pid)
 	}
-	mine, err1 := os.ReadFile(fmt.Sprintf("/proc/%d/cgroup", c.pid))
-	its, err2 := os.ReadFile(fmt.Sprintf("/proc/%d/cgroup", pid))
-	if err := errors.Join(err1, err2); err != nil {
-		return fmt.Errorf("read the cgroups of the client container and of its agent (pid %d): %w", pid, err)
+	mine, err := os.ReadFile(fmt.Sprintf("/proc/%d/cgroup", c.pid))
+	if err != nil {
+		return 0, fmt.Errorf("read the cgroup of the client container's first process (pid %d): %w", c.pid, err)
 	}
-	if !bytes.Equal(mine, its) {
-		return fmt.Errorf("the agent said pid %d, which is not in the client container's cgroup (%s, not %s)", pid, strings.TrimSpace(string(its)), strings.TrimSpace(string(mine)))
+	procs, _ := filepath.Glob("/proc/[0-9]*")
+	want := strconv.Itoa(pid)
+	for _, p := range procs {
+		ns := nsPIDs(filepath.Join(p, "status"))
+		if len(ns) < 2 || ns[len(ns)-1] != want {
+			continue
+		}
+		if its, err := os.ReadFile(filepath.Join(p, "cgroup")); err == nil && bytes.Equal(its, mine) {
+			return strconv.Atoi(filepath.Base(p))
+		}
 	}
-	return nil
+	return 0, fmt.Errorf("the agent said pid %d in the client container, and no process of the container's cgroup (%s) is pid %d of its PID namespace", pid, strings.TrimSpace(string(mine)), pid)
+}
+
+// nobody is the user and group the client container runs as when dbsock
+// is root and the sockets are open to every user: it owns nothing.
+const nobody = 65534
+
+// clientUser is who the client container's processes run as ("uid:gid"),
+// and, where it is root, why: this user; or, when dbsock is root, a user
+// that owns nothing (nobody) where every socket in dirs is open to every
+// user (a container server's, 0777), else the owner of the sockets that
+// are not (the local provider's are root's alone, 0700: root then, without
+// a capability).
+func clientUser(dirs []string) (user, why string) {
+	if os.Getuid() != 0 {
+		return fmt.Sprintf("%d:%d", os.Getuid(), os.Getgid()), ""
+	}
+	owners := map[string]string{} // owner: a directory of its
+	for _, d := range dirs {
+		if o, ok := closedOwner(d); ok {
+			owners[o] = d
+		}
+	}
+	switch {
+	case len(owners) == 0:
+		return fmt.Sprintf("%d:%d", nobody, nobody), ""
+	case len(owners) > 1:
+		return "0:0", "root, without a capability: the sockets it reaches have owners of their own and are not open to every user"
+	}
+	for o, d := range owners {
+		if o == "0:0" {
+			why = "root, without a capability: " + d + " or its socket is root's alone"
+		}
+		user = o
+	}
+	return user, why
+}
+
+// closedOwner is the owner ("uid:gid") of dir, or of its first socket,
+// when one of them is not open to every user (dir searchable, the socket
+// writable by others); ok is false when all are.
+func closedOwner(dir string) (owner string, ok bool) {
+	of := func(fi os.FileInfo) string {
+		if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+			return fmt.Sprintf("%d:%d", st.Uid, st.Gid)
+		}
+		return "0:0"
+	}
+	fi, err := os.Stat(dir)
+	if err != nil {
+		return "0:0", true
+	}
+	if fi.Mode().Perm()&0o001 == 0 {
+		return of(fi), true
+	}
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if e.Type()&os.ModeSocket == 0 {
+			continue
+		}
+		if info, err := e.Info(); err == nil && info.Mode().Perm()&0o002 == 0 {
+			return of(info), true
+		}
+	}
+	return "", false
 }
 
 // PID is the container's first process as the host sees it (0: unknown).
@@ -157,8 +242,12 @@ func (c *ClientContainer) Place() string {
 	if st, err := c.c.Inspect(context.Background()); err == nil && st.CPUs != "" {
 		cpus = ", cpuset " + st.CPUs
 	}
-	return fmt.Sprintf("docker container %s from image %s (host network, host PID namespace, socket directory bind-mounted, as uid:gid %s%s)",
-		shortContainerID(c.c.ID()), c.image, c.user, cpus)
+	as := c.user
+	if c.why != "" {
+		as += ": " + c.why
+	}
+	return fmt.Sprintf("docker container %s from image %s (host network, its own PID namespace, no capabilities, no new privileges, read-only root filesystem, socket directory bind-mounted, as uid:gid %s%s)",
+		shortContainerID(c.c.ID()), c.image, as, cpus)
 }
 
 // Stop removes the container and the run's tag of its image.

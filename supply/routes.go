@@ -36,6 +36,7 @@ func (d *Docker) runNetwork(ctx context.Context) (Network, error) {
 	if err != nil {
 		return nil, err
 	}
+	_ = watchOwner(DockerSocket()) // the reaper watches from before the run's first network
 	nw, err := rt.NewNetwork(ctx, map[string]string{
 		Label: "1", RunLabel: d.runID, PIDLabel: strconv.Itoa(os.Getpid()), OwnerLabel: d.ownerLabel()})
 	if err != nil {

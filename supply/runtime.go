@@ -30,12 +30,24 @@ type ContainerRequest struct {
 	// NetworkOf, when set, is a container whose network namespace this
 	// one joins (network mode container:ID).
 	NetworkOf string
-	HostPID   bool
 	// User is who the container's processes run as ("uid:gid"; "" the
 	// image's user).
 	User   string
 	CPUs   string // the cpuset, e.g. "0" or "0-1"; "" unpinned
 	CapAdd []string
+	// CapDrop are capabilities taken from the engine's default set ("ALL":
+	// every one, before CapAdd adds some back).
+	CapDrop []string
+	// NoNewPrivileges keeps the container's processes from gaining
+	// privileges (a setuid binary, file capabilities).
+	NoNewPrivileges bool
+	// ReadOnly mounts the container's root filesystem read-only.
+	ReadOnly bool
+	// HoldStdin gives the container's first process a stdin that this
+	// process holds, attached before it starts: it reads EOF when this
+	// process ends, however it ends (RunningContainer.Remove closes it
+	// too).
+	HoldStdin bool
 	// Network, when set, is a network of the run's the container joins
 	// under Aliases.
 	Network Network
@@ -111,12 +123,14 @@ func containerRuntime() (Runtime, error) {
 	return registered, nil
 }
 
-// runContainer runs req with the registered runtime.
+// runContainer runs req with the registered runtime, the run's reaper
+// watching (reaper.go) from before its first container.
 func runContainer(ctx context.Context, req ContainerRequest) (RunningContainer, error) {
 	rt, err := containerRuntime()
 	if err != nil {
 		return nil, err
 	}
+	_ = watchOwner(DockerSocket()) // without it, dbsock clean removes what a killed run left
 	return rt.Run(ctx, req)
 }
 

@@ -2,8 +2,10 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 
 	"github.com/spf13/cobra"
 
@@ -27,7 +29,7 @@ func newAgentCmd() *cobra.Command {
 		Hidden: true,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if wait {
-				<-cmd.Context().Done()
+				awaitEOF(cmd.Context(), cmd.InOrStdin())
 				return nil
 			}
 			if len(args) != 1 {
@@ -47,8 +49,24 @@ func newAgentCmd() *cobra.Command {
 	}
 	cmd.Flags().StringVar(&settings, "settings", "", "the target's settings as JSON, as dbsock run gives them (no secret)")
 	cmd.Flags().IntVar(&valueSize, "value-size", 0, "the size of the values the rows hold (0: the target's default)")
-	cmd.Flags().BoolVar(&wait, "wait", false, "idle until stopped (the client container's first process)")
+	cmd.Flags().BoolVar(&wait, "wait", false, "idle until stdin ends or it is stopped (the client container's first process, whose stdin the dbsock that started it holds)")
 	return cmd
+}
+
+// awaitEOF returns when r ends or ctx is done. The client container's
+// first process (dbsock agent --wait) reads its stdin, which the dbsock
+// that started the container holds: when that dbsock is gone, killed
+// outright too, the engine closes it, and the container ends.
+func awaitEOF(ctx context.Context, r io.Reader) {
+	ended := make(chan struct{})
+	go func() {
+		_, _ = io.Copy(io.Discard, r)
+		close(ended)
+	}()
+	select {
+	case <-ctx.Done():
+	case <-ended:
+	}
 }
 
 // agentDriver is target's driver under settings (JSON: its Settings

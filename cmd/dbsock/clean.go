@@ -21,7 +21,9 @@ func newCleanCmd(stdout io.Writer) *cobra.Command {
 		Short: "Remove servers, containers and temp dirs left by dbsock runs that were killed",
 		Long: `A dbsock run removes everything it started, even on Ctrl-C. Only a run killed
 outright (SIGKILL, power loss) can leave a temp dir behind, and, if dbsock's
-own death did not take them along, its server processes. Clean finds the
+own death did not take them along, its server processes; a run with
+containers has its reaper remove them and its temp dir then, unless the
+reaper was killed too. Clean finds the
 dbsock-* temp dirs and the containers and networks whose dbsock is gone,
 kills the processes using the dirs and removes them all, and ends the
 client stacks' agents of runs that are over (marked DBSOCK_AGENT_OF in

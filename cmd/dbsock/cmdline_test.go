@@ -100,7 +100,8 @@ func TestPathsEmptyRefused(t *testing.T) {
 
 // TestNewcomerErrors: every reason a --paths cannot be measured at once;
 // a count such as 10k taken, and what --n takes said when it is not one;
-// a mistyped target, path, subcommand or flag gets the nearest name.
+// a mistyped target, path, subcommand or flag gets the nearest name; a
+// target given as a command is told the run that measures it.
 func TestNewcomerErrors(t *testing.T) {
 	code, stderr := planLine(t, "redis", "--provider", "local", "--paths", "tcp,published")
 	oneUsageLine(t, "tcp,published", code, stderr, "add the one that is missing")
@@ -127,6 +128,9 @@ func TestNewcomerErrors(t *testing.T) {
 		{[]string{"run", "reddis"}, `unknown target "reddis" (did you mean redis?)`},
 		{[]string{"run", "redis", "--paths", "tcp,unxi"}, `"unxi" is not a path; use tcp, unix, tcp6, tls, published, bridge, service, pod or tcp2 (did you mean unix?)`},
 		{[]string{"runn", "redis"}, `unknown command "runn" (did you mean run?)`},
+		{[]string{"mysql"}, `unknown command "mysql" for dbsock: mysql is a target: measure it with dbsock run mysql`},
+		{[]string{"mysql", "redis", "--n", "10"}, "mysql and redis are targets: measure them with dbsock run mysql redis"},
+		{[]string{"all"}, "all stands for every target: measure them with dbsock run all"},
 		{[]string{"run", "redis", "--instance", "6"}, "unknown flag: --instance (did you mean --instances?)"},
 	} {
 		code, _, stderr := dbsock(t, tc.args...)

@@ -258,7 +258,7 @@ func TestComposeRedisIsTheContainersFirstProcess(t *testing.T) {
 // the other provider, the same for every target, with Redis. (The client
 // container measures through dbsock's own agent, which dials tcp, tcp6,
 // tls and unix: TestClientContainerPathsRefused.) Nothing is left after the
-// runs, nor after kill -9 and dbsock clean.
+// runs, nor after kill -9 (of dbsock and its reaper) and dbsock clean.
 func TestContainerPaths(t *testing.T) {
 	needImages(t)
 	tmp := shortTempDir(t)
@@ -296,6 +296,7 @@ func TestContainerPaths(t *testing.T) {
 		cmd, sc := startDbsock(t, bin, tmp, append([]string{"run", "redis", "--provider", provider, "--paths", "tcp,published,bridge,service,pod,unix", "--n", "100000000", "--instances", "1", "--rounds", "1"}, offlineImages...)...)
 		waitForLine(sc, "dbsock: redis: Redis") // ready: both servers and the idle container are up
 		time.Sleep(300 * time.Millisecond)
+		killReapers(cmd.Process.Pid) // dbsock clean is for a run killed with its reaper
 		if err := cmd.Process.Kill(); err != nil {
 			t.Fatal(err)
 		}

@@ -1,10 +1,9 @@
 package main
 
 import (
-	"fmt"
 	"strings"
-	"unicode"
-	"unicode/utf8"
+
+	"github.com/dbsock/dbsock/internal/visible"
 )
 
 // errorLines is err as the lines dbsock prints on stderr: one per error
@@ -23,7 +22,7 @@ func errorLines(err error) []string {
 		}
 		return lines
 	}
-	return []string{visibleLine(inWords(err))}
+	return []string{visible.Line(inWords(err))}
 }
 
 // joined is what errors.Join joined into err, or nil: an error whose
@@ -44,39 +43,4 @@ func joined(err error) []error {
 		return nil
 	}
 	return parts
-}
-
-// visibleLine is s on one line of visible text: its lines folded into one
-// ("; " between them), and every control or format character (ESC, a
-// carriage return, NUL, a bidirectional override) and every byte that is
-// not UTF-8 shown escaped, as Go writes it in a string (\x1b, \r, \x00,
-// \u202e).
-func visibleLine(s string) string {
-	var lines []string
-	for _, l := range strings.Split(s, "\n") {
-		if l = strings.TrimSpace(l); l != "" {
-			lines = append(lines, l)
-		}
-	}
-	s = strings.Join(lines, "; ")
-	var b strings.Builder
-	for i := 0; i < len(s); {
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			fmt.Fprintf(&b, `\x%02x`, s[i])
-		case r == '\t':
-			b.WriteByte(' ')
-		case r == '\r':
-			b.WriteString(`\r`)
-		case r < 0x100 && unicode.IsControl(r):
-			fmt.Fprintf(&b, `\x%02x`, r)
-		case unicode.IsControl(r) || unicode.Is(unicode.Cf, r):
-			fmt.Fprintf(&b, `\u%04x`, r)
-		default:
-			b.WriteRune(r)
-		}
-		i += size
-	}
-	return b.String()
 }

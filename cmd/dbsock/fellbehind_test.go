@@ -19,7 +19,7 @@ func TestGeneratorFellBehind(t *testing.T) {
 	testutil.NeedAny(t, "redis-server")
 	dir := t.TempDir()
 	md, js := filepath.Join(dir, "r.md"), filepath.Join(dir, "r.json")
-	code, _, stderr := dbsock(t, "run", "redis", "--provider", "local", "--rate", "200000", "--n", "300", "--warmup", "10",
+	code, _, stderr := dbsock(t, "run", "redis", "--provider", "local", "--rate", "200000", "--n", "1000", "--warmup", "10",
 		"--instances", "1", "-o", md, "-o", js)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)

@@ -37,12 +37,24 @@ func (c *countValue) Set(s string) error {
 	return nil
 }
 
-// parseCount reads a count (countValue).
+// parseCount reads a count (countValue): an amount that is a whole number.
 func parseCount(s string) (int, error) {
 	t := strings.ReplaceAll(strings.TrimSpace(s), "_", "")
 	if n, err := strconv.Atoi(t); err == nil {
 		return n, nil
 	}
+	v, err := parseAmount(s)
+	if err != nil || v != math.Trunc(v) || math.Abs(v) > 1<<53 {
+		return 0, errNotCount
+	}
+	return int(v), nil
+}
+
+// parseAmount reads a number as a person writes it, the one form of a
+// count (--n) and a rate (--rate): 3000, 2.5k (thousands), 2M
+// (millions), 1e4 or 10_000. NaN and infinities are not amounts.
+func parseAmount(s string) (float64, error) {
+	t := strings.ReplaceAll(strings.TrimSpace(s), "_", "")
 	scale := 1.0
 	switch {
 	case strings.HasSuffix(t, "k") || strings.HasSuffix(t, "K"):
@@ -52,11 +64,14 @@ func parseCount(s string) (int, error) {
 	}
 	f, err := strconv.ParseFloat(t, 64)
 	v := f * scale
-	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) || v != math.Trunc(v) || math.Abs(v) > 1<<53 {
-		return 0, errNotCount
+	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+		return 0, errNotAmount
 	}
-	return int(v), nil
+	return v, nil
 }
+
+// errNotAmount: parseAmount read no number.
+var errNotAmount = errors.New("not a number")
 
 var errNotCount = errors.New("not " + countWords)
 
@@ -107,6 +122,9 @@ func flagError(cmd *cobra.Command, err error) error {
 	var iv *pflag.InvalidValueError
 	var ne *pflag.NotExistError
 	var numErr *strconv.NumError
+	if run := runOf(cmd.Flags().Args()); run != "" && !cmd.HasParent() {
+		return usagef("unknown command %q for %s: %s (see '%s run --help')", cmd.Flags().Args()[0], cmd.CommandPath(), run, cmd.CommandPath())
+	}
 	switch {
 	case errors.As(err, &iv) && errors.Is(err, errNotCount):
 		return usagef("--%s %q is not %s (see '%s --help')", iv.GetFlag().Name, iv.GetValue(), countWords, cmd.CommandPath())

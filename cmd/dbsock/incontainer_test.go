@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/dbsock/dbsock/drivers"
+	"github.com/dbsock/dbsock/supply"
 )
 
 // A CI job in a container with the host's Docker engine socket (GitLab's
@@ -157,9 +158,9 @@ func TestRunInsideAContainer(t *testing.T) {
 // TestCleanAfterARunInsideAContainerIsKilled: while the job runs, dbsock
 // clean in another container (another PID namespace, which cannot see the
 // job's) leaves the run's containers alone and says so; once dbsock in
-// the job is killed (the job's container still running), dbsock clean on
-// the host (TMPDIR elsewhere) removes its containers and its temp dir,
-// which it finds through the containers' socket directories.
+// the job is killed with its reaper (the job's container still running),
+// dbsock clean on the host (TMPDIR elsewhere) removes its containers and
+// its temp dir, which it finds through the containers' socket directories.
 func TestCleanAfterARunInsideAContainerIsKilled(t *testing.T) {
 	needImages(t)
 	shared := shortTempDir(t)
@@ -178,8 +179,12 @@ func TestCleanAfterARunInsideAContainerIsKilled(t *testing.T) {
 			t.Errorf("dbsock clean in another container does not say it leaves the live run's container %s alone:\n%s", id[:12], other)
 		}
 	}
-	if out, err := exec.Command("docker", "exec", job, "sh", "-c", "kill -9 $(cat /shared/pid)").CombinedOutput(); err != nil {
-		t.Fatalf("kill dbsock in the job: %v\n%s", err, out)
+	// dbsock and its reaper (dbsock-reaper PID ...) are killed: what the
+	// run leaves is dbsock clean's.
+	kill := `p=$(cat /shared/pid); for d in /proc/[0-9]*; do set -- $(tr '\0' ' ' <$d/cmdline 2>/dev/null); ` +
+		`if [ "$1" = ` + supply.ReaperName + ` ] && [ "$2" = "$p" ]; then kill -9 ${d#/proc/}; fi; done; kill -9 $p`
+	if out, err := exec.Command("docker", "exec", job, "sh", "-c", kill).CombinedOutput(); err != nil {
+		t.Fatalf("kill dbsock and its reaper in the job: %v\n%s", err, out)
 	}
 	out := hostClean(t, "")
 	for _, id := range servers {

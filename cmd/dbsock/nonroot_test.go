@@ -182,7 +182,7 @@ func TestContainersAsADockerGroupUser(t *testing.T) {
 		{"compose", "host", "tcp,published,bridge,unix", []string{"redis"}, 1, nil},
 		{"docker", "container", "tcp,tls,unix", []string{"redis", "postgres"}, 2, nil},
 		{"compose", "container", "tcp,unix", []string{"redis"}, 1, nil},
-		{"docker", "container", "tcp,unix", []string{"redis"}, 1, []string{"--concurrency", "4", "--rate", "1000"}},
+		{"docker", "container", "tcp,unix", []string{"redis"}, 1, []string{"--concurrency", "4", "--rate", "1000", "--blocks", "1"}},
 	} {
 		t.Run(c.provider+"/client="+c.client+"/"+c.paths+"/"+strings.Join(c.targets, ",")+strings.Join(c.extra, ""), func(t *testing.T) {
 			out := filepath.Join(u.home, "r.json")

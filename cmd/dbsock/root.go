@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/dbsock/dbsock/internal/sysinfo"
+	"github.com/dbsock/dbsock/targets"
 )
 
 func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
@@ -23,7 +24,7 @@ Its servers: ` + doctorNames() + `;
 dbsock targets lists what it measures of each.`,
 		SilenceErrors: true,
 		SilenceUsage:  true,
-		Args:          noArgs,
+		Args:          rootArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return cmd.Help()
 		},
@@ -37,6 +38,39 @@ dbsock targets lists what it measures of each.`,
 		c.SetFlagErrorFunc(flagError)
 	}
 	return root
+}
+
+// rootArgs refuses an argument of dbsock itself, which takes a command: a
+// target named where the command goes (dbsock mysql) is told the run
+// that measures it.
+func rootArgs(cmd *cobra.Command, args []string) error {
+	if run := runOf(args); run != "" {
+		return usagef("unknown command %q for %s: %s (see '%s run --help')", args[0], cmd.CommandPath(), run, cmd.CommandPath())
+	}
+	return noArgs(cmd, args)
+}
+
+// runOf is, when args begin with targets (or all), the run that measures
+// them in words ("mysql is a target: measure it with dbsock run mysql");
+// "" otherwise.
+func runOf(args []string) string {
+	var names []string
+	for _, a := range args {
+		if _, ok := targets.Lookup(a); !ok && a != "all" {
+			break
+		}
+		names = append(names, a)
+	}
+	switch {
+	case len(names) == 0:
+		return ""
+	case len(names) == 1 && names[0] == "all":
+		return "all stands for every target: measure them with dbsock run all"
+	case len(names) == 1:
+		return fmt.Sprintf("%s is a target: measure it with dbsock run %s", names[0], names[0])
+	}
+	list := strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
+	return fmt.Sprintf("%s are targets: measure them with dbsock run %s", list, strings.Join(names, " "))
 }
 
 func noArgs(cmd *cobra.Command, args []string) error {

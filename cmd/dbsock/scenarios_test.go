@@ -128,7 +128,7 @@ func TestValueSizesEveryTarget(t *testing.T) {
 // achieved rate is within 10% of the one asked for, and both the corrected
 // and the uncorrected latencies are recorded.
 func TestRateHoldsOnEcho(t *testing.T) {
-	r := runJSON(t, "run", "echo", "--rate", "2000", "--n", "600", "--warmup", "10", "--instances", "1", "--rounds", "1")
+	r := runJSON(t, "run", "echo", "--rate", "2000", "--n", "1000", "--warmup", "10", "--instances", "1", "--rounds", "1")
 	for _, run := range r.Runs {
 		if run.Rate != 2000 || run.Errors != 0 {
 			t.Fatalf("%s: rate %v errors %d", run.Transport, run.Rate, run.Errors)

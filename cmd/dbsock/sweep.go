@@ -4,6 +4,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/dustin/go-humanize"
@@ -38,7 +39,7 @@ func (s *sweepOptions) bind(f *pflag.FlagSet) {
 	f.DurationVar(&s.duration, "duration", 0, "run each transport and round for this long instead of --n ops")
 	f.IntSliceVar(&s.pipelines, "pipeline", nil, "send this many lookups per op in one round trip ("+
 		perTarget(func(h targets.Help) string { return h.Pipeline })+"); a list such as 1,16,128 sweeps")
-	f.StringSliceVar(&s.rateSpecs, "rate", nil, "open loop: this many ops/s per transport, latency from the intended start (scenario pk); a list such as 2000,4000,8000 sweeps (each rate a case), and auto searches for each path's highest rate within --slo")
+	f.StringSliceVar(&s.rateSpecs, "rate", nil, "open loop: this many ops/s per transport, latency from the intended start (scenario pk), written as --n is (3000, 10k, 2.5k); a list such as 2000,4000,8000 sweeps (each rate a case), and auto searches for each path's highest rate within --slo")
 	f.StringVar(&s.slo, "slo", "", "a latency objective such as 'p99<2ms' (p50, p99 or p99.9; µs or ms): with a --rate sweep or --rate auto, the report gives each path's highest rate within it and the headroom between paths")
 }
 
@@ -83,12 +84,16 @@ func unique[T comparable](list []T) []T {
 	return out
 }
 
+// rateWords says what --rate takes, for its errors and help.
+const rateWords = "ops/s such as 3000, 10k or 2.5k, a list of them, or auto"
+
 // parseRates reads --rate (a rate, a list, or auto) and --slo.
 func (s *sweepOptions) parseRates() error {
 	s.rate, s.rates, s.rateAuto = 0, nil, false
 	if s.flags != nil && s.flags.Changed("rate") && len(s.rateSpecs) == 0 {
 		return usagef("--rate is empty; give a rate such as 3000, a list such as 2000,4000,8000, or auto")
 	}
+	var repeated []string // the specs that gave a rate again
 	for _, spec := range s.rateSpecs {
 		if spec == "auto" {
 			if len(s.rateSpecs) > 1 {
@@ -97,17 +102,29 @@ func (s *sweepOptions) parseRates() error {
 			s.rateAuto = true
 			continue
 		}
-		r, err := strconv.ParseFloat(spec, 64)
-		if err != nil || !(r > 0 && r <= scenarios.MaxRate) {
+		r, err := parseAmount(spec)
+		if err != nil {
+			return usagef("--rate %q is not a rate: give %s", spec, rateWords)
+		}
+		if !(r > 0 && r <= scenarios.MaxRate) {
 			return usagef("--rate %s is out of range; accepted: %s, a list of them, or auto (leave it out for a closed loop)", spec, scenarios.AcceptedRate())
 		}
-		if !slices.Contains(s.rates, r) {
-			s.rates = append(s.rates, r)
+		if slices.Contains(s.rates, r) {
+			repeated = append(repeated, spec)
+			continue
 		}
+		s.rates = append(s.rates, r)
 	}
 	if len(s.rates) == 1 {
 		s.rate, s.rates = s.rates[0], nil
 	}
+	return s.parseObjective(repeated)
+}
+
+// parseObjective reads --slo against the rates parseRates read; repeated
+// are the --rate values that gave a rate again: a list of one rate given
+// over and over is named as such.
+func (s *sweepOptions) parseObjective(repeated []string) error {
 	if s.slo != "" {
 		if _, err := results.ParseSLO(s.slo); err != nil {
 			return usagef("--slo %v", err)
@@ -116,10 +133,18 @@ func (s *sweepOptions) parseRates() error {
 	if s.rateAuto && s.slo == "" {
 		return usagef("--rate auto searches for the highest rate within an objective: give --slo too, e.g. --slo 'p99<2ms'")
 	}
-	if s.slo != "" && !s.rateAuto && len(s.rates) == 0 {
-		return usagef("--slo %s needs rates to find the highest within it: give --rate a list such as 2000,4000,8000, or --rate auto", s.slo)
+	if s.slo == "" || s.rateAuto || len(s.rates) > 0 {
+		return nil
 	}
-	return nil
+	if len(repeated) > 0 {
+		times := "twice"
+		if n := len(s.rateSpecs); n > 2 {
+			times = strconv.Itoa(n) + " times"
+		}
+		return usagef("--slo %s needs two or more rates to find the highest within it, and --rate %s gives one rate, %s, %s: give different rates such as 2000,4000,8000, or --rate auto",
+			s.slo, strings.Join(s.rateSpecs, ","), strconv.FormatFloat(s.rate, 'f', -1, 64), times)
+	}
+	return usagef("--slo %s needs rates to find the highest within it: give --rate a list such as 2000,4000,8000, or --rate auto", s.slo)
 }
 
 // atRate says whether the run is an open loop (a rate, a sweep of them,

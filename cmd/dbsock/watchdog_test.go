@@ -6,12 +6,13 @@ import (
 )
 
 // TestPacedRunSlowerThanTheOpTimeout: a paced run whose ops are further
-// apart than --op-timeout (here 250 ms apart, 12 of them, with a 1 s
-// timeout, as --rate 1 is with the default 10 s) is measured: the wait
-// for an op's time is not a server that stopped answering.
+// apart than --op-timeout (here 200 ms apart, 100 of them in one block,
+// the fewest a block at a rate holds, with a 150 ms timeout, as --rate 1
+// is with the default 10 s) is measured: the wait for an op's time is not
+// a server that stopped answering.
 func TestPacedRunSlowerThanTheOpTimeout(t *testing.T) {
-	code, stdout, stderr := dbsock(t, "run", "redis", "--provider", "local", "--rate", "4", "--n", "12", "--rounds", "1", "--blocks", "1",
-		"--instances", "1", "--op-timeout", "1s", "--format", "json")
+	code, stdout, stderr := dbsock(t, "run", "redis", "--provider", "local", "--rate", "5", "--n", "100", "--rounds", "1", "--blocks", "1",
+		"--warmup", "10", "--instances", "1", "--op-timeout", "150ms", "--format", "json")
 	if code != 0 {
 		t.Fatalf("exit %d, stderr:\n%s", code, stderr)
 	}

@@ -63,12 +63,19 @@ func (runtime) Run(ctx context.Context, req supply.ContainerRequest) (supply.Run
 			} else if req.Publish > 0 {
 				hc.PortBindings = portBinding(req.Publish)
 			}
-			if req.HostPID {
-				hc.PidMode = "host"
-			}
 			hc.CpusetCpus = req.CPUs
 			hc.CapAdd = append(hc.CapAdd, req.CapAdd...)
+			hc.CapDrop = append(hc.CapDrop, req.CapDrop...)
+			if req.NoNewPrivileges {
+				hc.SecurityOpt = append(hc.SecurityOpt, "no-new-privileges")
+			}
+			hc.ReadonlyRootfs = req.ReadOnly
 		}),
+	}
+	var held *heldStdin
+	if req.HoldStdin {
+		held = &heldStdin{}
+		opts = append(opts, held.options()...)
 	}
 	if len(req.Env) > 0 {
 		opts = append(opts, tc.WithEnv(req.Env))
@@ -92,7 +99,9 @@ func (runtime) Run(ctx context.Context, req supply.ContainerRequest) (supply.Run
 	c, err := tc.Run(ctx, req.Image, opts...)
 	var out supply.RunningContainer
 	if c != nil {
-		out = &ctr{c: c}
+		out = &ctr{c: c, stdin: held}
+	} else {
+		held.close()
 	}
 	return out, ryukHint(err)
 }
@@ -126,8 +135,13 @@ type net struct{ n *tc.DockerNetwork }
 func (n *net) Name() string                     { return n.n.Name }
 func (n *net) Remove(ctx context.Context) error { return n.n.Remove(ctx) }
 
-// ctr is a testcontainers container as a supply.RunningContainer.
-type ctr struct{ c tc.Container }
+// ctr is a testcontainers container as a supply.RunningContainer; stdin,
+// when set, is the first process's stdin this process holds
+// (ContainerRequest.HoldStdin).
+type ctr struct {
+	c     tc.Container
+	stdin *heldStdin
+}
 
 func (c *ctr) ID() string { return c.c.GetContainerID() }
 
@@ -161,5 +175,7 @@ func (c *ctr) Exec(ctx context.Context, cmd []string) (int, io.Reader, error) {
 }
 
 func (c *ctr) Remove(ctx context.Context, timeout time.Duration) error {
-	return tc.TerminateContainer(c.c, tc.StopContext(ctx), tc.StopTimeout(timeout))
+	err := tc.TerminateContainer(c.c, tc.StopContext(ctx), tc.StopTimeout(timeout))
+	c.stdin.close()
+	return err
 }

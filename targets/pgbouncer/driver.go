@@ -1,8 +1,9 @@
 // Package pgbouncer is dbsock's pgbouncer target: the postgres target's
 // lookup, through PgBouncer in transaction pooling in front of a
-// PostgreSQL that PgBouncer reaches over PostgreSQL's own Unix socket. The
-// client reaches PgBouncer over 127.0.0.1 TCP or PgBouncer's socket, the
-// most common real use of a PostgreSQL socket: a pooler beside the
+// PostgreSQL (which the PgBouncer dbsock starts reaches over PostgreSQL's
+// own Unix socket; the report says what PgBouncer's SHOW SERVERS shows).
+// The client reaches PgBouncer over 127.0.0.1 TCP or PgBouncer's socket,
+// the most common real use of a PostgreSQL socket: a pooler beside the
 // application. Each connection's transport is verified in PgBouncer's
 // admin console (SHOW CLIENTS), since PostgreSQL sees only PgBouncer.
 package pgbouncer
@@ -46,7 +47,9 @@ func (d Driver) Describe() string {
 }
 
 // Info implements drivers.Driver: PgBouncer's version from its console,
-// and the PostgreSQL behind it.
+// and the PostgreSQL behind it, with the route PgBouncer reaches it by as
+// its console shows it (backendLeg), after a query through PgBouncer made
+// sure it holds a connection there.
 func (d Driver) Info(ctx context.Context, ep drivers.Endpoint) (drivers.ServerInfo, error) {
 	backend, err := d.Driver.Info(ctx, ep)
 	if err != nil {
@@ -68,7 +71,7 @@ func (d Driver) Info(ctx context.Context, ep drivers.Endpoint) (drivers.ServerIn
 		return drivers.ServerInfo{}, fmt.Errorf("pgbouncer over %s: the console says it is %q, not PgBouncer", ep, v)
 	}
 	return drivers.ServerInfo{Product: "PgBouncer", Version: version,
-		Detail: "transaction pooling in front of " + backend.String()}, nil
+		Detail: "transaction pooling in front of " + backend.String() + backendLeg(ctx, ep)}, nil
 }
 
 // console runs one command on PgBouncer's admin console over ep (the same

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -18,7 +19,19 @@ import (
 // and PgBouncer in front of it, in transaction pooling, reaching it over
 // PostgreSQL's Unix socket; the client reaches PgBouncer over 127.0.0.1
 // TCP or PgBouncer's own socket.
-func localServer(ctx context.Context, l *supply.Local, target string) (*supply.Server, error) {
+var localServer = localBehind((*supply.Server).Unix)
+
+// localBehind is a local recipe of PostgreSQL and PgBouncer in front of
+// it, which reaches it at the endpoint of PostgreSQL's that leg picks (its
+// Unix socket, or, in a test, its TCP address).
+func localBehind(leg func(*supply.Server) drivers.Endpoint) func(context.Context, *supply.Local, string) (*supply.Server, error) {
+	return func(ctx context.Context, l *supply.Local, target string) (*supply.Server, error) {
+		return startLocal(ctx, l, target, leg)
+	}
+}
+
+// startLocal starts PostgreSQL, and PgBouncer in front of it at leg.
+func startLocal(ctx context.Context, l *supply.Local, target string, leg func(*supply.Server) drivers.Endpoint) (*supply.Server, error) {
 	_, bin := l.Find(server)
 	if bin == "" {
 		return nil, supply.NotFound(target, server, "apt-get install "+server+", or run scripts/install-deps.sh")
@@ -47,7 +60,7 @@ func localServer(ctx context.Context, l *supply.Local, target string) (*supply.S
 	if err != nil {
 		return nil, fail(err)
 	}
-	ini, err := writeConfig(ls, pg.Unix(), listen{addr: ls.Bind(","), port: ls.Port, socketDir: ls.Dir, socketMode: "0700", tls: tf})
+	ini, err := writeConfig(ls, leg(pg), listen{addr: ls.Bind(","), port: ls.Port, socketDir: ls.Dir, socketMode: "0700", tls: tf})
 	if err != nil {
 		return nil, fail(err)
 	}
@@ -76,16 +89,25 @@ type listen struct {
 
 // writeConfig writes pgbouncer.ini and its auth file into ls.Dir, owned by
 // the user PgBouncer runs as, for the database behind it at backend (a
-// Unix socket path DIR/.s.PGSQL.PORT), and returns the ini's path. The
-// password is in the auth file only, never on a command line.
+// Unix socket path DIR/.s.PGSQL.PORT, or a TCP HOST:PORT), and returns the
+// ini's path. The password is in the auth file only, never on a command
+// line.
 func writeConfig(ls *supply.LocalServer, backend drivers.Endpoint, b listen) (string, error) {
-	dir, port, ok := strings.Cut(filepath.Base(backend.Address), ".s.PGSQL.")
-	if !ok || dir != "" {
-		return "", fmt.Errorf("pgbouncer: the backend socket %s is not DIR/.s.PGSQL.PORT", backend.Address)
+	host, port, err := net.SplitHostPort(backend.Address)
+	if backend.Transport.Network() == "unix" {
+		var dir string
+		var ok bool
+		host, err = filepath.Dir(backend.Address), nil
+		if dir, port, ok = strings.Cut(filepath.Base(backend.Address), ".s.PGSQL."); !ok || dir != "" {
+			err = fmt.Errorf("the backend socket %s is not DIR/.s.PGSQL.PORT", backend.Address)
+		}
+	}
+	if err != nil {
+		return "", fmt.Errorf("pgbouncer: the database behind it at %s: %w", backend.Address, err)
 	}
 	files := map[string]string{
 		"userlist.txt":  fmt.Sprintf("%q %q\n", backend.User, backend.Password),
-		"pgbouncer.ini": config(filepath.Dir(backend.Address), port, backend.User, filepath.Join(ls.Dir, "userlist.txt"), b),
+		"pgbouncer.ini": config(host, port, backend.User, filepath.Join(ls.Dir, "userlist.txt"), b),
 	}
 	for name, content := range files {
 		p := filepath.Join(ls.Dir, name)
@@ -106,16 +128,17 @@ func writeConfig(ls *supply.LocalServer, backend drivers.Endpoint, b listen) (st
 	return filepath.Join(ls.Dir, "pgbouncer.ini"), nil
 }
 
-// config is pgbouncer.ini: every database goes to the backend's socket,
+// config is pgbouncer.ini: every database goes to the backend (its socket's
+// directory, or a TCP address, and port),
 // transaction pooling, SCRAM with the passwords of the auth file, and the
 // measuring user may read the admin console (SHOW CLIENTS). A login to
 // PostgreSQL that failed (it was still starting, as after a restart) is
 // tried again after 0.2 s, not PgBouncer's default of 15 s, in which every
 // client would be refused.
-func config(backendDir, backendPort, user, authFile string, b listen) string {
+func config(backendHost, backendPort, user, authFile string, b listen) string {
 	return strings.Join([]string{
 		"[databases]",
-		"* = host=" + backendDir + " port=" + backendPort,
+		"* = host=" + backendHost + " port=" + backendPort,
 		"[pgbouncer]",
 		"listen_addr = " + b.addr,
 		"listen_port = " + strconv.Itoa(b.port),

@@ -19,15 +19,17 @@ const (
 	// osUser is who PgBouncer runs as when dbsock is root (it refuses
 	// root), the same user as the PostgreSQL behind it.
 	osUser = postgres.OSUser
-	// serving says what serves the target, whichever provider.
-	serving = "PgBouncer in transaction pooling in front of PostgreSQL, which it reaches over PostgreSQL's Unix socket whichever transport the client uses"
+	// serving says what serves the target, whichever provider; the
+	// route from PgBouncer to PostgreSQL is said with the server, as
+	// PgBouncer's console shows it (backendLeg).
+	serving = "PgBouncer in transaction pooling in front of PostgreSQL"
 )
 
 var external = targets.External{
 	Product:    "PgBouncer",
 	SocketHelp: "external PgBouncer socket directory (the socket is DIR/.s.PGSQL.PORT, PORT from --pgbouncer-addr)",
 	SocketFile: postgres.SocketFile,
-	User:       "dbsock", UserHelp: "external PgBouncer user, in its admin_users or stats_users (dbsock reads SHOW CLIENTS)",
+	User:       "dbsock", UserHelp: "external PgBouncer user, in its admin_users or stats_users (dbsock reads SHOW CLIENTS, and SHOW SERVERS for its route to PostgreSQL)",
 	DB: postgres.Database, DBHelp: "external PgBouncer database; dbsock creates its table (user) in the database behind it",
 }
 
@@ -37,7 +39,7 @@ func init() {
 			Serving: serving},
 		Order:    45,
 		Short:    "the postgres lookup through PgBouncer (transaction pooling) in front of PostgreSQL",
-		ServedBy: "PgBouncer with a PostgreSQL behind it on a Unix socket, local, container or yours",
+		ServedBy: "PgBouncer with a PostgreSQL behind it (on its Unix socket where dbsock starts them), local, container or yours",
 		Library:  "github.com/jackc/pgx/v5",
 		Settings: func() targets.Settings { return DefaultSettings() },
 		Flags:    external.Flags(name),

@@ -3,12 +3,17 @@ package pgbouncer_test
 import (
 	"context"
 	"net"
+	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/dbsock/dbsock/drivers"
 	"github.com/dbsock/dbsock/internal/testutil"
 	"github.com/dbsock/dbsock/pipeline/pipelinetest"
+	"github.com/dbsock/dbsock/reports"
+	"github.com/dbsock/dbsock/results"
+	"github.com/dbsock/dbsock/scenarios"
+	"github.com/dbsock/dbsock/supply"
 	"github.com/dbsock/dbsock/targets/pgbouncer"
 	"github.com/dbsock/dbsock/targets/targettest"
 )
@@ -24,9 +29,79 @@ func TestLocal(t *testing.T) {
 	if tg.Server.Product != "PgBouncer" || !strings.Contains(tg.Server.Detail, "in front of PostgreSQL") || !strings.Contains(tg.Serving, "transaction pooling") {
 		t.Errorf("the report does not say what serves pgbouncer: %+v", tg)
 	}
+	overSocket(t, rep)
 }
 
-func TestDocker(t *testing.T)  { pipelinetest.Run(t, name, "docker") }
+func TestDocker(t *testing.T) { overSocket(t, pipelinetest.Run(t, name, "docker")) }
+
+// overSocket fails the test unless rep says that the PgBouncer dbsock
+// started reaches PostgreSQL over its socket, as its SHOW SERVERS shows.
+func overSocket(t *testing.T, rep *results.Report) {
+	t.Helper()
+	if d := rep.Targets[0].Server.Detail; !strings.Contains(d, "which it reaches over its Unix socket (SHOW SERVERS: addr unix port ") {
+		t.Errorf("the server's detail %q does not say the route SHOW SERVERS showed", d)
+	}
+}
+
+// TestBackendRouteReadFromPgBouncer: the report says how PgBouncer
+// reaches PostgreSQL as PgBouncer's own SHOW SERVERS shows it: two
+// PgBouncers the user runs, one in front of PostgreSQL's TCP address and
+// one in front of its socket, read differently, and no sentence states a
+// route that was not read.
+func TestBackendRouteReadFromPgBouncer(t *testing.T) {
+	testutil.NeedAny(t, binaries...)
+	tcp := targettest.SuppliedAs(t, supply.Target{Name: name, Recipe: pgbouncer.TCPBackend(), Serving: "PgBouncer"}, "local")
+	unix := targettest.Local(t, name, binaries...)
+	// PgBouncer reaches PostgreSQL at a port of PostgreSQL's, not its own.
+	_, bouncerPort, _ := strings.Cut(tcp.TCP().Address, ":")
+	for _, tc := range []struct {
+		srv       *supply.Server
+		want, not string
+	}{
+		{tcp, `which it reaches over TCP \(SHOW SERVERS: addr 127\.0\.0\.1 port [0-9]+\)`, "Unix socket"},
+		{unix, `which it reaches over its Unix socket \(SHOW SERVERS: addr unix port [0-9]+\)`, "over TCP"},
+	} {
+		rep := pipelinetest.Measure(t, name, targettest.External(name, tc.srv), pipelinetest.Loop{Settings: scenarios.Settings{N: 100, Warmup: 10, Rounds: 1, Seed: 1}})
+		ti := rep.Targets[0]
+		var md strings.Builder
+		if err := reports.Markdown(&md, rep); err != nil {
+			t.Fatal(err)
+		}
+		said := regexp.MustCompile(tc.want).FindString(md.String())
+		if said == "" || strings.Contains(ti.Server.Detail, tc.not) || strings.HasSuffix(said, " port "+bouncerPort+")") {
+			t.Errorf("PgBouncer at %s: the server's detail is %q; want the report to say %s", tc.srv.TCP().Address, ti.Server.Detail, tc.want)
+		}
+		if strings.Contains(md.String(), "whichever transport") || strings.Contains(ti.Serving, "socket") {
+			t.Errorf("PgBouncer at %s: a route stated without being read: serving %q", tc.srv.TCP().Address, ti.Serving)
+		}
+	}
+}
+
+// TestBackendRouteWords: SHOW SERVERS rows of the measuring user's
+// database are worded as they show the route; none of them, or rows of
+// others only, state none.
+func TestBackendRouteWords(t *testing.T) {
+	rows := []map[string]string{
+		{"type": "S", "user": "dbsock", "database": "postgres", "addr": "unix", "port": "5432"},
+		{"type": "S", "user": "dbsock", "database": "postgres", "addr": "unix", "port": "5432"},
+		{"type": "S", "user": "other", "database": "postgres", "addr": "10.0.0.9", "port": "5432"},
+	}
+	for _, tc := range []struct {
+		user, want string
+	}{
+		{"dbsock", ", which it reaches over its Unix socket (SHOW SERVERS: addr unix port 5432)"},
+		{"other", ", which it reaches over TCP (SHOW SERVERS: addr 10.0.0.9 port 5432)"},
+		{"nobody", "; its route there is not stated: SHOW SERVERS lists no connection of user nobody to database postgres"},
+	} {
+		if got := pgbouncer.LegOf(rows, tc.user, "postgres"); got != tc.want {
+			t.Errorf("%s: %q, want %q", tc.user, got, tc.want)
+		}
+	}
+	both := append(rows, map[string]string{"user": "dbsock", "database": "postgres", "addr": "127.0.0.1", "port": "5439"})
+	if got := pgbouncer.LegOf(both, "dbsock", "postgres"); got != ", which it reaches over its Unix socket and over TCP (SHOW SERVERS: addr unix port 5432; addr 127.0.0.1 port 5439)" {
+		t.Errorf("both: %q", got)
+	}
+}
 func TestCompose(t *testing.T) { pipelinetest.Run(t, name, "compose") }
 
 // TestExternal measures a PgBouncer that is already running.
