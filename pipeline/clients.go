@@ -19,7 +19,6 @@ import (
 
 	"github.com/dbsock/dbsock/agents"
 	"github.com/dbsock/dbsock/drivers"
-	"github.com/dbsock/dbsock/internal/cpustat"
 	"github.com/dbsock/dbsock/internal/placement"
 	"github.com/dbsock/dbsock/internal/setting"
 	"github.com/dbsock/dbsock/internal/visible"
@@ -305,17 +304,14 @@ func (p Plan) agentSpec(lang, target, lib string) (agents.Spec, error) {
 }
 
 // stackClient is one client stack a target is measured from: Go's drivers
-// (agent nil) or a running agent.
+// in this process (agent nil) or an agent, started afresh for each server
+// instance (procs: process.go).
 type stackClient struct {
 	name   string // its StackName; "" for Go
 	agent  *agents.Agent
+	procs  *procs
 	client *results.Client
 	noTLS  bool // the agent is not measured on the tls path (agents.NoTLS)
-	// cpuPID, when set, is the process whose tree's CPU time is the
-	// client's, and cpuWhat says what it is: dbsock's own agent in the
-	// client container, which is not the process dbsock started.
-	cpuPID  int
-	cpuWhat string
 }
 
 // paths are the paths c measures of paths: all but tls where its agent
@@ -356,7 +352,17 @@ func (p Plan) startClients(ctx context.Context, t *targets.Target, ti *results.T
 			cs = append(cs, sc)
 			continue
 		}
-		if c == GoClient {
+		if local, why := p.goProcess(t); c == GoClient && local {
+			sc, err := p.goLocalAgent(ctx, t)
+			if err != nil {
+				return cs, stop, err
+			}
+			cs = append(cs, sc)
+			continue
+		} else if c == GoClient {
+			if why != "" {
+				fmt.Fprintf(p.log(), "dbsock: %s: Go's client runs in dbsock's own process, one process for every server instance: %s\n", t.Name, why)
+			}
 			cs = append(cs, stackClient{})
 			continue
 		}
@@ -372,7 +378,9 @@ func (p Plan) startClients(ctx context.Context, t *targets.Target, ti *results.T
 			return cs, stop, err
 		}
 		spec.Stack = name
-		a, err := agents.Start(ctx, spec, agents.Limits{OpTimeout: p.Loop.Timeout(), PerOp: time.Millisecond})
+		limits := agents.Limits{OpTimeout: p.Loop.Timeout(), PerOp: time.Millisecond}
+		start := func(ctx context.Context) (*agents.Agent, error) { return agents.Start(ctx, spec, limits) }
+		a, err := start(ctx)
 		if err != nil {
 			return cs, stop, err
 		}
@@ -392,7 +400,7 @@ func (p Plan) startClients(ctx context.Context, t *targets.Target, ti *results.T
 		if lang == CmdClient { // your agent, in the language its hello names
 			client.Language, client.RuntimeVersion = CmdClient, strings.TrimSpace(h.Language+" "+h.RuntimeVersion)
 		}
-		sc := stackClient{name: name, agent: a, client: client}
+		sc := stackClient{name: name, agent: a, client: client, procs: &procs{first: a, spawn: start, cpu: localMeter("the " + name + " agent")}}
 		if why := agents.NoTLS(p.Client.AgentsDir, lang, t.Name, t.Agents); why != "" && slices.ContainsFunc(p.paths(), func(t drivers.Transport) bool { return t.Info().TLS }) {
 			sc.noTLS = true
 			ti.Warnings = append(ti.Warnings, results.Warn(results.StackWithoutTLS, "%s from %s is not measured on the tls path: %s.", t.Name, name, why))
@@ -437,22 +445,32 @@ func agentCPUs(pid int) string {
 // s and d's ops done by the agent, its CPU the agent's process's, each run
 // marked with the stack.
 func agentLoop(c stackClient, d drivers.Driver, srv *supply.Server, paths drivers.Paths, info drivers.ServerInfo, s scenarios.Settings) (caseLoop, error) {
-	ad, err := agents.NewDriver(d, c.agent)
-	if err != nil {
+	if _, err := agents.NewDriver(d, c.agent); err != nil {
 		return nil, err
 	}
-	if srv.Provider == (&supply.External{}).Name() {
-		ad.SharedServer() // others may use your server: its counts bound the agent's from below only
-	}
 	paths = c.paths(paths)
-	return func(ctx context.Context, cs scenarios.Case, in scenarios.Instance, emit func(results.Run)) error {
-		in.ClientCPU = cpustat.NewTree(c.agent.PID(), "the "+c.name+" agent's process tree")
-		if c.cpuPID > 0 {
-			in.ClientCPU = cpustat.NewTree(c.cpuPID, c.cpuWhat+"'s process tree")
+	return func(ctx context.Context, cs scenarios.Case, in scenarios.Instance, emit func(results.Run)) (err error) {
+		a, done, err := c.procs.next(ctx)
+		if err != nil {
+			return err
 		}
+		defer func() {
+			if cerr := done(); err == nil {
+				err = cerr
+			}
+		}()
+		ad, err := agents.NewDriver(d, a)
+		if err != nil {
+			return err
+		}
+		if srv.Provider == (&supply.External{}).Name() {
+			ad.SharedServer() // others may use your server: its counts bound the agent's from below only
+		}
+		in.ClientCPU, _ = c.procs.cpu(a)
 		return scenarios.Run(ctx, ad.Timed(), srv.Current(paths), info, s, cs, in, func(run results.Run) {
 			client := *c.client
 			client.Audit = ad.Counted()
+			client.FreshProcess = c.procs.spawn != nil
 			run.Stack, run.Client = c.name, &client
 			emit(run)
 		})

@@ -11,7 +11,6 @@ package pipeline
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -80,26 +79,35 @@ func (c *remoteClient) stop() error {
 
 // goAgent starts dbsock's own agent for t in rc, with t's settings and
 // the run's value size: the Go stack's client there, its CPU time that
-// of the agent's process in rc.
+// of the agent's process in rc, started afresh (an exec of its own) for
+// each server instance.
 func (p Plan) goAgent(ctx context.Context, t *targets.Target, rc *remoteClient) (stackClient, error) {
-	settings, err := json.Marshal(p.settings(t))
-	if err != nil {
-		return stackClient{}, fmt.Errorf("%s: write its settings for dbsock's agent in the client container: %w", t.Name, err)
-	}
-	args := []string{"agent", "--settings", string(settings)}
-	if sizes := p.valueSizes(); len(sizes) == 1 && sizes[0] > 0 {
-		args = append(args, "--value-size", strconv.Itoa(sizes[0]))
-	}
-	spec := agents.Spec{Stack: "go (in the client container)", Argv: rc.r.AgentArgv(append(args, t.Name)...)}
-	a, err := agents.Start(ctx, spec, agents.Limits{OpTimeout: p.Loop.Timeout(), PerOp: time.Millisecond})
+	args, err := p.goAgentArgs(t)
 	if err != nil {
 		return stackClient{}, err
 	}
-	h := a.Hello()
-	pid, err := rc.r.AgentPID(h.PID)
-	if err != nil {
-		return stackClient{}, errors.Join(fmt.Errorf("%s: dbsock's agent in %s: %w", t.Name, rc.r.Place(), err), a.Close())
+	spec := agents.Spec{Stack: "go (in the client container)", Argv: rc.r.AgentArgv(args...)}
+	limits := agents.Limits{OpTimeout: p.Loop.Timeout(), PerOp: time.Millisecond}
+	// pids are the agents' processes as this host numbers them: their
+	// CPU time is the client's, not that of the exec dbsock started here.
+	pids := map[*agents.Agent]int{}
+	start := func(ctx context.Context) (*agents.Agent, error) {
+		a, err := agents.Start(ctx, spec, limits)
+		if err != nil {
+			return nil, err
+		}
+		pid, err := rc.r.AgentPID(a.Hello().PID)
+		if err != nil {
+			return nil, errors.Join(fmt.Errorf("%s: dbsock's agent in %s: %w", t.Name, rc.r.Place(), err), a.Close())
+		}
+		pids[a] = pid
+		return a, nil
 	}
+	a, err := start(ctx)
+	if err != nil {
+		return stackClient{}, err
+	}
+	h, pid := a.Hello(), pids[a]
 	if p.atLoad() {
 		if err := h.CanLoad(p.maxConcurrency(), p.Loop.Rate > 0 || len(p.Sweep.Rates) > 0 || p.RateAuto); err != nil {
 			return stackClient{}, errors.Join(fmt.Errorf("%s: dbsock's agent in the client container (%s) cannot run this load: %w", t.Name, h, err), a.Close())
@@ -109,7 +117,11 @@ func (p Plan) goAgent(ctx context.Context, t *targets.Target, rc *remoteClient) 
 	if c := h.Capabilities; c != nil && p.atLoad() {
 		client.Workers = c.Workers
 	}
-	sc := stackClient{agent: a, client: client, cpuPID: pid, cpuWhat: "dbsock's agent in the client container (pid " + strconv.Itoa(pid) + ")"}
+	remote := func(a *agents.Agent) (cpustat.Meter, int) {
+		pid := pids[a]
+		return cpustat.NewTree(pid, "dbsock's agent in the client container (pid "+strconv.Itoa(pid)+")'s process tree"), pid
+	}
+	sc := stackClient{agent: a, client: client, procs: &procs{first: a, spawn: start, cpu: remote}}
 	if client.TimingOverheadNs, err = timingOverhead(ctx, a); err != nil {
 		return sc, errors.Join(err, a.Close())
 	}

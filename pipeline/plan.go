@@ -137,6 +137,14 @@ type ClientSide struct {
 	// Place names where Remote runs the loop, for the report (dbsock's
 	// "container"); without a Remote it is "host".
 	Place string
+	// GoAgent, when set, is a dbsock executable whose "agent" command
+	// runs the Go stack's client on this host in a process of its own,
+	// started afresh for each server instance, so that the interval
+	// covers the client process's variation as it covers the server's
+	// (dbsock run's default; process.go). "" keeps Go's client in this
+	// process (the library's, and dbsock run --client inprocess), as does a
+	// run that asks what only the in-process loop does.
+	GoAgent string
 }
 
 // Gates are what fails a run once it is measured.

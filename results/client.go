@@ -30,6 +30,12 @@ type Client struct {
 	// and PHP-FPM), "event-loop" (one event loop, N connections),
 	// "goroutines" (Go's: a goroutine per connection).
 	Workers string `json:"workers,omitempty"`
+	// FreshProcess says that each server instance's client was a
+	// process of its own, started for it (an agent's: every stack's, and
+	// Go's as dbsock's agent), so that the interval over instances covers
+	// the client process's variation; false for Go's client in dbsock's
+	// own process, one process for the whole run.
+	FreshProcess bool `json:"fresh_process,omitempty"`
 }
 
 // SkippedClient is a client stack a target was not measured from, and why

@@ -68,11 +68,11 @@ type Agent struct {
 func New(d drivers.Driver, library, version string) (*Agent, error) {
 	named, ok := d.(drivers.NamedOpener)
 	if !ok {
-		return nil, fmt.Errorf("dbsock agent: the %s driver cannot open a connection the server shows by a token, so dbsock could not verify it: use --client host for %s", d.Name(), d.Name())
+		return nil, fmt.Errorf("dbsock agent: the %s driver cannot open a connection the server shows by a token, so dbsock could not verify it: use --client inprocess for %s", d.Name(), d.Name())
 	}
 	op, ok := d.(drivers.AgentOp)
 	if !ok {
-		return nil, fmt.Errorf("dbsock agent: the %s driver does not say its lookup in a form an agent does: use --client host for %s", d.Name(), d.Name())
+		return nil, fmt.Errorf("dbsock agent: the %s driver does not say its lookup in a form an agent does: use --client inprocess for %s", d.Name(), d.Name())
 	}
 	h := agents.Hello{Type: agents.TypeHello, Protocol: agents.Protocol, Language: "go", RuntimeVersion: strings.TrimPrefix(runtime.Version(), "go"),
 		Library: library, LibraryVersion: version, Mode: d.Mode(), PID: os.Getpid(),

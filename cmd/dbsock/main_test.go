@@ -16,6 +16,12 @@ import (
 
 func TestMain(m *testing.M) {
 	child.MaybeRun()
+	// dbsock run starts Go's client as this executable's agent command
+	// (--client host: os.Executable, here this test binary), which runs
+	// as dbsock agent does.
+	if len(os.Args) > 1 && os.Args[1] == "agent" {
+		os.Exit(Main(context.Background(), os.Args[1:], os.Stdout, os.Stderr))
+	}
 	containers.Quiet() // as main does: the in-process runs are dbsock's own
 	code := m.Run()
 	if staticBin != "" && staticErr == nil {
@@ -56,7 +62,7 @@ func TestUsageErrors(t *testing.T) {
 		{"rounds zero", []string{"run", "echo", "--rounds", "0"}, "--rounds 0 is out of range"},
 		{"bad provider", []string{"run", "echo", "--provider", "cloud"}, `--provider "cloud" is not accepted; use one of: auto, docker, compose, local, external`},
 		{"bad format", []string{"run", "echo", "--format", "yaml"}, `--format "yaml" is not accepted`},
-		{"bad client", []string{"run", "echo", "--client", "vm"}, `--client "vm" is not accepted; use one of: host, container`},
+		{"bad client", []string{"run", "echo", "--client", "vm"}, `--client "vm" is not accepted; use one of: host, inprocess, container`},
 		// Paths the provider serves for no target: refused, not measured
 		// without them.
 		{"tls under compose", []string{"run", "redis", "--provider", "compose", "--paths", "tcp,tls,unix"},

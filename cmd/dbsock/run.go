@@ -376,7 +376,7 @@ func (o *runOptions) newPlan(names []string, gates []results.Threshold, place pl
 		FailFast:       o.failFast,
 		Reach:          drivers.Reach,
 		Settings:       o.settings,
-		Client:         pipeline.ClientSide{Stacks: o.client.stacks, Remote: o.remoteClient(place.Client), Place: o.client.place},
+		Client:         pipeline.ClientSide{Stacks: o.client.stacks, Remote: o.remoteClient(place.Client), Place: o.clientPlace(), GoAgent: o.goAgent()},
 	}
 	for _, name := range names {
 		t, _ := targets.Lookup(name)

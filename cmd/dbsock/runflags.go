@@ -68,7 +68,8 @@ func (o *runOptions) bind(f *pflag.FlagSet) {
 	f.BoolVar(&o.explain, "explain", false, "also run the floor and echo targets, and show where each target's microseconds go: kernel floor, client (Go's runtime, or with --clients each stack's own), server work")
 	f.BoolVar(&o.servers.keep, "keep", false, "compose provider: leave the servers running afterwards (docker compose -p PROJECT down removes them)")
 	f.StringVar(&o.servers.provider, "provider", "auto", "where servers come from: "+strings.Join(providers, ", "))
-	f.StringVar(&o.client.place, "client", "host", "where the client (the timing loop) runs: host (in this process) "+
+	f.StringVar(&o.client.place, "client", "host", "where the client runs: host (on this host: Go's client, like every stack's agent, in a fresh process for each server instance, so that the interval covers the client process as it covers the server), "+
+		"inprocess (Go's client in dbsock's own process, one for the whole run), "+
 		"or container (in a container on the same Docker engine, sharing the servers' socket directories and the host network, as an application beside its database)")
 	f.StringVar(&o.client.binary, "client-binary", "", "with --client container: a static Linux build of dbsock for the engine to run there (default: this executable)")
 	o.workload.bind(f)
