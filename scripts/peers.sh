@@ -34,7 +34,11 @@
 # C and the tool, OK within TOLERANCE percent. Do not run it while others
 # use the machine: the numbers mean nothing then.
 #
-# Settings (environment): CPU=0, ROUNDS=3, CONNS=1, REDIS_THREADS=1,
+# SERVER_CPU (default CPU) pins the servers apart from the clients: with
+# CPU=0 SERVER_CPU=1 every client (dbsock's stacks and the tools) runs on
+# CPU 0 and every server on CPU 1, the placement dbsock calls split
+# (SERVER_CPU=CPU, the default, is shared).
+# Settings (environment): CPU=0, SERVER_CPU=CPU, ROUNDS=3, CONNS=1, REDIS_THREADS=1,
 # N=3000 (dbsock's --n),
 # INSTANCES=9 (dbsock's --instances: on servers it did not start, fresh
 # connections), PEER_N=N*INSTANCES (the tool's ops per path: as many as
@@ -67,6 +71,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 CPU="${CPU:-0}"
+SERVER_CPU="${SERVER_CPU:-$CPU}"
 ROUNDS="${ROUNDS:-3}"
 CONNS="${CONNS:-1}"
 # redis-benchmark's threads: with one (the default, the field's usual
@@ -115,6 +120,8 @@ check_settings() {
   if [ "$REDIS_THREADS" != 1 ] && [ "$REDIS_N" -lt 1000000 ]; then REDIS_N=1000000; fi
   [[ "$CPU" =~ ^[0-9]+$ ]] || bad "CPU=$CPU" "want one CPU number, such as 0"
   taskset -c "$CPU" true 2>/dev/null || bad "CPU=$CPU" "taskset cannot pin to it (this machine's CPUs: $(taskset -pc $$ | sed 's/.*: //'))"
+  [[ "$SERVER_CPU" =~ ^[0-9]+$ ]] || bad "SERVER_CPU=$SERVER_CPU" "want one CPU number, such as 1"
+  taskset -c "$SERVER_CPU" true 2>/dev/null || bad "SERVER_CPU=$SERVER_CPU" "taskset cannot pin to it (this machine's CPUs: $(taskset -pc $$ | sed 's/.*: //'))"
   [[ "$TOLERANCE" =~ ^[0-9]+([.][0-9]+)?$ ]] || bad "TOLERANCE=$TOLERANCE" "want a percentage, such as 10"
   [ -n "$TARGETS" ] || bad "TARGETS" "empty; want some of: redis postgres mysql"
   for v in $TARGETS; do
@@ -242,10 +249,10 @@ free_port() {
   done
 }
 
-# as_srv COMMAND...: run COMMAND as the servers' user (as root), pinned to CPU.
-as_srv() { taskset -c "$CPU" "${as_server[@]}" "$@"; }
+# as_srv COMMAND...: run COMMAND as the servers' user (as root), pinned to SERVER_CPU.
+as_srv() { taskset -c "$SERVER_CPU" "${as_server[@]}" "$@"; }
 
-# start_server T SIGNAL COMMAND...: start T's server pinned to CPU, as
+# start_server T SIGNAL COMMAND...: start T's server pinned to SERVER_CPU, as
 # SERVER_USER, its output to $work/T.log.
 start_server() {
   local t="$1"
@@ -253,7 +260,7 @@ start_server() {
   shift 2
   # Not through as_srv: a function in the background is a subshell, and
   # $! must be the server's own pid (taskset and setpriv exec it).
-  taskset -c "$CPU" "${as_server[@]}" "$@" >"$work/$t.log" 2>&1 &
+  taskset -c "$SERVER_CPU" "${as_server[@]}" "$@" >"$work/$t.log" 2>&1 &
   pids[$t]=$!
 }
 
@@ -498,10 +505,10 @@ report() {
   local t over=0
   echo
   if [ "$CONNS" = 1 ]; then
-    echo "Peers like for like: TCP/Unix ratio of mean latency, one connection, everything on CPU $CPU"
+    echo "Peers like for like: TCP/Unix ratio of mean latency, one connection, clients on CPU $CPU, servers on CPU $SERVER_CPU"
     echo "(dbsock: speedup_mean of dbsock run TARGET --clients go,c --n $N --instances $INSTANCES; C vs tool: (C - tool) / tool)"
   else
-    echo "Peers like for like: Unix/TCP ratio of throughput, $CONNS connections in a closed loop, everything on CPU $CPU"
+    echo "Peers like for like: Unix/TCP ratio of throughput, $CONNS connections in a closed loop, clients on CPU $CPU, servers on CPU $SERVER_CPU"
     echo "(dbsock: ops_per_sec Unix/TCP of dbsock run TARGET --clients go,c --concurrency $CONNS --n $N --instances $INSTANCES; C vs tool: (C - tool) / tool)"
     echo "(the us columns are 1e6 over each side's ops/s: the time per op of all $CONNS connections together)"
   fi
@@ -547,7 +554,7 @@ if [ ${#as_server[@]} -gt 0 ]; then
   chown -R "$SERVER_USER:$(id -g "$SERVER_USER")" "$srv"
 fi
 for t in $TARGETS; do
-  echo "peers: starting $t (pinned to CPU $CPU)"
+  echo "peers: starting $t (pinned to CPU $SERVER_CPU)"
   "start_$t"
 done
 : >"$work/results.tsv"
