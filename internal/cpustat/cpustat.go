@@ -27,6 +27,12 @@ type Sample struct {
 	CPUNs       int64
 	Voluntary   int64
 	Involuntary int64
+	// WaitNs is the time the process's threads were runnable but waited
+	// for a CPU (the run queue: /proc/PID/task/TID/schedstat's second
+	// field); 0 where it is not read (HasWait false).
+	WaitNs int64
+	// HasWait says that WaitNs was read (Linux's schedstat).
+	HasWait bool
 	// Syscr and Syscw count read and write system calls (/proc/PID/io:
 	// read, readv, pread and write-like calls; recv and send are not
 	// counted there), -1 when the kernel does not keep them.
@@ -44,12 +50,14 @@ type Sample struct {
 // two samples takes its counts with it).
 func (s Sample) Sub(o Sample) Sample {
 	return Sample{CPUNs: max(s.CPUNs-o.CPUNs, 0), Voluntary: max(s.Voluntary-o.Voluntary, 0), Involuntary: max(s.Involuntary-o.Involuntary, 0),
+		WaitNs: max(s.WaitNs-o.WaitNs, 0), HasWait: s.HasWait && o.HasWait,
 		Syscr: max(s.Syscr-o.Syscr, 0), Syscw: max(s.Syscw-o.Syscw, 0), NoSwitches: s.NoSwitches || o.NoSwitches, NoSyscalls: s.NoSyscalls || o.NoSyscalls}
 }
 
 // Add returns s + o.
 func (s Sample) Add(o Sample) Sample {
 	return Sample{CPUNs: s.CPUNs + o.CPUNs, Voluntary: s.Voluntary + o.Voluntary, Involuntary: s.Involuntary + o.Involuntary,
+		WaitNs: s.WaitNs + o.WaitNs, HasWait: s.HasWait && o.HasWait,
 		Syscr: s.Syscr + o.Syscr, Syscw: s.Syscw + o.Syscw, NoSwitches: s.NoSwitches || o.NoSwitches, NoSyscalls: s.NoSyscalls || o.NoSyscalls}
 }
 
@@ -72,7 +80,13 @@ func (Self) Read() (Sample, error) {
 		return Sample{}, fmt.Errorf("getrusage: %w", err)
 	}
 	r, w, ok := syscalls("/proc/self/io")
-	return Sample{CPUNs: ru.Utime.Nano() + ru.Stime.Nano(), Voluntary: ru.Nvcsw, Involuntary: ru.Nivcsw, Syscr: r, Syscw: w, NoSyscalls: !ok}, nil
+	s := Sample{CPUNs: ru.Utime.Nano() + ru.Stime.Nano(), Voluntary: ru.Nvcsw, Involuntary: ru.Nivcsw, Syscr: r, Syscw: w, NoSyscalls: !ok}
+	if procfs {
+		if own, err := ReadProcess(os.Getpid()); err == nil {
+			s.WaitNs, s.HasWait = own.WaitNs, true // the threads alive now: a thread that ended took its wait with it
+		}
+	}
+	return s, nil
 }
 
 // syscalls reads syscr and syscw from a /proc/PID/io file (the whole
@@ -159,13 +173,15 @@ func (t *Tree) Read() (Sample, error) {
 	if !procfs {
 		return portableRead(pids)
 	}
-	var s Sample
+	s := Sample{HasWait: true}
 	for _, pid := range pids {
 		ps, err := ReadProcess(pid)
 		if err != nil && pid == t.Root {
 			return s, err
 		}
-		s = s.Add(ps)
+		if err == nil { // else it ended: its counts went with it
+			s = s.Add(ps)
+		}
 	}
 	return s, nil
 }
@@ -176,16 +192,18 @@ func ReadProcess(pid int) (Sample, error) {
 	if err != nil {
 		return Sample{}, fmt.Errorf("read CPU time of pid %d: %w", pid, err)
 	}
-	var s Sample
+	s := Sample{HasWait: true}
 	for _, task := range tasks {
 		dir := fmt.Sprintf("/proc/%d/task/%s", pid, task.Name())
 		b, err := os.ReadFile(dir + "/schedstat")
 		if err != nil {
 			continue // the thread ended
 		}
-		if f := bytes.Fields(b); len(f) > 0 {
+		if f := bytes.Fields(b); len(f) > 1 {
 			v, _ := strconv.ParseInt(string(f[0]), 10, 64)
+			w, _ := strconv.ParseInt(string(f[1]), 10, 64)
 			s.CPUNs += v
+			s.WaitNs += w
 		}
 		vol, invol := switches(dir + "/status")
 		s.Voluntary += vol

@@ -63,8 +63,41 @@ func TestSelfCountsWork(t *testing.T) {
 	if d := b.Sub(a); d.CPUNs < int64(30*time.Millisecond) {
 		t.Fatalf("50 ms of CPU by getrusage counted as %d ns (x=%d)", d.CPUNs, x)
 	}
-	if d := a.Sub(b); d != (Sample{}) {
+	if d := a.Sub(b); d != (Sample{HasWait: true}) {
 		t.Fatalf("a backwards difference must clamp to zero: %+v", d)
+	}
+}
+
+// TestTreeReadsRunQueueWait: a process tree's time waiting for a CPU is
+// read from its threads' schedstat: a busy child and a busy sibling on
+// one CPU wait for each other, so the child's wait grows.
+func TestTreeReadsRunQueueWait(t *testing.T) {
+	if !procfs {
+		t.Skip("schedstat is Linux's")
+	}
+	one := []string{"sh", "-c", "while :; do :; done"}
+	spin := func() *exec.Cmd {
+		c := exec.Command("taskset", append([]string{"-c", "0"}, one...)...)
+		if err := c.Start(); err != nil {
+			t.Skip("taskset:", err)
+		}
+		t.Cleanup(func() { c.Process.Kill(); c.Wait() })
+		return c
+	}
+	child, _ := spin(), spin()
+	time.Sleep(20 * time.Millisecond)
+	tree := NewTree(child.Process.Pid, "a busy shell")
+	a, err := tree.Read()
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(300 * time.Millisecond)
+	b, err := tree.Read()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := b.Sub(a); !d.HasWait || d.WaitNs < int64(50*time.Millisecond) {
+		t.Errorf("a shell sharing its CPU with another for 300 ms waited %d ns for it (read: %v)", d.WaitNs, d.HasWait)
 	}
 }
 
