@@ -29,6 +29,12 @@ type SLO struct {
 
 var sloSyntax = regexp.MustCompile(`^(p50|p99|p99\.9)\s*<=?\s*([0-9]+(?:\.[0-9]+)?)\s*(µs|us|ms)$`)
 
+// The limits an objective may set: 1 µs to a minute.
+const (
+	MinSLOLimit = time.Microsecond
+	MaxSLOLimit = time.Minute
+)
+
 // ParseSLO reads an objective such as "p99<2ms", "p50<=300us" or
 // "p99.9<10ms".
 func ParseSLO(s string) (SLO, error) {
@@ -42,7 +48,7 @@ func ParseSLO(s string) (SLO, error) {
 		unit = time.Millisecond
 	}
 	limit := time.Duration(v * float64(unit))
-	if limit < time.Microsecond || limit > time.Minute {
+	if limit < MinSLOLimit || limit > MaxSLOLimit {
 		return SLO{}, fmt.Errorf("%q: the limit %s is out of range; accepted: 1µs to 1m", s, limit)
 	}
 	return SLO{Percentile: m[1], LimitNs: limit.Nanoseconds()}, nil
