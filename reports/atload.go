@@ -81,8 +81,8 @@ func writeObjectives(b *strings.Builder, r *results.Report) {
 	if r.Config.RateAuto {
 		how = fmt.Sprintf("found by doubling the rate from %s/s until no path held it", words.Thousands(1000))
 	}
-	fmt.Fprintf(b, "**Highest rate within the objective %s** (a path holds a rate when its generator kept the schedule there and its %s, from each op's intended start, is within the limit; its highest rate is the highest it held with every lower rate held too; rates %s):\n\n",
-		o, o.Percentile, how)
+	fmt.Fprintf(b, "**Highest rate within the objective %s** (a path holds a rate when its generator kept the schedule there, at most %s of its ops failed (a failed op is within no limit) and its %s, from each op's intended start, is within the limit; its highest rate is the highest it held with every lower rate held too; rates %s):\n\n",
+		o, fmt.Sprintf("%g%%", 100*o.ErrorShare()), o.Percentile, how)
 	b.WriteString("| case | path | highest rate held | rates measured (held ✓, not ✗) | headroom over the baseline |\n|---|---|--:|---|--:|\n")
 	base := baseOf(r)
 	for _, res := range r.Objectives {
@@ -99,7 +99,7 @@ func writeObjectives(b *strings.Builder, r *results.Report) {
 				highest += " (also held " + words.Thousands(c.HeldAbove) + "/s, above a rate it missed: not counted)"
 			}
 			if h, ok := res.Headroom[c.Path]; ok {
-				head = fmt.Sprintf("%.2f×", h)
+				head = headroomText(h, res.HeadroomAtLeast[c.Path], res.HeadroomAtMost[c.Path])
 			} else if c.Path == base {
 				head = "(baseline)"
 			}
@@ -115,6 +115,19 @@ func writeObjectives(b *strings.Builder, r *results.Report) {
 		}
 	}
 	b.WriteString("\n")
+}
+
+// headroomText is a headroom in words: "2.00×", a lower bound "≥ 2.00×"
+// (the path held every rate measured), an upper one "≤ 0.50×" (the
+// baseline did).
+func headroomText(h float64, atLeast, atMost bool) string {
+	switch {
+	case atLeast:
+		return fmt.Sprintf("≥ %.2f× (it held every rate)", h)
+	case atMost:
+		return fmt.Sprintf("≤ %.2f× (the baseline held every rate)", h)
+	}
+	return fmt.Sprintf("%.2f×", h)
 }
 
 // firstColumn names the headline's first column.

@@ -120,3 +120,33 @@ func TestObjectivesTable(t *testing.T) {
 		}
 	}
 }
+
+// TestObjectivesHeadroomBound: a headroom read from a path that held every
+// rate measured is a lower bound (≥), one against a baseline that held
+// every rate an upper bound (≤); the rule says a failed op is within no
+// limit.
+func TestObjectivesHeadroomBound(t *testing.T) {
+	slo := results.SLO{Percentile: "p99", LimitNs: 2_000_000}
+	side := func(p99 int64) results.Side {
+		return results.Side{N: 100, Latency: results.Latency{P99: p99}, Generator: &results.Generator{OfferedRate: 1, AchievedRate: 1}}
+	}
+	for _, tt := range []struct {
+		tcp, unix [2]int64
+		want      string
+	}{
+		{[2]int64{1e6, 3e6}, [2]int64{1e6, 1e6}, "| Unix | ≥ 2,000/s (every rate held: measure higher) | 1,000 ✓, 2,000 ✓ | ≥ 2.00× (it held every rate) |"},
+		{[2]int64{1e6, 1e6}, [2]int64{1e6, 3e6}, "| Unix | 1,000/s | 1,000 ✓, 2,000 ✗ | ≤ 0.50× (the baseline held every rate) |"},
+	} {
+		var summary []results.Summary
+		for i, rate := range []float64{1000, 2000} {
+			summary = append(summary, results.Summary{Case: results.Case{Target: "redis", Scenario: "pk", Rate: rate},
+				Sides: []results.PathSide{{Path: drivers.TCP, Side: side(tt.tcp[i])}, {Path: drivers.Unix, Side: side(tt.unix[i])}}})
+		}
+		r := &results.Report{Config: results.Config{Sweep: results.Sweep{SLO: &slo}}, Summary: summary, Objectives: results.EvaluateSLO(summary, slo, drivers.TCP)}
+		var b strings.Builder
+		writeObjectives(&b, r)
+		if got := b.String(); !strings.Contains(got, tt.want) || !strings.Contains(got, "at most 1% of its ops failed (a failed op is within no limit)") {
+			t.Errorf("objectives lack %q, or the rule on failed ops:\n%s", tt.want, got)
+		}
+	}
+}
