@@ -150,3 +150,30 @@ func TestObjectivesHeadroomBound(t *testing.T) {
 		}
 	}
 }
+
+// TestCoresAtTheRateReached: the server cores of a case at a rate are
+// those of the rate its generator reached: where it fell behind (redis at
+// 200,000/s offered on a 2-CPU machine reached 13,785/s), at the rates
+// reached, never the offered one's; a figure above the machine's logical
+// CPUs is said to be so.
+func TestCoresAtTheRateReached(t *testing.T) {
+	ns := 24_320.0
+	side := func(reached float64) results.Side {
+		g := &results.Generator{OfferedRate: 200_000, AchievedRate: reached, FellBehind: reached < 0.99*200_000}
+		return results.Side{CPU: &results.CPU{ServerNsPerOp: &ns}, Generator: g}
+	}
+	s := results.Summary{Case: results.Case{Target: "redis", Rate: 200_000},
+		Sides: []results.PathSide{{Path: drivers.TCP, Side: side(13_785)}, {Path: drivers.Unix, Side: side(14_100)}}}
+	line := coresLine(&s, drivers.TCP, 2)
+	if want := "redis at 200,000/s offered, which the generator fell behind (the cores at the rates it reached): 0.335 server cores over TCP at 13,785/s, 0.343 over the Unix socket at 14,100/s"; !strings.HasPrefix(line, want) {
+		t.Errorf("got %q,\nwant %q", line, want)
+	}
+	if strings.Contains(line, "4.864") || strings.Contains(line, "logical CPUs") {
+		t.Errorf("the cores of the rate offered, or a word on the CPUs where none is due: %q", line)
+	}
+	s.Sides = []results.PathSide{{Path: drivers.TCP, Side: side(199_000)}, {Path: drivers.Unix, Side: side(200_000)}}
+	line = coresLine(&s, drivers.TCP, 2)
+	if want := "redis at 200,000/s: 4.840 server cores over TCP (more than the 2 logical CPUs dbsock saw on this machine), 4.864 over the Unix socket (more than the 2 logical CPUs dbsock saw on this machine)"; !strings.HasPrefix(line, want) {
+		t.Errorf("got %q,\nwant %q", line, want)
+	}
+}
