@@ -16,7 +16,7 @@ import (
 // per transport ("" when its ops read no rows).
 func distinctRows(r *results.Report, target string) string {
 	var parts []string
-	for _, tr := range drivers.Transports {
+	for _, tr := range r.PathsOf(target) {
 		lo, hi := int64(-1), int64(0)
 		for _, run := range r.Runs {
 			if run.Target != target || run.Transport != tr || run.DistinctKeys == 0 {
