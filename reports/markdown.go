@@ -172,7 +172,7 @@ func writeMethod(b *strings.Builder, r *results.Report) {
 		"over %s, in %s. Before timing, each connection's transport "+
 		"was verified on the server side. Servers were supplied by the %s provider. %s\n\n",
 		strings.Join(names, ", "), clientsPhrase(r), clientPlace(c.Client), how, plural(c.Warmup, "untimed warm-up operation"), timed,
-		routes, roundsPhrase(c), c.Provider, placementSentence(r))
+		routes, roundsPhrase(r), c.Provider, placementSentence(r))
 	writeOverheads(b, r)
 	writeStatsMethod(b, r)
 }
@@ -431,7 +431,8 @@ func placementSentence(r *results.Report) string {
 	}
 	s := fmt.Sprintf("CPU placement %q: the client ran pinned to CPU %s and the servers dbsock started to CPU %s.", p.Mode, p.ClientCPUs, p.ServerCPUs)
 	if ext := externalCPUs(r); ext != "" {
-		s = fmt.Sprintf("CPU placement %q: the client ran pinned to CPU %s; the %s.", p.Mode, p.ClientCPUs, ext)
+		// The reason speaks of where the servers would go: not so of these.
+		return fmt.Sprintf("CPU placement %q: the client ran pinned to CPU %s; the %s.", p.Mode, p.ClientCPUs, ext)
 	}
 	if p.Reason != "" {
 		s += " (" + strings.TrimPrefix(p.Reason, "auto: ") + ".)"
@@ -451,7 +452,7 @@ func writeEnvironment(b *strings.Builder, r *results.Report) {
 		{"Virtualization", orUnknown(e.Virtualization)},
 		{"CPU governor", orUnknown(e.Governor)},
 		{"Go", e.GoVersion},
-		{"Placement", fmt.Sprintf("%s (client CPUs %s, server CPUs %s)", r.Config.Placement.Mode, r.Config.Placement.ClientCPUs, orNotPinned(r.Config.Placement.ServerCPUs))},
+		{"Placement", placementRow(r)},
 		{"Run", fmt.Sprintf("n=%d, warmup=%d, instances=%d, rounds=%d, blocks=%d, seed=%d, scenario=%s, provider=%s", r.Config.N, r.Config.Warmup, max(r.Config.Instances, 1), r.Config.Rounds,
 			r.Config.Blocks, r.Config.Seed, r.Config.Scenario, r.Config.Provider) + clientSuffix(r.Config.Client)},
 	}
@@ -464,6 +465,33 @@ func writeEnvironment(b *strings.Builder, r *results.Report) {
 		fmt.Fprintf(tw, "| %s\t| %s\t|\n", row[0], cell(row[1]))
 	}
 	tw.Flush()
+}
+
+// placementRow is the Environment's placement: the mode, the client's
+// CPUs, and the servers' as they were: the CPUs dbsock pinned the servers
+// it started to, and for a server it did not start, the CPUs dbsock read
+// of it, never the ones it would have pinned one to.
+func placementRow(r *results.Report) string {
+	p := r.Config.Placement
+	servers := "server CPUs " + orNotPinned(p.ServerCPUs)
+	if ext := externalCPUs(r); ext != "" {
+		servers = ext
+	} else if others := externalTargets(r); len(others) > 0 {
+		servers += " for the servers dbsock started; " + strings.Join(others, ", ") + " not started by dbsock, so not pinned by it"
+	}
+	return fmt.Sprintf("%s (client CPUs %s, %s)", p.Mode, p.ClientCPUs, servers)
+}
+
+// externalTargets are the targets whose server dbsock did not start
+// (provider external).
+func externalTargets(r *results.Report) []string {
+	var out []string
+	for _, t := range r.Targets {
+		if t.Provider == "external" {
+			out = append(out, t.Name)
+		}
+	}
+	return out
 }
 
 // serverColumn is the headline's server for t: the server, and, when it
@@ -521,13 +549,20 @@ func shortCommit(c string) string {
 	return ""
 }
 
-func roundsPhrase(c results.Config) string {
+// roundsPhrase says how many server instances and rounds each case ran,
+// and what an instance was: a restart only of a server dbsock started.
+func roundsPhrase(r *results.Report) string {
+	c := r.Config
 	rounds := "1 round"
 	if c.Rounds > 1 {
 		rounds = fmt.Sprintf("%d rounds, each with fresh connections and a fresh warm-up", c.Rounds)
 	}
 	if c.Instances > 1 {
-		return fmt.Sprintf("%d server instances (each server dbsock started was restarted between them, its data kept), with %s each", c.Instances, rounds)
+		what := "each server dbsock started was restarted between them, its data kept"
+		if len(externalTargets(r)) > 0 {
+			what = restarted(r) // not of a server dbsock did not start
+		}
+		return fmt.Sprintf("%d server instances (%s), with %s each", c.Instances, what, rounds)
 	}
 	return rounds
 }

@@ -321,3 +321,31 @@ func TestPooledOutsideThePairedInterval(t *testing.T) {
 		t.Error("a speedup whose pooled ratio lies inside its interval is marked")
 	}
 }
+
+// TestExternalServerIsSaidAsItRan: with a server dbsock did not start, the
+// details do not say it was restarted between instances, and neither the
+// Environment nor the placement sentence gives it the CPUs dbsock would
+// have pinned a server to: they give what dbsock read of it.
+func TestExternalServerIsSaidAsItRan(t *testing.T) {
+	r := &results.Report{Config: results.Config{Instances: 9, Rounds: 1, N: 10, Provider: "external",
+		Placement: results.Placement{Mode: "auto", ClientCPUs: "0", ServerCPUs: "1", Reason: "auto: client and servers on CPUs of their own"}},
+		Targets: []results.Target{{Name: "redis", Provenance: drivers.Provenance{Provider: "external"}, ServerCPUs: "0,1 (the server's own affinity)"}}}
+	var b strings.Builder
+	writeMethod(&b, r)
+	writeEnvironment(&b, r)
+	got := b.String()
+	for _, want := range []string{
+		"in 9 server instances (fresh connections to the same server process each: dbsock did not start it, so it could not restart it)",
+		"CPU placement \"auto\": the client ran pinned to CPU 0; the servers not started by dbsock, so not pinned by it (redis on CPUs 0,1).",
+		"| Placement      | auto (client CPUs 0, servers not started by dbsock, so not pinned by it (redis on CPUs 0,1)) |",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("lacks %q:\n%s", want, got)
+		}
+	}
+	for _, wrong := range []string{"was restarted", "server CPUs 1", "of their own"} {
+		if strings.Contains(got, wrong) {
+			t.Errorf("says %q of a server dbsock did not start:\n%s", wrong, got)
+		}
+	}
+}

@@ -274,7 +274,11 @@ func externalCPUs(r *results.Report) string {
 			return ""
 		}
 		cpus, _, _ := strings.Cut(t.ServerCPUs, " (")
-		parts = append(parts, t.Name+" on CPUs "+orNotPinned(cpus))
+		if cpus == "" { // no process of it found to read
+			parts = append(parts, t.Name+" on CPUs dbsock did not read")
+			continue
+		}
+		parts = append(parts, t.Name+" on CPUs "+cpus)
 	}
 	if len(parts) == 0 {
 		return ""
