@@ -55,6 +55,11 @@ func writeLoadHeadline(b *strings.Builder, r *results.Report) {
 				capGain = ratioCI(c.Capacity.Ratio, c.Capacity.CI)
 			}
 		}
+		if failed, ok := caseFailed(r, &s); ok {
+			fmt.Fprintf(b, "| %s | %s | %s/s | – | – | – | – | – | – | – | %s |\n", cell(rowName(r, s, sweep)), cell(serverOf(r, s.Target)),
+				words.Thousands(s.Rate), failed)
+			continue
+		}
 		fmt.Fprintf(b, "| %s | %s | %s/s | %s | %s | %s | %s | %s | %s | %s | %s |\n", cell(rowName(r, s, sweep)), cell(serverOf(r, s.Target)),
 			words.Thousands(s.Rate), reached(bs, us), lat(true), p50, lat(false), p99, perCore(bs, us), capGain, cell(moved(&s, c)))
 	}

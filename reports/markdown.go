@@ -117,10 +117,17 @@ func writeHeadline(b *strings.Builder, r *results.Report) {
 			}
 		}
 		tcp, unix := u.fmt(float64(bs.Latency.P50))+" "+u.name, u.fmt(float64(us.Latency.P50))+" "+u.name
-		if uc.VerdictKind == results.NoResult {
+		verdict := words.ShortVerdict(&s, &uc)
+		if uc.VerdictKind == results.NoResult || uc.VerdictKind == "" {
 			tcp, unix, speed = okOrDash(bs, tcp), okOrDash(us, unix), "–"
 		}
-		fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s%s |%s\n", cell(name), cell(server), tcp, unix, speed, words.ShortVerdict(&s, &uc), mark, saved)
+		if failed, ok := caseFailed(r, &s); ok {
+			tcp, unix, speed, verdict = "–", "–", "–", failed
+			if cpu {
+				saved = " – |"
+			}
+		}
+		fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s%s |%s\n", cell(name), cell(server), tcp, unix, speed, verdict, mark, saved)
 	}
 	if n := len(r.Summary); n > 0 {
 		writeSkipped(b, r, r.Summary[n-1].Target, cpu)

@@ -349,3 +349,31 @@ func TestExternalServerIsSaidAsItRan(t *testing.T) {
 		}
 	}
 }
+
+// TestFailedCaseHasNoFigures: a case whose run stopped before any op (its
+// server went away) says in the headline that it failed, with no figure:
+// never "0 ns | 0 ns | 0.00×". So does a case at a rate.
+func TestFailedCaseHasNoFigures(t *testing.T) {
+	for _, rate := range []float64{0, 3000} {
+		r := &results.Report{SchemaVersion: results.SchemaVersion, Targets: []results.Target{{Name: "redis", Error: "round 1 over tcp: connection refused"}},
+			Runs: []results.Run{{Case: results.Case{Target: "redis", Scenario: "pk", Concurrency: 1, Rate: rate}, Transport: drivers.TCP, Round: 1,
+				Failure: results.Failure{Incomplete: true, Error: "dial tcp 127.0.0.1:6379: connection refused"}}}}
+		if err := r.Summarize(); err != nil {
+			t.Fatal(err)
+		}
+		var b bytes.Buffer
+		if err := Markdown(&b, r); err != nil {
+			t.Fatal(err)
+		}
+		head := strings.SplitN(b.String(), "## Details", 2)[0]
+		row := ""
+		for _, line := range strings.Split(head, "\n") {
+			if strings.HasPrefix(line, "| redis") {
+				row = line
+			}
+		}
+		if !strings.Contains(row, "failed: no result (see its details)") || strings.Contains(row, "0 ns") || strings.Contains(row, "0.00×") || strings.Contains(row, "0 / 0") {
+			t.Errorf("at rate %g, the failed case's row is %q; want it to say it failed, with no figures", rate, row)
+		}
+	}
+}
