@@ -219,7 +219,11 @@ func TestErrorsPrintAsOneVisibleLine(t *testing.T) {
 // what a run can produce, no less).
 func TestReportReadsWhatARunAccepts(t *testing.T) {
 	file := reportFile(t, false, func(r map[string]any) {
-		for _, c := range []map[string]any{firstCase(r), r["runs"].([]any)[0].(map[string]any)} {
+		cases := []map[string]any{firstCase(r)}
+		for _, run := range r["runs"].([]any) { // every run of the case: its comparisons are of them all
+			cases = append(cases, run.(map[string]any))
+		}
+		for _, c := range cases {
 			c["concurrency"], c["value_size"] = scenarios.MaxConcurrency, pipeline.MaxValueSize
 			c["pipeline"], c["rate"] = pipeline.MaxPipeline, scenarios.MaxRate
 		}
