@@ -75,24 +75,31 @@ is given.`,
 			if refused := unalike(args, failOn, differs, machines, acrossMachines); len(refused) > 0 {
 				return lines(refused) // runs made differently: nothing is judged, exit 1
 			}
-			regressions := unchecked(old, new, args, failOn, len(changes))
-			cannot := len(regressions) // what could not be checked: exit 1
-			for _, c := range results.Regressions(changes, bound) {
-				regressions = append(regressions, fmt.Sprintf("%s %s %s %s is %.1f%% slower (p=%.3f), beyond --fail-on-regression %s",
-					oneLine(c.Target), oneLine(c.Label()), oneLine(c.Transport.Label()), c.Metric, 100*c.Delta, c.P, failOn))
-			}
-			switch {
-			case len(regressions) > cannot:
-				return &exitError{code: ExitRegression, err: lines(regressions)}
-			case len(regressions) > 0:
-				return lines(regressions)
-			}
-			return nil
+			return gate(old, new, args, failOn, bound, changes)
 		},
 	}
 	cmd.Flags().BoolVar(&acrossMachines, "across-machines", false, "with --fail-on-regression, check runs that differ in placement, CPU, kernel, provider or servers (they are always warned of)")
 	cmd.Flags().StringVar(&failOn, "fail-on-regression", "", "exit 4 when a p50 or mean got significantly slower by more than this, e.g. 10% (exit 1 when a case cannot be checked)")
 	return cmd
+}
+
+// gate judges the changes between old and new (files args) against
+// --fail-on-regression failOn, bound: exit 4 with a line per significant
+// slowdown beyond it, exit 1 with a line per case that cannot be checked.
+func gate(old, new *results.Report, args []string, failOn string, bound float64, changes []results.Change) error {
+	regressions := unchecked(old, new, args, failOn, len(changes))
+	cannot := len(regressions) // what could not be checked: exit 1
+	for _, c := range results.Regressions(changes, bound) {
+		regressions = append(regressions, fmt.Sprintf("%s %s %s %s is %.1f%% slower (p=%.3f), beyond --fail-on-regression %s",
+			oneLine(c.Target), oneLine(c.Label()), oneLine(c.Transport.Label()), c.Metric, 100*c.Delta, c.P, failOn))
+	}
+	switch {
+	case len(regressions) > cannot:
+		return &exitError{code: ExitRegression, err: lines(regressions)}
+	case len(regressions) > 0:
+		return lines(regressions)
+	}
+	return nil
 }
 
 // unalike lists why the pair of files args cannot be judged against
