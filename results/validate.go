@@ -285,6 +285,7 @@ func (c *checker) cpu(field string, k *CPU) {
 	}
 }
 
+// ptr is a pointer to v.
 func ptr(v float64) *float64 { return &v }
 
 // intPtr is *v as a float, nil for nil.
