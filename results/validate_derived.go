@@ -2,6 +2,7 @@ package results
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -45,7 +46,7 @@ func (c *checker) agree(field string, stored, derived any, from string) {
 	a, errA := asJSON(stored)
 	b, errB := asJSON(derived)
 	if errA != nil || errB != nil {
-		c.failf(field, "cannot be compared with what the file's own %s give (%v)", from, errA)
+		c.failf(field, "cannot be compared with what the file's own %s give (%v)", from, cmp.Or(errA, errB))
 		return
 	}
 	where, got, want, differs := firstDiff(field, a, b)
