@@ -120,3 +120,60 @@ func TestObjectivesTable(t *testing.T) {
 		}
 	}
 }
+
+// TestObjectivesHeadroomBound: a headroom read from a path that held every
+// rate measured is a lower bound (≥), one against a baseline that held
+// every rate an upper bound (≤); the rule says a failed op is within no
+// limit.
+func TestObjectivesHeadroomBound(t *testing.T) {
+	slo := results.SLO{Percentile: "p99", LimitNs: 2_000_000}
+	side := func(p99 int64) results.Side {
+		return results.Side{N: 100, Latency: results.Latency{P99: p99}, Generator: &results.Generator{OfferedRate: 1, AchievedRate: 1}}
+	}
+	for _, tt := range []struct {
+		tcp, unix [2]int64
+		want      string
+	}{
+		{[2]int64{1e6, 3e6}, [2]int64{1e6, 1e6}, "| Unix | ≥ 2,000/s (every rate held: measure higher) | 1,000 ✓, 2,000 ✓ | ≥ 2.00× (it held every rate) |"},
+		{[2]int64{1e6, 1e6}, [2]int64{1e6, 3e6}, "| Unix | 1,000/s | 1,000 ✓, 2,000 ✗ | ≤ 0.50× (the baseline held every rate) |"},
+	} {
+		var summary []results.Summary
+		for i, rate := range []float64{1000, 2000} {
+			summary = append(summary, results.Summary{Case: results.Case{Target: "redis", Scenario: "pk", Rate: rate},
+				Sides: []results.PathSide{{Path: drivers.TCP, Side: side(tt.tcp[i])}, {Path: drivers.Unix, Side: side(tt.unix[i])}}})
+		}
+		r := &results.Report{Config: results.Config{Sweep: results.Sweep{SLO: &slo}}, Summary: summary, Objectives: results.EvaluateSLO(summary, slo, drivers.TCP)}
+		var b strings.Builder
+		writeObjectives(&b, r)
+		if got := b.String(); !strings.Contains(got, tt.want) || !strings.Contains(got, "at most 1% of its ops failed (a failed op is within no limit)") {
+			t.Errorf("objectives lack %q, or the rule on failed ops:\n%s", tt.want, got)
+		}
+	}
+}
+
+// TestCoresAtTheRateReached: the server cores of a case at a rate are
+// those of the rate its generator reached: where it fell behind (redis at
+// 200,000/s offered on a 2-CPU machine reached 13,785/s), at the rates
+// reached, never the offered one's; a figure above the machine's logical
+// CPUs is said to be so.
+func TestCoresAtTheRateReached(t *testing.T) {
+	ns := 24_320.0
+	side := func(reached float64) results.Side {
+		g := &results.Generator{OfferedRate: 200_000, AchievedRate: reached, FellBehind: reached < 0.99*200_000}
+		return results.Side{CPU: &results.CPU{ServerNsPerOp: &ns}, Generator: g}
+	}
+	s := results.Summary{Case: results.Case{Target: "redis", Rate: 200_000},
+		Sides: []results.PathSide{{Path: drivers.TCP, Side: side(13_785)}, {Path: drivers.Unix, Side: side(14_100)}}}
+	line := coresLine(&s, drivers.TCP, 2)
+	if want := "redis at 200,000/s offered, which the generator fell behind (the cores at the rates it reached): 0.335 server cores over TCP at 13,785/s, 0.343 over the Unix socket at 14,100/s"; !strings.HasPrefix(line, want) {
+		t.Errorf("got %q,\nwant %q", line, want)
+	}
+	if strings.Contains(line, "4.864") || strings.Contains(line, "logical CPUs") {
+		t.Errorf("the cores of the rate offered, or a word on the CPUs where none is due: %q", line)
+	}
+	s.Sides = []results.PathSide{{Path: drivers.TCP, Side: side(199_000)}, {Path: drivers.Unix, Side: side(200_000)}}
+	line = coresLine(&s, drivers.TCP, 2)
+	if want := "redis at 200,000/s: 4.840 server cores over TCP (more than the 2 logical CPUs dbsock saw on this machine), 4.864 over the Unix socket (more than the 2 logical CPUs dbsock saw on this machine)"; !strings.HasPrefix(line, want) {
+		t.Errorf("got %q,\nwant %q", line, want)
+	}
+}

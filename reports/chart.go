@@ -5,6 +5,7 @@
 package reports
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"image/color"
@@ -73,12 +74,12 @@ func drawable(p *plot.Plot) (ok bool) {
 
 // panels are every picture's panels, the post's figure first (for
 // tests that read them all).
-func panels(r *results.Report) ([]*plot.Plot, error) {
+func panels(r *results.Report) ([]*panel, error) {
 	if len(r.Summary) == 0 {
 		return nil, fmt.Errorf("nothing to plot: the report has no complete results")
 	}
 	p, _, _ := speedupFigure(r)
-	out := []*plot.Plot{p}
+	out := []*panel{p}
 	for _, kind := range PlotKinds[1 : len(PlotKinds)-1] {
 		ps, err := kindPanels(context.Background(), r, kind)
 		if err != nil {
@@ -117,11 +118,12 @@ var (
 
 // sweepPlot draws the p50 speedup against one swept dimension, one line per
 // target and the rest of its case; nil when the dimension was not swept.
-func sweepPlot(r *results.Report, dim dimension) (*plot.Plot, error) {
+func sweepPlot(r *results.Report, dim dimension) (*panel, error) {
 	values := map[float64]bool{}
 	var ticks plot.ConstantTicks
-	lines := map[results.Case]plotter.XYs{}
+	lines, decided := map[results.Case]plotter.XYs{}, map[results.Case]plotter.XYs{}
 	var order []results.Case
+	undecided := false
 	for _, s := range r.Summary {
 		if v := dim.value(s.Case); !values[v] {
 			values[v] = true
@@ -131,7 +133,16 @@ func sweepPlot(r *results.Report, dim dimension) (*plot.Plot, error) {
 		if _, ok := lines[k]; !ok {
 			order = append(order, k)
 		}
-		lines[k] = append(lines[k], plotter.XY{X: dim.value(s.Case), Y: s.Against(results.Socket()).SpeedupP50})
+		xy := plotter.XY{X: dim.value(s.Case), Y: s.Against(results.Socket()).SpeedupP50}
+		lines[k] = append(lines[k], xy)
+		if _, no := undecidedNotes[s.Against(results.Socket()).VerdictKind]; !no {
+			decided[k] = append(decided[k], xy)
+		} else {
+			undecided = true
+		}
+	}
+	for _, xys := range lines { // a line from point to point in numeric order
+		slices.SortFunc(xys, func(a, b plotter.XY) int { return cmp.Compare(a.X, b.X) })
 	}
 	swept := false // a dimension is swept when one line has two points
 	for _, xys := range lines {
@@ -140,10 +151,11 @@ func sweepPlot(r *results.Report, dim dimension) (*plot.Plot, error) {
 	if len(values) < 2 || !swept {
 		return nil, nil
 	}
-	p := plot.New()
+	p := newPanel()
 	p.Title.Text = "Unix speedup at p50 by " + dim.name
 	p.X.Label.Text = dim.label
-	p.Y.Label.Text = "speedup (×)"
+	p.Y.Label.Text = "speedup (×); dashed at 1.0: no difference"
+	p.Y.Tick.Marker = ratioTicks{}
 	p.X.Scale = plot.LogScale{}
 	p.X.Tick.Marker = ticks
 	p.Add(plotter.NewGrid())
@@ -156,15 +168,30 @@ func sweepPlot(r *results.Report, dim dimension) (*plot.Plot, error) {
 		}
 		line.Color, points.Color = palette[i%len(palette)], palette[i%len(palette)]
 		line.Width = vg.Points(2)
-		p.Add(line, points)
-		p.Legend.Add(strings.ReplaceAll(shortLabel(k), " 0 B", ""), line)
+		p.Add(line, points) // every point a ring; a point that is a result filled over it
+		if len(decided[k]) > 0 {
+			filled, err := plotter.NewScatter(decided[k])
+			if err != nil {
+				return nil, err
+			}
+			filled.GlyphStyle = draw.GlyphStyle{Color: palette[i%len(palette)], Radius: points.GlyphStyle.Radius, Shape: draw.CircleGlyph{}}
+			p.Add(filled)
+		}
+		p.addKey(strings.ReplaceAll(shortLabel(k), " 0 B", ""), line)
+	}
+	if undecided {
+		ring, err := plotter.NewScatter(plotter.XYs{{}})
+		if err != nil {
+			return nil, err
+		}
+		ring.GlyphStyle = draw.GlyphStyle{Color: undecidedInk, Radius: vg.Points(3), Shape: draw.RingGlyph{}}
+		p.addKey("ring: no result to read (undecided, or no interval)", ring)
 	}
 	one := plotter.NewFunction(func(float64) float64 { return 1 })
 	one.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
 	one.Color = color.Gray{Y: 0x70}
 	p.Add(one)
 	p.Y.Min = 0
-	p.Legend.Top, p.Legend.Left = false, true
 	return p, nil
 }
 
@@ -176,8 +203,8 @@ var percentileTicks = plot.ConstantTicks{
 	{Value: 100000, Label: "99.999%"},
 }
 
-func percentilePlot(r *results.Report, s results.Summary, u latUnit) (*plot.Plot, error) {
-	p := plot.New()
+func percentilePlot(r *results.Report, s results.Summary, u latUnit) (*panel, error) {
+	p := newPanel()
 	p.Title.Text = title(r, s)
 	p.X.Label.Text = "percentile"
 	p.Y.Label.Text = "latency (" + u.name + ", log scale)"
@@ -186,8 +213,6 @@ func percentilePlot(r *results.Report, s results.Summary, u latUnit) (*plot.Plot
 	p.Y.Scale = plot.LogScale{}
 	p.Y.Tick.Marker = logTicks{}
 	p.Add(plotter.NewGrid())
-	p.Legend.Top = true
-	p.Legend.Left = true
 	lines := 0
 	for _, t := range reportPaths(r) {
 		h, err := results.Pooled(r, s.Case, t)
@@ -209,31 +234,13 @@ func percentilePlot(r *results.Report, s results.Summary, u latUnit) (*plot.Plot
 			line.Dashes = []vg.Length{vg.Points(5), vg.Points(2)}
 		}
 		p.Add(line)
-		p.Legend.Add(t.Label(), line)
+		p.addKey(t.Label(), line)
 	}
 	if lines == 0 {
 		return nil, nil
 	}
 	return p, nil
 }
-
-// legendFloor is the lower bound of a log axis over data from lo to hi
-// that leaves a band below lo free for a legend of rows entries inside the
-// plot area.
-func legendFloor(lo, hi float64, rows int) float64 {
-	frac := math.Min(legendRow*float64(rows)+legendPad, 0.6) // of the axis's height
-	if lo <= 0 || hi <= lo {
-		lo, hi = math.Max(lo, 1e-9), math.Max(hi, 2*math.Max(lo, 1e-9))
-	}
-	return lo / math.Pow(hi/lo, frac/(1-frac))
-}
-
-// A legend entry's share of a panel's plot height, and the margin around
-// the legend, as legendFloor reserves them.
-const (
-	legendRow = 0.075
-	legendPad = 0.04
-)
 
 // curve samples h's percentile distribution at 200 points spaced evenly on
 // the log x axis, stopping where the sample runs out of resolution.
@@ -300,8 +307,8 @@ func pathColor(t drivers.Transport) color.Color {
 // decompositionPlot stacks each case's p50 per transport: kernel floor,
 // the client stack's own round trip on top (Go's runtime), server work and
 // protocol.
-func decompositionPlot(parts []results.Decomposition) (*plot.Plot, error) {
-	p := plot.New()
+func decompositionPlot(parts []results.Decomposition) (*panel, error) {
+	p := newPanel()
 	p.Title.Text = "Where the p50 goes (µs)"
 	p.Y.Label.Text = "p50 (µs)"
 	var names []string
@@ -311,7 +318,7 @@ func decompositionPlot(parts []results.Decomposition) (*plot.Plot, error) {
 		if d.Stack != "" {
 			name += "@" + d.Stack
 		}
-		names = append(names, fmt.Sprintf("%s %s", name, d.Transport))
+		names = append(names, fmt.Sprintf("%s %s", name, d.Transport.Label()))
 		layers[0] = append(layers[0], d.Kernel/1e3)
 		layers[1] = append(layers[1], math.Max(d.Client, 0)/1e3)
 		layers[2] = append(layers[2], math.Max(d.Server, 0)/1e3)
@@ -333,14 +340,14 @@ func decompositionPlot(parts []results.Decomposition) (*plot.Plot, error) {
 		}
 		below = bc
 		p.Add(bc)
-		p.Legend.Add(labels[i], bc)
+		p.addKey(labels[i], bc)
 	}
 	p.Add(plotter.NewGrid())
 	p.NominalX(names...)
+	p.X.Min, p.X.Max = -0.6, float64(len(names))-0.4 // the first and last bars drawn whole
 	p.X.Tick.Label.Rotation = math.Pi / 4
 	p.X.Tick.Label.XAlign = draw.XRight
 	p.X.Tick.Label.YAlign = draw.YCenter
-	p.Legend.Top, p.Legend.Left = true, true
 	p.Y.Min = 0
 	return p, nil
 }

@@ -22,50 +22,91 @@ type span struct {
 	top    float64
 }
 
-// addSpanLabels writes each target's name over its stretch of the run, at
-// height y, every other one a row higher (y×1.35 on the log axis), so
-// that the names of short stretches side by side do not run into each
-// other.
-func addSpanLabels(p *plot.Plot, spans []*span, y float64) error {
-	var labels plotter.XYLabels
+// spanNames names each target's stretch of the run above the data, over
+// a bracket from its first block to its last: in the band the panel keeps
+// free over its data (panel.top), never among the points. Names too close
+// to fit side by side take a row higher.
+type spanNames struct {
+	spans []*span
+	font  draw.TextStyle
+}
+
+// nameLevels are the rows the spans' names take, each on the lowest row
+// where it does not run into the name before it (x is where a time of the
+// run is drawn).
+func nameLevels(spans []*span, x func(float64) vg.Length, font draw.TextStyle) []int {
+	levels := make([]int, len(spans))
+	ends := []vg.Length{}
 	for i, sp := range spans {
 		if math.IsInf(sp.lo, 1) {
 			continue
 		}
-		at := y
-		if i%2 == 1 {
-			at = y * 1.35
+		mid, w := (x(sp.lo)+x(sp.hi))/2, font.Width(sp.name)
+		level := 0
+		for level < len(ends) && mid-w/2 < ends[level]+vg.Points(6) {
+			level++
 		}
-		labels.XYs = append(labels.XYs, plotter.XY{X: (sp.lo + sp.hi) / 2, Y: at})
-		labels.Labels = append(labels.Labels, sp.name)
+		if level == len(ends) {
+			ends = append(ends, 0)
+		}
+		ends[level], levels[i] = mid+w/2, level
 	}
-	if len(labels.XYs) == 0 {
-		return nil
+	return levels
+}
+
+// spanNameRows is how many rows the spans' names take in a panel of two
+// columns (the narrowest a panel is drawn).
+func spanNameRows(spans []*span, font draw.TextStyle) int {
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, sp := range spans {
+		lo, hi = math.Min(lo, sp.lo), math.Max(hi, sp.hi)
 	}
-	lb, err := plotter.NewLabels(labels)
-	if err != nil {
-		return err
+	width := figureWidth/2 - 0.9*vg.Inch
+	x := func(v float64) vg.Length {
+		if hi <= lo {
+			return 0
+		}
+		return vg.Length((v - lo) / (hi - lo) * float64(width))
 	}
-	for i := range lb.TextStyle {
-		lb.TextStyle[i].XAlign = draw.XCenter
+	rows := 1
+	for _, l := range nameLevels(spans, x, font) {
+		rows = max(rows, l+1)
 	}
-	p.Add(lb)
-	return nil
+	return rows
+}
+
+// Plot implements plot.Plotter.
+func (n spanNames) Plot(c draw.Canvas, p *plot.Plot) {
+	trX, _ := p.Transforms(&c)
+	row := n.font.Font.Size * 1.5
+	ink := draw.LineStyle{Color: color.Gray{Y: 0x60}, Width: vg.Points(0.8)}
+	levels := nameLevels(n.spans, trX, n.font)
+	for i, sp := range n.spans {
+		if math.IsInf(sp.lo, 1) {
+			continue
+		}
+		lo, hi := trX(sp.lo), trX(sp.hi)
+		y := c.Max.Y + vg.Points(3) + vg.Length(levels[i])*row
+		c.StrokeLines(ink, []vg.Point{{X: lo, Y: y}, {X: hi, Y: y}})
+		w := n.font.Width(sp.name) / 2 // the name over its bracket, within the panel
+		mid := min(max((lo+hi)/2, c.Min.X+w), c.Max.X-w)
+		c.FillText(n.font, vg.Point{X: mid, Y: y + vg.Points(2)}, sp.name)
+	}
 }
 
 // blocksPlot draws every block's p50 of one client stack's runs against
 // when it started, in unit u, TCP and Unix in their colors and noisy blocks ringed, with each target's name over its
 // stretch of the run: drift and noisy periods show at a glance. nil when the
 // report has no blocks.
-func blocksPlot(r *results.Report, stack string, u latUnit) (*plot.Plot, error) {
+func blocksPlot(r *results.Report, stack string, u latUnit) (*panel, error) {
 	b := collectBlocks(r, stack, u)
 	if len(b.series) == 0 {
 		return nil, nil
 	}
-	p := plot.New()
-	p.Title.Text = "Block p50 over the run (noisy blocks ringed)"
+	p := newPanel()
+	p.Title.Text = "Block p50 over the run"
 	if len(r.Config.Clients) > 0 {
-		p.Title.Text = "Block p50 over the run: " + stackTitle(r, stack) + "\n(noisy blocks ringed)"
+		p.Title.Text = "Block p50 over the run: " + stackTitle(r, stack)
 	}
 	p.X.Label.Text = "seconds since the start"
 	p.Y.Label.Text = "block p50 (" + u.name + ", log scale)"
@@ -75,29 +116,12 @@ func blocksPlot(r *results.Report, stack string, u latUnit) (*plot.Plot, error) 
 	if err := addBlockScatters(p, r, b); err != nil {
 		return nil, err
 	}
-	top, bottom := 0.0, math.Inf(1)
-	for _, sp := range b.spans {
-		top = math.Max(top, sp.top)
-	}
-	for _, xys := range b.series {
-		for _, xy := range xys {
-			bottom = math.Min(bottom, xy.Y)
-		}
-	}
-	if err := addSpanLabels(p, b.spans, top*1.25); err != nil {
-		return nil, err
-	}
-	p.Y.Max = top * 1.6
-	if len(b.spans) > 1 {
-		p.Y.Max = top * 2.1 // room for the second row of names
-	}
-	// The legend sits bottom left, in a band below the fastest block.
-	rows := len(b.series)
-	if len(b.noisy) > 0 {
-		rows++
-	}
-	p.Y.Min = legendFloor(bottom, p.Y.Max, rows)
-	p.Legend.Top, p.Legend.Left = false, true
+	names := spanNames{spans: b.spans, font: draw.TextStyle{Color: color.Gray{Y: 0x20}, Font: plot.DefaultFont, Handler: plot.DefaultTextHandler,
+		XAlign: draw.XCenter, YAlign: draw.YBottom}}
+	names.font.Font.Size = vg.Points(10)
+	p.Add(names)
+	p.top = vg.Length(spanNameRows(b.spans, names.font))*names.font.Font.Size*1.5 + vg.Points(4)
+	p.Y.Min, p.Y.Max = p.Y.Min/1.15, p.Y.Max*1.3 // the blocks at the edges drawn whole
 	return p, nil
 }
 
@@ -138,7 +162,7 @@ func collectBlocks(r *results.Report, stack string, u latUnit) blockPoints {
 
 // addBlockScatters draws each path's blocks as dots in its colour, and
 // rings the noisy ones, with a legend entry each.
-func addBlockScatters(p *plot.Plot, r *results.Report, b blockPoints) error {
+func addBlockScatters(p *panel, r *results.Report, b blockPoints) error {
 	for _, t := range reportPaths(r) {
 		if len(b.series[t]) == 0 {
 			continue
@@ -151,7 +175,7 @@ func addBlockScatters(p *plot.Plot, r *results.Report, b blockPoints) error {
 		sc.GlyphStyle.Radius = vg.Points(1.6)
 		sc.GlyphStyle.Shape = draw.CircleGlyph{}
 		p.Add(sc)
-		p.Legend.Add(t.Label(), sc)
+		p.addKey(t.Label(), sc)
 	}
 	if len(b.noisy) == 0 {
 		return nil
@@ -164,6 +188,6 @@ func addBlockScatters(p *plot.Plot, r *results.Report, b blockPoints) error {
 	ring.GlyphStyle.Radius = vg.Points(4)
 	ring.GlyphStyle.Shape = draw.RingGlyph{}
 	p.Add(ring)
-	p.Legend.Add("noisy block", ring)
+	p.addKey("noisy block", ring)
 	return nil
 }

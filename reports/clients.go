@@ -281,6 +281,26 @@ func serverColumnOrNone(t results.Target) string {
 	return serverColumn(t)
 }
 
+// caseFailed says, of a case that has no result to show (no comparison
+// of the socket, or every op failed on a side of it), that it failed, when
+// a run of it stopped early or its target failed: the row then gives no
+// figure, only that.
+func caseFailed(r *results.Report, s *results.Summary) (string, bool) {
+	c := s.ComparisonOf(results.Socket())
+	if c != nil && c.VerdictKind != results.NoResult {
+		return "", false
+	}
+	for _, run := range r.Runs {
+		if run.Case == s.Case && run.Incomplete {
+			return "failed: no result (see its details)", true
+		}
+	}
+	if r.Incomplete(s.Target) != "" {
+		return "failed: no result (see its details)", true
+	}
+	return "", false
+}
+
 // okOrDash is text, or a dash when the side had no successful op.
 func okOrDash(side results.Side, text string) string {
 	if side.N-side.Errors <= 0 {

@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strings"
 
-	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
@@ -91,17 +90,18 @@ func PlotKindContext(ctx context.Context, w io.Writer, ext string, kind PlotKind
 		return fmt.Errorf("nothing to plot: the report has no complete results")
 	}
 	r = plainCopy(r) // gonum/plot escapes its SVG text
+	caption := captionOf(r)
 	if kind == PlotSpeedup || kind == PlotAll {
 		p, _, height := speedupFigure(r)
-		return drawPlots(ctx, w, ext, []*plot.Plot{p}, 1, height)
+		return drawPlots(ctx, w, ext, []*panel{p}, 1, height, caption)
 	}
 	ps, err := kindPanels(ctx, r, kind)
 	if err != nil {
 		return err
 	}
-	var plots []*plot.Plot
+	var plots []*panel
 	for _, p := range ps {
-		if drawable(p) {
+		if drawable(p.Plot) {
 			plots = append(plots, p)
 		}
 	}
@@ -110,7 +110,7 @@ func PlotKindContext(ctx context.Context, w io.Writer, ext string, kind PlotKind
 	}
 	cols := min(2, len(plots))
 	rows := (len(plots) + cols - 1) / cols
-	return drawPlots(ctx, w, ext, plots, cols, vg.Length(rows)*panelHeight(cols))
+	return drawPlots(ctx, w, ext, plots, cols, vg.Length(rows)*panelHeight(cols), caption)
 }
 
 // nothingWhy says what a picture needs that the report lacks.
@@ -122,17 +122,18 @@ var nothingWhy = map[PlotKind]string{
 	PlotDecomposition: "the run did not decompose its cases (--explain)",
 }
 
-// panelHeight is one row of panels' height: 3.2 inches in one column,
-// 2.9 in two.
+// panelHeight is one row of panels' height, its title and key included:
+// 4 inches in one column, 3.6 in two (a panel's data must stay taller
+// than its latency axis's label is long).
 func panelHeight(cols int) vg.Length {
 	if cols == 1 {
-		return 3.2 * vg.Inch
+		return 4 * vg.Inch
 	}
-	return 2.9 * vg.Inch
+	return 3.6 * vg.Inch
 }
 
 // kindPanels are the panels of one picture, before any is left out.
-func kindPanels(ctx context.Context, r *results.Report, kind PlotKind) ([]*plot.Plot, error) {
+func kindPanels(ctx context.Context, r *results.Report, kind PlotKind) ([]*panel, error) {
 	switch kind {
 	case PlotPercentiles:
 		return percentilePanels(ctx, r)
@@ -141,7 +142,7 @@ func kindPanels(ctx context.Context, r *results.Report, kind PlotKind) ([]*plot.
 	case PlotRate:
 		return ratePanels(r)
 	case PlotSweep:
-		var out []*plot.Plot
+		var out []*panel
 		for _, dim := range []dimension{bySize, byConcurrency, byPipeline} {
 			p, err := sweepPlot(r, dim)
 			if err != nil {
@@ -155,7 +156,7 @@ func kindPanels(ctx context.Context, r *results.Report, kind PlotKind) ([]*plot.
 	case PlotDecomposition:
 		if parts := results.Decompose(r); len(parts) > 0 {
 			p, err := decompositionPlot(parts)
-			return []*plot.Plot{p}, err
+			return []*panel{p}, err
 		}
 		return nil, nil
 	}
@@ -163,8 +164,10 @@ func kindPanels(ctx context.Context, r *results.Report, kind PlotKind) ([]*plot.
 }
 
 // drawPlots lays plots out in cols columns, figureWidth wide and height
-// high, and writes them as ext.
-func drawPlots(ctx context.Context, w io.Writer, ext string, plots []*plot.Plot, cols int, height vg.Length) error {
+// high, with caption under them, and writes them as ext.
+func drawPlots(ctx context.Context, w io.Writer, ext string, plots []*panel, cols int, height vg.Length, caption string) error {
+	caption, band := captionLines(caption)
+	height += band
 	var canvas vg.CanvasWriterTo
 	switch ext {
 	case ".svg":
@@ -178,14 +181,26 @@ func drawPlots(ctx context.Context, w io.Writer, ext string, plots []*plot.Plot,
 		return fmt.Errorf("unknown image format %q", ext)
 	}
 	dc := draw.New(canvas)
+	drawCaption(dc, caption, band)
+	dc = draw.Crop(dc, 0, 0, band, 0)
 	rows := (len(plots) + cols - 1) / cols
 	tiles := draw.Tiles{Rows: rows, Cols: cols, PadX: vg.Inch / 5, PadY: vg.Inch / 5,
 		PadTop: vg.Inch / 10, PadBottom: vg.Inch / 10, PadLeft: vg.Inch / 10, PadRight: vg.Inch / 5}
+	width := (figureWidth - tiles.PadLeft - tiles.PadRight - vg.Length(cols-1)*tiles.PadX) / vg.Length(cols)
+	for row := 0; row*cols < len(plots); row++ {
+		var head vg.Length
+		for _, p := range plots[row*cols : min((row+1)*cols, len(plots))] {
+			head = max(head, p.headHeight(width))
+		}
+		for _, p := range plots[row*cols : min((row+1)*cols, len(plots))] {
+			p.head = head
+		}
+	}
 	for i, p := range plots {
 		if err := interrupted(ctx); err != nil {
 			return err
 		}
-		p.Draw(tiles.At(dc, i%cols, i/cols))
+		p.draw(tiles.At(dc, i%cols, i/cols))
 	}
 	_, err := canvas.WriteTo(w)
 	return err
@@ -193,7 +208,7 @@ func drawPlots(ctx context.Context, w io.Writer, ext string, plots []*plot.Plot,
 
 // shareY puts every panel on the same y range (the union of theirs), so
 // that a reader comparing panels compares like with like.
-func shareY(ps []*plot.Plot) {
+func shareY(ps []*panel) {
 	if len(ps) < 2 {
 		return
 	}

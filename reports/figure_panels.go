@@ -13,6 +13,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/dbsock/dbsock/drivers"
+	"github.com/dbsock/dbsock/reports/words"
 	"github.com/dbsock/dbsock/results"
 )
 
@@ -44,9 +45,9 @@ func reportLatencyRange(r *results.Report) (lo, hi float64) {
 
 // percentilePanels are one percentile panel per case, every one on the
 // same latency scale, in a unit that fits it.
-func percentilePanels(ctx context.Context, r *results.Report) ([]*plot.Plot, error) {
+func percentilePanels(ctx context.Context, r *results.Report) ([]*panel, error) {
 	u := axisUnit(reportLatencyRange(r))
-	var out []*plot.Plot
+	var out []*panel
 	for _, s := range r.Summary {
 		if err := interrupted(ctx); err != nil {
 			return nil, err
@@ -55,21 +56,18 @@ func percentilePanels(ctx context.Context, r *results.Report) ([]*plot.Plot, err
 		if err != nil {
 			return nil, err
 		}
-		if p != nil && drawable(p) {
-			panelFonts(p)
+		if p != nil && drawable(p.Plot) {
+			panelFonts(p.Plot)
 			out = append(out, p)
 		}
 	}
 	shareY(out)
-	for _, p := range out { // room above the curves for the legend, top left
-		p.Y.Max *= math.Pow(p.Y.Max/p.Y.Min, 0.3)
-	}
 	return out, nil
 }
 
 // blockPanels are every block's p50 over the run, one panel per client
 // stack (one series per path in each), on one latency scale.
-func blockPanels(r *results.Report) ([]*plot.Plot, error) {
+func blockPanels(r *results.Report) ([]*panel, error) {
 	var stacks []string
 	for _, run := range r.Runs {
 		if !slices.Contains(stacks, run.Stack) {
@@ -85,21 +83,18 @@ func blockPanels(r *results.Report) ([]*plot.Plot, error) {
 		}
 	}
 	u := axisUnit(lo, hi)
-	var out []*plot.Plot
+	var out []*panel
 	for _, stack := range stacks {
 		p, err := blocksPlot(r, stack, u)
 		if err != nil {
 			return nil, err
 		}
 		if p != nil {
-			panelFonts(p)
+			panelFonts(p.Plot)
 			out = append(out, p)
 		}
 	}
 	shareY(out)
-	for _, p := range out { // the legend's band below the fastest block of all
-		p.Y.Min = legendFloor(lo/u.ns, p.Y.Max, 3)
-	}
 	return out, nil
 }
 
@@ -111,7 +106,7 @@ func stackTitle(r *results.Report, stack string) string {
 		if s.Stack != stack {
 			continue
 		}
-		n, m := stackParts(s)
+		n, m := figureStackParts(s)
 		if name != "" && n != name { // several targets' libraries: the language alone
 			n = languageOf(s)
 		}
@@ -201,7 +196,7 @@ func objectiveOf(r *results.Report, c results.Case) *objective {
 // p99 (dashed) of each path against the offered rate, on a log latency
 // axis shared across the panels, with the objective's line and each
 // path's highest rate within it where the report has them.
-func ratePanels(r *results.Report) ([]*plot.Plot, error) {
+func ratePanels(r *results.Report) ([]*panel, error) {
 	groups := rateGroups(r)
 	lo, hi := math.Inf(1), 0.0
 	for _, g := range groups {
@@ -217,33 +212,26 @@ func ratePanels(r *results.Report) ([]*plot.Plot, error) {
 		hi = math.Max(hi, float64(o.LimitNs)) // the objective's line is on the axis
 	}
 	u := axisUnit(lo, hi)
-	var out []*plot.Plot
+	var out []*panel
 	for _, g := range groups {
 		p, err := ratePlot(r, g, u)
 		if err != nil {
 			return nil, err
 		}
-		panelFonts(p)
+		panelFonts(p.Plot)
 		out = append(out, p)
 	}
 	shareY(out)
-	for _, p := range out {
-		// The legend's rows (paths, objective, marks) sit above the
-		// data: the log axis goes half its span again higher.
-		if p.Y.Min > 0 && p.Y.Max > p.Y.Min {
-			p.Y.Max *= math.Pow(p.Y.Max/p.Y.Min, 0.6)
-		}
-	}
 	return out, nil
 }
 
 // ratePlot is one group's latency against the offered rate.
-func ratePlot(r *results.Report, g rateGroup, u latUnit) (*plot.Plot, error) {
+func ratePlot(r *results.Report, g rateGroup, u latUnit) (*panel, error) {
 	slices.SortFunc(g.cases, func(a, b results.Summary) int { return cmp.Compare(a.Rate, b.Rate) })
-	p := plot.New()
+	p := newPanel()
 	name := g.key.Target
 	if len(r.Config.Clients) > 0 {
-		stack, model := stackParts(g.cases[0]) // this target's library, not another's of the stack
+		stack, model := figureStackParts(g.cases[0]) // this target's library, not another's of the stack
 		name += " · " + stack
 		if model != "" {
 			name += "\n" + model
@@ -254,8 +242,12 @@ func ratePlot(r *results.Report, g rateGroup, u latUnit) (*plot.Plot, error) {
 	p.Y.Label.Text = "latency (" + u.name + ", log scale)"
 	p.Y.Scale, p.Y.Tick.Marker = plot.LogScale{}, logTicks{}
 	var ticks plot.ConstantTicks
+	var rates []float64
 	for _, s := range g.cases {
-		ticks = append(ticks, plot.Tick{Value: s.Rate, Label: fmtRate(s.Rate)})
+		rates = append(rates, s.Rate)
+	}
+	for i, label := range rateAxis(rates) {
+		ticks = append(ticks, plot.Tick{Value: rates[i], Label: label})
 	}
 	if lo, hi := g.cases[0].Rate, g.cases[len(g.cases)-1].Rate; hi >= 4*lo { // rates doubling: a log axis spaces them evenly
 		p.X.Scale, p.X.Label.Text = plot.LogScale{}, "offered rate (lookups/s, log scale)"
@@ -285,24 +277,23 @@ func ratePlot(r *results.Report, g rateGroup, u latUnit) (*plot.Plot, error) {
 			}
 			p.Add(line, points)
 			if i == 0 {
-				p.Legend.Add(t.Label(), line)
+				p.addKey(t.Label(), line)
 			}
 		}
 	}
 	if o := objectiveOf(r, g.key); o != nil {
 		addObjective(p, o, u)
 	}
-	p.Legend.Top, p.Legend.Left = true, true
 	return p, nil
 }
 
 // addObjective draws the objective as a horizontal line and each path's
 // highest rate within it as a vertical one in the path's colour.
-func addObjective(p *plot.Plot, o *objective, u latUnit) {
+func addObjective(p *panel, o *objective, u latUnit) {
 	limit := plotter.NewFunction(func(float64) float64 { return o.limitNs / u.ns })
 	limit.Color, limit.Width, limit.Dashes = color.Black, vg.Points(1.2), []vg.Length{vg.Points(2), vg.Points(2)}
 	p.Add(limit)
-	p.Legend.Add("objective "+o.words, limit)
+	p.addKey("objective "+o.words, limit)
 	for _, t := range drivers.AllPaths {
 		rate, ok := o.highest[t]
 		if !ok || rate <= 0 {
@@ -319,10 +310,10 @@ func addObjective(p *plot.Plot, o *objective, u latUnit) {
 			mark.GlyphStyle = draw.GlyphStyle{Color: pathColor(t), Radius: vg.Points(6.5), Shape: draw.RingGlyph{}}
 		}
 		p.Add(mark)
-		held := fmtRate(rate)
+		held := words.Thousands(rate) + "/s"
 		if o.atLeast[t] {
 			held = "≥ " + held + ": every rate held"
 		}
-		p.Legend.Add(t.Label()+": highest rate within ("+held+")", mark)
+		p.addKey(t.Label()+": highest rate within ("+held+")", mark)
 	}
 }

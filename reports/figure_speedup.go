@@ -1,17 +1,17 @@
 package reports
 
 import (
-	"cmp"
 	"fmt"
 	"image/color"
 	"math"
 	"slices"
+	"strings"
 
 	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
-	"github.com/dbsock/dbsock/drivers"
 	"github.com/dbsock/dbsock/results"
 )
 
@@ -21,12 +21,19 @@ import (
 
 // speedupRow is one bar of the figure: its row, its path's offset in the
 // row, the speedup and interval (no interval: lo = hi = center; no
-// result: center 0).
+// result: center 0), and whether its verdict is a result to read from the
+// bar (decided: filled in its path's colour) or not (undecided, no
+// interval, the generator fell behind: hollow, outlined in its path's
+// colour, its whisker and label grey, the label saying why).
 type speedupRow struct {
 	y, c, lo, hi float64
 	color        color.Color
 	label        string
+	decided      bool
 }
+
+// undecidedInk is the grey of a bar that is no result to read.
+var undecidedInk = color.Gray{Y: 0x90}
 
 // speedupRows draws the bars from 1.0, their whiskers (cut at the axis,
 // with an arrow and the bound where they leave it), each bar's value, and
@@ -58,14 +65,22 @@ func (s *speedupRows) Plot(c draw.Canvas, p *plot.Plot) {
 	one := trX(1)
 	c.StrokeLines(draw.LineStyle{Color: color.Gray{Y: 0x60}, Width: vg.Points(1), Dashes: []vg.Length{vg.Points(4), vg.Points(3)}},
 		[]vg.Point{{X: one, Y: trY(-0.6)}, {X: one, Y: trY(float64(s.n) - 0.4)}})
-	ink := draw.LineStyle{Color: color.Gray{Y: 0x20}, Width: vg.Points(1.3)}
 	for i, r := range s.rows {
 		if r.c <= 0 {
 			continue
 		}
 		y := trY(r.y)
 		x := trX(math.Min(math.Max(r.c, s.xmin), s.wmax))
-		c.FillPolygon(r.color, []vg.Point{{X: one, Y: y - s.thick/2}, {X: x, Y: y - s.thick/2}, {X: x, Y: y + s.thick/2}, {X: one, Y: y + s.thick/2}})
+		bar := []vg.Point{{X: one, Y: y - s.thick/2}, {X: x, Y: y - s.thick/2}, {X: x, Y: y + s.thick/2}, {X: one, Y: y + s.thick/2}}
+		ink, font := draw.LineStyle{Color: color.Gray{Y: 0x20}, Width: vg.Points(1.3)}, s.font
+		if r.decided {
+			c.FillPolygon(r.color, bar)
+		} else {
+			// Hollow, its outline dashed in its path's colour: which path
+			// it is, and that it is no result.
+			ink.Color, font.Color = undecidedInk, color.Gray{Y: 0x60}
+			c.StrokeLines(draw.LineStyle{Color: r.color, Width: vg.Points(1.2), Dashes: []vg.Length{vg.Points(3), vg.Points(2)}}, append(bar, bar[0]))
+		}
 		below, above := s.cut(i)
 		lo, hi := trX(math.Max(r.lo, s.wmin)), trX(math.Min(r.hi, s.wmax))
 		cap := s.thick / 3
@@ -83,10 +98,21 @@ func (s *speedupRows) Plot(c draw.Canvas, p *plot.Plot) {
 			// The interval goes on past the axis: an arrowhead at its
 			// edge says so (the label gives the bound).
 			a := vg.Points(7)
-			c.FillPolygon(color.Gray{Y: 0x20}, []vg.Point{{X: e.x, Y: y}, {X: e.x - e.dir*a, Y: y - a/1.6}, {X: e.x - e.dir*a, Y: y + a/1.6}})
+			c.FillPolygon(ink.Color, []vg.Point{{X: e.x, Y: y}, {X: e.x - e.dir*a, Y: y - a/1.6}, {X: e.x - e.dir*a, Y: y + a/1.6}})
 		}
-		c.FillText(s.font, vg.Point{X: max(end, x) + vg.Points(5), Y: y}, r.label)
+		// Past the bar, its whisker and the line at 1.0, whichever ends
+		// furthest right: never over a bar or a whisker.
+		c.FillText(font, vg.Point{X: max(end, x, one) + vg.Points(5), Y: y}, r.label)
 	}
+}
+
+// hollow is the key's swatch of a bar that is no result to read.
+type hollow struct{}
+
+// Thumbnail implements plot.Thumbnailer.
+func (hollow) Thumbnail(c *draw.Canvas) {
+	box := []vg.Point{c.Min, {X: c.Min.X, Y: c.Max.Y}, c.Max, {X: c.Max.X, Y: c.Min.Y}, c.Min}
+	c.StrokeLines(draw.LineStyle{Color: undecidedInk, Width: vg.Points(1.2), Dashes: []vg.Length{vg.Points(3), vg.Points(2)}}, box)
 }
 
 // speedupLabel is a bar's value in words: "1.61× (1.58–1.63)", with the
@@ -99,96 +125,6 @@ func speedupLabel(c, lo, hi float64, ci bool) string {
 		return fmt.Sprintf("%.2f× (no interval)", c)
 	}
 	return fmt.Sprintf("%.2f× (%.2f–%.2f)", c, lo, hi)
-}
-
-// speedupEntry is one case of the figure before layout.
-type speedupEntry struct {
-	target, label string
-	sort          float64
-	bars          []speedupRow // one per compared path (y and color set)
-}
-
-// speedupEntries are r's cases as the figure's rows, per target in the
-// order the run measured them, each target's cases fastest first.
-func speedupEntries(r *results.Report, paths []drivers.Transport) (targets []string, byTarget map[string][]speedupEntry) {
-	byTarget = map[string][]speedupEntry{}
-	failed := map[string]bool{}
-	for _, t := range r.Targets {
-		failed[t.Name] = t.Error != ""
-	}
-	for _, s := range r.Summary {
-		if !slices.Contains(targets, s.Target) {
-			targets = append(targets, s.Target)
-		}
-		e := speedupEntry{target: s.Target, label: figureCaseLabel(r, s), sort: math.Inf(-1)}
-		if failed[s.Target] {
-			e.label += " (incomplete)"
-		}
-		for j, path := range paths {
-			b := speedupRow{color: pathColor(path)}
-			if cmp := s.ComparisonOf(path); cmp != nil && cmp.SpeedupP50 > 0 {
-				b.c, b.lo, b.hi = cmp.SpeedupP50, cmp.SpeedupP50, cmp.SpeedupP50
-				if ci := cmp.SpeedupP50CI; ci != nil {
-					b.c, b.lo, b.hi = ci.Center, ci.Lo, ci.Hi
-				}
-				if j == 0 {
-					e.sort = b.c
-				}
-			}
-			b.label = speedupLabel(b.c, b.lo, b.hi, s.ComparisonOf(path) != nil && s.ComparisonOf(path).SpeedupP50CI != nil)
-			e.bars = append(e.bars, b)
-		}
-		byTarget[s.Target] = append(byTarget[s.Target], e)
-	}
-	for _, t := range r.Targets {
-		if failed[t.Name] && byTarget[t.Name] == nil {
-			targets = append(targets, t.Name)
-			byTarget[t.Name] = []speedupEntry{{target: t.Name, label: t.Name + " (failed)", bars: []speedupRow{{label: "failed"}}}}
-		}
-	}
-	for _, t := range targets {
-		slices.SortStableFunc(byTarget[t], func(a, b speedupEntry) int { return cmp.Compare(b.sort, a.sort) })
-	}
-	return targets, byTarget
-}
-
-// figureCaseLabel names a case's row: its stack and library with their
-// versions when the run measured several stacks, and the case when the
-// target has several.
-func figureCaseLabel(r *results.Report, s results.Summary) string {
-	c := s.Case
-	label := ""
-	if len(r.Config.Clients) > 0 {
-		label = stackName(s)
-		c.Stack = ""
-	}
-	if casesPerStack(r) > 1 || !c.Plain() {
-		label = joinNonEmpty(label, shortLabel(c))
-	}
-	if label == "" {
-		label = s.Target
-	}
-	return label
-}
-
-func joinNonEmpty(a, b string) string {
-	switch {
-	case a == "":
-		return b
-	case b == "":
-		return a
-	}
-	return a + ", " + b
-}
-
-// targetHeader names a target over its rows: "redis (Redis 7.0.15)".
-func targetHeader(r *results.Report, target string) string {
-	for _, t := range r.Targets {
-		if t.Name == target && t.Server.Product != "" {
-			return fmt.Sprintf("%s (%s)", target, t.Server)
-		}
-	}
-	return target
 }
 
 // Sizes of the figures: 8 inches, 800 px at the PNG's 100 dpi, a blog
@@ -213,7 +149,7 @@ func figureFonts(p *plot.Plot) {
 
 // speedupFigure is the post's figure and its height: the rows, and the
 // plotter that draws them (for tests to read its cuts).
-func speedupFigure(r *results.Report) (*plot.Plot, *speedupRows, vg.Length) {
+func speedupFigure(r *results.Report) (*panel, *speedupRows, vg.Length) {
 	paths := comparedPaths(r)
 	targets, byTarget := speedupEntries(r, paths)
 	grouped := len(r.Config.Clients) > 0 || len(r.Summary) > len(r.Targets)
@@ -221,13 +157,13 @@ func speedupFigure(r *results.Report) (*plot.Plot, *speedupRows, vg.Length) {
 	var rows []speedupEntry
 	for _, t := range targets {
 		if grouped {
-			names, rows = append(names, targetHeader(r, t)+":"), append(rows, speedupEntry{})
+			names, rows = append(names, cutLabel(targetHeader(r, t))+":"), append(rows, speedupEntry{})
 		}
 		for _, e := range byTarget[t] {
 			if !grouped && e.label == t {
 				e.label = targetHeader(r, t)
 			}
-			names, rows = append(names, e.label), append(rows, e)
+			names, rows = append(names, cutLabel(e.label)), append(rows, e)
 		}
 	}
 	n := len(rows)
@@ -250,33 +186,91 @@ func speedupFigure(r *results.Report) (*plot.Plot, *speedupRows, vg.Length) {
 	s.wmin = math.Max(math.Max(minLo, minC-pad), 0)
 	s.wmax = math.Min(maxHi, maxC+pad)
 	s.wmin = math.Max(0, s.wmin-0.03*(s.wmax-s.wmin))
-	s.xmin, s.xmax = s.wmin, s.wmax+0.5*(s.wmax-s.wmin)
-	p := plot.New()
-	figureFonts(p)
-	scope := "block pairs"
-	if r.Config.Instances > 1 {
-		scope = "server instances"
-	}
-	base := baseOf(r)
-	p.Title.Text = fmt.Sprintf("Unix speedup at p50 (%s/Unix), 95%% CI over %s", base.Label(), scope)
-	if len(paths) > 1 || base != results.DefaultBaseline() {
-		p.Title.Text = fmt.Sprintf("Speedup at p50 over %s (%s/path), 95%% CI over %s", base.Label(), base.Label(), scope)
-	}
+	p := newPanel()
+	figureFonts(p.Plot)
+	p.Title.Text = speedupTitle(r, s, len(paths))
 	p.X.Label.Text = "speedup (×), paired; dashed at 1.0: no difference"
-	p.X.Tick.Marker = withOne{}
+	p.X.Tick.Marker = ratioTicks{}
 	p.Add(s)
 	slices.Reverse(names)
 	p.NominalY(names...)
 	p.Y.Padding = 0
+	s.xmin, s.xmax = s.wmin, s.labelsEnd(p.Y.Tick.Label, names)
 	p.X.Min, p.X.Max = s.xmin, s.xmax
 	if len(paths) > 1 {
 		for _, path := range paths {
-			p.Legend.Add(path.Label(), swatch{pathColor(path)})
+			p.addKey(path.Label(), swatch{pathColor(path)})
 		}
-		p.Legend.Top = true
 	}
-	height := max(vg.Length(n)*rowPitch(len(paths))+1.2*vg.Inch, 2.4*vg.Inch)
+	if why := undecidedKey(s.rows); why != "" {
+		p.addKey(why, hollow{})
+	}
+	height := max(vg.Length(n)*rowPitch(len(paths))+1.4*vg.Inch, 2.6*vg.Inch)
 	return p, s, height
+}
+
+// undecidedKey is the key's words for the hollow bars among rows ("" with
+// none): why they are no result to read, the reasons they have.
+func undecidedKey(rows []speedupRow) string {
+	var why []string
+	for _, b := range rows {
+		if b.c <= 0 || b.decided {
+			continue
+		}
+		for _, w := range []struct{ note, words string }{{"undecided", "undecided"}, {"no interval", "no interval"}, {"fell behind", "no winner at its rate"}} {
+			if strings.Contains(b.label, w.note) && !slices.Contains(why, w.words) {
+				why = append(why, w.words)
+			}
+		}
+	}
+	if len(why) == 0 {
+		return ""
+	}
+	return "no result to read: " + strings.Join(why, ", ")
+}
+
+// speedupTitle is the figure's title: what is compared, and the interval
+// its bars show, where any has one.
+func speedupTitle(r *results.Report, s *speedupRows, paths int) string {
+	scope := "95% CI over block pairs"
+	if r.Config.Instances > 1 {
+		scope = "95% CI over server instances"
+	}
+	if !slices.ContainsFunc(s.rows, func(b speedupRow) bool { return b.c > 0 && b.lo < b.hi }) {
+		scope = "no 95% CI: too few server instances or block pairs"
+		if r.Config.Instances <= 1 {
+			scope = "no 95% CI: too few block pairs"
+		}
+	}
+	base := baseOf(r)
+	if paths > 1 || base != results.DefaultBaseline() {
+		return fmt.Sprintf("Speedup at p50 over %s (%s/path), %s", base.Label(), base.Label(), scope)
+	}
+	return fmt.Sprintf("Unix speedup at p50 (%s/Unix), %s", base.Label(), scope)
+}
+
+// labelsEnd is where the axis must end for every bar's label to fit
+// right of it on a figure figureWidth wide whose rows are named names in
+// sty: each label starts past its bar, its whisker and 1.0, and the axis
+// goes on until it ends.
+func (s *speedupRows) labelsEnd(sty text.Style, names []string) float64 {
+	var namesWidth vg.Length
+	for _, n := range names {
+		namesWidth = max(namesWidth, sty.Width(n))
+	}
+	data := figureWidth - namesWidth - 0.6*vg.Inch // the tiles' margins, the names' padding
+	end := s.wmax + 0.05*(s.wmax-s.wmin)
+	for _, r := range s.rows {
+		if r.c <= 0 && r.label == "" {
+			continue
+		}
+		start := math.Max(math.Min(math.Max(r.hi, r.c), s.wmax), 1)
+		w := s.font.Width(r.label) + vg.Points(12)
+		if data > w {
+			end = math.Max(end, (float64(data)*start-float64(w)*s.wmin)/float64(data-w))
+		}
+	}
+	return end
 }
 
 // barThick is a bar's thickness among paths bars a row: at most 14

@@ -10,8 +10,6 @@ import (
 	"strings"
 	"testing"
 
-	"gonum.org/v1/plot"
-
 	"github.com/dbsock/dbsock/drivers"
 	"github.com/dbsock/dbsock/results"
 )
@@ -140,7 +138,7 @@ func TestPanelsShareTheirScale(t *testing.T) {
 	}
 }
 
-func checkShared(t *testing.T, what string, ps []*plot.Plot, unit string) {
+func checkShared(t *testing.T, what string, ps []*panel, unit string) {
 	t.Helper()
 	if len(ps) == 0 {
 		t.Fatalf("%s: no panels", what)
@@ -203,7 +201,7 @@ func TestLatencyAgainstRate(t *testing.T) {
 	r.Objectives = results.EvaluateSLO(r.Summary, slo, drivers.TCP)
 	svg = string(writePicture(t, r, PlotRate, ".svg", "rate-objective"))
 	writePicture(t, r, PlotRate, ".png", "rate-objective")
-	for _, want := range []string{"objective p99 &lt; 2ms", "Unix: highest rate within (4000/s)", "TCP: highest rate within (1000/s)"} {
+	for _, want := range []string{"objective p99 &lt; 2ms", "Unix: highest rate within (4,000/s)", "TCP: highest rate within (1,000/s)"} {
 		if !strings.Contains(svg, want) {
 			t.Errorf("the rate picture lacks %q", want)
 		}

@@ -1,8 +1,8 @@
 package reports
 
 import (
-	"fmt"
 	"math"
+	"slices"
 	"strconv"
 )
 
@@ -49,13 +49,20 @@ func fmtLatency(ns float64) string {
 	return strconv.FormatFloat(v, 'f', max(prec, 0), 64) + " " + u.name
 }
 
-// fmtRate is an offered rate in words: "500/s", "12k/s", "1.5M/s".
-func fmtRate(v float64) string {
+// rateAxis labels the offered rates of an axis in one unit, the one that
+// fits its highest: "2k/s, 4k/s, 16k/s", never "2000/s, 16k/s".
+func rateAxis(rates []float64) []string {
+	top := slices.Max(rates)
+	unit, name := 1.0, ""
 	switch {
-	case v >= 1e6:
-		return strconv.FormatFloat(v/1e6, 'g', 3, 64) + "M/s"
-	case v >= 1e4:
-		return strconv.FormatFloat(v/1e3, 'g', 3, 64) + "k/s"
+	case top >= 1e6:
+		unit, name = 1e6, "M"
+	case top >= 1e4:
+		unit, name = 1e3, "k"
 	}
-	return fmt.Sprintf("%g/s", math.Round(v))
+	out := make([]string, len(rates))
+	for i, v := range rates {
+		out[i] = strconv.FormatFloat(v/unit, 'g', 3, 64) + name + "/s"
+	}
+	return out
 }

@@ -131,6 +131,21 @@ func TestParseOutput(t *testing.T) {
 	}
 }
 
+// TestOutputOfNoFormatNamesEveryExtension: an --out whose extension names
+// no format (report.pdf) is refused with every extension that does, .html
+// among them, and each of those is read as its format.
+func TestOutputOfNoFormatNamesEveryExtension(t *testing.T) {
+	_, err := ParseOutput("report.pdf")
+	if err == nil || !strings.Contains(err.Error(), "use an extension .md, .html, .json, .csv or .bench") {
+		t.Fatalf("report.pdf: %v; want the extensions, .html among them", err)
+	}
+	for _, ext := range []string{".md", ".html", ".json", ".csv", ".bench"} {
+		if f, ok := FormatOfPath("r" + ext); !ok || !strings.Contains(err.Error(), ext) {
+			t.Errorf("%s is format %q (%v), and the error names it: %v", ext, f, ok, strings.Contains(err.Error(), ext))
+		}
+	}
+}
+
 func TestHTMLIsOneSelfContainedPage(t *testing.T) {
 	var buf bytes.Buffer
 	if err := Write(&buf, "html", fixture(t)); err != nil {

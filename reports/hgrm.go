@@ -26,7 +26,8 @@ const HgrmScale = 1000
 func Hgrm(r *results.Report) (map[string][]byte, error) {
 	out := map[string][]byte{}
 	for _, s := range r.Summary {
-		for _, t := range drivers.Transports {
+		for _, side := range s.Sides { // every path of the case
+			t := side.Path
 			h, err := results.Pooled(r, s.Case, t)
 			if err != nil {
 				return nil, err

@@ -75,6 +75,29 @@ func TestHgrmKnownValues(t *testing.T) {
 	}
 }
 
+// TestHgrmEveryPath: each path of a case has its file, a further one
+// (TCP6) as TCP and Unix do.
+func TestHgrmEveryPath(t *testing.T) {
+	h := results.NewHistogram()
+	_ = h.RecordValue(1000)
+	enc, err := results.EncodeHistogram(h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &results.Report{Targets: []results.Target{{Name: "redis"}}}
+	for _, tr := range []drivers.Transport{drivers.TCP, drivers.Unix, drivers.TCP6} {
+		r.Runs = append(r.Runs, results.Run{Case: results.Case{Target: "redis", Scenario: "pk", Concurrency: 1, ValueSize: 6},
+			Transport: tr, Round: 1, N: 1, Timing: results.Timing{Latency: results.LatencyOf(h)}, Histogram: enc})
+	}
+	if err := r.Summarize(); err != nil {
+		t.Fatal(err)
+	}
+	files, err := Hgrm(r)
+	if err != nil || len(files) != 3 || files["redis-tcp6.hgrm"] == nil {
+		t.Fatalf("files %v (%v), want redis-tcp.hgrm, redis-unix.hgrm and redis-tcp6.hgrm", keys(files), err)
+	}
+}
+
 func keys(m map[string][]byte) []string {
 	var out []string
 	for k := range m {

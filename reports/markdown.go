@@ -6,11 +6,11 @@ import (
 	"math"
 	"slices"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/dustin/go-humanize"
 
+	"github.com/dbsock/dbsock/drivers"
 	"github.com/dbsock/dbsock/reports/words"
 	"github.com/dbsock/dbsock/results"
 )
@@ -94,33 +94,14 @@ func writeHeadline(b *strings.Builder, r *results.Report) {
 				targetWarned = true
 			}
 		}
-		bs, us, uc := s.Side(base), s.Side(results.Socket()), s.Against(results.Socket())
-		u := pickUnit(bs.Latency.P50, us.Latency.P50)
-		speed := fmt.Sprintf("%.2f×", uc.SpeedupP50)
-		if ci := uc.SpeedupP50CI; ci != nil {
-			speed = fmt.Sprintf("%.2f× (%.2f–%.2f)", ci.Center, ci.Lo, ci.Hi)
-			if q := uc.SpeedupP50Pooled; q > 0 && (q < ci.Lo || q > ci.Hi) {
-				speed += fmt.Sprintf(" paired; %.2f× from the pooled p50s", q) // they disagree: the row says so
-			}
-		}
 		mark := ""
 		if ws := rowWarnings(r, s); len(ws) > 0 && (len(s.Warnings) > 0 || targetWarned) {
 			mark, warned = " †", append(warned, warnedRow{name: name, words: ws})
 		} else if targetWarned {
 			mark = " †" // its target's warnings are said once, under the target's name
 		}
-		saved := ""
-		if cpu {
-			saved = " – |"
-			if uc.CPUSaving != nil && uc.CPUSaving.ServerNsPerOp != nil {
-				saved = fmt.Sprintf(" %.1f µs |", *uc.CPUSaving.ServerNsPerOp/1e3)
-			}
-		}
-		tcp, unix := u.fmt(float64(bs.Latency.P50))+" "+u.name, u.fmt(float64(us.Latency.P50))+" "+u.name
-		if uc.VerdictKind == results.NoResult {
-			tcp, unix, speed = okOrDash(bs, tcp), okOrDash(us, unix), "–"
-		}
-		fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s%s |%s\n", cell(name), cell(server), tcp, unix, speed, words.ShortVerdict(&s, &uc), mark, saved)
+		tcp, unix, speed, verdict, saved := headlineFigures(r, &s, base, cpu)
+		fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s%s |%s\n", cell(name), cell(server), tcp, unix, speed, verdict, mark, saved)
 	}
 	if n := len(r.Summary); n > 0 {
 		writeSkipped(b, r, r.Summary[n-1].Target, cpu)
@@ -133,6 +114,40 @@ func writeHeadline(b *strings.Builder, r *results.Report) {
 	writePaths(b, r)
 	b.WriteString(methodSentence(r) + "\n\n")
 	writePlotLink(b, r)
+}
+
+// headlineFigures are a headline row's figures: each path's p50, the
+// speedup with its interval, the verdict in a few words and, with cpu, the
+// server CPU the socket saved per op; dashes where a side has no result,
+// and no figure at all for a case that failed.
+func headlineFigures(r *results.Report, s *results.Summary, base drivers.Transport, cpu bool) (tcp, unix, speed, verdict, saved string) {
+	bs, us, uc := s.Side(base), s.Side(results.Socket()), s.Against(results.Socket())
+	u := pickUnit(bs.Latency.P50, us.Latency.P50)
+	speed = fmt.Sprintf("%.2f×", uc.SpeedupP50)
+	if ci := uc.SpeedupP50CI; ci != nil {
+		speed = fmt.Sprintf("%.2f× (%.2f–%.2f)", ci.Center, ci.Lo, ci.Hi)
+		if q := uc.SpeedupP50Pooled; q > 0 && (q < ci.Lo || q > ci.Hi) {
+			speed += fmt.Sprintf(" paired; %.2f× from the pooled p50s", q) // they disagree: the row says so
+		}
+	}
+	if cpu {
+		saved = " – |"
+		if uc.CPUSaving != nil && uc.CPUSaving.ServerNsPerOp != nil {
+			saved = fmt.Sprintf(" %.1f µs |", *uc.CPUSaving.ServerNsPerOp/1e3)
+		}
+	}
+	tcp, unix = u.fmt(float64(bs.Latency.P50))+" "+u.name, u.fmt(float64(us.Latency.P50))+" "+u.name
+	verdict = words.ShortVerdict(s, &uc)
+	if uc.VerdictKind == results.NoResult || uc.VerdictKind == "" {
+		tcp, unix, speed = okOrDash(bs, tcp), okOrDash(us, unix), "–"
+	}
+	if failed, ok := caseFailed(r, s); ok {
+		tcp, unix, speed, verdict = "–", "–", "–", failed
+		if cpu {
+			saved = " – |"
+		}
+	}
+	return tcp, unix, speed, verdict, saved
 }
 
 // writePlotLink links the picture, when the run drew one.
@@ -172,7 +187,7 @@ func writeMethod(b *strings.Builder, r *results.Report) {
 		"over %s, in %s. Before timing, each connection's transport "+
 		"was verified on the server side. Servers were supplied by the %s provider. %s\n\n",
 		strings.Join(names, ", "), clientsPhrase(r), clientPlace(c.Client), how, plural(c.Warmup, "untimed warm-up operation"), timed,
-		routes, roundsPhrase(c), c.Provider, placementSentence(r))
+		routes, roundsPhrase(r), c.Provider, placementSentence(r))
 	writeOverheads(b, r)
 	writeStatsMethod(b, r)
 }
@@ -424,48 +439,6 @@ func writeThresholds(b *strings.Builder, r *results.Report) {
 	b.WriteString("\n")
 }
 
-func placementSentence(r *results.Report) string {
-	p := r.Config.Placement
-	if p.Mode == "none" || p.Mode == "" {
-		return fmt.Sprintf("Nothing was pinned to a CPU (the client could run on CPUs %s), so the scheduler chose where client and server ran.", p.ClientCPUs)
-	}
-	s := fmt.Sprintf("CPU placement %q: the client ran pinned to CPU %s and the servers dbsock started to CPU %s.", p.Mode, p.ClientCPUs, p.ServerCPUs)
-	if ext := externalCPUs(r); ext != "" {
-		s = fmt.Sprintf("CPU placement %q: the client ran pinned to CPU %s; the %s.", p.Mode, p.ClientCPUs, ext)
-	}
-	if p.Reason != "" {
-		s += " (" + strings.TrimPrefix(p.Reason, "auto: ") + ".)"
-	}
-	return s
-}
-
-func writeEnvironment(b *strings.Builder, r *results.Report) {
-	e := r.Environment
-	b.WriteString("## Environment\n\n")
-	tw := tabwriter.NewWriter(b, 0, 0, 1, ' ', 0)
-	rows := [][2]string{
-		{"Date", r.StartedAt.UTC().Format(time.RFC3339)},
-		{"dbsock", strings.TrimSpace(r.Tool.Version + " " + shortCommit(r.Tool.Commit))},
-		{"OS / kernel", e.OS + "/" + e.Arch + ", Linux " + e.Kernel},
-		{"CPU", fmt.Sprintf("%s, %d logical CPUs", e.CPUModel, e.NumCPU)},
-		{"Virtualization", orUnknown(e.Virtualization)},
-		{"CPU governor", orUnknown(e.Governor)},
-		{"Go", e.GoVersion},
-		{"Placement", fmt.Sprintf("%s (client CPUs %s, server CPUs %s)", r.Config.Placement.Mode, r.Config.Placement.ClientCPUs, orNotPinned(r.Config.Placement.ServerCPUs))},
-		{"Run", fmt.Sprintf("n=%d, warmup=%d, instances=%d, rounds=%d, blocks=%d, seed=%d, scenario=%s, provider=%s", r.Config.N, r.Config.Warmup, max(r.Config.Instances, 1), r.Config.Rounds,
-			r.Config.Blocks, r.Config.Seed, r.Config.Scenario, r.Config.Provider) + clientSuffix(r.Config.Client)},
-	}
-	for _, k := range usedDrivers(r) {
-		rows = append(rows, [2]string{"Client", k + " " + e.Drivers[k]})
-	}
-	fmt.Fprintln(tw, "| | |")
-	fmt.Fprintln(tw, "|---|---|")
-	for _, row := range rows {
-		fmt.Fprintf(tw, "| %s\t| %s\t|\n", row[0], cell(row[1]))
-	}
-	tw.Flush()
-}
-
 // serverColumn is the headline's server for t: the server, and, when it
 // ran from one of dbsock's own images (make images builds them as
 // dbsock/NAME, the stand-ins for official images that cannot be pulled),
@@ -521,13 +494,20 @@ func shortCommit(c string) string {
 	return ""
 }
 
-func roundsPhrase(c results.Config) string {
+// roundsPhrase says how many server instances and rounds each case ran,
+// and what an instance was: a restart only of a server dbsock started.
+func roundsPhrase(r *results.Report) string {
+	c := r.Config
 	rounds := "1 round"
 	if c.Rounds > 1 {
 		rounds = fmt.Sprintf("%d rounds, each with fresh connections and a fresh warm-up", c.Rounds)
 	}
 	if c.Instances > 1 {
-		return fmt.Sprintf("%d server instances (each server dbsock started was restarted between them, its data kept), with %s each", c.Instances, rounds)
+		what := "each server dbsock started was restarted between them, its data kept"
+		if len(externalTargets(r)) > 0 {
+			what = restarted(r) // not of a server dbsock did not start
+		}
+		return fmt.Sprintf("%d server instances (%s), with %s each", c.Instances, what, rounds)
 	}
 	return rounds
 }

@@ -321,3 +321,59 @@ func TestPooledOutsideThePairedInterval(t *testing.T) {
 		t.Error("a speedup whose pooled ratio lies inside its interval is marked")
 	}
 }
+
+// TestExternalServerIsSaidAsItRan: with a server dbsock did not start, the
+// details do not say it was restarted between instances, and neither the
+// Environment nor the placement sentence gives it the CPUs dbsock would
+// have pinned a server to: they give what dbsock read of it.
+func TestExternalServerIsSaidAsItRan(t *testing.T) {
+	r := &results.Report{Config: results.Config{Instances: 9, Rounds: 1, N: 10, Provider: "external",
+		Placement: results.Placement{Mode: "auto", ClientCPUs: "0", ServerCPUs: "1", Reason: "auto: client and servers on CPUs of their own"}},
+		Targets: []results.Target{{Name: "redis", Provenance: drivers.Provenance{Provider: "external"}, ServerCPUs: "0,1 (the server's own affinity)"}}}
+	var b strings.Builder
+	writeMethod(&b, r)
+	writeEnvironment(&b, r)
+	got := b.String()
+	for _, want := range []string{
+		"in 9 server instances (fresh connections to the same server process each: dbsock did not start it, so it could not restart it)",
+		"CPU placement \"auto\": the client ran pinned to CPU 0; the servers not started by dbsock, so not pinned by it (redis on CPUs 0,1).",
+		"| Placement      | auto (client CPUs 0, servers not started by dbsock, so not pinned by it (redis on CPUs 0,1)) |",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("lacks %q:\n%s", want, got)
+		}
+	}
+	for _, wrong := range []string{"was restarted", "server CPUs 1", "of their own"} {
+		if strings.Contains(got, wrong) {
+			t.Errorf("says %q of a server dbsock did not start:\n%s", wrong, got)
+		}
+	}
+}
+
+// TestFailedCaseHasNoFigures: a case whose run stopped before any op (its
+// server went away) says in the headline that it failed, with no figure:
+// never "0 ns | 0 ns | 0.00×". So does a case at a rate.
+func TestFailedCaseHasNoFigures(t *testing.T) {
+	for _, rate := range []float64{0, 3000} {
+		r := &results.Report{SchemaVersion: results.SchemaVersion, Targets: []results.Target{{Name: "redis", Error: "round 1 over tcp: connection refused"}},
+			Runs: []results.Run{{Case: results.Case{Target: "redis", Scenario: "pk", Concurrency: 1, Rate: rate}, Transport: drivers.TCP, Round: 1,
+				Failure: results.Failure{Incomplete: true, Error: "dial tcp 127.0.0.1:6379: connection refused"}}}}
+		if err := r.Summarize(); err != nil {
+			t.Fatal(err)
+		}
+		var b bytes.Buffer
+		if err := Markdown(&b, r); err != nil {
+			t.Fatal(err)
+		}
+		head := strings.SplitN(b.String(), "## Details", 2)[0]
+		row := ""
+		for _, line := range strings.Split(head, "\n") {
+			if strings.HasPrefix(line, "| redis") {
+				row = line
+			}
+		}
+		if !strings.Contains(row, "failed: no result (see its details)") || strings.Contains(row, "0 ns") || strings.Contains(row, "0.00×") || strings.Contains(row, "0 / 0") {
+			t.Errorf("at rate %g, the failed case's row is %q; want it to say it failed, with no figures", rate, row)
+		}
+	}
+}

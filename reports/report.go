@@ -71,7 +71,7 @@ type Output struct {
 }
 
 // ParseOutput reads an --out value: "FILE:FORMAT", or FILE whose extension
-// names the format (.md, .json, .csv, .bench).
+// names the format (Extensions).
 func ParseOutput(spec string) (Output, error) {
 	if i := strings.LastIndexByte(spec, ':'); i > 0 {
 		path, format := spec[:i], spec[i+1:]
@@ -87,22 +87,39 @@ func ParseOutput(spec string) (Output, error) {
 	if f, ok := FormatOfPath(spec); ok {
 		return Output{Path: spec, Format: f}, nil
 	}
-	return Output{}, fmt.Errorf("cannot tell the format of %q: use an extension .md, .json, .csv or .bench, or say FILE:FORMAT with FORMAT one of %s", spec, strings.Join(Formats, ", "))
+	return Output{}, fmt.Errorf("cannot tell the format of %q: use an extension %s, or say FILE:FORMAT with FORMAT one of %s", spec, ExtensionList(), strings.Join(Formats, ", "))
+}
+
+// Extensions are the file name endings that name a format, each format's
+// first its usual one.
+var Extensions = []struct{ Ext, Format string }{
+	{".md", "markdown"}, {".markdown", "markdown"},
+	{".html", "html"}, {".htm", "html"},
+	{".json", "json"},
+	{".csv", "csv"},
+	{".bench", "benchfmt"}, {".benchfmt", "benchfmt"},
+}
+
+// ExtensionList is each format's usual extension, for help and errors:
+// ".md, .html, .json, .csv or .bench".
+func ExtensionList() string {
+	var exts []string
+	seen := map[string]bool{}
+	for _, e := range Extensions {
+		if !seen[e.Format] {
+			seen[e.Format] = true
+			exts = append(exts, e.Ext)
+		}
+	}
+	return strings.Join(exts[:len(exts)-1], ", ") + " or " + exts[len(exts)-1]
 }
 
 // FormatOfPath guesses an output format from a file name's extension.
 func FormatOfPath(path string) (string, bool) {
-	switch {
-	case strings.HasSuffix(path, ".md"), strings.HasSuffix(path, ".markdown"):
-		return "markdown", true
-	case strings.HasSuffix(path, ".html"), strings.HasSuffix(path, ".htm"):
-		return "html", true
-	case strings.HasSuffix(path, ".json"):
-		return "json", true
-	case strings.HasSuffix(path, ".csv"):
-		return "csv", true
-	case strings.HasSuffix(path, ".bench"), strings.HasSuffix(path, ".benchfmt"):
-		return "benchfmt", true
+	for _, e := range Extensions {
+		if strings.HasSuffix(path, e.Ext) {
+			return e.Format, true
+		}
 	}
 	return "", false
 }

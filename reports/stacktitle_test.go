@@ -28,8 +28,9 @@ func TestStackTitlesAcrossTargets(t *testing.T) {
 	}
 	s := r.Summary[1]
 	cpu := func(ns float64) *results.CPU { return &results.CPU{ServerNsPerOp: &ns} }
-	s.Sides = []results.PathSide{{Path: drivers.TCP, Side: results.Side{CPU: cpu(80e3)}}, {Path: drivers.Unix, Side: results.Side{CPU: cpu(70e3)}}}
-	if line := coresLine(&s, drivers.TCP); !strings.HasPrefix(line, "postgres from python at 3,000/s: 0.240 server cores over TCP") {
+	gen := &results.Generator{OfferedRate: 3000, AchievedRate: 3000}
+	s.Sides = []results.PathSide{{Path: drivers.TCP, Side: results.Side{CPU: cpu(80e3), Generator: gen}}, {Path: drivers.Unix, Side: results.Side{CPU: cpu(70e3), Generator: gen}}}
+	if line := coresLine(&s, drivers.TCP, 2); !strings.HasPrefix(line, "postgres from python at 3,000/s: 0.240 server cores over TCP") {
 		t.Errorf("capacity line %q; want it to name the stack", line)
 	}
 }

@@ -16,7 +16,7 @@ import (
 // per transport ("" when its ops read no rows).
 func distinctRows(r *results.Report, target string) string {
 	var parts []string
-	for _, tr := range drivers.Transports {
+	for _, tr := range r.PathsOf(target) {
 		lo, hi := int64(-1), int64(0)
 		for _, run := range r.Runs {
 			if run.Target != target || run.Transport != tr || run.DistinctKeys == 0 {
@@ -274,7 +274,11 @@ func externalCPUs(r *results.Report) string {
 			return ""
 		}
 		cpus, _, _ := strings.Cut(t.ServerCPUs, " (")
-		parts = append(parts, t.Name+" on CPUs "+orNotPinned(cpus))
+		if cpus == "" { // no process of it found to read
+			parts = append(parts, t.Name+" on CPUs dbsock did not read")
+			continue
+		}
+		parts = append(parts, t.Name+" on CPUs "+cpus)
 	}
 	if len(parts) == 0 {
 		return ""

@@ -173,6 +173,21 @@ func (s *Summary) Side(t drivers.Transport) Side {
 	return side
 }
 
+// PathsOf are the paths target's cases measured ("": every target's), in
+// the order of their sides: the default baseline, the socket, then the
+// further paths in the order they ran.
+func (r *Report) PathsOf(target string) []drivers.Transport {
+	var out []drivers.Transport
+	for _, s := range r.Summary {
+		for _, side := range s.Sides {
+			if (target == "" || s.Target == target) && !slices.Contains(out, side.Path) {
+				out = append(out, side.Path)
+			}
+		}
+	}
+	return out
+}
+
 // ComparisonOf is path t's comparison with the baseline in the case; nil
 // when there is none (t is the baseline, or was not measured).
 func (s *Summary) ComparisonOf(t drivers.Transport) *Comparison {

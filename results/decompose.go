@@ -28,9 +28,9 @@ type Decomposition struct {
 }
 
 // Decompose returns the decomposition of every plain case of a target other
-// than floor and echo, when the report has both floor and echo from Go;
-// nil otherwise. A case from an agent's stack is decomposed when the
-// report has floor from that stack too.
+// than floor and echo, on every path the report has both floor and echo
+// from Go on; nil where it has none. A case from an agent's stack is
+// decomposed when the report has floor from that stack too.
 func Decompose(r *Report) []Decomposition {
 	kernel, runtime := r.LayerTarget(drivers.LayerKernel), r.LayerTarget(drivers.LayerRuntime)
 	if kernel == "" || runtime == "" {
@@ -50,11 +50,11 @@ func Decompose(r *Report) []Decomposition {
 		return float64(side.Latency.P50), ok
 	}
 	var out []Decomposition
-	for _, t := range drivers.Transports {
+	for _, t := range r.PathsOf(kernel) { // every path the floor measured
 		floor, okF := kernelFloor(r, p50, kernel, t)
 		_, okE := p50(runtime, "", t)
 		if !okF || !okE {
-			return nil
+			continue // a path echo did not measure: nothing to split by there
 		}
 		for _, s := range r.Summary {
 			if s.Target == kernel || s.Target == runtime || !s.Case.Plain() {

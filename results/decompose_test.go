@@ -67,3 +67,24 @@ func TestDecomposeGoOnly(t *testing.T) {
 		t.Error("a decomposition without the floor")
 	}
 }
+
+// TestDecomposeEveryPath: every path floor and echo measured is split, a
+// further one (TLS) as TCP and Unix are; a path echo did not measure is
+// not.
+func TestDecomposeEveryPath(t *testing.T) {
+	withTLS := func(s Summary, tls int64) Summary {
+		s.Sides = append(s.Sides, PathSide{Path: drivers.TLS, Side: Side{Latency: Latency{P50: tls}}})
+		return s
+	}
+	r := &Report{Targets: []Target{{Name: "floor", Layer: drivers.LayerKernel}, {Name: "echo", Layer: drivers.LayerRuntime}},
+		Summary: []Summary{withTLS(summaryOf("floor", "", 17000, 11000), 30000), withTLS(summaryOf("echo", "", 22000, 15000), 36000),
+			withTLS(summaryOf("redis", "", 40000, 30000), 55000)}}
+	parts := Decompose(r)
+	if len(parts) != 3 || parts[2].Transport != drivers.TLS || parts[2].Kernel != 30000 || parts[2].Client != 6000 || parts[2].Server != 19000 {
+		t.Fatalf("%+v, want TCP, Unix and TLS split (TLS: 30 + 6 + 19 µs)", parts)
+	}
+	r.Summary[1].Sides = r.Summary[1].Sides[:2] // echo without TLS
+	if parts := Decompose(r); len(parts) != 2 {
+		t.Errorf("%+v, want TCP and Unix alone", parts)
+	}
+}

@@ -179,3 +179,38 @@ func (endless) Read(p []byte) (int, error) {
 	}
 	return len(p), nil
 }
+
+// TestEveryPathIsFlaggedAndWarned: the noisy blocks and the wide middle
+// are looked for on every path of a case, not on TCP and Unix alone: a
+// TLS block far from its path's others is flagged and counted, and TLS's
+// two modes are warned of.
+func TestEveryPathIsFlaggedAndWarned(t *testing.T) {
+	var fast, slow []int64
+	for range 100 {
+		fast, slow = append(fast, 10000), append(slow, 60000)
+	}
+	r := &Report{Runs: []Run{
+		run(t, "redis", drivers.TCP, 1, fast...),
+		run(t, "redis", drivers.Unix, 1, fast...),
+		run(t, "redis", drivers.TLS, 1, append(fast, slow...)...),
+	}}
+	for i := range r.Runs {
+		for k := range 10 {
+			b := Block{Pair: k, Index: k, StartNs: int64(k) * 1e6, N: 10, P50: 10000, Mean: 10000}
+			if r.Runs[i].Transport == drivers.TLS && k == 3 {
+				b.P50 = 50000
+			}
+			r.Runs[i].Blocks = append(r.Runs[i].Blocks, b)
+		}
+	}
+	if err := r.Summarize(); err != nil {
+		t.Fatal(err)
+	}
+	s := r.Summary[0]
+	if s.Blocks != 30 || len(s.NoisyBlocks) != 1 || s.NoisyBlocks[0].Transport != drivers.TLS || s.NoisyBlocks[0].Pair != 3 {
+		t.Errorf("%d blocks, noisy %+v; want 30 counted and TLS's fourth flagged", s.Blocks, s.NoisyBlocks)
+	}
+	if !slices.ContainsFunc(s.Warnings, func(w Warning) bool { return w.Kind == WideMiddle && strings.Contains(w.String(), drivers.TLS.Label()) }) {
+		t.Errorf("warnings %q, want TLS's wide middle", s.Warnings)
+	}
+}

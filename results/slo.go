@@ -16,9 +16,11 @@ import (
 // heapothesys): the highest offered rate each path holds within it. A
 // path holds a rate when its generator kept the schedule there (no side
 // fell behind: the achieved rate within MinAchieved of the offered, the
-// schedule lag within LagBound) and the path's pooled latency at the
-// objective's percentile, counted from each op's intended start, is
-// within the limit. Its headroom is the ratio of two paths' highest rates.
+// schedule lag within LagBound), at most ErrorShare of its ops failed,
+// and the path's pooled latency at the objective's percentile, counted
+// from each op's intended start, is within the limit. Its headroom is the
+// ratio of two paths' highest rates: a lower bound where the path held
+// every rate measured, an upper one where the baseline did.
 
 // SLO is a latency objective: a percentile's latency at most Limit.
 type SLO struct {
@@ -28,6 +30,12 @@ type SLO struct {
 }
 
 var sloSyntax = regexp.MustCompile(`^(p50|p99|p99\.9)\s*<=?\s*([0-9]+(?:\.[0-9]+)?)\s*(µs|us|ms)$`)
+
+// The limits an objective may set: 1 µs to a minute.
+const (
+	MinSLOLimit = time.Microsecond
+	MaxSLOLimit = time.Minute
+)
 
 // ParseSLO reads an objective such as "p99<2ms", "p50<=300us" or
 // "p99.9<10ms".
@@ -44,7 +52,7 @@ func ParseSLO(s string) (SLO, error) {
 	// The bounds are checked before the limit becomes a Duration, which
 	// a number of 20 digits would overflow; the limit is worded as given.
 	limit := v * float64(unit)
-	if limit < float64(time.Microsecond) || limit > float64(time.Minute) {
+	if limit < float64(MinSLOLimit) || limit > float64(MaxSLOLimit) {
 		return SLO{}, fmt.Errorf("%q: the limit %s%s is out of range; accepted: 1µs to 1m", s, m[2], m[3])
 	}
 	return SLO{Percentile: m[1], LimitNs: int64(math.Round(limit))}, nil
@@ -64,11 +72,32 @@ func (o SLO) Of(l Latency) int64 {
 	return l.P99
 }
 
+// MaxSLOErrorShare is the largest share of failed ops at which a path
+// can hold an objective: an op that failed is not within any latency
+// limit (errors are not latency: the percentiles are of the ops that
+// succeeded), so a path holds a rate only when its failed ops are at most
+// this share, or the objective's own share beyond its percentile where
+// that is smaller (0.1% for p99.9).
+const MaxSLOErrorShare = 0.01
+
+// ErrorShare is the largest share of failed ops at which a path holds o:
+// MaxSLOErrorShare, or the share of ops o's percentile leaves above it
+// where that is smaller.
+func (o SLO) ErrorShare() float64 {
+	if o.Percentile == "p99.9" {
+		return 0.001
+	}
+	return MaxSLOErrorShare
+}
+
 // Holds says whether side s, at its case's rate, kept the schedule and
-// the objective.
+// the objective: its generator did not fall behind, at most ErrorShare
+// of its ops failed, and its latency at the percentile is within the
+// limit.
 func (o SLO) Holds(s Side) bool {
 	g := s.Generator
-	return g != nil && !g.FellBehind && s.N-s.Errors > 0 && o.Of(s.Latency) <= o.LimitNs
+	return g != nil && !g.FellBehind && s.N-s.Errors > 0 && float64(s.Errors) <= o.ErrorShare()*float64(s.N) &&
+		o.Of(s.Latency) <= o.LimitNs
 }
 
 // Capacity is one path's highest rate within an objective, in one group
@@ -102,8 +131,14 @@ type SLOResult struct {
 	Capacities []Capacity `json:"capacities"`
 	// Headroom is each further path's highest rate over the baseline's
 	// (above 1: the path holds more load within the objective); absent
-	// where either held no rate.
+	// where either held no rate, or both held every rate measured.
 	Headroom map[drivers.Transport]float64 `json:"headroom,omitempty"`
+	// HeadroomAtLeast marks a headroom that is a lower bound: its path
+	// held every rate measured (AtLeast), so its own highest rate may be
+	// higher. HeadroomAtMost marks one that is an upper bound: the
+	// baseline held every rate measured.
+	HeadroomAtLeast map[drivers.Transport]bool `json:"headroom_at_least,omitempty"`
+	HeadroomAtMost  map[drivers.Transport]bool `json:"headroom_at_most,omitempty"`
 }
 
 // EvaluateSLO groups the report's cases by everything but their rate and
@@ -180,5 +215,20 @@ func (r *SLOResult) finish(base drivers.Transport) {
 			r.Headroom = map[drivers.Transport]float64{}
 		}
 		r.Headroom[c.Path] = c.HighestRate / baseRate
+		switch {
+		case c.AtLeast: // its own highest rate may be higher: so may the ratio
+			r.HeadroomAtLeast = setFlag(r.HeadroomAtLeast, c.Path)
+		case baseAtLeast: // the baseline's may be higher: the ratio lower
+			r.HeadroomAtMost = setFlag(r.HeadroomAtMost, c.Path)
+		}
 	}
+}
+
+// setFlag is m with path set (m made where nil).
+func setFlag(m map[drivers.Transport]bool, path drivers.Transport) map[drivers.Transport]bool {
+	if m == nil {
+		m = map[drivers.Transport]bool{}
+	}
+	m[path] = true
+	return m
 }

@@ -86,3 +86,50 @@ func TestSLOAtLeast(t *testing.T) {
 		t.Errorf("%+v, want both at least 2,000/s and no headroom", res[0])
 	}
 }
+
+// TestSLOHeadroomBounds: a path that held every rate measured against a
+// baseline that did not has a headroom that is a lower bound (its own
+// highest rate may be higher); against a baseline that held every rate, a
+// path that did not has one that is an upper bound.
+func TestSLOHeadroomBounds(t *testing.T) {
+	side := func(p99 int64) Side {
+		return Side{N: 100, Latency: Latency{P99: p99}, Generator: &Generator{}}
+	}
+	eval := func(tcp, unix [2]int64) SLOResult {
+		var summary []Summary
+		for i, rate := range []float64{1000, 2000} {
+			summary = append(summary, Summary{Case: Case{Target: "redis", Rate: rate},
+				Sides: []PathSide{{Path: drivers.TCP, Side: side(tcp[i])}, {Path: drivers.Unix, Side: side(unix[i])}}})
+		}
+		return EvaluateSLO(summary, SLO{Percentile: "p99", LimitNs: 2000}, drivers.TCP)[0]
+	}
+	res := eval([2]int64{1000, 3000}, [2]int64{1000, 1000}) // TCP held 1,000; Unix both
+	if res.Headroom[drivers.Unix] != 2 || !res.HeadroomAtLeast[drivers.Unix] || res.HeadroomAtMost[drivers.Unix] {
+		t.Errorf("Unix held every rate, TCP 1,000/s: %+v; want a headroom of at least 2", res)
+	}
+	res = eval([2]int64{1000, 1000}, [2]int64{1000, 3000}) // TCP both; Unix 1,000
+	if res.Headroom[drivers.Unix] != 0.5 || res.HeadroomAtLeast[drivers.Unix] || !res.HeadroomAtMost[drivers.Unix] {
+		t.Errorf("TCP held every rate, Unix 1,000/s: %+v; want a headroom of at most 0.5", res)
+	}
+	res = eval([2]int64{1000, 3000}, [2]int64{3000, 3000})
+	if res.HeadroomAtLeast != nil || res.HeadroomAtMost != nil {
+		t.Errorf("no headroom, no bound: %+v", res)
+	}
+}
+
+// TestSLOErrors: an op that failed is within no limit: a path whose
+// failed ops are over the objective's share (1%; 0.1% at p99.9) holds no
+// rate, however fast the ops that succeeded.
+func TestSLOErrors(t *testing.T) {
+	fast := Latency{P50: 100, P99: 100, P999: 100}
+	for _, tt := range []struct {
+		pct    string
+		errors int64
+		holds  bool
+	}{{"p99", 0, true}, {"p99", 10, true}, {"p99", 11, false}, {"p99", 990, false}, {"p50", 11, false}, {"p99.9", 1, true}, {"p99.9", 2, false}} {
+		s := Side{N: 1000, Errors: tt.errors, Latency: fast, Generator: &Generator{}}
+		if got := (SLO{Percentile: tt.pct, LimitNs: 2000}).Holds(s); got != tt.holds {
+			t.Errorf("%s < 2µs with %d of 1,000 ops failed: holds %v, want %v", tt.pct, tt.errors, got, tt.holds)
+		}
+	}
+}

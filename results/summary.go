@@ -169,7 +169,7 @@ func (r *Report) Summarize() error {
 		}
 		orderSides(sum.Sides)
 		sum.Comparisons = compareSides(p.runs, sum.Sides, base)
-		sum.Blocks, sum.NoisyBlocks = flagNoisy(p.runs)
+		sum.Blocks, sum.NoisyBlocks = flagNoisy(p.runs, p.paths)
 		sum.EndedBy = endedBy(p.runs)
 		for _, c := range sum.Comparisons {
 			if w := roundSpread(p.runs, c.Baseline, c.Path); w.Kind != "" {
@@ -184,12 +184,9 @@ func (r *Report) Summarize() error {
 			sum.Warnings = append(sum.Warnings, unpinned)
 			cause = "the likely cause is that this server is not pinned (see above)."
 		}
-		for _, t := range drivers.Transports {
-			sp := p.sides[t]
-			if sp == nil {
-				continue
-			}
-			if w := wideMiddle(t, sp.hist, r.Config.Placement.Mode, cause); w.Kind != "" {
+		for _, ps := range sum.Sides { // every path of the case
+			t := ps.Path
+			if w := wideMiddle(t, p.sides[t].hist, r.Config.Placement.Mode, cause); w.Kind != "" {
 				sum.Warnings = append(sum.Warnings, w)
 			}
 		}
@@ -331,11 +328,11 @@ type NoisyBlock struct {
 	Z float64 `json:"z"`
 }
 
-// flagNoisy marks the blocks whose p50 is far from their transport's
-// other blocks in the case (Noisy), in runs and in the returned list, and
-// counts all blocks.
-func flagNoisy(runs []*Run) (total int, noisy []NoisyBlock) {
-	for _, t := range drivers.Transports {
+// flagNoisy marks the blocks whose p50 is far from their path's other
+// blocks in the case (Noisy), in runs and in the returned list, and
+// counts all blocks, over every path of the case (paths).
+func flagNoisy(runs []*Run, paths []drivers.Transport) (total int, noisy []NoisyBlock) {
+	for _, t := range paths {
 		var refs []*Block
 		var rounds, instances []int
 		var p50s []float64
@@ -362,7 +359,14 @@ func flagNoisy(runs []*Run) (total int, noisy []NoisyBlock) {
 			}
 		}
 	}
-	sort.SliceStable(noisy, func(i, j int) bool { return noisy[i].StartNs < noisy[j].StartNs })
+	// In the order they ran: by start, then round (blocks of a file or a
+	// test may share a start).
+	sort.SliceStable(noisy, func(i, j int) bool {
+		if noisy[i].StartNs != noisy[j].StartNs {
+			return noisy[i].StartNs < noisy[j].StartNs
+		}
+		return noisy[i].Round < noisy[j].Round
+	})
 	return total, noisy
 }
 

@@ -190,12 +190,14 @@ func (r *Report) check(v1 bool) error {
 		return err
 	}
 	c := &checker{v1: v1}
+	c.config(&r.Config)
 	for i := range r.Runs {
 		c.run(fmt.Sprintf("runs[%d]", i), &r.Runs[i])
 	}
 	for i := range r.Summary {
 		c.summary(fmt.Sprintf("summary[%d]", i), &r.Summary[i])
 	}
+	c.derived(r, v1)
 	return c.err
 }
 
@@ -254,6 +256,95 @@ func (c *checker) run(field string, run *Run) {
 		c.count(bf+".errors", b.Errors)
 		c.count(bf+".server_cpu_ns", b.ServerCPUNs)
 		c.latency(bf, Latency{P50: b.P50, Mean: b.Mean, P99: b.P99})
+		for _, lag := range []struct {
+			name string
+			v    int64
+		}{{"lag_p50_ns", b.LagP50Ns}, {"lag_p99_ns", b.LagP99Ns}, {"late_p99_ns", b.LateP99Ns}} {
+			c.between(bf+"."+lag.name, float64(lag.v), 0, float64(MaxLatencyNs))
+		}
+	}
+	c.cpu(field+".cpu", run.CPU)
+}
+
+// cpu checks CPU figures: none negative.
+func (c *checker) cpu(field string, k *CPU) {
+	if k == nil {
+		return
+	}
+	for _, f := range []struct {
+		name string
+		v    *float64
+	}{{"ops", ptr(float64(k.Ops))}, {"client_ns", ptr(float64(k.ClientNs))}, {"client_csw", ptr(float64(k.ClientCsw))},
+		{"client_ns_per_op", &k.ClientNsPerOp}, {"client_csw_per_op", &k.ClientCswPerOp}, {"client_syscalls", ptr(float64(k.ClientSyscalls))},
+		{"server_ns", intPtr(k.ServerNs)}, {"server_csw", intPtr(k.ServerCsw)}, {"server_syscalls", intPtr(k.ServerSyscalls)},
+		{"server_ns_per_op", k.ServerNsPerOp}, {"server_csw_per_op", k.ServerCswPerOp},
+		{"client_syscalls_per_op", k.ClientSyscallsPerOp}, {"server_syscalls_per_op", k.ServerSyscallsPerOp}} {
+		if f.v != nil {
+			c.between(field+"."+f.name, *f.v, 0, math.MaxFloat64)
+		}
+	}
+}
+
+// ptr is a pointer to v.
+func ptr(v float64) *float64 { return &v }
+
+// intPtr is *v as a float, nil for nil.
+func intPtr(v *int64) *float64 {
+	if v == nil {
+		return nil
+	}
+	return ptr(float64(*v))
+}
+
+// config checks what the run was asked for: counts not negative, a
+// sweep's points each what dbsock run accepts, paths that are paths.
+func (c *checker) config(k *Config) {
+	for _, f := range []struct {
+		name string
+		v    int64
+	}{{"n", int64(k.N)}, {"warmup", int64(k.Warmup)}, {"rounds", int64(k.Rounds)}, {"instances", int64(k.Instances)},
+		{"blocks", int64(k.Blocks)}, {"duration_ns", k.DurationNs}, {"max_duration_ns", k.MaxDurationNs}} {
+		c.count("config."+f.name, f.v)
+	}
+	c.between("config.precision", k.Precision, 0, 1)
+	c.between("config.rate", k.Rate, 0, maxCaseRate)
+	points := func(name string, n int) {
+		if n > MaxSummaries {
+			c.failf("config."+name, "holds %d points, more than a report's cases can be (%d)", n, MaxSummaries)
+		}
+	}
+	points("concurrency", len(k.Concurrency))
+	points("value_sizes", len(k.ValueSizes))
+	points("rates", len(k.Rates))
+	points("pipelines", len(k.Pipelines))
+	points("paths", len(k.Paths))
+	for i, v := range k.Concurrency {
+		c.between(fmt.Sprintf("config.concurrency[%d]", i), float64(v), 1, maxCaseConcurrency)
+	}
+	for i, v := range k.ValueSizes {
+		c.between(fmt.Sprintf("config.value_sizes[%d]", i), float64(v), 0, maxCaseValueSize)
+	}
+	for i, v := range k.Rates {
+		if !(v > 0 && v <= maxCaseRate) {
+			c.failf(fmt.Sprintf("config.rates[%d]", i), "is %g, not a rate dbsock run accepts (above 0, up to %d ops/s)", v, maxCaseRate)
+		}
+	}
+	for i, v := range k.Pipelines {
+		c.between(fmt.Sprintf("config.pipelines[%d]", i), float64(v), 1, maxCasePipeline)
+	}
+	for i, p := range k.Paths {
+		if !drivers.IsPath(p) {
+			c.failf(fmt.Sprintf("config.paths[%d]", i), "is %q, not a path dbsock measures (%s)", p, drivers.PathNames())
+		}
+	}
+	if k.Baseline != "" && !drivers.IsPath(k.Baseline) {
+		c.failf("config.baseline", "is %q, not a path dbsock measures (%s)", k.Baseline, drivers.PathNames())
+	}
+	if o := k.SLO; o != nil {
+		if !slices.Contains([]string{"p50", "p99", "p99.9"}, o.Percentile) {
+			c.failf("config.slo.percentile", "is %q, not one dbsock measures (p50, p99 or p99.9)", o.Percentile)
+		}
+		c.between("config.slo.limit_ns", float64(o.LimitNs), float64(MinSLOLimit), float64(MaxSLOLimit))
 	}
 }
 
@@ -335,6 +426,7 @@ func (c *checker) side(field string, s Side) {
 	c.between(field+".error_rate", s.ErrorRate, 0, 1)
 	c.latency(field+".latency_ns", s.Latency)
 	c.between(field+".ops_per_sec", s.OpsPerSec, 0, math.MaxFloat64)
+	c.cpu(field+".cpu", s.CPU)
 	for name, l := range s.Phases {
 		c.latency(field+".phases."+name, l)
 	}

@@ -58,9 +58,10 @@ is given.`,
 			if differs != "" {
 				fmt.Fprintf(stdout, "> **Warning:** %s.\n\n", differs)
 			}
-			machines := reports.RunsDiffer(old, new)
+			machines := reports.RunDifferences(old, new)
 			if len(machines) > 0 {
-				fmt.Fprintf(stdout, "> **Warning:** the two runs differ in how they ran, which moves latency as much as a change of code does: %s.\n\n", strings.Join(machines, "; "))
+				fmt.Fprintf(stdout, "> **Warning:** the two runs differ in how they ran, which moves latency as much as a change of code does: %s.\n\n",
+					strings.Join(reports.RunsDiffer(old, new), "; "))
 			}
 			if err := reports.CompareMarkdown(stdout, changes); err != nil {
 				return err
@@ -71,19 +72,10 @@ is given.`,
 			if bound < 0 {
 				return nil
 			}
-			regressions := unchecked(old, new, args, failOn, differs, machines, acrossMachines, len(changes))
-			cannot := len(regressions) // what could not be checked: exit 1
-			for _, c := range results.Regressions(changes, bound) {
-				regressions = append(regressions, fmt.Sprintf("%s %s %s %s is %.1f%% slower (p=%.3f), beyond --fail-on-regression %s",
-					oneLine(c.Target), oneLine(c.Label()), oneLine(c.Transport.Label()), c.Metric, 100*c.Delta, c.P, failOn))
+			if refused := unalike(args, failOn, differs, machines, acrossMachines); len(refused) > 0 {
+				return lines(refused) // runs made differently: nothing is judged, exit 1
 			}
-			switch {
-			case len(regressions) > cannot:
-				return &exitError{code: ExitRegression, err: lines(regressions)}
-			case len(regressions) > 0:
-				return lines(regressions)
-			}
-			return nil
+			return gate(old, new, args, failOn, bound, changes)
 		},
 	}
 	cmd.Flags().BoolVar(&acrossMachines, "across-machines", false, "with --fail-on-regression, check runs that differ in placement, CPU, kernel, provider or servers (they are always warned of)")
@@ -91,19 +83,50 @@ is given.`,
 	return cmd
 }
 
-// unchecked lists why the pair old, new (files args) cannot be checked
-// against --fail-on-regression failOn: another workload (differs), runs
-// made differently (machines, unless acrossMachines), a case missing from
-// new, a target of new that did not finish, no case shared.
-func unchecked(old, new *results.Report, args []string, failOn, differs string, machines []string, acrossMachines bool, shared int) []string {
-	var regressions []string
+// gate judges the changes between old and new (files args) against
+// --fail-on-regression failOn, bound: exit 4 with a line per significant
+// slowdown beyond it, exit 1 with a line per case that cannot be checked.
+func gate(old, new *results.Report, args []string, failOn string, bound float64, changes []results.Change) error {
+	regressions := unchecked(old, new, args, failOn, len(changes))
+	cannot := len(regressions) // what could not be checked: exit 1
+	for _, c := range results.Regressions(changes, bound) {
+		regressions = append(regressions, fmt.Sprintf("%s %s %s %s is %.1f%% slower (p=%.3f), beyond --fail-on-regression %s",
+			oneLine(c.Target), oneLine(c.Label()), oneLine(c.Transport.Label()), c.Metric, 100*c.Delta, c.P, failOn))
+	}
+	switch {
+	case len(regressions) > cannot:
+		return &exitError{code: ExitRegression, err: lines(regressions)}
+	case len(regressions) > 0:
+		return lines(regressions)
+	}
+	return nil
+}
+
+// unalike lists why the pair of files args cannot be judged against
+// --fail-on-regression failOn at all: another workload (differs), or runs
+// made differently (machines, unless acrossMachines), each difference with
+// the field that holds it in each file. Such a pair is refused before any
+// case is judged: its slowdowns are the machines' as much as the code's.
+func unalike(args []string, failOn, differs string, machines []reports.RunDifference, acrossMachines bool) []string {
+	var out []string
 	if differs != "" {
-		regressions = append(regressions, fmt.Sprintf("%s: --fail-on-regression compares only runs of one workload", reports.PlainText(differs)))
+		out = append(out, fmt.Sprintf("%s: --fail-on-regression %s compares only runs of one workload; no case was judged", reports.PlainText(differs), failOn))
 	}
-	if len(machines) > 0 && !acrossMachines {
-		regressions = append(regressions, fmt.Sprintf("the two runs differ in how they ran (%s): --fail-on-regression compares only runs made alike; give --across-machines to compare them anyway",
-			reports.PlainText(strings.Join(machines, "; "))))
+	if len(machines) == 0 || acrossMachines {
+		return out
 	}
+	for _, d := range machines {
+		out = append(out, fmt.Sprintf("the two runs differ in how they ran: %s (%s) is %s in %s and %s in %s",
+			d.Field, oneLine(d.What), oneLine(d.Old), args[0], oneLine(d.New), args[1]))
+	}
+	return append(out, fmt.Sprintf("--fail-on-regression %s compares only runs made alike, so no case was judged; give --across-machines to compare them anyway", failOn))
+}
+
+// unchecked lists why cases of the pair old, new (files args) cannot be
+// checked against --fail-on-regression failOn: a case missing from new, a
+// target of new that did not finish, no case shared.
+func unchecked(old, new *results.Report, args []string, failOn string, shared int) []string {
+	var regressions []string
 	for _, m := range results.Missing(old, new) {
 		regressions = append(regressions, fmt.Sprintf("%s %s is in %s but not in %s, so it cannot be checked against --fail-on-regression %s",
 			oneLine(m.Target), oneLine(m.Label()), args[0], args[1], failOn))

@@ -31,7 +31,7 @@ func (o *outputOptions) bind(f *pflag.FlagSet) {
 	o.flags = f
 	f.StringVar(&o.format, "format", "markdown", "format on stdout (or of an --out FILE without extension): "+strings.Join(reports.Formats, ", "))
 	f.StringArrayVarP(&o.outs, "out", "o", nil, "write a report to FILE instead of stdout (a file is replaced whole, a FIFO or device written through); repeatable; "+
-		"the format comes from FILE:FORMAT, else --format if given, else the extension (.md .json .csv .bench); DIR:hgrm writes HdrHistogram percentile files")
+		"the format comes from FILE:FORMAT, else --format if given, else the extension ("+reports.ExtensionList()+"); DIR:hgrm writes HdrHistogram percentile files")
 	f.StringVar(&o.detail, "detail", "full", "Markdown detail: full (headline table, then every target's details) or summary (the headline only)")
 	f.StringArrayVar(&o.plots, "plot", nil, "also draw a picture: "+reports.PlotSyntax+"; repeatable; Markdown reports link the speedups")
 }

@@ -209,7 +209,7 @@ func TestErrorsPrintAsOneVisibleLine(t *testing.T) {
 	old := reportFile(t, false, func(r map[string]any) { r["environment"].(map[string]any)["cpu_model"] = "Xeon" })
 	new := reportFile(t, false, func(r map[string]any) { r["environment"].(map[string]any)["cpu_model"] = "Xeon <b> | x & *y*" })
 	code, _, stderr := dbsock(t, "compare", old, new, "--fail-on-regression", "10%")
-	if code != ExitFailed || !strings.Contains(stderr, "CPU Xeon against Xeon <b> | x & *y*") || strings.Contains(stderr, "&lt;") || strings.Contains(stderr, `\|`) {
+	if code != ExitFailed || !strings.Contains(stderr, "(CPU) is Xeon in "+old+" and Xeon <b> | x & *y* in "+new) || strings.Contains(stderr, "&lt;") || strings.Contains(stderr, `\|`) {
 		t.Errorf("compare --fail-on-regression: exit %d, stderr %q; want the CPU's name as it is", code, stderr)
 	}
 }
@@ -219,12 +219,45 @@ func TestErrorsPrintAsOneVisibleLine(t *testing.T) {
 // what a run can produce, no less).
 func TestReportReadsWhatARunAccepts(t *testing.T) {
 	file := reportFile(t, false, func(r map[string]any) {
-		for _, c := range []map[string]any{firstCase(r), r["runs"].([]any)[0].(map[string]any)} {
+		cases := []map[string]any{firstCase(r)}
+		for _, run := range r["runs"].([]any) { // every run of the case: its comparisons are of them all
+			cases = append(cases, run.(map[string]any))
+		}
+		for _, c := range cases {
 			c["concurrency"], c["value_size"] = scenarios.MaxConcurrency, pipeline.MaxValueSize
 			c["pipeline"], c["rate"] = pipeline.MaxPipeline, scenarios.MaxRate
 		}
 	})
 	if code, _, stderr := dbsock(t, "report", file); code != ExitOK {
 		t.Errorf("a case at the run's bounds: exit %d, stderr %q", code, stderr)
+	}
+}
+
+// TestCompareRefusesRunsMadeDifferently: --fail-on-regression of a run
+// against one twice as slow made under another placement judges no case:
+// it refuses, naming the field that differs and its value in each file,
+// exit 1, no slowdown listed; --across-machines judges it (exit 4).
+func TestCompareRefusesRunsMadeDifferently(t *testing.T) {
+	old := reportFile(t, false, func(map[string]any) {})
+	slower := reportFile(t, false, func(r map[string]any) {
+		r["config"].(map[string]any)["placement"] = map[string]any{"mode": "none", "client_cpus": "0-1"}
+		for _, run := range r["runs"].([]any) {
+			for _, b := range run.(map[string]any)["blocks"].([]any) {
+				b := b.(map[string]any)
+				b["p50_ns"], b["mean_ns"], b["p99_ns"] = 2*b["p50_ns"].(float64), 2*b["mean_ns"].(float64), 2*b["p99_ns"].(float64)
+			}
+		}
+		for _, side := range firstCase(r)["sides"].([]any) {
+			l := side.(map[string]any)["latency_ns"].(map[string]any)
+			l["p50"], l["mean"], l["p99"] = 2*l["p50"].(float64), 2*l["mean"].(float64), 2*l["p99"].(float64)
+		}
+	})
+	code, _, stderr := dbsock(t, "compare", old, slower, "--fail-on-regression", "10%")
+	if code != ExitFailed || !strings.Contains(stderr, "config.placement (placement) is ") || !strings.Contains(stderr, " and none (not pinned) in "+slower) ||
+		!strings.Contains(stderr, "no case was judged") || strings.Contains(stderr, "slower") {
+		t.Errorf("another placement: exit %d, stderr %q; want 1, the field named, and no case judged", code, stderr)
+	}
+	if code, _, stderr = dbsock(t, "compare", old, slower, "--fail-on-regression", "10%", "--across-machines"); code != ExitRegression || !strings.Contains(stderr, "slower") {
+		t.Errorf("another placement with --across-machines: exit %d, stderr %q; want %d and the slowdowns", code, stderr, ExitRegression)
 	}
 }
