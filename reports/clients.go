@@ -291,6 +291,11 @@ func caseFailed(r *results.Report, s *results.Summary) (string, bool) {
 		return "", false
 	}
 	for _, run := range r.Runs {
+		if run.Case == s.Case && run.Disbelieved {
+			return "refused: what its client reported disagreed with what dbsock and the server saw, so no figure of it is shown (see its details)", true
+		}
+	}
+	for _, run := range r.Runs {
 		if run.Case == s.Case && run.Incomplete {
 			return "failed: no result (see its details)", true
 		}

@@ -88,3 +88,21 @@ func TestCSVNamesTheStack(t *testing.T) {
 		}
 	}
 }
+
+// TestRefusedCaseSaysSo: a case whose client's report an audit refused
+// shows no figure and says it was refused, not that it failed.
+func TestRefusedCaseSaysSo(t *testing.T) {
+	r := fixture(t)
+	r.Runs[0].Incomplete, r.Runs[0].Disbelieved, r.Runs[0].Error = true, true, "the server did not see what the agent reported"
+	if err := r.Summarize(); err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := Markdown(&buf, r); err != nil {
+		t.Fatal(err)
+	}
+	head, _, _ := strings.Cut(buf.String(), "**Method**")
+	if !strings.Contains(head, "refused: what its client reported disagreed with what dbsock and the server saw") || strings.Contains(head, "µs |") {
+		t.Errorf("the headline of a refused case:\n%s", head)
+	}
+}

@@ -143,8 +143,8 @@ func writeStacksMethod(b *strings.Builder, r *results.Report) {
 		"and the ratio of one stack's to %s's. The ratio reported is the median of the instances' ratios, with the distribution-free 95%% interval over instances "+
 		"(Conover 1999, §3.2; Kalibera and Jones 2013) and the sign test over them, adjusted by Holm's method over the report's %d stack comparisons (a family of their own, "+
 		"apart from the paths' comparisons). Above 1: the path gains more for the stack than for %s. Only speedups are compared: the stacks' absolute latencies were measured "+
-		"apart, seconds from each other, Go's inside dbsock's own process and the others' in agent processes, so one stack's latency is never divided by another's.\n\n",
-		shortStack(r.Stacks[0].Reference), len(r.Stacks), shortStack(r.Stacks[0].Reference))
+		"apart, seconds from each other (%s), so one stack's latency is never divided by another's.\n\n",
+		shortStack(r.Stacks[0].Reference), len(r.Stacks), shortStack(r.Stacks[0].Reference), goWhere(r))
 }
 
 // apartNote says, under a headline with several client stacks, that their
@@ -153,6 +153,18 @@ func apartNote(r *results.Report) string {
 	if len(r.Config.Clients) < 2 {
 		return ""
 	}
-	return "The stacks' p50s were measured apart (each stack in turn; Go's inside dbsock's own process, the others in agent processes): " +
+	return "The stacks' p50s were measured apart (each stack in turn; " + goWhere(r) + "): " +
 		"compare each row's speedup, not one stack's latency with another's.\n\n"
+}
+
+// goWhere says where the report's Go client ran beside the agents: in
+// dbsock's own agent, a process for each server instance, or in dbsock's
+// own process.
+func goWhere(r *results.Report) string {
+	for _, run := range r.Runs {
+		if run.Stack == "" && run.Client != nil && run.Client.FreshProcess {
+			return "Go's in dbsock's own agent and the others' in theirs, a fresh process for each server instance"
+		}
+	}
+	return "Go's inside dbsock's own process, the others in agent processes"
 }
