@@ -17,7 +17,8 @@ import (
 //
 //   - coverage: the latencies of a path's blocks cover most of the
 //     agent's span (the best of the path's last boundsWindow blocks, each
-//     of at least minBoundedOps ops and minBoundedSpan), so that latencies
+//     of at least minBoundedOps ops and minBoundedSpan, none of which
+//     failed: an error may come back at once), so that latencies
 //     cut short, or made up for ops done in another way, leave a hole
 //     dbsock sees;
 //   - the gap: what the agent's span leaves uncovered per op (its loop,
@@ -265,6 +266,11 @@ func dur(ns float64) string {
 func (c *conn) boundLoad(l Load, r LoadResult, span time.Duration) (time.Duration, error) {
 	var end time.Duration
 	busiest := sample{span: span}
+	for _, cr := range r.Results {
+		if len(cr.Errors) > 0 { // a failed op's time says nothing of a lookup's
+			return span, nil
+		}
+	}
 	for i, cr := range r.Results {
 		var sum int64
 		for _, v := range cr.Ns {

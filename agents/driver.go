@@ -206,8 +206,16 @@ func (c *conn) TimeBlock(ctx context.Context, n int) ([]int64, []drivers.OpFailu
 		}
 		c.tally(len(r.Ns), len(r.Errors))
 		done += len(keys)
+		if endsFailing(r) {
+			break // MaxFailedInARow failed ops in a row end a block, as they end dbsock's own loop
+		}
 	}
 	return ns, failed, nil
+}
+
+// endsFailing says whether a block's last MaxFailedInARow ops failed.
+func endsFailing(r BlockResult) bool {
+	return endedByFailures(&ConnResult{Ns: r.Ns, Errors: r.Errors})
 }
 
 // block asks the agent for one block on c, and returns its result and
@@ -222,6 +230,9 @@ func (c *conn) block(ctx context.Context, keys []any) (BlockResult, time.Duratio
 // bound weighs a block of c's against the blocks before it (bounds.go),
 // and fails the agent when they disagree with what dbsock saw.
 func (c *conn) bound(r BlockResult, span time.Duration) error {
+	if len(r.Errors) > 0 {
+		return nil // a failed op's time says nothing of a lookup's (a server gone: the error comes back at once)
+	}
 	var sum int64
 	for _, v := range r.Ns {
 		sum += v

@@ -9,14 +9,15 @@ package pipeline
 // instance's client is a process of its own too (Kalibera and Jones's
 // levels of repetition: docs/method.md). So each stack's agent, Go's
 // among them (dbsock's own agent, ClientSide.GoAgent), is started afresh
-// for every server instance of every case but the first, which the agent
-// started with the stack serves.
+// for every server instance of every case; the agent started with the
+// stack says what it is and measures its timing overhead.
 
 import (
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"time"
 
@@ -24,26 +25,27 @@ import (
 	"github.com/dbsock/dbsock/drivers"
 	"github.com/dbsock/dbsock/internal/cpustat"
 	"github.com/dbsock/dbsock/results"
+	"github.com/dbsock/dbsock/scenarios"
 	"github.com/dbsock/dbsock/targets"
 )
 
 // procs are a stack's agent processes: the first, started with the
 // stack (its hello says what the stack is, and it measured the stack's
-// timing overhead), and how to start another like it.
+// timing overhead), and how to start another like it for each server
+// instance (pinned as dbsock is then: a run under several placements
+// re-pins dbsock before each placement's turn).
 type procs struct {
 	first *agents.Agent
-	used  bool
 	spawn func(ctx context.Context) (*agents.Agent, error)
 	// cpu is the meter of agent a's CPU time, and the pid it reads.
 	cpu func(a *agents.Agent) (cpustat.Meter, int)
 }
 
-// next is the agent for the next server instance: the first agent the
-// first time, then a fresh process, whose hello must say what the
-// first's did; done ends it (and says how it ended).
+// next is the agent for the next server instance: a fresh process,
+// whose hello must say what the first's did; done ends it (and says how
+// it ended). Without spawn, the first agent serves every instance.
 func (pr *procs) next(ctx context.Context) (a *agents.Agent, done func() error, err error) {
-	if !pr.used || pr.spawn == nil {
-		pr.used = true
+	if pr.spawn == nil {
 		return pr.first, func() error { return nil }, nil
 	}
 	a, err = pr.spawn(ctx)
@@ -103,6 +105,12 @@ func (p Plan) goProcess(t *targets.Target) (bool, string) {
 	_, op := d.(drivers.AgentOp)
 	if _, finds := d.(drivers.ConnFinder); !named || !op || !finds {
 		return false, "dbsock's agent measures a target whose server shows each connection by a token, which " + t.Name + "'s does not"
+	}
+	if slices.ContainsFunc(p.paths(), func(t drivers.Transport) bool { return t.Info().TLS }) {
+		return false, "the TLS session each connection negotiated is read on the connection itself"
+	}
+	if slices.Contains(p.scenarios(), scenarios.Connect) {
+		return false, "the connect scenario's phases (the connect and the lookup) are timed in dbsock's own loop"
 	}
 	why := ""
 	_ = p.agentRefusal(func(format string, args ...any) error {

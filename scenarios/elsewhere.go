@@ -36,7 +36,9 @@ func timedElsewhere(ctx context.Context, bt drivers.BlockTimer, cfg LoopConfig, 
 	start := time.Now()
 	ns, failed, err := bt.TimeBlock(ctx, cfg.N)
 	s.Elapsed = time.Since(start)
-	if err != nil {
+	if err != nil && !errors.Is(err, drivers.ErrDisbelieved) {
+		s.Err = err // the ops it timed before it failed are kept, as Loop keeps its own
+	} else if err != nil {
 		s.Err = err
 		return s
 	}

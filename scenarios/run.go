@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -451,9 +452,11 @@ func (s *side) timeBlock(d drivers.Driver, opt caseRun, j, index int) error {
 		s.exec.total.Calls += max(e1.Calls-e0.Calls, 0)
 		s.exec.total.ExecNs += max(e1.ExecNs-e0.ExecNs, 0)
 	}
-	if err := s.audit(false); err != nil {
-		return err
-	}
+	// The audit's error (a server gone, or what the client reported
+	// refused) ends the case once the block's ops are kept: the ops done
+	// before a server went away stay in the run, as Loop's do, and a
+	// refused client's case is void whatever it kept (results).
+	auditErr := s.audit(false)
 	s.client = s.client.Add(c1.Sub(c0))
 	s.server = s.server.Add(s1.Sub(s0))
 	s.clientErr = errors.Join(s.clientErr, cerr0, cerr1)
@@ -465,7 +468,11 @@ func (s *side) timeBlock(d drivers.Driver, opt caseRun, j, index int) error {
 	if opt.ServerCPU != nil && serr0 == nil && serr1 == nil && len(s.parts) == 1 {
 		b.ServerCPUNs = s1.Sub(s0).CPUNs // the capacity comparison pairs it per op (under --op mixed it cannot be split)
 	}
-	return s.collect(d, opt, b)
+	err := s.collect(d, opt, b)
+	if err == nil || errors.Is(auditErr, drivers.ErrDisbelieved) {
+		err = cmp.Or(auditErr, err)
+	}
+	return err
 }
 
 // startBlock starts block pair j's loops, each waiting for startTiming
