@@ -64,7 +64,7 @@ func Run(ctx context.Context, p Plan) (*results.Report, error) {
 		fmt.Fprintf(p.log(), "dbsock: %s\n", w.In(p.Output.Name))
 	}
 	var errs []error
-	if len(p.Placement.Client) > 0 {
+	if len(p.Placement.Client) > 0 && len(p.Placements) < 2 { // several: each placement's turn pins (placements.go)
 		restore, err := placement.PinProcess(p.Placement.Client)
 		if err != nil {
 			return rep, err
@@ -76,6 +76,7 @@ func Run(ctx context.Context, p Plan) (*results.Report, error) {
 		}()
 	}
 	rep.Config.Placement = p.placementRecord()
+	rep.Config.Placements = p.placementRecords()
 	if p.agentStacks() {
 		rep.Config.Clients = p.clients()
 	}
@@ -357,10 +358,27 @@ func (p Plan) measureCase(ctx context.Context, tr *targetRun, d drivers.Driver, 
 		}
 		in := scenarios.Instance{Number: inst, ClientCPU: cpustat.Self{}, ServerCPU: srv.CPU, ServerCPUWhyNot: srv.CPUWhyNot,
 			Epoch: tr.epoch, Progress: p.Output.Progress}
-		for k := range loops {
-			if err := loops[(inst-1+k)%len(loops)](ctx, c, in, emit); err != nil {
+		for _, pl := range p.turns() {
+			if err := p.measureTurn(ctx, srv, c, in, loops, pl, placed(emit, pl)); err != nil {
 				return err
 			}
+		}
+	}
+	return nil
+}
+
+// measureTurn runs instance in of case c from every stack's loop, under
+// placement pl (nil: as the run is placed), the stacks in an order that
+// rotates from one instance to the next.
+func (p Plan) measureTurn(ctx context.Context, srv *supply.Server, c scenarios.Case, in scenarios.Instance, loops []caseLoop, pl *placement.Placement, emit func(results.Run)) error {
+	restore, err := p.place(pl, srv)
+	if err != nil {
+		return err
+	}
+	defer restore()
+	for k := range loops {
+		if err := loops[(in.Number-1+k)%len(loops)](ctx, c, in, emit); err != nil {
+			return err
 		}
 	}
 	return nil

@@ -70,6 +70,11 @@ type Plan struct {
 	// Placement pins the client (here) and names the servers' CPUs (the
 	// provider pins those when it starts them).
 	Placement placement.Placement
+	// Placements, when it holds more than one, are the placements each
+	// case is measured under (--placement shared,split): a case of its
+	// own under each, the placements taking turns on every server
+	// instance (placements.go). Placement is then the first of them.
+	Placements []placement.Placement
 	// Client is the client side: the stacks each target is measured
 	// from, and where the timing loop runs.
 	Client ClientSide

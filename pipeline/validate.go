@@ -38,7 +38,7 @@ const ownValueSize = 6
 // Run calls it first.
 func (p Plan) Validate() error {
 	for _, check := range []func() error{p.validatePaths, p.validateNetns, p.validateSweep, p.validateCases, p.validateInstances, p.validateTargets,
-		p.validateQueries, p.validateWrites, p.validateThresholds, p.validateMemory, p.validateClients, p.validateMeasurable} {
+		p.validateQueries, p.validateWrites, p.validateThresholds, p.validateMemory, p.validateClients, p.validateMeasurable, p.validatePlacements} {
 		if err := check(); err != nil {
 			return err
 		}
@@ -517,4 +517,24 @@ func joinPaths(ts []drivers.Transport) string {
 		s = append(s, string(t))
 	}
 	return strings.Join(s, ",")
+}
+
+// validatePlacements refuses a run under several placements that dbsock
+// cannot pin in turn: servers of yours, which it does not pin, and a
+// client container, pinned where it starts.
+func (p Plan) validatePlacements() error {
+	if len(p.Placements) < 2 {
+		return nil
+	}
+	names := make([]string, len(p.Placements))
+	for i, pl := range p.Placements {
+		names[i] = pl.Mode
+	}
+	switch {
+	case p.ProviderName == "external":
+		return setting.Err("%s %s pins the servers for each placement in turn, and dbsock pins only the servers it starts: give one placement with %s external", setting.Placement, strings.Join(names, ","), setting.Provider)
+	case p.Client.Remote != nil:
+		return setting.Err("%s %s: the client container is pinned where it starts; give one placement with %s container", setting.Placement, strings.Join(names, ","), setting.Client)
+	}
+	return nil
 }

@@ -102,6 +102,9 @@ var workerModels = map[string]string{
 // run with several (run --clients).
 func clientsPhrase(r *results.Report) string {
 	if len(r.Config.Clients) == 0 {
+		if freshGo(r) {
+			return "one Go client (dbsock's own agent, a fresh process for each server instance, timing each op with dbsock's drivers)"
+		}
 		return "one Go client"
 	}
 	var names []string
@@ -119,8 +122,23 @@ func clientsPhrase(r *results.Report) string {
 		}
 		names = append(names, name)
 	}
-	return "each of " + strings.Join(names, ", ") + " in turn on each server instance, the order rotating from one instance to the next (Go: dbsock's own drivers; the others: an agent process with that language's client library, " +
-		"started by dbsock, so that it inherits the CPUs dbsock's client is pinned to, timing each op on its language's monotonic clock, each connection verified on the server side)"
+	goes := "Go: dbsock's own drivers"
+	if freshGo(r) {
+		goes = "Go: dbsock's own drivers in dbsock's own agent"
+	}
+	return "each of " + strings.Join(names, ", ") + " in turn on each server instance, the order rotating from one instance to the next (" + goes + "; the others: an agent process with that language's client library; each " +
+		"started by dbsock afresh for each server instance, so that it inherits the CPUs dbsock's client is pinned to, timing each op on its language's monotonic clock, each connection verified on the server side)"
+}
+
+// freshGo says whether the report's Go client ran as dbsock's own agent, a
+// fresh process for each server instance (results.Client.FreshProcess).
+func freshGo(r *results.Report) bool {
+	for _, run := range r.Runs {
+		if run.Stack == "" && run.Client != nil && run.Client.FreshProcess {
+			return true
+		}
+	}
+	return false
 }
 
 // writeUnmeasured gives a row to each target without a result: failed,

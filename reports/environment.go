@@ -12,8 +12,29 @@ import (
 // Where the run ran: the placement sentence of the method and the
 // Environment table, each saying of a server what was so.
 
+// placementsPhrase names a run's placements when it had several, each
+// with its CPUs ("" with one).
+func placementsPhrase(r *results.Report) string {
+	ps := r.Config.Placements
+	if len(ps) < 2 {
+		return ""
+	}
+	var parts []string
+	for _, p := range ps {
+		where := "not pinned"
+		if p.ClientCPUs != "" || p.ServerCPUs != "" {
+			where = "client CPU " + p.ClientCPUs + ", servers CPU " + orNotPinned(p.ServerCPUs)
+		}
+		parts = append(parts, results.PlacementName(p.Mode)+" ("+where+")")
+	}
+	return "each case placed " + strings.Join(parts, " and ") + ", taking turns on every server instance"
+}
+
 // placementSentence says where the client and the servers ran.
 func placementSentence(r *results.Report) string {
+	if pl := placementsPhrase(r); pl != "" {
+		return "CPU placements: " + pl + ": before each placement's turn dbsock pinned itself, the agents it then started and every process of the server to that placement's CPUs, so that each case has a verdict per placement, paired within it."
+	}
 	p := r.Config.Placement
 	if p.Mode == "none" || p.Mode == "" {
 		return fmt.Sprintf("Nothing was pinned to a CPU (the client could run on CPUs %s), so the scheduler chose where client and server ran.", p.ClientCPUs)
@@ -63,6 +84,9 @@ func writeEnvironment(b *strings.Builder, r *results.Report) {
 // it started to, and for a server it did not start, the CPUs dbsock read
 // of it, never the ones it would have pinned one to.
 func placementRow(r *results.Report) string {
+	if pl := placementsPhrase(r); pl != "" {
+		return pl
+	}
 	p := r.Config.Placement
 	servers := "server CPUs " + orNotPinned(p.ServerCPUs)
 	if ext := externalCPUs(r); ext != "" {

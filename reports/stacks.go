@@ -161,10 +161,8 @@ func apartNote(r *results.Report) string {
 // dbsock's own agent, a process for each server instance, or in dbsock's
 // own process.
 func goWhere(r *results.Report) string {
-	for _, run := range r.Runs {
-		if run.Stack == "" && run.Client != nil && run.Client.FreshProcess {
-			return "Go's in dbsock's own agent and the others' in theirs, a fresh process for each server instance"
-		}
+	if freshGo(r) {
+		return "Go's in dbsock's own agent and the others' in theirs, a fresh process for each server instance"
 	}
 	return "Go's inside dbsock's own process, the others in agent processes"
 }

@@ -154,7 +154,9 @@ func methodSentence(r *results.Report) string {
 		ops = what + "s for " + time.Duration(c.DurationNs).String() + " per path and round"
 	}
 	place := "client and servers not pinned"
-	if c.Placement.Mode != "none" && c.Placement.Mode != "" {
+	if pl := placementsPhrase(r); pl != "" {
+		place = pl
+	} else if c.Placement.Mode != "none" && c.Placement.Mode != "" {
 		place = fmt.Sprintf("client CPU %s, servers CPU %s (%s)", c.Placement.ClientCPUs, orNotPinned(c.Placement.ServerCPUs), c.Placement.Mode)
 		if ext := externalCPUs(r); ext != "" {
 			place = fmt.Sprintf("client on CPU %s (%s), %s", c.Placement.ClientCPUs, c.Placement.Mode, ext)

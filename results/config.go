@@ -24,6 +24,10 @@ type Config struct {
 	Sweep
 	// Placement is where the client ran, read back from the OS.
 	Placement Placement `json:"placement"`
+	// Placements are the placements each case was measured under, when
+	// the run had more than one (each run's Case.Placement names its
+	// mode); Placement is then the first.
+	Placements []Placement `json:"placements,omitempty"`
 	// Pipelines lists the batch depths swept (--pipeline).
 	Pipelines []int `json:"pipelines,omitempty"`
 	// Blocks is how many block pairs each round holds: the timed ops of a

@@ -148,6 +148,10 @@ type Case struct {
 	// names it (its directory under agents/, with :LIBRARY where one was
 	// asked for); "" for Go's drivers in dbsock itself.
 	Stack string `json:"stack,omitempty"`
+	// Placement, in a run under several placements (Config.Placements),
+	// is the mode of the one the case was measured under ("same",
+	// "split"); "" otherwise (Config.Placement is the run's).
+	Placement string `json:"placement,omitempty"`
 }
 
 // Label names the case for people, e.g. "pk, 16 workers, 1 KiB".
@@ -181,7 +185,19 @@ func (c Case) Label() string {
 	if c.Stack != "" {
 		s += ", from " + c.Stack
 	}
+	if c.Placement != "" {
+		s += ", placed " + PlacementName(c.Placement)
+	}
 	return s
+}
+
+// PlacementName is the name a report gives placement mode m: "shared"
+// for same (client and servers on one CPU), else m.
+func PlacementName(m string) string {
+	if m == "same" {
+		return "shared"
+	}
+	return m
 }
 
 // Lookups is how many lookups one op of the case makes.

@@ -196,6 +196,7 @@ func (r *Report) Summarize() error {
 		r.Summary = append(r.Summary, sum)
 	}
 	r.judge()
+	r.comparePlacements()
 	r.compareStacks()
 	r.Objectives = nil
 	if o := r.Config.SLO; o != nil {

@@ -312,15 +312,20 @@ func (o *runOptions) plan(args []string) (pipeline.Plan, supply.Provider, error)
 	if o.loop.seed == 0 {
 		o.loop.seed = rand.Uint64()
 	}
-	place, err := o.resolvePlacement()
+	place, places, err := o.resolvePlacement()
 	if err != nil {
 		return pipeline.Plan{}, nil, err
 	}
 	plan := o.newPlan(names, gates, place)
+	plan.Placements = places
+	servers := place.Server
+	if len(places) > 1 {
+		servers = placement.ServerUnion(places) // each placement's turn pins the servers' processes within them
+	}
 	// The provider is made (nothing is started) before the plan is
 	// validated, so that every reason a path cannot be measured, the
 	// provider's among them, is given at once.
-	if plan.Provider, err = o.newProvider(names, place.Server); err != nil {
+	if plan.Provider, err = o.newProvider(names, servers); err != nil {
 		return pipeline.Plan{}, nil, err
 	}
 	if err := plan.Validate(); err != nil {
@@ -400,24 +405,30 @@ func (o *runOptions) withLayers(names []string) ([]string, error) {
 	return names, nil
 }
 
-// resolvePlacement reads --placement, --client-cpu and --server-cpu.
-func (o *runOptions) resolvePlacement() (placement.Placement, error) {
+// resolvePlacement reads --placement, --client-cpu and --server-cpu: the
+// run's placement, and with a list of them, each (the first is the
+// run's).
+func (o *runOptions) resolvePlacement() (placement.Placement, []placement.Placement, error) {
 	resolve := placement.Resolve
 	if o.sweep.atRate() {
 		resolve = placement.ResolveAtRate // an open loop keeps off the servers' CPUs
 	}
-	place, err := resolve(o.place.mode, o.place.clientCPU, o.place.serverCPU)
+	list, err := placement.ResolveList(o.place.mode, o.place.clientCPU, o.place.serverCPU, resolve)
 	if err != nil {
-		return place, usagef("%s", inWords(err))
+		return placement.Placement{}, nil, usagef("%s", inWords(err))
 	}
+	if len(list) > 1 {
+		return list[0], list, nil
+	}
+	place := list[0]
 	if len(place.Client) > 0 && len(place.Server) == 0 {
 		// Servers would inherit the client's pinning: start them on every
 		// CPU the client could use before it was pinned.
 		if place.Server, err = placement.Affinity(0); err != nil {
-			return place, err
+			return place, nil, err
 		}
 	}
-	return place, nil
+	return place, nil, nil
 }
 
 // parseCases parses the sweep, the workload and the thresholds.

@@ -60,7 +60,8 @@ func (o *runOptions) bind(f *pflag.FlagSet) {
 	f.StringVar(&o.loop.precisionSpec, "precision", "", "keep adding rounds until the p50 speedup's 95% interval is within this half-width, e.g. 3%")
 	f.DurationVar(&o.loop.maxDuration, "max-duration", 10*time.Minute, "with --precision: stop adding rounds to a case after this long")
 	f.StringVar(&o.place.mode, "placement", "auto", "CPU placement: auto (two physical cores with 4+ CPUs, else one shared CPU; the report says which), "+
-		"none (scheduler decides), same (client and servers on CPU 0), split (client CPU 0, servers CPU 1)")
+		"none (scheduler decides), same or shared (client and servers on CPU 0), split (client CPU 0, servers CPU 1); "+
+		"a list (shared,split) measures each case under each, taking turns on every server instance, with a verdict per placement and a word where they disagree")
 	f.StringVar(&o.place.clientCPU, "client-cpu", "", "pin the client to this CPU list (e.g. 0 or 0-1); overrides --placement")
 	f.StringVar(&o.place.serverCPU, "server-cpu", "", "pin servers dbsock starts to this CPU list; overrides --placement")
 	f.StringArrayVar(&o.servers.images, "image", nil, "docker provider: use this image for a target, TARGET=REF (repeatable), e.g. mysql=dbsock/mariadb:10.11")

@@ -162,3 +162,34 @@ func Command(cpus []int, bin string, args []string) (string, []string, error) {
 	}
 	return taskset, append([]string{"-c", FormatList(cpus), bin}, args...), nil
 }
+
+// PinTree pins every thread of each process of pids to cpus (nil: every
+// CPU this process may use): a server's processes, re-pinned between
+// the placements of a run. A process or thread that ended meanwhile is
+// no error.
+func PinTree(pids []int, cpus []int) error {
+	if len(cpus) == 0 {
+		var err error
+		if cpus, err = Affinity(0); err != nil {
+			return err
+		}
+	}
+	set := cpuSet(cpus)
+	var errs []error
+	for _, pid := range pids {
+		tasks, err := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
+		if err != nil {
+			continue // it ended
+		}
+		for _, t := range tasks {
+			tid, err := strconv.Atoi(t.Name())
+			if err != nil {
+				continue
+			}
+			if err := unix.SchedSetaffinity(tid, set); err != nil && err != unix.ESRCH {
+				errs = append(errs, fmt.Errorf("pin thread %d of pid %d to CPUs %s: %w", tid, pid, FormatList(cpus), err))
+			}
+		}
+	}
+	return errors.Join(errs...)
+}

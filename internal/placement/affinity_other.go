@@ -40,3 +40,8 @@ func Command(cpus []int, bin string, args []string) (string, []string, error) {
 	}
 	return "", nil, fmt.Errorf("pin %s to CPUs %s: %w", bin, FormatList(cpus), ErrNoAffinity)
 }
+
+// PinTree fails: there is no CPU affinity here.
+func PinTree(pids []int, cpus []int) error {
+	return fmt.Errorf("pin processes %v to CPUs %s: %w", pids, FormatList(cpus), ErrNoAffinity)
+}
