@@ -138,3 +138,15 @@ func orAuto(mode string) string {
 	}
 	return mode
 }
+
+// ParseListUpTo parses a CPU list as a report recorded it, on a machine
+// of limit CPUs (0: unknown); "" is no list.
+func ParseListUpTo(s string, limit int) ([]int, error) {
+	if s == "" {
+		return nil, nil
+	}
+	if limit <= 0 {
+		limit = 1 << 16
+	}
+	return parseList(s, limit)
+}
