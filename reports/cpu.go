@@ -103,8 +103,8 @@ func writeCPUFrom(b *strings.Builder, sum *results.Summary, place string) {
 		}
 		return fmt.Sprintf("%.1f µs", *c.ServerNsPerOp/1e3), csw, sys, perSec
 	}
-	b.WriteString("| transport | client CPU/op | client csw/op | client read+write calls/op | server CPU/op | server csw/op | server read+write calls/op | ops per server CPU-second |\n" +
-		"|---|--:|--:|--:|--:|--:|--:|--:|\n")
+	b.WriteString("| transport | client CPU/op | client csw/op | client read+write calls/op | server CPU/op | server csw/op | server read+write calls/op | ops per server CPU-second | waited for a CPU/op: client / server |\n" +
+		"|---|--:|--:|--:|--:|--:|--:|--:|--:|\n")
 	for _, row := range rows {
 		sns, scsw, ssys, perSec := server(row.c)
 		csys := "not counted"
@@ -113,11 +113,12 @@ func writeCPUFrom(b *strings.Builder, sum *results.Summary, place string) {
 		} else {
 			uncounted = true
 		}
-		fmt.Fprintf(b, "| %s | %.1f µs | %.2f | %s | %s | %s | %s | %s |\n", row.name, row.c.ClientNsPerOp/1e3, row.c.ClientCswPerOp,
-			csys, sns, scsw, ssys, perSec)
+		fmt.Fprintf(b, "| %s | %.1f µs | %.2f | %s | %s | %s | %s | %s | %s / %s |\n", row.name, row.c.ClientNsPerOp/1e3, row.c.ClientCswPerOp,
+			csys, sns, scsw, ssys, perSec, waitText(row.c.ClientWaitNsPerOp), waitText(row.c.ServerWaitNsPerOp))
 	}
 	fmt.Fprintf(b, "\nCPU time (user + system), context switches (voluntary + involuntary) and read/write system calls (as /proc/PID/io counts them: "+
-		"read- and write-family calls, not recv/send) over the timed blocks only, per successful op. Client: %s. Server: %s.",
+		"read- and write-family calls, not recv/send) over the timed blocks only, per successful op; the time each side was runnable but waited for a CPU (its threads' schedstat), "+
+		"which on a CPU client and server share is mostly the server waiting for the client to give the CPU up after its request. Client: %s. Server: %s.",
 		clientMeter(sum, place), tcp.ServerMeasuredBy)
 	if uncounted {
 		b.WriteString(" \"Not counted\": the process counted no read or write call over its ops, so it moves its socket's bytes with calls /proc/PID/io does not count (recv/send); its calls are not known, not zero.")
@@ -167,3 +168,12 @@ var phaseTitles = map[string]string{
 
 // phaseOrder is the order of the phases in reports.
 var phaseOrder = []string{"connect", "dial", "tls", "login", "query", "uncorrected"}
+
+// waitText is a time waited for a CPU per op, or a dash where it was not
+// read.
+func waitText(ns *float64) string {
+	if ns == nil {
+		return "–"
+	}
+	return fmt.Sprintf("%.1f µs", *ns/1e3)
+}

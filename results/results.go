@@ -383,6 +383,41 @@ type CPU struct {
 	ServerSyscalls      *int64   `json:"server_syscalls,omitempty"`
 	ClientSyscallsPerOp *float64 `json:"client_syscalls_per_op,omitempty"`
 	ServerSyscallsPerOp *float64 `json:"server_syscalls_per_op,omitempty"`
+	// The time each side's threads were runnable but waited for a CPU
+	// (the run queue: Linux's schedstat), in all and per op; absent where
+	// it was not read. On a CPU that client and server share, the server
+	// woken by a request waits until the client gives the CPU up: what a
+	// client does between its write and its blocking read is the server's
+	// wait (docs/method.md).
+	ClientWaitNs      *int64   `json:"client_wait_ns,omitempty"`
+	ServerWaitNs      *int64   `json:"server_wait_ns,omitempty"`
+	ClientWaitNsPerOp *float64 `json:"client_wait_ns_per_op,omitempty"`
+	ServerWaitNsPerOp *float64 `json:"server_wait_ns_per_op,omitempty"`
+}
+
+// WithWaits records both sides' time waiting for a CPU (nil: not read)
+// and derives it per op.
+func (c *CPU) WithWaits(client, server *int64) *CPU {
+	c.ClientWaitNs, c.ServerWaitNs = client, server
+	c.ClientWaitNsPerOp, c.ServerWaitNsPerOp = nil, nil
+	if client != nil && c.Ops > 0 {
+		v := float64(*client) / float64(c.Ops)
+		c.ClientWaitNsPerOp = &v
+	}
+	if server != nil && c.Ops > 0 {
+		v := float64(*server) / float64(c.Ops)
+		c.ServerWaitNsPerOp = &v
+	}
+	return c
+}
+
+// addWaits is a + b, nil when either is.
+func addWaits(a, b *int64) *int64 {
+	if a == nil || b == nil {
+		return nil
+	}
+	v := *a + *b
+	return &v
 }
 
 // WithSyscalls records the read and write system calls of both sides
@@ -442,7 +477,8 @@ func (c *CPU) Pool(o *CPU) *CPU {
 		return c
 	}
 	if c == nil {
-		return NewCPU(o.Ops, o.ClientNs, o.ClientCsw, o.ServerNs, o.ServerCsw, o.ServerMeasuredBy).WithSyscalls(o.ClientSyscalls, o.ServerSyscalls)
+		return NewCPU(o.Ops, o.ClientNs, o.ClientCsw, o.ServerNs, o.ServerCsw, o.ServerMeasuredBy).WithSyscalls(o.ClientSyscalls, o.ServerSyscalls).
+			WithWaits(o.ClientWaitNs, o.ServerWaitNs)
 	}
 	var sns, scsw, ssys *int64
 	if c.ServerNs != nil && o.ServerNs != nil {
@@ -461,7 +497,8 @@ func (c *CPU) Pool(o *CPU) *CPU {
 	if sns == nil && o.ServerNs == nil {
 		by = o.ServerMeasuredBy
 	}
-	return NewCPU(c.Ops+o.Ops, c.ClientNs+o.ClientNs, c.ClientCsw+o.ClientCsw, sns, scsw, by).WithSyscalls(c.ClientSyscalls+o.ClientSyscalls, ssys)
+	return NewCPU(c.Ops+o.Ops, c.ClientNs+o.ClientNs, c.ClientCsw+o.ClientCsw, sns, scsw, by).WithSyscalls(c.ClientSyscalls+o.ClientSyscalls, ssys).
+		WithWaits(addWaits(c.ClientWaitNs, o.ClientWaitNs), addWaits(c.ServerWaitNs, o.ServerWaitNs))
 }
 
 // ServerExec is the server's own account of executing the lookups in the

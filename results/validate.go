@@ -278,7 +278,9 @@ func (c *checker) cpu(field string, k *CPU) {
 		{"client_ns_per_op", &k.ClientNsPerOp}, {"client_csw_per_op", &k.ClientCswPerOp}, {"client_syscalls", ptr(float64(k.ClientSyscalls))},
 		{"server_ns", intPtr(k.ServerNs)}, {"server_csw", intPtr(k.ServerCsw)}, {"server_syscalls", intPtr(k.ServerSyscalls)},
 		{"server_ns_per_op", k.ServerNsPerOp}, {"server_csw_per_op", k.ServerCswPerOp},
-		{"client_syscalls_per_op", k.ClientSyscallsPerOp}, {"server_syscalls_per_op", k.ServerSyscallsPerOp}} {
+		{"client_syscalls_per_op", k.ClientSyscallsPerOp}, {"server_syscalls_per_op", k.ServerSyscallsPerOp},
+		{"client_wait_ns", intPtr(k.ClientWaitNs)}, {"server_wait_ns", intPtr(k.ServerWaitNs)},
+		{"client_wait_ns_per_op", k.ClientWaitNsPerOp}, {"server_wait_ns_per_op", k.ServerWaitNsPerOp}} {
 		if f.v != nil {
 			c.between(field+"."+f.name, *f.v, 0, math.MaxFloat64)
 		}

@@ -226,8 +226,17 @@ func (s *side) cpu(ops int64) *results.CPU {
 			ssys = nil
 		}
 	}
+	var cwait, swait *int64
+	if s.client.HasWait && s.clientErr == nil {
+		v := s.client.WaitNs
+		cwait = &v
+	}
+	if sns != nil && s.server.HasWait {
+		v := s.server.WaitNs
+		swait = &v
+	}
 	return results.NewCPU(ops, s.client.CPUNs, s.client.Voluntary+s.client.Involuntary, sns, scsw, by).
-		WithSyscalls(s.client.Syscr+s.client.Syscw, ssys)
+		WithSyscalls(s.client.Syscr+s.client.Syscw, ssys).WithWaits(cwait, swait)
 }
 
 // finish pools the side's blocks and phases into its runs: one, or under

@@ -57,7 +57,7 @@ func (s Sample) Sub(o Sample) Sample {
 // Add returns s + o.
 func (s Sample) Add(o Sample) Sample {
 	return Sample{CPUNs: s.CPUNs + o.CPUNs, Voluntary: s.Voluntary + o.Voluntary, Involuntary: s.Involuntary + o.Involuntary,
-		WaitNs: s.WaitNs + o.WaitNs, HasWait: s.HasWait && o.HasWait,
+		WaitNs: s.WaitNs + o.WaitNs, HasWait: o.HasWait && (s.HasWait || s == Sample{}), // an empty sum takes o's
 		Syscr: s.Syscr + o.Syscr, Syscw: s.Syscw + o.Syscw, NoSwitches: s.NoSwitches || o.NoSwitches, NoSyscalls: s.NoSyscalls || o.NoSyscalls}
 }
 
