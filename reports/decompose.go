@@ -57,4 +57,33 @@ func writeDecomposition(b *strings.Builder, r *results.Report) {
 		b.WriteString(" without extra setup (" + strings.Join(setups, ", ") + ")")
 	}
 	b.WriteString(".\n\n")
+	writeWaits(b, r)
+}
+
+// writeWaits gives, per case and path, what each side spent waiting for a
+// CPU and the client's CPU per op: on a CPU client and server share, the
+// server woken by a request waits while the client still runs, so a
+// client that spends more of the CPU between its write and its blocking
+// read (a runtime's scheduler, a netpoller) makes the server wait longer
+// (docs/method.md).
+func writeWaits(b *strings.Builder, r *results.Report) {
+	var lines []string
+	for _, s := range r.Summary {
+		for _, ps := range s.Sides {
+			c := ps.CPU
+			if c == nil || c.ServerWaitNsPerOp == nil || c.ClientWaitNsPerOp == nil {
+				continue
+			}
+			lines = append(lines, fmt.Sprintf("| %s | %s | %.1f µs | %.2f | %.1f µs | %.1f µs |", cell(s.Target+": "+s.Label()), ps.Path.Label(),
+				c.ClientNsPerOp/1e3, c.ClientCswPerOp, *c.ClientWaitNsPerOp/1e3, *c.ServerWaitNsPerOp/1e3))
+		}
+	}
+	if len(lines) == 0 {
+		return
+	}
+	b.WriteString("Where the CPU went between a request and its answer, per op over the timed blocks: the client's CPU time and context switches, and the time each side " +
+		"was runnable but waited for a CPU (its threads' schedstat). Where client and server share a CPU, the server a request wakes waits until the client " +
+		"gives the CPU up, so a client that spends more of it between its write and its blocking read makes the server wait longer.\n\n" +
+		"| case | transport | client CPU/op | client csw/op | client waited/op | server waited/op |\n|---|---|--:|--:|--:|--:|\n")
+	b.WriteString(strings.Join(lines, "\n") + "\n\n")
 }

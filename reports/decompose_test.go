@@ -29,3 +29,18 @@ func TestDecompositionFromStacks(t *testing.T) {
 		}
 	}
 }
+
+// TestWaitsTable: with each side's time waiting for a CPU, --explain's
+// section gives it per case and path beside the client's CPU per op.
+func TestWaitsTable(t *testing.T) {
+	cw, sw := 12_300.0, 45_600.0
+	r := &results.Report{Summary: []results.Summary{{Case: results.Case{Target: "postgres", Scenario: "pk", ValueSize: 6, Placement: "same"},
+		Sides: []results.PathSide{{Path: drivers.TCP, Side: results.Side{CPU: &results.CPU{ClientNsPerOp: 80_000, ClientCswPerOp: 2.5, ClientWaitNsPerOp: &cw, ServerWaitNsPerOp: &sw}}}}}}}
+	var b strings.Builder
+	writeWaits(&b, r)
+	for _, want := range []string{"| postgres: pk, 6 B values, placed shared | TCP | 80.0 µs | 2.50 | 12.3 µs | 45.6 µs |", "the server a request wakes waits until the client gives the CPU up"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("%q lacks %q", b.String(), want)
+		}
+	}
+}
