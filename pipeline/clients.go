@@ -337,7 +337,9 @@ func (p Plan) startClients(ctx context.Context, t *targets.Target, ti *results.T
 	stop = func() error {
 		var errs []error
 		for _, c := range cs {
-			if c.agent != nil {
+			if c.procs != nil {
+				errs = append(errs, c.procs.stop())
+			} else if c.agent != nil {
 				errs = append(errs, c.agent.Close())
 			}
 		}

@@ -39,11 +39,16 @@ type procs struct {
 	spawn func(ctx context.Context) (*agents.Agent, error)
 	// cpu is the meter of agent a's CPU time, and the pid it reads.
 	cpu func(a *agents.Agent) (cpustat.Meter, int)
+	// ended are how fresh processes ended badly after their work
+	// (*agents.Teardown): their results stand, and the stack's stop
+	// returns these errors with the first's, to be said as warnings.
+	ended []error
 }
 
 // next is the agent for the next server instance: a fresh process,
-// whose hello must say what the first's did; done ends it (and says how
-// it ended). Without spawn, the first agent serves every instance.
+// whose hello must say what the first's did; done ends it and says how,
+// keeping a *agents.Teardown (the process's work was done) for stop.
+// Without spawn, the first agent serves every instance.
 func (pr *procs) next(ctx context.Context) (a *agents.Agent, done func() error, err error) {
 	if pr.spawn == nil {
 		return pr.first, func() error { return nil }, nil
@@ -55,7 +60,20 @@ func (pr *procs) next(ctx context.Context) (a *agents.Agent, done func() error, 
 	if err := sameClient(pr.first.Hello(), a.Hello()); err != nil {
 		return nil, nil, errors.Join(err, a.Close())
 	}
-	return a, a.Close, nil
+	return a, func() error {
+		err := a.Close()
+		if td := (*agents.Teardown)(nil); errors.As(err, &td) {
+			pr.ended = append(pr.ended, err)
+			return nil
+		}
+		return err
+	}, nil
+}
+
+// stop ends the stack's first agent and returns how every one of its
+// processes ended badly after its work.
+func (pr *procs) stop() error {
+	return errors.Join(append(pr.ended, pr.first.Close())...)
 }
 
 // sameClient says what differs between the hellos of two processes of
