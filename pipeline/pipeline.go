@@ -350,6 +350,7 @@ func (p Plan) stackLoops(tr *targetRun, w drivers.Workload, d drivers.Driver, de
 func (p Plan) measureCase(ctx context.Context, tr *targetRun, d drivers.Driver, c scenarios.Case, loops []caseLoop, emit func(results.Run)) error {
 	srv := tr.srv
 	restart := p.canRestart(srv, tr.ti)
+	turns := p.turnsFor(tr)
 	for inst := 1; inst <= max(p.Instances, 1); inst++ {
 		if inst > 1 && restart {
 			if err := p.restart(ctx, tr.t, d, srv, c.Rows, inst); err != nil {
@@ -358,7 +359,7 @@ func (p Plan) measureCase(ctx context.Context, tr *targetRun, d drivers.Driver, 
 		}
 		in := scenarios.Instance{Number: inst, ClientCPU: cpustat.Self{}, ServerCPU: srv.CPU, ServerCPUWhyNot: srv.CPUWhyNot,
 			Epoch: tr.epoch, Progress: p.Output.Progress}
-		for _, pl := range p.turns() {
+		for _, pl := range turns {
 			if err := p.measureTurn(ctx, srv, c, in, loops, pl, placed(emit, pl)); err != nil {
 				return err
 			}

@@ -75,6 +75,11 @@ type Plan struct {
 	// own under each, the placements taking turns on every server
 	// instance (placements.go). Placement is then the first of them.
 	Placements []placement.Placement
+	// PlacementsAuto says --placement auto chose Placements: a server
+	// whose processes dbsock cannot pin is then measured as the
+	// scheduler places it, with a warning, where a list the user gave
+	// ends the run.
+	PlacementsAuto bool
 	// Client is the client side: the stacks each target is measured
 	// from, and where the timing loop runs.
 	Client ClientSide

@@ -370,9 +370,20 @@ func (p Plan) validateMemory() error {
 	}
 	if seeded := int64(p.Workload.Rows) * size; seeded > avail/2 {
 		return setting.Err("%s %d x %s %s seeds about %s into each server, more than half of the %s this machine has available; lower %s (at most %d at this size) or %s",
-			setting.Rows, p.Workload.Rows, setting.ValueSizes, setting.Bytes(size), setting.Bytes(seeded), setting.Bytes(avail), setting.Rows, avail/2/size, setting.ValueSizes)
+			setting.Rows, p.Workload.Rows, setting.ValueSizes, setting.Bytes(size), setting.Bytes(seeded), setting.Bytes(avail), setting.Rows, twoFigures(avail/2/size), setting.ValueSizes)
 	}
 	return nil
+}
+
+// twoFigures is n rounded down to two significant figures: a bound
+// read from the machine's available memory, which moves by the moment,
+// said the same from one moment to the next.
+func twoFigures(n int64) int64 {
+	unit := int64(1)
+	for n/unit >= 100 {
+		unit *= 10
+	}
+	return n / unit * unit
 }
 
 // measures says whether the plan measures the target name.

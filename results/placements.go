@@ -10,6 +10,11 @@ import (
 // where the client and the server run decides the answer.
 const PlacementsDisagree WarningKind = "placements_disagree"
 
+// PlacementsUnpinned warns that a target of a run whose placements auto
+// chose was measured where the scheduler placed it: dbsock could not pin
+// its server (a user's, or processes it does not see or may not pin).
+const PlacementsUnpinned WarningKind = "placements_unpinned"
+
 // direction is where a verdict points: +1 the path (the socket) faster,
 // -1 the baseline, 0 no meaningful difference; ok is false for a verdict
 // that points nowhere (undecided, too few instances, no result, a

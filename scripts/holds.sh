@@ -7,7 +7,8 @@
 #   dbsock run TARGETS --provider local --clients go,c
 # (TARGETS default "mysql postgres"; each run's Go client is dbsock's
 # default: a fresh process of dbsock's agent for each server instance).
-# For each target and stack: every run's p50 speedup with its 95%
+# For each target, placement (auto's: shared and split on 2 CPUs or more)
+# and stack: every run's p50 speedup with its 95%
 # interval and verdict, then the coverage: in how many runs the interval
 # holds the median of all RUNS speedups (Kalibera and Jones: an interval
 # that holds still covers the next run's answer; the goal is at least 7
@@ -36,7 +37,7 @@ failed=0
 # rows FILE: target, stack, speedup, lo, hi, verdict, one line each.
 rows() {
   jq -r '.summary[] | (.comparisons[] | select(.path == "unix")) as $u |
-    [.target, (if (.stack // "") == "" then "go" else .stack end), ($u.speedup_p50|tostring),
+    [(.target + (if (.placement // "") == "" then "" elif .placement == "same" then "/shared" else "/" + .placement end)), (if (.stack // "") == "" then "go" else .stack end), ($u.speedup_p50|tostring),
      (($u.speedup_p50_ci.lo // 0)|tostring), (($u.speedup_p50_ci.hi // 0)|tostring), $u.verdict] | @tsv' "$1"
 }
 
@@ -45,9 +46,9 @@ for i in $(seq 1 "$runs"); do
   start=$(date +%s.%N)
   "$db" run "${targets[@]}" --provider local --clients go,c --client "$client" "${extra[@]}" -q --format json > "$work/run-$i.json"
   end=$(date +%s.%N)
-  echo "run $i ($(jq -r '.config.placement.mode + ": client CPU " + .config.placement.client_cpus + ", servers CPU " + .config.placement.server_cpus + "; " + .environment.cpu_model' "$work/run-$i.json"), $(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.0f", b - a }') s):"
+  echo "run $i ($(jq -r '(if ((.config.placements // []) | length) > 1 then ([.config.placements[] | .mode + ": client CPU " + .client_cpus + ", servers CPU " + .server_cpus] | join("; ")) else .config.placement.mode + ": client CPU " + .config.placement.client_cpus + ", servers CPU " + .config.placement.server_cpus end) + "; " + .environment.cpu_model' "$work/run-$i.json"), $(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.0f", b - a }') s):"
   rows "$work/run-$i.json" | tee -a "$work/all.tsv" |
-    awk -F'\t' '{ printf "  %-9s %-3s %.3f (95%% CI %.3f-%.3f)  %s\n", $1, $2, $3, $4, $5, $6 }'
+    awk -F'\t' '{ printf "  %-16s %-3s %.3f (95%% CI %.3f-%.3f)  %s\n", $1, $2, $3, $4, $5, $6 }'
   # Each run's Go and C verdicts, side by side.
   rows "$work/run-$i.json" | awk -F'\t' -v run="$i" '
     { d = ($6 ~ /^Unix faster/) ? "unix" : ($6 ~ /^TCP faster/) ? "tcp" : "none"; dir[$1, $2] = d; t[$1] = 1 }
@@ -61,7 +62,7 @@ while IFS=$'\t' read -r t s; do
     END {
       m = asort(sorted); med = (m % 2) ? sorted[(m + 1) / 2] : (sorted[m / 2] + sorted[m / 2 + 1]) / 2
       for (i = 1; i <= n; i++) if (lo[i] <= med && med <= hi[i]) c++
-      printf "  %-9s %-3s speedups %.3f..%.3f  coverage %d of %d (median %.3f) %s\n", t, s, sorted[1], sorted[m], c, n, med, (c >= need) ? "ok" : "BELOW GOAL" }' "$work/all.tsv")
+      printf "  %-16s %-3s speedups %.3f..%.3f  coverage %d of %d (median %.3f) %s\n", t, s, sorted[1], sorted[m], c, n, med, (c >= need) ? "ok" : "BELOW GOAL" }' "$work/all.tsv")
   echo "$line"
   case "$line" in *"BELOW GOAL"*) failed=1 ;; esac
 done < <(cut -f1,2 "$work/all.tsv" | sort -u)

@@ -55,7 +55,7 @@ func shortTempDir(t *testing.T) string {
 // scanner over its stderr; it is killed when the test ends.
 func startDbsock(t *testing.T, bin, tmp string, args ...string) (*exec.Cmd, *bufio.Scanner) {
 	t.Helper()
-	cmd := exec.Command(bin, args...)
+	cmd := exec.Command(bin, onePlacement(args)...)
 	cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {

@@ -356,7 +356,7 @@ func TestWithoutPATH(t *testing.T) {
 	testutil.NeedAny(t, "mariadbd")
 	testutil.NeedAny(t, "redis-server")
 	bin := buildDbsock(t)
-	cmd := exec.Command(bin, "run", "mysql", "redis", "--provider", "local", "--n", "100", "--warmup", "10", "--instances", "1", "--rounds", "1", "-q")
+	cmd := exec.Command(bin, "run", "mysql", "redis", "--placement", "shared", "--provider", "local", "--n", "100", "--warmup", "10", "--instances", "1", "--rounds", "1", "-q")
 	cmd.Env = []string{"HOME=" + t.TempDir()}
 	out, err := cmd.CombinedOutput()
 	if err != nil || !strings.Contains(string(out), "| mysql | MariaDB") || !strings.Contains(string(out), "| redis | Redis") {

@@ -31,12 +31,41 @@ func TestMain(m *testing.M) {
 }
 
 // dbsock runs the command line in-process and returns exit status, stdout
-// and stderr.
+// and stderr. A run at rest that names no placement is measured placed
+// shared (onePlacement); dbsockAsGiven runs the command line as given.
 func dbsock(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	return dbsockAsGiven(t, onePlacement(args)...)
+}
+
+// dbsockAsGiven is dbsock without onePlacement: auto's placements where
+// the command line names none.
+func dbsockAsGiven(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
 	var out, errb bytes.Buffer
 	code := Main(context.Background(), args, &out, &errb)
 	return code, out.String(), errb.String()
+}
+
+// onePlacement is a run's command line with --placement shared where it
+// names no placement and runs at rest: auto there measures every case
+// placed shared and split (placement.ChooseBoth), which doubles the cases
+// a test counts and the time it takes. The tests of auto's two placements
+// (TestDefaultPlacesSharedAndSplit, pipeline's
+// TestAutoPlacementsThatDisagreeAreSaid) run as given; a run at a rate
+// keeps auto's one placement.
+func onePlacement(args []string) []string {
+	if len(args) == 0 || args[0] != "run" {
+		return args
+	}
+	for _, a := range args {
+		for _, f := range []string{"--placement", "--client-cpu", "--server-cpu", "--rate"} {
+			if a == f || strings.HasPrefix(a, f+"=") {
+				return args
+			}
+		}
+	}
+	return append([]string{"run", "--placement", "shared"}, args[1:]...)
 }
 
 func TestUsageErrors(t *testing.T) {

@@ -317,7 +317,7 @@ func (o *runOptions) plan(args []string) (pipeline.Plan, supply.Provider, error)
 		return pipeline.Plan{}, nil, err
 	}
 	plan := o.newPlan(names, gates, place)
-	plan.Placements = places
+	plan.Placements, plan.PlacementsAuto = places, len(places) > 1 && o.bothPlacements()
 	servers := place.Server
 	if len(places) > 1 {
 		servers = placement.ServerUnion(places) // each placement's turn pins the servers' processes within them
@@ -414,6 +414,9 @@ func (o *runOptions) resolvePlacement() (placement.Placement, []placement.Placem
 		resolve = placement.ResolveAtRate // an open loop keeps off the servers' CPUs
 	}
 	list, err := placement.ResolveList(o.place.mode, o.place.clientCPU, o.place.serverCPU, resolve)
+	if err == nil && o.bothPlacements() {
+		list, err = placement.ResolveAuto()
+	}
 	if err != nil {
 		return placement.Placement{}, nil, usagef("%s", inWords(err))
 	}
@@ -429,6 +432,15 @@ func (o *runOptions) resolvePlacement() (placement.Placement, []placement.Placem
 		}
 	}
 	return place, nil, nil
+}
+
+// bothPlacements says whether --placement auto measures each case placed
+// shared and split (placement.ChooseBoth): at rest, on servers dbsock
+// starts and pins (not a user's, whose CPUs are theirs), from a client on
+// this host, with no CPU list given.
+func (o *runOptions) bothPlacements() bool {
+	return (o.place.mode == "auto" || o.place.mode == "") && o.place.clientCPU == "" && o.place.serverCPU == "" &&
+		!o.sweep.atRate() && o.servers.provider != "external" && o.client.place != "container"
 }
 
 // parseCases parses the sweep, the workload and the thresholds.

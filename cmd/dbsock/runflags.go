@@ -59,7 +59,7 @@ func (o *runOptions) bind(f *pflag.FlagSet) {
 	f.Uint64Var(&o.loop.seed, "seed", 0, "seed of the block order (0: a new one, printed in the report; give it to repeat a run's order)")
 	f.StringVar(&o.loop.precisionSpec, "precision", "", "keep adding rounds until the p50 speedup's 95% interval is within this half-width, e.g. 3%")
 	f.DurationVar(&o.loop.maxDuration, "max-duration", 10*time.Minute, "with --precision: stop adding rounds to a case after this long")
-	f.StringVar(&o.place.mode, "placement", "auto", "CPU placement: auto (two physical cores with 4+ CPUs, else one shared CPU; the report says which), "+
+	f.StringVar(&o.place.mode, "placement", "auto", "CPU placement: auto (at rest on 2+ CPUs, each case placed shared and split in turn, a verdict for each; at a rate, the client off the servers' CPU; the report says which), "+
 		"none (scheduler decides), same or shared (client and servers on CPU 0), split (client CPU 0, servers CPU 1); "+
 		"a list (shared,split) measures each case under each, taking turns on every server instance, with a verdict per placement and a word where they disagree")
 	f.StringVar(&o.place.clientCPU, "client-cpu", "", "pin the client to this CPU list (e.g. 0 or 0-1); overrides --placement")

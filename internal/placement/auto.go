@@ -203,3 +203,51 @@ func containsInt(list []int, v int) bool {
 	}
 	return false
 }
+
+// ChooseBoth is --placement auto for a run at rest on a machine of two
+// CPUs or more: the two placements its applications meet, each measured
+// in turn. Most applications run beside their database on other CPUs of
+// one host (split: Choose's two physical cores with MinAutoSplit CPUs or
+// more, else the two lowest CPUs); some share one CPU with it (shared: a
+// CPU-limited pod with a sidecar, a small machine). The two give
+// different answers on some hosts (a server woken on another CPU of a
+// virtual machine pays an inter-processor interrupt per op), and a
+// verdict under one that the other contradicts must be said: so auto
+// measures both. With one CPU it is Choose's one placement.
+func ChooseBoth(cpus []CPU) ([]Placement, error) {
+	if len(cpus) < 2 {
+		p, err := Choose(cpus)
+		return []Placement{p}, err
+	}
+	split, err := Choose(cpus)
+	if err != nil {
+		return nil, err
+	}
+	if len(cpus) < MinAutoSplit { // Choose shares one CPU there
+		sorted := append([]CPU(nil), cpus...)
+		sort.Slice(sorted, func(i, j int) bool { return sorted[i].ID < sorted[j].ID })
+		split.Client, split.Server = []int{sorted[0].ID}, []int{sorted[1].ID}
+	}
+	if split.Server[0] == split.Client[0] { // no two physical cores in one NUMA node: Choose shares one
+		return []Placement{split}, nil
+	}
+	c, s := split.Client[0], split.Server[0]
+	shared := Placement{Mode: "same", Client: []int{c}, Server: []int{c},
+		Reason: fmt.Sprintf("auto: %d logical CPUs, so each case is measured placed shared (client and servers on CPU %d) and split (client on CPU %d, servers on CPU %d), taking turns", len(cpus), c, c, s)}
+	split.Mode, split.Reason = "split", shared.Reason
+	return []Placement{shared, split}, nil
+}
+
+// ResolveAuto is --placement auto at rest on this machine: ChooseBoth's
+// placements, or Resolve's one where the OS has no CPU affinity.
+func ResolveAuto() ([]Placement, error) {
+	if !Supported {
+		p, err := Resolve("auto", "", "")
+		return []Placement{p}, err
+	}
+	cpus, err := ReadTopology()
+	if err != nil {
+		return nil, err
+	}
+	return ChooseBoth(cpus)
+}
