@@ -374,7 +374,7 @@ type CPU struct {
 	// Read and write system calls (as /proc/PID/io counts them: read- and
 	// write-family calls, not recv/send) per op on each side. A side whose
 	// count is absent was not counted: the server's could not be read
-	// (ServerSyscalls nil), or a side counted none over its ops, which
+	// (ServerSyscalls nil), or a side counted fewer than one in two ops, which
 	// means it moves its socket's bytes with calls /proc/PID/io does not
 	// count (recv/send, recvmsg/sendmsg), not that it made none: its per-op
 	// figure is then absent (ClientSyscallsPerOp, ServerSyscallsPerOp),
@@ -433,9 +433,14 @@ func (c *CPU) WithSyscalls(client int64, server *int64) *CPU {
 }
 
 // perOp is calls read and write calls over ops, or nil when that is not
-// a count of a side's socket calls: no ops, or no call counted at all.
+// a count of a side's socket calls: no ops, or fewer than one call in
+// two ops. A side that moves each request's bytes with read and write
+// makes at least one such call per op; one that counted fewer moved them
+// with calls /proc/PID/io does not count (recv and send: libpq,
+// libmariadb), and what it counted was its other files' (an agent's
+// protocol on its stdin and stdout: 0.01 per op).
 func perOp(calls, ops int64) *float64 {
-	if ops <= 0 || calls <= 0 {
+	if ops <= 0 || calls <= 0 || 2*calls < ops {
 		return nil
 	}
 	v := float64(calls) / float64(ops)
@@ -447,8 +452,8 @@ func perOp(calls, ops int64) *float64 {
 // counted" for a side that was not, never 0. A report from an older dbsock
 // that recorded 0 calls over its ops gets the same answer.
 func (c *CPU) SyscallsCounted() (client, server bool) {
-	return c.ClientSyscallsPerOp != nil && *c.ClientSyscallsPerOp > 0,
-		c.ServerSyscallsPerOp != nil && *c.ServerSyscallsPerOp > 0
+	return c.ClientSyscallsPerOp != nil && *c.ClientSyscallsPerOp >= 0.5,
+		c.ServerSyscallsPerOp != nil && *c.ServerSyscallsPerOp >= 0.5
 }
 
 // NewCPU derives the per-op figures from totals; server totals are nil
