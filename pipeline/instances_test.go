@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/dbsock/dbsock/drivers"
+	"github.com/dbsock/dbsock/internal/placement"
 	"github.com/dbsock/dbsock/internal/setting"
 	"github.com/dbsock/dbsock/results"
 	"github.com/dbsock/dbsock/scenarios"
@@ -198,6 +199,8 @@ func TestInstancesRaisedForHolm(t *testing.T) {
 		{Plan{Targets: ten[:3], Paths: six, Instances: 9}, 10},
 		{Plan{Targets: ten, Paths: six, Instances: 9}, 11},
 		{Plan{Targets: ten[:3], Paths: six[4:], Instances: 9}, 9},
+		{Plan{Targets: ten[:3], Paths: six[4:], Instances: 9, Placements: make([]placement.Placement, 2)}, 9},
+		{Plan{Targets: ten[:3], Paths: six, Instances: 9, Placements: make([]placement.Placement, 2)}, 11},
 		{Plan{Targets: ten[:3], Paths: six, Instances: 12}, 12},
 		{Plan{Targets: ten[:3], Paths: six, Instances: 9, InstancesAsked: true}, 9},
 		{Plan{Targets: ten[:3], Paths: six, Instances: 1}, 1},

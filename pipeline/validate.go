@@ -139,9 +139,9 @@ func (p Plan) InstancesWarning() setting.Message {
 
 // comparisons is how many comparisons the run makes, over which Holm's
 // adjustment runs: every path of every measured (target, client stack)'s
-// every case against the baseline.
+// every case, under every placement, against the baseline.
 func (p Plan) comparisons() int {
-	return p.measured() * p.Cases() * (len(p.paths()) - 1)
+	return p.measured() * p.Cases() * len(p.turns()) * (len(p.paths()) - 1)
 }
 
 // measured is how many (target, client stack) pairs the run measures: a
@@ -181,7 +181,7 @@ func (p Plan) TotalOps() int64 {
 	workers := len(p.Sweep.Concurrency)
 	cases := int64(p.measured()) * int64(max(len(p.Sweep.Scenarios), 1)) * int64(max(len(p.Sweep.ValueSizes), 1)) * int64(max(len(p.Sweep.Pipelines), 1))
 	rounds := int64(max(p.Loop.Rounds, 1)) * int64(p.InstancesPerCase())
-	return cases * int64(max(workers, 1)) * rounds * int64(len(p.PathsAsked())) * int64(p.Loop.N)
+	return cases * int64(max(workers, 1)) * int64(len(p.turns())) * rounds * int64(len(p.PathsAsked())) * int64(p.Loop.N)
 }
 
 // pipeliners lists the registered targets whose driver can send a batch
