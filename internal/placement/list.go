@@ -35,7 +35,7 @@ func ResolveList(modes, clientList, serverList string, resolve func(mode, client
 		n = normal(strings.TrimSpace(n))
 		switch {
 		case n == "auto" || n == "":
-			return nil, setting.Err("%s %s: name each placement of a list (%s, split, none); auto chooses one", setting.Placement, modes, Shared)
+			return nil, setting.Err("%s %s: name each placement of a list (%s, split, none): auto is no placement of its own, it chooses them", setting.Placement, modes, Shared)
 		case slices.ContainsFunc(out, func(p Placement) bool { return p.Mode == n }):
 			return nil, setting.Err("%s %s names %s twice", setting.Placement, modes, n)
 		}
