@@ -318,6 +318,9 @@ func decompositionPlot(parts []results.Decomposition) (*panel, error) {
 		if d.Stack != "" {
 			name += "@" + d.Stack
 		}
+		if d.Placement != "" {
+			name += " " + results.PlacementName(d.Placement)
+		}
 		names = append(names, fmt.Sprintf("%s %s", name, d.Transport.Label()))
 		layers[0] = append(layers[0], d.Kernel/1e3)
 		layers[1] = append(layers[1], math.Max(d.Client, 0)/1e3)

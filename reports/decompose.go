@@ -45,6 +45,9 @@ func writeDecomposition(b *strings.Builder, r *results.Report) {
 		if stacks {
 			name += " from " + cmp.Or(d.Stack, "go")
 		}
+		if d.Placement != "" {
+			name += ", placed " + results.PlacementName(d.Placement)
+		}
 		fmt.Fprintf(b, "| %s | %s | %.1f µs | %+.1f µs | %+.1f µs | %.1f µs | %s |\n", cell(name), d.Transport.Label(),
 			d.Kernel/1e3, d.Client/1e3, d.Server/1e3, d.Total/1e3, exec)
 	}

@@ -14,7 +14,10 @@ import (
 type Decomposition struct {
 	Target string
 	// Stack is the case's client stack ("" for Go's drivers in dbsock).
-	Stack     string
+	Stack string
+	// Placement is the case's placement (Case.Placement): its parts are
+	// the floor's and echo's under the same placement.
+	Placement string
 	Transport drivers.Transport
 	Kernel    float64 // ns
 	Client    float64
@@ -36,29 +39,29 @@ func Decompose(r *Report) []Decomposition {
 	if kernel == "" || runtime == "" {
 		return nil
 	}
-	sideOf := func(target, stack string, t drivers.Transport) (Side, bool) {
-		for _, s := range r.Summary {
-			if s.Target == target && s.Case.Stack == stack && s.Case.Plain() {
-				side := s.Side(t)
-				return side, side.Latency.P50 > 0
-			}
-		}
-		return Side{}, false
-	}
-	p50 := func(target, stack string, t drivers.Transport) (float64, bool) {
-		side, ok := sideOf(target, stack, t)
-		return float64(side.Latency.P50), ok
-	}
 	var out []Decomposition
 	for _, t := range r.PathsOf(kernel) { // every path the floor measured
-		floor, okF := kernelFloor(r, p50, kernel, t)
-		_, okE := p50(runtime, "", t)
-		if !okF || !okE {
-			continue // a path echo did not measure: nothing to split by there
-		}
 		for _, s := range r.Summary {
 			if s.Target == kernel || s.Target == runtime || !s.Case.Plain() {
 				continue
+			}
+			place := s.Case.Placement
+			sideOf := func(target, stack string, t drivers.Transport) (Side, bool) {
+				for _, s := range r.Summary {
+					if s.Target == target && s.Case.Stack == stack && s.Case.Placement == place && s.Case.Plain() {
+						side := s.Side(t)
+						return side, side.Latency.P50 > 0
+					}
+				}
+				return Side{}, false
+			}
+			p50 := func(target, stack string, t drivers.Transport) (float64, bool) {
+				side, ok := sideOf(target, stack, t)
+				return float64(side.Latency.P50), ok
+			}
+			floor, okF := kernelFloor(r, p50, kernel, t)
+			if _, okE := p50(runtime, "", t); !okF || !okE {
+				continue // a path echo did not measure: nothing to split by there
 			}
 			stack, own := s.Case.Stack, runtime // Go's own round trip: echo, through its runtime
 			if stack != "" {
@@ -69,7 +72,7 @@ func Decompose(r *Report) []Decomposition {
 			if !ok || !okT {
 				continue
 			}
-			d := Decomposition{Target: s.Target, Stack: stack, Transport: t, Kernel: floor, Client: trip - floor, Server: total - trip, Total: total, Exec: -1}
+			d := Decomposition{Target: s.Target, Stack: stack, Placement: place, Transport: t, Kernel: floor, Client: trip - floor, Server: total - trip, Total: total, Exec: -1}
 			if side, _ := sideOf(s.Target, stack, t); side.ServerExec != nil && side.ServerExec.Calls > 0 {
 				d.Exec, d.ExecSource = side.ServerExec.NsPerCall, side.ServerExec.Source
 			}

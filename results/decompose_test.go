@@ -88,3 +88,33 @@ func TestDecomposeEveryPath(t *testing.T) {
 		t.Errorf("%+v, want TCP and Unix alone", parts)
 	}
 }
+
+// TestDecomposeByPlacement: a run under two placements splits each
+// placement's case by the floor and echo measured under that placement,
+// never the other's.
+func TestDecomposeByPlacement(t *testing.T) {
+	placed := func(s Summary, p string) Summary { s.Case.Placement = p; return s }
+	r := &Report{Targets: []Target{{Name: "floor", Layer: drivers.LayerKernel}, {Name: "echo", Layer: drivers.LayerRuntime}, {Name: "redis"}},
+		Summary: []Summary{
+			placed(summaryOf("floor", "", 10000, 8000), "same"), placed(summaryOf("floor", "", 60000, 55000), "split"),
+			placed(summaryOf("echo", "", 12000, 9000), "same"), placed(summaryOf("echo", "", 70000, 64000), "split"),
+			placed(summaryOf("redis", "", 15000, 11000), "same"), placed(summaryOf("redis", "", 80000, 72000), "split"),
+		}}
+	want := map[string]Decomposition{
+		"same tcp":   {Kernel: 10000, Client: 2000, Server: 3000, Total: 15000},
+		"same unix":  {Kernel: 8000, Client: 1000, Server: 2000, Total: 11000},
+		"split tcp":  {Kernel: 60000, Client: 10000, Server: 10000, Total: 80000},
+		"split unix": {Kernel: 55000, Client: 9000, Server: 8000, Total: 72000},
+	}
+	parts := Decompose(r)
+	if len(parts) != len(want) {
+		t.Fatalf("%d parts, want %d: %+v", len(parts), len(want), parts)
+	}
+	for _, d := range parts {
+		key := d.Placement + " " + string(d.Transport)
+		w, ok := want[key]
+		if !ok || d.Kernel != w.Kernel || d.Client != w.Client || d.Server != w.Server || d.Total != w.Total {
+			t.Errorf("%s: %+v, want %+v", key, d, w)
+		}
+	}
+}
