@@ -1,0 +1,159 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/dbsock/dbsock/reports"
+)
+
+// dbsock report of several files: the result files of several hosts (and
+// the .json files of directories) as one matrix, a column per host.
+
+// maxHostFiles is the most result files one report sets side by side.
+const maxHostFiles = 64
+
+// resultFiles are the files args name: each file as it is, each
+// directory's .json files in name order.
+func resultFiles(args []string) ([]string, error) {
+	var files []string
+	for _, arg := range args {
+		st, err := os.Stat(arg)
+		if err != nil {
+			return nil, usagef("read results %s: %v", arg, err)
+		}
+		if !st.IsDir() {
+			files = append(files, arg)
+			continue
+		}
+		entries, err := os.ReadDir(arg)
+		if err != nil {
+			return nil, usagef("read results in directory %s: %v", arg, err)
+		}
+		n := len(files)
+		for _, e := range entries {
+			if strings.HasSuffix(e.Name(), ".json") && e.Type().IsRegular() {
+				files = append(files, filepath.Join(arg, e.Name()))
+			}
+		}
+		if len(files) == n {
+			return nil, usagef("directory %s holds no .json file; give it the files dbsock run --out FILE.json wrote", arg)
+		}
+	}
+	if len(files) > maxHostFiles {
+		return nil, usagef("%d result files are more than one report sets side by side (%d at most); report fewer hosts at once", len(files), maxHostFiles)
+	}
+	return files, nil
+}
+
+// checkHostsOutputs refuses, before any file is read, what a report of
+// several files cannot write: a format other than Markdown, JSON or CSV,
+// and a picture other than the speedups.
+func checkHostsOutputs(outs []destination, plot *plotSet) error {
+	for _, out := range outs {
+		f := out.Format
+		if f == "summary" || f == "md" {
+			f = "markdown"
+		}
+		if !slices.Contains(reports.HostsFormats, f) {
+			where := "stdout"
+			if out.Path != "" {
+				where = out.Path
+			}
+			return usagef("%s: a report of several result files is written as %s, not %s; give one of those (--format or --out FILE:FORMAT), or report one file at a time", where, strings.Join(reports.HostsFormats, ", "), out.Format)
+		}
+	}
+	if plot == nil {
+		return nil
+	}
+	for _, p := range plot.files {
+		if p.kind != reports.PlotSpeedup && !p.beside {
+			return usagef("--plot %s:%s: a report of several result files draws each host's speedups (--plot FILE.png), not the %s picture; draw it from one file", p.kind, p.file.name, p.kind)
+		}
+	}
+	return nil
+}
+
+// reportHosts reads files and writes them side by side, grouped by by.
+func reportHosts(ctx context.Context, files []string, by []string, outs []destination, plot *plotSet, stdout, stderr io.Writer) error {
+	if err := checkHostsOutputs(outs, plot); err != nil {
+		return err
+	}
+	var hfs []reports.HostFile
+	for _, path := range files {
+		rep, err := readReportCtx(ctx, path)
+		if err != nil {
+			return err
+		}
+		hfs = append(hfs, reports.HostFile{Path: path, Report: rep})
+	}
+	h, err := reports.NewHosts(hfs, by)
+	var differs *reports.MethodDiffers
+	if errors.As(err, &differs) {
+		return usagef("%v", err)
+	}
+	if err != nil {
+		return usagef("--by %v", err)
+	}
+	return writeHostsOutputs(ctx, h, outs, plot, stdout, stderr)
+}
+
+// writeHostsOutputs draws the picture, if asked, then renders h into
+// every output, each naming the picture relative to its own directory;
+// one output that fails does not keep the others from being written.
+func writeHostsOutputs(ctx context.Context, h *reports.Hosts, outs []destination, plot *plotSet, stdout, stderr io.Writer) error {
+	var errs []error
+	if plot != nil {
+		for _, p := range plot.files {
+			if p.beside {
+				continue
+			}
+			var buf bytes.Buffer
+			err := reports.PlotHosts(ctx, &buf, strings.ToLower(filepath.Ext(p.file.name)), h)
+			if err == nil {
+				err = p.file.write(ctx, buf.Bytes(), stdout, stderr)
+			}
+			if err != nil {
+				errs = append(errs, fmt.Errorf("plot %s: %w", p.file.name, err))
+				continue
+			}
+			if h.Plot == "" {
+				h.Plot = p.file.name
+			}
+		}
+	}
+	for _, out := range outs {
+		copy := *h
+		if h.Plot != "" && out.Path != "" {
+			if rel, err := filepath.Rel(filepath.Dir(out.Path), h.Plot); err == nil {
+				copy.Plot = rel
+			}
+		}
+		var buf bytes.Buffer
+		format := out.Format
+		if format == "summary" {
+			format = "markdown"
+		}
+		if err := reports.WriteHosts(ctx, &buf, format, &copy, out.Format == "summary"); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		if out.Path == "" {
+			if _, err := stdout.Write(buf.Bytes()); err != nil {
+				errs = append(errs, fmt.Errorf("write report to stdout: %w", err))
+			}
+			continue
+		}
+		if err := out.file.write(ctx, buf.Bytes(), stdout, stderr); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
