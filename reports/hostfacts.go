@@ -19,22 +19,23 @@ import (
 type hostFact struct{ name, value string }
 
 // hostRows are the Environment table's rows of r's host facts, each only
-// where the file has it (a file of an older dbsock has none).
-func hostRows(r *results.Report) [][2]string {
+// where the file has it (a file of an older dbsock has none): the short
+// ones, and the long ones (the kernel's command line, the
+// vulnerabilities) that go last.
+func hostRows(r *results.Report) (short, long [][2]string) {
 	e := r.Environment
-	var rows [][2]string
-	add := func(name, value string) {
+	add := func(rows *[][2]string, name, value string) {
 		if value != "" {
-			rows = append(rows, [2]string{name, value})
+			*rows = append(*rows, [2]string{name, value})
 		}
 	}
-	add("Host", e.Host)
-	add("CPU identity", cpuIdentity(r))
-	add("Microcode", microcode(r))
-	add("Kernel command line", e.KernelCmdline)
-	add("System call (getppid)", syscallWords(r))
-	add("CPU vulnerabilities", vulnerabilityWords(e.Vulnerabilities))
-	return rows
+	add(&short, "Host", e.Host)
+	add(&short, "CPU identity", cpuIdentity(r))
+	add(&short, "Microcode", microcode(r))
+	add(&short, "System call (getppid)", syscallWords(r))
+	add(&long, "Kernel command line", e.KernelCmdline)
+	add(&long, "CPU vulnerabilities", vulnerabilityWords(e.Vulnerabilities))
+	return short, long
 }
 
 // cpuIdentity is the CPU's vendor, family, model and stepping:

@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	"github.com/dbsock/dbsock/internal/sysinfo"
-	"github.com/dbsock/dbsock/results"
 )
 
 // hostFile is the fixture as host label's file, its meltdown line
@@ -132,6 +131,10 @@ func TestHostsEscapeAHostileLabel(t *testing.T) {
 	if err != nil || len(recs) != 3 || recs[1][13] != "<img src=x onerror=alert(1)>|**x**[31m red" {
 		t.Errorf("CSV: %v, %q", err, recs)
 	}
+	var one bytes.Buffer
+	if err := Markdown(&one, a.Report); err != nil || strings.Contains(one.String(), "<img") || !strings.Contains(one.String(), "| Host ") {
+		t.Errorf("one file's Environment: %v\n%s", err, one.String())
+	}
 	var png bytes.Buffer
 	if err := PlotHosts(context.Background(), &png, ".png", h); err != nil || png.Len() == 0 {
 		t.Errorf("picture: %v", err)
@@ -152,5 +155,3 @@ func cells(line string) int {
 	}
 	return n - 1
 }
-
-var _ = results.Socket
