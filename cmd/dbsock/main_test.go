@@ -129,6 +129,8 @@ func TestUsageErrors(t *testing.T) {
 		{"report no file", []string{"report"}, "dbsock report takes RESULTS.json"},
 		{"report by nothing known", []string{"report", "a.json", "b.json", "--by", "colour"}, `--by "colour" is not a field files are grouped by; give scenario, keys, value-size or rate`},
 		{"report an empty directory", []string{"report", "/proc/self/fdinfo/", "/dev/null"}, "holds no .json file"},
+		{"report a file twice", []string{"report", "/dev/null", "/dev/../dev/null"}, "/dev/null and /dev/../dev/null are the same file; give each host's file once"},
+		{"report a file not there", []string{"report", "/dev/null", "/nonexistent/b.json"}, "read results /nonexistent/b.json: stat /nonexistent/b.json: no such file or directory; give the files"},
 		{"host empty", []string{"run", "echo", "--host", ""}, `--host "" is empty; give a short name for this machine`},
 		{"host with a line break", []string{"run", "echo", "--host", "a\nb"}, `holds a control character`},
 		{"value size grpc", []string{"run", "echo", "grpc", "--value-size", "1KiB"}, "--value-size does not apply to target grpc"},

@@ -21,35 +21,58 @@ import (
 const maxHostFiles = 64
 
 // resultFiles are the files args name: each file as it is, each
-// directory's .json files in name order.
+// directory's .json files in name order; a file named twice is refused.
 func resultFiles(args []string) ([]string, error) {
 	var files []string
+	seen := map[string]string{} // absolute path -> as named
 	for _, arg := range args {
 		st, err := os.Stat(arg)
 		if err != nil {
-			return nil, usagef("read results %s: %v", arg, err)
+			return nil, usagef("read results %s: %v; give the files (or directories of them) that dbsock run --out FILE.json wrote", arg, err)
 		}
-		if !st.IsDir() {
-			files = append(files, arg)
-			continue
-		}
-		entries, err := os.ReadDir(arg)
-		if err != nil {
-			return nil, usagef("read results in directory %s: %v", arg, err)
-		}
-		n := len(files)
-		for _, e := range entries {
-			if strings.HasSuffix(e.Name(), ".json") && e.Type().IsRegular() {
-				files = append(files, filepath.Join(arg, e.Name()))
+		named := []string{arg}
+		if st.IsDir() {
+			if named, err = jsonFiles(arg); err != nil {
+				return nil, err
 			}
 		}
-		if len(files) == n {
-			return nil, usagef("directory %s holds no .json file; give it the files dbsock run --out FILE.json wrote", arg)
+		for _, f := range named {
+			abs, _ := filepath.Abs(f)
+			if other, dup := seen[abs]; dup {
+				return nil, usagef("%s and %s are the same file; give each host's file once", other, f)
+			}
+			seen[abs] = f
+			files = append(files, f)
+		}
+		if len(files) > maxHostFiles {
+			return nil, usagef("more than %d result files: more than one report sets side by side; report fewer hosts at once", maxHostFiles)
 		}
 	}
-	if len(files) > maxHostFiles {
-		return nil, usagef("%d result files are more than one report sets side by side (%d at most); report fewer hosts at once", len(files), maxHostFiles)
+	return files, nil
+}
+
+// jsonFiles are dir's .json files in name order (of its first 10,000
+// entries).
+func jsonFiles(dir string) ([]string, error) {
+	d, err := os.Open(dir)
+	if err != nil {
+		return nil, usagef("read results in directory %s: %v", dir, err)
 	}
+	defer d.Close()
+	entries, err := d.ReadDir(10000)
+	if err != nil && len(entries) == 0 {
+		return nil, usagef("read results in directory %s: %v", dir, err)
+	}
+	var files []string
+	for _, e := range entries {
+		if strings.HasSuffix(e.Name(), ".json") && e.Type().IsRegular() {
+			files = append(files, filepath.Join(dir, e.Name()))
+		}
+	}
+	if len(files) == 0 {
+		return nil, usagef("directory %s holds no .json file; give it the files dbsock run --out FILE.json wrote", dir)
+	}
+	slices.Sort(files)
 	return files, nil
 }
 
