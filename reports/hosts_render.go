@@ -99,6 +99,11 @@ func writeMatrix(b *strings.Builder, m Matrix, titled bool) {
 	if warned {
 		b.WriteString("† That host's report has a warning on this case or its target: its details say why.\n\n")
 	}
+	if d := differingFacts(m); len(m.Hosts) > 1 && d != "" {
+		fmt.Fprintf(b, "The hosts differ in %s.\n\n", d)
+	} else if len(m.Hosts) > 1 {
+		b.WriteString("The hosts differ in none of the facts dbsock records.\n\n")
+	}
 	for _, row := range m.Rows {
 		for _, x := range row.Cells {
 			if x == nil {
@@ -107,6 +112,24 @@ func writeMatrix(b *strings.Builder, m Matrix, titled bool) {
 			}
 		}
 	}
+}
+
+// differingFacts names the facts in which m's hosts differ: "placement,
+// date and vulnerability meltdown" ("" for none).
+func differingFacts(m Matrix) string {
+	var names []string
+	for _, f := range m.Facts {
+		if f.Differs {
+			names = append(names, safeText(f.Name))
+		}
+	}
+	switch len(names) {
+	case 0:
+		return ""
+	case 1:
+		return names[0]
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
 }
 
 // cellWords is a cell in words: "1.36× (1.34–1.39), Unix faster: 26.4%
