@@ -33,6 +33,7 @@ func hostRows(r *results.Report) (short, long [][2]string) {
 	add(&short, "CPU identity", cpuIdentity(r))
 	add(&short, "Microcode", microcode(r))
 	add(&short, "System call (getppid)", syscallWords(r))
+	add(&short, "Wake-up round trip (pipe)", wakeWords(r))
 	add(&long, "Kernel command line", e.KernelCmdline)
 	add(&long, "CPU vulnerabilities", vulnerabilityWords(e.Vulnerabilities))
 	return short, long
@@ -111,6 +112,8 @@ func hostFacts(r *results.Report) []hostFact {
 		{"virtualization", e.Virtualization},
 		{"CPU governor", e.Governor},
 		{"system call (getppid)", syscallNs(e.SyscallNs)},
+		{"wake-up round trip, one CPU", microseconds(e.WakeSameCPUNs)},
+		{"wake-up round trip, across CPUs", microseconds(e.WakeCrossCPUNs)},
 		{"Go", e.GoVersion},
 		{"placement", placementRow(r)},
 		{"provider", r.Config.Provider + clientSuffix(r.Config.Client)},
@@ -122,6 +125,27 @@ func hostFacts(r *results.Report) []hostFact {
 		facts = append(facts, hostFact{"vulnerability " + k, e.Vulnerabilities[k]})
 	}
 	return facts
+}
+
+// wakeWords is a thread's wake-up round trip on one CPU and across two:
+// "2.4 µs on one CPU, 64.9 µs across two" ("" when not measured).
+func wakeWords(r *results.Report) string {
+	e := r.Environment
+	switch {
+	case e.WakeSameCPUNs <= 0:
+		return ""
+	case e.WakeCrossCPUNs <= 0:
+		return microseconds(e.WakeSameCPUNs) + " on one CPU (one CPU allowed)"
+	}
+	return microseconds(e.WakeSameCPUNs) + " on one CPU, " + microseconds(e.WakeCrossCPUNs) + " across two"
+}
+
+// microseconds is ns in µs with one decimal ("" for none).
+func microseconds(ns float64) string {
+	if ns <= 0 {
+		return ""
+	}
+	return fmt.Sprintf("%.1f µs", ns/1000)
 }
 
 func syscallNs(ns float64) string {

@@ -20,6 +20,7 @@ func hostFile(t *testing.T, label, meltdown string) HostFile {
 	r.Environment.CPU = &sysinfo.CPUID{Vendor: "AuthenticAMD", Family: "25", Model: "1", Stepping: "1", Microcode: "0xa0011d1"}
 	r.Environment.KernelCmdline = "console=ttyS0 quiet"
 	r.Environment.SyscallNs = 61
+	r.Environment.WakeSameCPUNs, r.Environment.WakeCrossCPUNs = 2412, 64875
 	r.Environment.Vulnerabilities = map[string]string{"meltdown": meltdown, "spectre_v1": "Mitigation: usercopy/swapgs barriers"}
 	return HostFile{Path: label + ".json", Report: r}
 }

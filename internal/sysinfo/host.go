@@ -43,8 +43,8 @@ const (
 
 // HostFacts fills e's host facts: the label (the hostname when label is
 // ""), the CPU's identity, the vulnerabilities' mitigations, the kernel's
-// command line and the cost of a system call, and how long all that took
-// (FactsNs).
+// command line, the cost of a system call and of a thread's wake-up on one
+// CPU and across two, and how long all that took (FactsNs).
 func (e *Environment) HostFacts(label string) {
 	start := time.Now()
 	if label == "" {
@@ -55,6 +55,7 @@ func (e *Environment) HostFacts(label string) {
 	e.Vulnerabilities = vulnerabilities("/sys/devices/system/cpu/vulnerabilities")
 	e.KernelCmdline = readLimited("/proc/cmdline", maxSmallFile)
 	e.SyscallNs = syscallCost()
+	e.WakeSameCPUNs, e.WakeCrossCPUNs = wakeCosts()
 	e.FactsNs = time.Since(start).Nanoseconds()
 }
 

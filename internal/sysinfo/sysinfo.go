@@ -54,6 +54,12 @@ type Environment struct {
 	// SyscallNs is what one system call (getppid) cost on this host, in
 	// ns, measured at the start of the run; 0 when not measured.
 	SyscallNs float64 `json:"syscall_ns,omitempty"`
+	// WakeSameCPUNs and WakeCrossCPUNs are a round trip of one byte
+	// between two threads over pipes, both pinned to one CPU or each to
+	// its own, in ns, measured at the start of the run; 0 when not
+	// measured (one CPU, or not Linux).
+	WakeSameCPUNs  float64 `json:"wake_same_cpu_ns,omitempty"`
+	WakeCrossCPUNs float64 `json:"wake_cross_cpu_ns,omitempty"`
 	// FactsNs is how long reading the host facts and measuring
 	// SyscallNs took, in ns.
 	FactsNs int64 `json:"host_facts_ns,omitempty"`
