@@ -57,16 +57,21 @@ func wakeRoundTrip(a, b int) (float64, error) {
 		unix.Close(ping[1])
 		return 0, err
 	}
+	pinned := make(chan error, 1)
 	go func() { // the echo: ends when ping's write end closes
 		runtime.LockOSThread()
 		defer unix.Close(ping[0])
 		defer unix.Close(pong[1])
-		if pinThread(b) != nil {
-			return
-		}
-		for oneByte(unix.Read, ping[0]) == nil && oneByte(unix.Write, pong[1]) == nil {
+		err := pinThread(b)
+		pinned <- err
+		for err == nil && oneByte(unix.Read, ping[0]) == nil && oneByte(unix.Write, pong[1]) == nil {
 		}
 	}()
+	if err := <-pinned; err != nil { // nothing is written to a pipe nobody reads
+		unix.Close(ping[1])
+		unix.Close(pong[0])
+		return 0, err
+	}
 	done := make(chan float64, 1)
 	go func() {
 		runtime.LockOSThread()
