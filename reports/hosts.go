@@ -133,10 +133,10 @@ func newMatrix(files []HostFile) Matrix {
 			s := &r.Summary[i]
 			for j := range s.Comparisons {
 				c := &s.Comparisons[j]
-				k := rowKey{s.Case, c.Baseline, c.Path}
+				k := rowKey{s.Case, orBase(c.Baseline), c.Path} // a file of an older dbsock leaves the baseline out
 				if _, ok := index[k]; !ok {
 					index[k] = len(m.Rows)
-					m.Rows = append(m.Rows, MatrixRow{Case: s.Case, Baseline: c.Baseline, Path: c.Path, Cells: make([]*MatrixCell, len(files))})
+					m.Rows = append(m.Rows, MatrixRow{Case: s.Case, Baseline: k.base, Path: c.Path, Cells: make([]*MatrixCell, len(files))})
 				}
 				m.Rows[index[k]].Cells[col] = cellOf(s, c, warned[s.Target])
 			}
@@ -178,7 +178,7 @@ func hostLabel(files []HostFile, col int) string {
 	l := label(files[col])
 	for i, f := range files {
 		if i != col && label(f) == l {
-			return l + " (" + plainText(f.Path) + ")"
+			return l + " (" + plainText(files[col].Path) + ")"
 		}
 	}
 	return l

@@ -156,3 +156,20 @@ func cells(line string) int {
 	}
 	return n - 1
 }
+
+func TestHostsOfOneLabelAreToldApartByTheirFiles(t *testing.T) {
+	a, b := hostFile(t, "db", "Not affected"), hostFile(t, "db", "Not affected")
+	a.Path, b.Path = "monday.json", "tuesday.json"
+	b.Report.Summary[0].Comparisons[0].Baseline = "" // as a file of an older dbsock
+	h, err := NewHosts([]HostFile{a, b}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := h.Matrices[0]
+	if m.Hosts[0].Label != "db (monday.json)" || m.Hosts[1].Label != "db (tuesday.json)" {
+		t.Errorf("labels %q and %q, want each with its own file", m.Hosts[0].Label, m.Hosts[1].Label)
+	}
+	if len(m.Rows) != 1 || m.Rows[0].Cells[1] == nil {
+		t.Errorf("rows %+v: want one, a baseline left out read as TCP", m.Rows)
+	}
+}
