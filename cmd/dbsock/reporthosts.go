@@ -153,10 +153,10 @@ func writeHostsOutputs(ctx context.Context, h *reports.Hosts, outs []destination
 		}
 	}
 	for _, out := range outs {
-		copy := *h
+		named := *h // the picture named from the output's directory
 		if h.Plot != "" && out.Path != "" {
 			if rel, err := filepath.Rel(filepath.Dir(out.Path), h.Plot); err == nil {
-				copy.Plot = rel
+				named.Plot = rel
 			}
 		}
 		var buf bytes.Buffer
@@ -164,7 +164,7 @@ func writeHostsOutputs(ctx context.Context, h *reports.Hosts, outs []destination
 		if format == "summary" {
 			format = "markdown"
 		}
-		if err := reports.WriteHosts(ctx, &buf, format, &copy, out.Format == "summary"); err != nil {
+		if err := reports.WriteHosts(ctx, &buf, format, &named, out.Format == "summary"); err != nil {
 			errs = append(errs, err)
 			continue
 		}
