@@ -57,6 +57,7 @@ func Run(ctx context.Context, p Plan) (*results.Report, error) {
 	}
 	p.Instances = n
 	rep := p.newReport()
+	rep.Environment.HostFacts(p.Output.Host) // measured while this run holds the machine
 	if err := p.Validate(); err != nil {
 		return rep, err
 	}
@@ -125,11 +126,13 @@ func Run(ctx context.Context, p Plan) (*results.Report, error) {
 
 func (p Plan) newReport() *results.Report {
 	o := p.Loop
+	env := sysinfo.Collect(p.Output.Libraries)
+	env.Host = p.Output.Host
 	return &results.Report{
 		SchemaVersion: results.SchemaVersion,
 		Tool:          sysinfo.Self(),
 		StartedAt:     time.Now().UTC(),
-		Environment:   sysinfo.Collect(p.Output.Libraries),
+		Environment:   env, // its host facts measured once the run holds the machine (Run)
 		Config: results.Config{N: o.N, Warmup: o.Warmup, Rounds: o.Rounds, Instances: max(p.Instances, 1),
 			Provider: p.ProviderName, Client: p.clientName(), Scenario: strings.Join(p.scenarios(), ","), DurationNs: o.Duration.Nanoseconds(),
 			Sweep: results.Sweep{Concurrency: p.Sweep.Concurrency, ValueSizes: p.Sweep.ValueSizes, Rate: o.Rate, Rates: p.Sweep.Rates,

@@ -182,4 +182,6 @@ type Output struct {
 	Progress *atomic.Int64
 	// Libraries are the client libraries whose versions the report names.
 	Libraries []string
+	// Host labels this machine in the report (its hostname when "").
+	Host string
 }

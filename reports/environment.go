@@ -68,6 +68,8 @@ func writeEnvironment(b *strings.Builder, r *results.Report) {
 		{"Run", fmt.Sprintf("n=%d, warmup=%d, instances=%d, rounds=%d, blocks=%d, seed=%d, scenario=%s, provider=%s", r.Config.N, r.Config.Warmup, max(r.Config.Instances, 1), r.Config.Rounds,
 			r.Config.Blocks, r.Config.Seed, r.Config.Scenario, r.Config.Provider) + clientSuffix(r.Config.Client)},
 	}
+	short, long := hostRows(r)
+	rows = append(rows[:1], append(short, rows[1:]...)...) // the host first, after the date
 	for _, k := range usedDrivers(r) {
 		rows = append(rows, [2]string{"Client", k + " " + e.Drivers[k]})
 	}
@@ -77,6 +79,9 @@ func writeEnvironment(b *strings.Builder, r *results.Report) {
 		fmt.Fprintf(tw, "| %s\t| %s\t|\n", row[0], cell(row[1]))
 	}
 	tw.Flush()
+	for _, row := range long { // not padded: every row would be as wide
+		fmt.Fprintf(b, "| %s | %s |\n", row[0], cell(row[1]))
+	}
 }
 
 // placementRow is the Environment's placement: the mode, the client's

@@ -166,15 +166,32 @@ func speedupFigure(r *results.Report) (*panel, *speedupRows, vg.Length) {
 			names, rows = append(names, cutLabel(e.label)), append(rows, e)
 		}
 	}
+	p, s, height := speedupPanel(names, rows, len(paths))
+	p.Title.Text = speedupTitle(r, s, len(paths))
+	if len(paths) > 1 {
+		for _, path := range paths {
+			p.addKey(path.Label(), swatch{pathColor(path)})
+		}
+	}
+	if why := undecidedKey(s.rows); why != "" {
+		p.addKey(why, hollow{})
+	}
+	return p, s, height
+}
+
+// speedupPanel lays rows out (named names, top to bottom), bars bars a
+// row, each bar from 1.0 with its whisker and value: the panel without
+// its title and key, its plotter, and the picture's height.
+func speedupPanel(names []string, rows []speedupEntry, bars int) (*panel, *speedupRows, vg.Length) {
 	n := len(rows)
-	s := &speedupRows{n: n, thick: barThick(len(paths))}
+	s := &speedupRows{n: n, thick: barThick(bars)}
 	s.font = draw.TextStyle{Color: color.Gray{Y: 0x20}, Font: plot.DefaultFont, Handler: plot.DefaultTextHandler, YAlign: draw.YCenter}
 	s.font.Font.Size = vg.Points(10)
 	minC, maxC, minLo, maxHi := 1.0, 1.0, 1.0, 1.0
 	for i, e := range rows {
 		y := float64(n - 1 - i)
 		for j, b := range e.bars {
-			b.y = y + (float64(len(paths)-1)/2-float64(j))*0.8/float64(len(paths))
+			b.y = y + (float64(bars-1)/2-float64(j))*0.8/float64(bars)
 			s.rows = append(s.rows, b)
 			if b.c > 0 {
 				minC, maxC = math.Min(minC, b.c), math.Max(maxC, b.c)
@@ -188,24 +205,16 @@ func speedupFigure(r *results.Report) (*panel, *speedupRows, vg.Length) {
 	s.wmin = math.Max(0, s.wmin-0.03*(s.wmax-s.wmin))
 	p := newPanel()
 	figureFonts(p.Plot)
-	p.Title.Text = speedupTitle(r, s, len(paths))
 	p.X.Label.Text = "speedup (×), paired; dashed at 1.0: no difference"
 	p.X.Tick.Marker = ratioTicks{}
 	p.Add(s)
+	names = slices.Clone(names)
 	slices.Reverse(names)
 	p.NominalY(names...)
 	p.Y.Padding = 0
 	s.xmin, s.xmax = s.wmin, s.labelsEnd(p.Y.Tick.Label, names)
 	p.X.Min, p.X.Max = s.xmin, s.xmax
-	if len(paths) > 1 {
-		for _, path := range paths {
-			p.addKey(path.Label(), swatch{pathColor(path)})
-		}
-	}
-	if why := undecidedKey(s.rows); why != "" {
-		p.addKey(why, hollow{})
-	}
-	height := max(vg.Length(n)*rowPitch(len(paths))+1.4*vg.Inch, 2.6*vg.Inch)
+	height := max(vg.Length(n)*rowPitch(bars)+1.4*vg.Inch, 2.6*vg.Inch)
 	return p, s, height
 }
 

@@ -153,7 +153,7 @@ func TestParseOnlyRefusesWhatDbsockRefuses(t *testing.T) {
 		{"run", "redis", "--n", "ten"},
 		{"run", "redis", "--provider", "cloud"},
 		{"compare", "a.json", "--fail-on-regresion", "10%"},
-		{"report", "a.json", "b.json"},
+		{"report", "a.json", "--bye", "scenario"},
 	} {
 		if err := parseOnly(bad); err == nil {
 			t.Errorf("dbsock %s was accepted", strings.Join(bad, " "))

@@ -8,26 +8,51 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/dbsock/dbsock/reports"
 	"github.com/dbsock/dbsock/results"
 )
 
 func newReportCmd(stdout, stderr io.Writer) *cobra.Command {
 	var out outputOptions
+	var by []string
 	cmd := &cobra.Command{
-		Use:   "report RESULTS.json [flags]",
-		Short: "Render saved JSON results again, without re-running",
+		Use:   "report RESULTS.json|DIR... [flags]",
+		Short: "Render saved JSON results again, or several hosts' results side by side",
 		Long: `Report reads the JSON that "dbsock run --format json" wrote and renders it
 again in any format. The Markdown it writes is byte for byte what the run
-itself wrote.`,
+itself wrote.
+
+Given several files (or directories, whose .json files it reads), it sets
+them side by side: a row per case and pair of paths, a column per host
+(each file's --host), each cell that host's own paired comparison (its
+speedup, interval and verdict, never a ratio of two hosts' latencies),
+then the host facts, those that differ marked. Files measured differently
+(` + reports.MethodFieldNames() + `) are refused, or grouped with --by.
+Several files are written as Markdown, JSON or CSV, and --plot FILE.png
+draws each host's speedups.`,
 		Example: `  dbsock run redis --out r.json
-  dbsock report r.json --out r.md --out r.csv`,
-		Args: exactArgs(1, "RESULTS.json"),
+  dbsock report r.json --out r.md --out r.csv
+  dbsock report a.json b.json --plot hosts.png
+  dbsock report results/ --by scenario --out hosts.md`,
+		Args: minArgs(1, "RESULTS.json"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			outs, plot, err := out.resolve()
 			if err != nil {
 				return err
 			}
-			rep, err := readReportCtx(cmd.Context(), args[0])
+			if err := reports.CheckBy(by); err != nil {
+				return usagef("--by %v", err)
+			}
+			files := args
+			if st, err := os.Stat(args[0]); len(args) > 1 || err == nil && st.IsDir() {
+				if files, err = resultFiles(args); err != nil {
+					return err
+				}
+			}
+			if len(files) > 1 {
+				return reportHosts(cmd.Context(), files, by, outs, plot, stdout, stderr)
+			}
+			rep, err := readReportCtx(cmd.Context(), files[0])
 			if err != nil {
 				return err
 			}
@@ -35,6 +60,7 @@ itself wrote.`,
 		},
 	}
 	out.bind(cmd.Flags())
+	cmd.Flags().StringSliceVar(&by, "by", nil, "with several files: group them by these fields, a matrix per group, instead of refusing files measured differently: "+reports.MethodFieldNames())
 	return cmd
 }
 
@@ -70,6 +96,16 @@ func readReport(path string) (*results.Report, error) {
 		return nil, usagef("read results %s: %v (was it written by dbsock run --format json?)", path, err)
 	}
 	return rep, nil
+}
+
+// minArgs wants n or more positional arguments, named for the message.
+func minArgs(n int, names string) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if len(args) < n {
+			return usagef("%s takes %s; got %d argument(s) (see '%s --help')", cmd.CommandPath(), names, len(args), cmd.CommandPath())
+		}
+		return nil
+	}
 }
 
 // exactArgs wants exactly n positional arguments, named for the message.

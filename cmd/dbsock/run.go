@@ -21,6 +21,7 @@ import (
 	"github.com/dbsock/dbsock/drivers"
 	"github.com/dbsock/dbsock/internal/placement"
 	"github.com/dbsock/dbsock/internal/setting"
+	"github.com/dbsock/dbsock/internal/sysinfo"
 	"github.com/dbsock/dbsock/pipeline"
 	"github.com/dbsock/dbsock/results"
 	"github.com/dbsock/dbsock/scenarios"
@@ -45,6 +46,7 @@ type runOptions struct {
 	failFast   bool
 	output     outputOptions
 	quiet      bool
+	host       string // --host: this host's label in the report
 	flags      *pflag.FlagSet
 
 	// settings are each target's own settings (driver modes, external
@@ -187,6 +189,9 @@ func (o *runOptions) parse() error {
 	}
 	if err := oneOf("provider", o.servers.provider, providers...); err != nil {
 		return err
+	}
+	if err := sysinfo.CheckHostLabel(o.host); o.flags.Changed("host") && err != nil {
+		return usagef("--host %q %v; give a short name for this machine, as the report of several hosts will name its column (leave it out for the hostname)", o.host, err)
 	}
 	if err := o.validateClient(); err != nil {
 		return err
@@ -376,7 +381,7 @@ func (o *runOptions) newPlan(names []string, gates []results.Threshold, place pl
 		InstancesAsked: o.flags.Changed("instances"),
 		Explain:        o.explain,
 		Placement:      place,
-		Output:         pipeline.Output{Libraries: targets.Libraries(), Name: flagName}, // the log names the flags
+		Output:         pipeline.Output{Libraries: targets.Libraries(), Name: flagName, Host: o.host}, // the log names the flags
 		Gates:          pipeline.Gates{Thresholds: gates, MaxErrorRate: o.workload.maxErrorRate},
 		FailFast:       o.failFast,
 		Reach:          drivers.Reach,

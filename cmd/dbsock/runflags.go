@@ -85,6 +85,7 @@ func (o *runOptions) bind(f *pflag.FlagSet) {
 	f.StringVar(&o.baseline, "baseline", "tcp", "the path every other one is compared with, one of --paths: tcp (TCP on 127.0.0.1), or e.g. tls to ask what each path gains over a client's TLS connection")
 	f.StringArrayVar(&o.thresholds, "threshold", nil, "fail (exit 3) unless this holds after the run, e.g. 'redis.unix.p99<2ms', 'mysql.unix_speedup_p50>=1.0' or, with --paths tcp,tcp6,unix, 'redis.tcp6_speedup_p50.lo>=0.95'; with --clients, 'redis@python.unix_speedup_p50>=1.1' (or redis@cmd for a cmd: agent) checks one client stack's case; repeatable")
 	f.BoolVarP(&o.quiet, "quiet", "q", false, "print no progress lines on stderr")
+	f.StringVar(&o.host, "host", "", "this machine's label in the report, the column that dbsock report of several files gives it (default: the hostname; give one to keep the hostname out of a file you publish)")
 	o.settings = bindSettings(f)
 }
 

@@ -137,12 +137,51 @@ func (j *job) emulate(s step) {
 		}
 		j.write(filepath.Join(j.cache, s.With["path"]), b)
 	case "actions/upload-artifact":
-		src := filepath.Join(j.repo, s.With["path"])
-		if err := exec.Command("cp", "-r", src, filepath.Join(j.artifacts, s.With["name"])).Run(); err != nil {
-			j.fail(s, 1) // GitHub warns of a missing path; a failed copy here is a failed step
-		}
+		j.upload(s)
+	case "actions/download-artifact":
+		j.download(s)
 	default:
 		j.t.Fatalf("step %q uses %s, which the runner here does not stand in for", s.Name, s.Uses)
+	}
+}
+
+// upload copies the step's path (a directory, or files a line each) into
+// the artifact of its name.
+func (j *job) upload(s step) {
+	dst := filepath.Join(j.artifacts, s.With["name"])
+	paths := strings.Fields(s.With["path"])
+	if len(paths) == 1 {
+		if err := exec.Command("cp", "-r", filepath.Join(j.repo, paths[0]), dst).Run(); err != nil {
+			j.fail(s, 1) // GitHub warns of a missing path; a failed copy here is a failed step
+		}
+		return
+	}
+	os.MkdirAll(dst, 0o755)
+	for _, p := range paths {
+		if err := exec.Command("cp", "-r", filepath.Join(j.repo, p), dst).Run(); err != nil {
+			j.fail(s, 1)
+		}
+	}
+}
+
+// download copies every artifact whose name matches the step's pattern
+// into its path, merged into one directory (merge-multiple: true, the
+// only way the workflows here download).
+func (j *job) download(s step) {
+	j.t.Helper()
+	if s.With["merge-multiple"] != "true" {
+		j.t.Fatalf("step %q: the runner here downloads with merge-multiple: true only", s.Name)
+	}
+	arts, _ := filepath.Glob(filepath.Join(j.artifacts, s.With["pattern"]))
+	dst := filepath.Join(j.repo, s.With["path"])
+	os.MkdirAll(dst, 0o755)
+	for _, a := range arts {
+		if err := exec.Command("cp", "-r", a+"/.", dst).Run(); err != nil {
+			j.fail(s, 1)
+		}
+	}
+	if len(arts) == 0 {
+		j.fail(s, 1) // no artifact matches: the action fails
 	}
 }
 

@@ -4,7 +4,6 @@
 package sysinfo
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"os"
@@ -12,6 +11,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -26,6 +26,10 @@ type Tool struct {
 
 // Environment describes the machine the client ran on.
 type Environment struct {
+	// Host is the run's label for the machine (dbsock run --host; the
+	// hostname by default): a report of several files names each host by
+	// it.
+	Host      string `json:"host,omitempty"`
 	OS        string `json:"os"`
 	Arch      string `json:"arch"`
 	Kernel    string `json:"kernel"`
@@ -39,6 +43,26 @@ type Environment struct {
 	Governor string `json:"cpu_governor,omitempty"`
 	// Drivers maps each client library's module path to its version.
 	Drivers map[string]string `json:"drivers,omitempty"`
+	// CPU is the CPU's identity (family, model, stepping, microcode).
+	CPU *CPUID `json:"cpu_id,omitempty"`
+	// Vulnerabilities are the kernel's CPU vulnerabilities, each with its
+	// state as /sys/devices/system/cpu/vulnerabilities/ says it ("Not
+	// affected", "Mitigation: PTI", "Vulnerable: No microcode").
+	Vulnerabilities map[string]string `json:"cpu_vulnerabilities,omitempty"`
+	// KernelCmdline is the kernel's command line (/proc/cmdline).
+	KernelCmdline string `json:"kernel_cmdline,omitempty"`
+	// SyscallNs is what one system call (getppid) cost on this host, in
+	// ns, measured at the start of the run; 0 when not measured.
+	SyscallNs float64 `json:"syscall_ns,omitempty"`
+	// WakeSameCPUNs and WakeCrossCPUNs are a round trip of one byte
+	// between two threads over pipes, both pinned to one CPU or each to
+	// its own, in ns, measured at the start of the run; 0 when not
+	// measured (one CPU, or not Linux).
+	WakeSameCPUNs  float64 `json:"wake_same_cpu_ns,omitempty"`
+	WakeCrossCPUNs float64 `json:"wake_cross_cpu_ns,omitempty"`
+	// FactsNs is how long reading the host facts and measuring
+	// SyscallNs took, in ns.
+	FactsNs int64 `json:"host_facts_ns,omitempty"`
 }
 
 // Collect reads the environment of this machine and process, with the
@@ -97,28 +121,10 @@ func moduleVersions(modules []string) map[string]string {
 	return versions
 }
 
-func readTrim(path string) string {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return ""
-	}
-	return strings.TrimSpace(string(b))
-}
+// readTrim is the file at path trimmed, at most 64 KiB of it.
+func readTrim(path string) string { return readLimited(path, 64<<10) }
 
-func cpuModel() string {
-	f, err := os.Open("/proc/cpuinfo")
-	if err != nil {
-		return ""
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if k, v, ok := strings.Cut(sc.Text(), ":"); ok && strings.TrimSpace(k) == "model name" {
-			return strings.TrimSpace(v)
-		}
-	}
-	return ""
-}
+func cpuModel() string { return cpuInfo()["model name"] }
 
 // Version is dbsock's version, set at build time with
 // -ldflags "-X github.com/dbsock/dbsock/internal/sysinfo.Version=...".
@@ -153,7 +159,7 @@ func virtualization() string {
 	var parts []string
 	if _, err := os.Stat("/.dockerenv"); err == nil {
 		parts = append(parts, "docker container")
-	} else if b, err := os.ReadFile("/proc/1/cgroup"); err == nil && (strings.Contains(string(b), "docker") || strings.Contains(string(b), "kubepods")) {
+	} else if b := readTrim("/proc/1/cgroup"); strings.Contains(b, "docker") || strings.Contains(b, "kubepods") {
 		parts = append(parts, "container")
 	}
 	vendor := readTrim("/sys/class/dmi/id/sys_vendor")
@@ -183,34 +189,18 @@ func virtualization() string {
 }
 
 func hasCPUFlag(flag string) bool {
-	f, err := os.Open("/proc/cpuinfo")
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if k, v, ok := strings.Cut(sc.Text(), ":"); ok && strings.TrimSpace(k) == "flags" {
-			for _, fl := range strings.Fields(v) {
-				if fl == flag {
-					return true
-				}
-			}
-			return false
-		}
-	}
-	return false
+	return slices.Contains(strings.Fields(cpuInfo()["flags"]), flag)
 }
 
 // AvailableMemory is how many bytes this process can still use: the
 // kernel's MemAvailable, or less when a cgroup (v2) limits memory.
 func AvailableMemory() (int64, error) {
-	b, err := os.ReadFile("/proc/meminfo")
-	if err != nil {
-		return 0, err
+	b := readTrim("/proc/meminfo")
+	if b == "" {
+		return 0, errors.New("cannot read /proc/meminfo")
 	}
 	var avail int64 = -1
-	for _, line := range strings.Split(string(b), "\n") {
+	for _, line := range strings.Split(b, "\n") {
 		if v, ok := strings.CutPrefix(line, "MemAvailable:"); ok {
 			kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
 			if err == nil {

@@ -14,6 +14,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -82,8 +83,8 @@ func write(dir string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("read go.mod at %.12s: %w", rev, err)
 	}
-	var zip bytes.Buffer
-	if err := modzip.CreateFromVCS(&zip, v, root, rev, ""); err != nil {
+	zip, err := zipAt(v, root, rev)
+	if err != nil {
 		return "", fmt.Errorf("zip %s at %.12s: %w", path, rev, err)
 	}
 	info, _ := json.Marshal(struct {
@@ -93,7 +94,7 @@ func write(dir string) (string, error) {
 	for name, data := range map[string][]byte{
 		v.Version + ".info": info,
 		v.Version + ".mod":  gomod,
-		v.Version + ".zip":  zip.Bytes(),
+		v.Version + ".zip":  zip,
 		"list":              []byte(v.Version + "\n"),
 	} {
 		if err := os.WriteFile(filepath.Join(at, name), data, 0o644); err != nil {
@@ -105,4 +106,29 @@ func write(dir string) (string, error) {
 		return "", err
 	}
 	return v.Version, nil
+}
+
+// zipAt is the module zip of root at rev. A linked worktree (git worktree
+// add), whose git directory is not root/.git, is zipped from a clone of
+// it that shares its objects, made for the purpose and removed after.
+func zipAt(v module.Version, root, rev string) ([]byte, error) {
+	var zip bytes.Buffer
+	err := modzip.CreateFromVCS(&zip, v, root, rev, "")
+	var unrecognized *modzip.UnrecognizedVCSError
+	if !errors.As(err, &unrecognized) {
+		return zip.Bytes(), err
+	}
+	tmp, terr := os.MkdirTemp("", "modproxy-*")
+	if terr != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(tmp)
+	if out, cerr := exec.Command("git", "clone", "-q", "--shared", "--no-checkout", root, tmp).CombinedOutput(); cerr != nil {
+		return nil, fmt.Errorf("%w (and a clone of the worktree failed: %v: %s)", err, cerr, out)
+	}
+	zip.Reset()
+	if err := modzip.CreateFromVCS(&zip, v, tmp, rev, ""); err != nil {
+		return nil, err
+	}
+	return zip.Bytes(), nil
 }
