@@ -37,6 +37,8 @@ func Library(dir, stack, target, library string) (string, error) {
 	}
 	have := s.Targets[target].Libraries
 	switch {
+	case len(have) == 0 && s.Targets[target].Missing != "":
+		return "", fmt.Errorf("the %s agent has %w for %s: %s", stack, ErrNoLibrary, target, s.Targets[target].Missing)
 	case len(have) == 0:
 		return "", fmt.Errorf("the %s agent has %w for %s", stack, ErrNoLibrary, target)
 	case library == "":
