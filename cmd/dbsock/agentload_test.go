@@ -17,7 +17,7 @@ import (
 func TestStacksAtLoad(t *testing.T) {
 	testutil.NeedAny(t, "redis-server")
 	needStacks(t)
-	code, out, stderr := dbsock(t, "run", "redis", "--clients", "go,c,python,node,php", "--provider", "local", "--paths", "tcp,unix",
+	code, out, stderr := dbsock(t, "run", "redis", "--clients", "go,c,python,node,php,ruby", "--provider", "local", "--paths", "tcp,unix",
 		"--concurrency", "4", "--rate", "1000", "--n", "400", "--blocks", "2", "--instances", "1", "--warmup", "10", "--format", "json")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
@@ -41,7 +41,7 @@ func TestStacksAtLoad(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]string{"": "goroutines", "go": "goroutines", "c": "threads", "python": "processes", "node": "event-loop", "php": "processes"}
+	want := map[string]string{"": "goroutines", "go": "goroutines", "c": "threads", "python": "processes", "node": "event-loop", "php": "processes", "ruby": "processes"}
 	seen := map[string]bool{}
 	for _, s := range rep.Summary {
 		seen[s.Stack] = true
@@ -60,8 +60,8 @@ func TestStacksAtLoad(t *testing.T) {
 			}
 		}
 	}
-	if len(seen) != 5 {
-		t.Errorf("stacks measured: %v; want all five", seen)
+	if len(seen) != 6 {
+		t.Errorf("stacks measured: %v; want all six", seen)
 	}
 }
 
