@@ -207,7 +207,10 @@ module Backends
       kw = { socket_timeout: t, socket_max_failures: 1, down_retry_delay: 0, serializer: Raw, compress: false }
       kw.update(username: o["user"], password: o["password"]) unless (o["password"] || "").empty?
       c = Dalli::Client.new(server, kw)
-      c.version
+      # dalli logs a server it cannot reach and answers nil: no version is
+      # the open's failure.
+      v = c.version.values.first
+      raise IOError, "dalli reached no memcached at #{server} (its warnings are on stderr)" if v.nil?
       info = {}
       sock = c.instance_variable_get(:@ring)&.servers&.first&.sock
       if o["network"] != "unix" && sock.respond_to?(:local_address)
