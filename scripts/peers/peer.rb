@@ -161,8 +161,10 @@ begin
     printf("round %d: tcp mean %.1f µs p50 %.1f µs, unix mean %.1f µs p50 %.1f µs, tcp/unix mean %.3f\n",
            r + 1, means[:tcp] / 1e3, p50s[:tcp] / 1e3, means[:unix] / 1e3, p50s[:unix] / 1e3, ratios.last)
   end
+  sorted = ratios.sort
+  median = (sorted[(sorted.size - 1) / 2] + sorted[sorted.size / 2]) / 2
   printf("median tcp/unix ratio of means over %d rounds: %.3f (compare with dbsock's speedup_mean for the ruby stack)\n",
-         ratios.size, ratios.sort[ratios.size / 2])
+         ratios.size, median)
 rescue StandardError => e
   abort "peer.rb: #{target} over #{opts[:tcp]} and #{opts[:unix]} with #{library}: #{e.class}: #{e.message}"
 end
