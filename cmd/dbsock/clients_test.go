@@ -378,3 +378,25 @@ func runClients(t *testing.T, args ...string) (clientsJSON, string) {
 	}
 	return rep, out
 }
+
+// TestRubyHiredisOffTLS: a stack's library whose agent says in its hello
+// that it has no TLS (Ruby's hiredis, beside redis-rb's own driver, which
+// has) is measured on the other paths, with a warning, and redis-rb on
+// all of them.
+func TestRubyHiredisOffTLS(t *testing.T) {
+	testutil.NeedAny(t, "redis-server")
+	needStacks(t)
+	rep, out := runClients(t, "run", "redis", "--clients", "ruby:hiredis,ruby", "--provider", "local", "--paths", "tcp,unix,tls",
+		"--format", "json", "--n", "200", "--instances", "1", "--warmup", "50")
+	checkClientRuns(t, rep)
+	paths := map[string][]string{}
+	for _, r := range rep.Runs {
+		paths[r.Stack] = append(paths[r.Stack], r.Transport)
+	}
+	if slices.Contains(paths["ruby:hiredis"], "tls") || !slices.Contains(paths["ruby:hiredis"], "unix") || !slices.Contains(paths["ruby"], "tls") {
+		t.Errorf("paths measured %v; want ruby:hiredis on tcp and unix only, ruby on tls too", paths)
+	}
+	if !strings.Contains(out, "redis from ruby:hiredis is not measured on the tls path: hiredis has no TLS") {
+		t.Error("no warning that ruby:hiredis is not measured on the tls path")
+	}
+}
