@@ -32,7 +32,7 @@ const DebsDir = "/var/cache/dbsock/debs"
 // Patterns are the files of a stack's directory that are its own: what
 // dbsock embeds and copies to where it installs the stack (package
 // agents' embed line lists the same).
-var Patterns = []string{Name, "Makefile", "*.c", "*.h", "*.py", "*.js", "*.php", "*.rb", "*.sh"}
+var Patterns = []string{Name, "Makefile", "*.c", "*.h", "*.py", "*.js", "*.php", "*.rb", "*.java", "*.sh"}
 
 // Stack is one stack's declaration.
 type Stack struct {
