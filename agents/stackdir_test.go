@@ -37,11 +37,11 @@ func mapWith(m map[string]string, k, v string) map[string]string {
 }
 
 // TestEmbeddedStacks: dbsock's binary carries the stacks c, python, node,
-// php and ruby, each with every file of its directory that is its own (the
+// php, ruby and java, each with every file of its directory that is its own (the
 // embed line and stackfile.Patterns agree), and no build output.
 func TestEmbeddedStacks(t *testing.T) {
-	if got, err := agents.Stacks(""); err != nil || strings.Join(got, ",") != "c,python,node,php,ruby" {
-		t.Fatalf("embedded stacks %q, %v; want c,python,node,php,ruby", got, err)
+	if got, err := agents.Stacks(""); err != nil || strings.Join(got, ",") != "c,python,node,php,ruby,java" {
+		t.Fatalf("embedded stacks %q, %v; want c,python,node,php,ruby,java", got, err)
 	}
 	here, err := stackfile.Load(os.DirFS("."))
 	if err != nil {

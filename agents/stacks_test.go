@@ -61,12 +61,12 @@ var stackTargets = []target{
 // from; "" is the stack's default library.
 var stackLibraries = map[string][][2]string{
 	"redis":     {{"python", ""}, {"c", ""}, {"php", ""}, {"node", ""}, {"ruby", ""}, {"ruby", "hiredis"}},
-	"postgres":  {{"python", ""}, {"python", "psycopg"}, {"c", ""}, {"php", ""}, {"node", ""}, {"ruby", ""}},
-	"mysql":     {{"python", ""}, {"python", "pymysql"}, {"c", ""}, {"php", ""}, {"node", ""}, {"ruby", ""}},
+	"postgres":  {{"python", ""}, {"python", "psycopg"}, {"c", ""}, {"php", ""}, {"node", ""}, {"ruby", ""}, {"java", ""}},
+	"mysql":     {{"python", ""}, {"python", "pymysql"}, {"c", ""}, {"php", ""}, {"node", ""}, {"ruby", ""}, {"java", ""}},
 	"memcached": {{"python", ""}, {"c", ""}, {"php", ""}},
-	"pgbouncer": {{"python", ""}, {"python", "psycopg"}, {"c", ""}, {"php", ""}, {"node", ""}, {"ruby", ""}},
-	"floor":     {{"c", ""}, {"python", ""}, {"ruby", ""}},
-	"echo":      {{"c", ""}, {"python", ""}, {"ruby", ""}},
+	"pgbouncer": {{"python", ""}, {"python", "psycopg"}, {"c", ""}, {"php", ""}, {"node", ""}, {"ruby", ""}, {"java", ""}},
+	"floor":     {{"c", ""}, {"python", ""}, {"ruby", ""}, {"java", ""}},
+	"echo":      {{"c", ""}, {"python", ""}, {"ruby", ""}, {"java", ""}},
 }
 
 // TestStacks has each stack's agent open a connection over tcp and over
