@@ -49,6 +49,18 @@ func Library(dir, stack, target, library string) (string, error) {
 	return library, nil
 }
 
+// NoConnect is why stack's agent (of the agents directory dir, "" for
+// Dir's) does not time the connect scenario on target, or "" when it does
+// (or the stack says nothing of it).
+func NoConnect(dir, stack, target string) string {
+	if c, err := load(dir); err == nil {
+		if s, err := c.stack(stack); err == nil {
+			return s.Targets[target].NoConnect
+		}
+	}
+	return ""
+}
+
 // NoTLS is why stack's agent (of the agents directory dir, "" for Dir's)
 // is not measured on the tls path to target, whose Support is sup (nil
 // when it registered none), or "" when it is.

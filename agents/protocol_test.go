@@ -55,7 +55,7 @@ func TestLibrary(t *testing.T) {
 	dir := t.TempDir()
 	writeStack(t, dir, "mini", `{"language": "Mini", "command": ["agent.py"], "packages": [],
 		"libraries": {"a": [], "b": []}, "targets": {"x": {"libraries": ["a", "b"], "no_tls": "no TLS in a"},
-		"w": {"missing": "its w client cannot log in"}}}`, nil)
+		"w": {"missing": "its w client cannot log in"}, "v": {"libraries": ["a"], "no_connect": "a queries at connect"}}}`, nil)
 	if lib, err := agents.Library(dir, "mini", "x", ""); lib != "a" || err != nil {
 		t.Errorf("default: %q, %v", lib, err)
 	}
@@ -73,6 +73,9 @@ func TestLibrary(t *testing.T) {
 	}
 	if _, err := agents.Library(dir, "cobol", "x", ""); err == nil || errors.Is(err, agents.ErrNoLibrary) || !strings.Contains(err.Error(), "want one of mini") {
 		t.Errorf("an unknown stack: %v", err)
+	}
+	if agents.NoConnect(dir, "mini", "v") != "a queries at connect" || agents.NoConnect(dir, "mini", "x") != "" {
+		t.Error("the stack's connect reasons")
 	}
 	if agents.NoTLS(dir, "mini", "x", nil) != "no TLS in a" || agents.NoTLS(dir, "mini", "y", nil) != "" {
 		t.Error("the stack's tls reasons")

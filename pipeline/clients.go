@@ -290,6 +290,9 @@ func (p Plan) skipReason(t *targets.Target, c string) string {
 	if why := agents.NoTLS(p.Client.AgentsDir, lang, t.Name, t.Agents); why != "" && p.baseline().Info().TLS {
 		return "its baseline, tls, is not measured from it: " + why
 	}
+	if why := agents.NoConnect(p.Client.AgentsDir, lang, t.Name); why != "" && slices.Contains(p.scenarios(), scenarios.Connect) {
+		return "the connect scenario is not timed from it: " + why
+	}
 	if _, err := p.agentSpec(lang, t.Name, lib); err != nil {
 		return err.Error()
 	}

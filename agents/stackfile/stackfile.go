@@ -106,6 +106,9 @@ type Target struct {
 	// NoTLS, when set, says why its agent is not measured on the tls
 	// path to the target.
 	NoTLS string `json:"no_tls,omitempty"`
+	// NoConnect, when set, says why its agent does not time the connect
+	// scenario on the target (where Connect says it times it elsewhere).
+	NoConnect string `json:"no_connect,omitempty"`
 	// Missing, in place of Libraries, says why the stack has no library
 	// for the target (the one its ecosystem has cannot talk to dbsock's
 	// server), which a run that skips the pair repeats.
