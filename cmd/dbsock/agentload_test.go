@@ -143,3 +143,42 @@ func TestAgentLoadForADuration(t *testing.T) {
 		}
 	}
 }
+
+// TestJavaStackAtLoad: the Java stack (which has no Redis client, so
+// TestStacksAtLoad does not see it) runs a paced load on PostgreSQL in a
+// thread per connection, which the report names, every side with the
+// lookups asked for and the generator's figures.
+func TestJavaStackAtLoad(t *testing.T) {
+	testutil.NeedAny(t, "initdb")
+	needStacks(t)
+	code, out, stderr := dbsock(t, "run", "postgres", "--clients", "java", "--provider", "local", "--paths", "tcp,unix",
+		"--concurrency", "4", "--rate", "1000", "--n", "400", "--blocks", "2", "--instances", "1", "--warmup", "10", "--format", "json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var rep struct {
+		Summary []struct {
+			Stack  string `json:"stack"`
+			Client *struct {
+				Workers string `json:"workers"`
+			} `json:"client"`
+			Sides []struct {
+				N         int64 `json:"n"`
+				Generator *struct {
+					AchievedRate float64 `json:"achieved_rate"`
+				} `json:"generator"`
+			} `json:"sides"`
+		} `json:"summary"`
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Summary) != 1 || rep.Summary[0].Stack != "java" || rep.Summary[0].Client == nil || rep.Summary[0].Client.Workers != "threads" {
+		t.Fatalf("cases %+v; want postgres from java in threads", rep.Summary)
+	}
+	for _, side := range rep.Summary[0].Sides {
+		if side.N != 400 || side.Generator == nil || side.Generator.AchievedRate <= 0 {
+			t.Errorf("a side timed %d lookups, generator %+v; want 400 and the rate reached", side.N, side.Generator)
+		}
+	}
+}

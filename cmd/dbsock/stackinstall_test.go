@@ -77,7 +77,7 @@ func TestStackAddedByDirectory(t *testing.T) {
 	}
 	t.Setenv(agents.DirEnv, dir)
 	t.Setenv("XDG_CACHE_HOME", t.TempDir())
-	if _, out, _ := dbsock(t, "run", "--help"); !strings.Contains(out, "go (dbsock's own Go drivers), c, python, node, php, ruby, mini (") {
+	if _, out, _ := dbsock(t, "run", "--help"); !strings.Contains(out, "go (dbsock's own Go drivers), c, python, node, php, ruby, java, mini (") {
 		t.Errorf("--help does not list the mini stack:\n%s", out)
 	}
 	rep, out := runClients(t, "run", "echo", "--clients", "go,mini", "--provider", "local", "--format", "json", "--n", "300", "--instances", "1", "--warmup", "100")
