@@ -19,7 +19,7 @@ import (
 // kinds as this line), carried in dbsock's binary so that a dbsock
 // installed anywhere installs its agents at their first use (install.go).
 //
-//go:embed */stack.json */Makefile */*.c */*.h */*.py */*.js */*.php */*.sh
+//go:embed */stack.json */Makefile */*.c */*.h */*.py */*.js */*.php */*.rb */*.java */*.sh
 var embedded embed.FS
 
 // DirEnv names the variable that points dbsock at another agents

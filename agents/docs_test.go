@@ -45,7 +45,7 @@ func TestDocExampleAgent(t *testing.T) {
 	srv, driver := startSeeded(t, "redis")
 	spec := agents.Spec{Stack: "cmd", Argv: []string{"/usr/bin/python3", file, "redis"}}
 	tg := target{name: "redis", key: func(id int64) any { return drivers.KeyName(id) }}
-	runStack(t, spec, srv, driver.(drivers.ConnFinder), tg, driver.ValueSize())
+	runStack(t, "cmd", spec, srv, driver.(drivers.ConnFinder), tg, driver.ValueSize())
 }
 
 // TestStacksFor: each stack's agent runs from where its first use

@@ -37,6 +37,8 @@ func Library(dir, stack, target, library string) (string, error) {
 	}
 	have := s.Targets[target].Libraries
 	switch {
+	case len(have) == 0 && s.Targets[target].Missing != "":
+		return "", fmt.Errorf("the %s agent has %w for %s: %s", stack, ErrNoLibrary, target, s.Targets[target].Missing)
 	case len(have) == 0:
 		return "", fmt.Errorf("the %s agent has %w for %s", stack, ErrNoLibrary, target)
 	case library == "":
@@ -45,6 +47,18 @@ func Library(dir, stack, target, library string) (string, error) {
 		return "", fmt.Errorf("the %s agent has %w %q for %s (it has %s)", stack, ErrNoLibrary, library, target, strings.Join(have, ", "))
 	}
 	return library, nil
+}
+
+// NoConnect is why stack's agent (of the agents directory dir, "" for
+// Dir's) does not time the connect scenario on target, or "" when it does
+// (or the stack says nothing of it).
+func NoConnect(dir, stack, target string) string {
+	if c, err := load(dir); err == nil {
+		if s, err := c.stack(stack); err == nil {
+			return s.Targets[target].NoConnect
+		}
+	}
+	return ""
 }
 
 // NoTLS is why stack's agent (of the agents directory dir, "" for Dir's)

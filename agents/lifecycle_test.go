@@ -181,10 +181,10 @@ func TestKilledHelper(t *testing.T) {
 	t.Error("the open ended: it was to block until the test killed this process")
 }
 
-// TestCAFileGoneOnceOpened: the Python and PHP agents remove the CA file
-// they wrote for a tls open once the open is done (here it fails: the
-// server hangs up), not only when they exit: a run killed later leaves
-// none.
+// TestCAFileGoneOnceOpened: the Python, PHP and Ruby agents remove the
+// CA file they wrote for a tls open once the open is done (here it fails:
+// the server hangs up), not only when they exit: a run killed later
+// leaves none.
 func TestCAFileGoneOnceOpened(t *testing.T) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -201,7 +201,7 @@ func TestCAFileGoneOnceOpened(t *testing.T) {
 		}
 	}()
 	port := l.Addr().(*net.TCPAddr).Port
-	for _, stack := range []string{"python", "php"} {
+	for _, stack := range []string{"python", "php", "ruby"} {
 		t.Run(stack, func(t *testing.T) {
 			spec, err := agents.For(".", stack, "redis", "")
 			if err != nil {

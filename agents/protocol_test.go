@@ -48,12 +48,14 @@ func TestNewOpen(t *testing.T) {
 
 // TestLibrary: a stack's stack.json gives its default library for a
 // target, the one asked for when it has it, an error wrapping
-// ErrNoLibrary that names what it has otherwise, and why it is not
-// measured on tls, the target's own reason (Support) first.
+// ErrNoLibrary that names what it has otherwise (and why it has none,
+// where it says), and why it is not measured on tls, the target's own
+// reason (Support) first.
 func TestLibrary(t *testing.T) {
 	dir := t.TempDir()
 	writeStack(t, dir, "mini", `{"language": "Mini", "command": ["agent.py"], "packages": [],
-		"libraries": {"a": [], "b": []}, "targets": {"x": {"libraries": ["a", "b"], "no_tls": "no TLS in a"}}}`, nil)
+		"libraries": {"a": [], "b": []}, "targets": {"x": {"libraries": ["a", "b"], "no_tls": "no TLS in a"},
+		"w": {"missing": "its w client cannot log in"}, "v": {"libraries": ["a"], "no_connect": "a queries at connect"}}}`, nil)
 	if lib, err := agents.Library(dir, "mini", "x", ""); lib != "a" || err != nil {
 		t.Errorf("default: %q, %v", lib, err)
 	}
@@ -66,8 +68,14 @@ func TestLibrary(t *testing.T) {
 	if _, err := agents.Library(dir, "mini", "y", ""); !errors.Is(err, agents.ErrNoLibrary) {
 		t.Errorf("a target it does not have: %v", err)
 	}
+	if _, err := agents.Library(dir, "mini", "w", ""); !errors.Is(err, agents.ErrNoLibrary) || !strings.Contains(err.Error(), "for w: its w client cannot log in") {
+		t.Errorf("a target it says why it has no library for: %v", err)
+	}
 	if _, err := agents.Library(dir, "cobol", "x", ""); err == nil || errors.Is(err, agents.ErrNoLibrary) || !strings.Contains(err.Error(), "want one of mini") {
 		t.Errorf("an unknown stack: %v", err)
+	}
+	if agents.NoConnect(dir, "mini", "v") != "a queries at connect" || agents.NoConnect(dir, "mini", "x") != "" {
+		t.Error("the stack's connect reasons")
 	}
 	if agents.NoTLS(dir, "mini", "x", nil) != "no TLS in a" || agents.NoTLS(dir, "mini", "y", nil) != "" {
 		t.Error("the stack's tls reasons")

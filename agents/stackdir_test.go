@@ -36,12 +36,12 @@ func mapWith(m map[string]string, k, v string) map[string]string {
 	return out
 }
 
-// TestEmbeddedStacks: dbsock's binary carries the stacks c, python, node
-// and php, each with every file of its directory that is its own (the
+// TestEmbeddedStacks: dbsock's binary carries the stacks c, python, node,
+// php, ruby and java, each with every file of its directory that is its own (the
 // embed line and stackfile.Patterns agree), and no build output.
 func TestEmbeddedStacks(t *testing.T) {
-	if got, err := agents.Stacks(""); err != nil || strings.Join(got, ",") != "c,python,node,php" {
-		t.Fatalf("embedded stacks %q, %v; want c,python,node,php", got, err)
+	if got, err := agents.Stacks(""); err != nil || strings.Join(got, ",") != "c,python,node,php,ruby,java" {
+		t.Fatalf("embedded stacks %q, %v; want c,python,node,php,ruby,java", got, err)
 	}
 	here, err := stackfile.Load(os.DirFS("."))
 	if err != nil {

@@ -60,13 +60,13 @@ var stackTargets = []target{
 // stackLibraries are the (stack, library) pairs each target is measured
 // from; "" is the stack's default library.
 var stackLibraries = map[string][][2]string{
-	"redis":     {{"python", ""}, {"c", ""}, {"php", ""}, {"node", ""}},
-	"postgres":  {{"python", ""}, {"python", "psycopg"}, {"c", ""}, {"php", ""}, {"node", ""}},
-	"mysql":     {{"python", ""}, {"python", "pymysql"}, {"c", ""}, {"php", ""}, {"node", ""}},
+	"redis":     {{"python", ""}, {"c", ""}, {"php", ""}, {"node", ""}, {"ruby", ""}, {"ruby", "hiredis"}},
+	"postgres":  {{"python", ""}, {"python", "psycopg"}, {"c", ""}, {"php", ""}, {"node", ""}, {"ruby", ""}, {"java", ""}},
+	"mysql":     {{"python", ""}, {"python", "pymysql"}, {"c", ""}, {"php", ""}, {"node", ""}, {"ruby", ""}, {"java", ""}},
 	"memcached": {{"python", ""}, {"c", ""}, {"php", ""}},
-	"pgbouncer": {{"python", ""}, {"python", "psycopg"}, {"c", ""}, {"php", ""}, {"node", ""}},
-	"floor":     {{"c", ""}, {"python", ""}},
-	"echo":      {{"c", ""}, {"python", ""}},
+	"pgbouncer": {{"python", ""}, {"python", "psycopg"}, {"c", ""}, {"php", ""}, {"node", ""}, {"ruby", ""}, {"java", ""}},
+	"floor":     {{"c", ""}, {"python", ""}, {"ruby", ""}, {"java", ""}},
+	"echo":      {{"c", ""}, {"python", ""}, {"ruby", ""}, {"java", ""}},
 }
 
 // TestStacks has each stack's agent open a connection over tcp and over
@@ -96,7 +96,7 @@ func TestStacks(t *testing.T) {
 					if err != nil {
 						needStack(t, err)
 					}
-					runStack(t, spec, srv, finder, tg, driver.ValueSize())
+					runStack(t, name, spec, srv, finder, tg, driver.ValueSize())
 				})
 			}
 		})
@@ -143,7 +143,7 @@ func startSeeded(t *testing.T, name string) (*supply.Server, drivers.Driver) {
 	return srv, d
 }
 
-func runStack(t *testing.T, spec agents.Spec, srv *supply.Server, cf drivers.ConnFinder, tg target, valueLen int) {
+func runStack(t *testing.T, name string, spec agents.Spec, srv *supply.Server, cf drivers.ConnFinder, tg target, valueLen int) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	a, err := agents.Start(ctx, spec, agents.Limits{OpTimeout: 5 * time.Second, PerOp: time.Millisecond})
@@ -160,7 +160,7 @@ func runStack(t *testing.T, spec agents.Spec, srv *supply.Server, cf drivers.Con
 	for i := range 500 {
 		keys = append(keys, tg.key(int64(i%rows)+1))
 	}
-	for _, path := range pathsOf(srv, spec.Stack, tg.name) {
+	for _, path := range pathsOf(srv, name, tg.name) {
 		ep, err := srv.Path(path)
 		if err != nil {
 			t.Fatal(err)
@@ -230,13 +230,15 @@ func checkValues(ctx context.Context, t *testing.T, a *agents.Agent, id string, 
 	}
 }
 
-// noTLS are the (stack, target) pairs whose library has no TLS here, and
-// the targets whose server does not show dbsock another session's TLS.
-var noTLS = map[string]bool{"cmd/redis": true, "c/redis": true, "c/memcached": true, "php/memcached": true, "python/memcached": true, "mysql": true}
+// noTLS are the (stack[:library], target) pairs whose library has no TLS
+// here, and the targets whose server does not show dbsock another
+// session's TLS.
+var noTLS = map[string]bool{"cmd/redis": true, "c/redis": true, "ruby:hiredis/redis": true, "c/memcached": true, "php/memcached": true,
+	"python/memcached": true, "mysql": true}
 
-// pathsOf are the paths a stack's agent is tested on: tcp and unix, tcp6
-// where the server listens on ::1, and tls where the server serves it and
-// the library and the server's check can.
+// pathsOf are the paths a stack's agent (stack, or stack:library) is
+// tested on: tcp and unix, tcp6 where the server listens on ::1, and tls
+// where the server serves it and the library and the server's check can.
 func pathsOf(srv *supply.Server, stack, target string) []drivers.Transport {
 	paths := []drivers.Transport{drivers.TCP, drivers.Unix}
 	if _, err := srv.Path(drivers.TCP6); err == nil {

@@ -290,6 +290,9 @@ func (p Plan) skipReason(t *targets.Target, c string) string {
 	if why := agents.NoTLS(p.Client.AgentsDir, lang, t.Name, t.Agents); why != "" && p.baseline().Info().TLS {
 		return "its baseline, tls, is not measured from it: " + why
 	}
+	if why := agents.NoConnect(p.Client.AgentsDir, lang, t.Name); why != "" && slices.Contains(p.scenarios(), scenarios.Connect) {
+		return "the connect scenario is not timed from it: " + why
+	}
 	if _, err := p.agentSpec(lang, t.Name, lib); err != nil {
 		return err.Error()
 	}
@@ -403,7 +406,13 @@ func (p Plan) startClients(ctx context.Context, t *targets.Target, ti *results.T
 			client.Language, client.RuntimeVersion = CmdClient, strings.TrimSpace(h.Language+" "+h.RuntimeVersion)
 		}
 		sc := stackClient{name: name, agent: a, client: client, procs: &procs{first: a, spawn: start, cpu: localMeter("the " + name + " agent")}}
-		if why := agents.NoTLS(p.Client.AgentsDir, lang, t.Name, t.Agents); why != "" && slices.ContainsFunc(p.paths(), func(t drivers.Transport) bool { return t.Info().TLS }) {
+		why := agents.NoTLS(p.Client.AgentsDir, lang, t.Name, t.Agents)
+		if c := h.Capabilities; why == "" && lang != CmdClient && h.Protocol >= 2 && c != nil && !c.TLS {
+			// One of a stack's libraries for the target has no TLS where
+			// another has (Ruby's hiredis beside redis-rb's own driver).
+			why = h.Library + " has no TLS (its agent's hello says so)"
+		}
+		if why != "" && slices.ContainsFunc(p.paths(), func(t drivers.Transport) bool { return t.Info().TLS }) {
 			sc.noTLS = true
 			ti.Warnings = append(ti.Warnings, results.Warn(results.StackWithoutTLS, "%s from %s is not measured on the tls path: %s.", t.Name, name, why))
 		}

@@ -133,7 +133,7 @@ type Workload struct {
 type ClientSide struct {
 	// Stacks are the client stacks each target is measured from (nil:
 	// Go's drivers in dbsock alone): "go", or a stack whose agent dbsock
-	// carries (c, python, node, php; ClientStacks), with ":LIBRARY" to
+	// carries (c, python, node, php, ruby, java; ClientStacks), with ":LIBRARY" to
 	// choose one of its libraries (python:psycopg). Each (target, stack)
 	// is a case of its own; a stack without a library for a target, or
 	// not installed here, is skipped and the report says why.

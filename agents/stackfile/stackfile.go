@@ -32,7 +32,7 @@ const DebsDir = "/var/cache/dbsock/debs"
 // Patterns are the files of a stack's directory that are its own: what
 // dbsock embeds and copies to where it installs the stack (package
 // agents' embed line lists the same).
-var Patterns = []string{Name, "Makefile", "*.c", "*.h", "*.py", "*.js", "*.php", "*.sh"}
+var Patterns = []string{Name, "Makefile", "*.c", "*.h", "*.py", "*.js", "*.php", "*.rb", "*.java", "*.sh"}
 
 // Stack is one stack's declaration.
 type Stack struct {
@@ -106,6 +106,13 @@ type Target struct {
 	// NoTLS, when set, says why its agent is not measured on the tls
 	// path to the target.
 	NoTLS string `json:"no_tls,omitempty"`
+	// NoConnect, when set, says why its agent does not time the connect
+	// scenario on the target (where Connect says it times it elsewhere).
+	NoConnect string `json:"no_connect,omitempty"`
+	// Missing, in place of Libraries, says why the stack has no library
+	// for the target (the one its ecosystem has cannot talk to dbsock's
+	// server), which a run that skips the pair repeats.
+	Missing string `json:"missing,omitempty"`
 }
 
 var (
@@ -193,8 +200,11 @@ func (s Stack) check() error {
 		bad("no targets")
 	}
 	for t, tg := range s.Targets {
-		if len(tg.Libraries) == 0 {
-			bad("target %s has no library", t)
+		switch {
+		case len(tg.Libraries) == 0 && strings.TrimSpace(tg.Missing) == "":
+			bad("target %s has no library, and says not why (missing)", t)
+		case len(tg.Libraries) > 0 && tg.Missing != "":
+			bad("target %s has libraries and says why it has none (missing): one or the other", t)
 		}
 		for _, l := range tg.Libraries {
 			if _, ok := s.Libraries[l]; !ok {

@@ -18,6 +18,8 @@ func TestLoadRefuses(t *testing.T) {
 		"library":       {"x", strings.Replace(ok, `["l"]}}`, `["m"]}}`, 1), `target redis's library "m" is not among its libraries`},
 		"no command":    {"x", strings.Replace(ok, `["a"]`, `[]`, 1), "no command"},
 		"package":       {"x", strings.Replace(ok, `"packages": []`, `"packages": ["a b"]`, 1), `"a b" is not a Debian package's name`},
+		"no library":    {"x", strings.Replace(ok, `{"libraries": ["l"]}`, `{"libraries": []}`, 1), "target redis has no library, and says not why (missing)"},
+		"both":          {"x", strings.Replace(ok, `["l"]}`, `["l"], "missing": "why"}`, 1), "target redis has libraries and says why it has none"},
 		"workers":       {"x", strings.Replace(ok, `"packages": []`, `"packages": [], "workers": "fibers"`, 1), `workers "fibers" is not a worker model (threads, processes, event-loop)`},
 	} {
 		_, err := Load(fstest.MapFS{tc.dir + "/stack.json": {Data: []byte(tc.json)}})

@@ -19,7 +19,7 @@ func TestStacksConnect(t *testing.T) {
 	testutil.NeedAny(t, "memcached")
 	needStacks(t)
 	for _, conc := range []string{"1", "2"} {
-		code, out, stderr := dbsock(t, "run", "redis", "mysql", "memcached", "echo", "--clients", "c,python,node,php", "--scenario", "connect", "--provider", "local",
+		code, out, stderr := dbsock(t, "run", "redis", "mysql", "memcached", "echo", "--clients", "c,python,node,php,ruby,java", "--scenario", "connect", "--provider", "local",
 			"--paths", "tcp,unix", "--concurrency", conc, "--n", "40", "--blocks", "2", "--instances", "1", "--warmup", "4", "--format", "json")
 		if code != 0 {
 			t.Fatalf("--concurrency %s: exit %d: %s", conc, code, stderr)
@@ -49,8 +49,8 @@ func TestStacksConnect(t *testing.T) {
 				}
 			}
 		}
-		if len(stacks) != 4 {
-			t.Errorf("--concurrency %s: stacks %v; want c, python, node and php", conc, stacks)
+		if len(stacks) != 6 {
+			t.Errorf("--concurrency %s: stacks %v; want c, python, node, php, ruby and java", conc, stacks)
 		}
 	}
 }

@@ -17,7 +17,7 @@ import (
 func TestStacksAtLoad(t *testing.T) {
 	testutil.NeedAny(t, "redis-server")
 	needStacks(t)
-	code, out, stderr := dbsock(t, "run", "redis", "--clients", "go,c,python,node,php", "--provider", "local", "--paths", "tcp,unix",
+	code, out, stderr := dbsock(t, "run", "redis", "--clients", "go,c,python,node,php,ruby", "--provider", "local", "--paths", "tcp,unix",
 		"--concurrency", "4", "--rate", "1000", "--n", "400", "--blocks", "2", "--instances", "1", "--warmup", "10", "--format", "json")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
@@ -41,7 +41,7 @@ func TestStacksAtLoad(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]string{"": "goroutines", "go": "goroutines", "c": "threads", "python": "processes", "node": "event-loop", "php": "processes"}
+	want := map[string]string{"": "goroutines", "go": "goroutines", "c": "threads", "python": "processes", "node": "event-loop", "php": "processes", "ruby": "processes"}
 	seen := map[string]bool{}
 	for _, s := range rep.Summary {
 		seen[s.Stack] = true
@@ -60,8 +60,8 @@ func TestStacksAtLoad(t *testing.T) {
 			}
 		}
 	}
-	if len(seen) != 5 {
-		t.Errorf("stacks measured: %v; want all five", seen)
+	if len(seen) != 6 {
+		t.Errorf("stacks measured: %v; want all six", seen)
 	}
 }
 
@@ -140,6 +140,45 @@ func TestAgentLoadForADuration(t *testing.T) {
 	for _, s := range rep.Summary[0].Sides {
 		if s.N < 100 {
 			t.Errorf("a side timed %d lookups in its second; want the lookups of a closed loop on 2 connections", s.N)
+		}
+	}
+}
+
+// TestJavaStackAtLoad: the Java stack (which has no Redis client, so
+// TestStacksAtLoad does not see it) runs a paced load on PostgreSQL in a
+// thread per connection, which the report names, every side with the
+// lookups asked for and the generator's figures.
+func TestJavaStackAtLoad(t *testing.T) {
+	testutil.NeedAny(t, "initdb")
+	needStacks(t)
+	code, out, stderr := dbsock(t, "run", "postgres", "--clients", "java", "--provider", "local", "--paths", "tcp,unix",
+		"--concurrency", "4", "--rate", "1000", "--n", "400", "--blocks", "2", "--instances", "1", "--warmup", "10", "--format", "json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var rep struct {
+		Summary []struct {
+			Stack  string `json:"stack"`
+			Client *struct {
+				Workers string `json:"workers"`
+			} `json:"client"`
+			Sides []struct {
+				N         int64 `json:"n"`
+				Generator *struct {
+					AchievedRate float64 `json:"achieved_rate"`
+				} `json:"generator"`
+			} `json:"sides"`
+		} `json:"summary"`
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Summary) != 1 || rep.Summary[0].Stack != "java" || rep.Summary[0].Client == nil || rep.Summary[0].Client.Workers != "threads" {
+		t.Fatalf("cases %+v; want postgres from java in threads", rep.Summary)
+	}
+	for _, side := range rep.Summary[0].Sides {
+		if side.N != 400 || side.Generator == nil || side.Generator.AchievedRate <= 0 {
+			t.Errorf("a side timed %d lookups, generator %+v; want 400 and the rate reached", side.N, side.Generator)
 		}
 	}
 }

@@ -98,23 +98,23 @@ type clientsJSON struct {
 }
 
 // TestClientStacks: dbsock run redis postgres echo --clients
-// go,c,python,node,php against real local servers measures each (target,
-// stack) as a case of its own: every run verified on the server side,
-// both sides with ops and latencies, the comparison of Unix with TCP, and
-// the stack's client named from its agent's hello; echo is measured from
-// Go, C and Python, and skipped with a reason from the stacks that have no
-// library for it.
+// go,c,python,node,php,ruby,java against real local servers measures each
+// (target, stack) as a case of its own: every run verified on the server
+// side, both sides with ops and latencies, the comparison of Unix with
+// TCP, and the stack's client named from its agent's hello; echo is
+// measured from Go, C, Python, Ruby and Java, and skipped with a reason
+// from the stacks that have no library for it, as redis is from Java.
 func TestClientStacks(t *testing.T) {
 	testutil.NeedAny(t, "redis-server")
 	testutil.NeedAny(t, "initdb")
 	needStacks(t)
-	stacks := []string{"go", "c", "python", "node", "php"}
+	stacks := []string{"go", "c", "python", "node", "php", "ruby", "java"}
 	rep, _ := runClients(t, "run", "redis", "postgres", "echo", "--clients", strings.Join(stacks, ","), "--provider", "local",
 		"--paths", "tcp,unix", "--format", "json", "--n", "300", "--instances", "1", "--warmup", "100")
 	if !slices.Equal(rep.Config.Clients, stacks) {
 		t.Errorf("config clients %v, want %v", rep.Config.Clients, stacks)
 	}
-	languages := map[string]string{"": "go", "c": "c", "python": "python", "node": "node", "php": "php"}
+	languages := map[string]string{"": "go", "c": "c", "python": "python", "node": "node", "php": "php", "ruby": "ruby", "java": "java"}
 	seen := map[string]bool{}
 	for _, s := range rep.Summary {
 		key := s.Target + " from " + languages[s.Stack]
@@ -140,25 +140,22 @@ func TestClientStacks(t *testing.T) {
 	}
 	for _, target := range []string{"redis", "postgres"} {
 		for _, stack := range stacks {
-			if !seen[target+" from "+stack] {
+			if !seen[target+" from "+stack] && target+" from "+stack != "redis from java" {
 				t.Errorf("no case of %s from %s", target, stack)
 			}
 		}
 	}
-	if !seen["echo from go"] || !seen["echo from c"] || !seen["echo from python"] || len(rep.Summary) != 13 {
-		t.Errorf("%d cases (%v), want 13 with echo from go, c and python", len(rep.Summary), seen)
+	if !seen["echo from go"] || !seen["echo from c"] || !seen["echo from python"] || !seen["echo from ruby"] || !seen["echo from java"] || len(rep.Summary) != 18 {
+		t.Errorf("%d cases (%v), want 18 with echo from go, c, python, ruby and java", len(rep.Summary), seen)
 	}
 	checkClientRuns(t, rep)
 	for _, tg := range rep.Targets {
-		want := 0
-		if tg.Name == "echo" {
-			want = 2
-		}
+		want := map[string]int{"echo": 2, "redis": 1}[tg.Name]
 		if len(tg.Skipped) != want {
 			t.Errorf("%s: skipped %+v, want %d stacks", tg.Name, tg.Skipped, want)
 		}
 		for _, sk := range tg.Skipped {
-			if !strings.Contains(sk.Reason, "agent has no client library for echo") {
+			if !strings.Contains(sk.Reason, "agent has no client library for "+tg.Name) || tg.Name == "redis" && !strings.Contains(sk.Reason, "no Java Redis client") {
 				t.Errorf("%s from %s skipped for %q", tg.Name, sk.Stack, sk.Reason)
 			}
 		}
@@ -169,8 +166,10 @@ func TestClientStacks(t *testing.T) {
 // (MariaDB, memcached, PgBouncer) from every stack whose library Debian
 // has, each (target, stack) verified on the server side over tcp and unix
 // with no failed op; the pairs Debian has no library for (memcached from
-// Node.js) and the target no agent can be verified on (FerretDB) are
-// skipped, each with its reason, and the other stacks still run.
+// Node.js; from Ruby, Debian's dalli cannot log in to dbsock's memcached;
+// from Java, spymemcached has no Unix socket) and the target no agent can
+// be verified on (FerretDB) are skipped, each with its reason, and the
+// other stacks still run.
 func TestClientStacksEveryTarget(t *testing.T) {
 	testutil.NeedAny(t, "mariadbd", "mysqld")
 	testutil.NeedAny(t, "memcached")
@@ -178,7 +177,7 @@ func TestClientStacksEveryTarget(t *testing.T) {
 	testutil.NeedAny(t, "initdb")
 	testutil.NeedAny(t, "ferretdb")
 	needStacks(t)
-	stacks := []string{"go", "c", "python", "node", "php"}
+	stacks := []string{"go", "c", "python", "node", "php", "ruby", "java"}
 	rep, _ := runClients(t, "run", "mysql", "memcached", "pgbouncer", "mongo", "--clients", strings.Join(stacks, ","), "--provider", "local",
 		"--paths", "tcp,unix", "--format", "json", "--n", "200", "--instances", "1", "--warmup", "50")
 	checkClientRuns(t, rep)
@@ -202,7 +201,7 @@ func TestClientStacksEveryTarget(t *testing.T) {
 	for _, target := range []string{"mysql", "memcached", "pgbouncer", "mongo"} {
 		for _, stack := range stacks {
 			key := target + " from " + stack
-			unsupported := target == "mongo" && stack != "go" || key == "memcached from node"
+			unsupported := target == "mongo" && stack != "go" || key == "memcached from node" || key == "memcached from ruby" || key == "memcached from java"
 			switch {
 			case unsupported && (measured[key] || skipped[key] == ""):
 				t.Errorf("%s: measured %v, skipped for %q; want skipped with a reason", key, measured[key], skipped[key])
@@ -213,6 +212,12 @@ func TestClientStacksEveryTarget(t *testing.T) {
 	}
 	if r := skipped["memcached from node"]; !strings.Contains(r, "node") {
 		t.Errorf("memcached from node skipped for %q; want the reason to name the stack", r)
+	}
+	if r := skipped["memcached from ruby"]; !strings.Contains(r, "binary protocol only") {
+		t.Errorf("memcached from ruby skipped for %q; want the stack's reason (dalli's binary protocol)", r)
+	}
+	if r := skipped["memcached from java"]; !strings.Contains(r, "no Unix socket") {
+		t.Errorf("memcached from java skipped for %q; want the stack's reason (spymemcached has no Unix socket)", r)
 	}
 }
 
@@ -373,4 +378,26 @@ func runClients(t *testing.T, args ...string) (clientsJSON, string) {
 		t.Fatal(err)
 	}
 	return rep, out
+}
+
+// TestRubyHiredisOffTLS: a stack's library whose agent says in its hello
+// that it has no TLS (Ruby's hiredis, beside redis-rb's own driver, which
+// has) is measured on the other paths, with a warning, and redis-rb on
+// all of them.
+func TestRubyHiredisOffTLS(t *testing.T) {
+	testutil.NeedAny(t, "redis-server")
+	needStacks(t)
+	rep, out := runClients(t, "run", "redis", "--clients", "ruby:hiredis,ruby", "--provider", "local", "--paths", "tcp,unix,tls",
+		"--format", "json", "--n", "200", "--instances", "1", "--warmup", "50")
+	checkClientRuns(t, rep)
+	paths := map[string][]string{}
+	for _, r := range rep.Runs {
+		paths[r.Stack] = append(paths[r.Stack], r.Transport)
+	}
+	if slices.Contains(paths["ruby:hiredis"], "tls") || !slices.Contains(paths["ruby:hiredis"], "unix") || !slices.Contains(paths["ruby"], "tls") {
+		t.Errorf("paths measured %v; want ruby:hiredis on tcp and unix only, ruby on tls too", paths)
+	}
+	if !strings.Contains(out, "redis from ruby:hiredis is not measured on the tls path: hiredis has no TLS") {
+		t.Error("no warning that ruby:hiredis is not measured on the tls path")
+	}
 }

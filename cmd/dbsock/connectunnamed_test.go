@@ -28,7 +28,7 @@ func TestConnectOpsOpenUnnamed(t *testing.T) {
 	if err := os.WriteFile(pwFile, []byte(srv.TCP().Password+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	stacks := []string{"c", "python", "node", "php", "cmd:" + staticDbsock(t) + " agent"}
+	stacks := []string{"c", "python", "node", "php", "ruby", "cmd:" + staticDbsock(t) + " agent"}
 	for _, stack := range stacks {
 		before := setnames(t, srv.Unix().Address, srv.TCP().Password)
 		code, _, stderr := dbsock(t, "run", "redis", "--provider", "external", "--redis-addr", srv.TCP().Address,

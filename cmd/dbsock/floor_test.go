@@ -8,14 +8,14 @@ import (
 	"github.com/dbsock/dbsock/internal/testutil"
 )
 
-// TestFloorFromClientStacks: dbsock run floor --clients go,c,python
+// TestFloorFromClientStacks: dbsock run floor --clients go,c,python,ruby,java
 // measures the kernel floor from each stack over tcp and unix, every
 // agent connection verified by the floor server itself (the connection
 // that said hello with its token, found over dbsock's own connection)
 // before any of its ops was timed.
 func TestFloorFromClientStacks(t *testing.T) {
 	needStacks(t)
-	rep, _ := runClients(t, "run", "floor", "--clients", "go,c,python", "--provider", "local", "--paths", "tcp,unix",
+	rep, _ := runClients(t, "run", "floor", "--clients", "go,c,python,ruby,java", "--provider", "local", "--paths", "tcp,unix",
 		"--format", "json", "--n", "300", "--instances", "1", "--warmup", "100")
 	checkClientRuns(t, rep)
 	libraries := map[string]string{}
@@ -27,8 +27,8 @@ func TestFloorFromClientStacks(t *testing.T) {
 			t.Errorf("floor from %q: %d comparisons", s.Stack, len(s.Comparisons))
 		}
 	}
-	if len(rep.Summary) != 3 || libraries["c"] != "libc" || libraries["python"] != "socket" {
-		t.Errorf("%d cases, libraries %v; want floor from go, c (libc) and python (socket)", len(rep.Summary), libraries)
+	if len(rep.Summary) != 5 || libraries["c"] != "libc" || libraries["python"] != "socket" || libraries["ruby"] != "socket" || libraries["java"] != "socketchannel" {
+		t.Errorf("%d cases, libraries %v; want floor from go, c (libc), python and ruby (socket), java (socketchannel)", len(rep.Summary), libraries)
 	}
 	agentRuns := 0
 	for _, r := range rep.Runs {
@@ -40,8 +40,8 @@ func TestFloorFromClientStacks(t *testing.T) {
 			t.Errorf("floor from %s over %s: evidence %q, want the floor server's own record of the connection", r.Stack, r.Transport, r.Evidence)
 		}
 	}
-	if agentRuns < 4 {
-		t.Errorf("%d agent runs, want c's and python's on tcp and unix", agentRuns)
+	if agentRuns < 8 {
+		t.Errorf("%d agent runs, want c's, python's, ruby's and java's on tcp and unix", agentRuns)
 	}
 }
 

@@ -77,7 +77,7 @@ func TestStackAddedByDirectory(t *testing.T) {
 	}
 	t.Setenv(agents.DirEnv, dir)
 	t.Setenv("XDG_CACHE_HOME", t.TempDir())
-	if _, out, _ := dbsock(t, "run", "--help"); !strings.Contains(out, "go (dbsock's own Go drivers), c, python, node, php, mini (") {
+	if _, out, _ := dbsock(t, "run", "--help"); !strings.Contains(out, "go (dbsock's own Go drivers), c, python, node, php, ruby, java, mini (") {
 		t.Errorf("--help does not list the mini stack:\n%s", out)
 	}
 	rep, out := runClients(t, "run", "echo", "--clients", "go,mini", "--provider", "local", "--format", "json", "--n", "300", "--instances", "1", "--warmup", "100")
@@ -96,7 +96,7 @@ func TestStackAddedByDirectory(t *testing.T) {
 
 // TestInstalledDbsockMeasuresEveryStack: a dbsock built with go install
 // into a GOBIN of its own, run from another directory with an empty cache
-// (XDG_CACHE_HOME), measures redis from Python, PHP, C and Node.js: it
+// (XDG_CACHE_HOME), measures redis from Python, PHP, C, Node.js and Ruby: it
 // installs each stack's agent from the sources in its binary into the
 // cache, saying so, and every connection of each is verified on the
 // server side.
@@ -114,7 +114,7 @@ func TestInstalledDbsockMeasuresEveryStack(t *testing.T) {
 		t.Fatalf("go install ./cmd/dbsock: %v\n%s", err, out)
 	}
 	env := slices.DeleteFunc(os.Environ(), func(kv string) bool { return strings.HasPrefix(kv, agents.DirEnv+"=") })
-	stacks := []string{"python", "php", "c", "node"}
+	stacks := []string{"python", "php", "c", "node", "ruby"}
 	run := exec.Command(filepath.Join(gobin, "dbsock"), "run", "redis", "--clients", strings.Join(stacks, ","), "--provider", "local",
 		"--n", "300", "--instances", "1", "--format", "json")
 	run.Dir, run.Env = work, append(env, "XDG_CACHE_HOME="+cache)
