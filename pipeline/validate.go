@@ -117,8 +117,12 @@ func (p Plan) holmWarning() setting.Message {
 	if p.Instances < results.MinInstances || p.Instances >= need {
 		return setting.Message{}
 	}
-	return setting.Msg("%d comparisons (%d targets and client stacks measured × %d cases × %d paths against %s) over %d server instances: Holm's adjustment will let none of them name a winner; set %s to %d or more for verdicts",
-		m, p.measured(), p.Cases(), len(p.paths())-1, p.baseline().Label(), p.Instances, setting.Instances, need)
+	placements := ""
+	if n := len(p.turns()); n > 1 {
+		placements = fmt.Sprintf(" × %d placements", n)
+	}
+	return setting.Msg("%d comparisons (%d targets and client stacks measured × %d cases%s × %d paths against %s) over %d server instances: Holm's adjustment will let none of them name a winner; set %s to %d or more for verdicts",
+		m, p.measured(), p.Cases(), placements, len(p.paths())-1, p.baseline().Label(), p.Instances, setting.Instances, need)
 }
 
 // InstancesWarning says, before anything starts, when each case runs on

@@ -47,7 +47,7 @@ func MarkdownSummary(w io.Writer, r *results.Report) error {
 	b := &strings.Builder{}
 	writeHeadline(b, r)
 	writeThresholds(b, r)
-	_, err := io.WriteString(w, b.String())
+	_, err := io.WriteString(w, strings.ReplaceAll(b.String(), " ([details](#details))", "")) // the summary has no details to link to
 	return err
 }
 

@@ -64,7 +64,7 @@ func TestHolmWarningNamesTheFlag(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	var stdout, stderr bytes.Buffer
-	Main(ctx, []string{"run", "echo", "--provider", "local", "--paths", "tcp,tcp2,unix", "--concurrency", "1,2", "--instances", "7", "--n", "20", "--warmup", "0"}, &stdout, &stderr)
+	Main(ctx, onePlacement([]string{"run", "echo", "--provider", "local", "--paths", "tcp,tcp2,unix", "--concurrency", "1,2", "--instances", "7", "--n", "20", "--warmup", "0"}), &stdout, &stderr)
 	if got := stderr.String(); !strings.Contains(got, "4 comparisons (1 targets and client stacks measured × 2 cases × 2 paths against TCP) over 7 server instances") ||
 		!strings.Contains(got, "set --instances to 8 or more for verdicts") || strings.Contains(got, "Plan.") {
 		t.Errorf("stderr of a run of 4 comparisons over 7 instances, want the warning naming --instances:\n%s", got)
@@ -78,7 +78,7 @@ func TestHolmWarningNamesTheFlag(t *testing.T) {
 func TestInstancesRaisedWhenNotGiven(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	args := []string{"run", "echo", "--provider", "local", "--paths", "tcp,tcp2,unix", "--concurrency", "1,2,3,4,5,6,7", "--n", "70", "--warmup", "0"}
+	args := onePlacement([]string{"run", "echo", "--provider", "local", "--paths", "tcp,tcp2,unix", "--concurrency", "1,2,3,4,5,6,7", "--n", "70", "--warmup", "0"})
 	var stdout, stderr bytes.Buffer
 	Main(ctx, args, &stdout, &stderr)
 	if got := stderr.String(); !strings.Contains(got, "dbsock: 14 comparisons: 10 server instances per case rather than 9") || strings.Contains(got, "set --instances") {
