@@ -44,7 +44,11 @@ func init() {
 		return
 	}
 	if len(os.Args) < 3 || parent != strconv.Itoa(os.Getppid()) {
-		os.Exit(125) // the dbsock that started it is gone: never run as anything else
+		// The dbsock that started it is gone (killed while the keeper
+		// started): never run as anything else, and remove the temp dir
+		// it made for the agent, which no one else would.
+		removeTempDir(os.Getenv(keeperTmpEnv))
+		os.Exit(125)
 	}
 	os.Exit(keep(os.Args[1], os.Args[2:]))
 }
