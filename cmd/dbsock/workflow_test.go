@@ -248,7 +248,7 @@ func TestGitHubWorkflowInAUsersRepository(t *testing.T) {
 		t.Fatalf("on main: step %q exited %d\n%s", main.failedStep, main.failedStatus, main.output.String())
 	}
 	sum := read(main.summary)
-	for _, want := range []string{"Unix domain socket vs TCP", "| redis |", "| postgres |", "No baseline yet"} {
+	for _, want := range []string{"Unix domain socket vs TCP", "| redis: pk (resp3), 6 B values, placed shared |", "| postgres: pk (prepared), 6 B values, placed split |", "No baseline yet"} {
 		if !strings.Contains(sum, want) {
 			t.Errorf("main's job summary lacks %q:\n%s", want, sum)
 		}

@@ -85,7 +85,7 @@ func TestGitHubHostsWorkflowInAUsersRepository(t *testing.T) {
 	j := run("report", report.Env, cloneSteps(report.Steps), "")
 	sum, _ := os.ReadFile(j.summary)
 	header := "| target | case | paths | " + strings.Join(measure.Strategy.Matrix.Runner, " | ") + " |"
-	for _, want := range []string{header, "| redis | pk (resp3), 6 B values | Unix vs TCP | ", "## Hosts", "(hosts.png)"} {
+	for _, want := range []string{header, "| redis | pk (resp3), 6 B values, placed shared | Unix vs TCP | ", "| redis | pk (resp3), 6 B values, placed split | Unix vs TCP | ", "## Hosts", "(hosts.png)"} {
 		if !strings.Contains(string(sum), want) {
 			t.Errorf("the job summary lacks %q:\n%s", want, sum)
 		}
