@@ -45,8 +45,10 @@ func wakeCosts() (same, cross float64) {
 
 // wakeRoundTrip times round trips between a thread on CPU a and one on
 // CPU b: the least over batches of a batch's mean, in ns. Each thread is
-// locked to its goroutine and never unlocked, so that it ends, pinned,
-// with it; closing a pipe's write end ends the other side.
+// locked to its goroutine while pinned, and given back unpinned (onThread):
+// never ended, since a child process started from a thread (a server,
+// with its parent-death signal) is killed when that thread ends. Closing a
+// pipe's write end ends the other side.
 func wakeRoundTrip(a, b int) (float64, error) {
 	var ping, pong [2]int
 	if err := unix.Pipe2(ping[:], unix.O_CLOEXEC); err != nil {
@@ -58,23 +60,21 @@ func wakeRoundTrip(a, b int) (float64, error) {
 		return 0, err
 	}
 	pinned := make(chan error, 1)
-	go func() { // the echo: ends when ping's write end closes
-		runtime.LockOSThread()
+	go onThread(func() { // the echo: ends when ping's write end closes
 		defer unix.Close(ping[0])
 		defer unix.Close(pong[1])
 		err := pinThread(b)
 		pinned <- err
 		for err == nil && oneByte(unix.Read, ping[0]) == nil && oneByte(unix.Write, pong[1]) == nil {
 		}
-	}()
+	})
 	if err := <-pinned; err != nil { // nothing is written to a pipe nobody reads
 		unix.Close(ping[1])
 		unix.Close(pong[0])
 		return 0, err
 	}
 	done := make(chan float64, 1)
-	go func() {
-		runtime.LockOSThread()
+	go onThread(func() {
 		defer unix.Close(pong[0])
 		defer unix.Close(ping[1])
 		best := 0.0
@@ -82,11 +82,29 @@ func wakeRoundTrip(a, b int) (float64, error) {
 			best = timeRoundTrips(ping[1], pong[0])
 		}
 		done <- best
-	}()
+	})
 	if ns := <-done; ns > 0 {
 		return ns, nil
 	}
 	return 0, errors.New("the round trips could not be timed")
+}
+
+// onThread runs f locked to one OS thread and gives the thread back with
+// the CPUs it had before (f may pin it). Where they cannot be restored the
+// thread stays locked, pinned, to a goroutine that never ends, rather than
+// ending: a thread that ends takes with it the children it started (their
+// parent-death signal), and a thread given back pinned would pin whatever
+// goroutine ran on it next.
+func onThread(f func()) {
+	runtime.LockOSThread()
+	var before unix.CPUSet
+	saved := unix.SchedGetaffinity(0, &before) == nil
+	f()
+	if saved && unix.SchedSetaffinity(0, &before) == nil {
+		runtime.UnlockOSThread()
+		return
+	}
+	select {} // parked for the process's life: one idle thread
 }
 
 // timeRoundTrips writes a byte to w and reads one back from r, in
