@@ -193,9 +193,14 @@ func (p Plan) clientName() string {
 	return p.Client.Place
 }
 
+// placementRecord is the run's placement as the report records it: its
+// client's CPUs read back from the OS, or under several placements (each
+// turn pins its own: Config.Placements) the first's as it is named.
 func (p Plan) placementRecord() results.Placement {
 	rec := results.Placement{Mode: p.Placement.Mode, ServerCPUs: placement.FormatList(p.Placement.Server), Reason: p.Placement.Reason}
-	if cpus, err := placement.Affinity(0); err == nil {
+	if len(p.Placements) > 1 {
+		rec.ClientCPUs = placement.FormatList(p.Placements[0].Client)
+	} else if cpus, err := placement.Affinity(0); err == nil {
 		rec.ClientCPUs = placement.FormatList(cpus)
 	}
 	return rec
