@@ -37,8 +37,8 @@ import (
 // these: docs/agents.md says what is and is not checked.
 
 // The bounds, set from honest agents of every stack (C, Python, Node.js,
-// PHP and dbsock's own Go agent) on Redis, PostgreSQL, MariaDB and
-// memcached, measured at rest and at load on a 2-vCPU machine that other
+// PHP and dbsock's own Go agent) on every server dbsock starts that its
+// stacks reach, measured at rest and at load on a 2-vCPU machine that other
 // work kept busy (docs/agents.md has the figures). A stall of the
 // machine only ever lowers a block's coverage and raises its gap, so the
 // best coverage and the least gap of a few blocks are what the agent's
