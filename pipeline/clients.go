@@ -349,82 +349,98 @@ func (p Plan) startClients(ctx context.Context, t *targets.Target, ti *results.T
 		return errors.Join(errs...)
 	}
 	for _, c := range p.clients() {
-		if c == GoClient && rc != nil {
-			sc, err := p.goAgent(ctx, t, rc)
-			if err != nil {
-				return cs, stop, err
-			}
-			cs = append(cs, sc)
-			continue
+		var sc stackClient
+		var skip bool
+		if c == GoClient {
+			sc, err = p.goStack(ctx, t, rc)
+		} else {
+			sc, skip, err = p.stackAgent(ctx, t, ti, c)
 		}
-		if local, why := p.goProcess(t); c == GoClient && local {
-			sc, err := p.goLocalAgent(ctx, t)
-			if err != nil {
-				return cs, stop, err
-			}
-			cs = append(cs, sc)
-			continue
-		} else if c == GoClient {
-			if why != "" {
-				fmt.Fprintf(p.log(), "dbsock: %s: Go's client runs in dbsock's own process, one process for every server instance: %s\n", t.Name, why)
-			}
-			cs = append(cs, stackClient{})
-			continue
+		if !skip && (sc.agent != nil || err == nil) {
+			cs = append(cs, sc) // an agent started is stopped with the others
 		}
-		name := StackName(p.clients(), c)
-		if why := p.skipReason(t, c); why != "" {
-			ti.Skipped = append(ti.Skipped, results.SkippedClient{Stack: name, Reason: why})
-			fmt.Fprintf(p.log(), "dbsock: %s: not measured from %s: %s\n", t.Name, name, why)
-			continue
-		}
-		lang, lib, _ := strings.Cut(c, ":")
-		spec, err := p.agentSpec(lang, t.Name, lib)
 		if err != nil {
 			return cs, stop, err
 		}
-		spec.Stack = name
-		limits := agents.Limits{OpTimeout: p.Loop.Timeout(), PerOp: time.Millisecond}
-		start := func(ctx context.Context) (*agents.Agent, error) { return agents.Start(ctx, spec, limits) }
-		a, err := start(ctx)
-		if err != nil {
-			return cs, stop, err
-		}
-		h := a.Hello()
-		if p.atLoad() {
-			if err := h.CanLoad(p.maxConcurrency(), p.Loop.Rate > 0 || len(p.Sweep.Rates) > 0 || p.RateAuto); err != nil {
-				a.Close()
-				return cs, stop, setting.Err("%s %s: the %s agent (%s) cannot run this load: %v", setting.Clients, c, name, h, err)
-			}
-		}
-		declared := agents.Declared(p.Client.AgentsDir, lang)
-		client := &results.Client{Language: h.Language, RuntimeVersion: h.RuntimeVersion, Library: h.Library, LibraryVersion: h.LibraryVersion,
-			TimingGoalNs: declared.TimingGoalNs, FloorReference: declared.FloorReference}
-		if c := h.Capabilities; c != nil && p.atLoad() {
-			client.Workers = c.Workers
-		}
-		if lang == CmdClient { // your agent, in the language its hello names
-			client.Language, client.RuntimeVersion = CmdClient, strings.TrimSpace(h.Language+" "+h.RuntimeVersion)
-		}
-		sc := stackClient{name: name, agent: a, client: client, procs: &procs{first: a, spawn: start, cpu: localMeter("the " + name + " agent")}}
-		why := agents.NoTLS(p.Client.AgentsDir, lang, t.Name, t.Agents)
-		if c := h.Capabilities; why == "" && lang != CmdClient && h.Protocol >= 2 && c != nil && !c.TLS {
-			// One of a stack's libraries for the target has no TLS where
-			// another has (Ruby's hiredis beside redis-rb's own driver).
-			why = h.Library + " has no TLS (its agent's hello says so)"
-		}
-		if why != "" && slices.ContainsFunc(p.paths(), func(t drivers.Transport) bool { return t.Info().TLS }) {
-			sc.noTLS = true
-			ti.Warnings = append(ti.Warnings, results.Warn(results.StackWithoutTLS, "%s from %s is not measured on the tls path: %s.", t.Name, name, why))
-		}
-		cs = append(cs, sc)
-		if client.TimingOverheadNs, err = timingOverhead(ctx, a); err != nil {
-			return cs, stop, err
-		}
-		// The hello is the agent's own words: shown as text, as error
-		// lines are.
-		fmt.Fprintf(p.log(), "dbsock: %s: the %s agent (%s), pid %d%s, %d ns per op to time it\n", t.Name, name, visible.Line(h.String()), a.PID(), agentCPUs(a.PID()), client.TimingOverheadNs)
 	}
 	return cs, stop, nil
+}
+
+// goStack is the Go stack's client of t: dbsock's own agent in the client
+// container (rc), or in a process of its own here, or (stackClient{}) the
+// loop in dbsock's own process, said with why.
+func (p Plan) goStack(ctx context.Context, t *targets.Target, rc *remoteClient) (stackClient, error) {
+	if rc != nil {
+		return p.goAgent(ctx, t, rc)
+	}
+	if local, why := p.goProcess(t); local {
+		return p.goLocalAgent(ctx, t)
+	} else if why != "" {
+		fmt.Fprintf(p.log(), "dbsock: %s: Go's client runs in dbsock's own process, one process for every server instance: %s\n", t.Name, why)
+	}
+	return stackClient{}, nil
+}
+
+// stackAgent starts stack c's agent for t, or says in ti why c does not
+// measure t (skip); an agent it started comes back with its error too.
+func (p Plan) stackAgent(ctx context.Context, t *targets.Target, ti *results.Target, c string) (sc stackClient, skip bool, err error) {
+	name := StackName(p.clients(), c)
+	if why := p.skipReason(t, c); why != "" {
+		ti.Skipped = append(ti.Skipped, results.SkippedClient{Stack: name, Reason: why})
+		fmt.Fprintf(p.log(), "dbsock: %s: not measured from %s: %s\n", t.Name, name, why)
+		return stackClient{}, true, nil
+	}
+	lang, lib, _ := strings.Cut(c, ":")
+	spec, err := p.agentSpec(lang, t.Name, lib)
+	if err != nil {
+		return stackClient{}, false, err
+	}
+	spec.Stack = name
+	limits := agents.Limits{OpTimeout: p.Loop.Timeout(), PerOp: time.Millisecond}
+	start := func(ctx context.Context) (*agents.Agent, error) { return agents.Start(ctx, spec, limits) }
+	a, err := start(ctx)
+	if err != nil {
+		return stackClient{}, false, err
+	}
+	h := a.Hello()
+	if p.atLoad() {
+		if err := h.CanLoad(p.maxConcurrency(), p.Loop.Rate > 0 || len(p.Sweep.Rates) > 0 || p.RateAuto); err != nil {
+			a.Close()
+			return stackClient{}, false, setting.Err("%s %s: the %s agent (%s) cannot run this load: %v", setting.Clients, c, name, h, err)
+		}
+	}
+	declared := agents.Declared(p.Client.AgentsDir, lang)
+	client := &results.Client{Language: h.Language, RuntimeVersion: h.RuntimeVersion, Library: h.Library, LibraryVersion: h.LibraryVersion,
+		TimingGoalNs: declared.TimingGoalNs, FloorReference: declared.FloorReference}
+	if c := h.Capabilities; c != nil && p.atLoad() {
+		client.Workers = c.Workers
+	}
+	if lang == CmdClient { // your agent, in the language its hello names
+		client.Language, client.RuntimeVersion = CmdClient, strings.TrimSpace(h.Language+" "+h.RuntimeVersion)
+	}
+	sc = stackClient{name: name, agent: a, client: client, procs: &procs{first: a, spawn: start, cpu: localMeter("the " + name + " agent")}}
+	p.tlsOf(&sc, t, ti, lang, h)
+	if client.TimingOverheadNs, err = timingOverhead(ctx, a); err != nil {
+		return sc, false, err
+	}
+	// The hello is the agent's own words: shown as text, as error
+	// lines are.
+	fmt.Fprintf(p.log(), "dbsock: %s: the %s agent (%s), pid %d%s, %d ns per op to time it\n", t.Name, name, visible.Line(h.String()), a.PID(), agentCPUs(a.PID()), client.TimingOverheadNs)
+	return sc, false, nil
+}
+
+// tlsOf marks sc as not measuring the tls path, with a warning in ti,
+// where its stack declares no TLS for t or its hello says its library has
+// none (Ruby's hiredis beside redis-rb's own driver).
+func (p Plan) tlsOf(sc *stackClient, t *targets.Target, ti *results.Target, lang string, h agents.Hello) {
+	why := agents.NoTLS(p.Client.AgentsDir, lang, t.Name, t.Agents)
+	if c := h.Capabilities; why == "" && lang != CmdClient && h.Protocol >= 2 && c != nil && !c.TLS {
+		why = h.Library + " has no TLS (its agent's hello says so)"
+	}
+	if why != "" && slices.ContainsFunc(p.paths(), func(t drivers.Transport) bool { return t.Info().TLS }) {
+		sc.noTLS = true
+		ti.Warnings = append(ti.Warnings, results.Warn(results.StackWithoutTLS, "%s from %s is not measured on the tls path: %s.", t.Name, sc.name, why))
+	}
 }
 
 // overheadOps is how many empty ops measure an agent's own cost of timing
