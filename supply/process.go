@@ -5,7 +5,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
+	"math/rand/v2"
 	"net"
 	"os"
 	"os/exec"
@@ -212,14 +214,53 @@ func dialBoth(tcpAddr, unixPath string) func(context.Context) error {
 	}
 }
 
-// FreePort4 asks the kernel for a free port on 127.0.0.1.
+// FreePort4 is a free port on 127.0.0.1 for a server dbsock starts,
+// below the kernel's range of ephemeral ports where it can: a port from
+// that range (what listening on port 0 gives) may be handed to a client
+// connection's local end while the server is down between two instances,
+// and the restarted server's bind then fails ("Address already in use").
+// Where the range leaves too little room below it (or cannot be read), the
+// kernel's choice.
 func FreePort4() (int, error) {
+	if low, ok := ephemeralLow(); ok && low > minServerPort+1000 {
+		for range 50 {
+			port := minServerPort + rand.IntN(low-minServerPort)
+			if l, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port))); err == nil {
+				l.Close()
+				return port, nil
+			}
+		}
+	}
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return 0, fmt.Errorf("find a free port on 127.0.0.1: %w", err)
 	}
 	defer l.Close()
 	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+// minServerPort is the lowest port FreePort4 chooses: above the ports
+// services are registered on most.
+const minServerPort = 20000
+
+// ephemeralLow is the first port of the kernel's ephemeral range (Linux:
+// /proc/sys/net/ipv4/ip_local_port_range), and whether it was read.
+func ephemeralLow() (int, bool) {
+	f, err := os.Open("/proc/sys/net/ipv4/ip_local_port_range")
+	if err != nil {
+		return 0, false
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, 64))
+	if err != nil {
+		return 0, false
+	}
+	fields := strings.Fields(string(b))
+	if len(fields) != 2 {
+		return 0, false
+	}
+	low, err := strconv.Atoi(fields[0])
+	return low, err == nil
 }
 
 // VersionOutput runs "bin --version" and returns its first line.
