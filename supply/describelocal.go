@@ -2,12 +2,14 @@ package supply
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 
 	"github.com/dbsock/dbsock/drivers"
 )
@@ -38,7 +40,7 @@ func (d *Description) startLocal(ctx context.Context, l *Local, target string) (
 		return err
 	}
 	for _, in := range d.Instances {
-		ls, eps, err := d.startInstance(ctx, l, target, bin, password, in)
+		ls, eps, err := d.startOnFreePorts(ctx, l, target, bin, password, in)
 		if ls != nil {
 			started = append(started, ls)
 		}
@@ -68,6 +70,41 @@ func (d *Description) startLocal(ctx context.Context, l *Local, target string) (
 		srv.Serving = d.LocalServing
 	}
 	return srv, nil
+}
+
+// portTries bounds how often an instance is started again on other ports
+// when the ones it was given were taken before it could bind them.
+const portTries = 3
+
+// beforeStart, when set (by tests), is called with each instance's
+// prepared directory and ports just before the server is started.
+var beforeStart func(ls *LocalServer)
+
+// startOnFreePorts is startInstance, tried again on new ports when the
+// server could not bind the ones it was given. A port is free when the
+// kernel names it, but nothing holds it until the server binds: another
+// process may take it in between, as the source port of a connection it
+// opens from the same ephemeral range. The server then exits saying
+// "Address already in use" (the text of EADDRINUSE that every server here
+// logs), and a second pick is as good as the first was.
+func (d *Description) startOnFreePorts(ctx context.Context, l *Local, target, bin, password string, in Instance) (*LocalServer, []drivers.Endpoint, error) {
+	for try := 1; ; try++ {
+		ls, eps, err := d.startInstance(ctx, l, target, bin, password, in)
+		if err == nil || try == portTries || !portTaken(err) || ctx.Err() != nil {
+			return ls, eps, err
+		}
+		if ls != nil {
+			if ferr := ls.Fail(nil); ferr != nil {
+				return nil, nil, errors.Join(err, ferr)
+			}
+		}
+	}
+}
+
+// portTaken says whether a server's start failed because its port was in
+// use: its log, in the error, says so.
+func portTaken(err error) bool {
+	return strings.Contains(strings.ToLower(err.Error()), strings.ToLower(syscall.EADDRINUSE.Error()))
 }
 
 // findLocal finds d's binary on this machine.
@@ -131,6 +168,9 @@ func (d *Description) startInstance(ctx context.Context, l *Local, target, bin, 
 	}
 	if in.Serves.unix() {
 		eps = append(eps, unix)
+	}
+	if beforeStart != nil {
+		beforeStart(ls)
 	}
 	stdin := ""
 	if d.Stdin != "" {
