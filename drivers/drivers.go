@@ -60,6 +60,10 @@ type Endpoint struct {
 	// (dbsock.Compare): what dbsock.Dial dials for this endpoint is that
 	// call's, counted and aborted with it.
 	Opening uint64 `json:"-"`
+	// Hop, when set, is the leg a hop in front of the server (a pooler
+	// dbsock started) takes to the server behind it for this endpoint's
+	// connections: checked with the client's own (PathInfo.Hop).
+	Hop Transport `json:"hop,omitempty"`
 }
 
 // String renders the endpoint for humans; it never includes the password.

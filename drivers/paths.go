@@ -41,6 +41,14 @@ const (
 	// control, the same route as TCP, so that a run shows its own false
 	// positives beside the effects it measures.
 	TCP2 Transport = "tcp2"
+	// TCPHopTCP and UnixHopTCP are routes through a hop, a pooler in front
+	// of the server (PgBouncer): the client's leg to the hop over 127.0.0.1
+	// TCP or the hop's socket, and the hop's leg to the server behind it
+	// over 127.0.0.1 TCP. On tcp and unix such a hop reaches its server
+	// over the server's socket, so that the four routes of two legs are
+	// tcp-tcp, unix-tcp, tcp and unix.
+	TCPHopTCP  Transport = "tcp-tcp"
+	UnixHopTCP Transport = "unix-tcp"
 )
 
 // PathInfo is what dbsock knows about one path. PathTable is the one table of
@@ -79,6 +87,11 @@ type PathInfo struct {
 	// as, where it cannot tell them apart (a loopback address whose
 	// connections leave from 127.0.0.1 is tcp to the server).
 	Seen Transport
+	// Hop, when set, is the leg a hop in front of the server (a pooler)
+	// takes to the server behind it on this path; the client's leg is
+	// Seen. Only a target with a hop serves such a path, and it checks the
+	// hop's leg from both ends.
+	Hop Transport
 	// Agent says an agent (a client stack's process) dials it itself,
 	// from this host.
 	Agent bool
@@ -129,7 +142,16 @@ var PathTable = []PathInfo{
 	{Path: TCP2, Label: "TCP2", Title: "TCP2 (127.0.0.1 again)", Phrase: "127.0.0.1 TCP again on connections of its own (an A/A control)",
 		Help:    "an A/A control: 127.0.0.1 TCP again, on connections of its own, compared with tcp like any path; a winner there is noise",
 		Network: "tcp", Repeats: TCP},
+	{Path: TCPHopTCP, Label: "TCP, hop TCP", Title: "TCP, hop on TCP", Phrase: "127.0.0.1 TCP to the hop, which reaches the server over 127.0.0.1 TCP",
+		Help:    "a target with a hop in front of its server (pgbouncer): 127.0.0.1 TCP to the hop, and the hop to the server over 127.0.0.1 TCP (on tcp and unix, over the server's socket)",
+		Network: "tcp", Seen: TCP, Hop: TCP, Agent: true, Check: CheckLoopback, Absent: noHop},
+	{Path: UnixHopTCP, Label: "Unix, hop TCP", Title: "Unix, hop on TCP", Phrase: "the hop's Unix socket, the hop reaching the server over 127.0.0.1 TCP",
+		Help:    "a target with a hop in front of its server (pgbouncer): the hop's socket, and the hop to the server over 127.0.0.1 TCP",
+		Network: "unix", Seen: Unix, Hop: TCP, Agent: true, Check: CheckSocket, Absent: noHop},
 }
+
+// noHop is why a server has no endpoint on a path with a hop's leg.
+const noHop = "only a target with a hop in front of its server serves it (pgbouncer, started by dbsock on this host: --provider local)"
 
 // noRoutes is why a provider serves no path through Docker's networks.
 const noRoutes = "only the docker and compose providers serve it (a second container of the server on a bridge network)"

@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -467,6 +468,7 @@ func (p Plan) validatePaths() error {
 	if p.Baseline != "" && !seen[p.Baseline] {
 		why = append(why, setting.Err("%s %s: the baseline must be one of the paths measured (%s %s)", setting.Baseline, p.Baseline, setting.Paths, joinPaths(p.paths())))
 	}
+	why = append(why, p.hopsServed()...)
 	if ok, reason := supply.IPv6Loopback(); seen[drivers.TCP6] && !ok {
 		why = append(why, setting.Err("%s %s: %s; leave tcp6 out", setting.Paths, joinPaths(p.paths()), reason))
 	}
@@ -521,6 +523,26 @@ func (p Plan) providerServes() []error {
 		if err := ps.CannotServe(t.Route(), names); err != nil { // a control as the path it repeats
 			why = append(why, setting.Err("%s %s with %s %s: the %s path cannot be measured: %w; leave %s out", setting.Paths, joinPaths(p.paths()),
 				setting.Provider, p.ProviderName, t, err, t))
+		}
+	}
+	return why
+}
+
+// hopsServed says why a path with a hop's leg cannot be measured when no
+// target of the run has a hop in front of its server.
+// The PgBouncer dbsock starts locally is the one whose legs it knows: the
+// image's PostgreSQL listens on its socket only, and a pooler the user runs
+// has its own databases.
+func (p Plan) hopsServed() []error {
+	hop := slices.ContainsFunc(p.Targets, func(t *targets.Target) bool { return t.Hop })
+	var why []error
+	for _, t := range p.paths() {
+		switch {
+		case t.Info().Hop == "":
+		case !hop:
+			why = append(why, setting.Err("%s %s: only a target with a hop in front of its server (pgbouncer) has the %s path, and this run has none; add pgbouncer or leave %s out", setting.Paths, joinPaths(p.paths()), t, t))
+		case p.ProviderName != "local":
+			why = append(why, setting.Err("%s %s with %s %s: the %s path is served by the PgBouncer dbsock starts on this host only; add %s local or leave %s out", setting.Paths, joinPaths(p.paths()), setting.Provider, cmp.Or(p.ProviderName, "auto"), t, setting.Provider, t))
 		}
 	}
 	return why

@@ -60,6 +60,7 @@ func writeHeadline(b *strings.Builder, r *results.Report) {
 	if atLoad(r) {
 		writeLoadHeadline(b, r)
 		writePaths(b, r)
+		writeHops(b, r)
 		b.WriteString(methodSentence(r) + "\n\n")
 		writePlotLink(b, r)
 		return
@@ -112,6 +113,7 @@ func writeHeadline(b *strings.Builder, r *results.Report) {
 	b.WriteString(apartNote(r))
 	writeStacks(b, r)
 	writePaths(b, r)
+	writeHops(b, r)
 	b.WriteString(methodSentence(r) + "\n\n")
 	writePlotLink(b, r)
 }

@@ -27,6 +27,9 @@ type Target struct {
 	// persistence, as dbsock runs its in-memory servers): after each restart
 	// (--instances) the data is seeded again.
 	Volatile bool
+	// Hop says that a hop (a pooler) stands in front of its server: the
+	// paths with a hop's leg (drivers.PathInfo.Hop) are its alone.
+	Hop bool
 }
 
 // Flag returns t's socket flag.

@@ -126,7 +126,9 @@ func TestNewcomerErrors(t *testing.T) {
 		want string
 	}{
 		{[]string{"run", "reddis"}, `unknown target "reddis" (did you mean redis?)`},
-		{[]string{"run", "redis", "--paths", "tcp,unxi"}, `"unxi" is not a path; use tcp, unix, tcp6, tls, published, bridge, service, pod or tcp2 (did you mean unix?)`},
+		{[]string{"run", "redis", "--paths", "tcp,unxi"}, `"unxi" is not a path; use tcp, unix, tcp6, tls, published, bridge, service, pod, tcp2, tcp-tcp or unix-tcp (did you mean unix?)`},
+		{[]string{"run", "redis", "--paths", "tcp,unix,tcp-tcp"}, "--paths tcp,unix,tcp-tcp: only a target with a hop in front of its server (pgbouncer) has the tcp-tcp path, and this run has none; add pgbouncer or leave tcp-tcp out"},
+		{[]string{"run", "pgbouncer", "--provider", "docker", "--paths", "tcp,unix,unix-tcp"}, "--paths tcp,unix,unix-tcp with --provider docker: the unix-tcp path is served by the PgBouncer dbsock starts on this host only; add --provider local or leave unix-tcp out"},
 		{[]string{"runn", "redis"}, `unknown command "runn" (did you mean run?)`},
 		{[]string{"mysql"}, `unknown command "mysql" for dbsock: mysql is a target: measure it with dbsock run mysql`},
 		{[]string{"mysql", "redis", "--n", "10"}, "mysql and redis are targets: measure them with dbsock run mysql redis"},

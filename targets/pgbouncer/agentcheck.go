@@ -35,7 +35,28 @@ func (f finder) Find(ctx context.Context, claim drivers.Claim) (drivers.Verifica
 	if len(found) != 1 {
 		return drivers.Verification{}, fmt.Errorf("SHOW CLIENTS lists %d clients with application_name %s; one is the protocol (the agent sets application_name to its token)", len(found), claim.Token)
 	}
-	r := found[0]
+	v, err := clientOf(found[0], claim)
+	if err != nil || f.admin.Hop == "" {
+		return v, err
+	}
+	// The hop's leg: PostgreSQL's view of another process's session
+	// cannot be read through its connection, but a connection of dbsock's
+	// own to the same database through the same PgBouncer shares its pool.
+	c, err := New(drivers.Workload{}).Open(ctx, f.admin)
+	if err != nil {
+		return v, fmt.Errorf("open dbsock's own connection through PgBouncer to check the hop's leg: %w", err)
+	}
+	defer c.Close()
+	v, err = c.(*Conn).verifyHop(ctx, v)
+	if err == nil {
+		v.Evidence += " (through a connection of dbsock's own to the same database)"
+	}
+	return v, err
+}
+
+// clientOf is the verification of the SHOW CLIENTS row r of the agent's
+// connection claim.
+func clientOf(r map[string]string, claim drivers.Claim) (drivers.Verification, error) {
 	if r["addr"] == "unix" {
 		return drivers.Verification{Transport: drivers.ClassifyPeer("", false), Evidence: "SHOW CLIENTS: application_name " + claim.Token + ", addr unix"}, nil
 	}

@@ -130,7 +130,8 @@ type Conn struct {
 
 // Verify implements drivers.Conn: PgBouncer's SHOW CLIENTS lists this
 // connection by its port over TCP; a Unix client as addr "unix" with this
-// process's pid.
+// process's pid. The hop's leg is checked too where the endpoint names it
+// (verifyHop).
 func (c *Conn) Verify(ctx context.Context) (drivers.Verification, error) {
 	rows, err := console(ctx, c.ep, "SHOW CLIENTS")
 	if err != nil {
@@ -138,7 +139,10 @@ func (c *Conn) Verify(ctx context.Context) (drivers.Verification, error) {
 	}
 	v, err := FindClient(rows, c.LocalAddr(), c.ApplicationName())
 	v.Negotiated.Auth = c.Auth()
-	return v, err
+	if err != nil {
+		return v, err
+	}
+	return c.verifyHop(ctx, v)
 }
 
 // withTLS is v on the tls path when PgBouncer's tls column for the client

@@ -17,21 +17,29 @@ import (
 
 // localServer starts a private PostgreSQL (the postgres target's recipe)
 // and PgBouncer in front of it, in transaction pooling, reaching it over
-// PostgreSQL's Unix socket; the client reaches PgBouncer over 127.0.0.1
-// TCP or PgBouncer's own socket.
-var localServer = localBehind((*supply.Server).Unix)
+// PostgreSQL's Unix socket, and for database OverTCP over its 127.0.0.1
+// TCP listener; the client reaches PgBouncer over 127.0.0.1 TCP or
+// PgBouncer's own socket.
+var localServer = localBehind((*supply.Server).Unix, (*supply.Server).TCP)
+
+// legs pick the endpoints of PostgreSQL's PgBouncer reaches it at: for
+// its databases, and for OverTCP (in a test, others than the paths name).
+type legs struct {
+	all, overTCP func(*supply.Server) drivers.Endpoint
+}
 
 // localBehind is a local recipe of PostgreSQL and PgBouncer in front of
-// it, which reaches it at the endpoint of PostgreSQL's that leg picks (its
-// Unix socket, or, in a test, its TCP address).
-func localBehind(leg func(*supply.Server) drivers.Endpoint) func(context.Context, *supply.Local, string) (*supply.Server, error) {
+// it, which reaches it at the endpoint of PostgreSQL's that all picks (its
+// Unix socket, or, in a test, its TCP address), and for database OverTCP
+// at the one overTCP picks (its TCP address but in a test).
+func localBehind(all, overTCP func(*supply.Server) drivers.Endpoint) func(context.Context, *supply.Local, string) (*supply.Server, error) {
 	return func(ctx context.Context, l *supply.Local, target string) (*supply.Server, error) {
-		return startLocal(ctx, l, target, leg)
+		return startLocal(ctx, l, target, legs{all, overTCP})
 	}
 }
 
 // startLocal starts PostgreSQL, and PgBouncer in front of it at leg.
-func startLocal(ctx context.Context, l *supply.Local, target string, leg func(*supply.Server) drivers.Endpoint) (*supply.Server, error) {
+func startLocal(ctx context.Context, l *supply.Local, target string, leg legs) (*supply.Server, error) {
 	_, bin := l.Find(server)
 	if bin == "" {
 		return nil, supply.NotFound(target, server, "apt-get install "+server+", or run scripts/install-deps.sh")
@@ -60,7 +68,7 @@ func startLocal(ctx context.Context, l *supply.Local, target string, leg func(*s
 	if err != nil {
 		return nil, fail(err)
 	}
-	ini, err := writeConfig(ls, leg(pg), listen{addr: ls.Bind(","), port: ls.Port, socketDir: ls.Dir, socketMode: "0700", tls: tf})
+	ini, err := writeConfig(ls, leg.all(pg), leg.overTCP(pg), listen{addr: ls.Bind(","), port: ls.Port, socketDir: ls.Dir, socketMode: "0700", tls: tf})
 	if err != nil {
 		return nil, fail(err)
 	}
@@ -73,9 +81,18 @@ func startLocal(ctx context.Context, l *supply.Local, target string, leg func(*s
 		return nil, fail(err)
 	}
 	tcp, unix := supply.Served(pg.TCP(), ls.TCPAddr(), ls.Sock)
+	tcp.Hop, unix.Hop = leg.all(pg).Transport, leg.all(pg).Transport
 	srv := ls.Server(target, ls.Origin(bin)+fmt.Sprintf(" in front of %s", pg.Origin), tcp, unix).Join(pg)
+	srv.Set(hopOverTCP(tcp, drivers.TCPHopTCP), hopOverTCP(unix, drivers.UnixHopTCP))
 	srv.Serving = serving + " (both started by dbsock, pinned alike)"
 	return srv, nil
+}
+
+// hopOverTCP is ep on path, whose database is OverTCP: the same database
+// behind PgBouncer, reached over PostgreSQL's 127.0.0.1 TCP listener.
+func hopOverTCP(ep drivers.Endpoint, path drivers.Transport) drivers.Endpoint {
+	ep.Transport, ep.Database, ep.Hop = path, OverTCP, drivers.TCP
+	return ep
 }
 
 // listen is where PgBouncer listens.
@@ -89,25 +106,21 @@ type listen struct {
 
 // writeConfig writes pgbouncer.ini and its auth file into ls.Dir, owned by
 // the user PgBouncer runs as, for the database behind it at backend (a
-// Unix socket path DIR/.s.PGSQL.PORT, or a TCP HOST:PORT), and returns the
-// ini's path. The password is in the auth file only, never on a command
-// line.
-func writeConfig(ls *supply.LocalServer, backend drivers.Endpoint, b listen) (string, error) {
-	host, port, err := net.SplitHostPort(backend.Address)
-	if backend.Transport.Network() == "unix" {
-		var dir string
-		var ok bool
-		host, err = filepath.Dir(backend.Address), nil
-		if dir, port, ok = strings.Cut(filepath.Base(backend.Address), ".s.PGSQL."); !ok || dir != "" {
-			err = fmt.Errorf("the backend socket %s is not DIR/.s.PGSQL.PORT", backend.Address)
-		}
-	}
+// Unix socket path DIR/.s.PGSQL.PORT, or a TCP HOST:PORT), database
+// OverTCP at overTCP, and returns the ini's path. The password is in the
+// auth file only, never on a command line.
+func writeConfig(ls *supply.LocalServer, backend, overTCP drivers.Endpoint, b listen) (string, error) {
+	over, err := database(OverTCP, overTCP, " dbname="+overTCP.Database)
 	if err != nil {
-		return "", fmt.Errorf("pgbouncer: the database behind it at %s: %w", backend.Address, err)
+		return "", err
+	}
+	all, err := database("*", backend, "")
+	if err != nil {
+		return "", err
 	}
 	files := map[string]string{
 		"userlist.txt":  fmt.Sprintf("%q %q\n", backend.User, backend.Password),
-		"pgbouncer.ini": config(host, port, backend.User, filepath.Join(ls.Dir, "userlist.txt"), b),
+		"pgbouncer.ini": config([]string{over, all}, backend.User, filepath.Join(ls.Dir, "userlist.txt"), b),
 	}
 	for name, content := range files {
 		p := filepath.Join(ls.Dir, name)
@@ -128,32 +141,49 @@ func writeConfig(ls *supply.LocalServer, backend drivers.Endpoint, b listen) (st
 	return filepath.Join(ls.Dir, "pgbouncer.ini"), nil
 }
 
-// config is pgbouncer.ini: every database goes to the backend (its socket's
-// directory, or a TCP address, and port),
+// database is a line of pgbouncer.ini's [databases]: name to the database
+// at ep (its socket's directory and port, or its TCP host and port), then
+// more.
+func database(name string, ep drivers.Endpoint, more string) (string, error) {
+	host, port, err := net.SplitHostPort(ep.Address)
+	if ep.Transport.Network() == "unix" {
+		var dir string
+		var ok bool
+		host, err = filepath.Dir(ep.Address), nil
+		if dir, port, ok = strings.Cut(filepath.Base(ep.Address), ".s.PGSQL."); !ok || dir != "" {
+			err = fmt.Errorf("the backend socket %s is not DIR/.s.PGSQL.PORT", ep.Address)
+		}
+	}
+	if err != nil {
+		return "", fmt.Errorf("pgbouncer: the database behind it at %s: %w", ep.Address, err)
+	}
+	return name + " = host=" + host + " port=" + port + more, nil
+}
+
+// config is pgbouncer.ini: its databases (each a line of [databases]:
+// OverTCP to PostgreSQL's TCP listener, every other one to the backend),
 // transaction pooling, SCRAM with the passwords of the auth file, and the
 // measuring user may read the admin console (SHOW CLIENTS). A login to
 // PostgreSQL that failed (it was still starting, as after a restart) is
 // tried again after 0.2 s, not PgBouncer's default of 15 s, in which every
 // client would be refused.
-func config(backendHost, backendPort, user, authFile string, b listen) string {
-	return strings.Join([]string{
-		"[databases]",
-		"* = host=" + backendHost + " port=" + backendPort,
+func config(databases []string, user, authFile string, b listen) string {
+	return strings.Join(append(append([]string{"[databases]"}, databases...),
 		"[pgbouncer]",
-		"listen_addr = " + b.addr,
-		"listen_port = " + strconv.Itoa(b.port),
-		"unix_socket_dir = " + b.socketDir,
-		"unix_socket_mode = " + b.socketMode,
+		"listen_addr = "+b.addr,
+		"listen_port = "+strconv.Itoa(b.port),
+		"unix_socket_dir = "+b.socketDir,
+		"unix_socket_mode = "+b.socketMode,
 		"auth_type = scram-sha-256",
-		"auth_file = " + authFile,
-		"admin_users = " + user,
+		"auth_file = "+authFile,
+		"admin_users = "+user,
 		"pool_mode = transaction",
 		"max_client_conn = 2000",
 		"default_pool_size = 20",
 		"ignore_startup_parameters = extra_float_digits",
 		"server_login_retry = 0.2",
 		"",
-	}, "\n") + tlsConfig(b.tls)
+	), "\n") + tlsConfig(b.tls)
 }
 
 // tlsConfig turns TLS on between clients and PgBouncer with the run's

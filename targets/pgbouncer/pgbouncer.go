@@ -36,7 +36,7 @@ var external = targets.External{
 func init() {
 	targets.Register(targets.Target{
 		Target: supply.Target{Name: name, Recipe: recipe, SocketFlag: external.SocketFlag(name),
-			Serving: serving},
+			Serving: serving, Hop: true},
 		Order:    45,
 		Short:    "the postgres lookup through PgBouncer (transaction pooling) in front of PostgreSQL",
 		ServedBy: "PgBouncer with a PostgreSQL behind it (on its Unix socket where dbsock starts them), local, container or yours",

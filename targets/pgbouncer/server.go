@@ -45,6 +45,11 @@ var recipe = description.Recipe()
 const (
 	User     = "dbsock"
 	Database = postgres.Database
+	// OverTCP is the name under which the PgBouncer dbsock starts serves
+	// Database over PostgreSQL's 127.0.0.1 TCP listener (its other
+	// databases: over PostgreSQL's socket): the hop's leg of the tcp-tcp
+	// and unix-tcp paths.
+	OverTCP = Database + "_over_tcp"
 )
 
 // containerArgs are dbsock/pgbouncer's arguments at a.

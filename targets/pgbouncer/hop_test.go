@@ -1,0 +1,140 @@
+package pgbouncer_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/dbsock/dbsock/drivers"
+	"github.com/dbsock/dbsock/internal/placement"
+	"github.com/dbsock/dbsock/internal/testutil"
+	"github.com/dbsock/dbsock/pipeline"
+	"github.com/dbsock/dbsock/reports"
+	"github.com/dbsock/dbsock/results"
+	"github.com/dbsock/dbsock/scenarios"
+	"github.com/dbsock/dbsock/supply"
+	"github.com/dbsock/dbsock/targets"
+	"github.com/dbsock/dbsock/targets/pgbouncer"
+	"github.com/dbsock/dbsock/targets/targettest"
+)
+
+// fourSides are the four routes of two legs through PgBouncer.
+var fourSides = []drivers.Transport{drivers.TCP, drivers.Unix, drivers.TCPHopTCP, drivers.UnixHopTCP}
+
+// measureHops runs tg over the four sides against its local servers, the
+// baseline both legs on TCP.
+func measureHops(t *testing.T, tg *targets.Target) (*results.Report, error) {
+	t.Helper()
+	place, err := placement.Resolve("auto", "", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := supply.NewLocal()
+	p.ServerCPUs = place.Server
+	defer p.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	return pipeline.Run(ctx, pipeline.Plan{
+		Targets: []*targets.Target{tg}, Provider: p, ProviderName: "local", Placement: place,
+		Loop:  scenarios.Settings{N: 200, Warmup: 20, Rounds: 2, OpTimeout: 10 * time.Second, Seed: 1},
+		Reach: drivers.Reach, FailFast: true, Paths: fourSides, Baseline: drivers.TCPHopTCP,
+	})
+}
+
+// TestFourSidesThroughPgBouncer: the four routes of two legs, each run's
+// legs checked from PgBouncer's console and from PostgreSQL, and the
+// report says which leg each comparison moved.
+func TestFourSidesThroughPgBouncer(t *testing.T) {
+	testutil.NeedAny(t, binaries...)
+	rep, err := measureHops(t, targettest.Lookup(t, name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[drivers.Transport]string{
+		drivers.TCP: "addr unix", drivers.Unix: "addr unix", drivers.TCPHopTCP: "addr 127.0.0.1", drivers.UnixHopTCP: "addr 127.0.0.1",
+	}
+	for _, r := range rep.Runs {
+		leg := "the hop's leg: SHOW SERVERS " + want[r.Transport] + ", PostgreSQL's inet_client_addr() "
+		if !r.TransportVerified || r.Errors != 0 || !strings.Contains(r.Evidence, leg) {
+			t.Errorf("%s round %d: verified %v, errors %d, evidence %q; want %q", r.Transport, r.Round, r.TransportVerified, r.Errors, r.Evidence, leg)
+		}
+	}
+	s := &rep.Summary[0]
+	moves := rep.HopMoves(s)
+	if len(moves) != 3 {
+		t.Fatalf("%d comparisons read as legs, want 3: %+v", len(moves), moves)
+	}
+	var md strings.Builder
+	if err := reports.Markdown(&md, rep); err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range []string{
+		"| pgbouncer | the hop's leg (the client's held on TCP) | TCP, hop TCP | TCP, hop Unix | ",
+		"| pgbouncer | the client's leg (the hop's held on TCP) | TCP, hop TCP | Unix, hop TCP | ",
+		"| pgbouncer | both legs | TCP, hop TCP | Unix, hop Unix | ",
+	} {
+		if !strings.Contains(md.String(), line) {
+			t.Errorf("the report lacks %q:\n%s", line, md.String())
+		}
+	}
+}
+
+// TestALyingHopFailsItsCase: a PgBouncer whose database for the tcp-tcp
+// and unix-tcp paths reaches PostgreSQL over its socket fails the case,
+// with PgBouncer's own evidence quoted.
+func TestALyingHopFailsItsCase(t *testing.T) {
+	testutil.NeedAny(t, binaries...)
+	tg := *targettest.Lookup(t, name)
+	tg.Recipe = pgbouncer.LyingHop()
+	rep, err := measureHops(t, &tg)
+	got := ""
+	if err != nil {
+		got = err.Error()
+	}
+	if rep != nil {
+		for _, r := range rep.Runs {
+			got += " " + r.Failure.Error
+		}
+	}
+	if !strings.Contains(got, "PgBouncer reaches PostgreSQL over Unix, not TCP as the tcp-tcp path names (SHOW SERVERS: addr unix for database "+pgbouncer.OverTCP+")") {
+		t.Fatalf("a lying hop's leg was not refused with its evidence: %v", got)
+	}
+}
+
+// TestCheckHop: both ends' views of the hop's leg, each able to fail it.
+func TestCheckHop(t *testing.T) {
+	ep := drivers.Endpoint{Transport: drivers.TCPHopTCP, User: "dbsock", Database: pgbouncer.OverTCP, Hop: drivers.TCP}
+	rows := func(addr string) []map[string]string {
+		return []map[string]string{
+			{"user": "dbsock", "database": pgbouncer.OverTCP, "addr": addr, "port": "5432"},
+			{"user": "dbsock", "database": "dbsock", "addr": "unix", "port": "5432"}, // another database's
+		}
+	}
+	pgTCP := &drivers.Verification{Transport: drivers.TCP, Evidence: "inet_client_addr() = 127.0.0.1/32"}
+	pgUnix := &drivers.Verification{Transport: drivers.Unix, Evidence: "inet_client_addr() is NULL"}
+	for _, tc := range []struct {
+		name    string
+		servers []map[string]string
+		pg      *drivers.Verification
+		want    string
+	}{
+		{"both ends agree", rows("127.0.0.1"), pgTCP, "SHOW CLIENTS: x; the hop's leg: SHOW SERVERS addr 127.0.0.1, PostgreSQL's inet_client_addr() = 127.0.0.1/32"},
+		{"PgBouncer's end alone", rows("127.0.0.1"), nil, "SHOW CLIENTS: x; the hop's leg: SHOW SERVERS addr 127.0.0.1"},
+		{"PgBouncer on the socket", rows("unix"), pgTCP, "error: PgBouncer reaches PostgreSQL over Unix, not TCP as the tcp-tcp path names (SHOW SERVERS: addr unix for database " + pgbouncer.OverTCP + ")"},
+		{"PostgreSQL sees the socket", rows("127.0.0.1"), pgUnix, "error: PostgreSQL sees PgBouncer's session over Unix, not TCP as the tcp-tcp path names (inet_client_addr() is NULL)"},
+		{"no server connection", rows("127.0.0.1")[1:], pgTCP, "error: SHOW SERVERS lists no connection of user dbsock to database " + pgbouncer.OverTCP + ", so the hop's leg of the tcp-tcp path is not known"},
+	} {
+		v, err := pgbouncer.CheckHop(drivers.Verification{Evidence: "SHOW CLIENTS: x"}, ep, tc.pg, tc.servers)
+		got := v.Evidence
+		if err != nil {
+			got = "error: " + err.Error()
+		}
+		if got != tc.want {
+			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
+		}
+	}
+	if v, err := pgbouncer.CheckHop(drivers.Verification{Evidence: "e"}, drivers.Endpoint{Transport: drivers.TCP}, pgUnix, nil); err != nil || v.Evidence != "e" {
+		t.Errorf("an endpoint that names no hop's leg was checked: %q %v", v.Evidence, err)
+	}
+}
