@@ -85,3 +85,23 @@ func TestLayersOf(t *testing.T) {
 		t.Error("layers on a path nothing split")
 	}
 }
+
+// TestShiftNamesALayerThatMovedTheSpeedupItsWay: b's kernel and client
+// gaps widened (raising the speedup) and its server's work tripled
+// (lowering it): the speedup rose, and the kernel is named, though the
+// server's share is the largest in size, the other way. a: 10/6 + 5/5 +
+// 20/20 = 35/31; b: 15/6 + 9/5 + 60/60 = 84/71. The shares, over the six
+// orders: kernel +0.115856, client +0.092685, server -0.154475; the change
+// +0.054066.
+func TestShiftNamesALayerThatMovedTheSpeedupItsWay(t *testing.T) {
+	s := ShiftFrom(layersOf(10, 6, 5, 5, 20, 20), layersOf(15, 6, 9, 5, 60, 60))
+	want := map[string]float64{LayerKernel: 0.115856, LayerClient: 0.092685, LayerServer: -0.154475}
+	for _, x := range s.Shares {
+		if math.Abs(x.Share-want[x.Layer]) > 1e-6 {
+			t.Errorf("%s's share %.6f, want %.6f", x.Layer, x.Share, want[x.Layer])
+		}
+	}
+	if s.Layer != LayerKernel || s.By != "gap" {
+		t.Errorf("named %q by %q, want the kernel's gap", s.Layer, s.By)
+	}
+}
