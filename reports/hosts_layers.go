@@ -39,7 +39,7 @@ func writeHostLayers(b *strings.Builder, m Matrix) {
 	}
 	b.WriteString("\nHow each host's speedup moved from the reference's, the first host whose file splits the case: each layer is taken " +
 		"from the reference into the host's sums one at a time, in every order, and its share is its change of the speedup averaged over " +
-		"the orders (its Shapley value), so that the shares add up to the whole change. Named is the layer with the largest share in the " +
+		"the orders (its Shapley value, Shapley 1953), so that the shares add up to the whole change. Named is the layer with the largest share in the " +
 		"direction the speedup moved, by its gap (what the layer costs on one path over the other) or its level (its mean over both paths, " +
 		"which both pay), whichever, taken alone from the reference, moves the speedup more.\n\n")
 	for _, row := range rows {

@@ -15,7 +15,7 @@ import (
 // layer alone is taken from the reference host into the other host's
 // sums, averaged over every order in which the layers can be taken one at
 // a time (the Shapley value of each layer in the game whose value is the
-// speedup of the sums). Taken in any one order the layers' changes add up
+// speedup of the sums: L. S. Shapley, "A value for n-person games", 1953). Taken in any one order the layers' changes add up
 // to the whole change; averaged over every order each layer's share is
 // independent of the order, and the shares still add up to the whole
 // change. With three layers that is six orders, each a sum of two paths'
