@@ -37,11 +37,12 @@ func writeHostLayers(b *strings.Builder, m Matrix) {
 	for _, row := range rows {
 		writeLayerRows(b, row)
 	}
-	b.WriteString("\nHow each host's speedup moved from the reference's, the first host whose file splits the case: each layer is taken " +
-		"from the reference into the host's sums one at a time, in every order, and its share is its change of the speedup averaged over " +
-		"the orders (its Shapley value, Shapley 1953), so that the shares add up to the whole change. Named is the layer with the largest share in the " +
-		"direction the speedup moved, by its gap (what the layer costs on one path over the other) or its level (its mean over both paths, " +
-		"which both pay), whichever, taken alone from the reference, moves the speedup more.\n\n")
+	b.WriteString("\nHow each host's speedup moved from the reference's, the first host whose file splits the case: every layer moves from " +
+		"the reference's value to the host's together, in small steps along the straight line between them, and each layer is credited with " +
+		"the change of the speedup its own move makes at every step (the Aumann-Shapley value, Aumann and Shapley 1974), so that the shares " +
+		"add up to the whole change. Each share is in two parts, its gap's (what the layer costs on one path over the other) and its level's " +
+		"(its mean over both paths, which both pay). Named is the layer with the largest share in the direction the speedup moved, by the " +
+		"larger of its two parts; layers that pull opposite ways can have shares larger than the change, and the line gives every share.\n\n")
 	for _, row := range rows {
 		writeShifts(b, row, m.Hosts)
 	}

@@ -45,17 +45,19 @@ func hostsMarkdown(t *testing.T, h *Hosts) string {
 //	a: floor 10/6, echo 15/11, redis 35/31: kernel 10/6, client 5/5, server 20/20; speedup 35/31 = 1.129032
 //	b: floor 12/6, echo 17/11, redis 57/51: kernel 12/6, client 5/5, server 40/40; speedup 57/51 = 1.117647
 //
-// The change is -0.011385. Each layer's share is its change taken from a
-// into b's sums, averaged over the orders. The client did not move: its
-// share is 0, and the others' are averages over two orders:
+// The change is 57/51 - 35/31 = -0.011385. Every layer moves from a's
+// value to b's together, and each is credited with its own move's change
+// of the speedup along the way: with B, P the TCP and Unix sums, dB 22,
+// dP 20,
 //
-//	kernel: first (12+5+20)/(6+5+20) - 35/31 = 37/31 - 35/31 = +0.064516;
-//	        after the server 57/51 - 55/51 = +0.039216; share +0.051866
-//	server: first 55/51 - 35/31 = -0.050601;
-//	        after the kernel 57/51 - 37/31 = -0.075901; share -0.063251
+//	I1 = ∫ dt/P = ln(51/31)/20 = 0.0248919
+//	I2 = ∫ B/P² dt = (22/20) I1 + (35 - 22*31/20)/(31*51) = 0.0279504
+//	kernel: dB 2, dP 0: 2 I1 = +0.049784
+//	client: did not move: 0
+//	server: dB 20, dP 20: 20 (I1 - I2) = -0.061169, all of it its level's (its gap is 0 on both)
 //
 // The shares add up to the change, and the server's, in its direction,
-// is the larger: named, by its level (its gap is 0 on both hosts).
+// is the larger: named, by its level.
 func TestHostLayersNameTheLayerThatMovedTheSpeedup(t *testing.T) {
 	a := withLayers(t, "a", [2]int64{10, 6}, [2]int64{15, 11}, [2]int64{35, 31})
 	b := withLayers(t, "b", [2]int64{12, 6}, [2]int64{17, 11}, [2]int64{57, 51})
@@ -73,10 +75,10 @@ func TestHostLayersNameTheLayerThatMovedTheSpeedup(t *testing.T) {
 		"| | | | + server work and protocol | TCP +20.0 µs, Unix +20.0 µs | TCP +40.0 µs, Unix +40.0 µs |",
 		"| | | | TCP p50 / Unix p50 | 1.13× | 1.12× |",
 		"- a: the reference: TCP p50 / Unix p50 1.13×.",
-		"- b: TCP p50 / Unix p50 is 1.12× on b against 1.13× on a (-0.011); the layer that moved it most is the server's work and protocol (-0.063), " +
+		"- b: TCP p50 / Unix p50 is 1.12× on b against 1.13× on a (-0.011); the layer that moved it most is the server's work and protocol (-0.061), " +
 			"which both paths pay: a mean of 40.0 µs on b (40.0 over TCP, 40.0 over Unix), against 20.0 µs on a (20.0 and 20.0); " +
-			"the others: the kernel floor +0.052, the Go client runtime +0.000 (the shares add up to -0.011).",
-		"Shapley value",
+			"the others: the kernel floor +0.050, the Go client runtime +0.000 (the shares add up to -0.011).",
+		"Aumann-Shapley value",
 	} {
 		if !strings.Contains(md, want) {
 			t.Errorf("Markdown lacks %q:\n%s", want, md)
@@ -94,7 +96,7 @@ func TestHostLayersNameTheLayerThatMovedTheSpeedup(t *testing.T) {
 	for i, name := range recs[0] {
 		col[name] = recs[2][i]
 	}
-	if col["server_baseline_ns"] != "40000.0" || col["shift_layer"] != "server" || col["shift_against"] != "a" || col["server_share"] != "-0.0633" || col["kernel_share"] != "0.0519" {
+	if col["server_baseline_ns"] != "40000.0" || col["shift_layer"] != "server" || col["shift_against"] != "a" || col["server_share"] != "-0.0612" || col["kernel_share"] != "0.0498" {
 		t.Errorf("CSV row of b: %v", col)
 	}
 }
