@@ -130,7 +130,12 @@ func shiftWords(row MatrixRow, host, ref string, x, refCell *MatrixCell) string 
 	}
 	h, r := x.Layers.Parts[i], refCell.Layers.Parts[i]
 	name := layerName(s.Layer, row.Stack)
-	w += fmt.Sprintf("; the layer that moved it most is %s (%+.3f)", name, s.Shares[i].Share)
+	sh := s.Shares[i]
+	parts := fmt.Sprintf("its gap %+.3f, its level %+.3f", sh.Gap, sh.Level)
+	if s.By == "level" {
+		parts = fmt.Sprintf("its level %+.3f, its gap %+.3f", sh.Level, sh.Gap)
+	}
+	w += fmt.Sprintf("; the layer that moved it most is %s (%+.3f: %s)", name, sh.Share, parts)
 	if s.By == "gap" {
 		w += fmt.Sprintf(": it costs %s over %s than over %s on %s (%.1f against %.1f µs), against %s on %s (%.1f against %.1f µs)",
 			moreOrLess(h.Baseline-h.Path), base, path, host, h.Baseline/1e3, h.Path/1e3, moreOrLess(r.Baseline-r.Path), ref, r.Baseline/1e3, r.Path/1e3)

@@ -75,7 +75,7 @@ func TestHostLayersNameTheLayerThatMovedTheSpeedup(t *testing.T) {
 		"| | | | + server work and protocol | TCP +20.0 µs, Unix +20.0 µs | TCP +40.0 µs, Unix +40.0 µs |",
 		"| | | | TCP p50 / Unix p50 | 1.13× | 1.12× |",
 		"- a: the reference: TCP p50 / Unix p50 1.13×.",
-		"- b: TCP p50 / Unix p50 is 1.12× on b against 1.13× on a (-0.011); the layer that moved it most is the server's work and protocol (-0.061), " +
+		"- b: TCP p50 / Unix p50 is 1.12× on b against 1.13× on a (-0.011); the layer that moved it most is the server's work and protocol (-0.061: its level -0.061, its gap +0.000), " +
 			"which both paths pay: a mean of 40.0 µs on b (40.0 over TCP, 40.0 over Unix), against 20.0 µs on a (20.0 and 20.0); " +
 			"the others: the kernel floor +0.050, the Go client runtime +0.000 (the shares add up to -0.011).",
 		"Aumann-Shapley value",
@@ -154,5 +154,24 @@ func TestHostLayersSayWhichHostLacksThem(t *testing.T) {
 	}
 	if back.Matrices[0].Rows[0].Cells[1].Layers.Speedup() != 57.0/51 {
 		t.Errorf("JSON read back: %+v", back.Matrices[0].Rows[0].Cells[1].Layers)
+	}
+}
+
+// TestHostLayersWordAGap: b's kernel and client gaps widened and its
+// server's work tripled; the speedup rose, the kernel named by its gap
+// (results' TestShiftNamesALayerThatMovedTheSpeedupItsWay works the
+// shares by hand: kernel +0.103587, of which its gap's +0.111861 and its
+// level's -0.008274).
+func TestHostLayersWordAGap(t *testing.T) {
+	a := withLayers(t, "a", [2]int64{10, 6}, [2]int64{15, 11}, [2]int64{35, 31})
+	b := withLayers(t, "b", [2]int64{15, 6}, [2]int64{24, 11}, [2]int64{84, 71})
+	h, err := NewHosts([]HostFile{a, b}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "the layer that moved it most is the kernel floor (+0.104: its gap +0.112, its level -0.008): it costs 9.0 µs more over TCP than over Unix on b " +
+		"(15.0 against 6.0 µs), against 4.0 µs more on a (10.0 against 6.0 µs); the others: the Go client runtime +0.083, the server's work and protocol -0.132"
+	if md := hostsMarkdown(t, h); !strings.Contains(md, want) {
+		t.Errorf("Markdown lacks %q:\n%s", want, md)
 	}
 }
