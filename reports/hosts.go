@@ -83,6 +83,14 @@ type MatrixCell struct {
 	// Warned says the host's report has a warning on the case or its
 	// target: its details say why.
 	Warned bool `json:"warned,omitempty"`
+	// Layers are the host's p50 on the row's two paths split into layers
+	// (its file's --explain), nil where its file does not split the case.
+	Layers *results.Layers `json:"layers,omitempty"`
+	// Shift is how the speedup of the host's layers' sums moved from the
+	// reference host's (Against: the first host of the row with layers),
+	// shared among the layers; nil for the reference itself.
+	Shift   *results.Shift `json:"shift,omitempty"`
+	Against string         `json:"shift_against,omitempty"`
 }
 
 // MatrixFact is one host fact and each host's value of it.
@@ -129,6 +137,7 @@ func newMatrix(files []HostFile) Matrix {
 		reports = append(reports, r)
 		m.Hosts = append(m.Hosts, MatrixHost{Label: hostLabel(files, col), File: plainText(f.Path)})
 		warned := warnedTargets(r)
+		parts := results.Decompose(r)
 		for i := range r.Summary {
 			s := &r.Summary[i]
 			for j := range s.Comparisons {
@@ -138,12 +147,37 @@ func newMatrix(files []HostFile) Matrix {
 					index[k] = len(m.Rows)
 					m.Rows = append(m.Rows, MatrixRow{Case: s.Case, Baseline: k.base, Path: c.Path, Cells: make([]*MatrixCell, len(files))})
 				}
-				m.Rows[index[k]].Cells[col] = cellOf(s, c, warned[s.Target])
+				x := cellOf(s, c, warned[s.Target])
+				x.Layers = results.LayersOf(parts, s.Case, k.base, c.Path)
+				m.Rows[index[k]].Cells[col] = x
 			}
 		}
 	}
+	for _, row := range m.Rows {
+		setShifts(row, m.Hosts)
+	}
 	m.Facts = matrixFacts(m.Hosts, reports)
 	return m
+}
+
+// setShifts sets against the row's reference host, the first whose file
+// splits the case into layers, every other host's layers.
+func setShifts(row MatrixRow, hosts []MatrixHost) {
+	ref := layersRef(row)
+	if ref < 0 {
+		return
+	}
+	for _, x := range row.Cells[ref+1:] {
+		if x != nil && x.Layers != nil {
+			x.Shift, x.Against = results.ShiftFrom(row.Cells[ref].Layers, x.Layers), hosts[ref].Label
+		}
+	}
+}
+
+// layersRef is the index of the row's reference host for its layers, -1
+// where no host's file splits the case.
+func layersRef(row MatrixRow) int {
+	return slices.IndexFunc(row.Cells, func(x *MatrixCell) bool { return x != nil && x.Layers != nil })
 }
 
 // cellOf is a host's comparison c of case s as a cell.

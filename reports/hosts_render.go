@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -51,6 +52,7 @@ func HostsMarkdown(w io.Writer, h *Hosts, summary bool) error {
 		"No cell divides one host's latency by another's; compare the hosts by their speedups and intervals.\n\n")
 	for _, m := range h.Matrices {
 		writeMatrix(b, m, len(h.Matrices) > 1)
+		writeHostLayers(b, m)
 	}
 	if h.Plot != "" {
 		fmt.Fprintf(b, "![Each host's speedup at p50 with its 95%% interval, a row per case](%s)\n\n", h.Plot)
@@ -188,9 +190,52 @@ func orDash(s string) string {
 }
 
 // HostsCSVHeader is the header row of a report of several hosts as CSV:
-// one row per matrix row and host.
-var HostsCSVHeader = []string{"group", "target", "scenario", "concurrency", "value_size", "mode", "op", "rate", "pipeline", "stack", "placement",
-	"baseline", "path", "host", "file", "speedup_p50", "speedup_p50_lo", "speedup_p50_hi", "verdict_kind", "verdict"}
+// one row per matrix row and host; the columns after verdict are the
+// host's layers (--explain) and how its speedup moved from the row's
+// reference host's (empty where its file does not split the case).
+var HostsCSVHeader = append([]string{"group", "target", "scenario", "concurrency", "value_size", "mode", "op", "rate", "pipeline", "stack", "placement",
+	"baseline", "path", "host", "file", "speedup_p50", "speedup_p50_lo", "speedup_p50_hi", "verdict_kind", "verdict"}, layerColumns...)
+
+// csvLayers are the layers a row of the CSV gives, in its columns' order.
+var csvLayers = []string{results.LayerKernel, results.LayerClient, results.LayerServer}
+
+// layerColumns are the CSV's columns of the layers.
+var layerColumns = func() []string {
+	var out []string
+	for _, l := range csvLayers {
+		out = append(out, l+"_baseline_ns", l+"_path_ns")
+	}
+	out = append(out, "layers_speedup", "shift_against", "shift_against_speedup", "shift_layer", "shift_by")
+	for _, l := range csvLayers {
+		out = append(out, l+"_share")
+	}
+	return out
+}()
+
+// layerRecord is x's values of layerColumns.
+func layerRecord(x *MatrixCell) []string {
+	out := make([]string, len(layerColumns))
+	if x.Layers == nil {
+		return out
+	}
+	f := func(v float64, prec int) string { return strconv.FormatFloat(v, 'f', prec, 64) }
+	for _, p := range x.Layers.Parts {
+		if i := slices.Index(csvLayers, p.Layer); i >= 0 {
+			out[2*i], out[2*i+1] = f(p.Baseline, 1), f(p.Path, 1)
+		}
+	}
+	n := 2 * len(csvLayers)
+	out[n] = f(x.Layers.Speedup(), 4)
+	if s := x.Shift; s != nil {
+		out[n+1], out[n+2], out[n+3], out[n+4] = x.Against, f(s.Reference, 4), s.Layer, s.By
+		for _, sh := range s.Shares {
+			if i := slices.Index(csvLayers, sh.Layer); i >= 0 {
+				out[n+5+i] = f(sh.Share, 4)
+			}
+		}
+	}
+	return out
+}
 
 // HostsCSV writes one row per case, pair of paths and host (a host
 // without the case has no row).
@@ -215,7 +260,7 @@ func HostsCSV(w io.Writer, h *Hosts) error {
 					strconv.FormatFloat(c.Rate, 'g', -1, 64), strconv.Itoa(c.Pipeline), c.Stack, c.Placement,
 					string(orBase(row.Baseline)), string(row.Path), m.Hosts[i].Label, m.Hosts[i].File,
 					f(x.SpeedupP50), lo, hi, string(x.VerdictKind), x.Verdict}
-				if err := cw.Write(rec); err != nil {
+				if err := cw.Write(append(rec, layerRecord(x)...)); err != nil {
 					return err
 				}
 			}

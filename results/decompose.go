@@ -13,6 +13,9 @@ import (
 // the case's p50 by construction.
 type Decomposition struct {
 	Target string
+	// Case is the case split: a run that swept value sizes has a plain
+	// case of each, each split on its own.
+	Case Case
 	// Stack is the case's client stack ("" for Go's drivers in dbsock).
 	Stack string
 	// Placement is the case's placement (Case.Placement): its parts are
@@ -68,12 +71,13 @@ func Decompose(r *Report) []Decomposition {
 				own = kernel // an agent's: its floor
 			}
 			trip, okT := p50(own, stack, t)
-			total, ok := p50(s.Target, stack, t)
-			if !ok || !okT {
+			side := s.Side(t) // the case's own, never another value size's
+			total := float64(side.Latency.P50)
+			if total <= 0 || !okT {
 				continue
 			}
-			d := Decomposition{Target: s.Target, Stack: stack, Placement: place, Transport: t, Kernel: floor, Client: trip - floor, Server: total - trip, Total: total, Exec: -1}
-			if side, _ := sideOf(s.Target, stack, t); side.ServerExec != nil && side.ServerExec.Calls > 0 {
+			d := Decomposition{Target: s.Target, Case: s.Case, Stack: stack, Placement: place, Transport: t, Kernel: floor, Client: trip - floor, Server: total - trip, Total: total, Exec: -1}
+			if side.ServerExec != nil && side.ServerExec.Calls > 0 {
 				d.Exec, d.ExecSource = side.ServerExec.NsPerCall, side.ServerExec.Source
 			}
 			out = append(out, d)

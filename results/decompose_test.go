@@ -1,6 +1,7 @@
 package results
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/dbsock/dbsock/drivers"
@@ -115,6 +116,27 @@ func TestDecomposeByPlacement(t *testing.T) {
 		w, ok := want[key]
 		if !ok || d.Kernel != w.Kernel || d.Client != w.Client || d.Server != w.Server || d.Total != w.Total {
 			t.Errorf("%s: %+v, want %+v", key, d, w)
+		}
+	}
+}
+
+// TestDecomposeEachValueSize: a run that swept value sizes splits each
+// size's case with its own p50 (the floor and echo are the same for
+// both), and says which case each split is.
+func TestDecomposeEachValueSize(t *testing.T) {
+	sized := func(s Summary, size int) Summary { s.Case.ValueSize = size; return s }
+	r := &Report{Targets: []Target{{Name: "floor", Layer: drivers.LayerKernel}, {Name: "echo", Layer: drivers.LayerRuntime}, {Name: "redis"}},
+		Summary: []Summary{summaryOf("floor", "", 10000, 8000), summaryOf("echo", "", 12000, 9000),
+			sized(summaryOf("redis", "", 15000, 11000), 16), sized(summaryOf("redis", "", 25000, 20000), 4096)}}
+	want := map[string]float64{"16 tcp": 3000, "16 unix": 2000, "4096 tcp": 13000, "4096 unix": 11000} // the server's part: case - echo
+	parts := Decompose(r)
+	if len(parts) != len(want) {
+		t.Fatalf("%d parts, want %d: %+v", len(parts), len(want), parts)
+	}
+	for _, d := range parts {
+		key := fmt.Sprintf("%d %s", d.Case.ValueSize, d.Transport)
+		if w, ok := want[key]; !ok || d.Server != w || d.Case.Target != "redis" {
+			t.Errorf("%s: %+v, want the server's part %.0f ns", key, d, w)
 		}
 	}
 }

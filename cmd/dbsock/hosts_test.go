@@ -3,14 +3,17 @@ package main
 import (
 	"encoding/csv"
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/dbsock/dbsock/internal/testutil"
 	"github.com/dbsock/dbsock/reports"
+	"github.com/dbsock/dbsock/results"
 )
 
 // TestReportOfTwoHosts measures redis twice under two host labels and
@@ -115,5 +118,70 @@ func checkHostsRefused(t *testing.T, dir, a, b string) {
 	}
 	if code, _, stderr := dbsock(t, "report", a, b, "--format", "html"); code != ExitUsage || !strings.Contains(stderr, "markdown, json, csv") {
 		t.Errorf("--format html of two files: exit status %d, %q", code, stderr)
+	}
+}
+
+// TestReportOfTwoHostsExplained measures redis with --explain under two
+// host labels and two placements and reads both files with dbsock report:
+// each host's layers are under the matrix, and b's line names the layer
+// that moved its speedup from a's, its shares adding up to the change, in
+// the Markdown, the JSON and the CSV alike.
+func TestReportOfTwoHostsExplained(t *testing.T) {
+	testutil.NeedAny(t, "redis-server")
+	t.Setenv("TMPDIR", shortTempDir(t))
+	dir := t.TempDir()
+	var files []string
+	for _, run := range [][2]string{{"a", "shared"}, {"b", "split"}} {
+		f := filepath.Join(dir, run[0]+".json")
+		code, _, stderr := dbsock(t, "run", "redis", "--provider", "local", "--explain", "--host", run[0], "--placement", run[1], "--n", "300", "--warmup", "30",
+			"--instances", "1", "--rounds", "2", "-q", "--out", f)
+		if code != 0 {
+			t.Fatalf("run --host %s: exit status %d; stderr:\n%s", run[0], code, stderr)
+		}
+		files = append(files, f)
+	}
+	_, js, _ := dbsock(t, "report", files[0], files[1], "--format", "json")
+	var h reports.Hosts
+	if err := json.Unmarshal([]byte(js), &h); err != nil || len(h.Matrices) != 1 {
+		t.Fatalf("JSON: %v\n%s", err, js)
+	}
+	var shift *results.Shift
+	for _, row := range h.Matrices[0].Rows {
+		if row.Target == "redis" && row.Cells[0] != nil && row.Cells[1] != nil && row.Cells[0].Layers != nil {
+			shift = row.Cells[1].Shift
+		}
+	}
+	if shift == nil || !slices.Contains([]string{results.LayerKernel, results.LayerClient, results.LayerServer}, shift.Layer) {
+		t.Fatalf("redis's row: b's shift %+v, want a layer named against a:\n%s", shift, js)
+	}
+	sum := 0.0
+	for _, s := range shift.Shares {
+		sum += s.Share
+	}
+	if math.Abs(sum-(shift.Speedup-shift.Reference)) > 1e-9 {
+		t.Errorf("shares %+v add up to %v, not the change %v", shift.Shares, sum, shift.Speedup-shift.Reference)
+	}
+	code, md, stderr := dbsock(t, "report", files[0], files[1])
+	if code != 0 {
+		t.Fatalf("report: exit status %d; stderr:\n%s", code, stderr)
+	}
+	t.Logf("report:\n%s", md)
+	for _, want := range []string{"### Where each host's p50 goes", "| redis | pk (resp3), 6 B values | Unix vs TCP | kernel floor | TCP ",
+		"- a: the reference: TCP p50 / Unix p50 ", "- b: TCP p50 / Unix p50 is ", "the layer that moved it most is "} {
+		if !strings.Contains(md, want) {
+			t.Errorf("the report lacks %q:\n%s", want, md)
+		}
+	}
+	_, cs, _ := dbsock(t, "report", files[0], files[1], "--format", "csv")
+	recs, err := csv.NewReader(strings.NewReader(cs)).ReadAll()
+	if err != nil || len(recs) < 3 {
+		t.Fatalf("CSV: %v\n%s", err, cs)
+	}
+	col := map[string]string{}
+	for i, name := range recs[0] {
+		col[name] = recs[2][i] // redis on b
+	}
+	if col["host"] != "b" || col["shift_against"] != "a" || col["shift_layer"] != shift.Layer {
+		t.Errorf("CSV: b's row %v, want it against a naming %s", col, shift.Layer)
 	}
 }

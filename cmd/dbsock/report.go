@@ -28,8 +28,10 @@ them side by side: a row per case and pair of paths, a column per host
 speedup, interval and verdict, never a ratio of two hosts' latencies),
 then the host facts, those that differ marked. Files measured differently
 (` + reports.MethodFieldNames() + `) are refused, or grouped with --by.
-Several files are written as Markdown, JSON or CSV, and --plot FILE.png
-draws each host's speedups.`,
+Files run with --explain add each host's layers under the matrix, and
+for each host the layer whose move from the first host's accounts for
+most of the change in the speedup. Several files are written as
+Markdown, JSON or CSV, and --plot FILE.png draws each host's speedups.`,
 		Example: `  dbsock run redis --out r.json
   dbsock report r.json --out r.md --out r.csv
   dbsock report a.json b.json --plot hosts.png
