@@ -37,6 +37,9 @@ command -v memcached >/dev/null 2>&1 || need_apt+=(memcached)
 [ -x /usr/sbin/pgbouncer ] || command -v pgbouncer >/dev/null 2>&1 || need_apt+=(pgbouncer)
 ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || need_apt+=(postgresql)
 command -v taskset >/dev/null 2>&1 || need_apt+=(util-linux)
+# A proxy in front of a server the user runs: the tests put HAProxy where
+# the server's socket should be, and dbsock must name it.
+[ -x /usr/sbin/haproxy ] || command -v haproxy >/dev/null 2>&1 || need_apt+=(haproxy)
 # The HTML report's test renders it in a real browser.
 if $with_browser; then
   command -v chromium >/dev/null 2>&1 || need_apt+=(chromium)

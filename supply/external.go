@@ -44,7 +44,14 @@ func (e *External) Supply(ctx context.Context, t Target) (*Server, error) {
 		}
 		return nil, setting.Err("external %s server: both transports are compared, so both endpoints are needed: %w", target, &MissingEndpoint{Target: target, Paths: []drivers.Transport{missing}})
 	}
+	warning, err := checkListeners(target, p.TCP, p.Unix)
+	if err != nil {
+		return nil, err
+	}
 	srv := &Server{Target: target, Provenance: drivers.Provenance{Provider: e.Name(), Origin: "external (already running)"}}
+	if warning != "" {
+		srv.Warnings = append(srv.Warnings, warning)
+	}
 	srv.Set(p.TCP, p.Unix)
 	if host, _, _ := net.SplitHostPort(p.TCP.Address); host == "127.0.0.1" {
 		OfferLoopbacks(ctx, srv, true, "") // its tcp6 path, where it listens on ::1 at the same port

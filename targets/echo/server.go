@@ -10,6 +10,7 @@ import (
 	"net"
 
 	"github.com/dbsock/dbsock/drivers"
+	"github.com/dbsock/dbsock/internal/peercred"
 	"github.com/dbsock/dbsock/supply/child"
 )
 
@@ -31,7 +32,7 @@ func Accept(r *Registry, c net.Conn) (Peer, error) {
 	if _, err := c.Write(Greeting(network, peer)); err != nil {
 		return Peer{}, err
 	}
-	return r.Accepted(network, peer, PeerPID(c)), nil
+	return r.Accepted(network, peer, peercred.PeerPID(c)), nil
 }
 
 func handle(r *Registry, c net.Conn) {
