@@ -80,7 +80,18 @@ func stackParts(s results.Summary) (name, model string) {
 		lang = c.Language
 	}
 	name = lang
-	if v := strings.TrimPrefix(c.RuntimeVersion, "go"); v != "" {
+	if c.Language == "cmd" {
+		// Your agent's own language and version, as its hello said them
+		// ("go 1.26.8"): "your agent in Go 1.26.8".
+		word, version, _ := strings.Cut(c.RuntimeVersion, " ")
+		if l, ok := languages[word]; ok && word != "cmd" {
+			word = l
+		}
+		name = strings.TrimSpace(lang + " " + strings.TrimSpace(word+" "+version))
+		if word == "" {
+			name = "your agent"
+		}
+	} else if v := strings.TrimPrefix(c.RuntimeVersion, "go"); v != "" {
 		name += " " + v
 	}
 	if c.Library != "" {

@@ -106,3 +106,19 @@ func TestRefusedCaseSaysSo(t *testing.T) {
 		t.Errorf("the headline of a refused case:\n%s", head)
 	}
 }
+
+// TestYourAgentNamesItsLanguage: a --clients cmd: agent is named by the
+// language and version its hello gave, through the stacks' words.
+func TestYourAgentNamesItsLanguage(t *testing.T) {
+	for runtime, want := range map[string]string{
+		"go 1.26.8":     "your agent in Go 1.26.8 (go-redis 9)",
+		"python 3.11.2": "your agent in Python 3.11.2 (go-redis 9)",
+		"rust":          "your agent in rust (go-redis 9)",
+		"":              "your agent (go-redis 9)",
+	} {
+		s := results.Summary{Client: &results.Client{Language: "cmd", RuntimeVersion: runtime, Library: "go-redis", LibraryVersion: "9"}}
+		if got := stackName(s); got != want {
+			t.Errorf("runtime %q: %q, want %q", runtime, got, want)
+		}
+	}
+}
