@@ -234,7 +234,7 @@ func (p Plan) measureTarget(ctx context.Context, t *targets.Target, ti *results.
 		return nil, err
 	}
 	ti.Server = info
-	fmt.Fprintf(log, "dbsock: %s: %s from %s, ready in %s\n", t.Name, info, srv.Origin, time.Since(began).Round(time.Millisecond))
+	fmt.Fprintf(log, "dbsock: %s: %s from %s, ready in %s\n", t.Name, visible.Line(info.String()), visible.Line(srv.Origin), time.Since(began).Round(time.Millisecond))
 	paths := p.pathsOf(srv, ti)
 	var rc *remoteClient
 	if p.Client.Remote != nil {

@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"os"
@@ -47,6 +48,7 @@ type fakeDriver struct {
 	opErr             error
 	onOp              func()
 	onSeed            func()
+	version           string // the server's version, "1" when empty
 }
 
 func (d *fakeDriver) Name() string         { return d.name }
@@ -61,7 +63,7 @@ func (d *fakeDriver) Seed(context.Context, drivers.Endpoint) error {
 	return d.seedErr
 }
 func (d *fakeDriver) Info(context.Context, drivers.Endpoint) (drivers.ServerInfo, error) {
-	return drivers.ServerInfo{Product: "Fake", Version: "1"}, nil
+	return drivers.ServerInfo{Product: "Fake", Version: cmp.Or(d.version, "1")}, nil
 }
 func (d *fakeDriver) Open(_ context.Context, ep drivers.Endpoint) (drivers.Conn, error) {
 	cost := d.tcpCost
@@ -293,5 +295,20 @@ func TestSeedLimitGrowsWithTheValues(t *testing.T) {
 		if got := seedLimit(10*time.Second, tt.rows, tt.size); got != tt.want {
 			t.Errorf("seedLimit(10s, %d rows, %d B) = %s, want %s", tt.rows, tt.size, got, tt.want)
 		}
+	}
+}
+
+// TestServerWordsEscapedInTheLog: what a server says of itself (its
+// version) reaches the log as one line of visible text: no terminal
+// escape sequence, no line of its own that would read as dbsock's.
+func TestServerWordsEscapedInTheLog(t *testing.T) {
+	pl := plan(&fakeProvider{}, &fakeDriver{name: "a", version: "1 \x1b[2J\ndbsock: all done"})
+	var log strings.Builder
+	pl.Output.Log = &log
+	if _, err := Run(context.Background(), pl); err != nil {
+		t.Fatal(err)
+	}
+	if strings.ContainsRune(log.String(), 0x1b) || strings.Contains(log.String(), "\ndbsock: all done") || !strings.Contains(log.String(), `Fake 1 \x1b[2J; dbsock: all done from memory`) {
+		t.Errorf("the server's words in the log:\n%s", log.String())
 	}
 }
