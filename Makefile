@@ -66,11 +66,16 @@ integration:
 	# outside this repository with dbsock served from a module proxy of
 	# HEAD: its tests, its benchmarks and their benchstat table.
 	DBSOCK_REQUIRE_SERVERS=1 scripts/example-module.sh
+	# The Kubernetes manifest's module (deploy/kubernetes, its own
+	# go.mod): the committed manifest, its strict decoding, and its pod
+	# under Docker.
+	DBSOCK_REQUIRE_SERVERS=1 GO=$(GO) scripts/deploy-kubernetes.sh
 
-## unit: tests that need no server (integration tests skip), without the machine's measuring lock (as make integration); the example module is built and vetted against HEAD (its tests start servers: make integration runs them)
+## unit: tests that need no server (integration tests skip), without the machine's measuring lock (as make integration); the example module is built and vetted against HEAD (its tests start servers: make integration runs them), and the Kubernetes manifest's module tested but for its pod under Docker
 unit:
 	DBSOCK_MEASURE_LOCK=off $(GO) test -count=1 -short ./...
 	scripts/example-module.sh -short -run '^$$'
+	GO=$(GO) scripts/deploy-kubernetes.sh -short
 
 vet:
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go')); \

@@ -46,7 +46,7 @@ func HostsMarkdown(w io.Writer, h *Hosts, summary bool) error {
 	for _, m := range h.Matrices {
 		hosts += len(m.Hosts)
 	}
-	fmt.Fprintf(b, "# Each host's own comparison of paths, %d result files side by side\n\n", hosts)
+	fmt.Fprintf(b, "# Each host's own comparison of paths, %s side by side\n\n", plural(hosts, "result file"))
 	b.WriteString("Each cell is one host's own paired comparison, as that host's report gives it: the p50 speedup " +
 		"(the baseline's p50 over the path's, paired block by block on that host) with its 95% interval and its verdict. " +
 		"No cell divides one host's latency by another's; compare the hosts by their speedups and intervals.\n\n")

@@ -185,3 +185,26 @@ func TestReportOfTwoHostsExplained(t *testing.T) {
 		t.Errorf("CSV: b's row %v, want it against a naming %s", col, shift.Layer)
 	}
 }
+
+// TestReportOfADirectoryOfOneFile: a directory is a fleet's files, so one
+// of a single file (a fleet of one node) is still the matrix, a column for
+// its host, while that file named alone is its own report.
+func TestReportOfADirectoryOfOneFile(t *testing.T) {
+	src, err := os.ReadFile("../../reports/testdata/report-apart.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	file := filepath.Join(dir, "node-a.json")
+	if err := os.WriteFile(file, src, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, out, stderr := dbsock(t, "report", dir)
+	if code != 0 || !strings.Contains(out, "| target | case | paths | ") || !strings.Contains(out, "1 result file side by side") || !strings.Contains(out, "| node-a |") {
+		t.Errorf("report DIR of one file: exit status %d (%s), want the matrix of its one host:\n%s", code, stderr, out)
+	}
+	code, single, stderr := dbsock(t, "report", file)
+	if code != 0 || single == out || strings.Contains(single, "| target | case | paths | ") {
+		t.Errorf("report FILE: exit status %d (%s), want the file's own report, not the matrix:\n%s", code, stderr, single)
+	}
+}

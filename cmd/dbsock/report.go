@@ -22,11 +22,12 @@ func newReportCmd(stdout, stderr io.Writer) *cobra.Command {
 again in any format. The Markdown it writes is byte for byte what the run
 itself wrote.
 
-Given several files (or directories, whose .json files it reads), it sets
-them side by side: a row per case and pair of paths, a column per host
-(each file's --host), each cell that host's own paired comparison (its
-speedup, interval and verdict, never a ratio of two hosts' latencies),
-then the host facts, those that differ marked. Files measured differently
+Given several files or a directory (whose .json files it reads: a
+directory of one file too), it sets them side by side: a row per case and
+pair of paths, a column per host (each file's --host), each cell that
+host's own paired comparison (its speedup, interval and verdict, never a
+ratio of two hosts' latencies), then the host facts, those that differ
+marked. Files measured differently
 (` + reports.MethodFieldNames() + `) are refused, or grouped with --by.
 Files run with --explain add each host's layers under the matrix, and
 for each host the layer whose move from the first host's accounts for
@@ -46,12 +47,17 @@ Markdown, JSON or CSV, and --plot FILE.png draws each host's speedups.`,
 				return usagef("--by %v", err)
 			}
 			files := args
-			if st, err := os.Stat(args[0]); len(args) > 1 || err == nil && st.IsDir() {
+			// A directory is a fleet's files: its matrix, even of one
+			// host (a fleet of one node), so that what reads the
+			// report reads one format whatever the fleet's size.
+			st, err := os.Stat(args[0])
+			fleet := err == nil && st.IsDir()
+			if len(args) > 1 || fleet {
 				if files, err = resultFiles(args); err != nil {
 					return err
 				}
 			}
-			if len(files) > 1 {
+			if len(files) > 1 || fleet {
 				return reportHosts(cmd.Context(), files, by, outs, plot, stdout, stderr)
 			}
 			rep, err := readReportCtx(cmd.Context(), files[0])
