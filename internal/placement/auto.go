@@ -166,22 +166,34 @@ func cgroupCPUs() []int {
 	if err != nil {
 		return nil
 	}
-	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+	return cgroupCPUsOf(string(b))
+}
+
+// cgroupCPUsOf is cgroupCPUs for a process whose /proc/PID/cgroup reads
+// cgroups.
+func cgroupCPUsOf(cgroups string) []int {
+	for _, line := range strings.Split(strings.TrimSpace(cgroups), "\n") {
 		f := strings.SplitN(line, ":", 3)
 		if len(f) != 3 {
 			continue
 		}
-		var file string
+		var dir, file string
 		switch {
 		case f[0] == "0" && f[1] == "":
-			file = filepath.Join(sysfs, "fs/cgroup", f[2], "cpuset.cpus.effective")
+			dir, file = filepath.Join(sysfs, "fs/cgroup"), "cpuset.cpus.effective"
 		case strings.Contains(","+f[1]+",", ",cpuset,"):
-			file = filepath.Join(sysfs, "fs/cgroup/cpuset", f[2], "cpuset.effective_cpus")
+			dir, file = filepath.Join(sysfs, "fs/cgroup/cpuset"), "cpuset.effective_cpus"
 		default:
 			continue
 		}
-		if cpus, err := readList(file); err == nil && len(cpus) > 0 {
-			return cpus
+		// The process's own cgroup, at its path; inside a container
+		// the hierarchy is mounted at the container's own cgroup, and
+		// /proc/self/cgroup names it by its path on the host: then the
+		// mount's root is the container's cgroup.
+		for _, path := range []string{filepath.Join(dir, f[2], file), filepath.Join(dir, file)} {
+			if cpus, err := readList(path); err == nil && len(cpus) > 0 {
+				return cpus
+			}
 		}
 	}
 	return nil

@@ -99,3 +99,32 @@ func TestAvailableReadsOnlineAndCgroup(t *testing.T) {
 		t.Fatalf("with a cgroup cpuset: %v, %v; want [2 3 6]", got, err)
 	}
 }
+
+// TestAvailableInAContainer: inside a container the cpuset hierarchy is
+// mounted at the container's own cgroup while /proc/self/cgroup names it
+// by its path on the host (docker run --cpuset-cpus 1 on a cgroup v1
+// host): the mount's root file is the container's cpuset.
+func TestAvailableInAContainer(t *testing.T) {
+	root := t.TempDir()
+	for rel, content := range map[string]string{
+		"devices/system/cpu/online":              "0-1",
+		"fs/cgroup/cpuset/cpuset.effective_cpus": "1",
+		"fs/cgroup/cpuset.cpus.effective":        "1",
+	} {
+		p := filepath.Join(root, rel)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	old := sysfs
+	sysfs = root
+	defer func() { sysfs = old }()
+	for _, cgroups := range []string{"3:cpuset:/docker/b259c7fa6e48\n0::/docker/b259c7fa6e48", "0::/docker/b259c7fa6e48"} {
+		if got := cgroupCPUsOf(cgroups); !reflect.DeepEqual(got, []int{1}) {
+			t.Errorf("in a container on CPU 1 (%q): %v; want [1]", cgroups, got)
+		}
+	}
+}
