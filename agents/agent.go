@@ -216,14 +216,8 @@ func (a *Agent) requestWithin(ctx context.Context, what string, msg any, want st
 	if err != nil {
 		return fmt.Errorf("%s: encode the request: %w", what, err)
 	}
-	_ = a.stdin.SetWriteDeadline(time.Now().Add(wait))
-	stop := context.AfterFunc(ctx, func() { _ = a.stdin.SetWriteDeadline(time.Now()) })
-	a.answered.first = time.Time{}
-	a.sent = time.Now()
-	_, err = a.stdin.Write(append(b, '\n'))
-	stop()
-	if err != nil {
-		return a.fail(fmt.Errorf("%s: write the request to its stdin: %w%s", what, err, a.gone()))
+	if err := a.send(ctx, what, b, wait); err != nil {
+		return err
 	}
 	line, err := a.read(ctx, "answer to "+what, limit, wait)
 	if err != nil {
@@ -244,6 +238,21 @@ func (a *Agent) requestWithin(ctx context.Context, what string, msg any, want st
 		return fmt.Errorf("the %s agent could not do %s: %s", a.spec.Stack, what, clip(a.quotable(head.Message), MaxErrorBytes))
 	}
 	return a.decode("answer to "+what, line, want, out)
+}
+
+// send writes line, one request, to the agent's stdin within wait, and
+// stamps its sending on dbsock's clock.
+func (a *Agent) send(ctx context.Context, what string, line []byte, wait time.Duration) error {
+	_ = a.stdin.SetWriteDeadline(time.Now().Add(wait))
+	stop := context.AfterFunc(ctx, func() { _ = a.stdin.SetWriteDeadline(time.Now()) })
+	a.answered.first = time.Time{}
+	a.sent = time.Now()
+	_, err := a.stdin.Write(append(line, '\n'))
+	stop()
+	if err != nil {
+		return a.fail(fmt.Errorf("%s: write the request to its stdin: %w%s", what, err, a.gone()))
+	}
+	return nil
 }
 
 // read reads one line of at most limit bytes within wait, or kills the
