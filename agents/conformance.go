@@ -117,7 +117,7 @@ var checks = []Check{
 	{"open tls", "the same over TLS on 127.0.0.1, trusting the open's CA, unless its hello or stack.json says it has no TLS there", openPath(drivers.TLS)},
 	{"token", "two connections open at once are each found by the server by their own token", checkToken},
 	{"block", "a block's answer on TCP and on the socket: one latency per key, no error, within dbsock's clock, and the server's count of lookups and record of the connection agree", checkBlocks},
-	{"values", "an op that reads a value of another length, or no value, is reported as that op's error", checkValueErrors},
+	{"values", "a lookup of a row that does not exist is reported as that op's error, and so is each op that reads a value of another length than asked for (or the agent refuses that block as a whole)", checkValueErrors},
 	{"open error", "an open that cannot be done (a socket nothing listens on) is answered with an error naming the open's id, and the agent keeps answering", checkOpenError},
 	{"unknown id", "a block on a connection never opened is answered with an error naming its id, and the agent keeps answering", checkUnknownID},
 	{"malformed", "a line that is not JSON, and a message of a type it does not know, are each answered with an error, and the agent keeps answering", checkMalformed},

@@ -98,25 +98,54 @@ func checkValueErrors(ctx context.Context, s *session) (string, string, error) {
 	}
 	defer c.f.Close()
 	rows := int64(max(s.sub.Rows, 1))
-	keys := []any{s.lookup.Key(1), s.lookup.Key(rows + 1), s.lookup.Key(2)}
-	wrong := s.sub.Driver.ValueSize() + 1
-	r, err := a.Block(ctx, Block{ID: c.o.ID, Keys: keys, ValueLength: wrong})
+	size := s.sub.Driver.ValueSize()
+	// A row that does not exist: that op alone is an error.
+	missing, err := opErrors(ctx, a, c, []any{s.lookup.Key(1), s.lookup.Key(rows + 1), s.lookup.Key(2)}, size, []int{1})
 	if err != nil {
-		return "", "", err
+		return "", "", fmt.Errorf("rows 1, %d (which does not exist) and 2: %w", rows+1, err)
 	}
-	var at []int
-	for _, e := range r.Errors {
-		at = append(at, e.Index)
-	}
-	slices.Sort(at)
-	if !slices.Equal(at, []int{0, 1, 2}) {
-		return "", "", fmt.Errorf("asked for values of %d bytes, of rows 1 and 2 (whose values have %d) and of row %d (which does not exist), it reported errors at ops %v: want one at each of 0, 1 and 2",
-			wrong, wrong-1, rows+1, at)
+	said := fmt.Sprintf("op 1 (no row): %q", missing[0])
+	// Values of another length than asked for: each op is an error, or the
+	// agent refuses the block as a whole (dbsock's own agent checks the
+	// length its driver was started with).
+	wrong, err := opErrors(ctx, a, c, []any{s.lookup.Key(1), s.lookup.Key(2)}, size+1, []int{0, 1})
+	switch {
+	case err != nil && a.dead == nil && errors.Is(err, errRefused):
+		said += fmt.Sprintf("; a block asking for values of %d bytes refused as a whole: %v", size+1, err)
+	case err != nil:
+		return "", "", fmt.Errorf("rows 1 and 2, whose values have %d bytes, asked for %d: %w", size, size+1, err)
+	default:
+		said += fmt.Sprintf("; values of another length: %q", wrong[0])
 	}
 	if err := a.CloseConn(ctx, c.o.ID); err != nil {
 		return "", "", err
 	}
-	return fmt.Sprintf("ops 0 and 2 (a value of another length): %q; op 1 (no row): %q", r.Errors[0].Message, r.Errors[1].Message), "", nil
+	return said, "", nil
+}
+
+// errRefused is wrapped when an agent answers a block with an error.
+var errRefused = errors.New("the agent answered the block with an error")
+
+// opErrors has a look keys up on c, values of size bytes, and checks
+// that exactly the ops at want are errors; it returns their messages.
+func opErrors(ctx context.Context, a *Agent, c *suiteConn, keys []any, size int, want []int) ([]string, error) {
+	r, err := a.Block(ctx, Block{ID: c.o.ID, Keys: keys, ValueLength: size})
+	if err != nil {
+		if a.dead == nil {
+			return nil, fmt.Errorf("%w: %w", errRefused, err)
+		}
+		return nil, err
+	}
+	var at []int
+	var msgs []string
+	for _, e := range r.Errors {
+		at, msgs = append(at, e.Index), append(msgs, e.Message)
+	}
+	slices.Sort(at)
+	if !slices.Equal(at, want) {
+		return nil, fmt.Errorf("it reported errors at ops %v: want one at each of %v, and none elsewhere", at, want)
+	}
+	return msgs, nil
 }
 
 func checkOpenError(ctx context.Context, s *session) (string, string, error) {
