@@ -235,7 +235,7 @@ func (a *Agent) requestWithin(ctx context.Context, what string, msg any, want st
 		return a.garbage("answer to "+what, line, err)
 	}
 	if head.Type == TypeError {
-		return fmt.Errorf("the %s agent could not do %s: %s", a.spec.Stack, what, clip(a.quotable(head.Message), MaxErrorBytes))
+		return &Refusal{msg: fmt.Sprintf("the %s agent could not do %s: %s", a.spec.Stack, what, clip(a.quotable(head.Message), MaxErrorBytes))}
 	}
 	return a.decode("answer to "+what, line, want, out)
 }
@@ -399,6 +399,12 @@ func (a *Agent) exitedAtClose() error {
 	}
 	return &Teardown{fmt.Sprintf("the %s agent, when dbsock closed its stdin: %v; its results stand", a.spec.Stack, a.waited)}
 }
+
+// Refusal is an agent's error answer to a request it could not do: the
+// agent keeps running.
+type Refusal struct{ msg string }
+
+func (r *Refusal) Error() string { return r.msg }
 
 // Teardown is what went wrong when an agent was closed after its work:
 // a warning of the run, not a failure.

@@ -156,6 +156,8 @@ func Conform(ctx context.Context, sub Subject) []Result {
 			r.Err = setup
 		case len(out) > 0 && out[0].Failed():
 			r.Skipped = "not run: its hello failed"
+		case ctx.Err() != nil:
+			r.Skipped = "not run: " + context.Cause(ctx).Error()
 		default:
 			r.Said, r.Skipped, r.Err = c.run(ctx, s)
 		}
@@ -335,7 +337,8 @@ func openPath(path drivers.Transport) func(context.Context, *session) (string, s
 			return "", why, nil
 		}
 		c, skip, err := s.open(ctx, a, path)
-		if err != nil && tls && a.hello.Protocol < 2 && a.dead == nil {
+		var refused *Refusal
+		if tls && a.hello.Protocol < 2 && errors.As(err, &refused) {
 			return "", fmt.Sprintf("it answered the open with an error, and its hello (protocol 1) does not say whether it has TLS: %v", err), nil
 		}
 		if err != nil || skip != "" {

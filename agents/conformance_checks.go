@@ -109,8 +109,9 @@ func checkValueErrors(ctx context.Context, s *session) (string, string, error) {
 	// agent refuses the block as a whole (dbsock's own agent checks the
 	// length its driver was started with).
 	wrong, err := opErrors(ctx, a, c, []any{s.lookup.Key(1), s.lookup.Key(2)}, size+1, []int{0, 1})
+	var refused *Refusal
 	switch {
-	case err != nil && a.dead == nil && errors.Is(err, errRefused):
+	case errors.As(err, &refused):
 		said += fmt.Sprintf("; a block asking for values of %d bytes refused as a whole: %v", size+1, err)
 	case err != nil:
 		return "", "", fmt.Errorf("rows 1 and 2, whose values have %d bytes, asked for %d: %w", size, size+1, err)
@@ -123,17 +124,11 @@ func checkValueErrors(ctx context.Context, s *session) (string, string, error) {
 	return said, "", nil
 }
 
-// errRefused is wrapped when an agent answers a block with an error.
-var errRefused = errors.New("the agent answered the block with an error")
-
 // opErrors has a look keys up on c, values of size bytes, and checks
 // that exactly the ops at want are errors; it returns their messages.
 func opErrors(ctx context.Context, a *Agent, c *suiteConn, keys []any, size int, want []int) ([]string, error) {
 	r, err := a.Block(ctx, Block{ID: c.o.ID, Keys: keys, ValueLength: size})
 	if err != nil {
-		if a.dead == nil {
-			return nil, fmt.Errorf("%w: %w", errRefused, err)
-		}
 		return nil, err
 	}
 	var at []int

@@ -88,6 +88,9 @@ func agentCheck(ctx context.Context, clients, names []string, stdout, stderr io.
 		if err != nil {
 			return fmt.Errorf("check %s from %s: %w", j.target.Name, j.name, err)
 		}
+		if ctx.Err() != nil {
+			return fmt.Errorf("agent-check stopped: %w", context.Cause(ctx))
+		}
 		for _, r := range agents.Conform(ctx, sub) {
 			fmt.Fprintln(stdout, r.Line())
 			switch r.Status() {
@@ -178,6 +181,9 @@ func checkStack(dir, c, lang, lib string, ts *[]*targets.Target) error {
 	stacks, err := agents.Stacks(dir)
 	if err != nil {
 		return usagef("--clients %q: %v", c, err)
+	}
+	if lang == pipeline.GoClient {
+		return usagef("--clients %q: Go's stack is dbsock's own drivers; its agent is checked as your own is, --clients cmd:'dbsock agent'", c)
 	}
 	if !slices.Contains(stacks, lang) {
 		return usagef("--clients %q is not a client stack; give cmd:'COMMAND' for your own agent, or one of %s (a library after a colon, such as STACK:LIBRARY)", c, strings.Join(stacks, ", "))

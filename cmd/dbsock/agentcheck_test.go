@@ -78,6 +78,7 @@ func TestAgentCheckRefusesBadInput(t *testing.T) {
 	}{
 		{nil, "give the agent to check: --clients cmd:'COMMAND'"},
 		{[]string{"--clients", "cobol"}, `--clients "cobol" is not a client stack`},
+		{[]string{"--clients", "go", "redis"}, `its agent is checked as your own is, --clients cmd:'dbsock agent'`},
 		{[]string{"--clients", "cmd:/nonexistent/agent", "redis"}, `--clients "cmd:/nonexistent/agent" cannot be run: /nonexistent/agent cannot be run`},
 		{[]string{"--clients", "cmd:/bin/true", "rediss"}, `unknown target "rediss" (did you mean redis?)`},
 		{[]string{"--clients", "cmd:/bin/true", "mongo"}, "no agent is checked on mongo"},
