@@ -216,14 +216,8 @@ func (a *Agent) requestWithin(ctx context.Context, what string, msg any, want st
 	if err != nil {
 		return fmt.Errorf("%s: encode the request: %w", what, err)
 	}
-	_ = a.stdin.SetWriteDeadline(time.Now().Add(wait))
-	stop := context.AfterFunc(ctx, func() { _ = a.stdin.SetWriteDeadline(time.Now()) })
-	a.answered.first = time.Time{}
-	a.sent = time.Now()
-	_, err = a.stdin.Write(append(b, '\n'))
-	stop()
-	if err != nil {
-		return a.fail(fmt.Errorf("%s: write the request to its stdin: %w%s", what, err, a.gone()))
+	if err := a.send(ctx, what, b, wait); err != nil {
+		return err
 	}
 	line, err := a.read(ctx, "answer to "+what, limit, wait)
 	if err != nil {
@@ -241,9 +235,24 @@ func (a *Agent) requestWithin(ctx context.Context, what string, msg any, want st
 		return a.garbage("answer to "+what, line, err)
 	}
 	if head.Type == TypeError {
-		return fmt.Errorf("the %s agent could not do %s: %s", a.spec.Stack, what, clip(a.quotable(head.Message), MaxErrorBytes))
+		return &Refusal{msg: fmt.Sprintf("the %s agent could not do %s: %s", a.spec.Stack, what, clip(a.quotable(head.Message), MaxErrorBytes))}
 	}
 	return a.decode("answer to "+what, line, want, out)
+}
+
+// send writes line, one request, to the agent's stdin within wait, and
+// stamps its sending on dbsock's clock.
+func (a *Agent) send(ctx context.Context, what string, line []byte, wait time.Duration) error {
+	_ = a.stdin.SetWriteDeadline(time.Now().Add(wait))
+	stop := context.AfterFunc(ctx, func() { _ = a.stdin.SetWriteDeadline(time.Now()) })
+	a.answered.first = time.Time{}
+	a.sent = time.Now()
+	_, err := a.stdin.Write(append(line, '\n'))
+	stop()
+	if err != nil {
+		return a.fail(fmt.Errorf("%s: write the request to its stdin: %w%s", what, err, a.gone()))
+	}
+	return nil
 }
 
 // read reads one line of at most limit bytes within wait, or kills the
@@ -390,6 +399,12 @@ func (a *Agent) exitedAtClose() error {
 	}
 	return &Teardown{fmt.Sprintf("the %s agent, when dbsock closed its stdin: %v; its results stand", a.spec.Stack, a.waited)}
 }
+
+// Refusal is an agent's error answer to a request it could not do: the
+// agent keeps running.
+type Refusal struct{ msg string }
+
+func (r *Refusal) Error() string { return r.msg }
 
 // Teardown is what went wrong when an agent was closed after its work:
 // a warning of the run, not a failure.

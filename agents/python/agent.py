@@ -753,8 +753,12 @@ class Agent:
 
     def serve(self, stdin, out):
         for line in stdin:
-            m = json.loads(line)
+            m = {}
             try:
+                m = json.loads(line)
+                if not isinstance(m, dict):
+                    m = {}
+                    raise ValueError("a request is a JSON object, not %r" % line.strip()[:40])
                 kind = m["type"]
                 if kind == "open":
                     reply = self.open(m)

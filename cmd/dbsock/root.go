@@ -33,7 +33,7 @@ dbsock targets lists what it measures of each.`,
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(flagError)
 	root.CompletionOptions.DisableDefaultCmd = true
-	root.AddCommand(newRunCmd(stdout, stderr), newReportCmd(stdout, stderr), newCompareCmd(stdout), newDoctorCmd(stdout), newCleanCmd(stdout), newTargetsCmd(stdout), newVersionCmd(stdout), newAgentCmd())
+	root.AddCommand(newRunCmd(stdout, stderr), newReportCmd(stdout, stderr), newCompareCmd(stdout), newDoctorCmd(stdout), newCleanCmd(stdout), newTargetsCmd(stdout), newVersionCmd(stdout), newAgentCmd(), newAgentCheckCmd(stdout, stderr))
 	for _, c := range root.Commands() {
 		c.SetFlagErrorFunc(flagError)
 	}
