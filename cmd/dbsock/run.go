@@ -37,6 +37,7 @@ type runOptions struct {
 	workload   workloadOptions
 	paths      []string
 	baseline   string
+	via        string // a hop in front of the server (--via)
 	servers    serverOptions
 	place      placementOptions
 	client     clientOptions
@@ -299,6 +300,9 @@ func runRun(ctx context.Context, o *runOptions, args []string, stdout, stderr io
 func (o *runOptions) plan(args []string) (pipeline.Plan, supply.Provider, error) {
 	names, err := parseTargets(args)
 	if err != nil {
+		return pipeline.Plan{}, nil, err
+	}
+	if names, err = o.applyVia(names); err != nil {
 		return pipeline.Plan{}, nil, err
 	}
 	if names, err = o.withLayers(names); err != nil {
