@@ -203,3 +203,24 @@ func MeasureOwn(t *testing.T, target string, p supply.Provider, opt Loop, own Ow
 	}
 	return rep, err
 }
+
+// MeasurePaths runs tg against the local provider's servers over paths
+// (compared with baseline; "" is TCP), 2 rounds of 200 ops, failing fast,
+// and returns the report and the run's error.
+func MeasurePaths(t *testing.T, tg *targets.Target, paths []drivers.Transport, baseline drivers.Transport) (*results.Report, error) {
+	t.Helper()
+	place, err := placement.Resolve("auto", "", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := supply.NewLocal()
+	p.ServerCPUs = place.Server
+	defer p.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	return pipeline.Run(ctx, pipeline.Plan{
+		Targets: []*targets.Target{tg}, Provider: p, ProviderName: "local", Placement: place,
+		Loop:  scenarios.Settings{N: 200, Warmup: 20, Rounds: 2, OpTimeout: 10 * time.Second, Seed: 1},
+		Reach: drivers.Reach, FailFast: true, Paths: paths, Baseline: baseline,
+	})
+}

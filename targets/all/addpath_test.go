@@ -1,19 +1,14 @@
 package all_test
 
 import (
-	"context"
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/dbsock/dbsock/drivers"
-	"github.com/dbsock/dbsock/internal/placement"
 	"github.com/dbsock/dbsock/internal/testutil"
-	"github.com/dbsock/dbsock/pipeline"
+	"github.com/dbsock/dbsock/pipeline/pipelinetest"
 	"github.com/dbsock/dbsock/results"
-	"github.com/dbsock/dbsock/scenarios"
-	"github.com/dbsock/dbsock/supply"
 	"github.com/dbsock/dbsock/targets"
 	"github.com/dbsock/dbsock/targets/targettest"
 )
@@ -69,18 +64,5 @@ func TestAPathIsAnEntryOfTheTable(t *testing.T) {
 // ops.
 func measure(t *testing.T, tg *targets.Target, path drivers.Transport) (*results.Report, error) {
 	t.Helper()
-	place, err := placement.Resolve("auto", "", "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := supply.NewLocal()
-	p.ServerCPUs = place.Server
-	defer p.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	return pipeline.Run(ctx, pipeline.Plan{
-		Targets: []*targets.Target{tg}, Provider: p, ProviderName: "local", Placement: place,
-		Loop:  scenarios.Settings{N: 200, Warmup: 20, Rounds: 2, OpTimeout: 10 * time.Second, Seed: 1},
-		Reach: drivers.Reach, FailFast: true, Paths: []drivers.Transport{drivers.TCP, drivers.Unix, path},
-	})
+	return pipelinetest.MeasurePaths(t, tg, []drivers.Transport{drivers.TCP, drivers.Unix, path}, "")
 }

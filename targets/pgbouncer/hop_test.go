@@ -1,19 +1,14 @@
 package pgbouncer_test
 
 import (
-	"context"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/dbsock/dbsock/drivers"
-	"github.com/dbsock/dbsock/internal/placement"
 	"github.com/dbsock/dbsock/internal/testutil"
-	"github.com/dbsock/dbsock/pipeline"
+	"github.com/dbsock/dbsock/pipeline/pipelinetest"
 	"github.com/dbsock/dbsock/reports"
 	"github.com/dbsock/dbsock/results"
-	"github.com/dbsock/dbsock/scenarios"
-	"github.com/dbsock/dbsock/supply"
 	"github.com/dbsock/dbsock/targets"
 	"github.com/dbsock/dbsock/targets/pgbouncer"
 	"github.com/dbsock/dbsock/targets/targettest"
@@ -26,20 +21,7 @@ var fourSides = []drivers.Transport{drivers.TCP, drivers.Unix, drivers.TCPHopTCP
 // baseline both legs on TCP.
 func measureHops(t *testing.T, tg *targets.Target) (*results.Report, error) {
 	t.Helper()
-	place, err := placement.Resolve("auto", "", "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := supply.NewLocal()
-	p.ServerCPUs = place.Server
-	defer p.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	return pipeline.Run(ctx, pipeline.Plan{
-		Targets: []*targets.Target{tg}, Provider: p, ProviderName: "local", Placement: place,
-		Loop:  scenarios.Settings{N: 200, Warmup: 20, Rounds: 2, OpTimeout: 10 * time.Second, Seed: 1},
-		Reach: drivers.Reach, FailFast: true, Paths: fourSides, Baseline: drivers.TCPHopTCP,
-	})
+	return pipelinetest.MeasurePaths(t, tg, fourSides, drivers.TCPHopTCP)
 }
 
 // TestFourSidesThroughPgBouncer: the four routes of two legs, each run's
