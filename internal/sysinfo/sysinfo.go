@@ -6,6 +6,7 @@ package sysinfo
 import (
 	"context"
 	"errors"
+	"github.com/dbsock/dbsock/internal/placement"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -65,6 +66,18 @@ type Environment struct {
 	FactsNs int64 `json:"host_facts_ns,omitempty"`
 }
 
+// numCPU is how many logical CPUs the run may place its processes on: the
+// machine's online CPUs that this process's cgroup allows, as placement
+// reads them, not runtime.NumCPU, which is the affinity dbsock inherited
+// (one CPU when started from a process pinned to one, though its
+// placement pins within all of them).
+func numCPU() int {
+	if cpus, err := placement.Available(); err == nil && len(cpus) > 0 {
+		return len(cpus)
+	}
+	return runtime.NumCPU()
+}
+
 // Collect reads the environment of this machine and process, with the
 // versions of the client libraries (module paths) compiled in.
 func Collect(libraries []string) Environment {
@@ -73,7 +86,7 @@ func Collect(libraries []string) Environment {
 		Arch:      runtime.GOARCH,
 		Kernel:    readTrim("/proc/sys/kernel/osrelease"),
 		CPUModel:  cpuModel(),
-		NumCPU:    runtime.NumCPU(),
+		NumCPU:    numCPU(),
 		GoVersion: runtime.Version(),
 		Drivers:   map[string]string{},
 		Governor:  readTrim("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor"),
