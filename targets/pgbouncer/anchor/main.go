@@ -1,4 +1,4 @@
-// Command hopanchor checks, with the field's own generator, what dbsock
+// Command anchor checks, with the field's own generator, what dbsock
 // says of PgBouncer's legs under load: pgbench -R through a PgBouncer in
 // front of PostgreSQL (started by dbsock's own local recipe, pinned as
 // dbsock pins its servers), over each of the four routes of two legs
@@ -8,13 +8,14 @@
 // over many connections; then the same with dbsock run pgbouncer. It is
 // run by hand, alone on the machine, as scripts/peers.sh is:
 //
-//	go run ./scripts/hopanchor                      # 3000/s over 16 connections, shared CPU 0
-//	go run ./scripts/hopanchor -server-cpu 1        # servers on CPU 1 (split)
+//	go run ./targets/pgbouncer/anchor                  # 3000/s over 16 connections, shared CPU 0
+//	go run ./targets/pgbouncer/anchor -server-cpu 1    # servers on CPU 1 (split)
 //
 // For each route it prints pgbench's p50 and p99 (from its per-transaction
 // log, -l: each transaction's time from its scheduled start under -R, the
 // schedule lag included, as dbsock's open-loop latencies count it) and the
-// rate reached, per round and as the median of rounds,
+// rate reached (its percentiles read from an HdrHistogram as dbsock reads
+// its own), per round and as the median of rounds,
 // and the ratios that answer which leg gains: each against both legs on
 // TCP. pgbench's transactions are one SELECT of a row by its primary key
 // from a table of 10,000 (extended protocol: PgBouncer 1.18 in
@@ -33,14 +34,15 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/jackc/pgx/v5"
 
 	"github.com/dbsock/dbsock/drivers"
+	"github.com/dbsock/dbsock/results"
 	"github.com/dbsock/dbsock/supply"
 	"github.com/dbsock/dbsock/targets"
 	_ "github.com/dbsock/dbsock/targets/all"
@@ -192,9 +194,8 @@ type result struct{ tps, p50, p99 float64 }
 
 // bench runs pgbench over r for s.secs and reads its per-transaction log.
 func (s settings) bench(ctx context.Context, srv *supply.Server, r route, work string) (result, error) {
-	host, port := "127.0.0.1", ""
-	tcp := srv.TCP().Address
-	port = tcp[strings.LastIndexByte(tcp, ':')+1:]
+	host, tcp := "127.0.0.1", srv.TCP().Address
+	port := tcp[strings.LastIndexByte(tcp, ':')+1:]
 	if r.client == drivers.Unix {
 		host = filepath.Dir(srv.Unix().Address)
 	}
@@ -202,70 +203,54 @@ func (s settings) bench(ctx context.Context, srv *supply.Server, r route, work s
 	if err := os.MkdirAll(logs, 0o700); err != nil {
 		return result{}, err
 	}
+	defer os.RemoveAll(logs)
 	args := []string{"-c", strconv.Itoa(s.clientCPU), s.pgbench, "-n", "-M", "extended", "-f", filepath.Join(work, "select.sql"),
 		"-h", host, "-p", port, "-U", srv.TCP().User, "-d", r.database,
 		"-c", strconv.Itoa(s.conns), "-j", strconv.Itoa(min(s.conns, 2)), "-R", strconv.Itoa(s.rate),
 		"-T", strconv.Itoa(int(s.secs.Seconds())), "-l", "--log-prefix", filepath.Join(logs, "pgbench")}
 	cmd := exec.CommandContext(ctx, s.tasksetBin, args...)
 	cmd.Env = append(os.Environ(), "PGPASSFILE="+filepath.Join(work, "pgpass"))
-	out, err := cmd.CombinedOutput()
-	if err != nil {
+	if out, err := cmd.CombinedOutput(); err != nil {
 		return result{}, fmt.Errorf("pgbench over %s: %v; it said:\n%s", r.name, err, out)
 	}
-	defer os.RemoveAll(logs)
-	lat, err := readLogs(logs)
-	if err != nil || len(lat) == 0 {
-		return result{}, fmt.Errorf("pgbench over %s: its log: %v (%d transactions)", r.name, err, len(lat))
+	h, err := readLogs(logs)
+	if err != nil || h.TotalCount() == 0 {
+		return result{}, fmt.Errorf("pgbench over %s: its log: %v (%d transactions)", r.name, err, h.TotalCount())
 	}
-	sort.Float64s(lat)
-	return result{tps: float64(len(lat)) / s.secs.Seconds(), p50: quantile(lat, 0.5), p99: quantile(lat, 0.99)}, nil
+	us := func(q float64) float64 { return float64(h.ValueAtQuantile(q)) / 1e3 }
+	return result{tps: float64(h.TotalCount()) / s.secs.Seconds(), p50: us(50), p99: us(99)}, nil
 }
 
-// readLogs reads the latencies (µs, the third field) of every
-// transaction line of pgbench's logs in dir, at most 50,000,000 of them.
-func readLogs(dir string) ([]float64, error) {
+// readLogs records the latency (µs, the third field) of every transaction
+// line of pgbench's logs in dir, at most 50,000,000 of them, in a histogram
+// of dbsock's (ns).
+func readLogs(dir string) (*hdrhistogram.Histogram, error) {
+	h := results.NewHistogram()
 	files, err := filepath.Glob(filepath.Join(dir, "pgbench*"))
 	if err != nil {
-		return nil, err
+		return h, err
 	}
-	var lat []float64
 	for _, f := range files {
 		fh, err := os.Open(f)
 		if err != nil {
-			return nil, err
+			return h, err
 		}
 		sc := bufio.NewScanner(io.LimitReader(fh, 4<<30))
-		for sc.Scan() && len(lat) < 50_000_000 {
+		for sc.Scan() && h.TotalCount() < 50_000_000 {
 			fields := strings.Fields(sc.Text())
 			if len(fields) < 3 {
 				continue
 			}
 			if v, err := strconv.ParseFloat(fields[2], 64); err == nil {
-				lat = append(lat, v)
+				_ = h.RecordValue(int64(v * 1e3)) // beyond the histogram's range: left out
 			}
 		}
 		fh.Close()
 		if err := sc.Err(); err != nil {
-			return nil, err
+			return h, err
 		}
 	}
-	return lat, nil
-}
-
-// quantile is the q-quantile of sorted xs, the nearest rank (Hyndman and
-// Fan's definition 1).
-func quantile(xs []float64, q float64) float64 {
-	i := int(q*float64(len(xs))+0.999999) - 1
-	return xs[max(0, min(i, len(xs)-1))]
-}
-
-func median(xs []float64) float64 {
-	s := slices.Clone(xs)
-	sort.Float64s(s)
-	if len(s)%2 == 1 {
-		return s[len(s)/2]
-	}
-	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+	return h, nil
 }
 
 // summarise prints each route's medians over rounds, and the ratios of
@@ -276,7 +261,7 @@ func summarise(res map[string][]result) {
 		for _, r := range res[name] {
 			xs = append(xs, f(r))
 		}
-		return median(xs)
+		return results.Median(xs)
 	}
 	p50 := func(r result) float64 { return r.p50 }
 	p99 := func(r result) float64 { return r.p99 }
