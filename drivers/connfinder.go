@@ -48,6 +48,11 @@ type Finder interface {
 	Close() error
 }
 
+// Anonymous is an optional capability of a Finder whose server shows no
+// name of a connection: it finds another process's connection as the one
+// new since Expect, so it cannot find it again once another has opened.
+type Anonymous interface{ Anonymous() }
+
 // SameAddr says whether two IP:PORT addresses, as a server or a client
 // library prints them ("[::1]:5432", "::1:5432", "127.0.0.1:5432"), are
 // the same.

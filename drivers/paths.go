@@ -42,7 +42,7 @@ const (
 	// positives beside the effects it measures.
 	TCP2 Transport = "tcp2"
 	// TCPHopTCP and UnixHopTCP are routes through a hop, a pooler in front
-	// of the server (PgBouncer): the client's leg to the hop over 127.0.0.1
+	// of the server: the client's leg to the hop over 127.0.0.1
 	// TCP or the hop's socket, and the hop's leg to the server behind it
 	// over 127.0.0.1 TCP. On tcp and unix such a hop reaches its server
 	// over the server's socket, so that the four routes of two legs are
@@ -143,15 +143,15 @@ var PathTable = []PathInfo{
 		Help:    "an A/A control: 127.0.0.1 TCP again, on connections of its own, compared with tcp like any path; a winner there is noise",
 		Network: "tcp", Repeats: TCP},
 	{Path: TCPHopTCP, Label: "TCP, hop TCP", Title: "TCP, hop on TCP", Phrase: "127.0.0.1 TCP to the hop, which reaches the server over 127.0.0.1 TCP",
-		Help:    "a target with a hop in front of its server (pgbouncer): 127.0.0.1 TCP to the hop, and the hop to the server over 127.0.0.1 TCP (on tcp and unix, over the server's socket)",
+		Help:    "a target with a hop in front of its server (--via): 127.0.0.1 TCP to the hop, and the hop to the server over 127.0.0.1 TCP (on tcp and unix, over the server's socket)",
 		Network: "tcp", Seen: TCP, Hop: TCP, Agent: true, Check: CheckLoopback, Absent: noHop},
 	{Path: UnixHopTCP, Label: "Unix, hop TCP", Title: "Unix, hop on TCP", Phrase: "the hop's Unix socket, the hop reaching the server over 127.0.0.1 TCP",
-		Help:    "a target with a hop in front of its server (pgbouncer): the hop's socket, and the hop to the server over 127.0.0.1 TCP",
+		Help:    "a target with a hop in front of its server (--via): the hop's socket, and the hop to the server over 127.0.0.1 TCP",
 		Network: "unix", Seen: Unix, Hop: TCP, Agent: true, Check: CheckSocket, Absent: noHop},
 }
 
 // noHop is why a server has no endpoint on a path with a hop's leg.
-const noHop = "only a target with a hop in front of its server serves it (pgbouncer, started by dbsock on this host: --provider local)"
+const noHop = "only a target with a hop in front of its server serves it, started by dbsock on this host (--via, --provider local)"
 
 // noRoutes is why a provider serves no path through Docker's networks.
 const noRoutes = "only the docker and compose providers serve it (a second container of the server on a bridge network)"

@@ -528,11 +528,11 @@ func (p Plan) providerServes() []error {
 	return why
 }
 
-// hopsServed says why a path with a hop's leg cannot be measured when no
-// target of the run has a hop in front of its server.
-// The PgBouncer dbsock starts locally is the one whose legs it knows: the
-// image's PostgreSQL listens on its socket only, and a pooler the user runs
-// has its own databases.
+// hopsServed says why a path with a hop's leg cannot be measured: no
+// target of the run has a hop in front of its server, or the provider is
+// not the local one. The hop dbsock starts on this host is the one whose
+// legs it knows: an image's server behind its hop, or a pooler the user
+// runs, may reach its server by another leg than the path names.
 func (p Plan) hopsServed() []error {
 	hop := slices.ContainsFunc(p.Targets, func(t *targets.Target) bool { return t.Hop })
 	var why []error
@@ -540,9 +540,9 @@ func (p Plan) hopsServed() []error {
 		switch {
 		case t.Info().Hop == "":
 		case !hop:
-			why = append(why, setting.Err("%s %s: only a target with a hop in front of its server (pgbouncer) has the %s path, and this run has none; add pgbouncer or leave %s out", setting.Paths, joinPaths(p.paths()), t, t))
+			why = append(why, setting.Err("%s %s: the %s path runs through a hop in front of the server, and no target of this run has one; use --via (%s) or leave %s out", setting.Paths, joinPaths(p.paths()), t, targets.HopPhrase(), t))
 		case p.ProviderName != "local":
-			why = append(why, setting.Err("%s %s with %s %s: the %s path is served by the PgBouncer dbsock starts on this host only; add %s local or leave %s out", setting.Paths, joinPaths(p.paths()), setting.Provider, cmp.Or(p.ProviderName, "auto"), t, setting.Provider, t))
+			why = append(why, setting.Err("%s %s with %s %s: the %s path is served by a hop dbsock starts on this host only; add %s local or leave %s out", setting.Paths, joinPaths(p.paths()), setting.Provider, cmp.Or(p.ProviderName, "auto"), t, setting.Provider, t))
 		}
 	}
 	return why

@@ -8,7 +8,7 @@ import (
 	"github.com/dbsock/dbsock/results"
 )
 
-// Routes through a hop (a pooler in front of the server, PgBouncer): each
+// Routes through a hop (a pooler in front of the server): each
 // route is two legs, and the question is which leg gains from the socket.
 // The table under the further paths says, for each comparison of two
 // routes through the hop, which leg moved and what it bought.

@@ -22,6 +22,11 @@ type External struct {
 	// ServerPIDs maps a target to the pid whose process tree is the server
 	// (--server-pid); without one, dbsock looks for the TCP listener.
 	ServerPIDs map[string]int
+	// Hops maps the command name of a hop a target of dbsock's is (a
+	// pooler, as /proc/PID/comm names it) to its product's name: found
+	// at an endpoint of another target, it is refused as any proxy is
+	// (checkListeners).
+	Hops map[string]string
 }
 
 // Pair is the two endpoints of one server; either may be empty when not given.
@@ -44,7 +49,7 @@ func (e *External) Supply(ctx context.Context, t Target) (*Server, error) {
 		}
 		return nil, setting.Err("external %s server: both transports are compared, so both endpoints are needed: %w", target, &MissingEndpoint{Target: target, Paths: []drivers.Transport{missing}})
 	}
-	warning, err := checkListeners(target, p.TCP, p.Unix)
+	warning, err := checkListeners(target, p.TCP, p.Unix, e.Hops)
 	if err != nil {
 		return nil, err
 	}

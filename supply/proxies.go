@@ -1,6 +1,7 @@
 package supply
 
 import (
+	"cmp"
 	"fmt"
 	"net"
 	"slices"
@@ -24,7 +25,7 @@ import (
 var proxies = map[string]string{
 	"haproxy": "HAProxy", "envoy": "Envoy", "nutcracker": "twemproxy", "twemproxy": "twemproxy",
 	"proxysql": "ProxySQL", "mysqlrouter": "MySQL Router", "maxscale": "MariaDB MaxScale",
-	"pgbouncer": "PgBouncer", "odyssey": "Odyssey", "pgcat": "PgCat", "pgpool": "Pgpool-II",
+	"odyssey": "Odyssey", "pgcat": "PgCat", "pgpool": "Pgpool-II",
 	"cloud-sql-proxy": "the Cloud SQL Auth Proxy", "cloud_sql_proxy": "the Cloud SQL Auth Proxy",
 	"alloydb-auth-pr": "the AlloyDB Auth Proxy", "socat": "socat", "stunnel4": "stunnel", "stunnel": "stunnel",
 	"nginx": "nginx", "traefik": "Traefik", "mcrouter": "mcrouter", "redis-cluster-p": "Redis Cluster Proxy",
@@ -62,18 +63,19 @@ func listenerOf(ep drivers.Endpoint) (listener, bool) {
 }
 
 // proxyOf says which proxy l is, or "" when its name is none of proxies
-// or is target's own server (PgBouncer is the pgbouncer target's).
-func (l listener) proxyOf(target string) string {
+// nor of hops (the hops that are targets of dbsock's), or is target's own
+// server (a hop measured as its own target).
+func (l listener) proxyOf(target string, hops map[string]string) string {
 	if l.name == "" || strings.EqualFold(l.name, target) {
 		return ""
 	}
-	return proxies[l.name]
+	return cmp.Or(proxies[l.name], hops[l.name])
 }
 
 // checkListeners refuses an endpoint of target's that a proxy serves, and
 // says when its TCP port and its socket are served by two processes
 // (neither below the other): then the run would compare two servers.
-func checkListeners(target string, tcp, unix drivers.Endpoint) (warning string, err error) {
+func checkListeners(target string, tcp, unix drivers.Endpoint, hops map[string]string) (warning string, err error) {
 	lt, okT := listenerOf(tcp)
 	lu, okU := listenerOf(unix)
 	for _, c := range []struct {
@@ -82,10 +84,10 @@ func checkListeners(target string, tcp, unix drivers.Endpoint) (warning string, 
 		ep   drivers.Endpoint
 		what string
 	}{{lu, okU, unix, "Unix socket"}, {lt, okT, tcp, "TCP address"}} {
-		if p := c.l.proxyOf(target); c.ok && p != "" {
+		if p := c.l.proxyOf(target, hops); c.ok && p != "" {
 			return "", fmt.Errorf("external %s: its %s %s is served by %s (pid %d, %s), which is %s, not the %s server: "+
 				"dbsock would time %s's route as the server's and read %s's CPU as the server's; give the server's own endpoint "+
-				"(a hop in front of a server is measured as the pgbouncer target: docs/paths.md)", target, c.what, c.ep.Address, c.l.name, c.l.pid, c.l.how, p, target, p, p)
+				"(a hop dbsock starts in front of a server is measured with --via: docs/paths.md)", target, c.what, c.ep.Address, c.l.name, c.l.pid, c.l.how, p, target, p, p)
 		}
 	}
 	if okT && okU && !related(lt.pid, lu.pid) {

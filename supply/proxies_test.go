@@ -107,8 +107,24 @@ func TestTwoListenersAreSaid(t *testing.T) {
 		defer srv.Stop(context.Background())
 		servers = append(servers, srv)
 	}
-	warning, err := checkListeners("redis", servers[0].TCP(), servers[1].Unix())
+	warning, err := checkListeners("redis", servers[0].TCP(), servers[1].Unix(), nil)
 	if err != nil || !strings.Contains(warning, "neither below the other: the two paths may reach two servers") {
 		t.Fatalf("warning %q, err %v", warning, err)
+	}
+}
+
+// TestHopsAreProxiesInFrontOfOthers: a hop that is a target of dbsock's
+// (given by External.Hops) is a proxy in front of another target, and the
+// server of its own.
+func TestHopsAreProxiesInFrontOfOthers(t *testing.T) {
+	hops := map[string]string{"pooler": "Pooler"}
+	for _, tc := range []struct {
+		name, target, want string
+	}{
+		{"pooler", "postgres", "Pooler"}, {"pooler", "pooler", ""}, {"haproxy", "redis", "HAProxy"}, {"redis-server", "redis", ""}, {"", "redis", ""},
+	} {
+		if got := (listener{name: tc.name}).proxyOf(tc.target, hops); got != tc.want {
+			t.Errorf("%s at %s's endpoint: %q, want %q", tc.name, tc.target, got, tc.want)
+		}
 	}
 }

@@ -43,6 +43,10 @@ type Target struct {
 	// Own marks dbsock's own servers (echo, grpc, http): they have no
 	// external endpoints.
 	Own bool
+	// InFrontOf, for a target whose server is a hop in front of another
+	// target's (supply.Target.Hop: a pooler), is that other target:
+	// "dbsock run InFrontOf --via Name" measures this one.
+	InFrontOf string
 	// Layer, when set, makes the target a layer of --explain's
 	// decomposition (results.LayerKernel, results.LayerRuntime).
 	Layer string
@@ -236,6 +240,43 @@ func List() []*Target {
 		return out[i].Name < out[j].Name
 	})
 	return out
+}
+
+// Hops lists the targets whose servers are hops in front of another
+// target's (InFrontOf), in report order.
+func Hops() []*Target {
+	var out []*Target
+	for _, t := range List() {
+		if t.Hop && t.InFrontOf != "" {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// HopProcesses maps each hop's command name (its target's name, as its
+// server's process is called) to its product's name, for the external
+// provider's search for proxies (supply.External.Hops).
+func HopProcesses() map[string]string {
+	out := map[string]string{}
+	for _, t := range Hops() {
+		product := t.Name
+		if t.Doctor != nil && t.Doctor.Name != "" {
+			product = t.Doctor.Name
+		}
+		out[t.Name] = product
+	}
+	return out
+}
+
+// HopPhrase names the hops for a sentence: "pgbouncer in front of
+// postgres", joined by ", ".
+func HopPhrase() string {
+	var out []string
+	for _, t := range Hops() {
+		out = append(out, t.Name+" in front of "+t.InFrontOf)
+	}
+	return strings.Join(out, ", ")
 }
 
 // Names lists the targets' names in report order.

@@ -127,10 +127,10 @@ func TestNewcomerErrors(t *testing.T) {
 	}{
 		{[]string{"run", "reddis"}, `unknown target "reddis" (did you mean redis?)`},
 		{[]string{"run", "redis", "--paths", "tcp,unxi"}, `"unxi" is not a path; use tcp, unix, tcp6, tls, published, bridge, service, pod, tcp2, tcp-tcp or unix-tcp (did you mean unix?)`},
-		{[]string{"run", "redis", "--paths", "tcp,unix,tcp-tcp"}, "--paths tcp,unix,tcp-tcp: only a target with a hop in front of its server (pgbouncer) has the tcp-tcp path, and this run has none; add pgbouncer or leave tcp-tcp out"},
-		{[]string{"run", "pgbouncer", "--provider", "docker", "--paths", "tcp,unix,unix-tcp"}, "--paths tcp,unix,unix-tcp with --provider docker: the unix-tcp path is served by the PgBouncer dbsock starts on this host only; add --provider local or leave unix-tcp out"},
+		{[]string{"run", "redis", "--paths", "tcp,unix,tcp-tcp"}, "--paths tcp,unix,tcp-tcp: the tcp-tcp path runs through a hop in front of the server, and no target of this run has one; use --via (pgbouncer in front of postgres) or leave tcp-tcp out"},
+		{[]string{"run", "pgbouncer", "--provider", "docker", "--paths", "tcp,unix,unix-tcp"}, "--paths tcp,unix,unix-tcp with --provider docker: the unix-tcp path is served by a hop dbsock starts on this host only; add --provider local or leave unix-tcp out"},
 		{[]string{"run", "redis", "--via", "pgbouncer"}, "--via pgbouncer stands in front of postgres only, not redis; run postgres alone with it"},
-		{[]string{"run", "postgres", "--via", "haproxy"}, `--via "haproxy" is not a hop dbsock can put in front of a server; use pgbouncer (in front of postgres)`},
+		{[]string{"run", "postgres", "--via", "haproxy"}, `--via "haproxy" is not a hop dbsock can put in front of a server; the hops: pgbouncer in front of postgres`},
 		{[]string{"run", "postgres", "--via", "pgbouncer", "--provider", "docker"}, "--via pgbouncer with --provider docker: dbsock measures the legs of a pgbouncer it starts on this host only; use --provider local"},
 		{[]string{"runn", "redis"}, `unknown command "runn" (did you mean run?)`},
 		{[]string{"mysql"}, `unknown command "mysql" for dbsock: mysql is a target: measure it with dbsock run mysql`},

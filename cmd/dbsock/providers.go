@@ -81,7 +81,7 @@ func (o *runOptions) newProvider(names []string, serverCPUs []int) (supply.Provi
 			}
 		}
 	}
-	external := &supply.External{Endpoints: pairs, ServerPIDs: pids}
+	external := &supply.External{Endpoints: pairs, ServerPIDs: pids, Hops: targets.HopProcesses()}
 	switch o.servers.provider {
 	case "local":
 		return local, nil

@@ -82,7 +82,7 @@ func (o *runOptions) bind(f *pflag.FlagSet) {
 	o.client.stacks = []string{"go"}
 	f.Var(&clientsValue{stacks: &o.client.stacks}, "clients", "the client stacks to measure each target from, separated by commas: go (dbsock's own Go drivers), "+agentStacksHelp()+" (an agent with that language's client library, installed at its first use, its connections verified on the server side), with :LIBRARY where a stack has several, "+
 		"or cmd:'COMMAND' for your own agent, which takes the rest of the value, commas and all (docs/agents.md: dbsock runs COMMAND with the target's name as its last argument; reports and thresholds name it cmd); repeatable; a stack without a library for a target is skipped and the report says why")
-	f.StringVar(&o.via, "via", "", "a hop in front of the server: pgbouncer (postgres --via pgbouncer: PostgreSQL through a PgBouncer dbsock starts, over the four routes of two legs, tcp-tcp, unix-tcp, tcp and unix, each compared with both legs on TCP; --provider local)")
+	f.StringVar(&o.via, "via", "", viaHelp())
 	f.StringVar(&o.baseline, "baseline", "tcp", "the path every other one is compared with, one of --paths: tcp (TCP on 127.0.0.1), or e.g. tls to ask what each path gains over a client's TLS connection")
 	f.StringArrayVar(&o.thresholds, "threshold", nil, "fail (exit 3) unless this holds after the run, e.g. 'redis.unix.p99<2ms', 'mysql.unix_speedup_p50>=1.0' or, with --paths tcp,tcp6,unix, 'redis.tcp6_speedup_p50.lo>=0.95'; with --clients, 'redis@python.unix_speedup_p50>=1.1' (or redis@cmd for a cmd: agent) checks one client stack's case; repeatable")
 	f.BoolVarP(&o.quiet, "quiet", "q", false, "print no progress lines on stderr")

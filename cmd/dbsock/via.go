@@ -2,17 +2,10 @@ package main
 
 import (
 	"slices"
-	"strings"
 
 	"github.com/dbsock/dbsock/drivers"
+	"github.com/dbsock/dbsock/targets"
 )
-
-// hops are what --via may put in front of a target's server: the hop's
-// name, the target it stands in front of, and the target that measures
-// the two together (its routes of two legs: drivers.PathInfo.Hop).
-var hops = map[string]struct{ front, target string }{
-	"pgbouncer": {front: "postgres", target: "pgbouncer"},
-}
 
 // hopPaths are the four routes of two legs, and the one with both on TCP
 // that --via compares the others with unless --paths or --baseline say
@@ -21,20 +14,27 @@ var hopPaths = []string{string(drivers.TCP), string(drivers.Unix), string(driver
 
 const hopBaseline = string(drivers.TCPHopTCP)
 
+// viaHelp is --via's help, naming the hops the targets register.
+func viaHelp() string {
+	return "a hop in front of the server: " + targets.HopPhrase() + "; TARGET --via HOP measures TARGET's server through a HOP dbsock starts " +
+		"over the four routes of two legs (tcp-tcp, unix-tcp, tcp and unix), each compared with both legs on TCP, from --provider local"
+}
+
 // applyVia is names with --via's hop put in front of the server it names:
-// postgres --via pgbouncer is the pgbouncer target over the four routes of
-// two legs, both on TCP the baseline, from the local provider (the one
-// that serves a hop's legs).
+// TARGET --via HOP is the HOP target (a hop in front of TARGET's server,
+// targets.Target.InFrontOf) over the four routes of two legs, both on TCP
+// the baseline, from the local provider (the one that serves a hop's
+// legs).
 func (o *runOptions) applyVia(names []string) ([]string, error) {
 	if o.via == "" {
 		return names, nil
 	}
-	h, ok := hops[o.via]
-	if !ok {
-		return nil, usagef("--via %q is not a hop dbsock can put in front of a server; use pgbouncer (in front of postgres)", o.via)
+	h, ok := targets.Lookup(o.via)
+	if !ok || !slices.Contains(targets.Hops(), h) {
+		return nil, usagef("--via %q is not a hop dbsock can put in front of a server; the hops: %s", o.via, targets.HopPhrase())
 	}
-	if i := slices.IndexFunc(names, func(n string) bool { return n != h.front }); i >= 0 {
-		return nil, usagef("--via %s stands in front of %s only, not %s; run %s alone with it", o.via, h.front, strings.Join(names[i:i+1], ""), h.front)
+	if i := slices.IndexFunc(names, func(n string) bool { return n != h.InFrontOf }); i >= 0 {
+		return nil, usagef("--via %s stands in front of %s only, not %s; run %s alone with it", o.via, h.InFrontOf, names[i], h.InFrontOf)
 	}
 	switch {
 	case !o.flags.Changed("provider"):
@@ -48,5 +48,5 @@ func (o *runOptions) applyVia(names []string) ([]string, error) {
 	if !o.flags.Changed("baseline") {
 		o.baseline = hopBaseline
 	}
-	return []string{h.target}, nil
+	return []string{h.Name}, nil
 }

@@ -38,6 +38,9 @@ type finder struct {
 	foundKV map[string]string
 }
 
+// Anonymous implements drivers.Anonymous: memcached names no connection.
+func (*finder) Anonymous() {}
+
 // Expect records the connections the server has now.
 func (f *finder) Expect(ctx context.Context, _ string) error {
 	conns, err := f.conns(ctx)

@@ -37,13 +37,14 @@ func init() {
 	targets.Register(targets.Target{
 		Target: supply.Target{Name: name, Recipe: recipe, SocketFlag: external.SocketFlag(name),
 			Serving: serving, Hop: true},
-		Order:    45,
-		Short:    "the postgres lookup through PgBouncer (transaction pooling) in front of PostgreSQL",
-		ServedBy: "PgBouncer with a PostgreSQL behind it (on its Unix socket where dbsock starts them), local, container or yours",
-		Library:  "github.com/jackc/pgx/v5",
-		Settings: func() targets.Settings { return DefaultSettings() },
-		Flags:    external.Flags(name),
-		Help:     postgres.Help(), // the postgres target's ops, through the pooler
+		Order:     45,
+		InFrontOf: postgres.Name,
+		Short:     "the postgres lookup through PgBouncer (transaction pooling) in front of PostgreSQL",
+		ServedBy:  "PgBouncer with a PostgreSQL behind it (on its Unix socket where dbsock starts them), local, container or yours",
+		Library:   "github.com/jackc/pgx/v5",
+		Settings:  func() targets.Settings { return DefaultSettings() },
+		Flags:     external.Flags(name),
+		Help:      postgres.Help(), // the postgres target's ops, through the pooler
 		Doctor: &targets.Doctor{
 			Name:      "PgBouncer",
 			WellKnown: []string{"/run/postgresql/.s.PGSQL.6432", "/var/run/postgresql/.s.PGSQL.6432", "/tmp/.s.PGSQL.6432"},

@@ -19,6 +19,7 @@ import (
 // (Database) are all called the same.
 const (
 	name     = "postgres"
+	Name     = name // the target's name, for the targets in front of it
 	server   = name
 	OSUser   = name
 	Database = name
