@@ -365,23 +365,33 @@ func noTLS(s *session, a *Agent) string {
 	return ""
 }
 
+// openTwo opens two connections over TCP for a check; done closes dbsock's
+// own connections that verified them.
+func (s *session) openTwo(ctx context.Context, a *Agent) (cs []*suiteConn, done func(), skip string, err error) {
+	done = func() {
+		for _, c := range cs {
+			c.f.Close()
+		}
+	}
+	for range 2 {
+		c, skip, err := s.open(ctx, a, drivers.TCP)
+		if err != nil || skip != "" {
+			return cs, done, skip, err
+		}
+		cs = append(cs, c)
+	}
+	return cs, done, "", nil
+}
+
 func checkToken(ctx context.Context, s *session) (string, string, error) {
 	a, err := s.agent(ctx)
 	if err != nil {
 		return "", "", err
 	}
-	var cs []*suiteConn
-	defer func() {
-		for _, c := range cs {
-			c.f.Close()
-		}
-	}()
-	for range 2 {
-		c, skip, err := s.open(ctx, a, drivers.TCP)
-		if err != nil || skip != "" {
-			return "", skip, err
-		}
-		cs = append(cs, c)
+	cs, done, skip, err := s.openTwo(ctx, a)
+	defer done()
+	if err != nil || skip != "" {
+		return "", skip, err
 	}
 	// Each is found again by its own token, the other one open beside it
 	// (a server that names no connection, drivers.Anonymous, found each

@@ -287,18 +287,10 @@ func checkLoads(ctx context.Context, s *session) (string, string, error) {
 	if err := h.CanLoad(2, false); err != nil {
 		return "", "not run: " + err.Error(), nil
 	}
-	var cs []*suiteConn
-	defer func() {
-		for _, c := range cs {
-			c.f.Close()
-		}
-	}()
-	for range 2 {
-		c, skip, err := s.open(ctx, a, drivers.TCP)
-		if err != nil || skip != "" {
-			return "", skip, err
-		}
-		cs = append(cs, c)
+	cs, done, skip, err := s.openTwo(ctx, a)
+	defer done()
+	if err != nil || skip != "" {
+		return "", skip, err
 	}
 	loads := []Load{{IDs: []string{cs[0].o.ID, cs[1].o.ID}, Keys: [][]any{s.keys(50), s.keys(50)}, Warmup: 5, ValueLength: s.sub.Driver.ValueSize()}}
 	said := "a closed loop of 2 × 50 ops"
