@@ -60,7 +60,7 @@ func wakeRoundTrip(a, b int) (float64, error) {
 		return 0, err
 	}
 	pinned := make(chan error, 1)
-	go onThread(func() { // the echo: ends when ping's write end closes
+	echoBack := goOnThread(func() { // the echo: ends when ping's write end closes
 		defer unix.Close(ping[0])
 		defer unix.Close(pong[1])
 		err := pinThread(b)
@@ -71,10 +71,11 @@ func wakeRoundTrip(a, b int) (float64, error) {
 	if err := <-pinned; err != nil { // nothing is written to a pipe nobody reads
 		unix.Close(ping[1])
 		unix.Close(pong[0])
+		waitBack(echoBack)
 		return 0, err
 	}
 	done := make(chan float64, 1)
-	go onThread(func() {
+	timerBack := goOnThread(func() {
 		defer unix.Close(pong[0])
 		defer unix.Close(ping[1])
 		best := 0.0
@@ -83,10 +84,39 @@ func wakeRoundTrip(a, b int) (float64, error) {
 		}
 		done <- best
 	})
-	if ns := <-done; ns > 0 {
+	ns := <-done
+	waitBack(echoBack, timerBack)
+	if ns > 0 {
 		return ns, nil
 	}
 	return 0, errors.New("the round trips could not be timed")
+}
+
+// goOnThread runs f on a thread of its own (onThread) in a goroutine, and
+// returns a channel closed once that thread is given back unpinned (never,
+// where it could not be).
+func goOnThread(f func()) <-chan struct{} {
+	back := make(chan struct{})
+	go func() {
+		onThread(f)
+		close(back)
+	}()
+	return back
+}
+
+// waitBack waits, 2 s at most, until the threads of a measurement are
+// given back: a measurement that returned with a thread still pinned let
+// the client's pinning record that thread's pinned CPUs as its own, and
+// put it back there when the run ended (the process left on one CPU).
+func waitBack(backs ...<-chan struct{}) {
+	limit := time.After(2 * time.Second)
+	for _, b := range backs {
+		select {
+		case <-b:
+		case <-limit:
+			return
+		}
+	}
 }
 
 // onThread runs f locked to one OS thread and gives the thread back with

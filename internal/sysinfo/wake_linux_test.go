@@ -1,6 +1,8 @@
 package sysinfo
 
 import (
+	"os"
+	"strconv"
 	"testing"
 
 	"golang.org/x/sys/unix"
@@ -25,5 +27,30 @@ func TestWakeRoundTripOnACPUNotThere(t *testing.T) {
 	}
 	if ns, err := wakeRoundTrip(cpu, cpu); err != nil || ns <= 0 {
 		t.Errorf("CPU %d: %v ns, %v", cpu, ns, err)
+	}
+}
+
+// TestWakeCostsGiveTheirThreadsBack: when wakeCosts returns, no thread of
+// the process is left pinned by it (a thread still pinned then was
+// recorded pinned by the client's pinning, which put it back there when
+// the run ended: the process was left on one CPU).
+func TestWakeCostsGiveTheirThreadsBack(t *testing.T) {
+	var want unix.CPUSet
+	if err := unix.SchedGetaffinity(0, &want); err != nil || want.Count() < 2 {
+		t.Skip("needs two CPUs")
+	}
+	for range 20 {
+		wakeCosts()
+		tasks, err := os.ReadDir("/proc/self/task")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, task := range tasks {
+			tid, _ := strconv.Atoi(task.Name())
+			var got unix.CPUSet
+			if unix.SchedGetaffinity(tid, &got) == nil && got != want {
+				t.Fatalf("thread %d left on %d CPUs after wakeCosts, want %d", tid, got.Count(), want.Count())
+			}
+		}
 	}
 }
