@@ -18,6 +18,11 @@
 # CLIENT=inprocess runs Go's client in dbsock's own process instead (one
 # process for the whole run), for the comparison.
 # EXTRA adds flags to every run (EXTRA="--placement split").
+# KEEP=DIR keeps each run's JSON there (run-N.json) for a closer look.
+# Each run's line gives the spread of its server instances' speedups
+# (within-run) beside the interval, and the share of the machine's CPU
+# time the hypervisor gave to others during the run (steal, from
+# /proc/stat): a run-level effect that no interval within one run sees.
 # It exits 1 when a coverage is below the goal.
 # Needs the local servers and the C stack (scripts/install-deps.sh
 # --with-stacks) and jq.
@@ -34,21 +39,28 @@ go build -o "$work/dbsock" ./cmd/dbsock
 db="$work/dbsock"
 failed=0
 
+# steal: the machine's steal and total jiffies so far, from /proc/stat.
+steal() { awk '$1 == "cpu" { t = 0; for (i = 2; i <= NF; i++) t += $i; print $9, t }' /proc/stat; }
+
 # rows FILE: target, stack, speedup, lo, hi, verdict, one line each.
 rows() {
   jq -r '.summary[] | (.comparisons[] | select(.path == "unix")) as $u |
     [(.target + (if (.placement // "") == "" then "" elif .placement == "same" then "/shared" else "/" + .placement end)), (if (.stack // "") == "" then "go" else .stack end), ($u.speedup_p50|tostring),
-     (($u.speedup_p50_ci.lo // 0)|tostring), (($u.speedup_p50_ci.hi // 0)|tostring), $u.verdict] | @tsv' "$1"
+     (($u.speedup_p50_ci.lo // 0)|tostring), (($u.speedup_p50_ci.hi // 0)|tostring), $u.verdict,
+     ((($u.instance_speedups // []) | min // 0)|tostring), ((($u.instance_speedups // []) | max // 0)|tostring)] | @tsv' "$1"
 }
 
 echo "== $runs runs of: dbsock run ${targets[*]} --provider local --clients go,c --client $client ${extra[*]}"
 for i in $(seq 1 "$runs"); do
   start=$(date +%s.%N)
+  read -r s0 t0 < <(steal)
   "$db" run "${targets[@]}" --provider local --clients go,c --client "$client" "${extra[@]}" -q --format json > "$work/run-$i.json"
   end=$(date +%s.%N)
-  echo "run $i ($(jq -r '(if ((.config.placements // []) | length) > 1 then ([.config.placements[] | .mode + ": client CPU " + .client_cpus + ", servers CPU " + .server_cpus] | join("; ")) else .config.placement.mode + ": client CPU " + .config.placement.client_cpus + ", servers CPU " + .config.placement.server_cpus end) + "; " + .environment.cpu_model' "$work/run-$i.json"), $(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.0f", b - a }') s):"
+  read -r s1 t1 < <(steal)
+  [ -n "${KEEP:-}" ] && mkdir -p "$KEEP" && cp "$work/run-$i.json" "$KEEP/run-$i.json"
+  echo "run $i ($(jq -r '(if ((.config.placements // []) | length) > 1 then ([.config.placements[] | .mode + ": client CPU " + .client_cpus + ", servers CPU " + .server_cpus] | join("; ")) else .config.placement.mode + ": client CPU " + .config.placement.client_cpus + ", servers CPU " + .config.placement.server_cpus end) + "; " + .environment.cpu_model' "$work/run-$i.json"), $(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.0f", b - a }') s, steal $(awk -v s="$((s1 - s0))" -v t="$((t1 - t0))" 'BEGIN { printf "%.2f", t > 0 ? 100 * s / t : 0 }')%):"
   rows "$work/run-$i.json" | tee -a "$work/all.tsv" |
-    awk -F'\t' '{ printf "  %-16s %-3s %.3f (95%% CI %.3f-%.3f)  %s\n", $1, $2, $3, $4, $5, $6 }'
+    awk -F'\t' '{ printf "  %-16s %-3s %.3f (95%% CI %.3f-%.3f; instances %.3f..%.3f)  %s\n", $1, $2, $3, $4, $5, $7, $8, $6 }'
   # Each run's Go and C verdicts, side by side.
   rows "$work/run-$i.json" | awk -F'\t' -v run="$i" '
     { d = ($6 ~ /^Unix faster/) ? "unix" : ($6 ~ /^TCP faster/) ? "tcp" : "none"; dir[$1, $2] = d; t[$1] = 1 }
