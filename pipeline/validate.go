@@ -530,9 +530,10 @@ func (p Plan) providerServes() []error {
 
 // hopsServed says why a path with a hop's leg cannot be measured: no
 // target of the run has a hop in front of its server, or the provider is
-// not the local one. The hop dbsock starts on this host is the one whose
-// legs it knows: an image's server behind its hop, or a pooler the user
-// runs, may reach its server by another leg than the path names.
+// not one that starts the hop itself: the local one, or docker for a hop
+// whose container names its legs. The hop dbsock starts is the one whose
+// legs it knows: a pooler the user runs may reach its server by another
+// leg than the path names.
 func (p Plan) hopsServed() []error {
 	hop := slices.ContainsFunc(p.Targets, func(t *targets.Target) bool { return t.Hop })
 	var why []error
@@ -541,11 +542,19 @@ func (p Plan) hopsServed() []error {
 		case t.Info().Hop == "":
 		case !hop:
 			why = append(why, setting.Err("%s %s: the %s path runs through a hop in front of the server, and no target of this run has one; use --via (%s) or leave %s out", setting.Paths, joinPaths(p.paths()), t, targets.HopPhrase(), t))
-		case p.ProviderName != "local":
-			why = append(why, setting.Err("%s %s with %s %s: the %s path is served by a hop dbsock starts on this host only; add %s local or leave %s out", setting.Paths, joinPaths(p.paths()), setting.Provider, cmp.Or(p.ProviderName, "auto"), t, setting.Provider, t))
+		case p.ProviderName != "local" && !(p.ProviderName == "docker" && containersServeHops(p.Targets)):
+			why = append(why, setting.Err("%s %s with %s %s: the %s path is served by a hop dbsock starts, on this host or in a container of its own; add %s local (or docker) or leave %s out", setting.Paths, joinPaths(p.paths()), setting.Provider, cmp.Or(p.ProviderName, "auto"), t, setting.Provider, t))
 		}
 	}
 	return why
+}
+
+// containersServeHops says whether every hop among ts names its legs in
+// its container (supply.Container.Hops), as the docker provider starts it.
+func containersServeHops(ts []*targets.Target) bool {
+	return !slices.ContainsFunc(ts, func(t *targets.Target) bool {
+		return t.Hop && (t.Container == nil || t.Container.Hops == nil)
+	})
 }
 
 func joinPaths(ts []drivers.Transport) string {

@@ -157,6 +157,9 @@ func (d *Docker) Supply(ctx context.Context, t Target) (*Server, error) {
 	if err := d.routes(ctx, t, image, srv, hostNet); err != nil {
 		return nil, errors.Join(err, srv.Stop(context.Background()))
 	}
+	if t.Container.Hops != nil {
+		t.Container.Hops(srv)
+	}
 	srv.SocketDir = d.hostPath(dir) // the report's: the host's directory
 	return srv, nil
 }

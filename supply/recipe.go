@@ -74,6 +74,11 @@ type Container struct {
 	// while the server is not up yet, and returns nil when the accounts
 	// already take the run's password (after a restart).
 	Rotate func(ctx context.Context, srv *Server, bootstrap map[string]string) error
+	// Hops, when set, names the legs of a hop's endpoints once its
+	// container is up (Target.Hop: a pooler in front of its server in the
+	// same container), and adds the endpoints of the paths with a hop's
+	// leg it serves. The docker provider calls it.
+	Hops func(srv *Server)
 	// Described, when set, is the description Spec comes from, which
 	// compose.yaml's service comes from too (Description.Recipe sets it).
 	Described *Description

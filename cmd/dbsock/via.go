@@ -17,7 +17,7 @@ const hopBaseline = string(drivers.TCPHopTCP)
 // viaHelp is --via's help, naming the hops the targets register.
 func viaHelp() string {
 	return "a hop in front of the server: " + targets.HopPhrase() + "; TARGET --via HOP measures TARGET's server through a HOP dbsock starts " +
-		"over the four routes of two legs (tcp-tcp, unix-tcp, tcp and unix), each compared with both legs on TCP, from --provider local"
+		"over the four routes of two legs (tcp-tcp, unix-tcp, tcp and unix), each compared with both legs on TCP, from --provider local (or docker where its image serves both legs)"
 }
 
 // applyVia is names with --via's hop put in front of the server it names:
@@ -39,8 +39,9 @@ func (o *runOptions) applyVia(names []string) ([]string, error) {
 	switch {
 	case !o.flags.Changed("provider"):
 		o.servers.provider = "local" // the one provider that serves the hop's legs
+	case o.servers.provider == "docker" && h.Container != nil && h.Container.Hops != nil:
 	case o.servers.provider != "local":
-		return nil, usagef("--via %s with --provider %s: dbsock measures the legs of a %s it starts on this host only; use --provider local", o.via, o.servers.provider, o.via)
+		return nil, usagef("--via %s with --provider %s: dbsock measures the legs of a %s it starts, on this host or in a container of its own; use --provider local%s", o.via, o.servers.provider, o.via, dockerToo(h))
 	}
 	if !o.flags.Changed("paths") {
 		o.paths = slices.Clone(hopPaths)
@@ -49,4 +50,12 @@ func (o *runOptions) applyVia(names []string) ([]string, error) {
 		o.baseline = hopBaseline
 	}
 	return []string{h.Name}, nil
+}
+
+// dockerToo is " or docker" where hop h's container names its legs.
+func dockerToo(h *targets.Target) string {
+	if h.Container != nil && h.Container.Hops != nil {
+		return " or docker"
+	}
+	return ""
 }

@@ -209,17 +209,32 @@ func MeasureOwn(t *testing.T, target string, p supply.Provider, opt Loop, own Ow
 // and returns the report and the run's error.
 func MeasurePaths(t *testing.T, tg *targets.Target, paths []drivers.Transport, baseline drivers.Transport) (*results.Report, error) {
 	t.Helper()
+	return MeasurePathsWith(t, tg, "local", paths, baseline)
+}
+
+// MeasurePathsWith is MeasurePaths with provider ("local" or "docker",
+// whose containers are pinned as the local servers are).
+func MeasurePathsWith(t *testing.T, tg *targets.Target, provider string, paths []drivers.Transport, baseline drivers.Transport) (*results.Report, error) {
+	t.Helper()
 	place, err := placement.Resolve("auto", "", "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := supply.NewLocal()
-	p.ServerCPUs = place.Server
+	var p supply.Provider
+	if provider == "local" {
+		l := supply.NewLocal()
+		l.ServerCPUs, p = place.Server, l
+	} else {
+		p = targettest.Provider(t, tg, provider, nil) // skips without its image, fails under testutil.RequireEnv
+		if d, ok := p.(*supply.Docker); ok {
+			d.ServerCPUs = place.Server
+		}
+	}
 	defer p.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	return pipeline.Run(ctx, pipeline.Plan{
-		Targets: []*targets.Target{tg}, Provider: p, ProviderName: "local", Placement: place,
+		Targets: []*targets.Target{tg}, Provider: p, ProviderName: provider, Placement: place,
 		Loop:  scenarios.Settings{N: 200, Warmup: 20, Rounds: 2, OpTimeout: 10 * time.Second, Seed: 1},
 		Reach: drivers.Reach, FailFast: true, Paths: paths, Baseline: baseline,
 	})

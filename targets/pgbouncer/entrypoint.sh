@@ -1,8 +1,13 @@
 #!/bin/sh
 # Starts PostgreSQL on its own Unix socket and PgBouncer in front of it
 # (transaction pooling), for dbsock's pgbouncer target:
-#   pgbouncer --listen ADDR --port PORT --socket-dir DIR [--tls-cert F --tls-key F]
+#   pgbouncer --listen ADDR --port PORT --socket-dir DIR [--tls-cert F --tls-key F] [--backend-tcp PGPORT]
 # With a certificate and key, PgBouncer serves TLS to the clients that ask.
+# With --backend-tcp, PostgreSQL listens on port PGPORT of 127.0.0.1 too
+# (the container's own, or the host's on its network: a free port dbsock
+# chose), and PgBouncer serves database DB_over_tcp over it: the hop's leg
+# on TCP (dbsock's tcp-tcp and unix-tcp paths); every other database it
+# reaches over PostgreSQL's socket.
 # PGBOUNCER_USER, PGBOUNCER_PASSWORD (or PGBOUNCER_PASSWORD_FILE, a file
 # holding it) and PGBOUNCER_DB name the account and database; the account
 # is PgBouncer's admin user too (SHOW CLIENTS). The password goes to initdb
@@ -10,7 +15,7 @@
 # Both servers run as the postgres user, as they must.
 set -eu
 case "${1:-}" in pgbouncer) shift ;; esac
-listen=127.0.0.1 port=6432 sockdir=/var/run/postgresql tlscert= tlskey=
+listen=127.0.0.1 port=6432 sockdir=/var/run/postgresql tlscert= tlskey= backendtcp= pgport=5432
 while [ $# -gt 0 ]; do
   case "$1" in
     --listen) listen=$2; shift 2 ;;
@@ -18,6 +23,7 @@ while [ $# -gt 0 ]; do
     --socket-dir) sockdir=$2; shift 2 ;;
     --tls-cert) tlscert=$2; shift 2 ;;
     --tls-key) tlskey=$2; shift 2 ;;
+    --backend-tcp) backendtcp=127.0.0.1 pgport=$2; shift 2 ;;
     *) shift ;;
   esac
 done
@@ -43,14 +49,16 @@ if [ ! -s "$PGDATA/PG_VERSION" ]; then
     { cat /tmp/initdb.log >&2; rm -f "$pwfile"; exit 1; }
   rm -f "$pwfile"
 fi
-# PostgreSQL listens on its socket only: PgBouncer is the one way in.
-as "$bin/postgres" -D "$PGDATA" -c listen_addresses= -c unix_socket_directories=/var/run/postgresql \
+# PostgreSQL listens on its socket only (and, with --backend-tcp, on
+# 127.0.0.1 for PgBouncer's hop over TCP): PgBouncer is the way in.
+as "$bin/postgres" -D "$PGDATA" -c listen_addresses="$backendtcp" -c port="$pgport" -c unix_socket_directories=/var/run/postgresql \
   -c max_connections=300 -c fsync=off &
 umask 077
 printf '"%s" "%s"\n' "$user" "$password" >/etc/dbsock/userlist.txt
 cat >/etc/dbsock/pgbouncer.ini <<INI
 [databases]
-* = host=/var/run/postgresql port=5432
+* = host=/var/run/postgresql port=$pgport
+$([ -z "$backendtcp" ] || echo "${db}_over_tcp = host=127.0.0.1 port=$pgport dbname=$db")
 [pgbouncer]
 listen_addr = $listen
 listen_port = $port

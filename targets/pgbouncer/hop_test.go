@@ -33,6 +33,29 @@ func TestFourSidesThroughPgBouncer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	checkFourSides(t, rep)
+}
+
+// TestFourSidesThroughPgBouncerInAContainer: the same through the docker
+// provider's container of PgBouncer and PostgreSQL, the client's leg over
+// its published port or its bind-mounted socket, the hop's over
+// PostgreSQL's socket or 127.0.0.1 inside the container.
+func TestFourSidesThroughPgBouncerInAContainer(t *testing.T) {
+	rep, err := pipelinetest.MeasurePathsWith(t, targettest.Lookup(t, name), "docker", fourSides, drivers.TCPHopTCP)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := rep.Targets[0].Provider; p != "docker" {
+		t.Fatalf("provider %q, want docker", p)
+	}
+	checkFourSides(t, rep)
+}
+
+// checkFourSides fails the test unless every run of rep was verified with
+// the hop's leg its path names, and its Markdown says which leg each
+// comparison moved.
+func checkFourSides(t *testing.T, rep *results.Report) {
+	t.Helper()
 	want := map[drivers.Transport]string{
 		drivers.TCP: "addr unix", drivers.Unix: "addr unix", drivers.TCPHopTCP: "addr 127.0.0.1", drivers.UnixHopTCP: "addr 127.0.0.1",
 	}

@@ -1,6 +1,9 @@
 package pgbouncer
 
 import (
+	"strconv"
+	"strings"
+
 	"github.com/dbsock/dbsock/drivers"
 	"github.com/dbsock/dbsock/supply"
 	"github.com/dbsock/dbsock/targets/postgres"
@@ -32,7 +35,7 @@ var description = supply.Description{
 		"127.0.0.1 and /sock. There is no official image: make images builds it.",
 	// There is no official image of PgBouncer: make images builds this one
 	// from Debian's packages.
-	Container: supply.Container{Image: "dbsock/pgbouncer:1.18", Offline: "dbsock/pgbouncer:1.18"},
+	Container: supply.Container{Image: "dbsock/pgbouncer:1.18", Offline: "dbsock/pgbouncer:1.18", Hops: containerHops},
 	Local:     localServer,
 }
 
@@ -52,11 +55,31 @@ const (
 	OverTCP = Database + "_over_tcp"
 )
 
-// containerArgs are dbsock/pgbouncer's arguments at a.
+// containerArgs are dbsock/pgbouncer's arguments at a. Started by the
+// docker provider, PostgreSQL listens on 127.0.0.1 too (the container's,
+// or on the host's network the host's, at a free port), for database
+// OverTCP (containerHops); compose.yaml's service reaches it over its
+// socket only. (Without a free port, which 127.0.0.1 always has, the
+// hop's TCP paths fail with PgBouncer's "no such database".)
 func containerArgs(a supply.At) []string {
 	args := []string{"--listen", a.Bind(","), "--port", a.Port, "--socket-dir", a.Dir}
+	if !a.Local() && !strings.HasPrefix(a.Bind(","), "$") { // compose.yaml's is a variable
+		if port, err := supply.FreePort4(); err == nil {
+			args = append(args, "--backend-tcp", strconv.Itoa(port))
+		}
+	}
 	if a.TLSPort != "" {
 		args = append(args, "--tls-cert", a.TLS.Cert, "--tls-key", a.TLS.Key)
 	}
 	return args
+}
+
+// containerHops names the hop's legs of the docker provider's container's
+// endpoints: its PgBouncer reaches PostgreSQL over PostgreSQL's socket in
+// the container, and for database OverTCP over 127.0.0.1 (the tcp-tcp and
+// unix-tcp paths).
+func containerHops(srv *supply.Server) {
+	tcp, unix := srv.TCP(), srv.Unix()
+	tcp.Hop, unix.Hop = drivers.Unix, drivers.Unix
+	srv.Set(tcp, unix, hopOverTCP(tcp, drivers.TCPHopTCP), hopOverTCP(unix, drivers.UnixHopTCP))
 }
