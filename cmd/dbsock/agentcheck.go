@@ -45,7 +45,7 @@ Exit status: 0 when no check failed, 1 when one did, 2 on bad input.`,
 	}
 	cmd.Flags().Var(&clientsValue{stacks: &stacks}, "clients",
 		"the agent to check: cmd:'COMMAND' for your own, which takes the rest of the value, commas and all, or a stack of dbsock's ("+strings.Join(pipeline.ClientStacks()[1:], ", ")+
-			"), STACK:LIBRARY for one of its libraries; several separated by commas; repeatable")
+			"), STACK:LIBRARY for one of its libraries, STACK:MODEL for one of its worker models (c:eventloop); several separated by commas; repeatable")
 	return cmd
 }
 
