@@ -9,6 +9,7 @@ package agents
 // over a user's agent.
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -46,6 +47,9 @@ type Subject struct {
 	// Declared is the stack.json the agent was started from, which its
 	// hello must agree with; nil for a user's agent.
 	Declared *stackfile.Stack
+	// Model is the worker model it was started in, which its hello must
+	// say ("" for its stack.json's default).
+	Model string
 	// Limits are how long the suite waits for the agent (ConformLimits
 	// when zero).
 	Limits Limits
@@ -284,8 +288,8 @@ func checkHello(ctx context.Context, s *session) (string, string, error) {
 	h := a.Hello()
 	said := fmt.Sprintf("%s, protocol %d", h, h.Protocol)
 	if h.Protocol < 2 {
-		if d := s.sub.Declared; d != nil && (d.Workers != "" || d.Connect) {
-			return "", "", fmt.Errorf("its hello speaks protocol 1, but its stack.json says it runs loads (workers %q) or the connect scenario (connect %v), which need protocol 2", d.Workers, d.Connect)
+		if d := s.sub.Declared; d != nil && (d.DefaultModel() != "" || d.Connect) {
+			return "", "", fmt.Errorf("its hello speaks protocol 1, but its stack.json says it runs loads (workers %q) or the connect scenario (connect %v), which need protocol 2", d.DefaultModel(), d.Connect)
 		}
 		return said + " (one connection at a time, closed loop)", "", nil
 	}
@@ -294,9 +298,10 @@ func checkHello(ctx context.Context, s *session) (string, string, error) {
 		return "", "", fmt.Errorf("started for %s, whose protocol family is %s: %w", s.sub.Target, s.lookup.Family, err)
 	}
 	if d := s.sub.Declared; d != nil {
+		want := cmp.Or(s.sub.Model, d.DefaultModel())
 		switch {
-		case d.Workers != c.Workers:
-			return "", "", fmt.Errorf("its hello says workers %q, its stack.json %q: they must agree", c.Workers, d.Workers)
+		case want != c.Workers:
+			return "", "", fmt.Errorf("its hello says workers %q, where it was started in its stack.json's %q: they must agree", c.Workers, want)
 		case d.Connect && s.sub.NoConnect == "" && !c.Connect:
 			return "", "", errors.New("its stack.json says connect, and its hello does not say it times the connect scenario (capabilities.connect)")
 		}

@@ -362,23 +362,30 @@ func checkExit(ctx context.Context, s *session) (string, string, error) {
 }
 
 // Claim is a target a stack's stack.json claims, with one of its
-// libraries for it.
+// libraries for it, in one of its worker models (Model "": its default).
 type Claim struct {
 	Stack, Target, Library string
+	Model                  string
 }
 
 // Name is the claim's stack as --clients names it: STACK, or
-// STACK:LIBRARY for a library other than the target's default.
+// STACK:LIBRARY for a library other than the target's default, then
+// :MODEL (ModelWord) for a worker model other than the stack's default.
 func (c Claim) Name(def string) string {
-	if c.Library == def {
-		return c.Stack
+	name := c.Stack
+	if c.Library != def {
+		name += ":" + c.Library
 	}
-	return c.Stack + ":" + c.Library
+	if c.Model != "" {
+		name += ":" + ModelWord(c.Model)
+	}
+	return name
 }
 
-// Claims are every (stack, target, library) the stack directories of the
-// agents directory dir ("" for Dir's) claim, read from their stack.json
-// files: each target that has libraries, with each of them, in the
+// Claims are every (stack, target, library, model) the stack directories
+// of the agents directory dir ("" for Dir's) claim, read from their
+// stack.json files: each target that has libraries, with each of them, in
+// its default worker model and each other model that runs it, in the
 // stacks' order, then the targets' names.
 func Claims(dir string) ([]Claim, error) {
 	c, err := load(dir)
@@ -390,6 +397,11 @@ func Claims(dir string) ([]Claim, error) {
 		for _, t := range targetsOf(s) {
 			for _, lib := range s.Targets[t].Libraries {
 				out = append(out, Claim{Stack: s.Name, Target: t, Library: lib})
+				for _, m := range s.AllModels()[min(1, len(s.AllModels())):] {
+					if s.ModelMissing(m, lib) == "" {
+						out = append(out, Claim{Stack: s.Name, Target: t, Library: lib, Model: m})
+					}
+				}
 			}
 		}
 	}

@@ -1,6 +1,7 @@
 package agents_test
 
 import (
+	"cmp"
 	"context"
 	"os"
 	"slices"
@@ -32,10 +33,10 @@ func TestConformance(t *testing.T) {
 	conformClaims(t, ".", claims, func(t *testing.T, c agents.Claim, rs []agents.Result) {
 		d := agents.Declared(".", c.Stack)
 		want := slices.Clone(mustPass)
-		if d.Workers != "" {
+		if d.DefaultModel() != "" {
 			want = append(want, "load")
 		}
-		if d.Connect && agents.NoConnect(".", c.Stack, c.Target) == "" {
+		if d.Connect && agents.NoConnect(".", c.Stack, c.Target) == "" && agents.ModelNoConnect(".", c.Stack, c.Model) == "" {
 			want = append(want, "connect")
 		}
 		if c.Target != "floor" && c.Target != "echo" {
@@ -76,13 +77,14 @@ func conformClaims(t *testing.T, dir string, claims []agents.Claim, check func(*
 					t.Fatal(err)
 				}
 				t.Run(c.Name(def), func(t *testing.T) {
-					spec, err := agents.For(dir, c.Stack, c.Target, c.Library)
+					spec, err := agents.ForModel(dir, c.Stack, c.Target, c.Library, c.Model)
 					if err != nil {
 						needStack(t, err)
 					}
 					d := agents.Declared(dir, c.Stack)
 					rs := agents.Conform(context.Background(), agents.Subject{Name: c.Name(def), Spec: spec, Target: name, Driver: driver, Rows: rows, Server: srv,
-						NoTLS: agents.NoTLS(dir, c.Stack, name, tt.Agents), NoConnect: agents.NoConnect(dir, c.Stack, name), Declared: &d})
+						NoTLS: agents.NoTLS(dir, c.Stack, name, tt.Agents), NoConnect: cmp.Or(agents.NoConnect(dir, c.Stack, name), agents.ModelNoConnect(dir, c.Stack, c.Model)),
+						Declared: &d, Model: c.Model})
 					if len(rs) != len(agents.Checks()) {
 						t.Fatalf("%d results for %d checks", len(rs), len(agents.Checks()))
 					}

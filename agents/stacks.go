@@ -17,6 +17,13 @@ import (
 // first use of a stack installs it into the cache (CacheDir), saying so on
 // stderr; the error says what is missing and how to get it.
 func For(dir, stack, target, library string) (Spec, error) {
+	return ForModel(dir, stack, target, library, "")
+}
+
+// ForModel is For with the stack's agent started in worker model model
+// ("" for its default: stackfile.Stack.ModelArgs), which must be one the
+// stack declares and runs library in (Model, ModelMissing).
+func ForModel(dir, stack, target, library, model string) (Spec, error) {
 	c, err := load(dir)
 	if err != nil {
 		return Spec{}, err
@@ -28,6 +35,12 @@ func For(dir, stack, target, library string) (Spec, error) {
 	lib, err := Library(dir, stack, target, library)
 	if err != nil {
 		return Spec{}, err
+	}
+	if model, err = Model(dir, stack, model); err != nil {
+		return Spec{}, err
+	}
+	if why := s.ModelMissing(model, lib); why != "" {
+		return Spec{}, fmt.Errorf("the %s agent's %s model does not run %s: %s", stack, model, lib, why)
 	}
 	if m := missingPackages(s.Libraries[lib]); len(m) > 0 {
 		return Spec{}, fmt.Errorf("the %s stack's %s needs Debian's %s, not installed here: as root, apt-get install %s (%s)",
@@ -41,6 +54,7 @@ func For(dir, stack, target, library string) (Spec, error) {
 	if err != nil {
 		return Spec{}, err
 	}
+	argv = append(argv, s.ModelArgs(model)...)
 	spec := Spec{Stack: stack, Argv: append(argv, target, lib)}
 	if u := s.Unpack; u != nil {
 		for name, dirs := range u.Env {

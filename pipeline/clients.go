@@ -11,6 +11,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"strings"
@@ -138,8 +139,12 @@ func (p Plan) validateClients() error {
 				setting.Clients, c, strings.Join(clientStacks(p.Client.AgentsDir), ", "))
 		case lang == GoClient && hasLib:
 			return setting.Err("%s %q: the go stack's library is each target's own driver; give go alone", setting.Clients, c)
-		case hasLib && !libraryName.MatchString(lib):
+		case hasLib && !libraryName.MatchString(lib) && !strings.Contains(lib, ":"):
 			return setting.Err("%s %q: %q is not a library's name (lower-case letters, digits, - and _)", setting.Clients, c, lib)
+		case hasLib:
+			if err := p.checkStackWords(c); err != nil {
+				return err
+			}
 		}
 		seen[c] = true
 	}
@@ -166,17 +171,20 @@ func (p Plan) validateAgentRun() error {
 	}
 	if slices.Contains(p.scenarios(), scenarios.Connect) {
 		for _, c := range p.Client.Stacks {
-			lang, _, _ := strings.Cut(c, ":")
+			lang, _, model := p.splitStack(c)
 			if lang != GoClient && lang != CmdClient && !agents.Declared(p.Client.AgentsDir, lang).Connect {
 				return refuse("the %s agent measures lookups on open connections only (its stack.json does not say connect): give %s %s for it",
 					lang, setting.Scenario, scenarios.PK)
+			}
+			if why := agents.ModelNoConnect(p.Client.AgentsDir, lang, model); why != "" {
+				return refuse("%s: %s, or give %s %s for it", c, why, setting.Scenario, scenarios.PK)
 			}
 		}
 	}
 	if p.atLoad() {
 		for _, c := range p.Client.Stacks {
 			lang, _, _ := strings.Cut(c, ":")
-			if lang != GoClient && lang != CmdClient && agents.Declared(p.Client.AgentsDir, lang).Workers == "" {
+			if lang != GoClient && lang != CmdClient && agents.Declared(p.Client.AgentsDir, lang).DefaultModel() == "" {
 				return refuse("the %s agent measures one connection at a time, closed loop (its stack.json names no workers): give %s 1 and leave out %s and %s for it",
 					lang, setting.Concurrency, setting.Rate, setting.Duration)
 			}
@@ -270,7 +278,7 @@ func (p Plan) validateMeasurable() error {
 // skipReason says why target t is not measured from client stack c, or
 // "" when it is.
 func (p Plan) skipReason(t *targets.Target, c string) string {
-	lang, lib, _ := strings.Cut(c, ":")
+	lang, lib, model := p.splitStack(c)
 	if lang == GoClient {
 		return ""
 	}
@@ -284,8 +292,12 @@ func (p Plan) skipReason(t *targets.Target, c string) string {
 	if lang == CmdClient {
 		return "" // the user's agent: what it can do, it says when it is asked
 	}
-	if _, err := agents.Library(p.Client.AgentsDir, lang, t.Name, lib); err != nil {
+	l, err := agents.Library(p.Client.AgentsDir, lang, t.Name, lib)
+	if err != nil {
 		return err.Error()
+	}
+	if why := agents.ModelMissing(p.Client.AgentsDir, lang, model, l); why != "" {
+		return "its " + model + " model does not run " + l + ": " + why
 	}
 	if why := agents.NoTLS(p.Client.AgentsDir, lang, t.Name, t.Agents); why != "" && p.baseline().Info().TLS {
 		return "its baseline, tls, is not measured from it: " + why
@@ -293,17 +305,46 @@ func (p Plan) skipReason(t *targets.Target, c string) string {
 	if why := agents.NoConnect(p.Client.AgentsDir, lang, t.Name); why != "" && slices.Contains(p.scenarios(), scenarios.Connect) {
 		return "the connect scenario is not timed from it: " + why
 	}
-	if _, err := p.agentSpec(lang, t.Name, lib); err != nil {
+	if _, err := p.agentSpec(c, t.Name); err != nil {
 		return err.Error()
 	}
 	return ""
 }
 
-func (p Plan) agentSpec(lang, target, lib string) (agents.Spec, error) {
+// agentSpec is the Spec of client stack c's agent for target.
+func (p Plan) agentSpec(c, target string) (agents.Spec, error) {
+	lang, lib, model := p.splitStack(c)
 	if lang == CmdClient {
 		return agents.Command(lib, target)
 	}
-	return agents.For(p.Client.AgentsDir, lang, target, lib)
+	return agents.ForModel(p.Client.AgentsDir, lang, target, lib, model)
+}
+
+// splitStack reads client stack c: its stack, its library ("" for each
+// target's default; a cmd: stack's command) and its worker model ("" for
+// its default: agents.SplitStack).
+func (p Plan) splitStack(c string) (lang, lib, model string) {
+	if lang, cmd, _ := strings.Cut(c, ":"); lang == CmdClient {
+		return lang, cmd, ""
+	}
+	return agents.SplitStack(p.Client.AgentsDir, c)
+}
+
+// checkStackWords refuses a stack whose words after its name are not a
+// library of it and a worker model it declares, naming those it has.
+func (p Plan) checkStackWords(c string) error {
+	lang, lib, model := p.splitStack(c)
+	d := agents.Declared(p.Client.AgentsDir, lang)
+	if _, ok := d.Libraries[lib]; lib == "" || ok {
+		return nil
+	}
+	_, err := agents.Model(p.Client.AgentsDir, lang, lib)
+	libs := slices.Sorted(maps.Keys(d.Libraries))
+	if model != "" || err == nil {
+		return setting.Err("%s %q: the %s stack has no library %q (it has %s)", setting.Clients, c, lang, lib, strings.Join(libs, ", "))
+	}
+	return setting.Err("%s %q: the %s stack has no library or worker model %q: %v; its libraries are %s", setting.Clients, c, lang, lib,
+		strings.TrimPrefix(err.Error(), fmt.Sprintf("the %s stack has no worker model %q: ", lang, lib)), strings.Join(libs, ", "))
 }
 
 // stackClient is one client stack a target is measured from: Go's drivers
@@ -390,8 +431,8 @@ func (p Plan) stackAgent(ctx context.Context, t *targets.Target, ti *results.Tar
 		fmt.Fprintf(p.log(), "dbsock: %s: not measured from %s: %s\n", t.Name, name, why)
 		return stackClient{}, true, nil
 	}
-	lang, lib, _ := strings.Cut(c, ":")
-	spec, err := p.agentSpec(lang, t.Name, lib)
+	lang, _, _ := strings.Cut(c, ":")
+	spec, err := p.agentSpec(c, t.Name)
 	if err != nil {
 		return stackClient{}, false, err
 	}

@@ -149,7 +149,7 @@ func TestCmdStackNamed(t *testing.T) {
 		}
 	}
 	for _, command := range []string{"true;", "/bin/cat #"} {
-		spec, err := Plan{}.agentSpec(CmdClient, "redis", command)
+		spec, err := Plan{}.agentSpec(CmdClient+":"+command, "redis")
 		if err != nil || len(spec.Argv) != 2 || spec.Argv[1] != "redis" || spec.Argv[0] == agents.Shell {
 			t.Errorf("cmd:%s: argv %q (%v); want its executable run with redis as its one argument", command, spec.Argv, err)
 		}

@@ -35,13 +35,19 @@ func caseStackLabel(r *results.Report, c results.Case) string {
 	return c.Stack
 }
 
-// shortStack is a stack's language alone ("PHP", "Go"), for a sentence.
+// shortStack is a stack's language ("PHP", "Go"), for a sentence, with
+// what --clients gave after it, a library or a worker model, where it
+// gave one ("C (eventloop)"): one stack told from another of its language.
 func shortStack(stack string) string {
-	lang, _, _ := strings.Cut(results.StackName(stack), ":")
-	if name, ok := languages[lang]; ok && lang != "cmd" {
-		return name
+	lang, rest, _ := strings.Cut(results.StackName(stack), ":")
+	name, ok := languages[lang]
+	if !ok || lang == "cmd" {
+		return lang
 	}
-	return lang
+	if rest != "" {
+		name += " (" + rest + ")"
+	}
+	return name
 }
 
 // pathGain names what gains: "the socket" for the Unix path, else the

@@ -197,12 +197,7 @@ func shortClients(r *results.Report) string {
 	}
 	var names []string
 	for _, c := range r.Config.Clients {
-		lang, _, _ := strings.Cut(c, ":")
-		name, ok := languages[lang]
-		if !ok || lang == "cmd" {
-			name = lang
-		}
-		names = append(names, name)
+		names = append(names, shortStack(c))
 	}
 	if len(names) == 1 {
 		return "a " + names[0] + " client"

@@ -10,7 +10,7 @@
 # with taskset to CPU, the CPU every client runs on too, and stops and
 # removes them on exit, on error and on Ctrl-C. Then ROUNDS times, for each
 # target in turn (dbsock first in odd rounds, the tool first in even ones):
-#   dbsock run TARGET --provider external --clients go,c --paths tcp,unix
+#   dbsock run TARGET --provider external --clients go,c[:MODEL] --paths tcp,unix
 #     --client-cpu CPU --n N --instances INSTANCES  (uniform keys, 10,000 rows)
 #   and the field's tool, CONNS connections in a closed loop (one client on
 #   one connection at the default), PEER_N ops over TCP and then PEER_N
@@ -25,7 +25,10 @@
 #     mysql     sysbench oltp_point_select --rand-type=uniform
 #               --table-size=10000 --threads=CONNS (column c: 120 bytes).
 #   With CONNS over 1, dbsock runs with --concurrency CONNS (closed loop,
-#   a goroutine per connection for Go, a thread per connection for C).
+#   a goroutine per connection for Go; for C the worker model MODEL:
+#   threads, a thread per connection, its default, or eventloop, one event
+#   loop driving every connection, as redis-benchmark's does, which runs
+#   hiredis and libpq: TARGETS is then "redis postgres").
 # It prints a table per target: each round's tool TCP/Unix ratio (its ops/s
 # over the socket over its ops/s over TCP: with one connection, the ratio
 # of mean latencies), dbsock's from its C and its Go stack (one connection:
@@ -38,11 +41,12 @@
 # CPU=0 SERVER_CPU=1 every client (dbsock's stacks and the tools) runs on
 # CPU 0 and every server on CPU 1, the placement dbsock calls split
 # (SERVER_CPU=CPU, the default, is shared).
-# Settings (environment): CPU=0, SERVER_CPU=CPU, ROUNDS=3, CONNS=1, REDIS_THREADS=1,
+# Settings (environment): CPU=0, SERVER_CPU=CPU, ROUNDS=3, CONNS=1, MODEL=threads, REDIS_THREADS=1,
 # N=3000 (dbsock's --n),
 # INSTANCES=9 (dbsock's --instances: on servers it did not start, fresh
 # connections), PEER_N=N*INSTANCES (the tool's ops per path: as many as
-# dbsock times per path), TARGETS="redis postgres mysql", TOLERANCE=10,
+# dbsock times per path), TARGETS="redis postgres mysql" ("redis postgres"
+# with MODEL=eventloop), TOLERANCE=10,
 # SERVER_USER=nobody (as root only), OUT=DIR (also keep dbsock's JSON
 # reports, the tools' outputs and the table's figures there). A smoke test:
 # N=2000 ROUNDS=1.
@@ -74,6 +78,8 @@ CPU="${CPU:-0}"
 SERVER_CPU="${SERVER_CPU:-$CPU}"
 ROUNDS="${ROUNDS:-3}"
 CONNS="${CONNS:-1}"
+# MODEL: the C stack's worker model at load (--clients c:MODEL).
+MODEL="${MODEL:-threads}"
 # redis-benchmark's threads: with one (the default, the field's usual
 # command) it multiplexes its connections in one event loop; with
 # REDIS_THREADS=CONNS it runs a thread per connection (--threads), the
@@ -90,7 +96,7 @@ CONNS="${CONNS:-1}"
 REDIS_THREADS="${REDIS_THREADS:-1}"
 N="${N:-3000}"
 INSTANCES="${INSTANCES:-9}"
-TARGETS="${TARGETS:-redis postgres mysql}"
+if [ "$MODEL" = eventloop ]; then TARGETS="${TARGETS:-redis postgres}"; else TARGETS="${TARGETS:-redis postgres mysql}"; fi
 TOLERANCE="${TOLERANCE:-10}"
 SERVER_USER="${SERVER_USER:-nobody}"
 OUT="${OUT:-}"
@@ -127,6 +133,10 @@ check_settings() {
   for v in $TARGETS; do
     case "$v" in redis | postgres | mysql) ;; *) bad "TARGETS=$TARGETS" "$v is none of: redis postgres mysql" ;; esac
   done
+  case "$MODEL" in threads | eventloop) ;; *) bad "MODEL=$MODEL" "want threads or eventloop, the C stack's worker models" ;; esac
+  if [ "$MODEL" = eventloop ] && [[ " $TARGETS " == *" mysql "* ]]; then
+    bad "MODEL=eventloop" "the C stack's event loop drives hiredis and libpq, not libmariadb: leave mysql out of TARGETS"
+  fi
   if [ -n "$OUT" ] && ! mkdir -p "$OUT" 2>/dev/null; then
     bad "OUT=$OUT" "cannot make this directory"
   fi
@@ -403,8 +413,9 @@ $(tail -n 15 "$work/pg-initdb.log")"
 
 # ---- one measurement each -----------------------------------------------
 
-# run_dbsock T ROUND: dbsock run T from its Go and C stacks on the server
-# started above; its JSON report to $work/T-ROUND.json.
+# run_dbsock T ROUND: dbsock run T from its Go and C stacks (the C stack in
+# worker model MODEL) on the server started above; its JSON report to
+# $work/T-ROUND.json.
 run_dbsock() {
   local t="$1" r="$2" flags=()
   case "$t" in
@@ -414,7 +425,7 @@ run_dbsock() {
     postgres) flags=(--postgres-addr "127.0.0.1:$PG_PORT" --postgres-socket-dir "$PG_SOCKDIR" --postgres-user bench
       --postgres-db postgres --postgres-password-file "$work/postgres.pw") ;;
   esac
-  if ! "$work/dbsock" run "$t" --provider external --clients go,c --paths tcp,unix --client-cpu "$CPU" \
+  if ! "$work/dbsock" run "$t" --provider external --clients "go,c:$MODEL" --paths tcp,unix --client-cpu "$CPU" \
     --concurrency "$CONNS" --server-pid "$t=${pids[$t]}" --n "$N" --instances "$INSTANCES" --rows "$ROWS" --keys uniform \
     -q --format json -o "$work/$t-$r.json" "${flags[@]}" 2>"$work/$t-$r.err"; then
     die "dbsock run $t failed (round $r):
@@ -509,7 +520,7 @@ report() {
     echo "(dbsock: speedup_mean of dbsock run TARGET --clients go,c --n $N --instances $INSTANCES; C vs tool: (C - tool) / tool)"
   else
     echo "Peers like for like: Unix/TCP ratio of throughput, $CONNS connections in a closed loop, clients on CPU $CPU, servers on CPU $SERVER_CPU"
-    echo "(dbsock: ops_per_sec Unix/TCP of dbsock run TARGET --clients go,c --concurrency $CONNS --n $N --instances $INSTANCES; C vs tool: (C - tool) / tool)"
+    echo "(dbsock: ops_per_sec Unix/TCP of dbsock run TARGET --clients go,c:$MODEL --concurrency $CONNS --n $N --instances $INSTANCES; C vs tool: (C - tool) / tool)"
     echo "(the us columns are 1e6 over each side's ops/s: the time per op of all $CONNS connections together)"
   fi
   for t in $TARGETS; do

@@ -6,7 +6,8 @@
  * library (backends.c), times each op of a block on CLOCK_MONOTONIC,
  * checks each value's length and returns each op's latency. A load
  * (protocol 2) runs many connections at once, a thread each, closed
- * loop or paced at an offered rate.
+ * loop or paced at an offered rate; with --workers event-loop, from one
+ * event loop in the agent's main thread (eventloop.c).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -19,44 +20,15 @@
 #include <sys/prctl.h>
 #include <time.h>
 
-#include "agent.h"
-
-/* MAX_CONNS is the most connections open at once; MAX_LOAD_CONNS the most
- * one load may have (the hello's max_connections). */
-#define MAX_CONNS 1024
-#define MAX_LOAD_CONNS 256
-/* MAX_LOAD_OPS is the most ops one load may do in all (dbsock sends at
- * most 100,000), MAX_WARMUP the most untimed ops per connection. */
-#define MAX_LOAD_OPS 1000000
-#define MAX_WARMUP 100000
-/* MAX_SPAN_NS bounds a load's interval, offsets and duration (an hour),
- * so that no due time overflows. */
-#define MAX_SPAN_NS ((int64_t)3600 * 1000000000)
-/* MAX_FAILS failed ops in a row end a connection's ops in a load. */
-#define MAX_FAILS 10
-/* ERR_ARENA is the room for one connection's error messages in a load;
- * WORKER_STACK a worker thread's stack. */
-#define ERR_ARENA (16 << 10)
-#define WORKER_STACK (1 << 20)
-
-static int64_t now_ns(void) {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
-struct slot {
-	char id[128];
-	const struct backend *b;
-	void *conn;
-	json_t *open; /* its open message, less the token: the connect scenario's
-	               * connections open with it, unnamed, as an application's */
-	struct thread *t; /* its worker thread, from its first load to its close */
-};
+#include "core.h"
 
 static struct slot conns[MAX_CONNS];
 
-static struct slot *find(const char *id) {
+/* event_loop: the agent runs its loads from one event loop (eventloop.c),
+ * started with --workers event-loop; else a thread per connection. */
+static int event_loop;
+
+struct slot *find(const char *id) {
 	for (int i = 0; i < MAX_CONNS; i++)
 		if (conns[i].conn && strcmp(conns[i].id, id) == 0)
 			return &conns[i];
@@ -134,18 +106,6 @@ static void do_open(const struct backend *started, json_t *m, const char *id) {
 	say(reply);
 }
 
-/* check_value: an op that succeeded (rc 0) but read no value, or one of
- * another length than want, is a failed op, its message in err. */
-static int check_value(int rc, long len, long want, char *err, size_t size) {
-	if (rc != 0 || len == want)
-		return rc;
-	if (len < 0)
-		snprintf(err, size, "no value");
-	else
-		snprintf(err, size, "value of %ld bytes, want %ld", len, want);
-	return -1;
-}
-
 /* op_on does one op on s: the lookup on its connection, or, in the connect
  * scenario, on a connection of its own opened with s's open message and
  * closed after it, as dbsock's Go client times it. *end is when it ended. */
@@ -172,9 +132,7 @@ static int op_on(struct slot *s, int connect, json_t *key, long *len, char *err,
 	return rc;
 }
 
-/* scenario_of reads a block's or a load's scenario: 1 for connect, 0 for
- * lookups on the connection, -1 (msg set) for another. */
-static int scenario_of(json_t *m, char *msg, size_t len) {
+int scenario_of(json_t *m, char *msg, size_t len) {
 	json_t *v = json_object_get(m, "scenario");
 	const char *sc = v && !json_is_null(v) ? json_string_value(v) : "";
 	if (sc && (!*sc || !strcmp(sc, "pk")))
@@ -231,32 +189,6 @@ static void do_block(json_t *m, const char *id) {
  * arrays allocated before it starts, and nothing is written until every
  * one is done. */
 
-struct load {
-	long warmup, want;
-	int connect; /* the connect scenario: each op on a connection of its own */
-	int64_t interval, duration, t0;
-	pthread_barrier_t warm, go;
-};
-
-struct op_error {
-	uint32_t index, at; /* at: the message's place in the part's arena */
-};
-
-/* A part is one connection's share of a load. */
-struct part {
-	struct load *load;
-	struct slot *s;
-	json_t *keys;
-	size_t nkeys;
-	int64_t offset;
-	size_t cap, n; /* the most ops, and those done */
-	int64_t *ns, *lag;
-	struct op_error *errs;
-	size_t nerr;
-	char *arena;
-	size_t used;
-};
-
 struct thread {
 	pthread_t th;
 	const struct backend *b;
@@ -265,34 +197,6 @@ struct thread {
 	struct part *job; /* the part to run; NULL when idle */
 	int quit;
 };
-
-static const char not_kept[] = "(its message not kept: this connection's errors filled 16 KiB)";
-
-static void sleep_until(int64_t t) {
-	struct timespec ts = {t / 1000000000, t % 1000000000};
-	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
-		;
-}
-
-/* keep_error keeps op j's error; a message the same as the error before's
- * is kept once. */
-static void keep_error(struct part *w, size_t j, const char *msg) {
-	struct op_error *e = &w->errs[w->nerr++];
-	e->index = (uint32_t)j;
-	if (w->nerr > 1 && strcmp(w->arena + e[-1].at, msg) == 0) {
-		e->at = e[-1].at;
-		return;
-	}
-	size_t len = strnlen(msg, 511);
-	if (w->used + len + 1 > ERR_ARENA) {
-		e->at = 0; /* not_kept */
-		return;
-	}
-	memcpy(w->arena + w->used, msg, len);
-	w->arena[w->used + len] = 0;
-	e->at = (uint32_t)w->used;
-	w->used += len + 1;
-}
 
 /* run runs part w on its connection, in its worker thread. */
 static void run(struct part *w) {
@@ -408,120 +312,38 @@ static void stop_thread(struct slot *s) {
 	s->t = NULL;
 }
 
-/* load_int reads m's integer k (absent or null: 0) into out: 0, or -1 with
- * msg set when it is not an integer from lo to hi. */
-static int load_int(json_t *m, const char *k, int64_t lo, int64_t hi, int64_t *out, char *msg, size_t n) {
-	json_t *v = json_object_get(m, k);
-	*out = 0;
-	if (!v || json_is_null(v))
-		return 0;
-	if (json_is_integer(v) && json_integer_value(v) >= lo && json_integer_value(v) <= hi) {
-		*out = json_integer_value(v);
-		return 0;
+/* run_threads runs a load's parts a thread per connection: "" or why it
+ * could not in msg. */
+static void run_threads(struct load *L, struct part *w, size_t n, char *msg, size_t len) {
+	for (size_t c = 0; c < n && !msg[0]; c++) {
+		int rc = w[c].s->t ? 0 : start_thread(w[c].s);
+		if (rc)
+			snprintf(msg, len, "load: could not start a thread for %.128s: %s", w[c].s->id, strerror(rc));
 	}
-	snprintf(msg, n, "load: %s must be an integer from %lld to %lld", k, (long long)lo, (long long)hi);
-	return -1;
-}
-
-/* load_plan checks a load and fills its parts (n of them): "" or what is
- * wrong with it in msg. */
-static void load_plan(json_t *m, struct load *L, struct part *w, size_t n, char *msg, size_t len) {
-	json_t *ids = json_object_get(m, "ids"), *keys = json_object_get(m, "keys"), *offs = json_object_get(m, "offsets_ns");
-	int64_t warmup, want, max_ops;
-	if (load_int(m, "warmup", 0, MAX_WARMUP, &warmup, msg, len) || load_int(m, "value_length", 0, INT32_MAX, &want, msg, len) ||
-	    load_int(m, "interval_ns", 0, MAX_SPAN_NS, &L->interval, msg, len) ||
-	    load_int(m, "duration_ns", 0, MAX_SPAN_NS, &L->duration, msg, len) || load_int(m, "max_ops", 0, MAX_LOAD_OPS, &max_ops, msg, len))
+	if (msg[0])
 		return;
-	L->warmup = (long)warmup, L->want = (long)want;
-	if ((L->connect = scenario_of(m, msg, len)) < 0)
-		return;
-	if (json_array_size(keys) != n) {
-		snprintf(msg, len, "load: %zu ids and %zu lists of keys: one list per id", n, json_array_size(keys));
-		return;
-	}
-	if (L->interval > 0 && offs && !json_is_null(offs) && json_array_size(offs) != n) {
-		snprintf(msg, len, "load: %zu ids and %zu offsets_ns: one offset per id", n, json_array_size(offs));
-		return;
-	}
-	if (L->duration > 0 && L->interval == 0 && max_ops == 0) {
-		snprintf(msg, len, "load: a closed loop for duration_ns needs max_ops, the most ops per connection");
-		return;
-	}
-	size_t total = 0;
+	pthread_barrier_init(&L->warm, NULL, (unsigned)n + 1);
+	pthread_barrier_init(&L->go, NULL, (unsigned)n + 1);
 	for (size_t c = 0; c < n; c++) {
-		const char *id = json_string_value(json_array_get(ids, c));
-		struct slot *s = id ? find(id) : NULL;
-		if (!s) {
-			snprintf(msg, len, "load: ids[%zu] %.128s is no open connection", c, id ? id : "(not a string)");
-			return;
-		}
-		for (size_t d = 0; d < c; d++)
-			if (w[d].s == s) {
-				snprintf(msg, len, "load: %.128s is given twice: a connection is run by one thread", id);
-				return;
-			}
-		w[c] = (struct part){.load = L, .s = s, .keys = json_array_get(keys, c)};
-		w[c].nkeys = json_array_size(w[c].keys);
-		if (w[c].nkeys == 0) {
-			snprintf(msg, len, "load: no keys for %.128s", id);
-			return;
-		}
-		if (L->interval > 0 && offs && !json_is_null(offs)) {
-			json_t *o = json_array_get(offs, c);
-			if (!json_is_integer(o) || json_integer_value(o) < 0 || json_integer_value(o) > MAX_SPAN_NS) {
-				snprintf(msg, len, "load: offsets_ns[%zu] must be an integer from 0 to %lld", c, (long long)MAX_SPAN_NS);
-				return;
-			}
-			w[c].offset = json_integer_value(o);
-		}
-		size_t cap = w[c].nkeys;
-		if (L->duration > 0) {
-			cap = (size_t)max_ops;
-			if (L->interval > 0) { /* the ops due before T0 + duration */
-				int64_t room = L->duration - w[c].offset;
-				size_t due = room > 0 ? (size_t)((room + L->interval - 1) / L->interval) : 0;
-				if (max_ops == 0 || due < cap)
-					cap = due;
-			}
-		}
-		w[c].cap = cap;
-		total += cap > MAX_LOAD_OPS ? MAX_LOAD_OPS + 1 : cap;
-		if (total > MAX_LOAD_OPS) {
-			snprintf(msg, len, "load: over %d ops in all; split it", MAX_LOAD_OPS);
-			return;
-		}
+		struct thread *t = w[c].s->t;
+		pthread_mutex_lock(&t->mu);
+		t->job = &w[c];
+		pthread_cond_signal(&t->cv);
+		pthread_mutex_unlock(&t->mu);
 	}
-}
-
-static void load_free(struct part *w, size_t n) {
-	for (size_t c = 0; c < n; c++) {
-		free(w[c].ns);
-		free(w[c].lag);
-		free(w[c].errs);
-		free(w[c].arena);
+	pthread_barrier_wait(&L->warm);
+	/* T0: far enough ahead that every thread is asleep, waiting for it. */
+	L->t0 = now_ns() + 2000000 + 20000 * (int64_t)n;
+	pthread_barrier_wait(&L->go);
+	for (size_t c = 0; c < n; c++) { /* each part's thread is done with it, and with the barriers */
+		struct thread *t = w[c].s->t;
+		pthread_mutex_lock(&t->mu);
+		while (t->job)
+			pthread_cond_wait(&t->idle, &t->mu);
+		pthread_mutex_unlock(&t->mu);
 	}
-	free(w);
-}
-
-/* load_alloc allocates and touches each part's arrays: "" or what failed in msg. */
-static void load_alloc(struct load *L, struct part *w, size_t n, char *msg, size_t len) {
-	for (size_t c = 0; c < n; c++) {
-		size_t cap = w[c].cap ? w[c].cap : 1;
-		w[c].ns = malloc(cap * sizeof *w[c].ns);
-		w[c].lag = L->interval > 0 ? malloc(cap * sizeof *w[c].lag) : NULL;
-		w[c].errs = malloc(cap * sizeof *w[c].errs);
-		w[c].arena = malloc(ERR_ARENA);
-		if (!w[c].ns || (L->interval > 0 && !w[c].lag) || !w[c].errs || !w[c].arena) {
-			snprintf(msg, len, "load: out of memory for %zu ops", cap);
-			return;
-		}
-		/* Touched now, not in the timed part. */
-		memset(w[c].ns, 0, cap * sizeof *w[c].ns);
-		if (w[c].lag)
-			memset(w[c].lag, 0, cap * sizeof *w[c].lag);
-		memcpy(w[c].arena, not_kept, sizeof not_kept);
-		w[c].used = sizeof not_kept;
-	}
+	pthread_barrier_destroy(&L->warm);
+	pthread_barrier_destroy(&L->go);
 }
 
 static void do_load(json_t *m) {
@@ -543,38 +365,15 @@ static void do_load(json_t *m) {
 	load_plan(m, &L, w, n, msg, sizeof msg);
 	if (!msg[0])
 		load_alloc(&L, w, n, msg, sizeof msg);
-	for (size_t c = 0; c < n && !msg[0]; c++) {
-		int rc = w[c].s->t ? 0 : start_thread(w[c].s);
-		if (rc)
-			snprintf(msg, sizeof msg, "load: could not start a thread for %.128s: %s", w[c].s->id, strerror(rc));
-	}
+	if (!msg[0] && event_loop)
+		ev_load(&L, w, n, msg, sizeof msg);
+	else if (!msg[0])
+		run_threads(&L, w, n, msg, sizeof msg);
 	if (msg[0]) {
 		fail(first, msg);
 		load_free(w, n);
 		return;
 	}
-	pthread_barrier_init(&L.warm, NULL, (unsigned)n + 1);
-	pthread_barrier_init(&L.go, NULL, (unsigned)n + 1);
-	for (size_t c = 0; c < n; c++) {
-		struct thread *t = w[c].s->t;
-		pthread_mutex_lock(&t->mu);
-		t->job = &w[c];
-		pthread_cond_signal(&t->cv);
-		pthread_mutex_unlock(&t->mu);
-	}
-	pthread_barrier_wait(&L.warm);
-	/* T0: far enough ahead that every thread is asleep, waiting for it. */
-	L.t0 = now_ns() + 2000000 + 20000 * (int64_t)n;
-	pthread_barrier_wait(&L.go);
-	for (size_t c = 0; c < n; c++) { /* each part's thread is done with it, and with the barriers */
-		struct thread *t = w[c].s->t;
-		pthread_mutex_lock(&t->mu);
-		while (t->job)
-			pthread_cond_wait(&t->idle, &t->mu);
-		pthread_mutex_unlock(&t->mu);
-	}
-	pthread_barrier_destroy(&L.warm);
-	pthread_barrier_destroy(&L.go);
 	json_t *results = json_array();
 	for (size_t c = 0; c < n; c++) {
 		json_t *ns = json_array(), *errors = json_array();
@@ -641,22 +440,44 @@ static void hello(const struct backend *b) {
 	json_t *fams = json_array();
 	for (size_t i = 0; i < nf; i++)
 		json_array_append_new(fams, json_string(f[i]));
-	json_t *caps = json_pack("{s:o, s:b, s:s, s:b, s:i, s:b}", "families", fams, "tls", b->tls, "workers", "threads", "open_loop", 1,
-		"max_connections", MAX_LOAD_CONNS, "connect", 1);
+	json_t *caps = json_pack("{s:o, s:b, s:s, s:b, s:i, s:b}", "families", fams, "tls", b->tls, "workers", event_loop ? "event-loop" : "threads",
+		"open_loop", 1, "max_connections", MAX_LOAD_CONNS, "connect", !event_loop);
 	say(json_pack("{s:s, s:i, s:s, s:s, s:s, s:s, s:s*, s:s*, s:o}", "type", "hello", "protocol", 2, "language", "c",
 		"runtime_version", cc, "library", b->library, "library_version", b->version(),
 		"mode", !strcmp(b->library, "hiredis") ? "resp2" : !strcmp(b->library, "libpq") || !strcmp(b->library, "libmariadb") ? "prepared" : NULL,
 		"unprepared_mode", !strcmp(b->library, "libpq") ? "exec" : NULL, "capabilities", caps));
 }
 
+/* worker_model reads --workers MODEL before the target: 0, or -1 having
+ * said why on stderr. */
+static int worker_model(int *argc, char ***argv) {
+	if (*argc < 3 || strcmp((*argv)[1], "--workers") != 0)
+		return 0;
+	const char *model = (*argv)[2];
+	if (strcmp(model, "event-loop") == 0)
+		event_loop = 1;
+	else if (strcmp(model, "threads") != 0) {
+		fprintf(stderr, "dbsock-agent: no worker model %s: give --workers threads or --workers event-loop\n", model);
+		return -1;
+	}
+	*argc -= 2, *argv += 2;
+	return 0;
+}
+
 int main(int argc, char **argv) {
+	if (worker_model(&argc, &argv) < 0)
+		return 2;
 	if (argc < 2 || argc > 3) {
-		fprintf(stderr, "usage: dbsock-agent TARGET [LIBRARY]\n");
+		fprintf(stderr, "usage: dbsock-agent [--workers threads|event-loop] TARGET [LIBRARY]\n");
 		return 2;
 	}
 	const struct backend *b = backend_for(argv[1], argc == 3 ? argv[2] : "");
 	if (!b) {
 		fprintf(stderr, "dbsock-agent: no library %s for target %s in this build\n", argc == 3 ? argv[2] : "(default)", argv[1]);
+		return 2;
+	}
+	if (event_loop && !b->send) {
+		fprintf(stderr, "dbsock-agent: %s has no asynchronous API this agent's event loop drives: run it with --workers threads\n", b->library);
 		return 2;
 	}
 	hello(b);

@@ -26,6 +26,19 @@ struct backend {
 	 * called by each worker thread of a load before and after its ops. */
 	void (*thread_init)(void);
 	void (*thread_end)(void);
+	/* The event-loop model's calls (eventloop.c), NULL where the library
+	 * has no asynchronous API. nonblock puts the connection in (on 1) or
+	 * out of (on 0) non-blocking mode and returns its socket, or -1 with
+	 * err set. send starts the lookup of key, and flush writes what it
+	 * could not yet: each returns 1 while output waits for the socket to
+	 * be writable (then flush), 0 once it is all written, -1 with err set.
+	 * recv reads what the socket has: 1 once the lookup is answered, with
+	 * *len its value's length (-1 for none), 0 while it is not, -1 with
+	 * err set when it failed. */
+	int (*nonblock)(void *c, int on, char *err, size_t errlen);
+	int (*send)(void *c, json_t *key, char *err, size_t errlen);
+	int (*flush)(void *c, char *err, size_t errlen);
+	int (*recv)(void *c, long *len, char *err, size_t errlen);
 };
 
 /* The ping-pong of dbsock's own servers (floor, echo) through libc (libc.c). */

@@ -3,9 +3,13 @@
  * (mysql), libmemcached (memcached), and libc for dbsock's own servers
  * (floor, echo: libc.c). Each opens one connection as the open message
  * says, makes the server see its token, prepares the lookup once where the
- * library can, and does one lookup per op.
+ * library can, and does one lookup per op: a blocking call, or, for the
+ * event-loop model, its library's asynchronous calls on a non-blocking
+ * socket (hiredis and libpq).
  */
 #define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -129,11 +133,68 @@ static int redis_op(void *conn, json_t *key, long *len, char *err, size_t errlen
 
 static void redis_close(void *c) { redisFree(c); }
 
+/* hiredis without its blocking flag reads and writes what the socket
+ * takes, and leaves the rest for later (redisBufferWrite, redisBufferRead). */
+static int redis_nonblock(void *conn, int on, char *err, size_t errlen) {
+	redisContext *c = conn;
+	int fl = fcntl(c->fd, F_GETFL);
+	if (fl < 0 || fcntl(c->fd, F_SETFL, on ? fl | O_NONBLOCK : fl & ~O_NONBLOCK) < 0) {
+		snprintf(err, errlen, "fcntl O_NONBLOCK: %s", strerror(errno));
+		return -1;
+	}
+	if (on)
+		c->flags &= ~REDIS_BLOCK;
+	else
+		c->flags |= REDIS_BLOCK;
+	return c->fd;
+}
+
+static int redis_flush(void *conn, char *err, size_t errlen) {
+	redisContext *c = conn;
+	int done = 0;
+	if (redisBufferWrite(c, &done) != REDIS_OK) {
+		snprintf(err, errlen, "%s", c->errstr);
+		return -1;
+	}
+	return done ? 0 : 1;
+}
+
+static int redis_send(void *conn, json_t *key, char *err, size_t errlen) {
+	redisContext *c = conn;
+	char buf[32];
+	if (redisAppendCommand(c, "GET %s", key_text(key, buf, sizeof buf)) != REDIS_OK) {
+		snprintf(err, errlen, "%s", c->errstr);
+		return -1;
+	}
+	return redis_flush(conn, err, errlen);
+}
+
+static int redis_recv(void *conn, long *len, char *err, size_t errlen) {
+	redisContext *c = conn;
+	redisReply *r = NULL;
+	if (redisBufferRead(c) != REDIS_OK || redisGetReplyFromReader(c, (void **)&r) != REDIS_OK) {
+		snprintf(err, errlen, "%s", c->errstr);
+		return -1;
+	}
+	if (!r)
+		return 0;
+	int rc = 1;
+	if (r->type == REDIS_REPLY_ERROR) {
+		snprintf(err, errlen, "%s", r->str);
+		rc = -1;
+	}
+	*len = r->type == REDIS_REPLY_STRING ? (long)r->len : -1;
+	freeReplyObject(r);
+	return rc;
+}
+
 /* libpq */
 
 struct pg {
 	PGconn *c;
 	char *statement; /* the lookup, when it is not prepared (NULL: prepared) */
+	long len;        /* the event-loop model's op: its value's length */
+	int failed;      /* and whether a result of it was an error */
 };
 
 static const char *libpq_version(void) {
@@ -203,6 +264,63 @@ static int pg_op(void *conn, json_t *key, long *len, char *err, size_t errlen) {
 	}
 	PQclear(r);
 	return rc;
+}
+
+/* libpq's asynchronous calls: PQsend* and PQflush on a non-blocking
+ * connection, PQconsumeInput and PQgetResult until it has no more. */
+static int pg_nonblock(void *conn, int on, char *err, size_t errlen) {
+	struct pg *p = conn;
+	if (PQsetnonblocking(p->c, on) != 0) {
+		snprintf(err, errlen, "PQsetnonblocking: %s", PQerrorMessage(p->c));
+		return -1;
+	}
+	return PQsocket(p->c);
+}
+
+static int pg_flush(void *conn, char *err, size_t errlen) {
+	struct pg *p = conn;
+	int rc = PQflush(p->c);
+	if (rc < 0)
+		snprintf(err, errlen, "%s", PQerrorMessage(p->c));
+	return rc;
+}
+
+static int pg_send(void *conn, json_t *key, char *err, size_t errlen) {
+	struct pg *p = conn;
+	char buf[32];
+	const char *param = key_text(key, buf, sizeof buf);
+	int ok = p->statement ? PQsendQueryParams(p->c, p->statement, 1, NULL, &param, NULL, NULL, 0)
+	                      : PQsendQueryPrepared(p->c, "dbsock_lookup", 1, &param, NULL, NULL, 0);
+	if (!ok) {
+		snprintf(err, errlen, "%s", PQerrorMessage(p->c));
+		return -1;
+	}
+	p->len = -1;
+	p->failed = 0;
+	return pg_flush(conn, err, errlen);
+}
+
+static int pg_recv(void *conn, long *len, char *err, size_t errlen) {
+	struct pg *p = conn;
+	if (!PQconsumeInput(p->c)) {
+		snprintf(err, errlen, "%s", PQerrorMessage(p->c));
+		return -1;
+	}
+	while (!PQisBusy(p->c)) {
+		PGresult *r = PQgetResult(p->c);
+		if (!r) { /* the op's last result is in */
+			*len = p->len;
+			return p->failed ? -1 : 1;
+		}
+		if (PQresultStatus(r) != PGRES_TUPLES_OK && !p->failed) {
+			snprintf(err, errlen, "%s", PQresultErrorMessage(r));
+			p->failed = 1;
+		} else if (PQresultStatus(r) == PGRES_TUPLES_OK) {
+			p->len = PQntuples(r) > 0 && !PQgetisnull(r, 0, 0) ? PQgetlength(r, 0, 0) : -1;
+		}
+		PQclear(r);
+	}
+	return 0;
 }
 
 static void pg_close(void *conn) {
@@ -371,12 +489,16 @@ static void mc_close(void *c) { memcached_free(c); }
 static void my_thread_init(void) { mysql_thread_init(); }
 static void my_thread_end(void) { mysql_thread_end(); }
 
-#define BACKEND(t, l, f, tls_, v, o, op_, c) {.target = t, .library = l, .family = f, .tls = tls_, .version = v, .open = o, .op = op_, .close = c}
+#define FIELDS(t, l, f, tls_, v, o, op_, c) .target = t, .library = l, .family = f, .tls = tls_, .version = v, .open = o, .op = op_, .close = c
+#define BACKEND(...) {FIELDS(__VA_ARGS__)}
+
+/* ASYNC are a back end's event-loop calls: its nonblock, send, flush and recv. */
+#define ASYNC(p) .nonblock = p##_nonblock, .send = p##_send, .flush = p##_flush, .recv = p##_recv
 
 static const struct backend backends[] = {
-	BACKEND("redis", "hiredis", "redis", 0, hiredis_version, redis_open, redis_op, redis_close),
-	BACKEND("postgres", "libpq", "postgres", 1, libpq_version, pg_open, pg_op, pg_close),
-	BACKEND("pgbouncer", "libpq", "postgres", 1, libpq_version, pg_open, pg_op, pg_close),
+	{FIELDS("redis", "hiredis", "redis", 0, hiredis_version, redis_open, redis_op, redis_close), ASYNC(redis)},
+	{FIELDS("postgres", "libpq", "postgres", 1, libpq_version, pg_open, pg_op, pg_close), ASYNC(pg)},
+	{FIELDS("pgbouncer", "libpq", "postgres", 1, libpq_version, pg_open, pg_op, pg_close), ASYNC(pg)},
 	{.target = "mysql", .library = "libmariadb", .family = "mysql", .tls = 1, .version = mariadb_version, .open = my_open,
 	 .op = my_op, .close = my_close, .thread_init = my_thread_init, .thread_end = my_thread_end},
 	BACKEND("memcached", "libmemcached", "memcached", 0, libmemcached_version, mc_open, mc_op, mc_close),

@@ -70,8 +70,17 @@ type Stack struct {
 	FloorReference bool `json:"floor_reference,omitempty"`
 	// Workers, when set, is how its agent runs a load of many
 	// connections (agent protocol 2): one of WorkerModels. A stack
-	// without it measures one connection at a time, closed loop.
+	// without it (or Models) measures one connection at a time, closed
+	// loop.
 	Workers string `json:"workers,omitempty"`
+	// Models, in place of Workers, are the worker models its agent can
+	// run a load in, the first its default: --clients STACK:MODEL picks
+	// another, which its agent is told by `--workers MODEL` before the
+	// target (ModelArgs).
+	Models []string `json:"models,omitempty"`
+	// ModelLimits say, for a model of Models other than the first, what
+	// it does not serve.
+	ModelLimits map[string]ModelLimit `json:"model_limits,omitempty"`
 	// Connect says that its agent times the connect scenario (each op a
 	// connection of its own: agent protocol 2's capabilities.connect).
 	Connect bool `json:"connect,omitempty"`
@@ -82,6 +91,58 @@ type Stack struct {
 // workers and PHP-FPM run an application), or one event loop with N
 // connections (as a pool gives Node.js).
 var WorkerModels = []string{"threads", "processes", "event-loop"}
+
+// ModelLimit is what one of a stack's worker models does not serve.
+type ModelLimit struct {
+	// Libraries, when set, are the only libraries the model runs, and
+	// Missing says why it runs none of the others (a run skips such a
+	// pair, saying it).
+	Libraries []string `json:"libraries,omitempty"`
+	Missing   string   `json:"missing,omitempty"`
+	// NoConnect, when set, says why the model does not time the connect
+	// scenario.
+	NoConnect string `json:"no_connect,omitempty"`
+}
+
+// AllModels are the worker models s's agent can run a load in, its
+// default first: Models, or Workers alone; none when it runs no load.
+func (s Stack) AllModels() []string {
+	if len(s.Models) > 0 {
+		return s.Models
+	}
+	if s.Workers != "" {
+		return []string{s.Workers}
+	}
+	return nil
+}
+
+// DefaultModel is the worker model s's agent runs a load in when
+// --clients names none; "" when it runs no load.
+func (s Stack) DefaultModel() string {
+	if m := s.AllModels(); len(m) > 0 {
+		return m[0]
+	}
+	return ""
+}
+
+// ModelMissing says why worker model m does not run library lib, or ""
+// when it does.
+func (s Stack) ModelMissing(m, lib string) string {
+	l, ok := s.ModelLimits[m]
+	if !ok || len(l.Libraries) == 0 || slices.Contains(l.Libraries, lib) {
+		return ""
+	}
+	return l.Missing
+}
+
+// ModelArgs are the arguments that start s's agent in worker model m,
+// before the target: none for its default, `--workers m` for another.
+func (s Stack) ModelArgs(m string) []string {
+	if m == "" || m == s.DefaultModel() {
+		return nil
+	}
+	return []string{"--workers", m}
+}
 
 // Unpack are Debian packages a stack reads without installing them
 // (Debian's node-* packages depend on its nodejs, which would replace a
@@ -193,9 +254,7 @@ func (s Stack) check() error {
 			bad("%q is not a Debian package's name", p)
 		}
 	}
-	if s.Workers != "" && !slices.Contains(WorkerModels, s.Workers) {
-		bad("workers %q is not a worker model (%s)", s.Workers, strings.Join(WorkerModels, ", "))
-	}
+	s.checkModels(bad)
 	if len(s.Targets) == 0 {
 		bad("no targets")
 	}
@@ -213,6 +272,31 @@ func (s Stack) check() error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// checkModels says through bad what is wrong with s's worker models.
+func (s Stack) checkModels(bad func(format string, args ...any)) {
+	if s.Workers != "" && len(s.Models) > 0 {
+		bad("both workers and models: give models alone, its default first")
+	}
+	for i, m := range s.AllModels() {
+		if !slices.Contains(WorkerModels, m) || slices.Index(s.AllModels(), m) != i {
+			bad("workers %q is not a worker model (%s), or is given twice", m, strings.Join(WorkerModels, ", "))
+		}
+	}
+	for m, l := range s.ModelLimits {
+		if !slices.Contains(s.AllModels(), m) || m == s.DefaultModel() {
+			bad("model_limits names %q, which is not one of its models after the first", m)
+		}
+		if len(l.Libraries) > 0 && strings.TrimSpace(l.Missing) == "" {
+			bad("model_limits %s names its libraries, and says not why it runs no others (missing)", m)
+		}
+		for _, lib := range l.Libraries {
+			if _, ok := s.Libraries[lib]; !ok {
+				bad("model_limits %s's library %q is not among its libraries", m, lib)
+			}
+		}
+	}
 }
 
 // Files are the names of the files of s's directory in fsys that are

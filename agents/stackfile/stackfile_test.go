@@ -21,6 +21,16 @@ func TestLoadRefuses(t *testing.T) {
 		"no library":    {"x", strings.Replace(ok, `{"libraries": ["l"]}`, `{"libraries": []}`, 1), "target redis has no library, and says not why (missing)"},
 		"both":          {"x", strings.Replace(ok, `["l"]}`, `["l"], "missing": "why"}`, 1), "target redis has libraries and says why it has none"},
 		"workers":       {"x", strings.Replace(ok, `"packages": []`, `"packages": [], "workers": "fibers"`, 1), `workers "fibers" is not a worker model (threads, processes, event-loop)`},
+		"models":        {"x", strings.Replace(ok, `"packages": []`, `"packages": [], "models": ["threads", "fibers"]`, 1), `workers "fibers" is not a worker model`},
+		"model twice":   {"x", strings.Replace(ok, `"packages": []`, `"packages": [], "models": ["threads", "threads"]`, 1), `or is given twice`},
+		"workers and models": {"x", strings.Replace(ok, `"packages": []`, `"packages": [], "workers": "threads", "models": ["threads"]`, 1),
+			"both workers and models"},
+		"default limited": {"x", strings.Replace(ok, `"packages": []`, `"packages": [], "models": ["threads"], "model_limits": {"threads": {"no_connect": "x"}}`, 1),
+			`model_limits names "threads", which is not one of its models after the first`},
+		"limit library": {"x", strings.Replace(ok, `"packages": []`, `"packages": [], "models": ["threads", "event-loop"], "model_limits": {"event-loop": {"libraries": ["m"], "missing": "why"}}`, 1),
+			`model_limits event-loop's library "m" is not among its libraries`},
+		"limit why": {"x", strings.Replace(ok, `"packages": []`, `"packages": [], "models": ["threads", "event-loop"], "model_limits": {"event-loop": {"libraries": ["l"]}}`, 1),
+			"says not why it runs no others (missing)"},
 	} {
 		_, err := Load(fstest.MapFS{tc.dir + "/stack.json": {Data: []byte(tc.json)}})
 		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), tc.dir+"/stack.json") {
@@ -30,5 +40,26 @@ func TestLoadRefuses(t *testing.T) {
 	stacks, err := Load(fstest.MapFS{"b/stack.json": {Data: []byte(ok)}, "a/stack.json": {Data: []byte(ok)}, "b/agent.py": {}, "b/agent": {}})
 	if err != nil || len(stacks) != 2 || stacks[0].Name != "a" {
 		t.Fatalf("two stacks: %v, %v", stacks, err)
+	}
+}
+
+// TestModels: a stack's worker models are its models, the first the
+// default (or its workers alone), another one is asked for with
+// --workers, and a model limited to some libraries says why not the
+// others.
+func TestModels(t *testing.T) {
+	s := Stack{Models: []string{"threads", "event-loop"}, ModelLimits: map[string]ModelLimit{"event-loop": {Libraries: []string{"a"}, Missing: "no async"}}}
+	if s.DefaultModel() != "threads" || len(s.AllModels()) != 2 {
+		t.Errorf("models %v, default %q", s.AllModels(), s.DefaultModel())
+	}
+	if a := s.ModelArgs("event-loop"); strings.Join(a, " ") != "--workers event-loop" || s.ModelArgs("threads") != nil || s.ModelArgs("") != nil {
+		t.Errorf("model args %v %v", a, s.ModelArgs("threads"))
+	}
+	if s.ModelMissing("event-loop", "a") != "" || s.ModelMissing("event-loop", "b") != "no async" || s.ModelMissing("threads", "b") != "" {
+		t.Error("model limits not read")
+	}
+	old := Stack{Workers: "processes"}
+	if old.DefaultModel() != "processes" || len(old.AllModels()) != 1 || (Stack{}).DefaultModel() != "" {
+		t.Errorf("workers alone: %v", old.AllModels())
 	}
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -44,7 +45,7 @@ Exit status: 0 when no check failed, 1 when one did, 2 on bad input.`,
 	}
 	cmd.Flags().Var(&clientsValue{stacks: &stacks}, "clients",
 		"the agent to check: cmd:'COMMAND' for your own, which takes the rest of the value, commas and all, or a stack of dbsock's ("+strings.Join(pipeline.ClientStacks()[1:], ", ")+
-			"), STACK:LIBRARY for one of its libraries; several separated by commas; repeatable")
+			"), STACK:LIBRARY for one of its libraries, STACK:MODEL for one of its worker models (c:eventloop); several separated by commas; repeatable")
 	return cmd
 }
 
@@ -153,6 +154,10 @@ func agentTargetNames() []string {
 // client c, one of clients, is checked on.
 func checkJobs(ctx context.Context, dir string, clients []string, c string, ts []*targets.Target) ([]checkJob, error) {
 	lang, lib, _ := strings.Cut(c, ":")
+	model := ""
+	if lang != pipeline.CmdClient {
+		lang, lib, model = agents.SplitStack(dir, c)
+	}
 	name := pipeline.StackName(clients, c)
 	if lang == pipeline.CmdClient {
 		if _, err := agents.Command(lib, "TARGET"); err != nil {
@@ -164,12 +169,45 @@ func checkJobs(ctx context.Context, dir string, clients []string, c string, ts [
 				return nil, err
 			}
 		}
-	} else if err := checkStack(dir, c, lang, lib, &ts); err != nil {
-		return nil, err
+	} else {
+		named := len(ts) > 0
+		if err := checkStack(dir, c, lang, lib, &ts); err != nil {
+			return nil, err
+		}
+		kept, err := checkModel(dir, c, lang, lib, model, ts, named)
+		if err != nil {
+			return nil, err
+		}
+		ts = kept
 	}
 	var out []checkJob
 	for _, t := range ts {
 		out = append(out, checkJob{client: c, name: name, target: t})
+	}
+	return out, nil
+}
+
+// checkModel checks that worker model model of stack lang runs library
+// lib (each target's default, where lib is "") on each target of ts,
+// named by the user; of the targets its stack.json claims (named false),
+// it keeps those the model runs.
+func checkModel(dir, c, lang, lib, model string, ts []*targets.Target, named bool) ([]*targets.Target, error) {
+	var out []*targets.Target
+	for _, t := range ts {
+		l, err := agents.Library(dir, lang, t.Name, lib)
+		if err != nil {
+			return nil, usagef("--clients %q: %v", c, err)
+		}
+		why := agents.ModelMissing(dir, lang, model, l)
+		if why != "" && named {
+			return nil, usagef("--clients %q: its %s model does not run %s (%s): %s", c, model, l, t.Name, why)
+		}
+		if why == "" {
+			out = append(out, t)
+		}
+	}
+	if len(out) == 0 {
+		return nil, usagef("--clients %q: its %s model runs none of the targets its stack.json claims", c, model)
 	}
 	return out, nil
 }
@@ -288,6 +326,10 @@ func checkServers(ctx context.Context, jobs []checkJob, stderr io.Writer) (map[s
 // checkSubject is job j's agent and server, as the suite takes them.
 func checkSubject(dir string, j checkJob, s checkServer) (agents.Subject, error) {
 	lang, lib, _ := strings.Cut(j.client, ":")
+	model := ""
+	if lang != pipeline.CmdClient {
+		lang, lib, model = agents.SplitStack(dir, j.client)
+	}
 	sub := agents.Subject{Name: j.name, Target: j.target.Name, Driver: s.driver, Rows: checkRows, Server: s.srv,
 		NoTLS: agents.NoTLS(dir, lang, j.target.Name, j.target.Agents)}
 	var err error
@@ -296,10 +338,11 @@ func checkSubject(dir string, j checkJob, s checkServer) (agents.Subject, error)
 		sub.Spec.Stack = j.name
 		return sub, err
 	}
-	if sub.Spec, err = agents.For(dir, lang, j.target.Name, lib); err != nil {
+	if sub.Spec, err = agents.ForModel(dir, lang, j.target.Name, lib, model); err != nil {
 		return sub, err
 	}
 	d := agents.Declared(dir, lang)
-	sub.Declared, sub.NoConnect = &d, agents.NoConnect(dir, lang, j.target.Name)
+	sub.Declared, sub.Model = &d, model
+	sub.NoConnect = cmp.Or(agents.NoConnect(dir, lang, j.target.Name), agents.ModelNoConnect(dir, lang, model))
 	return sub, nil
 }

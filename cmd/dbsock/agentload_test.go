@@ -2,6 +2,8 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -62,6 +64,69 @@ func TestStacksAtLoad(t *testing.T) {
 	}
 	if len(seen) != 6 {
 		t.Errorf("stacks measured: %v; want all six", seen)
+	}
+}
+
+// TestCEventLoop: --clients c,c:eventloop measures Redis and PostgreSQL
+// at load from the C stack's two worker models, a thread per connection
+// and one event loop, each a case of its own whose every op the server
+// counted (the audit), paced and in a closed loop; the JSON and the
+// Markdown report name the model each ran; echo, whose libc has no
+// asynchronous API, is skipped from the event loop with why, and
+// measured from the threads.
+func TestCEventLoop(t *testing.T) {
+	testutil.NeedAny(t, "redis-server")
+	testutil.NeedAny(t, "postgres")
+	needStacks(t)
+	for _, rate := range []string{"1000", "0"} {
+		out := filepath.Join(t.TempDir(), "ev.json")
+		args := []string{"run", "redis", "postgres", "echo", "--clients", "c,c:eventloop", "--provider", "local", "--paths", "tcp,unix",
+			"--concurrency", "4", "--n", "400", "--blocks", "2", "--instances", "1", "--warmup", "10", "--format", "json", "-o", out}
+		if rate != "0" {
+			args = append(args, "--rate", rate)
+		}
+		code, _, stderr := dbsock(t, args...)
+		if code != 0 {
+			t.Fatalf("rate %s: exit %d: %s", rate, code, stderr)
+		}
+		var rep struct {
+			Targets []struct {
+				Name    string                           `json:"target"`
+				Skipped []struct{ Stack, Reason string } `json:"skipped_clients"`
+			} `json:"targets"`
+			Summary []struct {
+				Target, Stack string
+				Client        *struct{ Workers, Library, Audit string } `json:"client"`
+				Sides         []struct{ N int64 }                       `json:"sides"`
+			} `json:"summary"`
+		}
+		if err := json.Unmarshal(mustRead(t, out), &rep); err != nil {
+			t.Fatal(err)
+		}
+		want := map[string]string{"c": "threads", "c:eventloop": "event-loop"}
+		cases := map[string]bool{}
+		for _, s := range rep.Summary {
+			cases[s.Target+"@"+s.Stack] = true
+			if s.Client == nil || s.Client.Workers != want[s.Stack] || (s.Target != "echo" && s.Client.Audit == "") {
+				t.Errorf("rate %s: %s@%s: client %+v; want workers %q, audited", rate, s.Target, s.Stack, s.Client, want[s.Stack])
+			}
+			for _, side := range s.Sides {
+				if side.N != 400 {
+					t.Errorf("rate %s: %s@%s: a side timed %d lookups; want 400", rate, s.Target, s.Stack, side.N)
+				}
+			}
+		}
+		for _, c := range []string{"redis@c", "redis@c:eventloop", "postgres@c", "postgres@c:eventloop", "echo@c"} {
+			if !cases[c] {
+				t.Errorf("rate %s: no case %s among %v", rate, c, cases)
+			}
+		}
+		if cases["echo@c:eventloop"] || !strings.Contains(fmt.Sprint(rep.Targets), "event loop drives the libraries with an asynchronous API") {
+			t.Errorf("rate %s: echo from c:eventloop not skipped with why: %+v", rate, rep.Targets)
+		}
+		if code, md, stderr := dbsock(t, "report", out); code != 0 || !strings.Contains(md, "one event loop") || !strings.Contains(md, "a thread per connection") {
+			t.Errorf("rate %s: report: exit %d, %s; want both models named in:\n%s", rate, code, stderr, md)
+		}
 	}
 }
 
@@ -181,4 +246,13 @@ func TestJavaStackAtLoad(t *testing.T) {
 			t.Errorf("a side timed %d lookups, generator %+v; want 400 and the rate reached", side.N, side.Generator)
 		}
 	}
+}
+
+func mustRead(t *testing.T, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }

@@ -36,6 +36,11 @@ func TestClientsRefused(t *testing.T) {
 		{"cmd without a command", []string{"redis", "--clients", "go,cmd: "}, `--clients "cmd: ": give your agent's command after cmd: on one line`},
 		{"cmd with a control character", []string{"redis", "--clients", "cmd:agent\tx"}, `give your agent's command after cmd: on one line`},
 		{"nothing to measure", []string{"grpc", "http", "--clients", "python,node"}, "--clients python,node: nothing to measure (grpc from python: no agent measures grpc"},
+		{"no such model", []string{"redis", "--clients", "c:nosuch"},
+			`--clients "c:nosuch": the c stack has no library or worker model "nosuch": it has threads (c:threads), event-loop (c:eventloop), the first its default; its libraries are`},
+		{"a model it has not", []string{"redis", "--clients", "python:eventloop"}, `the python stack has no library or worker model "eventloop": it has processes (python:processes)`},
+		{"connect from an event loop", []string{"redis", "--clients", "c:eventloop", "--scenario", "connect"},
+			"c:eventloop: its event loop times lookups on open connections"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -80,7 +80,7 @@ func (o *runOptions) bind(f *pflag.FlagSet) {
 	f.DurationVar(&o.loop.opTimeout, "op-timeout", scenarios.DefaultOpTimeout, "give up on a connection whose server has not answered for this long")
 	f.BoolVar(&o.failFast, "fail-fast", false, "stop at the first target that fails instead of going on with the others")
 	o.client.stacks = []string{"go"}
-	f.Var(&clientsValue{stacks: &o.client.stacks}, "clients", "the client stacks to measure each target from, separated by commas: go (dbsock's own Go drivers), "+agentStacksHelp()+" (an agent with that language's client library, installed at its first use, its connections verified on the server side), with :LIBRARY where a stack has several, "+
+	f.Var(&clientsValue{stacks: &o.client.stacks}, "clients", "the client stacks to measure each target from, separated by commas: go (dbsock's own Go drivers), "+agentStacksHelp()+" (an agent with that language's client library, installed at its first use, its connections verified on the server side), with :LIBRARY where a stack has several and :MODEL for another of its worker models at load (c:eventloop), "+
 		"or cmd:'COMMAND' for your own agent, which takes the rest of the value, commas and all (docs/agents.md: dbsock runs COMMAND with the target's name as its last argument; reports and thresholds name it cmd); repeatable; a stack without a library for a target is skipped and the report says why")
 	f.StringVar(&o.via, "via", "", viaHelp())
 	f.StringVar(&o.baseline, "baseline", "tcp", "the path every other one is compared with, one of --paths: tcp (TCP on 127.0.0.1), or e.g. tls to ask what each path gains over a client's TLS connection")
