@@ -378,8 +378,9 @@ func (c Claim) Name(def string) string {
 
 // Claims are every (stack, target, library) the stack directories of the
 // agents directory dir ("" for Dir's) claim, read from their stack.json
-// files: each target that has libraries, with each of them, in the
-// stacks' order, then the targets' names.
+// files: each target of each protocol family that has libraries (every
+// target the registry says is of the family, TargetsOf), with each of
+// them, in the stacks' order, then the targets' names.
 func Claims(dir string) ([]Claim, error) {
 	c, err := load(dir)
 	if err != nil {
@@ -388,7 +389,8 @@ func Claims(dir string) ([]Claim, error) {
 	var out []Claim
 	for _, s := range c.stacks {
 		for _, t := range targetsOf(s) {
-			for _, lib := range s.Targets[t].Libraries {
+			f, _ := Family(t)
+			for _, lib := range s.Families[f].Libraries {
 				out = append(out, Claim{Stack: s.Name, Target: t, Library: lib})
 			}
 		}
@@ -396,10 +398,11 @@ func Claims(dir string) ([]Claim, error) {
 	return out, nil
 }
 
+// targetsOf are the targets of every protocol family s has, by name.
 func targetsOf(s stackfile.Stack) []string {
 	var ts []string
-	for t := range s.Targets {
-		ts = append(ts, t)
+	for f := range s.Families {
+		ts = append(ts, TargetsOf(f)...)
 	}
 	slices.Sort(ts)
 	return ts

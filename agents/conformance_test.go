@@ -35,7 +35,7 @@ func TestConformance(t *testing.T) {
 		if d.Workers != "" {
 			want = append(want, "load")
 		}
-		if d.Connect && agents.NoConnect(".", c.Stack, c.Target) == "" {
+		if d.Connect && agents.NoConnect(".", c.Stack, family(c.Target)) == "" {
 			want = append(want, "connect")
 		}
 		if c.Target != "floor" && c.Target != "echo" {
@@ -71,18 +71,18 @@ func conformClaims(t *testing.T, dir string, claims []agents.Claim, check func(*
 			stackTargets[i].need(t)
 			srv, driver := startSeeded(t, name)
 			for _, c := range byTarget[name] {
-				def, err := agents.Library(dir, c.Stack, c.Target, "")
+				def, err := agents.Library(dir, c.Stack, c.Target, family(c.Target), "")
 				if err != nil {
 					t.Fatal(err)
 				}
 				t.Run(c.Name(def), func(t *testing.T) {
-					spec, err := agents.For(dir, c.Stack, c.Target, c.Library)
+					spec, err := agents.For(dir, c.Stack, c.Target, family(c.Target), c.Library)
 					if err != nil {
 						needStack(t, err)
 					}
 					d := agents.Declared(dir, c.Stack)
 					rs := agents.Conform(context.Background(), agents.Subject{Name: c.Name(def), Spec: spec, Target: name, Driver: driver, Rows: rows, Server: srv,
-						NoTLS: agents.NoTLS(dir, c.Stack, name, tt.Agents), NoConnect: agents.NoConnect(dir, c.Stack, name), Declared: &d})
+						NoTLS: agents.NoTLS(dir, c.Stack, family(name), tt.Agents), NoConnect: agents.NoConnect(dir, c.Stack, family(name)), Declared: &d})
 					if len(rs) != len(agents.Checks()) {
 						t.Fatalf("%d results for %d checks", len(rs), len(agents.Checks()))
 					}
@@ -114,9 +114,9 @@ func TestConformanceOfStacksAddedByDirectory(t *testing.T) {
 	t.Setenv("XDG_CACHE_HOME", t.TempDir())
 	defer agents.SetInstallLog(&strings.Builder{})()
 	writeStack(t, dir, "example", `{"language": "Python", "order": 1, "runtime": ["/usr/bin/python3"], "command": ["agent.py"], "packages": ["python3"],
-		"libraries": {"redis-py": ["python3-redis"]}, "targets": {"redis": {"libraries": ["redis-py"]}}}`, map[string]string{"agent.py": docExample(t)})
+		"libraries": {"redis-py": ["python3-redis"]}, "families": {"redis": {"libraries": ["redis-py"]}}}`, map[string]string{"agent.py": docExample(t)})
 	writeStack(t, dir, "broken", `{"language": "sh", "order": 2, "runtime": ["/bin/sh"], "command": ["agent.sh"], "packages": [],
-		"libraries": {"none": []}, "targets": {"redis": {"libraries": ["none"]}}}`, map[string]string{"agent.sh": brokenAgent})
+		"libraries": {"none": []}, "families": {"redis": {"libraries": ["none"]}}}`, map[string]string{"agent.sh": brokenAgent})
 	claims, err := agents.Claims(dir)
 	if err != nil {
 		t.Fatal(err)

@@ -278,32 +278,46 @@ func (p Plan) skipReason(t *targets.Target, c string) string {
 	if _, ok := d.(drivers.ConnFinder); !ok {
 		return "no agent measures " + t.Name + ": dbsock cannot list another process's connections on its server, so it could not verify an agent's route there"
 	}
-	if _, ok := d.(drivers.AgentOp); !ok {
+	op, ok := d.(drivers.AgentOp)
+	if !ok {
 		return "no agent does " + t.Name + "'s op"
 	}
 	if lang == CmdClient {
 		return "" // the user's agent: what it can do, it says when it is asked
 	}
-	if _, err := agents.Library(p.Client.AgentsDir, lang, t.Name, lib); err != nil {
+	family := op.AgentOp().Family
+	if _, err := agents.Library(p.Client.AgentsDir, lang, t.Name, family, lib); err != nil {
 		return err.Error()
 	}
-	if why := agents.NoTLS(p.Client.AgentsDir, lang, t.Name, t.Agents); why != "" && p.baseline().Info().TLS {
+	if why := agents.NoTLS(p.Client.AgentsDir, lang, family, t.Agents); why != "" && p.baseline().Info().TLS {
 		return "its baseline, tls, is not measured from it: " + why
 	}
-	if why := agents.NoConnect(p.Client.AgentsDir, lang, t.Name); why != "" && slices.Contains(p.scenarios(), scenarios.Connect) {
+	if why := agents.NoConnect(p.Client.AgentsDir, lang, family); why != "" && slices.Contains(p.scenarios(), scenarios.Connect) {
 		return "the connect scenario is not timed from it: " + why
 	}
-	if _, err := p.agentSpec(lang, t.Name, lib); err != nil {
+	if _, err := p.agentSpec(lang, t, lib); err != nil {
 		return err.Error()
 	}
 	return ""
 }
 
-func (p Plan) agentSpec(lang, target, lib string) (agents.Spec, error) {
+// agentSpec is the Spec of client stack lang's agent (library lib) for
+// t: a stack's is started with the protocol family of t's driver, the
+// user's own (cmd:) with t's name.
+func (p Plan) agentSpec(lang string, t *targets.Target, lib string) (agents.Spec, error) {
 	if lang == CmdClient {
-		return agents.Command(lib, target)
+		return agents.Command(lib, t.Name)
 	}
-	return agents.For(p.Client.AgentsDir, lang, target, lib)
+	return agents.For(p.Client.AgentsDir, lang, t.Name, p.family(t), lib)
+}
+
+// family is the protocol family of t's driver, as an agent speaks it
+// (drivers.AgentLookup.Family), or "" when no agent does its op.
+func (p Plan) family(t *targets.Target) string {
+	if op, ok := p.settings(t).Driver(drivers.Workload{Rows: p.Workload.Rows}).(drivers.AgentOp); ok {
+		return op.AgentOp().Family
+	}
+	return ""
 }
 
 // stackClient is one client stack a target is measured from: Go's drivers
@@ -391,7 +405,7 @@ func (p Plan) stackAgent(ctx context.Context, t *targets.Target, ti *results.Tar
 		return stackClient{}, true, nil
 	}
 	lang, lib, _ := strings.Cut(c, ":")
-	spec, err := p.agentSpec(lang, t.Name, lib)
+	spec, err := p.agentSpec(lang, t, lib)
 	if err != nil {
 		return stackClient{}, false, err
 	}
@@ -433,7 +447,7 @@ func (p Plan) stackAgent(ctx context.Context, t *targets.Target, ti *results.Tar
 // where its stack declares no TLS for t or its hello says its library has
 // none (Ruby's hiredis beside redis-rb's own driver).
 func (p Plan) tlsOf(sc *stackClient, t *targets.Target, ti *results.Target, lang string, h agents.Hello) {
-	why := agents.NoTLS(p.Client.AgentsDir, lang, t.Name, t.Agents)
+	why := agents.NoTLS(p.Client.AgentsDir, lang, p.family(t), t.Agents)
 	if c := h.Capabilities; why == "" && lang != CmdClient && h.Protocol >= 2 && c != nil && !c.TLS {
 		why = h.Library + " has no TLS (its agent's hello says so)"
 	}

@@ -509,12 +509,12 @@ public class Agent {
         }
     }
 
-    static Backend backend(String target, String lib) {
+    static Backend backend(String family, String lib) {
         if (lib.isEmpty()) {
-            switch (target) {
-                case "postgres": case "pgbouncer": lib = "pgjdbc"; break;
+            switch (family) {
+                case "postgres": lib = "pgjdbc"; break;
                 case "mysql": lib = "mariadb-java"; break;
-                case "floor": case "echo": lib = "socketchannel"; break;
+                case "pingpong": lib = "socketchannel"; break;
                 default: lib = "?";
             }
         }
@@ -523,7 +523,7 @@ public class Agent {
             case "mariadb-java": return new MySQL();
             case "socketchannel": return new PingPong();
             default:
-                throw new IllegalArgumentException("no library \"" + lib + "\" for target \"" + target + "\" (pgjdbc: postgres, pgbouncer; mariadb-java: mysql; socketchannel: floor, echo)");
+                throw new IllegalArgumentException("no library \"" + lib + "\" for protocol family \"" + family + "\" (pgjdbc: postgres; mariadb-java: mysql; socketchannel: pingpong)");
         }
     }
 
@@ -930,7 +930,7 @@ public class Agent {
 
     public static void main(String[] args) throws Exception {
         if (args.length < 1 || args.length > 2) {
-            System.err.println("usage: java -cp JARS Agent.java TARGET [LIBRARY]");
+            System.err.println("usage: java -cp JARS Agent.java FAMILY [LIBRARY]");
             System.exit(2);
         }
         Backend lib;

@@ -38,11 +38,10 @@ function is_unix(array $o): bool { return $o['network'] === 'unix'; }
 function timeout(array $o): float { return $o['op_timeout_ms'] / 1000; }
 
 // The protocol family each target speaks (an open of protocol 2 names it; PgBouncer speaks PostgreSQL's).
-const FAMILIES = ['redis' => 'redis', 'postgres' => 'postgres', 'pgbouncer' => 'postgres', 'mysql' => 'mysql', 'memcached' => 'memcached'];
 
 // Each back end: [library, version, open(o): [conn, info], op(conn, key): ?string, close(conn)].
-function backend(string $target, string $lib): array {
-    switch ((FAMILIES[$target] ?? '') . ":$lib") {
+function backend(string $family, string $lib): array {
+    switch ("$family:$lib") {
     case 'redis:': case 'redis:phpredis':
         return ['phpredis', phpversion('redis'), function (array $o) {
             $r = new Redis();
@@ -592,11 +591,11 @@ const T0_LEAD_PER_WORKER_NS = 100_000;
 
 $temp = [];
 if ($argc < 2 || $argc > 3) {
-    fwrite(STDERR, "usage: agent.php TARGET [LIBRARY]\n");
+    fwrite(STDERR, "usage: agent.php FAMILY [LIBRARY]\n");
     exit(2);
 }
 [$library, $version, $open, $op, $close] = backend($argv[1], $argv[2] ?? '');
-$family = FAMILIES[$argv[1]];
+$family = $argv[1];
 say(['type' => 'hello', 'protocol' => 2, 'language' => 'php', 'runtime_version' => PHP_VERSION,
     'library' => $library, 'library_version' => (string)$version]
     + (['phpredis' => ['mode' => 'resp2'], 'pgsql' => ['mode' => 'prepared', 'unprepared_mode' => 'exec'], 'mysqli' => ['mode' => 'prepared']][$library] ?? [])

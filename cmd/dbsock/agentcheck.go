@@ -190,7 +190,7 @@ func checkStack(dir, c, lang, lib string, ts *[]*targets.Target) error {
 	}
 	if len(*ts) > 0 {
 		for _, t := range *ts {
-			if _, err := agents.Library(dir, lang, t.Name, lib); err != nil {
+			if _, err := agents.Library(dir, lang, t.Name, familyOf(t), lib); err != nil {
 				return usagef("--clients %q: %v", c, err)
 			}
 		}
@@ -233,8 +233,7 @@ func spokenTargets(ctx context.Context, c, cmd string) ([]*targets.Target, error
 	var out []*targets.Target
 	for _, n := range all {
 		t, _ := targets.Lookup(n)
-		op := t.Settings().Driver(drivers.Workload{Rows: checkRows}).(drivers.AgentOp).AgentOp()
-		if slices.Contains(h.Capabilities.Families, op.Family) {
+		if slices.Contains(h.Capabilities.Families, familyOf(t)) {
 			out = append(out, t)
 		}
 	}
@@ -289,17 +288,26 @@ func checkServers(ctx context.Context, jobs []checkJob, stderr io.Writer) (map[s
 func checkSubject(dir string, j checkJob, s checkServer) (agents.Subject, error) {
 	lang, lib, _ := strings.Cut(j.client, ":")
 	sub := agents.Subject{Name: j.name, Target: j.target.Name, Driver: s.driver, Rows: checkRows, Server: s.srv,
-		NoTLS: agents.NoTLS(dir, lang, j.target.Name, j.target.Agents)}
+		NoTLS: agents.NoTLS(dir, lang, familyOf(j.target), j.target.Agents)}
 	var err error
 	if lang == pipeline.CmdClient {
 		sub.Spec, err = agents.Command(lib, j.target.Name)
 		sub.Spec.Stack = j.name
 		return sub, err
 	}
-	if sub.Spec, err = agents.For(dir, lang, j.target.Name, lib); err != nil {
+	if sub.Spec, err = agents.For(dir, lang, j.target.Name, familyOf(j.target), lib); err != nil {
 		return sub, err
 	}
 	d := agents.Declared(dir, lang)
-	sub.Declared, sub.NoConnect = &d, agents.NoConnect(dir, lang, j.target.Name)
+	sub.Declared, sub.NoConnect = &d, agents.NoConnect(dir, lang, familyOf(j.target))
 	return sub, nil
+}
+
+// familyOf is the protocol family of t's driver, as an agent speaks it
+// (drivers.AgentLookup.Family), or "" when no agent does its op.
+func familyOf(t *targets.Target) string {
+	if op, ok := t.Settings().Driver(drivers.Workload{Rows: checkRows}).(drivers.AgentOp); ok {
+		return op.AgentOp().Family
+	}
+	return ""
 }
