@@ -384,9 +384,10 @@ func (c Claim) Name(def string) string {
 
 // Claims are every (stack, target, library, model) the stack directories
 // of the agents directory dir ("" for Dir's) claim, read from their
-// stack.json files: each target that has libraries, with each of them, in
-// its default worker model and each other model that runs it, in the
-// stacks' order, then the targets' names.
+// stack.json files: each target of each protocol family that has
+// libraries (every target the registry says is of the family, TargetsOf),
+// with each of them, in its default worker model and each other model
+// that runs it, in the stacks' order, then the targets' names.
 func Claims(dir string) ([]Claim, error) {
 	c, err := load(dir)
 	if err != nil {
@@ -395,7 +396,8 @@ func Claims(dir string) ([]Claim, error) {
 	var out []Claim
 	for _, s := range c.stacks {
 		for _, t := range targetsOf(s) {
-			for _, lib := range s.Targets[t].Libraries {
+			f, _ := Family(t)
+			for _, lib := range s.Families[f].Libraries {
 				out = append(out, Claim{Stack: s.Name, Target: t, Library: lib})
 				for _, m := range s.AllModels()[min(1, len(s.AllModels())):] {
 					if s.ModelMissing(m, lib) == "" {
@@ -408,10 +410,11 @@ func Claims(dir string) ([]Claim, error) {
 	return out, nil
 }
 
+// targetsOf are the targets of every protocol family s has, by name.
 func targetsOf(s stackfile.Stack) []string {
 	var ts []string
-	for t := range s.Targets {
-		ts = append(ts, t)
+	for f := range s.Families {
+		ts = append(ts, TargetsOf(f)...)
 	}
 	slices.Sort(ts)
 	return ts

@@ -36,7 +36,7 @@ func TestConformance(t *testing.T) {
 		if d.DefaultModel() != "" {
 			want = append(want, "load")
 		}
-		if d.Connect && agents.NoConnect(".", c.Stack, c.Target) == "" && agents.ModelNoConnect(".", c.Stack, c.Model) == "" {
+		if d.Connect && agents.NoConnect(".", c.Stack, family(c.Target)) == "" && agents.ModelNoConnect(".", c.Stack, c.Model) == "" {
 			want = append(want, "connect")
 		}
 		if c.Target != "floor" && c.Target != "echo" {
@@ -72,18 +72,18 @@ func conformClaims(t *testing.T, dir string, claims []agents.Claim, check func(*
 			stackTargets[i].need(t)
 			srv, driver := startSeeded(t, name)
 			for _, c := range byTarget[name] {
-				def, err := agents.Library(dir, c.Stack, c.Target, "")
+				def, err := agents.Library(dir, c.Stack, c.Target, family(c.Target), "")
 				if err != nil {
 					t.Fatal(err)
 				}
 				t.Run(c.Name(def), func(t *testing.T) {
-					spec, err := agents.ForModel(dir, c.Stack, c.Target, c.Library, c.Model)
+					spec, err := agents.ForModel(dir, c.Stack, c.Target, family(c.Target), c.Library, c.Model)
 					if err != nil {
 						needStack(t, err)
 					}
 					d := agents.Declared(dir, c.Stack)
 					rs := agents.Conform(context.Background(), agents.Subject{Name: c.Name(def), Spec: spec, Target: name, Driver: driver, Rows: rows, Server: srv,
-						NoTLS: agents.NoTLS(dir, c.Stack, name, tt.Agents), NoConnect: cmp.Or(agents.NoConnect(dir, c.Stack, name), agents.ModelNoConnect(dir, c.Stack, c.Model)),
+						NoTLS: agents.NoTLS(dir, c.Stack, family(name), tt.Agents), NoConnect: cmp.Or(agents.NoConnect(dir, c.Stack, family(name)), agents.ModelNoConnect(dir, c.Stack, c.Model)),
 						Declared: &d, Model: c.Model})
 					if len(rs) != len(agents.Checks()) {
 						t.Fatalf("%d results for %d checks", len(rs), len(agents.Checks()))
@@ -116,9 +116,9 @@ func TestConformanceOfStacksAddedByDirectory(t *testing.T) {
 	t.Setenv("XDG_CACHE_HOME", t.TempDir())
 	defer agents.SetInstallLog(&strings.Builder{})()
 	writeStack(t, dir, "example", `{"language": "Python", "order": 1, "runtime": ["/usr/bin/python3"], "command": ["agent.py"], "packages": ["python3"],
-		"libraries": {"redis-py": ["python3-redis"]}, "targets": {"redis": {"libraries": ["redis-py"]}}}`, map[string]string{"agent.py": docExample(t)})
+		"libraries": {"redis-py": ["python3-redis"]}, "families": {"redis": {"libraries": ["redis-py"]}}}`, map[string]string{"agent.py": docExample(t)})
 	writeStack(t, dir, "broken", `{"language": "sh", "order": 2, "runtime": ["/bin/sh"], "command": ["agent.sh"], "packages": [],
-		"libraries": {"none": []}, "targets": {"redis": {"libraries": ["none"]}}}`, map[string]string{"agent.sh": brokenAgent})
+		"libraries": {"none": []}, "families": {"redis": {"libraries": ["none"]}}}`, map[string]string{"agent.sh": brokenAgent})
 	claims, err := agents.Claims(dir)
 	if err != nil {
 		t.Fatal(err)

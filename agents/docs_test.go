@@ -49,14 +49,14 @@ func TestDocExampleAgent(t *testing.T) {
 }
 
 // TestStacksFor: each stack's agent runs from where its first use
-// installed it, in the cache, with the target and the library, its
-// default when none is asked for; an unknown stack is refused with the
-// ones there are.
+// installed it, in the cache, with the target's protocol family (a
+// pooler's is its database's) and the library, its default when none
+// is asked for; an unknown stack is refused with the ones there are.
 func TestStacksFor(t *testing.T) {
-	if _, err := agents.For(".", "cobol", "redis", ""); err == nil || !strings.Contains(err.Error(), "c, python, node, php") {
+	if _, err := agents.For(".", "cobol", "redis", "redis", ""); err == nil || !strings.Contains(err.Error(), "c, python, node, php") {
 		t.Errorf("an unknown stack: %v", err)
 	}
-	s, err := agents.For(".", "python", "postgres", "")
+	s, err := agents.For(".", "python", "pgbouncer", family("pgbouncer"), "") // started with its protocol family, postgres
 	if err != nil {
 		needStack(t, err)
 	}
@@ -66,6 +66,6 @@ func TestStacksFor(t *testing.T) {
 	}
 	if len(s.Argv) != 4 || s.Argv[0] != "/usr/bin/python3" || !strings.HasPrefix(s.Argv[1], cache+"/") || !strings.HasSuffix(s.Argv[1], "/python/agent.py") ||
 		strings.Join(s.Argv[2:], " ") != "postgres psycopg2" {
-		t.Errorf("python's argv %q, want /usr/bin/python3, its agent.py in %s, postgres psycopg2", s.Argv, cache)
+		t.Errorf("python's argv for pgbouncer %q, want /usr/bin/python3, its agent.py in %s, postgres psycopg2 (the family, not the target)", s.Argv, cache)
 	}
 }

@@ -24,7 +24,7 @@ func TestFloorAgentOnASilentServer(t *testing.T) {
 	if err := agents.Installed("."); err != nil {
 		needStack(t, err)
 	}
-	spec, err := agents.For(".", "c", "floor", "")
+	spec, err := agents.For(".", "c", "floor", family("floor"), "")
 	if err != nil {
 		needStack(t, err)
 	}

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/dbsock/dbsock/agents/stackfile"
 )
 
 // Support is what a target tells every agent about itself, in its
@@ -22,25 +24,25 @@ type Support struct {
 // a target.
 var ErrNoLibrary = errors.New("no client library")
 
-// Library is the library stack's agent uses for target, as the stacks of
-// the agents directory dir ("" for Dir's) declare it: library when it is
-// one of the stack's libraries for target, its default when library is
-// "". The error wraps ErrNoLibrary, and names what the stack has.
-func Library(dir, stack, target, library string) (string, error) {
-	c, err := load(dir)
+// Library is the library stack's agent uses for target, whose server
+// speaks protocol family (its driver's drivers.AgentLookup.Family), as
+// the stacks of the agents directory dir ("" for Dir's) declare it for
+// the family: library when it is one of the stack's libraries for it, its
+// default when library is "". The error wraps ErrNoLibrary, and names the
+// target and what the stack has.
+func Library(dir, stack, target, family, library string) (string, error) {
+	s, fam, err := familyOf(dir, stack, family)
 	if err != nil {
 		return "", err
 	}
-	s, err := c.stack(stack)
-	if err != nil {
-		return "", err
-	}
-	have := s.Targets[target].Libraries
+	have := fam.Libraries
 	switch {
-	case len(have) == 0 && s.Targets[target].Missing != "":
-		return "", fmt.Errorf("the %s agent has %w for %s: %s", stack, ErrNoLibrary, target, s.Targets[target].Missing)
+	case family == "":
+		return "", fmt.Errorf("the %s agent has %w for %s: its driver names no protocol family (drivers.AgentLookup.Family) for a stack to choose one by", stack, ErrNoLibrary, target)
+	case len(have) == 0 && fam.Missing != "":
+		return "", fmt.Errorf("the %s agent has %w for %s: %s", stack, ErrNoLibrary, target, fam.Missing)
 	case len(have) == 0:
-		return "", fmt.Errorf("the %s agent has %w for %s", stack, ErrNoLibrary, target)
+		return "", fmt.Errorf("the %s agent has %w for %s (its stack.json names none for its protocol family, %s)", s.Name, ErrNoLibrary, target, family)
 	case library == "":
 		return have[0], nil
 	case !slices.Contains(have, library):
@@ -49,28 +51,34 @@ func Library(dir, stack, target, library string) (string, error) {
 	return library, nil
 }
 
-// NoConnect is why stack's agent (of the agents directory dir, "" for
-// Dir's) does not time the connect scenario on target, or "" when it does
-// (or the stack says nothing of it).
-func NoConnect(dir, stack, target string) string {
-	if c, err := load(dir); err == nil {
-		if s, err := c.stack(stack); err == nil {
-			return s.Targets[target].NoConnect
-		}
+// familyOf is stack's declaration (of the agents directory dir) and what
+// it has for protocol family (the zero Family when nothing).
+func familyOf(dir, stack, family string) (stackfile.Stack, stackfile.Family, error) {
+	c, err := load(dir)
+	if err != nil {
+		return stackfile.Stack{}, stackfile.Family{}, err
 	}
-	return ""
+	s, err := c.stack(stack)
+	if err != nil {
+		return stackfile.Stack{}, stackfile.Family{}, err
+	}
+	return s, s.Families[family], nil
+}
+
+// NoConnect is why stack's agent (of the agents directory dir, "" for
+// Dir's) does not time the connect scenario on a server of protocol
+// family, or "" when it does (or the stack says nothing of it).
+func NoConnect(dir, stack, family string) string {
+	_, fam, _ := familyOf(dir, stack, family)
+	return fam.NoConnect
 }
 
 // NoTLS is why stack's agent (of the agents directory dir, "" for Dir's)
-// is not measured on the tls path to target, whose Support is sup (nil
-// when it registered none), or "" when it is.
-func NoTLS(dir, stack, target string, sup *Support) string {
-	why := ""
-	if c, err := load(dir); err == nil {
-		if s, err := c.stack(stack); err == nil {
-			why = s.Targets[target].NoTLS
-		}
-	}
+// is not measured on the tls path to a target of protocol family, whose
+// Support is sup (nil when it registered none), or "" when it is.
+func NoTLS(dir, stack, family string, sup *Support) string {
+	_, fam, _ := familyOf(dir, stack, family)
+	why := fam.NoTLS
 	if sup != nil {
 		why = cmp.Or(sup.NoTLS, why)
 	}

@@ -89,7 +89,7 @@ func TestAgentLeavesNothingWhenDbsockIsKilled(t *testing.T) {
 	for _, mode := range []string{"lingerer", "ca"} {
 		t.Run(mode, func(t *testing.T) {
 			if mode == "ca" {
-				if _, err := agents.For(".", "python", "redis", ""); err != nil {
+				if _, err := agents.For(".", "python", "redis", "redis", ""); err != nil {
 					needStack(t, err)
 				}
 			}
@@ -157,7 +157,7 @@ func TestKilledHelper(t *testing.T) {
 	ready, readyText := func() bool { return true }, filepath.Join(dir, "pids")
 	if os.Getenv("AGENTS_TEST_MODE") == "ca" {
 		var err error
-		if spec, err = agents.For(".", "python", "redis", ""); err != nil {
+		if spec, err = agents.For(".", "python", "redis", "redis", ""); err != nil {
 			t.Fatal(err)
 		}
 		o.Path, o.CAPEM = "tls", testCA
@@ -203,7 +203,7 @@ func TestCAFileGoneOnceOpened(t *testing.T) {
 	port := l.Addr().(*net.TCPAddr).Port
 	for _, stack := range []string{"python", "php", "ruby"} {
 		t.Run(stack, func(t *testing.T) {
-			spec, err := agents.For(".", stack, "redis", "")
+			spec, err := agents.For(".", stack, "redis", "redis", "")
 			if err != nil {
 				needStack(t, err)
 			}

@@ -47,40 +47,56 @@ func TestNewOpen(t *testing.T) {
 }
 
 // TestLibrary: a stack's stack.json gives its default library for a
-// target, the one asked for when it has it, an error wrapping
-// ErrNoLibrary that names what it has otherwise (and why it has none,
-// where it says), and why it is not measured on tls, the target's own
-// reason (Support) first.
+// target's protocol family (a pooler's is its database's: the registry
+// says so, Family), the one asked
+// for when it has it, an error wrapping ErrNoLibrary that names the target
+// and what it has otherwise (and why it has none, where it says), and why
+// it is not measured on tls, the target's own reason (Support) first.
 func TestLibrary(t *testing.T) {
 	dir := t.TempDir()
 	writeStack(t, dir, "mini", `{"language": "Mini", "command": ["agent.py"], "packages": [],
-		"libraries": {"a": [], "b": []}, "targets": {"x": {"libraries": ["a", "b"], "no_tls": "no TLS in a"},
-		"w": {"missing": "its w client cannot log in"}, "v": {"libraries": ["a"], "no_connect": "a queries at connect"}}}`, nil)
-	if lib, err := agents.Library(dir, "mini", "x", ""); lib != "a" || err != nil {
-		t.Errorf("default: %q, %v", lib, err)
+		"libraries": {"a": [], "b": []}, "families": {"postgres": {"libraries": ["a", "b"], "no_tls": "no TLS in a"},
+		"memcached": {"missing": "its w client cannot log in"}, "mysql": {"libraries": ["a"], "no_connect": "a queries at connect"}}}`, nil)
+	for _, target := range []string{"postgres", "pgbouncer"} {
+		if family(target) != "postgres" {
+			t.Errorf("%s's protocol family is %q; want postgres", target, family(target))
+		}
+		if lib, err := agents.Library(dir, "mini", target, family(target), ""); lib != "a" || err != nil {
+			t.Errorf("%s's default: %q, %v", target, lib, err)
+		}
 	}
-	if lib, err := agents.Library(dir, "mini", "x", "b"); lib != "b" || err != nil {
+	if lib, err := agents.Library(dir, "mini", "pgbouncer", "postgres", "b"); lib != "b" || err != nil {
 		t.Errorf("asked for b: %q, %v", lib, err)
 	}
-	if _, err := agents.Library(dir, "mini", "x", "z"); !errors.Is(err, agents.ErrNoLibrary) || !strings.Contains(err.Error(), "(it has a, b)") {
+	if _, err := agents.Library(dir, "mini", "pgbouncer", "postgres", "z"); !errors.Is(err, agents.ErrNoLibrary) || !strings.Contains(err.Error(), `"z" for pgbouncer (it has a, b)`) {
 		t.Errorf("asked for z: %v", err)
 	}
-	if _, err := agents.Library(dir, "mini", "y", ""); !errors.Is(err, agents.ErrNoLibrary) {
-		t.Errorf("a target it does not have: %v", err)
+	if _, err := agents.Library(dir, "mini", "redis", "redis", ""); !errors.Is(err, agents.ErrNoLibrary) || !strings.Contains(err.Error(), "for redis") {
+		t.Errorf("a family it does not have: %v", err)
 	}
-	if _, err := agents.Library(dir, "mini", "w", ""); !errors.Is(err, agents.ErrNoLibrary) || !strings.Contains(err.Error(), "for w: its w client cannot log in") {
-		t.Errorf("a target it says why it has no library for: %v", err)
+	if _, err := agents.Library(dir, "mini", "memcached", "memcached", ""); !errors.Is(err, agents.ErrNoLibrary) || !strings.Contains(err.Error(), "for memcached: its w client cannot log in") {
+		t.Errorf("a family it says why it has no library for: %v", err)
 	}
-	if _, err := agents.Library(dir, "cobol", "x", ""); err == nil || errors.Is(err, agents.ErrNoLibrary) || !strings.Contains(err.Error(), "want one of mini") {
+	if _, err := agents.Library(dir, "cobol", "postgres", "postgres", ""); err == nil || errors.Is(err, agents.ErrNoLibrary) || !strings.Contains(err.Error(), "want one of mini") {
 		t.Errorf("an unknown stack: %v", err)
 	}
-	if agents.NoConnect(dir, "mini", "v") != "a queries at connect" || agents.NoConnect(dir, "mini", "x") != "" {
+	if _, err := agents.Family("nosuch"); err == nil || !strings.Contains(err.Error(), "nosuch is not a target an agent measures") {
+		t.Errorf("the family of a target dbsock does not know: %v", err)
+	}
+	if agents.NoConnect(dir, "mini", "mysql") != "a queries at connect" || agents.NoConnect(dir, "mini", "postgres") != "" {
 		t.Error("the stack's connect reasons")
 	}
-	if agents.NoTLS(dir, "mini", "x", nil) != "no TLS in a" || agents.NoTLS(dir, "mini", "y", nil) != "" {
+	if agents.NoTLS(dir, "mini", "postgres", nil) != "no TLS in a" || agents.NoTLS(dir, "mini", "mysql", nil) != "" {
 		t.Error("the stack's tls reasons")
 	}
-	if got := agents.NoTLS(dir, "mini", "x", &agents.Support{NoTLS: "the server cannot show it"}); got != "the server cannot show it" {
+	if got := agents.NoTLS(dir, "mini", "postgres", &agents.Support{NoTLS: "the server cannot show it"}); got != "the server cannot show it" {
 		t.Errorf("the target's tls reason comes first: %q", got)
 	}
+}
+
+// family is target's protocol family, as the registry says it ("" for a
+// target it does not know).
+func family(target string) string {
+	f, _ := agents.Family(target)
+	return f
 }

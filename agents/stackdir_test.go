@@ -72,7 +72,7 @@ func TestEmbeddedStacks(t *testing.T) {
 
 // miniStack is a stack whose agent is a shell script that says hello.
 const miniStack = `{"language": "Mini", "order": 9, "runtime": ["/bin/sh"], "command": ["agent.sh"], "packages": [],
-	"libraries": {"echoes": []}, "targets": {"redis": {"libraries": ["echoes"]}}}`
+	"libraries": {"echoes": []}, "families": {"redis": {"libraries": ["echoes"]}}}`
 
 // TestStackAddedByDirectory: a stack is added by a directory of its own
 // in an agents directory (here beside a copy of nothing else): its first
@@ -91,7 +91,7 @@ func TestStackAddedByDirectory(t *testing.T) {
 	if got, err := agents.Stacks(dir); err != nil || !slices.Equal(got, []string{"mini"}) {
 		t.Fatalf("stacks %q, %v", got, err)
 	}
-	spec, err := agents.For(dir, "mini", "redis", "")
+	spec, err := agents.For(dir, "mini", "redis", "redis", "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,7 +113,7 @@ func TestStackAddedByDirectory(t *testing.T) {
 	if h := a.Hello(); h.Language != "mini" || h.Library != "echoes" {
 		t.Errorf("hello %+v", h)
 	}
-	if _, err := agents.For(dir, "mini", "postgres", ""); err == nil || !strings.Contains(err.Error(), "the mini agent has no client library for postgres") {
+	if _, err := agents.For(dir, "mini", "postgres", "postgres", ""); err == nil || !strings.Contains(err.Error(), "the mini agent has no client library for postgres") {
 		t.Errorf("a target it does not declare: %v", err)
 	}
 }
@@ -125,7 +125,7 @@ func TestInstallSaysWhatIsMissing(t *testing.T) {
 	t.Setenv("XDG_CACHE_HOME", t.TempDir())
 	defer agents.SetInstallLog(&strings.Builder{})()
 	dir := t.TempDir()
-	lib := `"libraries": {"l": []}, "targets": {"redis": {"libraries": ["l"]}}`
+	lib := `"libraries": {"l": []}, "families": {"redis": {"libraries": ["l"]}}`
 	writeStack(t, dir, "noruntime", `{"language": "X", "runtime": ["/nonexistent/x"], "command": ["a.py"], "packages": [], `+lib+`}`, map[string]string{"a.py": ""})
 	writeStack(t, dir, "nodebs", `{"language": "X", "command": ["a.js"], "packages": [], "unpack": {"packages": ["node-dbsock-none"], "within": "node-", "env": {}}, `+lib+`}`, map[string]string{"a.js": ""})
 	cases := map[string]string{
@@ -137,7 +137,7 @@ func TestInstallSaysWhatIsMissing(t *testing.T) {
 		cases["nopkg"] = "it needs Debian's dbsock-no-such-package, not installed here: as root, apt-get install dbsock-no-such-package"
 	}
 	for stack, want := range cases {
-		if _, err := agents.For(dir, stack, "redis", ""); err == nil || !strings.Contains(err.Error(), want) {
+		if _, err := agents.For(dir, stack, "redis", "redis", ""); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: %v; want %q in it", stack, err, want)
 		}
 	}

@@ -10,20 +10,22 @@ import (
 	"github.com/dbsock/dbsock/agents/stackfile"
 )
 
-// For is the Spec of stack's agent for target, from the agents directory
-// dir ("" for Dir's: $DBSOCK_AGENTS_DIR, or the stacks in dbsock's
-// binary); library chooses one of the stack's libraries ("" for its
-// default, which the stack's stack.json names and dbsock passes on). The
+// For is the Spec of stack's agent for target, whose server speaks
+// protocol family (its driver's drivers.AgentLookup.Family), from the
+// agents directory dir ("" for Dir's: $DBSOCK_AGENTS_DIR, or the stacks
+// in dbsock's binary): its command line ends with the family and the
+// library, which chooses one of the stack's libraries for the family
+// ("" for its default, which the stack's stack.json names). The
 // first use of a stack installs it into the cache (CacheDir), saying so on
 // stderr; the error says what is missing and how to get it.
-func For(dir, stack, target, library string) (Spec, error) {
-	return ForModel(dir, stack, target, library, "")
+func For(dir, stack, target, family, library string) (Spec, error) {
+	return ForModel(dir, stack, target, family, library, "")
 }
 
 // ForModel is For with the stack's agent started in worker model model
 // ("" for its default: stackfile.Stack.ModelArgs), which must be one the
 // stack declares and runs library in (Model, ModelMissing).
-func ForModel(dir, stack, target, library, model string) (Spec, error) {
+func ForModel(dir, stack, target, family, library, model string) (Spec, error) {
 	c, err := load(dir)
 	if err != nil {
 		return Spec{}, err
@@ -32,7 +34,7 @@ func ForModel(dir, stack, target, library, model string) (Spec, error) {
 	if err != nil {
 		return Spec{}, err
 	}
-	lib, err := Library(dir, stack, target, library)
+	lib, err := Library(dir, stack, target, family, library)
 	if err != nil {
 		return Spec{}, err
 	}
@@ -55,7 +57,7 @@ func ForModel(dir, stack, target, library, model string) (Spec, error) {
 		return Spec{}, err
 	}
 	argv = append(argv, s.ModelArgs(model)...)
-	spec := Spec{Stack: stack, Argv: append(argv, target, lib)}
+	spec := Spec{Stack: stack, Argv: append(argv, family, lib)}
 	if u := s.Unpack; u != nil {
 		for name, dirs := range u.Env {
 			var paths []string

@@ -92,7 +92,7 @@ func TestStacks(t *testing.T) {
 					name += ":" + sl[1]
 				}
 				t.Run(name, func(t *testing.T) {
-					spec, err := agents.For(".", sl[0], tg.name, sl[1])
+					spec, err := agents.For(".", sl[0], tg.name, family(tg.name), sl[1])
 					if err != nil {
 						needStack(t, err)
 					}
@@ -282,7 +282,11 @@ func TestAgentThatLies(t *testing.T) {
 				if lie == "notoken" && tg.name == "memcached" {
 					continue
 				}
-				a, err := agents.Start(context.Background(), agents.Spec{Stack: "cmd", Argv: []string{"/usr/bin/python3", "testdata/liar.py", srv.Unix().Address, tg.name, lie}}, startLimits)
+				family, err := agents.Family(tg.name)
+				if err != nil {
+					t.Fatal(err)
+				}
+				a, err := agents.Start(context.Background(), agents.Spec{Stack: "cmd", Argv: []string{"/usr/bin/python3", "testdata/liar.py", srv.Unix().Address, family, lie}}, startLimits)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -315,7 +319,7 @@ func TestTokenTwice(t *testing.T) {
 	for _, tg := range append(stackTargets[:3:3], stackTargets[5]) {
 		t.Run(tg.name, func(t *testing.T) {
 			tg.need(t)
-			spec, err := agents.For(".", "python", tg.name, "")
+			spec, err := agents.For(".", "python", tg.name, family(tg.name), "")
 			if err != nil {
 				needStack(t, err)
 			}

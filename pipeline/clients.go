@@ -286,38 +286,42 @@ func (p Plan) skipReason(t *targets.Target, c string) string {
 	if _, ok := d.(drivers.ConnFinder); !ok {
 		return "no agent measures " + t.Name + ": dbsock cannot list another process's connections on its server, so it could not verify an agent's route there"
 	}
-	if _, ok := d.(drivers.AgentOp); !ok {
+	op, ok := d.(drivers.AgentOp)
+	if !ok {
 		return "no agent does " + t.Name + "'s op"
 	}
 	if lang == CmdClient {
 		return "" // the user's agent: what it can do, it says when it is asked
 	}
-	l, err := agents.Library(p.Client.AgentsDir, lang, t.Name, lib)
+	family := op.AgentOp().Family
+	l, err := agents.Library(p.Client.AgentsDir, lang, t.Name, family, lib)
 	if err != nil {
 		return err.Error()
 	}
 	if why := agents.ModelMissing(p.Client.AgentsDir, lang, model, l); why != "" {
 		return "its " + model + " model does not run " + l + ": " + why
 	}
-	if why := agents.NoTLS(p.Client.AgentsDir, lang, t.Name, t.Agents); why != "" && p.baseline().Info().TLS {
+	if why := agents.NoTLS(p.Client.AgentsDir, lang, family, t.Agents); why != "" && p.baseline().Info().TLS {
 		return "its baseline, tls, is not measured from it: " + why
 	}
-	if why := agents.NoConnect(p.Client.AgentsDir, lang, t.Name); why != "" && slices.Contains(p.scenarios(), scenarios.Connect) {
+	if why := agents.NoConnect(p.Client.AgentsDir, lang, family); why != "" && slices.Contains(p.scenarios(), scenarios.Connect) {
 		return "the connect scenario is not timed from it: " + why
 	}
-	if _, err := p.agentSpec(c, t.Name); err != nil {
+	if _, err := p.agentSpec(c, t); err != nil {
 		return err.Error()
 	}
 	return ""
 }
 
-// agentSpec is the Spec of client stack c's agent for target.
-func (p Plan) agentSpec(c, target string) (agents.Spec, error) {
+// agentSpec is the Spec of client stack c's agent for t: a stack's is
+// started with the protocol family of t's driver, the user's own (cmd:)
+// with t's name.
+func (p Plan) agentSpec(c string, t *targets.Target) (agents.Spec, error) {
 	lang, lib, model := p.splitStack(c)
 	if lang == CmdClient {
-		return agents.Command(lib, target)
+		return agents.Command(lib, t.Name)
 	}
-	return agents.ForModel(p.Client.AgentsDir, lang, target, lib, model)
+	return agents.ForModel(p.Client.AgentsDir, lang, t.Name, p.family(t), lib, model)
 }
 
 // splitStack reads client stack c: its stack, its library ("" for each
@@ -345,6 +349,15 @@ func (p Plan) checkStackWords(c string) error {
 	}
 	return setting.Err("%s %q: the %s stack has no library or worker model %q: %v; its libraries are %s", setting.Clients, c, lang, lib,
 		strings.TrimPrefix(err.Error(), fmt.Sprintf("the %s stack has no worker model %q: ", lang, lib)), strings.Join(libs, ", "))
+}
+
+// family is the protocol family of t's driver, as an agent speaks it
+// (drivers.AgentLookup.Family), or "" when no agent does its op.
+func (p Plan) family(t *targets.Target) string {
+	if op, ok := p.settings(t).Driver(drivers.Workload{Rows: p.Workload.Rows}).(drivers.AgentOp); ok {
+		return op.AgentOp().Family
+	}
+	return ""
 }
 
 // stackClient is one client stack a target is measured from: Go's drivers
@@ -432,7 +445,7 @@ func (p Plan) stackAgent(ctx context.Context, t *targets.Target, ti *results.Tar
 		return stackClient{}, true, nil
 	}
 	lang, _, _ := strings.Cut(c, ":")
-	spec, err := p.agentSpec(c, t.Name)
+	spec, err := p.agentSpec(c, t)
 	if err != nil {
 		return stackClient{}, false, err
 	}
@@ -474,7 +487,7 @@ func (p Plan) stackAgent(ctx context.Context, t *targets.Target, ti *results.Tar
 // where its stack declares no TLS for t or its hello says its library has
 // none (Ruby's hiredis beside redis-rb's own driver).
 func (p Plan) tlsOf(sc *stackClient, t *targets.Target, ti *results.Target, lang string, h agents.Hello) {
-	why := agents.NoTLS(p.Client.AgentsDir, lang, t.Name, t.Agents)
+	why := agents.NoTLS(p.Client.AgentsDir, lang, p.family(t), t.Agents)
 	if c := h.Capabilities; why == "" && lang != CmdClient && h.Protocol >= 2 && c != nil && !c.TLS {
 		why = h.Library + " has no TLS (its agent's hello says so)"
 	}

@@ -25,7 +25,7 @@ func (*agentReadyDriver) OpenFinder(context.Context, drivers.Endpoint) (drivers.
 	return nil, nil
 }
 func (*agentReadyDriver) AgentOp() drivers.AgentLookup {
-	return drivers.AgentLookup{Key: func(id int64) any { return id }}
+	return drivers.AgentLookup{Family: "memcached", Key: func(id int64) any { return id }}
 }
 
 // agentTarget is a target "memcached" of d with what its registration
@@ -57,7 +57,7 @@ func TestClientSkipReasons(t *testing.T) {
 		{floorT, "go", ""},
 		{memcachedT, "go", ""},
 		{floorT, "python", "no agent measures floor: dbsock cannot list another process's connections on its server, so it could not verify an agent's route there"},
-		{memcachedT, "node", "the node agent has no client library for memcached"},
+		{memcachedT, "node", "the node agent has no client library for memcached (its stack.json names none for its protocol family, memcached)"},
 		{memcachedT, "python:pylibmc", `the python agent has no client library "pylibmc" for memcached (it has pymemcache)`},
 		{memcachedT, "python", "the python stack's agent runs on /nonexistent/python3, and none is here: install it (scripts/install-deps.sh --with-stacks, as root in dbsock's checkout, installs every stack's)"},
 	} {
@@ -149,7 +149,7 @@ func TestCmdStackNamed(t *testing.T) {
 		}
 	}
 	for _, command := range []string{"true;", "/bin/cat #"} {
-		spec, err := Plan{}.agentSpec(CmdClient+":"+command, "redis")
+		spec, err := Plan{}.agentSpec(CmdClient+":"+command, &targets.Target{Target: supply.Target{Name: "redis"}})
 		if err != nil || len(spec.Argv) != 2 || spec.Argv[1] != "redis" || spec.Argv[0] == agents.Shell {
 			t.Errorf("cmd:%s: argv %q (%v); want its executable run with redis as its one argument", command, spec.Argv, err)
 		}

@@ -356,3 +356,18 @@ type own struct {
 func (*own) Validate() error                            { return nil }
 func (o *own) Driver(w drivers.Workload) drivers.Driver { return o.driver(w.ValueSize) }
 func (*own) External() (supply.Pair, error)             { return supply.Pair{}, nil }
+
+func init() { agents.SetFamilies(Families) }
+
+// Families maps each registered target an agent can measure (its driver
+// says its lookup as an agent does it, drivers.AgentOp) to its protocol
+// family, which client stacks are declared and started by (agents).
+func Families() map[string]string {
+	out := map[string]string{}
+	for _, t := range List() {
+		if op, ok := t.Settings().Driver(drivers.Workload{Rows: 1}).(drivers.AgentOp); ok {
+			out[t.Name] = op.AgentOp().Family
+		}
+	}
+	return out
+}

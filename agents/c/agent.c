@@ -69,7 +69,7 @@ static void do_open(const struct backend *started, json_t *m, const char *id) {
 	json_t *family = json_object_get(m, "family");
 	if (family && !json_is_null(family)) {
 		const char *f = json_string_value(family);
-		b = f ? backend_for_family(f, started->library) : NULL;
+		b = f ? backend_for(f, started->library) : NULL;
 		if (!b) {
 			char fams[128];
 			family_list(started, fams, sizeof fams);
@@ -468,12 +468,12 @@ int main(int argc, char **argv) {
 	if (worker_model(&argc, &argv) < 0)
 		return 2;
 	if (argc < 2 || argc > 3) {
-		fprintf(stderr, "usage: dbsock-agent [--workers threads|event-loop] TARGET [LIBRARY]\n");
+		fprintf(stderr, "usage: dbsock-agent [--workers threads|event-loop] FAMILY [LIBRARY]\n");
 		return 2;
 	}
 	const struct backend *b = backend_for(argv[1], argc == 3 ? argv[2] : "");
 	if (!b) {
-		fprintf(stderr, "dbsock-agent: no library %s for target %s in this build\n", argc == 3 ? argv[2] : "(default)", argv[1]);
+		fprintf(stderr, "dbsock-agent: no library %s for protocol family %s in this build\n", argc == 3 ? argv[2] : "(default)", argv[1]);
 		return 2;
 	}
 	if (event_loop && !b->send) {

@@ -7,7 +7,6 @@
 #include <stdint.h>
 
 struct backend {
-	const char *target;
 	const char *library;
 	/* family is the wire protocol it speaks (an open's "family"); tls
 	 * whether its library can open the tls path. */
@@ -47,10 +46,9 @@ void *pp_open(json_t *m, json_t *reply, char *err, size_t errlen);
 int pp_op(void *c, json_t *key, long *len, char *err, size_t errlen);
 void pp_close(void *c);
 
-const struct backend *backend_for(const char *target, const char *library);
-/* backend_for_family is library's back end for a protocol family, NULL
- * when it has none. */
-const struct backend *backend_for_family(const char *family, const char *library);
+/* backend_for is library's back end for a protocol family (the first
+ * one of the family when library is ""), NULL when it has none. */
+const struct backend *backend_for(const char *family, const char *library);
 /* families writes the families library speaks into out (at most n). */
 size_t families(const char *library, const char **out, size_t n);
 

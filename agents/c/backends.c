@@ -1,7 +1,7 @@
 /*
- * The C agent's back ends: hiredis (redis), libpq (postgres, pgbouncer), libmariadb
+ * The C agent's back ends: hiredis (redis), libpq (postgres), libmariadb
  * (mysql), libmemcached (memcached), and libc for dbsock's own servers
- * (floor, echo: libc.c). Each opens one connection as the open message
+ * (pingpong: libc.c). Each opens one connection as the open message
  * says, makes the server see its token, prepares the lookup once where the
  * library can, and does one lookup per op: a blocking call, or, for the
  * event-loop model, its library's asynchronous calls on a non-blocking
@@ -489,35 +489,26 @@ static void mc_close(void *c) { memcached_free(c); }
 static void my_thread_init(void) { mysql_thread_init(); }
 static void my_thread_end(void) { mysql_thread_end(); }
 
-#define FIELDS(t, l, f, tls_, v, o, op_, c) .target = t, .library = l, .family = f, .tls = tls_, .version = v, .open = o, .op = op_, .close = c
+#define FIELDS(l, f, tls_, v, o, op_, c) .library = l, .family = f, .tls = tls_, .version = v, .open = o, .op = op_, .close = c
 #define BACKEND(...) {FIELDS(__VA_ARGS__)}
 
 /* ASYNC are a back end's event-loop calls: its nonblock, send, flush and recv. */
 #define ASYNC(p) .nonblock = p##_nonblock, .send = p##_send, .flush = p##_flush, .recv = p##_recv
 
 static const struct backend backends[] = {
-	{FIELDS("redis", "hiredis", "redis", 0, hiredis_version, redis_open, redis_op, redis_close), ASYNC(redis)},
-	{FIELDS("postgres", "libpq", "postgres", 1, libpq_version, pg_open, pg_op, pg_close), ASYNC(pg)},
-	{FIELDS("pgbouncer", "libpq", "postgres", 1, libpq_version, pg_open, pg_op, pg_close), ASYNC(pg)},
-	{.target = "mysql", .library = "libmariadb", .family = "mysql", .tls = 1, .version = mariadb_version, .open = my_open,
+	{FIELDS("hiredis", "redis", 0, hiredis_version, redis_open, redis_op, redis_close), ASYNC(redis)},
+	{FIELDS("libpq", "postgres", 1, libpq_version, pg_open, pg_op, pg_close), ASYNC(pg)},
+	{.library = "libmariadb", .family = "mysql", .tls = 1, .version = mariadb_version, .open = my_open,
 	 .op = my_op, .close = my_close, .thread_init = my_thread_init, .thread_end = my_thread_end},
-	BACKEND("memcached", "libmemcached", "memcached", 0, libmemcached_version, mc_open, mc_op, mc_close),
-	BACKEND("floor", "libc", "pingpong", 0, libc_version, pp_open, pp_op, pp_close),
-	BACKEND("echo", "libc", "pingpong", 0, libc_version, pp_open, pp_op, pp_close),
+	BACKEND("libmemcached", "memcached", 0, libmemcached_version, mc_open, mc_op, mc_close),
+	BACKEND("libc", "pingpong", 0, libc_version, pp_open, pp_op, pp_close),
 };
 
 #define NBACKENDS (sizeof backends / sizeof backends[0])
 
-const struct backend *backend_for(const char *target, const char *library) {
+const struct backend *backend_for(const char *family, const char *library) {
 	for (size_t i = 0; i < NBACKENDS; i++)
-		if (strcmp(backends[i].target, target) == 0 && (!*library || strcmp(backends[i].library, library) == 0))
-			return &backends[i];
-	return NULL;
-}
-
-const struct backend *backend_for_family(const char *family, const char *library) {
-	for (size_t i = 0; i < NBACKENDS; i++)
-		if (strcmp(backends[i].family, family) == 0 && strcmp(backends[i].library, library) == 0)
+		if (strcmp(backends[i].family, family) == 0 && (!*library || strcmp(backends[i].library, library) == 0))
 			return &backends[i];
 	return NULL;
 }

@@ -1,8 +1,8 @@
 'use strict';
-// dbsock's Node.js agent (docs/agents.md, protocol 2): node agent.js TARGET [LIBRARY].
+// dbsock's Node.js agent (docs/agents.md, protocol 2): node agent.js FAMILY [LIBRARY].
 //
 // Opens connections with one Node.js client library from Debian's node-*
-// packages (redis: node-redis; postgres and pgbouncer: node-pg; mysql:
+// packages (by protocol family: redis: node-redis; postgres: node-pg; mysql:
 // node-mysql), found through NODE_PATH; times each lookup of a block on
 // process.hrtime.bigint() (a monotonic clock, in nanoseconds), awaiting
 // each op before the next; checks each value's length and returns each
@@ -98,8 +98,6 @@ const backends = {
     close: (c) => new Promise((resolve) => c.end(() => resolve())),
   },
 };
-
-backends.pgbouncer = backends.postgres;
 
 function size(v) {
   if (v === null || v === undefined) return -1;
@@ -485,10 +483,10 @@ async function handle(b, conns, m) {
 }
 
 async function main() {
-  const [target, lib] = process.argv.slice(2);
-  const b = backends[target];
+  const [family, lib] = process.argv.slice(2);
+  const b = Object.values(backends).find((x) => x.family === family);
   if (!b || (lib && lib !== b.library)) {
-    process.stderr.write(`agent.js: no library ${lib || '(default)'} for target ${target}\n`);
+    process.stderr.write(`agent.js: no library ${lib || '(default)'} for protocol family ${family}\n`);
     process.exit(2);
   }
   const say = (m) => process.stdout.write(JSON.stringify(m) + '\n');

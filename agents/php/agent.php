@@ -1,10 +1,14 @@
 <?php
-// dbsock's PHP agent (docs/agents.md): php agent.php TARGET [LIBRARY].
+// dbsock's PHP agent (docs/agents.md): php agent.php FAMILY [LIBRARY].
 //
-// Opens connections with one PHP extension (redis: phpredis; postgres and
-// pgbouncer: pgsql; mysql: mysqli; memcached: memcached), times each lookup of a block
-// on hrtime() (a monotonic clock, in nanoseconds), checks each value's
-// length and returns each op's latency. Nothing else.
+// Opens connections with one PHP extension, the backend LIBRARY (its
+// first, by default) of the file FAMILY.php beside this one (redis.php:
+// phpredis; postgres.php: pgsql; mysql.php: mysqli; memcached.php:
+// memcached), times each lookup of a block on hrtime() (a monotonic clock,
+// in nanoseconds), checks each value's length and returns each op's
+// latency. Nothing else. This file names no database and no library: a
+// backend only connects, looks a key up, disconnects and says its version
+// and mode.
 //
 // Protocol 2: as PHP-FPM runs an application, a process per connection.
 // Each open forks a worker (a child of this process, talking to it over a
@@ -18,6 +22,7 @@
 
 ini_set('display_errors', 'stderr'); // stdout carries the protocol only
 
+// ca_file writes the open $o's CA to a temporary file, for a backend whose library reads it from one; its path.
 function ca_file(array $o): string {
     $path = tempnam(sys_get_temp_dir(), 'dbsock-ca-');
     file_put_contents($path, $o['tls_ca_pem']);
@@ -37,121 +42,25 @@ function is_unix(array $o): bool { return $o['network'] === 'unix'; }
 
 function timeout(array $o): float { return $o['op_timeout_ms'] / 1000; }
 
-// The protocol family each target speaks (an open of protocol 2 names it; PgBouncer speaks PostgreSQL's).
-const FAMILIES = ['redis' => 'redis', 'postgres' => 'postgres', 'pgbouncer' => 'postgres', 'mysql' => 'mysql', 'memcached' => 'memcached'];
-
-// Each back end: [library, version, open(o): [conn, info], op(conn, key): ?string, close(conn)].
-function backend(string $target, string $lib): array {
-    switch ((FAMILIES[$target] ?? '') . ":$lib") {
-    case 'redis:': case 'redis:phpredis':
-        return ['phpredis', phpversion('redis'), function (array $o) {
-            $r = new Redis();
-            $ctx = empty($o['tls_ca_pem']) ? null : ['stream' => ['cafile' => ca_file($o), 'verify_peer_name' => false]];
-            $host = is_unix($o) ? $o['socket'] : (empty($o['tls_ca_pem']) ? $o['host'] : 'tls://' . $o['host']);
-            $args = [$host, is_unix($o) ? 0 : $o['port'], timeout($o), null, 0, timeout($o)];
-            $r->connect(...($ctx === null ? $args : [...$args, $ctx]));
-            if (!empty($o['password'])) {
-                $r->auth(empty($o['user']) ? $o['password'] : [$o['user'], $o['password']]);
-            }
-            if (($o['token'] ?? '') !== '') { // none: a connect scenario's op opens unnamed
-                $r->client('setname', $o['token']);
-            }
-            return [$r, []];
-        }, function ($r, $key) { $v = $r->get((string)$key); return $v === false ? null : $v; },
-        function ($r) { $r->close(); }];
-    case 'postgres:': case 'postgres:pgsql':
-        return ['pgsql', phpversion('pgsql'), function (array $o) {
-            $q = fn($s) => "'" . addcslashes((string)$s, "'\\") . "'";
-            if (is_unix($o)) { // libpq takes the socket's directory and the port its name ends with
-                $host = dirname($o['socket']);
-                $port = substr(strrchr($o['socket'], '.'), 1);
-            } else {
-                [$host, $port] = [$o['host'], $o['port']];
-            }
-            $tls = empty($o['tls_ca_pem']) ? 'sslmode=disable' : 'sslmode=verify-ca sslrootcert=' . $q(ca_file($o));
-            $c = pg_connect(sprintf('host=%s port=%s user=%s password=%s dbname=%s application_name=%s connect_timeout=%d %s',
-                $q($host), $q($port), $q($o['user']), $q($o['password']), $q($o['database']), $q($o['token']),
-                max(1, (int)timeout($o)), $tls), PGSQL_CONNECT_FORCE_NEW);
-            if ($c === false) {
-                throw new Exception('pg_connect failed');
-            }
-            $prepare = empty($o['no_prepare']); // a pooler in transaction pooling cannot keep a prepared statement
-            if ($prepare && pg_prepare($c, 'dbsock_lookup', $o['statement']) === false) { // once per connection
-                throw new Exception('prepare: ' . pg_last_error($c));
-            }
-            return [[$c, $prepare ? null : $o['statement']], ['conn_id' => pg_get_pid($c)]];
-        }, function ($conn, $key) {
-            [$c, $unprepared] = $conn;
-            $r = $unprepared === null ? pg_execute($c, 'dbsock_lookup', [$key]) : pg_query_params($c, $unprepared, [$key]);
-            if ($r === false) {
-                throw new Exception(pg_last_error($c));
-            }
-            $v = pg_fetch_result($r, 0, 0);
-            return $v === false ? null : $v;
-        }, function ($conn) { pg_close($conn[0]); }];
-    case 'mysql:': case 'mysql:mysqli':
-        return ['mysqli', phpversion('mysqli') . ' (mysqlnd ' . (explode(' ', mysqli_get_client_info())[1] ?? '?') . ')', function (array $o) {
-            mysqli_report(MYSQLI_REPORT_ERROR | MYSQLI_REPORT_STRICT);
-            $m = mysqli_init();
-            $m->options(MYSQLI_OPT_CONNECT_TIMEOUT, max(1, (int)timeout($o)));
-            $m->options(MYSQLI_OPT_READ_TIMEOUT, max(1, (int)timeout($o)));
-            $flags = 0;
-            if (!empty($o['tls_ca_pem'])) {
-                $m->ssl_set(null, null, ca_file($o), null, null);
-                $flags = MYSQLI_CLIENT_SSL;
-            }
-            $host = str_contains($o['host'] ?? '', ':') ? '[' . $o['host'] . ']' : ($o['host'] ?? ''); // mysqlnd takes [::1]
-            $m->real_connect(is_unix($o) ? 'localhost' : $host, $o['user'], $o['password'], $o['database'],
-                is_unix($o) ? 0 : $o['port'], is_unix($o) ? $o['socket'] : null, $flags);
-            $id = null;
-            if (($o['token'] ?? '') !== '') { // none: a connect scenario's op opens unnamed
-                $s = $m->prepare('SELECT GET_LOCK(?, 0), CONNECTION_ID()'); // the token the server shows: a user lock
-                $s->bind_param('s', $o['token']);
-                $s->execute();
-                $s->bind_result($locked, $id);
-                $s->fetch();
-                $s->close();
-            }
-            $st = $m->prepare($o['statement']); // once per connection
-            $st->bind_param('i', $GLOBALS['mysqli_key']);
-            return [[$m, $st], ['conn_id' => $id]];
-        }, function ($c, $key) {
-            $GLOBALS['mysqli_key'] = $key;
-            $c[1]->execute();
-            $c[1]->bind_result($v);
-            $found = $c[1]->fetch();
-            $c[1]->free_result();
-            return $found ? $v : null;
-        }, function ($c) { $c[1]->close(); $c[0]->close(); }];
-    case 'memcached:': case 'memcached:memcached':
-        return ['memcached', phpversion('memcached') . sprintf(' (libmemcached 0x%08x)', Memcached::LIBMEMCACHED_VERSION_HEX), function (array $o) {
-            if (!empty($o['tls_ca_pem'])) {
-                throw new Exception('the memcached extension has no TLS');
-            }
-            $m = new Memcached();
-            $m->setOption(Memcached::OPT_COMPRESSION, false);
-            $m->setOption(Memcached::OPT_TCP_NODELAY, true);
-            $m->setOption(Memcached::OPT_CONNECT_TIMEOUT, $o['op_timeout_ms']);
-            $m->setOption(Memcached::OPT_POLL_TIMEOUT, $o['op_timeout_ms']);
-            $m->addServer(is_unix($o) ? $o['socket'] : $o['host'], is_unix($o) ? 0 : $o['port']);
-            if (!empty($o['password']) && !$m->set('auth', $o['user'] . ' ' . $o['password'])) {
-                // memcached's text-protocol authentication (-Y): a set of "user password"
-                throw new Exception('authenticate: ' . $m->getResultMessage());
-            }
-            if ($m->getVersion() === false) { // connected now, so that dbsock sees the connection
-                throw new Exception('connect: ' . $m->getResultMessage());
-            }
-            return [$m, []];
-        }, function ($m, $key) {
-            $v = $m->get((string)$key);
-            if ($v === false && $m->getResultCode() !== Memcached::RES_NOTFOUND) {
-                throw new Exception($m->getResultMessage());
-            }
-            return $v === false ? null : $v;
-        }, function ($m) { $m->quit(); }];
+// backend is library $lib ('' for the first, the default) of $family's backends, the file FAMILY.php beside
+// this one: its name and its functions, connect(o): [conn, the server's id of it or null], lookup(conn, key):
+// ?string, disconnect(conn), version(): string, and mode (the hello's mode fields) and tls. It exits 2 when
+// there is none.
+function backend(string $family, string $lib): array {
+    $file = __DIR__ . "/$family.php";
+    if (preg_match('/^[a-z0-9_-]+$/', $family) !== 1 || !is_file($file) || $file === __FILE__) {
+        fwrite(STDERR, sprintf("agent.php: this agent has no backend for family %s (%s has none): give a family it has a %s.php for\n",
+            json_encode($family), $file, __DIR__ . '/FAMILY'));
+        exit(2);
     }
-    fwrite(STDERR, "agent.php: no library '$lib' for target '$target'\n");
-    exit(2);
+    $libs = require $file;
+    $name = $lib === '' ? array_key_first($libs) : $lib;
+    if (!isset($libs[$name])) {
+        fwrite(STDERR, sprintf("agent.php: no library %s for family %s: give one of %s\n", json_encode($lib), json_encode($family),
+            implode(', ', array_keys($libs))));
+        exit(2);
+    }
+    return [$name, $libs[$name]];
 }
 
 // op_for is the op of a block or a load of $scenario ('' or 'connect') on a connection opened with the
@@ -358,7 +267,7 @@ function worker($s, array $o): never {
     $id = $o['id'];
     try {
         try {
-            [$c, $info] = $open($o);
+            [$c, $conn_id] = $open($o);
         } finally {
             remove_temp(); // the CA is read when connecting: none is left on disk, however the agent ends
         }
@@ -366,7 +275,8 @@ function worker($s, array $o): never {
         write_line($s, enc(error_reply($id, thrown($e))));
         quit();
     }
-    write_line($s, enc(['type' => 'opened', 'id' => $id] + $info + ['detail' => 'worker process ' . getmypid()]));
+    write_line($s, enc(['type' => 'opened', 'id' => $id] + ($conn_id === null ? [] : ['conn_id' => $conn_id])
+        + ['detail' => 'worker process ' . getmypid()]));
     while (($line = read_line($s)) !== null) {
         $m = json_decode($line, true);
         try {
@@ -592,15 +502,16 @@ const T0_LEAD_PER_WORKER_NS = 100_000;
 
 $temp = [];
 if ($argc < 2 || $argc > 3) {
-    fwrite(STDERR, "usage: agent.php TARGET [LIBRARY]\n");
+    fwrite(STDERR, "usage: agent.php FAMILY [LIBRARY]\n");
     exit(2);
 }
-[$library, $version, $open, $op, $close] = backend($argv[1], $argv[2] ?? '');
-$family = FAMILIES[$argv[1]];
+$family = $argv[1];
+[$library, $backend] = backend($family, $argv[2] ?? '');
+['connect' => $open, 'lookup' => $op, 'disconnect' => $close] = $backend;
 say(['type' => 'hello', 'protocol' => 2, 'language' => 'php', 'runtime_version' => PHP_VERSION,
-    'library' => $library, 'library_version' => (string)$version]
-    + (['phpredis' => ['mode' => 'resp2'], 'pgsql' => ['mode' => 'prepared', 'unprepared_mode' => 'exec'], 'mysqli' => ['mode' => 'prepared']][$library] ?? [])
-    + ['capabilities' => ['families' => [$family], 'tls' => $library !== 'memcached', 'workers' => 'processes',
+    'library' => $library, 'library_version' => (string)$backend['version']()]
+    + $backend['mode']
+    + ['capabilities' => ['families' => [$family], 'tls' => $backend['tls'], 'workers' => 'processes',
         'open_loop' => true, 'max_connections' => MAX_CONNECTIONS, 'connect' => true]]);
 $libc = libc();
 timer_slack($libc);

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""dbsock's Python agent (docs/agents.md): agent.py [--workers MODEL] TARGET [LIBRARY].
+"""dbsock's Python agent (docs/agents.md): agent.py [--workers MODEL] FAMILY [LIBRARY].
 
 Opens connections with one Python client library, times each lookup of a
 block or a load on time.perf_counter_ns (CLOCK_MONOTONIC), checks each
@@ -13,9 +13,9 @@ of each load. MODEL "processes" (the default) forks a process per
 connection, as gunicorn's sync workers serve an application; "threads"
 runs a thread per connection in the agent's process, under its GIL.
 
-Libraries (the first of each target is its default): redis: redis-py;
-postgres and pgbouncer: psycopg2, psycopg; mysql: mysqldb, pymysql; memcached: pymemcache;
-floor and echo (dbsock's own servers): socket.
+Libraries, by the server's protocol family (the first of each is its
+default): redis: redis-py; postgres: psycopg2, psycopg; mysql: mysqldb,
+pymysql; memcached: pymemcache; pingpong (dbsock's own servers): socket.
 """
 import ctypes
 import json
@@ -262,18 +262,18 @@ class PingPong:
         return key  # the bytes read back
 
 
-def library(target, lib):
-    if target == "redis" and lib in ("", "redis-py"):
+def library(family, lib):
+    if family == "redis" and lib in ("", "redis-py"):
         return Redis()
-    if target in ("postgres", "pgbouncer") and lib in ("", "psycopg2", "psycopg"):
+    if family == "postgres" and lib in ("", "psycopg2", "psycopg"):
         return Postgres(lib or "psycopg2")
-    if target == "mysql" and lib in ("", "mysqldb", "pymysql"):
+    if family == "mysql" and lib in ("", "mysqldb", "pymysql"):
         return MySQL(lib or "mysqldb")
-    if target == "memcached" and lib in ("", "pymemcache"):
+    if family == "memcached" and lib in ("", "pymemcache"):
         return Memcached()
-    if target in ("floor", "echo") and lib in ("", "socket"):
+    if family == "pingpong" and lib in ("", "socket"):
         return PingPong()
-    raise SystemExit("agent.py: no library %r for target %r (see the docstring)" % (lib, target))
+    raise SystemExit("agent.py: no library %r for protocol family %r (see the docstring)" % (lib, family))
 
 
 def size(v):
@@ -793,7 +793,7 @@ def remove_temp():
             pass
 
 
-USAGE = "usage: agent.py [--workers processes|threads] TARGET [LIBRARY]"
+USAGE = "usage: agent.py [--workers processes|threads] FAMILY [LIBRARY]"
 
 
 def main():

@@ -1,6 +1,6 @@
 # frozen_string_literal: true
 
-# dbsock's Ruby agent (docs/agents.md): agent.rb [--workers MODEL] TARGET [LIBRARY].
+# dbsock's Ruby agent (docs/agents.md): agent.rb [--workers MODEL] FAMILY [LIBRARY].
 #
 # Opens connections with one Ruby client library (backends.rb), times each
 # lookup of a block or a load on CLOCK_MONOTONIC, checks each value's
@@ -571,12 +571,11 @@ class Agent
   end
 end
 
-USAGE = "usage: agent.rb [--workers processes|threads] TARGET [LIBRARY]"
+USAGE = "usage: agent.rb [--workers processes|threads] FAMILY [LIBRARY]"
 
-def backend(target, name)
+def backend(family, name)
   if name.to_s.empty?
-    family = Backends::FAMILIES[target] or abort "agent.rb: no target #{target.inspect} (#{Backends::FAMILIES.keys.join(', ')})\n#{USAGE}"
-    name = Backends::DEFAULTS.fetch(family)
+    name = Backends::DEFAULTS[family] or abort "agent.rb: no protocol family #{family.inspect} (#{Backends::DEFAULTS.keys.join(', ')})\n#{USAGE}"
   end
   make = Backends::LIBRARIES[name] or abort "agent.rb: no library #{name.inspect} (#{Backends::LIBRARIES.keys.join(', ')})\n#{USAGE}"
   make.call

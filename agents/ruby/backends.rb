@@ -323,8 +323,4 @@ module Backends
     "socket" => -> { PingPong.new }
   }.freeze
   DEFAULTS = { "redis" => "redis-rb", "postgres" => "pg", "mysql" => "mysql2", "memcached" => "dalli", "pingpong" => "socket" }.freeze
-  # The family of each of dbsock's targets, for an agent started with no
-  # library (dbsock names one: its stack.json's default).
-  FAMILIES = { "redis" => "redis", "postgres" => "postgres", "pgbouncer" => "postgres", "mysql" => "mysql",
-               "memcached" => "memcached", "floor" => "pingpong", "echo" => "pingpong" }.freeze
 end

@@ -1,7 +1,7 @@
 // Package stackfile reads the declaration of a client stack, the
 // stack.json of its directory under agents/ (docs/agents.md): its
 // agent's command, how it is installed, the Debian packages it needs, its
-// libraries and the targets each measures. It needs nothing but the
+// libraries and the protocol families (of servers) each speaks. It needs nothing but the
 // standard library, so that scripts/install-deps.sh can list the stacks'
 // packages with `go run ./agents/stackfile/packages` before anything else
 // is built.
@@ -47,7 +47,7 @@ type Stack struct {
 	Runtime []string `json:"runtime,omitempty"`
 	// Command is the agent's command line after the runtime: a word that
 	// names one of its files is that file where it is installed. dbsock
-	// adds the target and the library.
+	// adds the server's protocol family and the library.
 	Command []string `json:"command"`
 	// Build, when set, is run in the installed directory once its files
 	// are copied (the C agent's make).
@@ -59,8 +59,11 @@ type Stack struct {
 	// Libraries are its client libraries, each with the Debian packages
 	// it needs beyond Packages.
 	Libraries map[string][]string `json:"libraries"`
-	// Targets are the targets it measures, by dbsock's target names.
-	Targets map[string]Target `json:"targets"`
+	// Families are the servers' protocol families it speaks, by the
+	// names the agent protocol gives them (drivers.AgentLookup.Family:
+	// redis, postgres, mysql, memcached, pingpong): it measures every
+	// target of each (a pooler is of its database's family).
+	Families map[string]Family `json:"families"`
 	// TimingGoalNs, when set, is the most its agent's own cost of timing
 	// an op may be, in nanoseconds (beside the share of the case's p50
 	// every agent is held to): C's clock is the cheapest to read.
@@ -159,25 +162,27 @@ type Unpack struct {
 	Env map[string][]string `json:"env"`
 }
 
-// Target is what a stack has for one target.
-type Target struct {
-	// Libraries are the libraries it measures the target with, the
-	// default first: the one place a stack's default is chosen.
+// Family is what a stack has for one protocol family.
+type Family struct {
+	// Libraries are the libraries it measures the family's targets
+	// with, the default first: the one place a stack's default is chosen.
 	Libraries []string `json:"libraries"`
 	// NoTLS, when set, says why its agent is not measured on the tls
-	// path to the target.
+	// path to the family's targets.
 	NoTLS string `json:"no_tls,omitempty"`
 	// NoConnect, when set, says why its agent does not time the connect
-	// scenario on the target (where Connect says it times it elsewhere).
+	// scenario on the family's targets (where Connect says it times it
+	// elsewhere).
 	NoConnect string `json:"no_connect,omitempty"`
 	// Missing, in place of Libraries, says why the stack has no library
-	// for the target (the one its ecosystem has cannot talk to dbsock's
+	// for the family (the one its ecosystem has cannot talk to dbsock's
 	// server), which a run that skips the pair repeats.
 	Missing string `json:"missing,omitempty"`
 }
 
 var (
 	stackName   = regexp.MustCompile(`^[a-z][a-z0-9]{0,15}$`)
+	familyName  = regexp.MustCompile(`^[a-z][a-z0-9_-]{0,31}$`)
 	libraryName = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,39}$`)
 	packageName = regexp.MustCompile(`^[a-z0-9][a-z0-9+.-]+$`)
 )
@@ -212,6 +217,9 @@ func parse(fsys fs.FS, file string) (Stack, error) {
 		d := json.NewDecoder(bytes.NewReader(b))
 		d.DisallowUnknownFields()
 		err = d.Decode(&s)
+		if err != nil && strings.Contains(err.Error(), `unknown field "targets"`) {
+			err = fmt.Errorf(`%w: a stack names what it has by the servers' protocol families, "families" (redis, postgres, mysql, memcached, pingpong), not by targets`, err)
+		}
 	}
 	if err == nil {
 		s.Name = path.Dir(file)
@@ -255,19 +263,21 @@ func (s Stack) check() error {
 		}
 	}
 	s.checkModels(bad)
-	if len(s.Targets) == 0 {
-		bad("no targets")
+	if len(s.Families) == 0 {
+		bad("no families")
 	}
-	for t, tg := range s.Targets {
+	for t, tg := range s.Families {
 		switch {
+		case !familyName.MatchString(t):
+			bad("family %q is not a protocol family's name (lower-case letters, digits, - and _), such as redis or postgres", t)
 		case len(tg.Libraries) == 0 && strings.TrimSpace(tg.Missing) == "":
-			bad("target %s has no library, and says not why (missing)", t)
+			bad("family %s has no library, and says not why (missing)", t)
 		case len(tg.Libraries) > 0 && tg.Missing != "":
-			bad("target %s has libraries and says why it has none (missing): one or the other", t)
+			bad("family %s has libraries and says why it has none (missing): one or the other", t)
 		}
 		for _, l := range tg.Libraries {
 			if _, ok := s.Libraries[l]; !ok {
-				bad("target %s's library %q is not among its libraries", t, l)
+				bad("family %s's library %q is not among its libraries", t, l)
 			}
 		}
 	}

@@ -7,19 +7,22 @@ import (
 )
 
 // TestLoadRefuses: a stack.json with a field dbsock does not know, a
-// reserved or bad directory name, a target's library it does not list,
+// reserved or bad directory name, a family's library it does not list,
+// a bad family name, the old "targets" key (saying what replaced it),
 // or no command is refused, naming its file and what is wrong.
 func TestLoadRefuses(t *testing.T) {
-	ok := `{"language": "X", "command": ["a"], "packages": [], "libraries": {"l": []}, "targets": {"redis": {"libraries": ["l"]}}}`
+	ok := `{"language": "X", "command": ["a"], "packages": [], "libraries": {"l": []}, "families": {"redis": {"libraries": ["l"]}}}`
 	for name, tc := range map[string]struct{ dir, json, want string }{
 		"unknown field": {"x", strings.Replace(ok, `"packages"`, `"pakages"`, 1), `unknown field "pakages"`},
 		"reserved":      {"go", ok, `its directory's name "go" is not a stack's`},
 		"bad name":      {"Py", ok, `its directory's name "Py" is not a stack's`},
-		"library":       {"x", strings.Replace(ok, `["l"]}}`, `["m"]}}`, 1), `target redis's library "m" is not among its libraries`},
+		"library":       {"x", strings.Replace(ok, `["l"]}}`, `["m"]}}`, 1), `family redis's library "m" is not among its libraries`},
 		"no command":    {"x", strings.Replace(ok, `["a"]`, `[]`, 1), "no command"},
 		"package":       {"x", strings.Replace(ok, `"packages": []`, `"packages": ["a b"]`, 1), `"a b" is not a Debian package's name`},
-		"no library":    {"x", strings.Replace(ok, `{"libraries": ["l"]}`, `{"libraries": []}`, 1), "target redis has no library, and says not why (missing)"},
-		"both":          {"x", strings.Replace(ok, `["l"]}`, `["l"], "missing": "why"}`, 1), "target redis has libraries and says why it has none"},
+		"no library":    {"x", strings.Replace(ok, `{"libraries": ["l"]}`, `{"libraries": []}`, 1), "family redis has no library, and says not why (missing)"},
+		"both":          {"x", strings.Replace(ok, `["l"]}`, `["l"], "missing": "why"}`, 1), "family redis has libraries and says why it has none"},
+		"old key":       {"x", strings.Replace(ok, `"families"`, `"targets"`, 1), `not by targets`},
+		"family":        {"x", strings.Replace(ok, `"redis"`, `"Redis"`, 1), `family "Redis" is not a protocol family's name`},
 		"workers":       {"x", strings.Replace(ok, `"packages": []`, `"packages": [], "workers": "fibers"`, 1), `workers "fibers" is not a worker model (threads, processes, event-loop)`},
 		"models":        {"x", strings.Replace(ok, `"packages": []`, `"packages": [], "models": ["threads", "fibers"]`, 1), `workers "fibers" is not a worker model`},
 		"model twice":   {"x", strings.Replace(ok, `"packages": []`, `"packages": [], "models": ["threads", "threads"]`, 1), `or is given twice`},

@@ -33,7 +33,9 @@ import time
 
 mode, target = sys.argv[1], sys.argv[2]
 agent = os.path.join(os.path.dirname(__file__), "..", "python", "agent.py")
-p = subprocess.Popen(["/usr/bin/python3", agent, target], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+# dbsock gives a cmd: agent the target, the Python agent takes its protocol family
+family = {"pgbouncer": "postgres", "floor": "pingpong", "echo": "pingpong"}.get(target, target)
+p = subprocess.Popen(["/usr/bin/python3", agent, family], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
 hello = json.loads(p.stdout.readline())
 if mode == "v1":
     hello["protocol"] = 1

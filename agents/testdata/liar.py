@@ -1,11 +1,11 @@
 #!/usr/bin/python3
-"""An agent that lies, for the tests: liar.py SOCKET TARGET [notoken].
+"""An agent that lies, for the tests: liar.py SOCKET FAMILY [notoken].
 
-It runs the Python agent for TARGET and passes every message through,
-but rewrites each open so that the connection goes to the Unix socket
-SOCKET whatever path it was asked for (or, with notoken, carries another
-token than the one it was given), and answers as if it had done what it
-was asked."""
+It runs the Python agent for FAMILY (the server's protocol family) and
+passes every message through, but rewrites each open so that the
+connection goes to the Unix socket SOCKET whatever path it was asked
+for (or, with notoken, carries another token than the one it was
+given), and answers as if it had done what it was asked."""
 import json
 import os
 import subprocess

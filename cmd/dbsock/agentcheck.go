@@ -194,7 +194,7 @@ func checkJobs(ctx context.Context, dir string, clients []string, c string, ts [
 func checkModel(dir, c, lang, lib, model string, ts []*targets.Target, named bool) ([]*targets.Target, error) {
 	var out []*targets.Target
 	for _, t := range ts {
-		l, err := agents.Library(dir, lang, t.Name, lib)
+		l, err := agents.Library(dir, lang, t.Name, familyOf(t), lib)
 		if err != nil {
 			return nil, usagef("--clients %q: %v", c, err)
 		}
@@ -228,7 +228,7 @@ func checkStack(dir, c, lang, lib string, ts *[]*targets.Target) error {
 	}
 	if len(*ts) > 0 {
 		for _, t := range *ts {
-			if _, err := agents.Library(dir, lang, t.Name, lib); err != nil {
+			if _, err := agents.Library(dir, lang, t.Name, familyOf(t), lib); err != nil {
 				return usagef("--clients %q: %v", c, err)
 			}
 		}
@@ -271,8 +271,7 @@ func spokenTargets(ctx context.Context, c, cmd string) ([]*targets.Target, error
 	var out []*targets.Target
 	for _, n := range all {
 		t, _ := targets.Lookup(n)
-		op := t.Settings().Driver(drivers.Workload{Rows: checkRows}).(drivers.AgentOp).AgentOp()
-		if slices.Contains(h.Capabilities.Families, op.Family) {
+		if slices.Contains(h.Capabilities.Families, familyOf(t)) {
 			out = append(out, t)
 		}
 	}
@@ -331,18 +330,27 @@ func checkSubject(dir string, j checkJob, s checkServer) (agents.Subject, error)
 		lang, lib, model = agents.SplitStack(dir, j.client)
 	}
 	sub := agents.Subject{Name: j.name, Target: j.target.Name, Driver: s.driver, Rows: checkRows, Server: s.srv,
-		NoTLS: agents.NoTLS(dir, lang, j.target.Name, j.target.Agents)}
+		NoTLS: agents.NoTLS(dir, lang, familyOf(j.target), j.target.Agents)}
 	var err error
 	if lang == pipeline.CmdClient {
 		sub.Spec, err = agents.Command(lib, j.target.Name)
 		sub.Spec.Stack = j.name
 		return sub, err
 	}
-	if sub.Spec, err = agents.ForModel(dir, lang, j.target.Name, lib, model); err != nil {
+	if sub.Spec, err = agents.ForModel(dir, lang, j.target.Name, familyOf(j.target), lib, model); err != nil {
 		return sub, err
 	}
 	d := agents.Declared(dir, lang)
 	sub.Declared, sub.Model = &d, model
-	sub.NoConnect = cmp.Or(agents.NoConnect(dir, lang, j.target.Name), agents.ModelNoConnect(dir, lang, model))
+	sub.NoConnect = cmp.Or(agents.NoConnect(dir, lang, familyOf(j.target)), agents.ModelNoConnect(dir, lang, model))
 	return sub, nil
+}
+
+// familyOf is the protocol family of t's driver, as an agent speaks it
+// (drivers.AgentLookup.Family), or "" when no agent does its op.
+func familyOf(t *targets.Target) string {
+	if op, ok := t.Settings().Driver(drivers.Workload{Rows: checkRows}).(drivers.AgentOp); ok {
+		return op.AgentOp().Family
+	}
+	return ""
 }

@@ -64,7 +64,7 @@ func TestStackAddedByDirectory(t *testing.T) {
 		t.Fatal(err)
 	}
 	stack := `{"language": "Mini Python", "order": 9, "runtime": ["/usr/bin/python3"], "command": ["agent.py"], "packages": ["python3"],
-		"libraries": {"socket": []}, "targets": {"echo": {"libraries": ["socket"]}}}`
+		"libraries": {"socket": []}, "families": {"pingpong": {"libraries": ["socket"]}}}`
 	b, err := os.ReadFile("../../agents/python/agent.py")
 	if err == nil {
 		err = os.WriteFile(filepath.Join(mini, "agent.py"), b, 0o644)
