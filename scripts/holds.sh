@@ -22,7 +22,10 @@
 # Each run's line gives the spread of its server instances' speedups
 # (within-run) beside the interval, and the share of the machine's CPU
 # time the hypervisor gave to others during the run (steal, from
-# /proc/stat): a run-level effect that no interval within one run sees.
+# /proc/stat): a run-level effect that no interval within one run sees,
+# and how long the client waited per op for its CPU (schedstat: a C
+# client that waits more than a few microseconds had other work beside
+# it).
 # It exits 1 when a coverage is below the goal.
 # Needs the local servers and the C stack (scripts/install-deps.sh
 # --with-stacks) and jq.
@@ -47,7 +50,8 @@ rows() {
   jq -r '.summary[] | (.comparisons[] | select(.path == "unix")) as $u |
     [(.target + (if (.placement // "") == "" then "" elif .placement == "same" then "/shared" else "/" + .placement end)), (if (.stack // "") == "" then "go" else .stack end), ($u.speedup_p50|tostring),
      (($u.speedup_p50_ci.lo // 0)|tostring), (($u.speedup_p50_ci.hi // 0)|tostring), $u.verdict,
-     ((($u.instance_speedups // []) | min // 0)|tostring), ((($u.instance_speedups // []) | max // 0)|tostring)] | @tsv' "$1"
+     ((($u.instance_speedups // []) | min // 0)|tostring), ((($u.instance_speedups // []) | max // 0)|tostring),
+     (([.sides[] | select(.path == "tcp") | .cpu.client_wait_ns_per_op // 0][0] // 0) / 1000 | tostring)] | @tsv' "$1"
 }
 
 echo "== $runs runs of: dbsock run ${targets[*]} --provider local --clients go,c --client $client ${extra[*]}"
@@ -58,9 +62,9 @@ for i in $(seq 1 "$runs"); do
   end=$(date +%s.%N)
   read -r s1 t1 < <(steal)
   [ -n "${KEEP:-}" ] && mkdir -p "$KEEP" && cp "$work/run-$i.json" "$KEEP/run-$i.json"
-  echo "run $i ($(jq -r '(if ((.config.placements // []) | length) > 1 then ([.config.placements[] | .mode + ": client CPU " + .client_cpus + ", servers CPU " + .server_cpus] | join("; ")) else .config.placement.mode + ": client CPU " + .config.placement.client_cpus + ", servers CPU " + .config.placement.server_cpus end) + "; " + .environment.cpu_model' "$work/run-$i.json"), $(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.0f", b - a }') s, steal $(awk -v s="$((s1 - s0))" -v t="$((t1 - t0))" 'BEGIN { printf "%.2f", t > 0 ? 100 * s / t : 0 }')%):"
+  echo "run $i ($(jq -r '(if ((.config.placements // []) | length) > 1 then ([.config.placements[] | .mode + ": client CPU " + .client_cpus + ", servers CPU " + .server_cpus] | join("; ")) else .config.placement.mode + ": client CPU " + .config.placement.client_cpus + ", servers CPU " + .config.placement.server_cpus end) + "; " + .environment.cpu_model' "$work/run-$i.json"), $(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.0f", b - a }') s, steal $(awk -v s="$((s1 - s0))" -v t="$((t1 - t0))" 'BEGIN { printf "%.2f", (t > 0 ? 100 * s / t : 0) }')%):"
   rows "$work/run-$i.json" | tee -a "$work/all.tsv" |
-    awk -F'\t' '{ printf "  %-16s %-3s %.3f (95%% CI %.3f-%.3f; instances %.3f..%.3f)  %s\n", $1, $2, $3, $4, $5, $7, $8, $6 }'
+    awk -F'\t' '{ printf "  %-16s %-3s %.3f (95%% CI %.3f-%.3f; instances %.3f..%.3f; client waits %.1f us/op for its CPU over TCP)  %s\n", $1, $2, $3, $4, $5, $7, $8, $9, $6 }'
   # Each run's Go and C verdicts, side by side.
   rows "$work/run-$i.json" | awk -F'\t' -v run="$i" '
     { d = ($6 ~ /^Unix faster/) ? "unix" : ($6 ~ /^TCP faster/) ? "tcp" : "none"; dir[$1, $2] = d; t[$1] = 1 }
