@@ -1,7 +1,7 @@
 """The Python agent's backend for servers of memcached's protocol:
 pymemcache (no TLS).
 
-It connects as an open's settings say, looks a key up, closes, and names
+It connects with the settings dbsock gives, looks a key up, closes, and names
 its library; agent.py does the rest."""
 
 LIBRARIES = ("pymemcache",)  # the first is the default

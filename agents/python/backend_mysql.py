@@ -1,7 +1,7 @@
 """The Python agent's backend for servers of MySQL's protocol (MariaDB,
 MySQL): mysqldb (the default) or pymysql.
 
-It connects as an open's settings say, looks a key up, closes, and names
+It connects with the settings dbsock gives, looks a key up, closes, and names
 its library; agent.py does the rest."""
 import types
 

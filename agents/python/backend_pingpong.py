@@ -3,7 +3,7 @@ whose protocol is a ping-pong of one message: the socket module's
 blocking calls (no Python-level timeout, which would poll before each
 call: the socket's own SO_RCVTIMEO and SO_SNDTIMEO bound a lookup).
 
-It connects as an open's settings say, sends a message of the key's size
+It connects with the settings dbsock gives, sends a message of the key's size
 and reads it back, closes, and names its library; agent.py does the
 rest."""
 import platform

@@ -1,7 +1,7 @@
 """The Python agent's backend for servers of PostgreSQL's protocol:
 psycopg2 (the default) or psycopg (3).
 
-It connects as an open's settings say, prepares the statement once where
+It connects with the settings dbsock gives, prepares the statement once where
 it may, looks a key up, closes, and names its library; agent.py does the
 rest."""
 import os

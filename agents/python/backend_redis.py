@@ -1,6 +1,6 @@
 """The Python agent's backend for servers of Redis's protocol: redis-py.
 
-It connects as an open's settings say, looks a key up, closes, and names
+It connects with the settings dbsock gives, looks a key up, closes, and names
 its library; agent.py does the rest."""
 
 LIBRARIES = ("redis-py",)  # the first is the default
