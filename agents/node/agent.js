@@ -2,8 +2,10 @@
 // dbsock's Node.js agent (docs/agents.md, protocol 2): node agent.js FAMILY [LIBRARY].
 //
 // Opens connections with one Node.js client library from Debian's node-*
-// packages (by protocol family: redis: node-redis; postgres: node-pg; mysql:
-// node-mysql), found through NODE_PATH; times each lookup of a block on
+// packages, found through NODE_PATH, through the backend of the protocol
+// family it is started with (backend_FAMILY.js beside it), which connects,
+// looks a key up and closes: this file names no database and no library;
+// times each lookup of a block on
 // process.hrtime.bigint() (a monotonic clock, in nanoseconds), awaiting
 // each op before the next; checks each value's length and returns each
 // op's latency. A load runs its connections in this one event loop, as a
@@ -26,78 +28,23 @@ function version(pkg) {
   return 'unknown';
 }
 
-const isUnix = (o) => o.network === 'unix';
-
-const backends = {
-  redis: {
-    library: 'node-redis', pkg: 'redis', family: 'redis', tls: true,
-    async open(o) {
-      const { createClient } = require('redis');
-      const socket = isUnix(o) ? { path: o.socket } : { host: o.host, port: o.port };
-      socket.connectTimeout = o.op_timeout_ms;
-      // No reconnecting: node-redis 4.5 (@redis/client 1.4) takes no false
-      // here and would retry a refused connect for ever; a strategy that
-      // returns an Error ends the retries, and connect fails with the
-      // socket's own error.
-      socket.reconnectStrategy = () => new Error('the agent does not reconnect');
-      if (o.tls_ca_pem) Object.assign(socket, { tls: true, ca: o.tls_ca_pem, servername: o.tls_server_name || undefined });
-      const c = createClient({ socket, username: o.user || undefined, password: o.password || undefined, name: o.token || undefined });
-      c.on('error', () => {}); // each op's error is reported by the op
-      await c.connect().catch((e) => { throw e.socketError || e; });
-      return [c, {}];
-    },
-    op: (c, key) => c.get(String(key)),
-    close: (c) => c.quit(),
-  },
-  postgres: {
-    library: 'node-pg', pkg: 'pg', family: 'postgres', tls: true,
-    async open(o) {
-      const { Client } = require('pg');
-      const cfg = { user: o.user, password: o.password, database: o.database, application_name: o.token || undefined,
-        connectionTimeoutMillis: o.op_timeout_ms, ssl: o.tls_ca_pem ? { ca: o.tls_ca_pem, servername: o.tls_server_name || undefined } : false };
-      if (isUnix(o)) { // the socket's directory and the port its name ends with
-        Object.assign(cfg, { host: path.dirname(o.socket), port: Number(o.socket.split('.').pop()) });
-      } else {
-        Object.assign(cfg, { host: o.host, port: o.port });
-      }
-      const c = new Client(cfg);
-      await c.connect();
-      // A named query: node-pg prepares it once per connection (not through
-      // a pooler in transaction pooling, which cannot keep it).
-      c.dbsockQuery = { name: o.no_prepare ? undefined : 'dbsock_lookup', text: o.statement, rowMode: 'array' };
-      return [c, { conn_id: c.processID }];
-    },
-    async op(c, key) {
-      const r = await c.query({ ...c.dbsockQuery, values: [key] });
-      return r.rows.length ? r.rows[0][0] : null;
-    },
-    close: (c) => c.end(),
-  },
-  mysql: {
-    library: 'node-mysql', pkg: 'mysql', family: 'mysql', tls: true,
-    async open(o) {
-      const mysql = require('mysql');
-      const cfg = { user: o.user, password: o.password, database: o.database, connectTimeout: o.op_timeout_ms };
-      if (isUnix(o)) cfg.socketPath = o.socket; else Object.assign(cfg, { host: o.host, port: o.port });
-      if (o.tls_ca_pem) cfg.ssl = { ca: o.tls_ca_pem };
-      const c = mysql.createConnection(cfg);
-      const query = (sql, args) => new Promise((resolve, reject) =>
-        c.query({ sql, values: args }, (err, rows) => (err ? reject(err) : resolve(rows))));
-      await new Promise((resolve, reject) => c.connect((err) => (err ? reject(err) : resolve())));
-      // The token the server shows: a user lock this connection holds
-      // (none: a connect scenario's op opens unnamed).
-      const rows = o.token ? await query('SELECT GET_LOCK(?, 0) AS l, CONNECTION_ID() AS id', [o.token]) : [{}];
-      // node-mysql does not prepare on the server: each op is the statement with its key written in.
-      c.dbsockLookup = (key) => query(o.statement, [key]);
-      return [c, { conn_id: rows[0].id }];
-    },
-    async op(c, key) {
-      const rows = await c.dbsockLookup(key);
-      return rows.length ? Object.values(rows[0])[0] : null;
-    },
-    close: (c) => new Promise((resolve) => c.end(() => resolve())),
-  },
-};
+// The backend of protocol family (backend_FAMILY.js, beside this file)
+// with library lib, its default when lib is '': connect, lookup and close,
+// its name, pkg (the package whose version the hello gives), tls and mode.
+function backend(family, lib) {
+  const fail = (why) => {
+    process.stderr.write(`agent.js: ${why}\nusage: node agent.js FAMILY [LIBRARY]\n`);
+    process.exit(2);
+  };
+  if (!/^[a-z][a-z0-9_]{0,31}$/.test(family || '')) fail(`${JSON.stringify(family)} is not a protocol family's name`);
+  const file = path.join(__dirname, `backend_${family}.js`);
+  if (!fs.existsSync(file)) fail(`no backend for protocol family ${family} (backend_${family}.js beside agent.js)`);
+  const mod = require(file);
+  if (lib && !mod.libraries.includes(lib)) fail(`no library ${lib} for protocol family ${family} (it has ${mod.libraries.join(', ')})`);
+  const b = mod.library(lib || mod.libraries[0]);
+  b.family = family;
+  return b;
+}
 
 function size(v) {
   if (v === null || v === undefined) return -1;
@@ -110,13 +57,13 @@ function size(v) {
 // (unnamed, as an application opens one), the lookup on it and its close,
 // timed as one op (as dbsock's Go client times it).
 function opFor(b, scenario, o) {
-  if (!scenario) return b.op;
+  if (!scenario) return b.lookup;
   if (scenario !== 'connect') throw new Error(`scenario ${JSON.stringify(scenario)}: this agent times "connect" and lookups on open connections`);
   const unnamed = { ...o, token: '' };
   return async (_c, key) => {
-    const [c] = await b.open(unnamed);
+    const [c] = await b.connect(unnamed);
     try {
-      return await b.op(c, key);
+      return await b.lookup(c, key);
     } finally {
       await b.close(c);
     }
@@ -449,7 +396,7 @@ async function overhead(n) {
 function backendOf(b, m) {
   if (m.family === undefined || m.family === null || m.family === '') return b;
   if (m.family === b.family) return b;
-  throw new Error(`this agent was started with ${b.library}, which speaks the ${b.family} family, not ${JSON.stringify(m.family)}: ` +
+  throw new Error(`this agent was started with ${b.name}, which speaks the ${b.family} family, not ${JSON.stringify(m.family)}: ` +
     `start it with a library of that family`);
 }
 
@@ -457,7 +404,7 @@ async function handle(b, conns, m) {
   switch (m.type) {
     case 'open': {
       const ob = backendOf(b, m);
-      const [c, info] = await ob.open(m);
+      const [c, info] = await ob.connect(m);
       conns.set(m.id, { b: ob, c, o: m });
       return { type: 'opened', id: m.id, ...info };
     }
@@ -484,14 +431,9 @@ async function handle(b, conns, m) {
 
 async function main() {
   const [family, lib] = process.argv.slice(2);
-  const b = Object.values(backends).find((x) => x.family === family);
-  if (!b || (lib && lib !== b.library)) {
-    process.stderr.write(`agent.js: no library ${lib || '(default)'} for protocol family ${family}\n`);
-    process.exit(2);
-  }
+  const b = backend(family, lib);
   const say = (m) => process.stdout.write(JSON.stringify(m) + '\n');
-  say({ type: 'hello', protocol: 2, language: 'node', runtime_version: process.versions.node, library: b.library, library_version: version(b.pkg),
-    ...({ 'node-redis': { mode: 'resp2' }, 'node-pg': { mode: 'prepared', unprepared_mode: 'exec' }, 'node-mysql': { mode: 'interpolate' } }[b.library] || {}),
+  say({ type: 'hello', protocol: 2, language: 'node', runtime_version: process.versions.node, library: b.name, library_version: version(b.pkg), ...b.mode,
     capabilities: { families: [b.family], tls: b.tls, workers: 'event-loop', open_loop: true, max_connections: MAX_CONNECTIONS, connect: true } });
   const conns = new Map();
   for await (const line of readline.createInterface({ input: process.stdin, crlfDelay: Infinity })) {

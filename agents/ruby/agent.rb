@@ -76,12 +76,12 @@ def reconnecting(lib, o)
   unnamed = o.merge("token" => "")
   lambda do |_c, key|
     begin
-      c, = lib.open(unnamed)
+      c, = lib.connect(unnamed)
     ensure
       Backends.remove_temp # a TLS open's CA file
     end
     begin
-      lib.op(c, key)
+      lib.lookup(c, key)
     ensure
       c.close
     end
@@ -94,7 +94,7 @@ def op_for(lib, scenario, o)
   return reconnecting(lib, o) if scenario == "connect"
   raise ArgumentError, "scenario #{scenario.inspect}: this agent times \"connect\" and lookups on open connections" unless scenario.empty?
 
-  lib.method(:op)
+  lib.method(:lookup)
 end
 
 def block(lib, c, m, o)
@@ -209,7 +209,7 @@ def work(lib, take, put)
       case m["type"]
       when "open"
         begin
-          c, info = lib.open(m)
+          c, info = lib.connect(m)
         ensure
           Backends.remove_temp # the CA is read when connecting: none is left on disk, however the agent ends
         end
@@ -573,12 +573,13 @@ end
 
 USAGE = "usage: agent.rb [--workers processes|threads] FAMILY [LIBRARY]"
 
+# backend is the backend of protocol family with library name, the
+# family's default when name is empty.
 def backend(family, name)
-  if name.to_s.empty?
-    name = Backends::DEFAULTS[family] or abort "agent.rb: no protocol family #{family.inspect} (#{Backends::DEFAULTS.keys.join(', ')})\n#{USAGE}"
-  end
-  make = Backends::LIBRARIES[name] or abort "agent.rb: no library #{name.inspect} (#{Backends::LIBRARIES.keys.join(', ')})\n#{USAGE}"
-  make.call
+  libs = Backends::FAMILIES[family] or abort "agent.rb: no protocol family #{family.inspect} (#{Backends::FAMILIES.keys.join(', ')})\n#{USAGE}"
+  name = libs.first if name.to_s.empty?
+  libs.include?(name) or abort "agent.rb: no library #{name.inspect} for protocol family #{family} (it has #{libs.join(', ')})\n#{USAGE}"
+  Backends::LIBRARIES.fetch(name).call
 end
 
 def main(args)

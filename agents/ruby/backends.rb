@@ -1,9 +1,10 @@
 # The Ruby agent's backends (docs/agents.md): one per client library, each
-# speaking one server family. A backend opens a connection from the
-# settings of an open (a Hash: network, host, port, socket, user, password,
-# database, token, statement, no_prepare, op_timeout_ms, tls_ca_pem,
-# tls_server_name), does one lookup on it, and closes it; it knows nothing
-# of how its ops are timed or scheduled (agent.rb does that).
+# speaking one protocol family, which chooses it (FAMILIES). A backend
+# connects with the settings dbsock gives (a Hash: network, host, port,
+# socket, user, password, database, token, statement, no_prepare,
+# op_timeout_ms, tls_ca_pem, tls_server_name), does one lookup on the
+# connection (lookup), and closes it; it knows nothing of dbsock's
+# messages, nor of how its lookups are timed or scheduled (agent.rb).
 #
 # Libraries (Debian 12's packages): redis-rb (ruby-redis 4.8, its own Ruby
 # driver), hiredis (redis-rb over ruby-hiredis' C parser and connection),
@@ -14,7 +15,7 @@ require "socket"
 require "tempfile"
 
 module Backends
-  # CA files written for a TLS open, removed once it is done.
+  # CA files written for a TLS connection, removed once it is made.
   TEMP = []
 
   def self.ca_file(o)
@@ -71,7 +72,7 @@ module Backends
       @family, @tls, @mode = "redis", !hiredis, "resp2"
     end
 
-    def open(o)
+    def connect(o)
       t = Backends.timeout(o)
       kw = { timeout: t, connect_timeout: t, reconnect_attempts: 0 }
       kw[:driver] = :hiredis if @hiredis
@@ -96,14 +97,14 @@ module Backends
       [c, {}]
     end
 
-    def op(c, key)
+    def lookup(c, key)
       c.get(key)
     end
   end
 
   # PostgreSQL (and PgBouncer) with ruby-pg (libpq): the lookup prepared
   # once per connection, or sent with its parameter per op (exec_params)
-  # where the open says no_prepare.
+  # where the settings say no_prepare.
   class Postgres
     attr_reader :name, :version, :family, :tls, :mode, :unprepared_mode
 
@@ -113,7 +114,7 @@ module Backends
       @mode, @unprepared_mode = "prepared", "exec"
     end
 
-    def open(o)
+    def connect(o)
       kw = { user: o["user"], password: o["password"], dbname: o["database"],
              connect_timeout: [1, o["op_timeout_ms"].to_i / 1000].max, sslmode: "disable" }
       kw[:application_name] = o["token"] unless (o["token"] || "").empty?
@@ -135,7 +136,7 @@ module Backends
       raise
     end
 
-    def op(h, key)
+    def lookup(h, key)
       how, stmt = h.stmt
       r = how == :prepared ? h.conn.exec_prepared(stmt, [key]) : h.conn.exec_params(stmt, [key])
       r.ntuples.zero? ? nil : r.getvalue(0, 0)
@@ -144,7 +145,7 @@ module Backends
 
   # MariaDB/MySQL with mysql2 (libmariadb): the lookup prepared on the
   # server once per connection (mysql_stmt_prepare), or the key written
-  # into the statement's text where the open says no_prepare.
+  # into the statement's text where the settings say no_prepare.
   class MySQL
     attr_reader :name, :version, :family, :tls, :mode, :unprepared_mode
 
@@ -154,7 +155,7 @@ module Backends
       @mode, @unprepared_mode = "prepared", "interpolate"
     end
 
-    def open(o)
+    def connect(o)
       t = [1, o["op_timeout_ms"].to_i / 1000].max
       kw = { username: o["user"], password: o["password"] || "", database: o["database"], as: :array,
              connect_timeout: t, read_timeout: t, write_timeout: t }
@@ -178,7 +179,7 @@ module Backends
       raise
     end
 
-    def op(h, key)
+    def lookup(h, key)
       how, stmt = h.stmt
       rows = if how == :prepared
                stmt.execute(key)
@@ -190,7 +191,7 @@ module Backends
     end
   end
 
-  # memcached with dalli, connected at open (a version command).
+  # memcached with dalli, reached when it connects (a version command).
   class Memcached
     attr_reader :name, :version, :family, :tls, :mode
 
@@ -199,8 +200,8 @@ module Backends
       @name, @version, @family, @tls, @mode = "dalli", Dalli::VERSION, "memcached", false, nil
     end
 
-    def open(o)
-      raise ArgumentError, "the agent's dalli connection has no TLS: open memcached on tcp, tcp6 or unix" if Backends.tls?(o)
+    def connect(o)
+      raise ArgumentError, "the agent's dalli connection has no TLS: connect to memcached on tcp, tcp6 or unix" if Backends.tls?(o)
 
       t = Backends.timeout(o)
       server = o["network"] == "unix" ? o["socket"] : Backends.addr(o["host"], o["port"])
@@ -208,7 +209,7 @@ module Backends
       kw.update(username: o["user"], password: o["password"]) unless (o["password"] || "").empty?
       c = Dalli::Client.new(server, kw)
       # dalli logs a server it cannot reach and answers nil: no version is
-      # the open's failure.
+      # the connection's failure.
       v = c.version.values.first
       raise IOError, "dalli reached no memcached at #{server} (its warnings are on stderr)" if v.nil?
       info = {}
@@ -220,7 +221,7 @@ module Backends
       [c, info]
     end
 
-    def op(c, key)
+    def lookup(c, key)
       c.get(key)
     end
 
@@ -256,7 +257,7 @@ module Backends
       text
     end
 
-    def open(o)
+    def connect(o)
       raise ArgumentError, "dbsock's own servers have no TLS" if Backends.tls?(o)
 
       t = Backends.timeout(o)
@@ -270,18 +271,19 @@ module Backends
       tv = [t.to_i, ((t - t.to_i) * 1_000_000).to_i].pack("l_l_")
       s.setsockopt(Socket::SOL_SOCKET, Socket::SO_RCVTIMEO, tv)
       s.setsockopt(Socket::SOL_SOCKET, Socket::SO_SNDTIMEO, tv)
-      # The server's greeting, then the hello that names the token,
-      # answered with "ok ID" (none with no token: a connect scenario's op
-      # opens unnamed).
+      # The server's greeting, then the frame that names the token
+      # ("hello TOKEN", the server's own word), answered with "ok ID"
+      # (none with no token: the connect scenario's connections are
+      # unnamed).
       self.class.read_frame(s)
       info = {}
       unless (o["token"] || "").empty?
-        hello = "hello #{o['token']}".b
-        s.write("\0".b + hello.bytesize.chr + hello)
+        frame = "hello #{o['token']}".b
+        s.write("\0".b + frame.bytesize.chr + frame)
         answer = self.class.read_frame(s)
         unless answer.start_with?("ok ")
           s.close
-          raise IOError, "the server answered the hello with #{answer.inspect}"
+          raise IOError, "the server answered the token's frame with #{answer.inspect}"
         end
         info["conn_id"] = Integer(answer[3..])
       end
@@ -293,7 +295,7 @@ module Backends
       [Held.new(s, nil, out, String.new(capacity: CHUNK, encoding: Encoding::BINARY)), info]
     end
 
-    def op(h, size)
+    def lookup(h, size)
       s, out, into, done = h.conn, h.out, h.into, 0
       first = nil
       while done < size
@@ -313,7 +315,8 @@ module Backends
     end
   end
 
-  # The libraries by name, and each family's default.
+  # The libraries by name, and each protocol family's, the first its
+  # default: the family the agent is started with chooses among them.
   LIBRARIES = {
     "redis-rb" => -> { Redis.new(false) },
     "hiredis" => -> { Redis.new(true) },
@@ -322,5 +325,6 @@ module Backends
     "dalli" => -> { Memcached.new },
     "socket" => -> { PingPong.new }
   }.freeze
-  DEFAULTS = { "redis" => "redis-rb", "postgres" => "pg", "mysql" => "mysql2", "memcached" => "dalli", "pingpong" => "socket" }.freeze
+  FAMILIES = { "redis" => %w[redis-rb hiredis], "postgres" => %w[pg], "mysql" => %w[mysql2], "memcached" => %w[dalli],
+               "pingpong" => %w[socket] }.freeze
 end

@@ -65,9 +65,15 @@ func TestStackAddedByDirectory(t *testing.T) {
 	}
 	stack := `{"language": "Mini Python", "order": 9, "runtime": ["/usr/bin/python3"], "command": ["agent.py"], "packages": ["python3"],
 		"libraries": {"socket": []}, "families": {"pingpong": {"libraries": ["socket"]}}}`
-	b, err := os.ReadFile("../../agents/python/agent.py")
-	if err == nil {
-		err = os.WriteFile(filepath.Join(mini, "agent.py"), b, 0o644)
+	var err error
+	for _, f := range []string{"agent.py", "agent_workers.py", "backend_pingpong.py"} { // the Python agent's core, and its one backend
+		var b []byte
+		if b, err = os.ReadFile(filepath.Join("../../agents/python", f)); err == nil {
+			err = os.WriteFile(filepath.Join(mini, f), b, 0o644)
+		}
+		if err != nil {
+			break
+		}
 	}
 	if err == nil {
 		err = os.WriteFile(filepath.Join(mini, "stack.json"), []byte(stack), 0o644)
