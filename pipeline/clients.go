@@ -284,16 +284,16 @@ func (p Plan) skipReason(t *targets.Target, c string) string {
 	if lang == CmdClient {
 		return "" // the user's agent: what it can do, it says when it is asked
 	}
-	if _, err := agents.Library(p.Client.AgentsDir, lang, t.Name, lib); err != nil {
+	if _, err := agents.Library(p.Client.AgentsDir, lang, t.AgentName(), lib); err != nil {
 		return err.Error()
 	}
-	if why := agents.NoTLS(p.Client.AgentsDir, lang, t.Name, t.Agents); why != "" && p.baseline().Info().TLS {
+	if why := agents.NoTLS(p.Client.AgentsDir, lang, t.AgentName(), t.Agents); why != "" && p.baseline().Info().TLS {
 		return "its baseline, tls, is not measured from it: " + why
 	}
-	if why := agents.NoConnect(p.Client.AgentsDir, lang, t.Name); why != "" && slices.Contains(p.scenarios(), scenarios.Connect) {
+	if why := agents.NoConnect(p.Client.AgentsDir, lang, t.AgentName()); why != "" && slices.Contains(p.scenarios(), scenarios.Connect) {
 		return "the connect scenario is not timed from it: " + why
 	}
-	if _, err := p.agentSpec(lang, t.Name, lib); err != nil {
+	if _, err := p.agentSpec(lang, t.AgentName(), lib); err != nil {
 		return err.Error()
 	}
 	return ""
@@ -391,7 +391,7 @@ func (p Plan) stackAgent(ctx context.Context, t *targets.Target, ti *results.Tar
 		return stackClient{}, true, nil
 	}
 	lang, lib, _ := strings.Cut(c, ":")
-	spec, err := p.agentSpec(lang, t.Name, lib)
+	spec, err := p.agentSpec(lang, t.AgentName(), lib)
 	if err != nil {
 		return stackClient{}, false, err
 	}
@@ -433,7 +433,7 @@ func (p Plan) stackAgent(ctx context.Context, t *targets.Target, ti *results.Tar
 // where its stack declares no TLS for t or its hello says its library has
 // none (Ruby's hiredis beside redis-rb's own driver).
 func (p Plan) tlsOf(sc *stackClient, t *targets.Target, ti *results.Target, lang string, h agents.Hello) {
-	why := agents.NoTLS(p.Client.AgentsDir, lang, t.Name, t.Agents)
+	why := agents.NoTLS(p.Client.AgentsDir, lang, t.AgentName(), t.Agents)
 	if c := h.Capabilities; why == "" && lang != CmdClient && h.Protocol >= 2 && c != nil && !c.TLS {
 		why = h.Library + " has no TLS (its agent's hello says so)"
 	}
