@@ -38,8 +38,10 @@ func TestRedisAndMySQLViaHAProxy(t *testing.T) {
 	testutil.NeedAny(t, "haproxy")
 	testutil.NeedAny(t, "redis-server")
 	testutil.NeedAny(t, "mariadbd", "mysqld")
+	// Two server instances: Redis, which keeps nothing over a restart, is
+	// seeded again through HAProxy.
 	rep := runJSON(t, "run", "redis", "mysql", "--via", "haproxy", "--clients", "go,c,python",
-		"--n", "200", "--warmup", "20", "--instances", "1", "--blocks", "4")
+		"--n", "200", "--warmup", "20", "--instances", "2", "--blocks", "4")
 	if len(rep.Targets) != 2 || rep.Targets[0].Name != "haproxy-redis" || rep.Targets[1].Name != "haproxy-mysql" || rep.Config.Baseline != drivers.TCPHopTCP {
 		t.Fatalf("targets %+v, baseline %q; want haproxy-redis and haproxy-mysql against tcp-tcp", rep.Targets, rep.Config.Baseline)
 	}

@@ -52,7 +52,10 @@ func hopTarget(target string, order int) targets.Target {
 	serving := "HAProxy in TCP mode in front of " + product
 	return targets.Target{
 		Target: supply.Target{Name: name, Recipe: supply.Recipe{Local: localBehind(target, (*supply.Server).TCP, (*supply.Server).Unix)},
-			Serving: serving, Hop: true},
+			Serving: serving, Hop: true,
+			// The server's data lives as its own: a server that keeps none
+			// across a restart (Redis) is seeded again, through HAProxy.
+			SeedEach: in.SeedEach, Volatile: in.Volatile},
 		Order:     order,
 		InFrontOf: target,
 		Via:       Via,
