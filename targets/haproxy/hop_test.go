@@ -52,6 +52,13 @@ func TestFourSidesThroughHAProxy(t *testing.T) {
 					t.Errorf("%s round %d: verified %v, errors %d, evidence %q; want %q", r.Transport, r.Round, r.TransportVerified, r.Errors, r.Evidence, want[r.Transport])
 				}
 			}
+			// HAProxy's CPU is given apart, a share of the server's.
+			for _, side := range rep.Summary[0].Sides {
+				c := side.CPU
+				if c == nil || c.HopNsPerOp == nil || c.ServerNsPerOp == nil || *c.HopNsPerOp <= 0 || *c.HopNsPerOp >= *c.ServerNsPerOp {
+					t.Errorf("%s: the hop's CPU per op is not a share of the server's: %+v", side.Path, c)
+				}
+			}
 			if moves := rep.HopMoves(&rep.Summary[0]); len(moves) != 3 {
 				t.Fatalf("%d comparisons read as legs, want 3: %+v", len(moves), moves)
 			}
@@ -62,6 +69,7 @@ func TestFourSidesThroughHAProxy(t *testing.T) {
 			for _, line := range []string{
 				"| " + haproxy.Name(target) + " | the hop's leg (the client's held on TCP) | TCP, hop TCP | TCP, hop Unix | ",
 				"| " + haproxy.Name(target) + " | both legs | TCP, hop TCP | Unix, hop Unix | ",
+				"Of the server's CPU per op, the hop in front of it (",
 			} {
 				if !strings.Contains(md.String(), line) {
 					t.Errorf("the report lacks %q:\n%s", line, md.String())

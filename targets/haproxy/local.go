@@ -89,8 +89,13 @@ func start(ctx context.Context, l *supply.Local, name, bin string, srv *supply.S
 		eps = append(eps, ep)
 		stats.Store(f.bind, statsSock)
 	}
-	hop := ls.Server(name, ls.Origin(bin)+" in front of "+srv.Provenance.Origin, eps[2], eps[3]).Join(srv)
+	hop := ls.Server(name, ls.Origin(bin)+" in front of "+srv.Provenance.Origin, eps[2], eps[3])
+	own := hop.CPU // HAProxy's process tree alone
+	hop = hop.Join(srv)
 	hop.Set(eps[0], eps[1])
+	if hop.CPU != nil {
+		hop.HopCPU = own
+	}
 	return hop, nil
 }
 
