@@ -483,6 +483,18 @@ func (s *Sockets) Dial(ctx context.Context, network, addr string) (net.Conn, err
 	return c, nil
 }
 
+// LocalAddr is the client's own address of the last connection dialed
+// (nil before one): what a hop in front of the server (a proxy) lists
+// the client's session by.
+func (s *Sockets) LocalAddr() net.Addr {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.conns) == 0 {
+		return nil
+	}
+	return s.conns[len(s.conns)-1].LocalAddr()
+}
+
 // DialContext is Dial, for libraries that take a dialer value.
 func (s *Sockets) DialContext(ctx context.Context, network, addr string) (net.Conn, error) {
 	return s.Dial(ctx, network, addr)

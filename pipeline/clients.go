@@ -319,7 +319,7 @@ func (p Plan) skipReason(t *targets.Target, c string) string {
 func (p Plan) agentSpec(c string, t *targets.Target) (agents.Spec, error) {
 	lang, lib, model := p.splitStack(c)
 	if lang == CmdClient {
-		return agents.Command(lib, t.Name)
+		return agents.Command(lib, t.AgentName()) // a hop's: the server's name, whose protocol it speaks
 	}
 	return agents.ForModel(p.Client.AgentsDir, lang, t.Name, p.family(t), lib, model)
 }

@@ -365,7 +365,7 @@ func (p Plan) measureCase(ctx context.Context, tr *targetRun, d drivers.Driver, 
 				return err
 			}
 		}
-		in := scenarios.Instance{Number: inst, ClientCPU: cpustat.Self{}, ServerCPU: srv.CPU, ServerCPUWhyNot: srv.CPUWhyNot,
+		in := scenarios.Instance{Number: inst, ClientCPU: cpustat.Self{}, ServerCPU: srv.CPU, ServerCPUWhyNot: srv.CPUWhyNot, HopCPU: srv.HopCPU,
 			Epoch: tr.epoch, Progress: p.Output.Progress}
 		for _, pl := range turns {
 			if err := p.measureTurn(ctx, srv, c, in, loops, pl, placed(emit, pl)); err != nil {

@@ -123,6 +123,15 @@ func writeCPUFrom(b *strings.Builder, sum *results.Summary, place string) {
 	if uncounted {
 		b.WriteString(" \"Not counted\": the process counted no read or write call over its ops, so it moves its socket's bytes with calls /proc/PID/io does not count (recv/send); its calls are not known, not zero.")
 	}
+	var hop []string
+	for _, row := range rows {
+		if row.c.HopNsPerOp != nil {
+			hop = append(hop, fmt.Sprintf("%s %.1f µs", row.name, *row.c.HopNsPerOp/1e3))
+		}
+	}
+	if len(hop) > 0 {
+		fmt.Fprintf(b, " Of the server's CPU per op, the hop in front of it (%s) spent: %s.", tcp.HopMeasuredBy, strings.Join(hop, ", "))
+	}
 	if s := sum.Against(results.Socket()).CPUSaving; s != nil {
 		over := ""
 		if base := sum.Baseline(); base != results.DefaultBaseline() {

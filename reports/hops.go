@@ -52,7 +52,7 @@ func writeHops(b *strings.Builder, r *results.Report) {
 	if len(rows) == 0 {
 		return
 	}
-	b.WriteString("Through a hop in front of the server (a pooler), each route has two legs: the client's to the hop, and the hop's to the server behind it, " +
+	b.WriteString("Through a hop in front of the server (a pooler or a proxy), each route has two legs: the client's to the hop, and the hop's to the server behind it, " +
 		"each checked where it runs (each run's transport evidence says how). Which leg each comparison above moved, and what it bought " +
 		"(speedup: the first route's p50 over the second's, paired as above; above 1, the second is faster):\n\n")
 	b.WriteString("| target | moved | from | to | p50 speedup (95% CI) | verdict |\n|---|---|---|---|--:|---|\n")

@@ -39,6 +39,23 @@ type CPU struct {
 	ServerWaitNs      *int64   `json:"server_wait_ns,omitempty"`
 	ClientWaitNsPerOp *float64 `json:"client_wait_ns_per_op,omitempty"`
 	ServerWaitNsPerOp *float64 `json:"server_wait_ns_per_op,omitempty"`
+	// The share of the server's CPU (ServerNs) that a hop in front of it
+	// (a proxy dbsock started) spent, in all and per op, and how it was
+	// read; absent without a hop.
+	HopNs         *int64   `json:"hop_ns,omitempty"`
+	HopNsPerOp    *float64 `json:"hop_ns_per_op,omitempty"`
+	HopMeasuredBy string   `json:"hop_measured_by,omitempty"`
+}
+
+// WithHop records the hop's share of the server's CPU, ns in all, read
+// by by.
+func (c *CPU) WithHop(ns int64, by string) *CPU {
+	c.HopNs, c.HopMeasuredBy = &ns, by
+	if c.Ops > 0 {
+		v := float64(ns) / float64(c.Ops)
+		c.HopNsPerOp = &v
+	}
+	return c
 }
 
 // WithWaits records both sides' time waiting for a CPU (nil: not read)
@@ -128,8 +145,8 @@ func (c *CPU) Pool(o *CPU) *CPU {
 		return c
 	}
 	if c == nil {
-		return NewCPU(o.Ops, o.ClientNs, o.ClientCsw, o.ServerNs, o.ServerCsw, o.ServerMeasuredBy).WithSyscalls(o.ClientSyscalls, o.ServerSyscalls).
-			WithWaits(o.ClientWaitNs, o.ServerWaitNs)
+		return poolHop(NewCPU(o.Ops, o.ClientNs, o.ClientCsw, o.ServerNs, o.ServerCsw, o.ServerMeasuredBy).WithSyscalls(o.ClientSyscalls, o.ServerSyscalls).
+			WithWaits(o.ClientWaitNs, o.ServerWaitNs), nil, o)
 	}
 	var sns, scsw, ssys *int64
 	if c.ServerNs != nil && o.ServerNs != nil {
@@ -148,8 +165,22 @@ func (c *CPU) Pool(o *CPU) *CPU {
 	if sns == nil && o.ServerNs == nil {
 		by = o.ServerMeasuredBy
 	}
-	return NewCPU(c.Ops+o.Ops, c.ClientNs+o.ClientNs, c.ClientCsw+o.ClientCsw, sns, scsw, by).WithSyscalls(c.ClientSyscalls+o.ClientSyscalls, ssys).
-		WithWaits(addWaits(c.ClientWaitNs, o.ClientWaitNs), addWaits(c.ServerWaitNs, o.ServerWaitNs))
+	return poolHop(NewCPU(c.Ops+o.Ops, c.ClientNs+o.ClientNs, c.ClientCsw+o.ClientCsw, sns, scsw, by).WithSyscalls(c.ClientSyscalls+o.ClientSyscalls, ssys).
+		WithWaits(addWaits(c.ClientWaitNs, o.ClientWaitNs), addWaits(c.ServerWaitNs, o.ServerWaitNs)), c, o)
+}
+
+// poolHop is out, c and o pooled, with the hop's share of both (o's
+// alone when c is nil); none when either has none.
+func poolHop(out, c, o *CPU) *CPU {
+	switch {
+	case o.HopNs == nil || out.ServerNs == nil:
+		return out
+	case c == nil:
+		return out.WithHop(*o.HopNs, o.HopMeasuredBy)
+	case c.HopNs != nil:
+		return out.WithHop(*c.HopNs+*o.HopNs, o.HopMeasuredBy)
+	}
+	return out
 }
 
 // ServerExec is the server's own account of executing the lookups in the

@@ -117,6 +117,9 @@ type Instance struct {
 	// op on both sides; ServerCPUWhyNot says why ServerCPU is nil.
 	ClientCPU, ServerCPU cpustat.Meter
 	ServerCPUWhyNot      string
+	// HopCPU, when set, is the hop's own processes in front of the server
+	// (counted in ServerCPU too), read at the same edges: its share.
+	HopCPU cpustat.Meter
 	// Epoch is when the report started: blocks record their start as an
 	// offset from it (the start of Run when zero).
 	Epoch time.Time

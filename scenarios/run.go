@@ -437,14 +437,14 @@ func (s *side) timeBlock(d drivers.Driver, opt caseRun, j, index int) error {
 		return err
 	}
 	e0 := s.exec.read(s.ctx)
-	s0, serr0 := readMeter(opt.ServerCPU)
+	s0, serr0 := s.readServer(opt, false)
 	c0, cerr0 := readMeter(opt.ClientCPU)
 	start = time.Now()
 	close(startTiming)
 	wg.Wait()
 	elapsed := time.Since(start)
 	c1, cerr1 := readMeter(opt.ClientCPU)
-	s1, serr1 := readMeter(opt.ServerCPU)
+	s1, serr1 := s.readServer(opt, true)
 	if s.exec != nil && s.hung() {
 		s.exec.failed = true // a server that stopped answering would hold the read for its timeout
 	}

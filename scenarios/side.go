@@ -41,6 +41,10 @@ type side struct {
 	client, server cpustat.Sample
 	clientErr      error
 	serverErr      error
+	// The hop's share of the server's CPU (Instance.HopCPU): its total,
+	// its reading at the open block's start, and why it could not be read.
+	hop, hop0 cpustat.Sample
+	hopErr    error
 	// exec is the server's own account of the lookups in the timed blocks,
 	// read over the round's stats connection (nil: the server gives none).
 	exec       *execStats
@@ -204,6 +208,20 @@ func readMeter(m cpustat.Meter) (cpustat.Sample, error) {
 	return m.Read()
 }
 
+// readServer reads the server's meter at a block's start or end, and
+// the hop's in front of it where it has one (Instance.HopCPU).
+func (s *side) readServer(opt caseRun, end bool) (cpustat.Sample, error) {
+	if opt.HopCPU != nil {
+		h, err := opt.HopCPU.Read()
+		s.hopErr = errors.Join(s.hopErr, err)
+		if end {
+			s.hop = s.hop.Add(h.Sub(s.hop0))
+		}
+		s.hop0 = h
+	}
+	return readMeter(opt.ServerCPU)
+}
+
 // cpu turns the side's CPU totals into the run's figures.
 func (s *side) cpu(ops int64) *results.CPU {
 	opt := s.opt
@@ -235,8 +253,12 @@ func (s *side) cpu(ops int64) *results.CPU {
 		v := s.server.WaitNs
 		swait = &v
 	}
-	return results.NewCPU(ops, s.client.CPUNs, s.client.Voluntary+s.client.Involuntary, sns, scsw, by).
+	c := results.NewCPU(ops, s.client.CPUNs, s.client.Voluntary+s.client.Involuntary, sns, scsw, by).
 		WithSyscalls(s.client.Syscr+s.client.Syscw, ssys).WithWaits(cwait, swait)
+	if opt.HopCPU != nil && sns != nil && s.hopErr == nil {
+		c = c.WithHop(s.hop.CPUNs, opt.HopCPU.Describe())
+	}
+	return c
 }
 
 // finish pools the side's blocks and phases into its runs: one, or under

@@ -55,6 +55,9 @@ type Server struct {
 	// seen, and CPUWhyNot says why.
 	CPU       cpustat.Meter
 	CPUWhyNot string
+	// HopCPU, for a hop in front of another server (Join), reads the
+	// hop's own processes alone, whose CPU CPU counts too; nil otherwise.
+	HopCPU cpustat.Meter
 	// CPUs is the container's cpuset as the engine reports it ("" when
 	// not pinned); local servers are read back through PID instead.
 	CPUs string

@@ -47,6 +47,17 @@ type Target struct {
 	// target's (supply.Target.Hop: a pooler), is that other target:
 	// "dbsock run InFrontOf --via Name" measures this one.
 	InFrontOf string
+	// Via, for such a hop, is the name --via takes for it when several
+	// targets are one hop in front of different servers (haproxy in front
+	// of redis, of mysql): "" for its own name (ViaName).
+	Via string
+	// Product names the hop's server for sentences (HopProcesses): ""
+	// for its doctor's name, or its own.
+	Product string
+	// AgentsAs, when set, is the target whose agents measure it: a hop
+	// whose clients speak the protocol of the server behind it, as they
+	// would to that server ("" for its own name: AgentName).
+	AgentsAs string
 	// Layer, when set, makes the target a layer of --explain's
 	// decomposition (results.LayerKernel, results.LayerRuntime).
 	Layer string
@@ -152,6 +163,23 @@ func FieldOf(f setting.Field) (target, field string, ok bool) {
 	return target, field, ok && target != "" && field != ""
 }
 
+// ViaName is the name --via takes for t (Via, or its own).
+func (t *Target) ViaName() string {
+	if t.Via != "" {
+		return t.Via
+	}
+	return t.Name
+}
+
+// AgentName is the target name t's agents are started for (AgentsAs, or
+// its own).
+func (t *Target) AgentName() string {
+	if t.AgentsAs != "" {
+		return t.AgentsAs
+	}
+	return t.Name
+}
+
 // Supply is what a provider is asked for to serve t.
 func (t *Target) Supply() supply.Target { return t.Target }
 
@@ -254,27 +282,49 @@ func Hops() []*Target {
 	return out
 }
 
-// HopProcesses maps each hop's command name (its target's name, as its
-// server's process is called) to its product's name, for the external
-// provider's search for proxies (supply.External.Hops).
+// HopProcesses maps each hop's command name (the name --via takes for it,
+// as its server's process is called) to its product's name, for the
+// external provider's search for proxies (supply.External.Hops).
 func HopProcesses() map[string]string {
 	out := map[string]string{}
 	for _, t := range Hops() {
-		product := t.Name
+		product := t.ViaName()
 		if t.Doctor != nil && t.Doctor.Name != "" {
 			product = t.Doctor.Name
 		}
-		out[t.Name] = product
+		if t.Product != "" {
+			product = t.Product
+		}
+		out[t.ViaName()] = product
 	}
 	return out
 }
 
-// HopPhrase names the hops for a sentence: "pgbouncer in front of
-// postgres", joined by ", ".
-func HopPhrase() string {
-	var out []string
+// HopVia is the hop target that --via name puts in front of target's
+// server.
+func HopVia(name, target string) (*Target, bool) {
 	for _, t := range Hops() {
-		out = append(out, t.Name+" in front of "+t.InFrontOf)
+		if t.ViaName() == name && t.InFrontOf == target {
+			return t, true
+		}
+	}
+	return nil, false
+}
+
+// HopPhrase names the hops for a sentence: "pgbouncer in front of
+// postgres, haproxy in front of redis or mysql", joined by ", ".
+func HopPhrase() string {
+	var names []string
+	fronts := map[string][]string{}
+	for _, t := range Hops() {
+		if fronts[t.ViaName()] == nil {
+			names = append(names, t.ViaName())
+		}
+		fronts[t.ViaName()] = append(fronts[t.ViaName()], t.InFrontOf)
+	}
+	var out []string
+	for _, n := range names {
+		out = append(out, n+" in front of "+strings.Join(fronts[n], " or "))
 	}
 	return strings.Join(out, ", ")
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/dbsock/dbsock/drivers"
@@ -25,5 +26,42 @@ func TestPostgresViaPgBouncer(t *testing.T) {
 	}
 	if len(seen) != 4 || len(rep.HopMoves(&rep.Summary[0])) != 3 {
 		t.Errorf("paths %v and %d comparisons read as legs; want the four routes and 3", seen, len(rep.HopMoves(&rep.Summary[0])))
+	}
+}
+
+// TestRedisAndMySQLViaHAProxy: redis mysql --via haproxy measures both
+// servers through the HAProxy dbsock starts in front of each, over the
+// four routes, from Go's client and the C and Python agents (which speak
+// to HAProxy as to the server), each run's legs verified from HAProxy's
+// sessions and the server's view.
+func TestRedisAndMySQLViaHAProxy(t *testing.T) {
+	testutil.NeedAny(t, "haproxy")
+	testutil.NeedAny(t, "redis-server")
+	testutil.NeedAny(t, "mariadbd", "mysqld")
+	// Two server instances: Redis, which keeps nothing over a restart, is
+	// seeded again through HAProxy.
+	rep := runJSON(t, "run", "redis", "mysql", "--via", "haproxy", "--clients", "go,c,python",
+		"--n", "200", "--warmup", "20", "--instances", "2", "--blocks", "4")
+	if len(rep.Targets) != 2 || rep.Targets[0].Name != "haproxy-redis" || rep.Targets[1].Name != "haproxy-mysql" || rep.Config.Baseline != drivers.TCPHopTCP {
+		t.Fatalf("targets %+v, baseline %q; want haproxy-redis and haproxy-mysql against tcp-tcp", rep.Targets, rep.Config.Baseline)
+	}
+	for _, tg := range rep.Targets {
+		if len(tg.Skipped) != 0 {
+			t.Errorf("%s: stacks skipped: %+v", tg.Name, tg.Skipped)
+		}
+	}
+	seen := map[string]bool{}
+	for _, r := range rep.Runs {
+		lang := "go"
+		if r.Client != nil {
+			lang = r.Client.Language
+		}
+		seen[r.Target+" "+lang+" "+string(r.Transport)] = true
+		if !r.TransportVerified || r.Endpoint.Hop == "" || !strings.Contains(r.Evidence, "HAProxy's show sess") || !strings.Contains(r.Evidence, "frontend="+string(r.Transport)+" ") {
+			t.Errorf("%s %s %s: verified %v, hop's leg %q (%s)", r.Target, lang, r.Transport, r.TransportVerified, r.Endpoint.Hop, r.Evidence)
+		}
+	}
+	if len(seen) != 2*3*4 {
+		t.Errorf("%d (target, stack, path) measured, want 24: %v", len(seen), seen)
 	}
 }

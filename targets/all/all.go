@@ -6,6 +6,7 @@ import (
 	_ "github.com/dbsock/dbsock/targets/echo"
 	_ "github.com/dbsock/dbsock/targets/floor"
 	_ "github.com/dbsock/dbsock/targets/grpc"
+	_ "github.com/dbsock/dbsock/targets/haproxy"
 	_ "github.com/dbsock/dbsock/targets/http"
 	_ "github.com/dbsock/dbsock/targets/memcached"
 	_ "github.com/dbsock/dbsock/targets/mongo"

@@ -56,7 +56,9 @@ func TestEveryTargetIsComplete(t *testing.T) {
 		if p, err := s.External(); err != nil || p.Given() {
 			t.Errorf("%s: with no flags set, External() = %+v, %v", tg.Name, p, err)
 		}
-		if _, ok := flags[tg.Name+"-addr"]; !tg.Own && !ok {
+		// A hop of several targets (haproxy in front of redis, of mysql)
+		// measures the hop dbsock starts only: its legs are known there.
+		if _, ok := flags[tg.Name+"-addr"]; !tg.Own && tg.Via == "" && !ok {
 			t.Errorf("%s: no --%s-addr flag for servers users run", tg.Name, tg.Name)
 		}
 	}

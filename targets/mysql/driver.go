@@ -11,6 +11,7 @@ import (
 	"database/sql/driver"
 	"errors"
 	"fmt"
+	"net"
 	"strings"
 	"time"
 
@@ -307,6 +308,10 @@ func (c *Conn) statement(ctx context.Context, mode, q string, ep drivers.Endpoin
 	}
 	return s, nil
 }
+
+// LocalAddr is the client's own address of the connection (nil before
+// one is dialed), which a proxy in front of the server lists it by.
+func (c *Conn) LocalAddr() net.Addr { return c.socks.LocalAddr() }
 
 // Conn is one MySQL connection.
 type Conn struct {

@@ -14,7 +14,10 @@ import (
 	"github.com/dbsock/dbsock/targets"
 )
 
-const name = "mysql"
+const (
+	name = "mysql"
+	Name = name // the target's name, for the hops in front of it
+)
 
 var external = targets.External{
 	Product:    "MySQL",

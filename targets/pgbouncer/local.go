@@ -82,7 +82,11 @@ func startLocal(ctx context.Context, l *supply.Local, target string, leg legs) (
 	}
 	tcp, unix := supply.Served(pg.TCP(), ls.TCPAddr(), ls.Sock)
 	tcp.Hop, unix.Hop = leg.all(pg).Transport, leg.all(pg).Transport
-	srv := ls.Server(target, ls.Origin(bin)+fmt.Sprintf(" in front of %s", pg.Origin), tcp, unix).Join(pg)
+	srv := ls.Server(target, ls.Origin(bin)+fmt.Sprintf(" in front of %s", pg.Origin), tcp, unix)
+	own := srv.CPU // PgBouncer's process tree alone
+	if srv = srv.Join(pg); srv.CPU != nil {
+		srv.HopCPU = own
+	}
 	srv.Set(hopOverTCP(tcp, drivers.TCPHopTCP), hopOverTCP(unix, drivers.UnixHopTCP))
 	srv.Serving = serving + " (both started by dbsock, pinned alike)"
 	return srv, nil

@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"strconv"
 	"strings"
 	"time"
@@ -317,6 +318,10 @@ func (c *Conn) commandInfo(ctx context.Context, name string) (*goredis.CommandIn
 	}
 	return infos[name], nil
 }
+
+// LocalAddr is the client's own address of the connection (nil before
+// one is dialed), which a proxy in front of the server lists it by.
+func (c *Conn) LocalAddr() net.Addr { return c.socks.LocalAddr() }
 
 // Conn is one dedicated Redis connection.
 type Conn struct {

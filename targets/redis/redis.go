@@ -15,7 +15,10 @@ import (
 	"github.com/dbsock/dbsock/targets"
 )
 
-const name = "redis"
+const (
+	name = "redis"
+	Name = name // the target's name, for the hops in front of it
+)
 
 var external = targets.External{
 	Product:      "Redis",

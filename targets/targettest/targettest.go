@@ -34,6 +34,10 @@ var Binaries = map[string][]string{
 	"postgres":  {"initdb"},
 	"memcached": {"memcached"},
 	"pgbouncer": {"pgbouncer"},
+	// HAProxy in front of a server: both binaries are needed, the
+	// server's checked by its own target's entry.
+	"haproxy-redis": {"haproxy"},
+	"haproxy-mysql": {"haproxy"},
 }
 
 // Local starts target's server with the local provider; it is stopped when
