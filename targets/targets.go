@@ -415,6 +415,9 @@ func init() { agents.SetFamilies(Families) }
 func Families() map[string]string {
 	out := map[string]string{}
 	for _, t := range List() {
+		if t.AgentsAs != "" {
+			continue // a proxy's agents are its server's (AgentName): the stacks claim, and the suite checks, the server
+		}
 		if op, ok := t.Settings().Driver(drivers.Workload{Rows: 1}).(drivers.AgentOp); ok {
 			out[t.Name] = op.AgentOp().Family
 		}

@@ -132,8 +132,13 @@ func checkTargets(names []string) ([]*targets.Target, error) {
 	return out, nil
 }
 
-// agentTarget says whether an agent can be checked on t.
+// agentTarget says whether an agent can be checked on t: not on a proxy
+// whose agents are its server's (targets.Target.AgentsAs), which is
+// checked on that server.
 func agentTarget(t *targets.Target) bool {
+	if t.AgentsAs != "" {
+		return false
+	}
 	d := t.Settings().Driver(drivers.Workload{Rows: checkRows})
 	_, finds := d.(drivers.ConnFinder)
 	_, op := d.(drivers.AgentOp)
