@@ -58,12 +58,17 @@ const (
 // containerArgs are dbsock/pgbouncer's arguments at a. Started by the
 // docker provider, PostgreSQL listens on 127.0.0.1 too (the container's,
 // or on the host's network the host's, at a free port), for database
-// OverTCP (containerHops); compose.yaml's service reaches it over its
-// socket only. (Without a free port, which 127.0.0.1 always has, the
+// OverTCP (containerHops); compose.yaml's service listens so too (at
+// DBSOCK_PGBOUNCER_BACKEND_PORT), though dbsock measures the hop's legs
+// through the docker provider only. (Without a free port, which 127.0.0.1 always has, the
 // hop's TCP paths fail with PgBouncer's "no such database".)
 func containerArgs(a supply.At) []string {
 	args := []string{"--listen", a.Bind(","), "--port", a.Port, "--socket-dir", a.Dir}
-	if !a.Local() && !strings.HasPrefix(a.Bind(","), "$") { // compose.yaml's is a variable
+	switch {
+	case a.Local():
+	case strings.HasPrefix(a.Bind(","), "$"): // compose.yaml's service: a variable, on the host's network
+		args = append(args, "--backend-tcp", "${DBSOCK_PGBOUNCER_BACKEND_PORT:-16433}")
+	default:
 		if port, err := supply.FreePort4(); err == nil {
 			args = append(args, "--backend-tcp", strconv.Itoa(port))
 		}
