@@ -7,10 +7,10 @@ import (
 )
 
 // A stack's stack.json keys what it has by the server's protocol family
-// (drivers.AgentLookup.Family: redis, postgres, mysql, memcached,
-// pingpong...), not by dbsock's target names, and its agent is started
-// with the family: a new target of a family a stack speaks (a server
-// that speaks Redis's protocol, a proxy in front of one) needs no change
+// (drivers.AgentLookup.Family, as each target's driver names it), not by
+// dbsock's target names, and its agent is started with the family: a new
+// target of a family a stack speaks (another server of the same protocol,
+// a proxy in front of one) needs no change
 // to any stack. The target registry (package targets) says which family
 // each target is of (SetFamilies).
 

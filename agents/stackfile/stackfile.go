@@ -60,9 +60,9 @@ type Stack struct {
 	// it needs beyond Packages.
 	Libraries map[string][]string `json:"libraries"`
 	// Families are the servers' protocol families it speaks, by the
-	// names the agent protocol gives them (drivers.AgentLookup.Family:
-	// redis, postgres, mysql, memcached, pingpong): it measures every
-	// target of each (a pooler is of its database's family).
+	// names the agent protocol gives them (drivers.AgentLookup.Family,
+	// as each target's driver names it): it measures every target of
+	// each (a pooler is of its database's family).
 	Families map[string]Family `json:"families"`
 	// TimingGoalNs, when set, is the most its agent's own cost of timing
 	// an op may be, in nanoseconds (beside the share of the case's p50
@@ -218,7 +218,7 @@ func parse(fsys fs.FS, file string) (Stack, error) {
 		d.DisallowUnknownFields()
 		err = d.Decode(&s)
 		if err != nil && strings.Contains(err.Error(), `unknown field "targets"`) {
-			err = fmt.Errorf(`%w: a stack names what it has by the servers' protocol families, "families" (redis, postgres, mysql, memcached, pingpong), not by targets`, err)
+			err = fmt.Errorf(`%w: a stack names what it has by the servers' protocol families, "families" (the names an open's family gives them: docs/agents.md), not by targets`, err)
 		}
 	}
 	if err == nil {
@@ -269,7 +269,7 @@ func (s Stack) check() error {
 	for t, tg := range s.Families {
 		switch {
 		case !familyName.MatchString(t):
-			bad("family %q is not a protocol family's name (lower-case letters, digits, - and _), such as redis or postgres", t)
+			bad("family %q is not a protocol family's name (lower-case letters, digits, - and _), as an open's family names it", t)
 		case len(tg.Libraries) == 0 && strings.TrimSpace(tg.Missing) == "":
 			bad("family %s has no library, and says not why (missing)", t)
 		case len(tg.Libraries) > 0 && tg.Missing != "":
