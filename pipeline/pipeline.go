@@ -302,6 +302,7 @@ func (p Plan) measureCases(ctx context.Context, tr *targetRun, emit func(results
 		if err := p.checkStatement(ctx, t, d, srv); err != nil {
 			return err
 		}
+		fmt.Fprintf(p.log(), "dbsock: %s: %d rows seeded, measuring\n", t.Name, tr.rows)
 		for _, depth := range p.depths() {
 			d := d
 			if pl, ok := d.(drivers.Pipeliner); ok && depth > 1 {

@@ -128,7 +128,7 @@ func sigintDocker(t *testing.T, containers int, args ...string) {
 	out := filepath.Join(t.TempDir(), "partial.json")
 	args = append(append([]string{"run", "redis", "--provider", "docker", "--n", "100000000", "--instances", "1", "--rounds", "1", "--out", out}, args...), offlineImages...)
 	cmd, sc := startDbsock(t, bin, tmp, args...)
-	waitForLine(sc, "dbsock: redis: ")
+	waitForLine(sc, "rows seeded, measuring")
 	if n := len(dbsockContainers(t, cmd.Process.Pid)); n != containers {
 		t.Fatalf("%d dbsock containers while measuring, want %d", n, containers)
 	}

@@ -48,7 +48,8 @@ func TestSIGINTStopsCleanly(t *testing.T) {
 	tmp := shortTempDir(t)
 	out := filepath.Join(t.TempDir(), "partial.json")
 	cmd, sc := startDbsock(t, bin, tmp, "run", "echo", "redis", "--provider", "local", "--n", "100000000", "--instances", "1", "--rounds", "1", "--format", "json", "--out", out)
-	seen := waitForLine(sc, "dbsock: echo: ") // the echo server is up and measuring
+	seen := waitForLine(sc, "dbsock: echo: ") // the echo server is up
+	seen = append(seen, waitForLine(sc, "rows seeded, measuring")...)
 	if len(testutil.TempDirs(t, tmp)) == 0 {
 		t.Fatalf("no temp dir while the server runs; stderr so far: %q", seen)
 	}
