@@ -42,19 +42,25 @@ def ca_file(o):
     return path
 
 
+def usage(why):
+    """Exit 2 (a bad command line, as every stack's agent does) with why."""
+    sys.stderr.write(why + "\n")
+    sys.exit(2)
+
+
 def backend(family, lib):
     """The backend of protocol family (backend_FAMILY.py, beside this
     file) with library lib, its default when lib is ""."""
     if not re.fullmatch(r"[a-z][a-z0-9_]{0,31}", family):
-        raise SystemExit("agent.py: %r is not a protocol family's name\n%s" % (family, USAGE))
+        usage("agent.py: %r is not a protocol family's name\n%s" % (family, USAGE))
     try:
         mod = importlib.import_module("backend_" + family)
     except ModuleNotFoundError as e:
         if e.name != "backend_" + family:
             raise
-        raise SystemExit("agent.py: no backend for protocol family %r (backend_%s.py beside agent.py)" % (family, family))
+        usage("agent.py: no backend for protocol family %r (backend_%s.py beside agent.py)" % (family, family))
     if lib and lib not in mod.LIBRARIES:
-        raise SystemExit("agent.py: no library %r for protocol family %r (it has %s)" % (lib, family, ", ".join(mod.LIBRARIES)))
+        usage("agent.py: no library %r for protocol family %r (it has %s)" % (lib, family, ", ".join(mod.LIBRARIES)))
     b = mod.Library(lib or mod.LIBRARIES[0])
     b.family = family
     return b
@@ -454,11 +460,11 @@ def main():
         elif args[0].startswith("--workers="):
             model, args = args[0].split("=", 1)[1], args[1:]
         else:
-            raise SystemExit(USAGE)
+            usage(USAGE)
         if model not in ("processes", "threads"):
-            raise SystemExit("agent.py: --workers %r: the models are processes and threads\n%s" % (model, USAGE))
+            usage("agent.py: --workers %r: the models are processes and threads\n%s" % (model, USAGE))
     if len(args) not in (1, 2):
-        raise SystemExit(USAGE)
+        usage(USAGE)
     lib = backend(args[0], args[1] if len(args) == 2 else "")
     out = sys.stdout
     caps = dict(families=[lib.family], tls=lib.tls, workers=model, open_loop=True, max_connections=MAX_CONNECTIONS, connect=True)

@@ -446,12 +446,18 @@ end
 
 USAGE = "usage: agent.rb [--workers processes|threads] FAMILY [LIBRARY]"
 
+# usage exits 2 (a bad command line, as every stack's agent does) with why.
+def usage(why)
+  warn why
+  exit 2
+end
+
 # backend is the backend of protocol family with library name, the
 # family's default when name is empty.
 def backend(family, name)
-  libs = Backends::FAMILIES[family] or abort "agent.rb: no protocol family #{family.inspect} (#{Backends::FAMILIES.keys.join(', ')})\n#{USAGE}"
+  libs = Backends::FAMILIES[family] or usage "agent.rb: no protocol family #{family.inspect} (#{Backends::FAMILIES.keys.join(', ')})\n#{USAGE}"
   name = libs.first if name.to_s.empty?
-  libs.include?(name) or abort "agent.rb: no library #{name.inspect} for protocol family #{family} (it has #{libs.join(', ')})\n#{USAGE}"
+  libs.include?(name) or usage "agent.rb: no library #{name.inspect} for protocol family #{family} (it has #{libs.join(', ')})\n#{USAGE}"
   Backends::LIBRARIES.fetch(name).call
 end
 
@@ -463,11 +469,11 @@ def main(args)
     elsif args.first.start_with?("--workers=")
       model, args = args.first.split("=", 2)[1], args[1..]
     else
-      abort USAGE
+      usage USAGE
     end
-    abort "agent.rb: --workers #{model.inspect}: the models are processes and threads\n#{USAGE}" unless %w[processes threads].include?(model)
+    usage "agent.rb: --workers #{model.inspect}: the models are processes and threads\n#{USAGE}" unless %w[processes threads].include?(model)
   end
-  abort USAGE unless [1, 2].include?(args.size)
+  usage USAGE unless [1, 2].include?(args.size)
   lib = backend(args[0], args[1])
   caps = { "families" => [lib.family], "tls" => lib.tls, "workers" => model, "open_loop" => true,
            "max_connections" => MAX_CONNECTIONS, "connect" => true }
