@@ -3,6 +3,9 @@
 # should run meanwhile; about ten minutes at the defaults): do the
 # TCP/Unix speedups of dbsock's C client stack agree with those of the C
 # tools the field quotes, on the same servers with the same placement?
+# With STACK=ruby or STACK=java, the same question of dbsock's Ruby or Java
+# stack and a plain program of the same library (scripts/peers/peer.rb,
+# scripts/peers/Peer.java), one connection (see STACK below).
 #
 # It starts its own throwaway Redis, MariaDB and PostgreSQL in a private
 # temporary directory (mode 0700, with their Unix sockets; as root they run
@@ -41,7 +44,14 @@
 # CPU=0 SERVER_CPU=1 every client (dbsock's stacks and the tools) runs on
 # CPU 0 and every server on CPU 1, the placement dbsock calls split
 # (SERVER_CPU=CPU, the default, is shared).
-# Settings (environment): CPU=0, SERVER_CPU=CPU, ROUNDS=3, CONNS=1, MODEL=threads, REDIS_THREADS=1,
+# STACK (default c): ruby or java measures that stack (--clients go,STACK)
+# against scripts/peers/peer.rb or scripts/peers/Peer.java (the Java
+# stack's flags: serial GC, C1 only), run once per round and path with
+# --rounds 1 --n PEER_N on rows of their own: the tool's figures are their
+# means; CONNS must be 1, and TARGETS defaults to "redis postgres mysql"
+# for ruby, "postgres mysql" for java (Debian packages no Java Redis
+# client).
+# Settings (environment): CPU=0, SERVER_CPU=CPU, ROUNDS=3, CONNS=1, STACK=c, MODEL=threads, REDIS_THREADS=1,
 # N=3000 (dbsock's --n),
 # INSTANCES=9 (dbsock's --instances: on servers it did not start, fresh
 # connections), PEER_N=N*INSTANCES (the tool's ops per path: as many as
@@ -80,6 +90,7 @@ ROUNDS="${ROUNDS:-3}"
 CONNS="${CONNS:-1}"
 # MODEL: the C stack's worker model at load (--clients c:MODEL).
 MODEL="${MODEL:-threads}"
+STACK="${STACK:-c}"
 # redis-benchmark's threads: with one (the default, the field's usual
 # command) it multiplexes its connections in one event loop; with
 # REDIS_THREADS=CONNS it runs a thread per connection (--threads), the
@@ -96,12 +107,17 @@ MODEL="${MODEL:-threads}"
 REDIS_THREADS="${REDIS_THREADS:-1}"
 N="${N:-3000}"
 INSTANCES="${INSTANCES:-9}"
-if [ "$MODEL" = eventloop ]; then TARGETS="${TARGETS:-redis postgres}"; else TARGETS="${TARGETS:-redis postgres mysql}"; fi
+if [ "$MODEL" = eventloop ] || [ "$STACK" = java ]; then TARGETS="${TARGETS:-$([ "$STACK" = java ] && echo postgres mysql || echo redis postgres)}"; else TARGETS="${TARGETS:-redis postgres mysql}"; fi
 TOLERANCE="${TOLERANCE:-10}"
 SERVER_USER="${SERVER_USER:-nobody}"
 OUT="${OUT:-}"
 ROWS=10000 # keys the ops read (pgbench: its scale 1, 100,000)
 PG_BIN=""  # PostgreSQL's programs (check_tools finds them)
+JAVA=/usr/lib/jvm/java-17-openjdk-$(dpkg --print-architecture 2>/dev/null || echo amd64)/bin/java
+JARS=/usr/share/java/postgresql.jar:/usr/share/java/mariadb-java-client.jar:/usr/share/java/jna.jar:/usr/share/java/junixsocket-common.jar
+# CLIENT, LANG_: the stack dbsock's report is read for (its --clients, its language).
+if [ "$STACK" = c ]; then CLIENT="c:$MODEL"; else CLIENT="$STACK"; fi
+LANG_="$STACK"
 
 # bad SETTING WHY: exit 2 with one line, before anything starts.
 bad() { echo "peers: $1: $2" >&2; exit 2; }
@@ -134,6 +150,11 @@ check_settings() {
     case "$v" in redis | postgres | mysql) ;; *) bad "TARGETS=$TARGETS" "$v is none of: redis postgres mysql" ;; esac
   done
   case "$MODEL" in threads | eventloop) ;; *) bad "MODEL=$MODEL" "want threads or eventloop, the C stack's worker models" ;; esac
+  case "$STACK" in c) ;; ruby | java) [ "$CONNS" = 1 ] || bad "STACK=$STACK" "its peer program times one connection: leave CONNS at 1" ;;
+    *) bad "STACK=$STACK" "want c, ruby or java" ;; esac
+  if [ "$STACK" = java ] && [[ " $TARGETS " == *" redis "* ]]; then
+    bad "STACK=java" "Debian packages no Java Redis client: leave redis out of TARGETS"
+  fi
   if [ "$MODEL" = eventloop ] && [[ " $TARGETS " == *" mysql "* ]]; then
     bad "MODEL=eventloop" "the C stack's event loop drives hiredis and libpq, not libmariadb: leave mysql out of TARGETS"
   fi
@@ -181,6 +202,8 @@ check_tools() {
   if [ ${#missing[@]} -gt 0 ]; then
     die "missing: ${missing[*]}; run: sudo scripts/install-deps.sh --with-peers"
   fi
+  if [ "$STACK" = ruby ]; then command -v ruby >/dev/null 2>&1 || die "ruby is missing; run: sudo scripts/install-deps.sh --with-stacks"; fi
+  if [ "$STACK" = java ] && ! [ -x "$JAVA" ]; then die "$JAVA is missing; run: sudo scripts/install-deps.sh --with-stacks"; fi
   if [ ! -f agents/.stacks/complete ] || [ ! -x agents/c/dbsock-agent ]; then
     die "dbsock's C stack is not built here (agents/.stacks/complete, agents/c/dbsock-agent); run: sudo scripts/install-deps.sh --with-stacks"
   fi
@@ -190,226 +213,9 @@ check_settings
 check_tools
 PATH="$PATH:/usr/sbin"
 
-# ---- private directories, the servers, and their removal ---------------
-
-# Two private directories (0700), both removed on exit: $work, the
-# clients' (dbsock, password files, every log and output), and $srv, the
-# servers' (data, configs, sockets). As root, $srv and what is in it
-# belong to SERVER_USER, and the script writes nothing there after
-# handing it over: the servers' files are written first (prepare_T), the
-# servers started afterwards (start_T).
-work=$(mktemp -d "${TMPDIR:-/tmp}/peers.XXXXXX")
-srv=""
-chmod 700 "$work"
-declare -A pids=()     # target -> server pid
-declare -A stopsig=()  # target -> the signal that stops it quickly
-as_server=()           # the command prefix that runs a server as SERVER_USER (as root)
-
-# stop_server T: stop T's server (its quick shutdown), waiting up to 20 s
-# before killing it.
-stop_server() {
-  local t="$1" pid="${pids[$1]}" i
-  kill "-${stopsig[$t]}" "$pid" 2>/dev/null || return 0
-  for i in $(seq 1 200); do
-    kill -0 "$pid" 2>/dev/null || break
-    sleep 0.1
-  done
-  kill -KILL "$pid" 2>/dev/null || true
-  wait "$pid" 2>/dev/null || true
-}
-
-# cleanup: stop every server this script started and remove both
-# directories; runs on every exit (errors and Ctrl-C included).
-cleanup() {
-  local rc=$? t
-  trap - EXIT INT TERM
-  for t in "${!pids[@]}"; do stop_server "$t"; done
-  rm -rf "$work" ${srv:+"$srv"}
-  exit "$rc"
-}
-trap cleanup EXIT
-trap 'echo "peers: interrupted" >&2; exit 130' INT
-trap 'exit 143' TERM
-
-srv=$(mktemp -d "${TMPDIR:-/tmp}/peers-srv.XXXXXX")
-chmod 700 "$srv"
-if [ "$(id -u)" -eq 0 ]; then
-  # PostgreSQL refuses to run as root, and no server here needs it.
-  as_server=(setpriv "--reuid=$SERVER_USER" "--regid=$(id -g "$SERVER_USER")" --clear-groups)
-fi
-
-# password: a new random password (32 hex digits).
-password() { od -An -N16 -tx1 /dev/urandom | tr -d ' \n'; }
-# secret FILE VALUE: write VALUE to FILE, readable by its owner only.
-secret() { (umask 077 && printf '%s\n' "$2" >"$1"); }
-# sha256 VALUE: VALUE's SHA-256 in hex (VALUE on a pipe, not in argv).
-sha256() { printf '%s' "$1" | sha256sum | cut -d' ' -f1; }
-
-declare -A used_ports=()
-# free_port: a TCP port nothing listens on at 127.0.0.1, not handed out before.
-free_port() {
-  local p
-  while :; do
-    p=$((20000 + RANDOM % 40000))
-    [ -z "${used_ports[$p]:-}" ] || continue
-    [ -z "$(ss -Htln "sport = :$p")" ] || continue
-    used_ports[$p]=1
-    echo "$p"
-    return
-  done
-}
-
-# as_srv COMMAND...: run COMMAND as the servers' user (as root), pinned to SERVER_CPU.
-as_srv() { taskset -c "$SERVER_CPU" "${as_server[@]}" "$@"; }
-
-# start_server T SIGNAL COMMAND...: start T's server pinned to SERVER_CPU, as
-# SERVER_USER, its output to $work/T.log.
-start_server() {
-  local t="$1"
-  stopsig[$t]="$2"
-  shift 2
-  # Not through as_srv: a function in the background is a subshell, and
-  # $! must be the server's own pid (taskset and setpriv exec it).
-  taskset -c "$SERVER_CPU" "${as_server[@]}" "$@" >"$work/$t.log" 2>&1 &
-  pids[$t]=$!
-}
-
-# wait_ready T CHECK...: wait up to 60 s until CHECK succeeds, failing at
-# once if T's server exits (with its log's end).
-wait_ready() {
-  local t="$1" i
-  shift
-  for i in $(seq 1 600); do
-    if ! kill -0 "${pids[$t]}" 2>/dev/null; then
-      die "the $t server exited while starting; the end of its log:
-$(tail -n 15 "$work/$t.log")"
-    fi
-    "$@" >/dev/null 2>&1 && return 0
-    sleep 0.1
-  done
-  die "the $t server did not get ready within 60 s; the end of its log:
-$(tail -n 15 "$work/$t.log")"
-}
-
-# listening PORT SOCKET: TCP PORT on 127.0.0.1 and Unix SOCKET are served.
-listening() { [ -S "$2" ] && [ -n "$(ss -Htln "sport = :$1")" ]; }
-
-# prepare_redis: Redis's config, with two accounts, default (dbsock's, its
-# password in $work/redis.pw) and peer (redis-benchmark's: GET, SET, PING
-# and ECHO on keys key:*), by their passwords' SHA-256 only.
-prepare_redis() {
-  local pw
-  REDIS_PORT=$(free_port)
-  REDIS_SOCK="$srv/redis.sock"
-  pw=$(password)
-  PEER_REDIS_PW=$(password)
-  secret "$work/redis.pw" "$pw"
-  mkdir "$srv/redis"
-  (umask 077 && cat >"$srv/redis.conf") <<EOF
-port $REDIS_PORT
-bind 127.0.0.1
-unixsocket $REDIS_SOCK
-unixsocketperm 700
-dir $srv/redis
-save ""
-appendonly no
-user default on #$(sha256 "$pw") ~* &* +@all
-user peer on #$(sha256 "$PEER_REDIS_PW") ~key:* resetchannels -@all +get +set +ping +echo
-EOF
-}
-
-# start_redis: Redis, then keys key:0..9999 for redis-benchmark (6-byte
-# values), set over the socket, the password on redis-cli's stdin.
-start_redis() {
-  local i
-  start_server redis TERM redis-server "$srv/redis.conf"
-  wait_ready redis listening "$REDIS_PORT" "$REDIS_SOCK"
-  # redis-benchmark -r 10000 reads key:__rand_int__, a 12-digit number.
-  {
-    printf 'AUTH peer %s\r\n' "$PEER_REDIS_PW"
-    for ((i = 0; i < ROWS; i++)); do printf 'SET key:%012d xxxxxx\r\n' "$i"; done
-  } | redis-cli -s "$REDIS_SOCK" --pipe >"$work/redis-seed.log" 2>&1 ||
-    die "could not set redis-benchmark's keys through $REDIS_SOCK: $(tail -n 5 "$work/redis-seed.log")"
-}
-
-# prepare_mysql: the SQL that makes MariaDB's one account, bench
-# (localhost: the socket; 127.0.0.1: TCP), on databases dbsock and sbtest,
-# and drops every other (root included); sysbench's file of options.
-prepare_mysql() {
-  local pw
-  MYSQL_PORT=$(free_port)
-  MYSQL_SOCK="$srv/mysql.sock"
-  pw=$(password)
-  secret "$work/mysql.pw" "$pw"
-  (umask 077 && printf 'db-driver=mysql\nmysql-user=bench\nmysql-password=%s\nmysql-db=sbtest\n' "$pw" >"$work/sysbench.cfg")
-  mkdir "$srv/mysql"
-  # FLUSH PRIVILEGES first: the installer's server starts without its
-  # grant tables loaded, and CREATE USER needs them.
-  (umask 077 && cat >"$srv/mysql-setup.sql") <<EOF
-FLUSH PRIVILEGES;
-CREATE DATABASE dbsock;
-CREATE DATABASE sbtest;
-CREATE USER 'bench'@'localhost' IDENTIFIED BY '$pw';
-CREATE USER 'bench'@'127.0.0.1' IDENTIFIED BY '$pw';
-GRANT ALL ON dbsock.* TO 'bench'@'localhost', 'bench'@'127.0.0.1';
-GRANT ALL ON sbtest.* TO 'bench'@'localhost', 'bench'@'127.0.0.1';
-DELETE FROM mysql.global_priv WHERE User NOT IN ('mariadb.sys', 'bench');
-EOF
-}
-
-# start_mysql: MariaDB's data directory (the setup SQL deleted once it
-# ran), the server, then sysbench's table sbtest1 of 10,000 rows.
-start_mysql() {
-  local rc=0
-  # --force: this host's name need not resolve; the server listens on
-  # 127.0.0.1 and its socket only.
-  (cd "$srv/mysql" && as_srv mariadb-install-db --no-defaults --datadir="$srv/mysql/data" \
-    --auth-root-authentication-method=socket --skip-test-db --skip-name-resolve --force \
-    --extra-file="$srv/mysql-setup.sql") >"$work/mysql-install.log" 2>&1 || rc=$?
-  rm -f "$srv/mysql-setup.sql"
-  [ "$rc" = 0 ] || die "mariadb-install-db failed; its errors:
-$(grep -m 10 ERROR "$work/mysql-install.log" || tail -n 15 "$work/mysql-install.log")"
-  start_server mysql TERM mariadbd --no-defaults --datadir="$srv/mysql/data" --socket="$MYSQL_SOCK" \
-    --port="$MYSQL_PORT" --bind-address=127.0.0.1 --skip-name-resolve --skip-log-bin \
-    --pid-file="$srv/mysql/mysqld.pid" --tmpdir="$srv/mysql"
-  wait_ready mysql listening "$MYSQL_PORT" "$MYSQL_SOCK"
-  sysbench --config-file="$work/sysbench.cfg" oltp_point_select --mysql-socket="$MYSQL_SOCK" \
-    --tables=1 --table-size="$ROWS" prepare >"$work/sysbench-prepare.log" 2>&1 ||
-    die "sysbench prepare failed: $(tail -n 5 "$work/sysbench-prepare.log")"
-}
-
-# prepare_postgres: initdb's password file for PostgreSQL's one
-# superuser, bench (scram-sha-256 on both paths), whose password is also in
-# $work/postgres.pw (dbsock's) and $work/pgpass (pgbench's).
-prepare_postgres() {
-  local pw
-  PG_PORT=$(free_port)
-  PG_SOCKDIR="$srv/pg"
-  pw=$(password)
-  secret "$work/postgres.pw" "$pw"
-  secret "$work/pgpass" "*:*:*:bench:$pw"
-  mkdir "$PG_SOCKDIR"
-  secret "$srv/pg-initdb.pw" "$pw"
-}
-
-# start_postgres: the data directory (initdb's password file deleted once
-# it ran), the server, then pgbench's tables at scale 1 in database
-# postgres.
-start_postgres() {
-  local rc=0
-  as_srv "$PG_BIN/initdb" -D "$PG_SOCKDIR/data" -U bench --pwfile="$srv/pg-initdb.pw" \
-    --auth-local=scram-sha-256 --auth-host=scram-sha-256 --no-sync -E UTF8 --locale=C >"$work/pg-initdb.log" 2>&1 || rc=$?
-  rm -f "$srv/pg-initdb.pw"
-  [ "$rc" = 0 ] || die "initdb failed; the end of its output:
-$(tail -n 15 "$work/pg-initdb.log")"
-  # SIGINT is PostgreSQL's fast shutdown.
-  start_server postgres INT "$PG_BIN/postgres" -D "$PG_SOCKDIR/data" -c listen_addresses=127.0.0.1 \
-    -c port="$PG_PORT" -c unix_socket_directories="$PG_SOCKDIR" -c unix_socket_permissions=0700 -c fsync=off
-  wait_ready postgres "$PG_BIN/pg_isready" -q -h "$PG_SOCKDIR" -p "$PG_PORT"
-  wait_ready postgres "$PG_BIN/pg_isready" -q -h 127.0.0.1 -p "$PG_PORT"
-  PGPASSFILE="$work/pgpass" "$PG_BIN/pgbench" -i -s 1 -q -h "$PG_SOCKDIR" -p "$PG_PORT" -U bench postgres \
-    >"$work/pgbench-init.log" 2>&1 || die "pgbench -i failed: $(tail -n 5 "$work/pgbench-init.log")"
-}
+# The private directories, the servers, and their removal on exit.
+# shellcheck source=scripts/peers/servers.sh
+. scripts/peers/servers.sh
 
 # ---- one measurement each -----------------------------------------------
 
@@ -425,7 +231,7 @@ run_dbsock() {
     postgres) flags=(--postgres-addr "127.0.0.1:$PG_PORT" --postgres-socket-dir "$PG_SOCKDIR" --postgres-user bench
       --postgres-db postgres --postgres-password-file "$work/postgres.pw") ;;
   esac
-  if ! "$work/dbsock" run "$t" --provider external --clients "go,c:$MODEL" --paths tcp,unix --client-cpu "$CPU" \
+  if ! "$work/dbsock" run "$t" --provider external --clients "go,$CLIENT" --paths tcp,unix --client-cpu "$CPU" \
     --concurrency "$CONNS" --server-pid "$t=${pids[$t]}" --n "$N" --instances "$INSTANCES" --rows "$ROWS" --keys uniform \
     -q --format json -o "$work/$t-$r.json" "${flags[@]}" 2>"$work/$t-$r.err"; then
     die "dbsock run $t failed (round $r):
@@ -467,21 +273,41 @@ run_tool() {
   echo "$ops"
 }
 
+# run_peer T ROUND: STACK's plain program of the same library (peer.rb,
+# Peer.java) on T, pinned to CPU, PEER_N ops over TCP and then over the
+# socket, one connection; prints its ops/s over each (1e6 over its means).
+run_peer() {
+  local t="$1" out="$work/$1-$2-tool-peer.out" sock where=() prog=()
+  case "$t" in
+    redis) where=(--tcp "127.0.0.1:$REDIS_PORT" --unix "$REDIS_SOCK" --password-file "$work/redis.pw") ;;
+    postgres) where=(--tcp "127.0.0.1:$PG_PORT" --unix "$PG_SOCKDIR/.s.PGSQL.$PG_PORT" --user bench --database postgres
+      --password-file "$work/postgres.pw") ;;
+    mysql) where=(--tcp "127.0.0.1:$MYSQL_PORT" --unix "$MYSQL_SOCK" --user bench --database dbsock --password-file "$work/mysql.pw") ;;
+  esac
+  if [ "$STACK" = ruby ]; then prog=(ruby scripts/peers/peer.rb); else
+    prog=("$JAVA" -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -cp "$JARS" scripts/peers/Peer.java)
+  fi
+  taskset -c "$CPU" "${prog[@]}" "$t" "${where[@]}" --n "$PEER_N" --rounds 1 >"$out" 2>&1 ||
+    die "${prog[*]:0:2} on $t failed: $(tail -n 5 "$out")"
+  sed -n 's/^round 1: tcp mean \([0-9.]*\) µs p50 [0-9.]* µs, unix mean \([0-9.]*\) µs.*/\1 \2/p' "$out" |
+    awk '{ printf "%.1f %.1f\n", 1e6 / $1, 1e6 / $2 }'
+}
+
 # dbsock_figures T ROUND: from dbsock's report, the C stack's TCP and Unix
 # mean (us; with CONNS over 1, 1e6 over its ops/s, as the tool's columns)
 # and its ratio, and the Go stack's ratio: speedup_mean with one
 # connection, the sides' ops_per_sec Unix/TCP with CONNS over 1.
 dbsock_figures() {
-  jq -r --argjson conns "$CONNS" '
+  jq -r --argjson conns "$CONNS" --arg lang "$LANG_" '
     def case($l): [.summary[] | select((.client.language // "go") == $l)] | first;
     def side($c; $p): ($c.sides[] | select(.path == $p));
     def mean($c; $p): (side($c; $p) | if $conns > 1 then 1e6 / .ops_per_sec else .latency_ns.mean / 1000 end);
     def speedup($c): if $conns > 1 then side($c; "unix").ops_per_sec / side($c; "tcp").ops_per_sec
       else ($c.comparisons[] | select(.path == "unix") | .speedup_mean) end;
-    case("c") as $c | case("go") as $g |
-    if $c == null or $g == null then error("no c or go case in the report") else
+    case($lang) as $c | case("go") as $g |
+    if $c == null or $g == null then error("no \($lang) or go case in the report") else
     [mean($c; "tcp"), mean($c; "unix"), speedup($c), speedup($g)] | @tsv end' "$work/$1-$2.json" ||
-    die "could not read the C and Go stacks' figures from dbsock's report of $1 (round $2)"
+    die "could not read the $LANG_ and Go stacks' figures from dbsock's report of $1 (round $2)"
 }
 
 # measure T ROUND: dbsock and the tool on T, in the round's order; appends
@@ -490,8 +316,12 @@ measure() {
   local t="$1" r="$2" tcp unix figures start
   start=$SECONDS
   if ((r % 2 == 1)); then run_dbsock "$t" "$r"; fi
-  tcp=$(run_tool "$t" "$r" tcp)
-  unix=$(run_tool "$t" "$r" unix)
+  if [ "$STACK" = c ]; then
+    tcp=$(run_tool "$t" "$r" tcp)
+    unix=$(run_tool "$t" "$r" unix)
+  else
+    read -r tcp unix < <(run_peer "$t" "$r") || die "$STACK's peer program on $t gave no figures (round $r)"
+  fi
   if ((r % 2 == 0)); then run_dbsock "$t" "$r"; fi
   figures=$(dbsock_figures "$t" "$r")
   printf '%s\t%s\t%s\t%s\t%s\n' "$t" "$r" "$tcp" "$unix" "$figures" >>"$work/results.tsv"
@@ -502,6 +332,10 @@ measure() {
 
 # tool_name T: the tool and its workload, for the table's title.
 tool_name() {
+  case "$STACK" in
+    ruby) echo "scripts/peers/peer.rb $1 --n $PEER_N --rounds 1 (its default library, its own 10,000 rows)"; return ;;
+    java) echo "scripts/peers/Peer.java $1 --n $PEER_N --rounds 1 (serial GC, C1 only; its own 10,000 rows)"; return ;;
+  esac
   case "$1" in
     redis) echo "redis-benchmark -t get -r $ROWS -c $CONNS -P 1$([ "$REDIS_THREADS" = 1 ] || echo " --threads $REDIS_THREADS") (-n $REDIS_N)" ;;
     postgres) echo "pgbench -S -M prepared -c $CONNS -j $((CONNS < 2 ? CONNS : 2)) (-t $(((PEER_N + CONNS - 1) / CONNS)) each, scale 1: 100,000 rows)" ;;
@@ -517,17 +351,17 @@ report() {
   echo
   if [ "$CONNS" = 1 ]; then
     echo "Peers like for like: TCP/Unix ratio of mean latency, one connection, clients on CPU $CPU, servers on CPU $SERVER_CPU"
-    echo "(dbsock: speedup_mean of dbsock run TARGET --clients go,c --n $N --instances $INSTANCES; C vs tool: (C - tool) / tool)"
+    echo "(dbsock: speedup_mean of dbsock run TARGET --clients go,$CLIENT --n $N --instances $INSTANCES; $LANG_ vs tool: ($LANG_ - tool) / tool)"
   else
     echo "Peers like for like: Unix/TCP ratio of throughput, $CONNS connections in a closed loop, clients on CPU $CPU, servers on CPU $SERVER_CPU"
-    echo "(dbsock: ops_per_sec Unix/TCP of dbsock run TARGET --clients go,c:$MODEL --concurrency $CONNS --n $N --instances $INSTANCES; C vs tool: (C - tool) / tool)"
+    echo "(dbsock: ops_per_sec Unix/TCP of dbsock run TARGET --clients go,$CLIENT --concurrency $CONNS --n $N --instances $INSTANCES; $LANG_ vs tool: ($LANG_ - tool) / tool)"
     echo "(the us columns are 1e6 over each side's ops/s: the time per op of all $CONNS connections together)"
   fi
   for t in $TARGETS; do
     echo
     echo "== $t: $(tool_name "$t")"
-    awk -F'\t' -v t="$t" -v tol="$TOLERANCE" '
-      BEGIN { printf "%-6s %12s %12s %10s %10s %10s %10s %10s  %s\n", "round", "tool tcp us", "tool unix us", "tool", "C tcp us", "C unix us", "dbsock C", "dbsock Go", "C vs tool" }
+    awk -F'\t' -v t="$t" -v tol="$TOLERANCE" -v l="$LANG_" '
+      BEGIN { printf "%-6s %12s %12s %10s %10s %10s %10s %10s  %s\n", "round", "tool tcp us", "tool unix us", "tool", l " tcp us", l " unix us", "dbsock " l, "dbsock Go", l " vs tool" }
       function median(a, n,   i, j, v) { # insertion sort of a[1..n], then its middle
         for (i = 2; i <= n; i++) { v = a[i]; for (j = i - 1; j > 0 && a[j] > v; j--) a[j + 1] = a[j]; a[j + 1] = v }
         return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
@@ -550,10 +384,10 @@ report() {
     echo "peers: dbsock's reports, the tools' outputs and results.tsv are in $OUT"
   fi
   if [ "$over" = 1 ]; then
-    echo "peers: a gap between dbsock's C stack and its peer tool is over ${TOLERANCE}%"
+    echo "peers: a gap between dbsock's $LANG_ stack and its peer tool is over ${TOLERANCE}%"
     exit 1
   fi
-  echo "peers: dbsock's C stack agrees with every peer tool within ${TOLERANCE}%"
+  echo "peers: dbsock's $LANG_ stack agrees with every peer tool within ${TOLERANCE}%"
 }
 
 # ---- main -------------------------------------------------------------------
