@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <jansson.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,7 +41,8 @@ static void say(json_t *msg) {
 	if (s) {
 		fputs(s, stdout);
 		fputc('\n', stdout);
-		fflush(stdout);
+		if (fflush(stdout) != 0)
+			exit(1); /* dbsock is gone (EPIPE, SIGPIPE being ignored) */
 		free(s);
 	}
 	json_decref(msg);
@@ -480,6 +482,10 @@ int main(int argc, char **argv) {
 		fprintf(stderr, "dbsock-agent: %s has no asynchronous API this agent's event loop drives: run it with --workers threads\n", b->library);
 		return 2;
 	}
+	/* A write to a connection its server closed (or that the event loop
+	 * shut) fails with EPIPE, which the library reports as the op's error:
+	 * hiredis, for one, does not keep SIGPIPE from killing the agent. */
+	signal(SIGPIPE, SIG_IGN);
 	hello(b);
 	char *line = NULL;
 	size_t cap = 0;

@@ -20,6 +20,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/timerfd.h>
 #include <unistd.h>
 
@@ -33,7 +34,7 @@ struct evconn {
 	int fd;
 	uint32_t events; /* what epoll waits for on fd now */
 	int busy, done;  /* an op in flight; no more ops */
-	int gaveup;      /* an op went unanswered past its timeout */
+	int gaveup;      /* an op went unanswered past its timeout: shut */
 	int gone;        /* the server closed it: out of epoll */
 	size_t j;        /* the op in flight, or the next */
 	long warm;       /* untimed ops left, in the warm-up */
@@ -97,7 +98,8 @@ static void start(struct evloop *E, struct evconn *c) {
 	c->err[0] = 0;
 	c->start = now_ns();
 	if (c->gone)
-		snprintf(c->err, sizeof c->err, "the server closed the connection");
+		snprintf(c->err, sizeof c->err, "%s", c->gaveup ? "an op before it went unanswered past the op timeout, and its connection was shut"
+		                                                : "the server closed the connection");
 	int rc = c->gone ? -1 : c->b->send(c->c, key, c->err, sizeof c->err);
 	if (rc < 0) {
 		c->busy = 1;
@@ -171,17 +173,22 @@ static void on_event(struct evloop *E, struct evconn *c, uint32_t events) {
 		next(E, c, end);
 }
 
-/* expire fails every op in flight past its deadline, and ends its
- * connection's ops: its library has the answer, if it comes, half read. */
+/* expire fails every op in flight past its deadline, and shuts its
+ * connection: its library may hold half of the late answer, which the
+ * next op on it would read as its own. Every later op on it fails at
+ * once (the thread model's hiredis fails them so after its timeout), in
+ * this load until MAX_FAILS in a row end its ops, and in a block. */
 static void expire(struct evloop *E, int64_t now) {
 	for (size_t i = 0; i < E->n; i++) {
 		struct evconn *c = &E->cs[i];
 		if (c->busy && now >= c->deadline) {
-			snprintf(c->err, sizeof c->err, "no answer within %lld ms: this connection's ops end here",
+			snprintf(c->err, sizeof c->err, "no answer within %lld ms: dbsock's agent shuts this connection",
 				(long long)(E->timeout / 1000000));
 			finish(E, c, -1, -1, now);
 			c->gaveup = 1;
-			set_done(E, c);
+			epoll_ctl(E->ep, EPOLL_CTL_DEL, c->fd, NULL);
+			shutdown(c->fd, SHUT_RDWR);
+			c->gone = 1;
 		}
 	}
 }
@@ -203,6 +210,7 @@ static void pass(struct evloop *E) {
 	struct epoll_event evs[64];
 	while (E->left > 0) {
 		int64_t now = now_ns(), due = INT64_MAX, deadline = INT64_MAX;
+		int ready = 0; /* an op whose send failed at once: the next is due now */
 		for (size_t i = 0; i < E->n; i++) {
 			struct evconn *c = &E->cs[i];
 			if (!c->done && !c->busy)
@@ -211,11 +219,12 @@ static void pass(struct evloop *E) {
 				deadline = c->deadline;
 			else if (!c->done && !c->busy && c->due < due)
 				due = c->due;
+			ready |= !c->done && !c->busy && c->due <= now;
 		}
 		if (E->left == 0)
 			break;
 		arm(E, due);
-		int ms = deadline == INT64_MAX ? -1 : deadline <= now ? 0 : (int)((deadline - now) / 1000000 + 1);
+		int ms = ready ? 0 : deadline == INT64_MAX ? -1 : deadline <= now ? 0 : (int)((deadline - now) / 1000000 + 1);
 		int k = epoll_wait(E->ep, evs, 64, ms);
 		for (int e = 0; e < k; e++) {
 			if (evs[e].data.u32 == UINT32_MAX) {
@@ -308,11 +317,10 @@ void ev_load(struct load *L, struct part *w, size_t n, char *msg, size_t len) {
 		pass(&E);
 		E.warmup = 0;
 		E.left = 0;
-		for (size_t i = 0; i < n; i++) { /* one given up in the warm-up does no ops */
+		for (size_t i = 0; i < n; i++) { /* one shut in the warm-up fails its ops at once */
 			struct evconn *c = &E.cs[i];
-			c->j = 0, c->fails = 0;
-			c->done = c->gaveup;
-			E.left += !c->done;
+			c->j = 0, c->fails = 0, c->done = 0;
+			E.left++;
 		}
 		L->t0 = now_ns();
 		pass(&E);
