@@ -31,32 +31,59 @@ func legsMoved(m results.LegMove) string {
 }
 
 // writeHops is the table of legs moved, when a case of r ran routes
-// through a hop with both legs known.
+// through a hop with both legs known. At load (a comparison with the p99
+// and the server's CPU per op paired) it gives each leg's p99 and
+// capacity gain too.
 func writeHops(b *strings.Builder, r *results.Report) {
-	var rows []string
+	var moves []results.LegMove
+	var names []string
+	load := false
 	sweep := len(r.Summary) > len(r.Targets)
 	for i := range r.Summary {
 		s := &r.Summary[i]
 		for _, m := range r.HopMoves(s) {
-			speed := fmt.Sprintf("%.2f×", m.SpeedupP50)
-			if ci := m.SpeedupP50CI; ci != nil {
-				speed = fmt.Sprintf("%.2f× (%.2f–%.2f)", ci.Center, ci.Lo, ci.Hi)
-			}
-			if m.VerdictKind == results.NoResult {
-				speed = "–"
-			}
-			rows = append(rows, fmt.Sprintf("| %s | %s | %s | %s | %s | %s |\n", cell(rowName(r, *s, sweep)), legsMoved(m),
-				legsLabel(m.From), legsLabel(m.To), speed, legsVerdict(m)))
+			moves, names = append(moves, m), append(names, rowName(r, *s, sweep))
+			load = load || m.Tail != nil || m.Capacity != nil
 		}
 	}
-	if len(rows) == 0 {
+	if len(moves) == 0 {
 		return
 	}
 	b.WriteString("Through a hop in front of the server (a pooler or a proxy), each route has two legs: the client's to the hop, and the hop's to the server behind it, " +
 		"each checked where it runs (each run's transport evidence says how). Which leg each comparison above moved, and what it bought " +
-		"(speedup: the first route's p50 over the second's, paired as above; above 1, the second is faster):\n\n")
-	b.WriteString("| target | moved | from | to | p50 speedup (95% CI) | verdict |\n|---|---|---|---|--:|---|\n")
-	b.WriteString(strings.Join(rows, "") + "\n")
+		"(speedup: the first route's p50 over the second's, paired as above; above 1, the second is faster")
+	if load {
+		b.WriteString("; the p99 likewise, and the capacity gain: the first route's server CPU per op over the second's, the hop's own included")
+	}
+	b.WriteString("):\n\n| target | moved | from | to | p50 speedup (95% CI) |")
+	if load {
+		b.WriteString(" p99 speedup (95% CI) | capacity gain (95% CI) |")
+	}
+	b.WriteString(" verdict |\n|---|---|---|---|--:|")
+	if load {
+		b.WriteString("--:|--:|")
+	}
+	b.WriteString("---|\n")
+	for i, m := range moves {
+		speed := ratioCI(m.SpeedupP50, m.SpeedupP50CI)
+		if m.VerdictKind == results.NoResult {
+			speed = "–"
+		}
+		fmt.Fprintf(b, "| %s | %s | %s | %s | %s |", cell(names[i]), legsMoved(m), legsLabel(m.From), legsLabel(m.To), speed)
+		if load {
+			fmt.Fprintf(b, " %s | %s |", pairedCell(m.Tail), pairedCell(m.Capacity))
+		}
+		fmt.Fprintf(b, " %s |\n", legsVerdict(m))
+	}
+	b.WriteString("\n")
+}
+
+// pairedCell is a paired ratio with its interval, or "–" where there is none.
+func pairedCell(p *results.Paired) string {
+	if p == nil {
+		return "–"
+	}
+	return ratioCI(p.Ratio, p.CI)
 }
 
 // legsVerdict is the comparison's short verdict with each route named by
