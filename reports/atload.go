@@ -3,6 +3,7 @@ package reports
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/dbsock/dbsock/drivers"
@@ -34,7 +35,10 @@ func writeLoadHeadline(b *strings.Builder, r *results.Report) {
 		firstColumn(r), bl, bl, bl, bl)
 	b.WriteString("|---|---|--:|--:|--:|--:|--:|--:|--:|--:|---|\n")
 	sweep := len(r.Summary) > len(r.Targets)
-	for _, s := range r.Summary {
+	for i, s := range r.Summary {
+		if i > 0 && r.Summary[i-1].Target != s.Target {
+			writeSkippedAtLoad(b, r, r.Summary[i-1].Target) // a target's skipped stacks below its rows
+		}
 		bs, us := s.Side(base), s.Side(results.Socket())
 		c := s.ComparisonOf(results.Socket())
 		lat := func(p50 bool) string {
@@ -63,11 +67,36 @@ func writeLoadHeadline(b *strings.Builder, r *results.Report) {
 		fmt.Fprintf(b, "| %s | %s | %s/s | %s | %s | %s | %s | %s | %s | %s | %s |\n", cell(rowName(r, s, sweep)), cell(serverOf(r, s.Target)),
 			words.Thousands(s.Rate), reached(bs, us), lat(true), p50, lat(false), p99, perCore(bs, us), capGain, cell(moved(&s, c)))
 	}
+	if n := len(r.Summary); n > 0 {
+		writeSkippedAtLoad(b, r, r.Summary[n-1].Target)
+	}
+	for _, t := range r.Targets { // a target without a result: failed, or skipped from every stack asked for
+		if !slices.ContainsFunc(r.Summary, func(s results.Summary) bool { return s.Target == t.Name }) {
+			writeSkippedAtLoad(b, r, t.Name)
+			if t.Error != "" {
+				fmt.Fprintf(b, "| %s | %s |%s not measured (see its details) |\n", cell(t.Name), cell(orUnknown(serverColumnOrNone(t))), strings.Repeat(" – |", 8))
+			}
+		}
+	}
 	b.WriteString("\n")
 	writeObjectives(b, r)
 	for _, s := range r.Summary {
 		if line := coresLine(&s, base, r.Environment.NumCPU); line != "" {
 			b.WriteString(line + "\n\n")
+		}
+	}
+}
+
+// writeSkippedAtLoad gives a row of the load headline to each client
+// stack target was not measured from, with the reason.
+func writeSkippedAtLoad(b *strings.Builder, r *results.Report, target string) {
+	for _, t := range r.Targets {
+		if t.Name != target {
+			continue
+		}
+		for _, sk := range t.Skipped {
+			fmt.Fprintf(b, "| %s from %s | %s |%s skipped: %s |\n", cell(t.Name), cell(sk.Stack), cell(orUnknown(serverColumnOrNone(t))),
+				strings.Repeat(" – |", 8), cell(sk.Reason))
 		}
 	}
 }

@@ -177,3 +177,27 @@ func TestCoresAtTheRateReached(t *testing.T) {
 		t.Errorf("got %q,\nwant %q", line, want)
 	}
 }
+
+// TestLoadHeadlineSaysWhatIsMissing: at a rate as at rest, a stack a
+// target was not measured from has its row under the target's, with why,
+// and a target measured from no stack has its rows too.
+func TestLoadHeadlineSaysWhatIsMissing(t *testing.T) {
+	r := loadReport(t, false)
+	r.Targets = []results.Target{
+		{Name: "redis", Skipped: []results.SkippedClient{{Stack: "java", Reason: "no Java <Redis> client"}}},
+		{Name: "memcached", Skipped: []results.SkippedClient{{Stack: "node", Reason: "no Node.js memcached client"}}},
+	}
+	var b bytes.Buffer
+	if err := Markdown(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	head := strings.SplitN(b.String(), "## Details", 2)[0]
+	for _, want := range []string{
+		"| redis from java | unknown | – | – | – | – | – | – | – | – | skipped: no Java &lt;Redis&gt; client |",
+		"| memcached from node | unknown | – | – | – | – | – | – | – | – | skipped: no Node.js memcached client |",
+	} {
+		if !strings.Contains(head, want) {
+			t.Errorf("headline lacks %q:\n%s", want, head)
+		}
+	}
+}
