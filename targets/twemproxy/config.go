@@ -13,10 +13,12 @@ import (
 // directory, mode 0600), each with the one server, Redis's 127.0.0.1 TCP
 // address: nutcracker connects to its servers over TCP only (it has no
 // way to name a server's Unix socket), so the leg to Redis is TCP on
-// every route. Each pool authenticates its clients with the run's
-// password and sends it to Redis (redis_auth): the configuration holds
-// the password, and is written 0600 in nutcracker's private directory,
-// never on a command line.
+// every route; each connects to it as it starts (preconnect), so that
+// Redis lists one connection of each pool's from the start. Each pool
+// authenticates its clients with the run's password and sends it to
+// Redis (redis_auth): the configuration holds the password, and is
+// written 0600 in nutcracker's private directory, never on a command
+// line.
 
 // pool is one of nutcracker's pools: the path it serves and the address
 // it listens on (127.0.0.1:PORT, or a socket path).
@@ -59,6 +61,7 @@ func config(l layout) (string, error) {
 			"  hash: fnv1a_64",
 			"  distribution: ketama",
 			"  auto_eject_hosts: false",
+			"  preconnect: true",
 			"  servers:",
 			"    - "+l.server+":1 "+serverName)
 	}

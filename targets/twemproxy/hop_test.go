@@ -2,6 +2,7 @@ package twemproxy_test
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"net"
 	"strings"
@@ -131,4 +132,49 @@ func ask(t *testing.T, ep drivers.Endpoint, args ...string) string {
 		t.Fatalf("%s: %s: %v", ep, args[0], err)
 	}
 	return line
+}
+
+// TestAnAgentsConnectionIsFoundInItsPool: an agent's connection, which
+// carries no name through nutcracker, is found as the new client
+// connection of the pool its path names; where nutcracker's pools listen
+// where the other's path names, the finder refuses it with nutcracker's
+// counts.
+func TestAnAgentsConnectionIsFoundInItsPool(t *testing.T) {
+	testutil.NeedAny(t, "nutcracker")
+	testutil.NeedAny(t, "redis-server")
+	for _, lying := range []bool{false, true} {
+		t.Run(map[bool]string{false: "true", true: "lying"}[lying], func(t *testing.T) {
+			tg := *targettest.Lookup(t, twemproxy.Name(redis.Name))
+			if lying {
+				tg.Recipe = twemproxy.LyingRecipe(redis.Name)
+			}
+			srv := targettest.SuppliedAs(t, tg.Supply(), "local")
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			ep := srv.TCP() // tcp-tcp
+			f, err := tg.Settings().Driver(drivers.Workload{}).(drivers.ConnFinder).OpenFinder(ctx, ep)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			if _, ok := f.(drivers.Anonymous); !ok {
+				t.Fatal("the finder is not anonymous: an agent would name its connection, which nutcracker refuses")
+			}
+			if err := f.Expect(ctx, ""); err != nil {
+				t.Fatal(err)
+			}
+			c, err := net.DialTimeout("tcp", ep.Address, 5*time.Second)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			v, err := f.Find(ctx, drivers.Claim{LocalAddr: c.LocalAddr().String()})
+			switch {
+			case !lying && (err != nil || v.Transport != drivers.TCP || !strings.Contains(v.Evidence, "nutcracker's stats: pool tcp-tcp holds a new client connection (client_connections 1,")):
+				t.Errorf("the agent's connection: %+v, %v", v, err)
+			case lying && (err == nil || !strings.Contains(err.Error(), "nutcracker's pool tcp-tcp holds 0 client connections, not the 1 it held before the agent opened its own plus that one")):
+				t.Errorf("a lying nutcracker's pool was not refused with its counts: %+v, %v", v, err)
+			}
+		})
+	}
 }

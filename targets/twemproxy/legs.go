@@ -46,10 +46,11 @@ func hopOf(ep drivers.Endpoint) (hop, error) {
 }
 
 // settled reads the stats once every request sent before the call is in
-// them: nutcracker aggregates them every interval, and answers with the
-// last aggregate.
+// them: nutcracker's event loop hands its counts over at least once an
+// interval, its stats thread adds them up once an interval, and the stats
+// port answers with the last sum.
 func (h hop) settled(ctx context.Context) (stats, error) {
-	if err := sleep(ctx, 3*h.interval); err != nil {
+	if err := sleep(ctx, 4*h.interval); err != nil {
 		return stats{}, err
 	}
 	return readStats(ctx, h.stats)

@@ -21,7 +21,7 @@ func TestConfig(t *testing.T) {
 	for _, want := range []string{
 		"tcp-tcp:\n  listen: 127.0.0.1:2001\n  redis: true\n  redis_auth: 0123abcd\n",
 		"unix-tcp:\n  listen: /d/unix-tcp.sock 0600\n  redis: true\n  redis_auth: 0123abcd\n",
-		"  servers:\n    - 127.0.0.1:6379:1 redis\n",
+		"  preconnect: true\n  servers:\n    - 127.0.0.1:6379:1 redis\n",
 	} {
 		if !strings.Contains(cfg, want) {
 			t.Errorf("nutcracker.yml lacks %q:\n%s", want, cfg)
