@@ -97,7 +97,14 @@ func (d *Driver) Open(ctx context.Context, ep drivers.Endpoint) (drivers.Conn, e
 	if err != nil {
 		return nil, fmt.Errorf("open dbsock's own connection to verify the %s agent's: %w", d.agent.spec.Stack, err)
 	}
-	o, err := NewOpen(id, d.Name(), ep, Token(id), d.lookup.Statement, ep.TLSRoots)
+	// A server that shows no name of a connection (drivers.Anonymous) is
+	// sent none: in front of one, a proxy may refuse the command that
+	// names it.
+	token := Token(id)
+	if _, anonymous := f.(drivers.Anonymous); anonymous {
+		token = ""
+	}
+	o, err := NewOpen(id, d.Name(), ep, token, d.lookup.Statement, ep.TLSRoots)
 	if err != nil {
 		f.Close()
 		return nil, err

@@ -418,8 +418,9 @@ func (p Plan) pathsOf(srv *supply.Server, ti *results.Target) drivers.Paths {
 			continue
 		}
 		paths = append(paths, ep)
-		if t != drivers.TCP && t != drivers.Unix {
-			ti.Endpoints = append(ti.Endpoints, ep) // describeServer gave the two
+		listed := slices.ContainsFunc(ti.Endpoints, func(e drivers.Endpoint) bool { return e.Transport == t })
+		if t != drivers.TCP && t != drivers.Unix && !listed {
+			ti.Endpoints = append(ti.Endpoints, ep) // describeServer gave the two (a hop's first legs, where it has no tcp or unix path)
 		}
 	}
 	return paths

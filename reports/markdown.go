@@ -143,6 +143,9 @@ func headlineFigures(r *results.Report, s *results.Summary, base drivers.Transpo
 	if uc.VerdictKind == results.NoResult || uc.VerdictKind == "" {
 		tcp, unix, speed = okOrDash(bs, tcp), okOrDash(us, unix), "–"
 	}
+	if _, ok := s.SideOf(results.Socket()); !ok {
+		verdict = "the unix path was not measured (its warnings say why; its other paths below)"
+	}
 	if failed, ok := caseFailed(r, s); ok {
 		tcp, unix, speed, verdict = "–", "–", "–", failed
 		if cpu {
@@ -304,6 +307,9 @@ func writeTarget(b *strings.Builder, r *results.Report, t results.Target) {
 
 // writeSweep gives one row per case: how the speedup moves across a sweep.
 func writeSweep(b *strings.Builder, cases []results.Summary) {
+	if !slices.ContainsFunc(cases, func(s results.Summary) bool { _, ok := s.SideOf(results.Socket()); return ok }) {
+		return // no case measured the socket (a hop whose leg to the server is TCP only): each case's own table follows
+	}
 	speedup := "p50 speedup"
 	if len(cases) > 0 && cases[0].Baseline() != results.DefaultBaseline() {
 		speedup = "Unix p50 speedup over " + cases[0].Baseline().Label()

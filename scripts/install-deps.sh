@@ -40,6 +40,8 @@ command -v taskset >/dev/null 2>&1 || need_apt+=(util-linux)
 # A proxy in front of a server the user runs: the tests put HAProxy where
 # the server's socket should be, and dbsock must name it.
 [ -x /usr/sbin/haproxy ] || command -v haproxy >/dev/null 2>&1 || need_apt+=(haproxy)
+# twemproxy (nutcracker) in front of Redis: --via twemproxy and its tests.
+[ -x /usr/sbin/nutcracker ] || command -v nutcracker >/dev/null 2>&1 || need_apt+=(nutcracker)
 # The HTML report's test renders it in a real browser.
 if $with_browser; then
   command -v chromium >/dev/null 2>&1 || need_apt+=(chromium)

@@ -115,11 +115,29 @@ func (s *Server) SetAbsent(why error, paths ...drivers.Transport) {
 // (nil otherwise).
 func (s *Server) Absent(t drivers.Transport) error { return s.ByPath[t].Absent }
 
-// TCP is the server's endpoint on 127.0.0.1 TCP.
-func (s *Server) TCP() drivers.Endpoint { return s.ByPath[drivers.TCP].Endpoint }
+// TCP is the server's endpoint on 127.0.0.1 TCP: the tcp path's, or, on
+// a hop that serves no tcp path (one that reaches its server over TCP
+// only), its path whose client's leg is 127.0.0.1 TCP (tcp-tcp).
+func (s *Server) TCP() drivers.Endpoint { return s.clientLeg(drivers.TCP) }
 
-// Unix is the server's endpoint on its Unix socket.
-func (s *Server) Unix() drivers.Endpoint { return s.ByPath[drivers.Unix].Endpoint }
+// Unix is the server's endpoint on its Unix socket: the unix path's, or,
+// on a hop that serves no unix path, its path whose client's leg is its
+// socket (unix-tcp).
+func (s *Server) Unix() drivers.Endpoint { return s.clientLeg(drivers.Unix) }
+
+// clientLeg is the server's endpoint on path t, else on the first path
+// through a hop whose client's leg is t.
+func (s *Server) clientLeg(t drivers.Transport) drivers.Endpoint {
+	if e, ok := s.ByPath[t]; ok && e.Absent == nil {
+		return e.Endpoint
+	}
+	for _, p := range drivers.PathTable {
+		if e, ok := s.ByPath[p.Path]; ok && e.Absent == nil && p.Hop != "" && p.Seen == t {
+			return e.Endpoint
+		}
+	}
+	return drivers.Endpoint{}
+}
 
 // Served are a server's endpoints on 127.0.0.1 TCP at tcpAddr and on its
 // Unix socket at sock, with account's user, password and database.

@@ -127,11 +127,11 @@ func TestNewcomerErrors(t *testing.T) {
 	}{
 		{[]string{"run", "reddis"}, `unknown target "reddis" (did you mean redis?)`},
 		{[]string{"run", "redis", "--paths", "tcp,unxi"}, `"unxi" is not a path; use tcp, unix, tcp6, tls, published, bridge, service, pod, tcp2, tcp-tcp or unix-tcp (did you mean unix?)`},
-		{[]string{"run", "redis", "--paths", "tcp,unix,tcp-tcp"}, "--paths tcp,unix,tcp-tcp: the tcp-tcp path runs through a hop in front of the server, and no target of this run has one; use --via (pgbouncer in front of postgres, haproxy in front of redis or mysql) or leave tcp-tcp out"},
+		{[]string{"run", "redis", "--paths", "tcp,unix,tcp-tcp"}, "--paths tcp,unix,tcp-tcp: the tcp-tcp path runs through a hop in front of the server, and no target of this run has one; use --via (pgbouncer in front of postgres, haproxy in front of redis or mysql, twemproxy in front of redis) or leave tcp-tcp out"},
 		{[]string{"run", "pgbouncer", "--provider", "compose", "--paths", "tcp,unix,unix-tcp"}, "--paths tcp,unix,unix-tcp with --provider compose: the unix-tcp path is served by a hop dbsock starts, on this host or in a container of its own; add --provider local (or docker) or leave unix-tcp out"},
 		{[]string{"run", "redis", "--via", "pgbouncer"}, "--via pgbouncer stands in front of postgres only, not redis; run postgres with it"},
 		{[]string{"run", "postgres", "--via", "haproxy"}, "--via haproxy stands in front of redis or mysql only, not postgres; run redis or mysql with it"},
-		{[]string{"run", "redis", "--via", "envoy"}, `--via "envoy" is not a hop dbsock can put in front of a server; the hops: pgbouncer in front of postgres, haproxy in front of redis or mysql`},
+		{[]string{"run", "redis", "--via", "envoy"}, `--via "envoy" is not a hop dbsock can put in front of a server; the hops: pgbouncer in front of postgres, haproxy in front of redis or mysql, twemproxy in front of redis`},
 		{[]string{"run", "postgres", "--via", "pgbouncer", "--provider", "compose"}, "--via pgbouncer with --provider compose: dbsock measures the legs of a pgbouncer it starts, on this host or in a container of its own; use --provider local or docker"},
 		{[]string{"run", "redis", "--via", "haproxy", "--provider", "docker"}, "--via haproxy with --provider docker: dbsock measures the legs of a haproxy it starts, on this host or in a container of its own; use --provider local"},
 		{[]string{"runn", "redis"}, `unknown command "runn" (did you mean run?)`},

@@ -14,4 +14,5 @@ import (
 	_ "github.com/dbsock/dbsock/targets/pgbouncer"
 	_ "github.com/dbsock/dbsock/targets/postgres"
 	_ "github.com/dbsock/dbsock/targets/redis"
+	_ "github.com/dbsock/dbsock/targets/twemproxy"
 )

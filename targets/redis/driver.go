@@ -41,7 +41,8 @@ type Driver struct {
 	identity  bool // send CLIENT SETINFO on connect
 	valueSize int  // 0: the 6-byte Value
 	w         drivers.Workload
-	depth     int // lookups per op, pipelined (0 or 1: one)
+	depth     int  // lookups per op, pipelined (0 or 1: one)
+	noHello   bool // answer go-redis's HELLO on the client's side (WithoutHello)
 }
 
 // Pipeline implements drivers.Pipeliner: each op sends depth GETs in one
@@ -121,9 +122,12 @@ func (d *Driver) Describe() string {
 // ConnectPhase implements drivers.Driver.
 func (d *Driver) ConnectPhase() string {
 	s := "connect"
-	if d.protocol == 3 {
+	switch {
+	case d.noHello:
+		s += ", AUTH when there is a password (go-redis's HELLO answered by dbsock's client, as a server without HELLO would: the server takes none)"
+	case d.protocol == 3:
 		s += ", HELLO 3 (with AUTH when there is a password)"
-	} else {
+	default:
 		s += ", AUTH when there is a password"
 	}
 	if d.identity {
@@ -137,6 +141,7 @@ func (d *Driver) Options(ep drivers.Endpoint) *goredis.Options {
 	o := Options(ep)
 	o.Protocol = d.protocol
 	o.DisableIdentity = !d.identity
+	o.Dialer = d.dialer(o.Dialer)
 	return o
 }
 
@@ -255,7 +260,7 @@ func (d *Driver) Open(ctx context.Context, ep drivers.Endpoint) (drivers.Conn, e
 	o, socks := d.Options(ep), drivers.SocketsFor(ep)
 	// go-redis leaves TLS to a Dialer of its own, and dials with a
 	// context of its own.
-	o.Dialer = drivers.KeepTrace(ctx, socks.DialTLS(ep.TLS))
+	o.Dialer = d.dialer(drivers.KeepTrace(ctx, socks.DialTLS(ep.TLS)))
 	stop := socks.AbortWhenDone(ctx) // go-redis reads its handshake's answers by its own timeouts
 	client, conn, err := dial(ctx, o, ep)
 	if !stop() {

@@ -38,6 +38,8 @@ var Binaries = map[string][]string{
 	// server's checked by its own target's entry.
 	"haproxy-redis": {"haproxy"},
 	"haproxy-mysql": {"haproxy"},
+	// twemproxy in front of Redis.
+	"twemproxy-redis": {"nutcracker"},
 }
 
 // Local starts target's server with the local provider; it is stopped when
