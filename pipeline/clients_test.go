@@ -57,7 +57,7 @@ func TestClientSkipReasons(t *testing.T) {
 		{floorT, "go", ""},
 		{memcachedT, "go", ""},
 		{floorT, "python", "no agent measures floor: dbsock cannot list another process's connections on its server, so it could not verify an agent's route there"},
-		{memcachedT, "node", "the node agent has no client library for memcached (its stack.json names none for its protocol family, memcached)"},
+		{memcachedT, "node", "the node agent has no client library for memcached: Debian packages no Node.js memcached client (no memcached or memjs module among its node-* packages)"},
 		{memcachedT, "python:pylibmc", `the python agent has no client library "pylibmc" for memcached (it has pymemcache)`},
 		{memcachedT, "python", "the python stack's agent runs on /nonexistent/python3, and none is here: install it (scripts/install-deps.sh --with-stacks, as root in dbsock's checkout, installs every stack's)"},
 	} {
