@@ -169,7 +169,7 @@ build dbsock/pgbouncer:1.18 pgbouncer-entrypoint.sh pgbouncer "PgBouncer $(chroo
   "$path"
 build dbsock/haproxy:2.6 haproxy-entrypoint.sh haproxy "HAProxy $(chroot "$root" dpkg-query -W -f '${Version}' haproxy)" \
   "dbsock's own image: HAProxy 2.6 from Debian, in TCP mode on the configuration dbsock writes into /sock, in front of another container's server" \
-  "$path"',"User":"haproxy"'
+  "$path"',"User":"haproxy","StopSignal":"SIGUSR1"'
 (IFS=,; printf '[%s]' "${manifest[*]}") >"$archive/manifest.json"
 echo "build-images: loading ${images[*]} into the engine"
 tar -C "$archive" -c . | docker load -q >/dev/null

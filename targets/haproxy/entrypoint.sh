@@ -9,8 +9,11 @@
 # stats socket /sock/stats.sock, which dbsock reads from the host. The
 # image runs it as the haproxy user; dbsock runs it as its own user where
 # it is not root. As the official image does, arguments that begin with
-# "-" are HAProxy's, and -db keeps it in the foreground, the container's
-# first process, so that a stop's signal reaches it.
+# "-" are HAProxy's, and -db keeps it in the foreground as the
+# container's first process. The image's stop signal is SIGUSR1, as the
+# official image's: HAProxy there does not stop on SIGTERM, and on SIGUSR1
+# it stops once its connections end, within hard-stop-after (1 s in
+# dbsock's configuration) when they do not.
 set -eu
 case "${1:-}" in -*) set -- haproxy "$@" ;; esac
 if [ "${1:-}" = haproxy ]; then
