@@ -32,9 +32,14 @@ func TestComposeFileIsGenerated(t *testing.T) {
 
 // TestEveryServiceIsDescribed: every target with an image has a
 // description of its server, from which its compose service comes, and the
-// container's command is the service's with the docker provider's values.
+// container's command is the service's with the docker provider's values
+// (but a hop in a container of its own in front of another's server, which
+// the docker provider alone starts, and which has no service).
 func TestEveryServiceIsDescribed(t *testing.T) {
 	for _, tg := range targets.Containers() {
+		if tg.Container.Behind != nil {
+			continue
+		}
 		d := tg.Container.Described
 		if d == nil {
 			t.Errorf("%s: no description of its server", tg.Name)

@@ -20,6 +20,9 @@ func Render(services []supply.Target) ([]byte, error) {
 	var svcs []supply.Service
 	images := []string{}
 	for _, t := range services {
+		if t.Container != nil && t.Container.Behind != nil {
+			continue // a hop in a container of its own: the docker provider's alone
+		}
 		if t.Container == nil || t.Container.Described == nil {
 			return nil, fmt.Errorf("render compose.yaml: target %s has an image but no description of its server (supply.Description)", t.Name)
 		}

@@ -7,11 +7,14 @@
 #   dbsock/postgres:15     PostgreSQL, standing in for postgres:16
 #   dbsock/memcached:1.6   memcached, standing in for memcached:1.6
 #   dbsock/pgbouncer:1.18  PgBouncer in front of PostgreSQL (no official image exists)
+#   dbsock/haproxy:2.6     HAProxy in TCP mode on dbsock's configuration, in
+#                          front of another container's server (--via haproxy)
 # Each starts its server as the official image does: the same user and uid
-# (999; memcached 11211), root dropped through gosu (memcached never root),
-# the same umask, the data directory initialised the same way (a temporary
-# server on the image's default socket, then the real one), the same
-# environment variables read, and the entrypoint at the same path
+# (999; memcached 11211), root dropped through gosu (memcached and HAProxy,
+# as the haproxy user, never root), the same umask, the data directory
+# initialised the same way (a temporary server on the image's default
+# socket, then the real one), the same environment variables read, and the
+# entrypoint at the same path
 # (docker-entrypoint.sh). So the docker and compose providers pass them
 # exactly what they pass the official images. Each image's labels say what
 # still differs (dbsock.differs). They share one root filesystem with
@@ -23,7 +26,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-images=(dbsock/mariadb:10.11 dbsock/redis:7.0 dbsock/ferretdb:1.24 dbsock/postgres:15 dbsock/memcached:1.6 dbsock/pgbouncer:1.18)
+images=(dbsock/mariadb:10.11 dbsock/redis:7.0 dbsock/ferretdb:1.24 dbsock/postgres:15 dbsock/memcached:1.6 dbsock/pgbouncer:1.18 dbsock/haproxy:2.6)
 # The images carry the hash of this script and the entrypoints they were
 # built from: a change to either rebuilds them.
 recipe=$(cat scripts/build-images.sh targets/*/entrypoint.sh | sha256sum | cut -c1-16)
@@ -52,7 +55,7 @@ root="$work/rootfs"
 # resolver, parallel downloads and one dpkg run); each image is it plus a
 # small layer of its own.
 echo "build-images: mmdebstrap bookworm with the servers dbsock measures from $mirror (under a minute)"
-mmdebstrap --variant=minbase --include=mariadb-server,redis-server,postgresql,memcached,pgbouncer,ca-certificates,gosu,usr-is-merged \
+mmdebstrap --variant=minbase --include=mariadb-server,redis-server,postgresql,memcached,pgbouncer,haproxy,ca-certificates,gosu,usr-is-merged \
   --dpkgopt=force-unsafe-io --skip=cleanup/run bookworm "$root" "$mirror" > "$work/mmdebstrap.log" 2>&1 ||
   { tail -20 "$work/mmdebstrap.log" >&2; exit 1; }
 rm -rf "$root"/var/cache/apt/archives/*.deb "$root"/var/lib/apt/lists/* "$root"/etc/dpkg/dpkg.cfg.d/99mmdebstrap
@@ -76,7 +79,7 @@ created=$(date -u +%Y-%m-%dT%H:%M:%SZ)
 case "$(dpkg --print-architecture)" in
   ppc64el) arch=ppc64le ;; i386) arch=386 ;; armhf) arch=arm ;; *) arch=$(dpkg --print-architecture) ;;
 esac
-base_cmd="mmdebstrap --variant=minbase bookworm with mariadb-server redis-server postgresql memcached pgbouncer ca-certificates gosu, targets/*/entrypoint.sh and ferretdb"
+base_cmd="mmdebstrap --variant=minbase bookworm with mariadb-server redis-server postgresql memcached pgbouncer haproxy ca-certificates gosu, targets/*/entrypoint.sh and ferretdb"
 manifest=()
 
 json() { # json STRING: STRING as a JSON string
@@ -164,6 +167,9 @@ build dbsock/memcached:1.6 memcached-entrypoint.sh memcached "memcached $(chroot
 build dbsock/pgbouncer:1.18 pgbouncer-entrypoint.sh pgbouncer "PgBouncer $(chroot "$root" dpkg-query -W -f '${Version}' pgbouncer)" \
   "dbsock's own image (there is no official one): PostgreSQL on its own socket behind PgBouncer" \
   "$path"
+build dbsock/haproxy:2.6 haproxy-entrypoint.sh haproxy "HAProxy $(chroot "$root" dpkg-query -W -f '${Version}' haproxy)" \
+  "dbsock's own image: HAProxy 2.6 from Debian, in TCP mode on the configuration dbsock writes into /sock, in front of another container's server" \
+  "$path"',"User":"haproxy","StopSignal":"SIGUSR1"'
 (IFS=,; printf '[%s]' "${manifest[*]}") >"$archive/manifest.json"
 echo "build-images: loading ${images[*]} into the engine"
 tar -C "$archive" -c . | docker load -q >/dev/null

@@ -106,6 +106,9 @@ func (d *Docker) Supply(ctx context.Context, t Target) (*Server, error) {
 	if t.Container == nil {
 		return nil, fmt.Errorf("%w %s: docker provider: it has no image: its server is dbsock's own and runs as a local child process", ErrCannotSupply, target)
 	}
+	if t.Container.Behind != nil {
+		return d.supplyInFront(ctx, t)
+	}
 	eng, err := d.usableEngine(ctx, target)
 	if err != nil {
 		return nil, err
@@ -305,7 +308,7 @@ func restartContainer(ctx context.Context, c RunningContainer, srv *Server, dir 
 // networking (or a port published on 127.0.0.1) and the cpuset.
 func (d *Docker) containerRequest(image, target, dir string, port int, hostNet bool, spec ContainerSpec) ContainerRequest {
 	req := ContainerRequest{
-		Image: image, Cmd: spec.Cmd, Env: spec.Env,
+		Image: image, Cmd: spec.Cmd, Env: spec.Env, User: spec.RunAs,
 		Labels:      d.labels(target),
 		Binds:       []string{d.hostPath(dir) + ":/sock"},
 		HostNetwork: hostNet,

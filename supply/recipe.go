@@ -77,8 +77,20 @@ type Container struct {
 	// Hops, when set, names the legs of a hop's endpoints once its
 	// container is up (Target.Hop: a pooler in front of its server in the
 	// same container), and adds the endpoints of the paths with a hop's
-	// leg it serves. The docker provider calls it.
+	// leg it serves; for a hop in a container of its own (Behind), whose
+	// endpoints its spec names (ContainerSpec.HopPaths), it records what
+	// the hop's driver needs to know of them. The docker provider calls
+	// it, srv.SocketDir the socket directory as dbsock reaches it.
 	Hops func(srv *Server)
+	// Behind, when set, makes this image a hop's in a container of its own
+	// in front of Behind's server (Target.Hop): the docker provider
+	// supplies that server first, from its own image, then starts this one
+	// on the same loopback (the host's network, or the namespace dbsock
+	// runs in), that server's socket directory mounted at /behind, its
+	// endpoints as the hop reaches them in SpecFor.Behind. The two are one
+	// Server, the hop's CPU apart (Server.HopCPU). It has no compose
+	// service.
+	Behind *Target
 	// Described, when set, is the description Spec comes from, which
 	// compose.yaml's service comes from too (Description.Recipe sets it).
 	Described *Description
@@ -95,7 +107,16 @@ type SpecFor struct {
 	// its own.
 	TLS     TLSFiles
 	TLSPort int
+	// Behind, for a hop's container (Container.Behind), are the endpoints
+	// of the server it stands in front of, as the hop reaches them: its
+	// TCP address on the shared loopback, its socket under /behind, with
+	// no account (the hop's endpoints are given the server's).
+	Behind drivers.Pair
 }
+
+// BehindDir is where a hop's container (Container.Behind) finds the
+// socket directory of the server it stands in front of.
+const BehindDir = "/behind"
 
 // ContainerSpec is how one container is started and reached. Passwords
 // never go on a command line: through the environment the image reads, or
@@ -124,6 +145,15 @@ type ContainerSpec struct {
 	NoTLS error
 	// Ready, when set, is probed until it succeeds (e.g. a real login).
 	Ready func(context.Context, *Server) error
+	// RunAs, when set, is the user the container's processes run as
+	// ("uid:gid"; "": the image's).
+	RunAs string
+	// HopPaths, for a hop's container (Container.Behind), are its
+	// endpoints on the paths it serves (tcp and unix among them, at Port
+	// and Socket), each with its hop's leg (Endpoint.Hop): a TCP address
+	// as dbsock dials it, a socket by its file name in the socket dir.
+	// The provider gives each the account of the server behind.
+	HopPaths []drivers.Endpoint
 }
 
 // ChildRecipe is the recipe of one of dbsock's own servers (package

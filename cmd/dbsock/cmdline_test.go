@@ -133,7 +133,7 @@ func TestNewcomerErrors(t *testing.T) {
 		{[]string{"run", "postgres", "--via", "haproxy"}, "--via haproxy stands in front of redis or mysql only, not postgres; run redis or mysql with it"},
 		{[]string{"run", "redis", "--via", "envoy"}, `--via "envoy" is not a hop dbsock can put in front of a server; the hops: pgbouncer in front of postgres, haproxy in front of redis or mysql, twemproxy in front of redis`},
 		{[]string{"run", "postgres", "--via", "pgbouncer", "--provider", "compose"}, "--via pgbouncer with --provider compose: dbsock measures the legs of a pgbouncer it starts, on this host or in a container of its own; use --provider local or docker"},
-		{[]string{"run", "redis", "--via", "haproxy", "--provider", "docker"}, "--via haproxy with --provider docker: dbsock measures the legs of a haproxy it starts, on this host or in a container of its own; use --provider local"},
+		{[]string{"run", "redis", "--via", "haproxy", "--provider", "compose"}, "--via haproxy with --provider compose: dbsock measures the legs of a haproxy it starts, on this host or in a container of its own; use --provider local or docker"},
 		{[]string{"runn", "redis"}, `unknown command "runn" (did you mean run?)`},
 		{[]string{"mysql"}, `unknown command "mysql" for dbsock: mysql is a target: measure it with dbsock run mysql`},
 		{[]string{"mysql", "redis", "--n", "10"}, "mysql and redis are targets: measure them with dbsock run mysql redis"},

@@ -555,11 +555,14 @@ func wellKnownSocket(target string) string {
 	return "PATH"
 }
 
-// imageList lists one image of every target that has one.
+// imageList lists one image of every target that has one, each once (one
+// hop's image stands in front of several servers).
 func imageList(image func(*supply.Container) string) string {
 	var out []string
 	for _, t := range targets.Containers() {
-		out = append(out, image(t.Container))
+		if i := image(t.Container); !slices.Contains(out, i) {
+			out = append(out, i)
+		}
 	}
 	return strings.Join(out, ", ")
 }

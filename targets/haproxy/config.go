@@ -52,6 +52,7 @@ func config(l layout) (string, error) {
 		"global",
 		"  stats socket " + l.stats + " mode 600 level operator",
 		"  maxconn 4096",
+		"  hard-stop-after 1s", // a soft stop (SIGUSR1, its container's stop signal) ends within it
 		"defaults",
 		"  mode tcp",
 		"  timeout connect 5s",

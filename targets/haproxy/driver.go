@@ -118,5 +118,5 @@ func statsOf(ep drivers.Endpoint) (string, error) {
 	if s, ok := stats.Load(ep.Address); ok {
 		return s.(string), nil
 	}
-	return "", fmt.Errorf("no HAProxy dbsock started listens at %s, so its stats socket is not known: --via haproxy measures a HAProxy dbsock starts (--provider local)", ep)
+	return "", fmt.Errorf("no HAProxy dbsock started listens at %s, so its stats socket is not known: --via haproxy measures a HAProxy dbsock starts (--provider local or docker)", ep)
 }

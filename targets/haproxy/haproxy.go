@@ -1,8 +1,9 @@
 // Package haproxy registers HAProxy in TCP mode as a hop in front of the
 // servers of other targets (Redis, MariaDB): one target per server it
 // stands in front of, haproxy-TARGET, which "dbsock run TARGET --via
-// haproxy" measures. dbsock starts the server by its own target's local
-// recipe and HAProxy in front of it, with a frontend per route of two
+// haproxy" measures. dbsock starts the server by its own target's recipe
+// (a local process, or its container) and HAProxy in front of it (a local
+// process, or a container of dbsock/haproxy), with a frontend per route of two
 // legs (the client's to HAProxy over 127.0.0.1 TCP or HAProxy's socket,
 // HAProxy's to the server over the server's TCP address or its socket),
 // and verifies each connection's legs from HAProxy's stats socket and
@@ -51,7 +52,7 @@ func hopTarget(target string, order int) targets.Target {
 	name, product := Name(target), productOf(in)
 	serving := "HAProxy in TCP mode in front of " + product
 	return targets.Target{
-		Target: supply.Target{Name: name, Recipe: supply.Recipe{Local: localBehind(target, (*supply.Server).TCP, (*supply.Server).Unix)},
+		Target: supply.Target{Name: name, Recipe: recipe(in, tcpLeg, unixLeg),
 			Serving: serving, Hop: true,
 			// The server's data lives as its own: a server that keeps none
 			// across a restart (Redis) is seeded again, through HAProxy.
@@ -62,7 +63,7 @@ func hopTarget(target string, order int) targets.Target {
 		Product:   "HAProxy",
 		AgentsAs:  target,
 		Short:     "the " + target + " lookup through HAProxy (TCP mode) in front of " + product,
-		ServedBy:  "HAProxy in TCP mode with a " + product + " behind it, both started by dbsock (--via haproxy, --provider local)",
+		ServedBy:  "HAProxy in TCP mode with a " + product + " behind it, both started by dbsock (--via haproxy, --provider local or docker)",
 		Library:   in.Library,
 		Settings: func() targets.Settings {
 			return &Settings{inner: in.Settings(), name: name, product: product}
@@ -70,6 +71,13 @@ func hopTarget(target string, order int) targets.Target {
 		Help:   in.Help,
 		Agents: in.Agents,
 	}
+}
+
+// recipe is HAProxy's in front of in's server, its backends tcp and unix
+// at the endpoints tcp and unix pick: both local processes, or each in a
+// container of its own (container.go).
+func recipe(in *targets.Target, tcp, unix leg) supply.Recipe {
+	return supply.Recipe{Local: localBehind(in.Name, tcp, unix), Container: container(in, tcp, unix)}
 }
 
 // productOf names target's server as its doctor does ("Redis").

@@ -2,10 +2,12 @@ package haproxy
 
 import (
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/dbsock/dbsock/drivers"
+	"github.com/dbsock/dbsock/supply"
 )
 
 // TestConfig: a frontend per path, each to the backend of its hop's leg,
@@ -107,5 +109,57 @@ func TestCheck(t *testing.T) {
 	_, err := check(ep(drivers.TCP), []session{lying}, "127.0.0.1:37774", redisUnix, "Redis")
 	if err == nil || err.Error() != "HAProxy reaches Redis over TCP, not Unix as the tcp path names (show sess: backend unix, server server addr=127.0.0.1:16399, ctrl=tcpv4)" {
 		t.Errorf("a lying backend: %v", err)
+	}
+}
+
+// TestContainerSpec: HAProxy's container listens on 127.0.0.1 and in its
+// /sock only, reaches the server at the endpoints the docker provider
+// names (its socket under /behind), its configuration in /sock and holding
+// no account, and names each path's hop's leg; without the server behind
+// it, it is refused.
+func TestContainerSpec(t *testing.T) {
+	dir := t.TempDir()
+	spec := containerSpec(tcpLeg, unixLeg)
+	behind := drivers.Pair{TCP: drivers.Endpoint{Transport: drivers.TCP, Address: "127.0.0.1:6379"},
+		Unix: drivers.Endpoint{Transport: drivers.Unix, Address: "/behind/redis.sock"}}
+	sp, err := spec(supply.SpecFor{Port: 12345, Dir: dir, Bind: "127.0.0.1,::1", Behind: behind})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(sp.Cmd, " "); got != "haproxy -f /sock/haproxy.cfg" || sp.Socket != "unix.sock" || sp.Password != "" || sp.User != "" {
+		t.Errorf("cmd %q, socket %q, account %q/%q", got, sp.Socket, sp.User, sp.Password)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "haproxy.cfg"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := string(b)
+	for _, want := range []string{
+		"  stats socket /sock/stats.sock mode 600 level operator\n",
+		"frontend tcp\n  bind 127.0.0.1:12345\n  default_backend unix\n",
+		"frontend unix\n  bind unix@/sock/unix.sock mode 600\n  default_backend unix\n",
+		"frontend unix-tcp\n  bind unix@/sock/unix-tcp.sock mode 600\n  default_backend tcp\n",
+		"backend tcp\n  server server 127.0.0.1:6379\n",
+		"backend unix\n  server server unix@/behind/redis.sock\n",
+	} {
+		if !strings.Contains(cfg, want) {
+			t.Errorf("haproxy.cfg lacks %q:\n%s", want, cfg)
+		}
+	}
+	for _, line := range strings.Split(cfg, "\n") {
+		if b, ok := strings.CutPrefix(line, "  bind "); ok && !strings.HasPrefix(b, "127.0.0.1:") && !strings.HasPrefix(b, "unix@/sock/") {
+			t.Errorf("HAProxy's container binds %q, not 127.0.0.1 or its /sock", b)
+		}
+	}
+	if len(sp.HopPaths) != 4 {
+		t.Fatalf("%d paths, want the four of two legs: %+v", len(sp.HopPaths), sp.HopPaths)
+	}
+	for _, ep := range sp.HopPaths {
+		if ep.Hop != hopOf(ep.Transport) || (ep.Transport.Network() == "unix") == strings.HasPrefix(ep.Address, "127.0.0.1:") {
+			t.Errorf("%s: address %q, hop's leg %q", ep.Transport, ep.Address, ep.Hop)
+		}
+	}
+	if _, err := spec(supply.SpecFor{Port: 12345, Dir: dir}); err == nil || !strings.Contains(err.Error(), "start it with the docker provider") {
+		t.Errorf("without the server behind: %v", err)
 	}
 }

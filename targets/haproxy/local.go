@@ -16,9 +16,12 @@ import (
 )
 
 // leg picks the endpoint of the server's that a backend reaches: backend
-// tcp its TCP address, backend unix its socket (a test swaps them to make
-// HAProxy lie about a leg).
-type leg func(*supply.Server) drivers.Endpoint
+// tcp its TCP address (tcpLeg), backend unix its socket (unixLeg); a test
+// swaps them to make HAProxy lie about a leg.
+type leg func(drivers.Pair) drivers.Endpoint
+
+func tcpLeg(p drivers.Pair) drivers.Endpoint  { return p.TCP }
+func unixLeg(p drivers.Pair) drivers.Endpoint { return p.Unix }
 
 // localBehind is the local recipe of HAProxy in front of target's server:
 // the server by its own target's local recipe, then HAProxy with backend
@@ -37,7 +40,7 @@ func localBehind(target string, tcp, unix leg) func(context.Context, *supply.Loc
 		if err != nil {
 			return nil, err
 		}
-		hop, err := start(ctx, l, name, bin, srv, tcp(srv), unix(srv))
+		hop, err := start(ctx, l, name, bin, srv, tcp(srv.Endpoints()), unix(srv.Endpoints()))
 		if err != nil {
 			return nil, errors.Join(err, srv.Stop(context.Background()))
 		}

@@ -86,7 +86,8 @@ func Lookup(t *testing.T, target string) *targets.Target {
 // Provider is a provider of tg's server for a test: "local" (skipped, or
 // under testutil.RequireEnv failed, unless one of binaries is installed),
 // "docker" (with the tls path) or "compose", each of those with the
-// target's offline image (skipped with -short, or where it is not built).
+// target's offline image, and that of the server behind a hop in a
+// container of its own (skipped with -short, or where one is not built).
 func Provider(t *testing.T, tg *targets.Target, provider string, binaries []string) supply.Provider {
 	t.Helper()
 	switch provider {
@@ -100,14 +101,18 @@ func Provider(t *testing.T, tg *targets.Target, provider string, binaries []stri
 		if tg.Container == nil {
 			t.Fatalf("target %s has no image", tg.Name)
 		}
-		image := tg.Container.Offline
-		if err := exec.Command("docker", "image", "inspect", image).Run(); err != nil {
-			if os.Getenv(testutil.RequireEnv) != "" {
-				t.Fatalf("Docker image %s is not here (run make images)", image)
-			}
-			t.Skipf("Docker image %s is not here (run make images)", image)
+		images := map[string]string{tg.Name: tg.Container.Offline}
+		if b := tg.Container.Behind; b != nil && b.Container != nil {
+			images[b.Name] = b.Container.Offline // the server behind a hop in a container of its own
 		}
-		images := map[string]string{tg.Name: image}
+		for _, image := range images {
+			if err := exec.Command("docker", "image", "inspect", image).Run(); err != nil {
+				if os.Getenv(testutil.RequireEnv) != "" {
+					t.Fatalf("Docker image %s is not here (run make images)", image)
+				}
+				t.Skipf("Docker image %s is not here (run make images)", image)
+			}
+		}
 		if provider == "docker" {
 			d := supply.NewDocker()
 			d.Images, d.TLS = images, true // run asks for the tls path
