@@ -187,9 +187,9 @@ check_tools() {
   command -v go >/dev/null 2>&1 || die "go is missing: dbsock is built from this tree (install Go 1.26 or later)"
   for t in $TARGETS; do
     case "$t" in
-      redis) for b in redis-server redis-cli redis-benchmark; do command -v "$b" >/dev/null 2>&1 || missing+=("$b"); done ;;
+      redis) for b in redis-server redis-cli $([ "$STACK" = c ] && echo redis-benchmark); do command -v "$b" >/dev/null 2>&1 || missing+=("$b"); done ;;
       mysql)
-        for b in mariadbd mariadb-install-db sysbench; do
+        for b in mariadbd mariadb-install-db $([ "$STACK" = c ] && echo sysbench); do
           command -v "$b" >/dev/null 2>&1 || [ -x "/usr/sbin/$b" ] || missing+=("$b")
         done
         ;;
