@@ -181,8 +181,13 @@ func TestCleanAfterARunInsideAContainerIsKilled(t *testing.T) {
 	}
 	// dbsock and its reaper (dbsock-reaper PID ...) are killed: what the
 	// run leaves is dbsock clean's.
+	// kill -9 returns before a process is gone: the clean below must find
+	// them dead, so the job waits (10 s at most each) until dbsock and its
+	// reapers have exited and been reaped.
 	kill := `p=$(cat /shared/pid); for d in /proc/[0-9]*; do set -- $(tr '\0' ' ' <$d/cmdline 2>/dev/null); ` +
-		`if [ "$1" = ` + supply.ReaperName + ` ] && [ "$2" = "$p" ]; then kill -9 ${d#/proc/}; fi; done; kill -9 $p`
+		`if [ "$1" = ` + supply.ReaperName + ` ] && [ "$2" = "$p" ]; then kill -9 ${d#/proc/}; r="$r ${d#/proc/}"; fi; done; kill -9 $p; ` +
+		`for q in $p $r; do for i in $(seq 100); do [ -d /proc/$q ] || break; sleep 0.1; done; ` +
+		`if [ -d /proc/$q ]; then echo "pid $q still there 10 s after kill -9"; exit 1; fi; done`
 	if out, err := exec.Command("docker", "exec", job, "sh", "-c", kill).CombinedOutput(); err != nil {
 		t.Fatalf("kill dbsock and its reaper in the job: %v\n%s", err, out)
 	}
