@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -30,17 +28,7 @@ func TestEventLoopShutsATimedOutConnection(t *testing.T) {
 	if err != nil {
 		needStack(t, err)
 	}
-	dir, err := os.MkdirTemp("/tmp", "evhang")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	sock := filepath.Join(dir, "redis.sock")
-	l, err := net.Listen("unix", sock)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { l.Close() })
+	l, sock := listenUnix(t, "evhang", "redis.sock")
 	const late = 3 // the GET answered late (counting from 1)
 	go lateRedis(l, late, 3*limits.OpTimeout)
 

@@ -28,17 +28,7 @@ func TestFloorAgentOnASilentServer(t *testing.T) {
 	if err != nil {
 		needStack(t, err)
 	}
-	dir, err := os.MkdirTemp("/tmp", "floorhang")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	sock := filepath.Join(dir, "floor.sock")
-	l, err := net.Listen("unix", sock)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { l.Close() })
+	l, sock := listenUnix(t, "floorhang", "floor.sock")
 	go func() {
 		c, err := l.Accept()
 		if err != nil {
@@ -79,4 +69,23 @@ func TestFloorAgentOnASilentServer(t *testing.T) {
 	}
 	assertGone(t, pid)
 	a.Close()
+}
+
+// listenUnix listens on a Unix socket name in a directory of its own
+// under /tmp (short: a socket's path has a limit), both removed when the
+// test ends; it returns the listener and the socket's path.
+func listenUnix(t *testing.T, prefix, name string) (net.Listener, string) {
+	t.Helper()
+	dir, err := os.MkdirTemp("/tmp", prefix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	sock := filepath.Join(dir, name)
+	l, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	return l, sock
 }
