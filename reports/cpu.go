@@ -53,7 +53,8 @@ func writeEfficiency(b *strings.Builder, cases []results.Summary) {
 func writeCPU(b *strings.Builder, sum *results.Summary) { writeCPUFrom(b, sum, "") }
 
 // clientMeter says whose CPU time the client's is: dbsock's process, an
-// agent's process tree, or, with the client in a container (place, the
+// agent's process tree, dbsock's own agent's (a fresh process for each
+// server instance), or, with the client in a container (place, the
 // report's config.client), dbsock's own agent's there.
 func clientMeter(sum *results.Summary, place string) string {
 	switch {
@@ -61,6 +62,8 @@ func clientMeter(sum *results.Summary, place string) string {
 		return "the " + sum.Stack + " agent's process tree (every thread's /proc schedstat, status and io), which did the ops"
 	case place == "container":
 		return "dbsock's own agent's process tree in the client container (every thread's /proc schedstat, status and io), which did the ops"
+	case sum.Client != nil && sum.Client.FreshProcess:
+		return "dbsock's own agent's process tree, a fresh process for each server instance (every thread's /proc schedstat, status and io), which did the ops"
 	}
 	return "dbsock's whole process (getrusage, /proc/self/io)"
 }

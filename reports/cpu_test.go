@@ -29,3 +29,24 @@ func TestCPUWithoutContextSwitches(t *testing.T) {
 		}
 	}
 }
+
+// TestClientMeterNamesWhatRanTheOps: the CPU table's note names the
+// process whose CPU was read as the client's: dbsock's own process for
+// the in-process Go client, dbsock's own agent when the Go client ran as
+// a fresh process for each server instance, a stack's agent otherwise.
+func TestClientMeterNamesWhatRanTheOps(t *testing.T) {
+	for _, c := range []struct {
+		sum   results.Summary
+		place string
+		want  string
+	}{
+		{results.Summary{}, "", "dbsock's whole process"},
+		{results.Summary{Client: &results.Client{FreshProcess: true}}, "", "dbsock's own agent's process tree, a fresh process for each server instance"},
+		{results.Summary{Case: results.Case{Stack: "c"}, Client: &results.Client{FreshProcess: true}}, "", "the c agent's process tree"},
+		{results.Summary{}, "container", "dbsock's own agent's process tree in the client container"},
+	} {
+		if got := clientMeter(&c.sum, c.place); !strings.HasPrefix(got, c.want) {
+			t.Errorf("clientMeter(stack %q, fresh %v, %q) = %q, want it to begin %q", c.sum.Stack, c.sum.Client != nil, c.place, got, c.want)
+		}
+	}
+}

@@ -1,6 +1,6 @@
 package results
 
-// CPU is what the client (dbsock's whole process) and the server spent
+// CPU is what the client (the process that did the ops: dbsock's own, or an agent's) and the server spent
 // over timed windows, in total and per successful op. Server figures are
 // nil when the server's processes could not be seen (ServerMeasuredBy says
 // why).
