@@ -198,6 +198,7 @@ func (r *Report) Summarize() error {
 	r.judge()
 	r.comparePlacements()
 	r.explainBehind()
+	r.explainWakeups()
 	r.compareStacks()
 	r.Objectives = nil
 	if o := r.Config.SLO; o != nil {
