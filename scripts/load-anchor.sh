@@ -85,6 +85,7 @@ judge() {
         pl["tcp", n] = $3; pg["tcp", n] = $4; pl["unix", n] = $5; pg["unix", n] = $6; pc[n] = $7
         dl["tcp", n] = $8; dg["tcp", n] = $9; dl["unix", n] = $10; dg["unix", n] = $11; dc[n] = $12
         if ($13 == "true") behind++
+        if ($15 == "true") woke++
       }
       function col(arr, p,   i, out) { for (i = 1; i <= n; i++) m[i] = arr[p, i]; return median(m, n) }
       function colnet(l, g, p,   i) { for (i = 1; i <= n; i++) m[i] = l[p, i] - g[p, i]; return median(m, n) }
@@ -114,8 +115,10 @@ judge() {
         if (!ok(g, tl)) fail = 1
         for (i = 1; i <= n; i++) m[i] = pc[i]; a = median(m, n)
         for (i = 1; i <= n; i++) m[i] = dc[i]; b = median(m, n); g = gap(b, a)
-        printf "    %-9s %-28s %-28s %+.1f%% %s\n", "capacity", sprintf("%.3f (/proc)", a), sprintf("%.3f (paired)", b), g, ok(g, tc) ? "OK" : "OVER " tc "%"
-        if (!ok(g, tc)) fail = 1
+        explained = !ok(g, tc) && b < a && woke * 2 > n
+        printf "    %-9s %-28s %-28s %+.1f%% %s\n", "capacity", sprintf("%.3f (/proc)", a), sprintf("%.3f (paired)", b), g, ok(g, tc) ? "OK" : explained ? "OVER " tc "%, EXPLAINED" : "OVER " tc "%"
+        if (explained) printf "    dbsock'"'"'s report explained the lower gain in %d of %d round(s): the socket woke this client more often than TCP, with the counts (its warning)\n", woke, n
+        if (!ok(g, tc) && !explained) fail = 1
         if (behind) printf "    dbsock said its generator fell behind in %d of %d round(s)%s\n", behind, n, (behind * 2 > n) ? ": in most, so no verdict" : ""
         if (behind * 2 > n) fail = 1
         exit fail
@@ -256,17 +259,18 @@ for r in $(seq 1 "$ROUNDS"); do
   echo "  pgbench: tcp latency avg $lat_tcp ms, lag avg $lag_tcp ms, $tps_tcp tps; unix $lat_unix ms, lag $lag_unix ms, $tps_unix tps"
   echo "  server CPU per transaction under pgbench (/proc): tcp $cpu_tcp µs, unix $cpu_unix µs: TCP/Unix $cap_tool"
   for stack in ${STACKS//,/ }; do
-    read -r d_lat_tcp d_lat_unix d_lag_tcp d_lag_unix d_cap d_behind d_lib < <(jq -r --arg st "$stack" '
+    read -r d_lat_tcp d_lat_unix d_lag_tcp d_lag_unix d_cap d_behind d_lib d_woke < <(jq -r --arg st "$stack" '
       [.summary[] | select((.stack // "") as $x | $x == $st or ($x == "" and $st == "go"))][0] as $s |
       def side($p): ($s.sides[] | select(.path == $p));
       [side("tcp").latency_ns.mean / 1e6, side("unix").latency_ns.mean / 1e6,
        side("tcp").generator.lag_mean_ns / 1e6, side("unix").generator.lag_mean_ns / 1e6,
        ($s.comparisons[] | select(.path == "unix") | .capacity.ratio),
        ([side("tcp"), side("unix")] | map(.generator.fell_behind) | any),
-       (($s.client.library // "") + "_" + ($s.client.library_version // ""))] | @tsv' "$work/dbsock-$r.json")
+       (($s.client.library // "") + "_" + ($s.client.library_version // "")),
+       ([$s.warnings[]? | select(startswith("The Unix socket woke this client"))] | length > 0)] | @tsv' "$work/dbsock-$r.json")
     printf '%s\t' "$stack" "$r" "$lat_tcp" "$lag_tcp" "$lat_unix" "$lag_unix" "$cap_tool" \
       "$d_lat_tcp" "$d_lag_tcp" "$d_lat_unix" "$d_lag_unix" "$d_cap" "$d_behind" >>"$work/results.tsv"
-    printf '%s\n' "$d_lib" >>"$work/results.tsv"
+    printf '%s\t%s\n' "$d_lib" "$d_woke" >>"$work/results.tsv"
     echo "  dbsock from $stack (${d_lib//_/ }): tcp mean from due $(printf '%.3f' "$d_lat_tcp") ms, lag $(printf '%.3f' "$d_lag_tcp") ms;" \
       "unix $(printf '%.3f' "$d_lat_unix") ms, lag $(printf '%.3f' "$d_lag_unix") ms; capacity gain $(printf "%.3f" "$d_cap"); fell behind: $d_behind"
   done
@@ -286,6 +290,10 @@ done
 #   ratio     the TCP/Unix ratio of those means, dbsock's against
 #             pgbench's, within TOLERANCE_LAT percent (net of lag too);
 #   capacity  dbsock's capacity gain against pgbench's /proc ratio,
-#             within TOLERANCE_CAP percent.
+#             within TOLERANCE_CAP percent; or lower, with dbsock's report
+#             saying why in most rounds: its client was woken more often
+#             over the socket than over TCP (the warning "The Unix socket
+#             woke this client more often than TCP", docs/method.md),
+#             which pgbench's is not.
 judge "$work/results.tsv"
 exit $?
