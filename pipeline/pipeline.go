@@ -236,6 +236,9 @@ func (p Plan) measureTarget(ctx context.Context, t *targets.Target, ti *results.
 	ti.Server = info
 	fmt.Fprintf(log, "dbsock: %s: %s from %s, ready in %s\n", t.Name, visible.Line(info.String()), visible.Line(srv.Origin), time.Since(began).Round(time.Millisecond))
 	paths := p.pathsOf(srv, ti)
+	if len(paths) == 0 {
+		return nil, setting.Err("its server serves none of the paths asked (%s %s: its warnings say why); give %s with the routes it serves (a hop's: docs/paths.md)", setting.Paths, joinPaths(p.paths()), setting.Paths)
+	}
 	var rc *remoteClient
 	if p.Client.Remote != nil {
 		if rc, err = p.startClient(ctx, t, srv, ti); err != nil {

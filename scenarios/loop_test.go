@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -325,5 +326,18 @@ func TestKeyWalkTakesStepKeysPerOp(t *testing.T) {
 	one := (&LoopConfig{}).walk() // no keys handed: the one-row lookup
 	if a, b := one.next(), one.next(); a != 0 || b != 0 {
 		t.Errorf("no keys: %d, %d; want 0, 0", a, b)
+	}
+}
+
+// TestRunWithoutPathsSaysSo: a server that serves none of the paths asked
+// (a hop whose leg to the server is never its socket, asked for tcp and
+// unix) leaves Run no path: it says so, and emits nothing, where it
+// indexed the first path and panicked.
+func TestRunWithoutPathsSaysSo(t *testing.T) {
+	s, c := Settings{N: 60, Warmup: 2, Rounds: 1, Blocks: 6, Seed: 3}, Case{Scenario: PK}
+	emitted := 0
+	err := Run(context.Background(), nopDriver{}, nil, drivers.ServerInfo{}, s, c, Instance{}, func(results.Run) { emitted++ })
+	if err == nil || !strings.Contains(err.Error(), "no path to measure") || emitted != 0 {
+		t.Fatalf("Run with no paths: error %v, %d runs emitted; want \"no path to measure\" and none", err, emitted)
 	}
 }

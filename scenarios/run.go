@@ -38,6 +38,9 @@ func Run(ctx context.Context, d drivers.Driver, paths drivers.Paths, server driv
 	if err := s.Validate(); err != nil {
 		return err
 	}
+	if len(paths) == 0 {
+		return fmt.Errorf("%s: no path to measure: give Run the endpoints of its server (127.0.0.1 TCP and its Unix socket at least)", d.Name())
+	}
 	if err := s.ValidateCase(c); err != nil {
 		return err
 	}

@@ -47,6 +47,11 @@ type Target struct {
 	// target's (supply.Target.Hop: a pooler), is that other target:
 	// "dbsock run InFrontOf --via Name" measures this one.
 	InFrontOf string
+	// ViaOnly, for such a hop, says that it serves neither the tcp nor
+	// the unix route (its leg to the server is never the server's
+	// socket), so that the run's default paths would measure nothing:
+	// named alone, it is run as "dbsock run InFrontOf --via ViaName" is.
+	ViaOnly bool
 	// Via, for such a hop, is the name --via takes for it when several
 	// targets are one hop in front of different servers (haproxy in front
 	// of redis, of mysql): "" for its own name (ViaName).

@@ -131,6 +131,7 @@ func TestNewcomerErrors(t *testing.T) {
 		{[]string{"run", "pgbouncer", "--provider", "compose", "--paths", "tcp,unix,unix-tcp"}, "--paths tcp,unix,unix-tcp with --provider compose: the unix-tcp path is served by a hop dbsock starts, on this host or in a container of its own; add --provider local (or docker) or leave unix-tcp out"},
 		{[]string{"run", "redis", "--via", "pgbouncer"}, "--via pgbouncer stands in front of postgres only, not redis; run postgres with it"},
 		{[]string{"run", "postgres", "--via", "haproxy"}, "--via haproxy stands in front of redis or mysql only, not postgres; run redis or mysql with it"},
+		{[]string{"run", "twemproxy-redis", "redis"}, "twemproxy-redis is measured over its hop's routes only (its leg to the server is never the server's socket); run it apart from redis: dbsock run redis --via twemproxy"},
 		{[]string{"run", "redis", "--via", "envoy"}, `--via "envoy" is not a hop dbsock can put in front of a server; the hops: pgbouncer in front of postgres, haproxy in front of redis or mysql, twemproxy in front of redis`},
 		{[]string{"run", "postgres", "--via", "pgbouncer", "--provider", "compose"}, "--via pgbouncer with --provider compose: dbsock measures the legs of a pgbouncer it starts, on this host or in a container of its own; use --provider local or docker"},
 		{[]string{"run", "redis", "--via", "haproxy", "--provider", "compose"}, "--via haproxy with --provider compose: dbsock measures the legs of a haproxy it starts, on this host or in a container of its own; use --provider local or docker"},

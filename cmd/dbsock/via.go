@@ -29,7 +29,10 @@ func viaHelp() string {
 // (the one that serves a hop's legs).
 func (o *runOptions) applyVia(names []string) ([]string, error) {
 	if o.via == "" {
-		return names, nil
+		var err error
+		if names, err = o.viaOnly(names); err != nil || o.via == "" {
+			return names, err
+		}
 	}
 	var fronts, hops []string
 	var chosen []*targets.Target
@@ -58,8 +61,8 @@ func (o *runOptions) applyVia(names []string) ([]string, error) {
 	if !o.flags.Changed("paths") {
 		o.paths = slices.Clone(hopPaths)
 	}
-	if !o.flags.Changed("baseline") {
-		o.baseline = hopBaseline
+	if !o.flags.Changed("baseline") && slices.Contains(o.paths, hopBaseline) {
+		o.baseline = hopBaseline // else the baseline's default, among --paths
 	}
 	return hops, nil
 }
@@ -77,4 +80,34 @@ func dockerToo(hs []*targets.Target) string {
 		return " or docker"
 	}
 	return ""
+}
+
+// viaOnly is names as --via would name them where they name hops that
+// serve neither tcp nor unix (targets.Target.ViaOnly): "dbsock run
+// twemproxy-redis" is run as "dbsock run redis --via twemproxy", which
+// measures the routes it serves; o.via is set then. Such a hop named
+// beside other targets, or beside hops of another kind, is refused.
+func (o *runOptions) viaOnly(names []string) ([]string, error) {
+	var via string
+	var fronts, others []string
+	for _, n := range names {
+		t, ok := targets.Lookup(n)
+		if !ok || !t.ViaOnly {
+			others = append(others, n)
+			continue
+		}
+		if via != "" && t.ViaName() != via {
+			return nil, usagef("%s and %s are measured through different hops (--via %s, --via %s): run each on its own", fronts[0], n, via, t.ViaName())
+		}
+		via, fronts = t.ViaName(), append(fronts, t.InFrontOf)
+	}
+	switch {
+	case via == "":
+		return names, nil
+	case len(others) > 0:
+		hop := names[slices.IndexFunc(names, func(n string) bool { return !slices.Contains(others, n) })]
+		return nil, usagef("%s is measured over its hop's routes only (its leg to the server is never the server's socket); run it apart from %s: dbsock run %s --via %s", hop, strings.Join(others, ", "), strings.Join(fronts, " "), via)
+	}
+	o.via = via
+	return fronts, nil
 }

@@ -65,3 +65,27 @@ func TestRedisAndMySQLViaHAProxy(t *testing.T) {
 		t.Errorf("%d (target, stack, path) measured, want 24: %v", len(seen), seen)
 	}
 }
+
+// TestTwemproxyNamedAlone: "dbsock run twemproxy-redis", the target
+// dbsock targets lists, is run as "redis --via twemproxy": over the two
+// routes its hop serves, against both legs on TCP, from the local
+// provider; it ran the default paths, none of which twemproxy serves, and
+// panicked on a case with no path.
+func TestTwemproxyNamedAlone(t *testing.T) {
+	testutil.NeedAny(t, "nutcracker")
+	testutil.NeedAny(t, "redis-server")
+	rep := runJSON(t, "run", "twemproxy-redis", "--n", "200", "--warmup", "20", "--instances", "1", "--blocks", "4", "--placement", "none")
+	if len(rep.Targets) != 1 || rep.Targets[0].Name != "twemproxy-redis" || rep.Config.Baseline != drivers.TCPHopTCP {
+		t.Fatalf("targets %+v, baseline %q; want twemproxy-redis against tcp-tcp", rep.Targets, rep.Config.Baseline)
+	}
+	seen := map[drivers.Transport]bool{}
+	for _, r := range rep.Runs {
+		seen[r.Transport] = true
+		if !r.TransportVerified || r.Endpoint.Hop == "" {
+			t.Errorf("%s: verified %v, hop's leg %q (%s)", r.Transport, r.TransportVerified, r.Endpoint.Hop, r.Evidence)
+		}
+	}
+	if len(seen) != 2 || !seen[drivers.TCPHopTCP] || !seen[drivers.UnixHopTCP] {
+		t.Errorf("paths measured %v, want tcp-tcp and unix-tcp", seen)
+	}
+}

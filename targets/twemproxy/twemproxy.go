@@ -50,6 +50,7 @@ func hopTarget(target string, order int) targets.Target {
 			SeedEach: in.SeedEach, Volatile: in.Volatile},
 		Order:     order,
 		InFrontOf: target,
+		ViaOnly:   true, // its leg to the server is TCP on every route (noSocketLeg)
 		Via:       Via,
 		Product:   product,
 		AgentsAs:  target,
