@@ -379,3 +379,24 @@ func TestFailedCaseHasNoFigures(t *testing.T) {
 		}
 	}
 }
+
+// TestMethodNamesOnlyPathsMeasured: a run asked for the four routes of
+// two legs whose hop serves only tcp-tcp and unix-tcp (twemproxy) says it
+// timed those two, and its ratio over "the path's", not "over TCP, Unix,
+// TCP, hop TCP and Unix, hop TCP" with a Unix never timed.
+func TestMethodNamesOnlyPathsMeasured(t *testing.T) {
+	side := func(p drivers.Transport) results.PathSide { return results.PathSide{Path: p} }
+	r := &results.Report{Config: results.Config{Instances: 1, Rounds: 1, N: 10, Routes: results.Routes{Baseline: drivers.TCPHopTCP,
+		Paths: []drivers.Transport{drivers.TCP, drivers.Unix, drivers.TCPHopTCP, drivers.UnixHopTCP}}},
+		Summary: []results.Summary{{Sides: []results.PathSide{side(drivers.TCPHopTCP), side(drivers.UnixHopTCP)}}}}
+	got := methodSentence(r)
+	for _, want := range []string{"over TCP, hop TCP and Unix, hop TCP.", "paired ratios TCP, hop TCP/the path's"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("method %q does not say %q", got, want)
+		}
+	}
+	r.Summary[0].Sides = append(r.Summary[0].Sides, side(drivers.TCP), side(drivers.Unix))
+	if got := methodSentence(r); !strings.Contains(got, "over TCP, Unix, TCP, hop TCP and Unix, hop TCP.") || !strings.Contains(got, "TCP, hop TCP/Unix") {
+		t.Errorf("all four measured: method %q", got)
+	}
+}

@@ -2,6 +2,7 @@ package reports
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -164,18 +165,23 @@ func methodSentence(r *results.Report) string {
 	}
 	e := r.Environment
 	base := baseOf(r).Label()
+	paths := measuredPaths(r)
+	other := "Unix"
+	if !slices.Contains(paths, results.Socket()) {
+		other = "the path's" // a hop's routes only: no Unix path to name
+	}
 	many := plural(c.Rounds, "round") + " of " + plural(c.Blocks, "block pair")
-	stats := "median of the paired ratios " + base + "/Unix, distribution-free 95% interval"
+	stats := "median of the paired ratios " + base + "/" + other + ", distribution-free 95% interval"
 	if c.Instances > 1 {
 		many = fmt.Sprintf("%d server instances (%s) × %s", c.Instances, restarted(r), many)
-		stats = "each instance's median paired ratio " + base + "/Unix; their median, distribution-free 95% interval"
+		stats = "each instance's median paired ratio " + base + "/" + other + "; their median, distribution-free 95% interval"
 	}
 	routes, paired := "127.0.0.1 TCP and the Unix socket", "TCP and Unix blocks interleaved in pairs, the same rows in both"
 	workload := strings.TrimPrefix(workloadPhrase(c.Workload, fewerRows(r)...), "; ")
 	workload = strings.Replace(strings.Replace(workload, ", the same rows in both blocks of a pair", "", 1), "each lookup reads ", "each reads ", 1)
-	if len(c.Paths) > 2 {
+	if len(paths) > 2 || other != "Unix" {
 		var labels []string
-		for _, p := range c.Paths {
+		for _, p := range paths {
 			labels = append(labels, p.Label())
 		}
 		routes, paired = strings.Join(labels[:len(labels)-1], ", ")+" and "+labels[len(labels)-1], "one block per path in groups, in random order, the same rows in each"
@@ -187,6 +193,27 @@ func methodSentence(r *results.Report) string {
 	return fmt.Sprintf("**Method** ([details](#details)): timed %ss from %s%s over %s.\n\n"+
 		"- **timed:** %s%s\n- **how many:** %s\n- **paired:** %s\n- **interval:** %s\n- **placement:** %s; %s, %d CPUs; %s; dbsock %s",
 		what, shortClients(r), clientPlace(c.Client), routes, ops, workload, many, paired, stats, place, orUnknown(e.CPUModel), e.NumCPU, providerPhrase(r), r.Tool.Version)
+}
+
+// measuredPaths are the paths the run asked for (Config.Paths) that some
+// case measured: a server that does not serve one (a hop whose leg to the
+// server is never its socket) leaves it out, and the method names only
+// what was timed. A report without cases keeps what was asked.
+func measuredPaths(r *results.Report) []drivers.Transport {
+	asked := r.Config.Paths
+	if len(asked) == 0 {
+		asked = []drivers.Transport{results.DefaultBaseline(), results.Socket()}
+	}
+	var out []drivers.Transport
+	for _, p := range asked {
+		if slices.ContainsFunc(r.Summary, func(s results.Summary) bool { _, ok := s.SideOf(p); return ok }) {
+			out = append(out, p)
+		}
+	}
+	if len(out) == 0 {
+		return asked
+	}
+	return out
 }
 
 // shortClients names the client stacks in a few words: "one Go client",
