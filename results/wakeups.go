@@ -44,7 +44,8 @@ func (r *Report) explainWakeups() {
 		if !ok || !hasUnix || s.Baseline() == sock {
 			continue
 		}
-		if w, ok := wakeupWarning(s.Baseline().Label(), base.CPU, unix.CPU); ok {
+		goClient := s.Stack == "" || (s.Client != nil && s.Client.Language == "go")
+		if w, ok := wakeupWarning(s.Baseline().Label(), base.CPU, unix.CPU, goClient); ok {
 			s.Warnings = append(s.Warnings, w)
 		}
 	}
@@ -54,8 +55,10 @@ func (r *Report) explainWakeups() {
 // (its path named base) and the socket's u, when the client's context
 // switches per op rose over the socket by at least minExtraSwitches and
 // minExtraSwitchesShare of the baseline's, and the socket saved the
-// server less than maxSavedShare of its CPU per op.
-func wakeupWarning(base string, b, u *CPU) (Warning, bool) {
+// server less than maxSavedShare of its CPU per op. goClient says that
+// the client is Go's, whose cause was traced (docs/method.md); of another
+// client the words say what was counted and leave the cause open.
+func wakeupWarning(base string, b, u *CPU, goClient bool) (Warning, bool) {
 	if b == nil || u == nil || b.Ops <= 0 || u.Ops <= 0 || b.ClientCsw <= 0 {
 		return Warning{}, false
 	}
@@ -71,10 +74,14 @@ func wakeupWarning(base string, b, u *CPU) (Warning, bool) {
 		return Warning{}, false
 	}
 	server := fmt.Sprintf("the server spent %s of CPU per op over %s and %s over the socket, %s", usOf(bs), base, usOf(us), savedWords(bs, us))
-	return Warn(SocketWakesClient, "The Unix socket woke this client more often than %s: its threads were switched out %.2f times per op over the socket against %.2f over %s (%.2f more; context switches, read from its /proc), and %s. "+
-		"A client whose event loop keeps each socket registered for write space (Go's netpoller does: EPOLLOUT, edge-triggered) is woken whenever the server reads a request from a Unix socket, and that wake-up runs on the server's CPU (unix_write_space); over TCP it is not. "+
-		"So the socket saves the server less CPU under this client than under one that waits in a blocking read (C's libraries, pgbench, sysbench): the client's cost, which an application on this client pays too, not the route's (docs/method.md)",
-		base, u.ClientCswPerOp, b.ClientCswPerOp, base, extra, server), true
+	why := "Go's netpoller keeps each socket registered for write space (EPOLLOUT, edge-triggered), so it is woken whenever the server reads a request from a Unix socket, and that wake-up runs on the server's CPU (unix_write_space); over TCP it is not. " +
+		"So the socket saves the server less CPU under this client than under one that waits in a blocking read (C's libraries, pgbench, sysbench): the client's cost, which an application on this client pays too, not the route's (docs/method.md)"
+	if !goClient {
+		why = "A client whose event loop keeps each socket registered for write space (as Go's netpoller does) is woken whenever the server reads a request from a Unix socket, at the server's CPU's cost; dbsock has traced that for Go's client, not for this one, " +
+			"so the counts are what it shows here: a client woken more over the socket leaves the server less of what the socket saves it (docs/method.md)"
+	}
+	return Warn(SocketWakesClient, "The Unix socket woke this client more often than %s: its threads were switched out %.2f times per op over the socket against %.2f over %s (%.2f more; context switches, read from its /proc), and %s. %s",
+		base, u.ClientCswPerOp, b.ClientCswPerOp, base, extra, server, why), true
 }
 
 // usOf is ns of CPU in µs, to a tenth.

@@ -40,7 +40,7 @@ func TestSocketWakesClient(t *testing.T) {
 		t.Fatalf("Go's case: want one %s warning, got %v", SocketWakesClient, got)
 	}
 	for _, want := range []string{"The Unix socket woke this client more often than TCP:", "6.35 times per op over the socket against 5.31 over TCP (1.04 more",
-		"the server spent 56.2µs of CPU per op over TCP and 56.3µs over the socket, no less", "EPOLLOUT"} {
+		"the server spent 56.2µs of CPU per op over TCP and 56.3µs over the socket, no less", "Go's netpoller keeps each socket registered for write space"} {
 		if !strings.Contains(got[0].String(), want) {
 			t.Errorf("Go's warning lacks %q:\n%s", want, got[0])
 		}
@@ -62,5 +62,28 @@ func TestSavedWords(t *testing.T) {
 		if got := savedWords(c.b, c.u); got != c.want {
 			t.Errorf("savedWords(%v, %v) = %q, want %q", c.b, c.u, got, c.want)
 		}
+	}
+}
+
+// TestSocketWakesAnotherClient: the same counts from a client other than
+// Go's get the counts and the server's figures, but the cause only as a
+// possibility: it was traced for Go's client alone.
+func TestSocketWakesAnotherClient(t *testing.T) {
+	const ops = 36_000
+	s := Summary{Case: Case{Stack: "node"}, Client: &Client{Language: "node"},
+		Sides: []PathSide{{Path: drivers.TCP, Side: Side{N: ops, CPU: cpuOf(ops, 191_160, 56_169*ops)}}, {Path: drivers.Unix, Side: Side{N: ops, CPU: cpuOf(ops, 228_600, 56_310*ops)}}}}
+	r := &Report{Summary: []Summary{s}}
+	r.explainWakeups()
+	if len(r.Summary[0].Warnings) != 1 {
+		t.Fatalf("want one warning, got %v", r.Summary[0].Warnings)
+	}
+	w := r.Summary[0].Warnings[0].String()
+	for _, want := range []string{"6.35 times per op over the socket against 5.31", "dbsock has traced that for Go's client, not for this one"} {
+		if !strings.Contains(w, want) {
+			t.Errorf("node's warning lacks %q:\n%s", want, w)
+		}
+	}
+	if strings.Contains(w, "Go's netpoller keeps each socket") {
+		t.Errorf("node's warning names Go's cause as its own:\n%s", w)
 	}
 }
