@@ -6,6 +6,7 @@ import (
 
 	"github.com/dbsock/dbsock/drivers"
 	"github.com/dbsock/dbsock/internal/testutil"
+	"github.com/dbsock/dbsock/results"
 )
 
 // TestPostgresViaPgBouncer: postgres --via pgbouncer measures PostgreSQL
@@ -14,16 +15,7 @@ import (
 func TestPostgresViaPgBouncer(t *testing.T) {
 	testutil.NeedAny(t, "pgbouncer")
 	rep := runJSON(t, "run", "postgres", "--via", "pgbouncer", "--n", "200", "--warmup", "20", "--instances", "1", "--blocks", "4")
-	if len(rep.Targets) != 1 || rep.Targets[0].Name != "pgbouncer" || rep.Config.Baseline != drivers.TCPHopTCP {
-		t.Fatalf("targets %+v, baseline %q; want pgbouncer against tcp-tcp", rep.Targets, rep.Config.Baseline)
-	}
-	seen := map[drivers.Transport]bool{}
-	for _, r := range rep.Runs {
-		seen[r.Transport] = true
-		if !r.TransportVerified || r.Endpoint.Hop == "" {
-			t.Errorf("%s: verified %v, hop's leg %q (%s)", r.Transport, r.TransportVerified, r.Endpoint.Hop, r.Evidence)
-		}
-	}
+	seen := hopRoutes(t, rep, "pgbouncer")
 	if len(seen) != 4 || len(rep.HopMoves(&rep.Summary[0])) != 3 {
 		t.Errorf("paths %v and %d comparisons read as legs; want the four routes and 3", seen, len(rep.HopMoves(&rep.Summary[0])))
 	}
@@ -75,8 +67,18 @@ func TestTwemproxyNamedAlone(t *testing.T) {
 	testutil.NeedAny(t, "nutcracker")
 	testutil.NeedAny(t, "redis-server")
 	rep := runJSON(t, "run", "twemproxy-redis", "--n", "200", "--warmup", "20", "--instances", "1", "--blocks", "4", "--placement", "none")
-	if len(rep.Targets) != 1 || rep.Targets[0].Name != "twemproxy-redis" || rep.Config.Baseline != drivers.TCPHopTCP {
-		t.Fatalf("targets %+v, baseline %q; want twemproxy-redis against tcp-tcp", rep.Targets, rep.Config.Baseline)
+	seen := hopRoutes(t, rep, "twemproxy-redis")
+	if len(seen) != 2 || !seen[drivers.TCPHopTCP] || !seen[drivers.UnixHopTCP] {
+		t.Errorf("paths measured %v, want tcp-tcp and unix-tcp", seen)
+	}
+}
+
+// hopRoutes checks that rep measured the one target hop against both legs
+// on TCP, every run's legs verified, and returns the routes it measured.
+func hopRoutes(t *testing.T, rep *results.Report, hop string) map[drivers.Transport]bool {
+	t.Helper()
+	if len(rep.Targets) != 1 || rep.Targets[0].Name != hop || rep.Config.Baseline != drivers.TCPHopTCP {
+		t.Fatalf("targets %+v, baseline %q; want %s against tcp-tcp", rep.Targets, rep.Config.Baseline, hop)
 	}
 	seen := map[drivers.Transport]bool{}
 	for _, r := range rep.Runs {
@@ -85,7 +87,5 @@ func TestTwemproxyNamedAlone(t *testing.T) {
 			t.Errorf("%s: verified %v, hop's leg %q (%s)", r.Transport, r.TransportVerified, r.Endpoint.Hop, r.Evidence)
 		}
 	}
-	if len(seen) != 2 || !seen[drivers.TCPHopTCP] || !seen[drivers.UnixHopTCP] {
-		t.Errorf("paths measured %v, want tcp-tcp and unix-tcp", seen)
-	}
+	return seen
 }
