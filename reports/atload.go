@@ -307,6 +307,11 @@ func coresLine(s *results.Summary, base drivers.Transport, cpus int) string {
 	line += fmt.Sprintf(". The generator: schedule lag p50 %s / %s, p99 %s / %s (%s / Unix)", lagText(bs.Generator.LagP50Ns), lagText(g.LagP50Ns),
 		lagText(bs.Generator.LagP99Ns), lagText(g.LagP99Ns), base.Label())
 	line += fmt.Sprintf("; its own CPU per op %.1f / %.1f µs", bs.CPU.ClientNsPerOp/1e3, us.CPU.ClientNsPerOp/1e3)
+	if bs.CPU.ClientCsw > 0 && us.CPU.ClientCsw > 0 {
+		// The evidence beside the capacity: a client woken more over the
+		// socket takes back what it saves the server (its warning says so).
+		line += fmt.Sprintf(", its context switches per op %.2f / %.2f", bs.CPU.ClientCswPerOp, us.CPU.ClientCswPerOp)
+	}
 	return line + "."
 }
 

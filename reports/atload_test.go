@@ -26,13 +26,13 @@ func loadReport(t *testing.T, behind bool) *results.Report {
 			}
 			blocks = append(blocks, b)
 		}
-		server := int64(15000 * 60_000)
+		server, csw := int64(15000*60_000), int64(15000*2)
 		if tr == drivers.Unix {
-			server = 15000 * 48_000
+			server, csw = 15000*48_000, 15000*3
 		}
 		run := results.Run{Case: results.Case{Target: "redis", Scenario: "pk", Concurrency: 16, Rate: 3000}, Transport: tr, Instance: instance, Round: 1, N: 15000,
 			Blocks: blocks, Timing: results.Timing{Latency: results.Latency{P50: blocks[0].P50, Mean: blocks[0].Mean, P99: blocks[0].P99}, ElapsedNs: 5e9},
-			Connection: results.Connection{TransportVerified: true}, CPU: results.NewCPU(15000, 15000*9_000, 0, &server, nil, "test")}
+			Connection: results.Connection{TransportVerified: true}, CPU: results.NewCPU(15000, 15000*9_000, csw, &server, nil, "test")}
 		run.Generator = results.NewGenerator(3000, blocks, results.Latency{P50: 20_000})
 		h := results.NewHistogram()
 		for i := 0; i < 100; i++ {
@@ -62,7 +62,8 @@ func loadReport(t *testing.T, behind bool) *results.Report {
 // TestLoadHeadline: a run at a rate heads its report with the offered and
 // reached rate, p50, p99 and lookups per server core of each path, each
 // comparison with its interval, and what moved; the cores each path costs
-// at the rate; a generator that fell behind names no winner.
+// at the rate, with the client's CPU and context switches per op; a
+// generator that fell behind names no winner.
 func TestLoadHeadline(t *testing.T) {
 	var b bytes.Buffer
 	if err := Markdown(&b, loadReport(t, false)); err != nil {
@@ -73,7 +74,7 @@ func TestLoadHeadline(t *testing.T) {
 		"| target | server | offered | reached (TCP / Unix) | p50 (TCP / Unix) | p50 speedup (95% CI) | p99 (TCP / Unix) | p99 speedup (95% CI) | lookups per server core (TCP / Unix) | capacity gain (95% CI) | what moved |",
 		"| 3,000/s | 3,000 / 3,000 | 30.0 / 20.0 µs | 1.50× (1.50–1.50) | 400 / 300 µs | 1.33× (1.33–1.33) | 16,667 / 20,833 | 1.25× (1.25–1.25) | p50: Unix better; p99: Unix better; capacity: Unix better |",
 		"redis at 3,000/s: 0.180 server cores over TCP, 0.144 over the Unix socket; the socket serves 25% more lookups per server core (95% CI +25% to +25%, 60 block pairs)",
-		"The generator: schedule lag p50 20 µs / 20 µs, p99 90 µs / 90 µs (TCP / Unix); its own CPU per op 9.0 / 9.0 µs.",
+		"The generator: schedule lag p50 20 µs / 20 µs, p99 90 µs / 90 µs (TCP / Unix); its own CPU per op 9.0 / 9.0 µs, its context switches per op 2.00 / 3.00.",
 	} {
 		if !strings.Contains(head, want) {
 			t.Errorf("headline lacks %q:\n%s", want, head)
