@@ -63,8 +63,10 @@ type Sweep struct {
 // Routes are the paths a run measured and the one each other path was
 // compared with (JSON holds them as the Config's).
 type Routes struct {
-	// Paths lists the routes measured, in order, when there were more
-	// than TCP and Unix (absent for those two).
+	// Paths lists the routes asked for, in order, when there were more
+	// than TCP and Unix (absent for those two); a server that does not
+	// serve one leaves it out of its cases (Summary.Sides, and the
+	// target's path_not_measured warning, say which were measured).
 	Paths []drivers.Transport `json:"paths,omitempty"`
 	// Baseline is the path every other one was compared with (--baseline);
 	// absent for TCP, the default.
