@@ -239,3 +239,29 @@ func MeasurePathsWith(t *testing.T, tg *targets.Target, provider string, paths [
 		Reach: drivers.Reach, FailFast: true, Paths: paths, Baseline: baseline,
 	})
 }
+
+// HopRoutes are the four routes of two legs through a hop (the client's
+// leg, then the hop's to the server), as --via asks for them.
+var HopRoutes = []drivers.Transport{drivers.TCP, drivers.Unix, drivers.TCPHopTCP, drivers.UnixHopTCP}
+
+// MeasureHops is MeasurePathsWith over HopRoutes, each compared with both
+// legs on TCP.
+func MeasureHops(t *testing.T, tg *targets.Target, provider string) (*results.Report, error) {
+	t.Helper()
+	return MeasurePathsWith(t, tg, provider, HopRoutes, drivers.TCPHopTCP)
+}
+
+// Failures is a run's error (err) and every run's failure in rep, in one
+// string: where a refused leg's evidence is to be found.
+func Failures(rep *results.Report, err error) string {
+	got := ""
+	if err != nil {
+		got = err.Error()
+	}
+	if rep != nil {
+		for _, r := range rep.Runs {
+			got += " " + r.Failure.Error
+		}
+	}
+	return got
+}

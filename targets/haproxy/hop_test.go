@@ -21,16 +21,13 @@ import (
 	"github.com/dbsock/dbsock/targets/targettest"
 )
 
-// fourSides are the four routes of two legs through HAProxy.
-var fourSides = []drivers.Transport{drivers.TCP, drivers.Unix, drivers.TCPHopTCP, drivers.UnixHopTCP}
-
 // servers are the servers HAProxy stands in front of in these tests, and
 // their binaries.
 var servers = map[string][]string{redis.Name: {"redis-server"}, mysql.Name: {"mariadbd", "mysqld"}}
 
 func measureHops(t *testing.T, tg *targets.Target, provider string) (*results.Report, error) {
 	t.Helper()
-	return pipelinetest.MeasurePathsWith(t, tg, provider, fourSides, drivers.TCPHopTCP)
+	return pipelinetest.MeasureHops(t, tg, provider)
 }
 
 // TestFourSidesThroughHAProxy: the four routes of two legs in front of
@@ -131,15 +128,7 @@ func TestALyingHAProxyFailsItsCase(t *testing.T) {
 			tg := *targettest.Lookup(t, haproxy.Name(redis.Name))
 			tg.Recipe = haproxy.LyingRecipe(redis.Name)
 			rep, err := measureHops(t, &tg, provider)
-			got := ""
-			if err != nil {
-				got = err.Error()
-			}
-			if rep != nil {
-				for _, r := range rep.Runs {
-					got += " " + r.Failure.Error
-				}
-			}
+			got := pipelinetest.Failures(rep, err)
 			if !strings.Contains(got, "HAProxy reaches Redis over TCP, not Unix as the tcp path names (show sess: backend unix, server server addr=127.0.0.1:") {
 				t.Fatalf("a lying HAProxy's leg was not refused with its evidence: %v", got)
 			}

@@ -14,14 +14,11 @@ import (
 	"github.com/dbsock/dbsock/targets/targettest"
 )
 
-// fourSides are the four routes of two legs through PgBouncer.
-var fourSides = []drivers.Transport{drivers.TCP, drivers.Unix, drivers.TCPHopTCP, drivers.UnixHopTCP}
-
 // measureHops runs tg over the four sides against its local servers, the
 // baseline both legs on TCP.
 func measureHops(t *testing.T, tg *targets.Target) (*results.Report, error) {
 	t.Helper()
-	return pipelinetest.MeasurePaths(t, tg, fourSides, drivers.TCPHopTCP)
+	return pipelinetest.MeasureHops(t, tg, "local")
 }
 
 // TestFourSidesThroughPgBouncer: the four routes of two legs, each run's
@@ -41,7 +38,7 @@ func TestFourSidesThroughPgBouncer(t *testing.T) {
 // its published port or its bind-mounted socket, the hop's over
 // PostgreSQL's socket or 127.0.0.1 inside the container.
 func TestFourSidesThroughPgBouncerInAContainer(t *testing.T) {
-	rep, err := pipelinetest.MeasurePathsWith(t, targettest.Lookup(t, name), "docker", fourSides, drivers.TCPHopTCP)
+	rep, err := pipelinetest.MeasureHops(t, targettest.Lookup(t, name), "docker")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,15 +90,7 @@ func TestALyingHopFailsItsCase(t *testing.T) {
 	tg := *targettest.Lookup(t, name)
 	tg.Recipe = pgbouncer.LyingHop()
 	rep, err := measureHops(t, &tg)
-	got := ""
-	if err != nil {
-		got = err.Error()
-	}
-	if rep != nil {
-		for _, r := range rep.Runs {
-			got += " " + r.Failure.Error
-		}
-	}
+	got := pipelinetest.Failures(rep, err)
 	if !strings.Contains(got, "PgBouncer reaches PostgreSQL over Unix, not TCP as the tcp-tcp path names (SHOW SERVERS: addr unix for database "+pgbouncer.OverTCP+")") {
 		t.Fatalf("a lying hop's leg was not refused with its evidence: %v", got)
 	}

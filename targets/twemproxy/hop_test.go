@@ -21,15 +21,13 @@ import (
 	"github.com/dbsock/dbsock/targets/twemproxy"
 )
 
-// fourSides are the routes --via asks for: tcp and unix, whose leg to
-// Redis is its socket, are not served, and the report says why.
-var fourSides = []drivers.Transport{drivers.TCP, drivers.Unix, drivers.TCPHopTCP, drivers.UnixHopTCP}
-
+// measureHops runs tg over the routes --via asks for: tcp and unix, whose
+// leg to Redis is its socket, are not served, and the report says why.
 func measureHops(t *testing.T, tg *targets.Target) (*results.Report, error) {
 	t.Helper()
 	testutil.NeedAny(t, "nutcracker")
 	testutil.NeedAny(t, "redis-server")
-	return pipelinetest.MeasurePaths(t, tg, fourSides, drivers.TCPHopTCP)
+	return pipelinetest.MeasureHops(t, tg, "local")
 }
 
 // TestTwoSidesThroughTwemproxy: the two routes of the client's leg in
@@ -75,15 +73,7 @@ func TestALyingTwemproxyFailsItsCase(t *testing.T) {
 	tg := *targettest.Lookup(t, twemproxy.Name(redis.Name))
 	tg.Recipe = twemproxy.LyingRecipe(redis.Name)
 	rep, err := measureHops(t, &tg)
-	got := ""
-	if err != nil {
-		got = err.Error()
-	}
-	if rep != nil {
-		for _, r := range rep.Runs {
-			got += " " + r.Failure.Error
-		}
-	}
+	got := pipelinetest.Failures(rep, err)
 	if !strings.Contains(got, "nutcracker's pool tcp-tcp counted 0 requests, not the 3 of this connection's 3 GETs: the connection on the tcp-tcp path did not reach the pool its path names (stats of pool tcp-tcp before: client_connections ") {
 		t.Fatalf("a lying nutcracker's leg was not refused with its evidence: %v", got)
 	}
