@@ -19,6 +19,7 @@ import (
 	"github.com/dbsock/dbsock/internal/placement"
 	"github.com/dbsock/dbsock/internal/testutil"
 	"github.com/dbsock/dbsock/pipeline"
+	"github.com/dbsock/dbsock/reports"
 	"github.com/dbsock/dbsock/results"
 	"github.com/dbsock/dbsock/scenarios"
 	"github.com/dbsock/dbsock/supply"
@@ -264,4 +265,19 @@ func Failures(rep *results.Report, err error) string {
 		}
 	}
 	return got
+}
+
+// ReportSays renders rep in Markdown and fails t for each of lines it
+// does not contain.
+func ReportSays(t *testing.T, rep *results.Report, lines ...string) {
+	t.Helper()
+	var md strings.Builder
+	if err := reports.Markdown(&md, rep); err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range lines {
+		if !strings.Contains(md.String(), line) {
+			t.Errorf("the report lacks %q:\n%s", line, md.String())
+		}
+	}
 }
